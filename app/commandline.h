@@ -1,0 +1,51 @@
+// Shared pieces of the command-line subcommands: option parsing that names the bad option,
+// and the exit-code contract (0 success, 2 bad usage, 1 failure while working).
+#pragma once
+
+#include "backendfactory.h"
+#include "encodingspec.h"
+#include "matrixwriter.h"
+
+#include <QCommandLineParser>
+#include <QString>
+
+#include <stdexcept>
+
+namespace pe::cli {
+
+enum ExitCode { Success = 0, Failure = 1, BadUsage = 2 };
+
+// Thrown while reading options; main() prints "pescope <command>: <message>" and exits 2.
+struct UsageError
+{
+    QString message;
+};
+
+// Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError.
+void parseOrThrow(QCommandLineParser &parser, const QStringList &args);
+
+qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min,
+                     qint64 max, qint64 fallback);
+double numberOption(const QCommandLineParser &parser, const QString &name, double fallback);
+quint64 seedOption(const QCommandLineParser &parser, const QString &name);
+
+// SPEC: --scheme --positions --dims --base --layout --seed --backend.
+void addSpecOptions(QCommandLineParser &parser);
+EncodingSpec specFromOptions(const QCommandLineParser &parser);
+BackendChoice backendFromOptions(const QCommandLineParser &parser);
+
+// The --out path, required, with one of `extensions` unless it is a device or pipe.
+QString outputPath(const QCommandLineParser &parser, const QStringList &extensions);
+// --format when given, else the path's extension (.npy for a device or pipe).
+MatrixFormat matrixFormatFromOptions(const QCommandLineParser &parser, const QString &path);
+// The --format option itself, for commands that write matrices.
+QCommandLineOption formatOption();
+
+// One line on stderr, prefixed "pescope <command>: ".
+void report(const QString &command, const QString &message);
+
+int runData(const QStringList &args);
+int runPhrases(const QStringList &args);
+int runInfo(const QStringList &args);
+
+} // namespace pe::cli

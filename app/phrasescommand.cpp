@@ -1,0 +1,150 @@
+// `pescope phrases --text T [--text T ...] ... --out FILE.npy`: seed 001's phrase embeddings.
+#include "commandline.h"
+
+#include "matrixwriter.h"
+#include "phrases.h"
+
+#include <QFile>
+#include <QSaveFile>
+#include <QTextStream>
+
+namespace pe::cli {
+
+namespace {
+
+QString pythonList(const QStringList &tokens)
+{
+    QStringList quoted;
+    for (const QString &token : tokens)
+        quoted += QLatin1Char('\'') + token + QLatin1Char('\'');
+    return QLatin1Char('[') + quoted.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString idMatrix(const std::vector<std::vector<qint64>> &ids)
+{
+    QStringList rows;
+    for (const auto &row : ids) {
+        QStringList cells;
+        for (qint64 id : row)
+            cells += QString::number(id);
+        rows += QLatin1Char('[') + cells.join(QLatin1Char(' ')) + QLatin1Char(']');
+    }
+    return QLatin1Char('[') + rows.join(QStringLiteral("\n ")) + QLatin1Char(']');
+}
+
+} // namespace
+
+int runPhrases(const QStringList &args)
+{
+    const QString command = QStringLiteral("phrases");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Vectorises phrases as Keras TextVectorization does and embeds them (word + position).\n"
+        "Prints the vocabulary and token ids; with --out also writes the phrases x L x D "
+        "float32 embeddings."));
+    parser.addHelpOption();
+    parser.addOptions({
+        {QStringLiteral("text"), QStringLiteral("A phrase; repeat for more."), QStringLiteral("T")},
+        {QStringLiteral("max-tokens"), QStringLiteral("Vocabulary size incl. '' and [UNK] (default 200)."),
+         QStringLiteral("N")},
+        {QStringLiteral("sequence-length"), QStringLiteral("Tokens per phrase, padded or cut (default 20)."),
+         QStringLiteral("L")},
+        {QStringLiteral("dims"), QStringLiteral("Embedding size (default 50)."), QStringLiteral("D")},
+        {QStringLiteral("embedding"), QStringLiteral("fixed (sinusoidal, default) or random."),
+         QStringLiteral("MODE")},
+        {QStringLiteral("seed"), QStringLiteral("Seed of the random tables (default 0)."),
+         QStringLiteral("S")},
+        {QStringLiteral("backend"), QStringLiteral("auto (default), cpu or gpu."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("out"), QStringLiteral("Embeddings: .npy or .csv."), QStringLiteral("FILE")},
+        {QStringLiteral("vocab-out"), QStringLiteral("Vocabulary, one token a line."),
+         QStringLiteral("FILE")},
+    });
+    parser.addOption(formatOption());
+    parseOrThrow(parser, args);
+    if (parser.isSet(QStringLiteral("help")))
+        parser.showHelp(Success);
+
+    PhraseSpec spec;
+    spec.phrases = parser.values(QStringLiteral("text"));
+    if (spec.phrases.isEmpty())
+        throw UsageError{QStringLiteral("--text is required (one per phrase)")};
+    spec.maxTokens = integerOption(parser, QStringLiteral("max-tokens"), 3, limits::maxPositions,
+                                   spec.maxTokens);
+    spec.sequenceLength = integerOption(parser, QStringLiteral("sequence-length"), 1,
+                                        limits::maxPositions, spec.sequenceLength);
+    spec.dims = integerOption(parser, QStringLiteral("dims"), 1, limits::maxDims, spec.dims);
+    if (parser.isSet(QStringLiteral("embedding"))) {
+        const QString name = parser.value(QStringLiteral("embedding"));
+        const auto mode = parseEmbeddingMode(name);
+        if (!mode)
+            throw UsageError{
+                QStringLiteral("--embedding must be fixed or random (got \"%1\")").arg(name)};
+        spec.mode = *mode;
+    }
+    spec.seed = seedOption(parser, QStringLiteral("seed"));
+    if (const QString problem = spec.validate(); !problem.isEmpty())
+        throw UsageError{problem};
+    const BackendChoice choice = backendFromOptions(parser);
+    const bool writeEmbeddings = parser.isSet(QStringLiteral("out"));
+    const QString path =
+        writeEmbeddings ? outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")})
+                        : QString();
+    const QString vocabPath = parser.value(QStringLiteral("vocab-out"));
+
+    QString error;
+    const std::unique_ptr<Backend> backend = makeBackend(choice, &error);
+    if (!backend) {
+        report(command, QStringLiteral("the %1 backend cannot start: %2")
+                            .arg(backendChoiceName(choice), error));
+        return Failure;
+    }
+    PhraseEmbedding embedding;
+    if (!embedPhrases(*backend, spec, &embedding, &error)) {
+        report(command, error);
+        return Failure;
+    }
+
+    QTextStream out(stdout);
+    out << "Vocabulary: " << pythonList(embedding.vocabulary) << '\n'
+        << "Token ids: " << idMatrix(embedding.ids) << '\n';
+    out.flush();
+
+    // Both files are prepared before either is committed, so a failure leaves neither behind.
+    QSaveFile vocabFile(vocabPath);
+    if (!vocabPath.isEmpty()) {
+        if (!vocabFile.open(QIODevice::WriteOnly)) {
+            report(command, QStringLiteral("cannot write %1: %2").arg(vocabPath, vocabFile.errorString()));
+            return Failure;
+        }
+        vocabFile.write(embedding.vocabulary.join(QLatin1Char('\n')).toUtf8() + '\n');
+    }
+    if (writeEmbeddings) {
+        MatrixWriter writer(path, matrixFormatFromOptions(parser, path),
+                            {qint64(spec.phrases.size()), spec.sequenceLength, spec.dims});
+        if (!writer.open(&error)
+            || !writer.write(embedding.values.data(), qint64(embedding.values.size()), &error)
+            || !writer.commit(&error)) {
+            report(command, error);
+            return Failure; // vocabFile's destructor discards its temporary file
+        }
+    }
+    if (!vocabPath.isEmpty() && !vocabFile.commit()) {
+        report(command, QStringLiteral("cannot write %1: %2").arg(vocabPath, vocabFile.errorString()));
+        if (writeEmbeddings)
+            QFile::remove(path);
+        return Failure;
+    }
+    QString summary = QStringLiteral("%1 phrases embedded (%2, %3 tokens x %4 dims) by the %5 backend")
+                          .arg(spec.phrases.size())
+                          .arg(embeddingModeName(spec.mode))
+                          .arg(spec.sequenceLength)
+                          .arg(spec.dims)
+                          .arg(backend->id());
+    if (writeEmbeddings)
+        summary += QStringLiteral("; written to ") + path;
+    report(command, summary);
+    return Success;
+}
+
+} // namespace pe::cli

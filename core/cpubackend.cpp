@@ -1,0 +1,104 @@
+#include "cpubackend.h"
+
+#include "parallel.h"
+#include "phasekernels.h"
+#include "sinusoidal.h"
+
+#include <Eigen/Core>
+
+#include <vector>
+
+namespace pe {
+
+namespace {
+
+// Enough work per thread that starting it pays off (~50 us of compute).
+constexpr qint64 minElementsPerThread = 1 << 16;
+
+void encodeSinusoidalRows(const std::vector<kernels::ColumnPhase> &columns, qint64 firstRow,
+                          qint64 rowCount, float *out)
+{
+    const auto d = Eigen::Index(columns.size());
+    // Phases advance by exact integer addition from row to row.
+    std::vector<std::uint64_t> phase(columns.size());
+    std::vector<std::uint64_t> step(columns.size());
+    for (std::size_t j = 0; j < columns.size(); ++j) {
+        phase[j] = std::uint64_t(firstRow) * columns[j].step + columns[j].offset;
+        step[j] = columns[j].step;
+    }
+    Eigen::ArrayXf turns(d);
+    for (qint64 r = 0; r < rowCount; ++r) {
+        float *t = turns.data();
+        std::uint64_t *ph = phase.data();
+        const std::uint64_t *st = step.data();
+        for (Eigen::Index j = 0; j < d; ++j) {
+            t[j] = float(kernels::foldedPhase(ph[j])) * kernels::turnsPerUnit;
+            ph[j] += st[j];
+        }
+        Eigen::Map<Eigen::ArrayXf> row(out + r * d, d);
+        row = turns.unaryExpr([](float x) { return kernels::sinTurns(x); });
+    }
+}
+
+void encodeLearnedRows(std::uint64_t seed, qint64 dims, qint64 firstRow, qint64 rowCount,
+                       float *out)
+{
+    for (qint64 r = 0; r < rowCount; ++r) {
+        const std::uint32_t key = kernels::rowKey(seed, std::uint32_t(firstRow + r));
+        float *row = out + r * dims;
+        for (qint64 j = 0; j < dims; ++j)
+            row[j] = kernels::learnedValue(key, std::uint32_t(j));
+    }
+}
+
+} // namespace
+
+CpuBackend::CpuBackend(int threadCount)
+    : m_threadCount(threadCount > 0 ? threadCount : hardwareThreads())
+{
+}
+
+QString CpuBackend::description() const
+{
+    return QStringLiteral("CPU (Eigen %1.%2.%3, %4 threads)")
+        .arg(EIGEN_WORLD_VERSION)
+        .arg(EIGEN_MAJOR_VERSION)
+        .arg(EIGEN_MINOR_VERSION)
+        .arg(m_threadCount);
+}
+
+bool CpuBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount, float *out,
+                        QString *error)
+{
+    if (const QString problem = spec.validate(); !problem.isEmpty()) {
+        if (error)
+            *error = problem;
+        return false;
+    }
+    if (firstRow < 0 || rowCount < 0 || firstRow + rowCount > spec.positions) {
+        if (error)
+            *error = QStringLiteral("rows %1 to %2 are outside the %3 positions")
+                         .arg(firstRow)
+                         .arg(firstRow + rowCount)
+                         .arg(spec.positions);
+        return false;
+    }
+    const qint64 dims = spec.dims;
+    const qint64 minRows = std::max<qint64>(1, minElementsPerThread / dims);
+    if (spec.scheme == Scheme::Sinusoidal) {
+        const auto columns = columnPhases(spec);
+        parallelFor(firstRow, firstRow + rowCount, m_threadCount, minRows,
+                    [&](qint64 lo, qint64 hi) {
+                        encodeSinusoidalRows(columns, lo, hi - lo, out + (lo - firstRow) * dims);
+                    });
+    } else {
+        parallelFor(firstRow, firstRow + rowCount, m_threadCount, minRows,
+                    [&](qint64 lo, qint64 hi) {
+                        encodeLearnedRows(spec.seed, dims, lo, hi - lo,
+                                          out + (lo - firstRow) * dims);
+                    });
+    }
+    return true;
+}
+
+} // namespace pe

@@ -1,0 +1,55 @@
+// MatrixWriter: streams a float32 C-order array to .npy (v1.0, '<f4') or .csv, atomically.
+// Nothing appears at the target path unless commit() succeeds; a failed or cancelled write
+// leaves any existing file untouched.
+#pragma once
+
+#include <QString>
+#include <QtGlobal>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QFileDevice;
+
+namespace pe {
+
+enum class MatrixFormat { Npy, Csv };
+
+// By extension, case-insensitive: ".npy" or ".csv"; nullopt for anything else.
+std::optional<MatrixFormat> matrixFormatForPath(const QString &path);
+
+// The .npy v1.0 header (magic, version, length, dict, padding to 64 bytes) for a '<f4' array.
+QByteArray npyHeader(const std::vector<qint64> &shape);
+
+class MatrixWriter
+{
+public:
+    // shape: the array's dimensions; CSV writes the last one as columns, one line per row.
+    MatrixWriter(const QString &path, MatrixFormat format, std::vector<qint64> shape);
+    ~MatrixWriter();
+    MatrixWriter(const MatrixWriter &) = delete;
+    MatrixWriter &operator=(const MatrixWriter &) = delete;
+
+    [[nodiscard]] bool open(QString *error);
+    // Appends `count` values in C order; for CSV, count must be a multiple of the last dimension.
+    [[nodiscard]] bool write(const float *values, qint64 count, QString *error);
+    // Checks every value was written, then makes the file appear at its path.
+    [[nodiscard]] bool commit(QString *error);
+    void cancel();
+
+    qint64 expectedBytes() const; // exact for .npy, a lower bound for .csv
+
+private:
+    bool fail(const QString &message, QString *error);
+
+    QString m_path;
+    MatrixFormat m_format;
+    std::vector<qint64> m_shape;
+    qint64 m_totalValues = 1;
+    qint64 m_written = 0;
+    std::unique_ptr<QFileDevice> m_file;
+    QByteArray m_text; // CSV formatting buffer, reused
+};
+
+} // namespace pe

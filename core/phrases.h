@@ -1,0 +1,46 @@
+// Phrase embeddings as seed 001 builds them: out[b, p] = word_table[id[b, p]] + position_table[p],
+// with both tables learned ("random", seeded) or both sinusoidal ("fixed").
+#pragma once
+
+#include "backend.h"
+
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+namespace pe {
+
+enum class EmbeddingMode { Random, Fixed };
+
+QString embeddingModeName(EmbeddingMode mode);
+std::optional<EmbeddingMode> parseEmbeddingMode(const QString &name);
+
+struct PhraseSpec
+{
+    QStringList phrases;
+    qint64 maxTokens = 200;     // Keras max_tokens; also the word table's row count
+    qint64 sequenceLength = 20; // Keras output_sequence_length; the position table's row count
+    qint64 dims = 50;
+    EmbeddingMode mode = EmbeddingMode::Fixed;
+    quint64 seed = 0;
+    double base = 10000.0; // fixed mode's sinusoid base
+
+    // Empty when valid, else one sentence naming the problem (which phrase, which field).
+    QString validate() const;
+    qint64 outputBytes() const;
+    bool operator==(const PhraseSpec &) const = default;
+};
+
+struct PhraseEmbedding
+{
+    QStringList vocabulary;
+    std::vector<std::vector<qint64>> ids; // phrases x sequenceLength
+    std::vector<float> values;            // phrases x sequenceLength x dims, C order
+};
+
+// The spec must be valid. Only the word-table rows that the phrases use are computed.
+[[nodiscard]] bool embedPhrases(Backend &backend, const PhraseSpec &spec, PhraseEmbedding *result,
+                                QString *error);
+
+} // namespace pe

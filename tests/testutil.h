@@ -1,0 +1,84 @@
+// Shared test helpers: one fuzzy comparison with an explicit tolerance, float64 references
+// written independently of pescope's kernels, and a runner for the pescope executable.
+#pragma once
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QString>
+#include <QTest>
+
+#include <cmath>
+#include <numbers>
+
+namespace pe::test {
+
+// Fails the current test with the location of the worst element when |a - b| > tolerance.
+#define PE_COMPARE_NEAR(actual, expected, tolerance)                                            \
+    do {                                                                                        \
+        const double pe_a = double(actual), pe_e = double(expected);                            \
+        if (!(std::abs(pe_a - pe_e) <= double(tolerance)))                                      \
+            QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3 (tolerance %4)")              \
+                                 .arg(QLatin1String(#actual))                                   \
+                                 .arg(pe_a, 0, 'g', 10)                                         \
+                                 .arg(pe_e, 0, 'g', 10)                                         \
+                                 .arg(double(tolerance), 0, 'g', 3)));                          \
+    } while (false)
+
+// The seeds' formula in float64: PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i+1) = cos(...).
+inline double referenceInterleaved(qint64 p, qint64 column, qint64 dims, double base)
+{
+    const double angle = double(p) / std::pow(base, 2.0 * double(column / 2) / double(dims));
+    return column % 2 == 0 ? std::sin(angle) : std::cos(angle);
+}
+
+// [sin | cos] halves with the same frequencies; odd dims end in a 0 column.
+inline double referenceSplit(qint64 p, qint64 column, qint64 dims, double base)
+{
+    const qint64 half = dims / 2;
+    if (column >= 2 * half)
+        return 0.0;
+    const qint64 i = column < half ? column : column - half;
+    const double angle = double(p) / std::pow(base, 2.0 * double(i) / double(dims));
+    return column < half ? std::sin(angle) : std::cos(angle);
+}
+
+struct RunResult
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+// Runs the built pescope with `args` and waits for it (up to `timeoutMs`).
+inline RunResult runPescope(const QStringList &args, int timeoutMs = 120000)
+{
+    QProcess process;
+    process.start(QStringLiteral(PE_EXECUTABLE), args);
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        return {};
+    }
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+// Debian's python3 with NumPy (the pyenv one on PATH may lack it); empty when unavailable.
+inline QString pythonWithNumpy()
+{
+    for (const QString &candidate : {QStringLiteral("/usr/bin/python3"), QStringLiteral("python3")}) {
+        const QString exe = QStandardPaths::findExecutable(candidate);
+        const QString path = exe.isEmpty() && candidate.startsWith(QLatin1Char('/')) ? QString()
+                             : exe.isEmpty()                                           ? QString()
+                                                                                       : exe;
+        if (path.isEmpty())
+            continue;
+        QProcess probe;
+        probe.start(path, {QStringLiteral("-c"), QStringLiteral("import numpy")});
+        if (probe.waitForFinished(30000) && probe.exitCode() == 0)
+            return path;
+    }
+    return {};
+}
+
+} // namespace pe::test
