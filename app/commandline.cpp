@@ -1,5 +1,7 @@
 #include "commandline.h"
 
+#include "rope.h"
+
 #include <QFileInfo>
 
 #include <cmath>
@@ -80,7 +82,144 @@ void addSpecOptions(QCommandLineParser &parser)
          QStringLiteral("S")},
         {QStringLiteral("backend"), QStringLiteral("auto (default), cpu or gpu."),
          QStringLiteral("NAME")},
+        // RoPE: each as Hugging Face's rope_type of the same name computes inv_freq.
+        {QStringLiteral("pairing"),
+         QStringLiteral("rope: interleaved (GPT-J, columns 2i, 2i+1; default) or half "
+                        "(GPT-NeoX / Llama, columns i, i + d/2)."),
+         QStringLiteral("P")},
+        {QStringLiteral("partial-rotary-factor"),
+         QStringLiteral("rope: rotate the first int(dims x F) columns only (default 1)."),
+         QStringLiteral("F")},
+        {QStringLiteral("rope-scaling"),
+         QStringLiteral("rope: none (default), linear, ntk, dynamic-ntk, yarn or llama3."),
+         QStringLiteral("TYPE")},
+        {QStringLiteral("factor"), QStringLiteral("rope scaling factor s > 0 (llama3: default 8)."),
+         QStringLiteral("S")},
+        {QStringLiteral("original-context"),
+         QStringLiteral("rope: the pretrained context, original_max_position_embeddings "
+                        "(dynamic-ntk, yarn, llama3: default 8192)."),
+         QStringLiteral("L")},
+        {QStringLiteral("current-length"),
+         QStringLiteral("dynamic-ntk: the sequence length to scale for (default: --positions)."),
+         QStringLiteral("N")},
+        {QStringLiteral("low-freq-factor"), QStringLiteral("llama3 (default 1)."),
+         QStringLiteral("F")},
+        {QStringLiteral("high-freq-factor"), QStringLiteral("llama3 (default 4)."),
+         QStringLiteral("F")},
+        {QStringLiteral("beta-fast"), QStringLiteral("yarn (default 32)."), QStringLiteral("B")},
+        {QStringLiteral("beta-slow"), QStringLiteral("yarn (default 1)."), QStringLiteral("B")},
     });
+}
+
+QStringList ropeOptionNames()
+{
+    return {QStringLiteral("pairing"),          QStringLiteral("partial-rotary-factor"),
+            QStringLiteral("rope-scaling"),     QStringLiteral("factor"),
+            QStringLiteral("original-context"), QStringLiteral("current-length"),
+            QStringLiteral("low-freq-factor"),  QStringLiteral("high-freq-factor"),
+            QStringLiteral("beta-fast"),        QStringLiteral("beta-slow")};
+}
+
+void refuseOptions(const QCommandLineParser &parser, const QStringList &names,
+                   const QString &context)
+{
+    for (const QString &name : names)
+        if (parser.isSet(name))
+            throw UsageError{QStringLiteral("--%1 does not apply to %2").arg(name, context)};
+}
+
+RopeParameters ropeFromOptions(const QCommandLineParser &parser, qint64 positions)
+{
+    RopeParameters rope;
+    if (parser.isSet(QStringLiteral("pairing"))) {
+        const QString name = parser.value(QStringLiteral("pairing"));
+        const auto pairing = parseRopePairing(name);
+        if (!pairing)
+            throw UsageError{
+                QStringLiteral("--pairing must be interleaved or half (got \"%1\")").arg(name)};
+        rope.pairing = *pairing;
+    }
+    rope.partialRotaryFactor = numberOption(parser, QStringLiteral("partial-rotary-factor"), 1.0);
+    if (!(rope.partialRotaryFactor > 0.0 && rope.partialRotaryFactor <= 1.0))
+        throw UsageError{
+            QStringLiteral("--partial-rotary-factor must be greater than 0 and at most 1 (got %1)")
+                .arg(rope.partialRotaryFactor)};
+    if (parser.isSet(QStringLiteral("rope-scaling"))) {
+        const QString name = parser.value(QStringLiteral("rope-scaling"));
+        const auto scaling = parseRopeScaling(name);
+        if (!scaling)
+            throw UsageError{
+                QStringLiteral("--rope-scaling must be none, linear, ntk, dynamic-ntk, "
+                               "yarn or llama3 (got \"%1\")")
+                    .arg(name)};
+        rope.scaling = *scaling;
+    }
+
+    // Options the chosen rule does not read are refused rather than silently ignored.
+    const RopeScaling scaling = rope.scaling;
+    const QString with = QStringLiteral("--rope-scaling ") + ropeScalingName(scaling);
+    if (scaling == RopeScaling::None)
+        refuseOptions(parser, {QStringLiteral("factor")}, with);
+    if (scaling != RopeScaling::DynamicNtk && scaling != RopeScaling::Yarn &&
+        scaling != RopeScaling::Llama3)
+        refuseOptions(parser, {QStringLiteral("original-context")}, with);
+    if (scaling != RopeScaling::DynamicNtk)
+        refuseOptions(parser, {QStringLiteral("current-length")}, with);
+    if (scaling != RopeScaling::Llama3)
+        refuseOptions(
+            parser, {QStringLiteral("low-freq-factor"), QStringLiteral("high-freq-factor")}, with);
+    if (scaling != RopeScaling::Yarn)
+        refuseOptions(parser, {QStringLiteral("beta-fast"), QStringLiteral("beta-slow")}, with);
+    if (scaling == RopeScaling::None)
+        return rope;
+
+    if (scaling == RopeScaling::Llama3) {
+        // The values HF's llama3 type was written for (Llama 3.1's config.json).
+        rope.factor = 8.0;
+        rope.originalContext = 8192;
+    } else {
+        if (!parser.isSet(QStringLiteral("factor")))
+            throw UsageError{QStringLiteral("--factor is required with %1").arg(with)};
+        if ((scaling == RopeScaling::DynamicNtk || scaling == RopeScaling::Yarn) &&
+            !parser.isSet(QStringLiteral("original-context")))
+            throw UsageError{QStringLiteral("--original-context is required with %1").arg(with)};
+    }
+    rope.factor = numberOption(parser, QStringLiteral("factor"), rope.factor);
+    if (!(rope.factor > 0.0))
+        throw UsageError{
+            QStringLiteral("--factor must be greater than 0 (got %1)").arg(rope.factor)};
+    rope.originalContext = integerOption(parser, QStringLiteral("original-context"), 1,
+                                         limits::maxRopeContext, rope.originalContext);
+    if (scaling == RopeScaling::DynamicNtk)
+        rope.currentLength = integerOption(parser, QStringLiteral("current-length"), 1,
+                                           limits::maxRopeContext, positions);
+    if (scaling == RopeScaling::Llama3) {
+        rope.lowFreqFactor = numberOption(parser, QStringLiteral("low-freq-factor"), 1.0);
+        rope.highFreqFactor = numberOption(parser, QStringLiteral("high-freq-factor"), 4.0);
+        if (!(rope.lowFreqFactor > 0.0))
+            throw UsageError{QStringLiteral("--low-freq-factor must be greater than 0 (got %1)")
+                                 .arg(rope.lowFreqFactor)};
+        if (!(rope.highFreqFactor > rope.lowFreqFactor))
+            throw UsageError{QStringLiteral("--high-freq-factor must be greater than "
+                                            "--low-freq-factor %1 (got %2)")
+                                 .arg(rope.lowFreqFactor)
+                                 .arg(rope.highFreqFactor)};
+    }
+    if (scaling == RopeScaling::Yarn) {
+        rope.betaFast = numberOption(parser, QStringLiteral("beta-fast"), 32.0);
+        rope.betaSlow = numberOption(parser, QStringLiteral("beta-slow"), 1.0);
+        if (!(rope.betaFast > 0.0))
+            throw UsageError{
+                QStringLiteral("--beta-fast must be greater than 0 (got %1)").arg(rope.betaFast)};
+        if (!(rope.betaSlow > 0.0))
+            throw UsageError{
+                QStringLiteral("--beta-slow must be greater than 0 (got %1)").arg(rope.betaSlow)};
+        if (rope.betaFast < rope.betaSlow)
+            throw UsageError{QStringLiteral("--beta-fast (%1) must be at least --beta-slow (%2)")
+                                 .arg(rope.betaFast)
+                                 .arg(rope.betaSlow)};
+    }
+    return rope;
 }
 
 EncodingSpec specFromOptions(const QCommandLineParser &parser)
@@ -91,7 +230,8 @@ EncodingSpec specFromOptions(const QCommandLineParser &parser)
         const auto scheme = parseScheme(name);
         if (!scheme)
             throw UsageError{
-                QStringLiteral("--scheme must be sinusoidal or learned (got \"%1\")").arg(name)};
+                QStringLiteral("--scheme must be sinusoidal, learned or rope (got \"%1\")")
+                    .arg(name)};
         spec.scheme = *scheme;
     }
     for (const char *required : {"positions", "dims"})
@@ -111,6 +251,18 @@ EncodingSpec specFromOptions(const QCommandLineParser &parser)
             throw UsageError{
                 QStringLiteral("--layout must be interleaved or split (got \"%1\")").arg(name)};
         spec.layout = *layout;
+    }
+    if (spec.scheme == Scheme::Rope) {
+        refuseOptions(parser, {QStringLiteral("layout")},
+                      QStringLiteral("--scheme rope (its pairs are set by --pairing)"));
+        if (spec.dims % 2 != 0)
+            throw UsageError{QStringLiteral("--dims must be even for --scheme rope: each rotation "
+                                            "turns a pair of columns (got %1)")
+                                 .arg(spec.dims)};
+        spec.rope = ropeFromOptions(parser, spec.positions);
+    } else {
+        refuseOptions(parser, ropeOptionNames(),
+                      QStringLiteral("--scheme ") + schemeName(spec.scheme));
     }
     spec.seed = seedOption(parser, QStringLiteral("seed"));
     if (const QString problem = spec.validate(); !problem.isEmpty())

@@ -29,9 +29,18 @@ qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint
 double numberOption(const QCommandLineParser &parser, const QString &name, double fallback);
 quint64 seedOption(const QCommandLineParser &parser, const QString &name);
 
-// SPEC: --scheme --positions --dims --base --layout --seed --backend.
+// SPEC: --scheme --positions --dims --base --layout --seed --backend, and for --scheme rope
+// --pairing --partial-rotary-factor --rope-scaling and the scaling's parameters.
 void addSpecOptions(QCommandLineParser &parser);
 EncodingSpec specFromOptions(const QCommandLineParser &parser);
+// The RoPE options, each range-checked with a message naming it. `positions` is the default
+// current length of dynamic-ntk (0: none, i.e. the original context, as HF at init time).
+RopeParameters ropeFromOptions(const QCommandLineParser &parser, qint64 positions);
+// Names of the options ropeFromOptions() reads.
+QStringList ropeOptionNames();
+// Throws "--NAME does not apply to <context>" for the first of `names` that is set.
+void refuseOptions(const QCommandLineParser &parser, const QStringList &names,
+                   const QString &context);
 BackendChoice backendFromOptions(const QCommandLineParser &parser);
 
 // The --out path, required, with one of `extensions` unless it is a device or pipe.

@@ -1,5 +1,6 @@
 #include "cpubackend.h"
 
+#include "cpusampler.h"
 #include "parallel.h"
 #include "phasekernels.h"
 #include "sinusoidal.h"
@@ -85,7 +86,7 @@ bool CpuBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCou
     }
     const qint64 dims = spec.dims;
     const qint64 minRows = std::max<qint64>(1, minElementsPerThread / dims);
-    if (spec.scheme == Scheme::Sinusoidal) {
+    if (spec.scheme != Scheme::Learned) { // sinusoidal and rope: both are phase tables
         const auto columns = columnPhases(spec);
         parallelFor(firstRow, firstRow + rowCount, m_threadCount, minRows,
                     [&](qint64 lo, qint64 hi) {
@@ -99,6 +100,12 @@ bool CpuBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCou
                     });
     }
     return true;
+}
+
+bool CpuBackend::sample(const EncodingSpec &spec, const MatrixWindow &window, int width,
+                        int height, float *out, QString *error)
+{
+    return sampleOnCpu(spec, window, width, height, out, error, m_threadCount);
 }
 
 } // namespace pe

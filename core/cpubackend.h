@@ -15,6 +15,9 @@ public:
     QString description() const override;
     bool encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount, float *out,
                 QString *error) override;
+    // Vectorised closed form on all cores (cpusampler.h).
+    bool sample(const EncodingSpec &spec, const MatrixWindow &window, int width, int height,
+                float *out, QString *error) override;
 
     int threadCount() const { return m_threadCount; }
 

@@ -23,14 +23,23 @@ std::optional<MatrixFormat> matrixFormatForPath(const QString &path)
     return std::nullopt;
 }
 
-QByteArray npyHeader(const std::vector<qint64> &shape)
+qint64 elementSize(ElementType type)
+{
+    return type == ElementType::Float64 ? 8 : 4;
+}
+
+QByteArray npyHeader(const std::vector<qint64> &shape, ElementType type)
 {
     QByteArrayList dims;
     for (qint64 n : shape)
         dims += QByteArray::number(n);
     // Python's tuple syntax: "(3, 4)", but "(3,)" for one dimension.
     const QByteArray tuple = shape.size() == 1 ? dims.front() + ',' : dims.join(", ");
-    QByteArray dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + tuple + "), }";
+    const char *descr = type == ElementType::Float64 ? "<f8"
+                        : type == ElementType::Int32 ? "<i4"
+                                                     : "<f4";
+    QByteArray dict = QByteArray("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+                      tuple + "), }";
     // magic(6) + version(2) + length(2) + dict + padding + '\n' is a multiple of 64.
     const qsizetype unpadded = 10 + dict.size() + 1;
     dict += QByteArray((64 - unpadded % 64) % 64, ' ') + '\n';
@@ -41,8 +50,9 @@ QByteArray npyHeader(const std::vector<qint64> &shape)
     return header + dict;
 }
 
-MatrixWriter::MatrixWriter(const QString &path, MatrixFormat format, std::vector<qint64> shape)
-    : m_path(path), m_format(format), m_shape(std::move(shape))
+MatrixWriter::MatrixWriter(const QString &path, MatrixFormat format, std::vector<qint64> shape,
+                           ElementType type)
+    : m_path(path), m_format(format), m_shape(std::move(shape)), m_type(type)
 {
     for (qint64 n : m_shape)
         m_totalValues *= n;
@@ -56,7 +66,7 @@ MatrixWriter::~MatrixWriter()
 qint64 MatrixWriter::expectedBytes() const
 {
     if (m_format == MatrixFormat::Npy)
-        return npyHeader(m_shape).size() + m_totalValues * qint64(sizeof(float));
+        return npyHeader(m_shape, m_type).size() + m_totalValues * elementSize(m_type);
     return m_totalValues * 2; // at least one digit and a separator per value
 }
 
@@ -102,7 +112,7 @@ bool MatrixWriter::open(QString *error)
         m_file = std::move(save);
     }
     if (m_format == MatrixFormat::Npy) {
-        const QByteArray header = npyHeader(m_shape);
+        const QByteArray header = npyHeader(m_shape, m_type);
         if (m_file->write(header) != header.size())
             return fail(QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString()),
                         error);
@@ -112,6 +122,24 @@ bool MatrixWriter::open(QString *error)
 
 bool MatrixWriter::write(const float *values, qint64 count, QString *error)
 {
+    return writeValues(values, count, ElementType::Float32, error);
+}
+
+bool MatrixWriter::write(const double *values, qint64 count, QString *error)
+{
+    return writeValues(values, count, ElementType::Float64, error);
+}
+
+bool MatrixWriter::write(const qint32 *values, qint64 count, QString *error)
+{
+    return writeValues(values, count, ElementType::Int32, error);
+}
+
+template <typename T>
+bool MatrixWriter::writeValues(const T *values, qint64 count, ElementType type, QString *error)
+{
+    if (type != m_type)
+        return fail(QStringLiteral("internal error: values of the wrong element type"), error);
     if (!m_file)
         return fail(QStringLiteral("cannot write %1: the file is not open").arg(m_path), error);
     if (m_written + count > m_totalValues)
@@ -120,7 +148,7 @@ bool MatrixWriter::write(const float *values, qint64 count, QString *error)
     if (m_format == MatrixFormat::Npy) {
         static_assert(Q_BYTE_ORDER == Q_LITTLE_ENDIAN, "'<f4' output assumes a little-endian host");
         const auto *bytes = reinterpret_cast<const char *>(values);
-        qint64 remaining = count * qint64(sizeof(float));
+        qint64 remaining = count * qint64(sizeof(T));
         while (remaining > 0) {
             const qint64 n = m_file->write(bytes, remaining);
             if (n <= 0)
@@ -134,8 +162,9 @@ bool MatrixWriter::write(const float *values, qint64 count, QString *error)
         const qint64 columns = m_shape.empty() ? 1 : m_shape.back();
         if (count % columns != 0)
             return fail(QStringLiteral("internal error: CSV rows must be written whole"), error);
-        // Shortest text that reads back to the same float32 (std::to_chars round-trip).
-        m_text.resize(qsizetype(count) * 16);
+        // Shortest text that reads back to the same value (std::to_chars round-trip): at most
+        // 15 characters for a float32, 24 for a float64, 11 for an int32, plus the separator.
+        m_text.resize(qsizetype(count) * (sizeof(T) == 8 ? 25 : 16));
         char *cursor = m_text.data();
         char *const end = m_text.data() + m_text.size();
         for (qint64 i = 0; i < count; ++i) {

@@ -1,4 +1,5 @@
-// MatrixWriter: streams a float32 C-order array to .npy (v1.0, '<f4') or .csv, atomically.
+// MatrixWriter: streams a C-order array (float32 by default; float64 or int32 on request) to
+// .npy (v1.0, '<f4' / '<f8' / '<i4') or .csv, atomically.
 // Nothing appears at the target path unless commit() succeeds; a failed or cancelled write
 // leaves any existing file untouched.
 #pragma once
@@ -15,25 +16,34 @@ class QFileDevice;
 namespace pe {
 
 enum class MatrixFormat { Npy, Csv };
+// The element type written; each has its own write() overload.
+enum class ElementType { Float32, Float64, Int32 };
+
+qint64 elementSize(ElementType type);
 
 // By extension, case-insensitive: ".npy" or ".csv"; nullopt for anything else.
 std::optional<MatrixFormat> matrixFormatForPath(const QString &path);
 
-// The .npy v1.0 header (magic, version, length, dict, padding to 64 bytes) for a '<f4' array.
-QByteArray npyHeader(const std::vector<qint64> &shape);
+// The .npy v1.0 header (magic, version, length, dict, padding to 64 bytes) for a '<f4' array
+// ('<f8' or '<i4' for the other element types).
+QByteArray npyHeader(const std::vector<qint64> &shape, ElementType type = ElementType::Float32);
 
 class MatrixWriter
 {
 public:
     // shape: the array's dimensions; CSV writes the last one as columns, one line per row.
-    MatrixWriter(const QString &path, MatrixFormat format, std::vector<qint64> shape);
+    MatrixWriter(const QString &path, MatrixFormat format, std::vector<qint64> shape,
+                 ElementType type = ElementType::Float32);
     ~MatrixWriter();
     MatrixWriter(const MatrixWriter &) = delete;
     MatrixWriter &operator=(const MatrixWriter &) = delete;
 
     [[nodiscard]] bool open(QString *error);
     // Appends `count` values in C order; for CSV, count must be a multiple of the last dimension.
+    // The overload must match the writer's element type.
     [[nodiscard]] bool write(const float *values, qint64 count, QString *error);
+    [[nodiscard]] bool write(const double *values, qint64 count, QString *error);
+    [[nodiscard]] bool write(const qint32 *values, qint64 count, QString *error);
     // Checks every value was written, then makes the file appear at its path.
     [[nodiscard]] bool commit(QString *error);
     void cancel();
@@ -42,10 +52,13 @@ public:
 
 private:
     bool fail(const QString &message, QString *error);
+    template <typename T>
+    bool writeValues(const T *values, qint64 count, ElementType type, QString *error);
 
     QString m_path;
     MatrixFormat m_format;
     std::vector<qint64> m_shape;
+    ElementType m_type = ElementType::Float32;
     qint64 m_totalValues = 1;
     qint64 m_written = 0;
     std::unique_ptr<QFileDevice> m_file;

@@ -1,5 +1,7 @@
 #include "sinusoidal.h"
 
+#include "rope.h"
+
 #include <cmath>
 #include <numbers>
 
@@ -20,6 +22,8 @@ std::uint64_t turnsStep(double omega)
 
 std::vector<kernels::ColumnPhase> columnPhases(const EncodingSpec &spec)
 {
+    if (spec.scheme == Scheme::Rope)
+        return ropeColumnPhases(spec); // cos/sin pairs from the scaled inverse frequencies
     const qint64 d = spec.dims;
     std::vector<kernels::ColumnPhase> columns(std::size_t(d), kernels::ColumnPhase{});
     for (qint64 j = 0; j < d; ++j) {

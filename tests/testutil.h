@@ -63,20 +63,20 @@ inline RunResult runPescope(const QStringList &args, int timeoutMs = 120000)
             process.readAllStandardOutput(), process.readAllStandardError()};
 }
 
-// Debian's python3 with NumPy (the pyenv one on PATH may lack it); empty when unavailable.
+// A python3 that has NumPy (Debian's /usr/bin/python3 first: a pyenv one on PATH may lack it);
+// empty when there is none.
 inline QString pythonWithNumpy()
 {
-    for (const QString &candidate : {QStringLiteral("/usr/bin/python3"), QStringLiteral("python3")}) {
-        const QString exe = QStandardPaths::findExecutable(candidate);
-        const QString path = exe.isEmpty() && candidate.startsWith(QLatin1Char('/')) ? QString()
-                             : exe.isEmpty()                                           ? QString()
-                                                                                       : exe;
-        if (path.isEmpty())
-            continue;
+    QStringList candidates = {QStringLiteral("/usr/bin/python3")};
+    if (const QString onPath = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        !onPath.isEmpty())
+        candidates += onPath;
+    for (const QString &python : candidates) {
         QProcess probe;
-        probe.start(path, {QStringLiteral("-c"), QStringLiteral("import numpy")});
-        if (probe.waitForFinished(30000) && probe.exitCode() == 0)
-            return path;
+        probe.start(python, {QStringLiteral("-c"), QStringLiteral("import numpy")});
+        if (probe.waitForFinished(30000) && probe.exitStatus() == QProcess::NormalExit
+            && probe.exitCode() == 0)
+            return python;
     }
     return {};
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine (the README's two commands):
+#   bash bootstrap.sh run    install what is missing, build, start pescope (extra args go to it)
+#   bash bootstrap.sh test   install what is missing, build, run every test suite under Xvfb
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+mode=${1:-}
+shift || true
+build_dir=${PE_BUILD_DIR:-build}
+
+# Debian 12 packages: toolchain, Qt 6, QCustomPlot (Qt 6 build), Eigen, Xvfb with Mesa
+# (llvmpipe gives OpenGL 4.5 compute shaders), NumPy and poppler for the tests and benchmarks.
+packages=(
+  cmake ninja-build g++ pkg-config
+  qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqt6svg6-dev
+  libqcustomplot-dev libeigen3-dev
+  libgl-dev libgl1-mesa-dri libglx-mesa0 mesa-utils
+  xvfb xauth fonts-dejavu-core
+  python3 python3-numpy python3-matplotlib poppler-utils
+)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  echo "Installing: ${missing[*]}"
+  "${sudo[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  if [ ! -f "$build_dir/build.ninja" ]; then
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  fi
+  cmake --build "$build_dir" --parallel
+}
+
+case "$mode" in
+  run)
+    install_missing
+    build
+    exec "$build_dir/app/pescope" "$@"
+    ;;
+  test)
+    install_missing
+    build
+    # Every suite, under a virtual X display with Mesa's software OpenGL (llvmpipe).
+    exec xvfb-run -a -s "-screen 0 1920x1200x24" \
+      ctest --test-dir "$build_dir" --output-on-failure --timeout 900 "$@"
+    ;;
+  *)
+    echo "usage: bash bootstrap.sh run|test" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,171 @@
+#include "cpusampler.h"
+
+#include "cpubackend.h"
+#include "parallel.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace pe {
+
+namespace {
+
+// Enough pixel-row work per thread that starting one pays off.
+constexpr qint64 minCellsPerThread = 1 << 15;
+
+// One pixel row's values per window column -> the row of pixels, by the column spans.
+template <typename T>
+void reduceColumns(const SamplingPlan &plan, const T *values, float *out)
+{
+    for (const AxisSpan &c : plan.columns) {
+        const qint64 j0 = c.first - plan.firstColumn;
+        double sum = 0.0;
+        for (qint64 j = j0; j < j0 + c.count; ++j)
+            sum += double(values[j]);
+        if (c.lowWeight > 0)
+            sum += c.lowWeight * double(values[j0 - 1]);
+        if (c.highWeight > 0)
+            sum += c.highWeight * double(values[j0 + c.count]);
+        *out++ = float(sum * c.scale);
+    }
+}
+
+// The window's phase table split into arrays the loops below vectorise over.
+struct PhaseColumns
+{
+    std::vector<std::uint64_t> step;
+    std::vector<std::uint64_t> offset;
+};
+
+// sin at phase (cell * step + offset) for every column.
+void edgeValues(const PhaseColumns &pc, std::uint64_t cell, float *__restrict out, qint64 n)
+{
+    const std::uint64_t *__restrict st = pc.step.data();
+    const std::uint64_t *__restrict of = pc.offset.data();
+    for (qint64 j = 0; j < n; ++j)
+        out[j] = kernels::sinOfPhase(cell * st[j] + of[j]);
+}
+
+void closedFormRows(const SamplingPlan &plan, const PhaseColumns &pc, int y0, int y1, float *out)
+{
+    const qint64 n = plan.columnCount;
+    std::vector<float> values(std::size_t(n), 0.0f);
+    std::vector<float> low(std::size_t(n), 0.0f);
+    std::vector<float> up(std::size_t(n), 0.0f);
+    qint64 upCell = -1; // the cell `up` holds, from the previous pixel row
+    const std::uint64_t *__restrict st = pc.step.data();
+    const std::uint64_t *__restrict of = pc.offset.data();
+    for (int y = y0; y < y1; ++y) {
+        const AxisSpan &r = plan.rows[std::size_t(y)];
+        const PhaseRun &run = plan.runs[std::size_t(plan.rowRun[std::size_t(y)])];
+        const auto a = std::uint64_t(r.first);
+        const auto wl = float(r.lowWeight), wh = float(r.highWeight), scale = float(r.scale);
+        // Neighbouring pixel rows share the cell cut by their common edge: reuse its values.
+        if (wl > 0) {
+            if (upCell == r.first - 1)
+                std::swap(low, up);
+            else
+                edgeValues(pc, a - 1, low.data(), n);
+        }
+        const float *__restrict lo = low.data();
+        float *__restrict hi = up.data();
+        float *__restrict v = values.data();
+        const std::uint64_t *__restrict centre = run.centre.data();
+        const std::uint64_t *__restrict span = run.span.data();
+        const float *__restrict dirichlet = run.dirichlet.data();
+        if (r.count > 0 && wh > 0) {
+            for (qint64 j = 0; j < n; ++j) {
+                const std::uint64_t pa = a * st[j] + of[j];
+                const float whole = dirichlet[j] * kernels::sinOfPhase(pa + centre[j]);
+                hi[j] = kernels::sinOfPhase(pa + span[j]);
+                v[j] = (whole + wl * lo[j] + wh * hi[j]) * scale;
+            }
+        } else if (r.count > 0) {
+            for (qint64 j = 0; j < n; ++j) {
+                const std::uint64_t pa = a * st[j] + of[j];
+                const float whole = dirichlet[j] * kernels::sinOfPhase(pa + centre[j]);
+                v[j] = (whole + wl * lo[j]) * scale;
+            }
+        } else {
+            if (wh > 0)
+                edgeValues(pc, a, hi, n);
+            for (qint64 j = 0; j < n; ++j)
+                v[j] = (wl * lo[j] + (wh > 0 ? wh * hi[j] : 0.0f)) * scale;
+        }
+        upCell = wh > 0 ? r.first + r.count : -1;
+        reduceColumns(plan, v, out + qint64(y) * plan.width);
+    }
+}
+
+void sampledRows(const EncodingSpec &spec, const SamplingPlan &plan, int y0, int y1, float *out)
+{
+    const qint64 n = plan.columnCount;
+    std::vector<double> acc(std::size_t(n));
+    std::vector<float> row;
+    CpuBackend rowSource(1); // one thread: the pixel rows are already spread over the cores
+    const bool learned = spec.scheme == Scheme::Learned;
+    if (!learned)
+        row.resize(std::size_t(spec.dims));
+    for (int y = y0; y < y1; ++y) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int i = plan.sampleBegin[std::size_t(y)]; i < plan.sampleBegin[std::size_t(y) + 1];
+             ++i) {
+            const qint64 p = plan.sampleRows[std::size_t(i)];
+            const double w = plan.sampleWeights[std::size_t(i)];
+            if (learned) {
+                // Only the window's columns, straight from the hash.
+                const std::uint32_t key = kernels::rowKey(spec.seed, std::uint32_t(p));
+                for (qint64 j = 0; j < n; ++j)
+                    acc[std::size_t(j)] +=
+                        w * kernels::learnedValue(key, std::uint32_t(plan.firstColumn + j));
+            } else {
+                QString ignored; // the plan only names rows inside a valid spec
+                if (!rowSource.encode(spec, p, 1, row.data(), &ignored))
+                    continue;
+                for (qint64 j = 0; j < n; ++j)
+                    acc[std::size_t(j)] += w * row[std::size_t(plan.firstColumn + j)];
+            }
+        }
+        reduceColumns(plan, acc.data(), out + qint64(y) * plan.width);
+    }
+}
+
+} // namespace
+
+void evaluatePlanOnCpu(const EncodingSpec &spec, const SamplingPlan &plan, float *out,
+                       int threadCount)
+{
+    const int threads = threadCount > 0 ? threadCount : hardwareThreads();
+    const qint64 cellsPerRow =
+        plan.closedForm ? plan.columnCount
+                        : plan.columnCount * std::max<qint64>(1, plan.sampleRows.size()) /
+                              std::max(1, plan.height);
+    const qint64 minRows = std::max<qint64>(1, minCellsPerThread / std::max<qint64>(1, cellsPerRow));
+    if (plan.closedForm) {
+        PhaseColumns pc;
+        pc.step.reserve(plan.phases.size());
+        pc.offset.reserve(plan.phases.size());
+        for (const kernels::ColumnPhase &c : plan.phases) {
+            pc.step.push_back(c.step);
+            pc.offset.push_back(c.offset);
+        }
+        parallelFor(0, plan.height, threads, minRows, [&](qint64 lo, qint64 hi) {
+            closedFormRows(plan, pc, int(lo), int(hi), out);
+        });
+    } else {
+        parallelFor(0, plan.height, threads, minRows,
+                    [&](qint64 lo, qint64 hi) { sampledRows(spec, plan, int(lo), int(hi), out); });
+    }
+}
+
+bool sampleOnCpu(const EncodingSpec &spec, const MatrixWindow &window, int width, int height,
+                 float *out, QString *error, int threadCount)
+{
+    const std::optional<SamplingPlan> plan = buildSamplingPlan(spec, window, width, height, error);
+    if (!plan)
+        return false;
+    evaluatePlanOnCpu(spec, *plan, out, threadCount);
+    return true;
+}
+
+} // namespace pe

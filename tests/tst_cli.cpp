@@ -1,0 +1,207 @@
+// The command-line contract, run as a user runs it: exit codes 0 / 2 / 1, one-line messages
+// naming the option, no output file on any failure, streaming memory, NumPy-readable output.
+#include "testutil.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
+
+using namespace pe;
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+
+    static QString seed001Python(const QString &body)
+    {
+        return u"import sys, numpy as np\n"_qs + body;
+    }
+
+    static void checkWithNumpy(const QString &script, const QStringList &args)
+    {
+        const QString python = test::pythonWithNumpy();
+        if (python.isEmpty())
+            QSKIP("no python3 with NumPy on this machine (.ci/run installs python3-numpy)");
+        QProcess check;
+        check.start(python, QStringList{u"-c"_qs, script} + args);
+        QVERIFY(check.waitForFinished(120000));
+        QVERIFY2(check.exitCode() == 0, check.readAllStandardError().constData());
+    }
+
+private slots:
+    void badUsage_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QString out = u"--out"_qs;
+        QTest::addRow("zero positions") << QStringList{u"data"_qs, u"--positions"_qs, u"0"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--positions must be between 1 and 16777216 (got 0)"_qs;
+        QTest::addRow("negative dims") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"-3"_qs, out, u"x.npy"_qs} << u"--dims must be between 1 and 65536 (got -3)"_qs;
+        QTest::addRow("positions beyond 2^24") << QStringList{u"data"_qs, u"--positions"_qs, u"16777217"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--positions must be between"_qs;
+        QTest::addRow("dims too large") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"99999999999"_qs, out, u"x.npy"_qs} << u"--dims must be between"_qs;
+        QTest::addRow("positions not a number") << QStringList{u"data"_qs, u"--positions"_qs, u"many"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--positions must be a whole number (got \"many\")"_qs;
+        QTest::addRow("base 1") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, u"--base"_qs, u"1"_qs, out, u"x.npy"_qs} << u"--base must be greater than 1"_qs;
+        QTest::addRow("base negative") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, u"--base"_qs, u"-10"_qs, out, u"x.npy"_qs} << u"--base must be greater than 1"_qs;
+        QTest::addRow("base not a number") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, u"--base"_qs, u"ten"_qs, out, u"x.npy"_qs} << u"--base must be a finite number (got \"ten\")"_qs;
+        QTest::addRow("base nan") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, u"--base"_qs, u"nan"_qs, out, u"x.npy"_qs} << u"--base must be a finite number"_qs;
+        QTest::addRow("unknown scheme") << QStringList{u"data"_qs, u"--scheme"_qs, u"cosine"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--scheme must be"_qs;
+        QTest::addRow("unknown layout") << QStringList{u"data"_qs, u"--layout"_qs, u"zigzag"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--layout must be interleaved or split"_qs;
+        QTest::addRow("unknown backend") << QStringList{u"data"_qs, u"--backend"_qs, u"tpu"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--backend must be auto, cpu or gpu"_qs;
+        QTest::addRow("unknown option") << QStringList{u"data"_qs, u"--colour"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"Unknown option 'colour'"_qs;
+        QTest::addRow("missing dims") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, out, u"x.npy"_qs} << u"--dims is required"_qs;
+        QTest::addRow("missing out") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs} << u"--out is required"_qs;
+        QTest::addRow("unknown extension") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.txt"_qs} << u"--out must end in .npy or .csv"_qs;
+        QTest::addRow("seed negative") << QStringList{u"data"_qs, u"--scheme"_qs, u"learned"_qs, u"--seed"_qs, u"-1"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--seed must be a whole number"_qs;
+        QTest::addRow("no phrases") << QStringList{u"phrases"_qs, out, u"x.npy"_qs} << u"--text is required"_qs;
+        QTest::addRow("empty phrase") << QStringList{u"phrases"_qs, u"--text"_qs, u"hello"_qs, u"--text"_qs, u""_qs, out, u"x.npy"_qs} << u"phrase 2 is empty"_qs;
+        QTest::addRow("punctuation phrase") << QStringList{u"phrases"_qs, u"--text"_qs, u"?!"_qs, out, u"x.npy"_qs} << u"phrase 1 (\"?!\") has no words once punctuation is removed"_qs;
+        QTest::addRow("phrases too big for memory") << QStringList{u"phrases"_qs, u"--text"_qs, u"a b"_qs, u"--sequence-length"_qs, u"16777216"_qs, u"--dims"_qs, u"65536"_qs, out, u"x.npy"_qs} << u"of memory; the limit is 1.0 GiB"_qs;
+        QTest::addRow("bad embedding") << QStringList{u"phrases"_qs, u"--text"_qs, u"a"_qs, u"--embedding"_qs, u"learned"_qs, out, u"x.npy"_qs} << u"--embedding must be fixed or random"_qs;
+        QTest::addRow("max tokens too small") << QStringList{u"phrases"_qs, u"--text"_qs, u"a"_qs, u"--max-tokens"_qs, u"1"_qs, out, u"x.npy"_qs} << u"--max-tokens must be between 3"_qs;
+    }
+    void badUsage()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        // Outputs go to the temporary folder, so "no file left" can be checked there.
+        const qsizetype outAt = args.indexOf(u"--out"_qs);
+        if (outAt >= 0)
+            args[outAt + 1] = path(args[outAt + 1]);
+        const test::RunResult run = test::runPescope(args);
+        QCOMPARE(run.exitCode, 2);
+        const QString err = QString::fromLocal8Bit(run.err);
+        QVERIFY2(err.contains(message), qPrintable(err));
+        QCOMPARE(err.count(QLatin1Char('\n')), 1); // one line
+        if (outAt >= 0)
+            QVERIFY(!QFile::exists(args[outAt + 1]));
+    }
+
+    void failuresWhileWorkingExit1_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("missing folder") << u"/nonexistent-pescope/x.npy"_qs << u"does not exist"_qs;
+        QTest::addRow("read-only filesystem") << u"/proc/pescope-cli.npy"_qs << u"cannot write /proc/pescope-cli.npy"_qs;
+    }
+    void failuresWhileWorkingExit1()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, message);
+        const test::RunResult run = test::runPescope(
+            {u"data"_qs, u"--positions"_qs, u"10"_qs, u"--dims"_qs, u"4"_qs, u"--out"_qs, file});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(QString::fromLocal8Bit(run.err).contains(message), run.err.constData());
+        QVERIFY(!QFile::exists(file));
+    }
+
+    // A 4 TiB request is refused before any work, and nothing is left behind.
+    void refusesAMatrixTheDiskCannotHold()
+    {
+        const QString file = path(u"huge.npy"_qs);
+        const test::RunResult run = test::runPescope({u"data"_qs, u"--positions"_qs, u"16777216"_qs,
+                                                      u"--dims"_qs, u"65536"_qs, u"--out"_qs, file});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("needs 4.0 TiB"), run.err.constData());
+        QVERIFY(!QFile::exists(file));
+    }
+
+    void dataNpyIsSeed002sMatrix()
+    {
+        const QString file = path(u"seed002.npy"_qs);
+        const test::RunResult run = test::runPescope({u"data"_qs, u"--positions"_qs, u"20"_qs,
+                                                      u"--dims"_qs, u"200"_qs, u"--out"_qs, file});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.err.contains("by the cpu backend"), run.err.constData());
+        // Seed 002's printed rows (4 decimals).
+        checkWithNumpy(seed001Python(u"a = np.load(sys.argv[1])\n"
+                                     "assert a.shape == (20, 200) and a.dtype == np.float32\n"
+                                     "assert np.allclose(a[1, :3], [0.8415, 0.5403, 0.7907], atol=5e-5)\n"
+                                     "assert np.allclose(a[19, :3], [0.1499, 0.9887, -0.9988], atol=5e-5)\n"
+                                     "assert np.allclose(a[19, -3:], [1.0, 0.0021, 1.0], atol=5e-5)\n"_qs),
+                       {file});
+    }
+
+    void dataCsvMatchesNpy()
+    {
+        const QStringList spec = {u"data"_qs, u"--positions"_qs, u"64"_qs, u"--dims"_qs, u"9"_qs,
+                                  u"--layout"_qs, u"split"_qs, u"--base"_qs, u"100"_qs};
+        QCOMPARE(test::runPescope(spec + QStringList{u"--out"_qs, path(u"m.csv"_qs)}).exitCode, 0);
+        QCOMPARE(test::runPescope(spec + QStringList{u"--out"_qs, path(u"m.npy"_qs)}).exitCode, 0);
+        checkWithNumpy(seed001Python(u"a = np.load(sys.argv[1])\n"
+                                     "b = np.loadtxt(sys.argv[2], delimiter=',', dtype=np.float32)\n"
+                                     "assert (a == b).all()\n"
+                                     "assert (a[:, 8] == 0).all()\n"_qs),
+                       {path(u"m.npy"_qs), path(u"m.csv"_qs)});
+    }
+
+    // Seed 001: vocabulary, ids and the fixed-weights tensor, through the command line.
+    void phrasesSeed001()
+    {
+        const QString file = path(u"phrases.npy"_qs);
+        const QString vocab = path(u"vocab.txt"_qs);
+        const test::RunResult run = test::runPescope(
+            {u"phrases"_qs, u"--text"_qs, u"I am a robot"_qs, u"--text"_qs, u"you too robot"_qs,
+             u"--max-tokens"_qs, u"10"_qs, u"--sequence-length"_qs, u"5"_qs, u"--dims"_qs, u"6"_qs,
+             u"--embedding"_qs, u"fixed"_qs, u"--out"_qs, file, u"--vocab-out"_qs, vocab});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("Vocabulary: ['', '[UNK]', 'robot', 'you', 'too', 'i', 'am', 'a']"),
+                 run.out.constData());
+        QVERIFY2(run.out.contains("[[5 6 7 2 0]\n [3 4 2 0 0]]"), run.out.constData());
+        QFile vocabFile(vocab);
+        QVERIFY(vocabFile.open(QIODevice::ReadOnly));
+        QCOMPARE(vocabFile.readAll(), QByteArray("\n[UNK]\nrobot\nyou\ntoo\ni\nam\na\n"));
+        checkWithNumpy(seed001Python(u"a = np.load(sys.argv[1])\n"
+                                     "assert a.shape == (2, 5, 6) and a.dtype == np.float32\n"
+                                     "assert abs(a[0, 0] - [-0.9589243, 1.2836622, 0.23000172, 1.9731903, 0.01077196, 1.9999421]).max() < 1e-6\n"
+                                     "assert abs(a[1, 2] - [1.8185948, -0.8322937, 0.185397, 1.9913884, 0.00861771, 1.9999814]).max() < 1e-6\n"_qs),
+                       {file});
+    }
+
+    void phrasesWithoutOutPrintsOnly()
+    {
+        const test::RunResult run = test::runPescope(
+            {u"phrases"_qs, u"--text"_qs, u"Ünïcode, wörds!"_qs, u"--text"_qs, u"more words"_qs});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(QString::fromUtf8(run.out).contains(u"'words'"), run.out.constData());
+        QVERIFY2(QString::fromUtf8(run.out).contains(u"'Ünïcode'"), run.out.constData());
+    }
+
+    void infoListsBackends()
+    {
+        const test::RunResult run = test::runPescope({u"info"_qs});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.startsWith("pescope "));
+        QVERIFY(run.out.contains("Qt 6."));
+        QVERIFY(run.out.contains("backend cpu: available"));
+        QVERIFY(run.out.contains("backend gpu: "));
+    }
+
+    void helpExitsZero()
+    {
+        const test::RunResult run = test::runPescope({u"data"_qs, u"--help"_qs});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains("--positions"));
+    }
+
+    // A 1,048,576 x 8,192 matrix (32 GiB) streams through no more memory than a small one.
+    void streamingKeepsMemoryFlat()
+    {
+        const test::RunResult run = test::runPescope(
+            {u"data"_qs, u"--positions"_qs, u"1048576"_qs, u"--dims"_qs, u"8192"_qs,
+             u"--backend"_qs, u"cpu"_qs, u"--out"_qs, u"/dev/null"_qs},
+            600000);
+        QCOMPARE(run.exitCode, 0);
+        rusage usage{};
+        QCOMPARE(getrusage(RUSAGE_CHILDREN, &usage), 0);
+        const double peakMiB = double(usage.ru_maxrss) / 1024.0; // ru_maxrss is in KiB
+        qInfo("peak resident memory of any pescope child so far: %.1f MiB", peakMiB);
+        QVERIFY2(peakMiB < 256.0, qPrintable(QString::number(peakMiB)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,214 @@
+#include "computejobs.h"
+
+#include "parallel.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace pe {
+
+namespace {
+// About a million floats per chunk: a few milliseconds of work, so cancelling is prompt.
+constexpr qint64 chunkElements = qint64(1) << 20;
+} // namespace
+
+const float *PhraseResult::vector(EmbeddingMode mode, int phrase, qint64 token) const
+{
+    const PhraseEmbedding &e = embedding(mode);
+    const qint64 offset = (qint64(phrase) * settings.sequenceLength + token) * settings.dims;
+    return e.values.data() + offset;
+}
+
+QString inMemoryProblem(const EncodingSpec &spec)
+{
+    const QString invalid = spec.validate();
+    if (!invalid.isEmpty())
+        return invalid;
+    if (spec.byteCount() > limits::maxInMemoryBytes)
+        return QStringLiteral("%1 positions x %2 dims need %3; the explorer holds at most %4 in "
+                              "memory (use `pescope data` to stream larger matrices)")
+            .arg(spec.positions)
+            .arg(spec.dims)
+            .arg(formatBytes(double(spec.byteCount())),
+                 formatBytes(double(limits::maxInMemoryBytes)));
+    return {};
+}
+
+MatrixWindow fullWindow(const EncodingSpec &spec, qint64 visibleDims)
+{
+    const qint64 cols = visibleDims > 0 ? qMin(visibleDims, spec.dims) : spec.dims;
+    return {0, spec.positions, 0, cols};
+}
+
+MatrixWindow requestedWindow(const GridRequest &request, const EncodingSpec &spec,
+                             qint64 visibleDims)
+{
+    const MatrixWindow full = fullWindow(spec, visibleDims);
+    if (request.fullView)
+        return full;
+    MatrixWindow w = request.window;
+    w.row0 = qBound(full.row0, w.row0, full.row1 - 1);
+    w.row1 = qBound(w.row0 + 1, w.row1, full.row1);
+    w.col0 = qBound(full.col0, w.col0, full.col1 - 1);
+    w.col1 = qBound(w.col0 + 1, w.col1, full.col1);
+    return w;
+}
+
+JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, float *minimum,
+                       float *maximum, const CancelCheck &cancel, const ProgressReport &progress,
+                       QString *error)
+{
+    out->rows = spec.positions;
+    out->cols = spec.dims;
+    // new float[] leaves the memory uninitialised: the backend writes every element.
+    out->data.reset(new float[std::size_t(spec.elementCount())]);
+    const qint64 chunkRows = qMax<qint64>(1, chunkElements / spec.dims);
+    float lo = std::numeric_limits<float>::infinity();
+    float hi = -lo;
+    for (qint64 row = 0; row < spec.positions; row += chunkRows) {
+        if (cancel && cancel())
+            return JobStatus::Cancelled;
+        const qint64 rows = qMin(chunkRows, spec.positions - row);
+        float *chunk = out->data.get() + row * spec.dims;
+        if (!backend.encode(spec, row, rows, chunk, error))
+            return JobStatus::Failed;
+        const auto [mn, mx] = std::minmax_element(chunk, chunk + rows * spec.dims);
+        lo = std::min(lo, *mn);
+        hi = std::max(hi, *mx);
+        if (progress && spec.positions > chunkRows)
+            progress(int(100 * (row + rows) / spec.positions));
+    }
+    *minimum = lo;
+    *maximum = hi;
+    return JobStatus::Done;
+}
+
+HeatmapGrid sampleGrid(const Matrix &matrix, const MatrixWindow &window, qint64 rowPixels,
+                       qint64 colPixels)
+{
+    HeatmapGrid grid;
+    grid.window = window;
+    grid.rows = qBound<qint64>(1, rowPixels, window.rows());
+    grid.cols = qBound<qint64>(1, colPixels, window.cols());
+    grid.values.resize(std::size_t(grid.rows * grid.cols));
+    const qint64 nr = window.rows();
+    const qint64 nc = window.cols();
+    // Column boundaries of each output column, shared by all rows.
+    std::vector<qint64> colStart(std::size_t(grid.cols + 1));
+    for (qint64 x = 0; x <= grid.cols; ++x)
+        colStart[std::size_t(x)] = window.col0 + x * nc / grid.cols;
+    const bool fullColumns = grid.cols == nc;
+    parallelFor(0, grid.rows, hardwareThreads(), 16, [&](qint64 begin, qint64 end) {
+        std::vector<double> acc(std::size_t(grid.cols));
+        for (qint64 y = begin; y < end; ++y) {
+            const qint64 r0 = window.row0 + y * nr / grid.rows;
+            const qint64 r1 = window.row0 + (y + 1) * nr / grid.rows;
+            float *outRow = grid.values.data() + y * grid.cols;
+            if (r1 - r0 == 1 && fullColumns) {
+                std::copy_n(matrix.data.get() + r0 * matrix.cols + window.col0, grid.cols, outRow);
+                continue;
+            }
+            std::fill(acc.begin(), acc.end(), 0.0);
+            for (qint64 r = r0; r < r1; ++r) {
+                const float *in = matrix.data.get() + r * matrix.cols;
+                for (qint64 x = 0; x < grid.cols; ++x) {
+                    double sum = 0.0;
+                    for (qint64 c = colStart[std::size_t(x)]; c < colStart[std::size_t(x + 1)]; ++c)
+                        sum += in[c];
+                    acc[std::size_t(x)] += sum;
+                }
+            }
+            for (qint64 x = 0; x < grid.cols; ++x) {
+                const double cells =
+                    double(r1 - r0) * double(colStart[std::size_t(x + 1)] - colStart[std::size_t(x)]);
+                outRow[x] = float(acc[std::size_t(x)] / cells);
+            }
+        }
+    });
+    return grid;
+}
+
+JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const GridRequest &request,
+                          qint64 visibleDims, const CancelCheck &cancel,
+                          const ProgressReport &progress, EncodingResult *result, QString *error)
+{
+    QElapsedTimer clock;
+    clock.start();
+    const QString problem = inMemoryProblem(spec);
+    if (!problem.isEmpty()) {
+        *error = problem;
+        return JobStatus::Failed;
+    }
+    auto matrix = std::make_shared<Matrix>();
+    const JobStatus status = encodeMatrix(backend, spec, matrix.get(), &result->minimum,
+                                          &result->maximum, cancel, progress, error);
+    if (status != JobStatus::Done)
+        return status;
+    result->encodeMs = double(clock.nsecsElapsed()) / 1e6;
+    result->spec = spec;
+    result->matrix = matrix;
+    result->grid = sampleGrid(*matrix, requestedWindow(request, spec, visibleDims),
+                              request.rowPixels, request.colPixels);
+    result->grid.request = request;
+    result->backendId = backend.id();
+    result->backendDescription = backend.description();
+    result->totalMs = double(clock.nsecsElapsed()) / 1e6;
+    return JobStatus::Done;
+}
+
+bool computePhrases(Backend &backend, const PhraseSettings &settings, PhraseResult *result,
+                    QString *error)
+{
+    QElapsedTimer clock;
+    clock.start();
+    result->settings = settings;
+    if (!embedPhrases(backend, settings.spec(EmbeddingMode::Random), &result->random, error))
+        return false;
+    if (!embedPhrases(backend, settings.spec(EmbeddingMode::Fixed), &result->fixed, error))
+        return false;
+    result->backendId = backend.id();
+    result->backendDescription = backend.description();
+    result->totalMs = double(clock.nsecsElapsed()) / 1e6;
+    return true;
+}
+
+QList<qint64> sharingPositions(const Matrix &matrix, qint64 position, const QList<qint64> &dims,
+                               double tolerance)
+{
+    QList<qint64> shared;
+    if (position < 0 || position >= matrix.rows || dims.isEmpty())
+        return shared;
+    for (qint64 q = 0; q < matrix.rows; ++q) {
+        if (q == position)
+            continue;
+        bool all = true;
+        for (qint64 d : dims) {
+            if (d < 0 || d >= matrix.cols
+                || std::abs(double(matrix.at(q, d)) - double(matrix.at(position, d))) > tolerance) {
+                all = false;
+                break;
+            }
+        }
+        if (all)
+            shared.append(q);
+    }
+    return shared;
+}
+
+double cosineSimilarity(const float *a, const float *b, qint64 n)
+{
+    double dot = 0.0, na = 0.0, nb = 0.0;
+    for (qint64 i = 0; i < n; ++i) {
+        dot += double(a[i]) * double(b[i]);
+        na += double(a[i]) * double(a[i]);
+        nb += double(b[i]) * double(b[i]);
+    }
+    if (na == 0.0 || nb == 0.0)
+        return 0.0;
+    return dot / std::sqrt(na * nb);
+}
+
+} // namespace pe

@@ -1,0 +1,150 @@
+// The explorer's compute jobs as plain functions and result types: encode a matrix in chunks
+// (cancellable), box-filter it into a heatmap grid, embed phrases. The ComputeScheduler runs
+// them on its worker thread; `pescope export` can call them directly on its own thread.
+#pragma once
+
+#include "explorerstate.h"
+
+#include "backend.h"
+#include "encodingspec.h"
+#include "phrases.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace pe {
+
+// A half-open block of cells: rows [row0, row1) x columns [col0, col1) of positions x dims.
+struct MatrixWindow
+{
+    qint64 row0 = 0;
+    qint64 row1 = 0;
+    qint64 col0 = 0;
+    qint64 col1 = 0;
+    qint64 rows() const { return row1 - row0; }
+    qint64 cols() const { return col1 - col0; }
+    bool isEmpty() const { return rows() <= 0 || cols() <= 0; }
+    bool contains(const MatrixWindow &other) const
+    {
+        return other.row0 >= row0 && other.row1 <= row1 && other.col0 >= col0
+               && other.col1 <= col1;
+    }
+    bool operator==(const MatrixWindow &) const = default;
+};
+
+// What the heatmap wants to show: a window (or the whole visible matrix) at a pixel budget.
+struct GridRequest
+{
+    bool fullView = true;
+    MatrixWindow window;    // ignored when fullView
+    qint64 rowPixels = 512; // device pixels available along the position axis
+    qint64 colPixels = 512; // ... and along the dim axis
+    bool operator==(const GridRequest &) const = default;
+};
+
+// The heatmap's image: `rows` x `cols` values covering `window`; each value is the mean of the
+// cells it covers (box filter), so a grid smaller than the window does not alias.
+struct HeatmapGrid
+{
+    quint64 encodingGeneration = 0;
+    GridRequest request;
+    MatrixWindow window;
+    qint64 rows = 0;
+    qint64 cols = 0;
+    std::vector<float> values; // rows x cols, row-major
+    bool isFullResolution() const { return rows == window.rows() && cols == window.cols(); }
+    float at(qint64 r, qint64 c) const { return values[std::size_t(r * cols + c)]; }
+};
+
+struct Matrix
+{
+    qint64 rows = 0;
+    qint64 cols = 0;
+    std::unique_ptr<float[]> data;
+    float at(qint64 r, qint64 c) const { return data[std::size_t(r * cols + c)]; }
+};
+
+struct EncodingResult
+{
+    quint64 generation = 0;
+    EncodingSpec spec;
+    std::shared_ptr<const Matrix> matrix;
+    float minimum = 0.0f;
+    float maximum = 0.0f;
+    HeatmapGrid grid;
+    QString backendId;
+    QString backendDescription;
+    double encodeMs = 0.0; // the backend's encode
+    double totalMs = 0.0;  // encode + min/max + grid
+    float value(qint64 position, qint64 dim) const { return matrix->at(position, dim); }
+};
+
+struct PhraseResult
+{
+    quint64 generation = 0;
+    PhraseSettings settings;
+    PhraseEmbedding random;
+    PhraseEmbedding fixed;
+    QString backendId;
+    QString backendDescription;
+    double totalMs = 0.0;
+    const PhraseEmbedding &embedding(EmbeddingMode mode) const
+    {
+        return mode == EmbeddingMode::Random ? random : fixed;
+    }
+    // Pointer to the dims floats of token `token` of phrase `phrase`.
+    const float *vector(EmbeddingMode mode, int phrase, qint64 token) const;
+};
+
+// Returns true when the job should stop (a newer request superseded it, or the user cancelled).
+using CancelCheck = std::function<bool()>;
+using ProgressReport = std::function<void(int percent)>;
+
+enum class JobStatus { Done, Cancelled, Failed };
+
+// Empty when the explorer can hold the spec's matrix in memory; else why not. Larger matrices
+// need the sampled (viewport) path, Backend::sample, which has not landed yet.
+QString inMemoryProblem(const EncodingSpec &spec);
+
+// The window that shows the whole matrix, cropped to the first visibleDims columns.
+MatrixWindow fullWindow(const EncodingSpec &spec, qint64 visibleDims);
+// The window a request asks for, clipped to the matrix (and to visibleDims).
+MatrixWindow requestedWindow(const GridRequest &request, const EncodingSpec &spec,
+                             qint64 visibleDims);
+
+// The whole matrix, in row chunks so that `cancel` is honoured within a few milliseconds.
+JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, float *minimum,
+                       float *maximum, const CancelCheck &cancel, const ProgressReport &progress,
+                       QString *error);
+
+// Box-filters `window` of the matrix into at most rowPixels x colPixels values.
+HeatmapGrid sampleGrid(const Matrix &matrix, const MatrixWindow &window, qint64 rowPixels,
+                       qint64 colPixels);
+
+// Encode + min/max + the grid for `request`, as one job. Seam for the sampled path: when
+// Backend::sample exists, matrices above the in-memory budget go through it here.
+JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const GridRequest &request,
+                          qint64 visibleDims, const CancelCheck &cancel,
+                          const ProgressReport &progress, EncodingResult *result, QString *error);
+
+// Random and fixed embeddings of the phrase settings (both from the same vectorizer).
+bool computePhrases(Backend &backend, const PhraseSettings &settings, PhraseResult *result,
+                    QString *error);
+
+// Positions q != position whose values in every dim of `dims` lie within `tolerance` of
+// position's values (Fig 16-9: p = 22 and p = 60 share i = 100 and 101).
+QList<qint64> sharingPositions(const Matrix &matrix, qint64 position, const QList<qint64> &dims,
+                               double tolerance);
+
+// Cosine similarity of two vectors; 0 when either is all zeros.
+double cosineSimilarity(const float *a, const float *b, qint64 n);
+
+} // namespace pe
+
+Q_DECLARE_METATYPE(std::shared_ptr<const pe::EncodingResult>)
+Q_DECLARE_METATYPE(std::shared_ptr<const pe::HeatmapGrid>)
+Q_DECLARE_METATYPE(std::shared_ptr<const pe::PhraseResult>)

@@ -1,0 +1,313 @@
+#include "computescheduler.h"
+
+#include <QElapsedTimer>
+
+namespace pe {
+
+// Lives on the scheduler's thread; owns the backend, which is not thread-safe and (for the GPU)
+// must be created on the thread that uses it.
+class ComputeWorker : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ComputeWorker(std::shared_ptr<std::atomic<quint64>> wantedEncode)
+        : m_wantedEncode(std::move(wantedEncode))
+    {
+    }
+
+    void encode(quint64 generation, const EncodingSpec &spec, BackendChoice choice,
+                const GridRequest &request, qint64 visibleDims)
+    {
+        auto isStale = [&] { return m_wantedEncode->load() != generation; };
+        if (isStale()) {
+            emit encodeFinished(generation, nullptr, QString());
+            return;
+        }
+        QString error;
+        Backend *b = backend(choice, &error);
+        if (!b) {
+            emit encodeFinished(generation, nullptr, error);
+            return;
+        }
+        auto result = std::make_shared<EncodingResult>();
+        result->generation = generation;
+        const JobStatus status = computeEncoding(
+            *b, spec, request, visibleDims, isStale,
+            [&](int percent) { emit progress(generation, percent); }, result.get(), &error);
+        if (status == JobStatus::Done)
+            emit encodeFinished(generation, result, QString());
+        else
+            emit encodeFinished(generation, nullptr,
+                                status == JobStatus::Failed ? error : QString());
+    }
+
+    void grid(quint64 generation, std::shared_ptr<const EncodingResult> encoding,
+              const GridRequest &request, qint64 visibleDims)
+    {
+        auto grid = std::make_shared<HeatmapGrid>(sampleGrid(
+            *encoding->matrix, requestedWindow(request, encoding->spec, visibleDims),
+            request.rowPixels, request.colPixels));
+        grid->request = request;
+        grid->encodingGeneration = encoding->generation;
+        emit gridFinished(generation, grid);
+    }
+
+    void phrases(quint64 generation, const PhraseSettings &settings, BackendChoice choice)
+    {
+        QString error;
+        Backend *b = backend(choice, &error);
+        if (!b) {
+            emit phrasesFinished(generation, nullptr, error);
+            return;
+        }
+        auto result = std::make_shared<PhraseResult>();
+        result->generation = generation;
+        if (computePhrases(*b, settings, result.get(), &error))
+            emit phrasesFinished(generation, result, QString());
+        else
+            emit phrasesFinished(generation, nullptr, error);
+    }
+
+signals:
+    void encodeFinished(quint64 generation, std::shared_ptr<const pe::EncodingResult> result,
+                        const QString &error);
+    void gridFinished(quint64 generation, std::shared_ptr<const pe::HeatmapGrid> grid);
+    void phrasesFinished(quint64 generation, std::shared_ptr<const pe::PhraseResult> result,
+                         const QString &error);
+    void progress(quint64 generation, int percent);
+
+private:
+    Backend *backend(BackendChoice choice, QString *error)
+    {
+        if (!m_backend || m_choice != choice) {
+            m_backend.reset();
+            QString why;
+            m_backend = makeBackend(choice, &why);
+            if (!m_backend) {
+                *error = QStringLiteral("the %1 backend cannot start: %2")
+                             .arg(backendChoiceName(choice), why);
+                return nullptr;
+            }
+            m_choice = choice;
+        }
+        return m_backend.get();
+    }
+
+    std::shared_ptr<std::atomic<quint64>> m_wantedEncode;
+    std::unique_ptr<Backend> m_backend;
+    BackendChoice m_choice = BackendChoice::Auto;
+};
+
+ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
+    : QObject(parent), m_state(state), m_wantedEncode(std::make_shared<std::atomic<quint64>>(0))
+{
+    qRegisterMetaType<std::shared_ptr<const pe::EncodingResult>>();
+    qRegisterMetaType<std::shared_ptr<const pe::HeatmapGrid>>();
+    qRegisterMetaType<std::shared_ptr<const pe::PhraseResult>>();
+
+    m_worker = new ComputeWorker(m_wantedEncode);
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &ComputeWorker::encodeFinished, this, &ComputeScheduler::onEncodeFinished);
+    connect(m_worker, &ComputeWorker::gridFinished, this, &ComputeScheduler::onGridFinished);
+    connect(m_worker, &ComputeWorker::phrasesFinished, this,
+            &ComputeScheduler::onPhrasesFinished);
+    connect(m_worker, &ComputeWorker::progress, this, &ComputeScheduler::onProgress);
+    m_thread.setObjectName(QStringLiteral("pescope compute"));
+    m_thread.start();
+
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &ComputeScheduler::dispatch);
+
+    connect(state, &ExplorerState::specChanged, this, &ComputeScheduler::markEncodingDirty);
+    connect(state, &ExplorerState::backendChoiceChanged, this, [this] {
+        markEncodingDirty();
+        markPhrasesDirty();
+    });
+    connect(state, &ExplorerState::phraseSettingsChanged, this,
+            &ComputeScheduler::markPhrasesDirty);
+    schedule();
+}
+
+ComputeScheduler::~ComputeScheduler()
+{
+    m_wantedEncode->store(0); // stops a running encode at its next chunk
+    m_thread.quit();
+    m_thread.wait();
+}
+
+bool ComputeScheduler::isIdle() const
+{
+    return !m_timer.isActive() && !m_encodeDirty && !m_gridDirty && !m_phrasesDirty
+           && m_encodeInFlight == 0 && m_gridInFlight == 0 && m_phrasesInFlight == 0;
+}
+
+void ComputeScheduler::requestGrid(const GridRequest &request)
+{
+    m_gridRequest = request;
+    // A pending encode computes its grid from the newest request anyway, and one in flight is
+    // followed up when it lands.
+    if (m_encodeDirty || m_encodeInFlight > 0 || request == m_lastGridSent) {
+        m_gridDirty = false;
+        return;
+    }
+    m_gridDirty = true;
+    schedule();
+}
+
+void ComputeScheduler::cancel()
+{
+    const bool running = m_encodeInFlight > 0 || m_timer.isActive() || m_encodeDirty;
+    m_timer.stop();
+    m_encodeDirty = false;
+    m_gridDirty = false;
+    m_phrasesDirty = false;
+    ++m_encodeGeneration;
+    m_wantedEncode->store(m_encodeGeneration);
+    ++m_phraseGeneration;
+    ++m_gridGeneration;
+    if (running)
+        emit cancelled();
+    emit progressChanged(-1);
+    updateBusy();
+}
+
+void ComputeScheduler::markEncodingDirty()
+{
+    m_encodeDirty = true;
+    m_gridDirty = false;
+    // Supersede the running encode now, so the worker stops at its next chunk.
+    m_wantedEncode->store(m_encodeGeneration + 1);
+    schedule();
+}
+
+void ComputeScheduler::markPhrasesDirty()
+{
+    m_phrasesDirty = true;
+    schedule();
+}
+
+void ComputeScheduler::schedule()
+{
+    updateBusy();
+    if (m_timer.isActive())
+        return;
+    const bool working = m_encodeInFlight > 0 || m_phrasesInFlight > 0;
+    m_timer.start(working ? m_burstMs : 0);
+}
+
+void ComputeScheduler::dispatch()
+{
+    const BackendChoice choice = m_state->backendChoice();
+    const qint64 visibleDims = m_state->visibleDims();
+    if (m_encodeDirty) {
+        m_encodeDirty = false;
+        const quint64 generation = ++m_encodeGeneration;
+        m_wantedEncode->store(generation);
+        GridRequest request = m_gridRequest;
+        // A new size starts from the whole matrix; the heatmap resets its view to match.
+        if (!m_encoding || m_encoding->spec.positions != m_state->spec().positions
+            || m_encoding->spec.dims != m_state->spec().dims)
+            request.fullView = true;
+        m_lastGridSent = request;
+        ++m_encodeInFlight;
+        const EncodingSpec spec = m_state->spec();
+        QMetaObject::invokeMethod(m_worker, [w = m_worker, generation, spec, choice, request,
+                                             visibleDims] {
+            w->encode(generation, spec, choice, request, visibleDims);
+        });
+    }
+    if (m_gridDirty && m_encoding) {
+        m_gridDirty = false;
+        const quint64 generation = ++m_gridGeneration;
+        m_lastGridSent = m_gridRequest;
+        ++m_gridInFlight;
+        QMetaObject::invokeMethod(m_worker, [w = m_worker, generation, enc = m_encoding,
+                                             request = m_gridRequest, visibleDims] {
+            w->grid(generation, enc, request, visibleDims);
+        });
+    }
+    m_gridDirty = false;
+    if (m_phrasesDirty) {
+        m_phrasesDirty = false;
+        const quint64 generation = ++m_phraseGeneration;
+        ++m_phrasesInFlight;
+        QMetaObject::invokeMethod(m_worker, [w = m_worker, generation,
+                                             settings = m_state->phraseSettings(), choice] {
+            w->phrases(generation, settings, choice);
+        });
+    }
+    updateBusy();
+}
+
+void ComputeScheduler::onEncodeFinished(quint64 generation,
+                                        std::shared_ptr<const EncodingResult> result,
+                                        const QString &error)
+{
+    --m_encodeInFlight;
+    if (generation == m_encodeGeneration && !m_encodeDirty) {
+        emit progressChanged(-1);
+        if (result) {
+            m_encoding = result;
+            m_encodingError.clear();
+            emit encodingReady(result);
+            // The viewport moved while this ran: follow up with a grid for it.
+            if (!(result->grid.request == m_gridRequest)) {
+                m_gridDirty = true;
+                schedule();
+            }
+        } else if (!error.isEmpty()) {
+            m_encodingError = error;
+            emit encodingFailed(error);
+        }
+    }
+    updateBusy();
+}
+
+void ComputeScheduler::onGridFinished(quint64 generation, std::shared_ptr<const HeatmapGrid> grid)
+{
+    --m_gridInFlight;
+    if (generation == m_gridGeneration && m_encoding
+        && grid->encodingGeneration == m_encoding->generation)
+        emit gridReady(grid);
+    updateBusy();
+}
+
+void ComputeScheduler::onPhrasesFinished(quint64 generation,
+                                         std::shared_ptr<const PhraseResult> result,
+                                         const QString &error)
+{
+    --m_phrasesInFlight;
+    if (generation == m_phraseGeneration && !m_phrasesDirty) {
+        if (result) {
+            m_phrases = result;
+            m_phrasesError.clear();
+            emit phrasesReady(result);
+        } else {
+            m_phrasesError = error;
+            emit phrasesFailed(error);
+        }
+    }
+    updateBusy();
+}
+
+void ComputeScheduler::onProgress(quint64 generation, int percent)
+{
+    if (generation == m_encodeGeneration)
+        emit progressChanged(percent);
+}
+
+void ComputeScheduler::updateBusy()
+{
+    const bool busy = !isIdle();
+    if (busy != m_busy) {
+        m_busy = busy;
+        emit busyChanged(busy);
+        if (!busy)
+            emit idle();
+    }
+}
+
+} // namespace pe
+
+#include "computescheduler.moc"
