@@ -69,7 +69,8 @@ quint64 seedOption(const QCommandLineParser &parser, const QString &name)
 void addSpecOptions(QCommandLineParser &parser)
 {
     parser.addOptions({
-        {QStringLiteral("scheme"), QStringLiteral("sinusoidal (default) or learned."),
+        {QStringLiteral("scheme"),
+         QStringLiteral("sinusoidal (default), learned or rope; data also takes alibi and t5."),
          QStringLiteral("NAME")},
         {QStringLiteral("positions"), QStringLiteral("Rows: 1 to 16777216."), QStringLiteral("N")},
         {QStringLiteral("dims"), QStringLiteral("Columns: 1 to 65536."), QStringLiteral("D")},

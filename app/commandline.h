@@ -56,5 +56,6 @@ void report(const QString &command, const QString &message);
 int runData(const QStringList &args);
 int runPhrases(const QStringList &args);
 int runInfo(const QStringList &args);
+int runExport(const QStringList &args);
 
 } // namespace pe::cli

@@ -250,7 +250,9 @@ int runData(const QStringList &args)
     const QString command = QStringLiteral("data");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Writes the positions x dims float32 encoding matrix to .npy or .csv, in chunks."));
+        "Writes the positions x dims float32 encoding matrix to .npy or .csv, in chunks; or "
+        "RoPE's float64 inverse frequencies (--what inv-freq), ALiBi's heads x N x N float32 "
+        "biases or float64 slopes (--what slopes), T5's N x N int32 bucket ids."));
     parser.addHelpOption();
     addSpecOptions(parser);
     parser.addOption({QStringLiteral("out"), QStringLiteral("Output file: .npy or .csv."),
@@ -327,6 +329,8 @@ int runData(const QStringList &args)
     const bool ok = streamEncoding(*backend, spec, writer, &error, progress);
     if (showProgress && lastShown > 0)
         std::fprintf(stderr, "\r");
+    if (const QString notice = backend->notice(); !notice.isEmpty())
+        report(command, notice); // e.g. the GPU failed and the CPU took over
     if (!ok) {
         report(command, error);
         return Failure;

@@ -1,19 +1,30 @@
 // pescope's entry point: a subcommand (data, phrases, info) runs headless; otherwise the GUI.
 #include "commandline.h"
-
-#include "mainwindow.h"
+#include "guicommand.h"
 
 #include <QApplication>
-#include <QCoreApplication>
+#include <QGuiApplication>
 
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 
 namespace {
 
 using Command = std::function<int(const QStringList &)>;
+
+QtMessageHandler defaultHandler = nullptr;
+
+// Qt notes on every start that root in a container has no XDG_RUNTIME_DIR; on the CLI that is
+// noise in stderr, whose lines are a contract (one line per problem).
+void commandMessageHandler(QtMsgType type, const QMessageLogContext &context,
+                           const QString &message)
+{
+    if (!message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
+        defaultHandler(type, context, message);
+}
 
 const std::map<QString, Command> &commands()
 {
@@ -21,13 +32,31 @@ const std::map<QString, Command> &commands()
         {QStringLiteral("data"), pe::cli::runData},
         {QStringLiteral("phrases"), pe::cli::runPhrases},
         {QStringLiteral("info"), pe::cli::runInfo},
+        {QStringLiteral("export"), pe::cli::runExport},
     };
     return table;
 }
 
 int runCommand(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
+    // Figures are QCustomPlot widgets, which need a QApplication; they render on the offscreen
+    // platform whatever the display, so an export does not depend on the screen's DPI or fonts.
+    const bool widgets = std::strcmp(argv[1], "export") == 0;
+    if (widgets && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    // A QGuiApplication, because the GPU backend's offscreen surface needs one. Headless (no
+    // display named), Qt's offscreen platform keeps subcommands working, and an X display that
+    // cannot be reached falls back to it too; the GPU backend then says why it cannot start.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        else if (qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "xcb;offscreen");
+    }
+    defaultHandler = qInstallMessageHandler(commandMessageHandler);
+    const std::unique_ptr<QGuiApplication> app =
+        widgets ? std::make_unique<QApplication>(argc, argv)
+                : std::make_unique<QGuiApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("pescope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
     QStringList args = QCoreApplication::arguments();
@@ -48,11 +77,5 @@ int main(int argc, char **argv)
     if (argc > 1 && commands().count(QString::fromLocal8Bit(argv[1])))
         return runCommand(argc, argv);
 
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("pescope"));
-    QApplication::setOrganizationName(QStringLiteral("pescope"));
-    QApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
-    pe::MainWindow window;
-    window.show();
-    return QApplication::exec();
+    return pe::cli::runGui(argc, argv);
 }

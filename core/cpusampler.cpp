@@ -100,7 +100,7 @@ void closedFormRows(const SamplingPlan &plan, const PhaseColumns &pc, int y0, in
 void sampledRows(const EncodingSpec &spec, const SamplingPlan &plan, int y0, int y1, float *out)
 {
     const qint64 n = plan.columnCount;
-    std::vector<double> acc(std::size_t(n));
+    std::vector<double> acc(static_cast<std::size_t>(n));
     std::vector<float> row;
     CpuBackend rowSource(1); // one thread: the pixel rows are already spread over the cores
     const bool learned = spec.scheme == Scheme::Learned;

@@ -22,7 +22,7 @@ public:
         // byte limits force small chunks so tests cover the chunking on small matrices.
         QHash<QString, QByteArray> shaderOverrides;
         qint64 maxBufferBytes = 0;  // 0: min(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, 64 MiB)
-        int maxGroupsPerDispatch = 0; // 0: GL_MAX_COMPUTE_WORK_GROUP_COUNT
+        int maxRowGroupsPerDispatch = 0; // 0: GL_MAX_COMPUTE_WORK_GROUP_COUNT[1]
     };
 
     // Creates the context (OpenGL 4.3 core or later) and compiles the encode kernel; nullptr

@@ -1,5 +1,15 @@
 // RoPE (Su et al., RoFormer): inverse frequencies with Hugging Face's context-extension rules,
 // computed in float64, and the cos/sin table as per-column phases for every backend.
+//
+// Sources: transformers' modeling_rope_utils.py, one function per rope_type (named at each
+// case in rope.cpp). Where HF releases differ, pescope follows the formula with the parameters
+// as given: HF computes in float32 (pescope in float64); "ntk" (static NTK-aware) existed as
+// _compute_ntk_parameters in 2024 releases and was later dropped; for YaRN, early releases used
+// max_position_embeddings as the original context, later ones read
+// rope_scaling.original_max_position_embeddings (some of those replaced the factor by
+// max_position_embeddings / original, which equals s when the model's context is s x original),
+// and the newest add `truncate` (default True: floor/ceil of the correction range, as all
+// earlier releases did unconditionally; RopeParameters::yarnTruncate = false drops it).
 #pragma once
 
 #include "encodingspec.h"

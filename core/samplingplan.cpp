@@ -18,10 +18,12 @@ double sinOfFixedTurns(std::uint64_t x)
     return std::sin(2.0 * std::numbers::pi * turns);
 }
 
+__extension__ typedef unsigned __int128 Uint128; // GCC and Clang; -pedantic knows it as such
+
 // (m * s) / 2 modulo one turn, in 2^-64 turns: bits 1..64 of the 128-bit product.
 std::uint64_t halfProduct(std::uint64_t m, std::uint64_t s)
 {
-    return std::uint64_t((unsigned __int128)m * s >> 1);
+    return std::uint64_t(Uint128(m) * s >> 1);
 }
 
 PhaseRun makeRun(qint64 count, const std::vector<kernels::ColumnPhase> &phases)

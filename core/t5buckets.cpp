@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace pe {
 
@@ -55,11 +56,18 @@ qint32 t5RelativePositionBucket(qint64 relativePosition, const T5BucketParameter
 void t5BucketRows(const T5BucketParameters &parameters, qint64 positions, qint64 firstRow,
                   qint64 rowCount, qint32 *out)
 {
+    if (rowCount <= 0)
+        return;
+    // The bucket depends only on key - query: compute each relative position once (a logarithm
+    // apiece), then every row is a slice of that table.
+    const qint64 lowest = -(firstRow + rowCount - 1); // key 0, last query
+    const qint64 highest = positions - 1 - firstRow;  // last key, first query
+    std::vector<qint32> table(std::size_t(highest - lowest + 1));
+    for (qint64 relative = lowest; relative <= highest; ++relative)
+        table[std::size_t(relative - lowest)] = t5RelativePositionBucket(relative, parameters);
     for (qint64 r = 0; r < rowCount; ++r) {
-        const qint64 query = firstRow + r;
-        qint32 *row = out + r * positions;
-        for (qint64 key = 0; key < positions; ++key)
-            row[key] = t5RelativePositionBucket(key - query, parameters);
+        const qint32 *slice = table.data() + (-(firstRow + r) - lowest); // key 0 of this query
+        std::copy(slice, slice + positions, out + r * positions);
     }
 }
 

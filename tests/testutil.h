@@ -81,4 +81,13 @@ inline QString pythonWithNumpy()
     return {};
 }
 
+// For suites that need a QGuiApplication (the GPU backend) with no display: Qt's offscreen
+// platform, as pescope's subcommands choose; call before constructing the application.
+inline void preferOffscreenWithoutDisplay()
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
+        && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
 } // namespace pe::test

@@ -1,6 +1,6 @@
 #include "colormaps.h"
 
-#include <qcustomplot.h>
+#include "qcpinclude.h"
 
 #include <cmath>
 

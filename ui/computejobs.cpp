@@ -37,19 +37,18 @@ QString inMemoryProblem(const EncodingSpec &spec)
     return {};
 }
 
-MatrixWindow fullWindow(const EncodingSpec &spec, qint64 visibleDims)
+CellWindow fullWindow(const EncodingSpec &spec, qint64 visibleDims)
 {
     const qint64 cols = visibleDims > 0 ? qMin(visibleDims, spec.dims) : spec.dims;
     return {0, spec.positions, 0, cols};
 }
 
-MatrixWindow requestedWindow(const GridRequest &request, const EncodingSpec &spec,
-                             qint64 visibleDims)
+CellWindow requestedWindow(const GridRequest &request, const EncodingSpec &spec)
 {
-    const MatrixWindow full = fullWindow(spec, visibleDims);
+    const CellWindow full = fullWindow(spec, request.visibleDims);
     if (request.fullView)
         return full;
-    MatrixWindow w = request.window;
+    CellWindow w = request.window;
     w.row0 = qBound(full.row0, w.row0, full.row1 - 1);
     w.row1 = qBound(w.row0 + 1, w.row1, full.row1);
     w.col0 = qBound(full.col0, w.col0, full.col1 - 1);
@@ -86,7 +85,7 @@ JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, 
     return JobStatus::Done;
 }
 
-HeatmapGrid sampleGrid(const Matrix &matrix, const MatrixWindow &window, qint64 rowPixels,
+HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 rowPixels,
                        qint64 colPixels)
 {
     HeatmapGrid grid;
@@ -132,7 +131,7 @@ HeatmapGrid sampleGrid(const Matrix &matrix, const MatrixWindow &window, qint64 
 }
 
 JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const GridRequest &request,
-                          qint64 visibleDims, const CancelCheck &cancel,
+                          const CancelCheck &cancel,
                           const ProgressReport &progress, EncodingResult *result, QString *error)
 {
     QElapsedTimer clock;
@@ -150,7 +149,7 @@ JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const Grid
     result->encodeMs = double(clock.nsecsElapsed()) / 1e6;
     result->spec = spec;
     result->matrix = matrix;
-    result->grid = sampleGrid(*matrix, requestedWindow(request, spec, visibleDims),
+    result->grid = sampleGrid(*matrix, requestedWindow(request, spec),
                               request.rowPixels, request.colPixels);
     result->grid.request = request;
     result->backendId = backend.id();

@@ -19,7 +19,7 @@
 namespace pe {
 
 // A half-open block of cells: rows [row0, row1) x columns [col0, col1) of positions x dims.
-struct MatrixWindow
+struct CellWindow
 {
     qint64 row0 = 0;
     qint64 row1 = 0;
@@ -28,21 +28,22 @@ struct MatrixWindow
     qint64 rows() const { return row1 - row0; }
     qint64 cols() const { return col1 - col0; }
     bool isEmpty() const { return rows() <= 0 || cols() <= 0; }
-    bool contains(const MatrixWindow &other) const
+    bool contains(const CellWindow &other) const
     {
         return other.row0 >= row0 && other.row1 <= row1 && other.col0 >= col0
                && other.col1 <= col1;
     }
-    bool operator==(const MatrixWindow &) const = default;
+    bool operator==(const CellWindow &) const = default;
 };
 
 // What the heatmap wants to show: a window (or the whole visible matrix) at a pixel budget.
 struct GridRequest
 {
     bool fullView = true;
-    MatrixWindow window;    // ignored when fullView
+    CellWindow window;    // ignored when fullView
     qint64 rowPixels = 512; // device pixels available along the position axis
     qint64 colPixels = 512; // ... and along the dim axis
+    qint64 visibleDims = 0; // the heatmap's dim limit (0: all dims)
     bool operator==(const GridRequest &) const = default;
 };
 
@@ -52,7 +53,7 @@ struct HeatmapGrid
 {
     quint64 encodingGeneration = 0;
     GridRequest request;
-    MatrixWindow window;
+    CellWindow window;
     qint64 rows = 0;
     qint64 cols = 0;
     std::vector<float> values; // rows x cols, row-major
@@ -111,10 +112,9 @@ enum class JobStatus { Done, Cancelled, Failed };
 QString inMemoryProblem(const EncodingSpec &spec);
 
 // The window that shows the whole matrix, cropped to the first visibleDims columns.
-MatrixWindow fullWindow(const EncodingSpec &spec, qint64 visibleDims);
+CellWindow fullWindow(const EncodingSpec &spec, qint64 visibleDims);
 // The window a request asks for, clipped to the matrix (and to visibleDims).
-MatrixWindow requestedWindow(const GridRequest &request, const EncodingSpec &spec,
-                             qint64 visibleDims);
+CellWindow requestedWindow(const GridRequest &request, const EncodingSpec &spec);
 
 // The whole matrix, in row chunks so that `cancel` is honoured within a few milliseconds.
 JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, float *minimum,
@@ -122,13 +122,13 @@ JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, 
                        QString *error);
 
 // Box-filters `window` of the matrix into at most rowPixels x colPixels values.
-HeatmapGrid sampleGrid(const Matrix &matrix, const MatrixWindow &window, qint64 rowPixels,
+HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 rowPixels,
                        qint64 colPixels);
 
 // Encode + min/max + the grid for `request`, as one job. Seam for the sampled path: when
 // Backend::sample exists, matrices above the in-memory budget go through it here.
 JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const GridRequest &request,
-                          qint64 visibleDims, const CancelCheck &cancel,
+                          const CancelCheck &cancel,
                           const ProgressReport &progress, EncodingResult *result, QString *error);
 
 // Random and fixed embeddings of the phrase settings (both from the same vectorizer).

@@ -4,8 +4,9 @@
 
 namespace pe {
 
-// Lives on the scheduler's thread; owns the backend, which is not thread-safe and (for the GPU)
-// must be created on the thread that uses it.
+// Lives on the scheduler's thread and runs the jobs there. The backends it uses are made and
+// destroyed by the scheduler on the GUI thread (the GPU backend's offscreen surface must be) and
+// are only ever called from this one thread.
 class ComputeWorker : public QObject
 {
     Q_OBJECT
@@ -15,8 +16,8 @@ public:
     {
     }
 
-    void encode(quint64 generation, const EncodingSpec &spec, BackendChoice choice,
-                const GridRequest &request, qint64 visibleDims)
+    void encode(quint64 generation, const EncodingSpec &spec, Backend *b,
+                const GridRequest &request)
     {
         auto isStale = [&] { return m_wantedEncode->load() != generation; };
         if (isStale()) {
@@ -24,15 +25,10 @@ public:
             return;
         }
         QString error;
-        Backend *b = backend(choice, &error);
-        if (!b) {
-            emit encodeFinished(generation, nullptr, error);
-            return;
-        }
         auto result = std::make_shared<EncodingResult>();
         result->generation = generation;
         const JobStatus status = computeEncoding(
-            *b, spec, request, visibleDims, isStale,
+            *b, spec, request, isStale,
             [&](int percent) { emit progress(generation, percent); }, result.get(), &error);
         if (status == JobStatus::Done)
             emit encodeFinished(generation, result, QString());
@@ -42,24 +38,19 @@ public:
     }
 
     void grid(quint64 generation, std::shared_ptr<const EncodingResult> encoding,
-              const GridRequest &request, qint64 visibleDims)
+              const GridRequest &request)
     {
         auto grid = std::make_shared<HeatmapGrid>(sampleGrid(
-            *encoding->matrix, requestedWindow(request, encoding->spec, visibleDims),
+            *encoding->matrix, requestedWindow(request, encoding->spec),
             request.rowPixels, request.colPixels));
         grid->request = request;
         grid->encodingGeneration = encoding->generation;
         emit gridFinished(generation, grid);
     }
 
-    void phrases(quint64 generation, const PhraseSettings &settings, BackendChoice choice)
+    void phrases(quint64 generation, const PhraseSettings &settings, Backend *b)
     {
         QString error;
-        Backend *b = backend(choice, &error);
-        if (!b) {
-            emit phrasesFinished(generation, nullptr, error);
-            return;
-        }
         auto result = std::make_shared<PhraseResult>();
         result->generation = generation;
         if (computePhrases(*b, settings, result.get(), &error))
@@ -77,25 +68,7 @@ signals:
     void progress(quint64 generation, int percent);
 
 private:
-    Backend *backend(BackendChoice choice, QString *error)
-    {
-        if (!m_backend || m_choice != choice) {
-            m_backend.reset();
-            QString why;
-            m_backend = makeBackend(choice, &why);
-            if (!m_backend) {
-                *error = QStringLiteral("the %1 backend cannot start: %2")
-                             .arg(backendChoiceName(choice), why);
-                return nullptr;
-            }
-            m_choice = choice;
-        }
-        return m_backend.get();
-    }
-
     std::shared_ptr<std::atomic<quint64>> m_wantedEncode;
-    std::unique_ptr<Backend> m_backend;
-    BackendChoice m_choice = BackendChoice::Auto;
 };
 
 ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
@@ -134,6 +107,24 @@ ComputeScheduler::~ComputeScheduler()
     m_wantedEncode->store(0); // stops a running encode at its next chunk
     m_thread.quit();
     m_thread.wait();
+    m_backends.clear(); // on the GUI thread, where they were made
+}
+
+Backend *ComputeScheduler::backend(BackendChoice choice, QString *error)
+{
+    auto it = m_backends.find(choice);
+    if (it == m_backends.end()) {
+        BackendSlot slot;
+        QString why;
+        slot.backend = makeBackend(choice, &why);
+        if (!slot.backend)
+            slot.error = QStringLiteral("the %1 backend cannot start: %2")
+                             .arg(backendChoiceName(choice), why);
+        it = m_backends.emplace(choice, std::move(slot)).first;
+    }
+    if (!it->second.backend)
+        *error = it->second.error;
+    return it->second.backend.get();
 }
 
 bool ComputeScheduler::isIdle() const
@@ -198,8 +189,26 @@ void ComputeScheduler::schedule()
 
 void ComputeScheduler::dispatch()
 {
-    const BackendChoice choice = m_state->backendChoice();
-    const qint64 visibleDims = m_state->visibleDims();
+    QString backendError;
+    Backend *backend = this->backend(m_state->backendChoice(), &backendError);
+    if (!backend && (m_encodeDirty || m_phrasesDirty)) {
+        // Nothing to run on: both pages keep their last results and say why.
+        const bool encode = m_encodeDirty, phrases = m_phrasesDirty;
+        m_encodeDirty = m_phrasesDirty = m_gridDirty = false;
+        ++m_encodeGeneration;
+        ++m_phraseGeneration;
+        m_wantedEncode->store(m_encodeGeneration);
+        if (encode) {
+            m_encodingError = backendError;
+            emit encodingFailed(backendError);
+        }
+        if (phrases) {
+            m_phrasesError = backendError;
+            emit phrasesFailed(backendError);
+        }
+        updateBusy();
+        return;
+    }
     if (m_encodeDirty) {
         m_encodeDirty = false;
         const quint64 generation = ++m_encodeGeneration;
@@ -212,9 +221,8 @@ void ComputeScheduler::dispatch()
         m_lastGridSent = request;
         ++m_encodeInFlight;
         const EncodingSpec spec = m_state->spec();
-        QMetaObject::invokeMethod(m_worker, [w = m_worker, generation, spec, choice, request,
-                                             visibleDims] {
-            w->encode(generation, spec, choice, request, visibleDims);
+        QMetaObject::invokeMethod(m_worker, [w = m_worker, generation, spec, backend, request] {
+            w->encode(generation, spec, backend, request);
         });
     }
     if (m_gridDirty && m_encoding) {
@@ -223,8 +231,8 @@ void ComputeScheduler::dispatch()
         m_lastGridSent = m_gridRequest;
         ++m_gridInFlight;
         QMetaObject::invokeMethod(m_worker, [w = m_worker, generation, enc = m_encoding,
-                                             request = m_gridRequest, visibleDims] {
-            w->grid(generation, enc, request, visibleDims);
+                                             request = m_gridRequest] {
+            w->grid(generation, enc, request);
         });
     }
     m_gridDirty = false;
@@ -233,8 +241,8 @@ void ComputeScheduler::dispatch()
         const quint64 generation = ++m_phraseGeneration;
         ++m_phrasesInFlight;
         QMetaObject::invokeMethod(m_worker, [w = m_worker, generation,
-                                             settings = m_state->phraseSettings(), choice] {
-            w->phrases(generation, settings, choice);
+                                             settings = m_state->phraseSettings(), backend] {
+            w->phrases(generation, settings, backend);
         });
     }
     updateBusy();

@@ -11,6 +11,7 @@
 #include <QTimer>
 
 #include <atomic>
+#include <map>
 #include <memory>
 
 namespace pe {
@@ -65,6 +66,15 @@ private:
                            const QString &error);
     void onProgress(quint64 generation, int percent);
     void updateBusy();
+    // The backend for a choice, made on first use on this (the GUI) thread and kept until the
+    // scheduler goes; nullptr with *error when it cannot start.
+    Backend *backend(BackendChoice choice, QString *error);
+
+    struct BackendSlot
+    {
+        std::unique_ptr<Backend> backend;
+        QString error;
+    };
 
     ExplorerState *m_state;
     QThread m_thread;
@@ -92,6 +102,7 @@ private:
     std::shared_ptr<const PhraseResult> m_phrases;
     QString m_encodingError;
     QString m_phrasesError;
+    std::map<BackendChoice, BackendSlot> m_backends; // destroyed after the thread has stopped
 };
 
 } // namespace pe

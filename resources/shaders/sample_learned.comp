@@ -10,6 +10,7 @@ layout(std430, binding = 5) writeonly buffer Pixels { float pixels[]; };
 
 uniform uint width;
 uniform uint height;
+uniform uint firstY;   // pixel row of this dispatch's first row (large images go in bands)
 uniform uint firstColumn;
 uniform uint seedKey;
 
@@ -24,7 +25,7 @@ float rowMean(uint y, uint j)
 void main()
 {
     uint x = gl_GlobalInvocationID.x;
-    uint y = gl_GlobalInvocationID.y;
+    uint y = firstY + gl_GlobalInvocationID.y;
     if (x >= width || y >= height)
         return;
     Span c = columns[x];
@@ -35,5 +36,5 @@ void main()
         sum += c.lowWeight * rowMean(y, c.first - 1u);
     if (c.highWeight > 0.0)
         sum += c.highWeight * rowMean(y, c.first + c.count);
-    pixels[y * width + x] = sum * c.scale;
+    pixels[gl_GlobalInvocationID.y * width + x] = sum * c.scale;
 }

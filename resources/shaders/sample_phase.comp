@@ -12,6 +12,7 @@ layout(std430, binding = 5) writeonly buffer Pixels { float pixels[]; };
 
 uniform uint width;
 uniform uint height;
+uniform uint firstY;   // pixel row of this dispatch's first row (large images go in bands)
 uniform uint columnCount;
 
 // The mean of window column j over the pixel row's footprint.
@@ -33,7 +34,7 @@ float rowMean(Span r, uint j)
 void main()
 {
     uint x = gl_GlobalInvocationID.x;
-    uint y = gl_GlobalInvocationID.y;
+    uint y = firstY + gl_GlobalInvocationID.y;
     if (x >= width || y >= height)
         return;
     Span r = rows[y];
@@ -51,5 +52,5 @@ void main()
         sum += c.lowWeight * rowMean(r, c.first - 1u);
     if (c.highWeight > 0.0)
         sum += c.highWeight * rowMean(r, c.first + c.count);
-    pixels[y * width + x] = sum * c.scale;
+    pixels[gl_GlobalInvocationID.y * width + x] = sum * c.scale;
 }

@@ -1,0 +1,192 @@
+#include "guicommand.h"
+
+#include "commandline.h"
+#include "mainwindow.h"
+#include "presets.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QImageWriter>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace pe::cli {
+
+namespace {
+
+// A screenshot waits this long at most for the views to settle.
+constexpr int screenshotTimeoutMs = 120000;
+
+void printLine(FILE *stream, const QString &text)
+{
+    const QByteArray bytes = (text + QLatin1Char('\n')).toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stream);
+    std::fflush(stream);
+}
+
+int usageError(const QString &message)
+{
+    printLine(stderr, QStringLiteral("pescope: ") + message);
+    return BadUsage;
+}
+
+QString presetList()
+{
+    QStringList lines;
+    for (const Preset &p : presets())
+        lines.append(QStringLiteral("  %1  %2").arg(p.id, -16).arg(p.name));
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+int runGui(int argc, char **argv)
+{
+    QStringList args;
+    for (int i = 0; i < argc; ++i)
+        args.append(QString::fromLocal8Bit(argv[i]));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
+                       "Without a subcommand it opens the explorer window.\n\n"
+                       "Subcommands (pescope <command> --help for each): data, phrases, info.\n\n"
+                       "Presets (--preset):\n")
+        + presetList());
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption preset(QStringLiteral("preset"),
+                                    QStringLiteral("Apply a preset on start: ")
+                                        + presetIds().join(QStringLiteral(", ")) + QLatin1Char('.'),
+                                    QStringLiteral("NAME"));
+    const QCommandLineOption page(QStringLiteral("page"),
+                                  QStringLiteral("Show the encoding or the phrases page."),
+                                  QStringLiteral("encoding|phrases"));
+    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark."),
+                                   QStringLiteral("light|dark"));
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QStringLiteral("Window size in pixels, e.g. 1600x1000."),
+                                  QStringLiteral("WxH"));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Wait until every view has its result, save a PNG of the window to FILE "
+                       "and exit. Saved settings are neither read nor written."),
+        QStringLiteral("FILE"));
+    parser.addOptions({preset, page, theme, size, screenshot});
+
+    if (!parser.parse(args))
+        return usageError(parser.errorText());
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version"))) {
+        // helpText() needs an application object; no window is created.
+        QCoreApplication app(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("pescope"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
+        if (parser.isSet(QStringLiteral("help")))
+            printLine(stdout, parser.helpText());
+        else
+            printLine(stdout, QStringLiteral("pescope ") + QStringLiteral(PE_VERSION));
+        return Success;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("unknown command \"%1\" (data, phrases, info, or "
+                                         "options for the window; see --help)")
+                              .arg(parser.positionalArguments().constFirst()));
+    if (parser.isSet(preset) && !findPreset(parser.value(preset)))
+        return usageError(QStringLiteral("--preset: unknown preset \"%1\" (known: %2)")
+                              .arg(parser.value(preset), presetIds().join(QStringLiteral(", "))));
+    std::optional<Page> startPage;
+    if (parser.isSet(page)) {
+        startPage = parsePage(parser.value(page));
+        if (!startPage)
+            return usageError(QStringLiteral("--page: \"%1\" is not encoding or phrases")
+                                  .arg(parser.value(page)));
+    }
+    std::optional<Theme> startTheme;
+    if (parser.isSet(theme)) {
+        startTheme = parseTheme(parser.value(theme));
+        if (!startTheme)
+            return usageError(
+                QStringLiteral("--theme: \"%1\" is not light or dark").arg(parser.value(theme)));
+    }
+    QSize windowSize;
+    if (parser.isSet(size)) {
+        static const QRegularExpression pattern(QStringLiteral("^(\\d{1,5})[xX](\\d{1,5})$"));
+        const QRegularExpressionMatch m = pattern.match(parser.value(size));
+        const int w = m.hasMatch() ? m.captured(1).toInt() : 0;
+        const int h = m.hasMatch() ? m.captured(2).toInt() : 0;
+        if (w < 400 || h < 300 || w > 8192 || h > 8192)
+            return usageError(QStringLiteral("--size: \"%1\" is not WxH with a width of 400 to "
+                                             "8192 and a height of 300 to 8192 pixels")
+                                  .arg(parser.value(size)));
+        windowSize = QSize(w, h);
+    }
+    const QString shotPath = parser.value(screenshot);
+    if (parser.isSet(screenshot) && !shotPath.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
+        return usageError(
+            QStringLiteral("--screenshot: \"%1\" must be a .png file").arg(shotPath));
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("pescope"));
+    QApplication::setOrganizationName(QStringLiteral("pescope"));
+    QApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
+
+    MainWindowOptions options;
+    // A screenshot shows the preset as shipped, not the user's last session.
+    options.persistent = !parser.isSet(screenshot);
+    MainWindow window(options);
+    if (startTheme)
+        window.state()->setTheme(*startTheme);
+    if (parser.isSet(preset)) {
+        QString error;
+        if (!window.applyPreset(parser.value(preset), &error))
+            return usageError(QStringLiteral("--preset: ") + error);
+    }
+    if (startPage)
+        window.state()->setPage(*startPage);
+    if (windowSize.isValid())
+        window.resize(windowSize);
+    window.show();
+    if (!parser.isSet(screenshot))
+        return QApplication::exec();
+
+    // Settled twice in a row, 100 ms apart: a late resize may still ask for a finer grid.
+    int settledTicks = 0;
+    int exitCode = Failure;
+    QTimer poll;
+    poll.setInterval(100);
+    QObject::connect(&poll, &QTimer::timeout, &app, [&] {
+        settledTicks = window.isSettled() ? settledTicks + 1 : 0;
+        if (settledTicks < 3)
+            return;
+        poll.stop();
+        const QImage image = window.grab().toImage();
+        QSaveFile file(shotPath);
+        if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
+            printLine(stderr, QStringLiteral("pescope: cannot write the screenshot to %1: %2")
+                                  .arg(shotPath, file.errorString()));
+            exitCode = Failure;
+        } else {
+            printLine(stderr, QStringLiteral("pescope: saved %1 (%2 x %3); %4")
+                                  .arg(shotPath)
+                                  .arg(image.width())
+                                  .arg(image.height())
+                                  .arg(window.computeInfo()));
+            exitCode = Success;
+        }
+        QApplication::exit(exitCode);
+    });
+    QTimer::singleShot(screenshotTimeoutMs, &app, [&] {
+        printLine(stderr, QStringLiteral("pescope: the views did not settle within %1 s; no "
+                                         "screenshot written")
+                              .arg(screenshotTimeoutMs / 1000));
+        QApplication::exit(Failure);
+    });
+    poll.start();
+    QApplication::exec();
+    return exitCode;
+}
+
+} // namespace pe::cli

@@ -1,0 +1,476 @@
+// The explorer window as a user drives it: real widgets under Xvfb, QTest key and mouse events,
+// checks through the state and the rendered pixels. Expected colours come from the float64
+// formula and matplotlib's colormap tables, never from pescope's own output.
+#include "computescheduler.h"
+#include "heatmapview.h"
+#include "mainwindow.h"
+#include "parameterpanel.h"
+#include "phraseview.h"
+#include "plottheme.h"
+#include "qcpinclude.h"
+#include "testutil.h"
+#include "wavesview.h"
+
+#include <QAbstractButton>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMap>
+#include <QPushButton>
+#include <QSet>
+#include <QSlider>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace pe;
+
+namespace {
+
+constexpr int settleTimeoutMs = 30000;
+
+// A window that never touches the user's settings.
+std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QString())
+{
+    MainWindowOptions options;
+    options.persistent = !settingsFile.isEmpty();
+    options.settingsFile = settingsFile;
+    auto window = std::make_unique<MainWindow>(options);
+    window->state()->setBackendChoice(BackendChoice::Cpu);
+    window->resize(1400, 900);
+    window->show();
+    window->activateWindow();
+    return window;
+}
+
+bool waitSettled(MainWindow &window)
+{
+    // Settled on two checks 50 ms apart: a resize may still ask for a finer grid.
+    for (int round = 0; round < 2; ++round) {
+        if (!QTest::qWaitFor([&] { return window.isSettled(); }, settleTimeoutMs))
+            return false;
+        QTest::qWait(50);
+    }
+    return window.isSettled();
+}
+
+void typeInto(QLineEdit *edit, const QString &text)
+{
+    edit->setFocus();
+    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClick(edit, Qt::Key_Delete);
+    QTest::keyClicks(edit, text);
+}
+
+QImage render(QCustomPlot *plot)
+{
+    return plot->grab().toImage().convertToFormat(QImage::Format_RGB32);
+}
+
+int distinctColours(const QImage &image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+// The 8-bit colour matplotlib draws for t = (v - vmin) / (vmax - vmin), written from its
+// rules (index floor(t * 256), 1.0 to the last entry, channels truncated) and the table.
+QRgb expectedColour(Colormap map, double v, double vmin, double vmax, int indexOffset = 0)
+{
+    const double t = (v - vmin) / (vmax - vmin);
+    int index = t >= 1.0 ? 255 : int(std::floor(t * 256.0));
+    index = std::clamp(index + indexOffset, 0, 255);
+    double rgb[3];
+    colormapEntry(map, index, rgb);
+    return qRgb(int(rgb[0] * 255.0), int(rgb[1] * 255.0), int(rgb[2] * 255.0));
+}
+
+// The rendered pixel equals the expected colour (or its neighbour entry when float32 rounding
+// puts the value on the other side of an entry boundary).
+void verifyCellColour(const QImage &image, QPoint at, Colormap map, double v, double vmin,
+                      double vmax)
+{
+    QVERIFY2(image.rect().contains(at), "the cell is outside the plot");
+    const QRgb got = image.pixel(at) & 0xffffff;
+    for (int offset : {0, -1, 1})
+        if (got == (expectedColour(map, v, vmin, vmax, offset) & 0xffffff))
+            return;
+    QFAIL(qPrintable(QStringLiteral("pixel %1,%2 is #%3, expected #%4 (value %5 in [%6, %7])")
+                         .arg(at.x())
+                         .arg(at.y())
+                         .arg(got, 6, 16, QLatin1Char('0'))
+                         .arg(expectedColour(map, v, vmin, vmax) & 0xffffff, 6, 16,
+                              QLatin1Char('0'))
+                         .arg(v)
+                         .arg(vmin)
+                         .arg(vmax)));
+}
+
+QCPColorMap *firstColorMap(QCustomPlot *plot)
+{
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto *map = qobject_cast<QCPColorMap *>(plot->plottable(i)))
+            return map;
+    return nullptr;
+}
+
+// Keras TextVectorization's vocabulary, written independently: tokens by count descending,
+// ties by token descending, after '' and '[UNK]'.
+QStringList kerasVocabulary(const QStringList &phrases)
+{
+    QMap<QString, int> counts;
+    for (const QString &phrase : phrases)
+        for (const QString &token : phrase.toLower().split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            ++counts[token];
+    QStringList tokens = counts.keys();
+    std::sort(tokens.begin(), tokens.end(), [&](const QString &a, const QString &b) {
+        return counts[a] != counts[b] ? counts[a] > counts[b] : a.toUtf8() > b.toUtf8();
+    });
+    return QStringList{QString(), QStringLiteral("[UNK]")} + tokens;
+}
+
+} // namespace
+
+class TestExplorer : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        if (QGuiApplication::platformName() == QLatin1String("minimal"))
+            QSKIP("needs a display or the offscreen platform to render widgets");
+    }
+
+    void changingDimsRerendersHeatmap()
+    {
+        auto window = openWindow();
+        QVERIFY(waitSettled(*window));
+        HeatmapView *heatmap = window->heatmapView();
+        QCOMPARE(heatmap->result()->spec.dims, 128);
+        auto *dims = window->findChild<QLineEdit *>(QStringLiteral("dims"));
+        QVERIFY(dims);
+        typeInto(dims, QStringLiteral("48"));
+        QVERIFY(waitSettled(*window));
+        QCOMPARE(window->state()->spec().dims, 48);
+        QCOMPARE(heatmap->result()->spec.dims, 48);
+        QCOMPARE(heatmap->grid()->cols, 48);
+        QCPColorMap *map = firstColorMap(heatmap->plot());
+        QVERIFY(map);
+        QCOMPARE(map->data()->keySize(), 48); // dims across, as matshow
+        QCOMPARE(map->data()->valueSize(), 200);
+        // Up steps the value by one, and the heatmap follows.
+        QTest::keyClick(dims, Qt::Key_Up);
+        QVERIFY(waitSettled(*window));
+        QCOMPARE(firstColorMap(heatmap->plot())->data()->keySize(), 49);
+        QVERIFY(distinctColours(render(heatmap->plot())) > 20);
+    }
+
+    void clickingACellSelectsItAndTheWavesFollow()
+    {
+        auto window = openWindow();
+        QString error;
+        QVERIFY2(window->applyPreset(QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        QVERIFY(waitSettled(*window));
+        HeatmapView *heatmap = window->heatmapView();
+        WavesView *waves = window->wavesView();
+        const QString before = waves->shareReadout();
+        const int graphsBefore = waves->plot()->graphCount();
+        QTest::mouseClick(heatmap->plot(), Qt::LeftButton, {}, heatmap->cellCentre(150, 40));
+        QCOMPARE(window->state()->selection(), (Selection{150, 40}));
+        QVERIFY(waitSettled(*window));
+        QVERIFY2(waves->shareReadout().contains(QLatin1String("p = 150, i = 40")),
+                 qPrintable(waves->shareReadout()));
+        QVERIFY(waves->shareReadout() != before);
+        // The selected dim joins the plotted waves.
+        QCOMPARE(window->state()->plottedDims(), (QList<qint64>{100, 101, 40}));
+        QVERIFY(waves->plot()->graphCount() > graphsBefore);
+
+        // And back: a click on the i = 101 wave at p = 60 selects that cell for the heatmap.
+        QTest::mouseClick(waves->plot(), Qt::LeftButton, {}, waves->curvePoint(60, 101));
+        QCOMPARE(window->state()->selection(), (Selection{60, 101}));
+        QVERIFY(waitSettled(*window));
+        QVERIFY2(waves->shareReadout().contains(QLatin1String("p = 60, i = 101")),
+                 qPrintable(waves->shareReadout()));
+        // A drag pans instead of selecting.
+        const QPoint from = heatmap->cellCentre(100, 20);
+        QTest::mousePress(heatmap->plot(), Qt::LeftButton, {}, from);
+        QTest::mouseMove(heatmap->plot(), from + QPoint(40, 0));
+        QTest::mouseRelease(heatmap->plot(), Qt::LeftButton, {}, from + QPoint(40, 0));
+        QCOMPARE(window->state()->selection(), (Selection{60, 101}));
+    }
+
+    void hoverShowsPositionDimAndValue()
+    {
+        auto window = openWindow();
+        QVERIFY(waitSettled(*window));
+        HeatmapView *heatmap = window->heatmapView();
+        QTest::mouseMove(heatmap->plot(), heatmap->cellCentre(30, 7));
+        QTRY_VERIFY(heatmap->readout().contains(QLatin1String("p = 30, i = 7")));
+        const double value = test::referenceInterleaved(30, 7, 128, 10000.0);
+        QVERIFY2(heatmap->readout().contains(QString::number(value, 'f', 4).left(6)),
+                 qPrintable(heatmap->readout()));
+    }
+
+    void typingAPhraseUpdatesVocabularyAndGrid()
+    {
+        auto window = openWindow();
+        QVERIFY(waitSettled(*window));
+        QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(window->pages()->currentIndex(), 1);
+        PhraseView *view = window->phraseView();
+        const int before = view->phraseEditCount();
+        QTest::mouseClick(view->addPhraseButton(), Qt::LeftButton);
+        QCOMPARE(view->phraseEditCount(), before + 1);
+        // An empty phrase is refused, visibly, until words are typed.
+        QVERIFY2(view->message().contains(QLatin1String("empty")), qPrintable(view->message()));
+        QCOMPARE(window->state()->phraseSettings().phrases.size(), before);
+        QTest::keyClicks(view->phraseEdit(before), QStringLiteral("Zebras dance, zebras sing"));
+        QVERIFY(view->message().isEmpty());
+        QVERIFY(waitSettled(*window));
+        QCOMPARE(window->state()->phraseSettings().phrases.size(), before + 1);
+        QStringList vocabulary;
+        for (int row = 0; row < view->vocabularyTable()->rowCount(); ++row)
+            vocabulary.append(view->vocabularyTable()->item(row, 1)->text());
+        QVERIFY2(vocabulary.contains(QStringLiteral("zebras")), qPrintable(vocabulary.join(u' ')));
+        QVERIFY(vocabulary.contains(QStringLiteral("dance")));
+        QCOMPARE(view->idsTable()->rowCount(), before + 1);
+        // One heatmap per phrase in each of the two rows.
+        int maps = 0;
+        for (int i = 0; i < view->gridPlot()->plottableCount(); ++i)
+            maps += qobject_cast<QCPColorMap *>(view->gridPlot()->plottable(i)) ? 1 : 0;
+        QCOMPARE(maps, 2 * (before + 1));
+        QVERIFY(distinctColours(render(view->gridPlot())) > 20);
+    }
+
+    void clickingATokenComparesIt()
+    {
+        auto window = openWindow();
+        QString error;
+        QVERIFY(window->applyPreset(QStringLiteral("keras-phrases"), &error));
+        QVERIFY(waitSettled(*window));
+        PhraseView *view = window->phraseView();
+        QTest::mouseClick(view->gridPlot(), Qt::LeftButton, {},
+                          view->gridCellCentre(1, EmbeddingMode::Random, 5, 10));
+        QCOMPARE(window->state()->phraseSelection(),
+                 (PhraseSelection{1, 5, EmbeddingMode::Random}));
+        QVERIFY(waitSettled(*window));
+        // Two bar series (random, fixed) over the other phrase's 20 tokens.
+        QCPBars *bars = nullptr;
+        for (int i = 0; i < view->similarityPlot()->plottableCount(); ++i)
+            if (auto *b = qobject_cast<QCPBars *>(view->similarityPlot()->plottable(i)))
+                bars = b;
+        QVERIFY(bars);
+        QCOMPARE(bars->data()->size(), 20);
+    }
+
+    void geronPresetByShortcut()
+    {
+        auto window = openWindow();
+        QVERIFY(waitSettled(*window));
+        QTest::keyClick(window.get(), Qt::Key_1, Qt::ControlModifier | Qt::AltModifier);
+        QVERIFY(waitSettled(*window));
+        const ExplorerState *state = window->state();
+        QCOMPARE(state->spec().positions, 201);
+        QCOMPARE(state->spec().dims, 512);
+        QCOMPARE(state->colormap(), Colormap::Gray);
+        QVERIFY(state->transposed());
+        QCOMPARE(state->heatmapDimLimit(), 150);
+        QCOMPARE(state->markers(), (QList<qint64>{22, 60}));
+        QCOMPARE(window->pages()->currentIndex(), 0);
+
+        HeatmapView *heatmap = window->heatmapView();
+        const QImage image = render(heatmap->plot());
+        QVERIFY(distinctColours(image) > 20);
+        QVERIFY(distinctColours(render(window->wavesView()->plot())) > 5);
+        // Transposed and cropped: positions across, 150 dims down.
+        QCPColorMap *map = firstColorMap(heatmap->plot());
+        QCOMPARE(map->data()->keySize(), 201);
+        QCOMPARE(map->data()->valueSize(), 150);
+        double vmin = 1e9, vmax = -1e9;
+        for (qint64 p = 0; p < 201; ++p)
+            for (qint64 j = 0; j < 512; ++j) {
+                const double v = test::referenceInterleaved(p, j, 512, 10000.0);
+                vmin = std::min(vmin, v);
+                vmax = std::max(vmax, v);
+            }
+        for (const auto &[p, j] : {std::pair<qint64, qint64>{150, 40}, {5, 3}, {180, 130}})
+            verifyCellColour(image, heatmap->cellCentre(p, j), Colormap::Gray,
+                             test::referenceInterleaved(p, j, 512, 10000.0), vmin, vmax);
+        // Row 0 at the top: dim 0 is above dim 149.
+        QVERIFY(heatmap->cellCentre(0, 0).y() < heatmap->cellCentre(0, 149).y());
+        QVERIFY2(window->wavesView()->shareReadout().contains(QLatin1String("60")),
+                 qPrintable(window->wavesView()->shareReadout()));
+        QVERIFY2(window->computeInfo().contains(QLatin1String("cpu")),
+                 qPrintable(window->computeInfo()));
+    }
+
+    void kerasPresetByShortcut()
+    {
+        auto window = openWindow();
+        QVERIFY(waitSettled(*window));
+        QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier | Qt::AltModifier);
+        QVERIFY(waitSettled(*window));
+        const PhraseSettings &s = window->state()->phraseSettings();
+        QCOMPARE(s.phrases.size(), 2);
+        QVERIFY(s.phrases[0].startsWith(QLatin1String("to understand machine learning")));
+        QVERIFY(s.phrases[1].startsWith(QLatin1String("patrick henry said")));
+        QCOMPARE(s.maxTokens, 200);
+        QCOMPARE(s.sequenceLength, 20);
+        QCOMPARE(s.dims, 50);
+        QCOMPARE(window->pages()->currentIndex(), 1);
+
+        PhraseView *view = window->phraseView();
+        const QStringList vocabulary = kerasVocabulary(s.phrases);
+        QCOMPARE(view->vocabularyTable()->rowCount(), vocabulary.size());
+        QCOMPARE(view->vocabularyTable()->item(2, 1)->text(), vocabulary[2]);
+
+        // Fixed row: value = PE(id, j) + PE(p, j) with d = 50; one colour scale for the row.
+        auto ids = [&](int phrase) {
+            QList<qint64> out;
+            for (const QString &t : s.phrases[phrase].split(QLatin1Char(' '), Qt::SkipEmptyParts))
+                out.append(vocabulary.indexOf(t));
+            while (out.size() < 20)
+                out.append(0);
+            return out.mid(0, 20);
+        };
+        auto fixedValue = [&](int phrase, qint64 p, qint64 j) {
+            return test::referenceInterleaved(ids(phrase)[p], j, 50, 10000.0)
+                   + test::referenceInterleaved(p, j, 50, 10000.0);
+        };
+        double vmin = 1e9, vmax = -1e9;
+        for (int b = 0; b < 2; ++b)
+            for (qint64 p = 0; p < 20; ++p)
+                for (qint64 j = 0; j < 50; ++j) {
+                    vmin = std::min(vmin, fixedValue(b, p, j));
+                    vmax = std::max(vmax, fixedValue(b, p, j));
+                }
+        const QImage image = render(view->gridPlot());
+        QVERIFY(distinctColours(image) > 20);
+        for (const auto &[b, p, j] : {std::tuple<int, qint64, qint64>{1, 3, 7}, {0, 12, 20},
+                                      {1, 18, 1}})
+            verifyCellColour(image, view->gridCellCentre(b, EmbeddingMode::Fixed, p, j),
+                             Colormap::Viridis, fixedValue(b, p, j), vmin, vmax);
+    }
+
+    void invalidValuesAreRefusedAndTheViewStays()
+    {
+        auto window = openWindow();
+        QVERIFY(waitSettled(*window));
+        const auto shown = window->heatmapView()->result();
+        ParameterPanel *panel = window->parameterPanel();
+        auto *dims = window->findChild<QLineEdit *>(QStringLiteral("dims"));
+        auto *positions = window->findChild<QLineEdit *>(QStringLiteral("positions"));
+        auto *base = window->findChild<QLineEdit *>(QStringLiteral("base"));
+        auto *message = window->findChild<QLabel *>(QStringLiteral("panelMessage"));
+
+        typeInto(dims, QStringLiteral("0"));
+        QVERIFY(message->isVisible());
+        QVERIFY2(panel->message().contains(QLatin1String("dims")), qPrintable(panel->message()));
+        typeInto(positions, QStringLiteral("12x"));
+        QVERIFY2(panel->message().contains(QLatin1String("not a whole number")),
+                 qPrintable(panel->message()));
+        typeInto(base, QStringLiteral("0.5"));
+        QVERIFY2(panel->message().contains(QLatin1String("base")), qPrintable(panel->message()));
+        typeInto(positions, QStringLiteral("16777216")); // valid, but 8 GiB at 128 dims
+        QVERIFY2(panel->message().contains(QLatin1String("in memory")),
+                 qPrintable(panel->message()));
+        QVERIFY(waitSettled(*window));
+        QCOMPARE(window->state()->spec().dims, 128);
+        QCOMPARE(window->state()->spec().positions, 200);
+        QCOMPARE(window->state()->spec().base, 10000.0);
+        QCOMPARE(window->heatmapView()->result(), shown);
+
+        auto *waveDims = window->findChild<QLineEdit *>(QStringLiteral("waveDims"));
+        typeInto(waveDims, QStringLiteral("3, 999"));
+        QVERIFY2(panel->message().contains(QLatin1String("999")), qPrintable(panel->message()));
+        QCOMPARE(window->state()->waveDims(), (QList<qint64>{20, 21}));
+
+        // Good values clear the message again.
+        typeInto(dims, QStringLiteral("64"));
+        typeInto(positions, QStringLiteral("100"));
+        typeInto(base, QStringLiteral("10000"));
+        typeInto(waveDims, QStringLiteral("3, 4"));
+        QVERIFY2(panel->message().isEmpty(), qPrintable(panel->message()));
+        QVERIFY(!message->isVisible());
+        QVERIFY(waitSettled(*window));
+        QCOMPARE(window->heatmapView()->result()->spec.dims, 64);
+
+        // The phrase page refuses a phrase with no words.
+        QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
+        PhraseView *phrases = window->phraseView();
+        const QStringList good = window->state()->phraseSettings().phrases;
+        typeInto(phrases->phraseEdit(0), QStringLiteral("?!"));
+        QVERIFY2(phrases->message().contains(QLatin1String("phrase 1")),
+                 qPrintable(phrases->message()));
+        QCOMPARE(window->state()->phraseSettings().phrases, good);
+        auto *maxTokens = window->findChild<QLineEdit *>(QStringLiteral("maxTokens"));
+        typeInto(maxTokens, QStringLiteral("2"));
+        QVERIFY2(phrases->message().contains(QLatin1String("max-tokens")),
+                 qPrintable(phrases->message()));
+        QCOMPARE(window->state()->phraseSettings().maxTokens, 200);
+    }
+
+    void shortcutsThemeAndTooltips()
+    {
+        auto window = openWindow();
+        QVERIFY(waitSettled(*window));
+        QTest::keyClick(window.get(), Qt::Key_T, Qt::ControlModifier);
+        QVERIFY(window->state()->transposed());
+        QTest::keyClick(window.get(), Qt::Key_M, Qt::ControlModifier);
+        QCOMPARE(window->state()->colormap(), Colormap::Gray);
+        QTest::keyClick(window.get(), Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(window->state()->theme(), Theme::Dark);
+        QVERIFY(waitSettled(*window));
+        const QImage dark = render(window->wavesView()->plot());
+        QCOMPARE(dark.pixel(2, 2) & 0xffffff, plotTheme(Theme::Dark).background.rgb() & 0xffffff);
+        QTest::keyClick(window.get(), Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(window->state()->theme(), Theme::Light);
+
+        // Every control says what it does.
+        QStringList missing;
+        const QList<QWidget *> widgets = window->findChildren<QWidget *>();
+        for (QWidget *w : widgets) {
+            const bool control = qobject_cast<QLineEdit *>(w) || qobject_cast<QComboBox *>(w)
+                                 || qobject_cast<QAbstractButton *>(w)
+                                 || qobject_cast<QSlider *>(w);
+            if (!control || w->toolTip().isEmpty() == false || !w->isVisibleTo(window.get()))
+                continue;
+            if (qobject_cast<QLineEdit *>(w) && qobject_cast<QComboBox *>(w->parentWidget()))
+                continue; // a combo box's internal editor
+            if (w->objectName().startsWith(QLatin1String("qt_")))
+                continue; // Qt's own (scroll area corners, tab scrollers)
+            missing.append(QStringLiteral("%1 (%2)").arg(w->objectName(),
+                                                         QString::fromLatin1(w->metaObject()->className())));
+        }
+        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QStringLiteral(", "))));
+    }
+
+    void settingsAreRestored()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("pescope.ini"));
+        {
+            auto window = openWindow(file);
+            QVERIFY(waitSettled(*window));
+            typeInto(window->findChild<QLineEdit *>(QStringLiteral("dims")), QStringLiteral("33"));
+            window->state()->setColormap(Colormap::Magma);
+            window->close();
+        }
+        auto window = openWindow(file);
+        QCOMPARE(window->state()->spec().dims, 33);
+        QCOMPARE(window->state()->colormap(), Colormap::Magma);
+        QVERIFY(waitSettled(*window));
+        QCOMPARE(window->heatmapView()->result()->spec.dims, 33);
+    }
+};
+
+QTEST_MAIN(TestExplorer)
+#include "tst_explorer.moc"

@@ -1,0 +1,165 @@
+// ExplorerState: setters emit only on real change and refuse bad values, JSON round trip, and
+// the presets give the parameters of the seed figures (DESIGN.md, seeds 000/001/003).
+#include "explorerstate.h"
+#include "presets.h"
+#include "testutil.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace pe;
+
+class TestExplorerState : public QObject
+{
+    Q_OBJECT
+private slots:
+    void settersEmitOnlyOnChange()
+    {
+        ExplorerState state;
+        QSignalSpy spec(&state, &ExplorerState::specChanged);
+        QSignalSpy changed(&state, &ExplorerState::changed);
+        EncodingSpec s = state.spec();
+        QVERIFY(state.setSpec(s));
+        QCOMPARE(spec.count(), 0);
+        s.dims = 64;
+        QVERIFY(state.setSpec(s));
+        QCOMPARE(spec.count(), 1);
+        QVERIFY(state.setSpec(s));
+        QCOMPARE(spec.count(), 1);
+
+        QSignalSpy map(&state, &ExplorerState::colormapChanged);
+        state.setColormap(state.colormap());
+        QCOMPARE(map.count(), 0);
+        state.setColormap(Colormap::Magma);
+        state.setColormap(Colormap::Magma);
+        QCOMPARE(map.count(), 1);
+
+        QSignalSpy selection(&state, &ExplorerState::selectionChanged);
+        state.setSelection({3, 4});
+        state.setSelection({3, 4});
+        QCOMPARE(selection.count(), 1);
+        QVERIFY(changed.count() >= 3);
+    }
+
+    void badValuesAreRefusedAndChangeNothing()
+    {
+        ExplorerState state;
+        const EncodingSpec before = state.spec();
+        QSignalSpy changed(&state, &ExplorerState::changed);
+        EncodingSpec s = before;
+        s.dims = 0;
+        QString error;
+        QVERIFY(!state.setSpec(s, &error));
+        QVERIFY2(error.contains(QLatin1String("dims")), qPrintable(error));
+        QCOMPARE(state.spec(), before);
+        QVERIFY(!state.setWaveDims({0, before.dims}, &error));
+        QVERIFY2(error.contains(QLatin1String("wave dim")), qPrintable(error));
+        QVERIFY(!state.setMarkers({-1}, &error));
+        QVERIFY(!state.setShareTolerance(-0.5, &error));
+        PhraseSettings p = state.phraseSettings();
+        p.phrases = {QStringLiteral("only one")};
+        QVERIFY(!state.setPhraseSettings(p, &error));
+        QVERIFY2(error.contains(QLatin1String("two phrases")), qPrintable(error));
+        p.phrases = {QStringLiteral("a b"), QStringLiteral("?!")};
+        QVERIFY(!state.setPhraseSettings(p, &error));
+        QVERIFY2(error.contains(QLatin1String("phrase 2")), qPrintable(error));
+        QCOMPARE(changed.count(), 0);
+    }
+
+    void selectionFollowsTheMatrix()
+    {
+        ExplorerState state;
+        state.setSelection({150, 100});
+        EncodingSpec s = state.spec();
+        s.positions = 10;
+        s.dims = 8;
+        QVERIFY(state.setSpec(s));
+        QCOMPARE(state.selection(), (Selection{9, 7}));
+    }
+
+    void jsonRoundTrip()
+    {
+        ExplorerState a;
+        EncodingSpec s = a.spec();
+        s.scheme = Scheme::Learned;
+        s.seed = 18446744073709551557ull; // above 2^53: stored as a string
+        s.positions = 77;
+        QVERIFY(a.setSpec(s));
+        a.setColormap(Colormap::RdBu);
+        a.setTransposed(true);
+        QVERIFY(a.setWaveDims({1, 2, 3}));
+        QVERIFY(a.setCrosses({{5, 1}}));
+        a.setTheme(Theme::Dark);
+        a.setPage(Page::Phrases);
+        ExplorerState b;
+        QString error;
+        QVERIFY2(b.applyJson(a.toJson(), &error), qPrintable(error));
+        QCOMPARE(b.spec(), a.spec());
+        QCOMPARE(b.toJson(), a.toJson());
+    }
+
+    void badJsonChangesNothing()
+    {
+        ExplorerState state;
+        const QJsonObject before = state.toJson();
+        QString error;
+        QVERIFY(!state.applyJson(QJsonObject{{QStringLiteral("colormap"), QStringLiteral("jet")}},
+                                 &error));
+        QVERIFY2(error.contains(QLatin1String("jet")), qPrintable(error));
+        QCOMPARE(state.toJson(), before);
+    }
+
+    void geronPreset()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY2(applyPreset(state, QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        const EncodingSpec &s = state.spec();
+        QCOMPARE(s.scheme, Scheme::Sinusoidal);
+        QCOMPARE(s.layout, Layout::Interleaved);
+        QCOMPARE(s.positions, 201);
+        QCOMPARE(s.dims, 512);
+        QCOMPARE(s.base, 10000.0);
+        QCOMPARE(state.colormap(), Colormap::Gray);
+        QVERIFY(state.transposed());
+        QCOMPARE(state.heatmapDimLimit(), 150);
+        QCOMPARE(state.waveDims(), (QList<qint64>{100, 101}));
+        QCOMPARE(state.markers(), (QList<qint64>{22, 60}));
+        QCOMPARE(state.crosses(), (QList<CrossMarker>{{35, 100}}));
+        QCOMPARE(state.page(), Page::Encoding);
+    }
+
+    void kerasPreset()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY2(applyPreset(state, QStringLiteral("keras-phrases"), &error), qPrintable(error));
+        const PhraseSettings &p = state.phraseSettings();
+        // Seed 001's two phrases, as its code concatenates them.
+        QCOMPARE(p.phrases,
+                 (QStringList{QStringLiteral("to understand machine learning algorithms you need "
+                                             "to understand concepts such as gradient of a "
+                                             "function Hessians of a matrix and optimization etc"),
+                              QStringLiteral("patrick henry said give me liberty or give me death "
+                                             "when he addressed the second virginia convention "
+                                             "in march")}));
+        QCOMPARE(p.maxTokens, 200);
+        QCOMPARE(p.sequenceLength, 20);
+        QCOMPARE(p.dims, 50);
+        QCOMPARE(p.title(0), QStringLiteral("Tech Phrase"));
+        QCOMPARE(p.title(1), QStringLiteral("Wise Phrase"));
+        QCOMPARE(state.colormap(), Colormap::Viridis);
+        QCOMPARE(state.page(), Page::Phrases);
+    }
+
+    void unknownPreset()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY(!applyPreset(state, QStringLiteral("nope"), &error));
+        QVERIFY2(error.contains(QLatin1String("geron-16-9")), qPrintable(error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExplorerState)
+#include "tst_explorerstate.moc"

@@ -1,0 +1,402 @@
+// The GPU backend (OpenGL 4.3 compute) against the CPU backend and float64 references, its
+// chunking, its errors, and the fallback to the CPU. Runs on Mesa's llvmpipe under Xvfb.
+#include "backendfactory.h"
+#include "cpubackend.h"
+#include "fallbackbackend.h"
+#include "gpubackend.h"
+#include "gputestutil.h"
+#include "phasekernels.h"
+#include "testutil.h"
+
+#include <QGuiApplication>
+
+#include <future>
+#include <vector>
+
+using namespace pe;
+
+Q_DECLARE_METATYPE(pe::MatrixWindow)
+
+namespace {
+
+EncodingSpec makeSpec(const QString &scheme, qint64 positions, qint64 dims, double base,
+                      const QString &layout, quint64 seed)
+{
+    EncodingSpec spec;
+    spec.scheme = *parseScheme(scheme);
+    spec.positions = positions;
+    spec.dims = dims;
+    spec.base = base;
+    spec.layout = *parseLayout(layout);
+    spec.seed = seed;
+    return spec;
+}
+
+// Largest |a - b| and where, for failure messages.
+struct Difference
+{
+    double worst = 0.0;
+    qsizetype at = -1;
+};
+
+Difference compare(const std::vector<float> &a, const std::vector<float> &b)
+{
+    Difference d;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double e = std::abs(double(a[i]) - double(b[i]));
+        if (!(e <= d.worst)) { // NaN counts as worst
+            d.worst = std::isnan(e) ? INFINITY : e;
+            d.at = qsizetype(i);
+        }
+    }
+    return d;
+}
+
+const char *const badShader = "void main() { this_is_not_glsl(); }\n";
+
+} // namespace
+
+class TestGpuBackend : public QObject
+{
+    Q_OBJECT
+
+    std::unique_ptr<GpuBackend> m_gpu;
+    CpuBackend m_cpu;
+
+    std::vector<float> cpuRows(const EncodingSpec &spec, qint64 first, qint64 count)
+    {
+        std::vector<float> out(std::size_t(count * spec.dims));
+        QString error;
+        if (!m_cpu.encode(spec, first, count, out.data(), &error))
+            qFatal("CPU encode failed: %s", qPrintable(error));
+        return out;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        if (!test::cachedMissingOpenGl43().isEmpty())
+            return; // every test skips (or fails under PE_REQUIRE_GPU) with the reason
+        QString why;
+        m_gpu = GpuBackend::create(&why);
+        // A 4.3 context exists, so the backend must start: anything else is a bug.
+        QVERIFY2(m_gpu, qPrintable(why));
+        qInfo("%s", qPrintable(m_gpu->description()));
+    }
+
+    void encodeAgreesWithCpu_data()
+    {
+        QTest::addColumn<QString>("scheme");
+        QTest::addColumn<qint64>("positions");
+        QTest::addColumn<qint64>("dims");
+        QTest::addColumn<double>("base");
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<quint64>("seed");
+        QTest::addColumn<qint64>("firstRow");
+        QTest::addColumn<qint64>("rowCount");
+        const QString sin = u"sinusoidal"_qs, learned = u"learned"_qs;
+        const QString il = u"interleaved"_qs, split = u"split"_qs;
+        const qint64 p20 = qint64(1) << 20;
+        QTest::addRow("1 x 1") << sin << 1ll << 1ll << 1e4 << il << 0ull << 0ll << 1ll;
+        QTest::addRow("1 x 1 split") << sin << 1ll << 1ll << 1e4 << split << 0ull << 0ll << 1ll;
+        QTest::addRow("7 x 3 base 10") << sin << 7ll << 3ll << 10.0 << il << 0ull << 0ll << 7ll;
+        QTest::addRow("201 x 512 (Fig 16-9)") << sin << 201ll << 512ll << 1e4 << il << 0ull << 0ll << 201ll;
+        QTest::addRow("300 x 333 base 100 split") << sin << 300ll << 333ll << 100.0 << split << 0ull << 0ll << 300ll;
+        QTest::addRow("1000 x 129 base 1e5") << sin << 1000ll << 129ll << 1e5 << il << 0ull << 0ll << 1000ll;
+        QTest::addRow("64 x 1025 base 1e7 split") << sin << 64ll << 1025ll << 1e7 << split << 0ull << 0ll << 64ll;
+        QTest::addRow("rows near 2^20, 1024 dims") << sin << p20 << 1024ll << 1e4 << il << 0ull << p20 - 64 << 64ll;
+        QTest::addRow("rows near 2^20, split, 777 dims") << sin << p20 << 777ll << 1e4 << split << 0ull << p20 - 50 << 50ll;
+        QTest::addRow("rows near 2^20, base 10") << sin << p20 << 64ll << 10.0 << il << 0ull << p20 - 100 << 100ll;
+        QTest::addRow("rows near 2^20, base 1e7") << sin << p20 << 99ll << 1e7 << split << 0ull << p20 - 100 << 100ll;
+        QTest::addRow("rows near 2^24") << sin << (qint64(1) << 24) << 48ll << 1e4 << il << 0ull << (qint64(1) << 24) - 20 << 20ll;
+        QTest::addRow("learned seed 0") << learned << 100ll << 77ll << 1e4 << il << 0ull << 0ll << 100ll;
+        QTest::addRow("learned seed 42, 1 x 1") << learned << 1ll << 1ll << 1e4 << il << 42ull << 0ll << 1ll;
+        QTest::addRow("learned 64-bit seed near 2^20") << learned << p20 << 513ll << 1e4 << il << 0x123456789abull << p20 - 40 << 40ll;
+    }
+    void encodeAgreesWithCpu()
+    {
+        PE_REQUIRE_OPENGL43();
+        QFETCH(QString, scheme);
+        QFETCH(qint64, positions);
+        QFETCH(qint64, dims);
+        QFETCH(double, base);
+        QFETCH(QString, layout);
+        QFETCH(quint64, seed);
+        QFETCH(qint64, firstRow);
+        QFETCH(qint64, rowCount);
+        const EncodingSpec spec = makeSpec(scheme, positions, dims, base, layout, seed);
+        QVERIFY2(spec.validate().isEmpty(), qPrintable(spec.validate()));
+        std::vector<float> gpu(std::size_t(rowCount * dims), NAN);
+        QString error;
+        QVERIFY2(m_gpu->encode(spec, firstRow, rowCount, gpu.data(), &error), qPrintable(error));
+        const Difference d = compare(gpu, cpuRows(spec, firstRow, rowCount));
+        // The learned hash is integer arithmetic and one exactly rounded product: bit-equal.
+        const double tolerance = spec.scheme == Scheme::Learned ? 0.0 : 1e-6;
+        QVERIFY2(d.worst <= tolerance,
+                 qPrintable(QStringLiteral("|gpu - cpu| = %1 at row %2, column %3")
+                                .arg(d.worst)
+                                .arg(firstRow + d.at / dims)
+                                .arg(d.at % dims)));
+    }
+
+    // RoPE's cos/sin table reaches the GPU through the same generic column-phase table.
+    void ropeUsesThePhaseTable()
+    {
+        PE_REQUIRE_OPENGL43();
+        EncodingSpec spec;
+        spec.scheme = Scheme::Rope;
+        spec.positions = qint64(1) << 20;
+        spec.dims = 128;
+        spec.base = 500000.0;
+        QVERIFY2(spec.validate().isEmpty(), qPrintable(spec.validate()));
+        const qint64 first = spec.positions - 32, count = 32;
+        std::vector<float> gpu(std::size_t(count * spec.dims));
+        QString error;
+        QVERIFY2(m_gpu->encode(spec, first, count, gpu.data(), &error), qPrintable(error));
+        QVERIFY(compare(gpu, cpuRows(spec, first, count)).worst <= 1e-6);
+    }
+
+    // The float64 formula of the seeds, at the positions where float32 angles fail most.
+    void gpuMatchesFloat64NearTwoTo20_data()
+    {
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<double>("base");
+        QTest::addRow("interleaved 1e4") << u"interleaved"_qs << 1e4;
+        QTest::addRow("split 1e4") << u"split"_qs << 1e4;
+        QTest::addRow("interleaved 10") << u"interleaved"_qs << 10.0;
+        QTest::addRow("split 1e7") << u"split"_qs << 1e7;
+    }
+    void gpuMatchesFloat64NearTwoTo20()
+    {
+        PE_REQUIRE_OPENGL43();
+        QFETCH(QString, layout);
+        QFETCH(double, base);
+        const qint64 p20 = qint64(1) << 20, dims = 512, count = 256;
+        const EncodingSpec spec = makeSpec(u"sinusoidal"_qs, p20, dims, base, layout, 0);
+        std::vector<float> gpu(std::size_t(count * dims));
+        QString error;
+        QVERIFY2(m_gpu->encode(spec, p20 - count, count, gpu.data(), &error), qPrintable(error));
+        double worst = 0.0;
+        for (qint64 r = 0; r < count; ++r)
+            for (qint64 j = 0; j < dims; ++j) {
+                const qint64 p = p20 - count + r;
+                const double expected = spec.layout == Layout::Interleaved
+                                            ? test::referenceInterleaved(p, j, dims, base)
+                                            : test::referenceSplit(p, j, dims, base);
+                worst = std::max(worst, std::abs(double(gpu[std::size_t(r * dims + j)]) - expected));
+            }
+        qInfo("max |gpu - float64| = %.3g", worst);
+        QVERIFY2(worst <= 1e-6, qPrintable(QString::number(worst)));
+    }
+
+    // Tiny buffers and group counts force many chunks and dispatches; results must not change.
+    void chunkingKeepsResults()
+    {
+        PE_REQUIRE_OPENGL43();
+        GpuBackend::Options options;
+        options.maxBufferBytes = 3000; // under 2 rows of 333 floats: row-by-row chunks
+        options.maxRowGroupsPerDispatch = 2; // 8 rows per dispatch
+        QString why;
+        const std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why, options);
+        QVERIFY2(gpu, qPrintable(why));
+        for (const QString &scheme : {u"sinusoidal"_qs, u"learned"_qs}) {
+            const EncodingSpec spec = makeSpec(scheme, 5000, 333, 1e4, u"split"_qs, 9);
+            std::vector<float> out(std::size_t(37 * spec.dims));
+            QVERIFY2(gpu->encode(spec, 4000, 37, out.data(), &why), qPrintable(why));
+            QVERIFY(compare(out, cpuRows(spec, 4000, 37)).worst <= 1e-6);
+            std::vector<float> pixels(std::size_t(40 * 70)), expected(pixels.size());
+            const MatrixWindow window{10.5, 3.25, 4000.0, 300.0};
+            QVERIFY2(gpu->sample(spec, window, 40, 70, pixels.data(), &why), qPrintable(why));
+            QVERIFY2(m_cpu.sample(spec, window, 40, 70, expected.data(), &why), qPrintable(why));
+            QVERIFY(compare(pixels, expected).worst <= 1e-6);
+        }
+    }
+
+    // Sampling on the GPU: same plan, same numbers as the CPU (semantics in tst_sampling).
+    void sampleAgreesWithCpu_data()
+    {
+        QTest::addColumn<QString>("scheme");
+        QTest::addColumn<qint64>("positions");
+        QTest::addColumn<qint64>("dims");
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<MatrixWindow>("window");
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        const qint64 p20 = qint64(1) << 20;
+        QTest::addRow("2^20 x 8192 whole, 96 x 54")
+            << u"sinusoidal"_qs << p20 << 8192ll << u"interleaved"_qs
+            << MatrixWindow{0, 0, double(p20), 8192} << 96 << 54;
+        QTest::addRow("near 2^20, fractional, split")
+            << u"sinusoidal"_qs << p20 << 8191ll << u"split"_qs
+            << MatrixWindow{p20 - 5000.3, 17.6, 4999.1, 3000.2} << 77 << 61;
+        QTest::addRow("zoomed in past one cell per pixel")
+            << u"sinusoidal"_qs << 1000ll << 64ll << u"interleaved"_qs
+            << MatrixWindow{500.2, 10.1, 3.5, 2.5} << 50 << 40;
+        QTest::addRow("learned, exact")
+            << u"learned"_qs << 4096ll << 100ll << u"interleaved"_qs
+            << MatrixWindow{3.5, 1.25, 4000, 97.5} << 33 << 21;
+        QTest::addRow("learned 2^20 x 8192, row budget")
+            << u"learned"_qs << p20 << 8192ll << u"interleaved"_qs
+            << MatrixWindow{0, 0, double(p20), 8192} << 64 << 36;
+    }
+    void sampleAgreesWithCpu()
+    {
+        PE_REQUIRE_OPENGL43();
+        QFETCH(QString, scheme);
+        QFETCH(qint64, positions);
+        QFETCH(qint64, dims);
+        QFETCH(QString, layout);
+        QFETCH(MatrixWindow, window);
+        QFETCH(int, width);
+        QFETCH(int, height);
+        const EncodingSpec spec = makeSpec(scheme, positions, dims, 1e4, layout, 7);
+        std::vector<float> gpu(std::size_t(width * height), NAN), cpu(gpu.size(), NAN);
+        QString error;
+        QVERIFY2(m_gpu->sample(spec, window, width, height, gpu.data(), &error),
+                 qPrintable(error));
+        QVERIFY2(m_cpu.sample(spec, window, width, height, cpu.data(), &error), qPrintable(error));
+        const Difference d = compare(gpu, cpu);
+        QVERIFY2(d.worst <= 1e-6, qPrintable(QStringLiteral("|gpu - cpu| = %1 at pixel (%2, %3)")
+                                                 .arg(d.worst)
+                                                 .arg(d.at % width)
+                                                 .arg(d.at / width)));
+    }
+
+    // streamEncoding calls encode() from std::async threads; the UI from its workers.
+    void usableFromOtherThreads()
+    {
+        PE_REQUIRE_OPENGL43();
+        const EncodingSpec spec = makeSpec(u"sinusoidal"_qs, 1000, 64, 1e4, u"interleaved"_qs, 0);
+        std::vector<float> a(std::size_t(100 * 64)), b(a.size());
+        auto job = [&](std::vector<float> *out, qint64 first) {
+            QString error;
+            return m_gpu->encode(spec, first, 100, out->data(), &error);
+        };
+        auto first = std::async(std::launch::async, job, &a, 0);
+        QVERIFY(first.get());
+        auto second = std::async(std::launch::async, job, &b, 900);
+        QVERIFY(second.get());
+        QVERIFY(compare(a, cpuRows(spec, 0, 100)).worst <= 1e-6);
+        QVERIFY(compare(b, cpuRows(spec, 900, 100)).worst <= 1e-6);
+    }
+
+    void badArgumentsAreErrors()
+    {
+        PE_REQUIRE_OPENGL43();
+        const EncodingSpec spec = makeSpec(u"sinusoidal"_qs, 10, 4, 1e4, u"interleaved"_qs, 0);
+        std::vector<float> out(100);
+        QString error;
+        QVERIFY(!m_gpu->encode(spec, 8, 5, out.data(), &error));
+        QVERIFY2(error.contains(u"outside the 10 positions"_qs), qPrintable(error));
+        EncodingSpec bad = spec;
+        bad.dims = 0;
+        QVERIFY(!m_gpu->encode(bad, 0, 1, out.data(), &error));
+        QVERIFY2(error.contains(u"dims"_qs), qPrintable(error));
+        QVERIFY(!m_gpu->sample(spec, MatrixWindow{0, 0, 11, 4}, 2, 2, out.data(), &error));
+        QVERIFY2(error.contains(u"positions"_qs), qPrintable(error));
+    }
+
+    // A shader that does not compile: creation fails with the file name and the compiler log.
+    void shaderErrorsCarryTheLog()
+    {
+        PE_REQUIRE_OPENGL43();
+        GpuBackend::Options options;
+        options.shaderOverrides.insert(u"encode_phase"_qs, badShader);
+        QString why;
+        QVERIFY(!GpuBackend::create(&why, options));
+        QVERIFY2(why.contains(u"encode_phase.comp does not compile"_qs), qPrintable(why));
+        QVERIFY2(why.contains(u"this_is_not_glsl"_qs), qPrintable(why)); // the log names it
+    }
+
+    // A shader failing at run time: the wrapper answers from the CPU and says so.
+    void runtimeShaderFailureFallsBackToCpu()
+    {
+        PE_REQUIRE_OPENGL43();
+        GpuBackend::Options options;
+        options.shaderOverrides.insert(u"sample_phase"_qs, badShader);
+        QString why;
+        std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why, options);
+        QVERIFY2(gpu, qPrintable(why));
+        FallbackBackend backend(std::move(gpu));
+        const EncodingSpec spec = makeSpec(u"sinusoidal"_qs, 5000, 50, 1e4, u"interleaved"_qs, 0);
+
+        std::vector<float> rows(std::size_t(10 * 50));
+        QVERIFY2(backend.encode(spec, 0, 10, rows.data(), &why), qPrintable(why));
+        QCOMPARE(backend.id(), u"gpu"_qs); // encode_phase is fine
+        QVERIFY(backend.notice().isEmpty());
+
+        std::vector<float> pixels(std::size_t(30 * 20)), expected(pixels.size());
+        const MatrixWindow window = MatrixWindow::whole(spec);
+        QVERIFY2(backend.sample(spec, window, 30, 20, pixels.data(), &why), qPrintable(why));
+        QVERIFY(m_cpu.sample(spec, window, 30, 20, expected.data(), &why));
+        QCOMPARE(compare(pixels, expected).worst, 0.0); // computed by the CPU itself
+        QCOMPARE(backend.id(), u"cpu"_qs);
+        QVERIFY(backend.fellBack());
+        QVERIFY2(backend.notice().contains(u"GPU backend failed"_qs), qPrintable(backend.notice()));
+        QVERIFY2(backend.notice().contains(u"sample_phase.comp does not compile"_qs),
+                 qPrintable(backend.notice()));
+        // From now on the CPU answers everything.
+        QVERIFY(backend.encode(spec, 0, 10, rows.data(), &why));
+        QCOMPARE(backend.id(), u"cpu"_qs);
+    }
+
+    // A lost context (driver reset): the bare backend reports it; the wrapper falls back.
+    void lostContextFallsBackToCpu()
+    {
+        PE_REQUIRE_OPENGL43();
+        QString why;
+        std::unique_ptr<GpuBackend> bare = GpuBackend::create(&why);
+        QVERIFY2(bare, qPrintable(why));
+        bare->loseContextForTesting();
+        const EncodingSpec spec = makeSpec(u"learned"_qs, 300, 20, 1e4, u"interleaved"_qs, 5);
+        std::vector<float> out(std::size_t(300 * 20));
+        QVERIFY(!bare->encode(spec, 0, 300, out.data(), &why));
+        QVERIFY2(why.contains(u"lost"_qs), qPrintable(why));
+
+        std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why);
+        QVERIFY2(gpu, qPrintable(why));
+        gpu->loseContextForTesting();
+        FallbackBackend backend(std::move(gpu));
+        // Bad arguments are the caller's error, not the GPU's: no fallback for them.
+        QVERIFY(!backend.encode(spec, 299, 2, out.data(), &why));
+        QVERIFY(!backend.fellBack());
+        QVERIFY2(backend.encode(spec, 0, 300, out.data(), &why), qPrintable(why));
+        QCOMPARE(backend.id(), u"cpu"_qs);
+        QVERIFY(compare(out, cpuRows(spec, 0, 300)).worst == 0.0);
+        QVERIFY2(backend.notice().contains(u"context was lost"_qs), qPrintable(backend.notice()));
+    }
+
+    void factoryChoosesTheGpu()
+    {
+        PE_REQUIRE_OPENGL43();
+        QString why;
+        const std::unique_ptr<Backend> automatic = makeBackend(BackendChoice::Auto, &why);
+        QVERIFY(automatic);
+        QCOMPARE(automatic->id(), u"gpu"_qs);
+        const std::unique_ptr<Backend> gpu = makeBackend(BackendChoice::Gpu, &why);
+        QVERIFY2(gpu, qPrintable(why));
+        QCOMPARE(gpu->id(), u"gpu"_qs);
+        bool listed = false;
+        for (const BackendStatus &status : probeBackends())
+            if (status.id == u"gpu"_qs) {
+                listed = true;
+                QVERIFY(status.available);
+                QVERIFY2(status.description.contains(m_gpu->renderer()),
+                         qPrintable(status.description));
+                QVERIFY2(status.description.contains(u"OpenGL"_qs), qPrintable(status.description));
+            }
+        QVERIFY(listed);
+    }
+
+    void cleanupTestCase() { m_gpu.reset(); }
+};
+
+int main(int argc, char **argv)
+{
+    pe::test::preferOffscreenWithoutDisplay();
+    QGuiApplication app(argc, argv);
+    TestGpuBackend test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_gpubackend.moc"

@@ -1,0 +1,39 @@
+// Session files: every parameter, phrase, selection and view option of the explorer as JSON
+// (ExplorerState::toJson) with a format version, saved atomically and loaded all-or-nothing, so
+// a bad file leaves the window's state as it was and says what is wrong in one sentence.
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+namespace pe {
+
+class ExplorerState;
+
+// The format this build writes and the newest it reads. Bump when a key changes meaning.
+constexpr int sessionFormatVersion = 1;
+// The file name filter of the session dialogs.
+QString sessionFileFilter();
+
+// {"format_version": 1, "generator": "pescope 0.1.0", "state": {...}}
+QJsonObject sessionDocument(const ExplorerState &state);
+QByteArray sessionBytes(const ExplorerState &state);
+bool saveSession(const ExplorerState &state, const QString &path, QString *error);
+
+// Checks a session document's bytes (JSON, format version, a "state" object) and returns the
+// state object; `name` names the file in messages.
+bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state,
+                  QString *error);
+// Reads, checks and applies a session. On any error `state` is left unchanged.
+bool loadSession(const QString &path, ExplorerState *state, QString *error);
+
+// The Recent sessions list, newest first, kept in QSettings (at most maxRecentSessions).
+constexpr int maxRecentSessions = 8;
+QStringList recentSessions();
+void addRecentSession(const QString &path);
+void removeRecentSession(const QString &path);
+void clearRecentSessions();
+
+} // namespace pe
