@@ -390,10 +390,8 @@ int runExport(const QStringList &args)
         throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
 
     // The folder is checked before any work, so a typo costs no computing.
-    const QFileInfo folder(QFileInfo(path).absolutePath());
-    if (!folder.isDir()) {
-        report(command, QStringLiteral("cannot write %1: the folder %2 does not exist")
-                            .arg(path, folder.absoluteFilePath()));
+    if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
+        report(command, problem);
         return Failure;
     }
 

@@ -1,6 +1,7 @@
 #include "guicommand.h"
 
 #include "commandline.h"
+#include "fileactions.h"
 #include "mainwindow.h"
 #include "presets.h"
 
@@ -53,7 +54,7 @@ int runGui(int argc, char **argv)
     parser.setApplicationDescription(
         QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
                        "Without a subcommand it opens the explorer window.\n\n"
-                       "Subcommands (pescope <command> --help for each): data, phrases, info.\n\n"
+                       "Subcommands (pescope <command> --help for each): data, phrases, info, export.\n\n"
                        "Presets (--preset):\n")
         + presetList());
     parser.addHelpOption();
@@ -75,7 +76,10 @@ int runGui(int argc, char **argv)
         QStringLiteral("Wait until every view has its result, save a PNG of the window to FILE "
                        "and exit. Saved settings are neither read nor written."),
         QStringLiteral("FILE"));
-    parser.addOptions({preset, page, theme, size, screenshot});
+    const QCommandLineOption session(QStringLiteral("session"),
+                                     QStringLiteral("Open a saved session (JSON) on start."),
+                                     QStringLiteral("FILE"));
+    parser.addOptions({preset, page, theme, size, screenshot, session});
 
     if (!parser.parse(args))
         return usageError(parser.errorText());
@@ -143,6 +147,11 @@ int runGui(int argc, char **argv)
         QString error;
         if (!window.applyPreset(parser.value(preset), &error))
             return usageError(QStringLiteral("--preset: ") + error);
+    }
+    if (parser.isSet(session)) {
+        QString error;
+        if (!openSessionInWindow(&window, parser.value(session), &error))
+            return usageError(QStringLiteral("--session: ") + error);
     }
     if (startPage)
         window.state()->setPage(*startPage);

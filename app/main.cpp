@@ -48,7 +48,8 @@ int runCommand(int argc, char **argv)
     // display named), Qt's offscreen platform keeps subcommands working, and an X display that
     // cannot be reached falls back to it too; the GPU backend then says why it cannot start.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
-        if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
         else if (qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "xcb;offscreen");

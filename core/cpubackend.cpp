@@ -102,8 +102,8 @@ bool CpuBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCou
     return true;
 }
 
-bool CpuBackend::sample(const EncodingSpec &spec, const MatrixWindow &window, int width,
-                        int height, float *out, QString *error)
+bool CpuBackend::sample(const EncodingSpec &spec, const MatrixWindow &window, int width, int height,
+                        float *out, QString *error)
 {
     return sampleOnCpu(spec, window, width, height, out, error, m_threadCount);
 }

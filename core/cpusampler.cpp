@@ -14,8 +14,7 @@ namespace {
 constexpr qint64 minCellsPerThread = 1 << 15;
 
 // One pixel row's values per window column -> the row of pixels, by the column spans.
-template <typename T>
-void reduceColumns(const SamplingPlan &plan, const T *values, float *out)
+template <typename T> void reduceColumns(const SamplingPlan &plan, const T *values, float *out)
 {
     for (const AxisSpan &c : plan.columns) {
         const qint64 j0 = c.first - plan.firstColumn;
@@ -136,11 +135,12 @@ void evaluatePlanOnCpu(const EncodingSpec &spec, const SamplingPlan &plan, float
                        int threadCount)
 {
     const int threads = threadCount > 0 ? threadCount : hardwareThreads();
-    const qint64 cellsPerRow =
-        plan.closedForm ? plan.columnCount
-                        : plan.columnCount * std::max<qint64>(1, plan.sampleRows.size()) /
-                              std::max(1, plan.height);
-    const qint64 minRows = std::max<qint64>(1, minCellsPerThread / std::max<qint64>(1, cellsPerRow));
+    const qint64 cellsPerRow = plan.closedForm ? plan.columnCount
+                                               : plan.columnCount *
+                                                     std::max<qint64>(1, plan.sampleRows.size()) /
+                                                     std::max(1, plan.height);
+    const qint64 minRows =
+        std::max<qint64>(1, minCellsPerThread / std::max<qint64>(1, cellsPerRow));
     if (plan.closedForm) {
         PhaseColumns pc;
         pc.step.reserve(plan.phases.size());
@@ -149,9 +149,8 @@ void evaluatePlanOnCpu(const EncodingSpec &spec, const SamplingPlan &plan, float
             pc.step.push_back(c.step);
             pc.offset.push_back(c.offset);
         }
-        parallelFor(0, plan.height, threads, minRows, [&](qint64 lo, qint64 hi) {
-            closedFormRows(plan, pc, int(lo), int(hi), out);
-        });
+        parallelFor(0, plan.height, threads, minRows,
+                    [&](qint64 lo, qint64 hi) { closedFormRows(plan, pc, int(lo), int(hi), out); });
     } else {
         parallelFor(0, plan.height, threads, minRows,
                     [&](qint64 lo, qint64 hi) { sampledRows(spec, plan, int(lo), int(hi), out); });

@@ -8,8 +8,7 @@ namespace pe {
 
 FallbackBackend::FallbackBackend(std::unique_ptr<GpuBackend> gpu)
     : m_gpu(std::move(gpu)), m_last(m_gpu.get())
-{
-}
+{}
 
 FallbackBackend::~FallbackBackend() = default;
 
@@ -46,8 +45,9 @@ bool FallbackBackend::run(const EncodingSpec &spec, const QString &problem,
             return true;
         }
         m_failed = true;
-        m_notice = QStringLiteral("the GPU backend failed (%1); the CPU backend computes from now on")
-                       .arg(reason);
+        m_notice =
+            QStringLiteral("the GPU backend failed (%1); the CPU backend computes from now on")
+                .arg(reason);
     } else if (!m_failed) {
         m_notice = QStringLiteral("the GPU backend has no kernel for the %1 scheme; the CPU "
                                   "backend computed it")
@@ -57,8 +57,8 @@ bool FallbackBackend::run(const EncodingSpec &spec, const QString &problem,
     return call(*m_last, error);
 }
 
-bool FallbackBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount,
-                             float *out, QString *error)
+bool FallbackBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount, float *out,
+                             QString *error)
 {
     return run(
         spec, encodeRequestProblem(spec, firstRow, rowCount),

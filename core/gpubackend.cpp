@@ -117,9 +117,8 @@ std::vector<GpuSpan> gpuSpans(const std::vector<AxisSpan> &spans, qint64 origin,
     out.reserve(spans.size());
     for (std::size_t i = 0; i < spans.size(); ++i) {
         const AxisSpan &s = spans[i];
-        out.push_back({quint32(s.first - origin), quint32(s.count),
-                       runs ? quint32((*runs)[i]) : 0u, float(s.lowWeight), float(s.highWeight),
-                       float(s.scale)});
+        out.push_back({quint32(s.first - origin), quint32(s.count), runs ? quint32((*runs)[i]) : 0u,
+                       float(s.lowWeight), float(s.highWeight), float(s.scale)});
     }
     return out;
 }
@@ -137,8 +136,22 @@ quint32 seedKey(quint64 seed)
     return kernels::mix32(std::uint32_t(seed) + kernels::mix32(std::uint32_t(seed >> 32)));
 }
 
+// Rows one encode invocation computes (ROWS_PER_INVOCATION in the shaders): amortises the
+// 64-bit product over exact additions; 16 is 2x faster than 1 on llvmpipe.
+constexpr int rowsPerInvocation = 16;
+
 // Buffer slots; the binding points are the shaders'.
-enum Slot { EncodeTable, EncodeValues, Sample0, Sample1, Sample2, Sample3, Sample4, Pixels, SlotCount };
+enum Slot {
+    EncodeTable,
+    EncodeValues,
+    Sample0,
+    Sample1,
+    Sample2,
+    Sample3,
+    Sample4,
+    Pixels,
+    SlotCount
+};
 
 } // namespace
 
@@ -195,10 +208,11 @@ bool GpuBackend::Private::initialize(QString *why)
     context->setFormat(format);
     const QString platform = QGuiApplication::platformName();
     if (!context->create()) {
-        *why = QStringLiteral("could not create an OpenGL %1.%2 core context on Qt's \"%3\" platform")
-                   .arg(format.majorVersion())
-                   .arg(format.minorVersion())
-                   .arg(platform);
+        *why =
+            QStringLiteral("could not create an OpenGL %1.%2 core context on Qt's \"%3\" platform")
+                .arg(format.majorVersion())
+                .arg(format.minorVersion())
+                .arg(platform);
         if (platform == QLatin1String("offscreen"))
             *why += QStringLiteral(" (it has no OpenGL without an X display; run under a display "
                                    "or xvfb-run)");
@@ -206,11 +220,11 @@ bool GpuBackend::Private::initialize(QString *why)
     }
     const QSurfaceFormat got = context->format();
     if (got.version() < qMakePair(4, 3) || context->isOpenGLES()) {
-        *why = QStringLiteral("the driver offers %1 %2.%3; compute shaders need desktop OpenGL 4.3")
-                   .arg(context->isOpenGLES() ? QStringLiteral("OpenGL ES")
-                                              : QStringLiteral("OpenGL"))
-                   .arg(got.majorVersion())
-                   .arg(got.minorVersion());
+        *why =
+            QStringLiteral("the driver offers %1 %2.%3; compute shaders need desktop OpenGL 4.3")
+                .arg(context->isOpenGLES() ? QStringLiteral("OpenGL ES") : QStringLiteral("OpenGL"))
+                .arg(got.majorVersion())
+                .arg(got.minorVersion());
         return false;
     }
     if (!context->makeCurrent(surface.get())) {
@@ -298,8 +312,9 @@ QOpenGLShaderProgram *GpuBackend::Private::program(const QString &name, QString 
     else if (!read(QStringLiteral(":/shaders/%1.comp").arg(name), &body))
         return nullptr;
     // "#line 1 1": compile logs then give line numbers within the .comp file (source 1).
-    const QByteArray source =
-        "#version 430 core\n#line 1 0\n" + common + "\n#line 1 1\n" + body;
+    const QByteArray source = "#version 430 core\n#define ROWS_PER_INVOCATION " +
+                              QByteArray::number(rowsPerInvocation) + "u\n#line 1 0\n" + common +
+                              "\n#line 1 1\n" + body;
     auto program = std::make_unique<QOpenGLShaderProgram>();
     if (!program->addShaderFromSourceCode(QOpenGLShader::Compute, source)) {
         *error = QStringLiteral("the compute shader %1.comp does not compile: %2")
@@ -398,7 +413,8 @@ void GpuBackend::Private::collectTimers(std::size_t used)
 bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount,
                                  float *out, QString *error)
 {
-    if (const QString problem = encodeRequestProblem(spec, firstRow, rowCount); !problem.isEmpty()) {
+    if (const QString problem = encodeRequestProblem(spec, firstRow, rowCount);
+        !problem.isEmpty()) {
         *error = problem;
         return false;
     }
@@ -430,6 +446,7 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
     }
 
     constexpr int localX = 64, localY = 4; // the shaders' local_size
+    constexpr int rowsPerGroup = localY * rowsPerInvocation;
     const qint64 dims = spec.dims;
     const qint64 rowBytes = dims * qint64(sizeof(float));
     const qint64 groupsX = (dims + localX - 1) / localX;
@@ -443,7 +460,7 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
     // Chunks: a buffer of whole rows within the storage block limit, read back after each;
     // within it, dispatches of at most the work-group count limit.
     const qint64 rowsPerBuffer = std::max<qint64>(1, bufferLimit() / rowBytes);
-    const qint64 rowsPerDispatch = qint64(groupLimit(1)) * localY;
+    const qint64 rowsPerDispatch = qint64(groupLimit(1)) * rowsPerGroup;
     const qint64 bufferRows = std::min(rowsPerBuffer, rowCount);
     if (!reserve(EncodeValues, bufferRows * rowBytes, error))
         return false;
@@ -462,7 +479,8 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
             setUint(shader, "firstRow", GLuint(firstRow + done + sub));
             setUint(shader, "rowCount", GLuint(subRows));
             setUint(shader, "outRow", GLuint(sub));
-            gl->glDispatchCompute(GLuint(groupsX), GLuint((subRows + localY - 1) / localY), 1);
+            gl->glDispatchCompute(GLuint(groupsX),
+                                  GLuint((subRows + rowsPerGroup - 1) / rowsPerGroup), 1);
         }
         endTimer();
         gl->glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -492,8 +510,9 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
     }
     if (!begin(error))
         return false;
-    QOpenGLShaderProgram *shader = program(
-        plan->closedForm ? QStringLiteral("sample_phase") : QStringLiteral("sample_learned"), error);
+    QOpenGLShaderProgram *shader = program(plan->closedForm ? QStringLiteral("sample_phase")
+                                                            : QStringLiteral("sample_learned"),
+                                           error);
     if (!shader)
         return false;
 
@@ -513,31 +532,30 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
         }
         const std::vector<GpuSpan> rows = gpuSpans(plan->rows, 0, &plan->rowRun);
         if (!upload(Sample0, phases.data(), qint64(phases.size() * 4), QStringLiteral("phases"),
-                    error)
-            || !upload(Sample1, runs.data(), qint64(runs.size() * 4),
-                       QStringLiteral("the closed-form tables"), error)
-            || !upload(Sample2, dirichlet.data(), qint64(dirichlet.size() * 4),
-                       QStringLiteral("the Dirichlet kernels"), error)
-            || !upload(Sample3, rows.data(), qint64(rows.size() * sizeof(GpuSpan)),
-                       QStringLiteral("the row spans"), error))
+                    error) ||
+            !upload(Sample1, runs.data(), qint64(runs.size() * 4),
+                    QStringLiteral("the closed-form tables"), error) ||
+            !upload(Sample2, dirichlet.data(), qint64(dirichlet.size() * 4),
+                    QStringLiteral("the Dirichlet kernels"), error) ||
+            !upload(Sample3, rows.data(), qint64(rows.size() * sizeof(GpuSpan)),
+                    QStringLiteral("the row spans"), error))
             return false;
     } else {
         std::vector<quint32> rows(plan->sampleRows.begin(), plan->sampleRows.end());
         std::vector<quint32> begins(plan->sampleBegin.begin(), plan->sampleBegin.end());
         if (!upload(Sample0, rows.data(), qint64(rows.size() * 4), QStringLiteral("sampled rows"),
-                    error)
-            || !upload(Sample1, plan->sampleWeights.data(),
-                       qint64(plan->sampleWeights.size() * 4), QStringLiteral("row weights"),
-                       error)
-            || !upload(Sample2, begins.data(), qint64(begins.size() * 4),
-                       QStringLiteral("row offsets"), error))
+                    error) ||
+            !upload(Sample1, plan->sampleWeights.data(), qint64(plan->sampleWeights.size() * 4),
+                    QStringLiteral("row weights"), error) ||
+            !upload(Sample2, begins.data(), qint64(begins.size() * 4),
+                    QStringLiteral("row offsets"), error))
             return false;
     }
 
     constexpr int local = 16; // the shaders' local_size in x and y
     const qint64 rowBytes = qint64(width) * qint64(sizeof(float));
-    const qint64 bandRows = std::clamp<qint64>(bufferLimit() / rowBytes, 1,
-                                               qint64(groupLimit(1)) * local);
+    const qint64 bandRows =
+        std::clamp<qint64>(bufferLimit() / rowBytes, 1, qint64(groupLimit(1)) * local);
     const qint64 groupsX = (width + local - 1) / local;
     if (groupsX > groupLimit(0)) {
         *error = QStringLiteral("%1 pixels across need more work groups than the driver's %2")
@@ -593,7 +611,8 @@ std::unique_ptr<GpuBackend> GpuBackend::create(QString *why, const Options &opti
     QString reason;
     if (!qobject_cast<QGuiApplication *>(QCoreApplication::instance())) {
         if (why)
-            *why = QStringLiteral("the GPU backend needs a QGuiApplication and this program has none");
+            *why =
+                QStringLiteral("the GPU backend needs a QGuiApplication and this program has none");
         return nullptr;
     }
     std::unique_ptr<GpuBackend> backend(new GpuBackend);

@@ -21,7 +21,7 @@ public:
         // "encode_learned", "sample_phase", "sample_learned") to inject a compile error; the
         // byte limits force small chunks so tests cover the chunking on small matrices.
         QHash<QString, QByteArray> shaderOverrides;
-        qint64 maxBufferBytes = 0;  // 0: min(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, 64 MiB)
+        qint64 maxBufferBytes = 0;       // 0: min(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, 64 MiB)
         int maxRowGroupsPerDispatch = 0; // 0: GL_MAX_COMPUTE_WORK_GROUP_COUNT[1]
     };
 

@@ -109,8 +109,8 @@ QString sampleRequestProblem(const EncodingSpec &spec, const MatrixWindow &windo
 {
     if (QString problem = spec.validate(); !problem.isEmpty())
         return problem;
-    if (width < 1 || height < 1 || width > limits::maxSampleSide || height > limits::maxSampleSide
-        || qint64(width) * height > limits::maxSamplePixels)
+    if (width < 1 || height < 1 || width > limits::maxSampleSide ||
+        height > limits::maxSampleSide || qint64(width) * height > limits::maxSamplePixels)
         return QStringLiteral("the sample size %1 x %2 pixels must be 1 to %3 on each side and at "
                               "most %4 pixels")
             .arg(width)
@@ -119,8 +119,8 @@ QString sampleRequestProblem(const EncodingSpec &spec, const MatrixWindow &windo
             .arg(limits::maxSamplePixels);
     // A relative slack of 1e-9 lets callers pass edges computed in floating point.
     const auto outside = [](double first, double count, qint64 cells) {
-        return !finite(first) || !finite(count) || !(count > 0) || first < -1e-9 * double(cells)
-               || first + count > double(cells) * (1 + 1e-9);
+        return !finite(first) || !finite(count) || !(count > 0) || first < -1e-9 * double(cells) ||
+               first + count > double(cells) * (1 + 1e-9);
     };
     if (outside(window.firstPosition, window.positionCount, spec.positions))
         return QStringLiteral("the sample window's positions %1 to %2 must be a non-empty range "
@@ -190,8 +190,8 @@ std::optional<SamplingPlan> buildSamplingPlan(const EncodingSpec &spec, const Ma
         return plan;
     }
 
-    plan.rowsPerPixel = int(std::clamp<qint64>(cellBudget / (qint64(height) * plan.columnCount),
-                                               1, 1 << 16));
+    plan.rowsPerPixel =
+        int(std::clamp<qint64>(cellBudget / (qint64(height) * plan.columnCount), 1, 1 << 16));
     const qint64 k = plan.rowsPerPixel;
     plan.sampleBegin.reserve(std::size_t(height) + 1);
     for (const AxisSpan &r : plan.rows) {

@@ -46,7 +46,7 @@ struct SamplingPlan
     int height = 0;
     std::vector<AxisSpan> rows;    // height entries, absolute positions
     std::vector<AxisSpan> columns; // width entries, absolute dims
-    qint64 firstColumn = 0;        // the window touches dims [firstColumn, firstColumn + columnCount)
+    qint64 firstColumn = 0; // the window touches dims [firstColumn, firstColumn + columnCount)
     qint64 columnCount = 0;
 
     // Sinusoidal, RoPE (anything columnPhases() describes): exact closed form.

@@ -45,12 +45,12 @@ inline const QString &cachedMissingOpenGl43()
 
 // Skips the current test, with the reason, only when there is no OpenGL 4.3 at all; with
 // PE_REQUIRE_GPU set (CI under Xvfb) that is a failure instead.
-#define PE_REQUIRE_OPENGL43()                                                                   \
-    do {                                                                                        \
-        const QString &pe_why = pe::test::cachedMissingOpenGl43();                              \
-        if (!pe_why.isEmpty()) {                                                                \
-            if (qEnvironmentVariableIsSet("PE_REQUIRE_GPU"))                                    \
-                QFAIL(qPrintable(QStringLiteral("PE_REQUIRE_GPU is set but ") + pe_why));       \
-            QSKIP(qPrintable(pe_why));                                                          \
-        }                                                                                       \
+#define PE_REQUIRE_OPENGL43()                                                                      \
+    do {                                                                                           \
+        const QString &pe_why = pe::test::cachedMissingOpenGl43();                                 \
+        if (!pe_why.isEmpty()) {                                                                   \
+            if (qEnvironmentVariableIsSet("PE_REQUIRE_GPU"))                                       \
+                QFAIL(qPrintable(QStringLiteral("PE_REQUIRE_GPU is set but ") + pe_why));          \
+            QSKIP(qPrintable(pe_why));                                                             \
+        }                                                                                          \
     } while (false)

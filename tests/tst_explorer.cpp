@@ -13,6 +13,7 @@
 
 #include <QAbstractButton>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -379,7 +380,11 @@ private slots:
                  qPrintable(panel->message()));
         typeInto(base, QStringLiteral("0.5"));
         QVERIFY2(panel->message().contains(QLatin1String("base")), qPrintable(panel->message()));
-        typeInto(positions, QStringLiteral("16777216")); // valid, but 8 GiB at 128 dims
+        // Valid, but 8 GiB at 128 dims; pasted in one go (typed, its prefixes are real sizes).
+        QGuiApplication::clipboard()->setText(QStringLiteral("16777216"));
+        positions->setFocus();
+        QTest::keyClick(positions, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClick(positions, Qt::Key_V, Qt::ControlModifier);
         QVERIFY2(panel->message().contains(QLatin1String("in memory")),
                  qPrintable(panel->message()));
         QVERIFY(waitSettled(*window));

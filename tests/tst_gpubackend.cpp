@@ -9,6 +9,9 @@
 #include "testutil.h"
 
 #include <QGuiApplication>
+#include <QTemporaryDir>
+
+#include <cstring>
 
 #include <future>
 #include <vector>
@@ -100,18 +103,30 @@ private slots:
         QTest::addRow("1 x 1") << sin << 1ll << 1ll << 1e4 << il << 0ull << 0ll << 1ll;
         QTest::addRow("1 x 1 split") << sin << 1ll << 1ll << 1e4 << split << 0ull << 0ll << 1ll;
         QTest::addRow("7 x 3 base 10") << sin << 7ll << 3ll << 10.0 << il << 0ull << 0ll << 7ll;
-        QTest::addRow("201 x 512 (Fig 16-9)") << sin << 201ll << 512ll << 1e4 << il << 0ull << 0ll << 201ll;
-        QTest::addRow("300 x 333 base 100 split") << sin << 300ll << 333ll << 100.0 << split << 0ull << 0ll << 300ll;
-        QTest::addRow("1000 x 129 base 1e5") << sin << 1000ll << 129ll << 1e5 << il << 0ull << 0ll << 1000ll;
-        QTest::addRow("64 x 1025 base 1e7 split") << sin << 64ll << 1025ll << 1e7 << split << 0ull << 0ll << 64ll;
-        QTest::addRow("rows near 2^20, 1024 dims") << sin << p20 << 1024ll << 1e4 << il << 0ull << p20 - 64 << 64ll;
-        QTest::addRow("rows near 2^20, split, 777 dims") << sin << p20 << 777ll << 1e4 << split << 0ull << p20 - 50 << 50ll;
-        QTest::addRow("rows near 2^20, base 10") << sin << p20 << 64ll << 10.0 << il << 0ull << p20 - 100 << 100ll;
-        QTest::addRow("rows near 2^20, base 1e7") << sin << p20 << 99ll << 1e7 << split << 0ull << p20 - 100 << 100ll;
-        QTest::addRow("rows near 2^24") << sin << (qint64(1) << 24) << 48ll << 1e4 << il << 0ull << (qint64(1) << 24) - 20 << 20ll;
-        QTest::addRow("learned seed 0") << learned << 100ll << 77ll << 1e4 << il << 0ull << 0ll << 100ll;
-        QTest::addRow("learned seed 42, 1 x 1") << learned << 1ll << 1ll << 1e4 << il << 42ull << 0ll << 1ll;
-        QTest::addRow("learned 64-bit seed near 2^20") << learned << p20 << 513ll << 1e4 << il << 0x123456789abull << p20 - 40 << 40ll;
+        QTest::addRow("201 x 512 (Fig 16-9)")
+            << sin << 201ll << 512ll << 1e4 << il << 0ull << 0ll << 201ll;
+        QTest::addRow("300 x 333 base 100 split")
+            << sin << 300ll << 333ll << 100.0 << split << 0ull << 0ll << 300ll;
+        QTest::addRow("1000 x 129 base 1e5")
+            << sin << 1000ll << 129ll << 1e5 << il << 0ull << 0ll << 1000ll;
+        QTest::addRow("64 x 1025 base 1e7 split")
+            << sin << 64ll << 1025ll << 1e7 << split << 0ull << 0ll << 64ll;
+        QTest::addRow("rows near 2^20, 1024 dims")
+            << sin << p20 << 1024ll << 1e4 << il << 0ull << p20 - 64 << 64ll;
+        QTest::addRow("rows near 2^20, split, 777 dims")
+            << sin << p20 << 777ll << 1e4 << split << 0ull << p20 - 50 << 50ll;
+        QTest::addRow("rows near 2^20, base 10")
+            << sin << p20 << 64ll << 10.0 << il << 0ull << p20 - 100 << 100ll;
+        QTest::addRow("rows near 2^20, base 1e7")
+            << sin << p20 << 99ll << 1e7 << split << 0ull << p20 - 100 << 100ll;
+        QTest::addRow("rows near 2^24") << sin << (qint64(1) << 24) << 48ll << 1e4 << il << 0ull
+                                        << (qint64(1) << 24) - 20 << 20ll;
+        QTest::addRow("learned seed 0")
+            << learned << 100ll << 77ll << 1e4 << il << 0ull << 0ll << 100ll;
+        QTest::addRow("learned seed 42, 1 x 1")
+            << learned << 1ll << 1ll << 1e4 << il << 42ull << 0ll << 1ll;
+        QTest::addRow("learned 64-bit seed near 2^20")
+            << learned << p20 << 513ll << 1e4 << il << 0x123456789abull << p20 - 40 << 40ll;
     }
     void encodeAgreesWithCpu()
     {
@@ -183,31 +198,42 @@ private slots:
                 const double expected = spec.layout == Layout::Interleaved
                                             ? test::referenceInterleaved(p, j, dims, base)
                                             : test::referenceSplit(p, j, dims, base);
-                worst = std::max(worst, std::abs(double(gpu[std::size_t(r * dims + j)]) - expected));
+                worst =
+                    std::max(worst, std::abs(double(gpu[std::size_t(r * dims + j)]) - expected));
             }
         qInfo("max |gpu - float64| = %.3g", worst);
         QVERIFY2(worst <= 1e-6, qPrintable(QString::number(worst)));
     }
 
     // Tiny buffers and group counts force many chunks and dispatches; results must not change.
+    void chunkingKeepsResults_data()
+    {
+        QTest::addColumn<qint64>("maxBufferBytes");
+        QTest::addColumn<int>("maxRowGroups");
+        QTest::addRow("a buffer per row") << qint64(3000) << 0; // under 2 rows of 333 floats
+        QTest::addRow("a dispatch per 64 rows") << qint64(0) << 1;
+        QTest::addRow("both") << qint64(200000) << 1;
+    }
     void chunkingKeepsResults()
     {
         PE_REQUIRE_OPENGL43();
+        QFETCH(qint64, maxBufferBytes);
+        QFETCH(int, maxRowGroups);
         GpuBackend::Options options;
-        options.maxBufferBytes = 3000; // under 2 rows of 333 floats: row-by-row chunks
-        options.maxRowGroupsPerDispatch = 2; // 8 rows per dispatch
+        options.maxBufferBytes = maxBufferBytes;
+        options.maxRowGroupsPerDispatch = maxRowGroups;
         QString why;
         const std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why, options);
         QVERIFY2(gpu, qPrintable(why));
         for (const QString &scheme : {u"sinusoidal"_qs, u"learned"_qs}) {
             const EncodingSpec spec = makeSpec(scheme, 5000, 333, 1e4, u"split"_qs, 9);
-            std::vector<float> out(std::size_t(37 * spec.dims));
-            QVERIFY2(gpu->encode(spec, 4000, 37, out.data(), &why), qPrintable(why));
-            QVERIFY(compare(out, cpuRows(spec, 4000, 37)).worst <= 1e-6);
-            std::vector<float> pixels(std::size_t(40 * 70)), expected(pixels.size());
+            std::vector<float> out(std::size_t(777 * spec.dims), NAN);
+            QVERIFY2(gpu->encode(spec, 4000, 777, out.data(), &why), qPrintable(why));
+            QVERIFY(compare(out, cpuRows(spec, 4000, 777)).worst <= 1e-6);
+            std::vector<float> pixels(std::size_t(40 * 700), NAN), expected(pixels.size());
             const MatrixWindow window{10.5, 3.25, 4000.0, 300.0};
-            QVERIFY2(gpu->sample(spec, window, 40, 70, pixels.data(), &why), qPrintable(why));
-            QVERIFY2(m_cpu.sample(spec, window, 40, 70, expected.data(), &why), qPrintable(why));
+            QVERIFY2(gpu->sample(spec, window, 40, 700, pixels.data(), &why), qPrintable(why));
+            QVERIFY2(m_cpu.sample(spec, window, 40, 700, expected.data(), &why), qPrintable(why));
             QVERIFY(compare(pixels, expected).worst <= 1e-6);
         }
     }
@@ -232,9 +258,8 @@ private slots:
         QTest::addRow("zoomed in past one cell per pixel")
             << u"sinusoidal"_qs << 1000ll << 64ll << u"interleaved"_qs
             << MatrixWindow{500.2, 10.1, 3.5, 2.5} << 50 << 40;
-        QTest::addRow("learned, exact")
-            << u"learned"_qs << 4096ll << 100ll << u"interleaved"_qs
-            << MatrixWindow{3.5, 1.25, 4000, 97.5} << 33 << 21;
+        QTest::addRow("learned, exact") << u"learned"_qs << 4096ll << 100ll << u"interleaved"_qs
+                                        << MatrixWindow{3.5, 1.25, 4000, 97.5} << 33 << 21;
         QTest::addRow("learned 2^20 x 8192, row budget")
             << u"learned"_qs << p20 << 8192ll << u"interleaved"_qs
             << MatrixWindow{0, 0, double(p20), 8192} << 64 << 36;
@@ -252,8 +277,7 @@ private slots:
         const EncodingSpec spec = makeSpec(scheme, positions, dims, 1e4, layout, 7);
         std::vector<float> gpu(std::size_t(width * height), NAN), cpu(gpu.size(), NAN);
         QString error;
-        QVERIFY2(m_gpu->sample(spec, window, width, height, gpu.data(), &error),
-                 qPrintable(error));
+        QVERIFY2(m_gpu->sample(spec, window, width, height, gpu.data(), &error), qPrintable(error));
         QVERIFY2(m_cpu.sample(spec, window, width, height, cpu.data(), &error), qPrintable(error));
         const Difference d = compare(gpu, cpu);
         QVERIFY2(d.worst <= 1e-6, qPrintable(QStringLiteral("|gpu - cpu| = %1 at pixel (%2, %3)")
@@ -386,6 +410,65 @@ private slots:
                 QVERIFY2(status.description.contains(u"OpenGL"_qs), qPrintable(status.description));
             }
         QVERIFY(listed);
+    }
+
+    // The command line: --backend gpu computes on the GPU and says so. Headless (no display,
+    // Qt's offscreen platform) the GPU cannot start: gpu fails with the reason, auto uses the CPU.
+    void commandLine()
+    {
+        PE_REQUIRE_OPENGL43();
+        QTemporaryDir dir;
+        const auto run = [](const QStringList &args, const QProcessEnvironment &env) {
+            QProcess process;
+            process.setProcessEnvironment(env);
+            process.start(QStringLiteral(PE_EXECUTABLE), args);
+            process.waitForFinished(120000);
+            return test::RunResult{process.exitStatus() == QProcess::NormalExit ? process.exitCode()
+                                                                                : -1,
+                                   process.readAllStandardOutput(), process.readAllStandardError()};
+        };
+        const auto data = [&dir](const QString &backend, const QString &file) {
+            return QStringList{u"data"_qs, u"--positions"_qs, u"3000"_qs,        u"--dims"_qs,
+                               u"65"_qs,   u"--layout"_qs,    u"split"_qs,       u"--backend"_qs,
+                               backend,    u"--out"_qs,       dir.filePath(file)};
+        };
+        const QProcessEnvironment withDisplay = QProcessEnvironment::systemEnvironment();
+        test::RunResult r = run(data(u"gpu"_qs, u"gpu.npy"_qs), withDisplay);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.err.contains("by the gpu backend (GPU ("), r.err.constData());
+        r = run(data(u"cpu"_qs, u"cpu.npy"_qs), withDisplay);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        // Same numbers in the two files (.npy 1.0: the header length is at bytes 8-9).
+        const auto values = [&dir](const QString &file) {
+            QFile f(dir.filePath(file));
+            if (!f.open(QIODevice::ReadOnly))
+                return std::vector<float>();
+            const QByteArray bytes = f.readAll();
+            const int offset = 10 + (uchar(bytes[8]) | uchar(bytes[9]) << 8);
+            std::vector<float> out(std::size_t(bytes.size() - offset) / sizeof(float));
+            std::memcpy(out.data(), bytes.constData() + offset, out.size() * sizeof(float));
+            return out;
+        };
+        const std::vector<float> gpuValues = values(u"gpu.npy"_qs);
+        QCOMPARE(gpuValues.size(), std::size_t(3000 * 65));
+        QVERIFY(compare(gpuValues, values(u"cpu.npy"_qs)).worst <= 1e-6);
+        r = run({u"info"_qs}, withDisplay);
+        QVERIFY2(r.out.contains("backend gpu: available, GPU ("), r.out.constData());
+
+        QProcessEnvironment headless = withDisplay;
+        for (const QString &name : {u"DISPLAY"_qs, u"WAYLAND_DISPLAY"_qs, u"QT_QPA_PLATFORM"_qs})
+            headless.remove(name);
+        r = run(data(u"gpu"_qs, u"headless-gpu.npy"_qs), headless);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("the gpu backend cannot start: could not create an OpenGL 4.3"),
+                 r.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath(u"headless-gpu.npy"_qs)));
+        r = run(data(u"auto"_qs, u"headless-auto.npy"_qs), headless);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.err.contains("by the cpu backend"), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1); // Qt's start-up chatter does not reach stderr
+        r = run({u"info"_qs}, headless);
+        QVERIFY2(r.out.contains("backend gpu: not available: could not create"), r.out.constData());
     }
 
     void cleanupTestCase() { m_gpu.reset(); }

@@ -34,9 +34,11 @@ EncodingSpec makeSpec(Scheme scheme, qint64 positions, qint64 dims, double base,
 double cellValue(const EncodingSpec &spec, qint64 p, qint64 j)
 {
     if (spec.scheme == Scheme::Learned)
-        return kernels::learnedValue(kernels::rowKey(spec.seed, std::uint32_t(p)), std::uint32_t(j));
-    return spec.layout == Layout::Interleaved ? test::referenceInterleaved(p, j, spec.dims, spec.base)
-                                              : test::referenceSplit(p, j, spec.dims, spec.base);
+        return kernels::learnedValue(kernels::rowKey(spec.seed, std::uint32_t(p)),
+                                     std::uint32_t(j));
+    return spec.layout == Layout::Interleaved
+               ? test::referenceInterleaved(p, j, spec.dims, spec.base)
+               : test::referenceSplit(p, j, spec.dims, spec.base);
 }
 
 // Length of [c, c + 1) within [lo, hi).
@@ -150,8 +152,8 @@ private slots:
                 << b << int(Scheme::Sinusoidal) << 300ll << 37ll << int(Layout::Interleaved)
                 << 100ll << 5ll << 11 << 20;
             QTest::addRow("%s end of 2^20 x 8192", qPrintable(b))
-                << b << int(Scheme::Sinusoidal) << p20 << 8192ll << int(Layout::Split)
-                << p20 - 30 << 8192ll - 40 << 40 << 30;
+                << b << int(Scheme::Sinusoidal) << p20 << 8192ll << int(Layout::Split) << p20 - 30
+                << 8192ll - 40 << 40 << 30;
             QTest::addRow("%s learned", qPrintable(b))
                 << b << int(Scheme::Learned) << 500ll << 64ll << int(Layout::Interleaved) << 480ll
                 << 0ll << 64 << 20;
@@ -177,7 +179,8 @@ private slots:
         std::vector<float> rows(std::size_t(height * dims)), pixels(std::size_t(width * height));
         QString error;
         QVERIFY(m_cpu.encode(spec, firstRow, height, rows.data(), &error));
-        const MatrixWindow window{double(firstRow), double(firstDim), double(height), double(width)};
+        const MatrixWindow window{double(firstRow), double(firstDim), double(height),
+                                  double(width)};
         QVERIFY2(b->sample(spec, window, width, height, pixels.data(), &error), qPrintable(error));
         for (int y = 0; y < height; ++y)
             for (int x = 0; x < width; ++x)
@@ -206,17 +209,16 @@ private slots:
                 << b << sin << 5000ll << 48ll << 1e4 << il
                 << MatrixWindow{123.4, 2.5, 4321.7, 40.25} << 29 << 37;
             QTest::addRow("%s whole matrix, odd dims, split, base 10", n)
-                << b << sin << 4097ll << 33ll << 10.0 << split
-                << MatrixWindow{0, 0, 4097, 33} << 10 << 13;
+                << b << sin << 4097ll << 33ll << 10.0 << split << MatrixWindow{0, 0, 4097, 33} << 10
+                << 13;
             QTest::addRow("%s zoomed in: pixels smaller than cells", n)
                 << b << sin << 1000ll << 64ll << 1e4 << il << MatrixWindow{500.2, 10.1, 3.5, 2.5}
                 << 50 << 40;
             QTest::addRow("%s near 2^20, base 1e7", n)
                 << b << sin << p20 << 256ll << 1e7 << split
                 << MatrixWindow{p20 - 20000.5, 100.3, 20000.5, 150.2} << 16 << 12;
-            QTest::addRow("%s learned", n)
-                << b << int(Scheme::Learned) << 3000ll << 40ll << 1e4 << il
-                << MatrixWindow{0.5, 0.5, 2999, 39} << 17 << 19;
+            QTest::addRow("%s learned", n) << b << int(Scheme::Learned) << 3000ll << 40ll << 1e4
+                                           << il << MatrixWindow{0.5, 0.5, 2999, 39} << 17 << 19;
         });
     }
     void zoomedOutEqualsBoxMean()
@@ -234,7 +236,8 @@ private slots:
             PE_REQUIRE_OPENGL43();
         Backend *b = this->backend(backend);
         QVERIFY(b);
-        const EncodingSpec spec = makeSpec(Scheme(scheme), positions, dims, base, Layout(layout), 3);
+        const EncodingSpec spec =
+            makeSpec(Scheme(scheme), positions, dims, base, Layout(layout), 3);
         std::vector<float> pixels(std::size_t(width * height), NAN);
         QString error;
         QVERIFY2(b->sample(spec, window, width, height, pixels.data(), &error), qPrintable(error));
@@ -303,15 +306,18 @@ private slots:
             PE_REQUIRE_OPENGL43();
         Backend *b = this->backend(backend);
         QVERIFY(b);
-        const EncodingSpec spec = makeSpec(Scheme::Sinusoidal, positions, dims, 1e4, Layout::Interleaved);
+        const EncodingSpec spec =
+            makeSpec(Scheme::Sinusoidal, positions, dims, 1e4, Layout::Interleaved);
         const double stride = double(positions) / height;
-        const double period = 2 * std::numbers::pi * std::pow(1e4, 2.0 * double(column / 2) / double(dims));
-        QVERIFY2(std::abs(period / stride - 1) < 0.01, qPrintable(QString::number(period / stride)));
+        const double period =
+            2 * std::numbers::pi * std::pow(1e4, 2.0 * double(column / 2) / double(dims));
+        QVERIFY2(std::abs(period / stride - 1) < 0.01,
+                 qPrintable(QString::number(period / stride)));
         // What point sampling at pixel centres would show: close to the full amplitude.
         double pointAmplitude = 0;
         for (int y = 0; y < height; ++y)
-            pointAmplitude = std::max(pointAmplitude,
-                                      std::abs(cellValue(spec, qint64((y + 0.5) * stride), column)));
+            pointAmplitude = std::max(
+                pointAmplitude, std::abs(cellValue(spec, qint64((y + 0.5) * stride), column)));
         QVERIFY(pointAmplitude > 0.8);
         std::vector<float> pixels(static_cast<std::size_t>(height));
         QString error;
@@ -323,7 +329,8 @@ private slots:
         qInfo("point-sampled amplitude %.3f, box-filtered %.4f", pointAmplitude, boxAmplitude);
         QVERIFY2(boxAmplitude < 0.03, qPrintable(QString::number(boxAmplitude)));
         for (int y : {0, height / 3, height - 1})
-            PE_COMPARE_NEAR(pixels[std::size_t(y)], pixelBoxMean(spec, window, 1, height, 0, y), 1e-6);
+            PE_COMPARE_NEAR(pixels[std::size_t(y)], pixelBoxMean(spec, window, 1, height, 0, y),
+                            1e-6);
     }
 
     // Past the row budget the learned scheme averages evenly spaced rows: values stay in range.

@@ -2,6 +2,7 @@
 
 #include "backend.h"
 #include "figurebuilder.h"
+#include "pngencoder.h"
 
 #include "qcpinclude.h"
 
@@ -9,8 +10,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFontMetricsF>
-#include <QGuiApplication>
-#include <QImageWriter>
+#include <QApplication>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QRegularExpression>
@@ -460,8 +460,7 @@ bool FigureExporter::paint(QCPPainter *painter, Target target, QString *error) c
 
     painter->fillRect(QRectF(0, 0, width, height), theme.background);
 
-    ExportPlot measure;
-    const QFont font = measure.font();
+    const QFont font = QApplication::font("QCustomPlot");
     const double margin = 8.0;
     double top = 0.0;
     double bottom = height;
@@ -504,21 +503,68 @@ bool FigureExporter::paint(QCPPainter *painter, Target target, QString *error) c
     }
 
     const int panels = int(m_options.views.size());
+    std::vector<std::unique_ptr<ExportPlot>> plots;
+    std::vector<HeatmapFigure> heatmaps(static_cast<std::size_t>(panels));
+    std::vector<std::pair<int, int>> bands;
     for (int i = 0; i < panels; ++i) {
-        const FigureView view = m_options.views[i];
         const int y0 = int(std::lround(top + (bottom - top) * i / panels));
         const int y1 = int(std::lround(top + (bottom - top) * (i + 1) / panels));
-        ExportPlot plot;
-        plot.setFont(font);
-        HeatmapFigure heatmap;
-        switch (view) {
+        bands.emplace_back(y0, y1);
+        auto &plot = plots.emplace_back(std::make_unique<ExportPlot>());
+        plot->setFont(font);
+        switch (m_options.views[i]) {
         case FigureView::Heatmap: {
             const EncodingResult &result = *m_data.encoding;
-            const CellWindow window = fullWindow(result.spec, m_state.heatmapDimLimit());
             // Built with a one-cell grid; the real one depends on the laid-out size.
-            heatmap = builder.buildHeatmap(&plot, result,
-                                           sampleGrid(*result.matrix, window, 1, 1));
-            plot.layoutAt(width, y1 - y0);
+            heatmaps[std::size_t(i)] = builder.buildHeatmap(
+                plot.get(), result,
+                sampleGrid(*result.matrix, fullWindow(result.spec, m_state.heatmapDimLimit()), 1,
+                           1));
+            break;
+        }
+        case FigureView::Waves:
+            builder.buildWaves(plot.get(), *m_data.encoding);
+            break;
+        case FigureView::Phrases:
+            builder.buildPhraseGrid(plot.get(), *m_data.phrases);
+            break;
+        case FigureView::PhraseDifference:
+            builder.buildPhraseDifference(plot.get(), *m_data.phrases);
+            break;
+        case FigureView::TokenSimilarity:
+            builder.buildTokenSimilarity(plot.get(), *m_data.phrases);
+            break;
+        }
+        plot->layoutAt(width, y1 - y0);
+    }
+
+    // Stacked panels with one axis rect each share their left and right edges, so positions
+    // line up across them (Fig 16-9's waves over its heatmap).
+    if (panels > 1) {
+        int left = 0, right = width;
+        for (const auto &plot : plots)
+            if (plot->axisRectCount() == 1) {
+                left = qMax(left, plot->axisRect()->rect().left());
+                right = qMin(right, plot->axisRect()->rect().right());
+            }
+        for (int i = 0; i < panels; ++i) {
+            ExportPlot &plot = *plots[std::size_t(i)];
+            if (plot.axisRectCount() != 1)
+                continue;
+            QCPAxisRect *rect = plot.axisRect();
+            const QMargins m = rect->margins();
+            rect->setMinimumMargins(QMargins(m.left() + left - rect->rect().left(), 0,
+                                             m.right() + rect->rect().right() - right, 0));
+            plot.layoutAt(width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
+        }
+    }
+
+    for (int i = 0; i < panels; ++i) {
+        ExportPlot &plot = *plots[std::size_t(i)];
+        const HeatmapFigure &heatmap = heatmaps[std::size_t(i)];
+        if (heatmap.map) {
+            const EncodingResult &result = *m_data.encoding;
+            const CellWindow window = fullWindow(result.spec, m_state.heatmapDimLimit());
             qint64 rowPixels = window.rows(), colPixels = window.cols();
             if (target == Target::Raster) {
                 // As the window does: one value per device pixel, each the mean of its cells.
@@ -536,37 +582,25 @@ bool FigureExporter::paint(QCPPainter *painter, Target target, QString *error) c
                     colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
                 }
             }
-            builder.setHeatmapGrid(heatmap, sampleGrid(*result.matrix, window, rowPixels,
-                                                       colPixels));
-            break;
-        }
-        case FigureView::Waves:
-            builder.buildWaves(&plot, *m_data.encoding);
-            break;
-        case FigureView::Phrases:
-            builder.buildPhraseGrid(&plot, *m_data.phrases);
-            break;
-        case FigureView::PhraseDifference:
-            builder.buildPhraseDifference(&plot, *m_data.phrases);
-            break;
-        case FigureView::TokenSimilarity:
-            builder.buildTokenSimilarity(&plot, *m_data.phrases);
-            break;
+            builder.setHeatmapGrid(heatmap,
+                                   sampleGrid(*result.matrix, window, rowPixels, colPixels));
         }
         for (int p = 0; p < plot.plottableCount(); ++p) {
             auto *map = qobject_cast<QCPColorMap *>(plot.plottable(p));
             if (!map)
                 continue;
             map->setInterpolate(m_options.interpolate);
-            if (target == Target::Vector
-                && map->keyAxis()->orientation() == Qt::Horizontal) {
+            if (target == Target::Vector && map->keyAxis()->orientation() == Qt::Horizontal) {
+                // The axis rect fills its background on its own layer; moved below the map's
+                // layer, it cannot cover the image drawn first on that layer.
+                map->keyAxis()->axisRect()->setLayer(QStringLiteral("background"));
                 new EmbeddedColorMap(map, m_options.interpolate, deviceScale);
                 map->setVisible(false);
             }
         }
         painter->save();
-        painter->translate(0, y0);
-        plot.toPainter(painter, width, y1 - y0);
+        painter->translate(0, bands[std::size_t(i)].first);
+        plot.toPainter(painter, width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
         painter->restore();
     }
     return true;
@@ -600,9 +634,6 @@ QImage FigureExporter::renderImage(QString *error) const
     }
     image.setDotsPerMeterX(dotsPerMeter(m_options.dpi));
     image.setDotsPerMeterY(dotsPerMeter(m_options.dpi));
-    image.setText(QStringLiteral("Software"), QStringLiteral("pescope " PE_VERSION));
-    if (!m_options.title.isEmpty())
-        image.setText(QStringLiteral("Title"), m_options.title);
     return image;
 }
 
@@ -643,10 +674,10 @@ QByteArray FigureExporter::renderSvg(QString *error) const
         painter.end();
     }
     QByteArray svg = buffer.data();
-    // Ask SVG renderers not to smooth the heatmap images (browsers do by default).
+    // QSvgGenerator marks unsmoothed images image-rendering="optimizeSpeed" (SVG 1.1); browsers
+    // want the CSS property as well.
     if (!m_options.interpolate)
-        svg.replace("<image ", "<image image-rendering=\"optimizeSpeed\" "
-                               "style=\"image-rendering:pixelated\" ");
+        svg.replace("<image ", "<image style=\"image-rendering:pixelated\" ");
     // The exact physical size, which QSvgGenerator rounds from whole logical pixels.
     const QString size = QStringLiteral("width=\"%1mm\" height=\"%2mm\"")
                              .arg(m_options.widthInches() * 25.4, 0, 'f', 3)
@@ -706,14 +737,10 @@ QByteArray FigureExporter::render(FigureFormat format, QString *error) const
         const QImage image = renderImage(error);
         if (image.isNull())
             return {};
-        QBuffer buffer;
-        buffer.open(QIODevice::WriteOnly);
-        QImageWriter writer(&buffer, "png");
-        if (!writer.write(image)) {
-            *error = QStringLiteral("cannot encode the PNG: %1").arg(writer.errorString());
-            return {};
-        }
-        return buffer.data();
+        QList<PngText> texts{{QStringLiteral("Software"), QStringLiteral("pescope " PE_VERSION)}};
+        if (!m_options.title.isEmpty())
+            texts.append({QStringLiteral("Title"), m_options.title});
+        return encodePng(image, texts, error);
     }
     case FigureFormat::Svg:
         return renderSvg(error);
@@ -738,22 +765,28 @@ bool FigureExporter::writeFile(const QString &path, QString *error) const
     return writeFileAtomically(path, bytes, error);
 }
 
-bool writeFileAtomically(const QString &path, const QByteArray &bytes, QString *error)
+QString outputPathProblem(const QString &path)
 {
     const QFileInfo info(path);
     const QFileInfo folder(info.absolutePath());
-    if (!folder.exists()) {
-        *error = QStringLiteral("cannot write %1: the folder %2 does not exist")
-                     .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
-        return false;
-    }
-    if (!folder.isDir()) {
-        *error = QStringLiteral("cannot write %1: %2 is not a folder")
-                     .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
-        return false;
-    }
-    if (info.isDir()) {
-        *error = QStringLiteral("cannot write %1: it is a folder").arg(path);
+    if (!folder.exists())
+        return QStringLiteral("cannot write %1: the folder %2 does not exist")
+            .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
+    if (!folder.isDir())
+        return QStringLiteral("cannot write %1: %2 is not a folder")
+            .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
+    if (info.isDir())
+        return QStringLiteral("cannot write %1: it is a folder").arg(path);
+    if (!folder.isWritable())
+        return QStringLiteral("cannot write %1: the folder %2 is not writable")
+            .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
+    return {};
+}
+
+bool writeFileAtomically(const QString &path, const QByteArray &bytes, QString *error)
+{
+    if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
+        *error = problem;
         return false;
     }
     QSaveFile file(path);

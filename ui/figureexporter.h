@@ -16,6 +16,8 @@
 #include <memory>
 #include <optional>
 
+class QCPPainter;
+
 namespace pe {
 
 class Backend;
@@ -106,13 +108,15 @@ public:
 private:
     enum class Target { Raster, Vector };
     QString check() const;
-    bool paint(class QCPPainter *painter, Target target, QString *error) const;
+    bool paint(QCPPainter *painter, Target target, QString *error) const;
 
     const ExplorerState &m_state;
     FigureData m_data;
     FigureOptions m_options;
 };
 
+// Empty when `path` can be created in an existing folder; else why not, naming the path.
+QString outputPathProblem(const QString &path);
 // Writes `bytes` to `path` through QSaveFile; checks the folder first for a clear message.
 bool writeFileAtomically(const QString &path, const QByteArray &bytes, QString *error);
 

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "computescheduler.h"
+#include "fileactions.h"
 #include "heatmapview.h"
 #include "parameterpanel.h"
 #include "phraseview.h"
@@ -78,6 +79,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     statusBar()->addPermanentWidget(m_computeLabel);
 
     createActions();
+    FileActions::install(this); // sessions, figure and data export (File menu)
 
     connect(m_pages, &QTabWidget::currentChanged, this, [this](int index) {
         m_state->setPage(index == 1 ? Page::Phrases : Page::Encoding);

@@ -138,10 +138,8 @@ bool writeViewData(const ExplorerState &state, const FigureData &data, FigureVie
                      .arg(path);
         return false;
     }
-    const QFileInfo folder(QFileInfo(path).absolutePath());
-    if (!folder.isDir()) {
-        *error = QStringLiteral("cannot write %1: the folder %2 does not exist")
-                     .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
+    if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
+        *error = problem;
         return false;
     }
     Array array;

@@ -12,8 +12,10 @@ uniform uint seedKey;
 void main()
 {
     uint j = gl_GlobalInvocationID.x;
-    uint r = gl_GlobalInvocationID.y;
-    if (j >= dims || r >= rowCount)
+    uint r0 = gl_GlobalInvocationID.y * ROWS_PER_INVOCATION;
+    if (j >= dims || r0 >= rowCount)
         return;
-    values[(outRow + r) * dims + j] = learnedValue(mix32(firstRow + r + seedKey), j);
+    uint end = min(r0 + ROWS_PER_INVOCATION, rowCount);
+    for (uint r = r0; r < end; ++r)
+        values[(outRow + r) * dims + j] = learnedValue(mix32(firstRow + r + seedKey), j);
 }

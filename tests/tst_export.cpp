@@ -1,0 +1,590 @@
+// Figure export: `pescope export` PNG / SVG / PDF against the formula, the colormap tables and
+// the files' own structure, plus every bad input of issue 4 (one line, exit code, no file).
+#include "testutil.h"
+
+#include "colormaps.h"
+#include "figureexporter.h"
+#include "presets.h"
+#include "sessionfile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QRegularExpression>
+#include <QSet>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+
+#include <cmath>
+
+using namespace pe;
+using namespace pe::test;
+
+namespace {
+
+// The matrix as the seeds define it, in float64, and its extremes as pescope's float32 holds
+// them (the colour scale spans the float32 minimum and maximum).
+struct Reference
+{
+    qint64 positions = 0, dims = 0;
+    std::vector<double> values;
+    double minimum = 0, maximum = 0;
+    double at(qint64 p, qint64 i) const { return values[std::size_t(p * dims + i)]; }
+};
+
+Reference reference(qint64 positions, qint64 dims)
+{
+    Reference r;
+    r.positions = positions;
+    r.dims = dims;
+    r.minimum = 1e9;
+    r.maximum = -1e9;
+    for (qint64 p = 0; p < positions; ++p)
+        for (qint64 i = 0; i < dims; ++i) {
+            const double v = referenceInterleaved(p, i, dims, 10000.0);
+            r.values.push_back(v);
+            r.minimum = std::min(r.minimum, double(float(v)));
+            r.maximum = std::max(r.maximum, double(float(v)));
+        }
+    return r;
+}
+
+int distinctColours(const QImage &image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 2) {
+        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); x += 2)
+            colours.insert(line[x] & 0xffffff);
+    }
+    return int(colours.size());
+}
+
+bool isTableColour(Colormap map, QRgb colour)
+{
+    for (int k = 0; k < colormapSize; ++k) {
+        const QRgb c = colormapRgb(map, k);
+        if (std::abs(qRed(c) - qRed(colour)) <= 1 && std::abs(qGreen(c) - qGreen(colour)) <= 1
+            && std::abs(qBlue(c) - qBlue(colour)) <= 1)
+            return true;
+    }
+    return false;
+}
+
+// The heatmap's cell area: the run of colormap colours through the image's middle row (left of
+// the colour bar) and the run down the middle of that.
+QRect mapArea(const QImage &image, Colormap map)
+{
+    const int midY = image.height() / 2;
+    int x0 = -1, x1 = -1;
+    for (int x = 0; x < image.width(); ++x) {
+        const bool in = isTableColour(map, image.pixel(x, midY));
+        if (in && x0 < 0)
+            x0 = x;
+        if (!in && x0 >= 0 && x - x0 > 20) {
+            x1 = x - 1;
+            break;
+        }
+        if (!in)
+            x0 = -1;
+    }
+    if (x0 < 0 || x1 < 0)
+        return {};
+    const int midX = (x0 + x1) / 2;
+    int y0 = midY, y1 = midY;
+    while (y0 > 0 && isTableColour(map, image.pixel(midX, y0 - 1)))
+        --y0;
+    while (y1 < image.height() - 1 && isTableColour(map, image.pixel(midX, y1 + 1)))
+        ++y1;
+    return QRect(QPoint(x0, y0), QPoint(x1, y1));
+}
+
+QString describe(QRgb c)
+{
+    return QStringLiteral("rgb(%1, %2, %3)").arg(qRed(c)).arg(qGreen(c)).arg(qBlue(c));
+}
+
+bool sameColour(QRgb a, QRgb b)
+{
+    return std::abs(qRed(a) - qRed(b)) <= 1 && std::abs(qGreen(a) - qGreen(b)) <= 1
+           && std::abs(qBlue(a) - qBlue(b)) <= 1;
+}
+
+QStringList filesIn(const QString &folder)
+{
+    return QDir(folder).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
+}
+
+} // namespace
+
+class TestExport : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+
+    // Runs `pescope export` and checks success, one report line and the file.
+    QByteArray exportOk(const QStringList &args, const QString &out)
+    {
+        const RunResult r = runPescope(QStringList{QStringLiteral("export")} + args
+                                       + QStringList{QStringLiteral("--out"), out});
+        if (r.exitCode != 0)
+            qWarning("pescope export failed: %s", r.err.constData());
+        [&] { QCOMPARE(r.exitCode, 0); }();
+        QFile file(out);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void pngExactSize_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::addColumn<int>("dpi");
+        QTest::addRow("1500x900 at 96 dpi") << 1500 << 900 << 96;
+        QTest::addRow("2400x1600 at 300 dpi") << 2400 << 1600 << 300;
+        QTest::addRow("odd 333x217 at 72 dpi") << 333 << 217 << 72;
+        QTest::addRow("wide 1999x401 at 150 dpi") << 1999 << 401 << 150;
+    }
+
+    void pngExactSize()
+    {
+        QFETCH(int, width);
+        QFETCH(int, height);
+        QFETCH(int, dpi);
+        const QString out = path(QStringLiteral("size.png"));
+        const QByteArray bytes =
+            exportOk({QStringLiteral("--view"), QStringLiteral("heatmap"),
+                      QStringLiteral("--positions"), QStringLiteral("64"), QStringLiteral("--dims"),
+                      QStringLiteral("32"), QStringLiteral("--width"), QString::number(width),
+                      QStringLiteral("--height"), QString::number(height), QStringLiteral("--dpi"),
+                      QString::number(dpi)},
+                     out);
+        QVERIFY(bytes.startsWith("\x89PNG\r\n\x1a\n"));
+        QImage image;
+        QVERIFY(image.loadFromData(bytes, "PNG"));
+        QCOMPARE(image.width(), width);
+        QCOMPARE(image.height(), height);
+        PE_COMPARE_NEAR(image.dotsPerMeterX() * 0.0254, dpi, 0.05);
+        QVERIFY2(distinctColours(image) > 50, "the figure looks blank");
+    }
+
+    // Every cell of a small viridis heatmap has the colour matplotlib would give its value:
+    // the seeds' formula in float64, normalised over the matrix, looked up in the table.
+    void pngCellColours()
+    {
+        const qint64 positions = 20, dims = 10;
+        const QString out = path(QStringLiteral("cells.png"));
+        const QByteArray bytes = exportOk(
+            {QStringLiteral("--view"), QStringLiteral("heatmap"), QStringLiteral("--positions"),
+             QString::number(positions), QStringLiteral("--dims"), QString::number(dims),
+             QStringLiteral("--mark-dims"), QStringLiteral("0"), QStringLiteral("--mark-positions"),
+             QString(), QStringLiteral("--select"), QStringLiteral("0,0"),
+             QStringLiteral("--width"), QStringLiteral("900"), QStringLiteral("--height"),
+             QStringLiteral("700")},
+            out);
+        QImage image;
+        QVERIFY(image.loadFromData(bytes, "PNG"));
+        const QRect area = mapArea(image, Colormap::Viridis);
+        QVERIFY2(area.width() > 200 && area.height() > 200, "heatmap area not found");
+        const Reference ref = reference(positions, dims);
+        int checked = 0;
+        for (qint64 p = 1; p < positions; ++p)
+            for (qint64 i = 1; i < dims; ++i) {
+                const double t = normalizeValue(ref.at(p, i), ref.minimum, ref.maximum);
+                // Values within a hair of a table boundary could fall either way in float32.
+                if (std::abs(t * 256 - std::round(t * 256)) < 1e-3)
+                    continue;
+                const QRgb expected = colormapColor(Colormap::Viridis, ref.at(p, i), ref.minimum,
+                                                    ref.maximum);
+                const int x = area.left() + int((i + 0.5) * area.width() / dims);
+                const int y = area.top() + int((p + 0.5) * area.height() / positions);
+                const QRgb got = image.pixel(x, y);
+                QVERIFY2(sameColour(got, expected),
+                         qPrintable(QStringLiteral("cell p = %1, i = %2: %3, expected %4")
+                                        .arg(p)
+                                        .arg(i)
+                                        .arg(describe(got), describe(expected))));
+                ++checked;
+            }
+        QVERIFY(checked > 150);
+    }
+
+    // Fig 16-9's heatmap: transposed (dims down the y axis) and grey.
+    void pngTransposedGray()
+    {
+        const QString out = path(QStringLiteral("gray.png"));
+        const QByteArray bytes = exportOk(
+            {QStringLiteral("--view"), QStringLiteral("heatmap"), QStringLiteral("--positions"),
+             QStringLiteral("16"), QStringLiteral("--dims"), QStringLiteral("12"),
+             QStringLiteral("--transpose"), QStringLiteral("--colormap"), QStringLiteral("gray"),
+             QStringLiteral("--mark-dims"), QStringLiteral("0"), QStringLiteral("--mark-positions"),
+             QString(), QStringLiteral("--select"), QStringLiteral("0,0"),
+             QStringLiteral("--width"), QStringLiteral("800"), QStringLiteral("--height"),
+             QStringLiteral("600")},
+            out);
+        QImage image;
+        QVERIFY(image.loadFromData(bytes, "PNG"));
+        const QRect area = mapArea(image, Colormap::Gray);
+        QVERIFY(area.width() > 200 && area.height() > 200);
+        const Reference ref = reference(16, 12);
+        for (const auto &[p, i] : {std::pair{5, 3}, std::pair{11, 7}, std::pair{14, 10}}) {
+            const QRgb expected =
+                colormapColor(Colormap::Gray, ref.at(p, i), ref.minimum, ref.maximum);
+            // Transposed: positions along x, dims down y.
+            const int x = area.left() + int((p + 0.5) * area.width() / 16);
+            const int y = area.top() + int((i + 0.5) * area.height() / 12);
+            QVERIFY2(sameColour(image.pixel(x, y), expected),
+                     qPrintable(QStringLiteral("p = %1, i = %2: %3, expected %4")
+                                    .arg(p)
+                                    .arg(i)
+                                    .arg(describe(image.pixel(x, y)), describe(expected))));
+        }
+    }
+
+    void svgIsVector()
+    {
+        const QString out = path(QStringLiteral("fig.svg"));
+        const QByteArray svg = exportOk(
+            {QStringLiteral("--preset"), QStringLiteral("geron-16-9"), QStringLiteral("--view"),
+             QStringLiteral("waves+heatmap"), QStringLiteral("--width"), QStringLiteral("1200"),
+             QStringLiteral("--height"), QStringLiteral("1000"), QStringLiteral("--dpi"),
+             QStringLiteral("150"), QStringLiteral("--title"), QStringLiteral("Figure 16-9")},
+            out);
+        QXmlStreamReader xml(svg);
+        QMap<QString, int> elements;
+        QStringList texts;
+        QString width, height;
+        QList<QByteArray> images;
+        while (!xml.atEnd()) {
+            if (xml.readNext() != QXmlStreamReader::StartElement)
+                continue;
+            const QString name = xml.name().toString();
+            ++elements[name];
+            if (name == QLatin1String("svg")) {
+                width = xml.attributes().value(QStringLiteral("width")).toString();
+                height = xml.attributes().value(QStringLiteral("height")).toString();
+            } else if (name == QLatin1String("image")) {
+                QVERIFY(xml.attributes()
+                            .value(QStringLiteral("style"))
+                            .contains(QStringLiteral("pixelated")));
+                const QString href = xml.attributes()
+                                         .value(QStringLiteral("http://www.w3.org/1999/xlink"),
+                                                QStringLiteral("href"))
+                                         .toString();
+                images.append(QByteArray::fromBase64(
+                    href.section(QLatin1Char(','), 1).toLatin1()));
+            } else if (name == QLatin1String("text")) {
+                texts.append(xml.readElementText().trimmed());
+            }
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        // Curves, markers and axes as vector elements, the labels as text.
+        QVERIFY2(elements.value(QStringLiteral("polyline")) + elements.value(QStringLiteral("path"))
+                     > 20,
+                 "too few vector path elements");
+        QVERIFY(elements.value(QStringLiteral("circle")) + elements.value(QStringLiteral("ellipse"))
+                >= 4); // the dots at p = 22 and 60
+        for (const char *label : {"position p", "dimension i", "PE(p, i)", "Figure 16-9",
+                                  "i = 100 (sin)", "i = 101 (cos)"})
+            QVERIFY2(texts.contains(QLatin1String(label)), label);
+        // 1200 x 1000 pixels at 150 dpi: 203.2 x 169.333 mm.
+        QCOMPARE(width, QStringLiteral("203.200mm"));
+        QCOMPARE(height, QStringLiteral("169.333mm"));
+        // The heatmap (201 positions x the first 150 dims) is embedded with a whole number of
+        // image pixels per cell, each cell one uniform block.
+        bool found = false;
+        for (const QByteArray &png : images) {
+            QImage image;
+            QVERIFY(image.loadFromData(png, "PNG"));
+            if (image.width() % 201 != 0 || image.height() % 150 != 0)
+                continue;
+            found = true;
+            const int fx = image.width() / 201, fy = image.height() / 150;
+            const Reference ref = reference(201, 512);
+            for (const auto &[p, i] : {std::pair{0, 0}, std::pair{22, 100}, std::pair{150, 149}}) {
+                const QRgb expected =
+                    colormapColor(Colormap::Gray, ref.at(p, i), ref.minimum, ref.maximum);
+                QVERIFY(sameColour(image.pixel(p * fx, i * fy), expected));
+                QVERIFY(sameColour(image.pixel(p * fx + fx - 1, i * fy + fy - 1), expected));
+            }
+        }
+        QVERIFY2(found, "no full-resolution heatmap image in the SVG");
+    }
+
+    void pdfPageAndRender()
+    {
+        const QString out = path(QStringLiteral("fig.pdf"));
+        const QByteArray pdf = exportOk(
+            {QStringLiteral("--preset"), QStringLiteral("keras-phrases"), QStringLiteral("--view"),
+             QStringLiteral("phrases"), QStringLiteral("--width"), QStringLiteral("1800"),
+             QStringLiteral("--height"), QStringLiteral("1200"), QStringLiteral("--dpi"),
+             QStringLiteral("300")},
+            out);
+        QVERIFY(pdf.startsWith("%PDF"));
+        // 1800 x 1200 pixels at 300 dpi: 6 x 4 inches, 432 x 288 points.
+        static const QRegularExpression mediaBox(
+            QStringLiteral("/MediaBox \\[\\s*0 0 ([0-9.]+) ([0-9.]+)\\s*\\]"));
+        const QRegularExpressionMatch m = mediaBox.match(QString::fromLatin1(pdf));
+        QVERIFY(m.hasMatch());
+        PE_COMPARE_NEAR(m.captured(1).toDouble(), 432.0, 0.5);
+        PE_COMPARE_NEAR(m.captured(2).toDouble(), 288.0, 0.5);
+        QVERIFY2(!pdf.contains("/DCTDecode"), "the heatmaps must not be JPEG-compressed");
+
+        const QString pdftoppm = QStandardPaths::findExecutable(QStringLiteral("pdftoppm"));
+        if (pdftoppm.isEmpty())
+            QSKIP("pdftoppm (Debian poppler-utils) is not installed: cannot render the PDF");
+        QProcess render;
+        const QString prefix = path(QStringLiteral("rendered"));
+        render.start(pdftoppm, {QStringLiteral("-r"), QStringLiteral("100"),
+                                QStringLiteral("-png"), QStringLiteral("-singlefile"), out, prefix});
+        QVERIFY(render.waitForFinished(60000));
+        QCOMPARE(render.exitCode(), 0);
+        QImage page(prefix + QStringLiteral(".png"));
+        QVERIFY(!page.isNull());
+        QCOMPARE(page.width(), 600); // 6 inches at 100 dpi
+        QCOMPARE(page.height(), 400);
+        QVERIFY2(distinctColours(page) > 50, "the rendered PDF page looks blank");
+        // The viridis cells survive: many pixels are table colours.
+        int viridis = 0;
+        for (int y = 0; y < page.height(); y += 5)
+            for (int x = 0; x < page.width(); x += 5)
+                viridis += isTableColour(Colormap::Viridis, page.pixel(x, y));
+        QVERIFY2(viridis > 1500, qPrintable(QString::number(viridis)));
+    }
+
+    // The same state through a preset and through a saved session: identical bytes.
+    void sessionRoundTripIdenticalPng()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY2(applyPreset(state, QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        const QString session = path(QStringLiteral("geron.json"));
+        QVERIFY2(saveSession(state, session, &error), qPrintable(error));
+        ExplorerState loaded;
+        QVERIFY2(loadSession(session, &loaded, &error), qPrintable(error));
+        QCOMPARE(loaded.toJson(), state.toJson());
+
+        const QStringList common = {QStringLiteral("--view"), QStringLiteral("waves+heatmap"),
+                                    QStringLiteral("--width"), QStringLiteral("900"),
+                                    QStringLiteral("--height"), QStringLiteral("700")};
+        const QByteArray fromPreset =
+            exportOk(common + QStringList{QStringLiteral("--preset"), QStringLiteral("geron-16-9")},
+                     path(QStringLiteral("a.png")));
+        const QByteArray fromSession =
+            exportOk(common + QStringList{QStringLiteral("--session"), session},
+                     path(QStringLiteral("b.png")));
+        QVERIFY(!fromPreset.isEmpty());
+        QVERIFY2(fromPreset == fromSession, "a session export differs from its preset's");
+        // And a second run is byte-identical too (nothing time- or run-dependent in the file).
+        QCOMPARE(exportOk(common + QStringList{QStringLiteral("--session"), session},
+                          path(QStringLiteral("c.png"))),
+                 fromSession);
+    }
+
+    void dataExport()
+    {
+        const QString out = path(QStringLiteral("heat.npy"));
+        const QByteArray npy = exportOk(
+            {QStringLiteral("--view"), QStringLiteral("heatmap"), QStringLiteral("--positions"),
+             QStringLiteral("30"), QStringLiteral("--dims"), QStringLiteral("16"),
+             QStringLiteral("--crop-dims"), QStringLiteral("10"), QStringLiteral("--transpose")},
+            out);
+        QVERIFY(npy.startsWith("\x93NUMPY"));
+        QVERIFY(npy.contains("'shape': (10, 30)"));
+        const auto *values = reinterpret_cast<const float *>(npy.constData() + 128);
+        QCOMPARE(npy.size(), 128 + 10 * 30 * 4);
+        // Row i, column p of the transposed matrix is PE(p, i).
+        PE_COMPARE_NEAR(values[7 * 30 + 21], referenceInterleaved(21, 7, 16, 10000.0), 1e-6);
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("out");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        const QStringList heat = {QStringLiteral("--view"), QStringLiteral("heatmap"),
+                                  QStringLiteral("--positions"), QStringLiteral("50"),
+                                  QStringLiteral("--dims"), QStringLiteral("20")};
+        const auto with = [&](const QStringList &extra) { return heat + extra; };
+        QTest::addRow("missing folder") << heat << QStringLiteral("no/such/folder/fig.png") << 1
+                                        << QStringLiteral("does not exist");
+        QTest::addRow("folder is a file") << heat << QStringLiteral("blocker/fig.png") << 1
+                                          << QStringLiteral("is not a folder");
+        QTest::addRow("unknown extension") << heat << QStringLiteral("fig.jpg") << 2
+                                           << QStringLiteral("--out must end in .png, .svg or .pdf");
+        QTest::addRow("no extension") << heat << QStringLiteral("fig") << 2
+                                      << QStringLiteral("--out must end");
+        QTest::addRow("zero width") << with({QStringLiteral("--width"), QStringLiteral("0")})
+                                    << QStringLiteral("z.png") << 2
+                                    << QStringLiteral("--width must be between 16 and 30000");
+        QTest::addRow("negative height")
+            << with({QStringLiteral("--height"), QStringLiteral("-5")}) << QStringLiteral("z.png")
+            << 2 << QStringLiteral("--height must be between");
+        QTest::addRow("absurd width") << with({QStringLiteral("--width"), QStringLiteral("100000")})
+                                      << QStringLiteral("z.png") << 2
+                                      << QStringLiteral("--width must be between 16 and 30000");
+        QTest::addRow("over the pixel limit")
+            << with({QStringLiteral("--width"), QStringLiteral("20000"), QStringLiteral("--height"),
+                     QStringLiteral("20000")})
+            << QStringLiteral("z.png") << 2 << QStringLiteral("the limit is 100 megapixels");
+        QTest::addRow("zero dpi") << with({QStringLiteral("--dpi"), QStringLiteral("0")})
+                                  << QStringLiteral("z.pdf") << 2
+                                  << QStringLiteral("--dpi must be between 10 and 2400");
+        QTest::addRow("absurd dpi") << with({QStringLiteral("--dpi"), QStringLiteral("1e6")})
+                                    << QStringLiteral("z.svg") << 2
+                                    << QStringLiteral("--dpi must be between 10 and 2400");
+        QTest::addRow("tiny at high dpi")
+            << with({QStringLiteral("--width"), QStringLiteral("100"), QStringLiteral("--height"),
+                     QStringLiteral("100"), QStringLiteral("--dpi"), QStringLiteral("2400")})
+            << QStringLiteral("z.png") << 1 << QStringLiteral("too small to lay out a figure");
+        QTest::addRow("unknown view")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("spectrum"),
+                           QStringLiteral("--positions"), QStringLiteral("5"),
+                           QStringLiteral("--dims"), QStringLiteral("4")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("--view: unknown view \"spectrum\"");
+        QTest::addRow("no view") << QStringList{QStringLiteral("--positions"), QStringLiteral("5"),
+                                                QStringLiteral("--dims"), QStringLiteral("4")}
+                                 << QStringLiteral("z.png") << 2
+                                 << QStringLiteral("--view is required");
+        QTest::addRow("positions out of range")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
+                           QStringLiteral("--positions"), QStringLiteral("0"),
+                           QStringLiteral("--dims"), QStringLiteral("4")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("--positions must be between");
+        QTest::addRow("too large to hold")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
+                           QStringLiteral("--positions"), QStringLiteral("16777216"),
+                           QStringLiteral("--dims"), QStringLiteral("4096")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("holds at most");
+        QTest::addRow("mark dims outside")
+            << with({QStringLiteral("--mark-dims"), QStringLiteral("100,20")})
+            << QStringLiteral("z.png") << 2 << QStringLiteral("--mark-dims");
+        QTest::addRow("unknown colormap")
+            << with({QStringLiteral("--colormap"), QStringLiteral("jet")})
+            << QStringLiteral("z.png") << 2 << QStringLiteral("--colormap must be viridis");
+        QTest::addRow("malformed session")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
+                           QStringLiteral("--session"), QStringLiteral("malformed.json")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("is not valid JSON");
+        QTest::addRow("truncated session")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
+                           QStringLiteral("--session"), QStringLiteral("truncated.json")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("looks truncated");
+        QTest::addRow("newer session")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
+                           QStringLiteral("--session"), QStringLiteral("newer.json")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("saved by a newer pescope");
+        QTest::addRow("session out of range")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
+                           QStringLiteral("--session"), QStringLiteral("range.json")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("dims");
+        QTest::addRow("missing session")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
+                           QStringLiteral("--session"), QStringLiteral("absent.json")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("does not exist");
+        QTest::addRow("not a session")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
+                           QStringLiteral("--session"), QStringLiteral("other.json")}
+            << QStringLiteral("z.png") << 2 << QStringLiteral("has no \"format_version\"");
+    }
+
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, out);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto write = [&](const QString &name, const QByteArray &bytes) {
+            QFile file(dir.filePath(name));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(bytes);
+        };
+        write(QStringLiteral("blocker"), "a file where a folder is expected");
+        write(QStringLiteral("malformed.json"), "{\"format_version\": 1, \"state\": {,}}");
+        ExplorerState state;
+        QByteArray good = sessionBytes(state);
+        write(QStringLiteral("truncated.json"), good.left(good.size() / 2));
+        write(QStringLiteral("newer.json"),
+              "{\"format_version\": 99, \"state\": {}}");
+        write(QStringLiteral("range.json"),
+              "{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 10, \"dims\": "
+              "1000000}}}");
+        write(QStringLiteral("other.json"), "{\"hello\": \"world\"}");
+        const QStringList before = filesIn(dir.path());
+
+        for (QString &arg : args)
+            if (arg.endsWith(QLatin1String(".json")))
+                arg = dir.filePath(arg);
+        const QString target = dir.filePath(out);
+        const RunResult r = runPescope(QStringList{QStringLiteral("export")} + args
+                                       + QStringList{QStringLiteral("--out"), target});
+        const QString err = QString::fromLocal8Bit(r.err).trimmed();
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(QStringLiteral("more than one line: ") + err));
+        QVERIFY2(err.startsWith(QLatin1String("pescope export: ")), qPrintable(err));
+        QVERIFY2(err.contains(message), qPrintable(err));
+        QVERIFY2(!QFileInfo::exists(target), "an output file was left behind");
+        QCOMPARE(filesIn(dir.path()), before); // no temporary files either
+    }
+
+    // Root ignores permissions, so an unwritable place is a read-only file system.
+    void unwritableFolder()
+    {
+        QString folder;
+        QTemporaryDir dir;
+        QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::ExeOwner);
+        if (!QFileInfo(dir.path()).isWritable())
+            folder = dir.path();
+        else if (QFileInfo(QStringLiteral("/proc/self")).isDir())
+            folder = QStringLiteral("/proc");
+        else
+            QSKIP("no unwritable folder to try (running as root without /proc)");
+        const QString target = folder + QStringLiteral("/pescope-test-figure.png");
+        const RunResult r =
+            runPescope({QStringLiteral("export"), QStringLiteral("--view"), QStringLiteral("waves"),
+                        QStringLiteral("--positions"), QStringLiteral("50"),
+                        QStringLiteral("--dims"), QStringLiteral("8"), QStringLiteral("--out"),
+                        target});
+        QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                              | QFileDevice::ExeOwner);
+        const QString err = QString::fromLocal8Bit(r.err).trimmed();
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(err.startsWith(QLatin1String("pescope export: cannot write ")), qPrintable(err));
+        QVERIFY(!err.contains(QLatin1Char('\n')));
+        QVERIFY(!QFileInfo::exists(target));
+    }
+
+    // In process: the exporter refuses bad options with a sentence and renders nothing.
+    void exporterRefuses()
+    {
+        ExplorerState state;
+        FigureOptions options;
+        options.views = {FigureView::Heatmap};
+        QString error;
+        // No computed data for the heatmap.
+        QVERIFY(FigureExporter(state, FigureData(), options).renderImage(&error).isNull());
+        QVERIFY(error.contains(QLatin1String("no encoding")));
+        options.width = 0;
+        QVERIFY(options.validate().contains(QLatin1String("width must be between")));
+        options.width = 800;
+        options.dpi = std::nan("");
+        QVERIFY(options.validate().contains(QLatin1String("dpi must be between")));
+        QVERIFY(!parseFigureViews(QStringLiteral("waves+nope"), &error));
+        QVERIFY(error.contains(QLatin1String("unknown view \"nope\"")));
+        QCOMPARE(figureViewsName(*parseFigureViews(QStringLiteral("waves+heatmap"), &error)),
+                 QStringLiteral("waves+heatmap"));
+        QVERIFY(!figureFormatForPath(QStringLiteral("x.jpeg")));
+    }
+};
+
+QTEST_MAIN(TestExport)
+#include "tst_export.moc"
