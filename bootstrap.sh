@@ -51,7 +51,8 @@ case "$mode" in
     install_missing
     build
     # Every suite, under a virtual X display with Mesa's software OpenGL (llvmpipe).
-    exec xvfb-run -a -s "-screen 0 1920x1200x24" \
+    # PE_REQUIRE_GPU turns a missing OpenGL 4.3 context into a failure instead of a skip.
+    PE_REQUIRE_GPU=1 exec xvfb-run -a -s "-screen 0 1920x1200x24" \
       ctest --test-dir "$build_dir" --output-on-failure --timeout 900 "$@"
     ;;
   *)

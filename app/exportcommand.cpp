@@ -38,8 +38,7 @@ QList<qint64> integerList(const QCommandLineParser &parser, const QString &name)
     return values;
 }
 
-template <typename Setter>
-void applyOrThrow(const QString &option, Setter setter)
+template <typename Setter> void applyOrThrow(const QString &option, Setter setter)
 {
     QString error;
     if (!setter(&error))
@@ -77,19 +76,19 @@ EncodingSpec mergedSpec(const QCommandLineParser &parser, const EncodingSpec &cu
     parseOrThrow(merged, args);
     EncodingSpec spec = specFromOptions(merged);
     // RoPE parameters the command line does not name stay as the session has them.
-    if (spec.scheme == Scheme::Rope && current.scheme == Scheme::Rope
-        && std::none_of(ropeOptionNames().begin(), ropeOptionNames().end(),
-                        [&](const QString &n) { return parser.isSet(n); }))
+    if (spec.scheme == Scheme::Rope && current.scheme == Scheme::Rope &&
+        std::none_of(ropeOptionNames().begin(), ropeOptionNames().end(),
+                     [&](const QString &n) { return parser.isSet(n); }))
         spec.rope = current.rope;
     return spec;
 }
 
 bool anySpecOption(const QCommandLineParser &parser)
 {
-    const QStringList names = QStringList{QStringLiteral("scheme"), QStringLiteral("positions"),
-                                          QStringLiteral("dims"),   QStringLiteral("base"),
-                                          QStringLiteral("layout"), QStringLiteral("seed")}
-                              + ropeOptionNames();
+    const QStringList names =
+        QStringList{QStringLiteral("scheme"), QStringLiteral("positions"), QStringLiteral("dims"),
+                    QStringLiteral("base"),   QStringLiteral("layout"),    QStringLiteral("seed")} +
+        ropeOptionNames();
     return std::any_of(names.begin(), names.end(),
                        [&](const QString &n) { return parser.isSet(n); });
 }
@@ -110,8 +109,8 @@ void applyViewOptions(const QCommandLineParser &parser, ExplorerState &state)
     if (parser.isSet(QStringLiteral("no-transpose")))
         state.setTransposed(false);
     if (parser.isSet(QStringLiteral("crop-dims"))) {
-        const qint64 limit = integerOption(parser, QStringLiteral("crop-dims"), 0,
-                                           limits::maxDims, 0);
+        const qint64 limit =
+            integerOption(parser, QStringLiteral("crop-dims"), 0, limits::maxDims, 0);
         applyOrThrow(QStringLiteral("crop-dims"),
                      [&](QString *e) { return state.setHeatmapDimLimit(limit, e); });
     }
@@ -148,6 +147,14 @@ void applyViewOptions(const QCommandLineParser &parser, ExplorerState &state)
         }
         applyOrThrow(QStringLiteral("cross"),
                      [&](QString *e) { return state.setCrosses(crosses, e); });
+    }
+    // The wave view also plots the selected dim; with dims named and no --select, the
+    // selection moves onto them so the figure shows exactly the dims asked for.
+    if (parser.isSet(QStringLiteral("mark-dims")) && !parser.isSet(QStringLiteral("select")) &&
+        !state.waveDims().isEmpty()) {
+        const qint64 position =
+            state.markers().isEmpty() ? state.selection().position : state.markers().constFirst();
+        state.setSelection({position, state.waveDims().constFirst()});
     }
     if (parser.isSet(QStringLiteral("select"))) {
         const QList<qint64> cell = integerList(parser, QStringLiteral("select"));
@@ -201,6 +208,9 @@ void applyViewOptions(const QCommandLineParser &parser, ExplorerState &state)
             return state.setCompare(int(pair[0]) - 1, int(pair[1]) - 1, e);
         });
     }
+    // New phrases from the command line have no clicked token (no outline) unless --token says.
+    if (parser.isSet(QStringLiteral("text")) && !parser.isSet(QStringLiteral("token")))
+        state.setPhraseSelection(PhraseSelection{});
     if (parser.isSet(QStringLiteral("token"))) {
         const QStringList parts = parser.value(QStringLiteral("token")).split(QLatin1Char(','));
         bool okP = false, okT = false;
@@ -212,9 +222,9 @@ void applyViewOptions(const QCommandLineParser &parser, ExplorerState &state)
             okT = okT && mode.has_value();
             sel.mode = mode.value_or(EmbeddingMode::Fixed);
         }
-        if (!okP || !okT || parts.size() < 2 || parts.size() > 3 || sel.phrase < 0
-            || sel.phrase >= state.phraseSettings().phrases.size() || sel.token < 0
-            || sel.token >= state.phraseSettings().sequenceLength)
+        if (!okP || !okT || parts.size() < 2 || parts.size() > 3 || sel.phrase < 0 ||
+            sel.phrase >= state.phraseSettings().phrases.size() || sel.token < 0 ||
+            sel.token >= state.phraseSettings().sequenceLength)
             throw UsageError{QStringLiteral("--token must be PHRASE,TOKEN[,random|fixed] with a "
                                             "phrase from 1 to %1 and a token from 0 to %2 (got "
                                             "\"%3\")")
@@ -255,8 +265,8 @@ int runExport(const QStringList &args)
              .arg(figurelimits::minDpi)
              .arg(figurelimits::maxDpi),
          QStringLiteral("N")},
-        {QStringLiteral("preset"), QStringLiteral("Start from a preset: %1.")
-                                       .arg(presetIds().join(QStringLiteral(", "))),
+        {QStringLiteral("preset"),
+         QStringLiteral("Start from a preset: %1.").arg(presetIds().join(QStringLiteral(", "))),
          QStringLiteral("NAME")},
         {QStringLiteral("session"), QStringLiteral("Start from a saved session (JSON)."),
          QStringLiteral("FILE")},
@@ -271,7 +281,8 @@ int runExport(const QStringList &args)
          QStringLiteral("Smooth heatmap cells (default: nearest neighbour, one block per cell).")},
         {QStringLiteral("colormap"), QStringLiteral("viridis, gray, magma or RdBu."),
          QStringLiteral("NAME")},
-        {QStringLiteral("transpose"), QStringLiteral("Heatmap with dims on the y axis (Fig 16-9).")},
+        {QStringLiteral("transpose"),
+         QStringLiteral("Heatmap with dims on the y axis (Fig 16-9).")},
         {QStringLiteral("no-transpose"), QStringLiteral("Heatmap with positions on the y axis.")},
         {QStringLiteral("crop-dims"), QStringLiteral("Heatmap shows the first N dims (0: all)."),
          QStringLiteral("N")},
@@ -352,6 +363,8 @@ int runExport(const QStringList &args)
     options.captionText = parser.value(QStringLiteral("caption-text"));
     options.printTheme = parser.isSet(QStringLiteral("print-theme"));
     options.interpolate = parser.isSet(QStringLiteral("interpolate"));
+    if (const QString problem = options.validate(); !problem.isEmpty())
+        throw UsageError{QStringLiteral("--width / --height / --dpi: ") + problem};
 
     // The state: defaults, a preset or a session, then the command line on top.
     ExplorerState state;
@@ -381,12 +394,11 @@ int runExport(const QStringList &args)
         if (const QString problem = inMemoryProblem(state.spec()); !problem.isEmpty())
             throw UsageError{QStringLiteral("--positions / --dims: ") + problem};
     }
-    if (std::any_of(views->begin(), views->end(), viewNeedsPhrases)
-        && state.phraseSettings().phrases.isEmpty())
-        throw UsageError{QStringLiteral("--text is required for the %1 view")
-                             .arg(figureViewsName(*views))};
-    if (views->contains(FigureView::PhraseDifference)
-        && state.phraseSettings().phrases.size() < 2)
+    if (std::any_of(views->begin(), views->end(), viewNeedsPhrases) &&
+        state.phraseSettings().phrases.isEmpty())
+        throw UsageError{
+            QStringLiteral("--text is required for the %1 view").arg(figureViewsName(*views))};
+    if (views->contains(FigureView::PhraseDifference) && state.phraseSettings().phrases.size() < 2)
         throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
 
     // The folder is checked before any work, so a typo costs no computing.
@@ -416,12 +428,12 @@ int runExport(const QStringList &args)
             report(command, error);
             return Failure;
         }
-        report(command, QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
-                                       "in %5 ms")
-                            .arg(figureViewsName(*views),
-                                 viewDataDescription(state, views->constFirst()), path,
-                                 backend->id())
-                            .arg(timer.elapsed()));
+        report(command,
+               QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
+                              "in %5 ms")
+                   .arg(figureViewsName(*views), viewDataDescription(state, views->constFirst()),
+                        path, backend->id())
+                   .arg(timer.elapsed()));
         return Success;
     }
     const FigureExporter exporter(state, data, options);

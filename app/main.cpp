@@ -42,6 +42,11 @@ int runCommand(int argc, char **argv)
     // Figures are QCustomPlot widgets, which need a QApplication; they render on the offscreen
     // platform whatever the display, so an export does not depend on the screen's DPI or fonts.
     const bool widgets = std::strcmp(argv[1], "export") == 0;
+    // Taken before the application object exists: QGuiApplication removes "--session FILE"
+    // (X session management) from argv, and `export --session` is ours.
+    QStringList rawArgs;
+    for (int i = 0; i < argc; ++i)
+        rawArgs.append(QString::fromLocal8Bit(argv[i]));
     if (widgets && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     // A QGuiApplication, because the GPU backend's offscreen surface needs one. Headless (no
@@ -60,7 +65,7 @@ int runCommand(int argc, char **argv)
                 : std::make_unique<QGuiApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("pescope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
-    QStringList args = QCoreApplication::arguments();
+    QStringList args = widgets ? rawArgs : QCoreApplication::arguments();
     const QString name = args.takeAt(1);
     args[0] = QStringLiteral("pescope ") + name; // "Usage: pescope data [options]"
     try {

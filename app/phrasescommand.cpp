@@ -100,7 +100,10 @@ int runPhrases(const QStringList &args)
         return Failure;
     }
     PhraseEmbedding embedding;
-    if (!embedPhrases(*backend, spec, &embedding, &error)) {
+    const bool embedded = embedPhrases(*backend, spec, &embedding, &error);
+    if (const QString notice = backend->notice(); !notice.isEmpty())
+        report(command, notice); // e.g. the GPU failed and the CPU took over
+    if (!embedded) {
         report(command, error);
         return Failure;
     }

@@ -1,4 +1,4 @@
-// Chooses and creates a compute backend: "auto" prefers the GPU and falls back to the CPU.
+// Chooses and creates a compute backend: "auto" prefers a hardware GPU and falls back to the CPU.
 #pragma once
 
 #include "backend.h"

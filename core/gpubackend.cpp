@@ -253,7 +253,7 @@ bool GpuBackend::Private::initialize(QString *why)
 
 void GpuBackend::Private::release()
 {
-    if (context && context->isValid() && context->makeCurrent(surface.get())) {
+    if (gl && context && context->isValid() && context->makeCurrent(surface.get())) {
         gl->glDeleteBuffers(SlotCount, buffers);
         if (!queries.empty())
             gl->glDeleteQueries(GLsizei(queries.size()), queries.data());
@@ -622,6 +622,8 @@ std::unique_ptr<GpuBackend> GpuBackend::create(QString *why, const Options &opti
     format.setRenderableType(QSurfaceFormat::OpenGL);
     format.setVersion(4, 3);
     format.setProfile(QSurfaceFormat::CoreProfile);
+    // Where the driver can tell, a GPU reset then shows as isValid() == false ("lost").
+    format.setOption(QSurfaceFormat::ResetNotification);
     p.requested = format;
     p.surface = std::make_unique<QOffscreenSurface>();
     p.surface->setFormat(format);

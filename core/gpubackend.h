@@ -38,8 +38,9 @@ public:
     QString renderer() const;
     QString glVersion() const;
 
-    // Thread-safe in the sense that any one thread at a time may call these: the GL work runs on
-    // the backend's own thread, where its context was created (Qt requires that).
+    // Callable from any thread (calls are serialised): the GL work runs on the backend's own
+    // thread, where its context was created, as Qt requires. Destroy it before the
+    // QGuiApplication.
     bool encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount, float *out,
                 QString *error) override;
     bool sample(const EncodingSpec &spec, const MatrixWindow &window, int width, int height,

@@ -52,15 +52,13 @@ QList<ViewChoice> viewChoices()
 
 } // namespace
 
-ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *scheduler,
-                           QWidget *parent)
+ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QDialog(parent), m_state(state), m_scheduler(scheduler), m_view(new QComboBox(this)),
-      m_format(new QComboBox(this)), m_unit(new QComboBox(this)),
-      m_width(new QDoubleSpinBox(this)), m_height(new QDoubleSpinBox(this)),
-      m_dpi(new QSpinBox(this)), m_sizeInfo(new QLabel(this)),
+      m_format(new QComboBox(this)), m_unit(new QComboBox(this)), m_width(new QDoubleSpinBox(this)),
+      m_height(new QDoubleSpinBox(this)), m_dpi(new QSpinBox(this)), m_sizeInfo(new QLabel(this)),
       m_printTheme(new QCheckBox(tr("&Print theme (black on white)"), this)),
-      m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)),
-      m_title(new QLineEdit(this)), m_caption(new QCheckBox(tr("&Caption with the parameters"), this)),
+      m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)), m_title(new QLineEdit(this)),
+      m_caption(new QCheckBox(tr("&Caption with the parameters"), this)),
       m_captionText(new QLineEdit(this)), m_path(new QLineEdit(this)),
       m_previewLabel(new QLabel(this)), m_message(new QLabel(this)),
       m_exportButton(new QPushButton(tr("&Export"), this)),
@@ -193,8 +191,7 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     if (m_scheduler) {
         connect(m_scheduler, &ComputeScheduler::encodingReady, this,
                 &ExportDialog::schedulePreview);
-        connect(m_scheduler, &ComputeScheduler::phrasesReady, this,
-                &ExportDialog::schedulePreview);
+        connect(m_scheduler, &ComputeScheduler::phrasesReady, this, &ExportDialog::schedulePreview);
     }
     connect(m_state, &ExplorerState::changed, this, &ExportDialog::schedulePreview);
 
@@ -317,17 +314,15 @@ void ExportDialog::syncSizeInfo()
 {
     const FigureOptions o = options();
     const QString problem = o.validate();
-    m_sizeInfo->setText(
-        problem.isEmpty()
-            ? tr("%1 × %2 pixels = %3 × %4 in = %5 × %6 cm at %7 dpi")
-                  .arg(o.width)
-                  .arg(o.height)
-                  .arg(o.widthInches(), 0, 'f', 2)
-                  .arg(o.heightInches(), 0, 'f', 2)
-                  .arg(o.widthInches() * 2.54, 0, 'f', 1)
-                  .arg(o.heightInches() * 2.54, 0, 'f', 1)
-                  .arg(o.dpi)
-            : problem);
+    m_sizeInfo->setText(problem.isEmpty() ? tr("%1 × %2 pixels = %3 × %4 in = %5 × %6 cm at %7 dpi")
+                                                .arg(o.width)
+                                                .arg(o.height)
+                                                .arg(o.widthInches(), 0, 'f', 2)
+                                                .arg(o.heightInches(), 0, 'f', 2)
+                                                .arg(o.widthInches() * 2.54, 0, 'f', 1)
+                                                .arg(o.heightInches() * 2.54, 0, 'f', 1)
+                                                .arg(o.dpi)
+                                          : problem);
 }
 
 void ExportDialog::onFormatChanged()
@@ -335,15 +330,16 @@ void ExportDialog::onFormatChanged()
     const FigureFormat format = FigureFormat(m_format->currentData().toInt());
     QFileInfo info(path());
     if (!info.fileName().isEmpty())
-        m_path->setText(QDir(info.path()).filePath(info.completeBaseName() + QLatin1Char('.')
-                                                   + figureFormatName(format)));
+        m_path->setText(
+            QDir(info.path())
+                .filePath(info.completeBaseName() + QLatin1Char('.') + figureFormatName(format)));
 }
 
 void ExportDialog::browse()
 {
     const FigureFormat format = FigureFormat(m_format->currentData().toInt());
-    const QString filter = tr("%1 files (*.%2)")
-                               .arg(figureFormatName(format).toUpper(), figureFormatName(format));
+    const QString filter =
+        tr("%1 files (*.%2)").arg(figureFormatName(format).toUpper(), figureFormatName(format));
     const QString chosen = QFileDialog::getSaveFileName(this, tr("Export figure"), path(), filter);
     if (!chosen.isEmpty())
         setPath(chosen);
@@ -386,8 +382,8 @@ void ExportDialog::refreshPreview()
         return;
     }
     // The same layout as the file, drawn smaller: the DPI shrinks with the pixel size.
-    const double fit = qMin(1.0, qMin(double(previewWidth) / o.width,
-                                      double(previewHeight) / o.height));
+    const double fit =
+        qMin(1.0, qMin(double(previewWidth) / o.width, double(previewHeight) / o.height));
     FigureOptions small = o;
     small.dpi = qMax(figurelimits::minDpi, o.dpi * fit);
     small.width = qMax(figurelimits::minSide, int(std::lround(o.width * small.dpi / o.dpi)));

@@ -27,7 +27,8 @@ class ExportDialog : public QDialog
 public:
     enum class Unit { Pixels, Inches, Centimetres };
 
-    ExportDialog(const ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent = nullptr);
+    ExportDialog(const ExplorerState *state, ComputeScheduler *scheduler,
+                 QWidget *parent = nullptr);
 
     FigureOptions options() const;
     void setOptions(const FigureOptions &options);

@@ -403,11 +403,18 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
         cross->setName(QStringLiteral("p = %1").arg(c.position));
         cross->addToLegend(legend);
     }
+    // Qt's raster engine strokes wide or antialiased pens along a dense zig-zag very slowly
+    // (about 0.6 s for 1,024 points of a fast column); such curves are drawn 1 px, aliased,
+    // which at several points per pixel looks the same. Sparse curves (Fig 16-9) stay smooth.
+    const bool sparse = spec.positions * 3 <= qMax(400, plot->width());
     for (int i = 0; i < dims.size(); ++i) {
         auto *curve = plot->addGraph(x, y);
         curve->setData(columnData(matrix, dims[i]));
-        curve->setPen(QPen(m_theme.curve(i), 1.6,
-                           isCosineColumn(spec, dims[i]) ? Qt::DashLine : Qt::SolidLine));
+        QPen pen(m_theme.curve(i), sparse ? 1.6 : 1.0,
+                 isCosineColumn(spec, dims[i]) ? Qt::DashLine : Qt::SolidLine);
+        pen.setCosmetic(!sparse);
+        curve->setPen(pen);
+        curve->setAntialiased(sparse);
         curve->setName(dimLabel(spec, dims[i]));
         curve->addToLegend(legend);
         if (m_state.markers().isEmpty())

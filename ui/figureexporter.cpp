@@ -6,11 +6,11 @@
 
 #include "qcpinclude.h"
 
+#include <QApplication>
 #include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
 #include <QFontMetricsF>
-#include <QApplication>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QRegularExpression>
@@ -113,12 +113,13 @@ protected:
                 fy = qMax(1, fy / 2);
             }
             if (fx > 1 || fy > 1)
-                image = image.scaled(nk * fx, nv * fy, Qt::IgnoreAspectRatio,
-                                     Qt::FastTransformation);
+                image =
+                    image.scaled(nk * fx, nv * fy, Qt::IgnoreAspectRatio, Qt::FastTransformation);
         }
 
-        // Crop to the axis rect by hand: not every vector engine honours the clip region.
-        const QRectF clip = QRectF(clipRect()).intersected(target);
+        // Crop to the axis rect by hand (not every vector engine honours the clip region), but
+        // not the pixel the map's edge may overhang the rect's whole-pixel bounds by.
+        const QRectF clip = QRectF(clipRect()).adjusted(-1, -1, 1, 1).intersected(target);
         if (clip.isEmpty())
             return;
         const double sx = image.width() / target.width();
@@ -292,8 +293,8 @@ QString FigureOptions::validate() const
     using namespace figurelimits;
     if (views.isEmpty())
         return QStringLiteral("no view chosen (%1)").arg(viewList());
-    for (const auto &[name, value] : {std::pair{QStringLiteral("width"), width},
-                                      std::pair{QStringLiteral("height"), height}})
+    for (const auto &[name, value] :
+         {std::pair{QStringLiteral("width"), width}, std::pair{QStringLiteral("height"), height}})
         if (value < minSide || value > maxSide)
             return QStringLiteral("%1 must be between %2 and %3 pixels (got %4)")
                 .arg(name)
@@ -311,6 +312,18 @@ QString FigureOptions::validate() const
             .arg(minDpi)
             .arg(maxDpi)
             .arg(dpi);
+    // The figure is laid out at the screen's DPI: too few inches leave no room for axes.
+    const double base = baseDpi();
+    if (width * base / dpi < 100.0 || height * base / dpi < 80.0)
+        return QStringLiteral("%1 x %2 pixels at %3 dpi is %4 x %5 inches, too small to lay out a "
+                              "figure (at least %6 x %7 pixels at this dpi)")
+            .arg(width)
+            .arg(height)
+            .arg(dpi)
+            .arg(widthInches(), 0, 'f', 2)
+            .arg(heightInches(), 0, 'f', 2)
+            .arg(int(std::ceil(100.0 * dpi / base)))
+            .arg(int(std::ceil(80.0 * dpi / base)));
     return {};
 }
 
@@ -319,15 +332,16 @@ bool figureDataMatches(const ExplorerState &state, const QList<FigureView> &view
 {
     const bool encoding = std::any_of(views.begin(), views.end(), viewNeedsEncoding);
     const bool phrases = std::any_of(views.begin(), views.end(), viewNeedsPhrases);
-    if (encoding && (!data.encoding || !data.encoding->matrix || data.encoding->spec != state.spec()))
+    if (encoding &&
+        (!data.encoding || !data.encoding->matrix || data.encoding->spec != state.spec()))
         return false;
     if (phrases && (!data.phrases || data.phrases->settings != state.phraseSettings()))
         return false;
     return true;
 }
 
-bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views,
-                       Backend &backend, FigureData *data, QString *error)
+bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views, Backend &backend,
+                       FigureData *data, QString *error)
 {
     const bool encoding = std::any_of(views.begin(), views.end(), viewNeedsEncoding);
     const bool phrases = std::any_of(views.begin(), views.end(), viewNeedsPhrases);
@@ -339,8 +353,8 @@ bool computeFigureData(const ExplorerState &state, const QList<FigureView> &view
         request.rowPixels = 1;
         request.colPixels = 1;
         request.visibleDims = state.heatmapDimLimit();
-        if (computeEncoding(backend, state.spec(), request, {}, {}, result.get(), error)
-            != JobStatus::Done)
+        if (computeEncoding(backend, state.spec(), request, {}, {}, result.get(), error) !=
+            JobStatus::Done)
             return false;
         data->encoding = result;
     }
@@ -364,10 +378,8 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
         if (s.scheme == Scheme::Rope)
             scheme += QStringLiteral(" (%1 pairs, scaling %2)")
                           .arg(ropePairingName(s.rope.pairing), ropeScalingName(s.rope.scaling));
-        QString spec = QStringLiteral("%1, %2 positions × %3 dims")
-                           .arg(scheme)
-                           .arg(s.positions)
-                           .arg(s.dims);
+        QString spec =
+            QStringLiteral("%1, %2 positions × %3 dims").arg(scheme).arg(s.positions).arg(s.dims);
         if (s.scheme == Scheme::Learned)
             spec += QStringLiteral(", seed %1").arg(s.seed);
         else
@@ -419,25 +431,12 @@ PlotTheme printPlotTheme()
 FigureExporter::FigureExporter(const ExplorerState &state, const FigureData &data,
                                const FigureOptions &options)
     : m_state(state), m_data(data), m_options(options)
-{
-}
+{}
 
 QString FigureExporter::check() const
 {
     if (const QString problem = m_options.validate(); !problem.isEmpty())
         return problem;
-    const double logicalWidth = m_options.width * baseDpi() / m_options.dpi;
-    const double logicalHeight = m_options.height * baseDpi() / m_options.dpi;
-    if (logicalWidth < 100.0 || logicalHeight < 80.0)
-        return QStringLiteral("%1 x %2 pixels at %3 dpi is %4 x %5 inches, too small to lay out a "
-                              "figure (at least %6 x %7 pixels at this dpi)")
-            .arg(m_options.width)
-            .arg(m_options.height)
-            .arg(m_options.dpi)
-            .arg(m_options.widthInches(), 0, 'f', 2)
-            .arg(m_options.heightInches(), 0, 'f', 2)
-            .arg(int(std::ceil(100.0 * m_options.dpi / baseDpi())))
-            .arg(int(std::ceil(80.0 * m_options.dpi / baseDpi())));
     for (FigureView view : m_options.views) {
         if (viewNeedsEncoding(view) && (!m_data.encoding || !m_data.encoding->matrix))
             return QStringLiteral("the %1 view has no encoding to show").arg(figureViewName(view));
@@ -469,10 +468,9 @@ bool FigureExporter::paint(QCPPainter *painter, Target target, QString *error) c
         const QFontMetricsF metrics(f);
         const QRectF band(margin, 0, width - 2 * margin,
                           metrics.boundingRect(QRectF(0, 0, width - 2 * margin, height),
-                                               Qt::TextWordWrap | Qt::AlignCenter,
-                                               m_options.title)
-                                  .height()
-                              + metrics.height() * 0.8);
+                                               Qt::TextWordWrap | Qt::AlignCenter, m_options.title)
+                                  .height() +
+                              metrics.height() * 0.8);
         painter->setFont(f);
         painter->setPen(theme.foreground);
         painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, m_options.title);
@@ -487,8 +485,8 @@ bool FigureExporter::paint(QCPPainter *painter, Target target, QString *error) c
                                       .boundingRect(QRectF(0, 0, width - 2 * margin, height),
                                                     Qt::TextWordWrap | Qt::AlignCenter, text)
                                       .height();
-        const QRectF band(margin, height - textHeight - metrics.height() * 0.8,
-                          width - 2 * margin, textHeight + metrics.height() * 0.4);
+        const QRectF band(margin, height - textHeight - metrics.height() * 0.8, width - 2 * margin,
+                          textHeight + metrics.height() * 0.4);
         painter->setFont(font);
         painter->setPen(theme.foreground);
         painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, text);
@@ -576,8 +574,7 @@ bool FigureExporter::paint(QCPPainter *painter, Target target, QString *error) c
             } else {
                 const double cells = double(window.rows()) * double(window.cols());
                 if (cells > double(figurelimits::maxEmbeddedCells)) {
-                    const double shrink =
-                        std::sqrt(double(figurelimits::maxEmbeddedCells) / cells);
+                    const double shrink = std::sqrt(double(figurelimits::maxEmbeddedCells) / cells);
                     rowPixels = qMax<qint64>(1, qint64(window.rows() * shrink));
                     colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
                 }
@@ -659,8 +656,8 @@ QByteArray FigureExporter::renderSvg(QString *error) const
         generator.setViewBox(QRect(0, 0, width, height));
         generator.setTitle(m_options.title.isEmpty() ? figureViewsName(m_options.views)
                                                      : m_options.title);
-        generator.setDescription(QStringLiteral("pescope " PE_VERSION ": ")
-                                 + figureCaption(m_state, m_options.views));
+        generator.setDescription(QStringLiteral("pescope " PE_VERSION ": ") +
+                                 figureCaption(m_state, m_options.views));
         QCPPainter painter;
         if (!painter.begin(&generator)) {
             *error = QStringLiteral("cannot start the SVG generator");
@@ -685,8 +682,7 @@ QByteArray FigureExporter::renderSvg(QString *error) const
     static const QRegularExpression sizeAttributes(
         QStringLiteral("width=\"[0-9.]+mm\" height=\"[0-9.]+mm\""));
     QString text = QString::fromUtf8(svg);
-    text.replace(text.indexOf(sizeAttributes),
-                 sizeAttributes.match(text).capturedLength(), size);
+    text.replace(text.indexOf(sizeAttributes), sizeAttributes.match(text).capturedLength(), size);
     return text.toUtf8();
 }
 
@@ -709,9 +705,9 @@ QByteArray FigureExporter::renderPdf(QString *error) const
                                                   : m_options.title);
         writer.setResolution(int(std::lround(base)));
         const QSizeF points(m_options.widthInches() * 72.0, m_options.heightInches() * 72.0);
-        writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize::Point, QString(),
-                                                   QPageSize::ExactMatch),
-                                         QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+        writer.setPageLayout(
+            QPageLayout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
+                        QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
         QCPPainter painter;
         if (!painter.begin(&writer)) {
             *error = QStringLiteral("cannot start the PDF writer");

@@ -42,8 +42,8 @@ std::optional<FigureFormat> figureFormatForPath(const QString &path);
 
 // Limits on what an export may ask for, checked by FigureOptions::validate().
 namespace figurelimits {
-constexpr int minSide = 16;           // pixels
-constexpr int maxSide = 30000;        // pixels
+constexpr int minSide = 16;               // pixels
+constexpr int maxSide = 30000;            // pixels
 constexpr qint64 maxPixels = 100'000'000; // width x height
 constexpr double minDpi = 10.0;
 constexpr double maxDpi = 2400.0;
@@ -55,10 +55,11 @@ constexpr qint64 maxEmbeddedCells = qint64(1) << 24;
 struct FigureOptions
 {
     QList<FigureView> views{FigureView::Heatmap};
-    int width = 1200;  // device pixels of the PNG; with dpi, the page size of SVG and PDF
+    int width = 1200; // device pixels of the PNG; with dpi, the page size of SVG and PDF
     int height = 800;
     double dpi = 96.0; // 96 draws text and lines as large as the window shows them
-    bool printTheme = false;  // black on white with print-friendly greys, whatever the window's theme
+    bool printTheme =
+        false; // black on white with print-friendly greys, whatever the window's theme
     bool interpolate = false; // smooth heatmap cells instead of nearest neighbour
     QString title;            // drawn above the figure when not empty
     bool caption = false;     // a line below the figure with the parameters
@@ -79,8 +80,8 @@ struct FigureData
 
 // Computes what `views` need from `state` on the calling thread (the CLI, or the window when its
 // scheduler's results are stale).
-bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views,
-                       Backend &backend, FigureData *data, QString *error);
+bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views, Backend &backend,
+                       FigureData *data, QString *error);
 // True when `data` holds results for the state's current parameters.
 bool figureDataMatches(const ExplorerState &state, const QList<FigureView> &views,
                        const FigureData &data);
@@ -94,7 +95,8 @@ PlotTheme printPlotTheme();
 class FigureExporter
 {
 public:
-    FigureExporter(const ExplorerState &state, const FigureData &data, const FigureOptions &options);
+    FigureExporter(const ExplorerState &state, const FigureData &data,
+                   const FigureOptions &options);
 
     // Exactly options.width x options.height pixels, the DPI recorded in the image.
     QImage renderImage(QString *error) const;

@@ -132,8 +132,8 @@ void FileActions::createActions()
         const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
         QString selected;
         QString path = QFileDialog::getSaveFileName(
-            m_window, tr("Export data (%1)").arg(viewDataDescription(*m_window->state(),
-                                                                     currentDataView())),
+            m_window,
+            tr("Export data (%1)").arg(viewDataDescription(*m_window->state(), currentDataView())),
             QDir(folder).filePath(figureViewName(currentDataView()) + QStringLiteral(".npy")),
             tr("NumPy array (*.npy);;CSV (*.csv)"), &selected);
         if (path.isEmpty())
@@ -180,7 +180,8 @@ void FileActions::rebuildRecentMenu()
     if (recent.isEmpty())
         m_recentMenu->addAction(tr("No recent sessions"))->setEnabled(false);
     m_recentMenu->addSeparator();
-    QAction *clear = m_recentMenu->addAction(tr("&Clear list"), this, [] { clearRecentSessions(); });
+    QAction *clear =
+        m_recentMenu->addAction(tr("&Clear list"), this, [] { clearRecentSessions(); });
     clear->setEnabled(!recent.isEmpty());
     m_recentMenu->setToolTipsVisible(true);
 }
@@ -252,8 +253,9 @@ bool FileActions::copyFigure(QString *error)
     if (image.isNull())
         return false;
     QApplication::clipboard()->setImage(image);
-    report(tr("Copied the figure (%1 × %2) to the clipboard").arg(image.width()).arg(image.height()),
-           false);
+    report(
+        tr("Copied the figure (%1 × %2) to the clipboard").arg(image.width()).arg(image.height()),
+        false);
     return true;
 }
 

@@ -2,7 +2,12 @@
 
 #include "parallel.h"
 
+#include <QBuffer>
+#include <QImageWriter>
+
+#ifdef PE_HAVE_ZLIB
 #include <zlib.h>
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +15,7 @@
 
 namespace pe {
 
+#ifdef PE_HAVE_ZLIB
 namespace {
 
 void put32(QByteArray &out, quint32 v)
@@ -118,8 +124,8 @@ QByteArray encodePng(const QImage &source, const QList<PngText> &texts, QString 
             z.next_out = block.data.data();
             z.avail_out = uInt(block.data.size());
             const int status = deflate(&z, b == blocks - 1 ? Z_FINISH : Z_SYNC_FLUSH);
-            block.ok = (b == blocks - 1 ? status == Z_STREAM_END : status == Z_OK)
-                       && z.avail_in == 0;
+            block.ok =
+                (b == blocks - 1 ? status == Z_STREAM_END : status == Z_OK) && z.avail_in == 0;
             block.data.resize(z.total_out);
             deflateEnd(&z);
         }
@@ -133,7 +139,8 @@ QByteArray encodePng(const QImage &source, const QList<PngText> &texts, QString 
             *error = QStringLiteral("PNG compression failed");
             return {};
         }
-        idat.append(reinterpret_cast<const char *>(block.data.data()), qsizetype(block.data.size()));
+        idat.append(reinterpret_cast<const char *>(block.data.data()),
+                    qsizetype(block.data.size()));
         adler = adler32_combine(adler, block.adler, z_off_t(block.length));
     }
     put32(idat, quint32(adler));
@@ -162,5 +169,30 @@ QByteArray encodePng(const QImage &source, const QList<PngText> &texts, QString 
     chunk(png, "IEND", QByteArray());
     return png;
 }
+
+#else
+
+// Without zlib's headers: Qt's writer at its fastest useful compression (same pixels, slower).
+QByteArray encodePng(const QImage &image, const QList<PngText> &texts, QString *error)
+{
+    if (image.isNull()) {
+        *error = QStringLiteral("no image to encode");
+        return {};
+    }
+    QImage copy = image;
+    for (const PngText &text : texts)
+        copy.setText(text.keyword, text.text);
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, "png");
+    writer.setQuality(80);
+    if (!writer.write(copy)) {
+        *error = QStringLiteral("cannot encode the PNG: %1").arg(writer.errorString());
+        return {};
+    }
+    return buffer.data();
+}
+
+#endif
 
 } // namespace pe

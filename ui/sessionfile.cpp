@@ -19,17 +19,10 @@ namespace {
 const QString formatKey = QStringLiteral("format_version");
 const QString recentKey = QStringLiteral("sessions/recent");
 
-// Errors a cut-off file produces: the parser ran out of input inside a value.
-bool looksTruncated(const QJsonParseError &error, qsizetype size)
+// A cut-off file fails where its bytes end; a malformed one fails somewhere inside.
+bool looksTruncated(const QJsonParseError &error, const QByteArray &bytes)
 {
-    switch (error.error) {
-    case QJsonParseError::UnterminatedObject:
-    case QJsonParseError::UnterminatedArray:
-    case QJsonParseError::UnterminatedString:
-        return true;
-    default:
-        return error.offset >= size - 1;
-    }
+    return error.offset >= bytes.trimmed().size() - 1;
 }
 
 } // namespace
@@ -58,8 +51,7 @@ bool saveSession(const ExplorerState &state, const QString &path, QString *error
     return writeFileAtomically(path, sessionBytes(state), error);
 }
 
-bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state,
-                  QString *error)
+bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error)
 {
     if (bytes.trimmed().isEmpty()) {
         *error = QStringLiteral("%1 is empty, not a pescope session").arg(name);
@@ -68,7 +60,7 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        if (looksTruncated(parseError, bytes.size()))
+        if (looksTruncated(parseError, bytes))
             *error = QStringLiteral("%1 ends before its JSON is complete (%2 at byte %3): the "
                                     "file looks truncated")
                          .arg(name, parseError.errorString())
@@ -80,26 +72,26 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
         return false;
     }
     if (!document.isObject()) {
-        *error = QStringLiteral("%1 is not a pescope session: it holds a JSON %2, not an object")
-                     .arg(name, document.isArray() ? QStringLiteral("array")
-                                                   : QStringLiteral("value"));
+        *error =
+            QStringLiteral("%1 is not a pescope session: it holds a JSON %2, not an object")
+                .arg(name, document.isArray() ? QStringLiteral("array") : QStringLiteral("value"));
         return false;
     }
     const QJsonObject root = document.object();
     const QJsonValue version = root.value(formatKey);
     if (version.isUndefined()) {
-        *error = QStringLiteral("%1 is not a pescope session: it has no \"%2\"")
-                     .arg(name, formatKey);
+        *error =
+            QStringLiteral("%1 is not a pescope session: it has no \"%2\"").arg(name, formatKey);
         return false;
     }
     const double v = version.toDouble(std::nan(""));
     if (!version.isDouble() || v != std::floor(v) || v < 1) {
-        *error = QStringLiteral("%1: \"%2\" must be a whole number from 1 (got %3)")
-                     .arg(name, formatKey,
-                          version.isDouble()   ? QString::number(v, 'g', 12)
-                          : version.isString() ? QLatin1Char('"') + version.toString()
-                                                     + QLatin1Char('"')
-                                               : QStringLiteral("a value of another type"));
+        *error =
+            QStringLiteral("%1: \"%2\" must be a whole number from 1 (got %3)")
+                .arg(name, formatKey,
+                     version.isDouble()   ? QString::number(v, 'g', 12)
+                     : version.isString() ? QLatin1Char('"') + version.toString() + QLatin1Char('"')
+                                          : QStringLiteral("a value of another type"));
         return false;
     }
     if (v > sessionFormatVersion) {

@@ -24,8 +24,7 @@ bool saveSession(const ExplorerState &state, const QString &path, QString *error
 
 // Checks a session document's bytes (JSON, format version, a "state" object) and returns the
 // state object; `name` names the file in messages.
-bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state,
-                  QString *error);
+bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error);
 // Reads, checks and applies a session. On any error `state` is left unchanged.
 bool loadSession(const QString &path, ExplorerState *state, QString *error);
 

@@ -31,8 +31,8 @@ bool collect(const ExplorerState &state, const FigureData &data, FigureView view
         const Matrix &m = *data.encoding->matrix;
         const CellWindow w = fullWindow(data.encoding->spec, state.heatmapDimLimit());
         const bool t = state.transposed();
-        out->shape = t ? std::vector<qint64>{w.cols(), w.rows()}
-                       : std::vector<qint64>{w.rows(), w.cols()};
+        out->shape =
+            t ? std::vector<qint64>{w.cols(), w.rows()} : std::vector<qint64>{w.rows(), w.cols()};
         out->values.reserve(std::size_t(w.rows() * w.cols()));
         if (t) {
             for (qint64 c = w.col0; c < w.col1; ++c)
@@ -92,8 +92,7 @@ bool collect(const ExplorerState &state, const FigureData &data, FigureView view
             *error = QStringLiteral("the token-similarity view needs a selected token");
             return false;
         }
-        const int other =
-            sel.phrase == state.compareB() ? state.compareA() : state.compareB();
+        const int other = sel.phrase == state.compareB() ? state.compareA() : state.compareB();
         const qint64 length = r.settings.sequenceLength;
         out->shape = {2, length};
         for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
@@ -146,8 +145,9 @@ bool writeViewData(const ExplorerState &state, const FigureData &data, FigureVie
     if (!collect(state, data, view, &array, error))
         return false;
     MatrixWriter writer(path, *format, array.shape);
-    if (!writer.open(error) || !writer.write(array.values.data(), qint64(array.values.size()), error)
-        || !writer.commit(error)) {
+    if (!writer.open(error) ||
+        !writer.write(array.values.data(), qint64(array.values.size()), error) ||
+        !writer.commit(error)) {
         writer.cancel();
         return false;
     }

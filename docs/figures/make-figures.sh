@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Regenerates the README's teaching figures, one `pescope export` process per figure.
+#   docs/figures/make-figures.sh [PATH/TO/pescope] [OUT_FOLDER] [png|svg|pdf]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+pescope=${1:-$here/../../build/app/pescope}
+out=${2:-$here}
+ext=${3:-png}
+
+# Géron, Hands-On ML, Figure 16-9: waves i = 100, 101 over the transposed grey heatmap.
+"$pescope" export --view waves+heatmap --positions 201 --dims 512 \
+  --mark-dims 100,101 --mark-positions 22,60 --cross 35 \
+  --transpose --crop-dims 150 --colormap gray \
+  --title "Sinusoidal positional encoding (Géron, Fig 16-9)" \
+  --width 1000 --height 850 --out "$out/fig16-9.$ext"
+
+# Machine Learning Mastery, Keras part 2 (seed 001): random vs fixed embeddings of two phrases.
+"$pescope" export --view phrases \
+  --text "to understand machine learning algorithms you need to understand concepts such as gradient of a function Hessians of a matrix and optimization etc" \
+  --text "patrick henry said give me liberty or give me death when he addressed the second virginia convention in march" \
+  --phrase-title "Tech Phrase" --phrase-title "Wise Phrase" \
+  --max-tokens 200 --sequence-length 20 --phrase-dims 50 \
+  --width 1200 --height 700 --out "$out/seed001-phrases.$ext"

@@ -1,0 +1,313 @@
+// Sessions and the window's File menu: save / open round trips, bad session files that leave
+// the window's state alone, Recent sessions, Export figure (Ctrl+E) equal to `pescope export`,
+// Copy figure, Export data, and `pescope --session FILE`.
+#include "testutil.h"
+
+#include "computescheduler.h"
+#include "exportdialog.h"
+#include "fileactions.h"
+#include "mainwindow.h"
+#include "presets.h"
+#include "sessionfile.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QJsonDocument>
+#include <QMenu>
+#include <QSettings>
+#include <QTemporaryDir>
+
+using namespace pe;
+using namespace pe::test;
+
+class TestSession : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<MainWindow> m_window;
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+    FileActions *files() const { return FileActions::of(m_window.get()); }
+    QByteArray stateBytes() const
+    {
+        return QJsonDocument(m_window->state()->toJson()).toJson(QJsonDocument::Compact);
+    }
+    void write(const QString &name, const QByteArray &bytes)
+    {
+        QFile file(path(name));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // Recent sessions live in QSettings: keep this suite's apart and empty.
+        QCoreApplication::setOrganizationName(QStringLiteral("pescope-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_session"));
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+        clearRecentSessions();
+        MainWindowOptions options;
+        options.persistent = false;
+        m_window = std::make_unique<MainWindow>(options);
+        m_window->resize(1300, 850);
+        m_window->show();
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QVERIFY(files());
+        QString error;
+        QVERIFY2(m_window->applyPreset(QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
+    }
+
+    void cleanupTestCase() { m_window.reset(); }
+
+    void fileMenuHasTheActions()
+    {
+        for (const char *name : {"openSessionAction", "saveSessionAction", "saveSessionAsAction",
+                                 "exportFigureAction", "copyFigureAction", "exportDataAction"})
+            QVERIFY2(m_window->findChild<QAction *>(QLatin1String(name)), name);
+        QCOMPARE(files()->exportFigureAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
+        QVERIFY(files()->recentMenu());
+    }
+
+    void saveAndOpenRoundTrip()
+    {
+        ExplorerState *state = m_window->state();
+        state->setColormap(Colormap::Magma);
+        state->setTransposed(false);
+        QString error;
+        QVERIFY2(state->setMarkers({5, 17, 60}, &error), qPrintable(error));
+        PhraseSettings phrases = state->phraseSettings();
+        phrases.phrases = QStringList{QStringLiteral("the cat sat"), QStringLiteral("on the mat")};
+        phrases.titles = QStringList{QStringLiteral("A"), QStringLiteral("B")};
+        phrases.seed = 12345678901234ull;
+        QVERIFY2(state->setPhraseSettings(phrases, &error), qPrintable(error));
+        const QByteArray saved = stateBytes();
+
+        const QString file = path(QStringLiteral("lesson.json"));
+        QVERIFY2(files()->saveSession(file, &error), qPrintable(error));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(root.value(QStringLiteral("format_version")).toInt(), sessionFormatVersion);
+        QVERIFY(root.value(QStringLiteral("state")).isObject());
+
+        state->resetToDefaults();
+        QVERIFY(stateBytes() != saved);
+        QVERIFY2(files()->openSession(file, &error), qPrintable(error));
+        QCOMPARE(stateBytes(), saved);
+        QCOMPARE(files()->sessionPath(), QFileInfo(file).absoluteFilePath());
+        QCOMPARE(recentSessions().value(0), QFileInfo(file).absoluteFilePath());
+        // The Recent sessions menu lists it.
+        emit files()->recentMenu()->aboutToShow();
+        bool listed = false;
+        for (QAction *action : files()->recentMenu()->actions())
+            listed = listed || action->data().toString() == QFileInfo(file).absoluteFilePath();
+        QVERIFY(listed);
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
+    }
+
+    void badSessionKeepsState_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("message");
+        ExplorerState fresh;
+        const QByteArray good = sessionBytes(fresh);
+        QTest::addRow("malformed") << QByteArray("{\"format_version\": 1,, \"state\": {}}")
+                                   << QStringLiteral("is not valid JSON");
+        QTest::addRow("truncated")
+            << good.left(good.size() * 2 / 3) << QStringLiteral("looks truncated");
+        QTest::addRow("empty") << QByteArray("  \n") << QStringLiteral("is empty");
+        QTest::addRow("newer format")
+            << QByteArray("{\"format_version\": 2, \"state\": {}}")
+            << QStringLiteral("saved by a newer pescope (session format 2)");
+        QTest::addRow("no format version")
+            << QByteArray("{\"state\": {}}") << QStringLiteral("has no \"format_version\"");
+        QTest::addRow("positions out of range")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 0, "
+                          "\"dims\": 8}}}")
+            << QStringLiteral("positions");
+        QTest::addRow("base out of range")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 10, "
+                          "\"dims\": 8, \"base\": 0.5}}}")
+            << QStringLiteral("base");
+        QTest::addRow("unknown colormap")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"colormap\": \"jet\"}}")
+            << QStringLiteral("unknown colormap \"jet\"");
+        QTest::addRow("marker beyond the matrix")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 10, "
+                          "\"dims\": 8}, \"markers\": [50]}}")
+            << QStringLiteral("marker position 50 is outside the matrix");
+    }
+
+    void badSessionKeepsState()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, message);
+        write(QStringLiteral("bad.json"), content);
+        const QByteArray before = stateBytes();
+        const QString sessionBefore = files()->sessionPath();
+        QString error;
+        QVERIFY(!files()->openSession(path(QStringLiteral("bad.json")), &error));
+        QVERIFY2(error.contains(message), qPrintable(error));
+        QVERIFY2(error.startsWith(path(QStringLiteral("bad.json"))), qPrintable(error));
+        QVERIFY(!error.contains(QLatin1Char('\n')));
+        QCOMPARE(stateBytes(), before);
+        QCOMPARE(files()->sessionPath(), sessionBefore);
+    }
+
+    void missingSession()
+    {
+        const QByteArray before = stateBytes();
+        QString error;
+        QVERIFY(!files()->openSession(path(QStringLiteral("absent.json")), &error));
+        QVERIFY2(error.endsWith(QLatin1String("does not exist")), qPrintable(error));
+        QVERIFY(!files()->openSession(m_dir.path(), &error));
+        QVERIFY2(error.contains(QLatin1String("is a folder")), qPrintable(error));
+        QCOMPARE(stateBytes(), before);
+    }
+
+    void saveSessionToMissingFolder()
+    {
+        QString error;
+        const QString target = path(QStringLiteral("nope/s.json"));
+        QVERIFY(!files()->saveSession(target, &error));
+        QVERIFY2(error.contains(QLatin1String("does not exist")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(target));
+    }
+
+    // Ctrl+E opens the dialog on the window's view at its size; what it exports equals
+    // `pescope export --session` of the same state.
+    void exportDialogMatchesCommandLine()
+    {
+        QString error;
+        QVERIFY2(m_window->applyPreset(QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        QTest::keyClick(m_window.get(), Qt::Key_E, Qt::ControlModifier);
+        ExportDialog *dialog = m_window->findChild<ExportDialog *>();
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->isVisible());
+        QCOMPARE(figureViewsName(dialog->options().views), QStringLiteral("waves+heatmap"));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->previewImage().isNull(), 20000);
+
+        FigureOptions options = dialog->options();
+        options.width = 1000;
+        options.height = 800;
+        options.dpi = 96;
+        options.title = QStringLiteral("Fig 16-9");
+        dialog->setOptions(options);
+        const QString file = path(QStringLiteral("dialog.png"));
+        dialog->setPath(file);
+        QVERIFY2(dialog->exportFigure(&error), qPrintable(error));
+        QFile exported(file);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        const QByteArray fromWindow = exported.readAll();
+        QImage image;
+        QVERIFY(image.loadFromData(fromWindow, "PNG"));
+        QCOMPARE(image.size(), QSize(1000, 800));
+
+        const QString session = path(QStringLiteral("dialog.json"));
+        QVERIFY2(saveSession(*m_window->state(), session, &error), qPrintable(error));
+        const QString cliFile = path(QStringLiteral("cli.png"));
+        const RunResult r = runPescope(
+            {QStringLiteral("export"), QStringLiteral("--session"), session,
+             QStringLiteral("--view"), QStringLiteral("waves+heatmap"), QStringLiteral("--width"),
+             QStringLiteral("1000"), QStringLiteral("--height"), QStringLiteral("800"),
+             QStringLiteral("--title"), QStringLiteral("Fig 16-9"), QStringLiteral("--out"),
+             cliFile});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QImage cli(cliFile);
+        QCOMPARE(cli.size(), image.size());
+        // The same builders and the same state: the same picture, pixel for pixel (the window
+        // lays out at the screen's DPI, 96 under Xvfb as on the offscreen platform).
+        qint64 differing = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                differing += image.pixel(x, y) != cli.pixel(x, y);
+        QVERIFY2(differing == 0, qPrintable(QStringLiteral("%1 pixels differ").arg(differing)));
+        dialog->close();
+    }
+
+    void exportDialogRefusesBadSize()
+    {
+        ExportDialog *dialog = files()->exportDialog();
+        FigureOptions options = dialog->options();
+        options.width = 5;
+        dialog->setOptions(options);
+        const QString file = path(QStringLiteral("tiny.png"));
+        dialog->setPath(file);
+        QString error;
+        QVERIFY(!dialog->exportFigure(&error));
+        QVERIFY2(error.contains(QLatin1String("width must be between")), qPrintable(error));
+        QCOMPARE(dialog->message(), error);
+        QVERIFY(!QFileInfo::exists(file));
+        dialog->setPath(path(QStringLiteral("fig.gif")));
+        options.width = 800;
+        dialog->setOptions(options);
+        QVERIFY(!dialog->exportFigure(&error));
+        QVERIFY2(error.contains(QLatin1String(".png, .svg or .pdf")), qPrintable(error));
+    }
+
+    void copyFigure()
+    {
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
+        QString error;
+        QVERIFY2(files()->copyFigure(&error), qPrintable(error));
+        const QImage copied = QApplication::clipboard()->image();
+        QCOMPARE(copied.size(), files()->currentViewSize());
+    }
+
+    void exportData()
+    {
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
+        m_window->state()->setPage(Page::Encoding);
+        const QString file = path(QStringLiteral("heatmap.npy"));
+        QString error;
+        QVERIFY2(files()->exportCurrentData(file, &error), qPrintable(error));
+        QFile npy(file);
+        QVERIFY(npy.open(QIODevice::ReadOnly));
+        const QByteArray bytes = npy.readAll();
+        // The preset shows the first 150 dims of 201 positions, transposed.
+        QVERIFY2(bytes.contains("'shape': (150, 201)"), bytes.left(120).constData());
+        QCOMPARE(bytes.size(), 128 + 150 * 201 * 4);
+        QVERIFY(!files()->exportCurrentData(path(QStringLiteral("heatmap.txt")), &error));
+        QVERIFY2(error.contains(QLatin1String(".npy or .csv")), qPrintable(error));
+    }
+
+    // `pescope --session FILE` opens the window on it; a bad file stops with one line.
+    void commandLineSession()
+    {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        write(QStringLiteral("newer.json"), "{\"format_version\": 7, \"state\": {}}");
+        const QString shot = path(QStringLiteral("shot.png"));
+        RunResult r = runPescope({QStringLiteral("--session"), path(QStringLiteral("newer.json")),
+                                  QStringLiteral("--screenshot"), shot});
+        QCOMPARE(r.exitCode, 2);
+        const QString err = QString::fromLocal8Bit(r.err).trimmed();
+        QVERIFY2(err.contains(QLatin1String("--session:")) && err.contains(QLatin1String("newer")),
+                 qPrintable(err));
+        QVERIFY(!QFileInfo::exists(shot));
+
+        ExplorerState state;
+        QString error;
+        QVERIFY(applyPreset(state, QStringLiteral("keras-phrases"), &error));
+        QVERIFY(saveSession(state, path(QStringLiteral("phrases.json")), &error));
+        r = runPescope({QStringLiteral("--session"), path(QStringLiteral("phrases.json")),
+                        QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
+                        QStringLiteral("1000x700")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QImage(shot).size(), QSize(1000, 700));
+        qunsetenv("QT_QPA_PLATFORM");
+    }
+};
+
+QTEST_MAIN(TestSession)
+#include "tst_session.moc"
