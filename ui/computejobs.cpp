@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -13,7 +14,34 @@ namespace pe {
 namespace {
 // About a million floats per chunk: a few milliseconds of work, so cancelling is prompt.
 constexpr qint64 chunkElements = qint64(1) << 20;
+// Buffers up to this size are kept for reuse; three of them at most.
+constexpr qint64 maxPooledElements = qint64(64) << 20;
+constexpr std::size_t maxPooledBuffers = 3;
 } // namespace
+
+std::shared_ptr<Matrix> MatrixPool::take(qint64 rows, qint64 cols)
+{
+    const qint64 needed = rows * cols;
+    // A buffer only the pool holds can be reused: the view that showed it has moved on.
+    for (const std::shared_ptr<Matrix> &m : m_buffers)
+        if (m.use_count() == 1 && m->capacity >= needed && m->capacity <= 2 * needed) {
+            m->rows = rows;
+            m->cols = cols;
+            return m;
+        }
+    auto fresh = std::make_shared<Matrix>();
+    fresh->rows = rows;
+    fresh->cols = cols;
+    fresh->capacity = needed;
+    // new float[] leaves the memory uninitialised: the backend writes every element.
+    fresh->data.reset(new float[std::size_t(needed)]);
+    if (needed <= maxPooledElements) {
+        std::erase_if(m_buffers, [](const std::shared_ptr<Matrix> &m) { return m.use_count() == 1; });
+        if (m_buffers.size() < maxPooledBuffers)
+            m_buffers.push_back(fresh);
+    }
+    return fresh;
+}
 
 const float *PhraseResult::vector(EmbeddingMode mode, int phrase, qint64 token) const
 {
@@ -60,10 +88,12 @@ JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, 
                        float *maximum, const CancelCheck &cancel, const ProgressReport &progress,
                        QString *error)
 {
-    out->rows = spec.positions;
-    out->cols = spec.dims;
-    // new float[] leaves the memory uninitialised: the backend writes every element.
-    out->data.reset(new float[std::size_t(spec.elementCount())]);
+    if (out->rows != spec.positions || out->cols != spec.dims || !out->data) {
+        out->rows = spec.positions;
+        out->cols = spec.dims;
+        out->capacity = spec.elementCount();
+        out->data.reset(new float[std::size_t(spec.elementCount())]);
+    }
     const qint64 chunkRows = qMax<qint64>(1, chunkElements / spec.dims);
     float lo = std::numeric_limits<float>::infinity();
     float hi = -lo;
@@ -74,9 +104,19 @@ JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, 
         float *chunk = out->data.get() + row * spec.dims;
         if (!backend.encode(spec, row, rows, chunk, error))
             return JobStatus::Failed;
-        const auto [mn, mx] = std::minmax_element(chunk, chunk + rows * spec.dims);
-        lo = std::min(lo, *mn);
-        hi = std::max(hi, *mx);
+        // Min and max over the chunk on every core (a single-threaded pass costs as much as
+        // the encode itself on large matrices).
+        const int threads = hardwareThreads();
+        std::vector<float> los(std::size_t(threads), lo), his(std::size_t(threads), hi);
+        std::atomic<int> slot{0};
+        parallelFor(0, rows * spec.dims, threads, 1 << 16, [&](qint64 b, qint64 e) {
+            const auto [mn, mx] = std::minmax_element(chunk + b, chunk + e);
+            const int s = slot.fetch_add(1);
+            los[std::size_t(s % threads)] = std::min(los[std::size_t(s % threads)], *mn);
+            his[std::size_t(s % threads)] = std::max(his[std::size_t(s % threads)], *mx);
+        });
+        lo = *std::min_element(los.begin(), los.end());
+        hi = *std::max_element(his.begin(), his.end());
         if (progress && spec.positions > chunkRows)
             progress(int(100 * (row + rows) / spec.positions));
     }
@@ -132,7 +172,8 @@ HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 ro
 
 JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const GridRequest &request,
                           const CancelCheck &cancel,
-                          const ProgressReport &progress, EncodingResult *result, QString *error)
+                          const ProgressReport &progress, EncodingResult *result, QString *error,
+                          MatrixPool *pool)
 {
     QElapsedTimer clock;
     clock.start();
@@ -141,7 +182,7 @@ JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const Grid
         *error = problem;
         return JobStatus::Failed;
     }
-    auto matrix = std::make_shared<Matrix>();
+    auto matrix = pool ? pool->take(spec.positions, spec.dims) : std::make_shared<Matrix>();
     const JobStatus status = encodeMatrix(backend, spec, matrix.get(), &result->minimum,
                                           &result->maximum, cancel, progress, error);
     if (status != JobStatus::Done)

@@ -65,6 +65,7 @@ struct Matrix
 {
     qint64 rows = 0;
     qint64 cols = 0;
+    qint64 capacity = 0; // floats allocated in data (a recycled buffer may be larger)
     std::unique_ptr<float[]> data;
     float at(qint64 r, qint64 c) const { return data[std::size_t(r * cols + c)]; }
 };
@@ -116,6 +117,18 @@ CellWindow fullWindow(const EncodingSpec &spec, qint64 visibleDims);
 // The window a request asks for, clipped to the matrix (and to visibleDims).
 CellWindow requestedWindow(const GridRequest &request, const EncodingSpec &spec);
 
+// Recycles matrix buffers between jobs: a fresh 32 MiB allocation costs more in page faults than
+// encoding into it. Buffers come back once nothing else holds them. Not thread-safe; one per
+// worker.
+class MatrixPool
+{
+public:
+    std::shared_ptr<Matrix> take(qint64 rows, qint64 cols);
+
+private:
+    std::vector<std::shared_ptr<Matrix>> m_buffers;
+};
+
 // The whole matrix, in row chunks so that `cancel` is honoured within a few milliseconds.
 JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, float *minimum,
                        float *maximum, const CancelCheck &cancel, const ProgressReport &progress,
@@ -127,9 +140,11 @@ HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 ro
 
 // Encode + min/max + the grid for `request`, as one job. Seam for the sampled path: when
 // Backend::sample exists, matrices above the in-memory budget go through it here.
+// `pool` may be null (a fresh buffer each time).
 JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const GridRequest &request,
                           const CancelCheck &cancel,
-                          const ProgressReport &progress, EncodingResult *result, QString *error);
+                          const ProgressReport &progress, EncodingResult *result, QString *error,
+                          MatrixPool *pool = nullptr);
 
 // Random and fixed embeddings of the phrase settings (both from the same vectorizer).
 bool computePhrases(Backend &backend, const PhraseSettings &settings, PhraseResult *result,

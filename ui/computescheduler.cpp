@@ -29,7 +29,7 @@ public:
         result->generation = generation;
         const JobStatus status = computeEncoding(
             *b, spec, request, isStale,
-            [&](int percent) { emit progress(generation, percent); }, result.get(), &error);
+            [&](int percent) { emit progress(generation, percent); }, result.get(), &error, &m_pool);
         if (status == JobStatus::Done)
             emit encodeFinished(generation, result, QString());
         else
@@ -69,6 +69,7 @@ signals:
 
 private:
     std::shared_ptr<std::atomic<quint64>> m_wantedEncode;
+    MatrixPool m_pool;
 };
 
 ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
