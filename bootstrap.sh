@@ -17,7 +17,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqt6svg6-dev
   libqcustomplot-dev libeigen3-dev
   libgl-dev libgl1-mesa-dri libglx-mesa0 mesa-utils
-  xvfb xauth fonts-dejavu-core
+  zlib1g-dev xvfb xauth fonts-dejavu-core
   python3 python3-numpy python3-matplotlib poppler-utils
 )
 

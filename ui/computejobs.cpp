@@ -5,7 +5,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
-#include <atomic>
+#include <mutex>
 #include <cmath>
 #include <limits>
 
@@ -32,11 +32,19 @@ std::shared_ptr<Matrix> MatrixPool::take(qint64 rows, qint64 cols)
     auto fresh = std::make_shared<Matrix>();
     fresh->rows = rows;
     fresh->cols = cols;
-    fresh->capacity = needed;
+    const bool pooled = needed <= maxPooledElements;
+    // Some slack, so that stepping dims or positions by a few reuses the same buffers.
+    fresh->capacity = pooled ? needed + needed / 8 : needed;
     // new float[] leaves the memory uninitialised: the backend writes every element.
-    fresh->data.reset(new float[std::size_t(needed)]);
-    if (needed <= maxPooledElements) {
-        std::erase_if(m_buffers, [](const std::shared_ptr<Matrix> &m) { return m.use_count() == 1; });
+    fresh->data.reset(new float[std::size_t(fresh->capacity)]);
+    if (pooled) {
+        if (m_buffers.size() >= maxPooledBuffers) {
+            // Make room by dropping a buffer nobody uses; if all are in use, do not pool.
+            const auto unused = std::find_if(m_buffers.begin(), m_buffers.end(),
+                                             [](const auto &m) { return m.use_count() == 1; });
+            if (unused != m_buffers.end())
+                m_buffers.erase(unused);
+        }
         if (m_buffers.size() < maxPooledBuffers)
             m_buffers.push_back(fresh);
     }
@@ -106,17 +114,13 @@ JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, 
             return JobStatus::Failed;
         // Min and max over the chunk on every core (a single-threaded pass costs as much as
         // the encode itself on large matrices).
-        const int threads = hardwareThreads();
-        std::vector<float> los(std::size_t(threads), lo), his(std::size_t(threads), hi);
-        std::atomic<int> slot{0};
-        parallelFor(0, rows * spec.dims, threads, 1 << 16, [&](qint64 b, qint64 e) {
+        std::mutex merge;
+        parallelFor(0, rows * spec.dims, hardwareThreads(), 1 << 16, [&](qint64 b, qint64 e) {
             const auto [mn, mx] = std::minmax_element(chunk + b, chunk + e);
-            const int s = slot.fetch_add(1);
-            los[std::size_t(s % threads)] = std::min(los[std::size_t(s % threads)], *mn);
-            his[std::size_t(s % threads)] = std::max(his[std::size_t(s % threads)], *mx);
+            const std::lock_guard lock(merge);
+            lo = std::min(lo, *mn);
+            hi = std::max(hi, *mx);
         });
-        lo = *std::min_element(los.begin(), los.end());
-        hi = *std::max_element(his.begin(), his.end());
         if (progress && spec.positions > chunkRows)
             progress(int(100 * (row + rows) / spec.positions));
     }
