@@ -52,16 +52,17 @@ int runGui(int argc, char **argv)
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
-                       "Without a subcommand it opens the explorer window.\n\n"
-                       "Subcommands (pescope <command> --help for each): data, phrases, info, export.\n\n"
-                       "Presets (--preset):\n")
-        + presetList());
+        QStringLiteral(
+            "pescope: a microscope for transformer positional encodings.\n"
+            "Without a subcommand it opens the explorer window.\n\n"
+            "Subcommands (pescope <command> --help for each): data, phrases, info, export.\n\n"
+            "Presets (--preset):\n") +
+        presetList());
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption preset(QStringLiteral("preset"),
-                                    QStringLiteral("Apply a preset on start: ")
-                                        + presetIds().join(QStringLiteral(", ")) + QLatin1Char('.'),
+                                    QStringLiteral("Apply a preset on start: ") +
+                                        presetIds().join(QStringLiteral(", ")) + QLatin1Char('.'),
                                     QStringLiteral("NAME"));
     const QCommandLineOption page(QStringLiteral("page"),
                                   QStringLiteral("Show the encoding or the phrases page."),
@@ -129,8 +130,7 @@ int runGui(int argc, char **argv)
     }
     const QString shotPath = parser.value(screenshot);
     if (parser.isSet(screenshot) && !shotPath.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
-        return usageError(
-            QStringLiteral("--screenshot: \"%1\" must be a .png file").arg(shotPath));
+        return usageError(QStringLiteral("--screenshot: \"%1\" must be a .png file").arg(shotPath));
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("pescope"));

@@ -104,15 +104,15 @@ void verifyCellColour(const QImage &image, QPoint at, Colormap map, double v, do
     for (int offset : {0, -1, 1})
         if (got == (expectedColour(map, v, vmin, vmax, offset) & 0xffffff))
             return;
-    QFAIL(qPrintable(QStringLiteral("pixel %1,%2 is #%3, expected #%4 (value %5 in [%6, %7])")
-                         .arg(at.x())
-                         .arg(at.y())
-                         .arg(got, 6, 16, QLatin1Char('0'))
-                         .arg(expectedColour(map, v, vmin, vmax) & 0xffffff, 6, 16,
-                              QLatin1Char('0'))
-                         .arg(v)
-                         .arg(vmin)
-                         .arg(vmax)));
+    QFAIL(
+        qPrintable(QStringLiteral("pixel %1,%2 is #%3, expected #%4 (value %5 in [%6, %7])")
+                       .arg(at.x())
+                       .arg(at.y())
+                       .arg(got, 6, 16, QLatin1Char('0'))
+                       .arg(expectedColour(map, v, vmin, vmax) & 0xffffff, 6, 16, QLatin1Char('0'))
+                       .arg(v)
+                       .arg(vmin)
+                       .arg(vmax)));
 }
 
 QCPColorMap *firstColorMap(QCustomPlot *plot)
@@ -343,8 +343,8 @@ private slots:
             return out.mid(0, 20);
         };
         auto fixedValue = [&](int phrase, qint64 p, qint64 j) {
-            return test::referenceInterleaved(ids(phrase)[p], j, 50, 10000.0)
-                   + test::referenceInterleaved(p, j, 50, 10000.0);
+            return test::referenceInterleaved(ids(phrase)[p], j, 50, 10000.0) +
+                   test::referenceInterleaved(p, j, 50, 10000.0);
         };
         double vmin = 1e9, vmax = -1e9;
         for (int b = 0; b < 2; ++b)
@@ -355,8 +355,8 @@ private slots:
                 }
         const QImage image = render(view->gridPlot());
         QVERIFY(distinctColours(image) > 20);
-        for (const auto &[b, p, j] : {std::tuple<int, qint64, qint64>{1, 3, 7}, {0, 12, 20},
-                                      {1, 18, 1}})
+        for (const auto &[b, p, j] :
+             {std::tuple<int, qint64, qint64>{1, 3, 7}, {0, 12, 20}, {1, 18, 1}})
             verifyCellColour(image, view->gridCellCentre(b, EmbeddingMode::Fixed, p, j),
                              Colormap::Viridis, fixedValue(b, p, j), vmin, vmax);
     }
@@ -375,7 +375,7 @@ private slots:
         typeInto(dims, QStringLiteral("0"));
         QVERIFY(message->isVisible());
         QVERIFY2(panel->message().contains(QLatin1String("dims")), qPrintable(panel->message()));
-        typeInto(positions, QStringLiteral("12x"));
+        typeInto(positions, QStringLiteral("x12")); // every prefix is refused too
         QVERIFY2(panel->message().contains(QLatin1String("not a whole number")),
                  qPrintable(panel->message()));
         typeInto(base, QStringLiteral("0.5"));
@@ -396,7 +396,8 @@ private slots:
         auto *waveDims = window->findChild<QLineEdit *>(QStringLiteral("waveDims"));
         typeInto(waveDims, QStringLiteral("3, 999"));
         QVERIFY2(panel->message().contains(QLatin1String("999")), qPrintable(panel->message()));
-        QCOMPARE(window->state()->waveDims(), (QList<qint64>{20, 21}));
+        // Edits apply as typed: "3, 99" was good, "3, 999" is not, so "3, 99" stays.
+        QCOMPARE(window->state()->waveDims(), (QList<qint64>{3, 99}));
 
         // Good values clear the message again.
         typeInto(dims, QStringLiteral("64"));
@@ -443,17 +444,16 @@ private slots:
         QStringList missing;
         const QList<QWidget *> widgets = window->findChildren<QWidget *>();
         for (QWidget *w : widgets) {
-            const bool control = qobject_cast<QLineEdit *>(w) || qobject_cast<QComboBox *>(w)
-                                 || qobject_cast<QAbstractButton *>(w)
-                                 || qobject_cast<QSlider *>(w);
+            const bool control = qobject_cast<QLineEdit *>(w) || qobject_cast<QComboBox *>(w) ||
+                                 qobject_cast<QAbstractButton *>(w) || qobject_cast<QSlider *>(w);
             if (!control || w->toolTip().isEmpty() == false || !w->isVisibleTo(window.get()))
                 continue;
             if (qobject_cast<QLineEdit *>(w) && qobject_cast<QComboBox *>(w->parentWidget()))
                 continue; // a combo box's internal editor
             if (w->objectName().startsWith(QLatin1String("qt_")))
                 continue; // Qt's own (scroll area corners, tab scrollers)
-            missing.append(QStringLiteral("%1 (%2)").arg(w->objectName(),
-                                                         QString::fromLatin1(w->metaObject()->className())));
+            missing.append(QStringLiteral("%1 (%2)").arg(
+                w->objectName(), QString::fromLatin1(w->metaObject()->className())));
         }
         QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QStringLiteral(", "))));
     }

@@ -5,15 +5,16 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
-#include <mutex>
 #include <cmath>
 #include <limits>
+#include <mutex>
 
 namespace pe {
 
 namespace {
-// About a million floats per chunk: a few milliseconds of work, so cancelling is prompt.
-constexpr qint64 chunkElements = qint64(1) << 20;
+// A quarter million floats (1 MiB) per chunk: the min/max pass then reads the chunk from cache,
+// and cancelling is prompt.
+constexpr qint64 chunkElements = qint64(1) << 18;
 // Buffers up to this size are kept for reuse; three of them at most.
 constexpr qint64 maxPooledElements = qint64(64) << 20;
 constexpr std::size_t maxPooledBuffers = 3;
@@ -157,6 +158,12 @@ HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 ro
             std::fill(acc.begin(), acc.end(), 0.0);
             for (qint64 r = r0; r < r1; ++r) {
                 const float *in = matrix.data.get() + r * matrix.cols;
+                if (fullColumns) { // one column per pixel: a straight, vectorisable sum
+                    const float *row = in + window.col0;
+                    for (qint64 x = 0; x < grid.cols; ++x)
+                        acc[std::size_t(x)] += double(row[x]);
+                    continue;
+                }
                 for (qint64 x = 0; x < grid.cols; ++x) {
                     double sum = 0.0;
                     for (qint64 c = colStart[std::size_t(x)]; c < colStart[std::size_t(x + 1)]; ++c)
@@ -165,8 +172,8 @@ HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 ro
                 }
             }
             for (qint64 x = 0; x < grid.cols; ++x) {
-                const double cells =
-                    double(r1 - r0) * double(colStart[std::size_t(x + 1)] - colStart[std::size_t(x)]);
+                const double cells = double(r1 - r0) * double(colStart[std::size_t(x + 1)] -
+                                                              colStart[std::size_t(x)]);
                 outRow[x] = float(acc[std::size_t(x)] / cells);
             }
         }
@@ -175,9 +182,8 @@ HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 ro
 }
 
 JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const GridRequest &request,
-                          const CancelCheck &cancel,
-                          const ProgressReport &progress, EncodingResult *result, QString *error,
-                          MatrixPool *pool)
+                          const CancelCheck &cancel, const ProgressReport &progress,
+                          EncodingResult *result, QString *error, MatrixPool *pool)
 {
     QElapsedTimer clock;
     clock.start();
@@ -194,8 +200,8 @@ JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const Grid
     result->encodeMs = double(clock.nsecsElapsed()) / 1e6;
     result->spec = spec;
     result->matrix = matrix;
-    result->grid = sampleGrid(*matrix, requestedWindow(request, spec),
-                              request.rowPixels, request.colPixels);
+    result->grid =
+        sampleGrid(*matrix, requestedWindow(request, spec), request.rowPixels, request.colPixels);
     result->grid.request = request;
     result->backendId = backend.id();
     result->backendDescription = backend.description();
@@ -230,8 +236,8 @@ QList<qint64> sharingPositions(const Matrix &matrix, qint64 position, const QLis
             continue;
         bool all = true;
         for (qint64 d : dims) {
-            if (d < 0 || d >= matrix.cols
-                || std::abs(double(matrix.at(q, d)) - double(matrix.at(position, d))) > tolerance) {
+            if (d < 0 || d >= matrix.cols ||
+                std::abs(double(matrix.at(q, d)) - double(matrix.at(position, d))) > tolerance) {
                 all = false;
                 break;
             }

@@ -30,8 +30,7 @@ struct CellWindow
     bool isEmpty() const { return rows() <= 0 || cols() <= 0; }
     bool contains(const CellWindow &other) const
     {
-        return other.row0 >= row0 && other.row1 <= row1 && other.col0 >= col0
-               && other.col1 <= col1;
+        return other.row0 >= row0 && other.row1 <= row1 && other.col0 >= col0 && other.col1 <= col1;
     }
     bool operator==(const CellWindow &) const = default;
 };
@@ -40,7 +39,7 @@ struct CellWindow
 struct GridRequest
 {
     bool fullView = true;
-    CellWindow window;    // ignored when fullView
+    CellWindow window;      // ignored when fullView
     qint64 rowPixels = 512; // device pixels available along the position axis
     qint64 colPixels = 512; // ... and along the dim axis
     qint64 visibleDims = 0; // the heatmap's dim limit (0: all dims)
@@ -138,13 +137,14 @@ JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, 
 HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 rowPixels,
                        qint64 colPixels);
 
-// Encode + min/max + the grid for `request`, as one job. Seam for the sampled path: when
-// Backend::sample exists, matrices above the in-memory budget go through it here.
+// Encode + min/max + the grid for `request`, as one job. Seam for the sampled path: specs above
+// the in-memory budget are refused here (inMemoryProblem); Backend::sample (core/backend.h)
+// computes a window's grid without the matrix and is where they should go, with the hover
+// value and the wave columns then computed per request instead of read from the matrix.
 // `pool` may be null (a fresh buffer each time).
 JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const GridRequest &request,
-                          const CancelCheck &cancel,
-                          const ProgressReport &progress, EncodingResult *result, QString *error,
-                          MatrixPool *pool = nullptr);
+                          const CancelCheck &cancel, const ProgressReport &progress,
+                          EncodingResult *result, QString *error, MatrixPool *pool = nullptr);
 
 // Random and fixed embeddings of the phrase settings (both from the same vectorizer).
 bool computePhrases(Backend &backend, const PhraseSettings &settings, PhraseResult *result,

@@ -13,8 +13,7 @@ class ComputeWorker : public QObject
 public:
     explicit ComputeWorker(std::shared_ptr<std::atomic<quint64>> wantedEncode)
         : m_wantedEncode(std::move(wantedEncode))
-    {
-    }
+    {}
 
     void encode(quint64 generation, const EncodingSpec &spec, Backend *b,
                 const GridRequest &request)
@@ -28,8 +27,8 @@ public:
         auto result = std::make_shared<EncodingResult>();
         result->generation = generation;
         const JobStatus status = computeEncoding(
-            *b, spec, request, isStale,
-            [&](int percent) { emit progress(generation, percent); }, result.get(), &error, &m_pool);
+            *b, spec, request, isStale, [&](int percent) { emit progress(generation, percent); },
+            result.get(), &error, &m_pool);
         if (status == JobStatus::Done)
             emit encodeFinished(generation, result, QString());
         else
@@ -40,9 +39,9 @@ public:
     void grid(quint64 generation, std::shared_ptr<const EncodingResult> encoding,
               const GridRequest &request)
     {
-        auto grid = std::make_shared<HeatmapGrid>(sampleGrid(
-            *encoding->matrix, requestedWindow(request, encoding->spec),
-            request.rowPixels, request.colPixels));
+        auto grid = std::make_shared<HeatmapGrid>(
+            sampleGrid(*encoding->matrix, requestedWindow(request, encoding->spec),
+                       request.rowPixels, request.colPixels));
         grid->request = request;
         grid->encodingGeneration = encoding->generation;
         emit gridFinished(generation, grid);
@@ -84,8 +83,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &ComputeWorker::encodeFinished, this, &ComputeScheduler::onEncodeFinished);
     connect(m_worker, &ComputeWorker::gridFinished, this, &ComputeScheduler::onGridFinished);
-    connect(m_worker, &ComputeWorker::phrasesFinished, this,
-            &ComputeScheduler::onPhrasesFinished);
+    connect(m_worker, &ComputeWorker::phrasesFinished, this, &ComputeScheduler::onPhrasesFinished);
     connect(m_worker, &ComputeWorker::progress, this, &ComputeScheduler::onProgress);
     m_thread.setObjectName(QStringLiteral("pescope compute"));
     m_thread.start();
@@ -130,8 +128,8 @@ Backend *ComputeScheduler::backend(BackendChoice choice, QString *error)
 
 bool ComputeScheduler::isIdle() const
 {
-    return !m_timer.isActive() && !m_encodeDirty && !m_gridDirty && !m_phrasesDirty
-           && m_encodeInFlight == 0 && m_gridInFlight == 0 && m_phrasesInFlight == 0;
+    return !m_timer.isActive() && !m_encodeDirty && !m_gridDirty && !m_phrasesDirty &&
+           m_encodeInFlight == 0 && m_gridInFlight == 0 && m_phrasesInFlight == 0;
 }
 
 void ComputeScheduler::requestGrid(const GridRequest &request)
@@ -216,8 +214,8 @@ void ComputeScheduler::dispatch()
         m_wantedEncode->store(generation);
         GridRequest request = m_gridRequest;
         // A new size starts from the whole matrix; the heatmap resets its view to match.
-        if (!m_encoding || m_encoding->spec.positions != m_state->spec().positions
-            || m_encoding->spec.dims != m_state->spec().dims)
+        if (!m_encoding || m_encoding->spec.positions != m_state->spec().positions ||
+            m_encoding->spec.dims != m_state->spec().dims)
             request.fullView = true;
         m_lastGridSent = request;
         ++m_encodeInFlight;
@@ -231,20 +229,18 @@ void ComputeScheduler::dispatch()
         const quint64 generation = ++m_gridGeneration;
         m_lastGridSent = m_gridRequest;
         ++m_gridInFlight;
-        QMetaObject::invokeMethod(m_worker, [w = m_worker, generation, enc = m_encoding,
-                                             request = m_gridRequest] {
-            w->grid(generation, enc, request);
-        });
+        QMetaObject::invokeMethod(m_worker,
+                                  [w = m_worker, generation, enc = m_encoding,
+                                   request = m_gridRequest] { w->grid(generation, enc, request); });
     }
     m_gridDirty = false;
     if (m_phrasesDirty) {
         m_phrasesDirty = false;
         const quint64 generation = ++m_phraseGeneration;
         ++m_phrasesInFlight;
-        QMetaObject::invokeMethod(m_worker, [w = m_worker, generation,
-                                             settings = m_state->phraseSettings(), backend] {
-            w->phrases(generation, settings, backend);
-        });
+        QMetaObject::invokeMethod(m_worker,
+                                  [w = m_worker, generation, settings = m_state->phraseSettings(),
+                                   backend] { w->phrases(generation, settings, backend); });
     }
     updateBusy();
 }
@@ -276,8 +272,8 @@ void ComputeScheduler::onEncodeFinished(quint64 generation,
 void ComputeScheduler::onGridFinished(quint64 generation, std::shared_ptr<const HeatmapGrid> grid)
 {
     --m_gridInFlight;
-    if (generation == m_gridGeneration && m_encoding
-        && grid->encodingGeneration == m_encoding->generation)
+    if (generation == m_gridGeneration && m_encoding &&
+        grid->encodingGeneration == m_encoding->generation)
         emit gridReady(grid);
     updateBusy();
 }

@@ -13,8 +13,7 @@ namespace {
 constexpr int maxWaveDims = 8;
 constexpr int maxMarkers = 16;
 
-template<typename T>
-bool assign(T &member, const T &value)
+template <typename T> bool assign(T &member, const T &value)
 {
     if (member == value)
         return false;
@@ -235,9 +234,10 @@ bool ExplorerState::setHeatmapDimLimit(qint64 limit, QString *error)
 {
     if (limit < 0 || limit > limits::maxDims) {
         if (error)
-            *error = QStringLiteral("the heatmap's dim limit must be between 0 (all) and %1 (got %2)")
-                         .arg(limits::maxDims)
-                         .arg(limit);
+            *error =
+                QStringLiteral("the heatmap's dim limit must be between 0 (all) and %1 (got %2)")
+                    .arg(limits::maxDims)
+                    .arg(limit);
         return false;
     }
     if (assign(m_heatmapDimLimit, limit)) {
@@ -285,7 +285,8 @@ bool ExplorerState::setMarkers(const QList<qint64> &positions, QString *error)
 {
     QString problem;
     if (positions.size() > maxMarkers)
-        problem = QStringLiteral("at most %1 markers (got %2)").arg(maxMarkers).arg(positions.size());
+        problem =
+            QStringLiteral("at most %1 markers (got %2)").arg(maxMarkers).arg(positions.size());
     for (qint64 p : positions)
         if (problem.isEmpty() && (p < 0 || p >= m_spec.positions))
             problem = QStringLiteral("marker position %1 is outside the matrix (positions 0 to %2)")
@@ -309,10 +310,10 @@ bool ExplorerState::setCrosses(const QList<CrossMarker> &crosses, QString *error
     if (crosses.size() > maxMarkers)
         problem = QStringLiteral("at most %1 crosses (got %2)").arg(maxMarkers).arg(crosses.size());
     for (const CrossMarker &c : crosses)
-        if (problem.isEmpty()
-            && (c.position < 0 || c.position >= m_spec.positions || c.dim < 0
-                || c.dim >= m_spec.dims))
-            problem = QStringLiteral("cross %1@%2 is outside the matrix (positions 0 to %3, dims 0 to %4)")
+        if (problem.isEmpty() &&
+            (c.position < 0 || c.position >= m_spec.positions || c.dim < 0 || c.dim >= m_spec.dims))
+            problem = QStringLiteral(
+                          "cross %1@%2 is outside the matrix (positions 0 to %3, dims 0 to %4)")
                           .arg(c.position)
                           .arg(c.dim)
                           .arg(m_spec.positions - 1)
@@ -443,8 +444,8 @@ QJsonObject ExplorerState::toJson() const
     };
     QJsonArray crosses;
     for (const CrossMarker &c : m_crosses)
-        crosses.append(QJsonObject{{QStringLiteral("position"), c.position},
-                                   {QStringLiteral("dim"), c.dim}});
+        crosses.append(
+            QJsonObject{{QStringLiteral("position"), c.position}, {QStringLiteral("dim"), c.dim}});
     QJsonObject phrases{
         {QStringLiteral("phrases"), toArray(m_phrases.phrases)},
         {QStringLiteral("titles"), toArray(m_phrases.titles)},
@@ -524,18 +525,18 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *errorOut)
                                 .arg(s.value(QStringLiteral("layout")).toString()));
             spec.layout = *layout;
         }
-        if (s.contains(QStringLiteral("positions"))
-            && !readInteger(s.value(QStringLiteral("positions")), QStringLiteral("positions"),
-                            &spec.positions, error))
+        if (s.contains(QStringLiteral("positions")) &&
+            !readInteger(s.value(QStringLiteral("positions")), QStringLiteral("positions"),
+                         &spec.positions, error))
             return false;
-        if (s.contains(QStringLiteral("dims"))
-            && !readInteger(s.value(QStringLiteral("dims")), QStringLiteral("dims"), &spec.dims,
-                            error))
+        if (s.contains(QStringLiteral("dims")) &&
+            !readInteger(s.value(QStringLiteral("dims")), QStringLiteral("dims"), &spec.dims,
+                         error))
             return false;
         if (s.contains(QStringLiteral("base")))
             spec.base = s.value(QStringLiteral("base")).toDouble(std::nan(""));
-        if (s.contains(QStringLiteral("seed"))
-            && !readSeed(s.value(QStringLiteral("seed")), QStringLiteral("seed"), &spec.seed))
+        if (s.contains(QStringLiteral("seed")) &&
+            !readSeed(s.value(QStringLiteral("seed")), QStringLiteral("seed"), &spec.seed))
             return false;
         if (!scratch.setSpec(spec, error))
             return false;
@@ -559,32 +560,32 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *errorOut)
     if (json.contains(QStringLiteral("heatmapDimLimit"))) {
         qint64 limit = 0;
         if (!readInteger(json.value(QStringLiteral("heatmapDimLimit")),
-                         QStringLiteral("heatmapDimLimit"), &limit, error)
-            || !scratch.setHeatmapDimLimit(limit, error))
+                         QStringLiteral("heatmapDimLimit"), &limit, error) ||
+            !scratch.setHeatmapDimLimit(limit, error))
             return false;
     }
     if (json.contains(QStringLiteral("selection"))) {
         const QJsonObject s = json.value(QStringLiteral("selection")).toObject();
         Selection sel;
         if (!readInteger(s.value(QStringLiteral("position")), QStringLiteral("selection.position"),
-                         &sel.position, error)
-            || !readInteger(s.value(QStringLiteral("dim")), QStringLiteral("selection.dim"),
-                            &sel.dim, error))
+                         &sel.position, error) ||
+            !readInteger(s.value(QStringLiteral("dim")), QStringLiteral("selection.dim"), &sel.dim,
+                         error))
             return false;
         scratch.setSelection(sel);
     }
     if (json.contains(QStringLiteral("waveDims"))) {
         QList<qint64> dims;
         if (!readIntegerList(json.value(QStringLiteral("waveDims")), QStringLiteral("waveDims"),
-                             &dims, error)
-            || !scratch.setWaveDims(dims, error))
+                             &dims, error) ||
+            !scratch.setWaveDims(dims, error))
             return false;
     }
     if (json.contains(QStringLiteral("markers"))) {
         QList<qint64> markers;
         if (!readIntegerList(json.value(QStringLiteral("markers")), QStringLiteral("markers"),
-                             &markers, error)
-            || !scratch.setMarkers(markers, error))
+                             &markers, error) ||
+            !scratch.setMarkers(markers, error))
             return false;
     }
     if (json.contains(QStringLiteral("crosses"))) {
@@ -592,18 +593,18 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *errorOut)
         for (const QJsonValue &item : json.value(QStringLiteral("crosses")).toArray()) {
             const QJsonObject c = item.toObject();
             CrossMarker cross;
-            if (!readInteger(c.value(QStringLiteral("position")), QStringLiteral("crosses.position"),
-                             &cross.position, error)
-                || !readInteger(c.value(QStringLiteral("dim")), QStringLiteral("crosses.dim"),
-                                &cross.dim, error))
+            if (!readInteger(c.value(QStringLiteral("position")),
+                             QStringLiteral("crosses.position"), &cross.position, error) ||
+                !readInteger(c.value(QStringLiteral("dim")), QStringLiteral("crosses.dim"),
+                             &cross.dim, error))
                 return false;
             crosses.append(cross);
         }
         if (!scratch.setCrosses(crosses, error))
             return false;
     }
-    if (json.contains(QStringLiteral("shareTolerance"))
-        && !scratch.setShareTolerance(
+    if (json.contains(QStringLiteral("shareTolerance")) &&
+        !scratch.setShareTolerance(
             json.value(QStringLiteral("shareTolerance")).toDouble(std::nan("")), error))
         return false;
     if (json.contains(QStringLiteral("phrases"))) {
@@ -620,36 +621,37 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *errorOut)
             for (const QJsonValue &v : p.value(QStringLiteral("titles")).toArray())
                 settings.titles.append(v.toString());
         }
-        if (p.contains(QStringLiteral("maxTokens"))
-            && !readInteger(p.value(QStringLiteral("maxTokens")), QStringLiteral("maxTokens"),
-                            &settings.maxTokens, error))
+        if (p.contains(QStringLiteral("maxTokens")) &&
+            !readInteger(p.value(QStringLiteral("maxTokens")), QStringLiteral("maxTokens"),
+                         &settings.maxTokens, error))
             return false;
-        if (p.contains(QStringLiteral("sequenceLength"))
-            && !readInteger(p.value(QStringLiteral("sequenceLength")),
-                            QStringLiteral("sequenceLength"), &settings.sequenceLength, error))
+        if (p.contains(QStringLiteral("sequenceLength")) &&
+            !readInteger(p.value(QStringLiteral("sequenceLength")),
+                         QStringLiteral("sequenceLength"), &settings.sequenceLength, error))
             return false;
-        if (p.contains(QStringLiteral("dims"))
-            && !readInteger(p.value(QStringLiteral("dims")), QStringLiteral("phrases.dims"),
-                            &settings.dims, error))
+        if (p.contains(QStringLiteral("dims")) &&
+            !readInteger(p.value(QStringLiteral("dims")), QStringLiteral("phrases.dims"),
+                         &settings.dims, error))
             return false;
-        if (p.contains(QStringLiteral("seed"))
-            && !readSeed(p.value(QStringLiteral("seed")), QStringLiteral("phrases.seed"),
-                         &settings.seed))
+        if (p.contains(QStringLiteral("seed")) &&
+            !readSeed(p.value(QStringLiteral("seed")), QStringLiteral("phrases.seed"),
+                      &settings.seed))
             return false;
         if (!scratch.setPhraseSettings(settings, error))
             return false;
         if (p.contains(QStringLiteral("compare"))) {
             const QJsonArray c = p.value(QStringLiteral("compare")).toArray();
             if (c.size() != 2 || !scratch.setCompare(c[0].toInt(-1), c[1].toInt(-1), error))
-                return c.size() == 2 ? false : fail(QStringLiteral("\"compare\" needs two phrase indices"));
+                return c.size() == 2 ? false
+                                     : fail(QStringLiteral("\"compare\" needs two phrase indices"));
         }
         if (p.contains(QStringLiteral("selection"))) {
             const QJsonObject s = p.value(QStringLiteral("selection")).toObject();
             PhraseSelection sel;
             sel.phrase = s.value(QStringLiteral("phrase")).toInt(-1);
             sel.token = s.value(QStringLiteral("token")).toInteger(0);
-            const auto mode = parseEmbeddingMode(s.value(QStringLiteral("mode")).toString(
-                QStringLiteral("fixed")));
+            const auto mode = parseEmbeddingMode(
+                s.value(QStringLiteral("mode")).toString(QStringLiteral("fixed")));
             if (!mode)
                 return fail(QStringLiteral("unknown embedding mode \"%1\"")
                                 .arg(s.value(QStringLiteral("mode")).toString()));

@@ -94,7 +94,8 @@ QCPColorScale *addColorScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, in
 
 // A matshow cell plot: columns on the top axis, rows down the left axis, row 0 at the top.
 QCPColorMap *addMatrixMap(QCPAxisRect *rect, qint64 rows, qint64 cols, Colormap map,
-                          const ColorRange &range, const std::function<float(qint64, qint64)> &value)
+                          const ColorRange &range,
+                          const std::function<float(qint64, qint64)> &value)
 {
     QCPAxis *top = rect->axis(QCPAxis::atTop);
     QCPAxis *left = rect->axis(QCPAxis::atLeft);
@@ -119,8 +120,8 @@ QCPColorMap *addMatrixMap(QCPAxisRect *rect, qint64 rows, qint64 cols, Colormap 
                                rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(rows - 1)));
     for (int v = 0; v < valueSize; ++v)
         for (int k = 0; k < keySize; ++k)
-            colorMap->data()->setCell(k, v, double(value(qMin<qint64>(v, rows - 1),
-                                                         qMin<qint64>(k, cols - 1))));
+            colorMap->data()->setCell(
+                k, v, double(value(qMin<qint64>(v, rows - 1), qMin<qint64>(k, cols - 1))));
     for (QCPAxis *axis : {top, bottom})
         axis->setRange(-0.5, double(cols) - 0.5);
     for (QCPAxis *axis : {left, right})
@@ -164,8 +165,7 @@ QString shortText(const QString &text, int length)
 
 FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
-{
-}
+{}
 
 void FigureBuilder::resetPlot(QCustomPlot *plot) const
 {
@@ -194,8 +194,8 @@ QString FigureBuilder::dimLabel(const EncodingSpec &spec, qint64 dim)
 QString FigureBuilder::tokenLabel(const PhraseResult &result, int phrase, qint64 token)
 {
     const PhraseEmbedding &e = result.fixed;
-    if (phrase < 0 || phrase >= int(e.ids.size()) || token < 0
-        || token >= qint64(e.ids[std::size_t(phrase)].size()))
+    if (phrase < 0 || phrase >= int(e.ids.size()) || token < 0 ||
+        token >= qint64(e.ids[std::size_t(phrase)].size()))
         return {};
     const qint64 id = e.ids[std::size_t(phrase)][std::size_t(token)];
     if (id == 0)
@@ -250,10 +250,10 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     figure.map->setDataRange(QCPRange(range.lower, range.upper));
     setHeatmapGrid(figure, grid);
 
-    figure.scale = addColorScale(plot, plot->plotLayout(), 0, 1, m_state.colormap(), range,
-                                 result.spec.scheme == Scheme::Sinusoidal
-                                     ? QStringLiteral("PE(p, i)")
-                                     : QStringLiteral("embedding value"));
+    figure.scale =
+        addColorScale(plot, plot->plotLayout(), 0, 1, m_state.colormap(), range,
+                      result.spec.scheme == Scheme::Sinusoidal ? QStringLiteral("PE(p, i)")
+                                                               : QStringLiteral("embedding value"));
     auto *group = new QCPMarginGroup(plot);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     figure.scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
@@ -289,8 +289,8 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
             continue;
         auto *dots = new QCPGraph(keyAxis, left);
         dots->setLineStyle(QCPGraph::lsNone);
-        dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, m_theme.curve(i),
-                                              m_theme.curve(i), 7));
+        dots->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDisc, m_theme.curve(i), m_theme.curve(i), 7));
         for (qint64 p : m_state.markers())
             if (p < result.spec.positions) {
                 const auto [k, v] = coords(double(p), double(dims[i]));
@@ -335,7 +335,8 @@ void FigureBuilder::setHeatmapGrid(const HeatmapFigure &figure, const HeatmapGri
     const int valueSize = int(qMax<qint64>(2, valueCells));
     QCPColorMapData *data = figure.map->data();
     data->setSize(keySize, valueSize);
-    data->setRange(centres(keyStart, keySpan, keyCells), centres(valueStart, valueSpan, valueCells));
+    data->setRange(centres(keyStart, keySpan, keyCells),
+                   centres(valueStart, valueSpan, valueCells));
     for (int v = 0; v < valueSize; ++v) {
         const qint64 vc = qMin<qint64>(v, valueCells - 1);
         for (int k = 0; k < keySize; ++k) {
@@ -431,8 +432,8 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     if (sel.position < spec.positions && sel.dim < spec.dims) {
         auto *ring = plot->addGraph(x, y);
         ring->setLineStyle(QCPGraph::lsNone);
-        ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
-                                              QPen(m_theme.selection, 2), Qt::NoBrush, 14));
+        ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(m_theme.selection, 2),
+                                              Qt::NoBrush, 14));
         ring->addData(double(sel.position), double(matrix.at(sel.position, sel.dim)));
     }
     rect->setRangeDrag(Qt::Horizontal);
@@ -472,7 +473,8 @@ QString FigureBuilder::shareReadout(const EncodingResult &result) const
                       .arg(where, list.join(QStringLiteral(", ")));
 }
 
-QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot, const PhraseResult &result) const
+QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
+                                                 const PhraseResult &result) const
 {
     resetPlot(plot);
     QList<PhraseCell> cells;
@@ -531,8 +533,8 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
     const qint64 length = s.sequenceLength;
     const qint64 dims = s.dims;
     auto *main = plot->plotLayout();
-    addTitle(plot, main, 0, 0,
-             QStringLiteral("Difference: %1 − %2").arg(s.title(b), s.title(a)), 1.5, true);
+    addTitle(plot, main, 0, 0, QStringLiteral("Difference: %1 − %2").arg(s.title(b), s.title(a)),
+             1.5, true);
     auto *sub = new QCPLayoutGrid;
     main->addElement(1, 0, sub);
     main->setRowStretchFactor(0, 0.01);
@@ -546,8 +548,8 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
             extent = qMax(extent, std::abs(double(pb[i]) - double(pa[i])));
         if (extent == 0.0)
             extent = 1.0;
-        addTitle(plot, sub, 0, column, mode == EmbeddingMode::Random ? QStringLiteral("random")
-                                                                     : QStringLiteral("fixed"),
+        addTitle(plot, sub, 0, column,
+                 mode == EmbeddingMode::Random ? QStringLiteral("random") : QStringLiteral("fixed"),
                  0.5, false);
         auto *rect = new QCPAxisRect(plot, true);
         sub->addElement(1, column, rect);
@@ -577,8 +579,8 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     const PhraseSettings &s = result.settings;
     const PhraseSelection sel = m_state.phraseSelection();
     auto *main = plot->plotLayout();
-    const bool valid = sel.phrase >= 0 && sel.phrase < s.phrases.size()
-                       && sel.token < s.sequenceLength;
+    const bool valid =
+        sel.phrase >= 0 && sel.phrase < s.phrases.size() && sel.token < s.sequenceLength;
     const int other = otherPhrase();
     addTitle(plot, main, 0, 0,
              valid ? QStringLiteral("Cosine similarity of “%1” (%2, token %3) to %4")

@@ -74,8 +74,8 @@ QString HeatmapView::readout() const
 
 void HeatmapView::onEncoding(std::shared_ptr<const EncodingResult> result)
 {
-    const bool sameSize = m_result && m_result->spec.positions == result->spec.positions
-                          && m_result->spec.dims == result->spec.dims;
+    const bool sameSize = m_result && m_result->spec.positions == result->spec.positions &&
+                          m_result->spec.dims == result->spec.dims;
     if (!m_result)
         m_readout->setText(tr("Hover over the matrix for p, i and the value; click to select"));
     m_result = result;
@@ -175,9 +175,9 @@ void HeatmapView::requestGrid()
 {
     const GridRequest request = currentRequest();
     // A full-resolution grid that already covers the window needs no refinement.
-    if (m_result && m_grid && m_grid->isFullResolution()
-        && m_grid->request.visibleDims == request.visibleDims
-        && m_grid->window.contains(requestedWindow(request, m_result->spec)))
+    if (m_result && m_grid && m_grid->isFullResolution() &&
+        m_grid->request.visibleDims == request.visibleDims &&
+        m_grid->window.contains(requestedWindow(request, m_result->spec)))
         return;
     m_scheduler->requestGrid(request);
 }
@@ -187,10 +187,10 @@ std::optional<Selection> HeatmapView::cellAt(const QPointF &pixel) const
     if (!m_result || !m_figure.rect || !m_figure.rect->rect().contains(pixel.toPoint()))
         return std::nullopt;
     const bool transposed = m_state->transposed();
-    const double key = (transposed ? m_figure.positionAxis : m_figure.dimAxis)
-                           ->pixelToCoord(pixel.x());
-    const double value = (transposed ? m_figure.dimAxis : m_figure.positionAxis)
-                             ->pixelToCoord(pixel.y());
+    const double key =
+        (transposed ? m_figure.positionAxis : m_figure.dimAxis)->pixelToCoord(pixel.x());
+    const double value =
+        (transposed ? m_figure.dimAxis : m_figure.positionAxis)->pixelToCoord(pixel.y());
     const qint64 position = qint64(std::floor((transposed ? key : value) + 0.5));
     const qint64 dim = qint64(std::floor((transposed ? value : key) + 0.5));
     const CellWindow full = fullWindow(m_result->spec, m_state->heatmapDimLimit());

@@ -32,7 +32,8 @@ namespace pe {
 MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     : QMainWindow(parent), m_options(options), m_state(new ExplorerState(this)),
       m_scheduler(new ComputeScheduler(m_state, this)), m_pages(new QTabWidget(this)),
-      m_panel(new ParameterPanel(m_state, this)), m_waves(new WavesView(m_state, m_scheduler, this)),
+      m_panel(new ParameterPanel(m_state, this)),
+      m_waves(new WavesView(m_state, m_scheduler, this)),
       m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
       m_phrases(new PhraseView(m_state, m_scheduler, this)),
       m_encodingSplitter(new QSplitter(Qt::Horizontal, this)),
@@ -72,7 +73,8 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     m_progress->setToolTip(tr("Progress of a long computation"));
     m_progress->hide();
     m_cancel->setText(tr("Cancel"));
-    m_cancel->setToolTip(tr("Stop the running computation; the views keep their last result (Esc)"));
+    m_cancel->setToolTip(
+        tr("Stop the running computation; the views keep their last result (Esc)"));
     m_cancel->hide();
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
@@ -85,9 +87,8 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
         m_state->setPage(index == 1 ? Page::Phrases : Page::Encoding);
         updateComputeInfo();
     });
-    connect(m_state, &ExplorerState::pageChanged, this, [this] {
-        m_pages->setCurrentIndex(m_state->page() == Page::Phrases ? 1 : 0);
-    });
+    connect(m_state, &ExplorerState::pageChanged, this,
+            [this] { m_pages->setCurrentIndex(m_state->page() == Page::Phrases ? 1 : 0); });
     connect(m_state, &ExplorerState::themeChanged, this, &MainWindow::applyTheme);
     connect(m_scheduler, &ComputeScheduler::encodingReady, this,
             [this](std::shared_ptr<const EncodingResult> r) {
@@ -245,8 +246,8 @@ void MainWindow::createActions()
         m_backendCombo->setCurrentIndex(i);
         backends->actions().at(i)->setChecked(true);
     });
-    QAction *cancel = compute->addAction(tr("&Cancel computation"), m_scheduler,
-                                         &ComputeScheduler::cancel);
+    QAction *cancel =
+        compute->addAction(tr("&Cancel computation"), m_scheduler, &ComputeScheduler::cancel);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
 
     auto *toolbar = addToolBar(tr("Main"));
@@ -275,7 +276,7 @@ bool MainWindow::isSettled() const
 {
     const bool encodingDone = m_scheduler->encoding() || !m_scheduler->encodingError().isEmpty();
     const bool phrasesDone = m_scheduler->phrases() || !m_scheduler->phrasesError().isEmpty();
-    return m_scheduler->isIdle() && encodingDone && phrasesDone;
+    return m_scheduler->isIdle() && encodingDone && phrasesDone && m_waves->isUpToDate();
 }
 
 QString MainWindow::computeInfo() const
@@ -289,19 +290,22 @@ void MainWindow::updateComputeInfo()
         m_computeLabel->setText(m_phraseInfo.isEmpty() ? tr("Phrases: computing…")
                                                        : tr("Phrases: ") + m_phraseInfo);
     else
-        m_computeLabel->setText(m_encodingInfo.isEmpty()
-                                    ? tr("Encoding: computing…")
-                                    : tr("Encoding: %1, drawn in %2 ms")
-                                          .arg(m_encodingInfo)
-                                          .arg(m_lastDrawMs, 0, 'f', 1));
+        m_computeLabel->setText(m_encodingInfo.isEmpty() ? tr("Encoding: computing…")
+                                                         : tr("Encoding: %1, drawn in %2 ms")
+                                                               .arg(m_encodingInfo)
+                                                               .arg(m_lastDrawMs, 0, 'f', 1));
 }
 
 void MainWindow::applyTheme()
 {
-    const Theme theme = m_state->theme();
-    if (QStyle *fusion = QStyleFactory::create(QStringLiteral("Fusion")))
-        QApplication::setStyle(fusion);
-    QApplication::setPalette(applicationPalette(theme));
+    // Fusion draws with the palette everywhere, so both themes look as designed on any desktop.
+    // setStyle resets the palette, so it comes first and only once.
+    if (QApplication::style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive) != 0)
+        QApplication::setStyle(QStringLiteral("Fusion"));
+    QApplication::setPalette(applicationPalette(m_state->theme()));
+    // Also on the window: children created before the application palette changed keep a
+    // resolved copy of the old one, while a window palette propagates to all of them.
+    setPalette(applicationPalette(m_state->theme()));
 }
 
 std::unique_ptr<QSettings> MainWindow::settings() const
@@ -316,7 +320,8 @@ void MainWindow::restoreSettings()
     auto s = settings();
     restoreGeometry(s->value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(s->value(QStringLiteral("window/state")).toByteArray());
-    m_encodingSplitter->restoreState(s->value(QStringLiteral("window/encodingSplitter")).toByteArray());
+    m_encodingSplitter->restoreState(
+        s->value(QStringLiteral("window/encodingSplitter")).toByteArray());
     m_plotSplitter->restoreState(s->value(QStringLiteral("window/plotSplitter")).toByteArray());
     const QByteArray json = s->value(QStringLiteral("explorer/state")).toByteArray();
     if (!json.isEmpty()) {

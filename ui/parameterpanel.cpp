@@ -1,6 +1,7 @@
 #include "parameterpanel.h"
 
 #include "computejobs.h"
+#include "fieldmarks.h"
 #include "stepedit.h"
 
 #include <QCheckBox>
@@ -118,7 +119,6 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
       m_selDim(new StepEdit(this)), m_message(new QLabel(this))
 {
     setObjectName(QStringLiteral("parameterPanel"));
-    setStyleSheet(QStringLiteral("QLineEdit[invalid=\"true\"] { border: 2px solid #d9534f; }"));
     m_scheme->setObjectName(QStringLiteral("scheme"));
     m_scheme->addItem(tr("Sinusoidal, interleaved"), QStringLiteral("interleaved"));
     m_scheme->addItem(tr("Sinusoidal, split [sin | cos]"), QStringLiteral("split"));
@@ -128,8 +128,8 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
                             "Learned: Keras Embedding's default init, uniform in [-0.05, 0.05)."));
     m_positions->setObjectName(QStringLiteral("positions"));
     m_positions->setMinimumValue(1);
-    m_positions->setToolTip(tr("Number of positions (rows), 1 to %1. Up/Down step by 1.")
-                                .arg(limits::maxPositions));
+    m_positions->setToolTip(
+        tr("Number of positions (rows), 1 to %1. Up/Down step by 1.").arg(limits::maxPositions));
     m_positionsSlider->setObjectName(QStringLiteral("positionsSlider"));
     m_positionsSlider->setRange(1, positionsSliderMax);
     m_positionsSlider->setToolTip(tr("Drag to change the number of positions (1 to %1; type "
@@ -174,7 +174,7 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
     m_selDim->setToolTip(tr("Selected dim (click the heatmap or a wave to select)"));
     m_message->setObjectName(QStringLiteral("panelMessage"));
     m_message->setWordWrap(true);
-    m_message->setStyleSheet(QStringLiteral("color: #d9534f; font-weight: bold;"));
+    markAsMessage(m_message);
     m_message->setToolTip(tr("Why the last edit was refused; the view keeps the last good value"));
     m_message->hide();
 
@@ -300,50 +300,50 @@ void ParameterPanel::apply(Field field)
         return applySpec(m_seed, spec);
     }
     case Field::DimLimit:
-        if (!parseIntegerField(m_dimLimit->text(), tr("first N dims"), &integer, &error)
-            || !m_state->setHeatmapDimLimit(integer, &error))
+        if (!parseIntegerField(m_dimLimit->text(), tr("first N dims"), &integer, &error) ||
+            !m_state->setHeatmapDimLimit(integer, &error))
             return setError(m_dimLimit, error);
         return clearError(m_dimLimit);
     case Field::WaveDims: {
         QList<qint64> dims;
-        if (!parseIntegerListField(m_waveDims->text(), tr("wave dims"), &dims, &error)
-            || !m_state->setWaveDims(dims, &error))
+        if (!parseIntegerListField(m_waveDims->text(), tr("wave dims"), &dims, &error) ||
+            !m_state->setWaveDims(dims, &error))
             return setError(m_waveDims, error);
         return clearError(m_waveDims);
     }
     case Field::Markers: {
         QList<qint64> markers;
-        if (!parseIntegerListField(m_markers->text(), tr("markers"), &markers, &error)
-            || !m_state->setMarkers(markers, &error))
+        if (!parseIntegerListField(m_markers->text(), tr("markers"), &markers, &error) ||
+            !m_state->setMarkers(markers, &error))
             return setError(m_markers, error);
         return clearError(m_markers);
     }
     case Field::Crosses: {
         QList<CrossMarker> crosses;
-        if (!parseCrossesField(m_crosses->text(), &crosses, &error)
-            || !m_state->setCrosses(crosses, &error))
+        if (!parseCrossesField(m_crosses->text(), &crosses, &error) ||
+            !m_state->setCrosses(crosses, &error))
             return setError(m_crosses, error);
         return clearError(m_crosses);
     }
     case Field::Tolerance: {
         double tolerance = 0;
-        if (!parseNumberField(m_tolerance->text(), tr("share tolerance"), &tolerance, &error)
-            || !m_state->setShareTolerance(tolerance, &error))
+        if (!parseNumberField(m_tolerance->text(), tr("share tolerance"), &tolerance, &error) ||
+            !m_state->setShareTolerance(tolerance, &error))
             return setError(m_tolerance, error);
         return clearError(m_tolerance);
     }
     case Field::SelPosition:
     case Field::SelDim: {
         StepEdit *edit = field == Field::SelPosition ? m_selPosition : m_selDim;
-        if (!parseIntegerField(edit->text(), field == Field::SelPosition ? tr("selected position")
-                                                                          : tr("selected dim"),
+        if (!parseIntegerField(edit->text(),
+                               field == Field::SelPosition ? tr("selected position")
+                                                           : tr("selected dim"),
                                &integer, &error))
             return setError(edit, error);
         const qint64 limit = field == Field::SelPosition ? spec.positions : spec.dims;
         if (integer < 0 || integer >= limit)
             return setError(edit, tr("the selected %1 must be between 0 and %2 (got %3)")
-                                      .arg(field == Field::SelPosition ? tr("position")
-                                                                       : tr("dim"))
+                                      .arg(field == Field::SelPosition ? tr("position") : tr("dim"))
                                       .arg(limit - 1)
                                       .arg(integer));
         Selection sel = m_state->selection();
@@ -359,9 +359,7 @@ void ParameterPanel::setError(QWidget *field, const QString &message)
     m_errors.insert(field, message);
     m_errorOrder.removeAll(field);
     m_errorOrder.append(field);
-    field->setProperty("invalid", true);
-    field->style()->unpolish(field);
-    field->style()->polish(field);
+    markInvalid(field, true);
     updateMessage();
 }
 
@@ -370,9 +368,7 @@ void ParameterPanel::clearError(QWidget *field)
     if (!m_errors.remove(field))
         return;
     m_errorOrder.removeAll(field);
-    field->setProperty("invalid", false);
-    field->style()->unpolish(field);
-    field->style()->polish(field);
+    markInvalid(field, false);
     updateMessage();
 }
 
@@ -437,18 +433,18 @@ void ParameterPanel::refresh()
     QList<qint64> parsed;
     QString ignored;
     // Lists are compared by value, so "100,101" being typed is not rewritten to "100, 101".
-    if (!parseIntegerListField(m_waveDims->text(), QString(), &parsed, &ignored)
-        || parsed != m_state->waveDims())
+    if (!parseIntegerListField(m_waveDims->text(), QString(), &parsed, &ignored) ||
+        parsed != m_state->waveDims())
         sync(m_waveDims, joinIntegers(m_state->waveDims()));
-    if (!parseIntegerListField(m_markers->text(), QString(), &parsed, &ignored)
-        || parsed != m_state->markers())
+    if (!parseIntegerListField(m_markers->text(), QString(), &parsed, &ignored) ||
+        parsed != m_state->markers())
         sync(m_markers, joinIntegers(m_state->markers()));
     QList<CrossMarker> crosses;
     if (!parseCrossesField(m_crosses->text(), &crosses, &ignored) || crosses != m_state->crosses())
         sync(m_crosses, joinCrosses(m_state->crosses()));
     double tolerance = 0;
-    if (!parseNumberField(m_tolerance->text(), QString(), &tolerance, &ignored)
-        || tolerance != m_state->shareTolerance())
+    if (!parseNumberField(m_tolerance->text(), QString(), &tolerance, &ignored) ||
+        tolerance != m_state->shareTolerance())
         sync(m_tolerance, QString::number(m_state->shareTolerance()));
     syncInteger(m_selPosition, m_state->selection().position);
     syncInteger(m_selDim, m_state->selection().dim);

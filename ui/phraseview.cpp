@@ -1,5 +1,6 @@
 #include "phraseview.h"
 
+#include "fieldmarks.h"
 #include "plottheme.h"
 #include "stepedit.h"
 
@@ -27,15 +28,13 @@ namespace pe {
 PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_rowsLayout(new QVBoxLayout),
       m_addPhrase(new QPushButton(tr("&Add phrase"), this)), m_maxTokens(new StepEdit(this)),
-      m_sequenceLength(new StepEdit(this)), m_dims(new StepEdit(this)),
-      m_seed(new QLineEdit(this)), m_reseed(new QPushButton(tr("&Reseed"), this)),
-      m_compareA(new QComboBox(this)), m_compareB(new QComboBox(this)),
-      m_message(new QLabel(this)), m_vocabulary(new QTableWidget(this)),
-      m_ids(new QTableWidget(this)), m_gridPlot(new QCustomPlot(this)),
-      m_differencePlot(new QCustomPlot(this)), m_similarityPlot(new QCustomPlot(this)),
-      m_readout(new QLabel(this))
+      m_sequenceLength(new StepEdit(this)), m_dims(new StepEdit(this)), m_seed(new QLineEdit(this)),
+      m_reseed(new QPushButton(tr("&Reseed"), this)), m_compareA(new QComboBox(this)),
+      m_compareB(new QComboBox(this)), m_message(new QLabel(this)),
+      m_vocabulary(new QTableWidget(this)), m_ids(new QTableWidget(this)),
+      m_gridPlot(new QCustomPlot(this)), m_differencePlot(new QCustomPlot(this)),
+      m_similarityPlot(new QCustomPlot(this)), m_readout(new QLabel(this))
 {
-    setStyleSheet(QStringLiteral("QLineEdit[invalid=\"true\"] { border: 2px solid #d9534f; }"));
     m_addPhrase->setObjectName(QStringLiteral("addPhrase"));
     m_addPhrase->setToolTip(tr("Add another phrase to compare (Ctrl+Shift+N)"));
     m_maxTokens->setObjectName(QStringLiteral("maxTokens"));
@@ -64,7 +63,7 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
                               "with the other phrase of the pair"));
     m_message->setObjectName(QStringLiteral("phraseMessage"));
     m_message->setWordWrap(true);
-    m_message->setStyleSheet(QStringLiteral("color: #d9534f; font-weight: bold;"));
+    markAsMessage(m_message);
     m_message->setToolTip(tr("Why the last edit was refused; the view keeps the last good value"));
     m_message->hide();
     m_vocabulary->setObjectName(QStringLiteral("vocabulary"));
@@ -141,7 +140,8 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(left);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(300);
+    // Wide enough for the inputs without a horizontal scroll bar.
+    scroll->setMinimumWidth(qMax(300, left->minimumSizeHint().width() + 24));
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("phraseSplitter"));
@@ -384,9 +384,7 @@ void PhraseView::refresh()
 void PhraseView::setError(QWidget *field, const QString &message)
 {
     m_errors.insert(field, message);
-    field->setProperty("invalid", true);
-    field->style()->unpolish(field);
-    field->style()->polish(field);
+    markInvalid(field, true);
     updateMessage();
 }
 
@@ -394,9 +392,7 @@ void PhraseView::clearError(QWidget *field)
 {
     if (!m_errors.remove(field))
         return;
-    field->setProperty("invalid", false);
-    field->style()->unpolish(field);
-    field->style()->polish(field);
+    markInvalid(field, false);
     updateMessage();
 }
 
@@ -428,9 +424,8 @@ void PhraseView::updateTables()
     m_vocabulary->setRowCount(int(e.vocabulary.size()));
     for (int i = 0; i < e.vocabulary.size(); ++i) {
         m_vocabulary->setItem(i, 0, new QTableWidgetItem(QString::number(i)));
-        m_vocabulary->setItem(i, 1,
-                              new QTableWidgetItem(i == 0 ? QStringLiteral("'' (padding)")
-                                                          : e.vocabulary[i]));
+        m_vocabulary->setItem(
+            i, 1, new QTableWidgetItem(i == 0 ? QStringLiteral("'' (padding)") : e.vocabulary[i]));
     }
     const PhraseSettings &s = m_result->settings;
     m_ids->setRowCount(int(e.ids.size()));
@@ -442,7 +437,8 @@ void PhraseView::updateTables()
     for (int b = 0; b < int(e.ids.size()); ++b) {
         rowLabels.append(s.title(b));
         for (qint64 p = 0; p < s.sequenceLength; ++p) {
-            auto *item = new QTableWidgetItem(QString::number(e.ids[std::size_t(b)][std::size_t(p)]));
+            auto *item =
+                new QTableWidgetItem(QString::number(e.ids[std::size_t(b)][std::size_t(p)]));
             item->setToolTip(FigureBuilder::tokenLabel(*m_result, b, p));
             m_ids->setItem(b, int(p), item);
         }
@@ -490,8 +486,8 @@ PhraseView::cellAt(const QPointF &pos) const
         const double value = cell.rect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y());
         const qint64 dim = qint64(std::floor(key + 0.5));
         const qint64 token = qint64(std::floor(value + 0.5));
-        if (dim < 0 || dim >= m_result->settings.dims || token < 0
-            || token >= m_result->settings.sequenceLength)
+        if (dim < 0 || dim >= m_result->settings.dims || token < 0 ||
+            token >= m_result->settings.sequenceLength)
             return std::nullopt;
         return std::pair{cell, std::pair{token, dim}};
     }
@@ -531,8 +527,8 @@ void PhraseView::onGridMove(QMouseEvent *event)
 
 void PhraseView::onGridRelease(QMouseEvent *event)
 {
-    if (event->button() != Qt::LeftButton
-        || (event->position() - m_pressPos).manhattanLength() > 4.0)
+    if (event->button() != Qt::LeftButton ||
+        (event->position() - m_pressPos).manhattanLength() > 4.0)
         return;
     if (const auto hit = cellAt(event->position()))
         m_state->setPhraseSelection({hit->first.phrase, hit->second.first, hit->first.mode});

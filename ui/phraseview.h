@@ -72,7 +72,8 @@ private:
     void updateTables();
     void onGridMove(QMouseEvent *event);
     void onGridRelease(QMouseEvent *event);
-    std::optional<std::pair<PhraseCell, std::pair<qint64, qint64>>> cellAt(const QPointF &pos) const;
+    std::optional<std::pair<PhraseCell, std::pair<qint64, qint64>>>
+    cellAt(const QPointF &pos) const;
     void setError(QWidget *field, const QString &message);
     void clearError(QWidget *field);
     void updateMessage();

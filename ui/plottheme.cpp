@@ -30,7 +30,7 @@ PlotTheme plotTheme(Theme theme)
         t.selection = QColor(0xff, 0x8c, 0x00);
         t.legendBackground = QColor(255, 255, 255, 242);
         // matplotlib's "b" and "r" (Fig 16-9), then tab10.
-        t.curves = {QColor(0, 0, 255),       QColor(255, 0, 0),        QColor(0x2c, 0xa0, 0x2c),
+        t.curves = {QColor(0, 0, 255),        QColor(255, 0, 0),        QColor(0x2c, 0xa0, 0x2c),
                     QColor(0x94, 0x67, 0xbd), QColor(0xff, 0x7f, 0x0e), QColor(0x17, 0xbe, 0xcf),
                     QColor(0xe3, 0x77, 0xc2), QColor(0xbc, 0xbd, 0x22)};
     }

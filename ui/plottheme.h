@@ -25,8 +25,8 @@ struct PlotTheme
     QColor grid;
     QColor subGrid;
     QColor zeroLine;
-    QColor marker;      // dashed position markers
-    QColor selection;   // selected cell / token outline
+    QColor marker;    // dashed position markers
+    QColor selection; // selected cell / token outline
     QColor legendBackground;
     QList<QColor> curves; // first two match Fig 16-9's blue and red
     QColor curve(int index) const { return curves[index % curves.size()]; }

@@ -34,13 +34,29 @@ WavesView::WavesView(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     connect(scheduler, &ComputeScheduler::encodingReady, this,
             [this](std::shared_ptr<const EncodingResult> result) {
                 m_result = std::move(result);
-                rebuild();
+                scheduleRebuild();
             });
     for (auto signal : {&ExplorerState::selectionChanged, &ExplorerState::waveOptionsChanged,
                         &ExplorerState::themeChanged})
-        connect(state, signal, this, &WavesView::rebuild);
+        connect(state, signal, this, &WavesView::scheduleRebuild);
+    // Several changes in one event (a preset, a click) rebuild once, after the heatmap has had
+    // its turn to draw.
+    m_rebuildTimer.setSingleShot(true);
+    m_rebuildTimer.setInterval(0);
+    connect(&m_rebuildTimer, &QTimer::timeout, this, &WavesView::rebuild);
     connect(m_plot, &QCustomPlot::mousePress, this, &WavesView::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &WavesView::onMouseRelease);
+}
+
+void WavesView::scheduleRebuild()
+{
+    if (!m_rebuildTimer.isActive())
+        m_rebuildTimer.start();
+}
+
+bool WavesView::isUpToDate() const
+{
+    return !m_rebuildTimer.isActive();
 }
 
 QString WavesView::shareReadout() const

@@ -5,6 +5,7 @@
 #include "computescheduler.h"
 #include "explorerstate.h"
 
+#include <QTimer>
 #include <QWidget>
 
 #include <memory>
@@ -26,8 +27,11 @@ public:
     std::shared_ptr<const EncodingResult> result() const { return m_result; }
     // Widget coordinates (of plot()) of the point (position, value of dim at position).
     QPoint curvePoint(qint64 position, qint64 dim) const;
+    // False while a rebuild is pending.
+    bool isUpToDate() const;
 
 private:
+    void scheduleRebuild();
     void rebuild();
     void onMousePress(QMouseEvent *event);
     void onMouseRelease(QMouseEvent *event);
@@ -38,6 +42,7 @@ private:
     std::shared_ptr<const EncodingResult> m_result;
     QPointF m_pressPos;
     bool m_pressed = false;
+    QTimer m_rebuildTimer;
 };
 
 } // namespace pe
