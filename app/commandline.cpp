@@ -20,8 +20,8 @@ void parseOrThrow(QCommandLineParser &parser, const QStringList &args)
                              .arg(parser.positionalArguments().constFirst())};
 }
 
-qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min,
-                     qint64 max, qint64 fallback)
+qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min, qint64 max,
+                     qint64 fallback)
 {
     if (!parser.isSet(name))
         return fallback;
@@ -29,7 +29,8 @@ qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint
     bool ok = false;
     const qint64 value = text.toLongLong(&ok);
     if (!ok)
-        throw UsageError{QStringLiteral("--%1 must be a whole number (got \"%2\")").arg(name, text)};
+        throw UsageError{
+            QStringLiteral("--%1 must be a whole number (got \"%2\")").arg(name, text)};
     if (value < min || value > max)
         throw UsageError{QStringLiteral("--%1 must be between %2 and %3 (got %4)")
                              .arg(name)
@@ -47,7 +48,8 @@ double numberOption(const QCommandLineParser &parser, const QString &name, doubl
     bool ok = false;
     const double value = text.toDouble(&ok);
     if (!ok || !std::isfinite(value))
-        throw UsageError{QStringLiteral("--%1 must be a finite number (got \"%2\")").arg(name, text)};
+        throw UsageError{
+            QStringLiteral("--%1 must be a finite number (got \"%2\")").arg(name, text)};
     return value;
 }
 
@@ -238,13 +240,12 @@ EncodingSpec specFromOptions(const QCommandLineParser &parser)
     for (const char *required : {"positions", "dims"})
         if (!parser.isSet(QLatin1String(required)))
             throw UsageError{QStringLiteral("--%1 is required").arg(QLatin1String(required))};
-    spec.positions =
-        integerOption(parser, QStringLiteral("positions"), 1, limits::maxPositions, 0);
+    spec.positions = integerOption(parser, QStringLiteral("positions"), 1, limits::maxPositions, 0);
     spec.dims = integerOption(parser, QStringLiteral("dims"), 1, limits::maxDims, 0);
     spec.base = numberOption(parser, QStringLiteral("base"), spec.base);
     if (!(spec.base > 1.0 && spec.base <= limits::maxBase))
-        throw UsageError{
-            QStringLiteral("--base must be greater than 1 and at most 1e12 (got %1)").arg(spec.base)};
+        throw UsageError{QStringLiteral("--base must be greater than 1 and at most 1e12 (got %1)")
+                             .arg(spec.base)};
     if (parser.isSet(QStringLiteral("layout"))) {
         const QString name = parser.value(QStringLiteral("layout"));
         const auto layout = parseLayout(name);
@@ -278,7 +279,8 @@ BackendChoice backendFromOptions(const QCommandLineParser &parser)
     const QString name = parser.value(QStringLiteral("backend"));
     const auto choice = parseBackendChoice(name);
     if (!choice)
-        throw UsageError{QStringLiteral("--backend must be auto, cpu or gpu (got \"%1\")").arg(name)};
+        throw UsageError{
+            QStringLiteral("--backend must be auto, cpu or gpu (got \"%1\")").arg(name)};
     return *choice;
 }
 
@@ -320,9 +322,9 @@ QCommandLineOption formatOption()
 
 void report(const QString &command, const QString &message)
 {
-    const QByteArray line = (QStringLiteral("pescope ") + command + QStringLiteral(": ") + message
-                             + QLatin1Char('\n'))
-                                .toLocal8Bit();
+    const QByteArray line =
+        (QStringLiteral("pescope ") + command + QStringLiteral(": ") + message + QLatin1Char('\n'))
+            .toLocal8Bit();
     std::fwrite(line.constData(), 1, std::size_t(line.size()), stderr);
     std::fflush(stderr);
 }

@@ -24,8 +24,8 @@ struct UsageError
 // Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError.
 void parseOrThrow(QCommandLineParser &parser, const QStringList &args);
 
-qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min,
-                     qint64 max, qint64 fallback);
+qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min, qint64 max,
+                     qint64 fallback);
 double numberOption(const QCommandLineParser &parser, const QString &name, double fallback);
 quint64 seedOption(const QCommandLineParser &parser, const QString &name);
 

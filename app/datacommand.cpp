@@ -307,8 +307,9 @@ int runData(const QStringList &args)
     QString why;
     const std::unique_ptr<Backend> backend = makeBackend(choice, &why);
     if (!backend) {
-        report(command, QStringLiteral("the %1 backend cannot start: %2")
-                            .arg(backendChoiceName(choice), why));
+        report(
+            command,
+            QStringLiteral("the %1 backend cannot start: %2").arg(backendChoiceName(choice), why));
         return Failure;
     }
 

@@ -244,7 +244,10 @@ int runExport(const QStringList &args)
         "Renders a figure of the explorer (the same figure builders as the window) to PNG, SVG "
         "or PDF without a display; .npy or .csv writes the view's numbers instead.\n"
         "Views: heatmap, waves, phrases, phrase-difference, token-similarity; several joined by "
-        "+ are stacked (waves+heatmap is Fig 16-9)."));
+        "+ are stacked (waves+heatmap is Fig 16-9).\n"
+        "Schemes page views: spectrum, rotation, decay, similarity, alibi, t5, compare; their "
+        "options come from --preset or --session (e.g. --preset rope-llama31-vs-yarn), RoPE "
+        "options set configuration A."));
     parser.addHelpOption();
     addSpecOptions(parser);
     parser.addOptions({
@@ -319,8 +322,9 @@ int runExport(const QStringList &args)
     // Usage first, in the order of the command line's contract.
     if (!parser.isSet(QStringLiteral("view")))
         throw UsageError{QStringLiteral("--view is required (heatmap, waves, phrases, "
-                                        "phrase-difference, token-similarity, or several joined "
-                                        "by +)")};
+                                        "phrase-difference, token-similarity, spectrum, "
+                                        "rotation, decay, similarity, alibi, t5, compare, or "
+                                        "several joined by +)")};
     QString error;
     const std::optional<QList<FigureView>> views =
         parseFigureViews(parser.value(QStringLiteral("view")), &error);

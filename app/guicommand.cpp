@@ -65,7 +65,7 @@ int runGui(int argc, char **argv)
                                         presetIds().join(QStringLiteral(", ")) + QLatin1Char('.'),
                                     QStringLiteral("NAME"));
     const QCommandLineOption page(QStringLiteral("page"),
-                                  QStringLiteral("Show the encoding or the phrases page."),
+                                  QStringLiteral("Show the encoding, phrases or schemes page."),
                                   QStringLiteral("encoding|phrases"));
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark."),
                                    QStringLiteral("light|dark"));
@@ -106,7 +106,7 @@ int runGui(int argc, char **argv)
     if (parser.isSet(page)) {
         startPage = parsePage(parser.value(page));
         if (!startPage)
-            return usageError(QStringLiteral("--page: \"%1\" is not encoding or phrases")
+            return usageError(QStringLiteral("--page: \"%1\" is not encoding, phrases or schemes")
                                   .arg(parser.value(page)));
     }
     std::optional<Theme> startTheme;

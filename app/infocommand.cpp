@@ -18,7 +18,8 @@ int runInfo(const QStringList &args)
     out << "pescope " << PE_VERSION << '\n' << "Qt " << qVersion() << '\n';
     for (const BackendStatus &status : probeBackends())
         out << "backend " << status.id << ": "
-            << (status.available ? QStringLiteral("available, ") : QStringLiteral("not available: "))
+            << (status.available ? QStringLiteral("available, ")
+                                 : QStringLiteral("not available: "))
             << status.description << '\n';
     return Success;
 }

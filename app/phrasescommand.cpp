@@ -45,18 +45,20 @@ int runPhrases(const QStringList &args)
     parser.addHelpOption();
     parser.addOptions({
         {QStringLiteral("text"), QStringLiteral("A phrase; repeat for more."), QStringLiteral("T")},
-        {QStringLiteral("max-tokens"), QStringLiteral("Vocabulary size incl. '' and [UNK] (default 200)."),
-         QStringLiteral("N")},
-        {QStringLiteral("sequence-length"), QStringLiteral("Tokens per phrase, padded or cut (default 20)."),
-         QStringLiteral("L")},
-        {QStringLiteral("dims"), QStringLiteral("Embedding size (default 50)."), QStringLiteral("D")},
+        {QStringLiteral("max-tokens"),
+         QStringLiteral("Vocabulary size incl. '' and [UNK] (default 200)."), QStringLiteral("N")},
+        {QStringLiteral("sequence-length"),
+         QStringLiteral("Tokens per phrase, padded or cut (default 20)."), QStringLiteral("L")},
+        {QStringLiteral("dims"), QStringLiteral("Embedding size (default 50)."),
+         QStringLiteral("D")},
         {QStringLiteral("embedding"), QStringLiteral("fixed (sinusoidal, default) or random."),
          QStringLiteral("MODE")},
         {QStringLiteral("seed"), QStringLiteral("Seed of the random tables (default 0)."),
          QStringLiteral("S")},
         {QStringLiteral("backend"), QStringLiteral("auto (default), cpu or gpu."),
          QStringLiteral("NAME")},
-        {QStringLiteral("out"), QStringLiteral("Embeddings: .npy or .csv."), QStringLiteral("FILE")},
+        {QStringLiteral("out"), QStringLiteral("Embeddings: .npy or .csv."),
+         QStringLiteral("FILE")},
         {QStringLiteral("vocab-out"), QStringLiteral("Vocabulary, one token a line."),
          QStringLiteral("FILE")},
     });
@@ -87,9 +89,9 @@ int runPhrases(const QStringList &args)
         throw UsageError{problem};
     const BackendChoice choice = backendFromOptions(parser);
     const bool writeEmbeddings = parser.isSet(QStringLiteral("out"));
-    const QString path =
-        writeEmbeddings ? outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")})
-                        : QString();
+    const QString path = writeEmbeddings
+                             ? outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")})
+                             : QString();
     const QString vocabPath = parser.value(QStringLiteral("vocab-out"));
 
     QString error;
@@ -117,7 +119,8 @@ int runPhrases(const QStringList &args)
     QSaveFile vocabFile(vocabPath);
     if (!vocabPath.isEmpty()) {
         if (!vocabFile.open(QIODevice::WriteOnly)) {
-            report(command, QStringLiteral("cannot write %1: %2").arg(vocabPath, vocabFile.errorString()));
+            report(command,
+                   QStringLiteral("cannot write %1: %2").arg(vocabPath, vocabFile.errorString()));
             return Failure;
         }
         vocabFile.write(embedding.vocabulary.join(QLatin1Char('\n')).toUtf8() + '\n');
@@ -125,25 +128,27 @@ int runPhrases(const QStringList &args)
     if (writeEmbeddings) {
         MatrixWriter writer(path, matrixFormatFromOptions(parser, path),
                             {qint64(spec.phrases.size()), spec.sequenceLength, spec.dims});
-        if (!writer.open(&error)
-            || !writer.write(embedding.values.data(), qint64(embedding.values.size()), &error)
-            || !writer.commit(&error)) {
+        if (!writer.open(&error) ||
+            !writer.write(embedding.values.data(), qint64(embedding.values.size()), &error) ||
+            !writer.commit(&error)) {
             report(command, error);
             return Failure; // vocabFile's destructor discards its temporary file
         }
     }
     if (!vocabPath.isEmpty() && !vocabFile.commit()) {
-        report(command, QStringLiteral("cannot write %1: %2").arg(vocabPath, vocabFile.errorString()));
+        report(command,
+               QStringLiteral("cannot write %1: %2").arg(vocabPath, vocabFile.errorString()));
         if (writeEmbeddings)
             QFile::remove(path);
         return Failure;
     }
-    QString summary = QStringLiteral("%1 phrases embedded (%2, %3 tokens x %4 dims) by the %5 backend")
-                          .arg(spec.phrases.size())
-                          .arg(embeddingModeName(spec.mode))
-                          .arg(spec.sequenceLength)
-                          .arg(spec.dims)
-                          .arg(backend->id());
+    QString summary =
+        QStringLiteral("%1 phrases embedded (%2, %3 tokens x %4 dims) by the %5 backend")
+            .arg(spec.phrases.size())
+            .arg(embeddingModeName(spec.mode))
+            .arg(spec.sequenceLength)
+            .arg(spec.dims)
+            .arg(backend->id());
     if (writeEmbeddings)
         summary += QStringLiteral("; written to ") + path;
     report(command, summary);

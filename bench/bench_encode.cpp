@@ -16,8 +16,7 @@
 
 namespace {
 
-template <typename F>
-double medianSeconds(int runs, F &&work)
+template <typename F> double medianSeconds(int runs, F &&work)
 {
     work(); // warm: page-faults, thread start-up, caches
     std::vector<double> times;
@@ -88,25 +87,29 @@ int main(int argc, char **argv)
         if (!backend.encode(spec, 0, n, matrix.data(), &error))
             qFatal("%s", qPrintable(error));
     });
-    const double fill = medianSeconds(runs, [&] { std::memset(matrix.data(), 1, std::size_t(bytes)); });
+    const double fill =
+        medianSeconds(runs, [&] { std::memset(matrix.data(), 1, std::size_t(bytes)); });
     QByteArray numpyOut;
-    runProcess(python(), {numpyScript, QStringLiteral("compute"), QString::number(n),
-                          QString::number(d), QString::number(std::max(3, runs / 3))},
+    runProcess(python(),
+               {numpyScript, QStringLiteral("compute"), QString::number(n), QString::number(d),
+                QString::number(std::max(3, runs / 3))},
                &numpyOut);
     const double numpy = numpyOut.trimmed().toDouble();
 
     std::printf("in process                          median      GB/s\n");
     std::printf("  pescope CPU backend            %9.2f ms %9.2f\n", cpu * 1e3, bytes / cpu * 1e-9);
-    std::printf("  memset of the same bytes       %9.2f ms %9.2f\n", fill * 1e3, bytes / fill * 1e-9);
-    std::printf("  NumPy, seed 004 formula        %9.2f ms %9.2f\n", numpy * 1e3, bytes / numpy * 1e-9);
+    std::printf("  memset of the same bytes       %9.2f ms %9.2f\n", fill * 1e3,
+                bytes / fill * 1e-9);
+    std::printf("  NumPy, seed 004 formula        %9.2f ms %9.2f\n", numpy * 1e3,
+                bytes / numpy * 1e-9);
     std::printf("  => pescope is %.1fx faster than NumPy (target >= 20x), %.2fx the memset time "
                 "(target <= 4x)\n\n",
                 numpy / cpu, cpu / fill);
 
-    const QStringList dataArgs = {QStringLiteral("data"),    QStringLiteral("--positions"),
-                                  QString::number(n),        QStringLiteral("--dims"),
-                                  QString::number(d),        QStringLiteral("--backend"),
-                                  QStringLiteral("cpu"),     QStringLiteral("--out"),
+    const QStringList dataArgs = {QStringLiteral("data"),     QStringLiteral("--positions"),
+                                  QString::number(n),         QStringLiteral("--dims"),
+                                  QString::number(d),         QStringLiteral("--backend"),
+                                  QStringLiteral("cpu"),      QStringLiteral("--out"),
                                   QStringLiteral("/dev/null")};
     const QStringList saveArgs = {numpyScript, QStringLiteral("save"), QString::number(n),
                                   QString::number(d), QStringLiteral("/dev/null")};

@@ -101,8 +101,8 @@ QList<BackendStatus> probeBackends()
     return {
         {QStringLiteral("cpu"), true, CpuBackend().description()},
         {QStringLiteral("gpu"), gpu.available,
-         gpu.software ? gpu.description
-                            + QStringLiteral("; a software renderer, so --backend auto uses the CPU")
+         gpu.software ? gpu.description +
+                            QStringLiteral("; a software renderer, so --backend auto uses the CPU")
                       : gpu.description},
     };
 }
@@ -126,8 +126,8 @@ std::unique_ptr<Backend> makeBackend(BackendChoice choice, QString *why)
         if (std::unique_ptr<GpuBackend> gpu = startGpu(&reason)) {
             if (isSoftwareRenderer(gpu->renderer())) {
                 if (why)
-                    *why = gpu->description()
-                           + QStringLiteral(" is a software renderer, slower than the CPU");
+                    *why = gpu->description() +
+                           QStringLiteral(" is a software renderer, slower than the CPU");
                 return std::make_unique<CpuBackend>();
             }
             return std::make_unique<FallbackBackend>(std::move(gpu));

@@ -15,7 +15,7 @@ std::optional<BackendChoice> parseBackendChoice(const QString &name);
 
 struct BackendStatus
 {
-    QString id;          // "cpu", "gpu"
+    QString id; // "cpu", "gpu"
     bool available = false;
     QString description; // what it runs on when available, why not otherwise
 };

@@ -56,8 +56,7 @@ void encodeLearnedRows(std::uint64_t seed, qint64 dims, qint64 firstRow, qint64 
 
 CpuBackend::CpuBackend(int threadCount)
     : m_threadCount(threadCount > 0 ? threadCount : hardwareThreads())
-{
-}
+{}
 
 QString CpuBackend::description() const
 {
@@ -93,11 +92,10 @@ bool CpuBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCou
                         encodeSinusoidalRows(columns, lo, hi - lo, out + (lo - firstRow) * dims);
                     });
     } else {
-        parallelFor(firstRow, firstRow + rowCount, m_threadCount, minRows,
-                    [&](qint64 lo, qint64 hi) {
-                        encodeLearnedRows(spec.seed, dims, lo, hi - lo,
-                                          out + (lo - firstRow) * dims);
-                    });
+        parallelFor(
+            firstRow, firstRow + rowCount, m_threadCount, minRows, [&](qint64 lo, qint64 hi) {
+                encodeLearnedRows(spec.seed, dims, lo, hi - lo, out + (lo - firstRow) * dims);
+            });
     }
     return true;
 }

@@ -18,7 +18,8 @@ QString EncodingSpec::validate() const
             .arg(dims);
     if ((scheme == Scheme::Sinusoidal || scheme == Scheme::Rope) &&
         !(std::isfinite(base) && base > 1.0 && base <= limits::maxBase))
-        return QStringLiteral("base must be a finite number greater than 1 and at most 1e12 (got %1)")
+        return QStringLiteral(
+                   "base must be a finite number greater than 1 and at most 1e12 (got %1)")
             .arg(base);
     if (scheme == Scheme::Rope)
         return ropeProblem(dims, rope);
@@ -110,8 +111,9 @@ QString formatBytes(double bytes)
         bytes /= 1024.0;
         ++unit;
     }
-    return unit == 0 ? QStringLiteral("%1 bytes").arg(qint64(bytes))
-                     : QStringLiteral("%1 %2").arg(bytes, 0, 'f', 1).arg(QLatin1String(units[unit]));
+    return unit == 0
+               ? QStringLiteral("%1 bytes").arg(qint64(bytes))
+               : QStringLiteral("%1 %2").arg(bytes, 0, 'f', 1).arg(QLatin1String(units[unit]));
 }
 
 } // namespace pe

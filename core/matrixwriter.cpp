@@ -99,8 +99,8 @@ bool MatrixWriter::open(QString *error)
         m_file = std::move(direct);
     } else {
         const QStorageInfo storage(dir);
-        if (storage.isValid() && storage.bytesAvailable() >= 0
-            && storage.bytesAvailable() < expectedBytes())
+        if (storage.isValid() && storage.bytesAvailable() >= 0 &&
+            storage.bytesAvailable() < expectedBytes())
             return fail(QStringLiteral("cannot write %1: it needs %2 but only %3 is free there")
                             .arg(m_path, formatBytes(double(expectedBytes())),
                                  formatBytes(double(storage.bytesAvailable()))),

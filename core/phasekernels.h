@@ -32,10 +32,10 @@ inline std::int32_t foldedPhase(std::uint64_t phase)
 // sin(2*pi*t) for t in [-1/4, 1/4]: odd Taylor polynomial to t^13, truncation error < 7e-10.
 inline float sinTurns(float t)
 {
-    constexpr float c1 = 6.283185307179586f;   // 2 pi
+    constexpr float c1 = 6.283185307179586f;    // 2 pi
     constexpr float c3 = -41.341702240399755f;  // -(2 pi)^3 / 3!
-    constexpr float c5 = 81.60524927607504f;   //  (2 pi)^5 / 5!
-    constexpr float c7 = -76.70585975306136f;  // -(2 pi)^7 / 7!
+    constexpr float c5 = 81.60524927607504f;    //  (2 pi)^5 / 5!
+    constexpr float c7 = -76.70585975306136f;   // -(2 pi)^7 / 7!
     constexpr float c9 = 42.058693944897634f;   //  (2 pi)^9 / 9!
     constexpr float c11 = -15.094642576822984f; // -(2 pi)^11 / 11!
     constexpr float c13 = 3.8199525848482803f;  //  (2 pi)^13 / 13!

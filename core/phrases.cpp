@@ -63,13 +63,14 @@ QString PhraseSpec::validate() const
         return QStringLiteral("dims must be between 1 and %1 (got %2)")
             .arg(limits::maxDims)
             .arg(dims);
-    if (mode == EmbeddingMode::Fixed
-        && !(std::isfinite(base) && base > 1.0 && base <= limits::maxBase))
-        return QStringLiteral("base must be a finite number greater than 1 and at most 1e12 (got %1)")
+    if (mode == EmbeddingMode::Fixed &&
+        !(std::isfinite(base) && base > 1.0 && base <= limits::maxBase))
+        return QStringLiteral(
+                   "base must be a finite number greater than 1 and at most 1e12 (got %1)")
             .arg(base);
     // Output plus the position table, both held in memory.
-    const double bytes = (double(phrases.size()) + 1.0) * double(sequenceLength) * double(dims)
-                         * double(sizeof(float));
+    const double bytes = (double(phrases.size()) + 1.0) * double(sequenceLength) * double(dims) *
+                         double(sizeof(float));
     if (bytes > double(limits::maxInMemoryBytes))
         return QStringLiteral("%1 phrases x %2 tokens x %3 dims need %4 of memory; the limit is %5")
             .arg(phrases.size())
@@ -84,8 +85,7 @@ qint64 PhraseSpec::outputBytes() const
     return qint64(phrases.size()) * sequenceLength * dims * qint64(sizeof(float));
 }
 
-bool embedPhrases(Backend &backend, const PhraseSpec &spec, PhraseEmbedding *result,
-                  QString *error)
+bool embedPhrases(Backend &backend, const PhraseSpec &spec, PhraseEmbedding *result, QString *error)
 {
     TextVectorizer vectorizer(spec.maxTokens, spec.sequenceLength);
     vectorizer.adapt(spec.phrases);

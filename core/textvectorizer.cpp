@@ -11,8 +11,8 @@ namespace {
 bool isKerasPunctuation(char c)
 {
     static constexpr char punctuation[] = "!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~'";
-    return std::find(std::begin(punctuation), std::end(punctuation) - 1, c)
-           != std::end(punctuation) - 1;
+    return std::find(std::begin(punctuation), std::end(punctuation) - 1, c) !=
+           std::end(punctuation) - 1;
 }
 
 bool isAsciiSpace(char c)
@@ -60,8 +60,7 @@ QStringList tokenize(const QString &text)
 
 TextVectorizer::TextVectorizer(qint64 maxTokens, qint64 sequenceLength)
     : m_maxTokens(maxTokens), m_sequenceLength(sequenceLength)
-{
-}
+{}
 
 void TextVectorizer::adapt(const QStringList &texts)
 {

@@ -13,15 +13,15 @@
 namespace pe::test {
 
 // Fails the current test with the location of the worst element when |a - b| > tolerance.
-#define PE_COMPARE_NEAR(actual, expected, tolerance)                                            \
-    do {                                                                                        \
-        const double pe_a = double(actual), pe_e = double(expected);                            \
-        if (!(std::abs(pe_a - pe_e) <= double(tolerance)))                                      \
-            QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3 (tolerance %4)")              \
-                                 .arg(QLatin1String(#actual))                                   \
-                                 .arg(pe_a, 0, 'g', 10)                                         \
-                                 .arg(pe_e, 0, 'g', 10)                                         \
-                                 .arg(double(tolerance), 0, 'g', 3)));                          \
+#define PE_COMPARE_NEAR(actual, expected, tolerance)                                               \
+    do {                                                                                           \
+        const double pe_a = double(actual), pe_e = double(expected);                               \
+        if (!(std::abs(pe_a - pe_e) <= double(tolerance)))                                         \
+            QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3 (tolerance %4)")                 \
+                                 .arg(QLatin1String(#actual))                                      \
+                                 .arg(pe_a, 0, 'g', 10)                                            \
+                                 .arg(pe_e, 0, 'g', 10)                                            \
+                                 .arg(double(tolerance), 0, 'g', 3)));                             \
     } while (false)
 
 // The seeds' formula in float64: PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i+1) = cos(...).
@@ -74,8 +74,8 @@ inline QString pythonWithNumpy()
     for (const QString &python : candidates) {
         QProcess probe;
         probe.start(python, {QStringLiteral("-c"), QStringLiteral("import numpy")});
-        if (probe.waitForFinished(30000) && probe.exitStatus() == QProcess::NormalExit
-            && probe.exitCode() == 0)
+        if (probe.waitForFinished(30000) && probe.exitStatus() == QProcess::NormalExit &&
+            probe.exitCode() == 0)
             return python;
     }
     return {};
@@ -85,8 +85,8 @@ inline QString pythonWithNumpy()
 // platform, as pescope's subcommands choose; call before constructing the application.
 inline void preferOffscreenWithoutDisplay()
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
-        && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 

@@ -39,29 +39,98 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         const QString out = u"--out"_qs;
-        QTest::addRow("zero positions") << QStringList{u"data"_qs, u"--positions"_qs, u"0"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--positions must be between 1 and 16777216 (got 0)"_qs;
-        QTest::addRow("negative dims") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"-3"_qs, out, u"x.npy"_qs} << u"--dims must be between 1 and 65536 (got -3)"_qs;
-        QTest::addRow("positions beyond 2^24") << QStringList{u"data"_qs, u"--positions"_qs, u"16777217"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--positions must be between"_qs;
-        QTest::addRow("dims too large") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"99999999999"_qs, out, u"x.npy"_qs} << u"--dims must be between"_qs;
-        QTest::addRow("positions not a number") << QStringList{u"data"_qs, u"--positions"_qs, u"many"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--positions must be a whole number (got \"many\")"_qs;
-        QTest::addRow("base 1") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, u"--base"_qs, u"1"_qs, out, u"x.npy"_qs} << u"--base must be greater than 1"_qs;
-        QTest::addRow("base negative") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, u"--base"_qs, u"-10"_qs, out, u"x.npy"_qs} << u"--base must be greater than 1"_qs;
-        QTest::addRow("base not a number") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, u"--base"_qs, u"ten"_qs, out, u"x.npy"_qs} << u"--base must be a finite number (got \"ten\")"_qs;
-        QTest::addRow("base nan") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, u"--base"_qs, u"nan"_qs, out, u"x.npy"_qs} << u"--base must be a finite number"_qs;
-        QTest::addRow("unknown scheme") << QStringList{u"data"_qs, u"--scheme"_qs, u"cosine"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--scheme must be"_qs;
-        QTest::addRow("unknown layout") << QStringList{u"data"_qs, u"--layout"_qs, u"zigzag"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--layout must be interleaved or split"_qs;
-        QTest::addRow("unknown backend") << QStringList{u"data"_qs, u"--backend"_qs, u"tpu"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--backend must be auto, cpu or gpu"_qs;
-        QTest::addRow("unknown option") << QStringList{u"data"_qs, u"--colour"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"Unknown option 'colour'"_qs;
-        QTest::addRow("missing dims") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, out, u"x.npy"_qs} << u"--dims is required"_qs;
-        QTest::addRow("missing out") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs} << u"--out is required"_qs;
-        QTest::addRow("unknown extension") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.txt"_qs} << u"--out must end in .npy or .csv"_qs;
-        QTest::addRow("seed negative") << QStringList{u"data"_qs, u"--scheme"_qs, u"learned"_qs, u"--seed"_qs, u"-1"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs, out, u"x.npy"_qs} << u"--seed must be a whole number"_qs;
-        QTest::addRow("no phrases") << QStringList{u"phrases"_qs, out, u"x.npy"_qs} << u"--text is required"_qs;
-        QTest::addRow("empty phrase") << QStringList{u"phrases"_qs, u"--text"_qs, u"hello"_qs, u"--text"_qs, u""_qs, out, u"x.npy"_qs} << u"phrase 2 is empty"_qs;
-        QTest::addRow("punctuation phrase") << QStringList{u"phrases"_qs, u"--text"_qs, u"?!"_qs, out, u"x.npy"_qs} << u"phrase 1 (\"?!\") has no words once punctuation is removed"_qs;
-        QTest::addRow("phrases too big for memory") << QStringList{u"phrases"_qs, u"--text"_qs, u"a b"_qs, u"--sequence-length"_qs, u"16777216"_qs, u"--dims"_qs, u"65536"_qs, out, u"x.npy"_qs} << u"of memory; the limit is 1.0 GiB"_qs;
-        QTest::addRow("bad embedding") << QStringList{u"phrases"_qs, u"--text"_qs, u"a"_qs, u"--embedding"_qs, u"learned"_qs, out, u"x.npy"_qs} << u"--embedding must be fixed or random"_qs;
-        QTest::addRow("max tokens too small") << QStringList{u"phrases"_qs, u"--text"_qs, u"a"_qs, u"--max-tokens"_qs, u"1"_qs, out, u"x.npy"_qs} << u"--max-tokens must be between 3"_qs;
+        QTest::addRow("zero positions")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"0"_qs, u"--dims"_qs, u"8"_qs,
+                           out,        u"x.npy"_qs}
+            << u"--positions must be between 1 and 16777216 (got 0)"_qs;
+        QTest::addRow("negative dims")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"-3"_qs,
+                           out,        u"x.npy"_qs}
+            << u"--dims must be between 1 and 65536 (got -3)"_qs;
+        QTest::addRow("positions beyond 2^24")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"16777217"_qs, u"--dims"_qs, u"8"_qs,
+                           out,        u"x.npy"_qs}
+            << u"--positions must be between"_qs;
+        QTest::addRow("dims too large")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"99999999999"_qs,
+                           out,        u"x.npy"_qs}
+            << u"--dims must be between"_qs;
+        QTest::addRow("positions not a number")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"many"_qs, u"--dims"_qs, u"8"_qs,
+                           out,        u"x.npy"_qs}
+            << u"--positions must be a whole number (got \"many\")"_qs;
+        QTest::addRow("base 1") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs,
+                                               u"8"_qs,    u"--base"_qs,      u"1"_qs, out,
+                                               u"x.npy"_qs}
+                                << u"--base must be greater than 1"_qs;
+        QTest::addRow("base negative")
+            << QStringList{u"data"_qs,   u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs,
+                           u"--base"_qs, u"-10"_qs,         out,     u"x.npy"_qs}
+            << u"--base must be greater than 1"_qs;
+        QTest::addRow("base not a number")
+            << QStringList{u"data"_qs,   u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs,
+                           u"--base"_qs, u"ten"_qs,         out,     u"x.npy"_qs}
+            << u"--base must be a finite number (got \"ten\")"_qs;
+        QTest::addRow("base nan") << QStringList{u"data"_qs, u"--positions"_qs,
+                                                 u"5"_qs,    u"--dims"_qs,
+                                                 u"8"_qs,    u"--base"_qs,
+                                                 u"nan"_qs,  out,
+                                                 u"x.npy"_qs}
+                                  << u"--base must be a finite number"_qs;
+        QTest::addRow("unknown scheme")
+            << QStringList{u"data"_qs,   u"--scheme"_qs, u"cosine"_qs, u"--positions"_qs, u"5"_qs,
+                           u"--dims"_qs, u"8"_qs,        out,          u"x.npy"_qs}
+            << u"--scheme must be"_qs;
+        QTest::addRow("unknown layout")
+            << QStringList{u"data"_qs,   u"--layout"_qs, u"zigzag"_qs, u"--positions"_qs, u"5"_qs,
+                           u"--dims"_qs, u"8"_qs,        out,          u"x.npy"_qs}
+            << u"--layout must be interleaved or split"_qs;
+        QTest::addRow("unknown backend")
+            << QStringList{u"data"_qs,   u"--backend"_qs, u"tpu"_qs, u"--positions"_qs, u"5"_qs,
+                           u"--dims"_qs, u"8"_qs,         out,       u"x.npy"_qs}
+            << u"--backend must be auto, cpu or gpu"_qs;
+        QTest::addRow("unknown option")
+            << QStringList{u"data"_qs, u"--colour"_qs, u"--positions"_qs,
+                           u"5"_qs,    u"--dims"_qs,   u"8"_qs,
+                           out,        u"x.npy"_qs}
+            << u"Unknown option 'colour'"_qs;
+        QTest::addRow("missing dims")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, out, u"x.npy"_qs}
+            << u"--dims is required"_qs;
+        QTest::addRow("missing out")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs}
+            << u"--out is required"_qs;
+        QTest::addRow("unknown extension")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs,
+                           out,        u"x.txt"_qs}
+            << u"--out must end in .npy or .csv"_qs;
+        QTest::addRow("seed negative")
+            << QStringList{u"data"_qs,        u"--scheme"_qs, u"learned"_qs, u"--seed"_qs, u"-1"_qs,
+                           u"--positions"_qs, u"5"_qs,        u"--dims"_qs,  u"8"_qs,      out,
+                           u"x.npy"_qs}
+            << u"--seed must be a whole number"_qs;
+        QTest::addRow("no phrases")
+            << QStringList{u"phrases"_qs, out, u"x.npy"_qs} << u"--text is required"_qs;
+        QTest::addRow("empty phrase")
+            << QStringList{u"phrases"_qs, u"--text"_qs, u"hello"_qs, u"--text"_qs,
+                           u""_qs,        out,          u"x.npy"_qs}
+            << u"phrase 2 is empty"_qs;
+        QTest::addRow("punctuation phrase")
+            << QStringList{u"phrases"_qs, u"--text"_qs, u"?!"_qs, out, u"x.npy"_qs}
+            << u"phrase 1 (\"?!\") has no words once punctuation is removed"_qs;
+        QTest::addRow("phrases too big for memory")
+            << QStringList{u"phrases"_qs,  u"--text"_qs, u"a b"_qs,   u"--sequence-length"_qs,
+                           u"16777216"_qs, u"--dims"_qs, u"65536"_qs, out,
+                           u"x.npy"_qs}
+            << u"of memory; the limit is 1.0 GiB"_qs;
+        QTest::addRow("bad embedding")
+            << QStringList{u"phrases"_qs, u"--text"_qs, u"a"_qs,    u"--embedding"_qs,
+                           u"learned"_qs, out,          u"x.npy"_qs}
+            << u"--embedding must be fixed or random"_qs;
+        QTest::addRow("max tokens too small")
+            << QStringList{u"phrases"_qs, u"--text"_qs, u"a"_qs,    u"--max-tokens"_qs,
+                           u"1"_qs,       out,          u"x.npy"_qs}
+            << u"--max-tokens must be between 3"_qs;
     }
     void badUsage()
     {
@@ -85,7 +154,8 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("message");
         QTest::addRow("missing folder") << u"/nonexistent-pescope/x.npy"_qs << u"does not exist"_qs;
-        QTest::addRow("read-only filesystem") << u"/proc/pescope-cli.npy"_qs << u"cannot write /proc/pescope-cli.npy"_qs;
+        QTest::addRow("read-only filesystem")
+            << u"/proc/pescope-cli.npy"_qs << u"cannot write /proc/pescope-cli.npy"_qs;
     }
     void failuresWhileWorkingExit1()
     {
@@ -102,8 +172,9 @@ private slots:
     void refusesAMatrixTheDiskCannotHold()
     {
         const QString file = path(u"huge.npy"_qs);
-        const test::RunResult run = test::runPescope({u"data"_qs, u"--positions"_qs, u"16777216"_qs,
-                                                      u"--dims"_qs, u"65536"_qs, u"--out"_qs, file});
+        const test::RunResult run =
+            test::runPescope({u"data"_qs, u"--positions"_qs, u"16777216"_qs, u"--dims"_qs,
+                              u"65536"_qs, u"--out"_qs, file});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("needs 4.0 TiB"), run.err.constData());
         QVERIFY(!QFile::exists(file));
@@ -112,32 +183,35 @@ private slots:
     void dataNpyIsSeed002sMatrix()
     {
         const QString file = path(u"seed002.npy"_qs);
-        const test::RunResult run = test::runPescope({u"data"_qs, u"--positions"_qs, u"20"_qs,
-                                                      u"--dims"_qs, u"200"_qs, u"--out"_qs, file});
+        const test::RunResult run = test::runPescope(
+            {u"data"_qs, u"--positions"_qs, u"20"_qs, u"--dims"_qs, u"200"_qs, u"--out"_qs, file});
         QCOMPARE(run.exitCode, 0);
         // auto: the GPU where an OpenGL 4.3 context exists (Xvfb's llvmpipe), else the CPU.
         QVERIFY2(run.err.contains("by the cpu backend") || run.err.contains("by the gpu backend"),
                  run.err.constData());
         // Seed 002's printed rows (4 decimals).
-        checkWithNumpy(seed001Python(u"a = np.load(sys.argv[1])\n"
-                                     "assert a.shape == (20, 200) and a.dtype == np.float32\n"
-                                     "assert np.allclose(a[1, :3], [0.8415, 0.5403, 0.7907], atol=5e-5)\n"
-                                     "assert np.allclose(a[19, :3], [0.1499, 0.9887, -0.9988], atol=5e-5)\n"
-                                     "assert np.allclose(a[19, -3:], [1.0, 0.0021, 1.0], atol=5e-5)\n"_qs),
-                       {file});
+        checkWithNumpy(
+            seed001Python(u"a = np.load(sys.argv[1])\n"
+                          "assert a.shape == (20, 200) and a.dtype == np.float32\n"
+                          "assert np.allclose(a[1, :3], [0.8415, 0.5403, 0.7907], atol=5e-5)\n"
+                          "assert np.allclose(a[19, :3], [0.1499, 0.9887, -0.9988], atol=5e-5)\n"
+                          "assert np.allclose(a[19, -3:], [1.0, 0.0021, 1.0], atol=5e-5)\n"_qs),
+            {file});
     }
 
     void dataCsvMatchesNpy()
     {
-        const QStringList spec = {u"data"_qs, u"--positions"_qs, u"64"_qs, u"--dims"_qs, u"9"_qs,
-                                  u"--layout"_qs, u"split"_qs, u"--base"_qs, u"100"_qs};
+        const QStringList spec = {u"data"_qs,   u"--positions"_qs, u"64"_qs,
+                                  u"--dims"_qs, u"9"_qs,           u"--layout"_qs,
+                                  u"split"_qs,  u"--base"_qs,      u"100"_qs};
         QCOMPARE(test::runPescope(spec + QStringList{u"--out"_qs, path(u"m.csv"_qs)}).exitCode, 0);
         QCOMPARE(test::runPescope(spec + QStringList{u"--out"_qs, path(u"m.npy"_qs)}).exitCode, 0);
-        checkWithNumpy(seed001Python(u"a = np.load(sys.argv[1])\n"
-                                     "b = np.loadtxt(sys.argv[2], delimiter=',', dtype=np.float32)\n"
-                                     "assert (a == b).all()\n"
-                                     "assert (a[:, 8] == 0).all()\n"_qs),
-                       {path(u"m.npy"_qs), path(u"m.csv"_qs)});
+        checkWithNumpy(
+            seed001Python(u"a = np.load(sys.argv[1])\n"
+                          "b = np.loadtxt(sys.argv[2], delimiter=',', dtype=np.float32)\n"
+                          "assert (a == b).all()\n"
+                          "assert (a[:, 8] == 0).all()\n"_qs),
+            {path(u"m.npy"_qs), path(u"m.csv"_qs)});
     }
 
     // Seed 001: vocabulary, ids and the fixed-weights tensor, through the command line.
@@ -150,17 +224,21 @@ private slots:
              u"--max-tokens"_qs, u"10"_qs, u"--sequence-length"_qs, u"5"_qs, u"--dims"_qs, u"6"_qs,
              u"--embedding"_qs, u"fixed"_qs, u"--out"_qs, file, u"--vocab-out"_qs, vocab});
         QCOMPARE(run.exitCode, 0);
-        QVERIFY2(run.out.contains("Vocabulary: ['', '[UNK]', 'robot', 'you', 'too', 'i', 'am', 'a']"),
-                 run.out.constData());
+        QVERIFY2(
+            run.out.contains("Vocabulary: ['', '[UNK]', 'robot', 'you', 'too', 'i', 'am', 'a']"),
+            run.out.constData());
         QVERIFY2(run.out.contains("[[5 6 7 2 0]\n [3 4 2 0 0]]"), run.out.constData());
         QFile vocabFile(vocab);
         QVERIFY(vocabFile.open(QIODevice::ReadOnly));
         QCOMPARE(vocabFile.readAll(), QByteArray("\n[UNK]\nrobot\nyou\ntoo\ni\nam\na\n"));
-        checkWithNumpy(seed001Python(u"a = np.load(sys.argv[1])\n"
-                                     "assert a.shape == (2, 5, 6) and a.dtype == np.float32\n"
-                                     "assert abs(a[0, 0] - [-0.9589243, 1.2836622, 0.23000172, 1.9731903, 0.01077196, 1.9999421]).max() < 1e-6\n"
-                                     "assert abs(a[1, 2] - [1.8185948, -0.8322937, 0.185397, 1.9913884, 0.00861771, 1.9999814]).max() < 1e-6\n"_qs),
-                       {file});
+        checkWithNumpy(
+            seed001Python(
+                u"a = np.load(sys.argv[1])\n"
+                "assert a.shape == (2, 5, 6) and a.dtype == np.float32\n"
+                "assert abs(a[0, 0] - [-0.9589243, 1.2836622, 0.23000172, 1.9731903, 0.01077196, "
+                "1.9999421]).max() < 1e-6\n"
+                "assert abs(a[1, 2] - [1.8185948, -0.8322937, 0.185397, 1.9913884, 0.00861771, 1.9999814]).max() < 1e-6\n"_qs),
+            {file});
     }
 
     void phrasesWithoutOutPrintsOnly()
@@ -192,10 +270,10 @@ private slots:
     // A 1,048,576 x 8,192 matrix (32 GiB) streams through no more memory than a small one.
     void streamingKeepsMemoryFlat()
     {
-        const test::RunResult run = test::runPescope(
-            {u"data"_qs, u"--positions"_qs, u"1048576"_qs, u"--dims"_qs, u"8192"_qs,
-             u"--backend"_qs, u"cpu"_qs, u"--out"_qs, u"/dev/null"_qs},
-            600000);
+        const test::RunResult run =
+            test::runPescope({u"data"_qs, u"--positions"_qs, u"1048576"_qs, u"--dims"_qs,
+                              u"8192"_qs, u"--backend"_qs, u"cpu"_qs, u"--out"_qs, u"/dev/null"_qs},
+                             600000);
         QCOMPARE(run.exitCode, 0);
         rusage usage{};
         QCOMPARE(getrusage(RUSAGE_CHILDREN, &usage), 0);

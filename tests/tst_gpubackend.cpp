@@ -399,8 +399,8 @@ private slots:
         const std::unique_ptr<Backend> automatic = makeBackend(BackendChoice::Auto, &why);
         QVERIFY(automatic);
         const QString renderer = m_gpu->renderer();
-        const bool software = renderer.contains(u"llvmpipe"_qs) || renderer.contains(u"softpipe"_qs)
-                              || renderer.contains(u"swrast"_qs);
+        const bool software = renderer.contains(u"llvmpipe"_qs) ||
+                              renderer.contains(u"softpipe"_qs) || renderer.contains(u"swrast"_qs);
         QCOMPARE(automatic->id(), software ? u"cpu"_qs : u"gpu"_qs);
         if (software)
             QVERIFY2(why.contains(u"software renderer"_qs), qPrintable(why));

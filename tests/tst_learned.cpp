@@ -12,8 +12,8 @@ class TestLearned : public QObject
 {
     Q_OBJECT
 
-    static std::vector<float> encode(qint64 positions, qint64 dims, quint64 seed,
-                                     qint64 first = 0, qint64 count = -1)
+    static std::vector<float> encode(qint64 positions, qint64 dims, quint64 seed, qint64 first = 0,
+                                     qint64 count = -1)
     {
         EncodingSpec spec;
         spec.scheme = Scheme::Learned;
@@ -60,10 +60,7 @@ private slots:
             QVERIFY(std::abs(count - n / 10) < 6 * std::sqrt(n / 10));
     }
 
-    void sameSeedSameValues()
-    {
-        QCOMPARE(encode(64, 50, 1234), encode(64, 50, 1234));
-    }
+    void sameSeedSameValues() { QCOMPARE(encode(64, 50, 1234), encode(64, 50, 1234)); }
 
     void differentSeedsDiffer()
     {

@@ -82,14 +82,15 @@ private slots:
         QString error;
         QVERIFY2(streamEncoding(backend, spec, writer, &error), qPrintable(error));
         QProcess check;
-        check.start(python, {u"-c"_qs, u"import sys, numpy as np\n"
-                                       "a = np.load(sys.argv[1])\n"
-                                       "assert a.shape == (300, 17) and a.dtype == np.float32\n"
-                                       "p = np.arange(300)[:, None]; j = np.arange(17)[None, :]\n"
-                                       "ang = p / 10000.0 ** (2 * (j // 2) / 17)\n"
-                                       "ref = np.where(j % 2 == 0, np.sin(ang), np.cos(ang))\n"
-                                       "assert abs(a - ref).max() < 1e-6, abs(a - ref).max()\n"_qs,
-                                file});
+        check.start(python, {u"-c"_qs,
+                             u"import sys, numpy as np\n"
+                             "a = np.load(sys.argv[1])\n"
+                             "assert a.shape == (300, 17) and a.dtype == np.float32\n"
+                             "p = np.arange(300)[:, None]; j = np.arange(17)[None, :]\n"
+                             "ang = p / 10000.0 ** (2 * (j // 2) / 17)\n"
+                             "ref = np.where(j % 2 == 0, np.sin(ang), np.cos(ang))\n"
+                             "assert abs(a - ref).max() < 1e-6, abs(a - ref).max()\n"_qs,
+                             file});
         QVERIFY(check.waitForFinished(60000));
         QVERIFY2(check.exitCode() == 0, check.readAllStandardError().constData());
     }
@@ -160,7 +161,8 @@ private slots:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("reason");
-        QTest::addRow("missing folder") << u"/nonexistent-pescope-dir/x.npy"_qs << u"does not exist"_qs;
+        QTest::addRow("missing folder")
+            << u"/nonexistent-pescope-dir/x.npy"_qs << u"does not exist"_qs;
         // procfs refuses new files even to root, so this holds whoever runs the tests.
         QTest::addRow("read-only filesystem") << u"/proc/pescope-test.npy"_qs << u"cannot write"_qs;
         QTest::addRow("a folder") << u"/tmp"_qs << u"folder"_qs;

@@ -94,8 +94,8 @@ private slots:
         QCOMPARE(result.vocabulary.at(int(id)), u"to"_qs);
         for (int j = 0; j < 50; ++j)
             PE_COMPARE_NEAR(result.values[std::size_t(j)],
-                            test::referenceInterleaved(id, j, 50, 1e4)
-                                + test::referenceInterleaved(0, j, 50, 1e4),
+                            test::referenceInterleaved(id, j, 50, 1e4) +
+                                test::referenceInterleaved(0, j, 50, 1e4),
                             2e-6);
     }
 
@@ -105,15 +105,17 @@ private slots:
         QTest::addColumn<qint64>("sequenceLength");
         QTest::addColumn<qint64>("dims");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("no phrases") << QStringList() << qint64(5) << qint64(6) << u"at least one"_qs;
+        QTest::addRow("no phrases")
+            << QStringList() << qint64(5) << qint64(6) << u"at least one"_qs;
         QTest::addRow("empty phrase") << QStringList{u"a b"_qs, u"  "_qs} << qint64(5) << qint64(6)
                                       << u"phrase 2 is empty"_qs;
         QTest::addRow("punctuation only") << QStringList{u"?!..."_qs} << qint64(5) << qint64(6)
                                           << u"phrase 1 (\"?!...\") has no words"_qs;
-        QTest::addRow("zero length") << QStringList{u"a"_qs} << qint64(0) << qint64(6)
-                                     << u"sequence-length"_qs;
+        QTest::addRow("zero length")
+            << QStringList{u"a"_qs} << qint64(0) << qint64(6) << u"sequence-length"_qs;
         QTest::addRow("zero dims") << QStringList{u"a"_qs} << qint64(5) << qint64(0) << u"dims"_qs;
-        QTest::addRow("too big for memory") << QStringList{u"a"_qs} << qint64(1) << (qint64(1) << 24) << u"dims"_qs;
+        QTest::addRow("too big for memory")
+            << QStringList{u"a"_qs} << qint64(1) << (qint64(1) << 24) << u"dims"_qs;
         QTest::addRow("over the memory budget")
             << QStringList{u"a"_qs, u"b"_qs} << (qint64(1) << 24) << qint64(65536) << u"need"_qs;
     }

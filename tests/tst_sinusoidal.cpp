@@ -40,14 +40,18 @@ private slots:
         QTest::addColumn<int>("p");
         QTest::addColumn<int>("column");
         QTest::addColumn<double>("printed");
-        const struct { int p, column; double printed; } cells[] = {
-            {0, 0, 0.0},       {0, 1, 1.0},      {0, 2, 0.0},       {0, 199, 1.0},
-            {1, 0, 0.8415},    {1, 1, 0.5403},   {1, 2, 0.7907},    {1, 198, 0.0001},
-            {2, 0, 0.9093},    {2, 1, -0.4161},  {2, 2, 0.9681},    {2, 198, 0.0002},
-            {17, 0, -0.9614},  {17, 1, -0.2752}, {17, 2, 0.2024},   {17, 198, 0.0019},
-            {18, 0, -0.751},   {18, 1, 0.6603},  {18, 2, -0.6505},  {18, 198, 0.002},
-            {19, 0, 0.1499},   {19, 1, 0.9887},  {19, 2, -0.9988},  {19, 198, 0.0021},
-            {19, 197, 1.0},    {19, 199, 1.0},
+        const struct
+        {
+            int p, column;
+            double printed;
+        } cells[] = {
+            {0, 0, 0.0},      {0, 1, 1.0},      {0, 2, 0.0},      {0, 199, 1.0},
+            {1, 0, 0.8415},   {1, 1, 0.5403},   {1, 2, 0.7907},   {1, 198, 0.0001},
+            {2, 0, 0.9093},   {2, 1, -0.4161},  {2, 2, 0.9681},   {2, 198, 0.0002},
+            {17, 0, -0.9614}, {17, 1, -0.2752}, {17, 2, 0.2024},  {17, 198, 0.0019},
+            {18, 0, -0.751},  {18, 1, 0.6603},  {18, 2, -0.6505}, {18, 198, 0.002},
+            {19, 0, 0.1499},  {19, 1, 0.9887},  {19, 2, -0.9988}, {19, 198, 0.0021},
+            {19, 197, 1.0},   {19, 199, 1.0},
         };
         for (const auto &c : cells)
             QTest::addRow("p%d_col%d", c.p, c.column) << c.p << c.column << c.printed;
@@ -67,18 +71,36 @@ private slots:
         QTest::addColumn<int>("p");
         QTest::addColumn<int>("column");
         QTest::addColumn<double>("printed");
-        const struct { int p, column; double printed; } cells[] = {
-            {0, 0, 0.0},  {0, 1, 1.0},
-            {1, 0, 8.41470985e-01},  {1, 1, 5.40302306e-01},  {1, 2, 8.21856190e-01},
-            {1, 509, 9.99999994e-01}, {1, 510, 1.03663293e-04}, {1, 511, 9.99999995e-01},
-            {2, 0, 9.09297427e-01},  {2, 1, -4.16146837e-01}, {2, 2, 9.36414739e-01},
+        const struct
+        {
+            int p, column;
+            double printed;
+        } cells[] = {
+            {0, 0, 0.0},
+            {0, 1, 1.0},
+            {1, 0, 8.41470985e-01},
+            {1, 1, 5.40302306e-01},
+            {1, 2, 8.21856190e-01},
+            {1, 509, 9.99999994e-01},
+            {1, 510, 1.03663293e-04},
+            {1, 511, 9.99999995e-01},
+            {2, 0, 9.09297427e-01},
+            {2, 1, -4.16146837e-01},
+            {2, 2, 9.36414739e-01},
             {2, 510, 2.07326584e-04},
-            {3, 0, 1.41120008e-01},  {3, 1, -9.89992497e-01}, {3, 2, 2.45085415e-01},
+            {3, 0, 1.41120008e-01},
+            {3, 1, -9.89992497e-01},
+            {3, 2, 2.45085415e-01},
             {3, 510, 3.10989874e-04},
-            {4, 0, -7.56802495e-01}, {4, 1, -6.53643621e-01}, {4, 2, -6.57166863e-01},
+            {4, 0, -7.56802495e-01},
+            {4, 1, -6.53643621e-01},
+            {4, 2, -6.57166863e-01},
             {4, 510, 4.14653159e-04},
-            {5, 0, -9.58924275e-01}, {5, 1, 2.83662185e-01},  {5, 2, -9.93854779e-01},
-            {5, 510, 5.18316441e-04}, {5, 511, 9.99999866e-01},
+            {5, 0, -9.58924275e-01},
+            {5, 1, 2.83662185e-01},
+            {5, 2, -9.93854779e-01},
+            {5, 510, 5.18316441e-04},
+            {5, 511, 9.99999866e-01},
         };
         for (const auto &c : cells)
             QTest::addRow("p%d_col%d", c.p, c.column) << c.p << c.column << c.printed;
@@ -153,8 +175,8 @@ private slots:
                     QTest::addRow("d%lld_base%g_%s", dims, base,
                                   layout == int(Layout::Split) ? "split" : "interleaved")
                         << dims << base << layout << (qint64(1) << 20);
-        QTest::addRow("d4096_at_2to24") << qint64(4096) << 1e4 << int(Layout::Interleaved)
-                                        << (qint64(1) << 24);
+        QTest::addRow("d4096_at_2to24")
+            << qint64(4096) << 1e4 << int(Layout::Interleaved) << (qint64(1) << 24);
     }
     void wideRowsNearTheTop()
     {
@@ -187,8 +209,10 @@ private slots:
                             std::sin(double(p) / std::pow(1e4, 4.0 / 5.0)), 1e-6);
             QCOMPARE(split[std::size_t(p * 5 + 4)], 0.0f);
             // Split's halves hold the same frequencies as the interleaved pairs.
-            PE_COMPARE_NEAR(split[std::size_t(p * 5 + 1)], interleaved[std::size_t(p * 5 + 2)], 1e-6);
-            PE_COMPARE_NEAR(split[std::size_t(p * 5 + 3)], interleaved[std::size_t(p * 5 + 3)], 1e-6);
+            PE_COMPARE_NEAR(split[std::size_t(p * 5 + 1)], interleaved[std::size_t(p * 5 + 2)],
+                            1e-6);
+            PE_COMPARE_NEAR(split[std::size_t(p * 5 + 3)], interleaved[std::size_t(p * 5 + 3)],
+                            1e-6);
         }
     }
 
@@ -210,7 +234,8 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::addRow("zero positions") << qint64(0) << qint64(8) << 1e4 << u"positions"_qs;
         QTest::addRow("negative positions") << qint64(-5) << qint64(8) << 1e4 << u"positions"_qs;
-        QTest::addRow("too many positions") << (qint64(1) << 25) << qint64(8) << 1e4 << u"positions"_qs;
+        QTest::addRow("too many positions")
+            << (qint64(1) << 25) << qint64(8) << 1e4 << u"positions"_qs;
         QTest::addRow("zero dims") << qint64(10) << qint64(0) << 1e4 << u"dims"_qs;
         QTest::addRow("too many dims") << qint64(10) << qint64(65537) << 1e4 << u"dims"_qs;
         QTest::addRow("base 1") << qint64(10) << qint64(8) << 1.0 << u"base"_qs;

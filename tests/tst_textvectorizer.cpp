@@ -15,10 +15,14 @@ private slots:
     {
         TextVectorizer vectorizer(10, 5);
         vectorizer.adapt({QStringLiteral("I am a robot"), QStringLiteral("you too robot")});
-        const QStringList expected = {QString(),         QStringLiteral("[UNK]"),
-                                      QStringLiteral("robot"), QStringLiteral("you"),
-                                      QStringLiteral("too"),   QStringLiteral("i"),
-                                      QStringLiteral("am"),    QStringLiteral("a")};
+        const QStringList expected = {QString(),
+                                      QStringLiteral("[UNK]"),
+                                      QStringLiteral("robot"),
+                                      QStringLiteral("you"),
+                                      QStringLiteral("too"),
+                                      QStringLiteral("i"),
+                                      QStringLiteral("am"),
+                                      QStringLiteral("a")};
         QCOMPARE(vectorizer.vocabulary(), expected);
         QCOMPARE(vectorizer.vectorize(QStringLiteral("I am a robot")),
                  (std::vector<qint64>{5, 6, 7, 2, 0}));
@@ -31,9 +35,10 @@ private slots:
         QTest::addColumn<QString>("input");
         QTest::addColumn<QString>("expected");
         QTest::addRow("case") << u"Hello WORLD"_qs << u"hello world"_qs;
-        QTest::addRow("punctuation") << u"Hi, there! (yes) \"no\" it's a-b_c"_qs
-                                     << u"hi there yes no its abc"_qs;
-        QTest::addRow("every stripped char") << u"a!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~'b"_qs << u"ab"_qs;
+        QTest::addRow("punctuation")
+            << u"Hi, there! (yes) \"no\" it's a-b_c"_qs << u"hi there yes no its abc"_qs;
+        QTest::addRow("every stripped char")
+            << u"a!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~'b"_qs << u"ab"_qs;
         QTest::addRow("digits kept") << u"GPT-4 has 1.8T"_qs << u"gpt4 has 18t"_qs;
         // tf.strings.lower without an encoding lower-cases ASCII only.
         QTest::addRow("non-ascii kept") << u"ÇA VA? Éte naïve"_qs << u"Ça va Éte naïve"_qs;
