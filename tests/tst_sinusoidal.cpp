@@ -34,84 +34,91 @@ class TestSinusoidal : public QObject
     }
 
 private slots:
-    // Seed 002 prints the 20 x 200 matrix to 4 decimals (np.set_printoptions(precision=4)).
-    void seed002PrintedValues_data()
+    // Values the seeds print: seed 002 prints its 20 x 200 matrix to 4 decimals
+    // (np.set_printoptions(precision=4)); seed 004 prints 6 x 512 to 9 significant digits.
+    void seedPrintedValues_data()
     {
+        QTest::addColumn<qint64>("positions");
+        QTest::addColumn<qint64>("dims");
         QTest::addColumn<int>("p");
         QTest::addColumn<int>("column");
         QTest::addColumn<double>("printed");
+        QTest::addColumn<double>("tolerance");
         const struct
         {
+            const char *seed;
             int p, column;
             double printed;
         } cells[] = {
-            {0, 0, 0.0},      {0, 1, 1.0},      {0, 2, 0.0},      {0, 199, 1.0},
-            {1, 0, 0.8415},   {1, 1, 0.5403},   {1, 2, 0.7907},   {1, 198, 0.0001},
-            {2, 0, 0.9093},   {2, 1, -0.4161},  {2, 2, 0.9681},   {2, 198, 0.0002},
-            {17, 0, -0.9614}, {17, 1, -0.2752}, {17, 2, 0.2024},  {17, 198, 0.0019},
-            {18, 0, -0.751},  {18, 1, 0.6603},  {18, 2, -0.6505}, {18, 198, 0.002},
-            {19, 0, 0.1499},  {19, 1, 0.9887},  {19, 2, -0.9988}, {19, 198, 0.0021},
-            {19, 197, 1.0},   {19, 199, 1.0},
+            {"002", 0, 0, 0.0},
+            {"002", 0, 1, 1.0},
+            {"002", 0, 2, 0.0},
+            {"002", 0, 199, 1.0},
+            {"002", 1, 0, 0.8415},
+            {"002", 1, 1, 0.5403},
+            {"002", 1, 2, 0.7907},
+            {"002", 1, 198, 0.0001},
+            {"002", 2, 0, 0.9093},
+            {"002", 2, 1, -0.4161},
+            {"002", 2, 2, 0.9681},
+            {"002", 2, 198, 0.0002},
+            {"002", 17, 0, -0.9614},
+            {"002", 17, 1, -0.2752},
+            {"002", 17, 2, 0.2024},
+            {"002", 17, 198, 0.0019},
+            {"002", 18, 0, -0.751},
+            {"002", 18, 1, 0.6603},
+            {"002", 18, 2, -0.6505},
+            {"002", 18, 198, 0.002},
+            {"002", 19, 0, 0.1499},
+            {"002", 19, 1, 0.9887},
+            {"002", 19, 2, -0.9988},
+            {"002", 19, 198, 0.0021},
+            {"002", 19, 197, 1.0},
+            {"002", 19, 199, 1.0},
+            {"004", 0, 0, 0.0},
+            {"004", 0, 1, 1.0},
+            {"004", 1, 0, 8.41470985e-01},
+            {"004", 1, 1, 5.40302306e-01},
+            {"004", 1, 2, 8.21856190e-01},
+            {"004", 1, 509, 9.99999994e-01},
+            {"004", 1, 510, 1.03663293e-04},
+            {"004", 1, 511, 9.99999995e-01},
+            {"004", 2, 0, 9.09297427e-01},
+            {"004", 2, 1, -4.16146837e-01},
+            {"004", 2, 2, 9.36414739e-01},
+            {"004", 2, 510, 2.07326584e-04},
+            {"004", 3, 0, 1.41120008e-01},
+            {"004", 3, 1, -9.89992497e-01},
+            {"004", 3, 2, 2.45085415e-01},
+            {"004", 3, 510, 3.10989874e-04},
+            {"004", 4, 0, -7.56802495e-01},
+            {"004", 4, 1, -6.53643621e-01},
+            {"004", 4, 2, -6.57166863e-01},
+            {"004", 4, 510, 4.14653159e-04},
+            {"004", 5, 0, -9.58924275e-01},
+            {"004", 5, 1, 2.83662185e-01},
+            {"004", 5, 2, -9.93854779e-01},
+            {"004", 5, 510, 5.18316441e-04},
+            {"004", 5, 511, 9.99999866e-01},
         };
-        for (const auto &c : cells)
-            QTest::addRow("p%d_col%d", c.p, c.column) << c.p << c.column << c.printed;
+        for (const auto &c : cells) {
+            const bool seed002 = qstrcmp(c.seed, "002") == 0;
+            QTest::addRow("seed%s_p%d_col%d", c.seed, c.p, c.column)
+                << qint64(seed002 ? 20 : 6) << qint64(seed002 ? 200 : 512) << c.p << c.column
+                << c.printed << (seed002 ? 0.5e-4 : 1e-6);
+        }
     }
-    void seed002PrintedValues()
+    void seedPrintedValues()
     {
+        QFETCH(qint64, positions);
+        QFETCH(qint64, dims);
         QFETCH(int, p);
         QFETCH(int, column);
         QFETCH(double, printed);
-        const auto m = encodeRows(sinusoidal(20, 200), 0, 20);
-        PE_COMPARE_NEAR(m[std::size_t(p * 200 + column)], printed, 0.5e-4);
-    }
-
-    // Seed 004 prints 6 x 512 positional encodings to 9 significant digits.
-    void seed004PrintedValues_data()
-    {
-        QTest::addColumn<int>("p");
-        QTest::addColumn<int>("column");
-        QTest::addColumn<double>("printed");
-        const struct
-        {
-            int p, column;
-            double printed;
-        } cells[] = {
-            {0, 0, 0.0},
-            {0, 1, 1.0},
-            {1, 0, 8.41470985e-01},
-            {1, 1, 5.40302306e-01},
-            {1, 2, 8.21856190e-01},
-            {1, 509, 9.99999994e-01},
-            {1, 510, 1.03663293e-04},
-            {1, 511, 9.99999995e-01},
-            {2, 0, 9.09297427e-01},
-            {2, 1, -4.16146837e-01},
-            {2, 2, 9.36414739e-01},
-            {2, 510, 2.07326584e-04},
-            {3, 0, 1.41120008e-01},
-            {3, 1, -9.89992497e-01},
-            {3, 2, 2.45085415e-01},
-            {3, 510, 3.10989874e-04},
-            {4, 0, -7.56802495e-01},
-            {4, 1, -6.53643621e-01},
-            {4, 2, -6.57166863e-01},
-            {4, 510, 4.14653159e-04},
-            {5, 0, -9.58924275e-01},
-            {5, 1, 2.83662185e-01},
-            {5, 2, -9.93854779e-01},
-            {5, 510, 5.18316441e-04},
-            {5, 511, 9.99999866e-01},
-        };
-        for (const auto &c : cells)
-            QTest::addRow("p%d_col%d", c.p, c.column) << c.p << c.column << c.printed;
-    }
-    void seed004PrintedValues()
-    {
-        QFETCH(int, p);
-        QFETCH(int, column);
-        QFETCH(double, printed);
-        const auto m = encodeRows(sinusoidal(6, 512), 0, 6);
-        PE_COMPARE_NEAR(m[std::size_t(p * 512 + column)], printed, 1e-6);
+        QFETCH(double, tolerance);
+        const auto m = encodeRows(sinusoidal(positions, dims), 0, positions);
+        PE_COMPARE_NEAR(m[std::size_t(p * dims + column)], printed, tolerance);
     }
 
     // Géron, Fig 16-9: positions 22 and 60 (38 apart) share their values in dims 100 and 101.
