@@ -1,6 +1,8 @@
 #include "computejobs.h"
 
+#include "cpusampler.h"
 #include "parallel.h"
+#include "samplingplan.h"
 
 #include <QElapsedTimer>
 
@@ -72,6 +74,96 @@ QString inMemoryProblem(const EncodingSpec &spec)
             .arg(formatBytes(double(spec.byteCount())),
                  formatBytes(double(limits::maxInMemoryBytes)));
     return {};
+}
+
+bool useSampledPath(const EncodingSpec &spec, const GridRequest &request)
+{
+    if (spec.byteCount() > limits::maxInMemoryBytes)
+        return true;
+    const qint64 pixels = qMax<qint64>(1, request.rowPixels) * qMax<qint64>(1, request.colPixels);
+    return spec.elementCount() > pixels;
+}
+
+float exactValue(const EncodingSpec &spec, qint64 position, qint64 dim)
+{
+    // A 1 x 1 sample inside one cell is that cell, bit for bit what encode() gives.
+    float v = std::numeric_limits<float>::quiet_NaN();
+    QString error;
+    if (!sampleOnCpu(spec, {double(position), double(dim), 1.0, 1.0}, 1, 1, &v, &error, 1))
+        return std::numeric_limits<float>::quiet_NaN();
+    return v;
+}
+
+bool computeColumn(const EncodingSpec &spec, qint64 dim, std::vector<float> *out, QString *error)
+{
+    if (dim < 0 || dim >= spec.dims) {
+        *error =
+            QStringLiteral("dim %1 is outside the matrix (0 to %2)").arg(dim).arg(spec.dims - 1);
+        return false;
+    }
+    out->resize(std::size_t(spec.positions));
+    // One pixel per cell, a column of pixels at a time (a sample is at most maxSampleSide tall).
+    for (qint64 row = 0; row < spec.positions; row += limits::maxSampleSide) {
+        const qint64 rows = qMin<qint64>(limits::maxSampleSide, spec.positions - row);
+        if (!sampleOnCpu(spec, {double(row), double(dim), double(rows), 1.0}, 1, int(rows),
+                         out->data() + row, error))
+            return false;
+    }
+    return true;
+}
+
+const float *ColumnCache::column(qint64 dim, QString *error) const
+{
+    const std::lock_guard lock(m_mutex);
+    auto it = m_columns.find(dim);
+    if (it == m_columns.end()) {
+        std::vector<float> values;
+        QString why;
+        if (!computeColumn(m_spec, dim, &values, &why)) {
+            if (error)
+                *error = why;
+            return nullptr;
+        }
+        it = m_columns.emplace(dim, std::move(values)).first;
+    }
+    return it->second.data();
+}
+
+float EncodingResult::value(qint64 position, qint64 dim) const
+{
+    if (matrix)
+        return matrix->at(position, dim);
+    return exactValue(spec, position, dim);
+}
+
+ColumnView EncodingResult::column(qint64 dim) const
+{
+    if (dim < 0 || dim >= spec.dims)
+        return {};
+    if (matrix)
+        return {matrix->data.get() + dim, matrix->rows, matrix->cols};
+    if (!columns)
+        return {};
+    return {columns->column(dim), spec.positions, 1};
+}
+
+bool sampleWindowGrid(Backend &backend, const EncodingSpec &spec, const CellWindow &window,
+                      qint64 rowPixels, qint64 colPixels, HeatmapGrid *grid, QString *error)
+{
+    QElapsedTimer clock;
+    clock.start();
+    grid->window = window;
+    grid->rows = qBound<qint64>(1, qMin<qint64>(rowPixels, limits::maxSampleSide), window.rows());
+    grid->cols = qBound<qint64>(1, qMin<qint64>(colPixels, limits::maxSampleSide), window.cols());
+    grid->values.resize(std::size_t(grid->rows * grid->cols));
+    const MatrixWindow w{double(window.row0), double(window.col0), double(window.rows()),
+                         double(window.cols())};
+    if (!backend.sample(spec, w, int(grid->cols), int(grid->rows), grid->values.data(), error))
+        return false;
+    grid->sampled = true;
+    grid->backendId = backend.id();
+    grid->computeMs = double(clock.nsecsElapsed()) / 1e6;
+    return true;
 }
 
 CellWindow fullWindow(const EncodingSpec &spec, qint64 visibleDims)
@@ -209,6 +301,46 @@ JobStatus computeEncoding(Backend &backend, const EncodingSpec &spec, const Grid
     return JobStatus::Done;
 }
 
+JobStatus computeSampledEncoding(Backend &backend, const EncodingSpec &spec,
+                                 const GridRequest &request, const QList<qint64> &columnDims,
+                                 const CancelCheck &cancel, EncodingResult *result, QString *error)
+{
+    QElapsedTimer clock;
+    clock.start();
+    const QString invalid = spec.validate();
+    if (!invalid.isEmpty()) {
+        *error = invalid;
+        return JobStatus::Failed;
+    }
+    result->spec = spec;
+    // The colour scale spans the scheme's value range: the matrix is never seen whole, and a
+    // zoomed-out grid's box means would shrink it.
+    if (usesColumnPhases(spec)) {
+        result->minimum = -1.0f;
+        result->maximum = 1.0f;
+    } else {
+        result->minimum = -0.05f; // kernels::learnedValue: [-0.05, 0.05)
+        result->maximum = 0.05f;
+    }
+    if (!sampleWindowGrid(backend, spec, requestedWindow(request, spec), request.rowPixels,
+                          request.colPixels, &result->grid, error))
+        return JobStatus::Failed;
+    result->grid.request = request;
+    result->encodeMs = double(clock.nsecsElapsed()) / 1e6;
+    auto columns = std::make_shared<ColumnCache>(spec);
+    for (qint64 dim : columnDims) {
+        if (cancel && cancel())
+            return JobStatus::Cancelled;
+        if (dim >= 0 && dim < spec.dims && !columns->column(dim, error))
+            return JobStatus::Failed;
+    }
+    result->columns = columns;
+    result->backendId = backend.id();
+    result->backendDescription = backend.description();
+    result->totalMs = double(clock.nsecsElapsed()) / 1e6;
+    return JobStatus::Done;
+}
+
 bool computePhrases(Backend &backend, const PhraseSettings &settings, PhraseResult *result,
                     QString *error)
 {
@@ -242,6 +374,36 @@ QList<qint64> sharingPositions(const Matrix &matrix, qint64 position, const QLis
                 break;
             }
         }
+        if (all)
+            shared.append(q);
+    }
+    return shared;
+}
+
+QList<qint64> sharingPositions(const EncodingResult &result, qint64 position,
+                               const QList<qint64> &dims, double tolerance)
+{
+    if (result.matrix)
+        return sharingPositions(*result.matrix, position, dims, tolerance);
+    QList<qint64> shared;
+    if (position < 0 || position >= result.spec.positions || dims.isEmpty())
+        return shared;
+    std::vector<ColumnView> columns;
+    for (qint64 d : dims) {
+        const ColumnView c = result.column(d);
+        if (!c.isValid())
+            return shared;
+        columns.push_back(c);
+    }
+    for (qint64 q = 0; q < result.spec.positions; ++q) {
+        if (q == position)
+            continue;
+        bool all = true;
+        for (const ColumnView &c : columns)
+            if (std::abs(double(c.at(q)) - double(c.at(position))) > tolerance) {
+                all = false;
+                break;
+            }
         if (all)
             shared.append(q);
     }

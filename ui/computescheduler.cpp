@@ -11,12 +11,13 @@ class ComputeWorker : public QObject
 {
     Q_OBJECT
 public:
-    explicit ComputeWorker(std::shared_ptr<std::atomic<quint64>> wantedEncode)
-        : m_wantedEncode(std::move(wantedEncode))
+    ComputeWorker(std::shared_ptr<std::atomic<quint64>> wantedEncode,
+                  std::shared_ptr<std::atomic<quint64>> wantedGrid)
+        : m_wantedEncode(std::move(wantedEncode)), m_wantedGrid(std::move(wantedGrid))
     {}
 
     void encode(quint64 generation, const EncodingSpec &spec, Backend *b,
-                const GridRequest &request)
+                const GridRequest &request, bool sampled, const QList<qint64> &columnDims)
     {
         auto isStale = [&] { return m_wantedEncode->load() != generation; };
         if (isStale()) {
@@ -26,9 +27,15 @@ public:
         QString error;
         auto result = std::make_shared<EncodingResult>();
         result->generation = generation;
-        const JobStatus status = computeEncoding(
-            *b, spec, request, isStale, [&](int percent) { emit progress(generation, percent); },
-            result.get(), &error, &m_pool);
+        const JobStatus status = sampled
+                                     ? computeSampledEncoding(*b, spec, request, columnDims,
+                                                              isStale, result.get(), &error)
+                                     : computeEncoding(
+                                           *b, spec, request, isStale,
+                                           [&](int percent) { emit progress(generation, percent); },
+                                           result.get(), &error, &m_pool);
+        result->notice = b->notice();
+        reportNotice(b);
         if (status == JobStatus::Done)
             emit encodeFinished(generation, result, QString());
         else
@@ -37,11 +44,33 @@ public:
     }
 
     void grid(quint64 generation, std::shared_ptr<const EncodingResult> encoding,
-              const GridRequest &request)
+              const GridRequest &request, Backend *b)
     {
-        auto grid = std::make_shared<HeatmapGrid>(
-            sampleGrid(*encoding->matrix, requestedWindow(request, encoding->spec),
-                       request.rowPixels, request.colPixels));
+        // A newer viewport arrived while this waited: skip to it (pan and zoom send many).
+        if (m_wantedGrid->load() != generation) {
+            emit gridFinished(generation, nullptr);
+            return;
+        }
+        const CellWindow window = requestedWindow(request, encoding->spec);
+        std::shared_ptr<HeatmapGrid> grid;
+        if (encoding->matrix) {
+            QElapsedTimer clock;
+            clock.start();
+            grid = std::make_shared<HeatmapGrid>(
+                sampleGrid(*encoding->matrix, window, request.rowPixels, request.colPixels));
+            grid->backendId = encoding->backendId;
+            grid->computeMs = double(clock.nsecsElapsed()) / 1e6;
+        } else {
+            grid = std::make_shared<HeatmapGrid>();
+            QString error;
+            const bool ok = sampleWindowGrid(*b, encoding->spec, window, request.rowPixels,
+                                             request.colPixels, grid.get(), &error);
+            reportNotice(b);
+            if (!ok) {
+                emit gridFinished(generation, nullptr);
+                return;
+            }
+        }
         grid->request = request;
         grid->encodingGeneration = encoding->generation;
         emit gridFinished(generation, grid);
@@ -52,7 +81,9 @@ public:
         QString error;
         auto result = std::make_shared<PhraseResult>();
         result->generation = generation;
-        if (computePhrases(*b, settings, result.get(), &error))
+        const bool ok = computePhrases(*b, settings, result.get(), &error);
+        reportNotice(b);
+        if (ok)
             emit phrasesFinished(generation, result, QString());
         else
             emit phrasesFinished(generation, nullptr, error);
@@ -65,26 +96,42 @@ signals:
     void phrasesFinished(quint64 generation, std::shared_ptr<const pe::PhraseResult> result,
                          const QString &error);
     void progress(quint64 generation, int percent);
+    void noticeSeen(const QString &notice);
 
 private:
+    void reportNotice(Backend *b)
+    {
+        const QString notice = b->notice();
+        if (!notice.isEmpty())
+            emit noticeSeen(notice);
+    }
+
     std::shared_ptr<std::atomic<quint64>> m_wantedEncode;
+    std::shared_ptr<std::atomic<quint64>> m_wantedGrid;
     MatrixPool m_pool;
 };
 
 ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
-    : QObject(parent), m_state(state), m_wantedEncode(std::make_shared<std::atomic<quint64>>(0))
+    : QObject(parent), m_state(state), m_wantedEncode(std::make_shared<std::atomic<quint64>>(0)),
+      m_wantedGrid(std::make_shared<std::atomic<quint64>>(0))
 {
     qRegisterMetaType<std::shared_ptr<const pe::EncodingResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::HeatmapGrid>>();
     qRegisterMetaType<std::shared_ptr<const pe::PhraseResult>>();
 
-    m_worker = new ComputeWorker(m_wantedEncode);
+    m_worker = new ComputeWorker(m_wantedEncode, m_wantedGrid);
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &ComputeWorker::encodeFinished, this, &ComputeScheduler::onEncodeFinished);
     connect(m_worker, &ComputeWorker::gridFinished, this, &ComputeScheduler::onGridFinished);
     connect(m_worker, &ComputeWorker::phrasesFinished, this, &ComputeScheduler::onPhrasesFinished);
     connect(m_worker, &ComputeWorker::progress, this, &ComputeScheduler::onProgress);
+    connect(m_worker, &ComputeWorker::noticeSeen, this, [this](const QString &notice) {
+        if (notice == m_notice)
+            return;
+        m_notice = notice;
+        emit backendNotice(notice);
+    });
     m_thread.setObjectName(QStringLiteral("pescope compute"));
     m_thread.start();
 
@@ -107,6 +154,13 @@ ComputeScheduler::~ComputeScheduler()
     m_thread.quit();
     m_thread.wait();
     m_backends.clear(); // on the GUI thread, where they were made
+}
+
+void ComputeScheduler::setBackendForTesting(BackendChoice choice, std::unique_ptr<Backend> backend)
+{
+    BackendSlot slot;
+    slot.backend = std::move(backend);
+    m_backends[choice] = std::move(slot);
 }
 
 Backend *ComputeScheduler::backend(BackendChoice choice, QString *error)
@@ -155,7 +209,7 @@ void ComputeScheduler::cancel()
     ++m_encodeGeneration;
     m_wantedEncode->store(m_encodeGeneration);
     ++m_phraseGeneration;
-    ++m_gridGeneration;
+    m_wantedGrid->store(++m_gridGeneration);
     if (running)
         emit cancelled();
     emit progressChanged(-1);
@@ -220,20 +274,29 @@ void ComputeScheduler::dispatch()
         m_lastGridSent = request;
         ++m_encodeInFlight;
         const EncodingSpec spec = m_state->spec();
-        QMetaObject::invokeMethod(m_worker, [w = m_worker, generation, spec, backend, request] {
-            w->encode(generation, spec, backend, request);
-        });
+        // Larger than the heatmap's screen area (or the memory budget): sample each viewport
+        // instead of materialising, and compute just the plotted wave columns.
+        const bool sampled = useSampledPath(spec, request);
+        const QList<qint64> columnDims = m_state->plottedDims();
+        QMetaObject::invokeMethod(
+            m_worker, [w = m_worker, generation, spec, backend, request, sampled, columnDims] {
+                w->encode(generation, spec, backend, request, sampled, columnDims);
+            });
     }
-    if (m_gridDirty && m_encoding) {
+    // One grid at a time: pan and zoom events arriving meanwhile merge into the next one, so
+    // the worker never falls behind the mouse.
+    if (m_gridDirty && m_encoding && m_gridInFlight == 0 && backend) {
         m_gridDirty = false;
         const quint64 generation = ++m_gridGeneration;
+        m_wantedGrid->store(generation);
         m_lastGridSent = m_gridRequest;
         ++m_gridInFlight;
-        QMetaObject::invokeMethod(m_worker,
-                                  [w = m_worker, generation, enc = m_encoding,
-                                   request = m_gridRequest] { w->grid(generation, enc, request); });
+        QMetaObject::invokeMethod(
+            m_worker, [w = m_worker, generation, enc = m_encoding, request = m_gridRequest,
+                       backend] { w->grid(generation, enc, request, backend); });
     }
-    m_gridDirty = false;
+    if (!m_encoding)
+        m_gridDirty = false;
     if (m_phrasesDirty) {
         m_phrasesDirty = false;
         const quint64 generation = ++m_phraseGeneration;
@@ -272,9 +335,11 @@ void ComputeScheduler::onEncodeFinished(quint64 generation,
 void ComputeScheduler::onGridFinished(quint64 generation, std::shared_ptr<const HeatmapGrid> grid)
 {
     --m_gridInFlight;
-    if (generation == m_gridGeneration && m_encoding &&
+    if (grid && generation == m_gridGeneration && m_encoding &&
         grid->encodingGeneration == m_encoding->generation)
         emit gridReady(grid);
+    if (m_gridDirty)
+        schedule();
     updateBusy();
 }
 

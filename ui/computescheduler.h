@@ -35,6 +35,10 @@ public:
     bool isIdle() const;
     QString encodingError() const { return m_encodingError; }
     QString phrasesError() const { return m_phrasesError; }
+    // The latest non-empty Backend::notice() (e.g. the GPU failed and the CPU took over).
+    QString latestNotice() const { return m_notice; }
+    // Tests: use `backend` for `choice` instead of makeBackend().
+    void setBackendForTesting(BackendChoice choice, std::unique_ptr<Backend> backend);
 
 public slots:
     // The heatmap's viewport; a grid for it follows through gridReady().
@@ -53,6 +57,8 @@ signals:
     void busyChanged(bool busy);
     void cancelled();
     void idle();
+    // A backend reported a notice the user should see (emitted once per distinct text).
+    void backendNotice(const QString &notice);
 
 private:
     void markEncodingDirty();
@@ -84,6 +90,8 @@ private:
 
     // The worker reads these to notice that its job went stale.
     std::shared_ptr<std::atomic<quint64>> m_wantedEncode;
+    std::shared_ptr<std::atomic<quint64>> m_wantedGrid;
+    QString m_notice;
 
     quint64 m_encodeGeneration = 0;
     quint64 m_gridGeneration = 0;

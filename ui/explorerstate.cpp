@@ -84,7 +84,15 @@ std::optional<Theme> parseTheme(const QString &name)
 
 QString pageName(Page page)
 {
-    return page == Page::Phrases ? QStringLiteral("phrases") : QStringLiteral("encoding");
+    switch (page) {
+    case Page::Phrases:
+        return QStringLiteral("phrases");
+    case Page::Schemes:
+        return QStringLiteral("schemes");
+    case Page::Encoding:
+        break;
+    }
+    return QStringLiteral("encoding");
 }
 
 std::optional<Page> parsePage(const QString &name)
@@ -93,6 +101,8 @@ std::optional<Page> parsePage(const QString &name)
         return Page::Encoding;
     if (name == QLatin1String("phrases"))
         return Page::Phrases;
+    if (name == QLatin1String("schemes"))
+        return Page::Schemes;
     return std::nullopt;
 }
 
@@ -159,6 +169,7 @@ void ExplorerState::setDefaults()
     m_compareA = 0;
     m_compareB = 1;
     m_page = Page::Encoding;
+    m_schemes = SchemeSettings{};
 }
 
 void ExplorerState::resetToDefaults()
@@ -204,6 +215,11 @@ void ExplorerState::clampSelections()
                             qBound<qint64>(0, m_selection.dim, m_spec.dims - 1)};
     if (assign(m_selection, clamped))
         emit selectionChanged();
+    // The rotation view follows a pair the new dims still have.
+    SchemeSettings schemes = m_schemes;
+    schemes.rotationPair = qBound<qint64>(0, schemes.rotationPair, qMax<qint64>(1, m_spec.dims / 2) - 1);
+    if (assign(m_schemes, schemes))
+        emit schemeSettingsChanged();
 }
 
 void ExplorerState::setBackendChoice(BackendChoice choice)
@@ -422,6 +438,20 @@ void ExplorerState::setPage(Page page)
     }
 }
 
+bool ExplorerState::setSchemeSettings(const SchemeSettings &settings, QString *error)
+{
+    if (const QString problem = settings.validate(m_spec.dims); !problem.isEmpty()) {
+        if (error)
+            *error = problem;
+        return false;
+    }
+    if (assign(m_schemes, settings)) {
+        emit schemeSettingsChanged();
+        emit changed();
+    }
+    return true;
+}
+
 void ExplorerState::reseedPhrases()
 {
     PhraseSettings settings = m_phrases;
@@ -441,6 +471,7 @@ QJsonObject ExplorerState::toJson() const
         {QStringLiteral("dims"), m_spec.dims},
         {QStringLiteral("base"), m_spec.base},
         {QStringLiteral("seed"), QString::number(m_spec.seed)},
+        {QStringLiteral("rope"), ropeParametersToJson(m_spec.rope)},
     };
     QJsonArray crosses;
     for (const CrossMarker &c : m_crosses)
@@ -475,6 +506,7 @@ QJsonObject ExplorerState::toJson() const
         {QStringLiteral("phrases"), phrases},
         {QStringLiteral("theme"), themeName(m_theme)},
         {QStringLiteral("page"), pageName(m_page)},
+        {QStringLiteral("schemes"), m_schemes.toJson()},
     };
 }
 
@@ -537,6 +569,9 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *errorOut)
             spec.base = s.value(QStringLiteral("base")).toDouble(std::nan(""));
         if (s.contains(QStringLiteral("seed")) &&
             !readSeed(s.value(QStringLiteral("seed")), QStringLiteral("seed"), &spec.seed))
+            return false;
+        if (s.contains(QStringLiteral("rope")) &&
+            !readRopeParametersJson(s.value(QStringLiteral("rope")).toObject(), &spec.rope, error))
             return false;
         if (!scratch.setSpec(spec, error))
             return false;
@@ -669,9 +704,15 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *errorOut)
     if (json.contains(QStringLiteral("page"))) {
         const auto page = parsePage(json.value(QStringLiteral("page")).toString());
         if (!page)
-            return fail(QStringLiteral("unknown page \"%1\" (encoding or phrases)")
+            return fail(QStringLiteral("unknown page \"%1\" (encoding, phrases or schemes)")
                             .arg(json.value(QStringLiteral("page")).toString()));
         scratch.m_page = *page;
+    }
+    if (json.contains(QStringLiteral("schemes"))) {
+        SchemeSettings schemes = scratch.m_schemes;
+        if (!schemes.readJson(json.value(QStringLiteral("schemes")).toObject(), error) ||
+            !scratch.setSchemeSettings(schemes, error))
+            return false;
     }
 
     // Copy over, emitting only what really changed.
@@ -702,6 +743,7 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *errorOut)
          &ExplorerState::phraseSelectionChanged);
     note(assign(m_theme, scratch.m_theme), &ExplorerState::themeChanged);
     note(assign(m_page, scratch.m_page), &ExplorerState::pageChanged);
+    note(assign(m_schemes, scratch.m_schemes), &ExplorerState::schemeSettingsChanged);
     if (any)
         emit changed();
     return true;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "colormaps.h"
+#include "schemesettings.h"
 
 #include "backendfactory.h"
 #include "encodingspec.h"
@@ -16,7 +17,7 @@
 namespace pe {
 
 enum class Theme { Light, Dark };
-enum class Page { Encoding, Phrases };
+enum class Page { Encoding, Phrases, Schemes };
 
 QString themeName(Theme theme);
 std::optional<Theme> parseTheme(const QString &name);
@@ -89,6 +90,7 @@ public:
     int compareB() const { return m_compareB; }
     Theme theme() const { return m_theme; }
     Page page() const { return m_page; }
+    const SchemeSettings &schemeSettings() const { return m_schemes; }
 
     // Setters refuse invalid values (return false, *error names the problem) and leave the
     // state as it was; they emit only when the value really changes.
@@ -107,6 +109,8 @@ public:
     bool setCompare(int a, int b, QString *error = nullptr);
     void setTheme(Theme theme);
     void setPage(Page page);
+    // Validated against the spec's dims (the rotation pair, the compare configuration).
+    bool setSchemeSettings(const SchemeSettings &settings, QString *error = nullptr);
     // A fresh random seed for the phrase page's random row.
     void reseedPhrases();
 
@@ -132,6 +136,7 @@ signals:
     void compareChanged();
     void themeChanged();
     void pageChanged();
+    void schemeSettingsChanged();
     void changed(); // after any of the above
 
 private:
@@ -154,6 +159,7 @@ private:
     int m_compareB = 1;
     Theme m_theme = Theme::Light;
     Page m_page = Page::Encoding;
+    SchemeSettings m_schemes;
 };
 
 // The explorer's default phrases (resources/examples/phrases.txt), one per entry.

@@ -47,6 +47,13 @@ QList<ViewChoice> viewChoices()
         {QObject::tr("Phrases: random vs fixed (seed 001)"), {FigureView::Phrases}},
         {QObject::tr("Phrase difference"), {FigureView::PhraseDifference}},
         {QObject::tr("Token similarity"), {FigureView::TokenSimilarity}},
+        {QObject::tr("Schemes: RoPE spectrum"), {FigureView::Spectrum}},
+        {QObject::tr("Schemes: RoPE rotation"), {FigureView::Rotation}},
+        {QObject::tr("Schemes: RoPE long-term decay"), {FigureView::Decay}},
+        {QObject::tr("Schemes: position similarity"), {FigureView::Similarity}},
+        {QObject::tr("Schemes: ALiBi bias"), {FigureView::Alibi}},
+        {QObject::tr("Schemes: T5 buckets"), {FigureView::T5}},
+        {QObject::tr("Schemes: compare A / B"), {FigureView::Compare}},
     };
 }
 
@@ -353,6 +360,9 @@ FigureData ExportDialog::currentData() const
         data.phrases = m_scheduler->phrases();
     }
     const QList<FigureView> views = options().views;
+    // The Schemes page's numbers are small; the dialog takes the page's or computes them.
+    QString ignored;
+    ensureSchemeData(*m_state, views, &data, &ignored);
     if (!figureDataMatches(*m_state, views, data))
         return {};
     return data;

@@ -4,6 +4,8 @@
 
 #include "qcpinclude.h"
 
+#include <QFontMetrics>
+
 #include <algorithm>
 #include <cmath>
 
@@ -25,28 +27,30 @@ bool isCosineColumn(const EncodingSpec &spec, qint64 dim)
 }
 
 // Column `dim` against position, as plot data; a min/max envelope per bucket when long.
-QSharedPointer<QCPGraphDataContainer> columnData(const Matrix &matrix, qint64 dim)
+QSharedPointer<QCPGraphDataContainer> columnData(const ColumnView &column)
 {
     auto data = QSharedPointer<QCPGraphDataContainer>::create();
+    if (!column.isValid())
+        return data;
     QVector<QCPGraphData> points;
-    const qint64 rows = matrix.rows;
+    const qint64 rows = column.rows;
     if (rows <= maxCurvePoints) {
         points.reserve(rows);
         for (qint64 p = 0; p < rows; ++p)
-            points.append(QCPGraphData(double(p), double(matrix.at(p, dim))));
+            points.append(QCPGraphData(double(p), double(column.at(p))));
     } else {
         const qint64 bucket = (rows + maxCurvePoints / 2 - 1) / (maxCurvePoints / 2);
         points.reserve(maxCurvePoints + 2);
         for (qint64 b = 0; b < rows; b += bucket) {
             qint64 lo = b, hi = b;
             for (qint64 p = b; p < qMin(rows, b + bucket); ++p) {
-                if (matrix.at(p, dim) < matrix.at(lo, dim))
+                if (column.at(p) < column.at(lo))
                     lo = p;
-                if (matrix.at(p, dim) > matrix.at(hi, dim))
+                if (column.at(p) > column.at(hi))
                     hi = p;
             }
             for (qint64 p : {qMin(lo, hi), qMax(lo, hi)})
-                points.append(QCPGraphData(double(p), double(matrix.at(p, dim))));
+                points.append(QCPGraphData(double(p), double(column.at(p))));
         }
     }
     data->set(points, true);
@@ -159,6 +163,27 @@ QCPItemRect *addOutline(QCPAxisRect *rect, QCPAxis *keyAxis, QCPAxis *valueAxis,
 QString shortText(const QString &text, int length)
 {
     return text.size() <= length ? text : text.left(length - 1) + QStringLiteral("…");
+}
+
+// `text` broken at spaces into lines no wider than `width` pixels in `font` (a title must not
+// run off a narrow panel); a single word wider than that stays whole.
+QString wrapText(const QString &text, const QFont &font, int width)
+{
+    const QFontMetrics metrics(font);
+    QStringList lines;
+    QString line;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
+            lines.append(line);
+            line = word;
+        } else {
+            line = candidate;
+        }
+    }
+    if (!line.isEmpty())
+        lines.append(line);
+    return lines.join(QLatin1Char('\n'));
 }
 
 } // namespace
@@ -363,7 +388,6 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     x->setLabel(QStringLiteral("position p"));
     y->setLabel(QStringLiteral("PE(p, i)"));
     const EncodingSpec &spec = result.spec;
-    const Matrix &matrix = *result.matrix;
     if (spec.positions > 1)
         x->setRange(0, double(spec.positions - 1));
     else
@@ -400,7 +424,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
         cross->setLineStyle(QCPGraph::lsNone);
         cross->setScatterStyle(
             QCPScatterStyle(QCPScatterStyle::ssCross, QPen(colourOf(c.dim), 2), Qt::NoBrush, 11));
-        cross->addData(double(c.position), double(matrix.at(c.position, c.dim)));
+        cross->addData(double(c.position), double(result.value(c.position, c.dim)));
         cross->setName(QStringLiteral("p = %1").arg(c.position));
         cross->addToLegend(legend);
     }
@@ -410,7 +434,8 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     const bool sparse = spec.positions * 3 <= qMax(400, plot->width());
     for (int i = 0; i < dims.size(); ++i) {
         auto *curve = plot->addGraph(x, y);
-        curve->setData(columnData(matrix, dims[i]));
+        const ColumnView column = result.column(dims[i]);
+        curve->setData(columnData(column));
         QPen pen(m_theme.curve(i), sparse ? 1.6 : 1.0,
                  isCosineColumn(spec, dims[i]) ? Qt::DashLine : Qt::SolidLine);
         pen.setCosmetic(!sparse);
@@ -426,7 +451,8 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
             QCPScatterStyle(QCPScatterStyle::ssDisc, m_theme.curve(i), m_theme.curve(i), 7));
         for (qint64 p : m_state.markers())
             if (p < spec.positions)
-                dots->addData(double(p), double(matrix.at(p, dims[i])));
+                dots->addData(double(p),
+                              double(column.isValid() ? column.at(p) : result.value(p, dims[i])));
     }
     const Selection sel = m_state.selection();
     if (sel.position < spec.positions && sel.dim < spec.dims) {
@@ -434,7 +460,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
         ring->setLineStyle(QCPGraph::lsNone);
         ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(m_theme.selection, 2),
                                               Qt::NoBrush, 14));
-        ring->addData(double(sel.position), double(matrix.at(sel.position, sel.dim)));
+        ring->addData(double(sel.position), double(result.value(sel.position, sel.dim)));
     }
     rect->setRangeDrag(Qt::Horizontal);
     rect->setRangeZoom(Qt::Horizontal);
@@ -451,7 +477,7 @@ QString FigureBuilder::shareReadout(const EncodingResult &result) const
     for (qint64 d : dims)
         dimNames.append(QString::number(d));
     const QList<qint64> shared =
-        sharingPositions(*result.matrix, sel.position, dims, m_state.shareTolerance());
+        sharingPositions(result, sel.position, dims, m_state.shareTolerance());
     QString text = QStringLiteral("Selected p = %1, i = %2 (value %3). ")
                        .arg(sel.position)
                        .arg(sel.dim)
@@ -484,9 +510,11 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
     const qint64 dims = s.dims;
     auto *main = plot->plotLayout();
     auto *group = new QCPMarginGroup(plot);
+    // Each colour bar shares its row's top and bottom margins: as tall as the plots.
     const PhraseSelection sel = m_state.phraseSelection();
     int row = 0;
     for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+        auto *rowGroup = new QCPMarginGroup(plot);
         const PhraseEmbedding &e = result.embedding(mode);
         const auto [mn, mx] = std::minmax_element(e.values.begin(), e.values.end());
         const ColorRange range = colorRangeFor(*mn, *mx);
@@ -502,6 +530,7 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
             auto *rect = new QCPAxisRect(plot, true);
             sub->addElement(1, b, rect);
             rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+            rect->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroup);
             const float *base = e.values.data() + qint64(b) * length * dims;
             QCPColorMap *map = addMatrixMap(rect, length, dims, m_state.colormap(), range,
                                             [&](qint64 r, qint64 c) { return base[r * dims + c]; });
@@ -511,7 +540,13 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
                            double(sel.token) - 0.5, double(dims) - 0.5, double(sel.token) + 0.5,
                            QPen(m_theme.selection, 2));
         }
-        addColorScale(plot, sub, 1, phrases, m_state.colormap(), range, QString());
+        QCPColorScale *scale =
+            addColorScale(plot, sub, 1, phrases, m_state.colormap(), range, QString());
+        scale->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroup);
+        // QCPColorScale sizes itself to its bar plus its tick labels, so rows with narrower
+        // labels ("-1" vs "-0.05") got wider plots and a bar further right, its labels cut at
+        // the figure's edge: reserve the same label room in every row.
+        scale->axis()->axisRect()->setMinimumMargins(QMargins(0, 0, 64, 0));
         sub->setRowStretchFactor(0, 0.01);
         sub->setColumnStretchFactor(phrases, 0.01);
     }
@@ -582,17 +617,20 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     const bool valid =
         sel.phrase >= 0 && sel.phrase < s.phrases.size() && sel.token < s.sequenceLength;
     const int other = otherPhrase();
-    addTitle(plot, main, 0, 0,
-             valid ? QStringLiteral("Cosine similarity of “%1” (%2, token %3) to %4")
-                         .arg(shortText(tokenLabel(result, sel.phrase, sel.token), 24),
-                              s.title(sel.phrase))
-                         .arg(sel.token)
-                         .arg(s.title(other))
-                   : QStringLiteral("Click a token in the grid to compare it with another phrase"),
-             1.5, true);
+    const QString title =
+        valid ? QStringLiteral("Cosine similarity of “%1” (%2, token %3) to %4")
+                    .arg(shortText(tokenLabel(result, sel.phrase, sel.token), 24),
+                         shortText(s.title(sel.phrase), 24))
+                    .arg(sel.token)
+                    .arg(shortText(s.title(other), 24))
+              : QStringLiteral("Click a token in the grid to compare it with another phrase");
+    QCPTextElement *heading = addTitle(plot, main, 0, 0, title, 1.5, true);
+    // Wrapped to the plot's width, so a narrow panel shows the whole title.
+    heading->setText(wrapText(title, heading->font(), qMax(120, plot->width() - 24)));
     auto *rect = new QCPAxisRect(plot, true);
-    main->addElement(1, 0, rect);
+    main->addElement(2, 0, rect);
     main->setRowStretchFactor(0, 0.01);
+    main->setRowStretchFactor(1, 0.01);
     QCPAxis *x = rect->axis(QCPAxis::atBottom);
     QCPAxis *y = rect->axis(QCPAxis::atLeft);
     y->setLabel(QStringLiteral("cosine similarity"));
@@ -610,8 +648,16 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
         auto *group = new QCPBarsGroup(plot);
         group->setSpacing(1);
         int colour = 0;
+        // The legend sits in a row of its own between the title and the plot, centred, one
+        // entry beside the other: inside the plot it covered the bars.
+        auto *legendRow = new QCPLayoutGrid;
+        main->addElement(1, 0, legendRow);
         auto *legend = new QCPLegend;
-        rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
+        legendRow->addElement(0, 0, new QCPLayoutGrid);
+        legendRow->addElement(0, 1, legend);
+        legendRow->addElement(0, 2, new QCPLayoutGrid);
+        legendRow->setColumnStretchFactor(1, 0.01);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         legend->setLayer(QStringLiteral("legend"));
         plot->legend = legend;
         for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
@@ -629,6 +675,7 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
                               cosineSimilarity(v, result.vector(mode, other, q), s.dims));
             bars->addToLegend(legend);
         }
+        legend->setMaximumSize(legend->minimumOuterSizeHint());
     }
     applyPlotTheme(plot, m_theme);
 }

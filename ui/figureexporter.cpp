@@ -3,6 +3,7 @@
 #include "backend.h"
 #include "figurebuilder.h"
 #include "pngencoder.h"
+#include "schemefigures.h"
 
 #include "qcpinclude.h"
 
@@ -11,6 +12,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFontMetricsF>
+#include <QMutex>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QRegularExpression>
@@ -192,7 +194,11 @@ QString figureViewName(FigureView view)
         return QStringLiteral("phrase-difference");
     case FigureView::TokenSimilarity:
         return QStringLiteral("token-similarity");
+    default:
+        break;
     }
+    if (const auto scheme = schemeViewOf(view))
+        return schemeViewName(*scheme);
     return {};
 }
 
@@ -209,14 +215,89 @@ QString figureViewTitle(FigureView view)
         return QStringLiteral("Phrase difference");
     case FigureView::TokenSimilarity:
         return QStringLiteral("Token similarity");
+    default:
+        break;
     }
+    if (const auto scheme = schemeViewOf(view))
+        return SchemeFigures::viewTitle(*scheme);
     return {};
 }
 
 QList<FigureView> allFigureViews()
 {
-    return {FigureView::Heatmap, FigureView::Waves, FigureView::Phrases,
-            FigureView::PhraseDifference, FigureView::TokenSimilarity};
+    QList<FigureView> views{FigureView::Heatmap, FigureView::Waves, FigureView::Phrases,
+                            FigureView::PhraseDifference, FigureView::TokenSimilarity};
+    for (SchemeView view : allSchemeViews())
+        views.append(figureViewOf(view));
+    return views;
+}
+
+std::optional<SchemeView> schemeViewOf(FigureView view)
+{
+    const int index = int(view) - int(FigureView::Spectrum);
+    if (index < 0 || index >= int(allSchemeViews().size()))
+        return std::nullopt;
+    return allSchemeViews().at(index);
+}
+
+FigureView figureViewOf(SchemeView view)
+{
+    return FigureView(int(FigureView::Spectrum) + int(allSchemeViews().indexOf(view)));
+}
+
+bool viewNeedsSchemes(FigureView view)
+{
+    return schemeViewOf(view).has_value();
+}
+
+namespace {
+QMutex schemeCacheMutex;
+std::shared_ptr<const SchemeResult> schemeCache;
+
+QList<SchemeView> schemeViewsIn(const QList<FigureView> &views)
+{
+    QList<SchemeView> out;
+    for (FigureView view : views)
+        if (const auto scheme = schemeViewOf(view))
+            out.append(*scheme);
+    return out;
+}
+} // namespace
+
+void publishSchemeResult(std::shared_ptr<const SchemeResult> result)
+{
+    const QMutexLocker lock(&schemeCacheMutex);
+    schemeCache = std::move(result);
+}
+
+std::shared_ptr<const SchemeResult> schemeResultFor(const ExplorerState &state,
+                                                    const QList<SchemeView> &views,
+                                                    QString *error)
+{
+    const SchemeInputs inputs{state.spec(), state.schemeSettings()};
+    {
+        const QMutexLocker lock(&schemeCacheMutex);
+        if (schemeCache && schemeResultMatches(*schemeCache, inputs, views))
+            return schemeCache;
+    }
+    auto result = std::make_shared<SchemeResult>();
+    if (!computeSchemeData(inputs, views, result.get(), error))
+        return nullptr;
+    publishSchemeResult(result);
+    return result;
+}
+
+bool ensureSchemeData(const ExplorerState &state, const QList<FigureView> &views,
+                      FigureData *data, QString *error)
+{
+    const QList<SchemeView> schemes = schemeViewsIn(views);
+    if (schemes.isEmpty())
+        return true;
+    const SchemeInputs inputs{state.spec(), state.schemeSettings()};
+    if (data->schemes && schemeResultMatches(*data->schemes, inputs, schemes))
+        return true;
+    data->schemes = schemeResultFor(state, schemes, error);
+    return data->schemes != nullptr;
 }
 
 std::optional<QList<FigureView>> parseFigureViews(const QString &text, QString *error)
@@ -263,7 +344,8 @@ bool viewNeedsEncoding(FigureView view)
 
 bool viewNeedsPhrases(FigureView view)
 {
-    return !viewNeedsEncoding(view);
+    return view == FigureView::Phrases || view == FigureView::PhraseDifference ||
+           view == FigureView::TokenSimilarity;
 }
 
 QString figureFormatName(FigureFormat format)
@@ -337,6 +419,12 @@ bool figureDataMatches(const ExplorerState &state, const QList<FigureView> &view
         return false;
     if (phrases && (!data.phrases || data.phrases->settings != state.phraseSettings()))
         return false;
+    const QList<SchemeView> schemes = schemeViewsIn(views);
+    if (!schemes.isEmpty() &&
+        (!data.schemes ||
+         !schemeResultMatches(*data.schemes,
+                              SchemeInputs{state.spec(), state.schemeSettings()}, schemes)))
+        return false;
     return true;
 }
 
@@ -364,7 +452,7 @@ bool computeFigureData(const ExplorerState &state, const QList<FigureView> &view
             return false;
         data->phrases = result;
     }
-    return true;
+    return ensureSchemeData(state, views, data, error);
 }
 
 QString figureCaption(const ExplorerState &state, const QList<FigureView> &views)
@@ -412,6 +500,21 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
                          .arg(p.dims)
                          .arg(p.seed));
     }
+    if (std::any_of(views.begin(), views.end(), viewNeedsSchemes)) {
+        const SchemeSettings &k = state.schemeSettings();
+        const EncodingSpec a = ropeSpecA(state.spec());
+        QStringList scheme{QStringLiteral("A: RoPE %1, %2 dims").arg(ropeConfigLabel(a)).arg(a.dims)};
+        if (views.contains(FigureView::Spectrum) || views.contains(FigureView::Decay) ||
+            views.contains(FigureView::Compare))
+            scheme.append(QStringLiteral("B: RoPE ") + ropeConfigLabel(ropeSpecB(state.spec(), k)));
+        if (views.contains(FigureView::Alibi))
+            scheme.append(QStringLiteral("ALiBi %1 heads").arg(k.alibiHeads));
+        if (views.contains(FigureView::T5))
+            scheme.append(QStringLiteral("T5 %1 buckets, max distance %2")
+                              .arg(k.t5.buckets)
+                              .arg(k.t5.maxDistance));
+        parts.append(scheme.join(QStringLiteral(", ")));
+    }
     return parts.join(QStringLiteral("; "));
 }
 
@@ -442,6 +545,9 @@ QString FigureExporter::check() const
             return QStringLiteral("the %1 view has no encoding to show").arg(figureViewName(view));
         if (viewNeedsPhrases(view) && !m_data.phrases)
             return QStringLiteral("the %1 view has no phrases to show").arg(figureViewName(view));
+        if (viewNeedsSchemes(view) && !m_data.schemes)
+            return QStringLiteral("the %1 view has nothing computed to show")
+                .arg(figureViewName(view));
         if (view == FigureView::PhraseDifference && m_data.phrases->settings.phrases.size() < 2)
             return QStringLiteral("the phrase-difference view needs at least two phrases");
     }
@@ -531,6 +637,10 @@ bool FigureExporter::paint(QCPPainter *painter, Target target, QString *error) c
             break;
         case FigureView::TokenSimilarity:
             builder.buildTokenSimilarity(plot.get(), *m_data.phrases);
+            break;
+        default:
+            if (const auto scheme = schemeViewOf(m_options.views[i]))
+                SchemeFigures(m_state, theme).build(*scheme, plot.get(), *m_data.schemes);
             break;
         }
         plot->layoutAt(width, y1 - y0);

@@ -6,6 +6,7 @@
 #include "computejobs.h"
 #include "explorerstate.h"
 #include "plottheme.h"
+#include "schemedata.h"
 
 #include <QByteArray>
 #include <QImage>
@@ -24,7 +25,21 @@ class Backend;
 
 // Every figure the builders offer; several may be stacked top to bottom ("waves+heatmap" is
 // Fig 16-9).
-enum class FigureView { Heatmap, Waves, Phrases, PhraseDifference, TokenSimilarity };
+enum class FigureView {
+    Heatmap,
+    Waves,
+    Phrases,
+    PhraseDifference,
+    TokenSimilarity,
+    // The Schemes page (schemefigures.h), in SchemeView's order.
+    Spectrum,
+    Rotation,
+    Decay,
+    Similarity,
+    Alibi,
+    T5,
+    Compare
+};
 
 QString figureViewName(FigureView view);  // "heatmap", "waves", "phrases", ...
 QString figureViewTitle(FigureView view); // "Heatmap", "Waves", "Random vs fixed phrases", ...
@@ -34,6 +49,10 @@ std::optional<QList<FigureView>> parseFigureViews(const QString &text, QString *
 QString figureViewsName(const QList<FigureView> &views); // the inverse of parseFigureViews
 bool viewNeedsEncoding(FigureView view);
 bool viewNeedsPhrases(FigureView view);
+bool viewNeedsSchemes(FigureView view);
+// The Schemes page view a figure view shows, nullopt for the other pages' views.
+std::optional<SchemeView> schemeViewOf(FigureView view);
+FigureView figureViewOf(SchemeView view);
 
 enum class FigureFormat { Png, Svg, Pdf };
 QString figureFormatName(FigureFormat format); // "png", "svg", "pdf"
@@ -76,7 +95,18 @@ struct FigureData
 {
     std::shared_ptr<const EncodingResult> encoding;
     std::shared_ptr<const PhraseResult> phrases;
+    std::shared_ptr<const SchemeResult> schemes;
 };
+
+// The Schemes page's result for the state's parameters: the last one the window computed when
+// it matches (publishSchemeResult), else computed here on the calling thread. Null with *error.
+std::shared_ptr<const SchemeResult> schemeResultFor(const ExplorerState &state,
+                                                    const QList<SchemeView> &views,
+                                                    QString *error);
+void publishSchemeResult(std::shared_ptr<const SchemeResult> result);
+// Fills data->schemes when `views` need it (the window's export paths); false with *error.
+bool ensureSchemeData(const ExplorerState &state, const QList<FigureView> &views,
+                      FigureData *data, QString *error);
 
 // Computes what `views` need from `state` on the calling thread (the CLI, or the window when its
 // scheduler's results are stale).

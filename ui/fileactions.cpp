@@ -1,6 +1,7 @@
 #include "fileactions.h"
 
 #include "computescheduler.h"
+#include "schemepage.h"
 #include "exportdialog.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
@@ -210,6 +211,8 @@ bool FileActions::saveSession(const QString &path, QString *error)
 
 QList<FigureView> FileActions::currentViews() const
 {
+    if (m_window->state()->page() == Page::Schemes)
+        return {figureViewOf(m_window->state()->schemeSettings().view)};
     if (m_window->state()->page() == Page::Phrases)
         return {FigureView::Phrases};
     return {FigureView::Waves, FigureView::Heatmap};
@@ -217,6 +220,8 @@ QList<FigureView> FileActions::currentViews() const
 
 QSize FileActions::currentViewSize() const
 {
+    if (m_window->state()->page() == Page::Schemes)
+        return m_window->schemePage()->currentPlot()->size();
     if (m_window->state()->page() == Page::Phrases)
         return m_window->phraseView()->gridPlot()->size();
     const QSize waves = m_window->wavesView()->plot()->size();
@@ -229,6 +234,7 @@ FigureData FileActions::currentData() const
     FigureData data;
     data.encoding = m_window->scheduler()->encoding();
     data.phrases = m_window->scheduler()->phrases();
+    data.schemes = m_window->schemePage()->result();
     return data;
 }
 

@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "backendnotice.h"
 #include "computescheduler.h"
 #include "fileactions.h"
 #include "heatmapview.h"
@@ -7,6 +8,7 @@
 #include "phraseview.h"
 #include "plottheme.h"
 #include "presets.h"
+#include "schemepage.h"
 #include "wavesview.h"
 
 #include <QAction>
@@ -36,6 +38,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
       m_waves(new WavesView(m_state, m_scheduler, this)),
       m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
       m_phrases(new PhraseView(m_state, m_scheduler, this)),
+      m_schemes(new SchemePage(m_state, this)),
       m_encodingSplitter(new QSplitter(Qt::Horizontal, this)),
       m_plotSplitter(new QSplitter(Qt::Vertical, this)), m_computeLabel(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_cancel(new QToolButton(this)),
@@ -62,8 +65,12 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     m_pages->setObjectName(QStringLiteral("pages"));
     m_pages->addTab(m_encodingSplitter, tr("&Encoding"));
     m_pages->addTab(m_phrases, tr("P&hrases"));
+    m_pages->addTab(m_schemes, tr("&Schemes"));
     m_pages->setTabToolTip(0, tr("The encoding matrix: waves and heatmap (Ctrl+1)"));
     m_pages->setTabToolTip(1, tr("Random vs fixed embeddings of phrases (Ctrl+2)"));
+    m_pages->setTabToolTip(
+        2, tr("RoPE spectra, rotation and decay, position similarity, ALiBi and T5 biases, "
+              "compare two configurations (Ctrl+3)"));
     setCentralWidget(m_pages);
 
     m_computeLabel->setObjectName(QStringLiteral("computeInfo"));
@@ -82,13 +89,16 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
 
     createActions();
     FileActions::install(this); // sessions, figure and data export (File menu)
+    BackendNoticeIndicator::install(this, m_scheduler); // GPU fallback warning
 
     connect(m_pages, &QTabWidget::currentChanged, this, [this](int index) {
-        m_state->setPage(index == 1 ? Page::Phrases : Page::Encoding);
+        m_state->setPage(index == 2   ? Page::Schemes
+                         : index == 1 ? Page::Phrases
+                                      : Page::Encoding);
         updateComputeInfo();
     });
     connect(m_state, &ExplorerState::pageChanged, this,
-            [this] { m_pages->setCurrentIndex(m_state->page() == Page::Phrases ? 1 : 0); });
+            [this] { m_pages->setCurrentIndex(int(m_state->page())); });
     connect(m_state, &ExplorerState::themeChanged, this, &MainWindow::applyTheme);
     connect(m_scheduler, &ComputeScheduler::encodingReady, this,
             [this](std::shared_ptr<const EncodingResult> r) {
@@ -98,6 +108,21 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
                                      .arg(r->backendId)
                                      .arg(r->totalMs, 0, 'f', 1);
                 m_computeLabel->setToolTip(r->backendDescription);
+                updateComputeInfo();
+            });
+    // A sampled viewport (pan, zoom) is a new view: say who computed it and how fast.
+    connect(m_scheduler, &ComputeScheduler::gridReady, this,
+            [this](std::shared_ptr<const HeatmapGrid> g) {
+                const auto r = m_scheduler->encoding();
+                if (!g->sampled || !r)
+                    return;
+                m_encodingInfo = tr("%1 × %2, %3 × %4 px sampled on %5 in %6 ms")
+                                     .arg(r->spec.positions)
+                                     .arg(r->spec.dims)
+                                     .arg(g->cols)
+                                     .arg(g->rows)
+                                     .arg(g->backendId)
+                                     .arg(g->computeMs, 0, 'f', 1);
                 updateComputeInfo();
             });
     connect(m_heatmap, &HeatmapView::rendered, this, [this](double ms) {
@@ -131,12 +156,16 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
         if (isSettled())
             emit settled();
     });
+    connect(m_schemes, &SchemePage::updated, this, [this] {
+        if (isSettled())
+            emit settled();
+    });
 
     resize(1400, 900);
     if (m_options.persistent)
         restoreSettings();
     applyTheme();
-    m_pages->setCurrentIndex(m_state->page() == Page::Phrases ? 1 : 0);
+    m_pages->setCurrentIndex(int(m_state->page()));
 }
 
 MainWindow::~MainWindow() = default;
@@ -155,6 +184,9 @@ void MainWindow::createActions()
     QAction *phrasePage =
         view->addAction(tr("&Phrases page"), this, [this] { m_state->setPage(Page::Phrases); });
     phrasePage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    QAction *schemesPage =
+        view->addAction(tr("&Schemes page"), this, [this] { m_state->setPage(Page::Schemes); });
+    schemesPage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
     view->addSeparator();
     QAction *transpose = view->addAction(tr("&Transpose heatmap"));
     transpose->setObjectName(QStringLiteral("transposeAction"));
@@ -276,7 +308,8 @@ bool MainWindow::isSettled() const
 {
     const bool encodingDone = m_scheduler->encoding() || !m_scheduler->encodingError().isEmpty();
     const bool phrasesDone = m_scheduler->phrases() || !m_scheduler->phrasesError().isEmpty();
-    return m_scheduler->isIdle() && encodingDone && phrasesDone && m_waves->isUpToDate();
+    return m_scheduler->isIdle() && encodingDone && phrasesDone && m_waves->isUpToDate() &&
+           (m_state->page() != Page::Schemes || m_schemes->isUpToDate());
 }
 
 QString MainWindow::computeInfo() const

@@ -23,6 +23,7 @@ class ComputeScheduler;
 class HeatmapView;
 class ParameterPanel;
 class PhraseView;
+class SchemePage;
 class WavesView;
 
 struct MainWindowOptions
@@ -46,6 +47,7 @@ public:
     HeatmapView *heatmapView() const { return m_heatmap; }
     WavesView *wavesView() const { return m_waves; }
     PhraseView *phraseView() const { return m_phrases; }
+    SchemePage *schemePage() const { return m_schemes; }
     QTabWidget *pages() const { return m_pages; }
     QString computeInfo() const;
 
@@ -76,6 +78,7 @@ private:
     WavesView *m_waves;
     HeatmapView *m_heatmap;
     PhraseView *m_phrases;
+    SchemePage *m_schemes;
     QSplitter *m_encodingSplitter;
     QSplitter *m_plotSplitter;
     QLabel *m_computeLabel;

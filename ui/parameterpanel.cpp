@@ -2,6 +2,7 @@
 
 #include "computejobs.h"
 #include "fieldmarks.h"
+#include "ropeeditor.h"
 #include "stepedit.h"
 
 #include <QCheckBox>
@@ -111,7 +112,9 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
     : QWidget(parent), m_state(state), m_scheme(new QComboBox(this)),
       m_positions(new StepEdit(this)), m_positionsSlider(new QSlider(Qt::Horizontal, this)),
       m_dims(new StepEdit(this)), m_dimsSlider(new QSlider(Qt::Horizontal, this)),
-      m_base(new QLineEdit(this)), m_seed(new QLineEdit(this)), m_colormap(new QComboBox(this)),
+      m_base(new QLineEdit(this)), m_seed(new QLineEdit(this)),
+      m_basePreset(new QComboBox(this)), m_ropeBox(nullptr),
+      m_rope(new RopeEditor(QStringLiteral("rope"), this)), m_colormap(new QComboBox(this)),
       m_transpose(new QCheckBox(tr("&Transpose (dims on the y axis)"), this)),
       m_dimLimit(new StepEdit(this)), m_waveDims(new QLineEdit(this)),
       m_markers(new QLineEdit(this)), m_crosses(new QLineEdit(this)),
@@ -123,9 +126,18 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
     m_scheme->addItem(tr("Sinusoidal, interleaved"), QStringLiteral("interleaved"));
     m_scheme->addItem(tr("Sinusoidal, split [sin | cos]"), QStringLiteral("split"));
     m_scheme->addItem(tr("Learned (random)"), QStringLiteral("learned"));
+    m_scheme->addItem(tr("RoPE (rotary)"), QStringLiteral("rope"));
     m_scheme->setToolTip(tr("Interleaved: even columns sin, odd cos (Vaswani, every seed).\n"
                             "Split: sin half then cos half (tensor2tensor).\n"
-                            "Learned: Keras Embedding's default init, uniform in [-0.05, 0.05)."));
+                            "Learned: Keras Embedding's default init, uniform in [-0.05, 0.05).\n"
+                            "RoPE: the cos/sin table of rotary embeddings (Su et al.), with "
+                            "Hugging Face's scaling rules."));
+    m_basePreset->setObjectName(QStringLiteral("basePreset"));
+    m_basePreset->addItem(tr("Base preset…"), 0.0);
+    m_basePreset->addItem(tr("10,000 (Llama 2)"), 10000.0);
+    m_basePreset->addItem(tr("500,000 (Llama 3)"), 500000.0);
+    m_basePreset->addItem(tr("1,000,000 (Qwen 2.5)"), 1000000.0);
+    m_basePreset->setToolTip(tr("Set the base (rope_theta) of a published model"));
     m_positions->setObjectName(QStringLiteral("positions"));
     m_positions->setMinimumValue(1);
     m_positions->setToolTip(
@@ -145,7 +157,8 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
         tr("Drag to change the dimension (1 to %1; type larger values in the field)")
             .arg(dimsSliderMax));
     m_base->setObjectName(QStringLiteral("base"));
-    m_base->setToolTip(tr("Sinusoid base: angle = p / base^(2i/d); greater than 1, at most 1e12"));
+    m_base->setToolTip(tr("Sinusoid or RoPE base (rope_theta): angle = p / base^(2i/d); greater "
+                          "than 1, at most 1e12"));
     m_seed->setObjectName(QStringLiteral("seed"));
     m_seed->setToolTip(tr("Seed of the learned scheme's random table"));
     m_colormap->setObjectName(QStringLiteral("colormap"));
@@ -187,8 +200,16 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
     form->addRow(tr("&Dims"), m_dims);
     form->addRow(QString(), m_dimsSlider);
     form->addRow(tr("&Base"), m_base);
+    form->addRow(QString(), m_basePreset);
     form->addRow(tr("S&eed"), m_seed);
     layout->addWidget(encoding);
+
+    auto *ropeBox = new QGroupBox(tr("RoPE"), this);
+    ropeBox->setObjectName(QStringLiteral("ropeBox"));
+    auto *ropeLayout = new QVBoxLayout(ropeBox);
+    ropeLayout->addWidget(m_rope);
+    m_ropeBox = ropeBox;
+    layout->addWidget(ropeBox);
 
     auto *heatmap = new QGroupBox(tr("Heatmap"), this);
     auto *heatmapForm = new QFormLayout(heatmap);
@@ -226,6 +247,8 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
     });
     connect(m_base, &QLineEdit::textEdited, this, [this] { apply(Field::Base); });
     connect(m_seed, &QLineEdit::textEdited, this, [this] { apply(Field::Seed); });
+    connect(m_basePreset, &QComboBox::activated, this, [this] { apply(Field::BasePreset); });
+    connect(m_rope, &RopeEditor::edited, this, [this] { apply(Field::Rope); });
     connect(m_colormap, &QComboBox::activated, this, [this] {
         if (auto map = parseColormap(m_colormap->currentData().toString()))
             m_state->setColormap(*map);
@@ -267,8 +290,10 @@ void ParameterPanel::apply(Field field)
     switch (field) {
     case Field::Scheme: {
         const QString id = m_scheme->currentData().toString();
-        spec.scheme = id == QLatin1String("learned") ? Scheme::Learned : Scheme::Sinusoidal;
-        if (id != QLatin1String("learned"))
+        spec.scheme = id == QLatin1String("learned") ? Scheme::Learned
+                      : id == QLatin1String("rope")  ? Scheme::Rope
+                                                     : Scheme::Sinusoidal;
+        if (spec.scheme == Scheme::Sinusoidal)
             spec.layout = id == QLatin1String("split") ? Layout::Split : Layout::Interleaved;
         applySpec(m_scheme, spec);
         return;
@@ -298,6 +323,24 @@ void ParameterPanel::apply(Field field)
                                         .arg(m_seed->text().trimmed()));
         spec.seed = seed;
         return applySpec(m_seed, spec);
+    }
+    case Field::BasePreset: {
+        const double base = m_basePreset->currentData().toDouble();
+        m_basePreset->setCurrentIndex(0);
+        if (base <= 0)
+            return;
+        spec.base = base;
+        m_base->setText(QString::number(base, 'g', 12));
+        return applySpec(m_base, spec);
+    }
+    case Field::Rope: {
+        QWidget *bad = nullptr;
+        if (!m_rope->read(&spec.rope, &error, &bad))
+            return setError(bad, error);
+        for (QWidget *f : m_rope->fields())
+            clearError(f);
+        // Range problems (factor <= 0, ...) are the spec's; they mark the scaling box.
+        return applySpec(m_rope->fields().at(1), spec);
     }
     case Field::DimLimit:
         if (!parseIntegerField(m_dimLimit->text(), tr("first N dims"), &integer, &error) ||
@@ -397,9 +440,10 @@ void ParameterPanel::refresh()
     };
     {
         const QSignalBlocker block(m_scheme);
-        m_scheme->setCurrentIndex(spec.scheme == Scheme::Learned ? 2
-                                  : spec.layout == Layout::Split ? 1
-                                                                 : 0);
+        m_scheme->setCurrentIndex(spec.scheme == Scheme::Rope      ? 3
+                                  : spec.scheme == Scheme::Learned ? 2
+                                  : spec.layout == Layout::Split   ? 1
+                                                                   : 0);
     }
     // Fields whose text already means the state's value keep it ("1e4" is not rewritten).
     auto syncInteger = [&](QLineEdit *edit, qint64 value) {
@@ -420,7 +464,17 @@ void ParameterPanel::refresh()
     if (m_seed->text().trimmed().toULongLong(&ok) != spec.seed || !ok)
         sync(m_seed, QString::number(spec.seed));
     m_seed->setEnabled(spec.scheme == Scheme::Learned);
-    m_base->setEnabled(spec.scheme == Scheme::Sinusoidal);
+    m_base->setEnabled(spec.scheme != Scheme::Learned);
+    m_basePreset->setEnabled(spec.scheme != Scheme::Learned);
+    m_ropeBox->setVisible(spec.scheme == Scheme::Rope);
+    {
+        QList<QWidget *> keep;
+        for (QWidget *f : m_rope->fields())
+            if (m_errors.contains(f))
+                keep.append(f);
+        const QSignalBlocker block(m_rope);
+        m_rope->setParameters(spec.rope, keep);
+    }
     {
         const QSignalBlocker block(m_colormap);
         m_colormap->setCurrentIndex(int(allColormaps().indexOf(m_state->colormap())));

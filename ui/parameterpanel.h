@@ -16,6 +16,7 @@ class QSlider;
 
 namespace pe {
 
+class RopeEditor;
 class StepEdit;
 
 class ParameterPanel : public QWidget
@@ -40,7 +41,9 @@ private:
         Crosses,
         Tolerance,
         SelPosition,
-        SelDim
+        SelDim,
+        BasePreset,
+        Rope
     };
     void apply(Field field);
     void applySpec(QWidget *field, const EncodingSpec &spec);
@@ -57,6 +60,9 @@ private:
     QSlider *m_dimsSlider;
     QLineEdit *m_base;
     QLineEdit *m_seed;
+    QComboBox *m_basePreset;
+    QWidget *m_ropeBox;
+    RopeEditor *m_rope;
     QComboBox *m_colormap;
     QCheckBox *m_transpose;
     StepEdit *m_dimLimit;

@@ -1,5 +1,8 @@
 #include "presets.h"
 
+#include "ropepresets.h"
+#include "schemesettings.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -25,6 +28,33 @@ QList<Preset> presets()
         preset.state = json.value(QStringLiteral("state")).toObject();
         if (!preset.id.isEmpty())
             list.append(preset);
+    }
+    // The published RoPE configurations (core/ropepresets), on the Schemes page's spectrum with
+    // the same model unscaled as configuration B.
+    for (const RopePreset &rope : ropePresets()) {
+        Preset preset;
+        preset.id = rope.id;
+        preset.name = rope.label;
+        preset.description =
+            QStringLiteral("%1: RoPE over %2-dim heads, %3 positions; the spectrum against the "
+                           "unscaled base")
+                .arg(rope.label)
+                .arg(rope.headDim)
+                .arg(rope.context);
+        SchemeSettings schemes;
+        schemes.compareBase = rope.base;
+        schemes.compareRope.pairing = rope.rope.pairing;
+        preset.state = QJsonObject{
+            {QStringLiteral("page"), QStringLiteral("schemes")},
+            {QStringLiteral("spec"),
+             QJsonObject{{QStringLiteral("scheme"), QStringLiteral("rope")},
+                         {QStringLiteral("positions"), 1024},
+                         {QStringLiteral("dims"), rope.headDim},
+                         {QStringLiteral("base"), rope.base},
+                         {QStringLiteral("rope"), ropeParametersToJson(rope.rope)}}},
+            {QStringLiteral("schemes"), schemes.toJson()},
+        };
+        list.append(preset);
     }
     std::sort(list.begin(), list.end(),
               [](const Preset &a, const Preset &b) { return a.id < b.id; });

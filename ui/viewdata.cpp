@@ -26,6 +26,12 @@ bool collect(const ExplorerState &state, const FigureData &data, FigureView view
         *error = QStringLiteral("the %1 view has no phrases to export").arg(figureViewName(view));
         return false;
     }
+    if (viewNeedsSchemes(view)) {
+        *error = QStringLiteral("the %1 view has no data export; export it as a figure, or use "
+                                "`pescope data --scheme rope|alibi|t5`")
+                     .arg(figureViewName(view));
+        return false;
+    }
     switch (view) {
     case FigureView::Heatmap: {
         const Matrix &m = *data.encoding->matrix;
@@ -103,6 +109,8 @@ bool collect(const ExplorerState &state, const FigureData &data, FigureView view
         }
         return true;
     }
+    default:
+        break;
     }
     return false;
 }
@@ -123,6 +131,8 @@ QString viewDataDescription(const ExplorerState &state, FigureView view)
         return QStringLiteral("2 x sequence length x dims float32: B - A (random, fixed)");
     case FigureView::TokenSimilarity:
         return QStringLiteral("2 x sequence length float32 cosines (random, fixed)");
+    default:
+        break;
     }
     return {};
 }

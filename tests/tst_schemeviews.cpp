@@ -1,0 +1,433 @@
+// The Schemes page (issue 6): each view builds a non-blank figure whose numbers match
+// independent float64 formulas (RoPE wavelengths and Llama 3 scaling, the RoFormer decay, the
+// rotation, sinusoidal cosine similarity, ALiBi bias, T5 buckets); `pescope export --view NAME`
+// writes each; RoPE sessions keep their scaling; bad input in the new controls is refused.
+#include "testutil.h"
+
+#include "figureexporter.h"
+#include "mainwindow.h"
+#include "parameterpanel.h"
+#include "presets.h"
+#include "schemefigures.h"
+#include "schemepage.h"
+#include "sessionfile.h"
+
+#include "qcpinclude.h"
+
+#include <QApplication>
+#include <QImage>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QTemporaryDir>
+
+#include <cmath>
+#include <numbers>
+#include <set>
+#include <tuple>
+
+using namespace pe;
+using namespace pe::test;
+
+namespace {
+
+constexpr double pi = std::numbers::pi;
+
+double plainTheta(double base, qint64 i, qint64 dims)
+{
+    return std::pow(base, -2.0 * double(i) / double(dims));
+}
+
+// transformers' _compute_llama3_parameters, per frequency.
+double llama3Theta(double base, qint64 i, qint64 dims, double factor, double low, double high,
+                   double original)
+{
+    const double freq = plainTheta(base, i, dims);
+    const double wavelen = 2.0 * pi / freq;
+    const double lowWavelen = original / low;
+    const double highWavelen = original / high;
+    if (wavelen < highWavelen)
+        return freq;
+    if (wavelen > lowWavelen)
+        return freq / factor;
+    const double smooth = (original / wavelen - low) / (high - low);
+    return (1.0 - smooth) * freq / factor + smooth * freq;
+}
+
+// transformers' T5Attention._relative_position_bucket for one relative position.
+int t5Bucket(qint64 relative, bool bidirectional, int buckets, double maxDistance)
+{
+    int ret = 0;
+    int n = buckets;
+    if (bidirectional) {
+        n /= 2;
+        if (relative > 0)
+            ret += n;
+        relative = std::llabs(relative);
+    } else {
+        relative = -std::min<qint64>(relative, 0);
+    }
+    const int maxExact = n / 2;
+    if (relative < maxExact)
+        return ret + int(relative);
+    const int large = maxExact + int(std::log(double(relative) / maxExact) /
+                                     std::log(maxDistance / maxExact) * (n - maxExact));
+    return ret + std::min(large, n - 1);
+}
+
+// Distinct colours in the plot's rendering: a blank or one-colour plot has very few.
+int colourCount(QCustomPlot *plot)
+{
+    const QImage image = plot->toPixmap(640, 480).toImage();
+    std::set<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+QCPGraph *graphNamed(QCustomPlot *plot, const QString &name)
+{
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto *g = qobject_cast<QCPGraph *>(plot->plottable(i)); g && g->name() == name)
+            return g;
+    return nullptr;
+}
+
+QList<QCPColorMap *> colorMaps(QCustomPlot *plot)
+{
+    QList<QCPColorMap *> maps;
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto *m = qobject_cast<QCPColorMap *>(plot->plottable(i)))
+            maps.append(m);
+    return maps;
+}
+
+// The map's cell at (key column j, query row i): cells are centred on integer coordinates.
+double cellAt(QCPColorMap *map, qint64 row, qint64 col)
+{
+    return map->data()->data(double(col), double(row));
+}
+
+} // namespace
+
+class TestSchemeViews : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    std::shared_ptr<const SchemeResult> compute(const ExplorerState &state, SchemeView view)
+    {
+        QString error;
+        auto result = schemeResultFor(state, {view}, &error);
+        if (!result)
+            qWarning() << error;
+        return result;
+    }
+
+    void applyOrFail(ExplorerState &state, const char *json)
+    {
+        QString error;
+        QVERIFY2(state.applyJson(QJsonDocument::fromJson(json).object(), &error),
+                 qPrintable(error));
+    }
+
+private slots:
+    void spectrumWavelengths()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY2(applyPreset(state, QStringLiteral("rope-llama31-vs-yarn"), &error),
+                 qPrintable(error));
+        const auto result = compute(state, SchemeView::Spectrum);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildSpectrum(&plot, *result);
+        QVERIFY(colourCount(&plot) > 20);
+        QCPGraph *plain = graphNamed(&plot, QStringLiteral("unscaled, base 500,000"));
+        QCPGraph *scaled =
+            graphNamed(&plot, QStringLiteral("A: base 500,000, llama3 s = 8 from 8,192"));
+        QVERIFY(plain);
+        QVERIFY(scaled);
+        QVERIFY(graphNamed(&plot, QStringLiteral("B: base 500,000, yarn s = 8 from 8,192")));
+        QCOMPARE(plain->data()->size(), 64);
+        for (qint64 i : {0, 1, 20, 40, 45, 50, 63}) {
+            const double expectedPlain = 2.0 * pi / plainTheta(500000.0, i, 128);
+            PE_COMPARE_NEAR(plain->data()->at(int(i))->value, expectedPlain, 1e-9 * expectedPlain);
+            const double expectedScaled =
+                2.0 * pi / llama3Theta(500000.0, i, 128, 8.0, 1.0, 4.0, 8192.0);
+            PE_COMPARE_NEAR(scaled->data()->at(int(i))->value, expectedScaled,
+                            1e-9 * expectedScaled);
+        }
+        // The original context is marked by a horizontal line at 8192 tokens.
+        bool marked = false;
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto *line = qobject_cast<QCPItemStraightLine *>(plot.item(i)))
+                marked |=
+                    line->point1->coords().y() == 8192.0 && line->point2->coords().y() == 8192.0;
+        QVERIFY(marked);
+    }
+
+    void decayMatchesRoformer()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY2(applyPreset(state, QStringLiteral("rope-decay"), &error), qPrintable(error));
+        const auto result = compute(state, SchemeView::Decay);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildDecay(&plot, *result);
+        QVERIFY(colourCount(&plot) > 20);
+        QCPGraph *a = graphNamed(&plot, QStringLiteral("A: base 10,000"));
+        QVERIFY(a);
+        QVERIFY(graphNamed(&plot, QStringLiteral("base 1,000,000")));
+        QCOMPARE(a->data()->size(), 4097);
+        for (int distance : {0, 1, 10, 100, 1000, 4096}) {
+            double sum = 0;
+            for (int i = 0; i < 64; ++i)
+                sum += std::cos(distance * plainTheta(10000.0, i, 128));
+            const double expected = sum / 64.0; // (2 sum cos) / d, all dims rotated
+            PE_COMPARE_NEAR(a->data()->at(distance)->value, expected, 1e-12);
+        }
+        PE_COMPARE_NEAR(a->data()->at(0)->value, 1.0, 1e-12);
+    }
+
+    void rotationVector()
+    {
+        ExplorerState state;
+        applyOrFail(state, R"({"spec": {"scheme": "rope", "positions": 64, "dims": 64,
+            "base": 10000}, "schemes": {"view": "rotation", "rotationPair": 3,
+            "rotationPosition": 17}})");
+        const auto result = compute(state, SchemeView::Rotation);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildRotation(&plot, *result);
+        QVERIFY(colourCount(&plot) > 20);
+        const QList<qint64> pairs = SchemeFigures::rotationPairs(3, 32);
+        QCOMPARE(pairs.size(), 4);
+        QVERIFY(pairs.contains(3));
+        int arrows = 0;
+        bool found = false;
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto *arrow = qobject_cast<QCPItemLine *>(plot.item(i))) {
+                ++arrows;
+                const double angle = 17.0 * plainTheta(10000.0, 3, 64);
+                if (std::abs(arrow->end->coords().x() - std::cos(angle)) < 1e-12 &&
+                    std::abs(arrow->end->coords().y() - std::sin(angle)) < 1e-12)
+                    found = true;
+            }
+        QCOMPARE(arrows, 4);
+        QVERIFY(found);
+    }
+
+    void similarityOfSinusoid()
+    {
+        ExplorerState state;
+        applyOrFail(state, R"({"spec": {"scheme": "sinusoidal", "positions": 200, "dims": 64,
+            "base": 10000}, "schemes": {"view": "similarity", "squarePositions": 96}})");
+        const auto result = compute(state, SchemeView::Similarity);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildSimilarity(&plot, *result);
+        QVERIFY(colourCount(&plot) > 20);
+        const QList<QCPColorMap *> maps = colorMaps(&plot);
+        QCOMPARE(maps.size(), 1);
+        // Interleaved sin/cos pairs: PE(p)·PE(q) = sum_i cos((p - q) w_i), |PE|^2 = d / 2.
+        for (auto [p, q] : {std::pair{0, 0}, std::pair{5, 40}, std::pair{90, 3}}) {
+            double dot = 0;
+            for (int i = 0; i < 32; ++i)
+                dot += std::cos(double(p - q) * plainTheta(10000.0, i, 64));
+            PE_COMPARE_NEAR(cellAt(maps[0], p, q), dot / 32.0, 1e-5);
+        }
+    }
+
+    void alibiBiasCells()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY2(applyPreset(state, QStringLiteral("alibi-bias"), &error), qPrintable(error));
+        SchemeSettings s = state.schemeSettings();
+        s.alibiHead = 2; // m = 2^-3 for 8 heads
+        QVERIFY(state.setSchemeSettings(s, &error));
+        const auto result = compute(state, SchemeView::Alibi);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildAlibi(&plot, *result);
+        QVERIFY(colourCount(&plot) > 20);
+        QCPColorMap *map = colorMaps(&plot).value(0);
+        QVERIFY(map);
+        PE_COMPARE_NEAR(cellAt(map, 40, 9), -std::pow(2.0, -3.0) * 31.0, 1e-6);
+        PE_COMPARE_NEAR(cellAt(map, 5, 5), 0.0, 1e-12);
+        QVERIFY(std::isnan(cellAt(map, 9, 40))); // causal: keys after the query are masked
+        s.alibiCausal = false;
+        QVERIFY(state.setSchemeSettings(s, &error));
+        const auto open = compute(state, SchemeView::Alibi);
+        SchemeFigures(state, plotTheme(Theme::Light)).buildAlibi(&plot, *open);
+        PE_COMPARE_NEAR(cellAt(colorMaps(&plot).value(0), 9, 40), -std::pow(2.0, -3.0) * 31.0,
+                        1e-6);
+    }
+
+    void t5BucketCells()
+    {
+        for (bool bidirectional : {true, false}) {
+            ExplorerState state;
+            QString error;
+            QVERIFY2(applyPreset(state, QStringLiteral("t5-buckets"), &error), qPrintable(error));
+            SchemeSettings s = state.schemeSettings();
+            s.t5.bidirectional = bidirectional;
+            QVERIFY(state.setSchemeSettings(s, &error));
+            const auto result = compute(state, SchemeView::T5);
+            QVERIFY(result);
+            QCustomPlot plot;
+            SchemeFigures(state, plotTheme(Theme::Light)).buildT5(&plot, *result);
+            QVERIFY(colourCount(&plot) > 10);
+            QCPColorMap *map = colorMaps(&plot).value(0);
+            QVERIFY(map);
+            for (auto [i, j] :
+                 {std::pair{0, 0}, std::pair{10, 13}, std::pair{13, 10}, std::pair{0, 20},
+                  std::pair{200, 3}, std::pair{3, 250}, std::pair{100, 160}, std::pair{255, 0}}) {
+                const int expected = t5Bucket(j - i, bidirectional, 32, 128.0);
+                QCOMPARE(int(cellAt(map, i, j)), expected);
+            }
+        }
+    }
+
+    void compareSharesScale()
+    {
+        ExplorerState state;
+        applyOrFail(state, R"({"spec": {"scheme": "rope", "positions": 256, "dims": 64,
+            "base": 10000}, "schemes": {"view": "compare", "squarePositions": 64,
+            "compareBase": 500000}})");
+        const auto result = compute(state, SchemeView::Compare);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildCompare(&plot, *result);
+        QVERIFY(colourCount(&plot) > 20);
+        const QList<QCPColorMap *> maps = colorMaps(&plot);
+        QCOMPARE(maps.size(), 2);
+        QVERIFY(maps[0]->dataRange() == maps[1]->dataRange());
+        QCOMPARE(maps[0]->colorScale(), maps[1]->colorScale());
+        // RoPE cos/sin rows: cosine of p and q is the mean of cos((p - q) theta_i).
+        for (auto [k, base] : {std::pair{0, 10000.0}, std::pair{1, 500000.0}}) {
+            double sum = 0;
+            for (int i = 0; i < 32; ++i)
+                sum += std::cos(37.0 * plainTheta(base, i, 64));
+            PE_COMPARE_NEAR(cellAt(maps[k], 40, 3), sum / 32.0, 1e-5);
+        }
+    }
+
+    void exportEachView()
+    {
+        const QList<std::pair<QString, QString>> views{
+            {QStringLiteral("spectrum"), QStringLiteral("rope-llama31-vs-yarn")},
+            {QStringLiteral("rotation"), QStringLiteral("llama3.1")},
+            {QStringLiteral("decay"), QStringLiteral("rope-decay")},
+            {QStringLiteral("similarity"), QStringLiteral("qwen2.5")},
+            {QStringLiteral("alibi"), QStringLiteral("alibi-bias")},
+            {QStringLiteral("t5"), QStringLiteral("t5-buckets")},
+            {QStringLiteral("compare"), QStringLiteral("rope-llama31-vs-yarn")}};
+        for (const auto &[view, preset] : views) {
+            const QString out = m_dir.filePath(view + QStringLiteral(".png"));
+            const RunResult run =
+                runPescope({QStringLiteral("export"), QStringLiteral("--view"), view,
+                            QStringLiteral("--preset"), preset, QStringLiteral("--width"),
+                            QStringLiteral("640"), QStringLiteral("--height"),
+                            QStringLiteral("480"), QStringLiteral("--out"), out});
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            const QImage image(out);
+            QCOMPARE(image.size(), QSize(640, 480));
+            std::set<QRgb> colours;
+            for (int y = 0; y < image.height(); y += 3)
+                for (int x = 0; x < image.width(); x += 3)
+                    colours.insert(image.pixel(x, y));
+            QVERIFY2(colours.size() > 10, qPrintable(view));
+        }
+        const RunResult bad = runPescope({QStringLiteral("export"), QStringLiteral("--view"),
+                                          QStringLiteral("spectrumm"), QStringLiteral("--out"),
+                                          m_dir.filePath(QStringLiteral("x.png"))});
+        QVERIFY(bad.exitCode != 0);
+        QVERIFY(bad.err.contains("spectrum"));
+    }
+
+    void ropeSessionRoundTrip()
+    {
+        ExplorerState state;
+        applyOrFail(state, R"({"page": "schemes", "spec": {"scheme": "rope", "positions": 300,
+            "dims": 96, "base": 1000000, "rope": {"pairing": "half", "scaling": "yarn",
+            "factor": 4, "originalContext": 32768, "betaFast": 16, "betaSlow": 2,
+            "yarnTruncate": false, "partialRotaryFactor": 0.5}},
+            "schemes": {"view": "decay", "alibiHeads": 12, "alibiHead": 5, "t5Buckets": 16,
+            "t5Bidirectional": false, "compareBase": 10000, "compareRope": {"scaling":
+            "dynamic-ntk", "factor": 2, "originalContext": 2048, "currentLength": 8192}}})");
+        const QString path = m_dir.filePath(QStringLiteral("rope.json"));
+        QString error;
+        QVERIFY2(saveSession(state, path, &error), qPrintable(error));
+        ExplorerState loaded;
+        QVERIFY2(loadSession(path, &loaded, &error), qPrintable(error));
+        QCOMPARE(loaded.spec().rope.scaling, RopeScaling::Yarn);
+        QCOMPARE(loaded.spec().rope.originalContext, 32768);
+        QCOMPARE(loaded.spec().rope.betaFast, 16.0);
+        QCOMPARE(loaded.spec().rope.yarnTruncate, false);
+        QCOMPARE(loaded.spec().rope.partialRotaryFactor, 0.5);
+        QVERIFY(loaded.spec() == state.spec());
+        QVERIFY(loaded.schemeSettings() == state.schemeSettings());
+        QCOMPARE(loaded.schemeSettings().compareRope.currentLength, 8192);
+        QCOMPARE(loaded.page(), Page::Schemes);
+    }
+
+    void badInputIsRefused()
+    {
+        MainWindowOptions options;
+        options.persistent = false;
+        MainWindow window(options);
+        window.show();
+        QString error;
+        QVERIFY(window.applyPreset(QStringLiteral("llama3.1"), &error));
+        QCOMPARE(window.pages()->currentIndex(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(window.isSettled(), 60000);
+        QVERIFY(colourCount(window.schemePage()->currentPlot()) > 20);
+
+        // The RoPE factor on the encoding panel (its message shows on the encoding page).
+        window.state()->setPage(Page::Encoding);
+        auto *factor = window.findChild<QLineEdit *>(QStringLiteral("ropeFactor"));
+        QVERIFY(factor);
+        const EncodingSpec before = window.state()->spec();
+        factor->setText(QStringLiteral("-2"));
+        emit factor->textEdited(factor->text());
+        QVERIFY2(window.parameterPanel()->message().contains(QStringLiteral("factor")),
+                 qPrintable(window.parameterPanel()->message()));
+        QVERIFY(window.state()->spec() == before);
+        factor->setText(QStringLiteral("abc"));
+        emit factor->textEdited(factor->text());
+        QVERIFY(window.parameterPanel()->message().contains(QStringLiteral("not a number")));
+        factor->setText(QStringLiteral("4"));
+        emit factor->textEdited(factor->text());
+        QVERIFY(window.parameterPanel()->message().isEmpty());
+        QCOMPARE(window.state()->spec().rope.factor, 4.0);
+
+        // The Schemes page's controls.
+        window.state()->setPage(Page::Schemes);
+        const SchemeSettings good = window.state()->schemeSettings();
+        for (auto [name, text, word] :
+             {std::tuple{"alibiHeads", "0", "heads"}, std::tuple{"t5Buckets", "1", "buckets"},
+              std::tuple{"rotationPair", "64", "pair"}, std::tuple{"compareBase", "x", "base"},
+              std::tuple{"compareFactor", "0", "factor"}}) {
+            auto *edit = window.findChild<QLineEdit *>(QString::fromLatin1(name));
+            QVERIFY2(edit, name);
+            const QString old = edit->text();
+            edit->setText(QString::fromLatin1(text));
+            emit edit->textEdited(edit->text());
+            const QString message = window.schemePage()->message();
+            QVERIFY2(message.contains(QString::fromLatin1(word)), qPrintable(message));
+            QVERIFY(window.state()->schemeSettings() == good);
+            edit->setText(old);
+            emit edit->textEdited(old);
+            QVERIFY2(window.schemePage()->message().isEmpty(),
+                     qPrintable(window.schemePage()->message()));
+        }
+    }
+};
+
+QTEST_MAIN(TestSchemeViews)
+#include "tst_schemeviews.moc"
