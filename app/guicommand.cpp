@@ -38,7 +38,7 @@ QString presetList()
 {
     QStringList lines;
     for (const Preset &p : presets())
-        lines.append(QStringLiteral("  %1  %2").arg(p.id, -16).arg(p.name));
+        lines.append(QStringLiteral("  %1  %2").arg(p.id, -20).arg(p.name));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -66,7 +66,7 @@ int runGui(int argc, char **argv)
                                     QStringLiteral("NAME"));
     const QCommandLineOption page(QStringLiteral("page"),
                                   QStringLiteral("Show the encoding, phrases or schemes page."),
-                                  QStringLiteral("encoding|phrases"));
+                                  QStringLiteral("encoding|phrases|schemes"));
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark."),
                                    QStringLiteral("light|dark"));
     const QCommandLineOption size(QStringLiteral("size"),

@@ -408,6 +408,10 @@ private slots:
 
         // The Schemes page's controls.
         window.state()->setPage(Page::Schemes);
+        SchemeSettings linear = window.state()->schemeSettings();
+        linear.compareRope.scaling = RopeScaling::Linear; // shows and checks the factor
+        linear.compareRope.factor = 2.0;
+        QVERIFY(window.state()->setSchemeSettings(linear, &error));
         const SchemeSettings good = window.state()->schemeSettings();
         for (auto [name, text, word] :
              {std::tuple{"alibiHeads", "0", "heads"}, std::tuple{"t5Buckets", "1", "buckets"},
@@ -419,7 +423,8 @@ private slots:
             edit->setText(QString::fromLatin1(text));
             emit edit->textEdited(edit->text());
             const QString message = window.schemePage()->message();
-            QVERIFY2(message.contains(QString::fromLatin1(word)), qPrintable(message));
+            QVERIFY2(message.contains(QString::fromLatin1(word)),
+                     qPrintable(QString::fromLatin1(name) + QStringLiteral(": ") + message));
             QVERIFY(window.state()->schemeSettings() == good);
             edit->setText(old);
             emit edit->textEdited(old);

@@ -653,9 +653,10 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
         auto *legendRow = new QCPLayoutGrid;
         main->addElement(1, 0, legendRow);
         auto *legend = new QCPLegend;
-        legendRow->addElement(0, 0, new QCPLayoutGrid);
+        // Plain elements as spacers (an empty QCPLayoutGrid has a maximum width of 0).
+        legendRow->addElement(0, 0, new QCPLayoutElement(plot));
         legendRow->addElement(0, 1, legend);
-        legendRow->addElement(0, 2, new QCPLayoutGrid);
+        legendRow->addElement(0, 2, new QCPLayoutElement(plot));
         legendRow->setColumnStretchFactor(1, 0.01);
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         legend->setLayer(QStringLiteral("legend"));

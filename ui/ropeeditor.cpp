@@ -62,8 +62,8 @@ RopeEditor::RopeEditor(const QString &prefix, QWidget *parent)
       m_partial(new QLineEdit(this))
 {
     m_form->setContentsMargins(0, 0, 0, 0);
-    m_pairing->addItem(tr("interleaved (GPT-J: 2i, 2i+1)"), QStringLiteral("interleaved"));
-    m_pairing->addItem(tr("half (NeoX / Llama: i, i + d/2)"), QStringLiteral("half"));
+    m_pairing->addItem(tr("interleaved (GPT-J)"), QStringLiteral("interleaved"));
+    m_pairing->addItem(tr("half (NeoX, Llama)"), QStringLiteral("half"));
     m_pairing->setToolTip(tr("Which columns form pair i: interleaved 2i and 2i+1, or half-split "
                              "i and i + r/2 (rotate_half)"));
     for (RopeScaling s : scalings)

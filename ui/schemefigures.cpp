@@ -15,7 +15,8 @@ namespace pe {
 namespace {
 
 // An axis rect that keeps one data unit as long on x as on y, so the rotation circles are
-// circles at any window or export size: the x range follows y's scale at every layout.
+// circles at any window or export size: at every layout the longer side's range widens so that
+// [-1.25, 1.25] fits on both axes.
 class SquareAxisRect : public QCPAxisRect
 {
 public:
@@ -25,8 +26,14 @@ protected:
     void update(UpdatePhase phase) override
     {
         QCPAxisRect::update(phase);
-        if (phase == upLayout && width() > 0 && height() > 0)
-            axis(QCPAxis::atBottom)->setScaleRatio(axis(QCPAxis::atLeft), 1.0);
+        if (phase != upLayout || width() <= 0 || height() <= 0)
+            return;
+        constexpr double half = 1.25;
+        const double aspect = double(width()) / double(height());
+        axis(QCPAxis::atBottom)
+            ->setRange(-half * std::max(1.0, aspect), half * std::max(1.0, aspect));
+        axis(QCPAxis::atLeft)
+            ->setRange(-half * std::max(1.0, 1.0 / aspect), half * std::max(1.0, 1.0 / aspect));
     }
 };
 
@@ -361,6 +368,14 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
         }
     bottom->axis(QCPAxis::atBottom)->setRange(-0.5, pairs - 0.5);
     by->setRange(rlo / 1.5, rhi * 1.5);
+    // Powers of two read as the factors the rules divide by: 1, 1/2, ..., 1/8.
+    QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    for (int k = int(std::floor(std::log2(rlo))); k <= int(std::ceil(std::log2(rhi))); ++k)
+        ticks->addTick(std::ldexp(1.0, k), k >= 0
+                                               ? QString::number(1 << std::min(k, 30))
+                                               : QStringLiteral("1/%1").arg(1 << std::min(-k, 30)));
+    by->setTicker(ticks);
+    by->setSubTicks(false);
     applyPlotTheme(plot, m_theme);
 }
 
@@ -395,13 +410,15 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
         const qint64 i = pairs[c];
         const double t = theta[std::size_t(i)];
         auto *rect = new SquareAxisRect(plot, true);
-        grid->addElement(1, c, rect);
+        // Two by two: each circle gets the larger share of a landscape figure.
+        const int row = 2 * (c / 2), column = c % 2;
+        grid->addElement(row + 1, column, rect);
         const double degrees =
             std::fmod(double(p) * t, 2.0 * std::numbers::pi) * 180.0 / std::numbers::pi;
         grid->addElement(
-            0, c,
+            row, column,
             addTitle(plot,
-                     QStringLiteral("pair %1%2\nθ = %3 rad/token, λ = %4 tokens\n"
+                     QStringLiteral("pair %1%2: θ = %3 rad/token, λ = %4 tokens, "
                                     "angle at p = %5: %6°")
                          .arg(i)
                          .arg(i == s.rotationPair ? QStringLiteral(" (chosen)") : QString())
@@ -448,7 +465,7 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
         rect->setRangeDrag({});
         rect->setRangeZoom({});
     }
-    grid->setRowStretchFactors({0.01, 1.0});
+    grid->setRowStretchFactors({0.01, 1.0, 0.01, 1.0});
     applyPlotTheme(plot, m_theme);
 }
 

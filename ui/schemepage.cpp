@@ -150,13 +150,14 @@ SchemePage::SchemePage(ExplorerState *state, QWidget *parent)
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(controls);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(280);
+    scroll->setMinimumWidth(330);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto *splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(scroll);
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
-    splitter->setSizes({300, 1000});
+    splitter->setSizes({340, 1100});
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(splitter);
