@@ -448,10 +448,11 @@ private slots:
                      QStringLiteral("100"), QStringLiteral("--dpi"), QStringLiteral("2400")})
             << QStringLiteral("z.png") << 2 << QStringLiteral("too small to lay out a figure");
         QTest::addRow("unknown view")
-            << QStringList{QStringLiteral("--view"),      QStringLiteral("spectrum"),
+            << QStringList{QStringLiteral("--view"),      QStringLiteral("spectrogram"),
                            QStringLiteral("--positions"), QStringLiteral("5"),
                            QStringLiteral("--dims"),      QStringLiteral("4")}
-            << QStringLiteral("z.png") << 2 << QStringLiteral("--view: unknown view \"spectrum\"");
+            << QStringLiteral("z.png") << 2
+            << QStringLiteral("--view: unknown view \"spectrogram\"");
         QTest::addRow("no view") << QStringList{QStringLiteral("--positions"), QStringLiteral("5"),
                                                 QStringLiteral("--dims"), QStringLiteral("4")}
                                  << QStringLiteral("z.png") << 2

@@ -4,7 +4,9 @@
 // writes each; RoPE sessions keep their scaling; bad input in the new controls is refused.
 #include "testutil.h"
 
+#include "exportdialog.h"
 #include "figureexporter.h"
+#include "fileactions.h"
 #include "mainwindow.h"
 #include "parameterpanel.h"
 #include "presets.h"
@@ -15,6 +17,7 @@
 #include "qcpinclude.h"
 
 #include <QApplication>
+#include <QFile>
 #include <QImage>
 #include <QJsonDocument>
 #include <QLineEdit>
@@ -150,7 +153,10 @@ private slots:
             graphNamed(&plot, QStringLiteral("A: base 500,000, llama3 s = 8 from 8,192"));
         QVERIFY(plain);
         QVERIFY(scaled);
-        QVERIFY(graphNamed(&plot, QStringLiteral("B: base 500,000, yarn s = 8 from 8,192")));
+        // YaRN's attention factor 0.1 ln s + 1 is named in B's legend entry.
+        QVERIFY(graphNamed(&plot, QStringLiteral("B: base 500,000, yarn s = 8 from 8,192 (cos, "
+                                                 "sin × %1)")
+                                      .arg(0.1 * std::log(8.0) + 1.0, 0, 'f', 4)));
         QCOMPARE(plain->data()->size(), 64);
         for (qint64 i : {0, 1, 20, 40, 45, 50, 63}) {
             const double expectedPlain = 2.0 * pi / plainTheta(500000.0, i, 128);
@@ -348,6 +354,38 @@ private slots:
                                           m_dir.filePath(QStringLiteral("x.png"))});
         QVERIFY(bad.exitCode != 0);
         QVERIFY(bad.err.contains("spectrum"));
+    }
+
+    void windowExports()
+    {
+        MainWindowOptions options;
+        options.persistent = false;
+        MainWindow window(options);
+        window.show();
+        QString error;
+        QVERIFY(window.applyPreset(QStringLiteral("t5-buckets"), &error));
+        QTRY_VERIFY_WITH_TIMEOUT(window.isSettled(), 60000);
+        // File → Export / Copy figure on the Schemes page take the page's current view.
+        FileActions *files = FileActions::of(&window);
+        QCOMPARE(files->currentViews(), QList<FigureView>{FigureView::T5});
+        const QImage shown = files->currentFigure(&error);
+        QVERIFY2(!shown.isNull(), qPrintable(error));
+        QCOMPARE(shown.size(), window.schemePage()->currentPlot()->size());
+        // The Export dialog offers every Schemes view and previews it.
+        ExportDialog dialog(window.state(), window.scheduler());
+        for (FigureView view :
+             {FigureView::Spectrum, FigureView::Decay, FigureView::Alibi, FigureView::Compare}) {
+            dialog.setViews({view});
+            QCOMPARE(dialog.options().views, QList<FigureView>{view});
+            dialog.refreshPreview();
+            QVERIFY2(!dialog.previewImage().isNull(), qPrintable(dialog.message()));
+        }
+        dialog.setViews({FigureView::Rotation});
+        dialog.setPath(m_dir.filePath(QStringLiteral("rotation.svg")));
+        QVERIFY2(dialog.exportFigure(&error), qPrintable(error));
+        QFile svg(m_dir.filePath(QStringLiteral("rotation.svg")));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(svg.readAll().contains("<svg"));
     }
 
     void ropeSessionRoundTrip()

@@ -217,7 +217,8 @@ void ExplorerState::clampSelections()
         emit selectionChanged();
     // The rotation view follows a pair the new dims still have.
     SchemeSettings schemes = m_schemes;
-    schemes.rotationPair = qBound<qint64>(0, schemes.rotationPair, qMax<qint64>(1, m_spec.dims / 2) - 1);
+    schemes.rotationPair =
+        qBound<qint64>(0, schemes.rotationPair, qMax<qint64>(1, m_spec.dims / 2) - 1);
     if (assign(m_schemes, schemes))
         emit schemeSettingsChanged();
 }

@@ -271,8 +271,7 @@ void publishSchemeResult(std::shared_ptr<const SchemeResult> result)
 }
 
 std::shared_ptr<const SchemeResult> schemeResultFor(const ExplorerState &state,
-                                                    const QList<SchemeView> &views,
-                                                    QString *error)
+                                                    const QList<SchemeView> &views, QString *error)
 {
     const SchemeInputs inputs{state.spec(), state.schemeSettings()};
     {
@@ -287,8 +286,8 @@ std::shared_ptr<const SchemeResult> schemeResultFor(const ExplorerState &state,
     return result;
 }
 
-bool ensureSchemeData(const ExplorerState &state, const QList<FigureView> &views,
-                      FigureData *data, QString *error)
+bool ensureSchemeData(const ExplorerState &state, const QList<FigureView> &views, FigureData *data,
+                      QString *error)
 {
     const QList<SchemeView> schemes = schemeViewsIn(views);
     if (schemes.isEmpty())
@@ -422,8 +421,8 @@ bool figureDataMatches(const ExplorerState &state, const QList<FigureView> &view
     const QList<SchemeView> schemes = schemeViewsIn(views);
     if (!schemes.isEmpty() &&
         (!data.schemes ||
-         !schemeResultMatches(*data.schemes,
-                              SchemeInputs{state.spec(), state.schemeSettings()}, schemes)))
+         !schemeResultMatches(*data.schemes, SchemeInputs{state.spec(), state.schemeSettings()},
+                              schemes)))
         return false;
     return true;
 }
@@ -503,7 +502,8 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
     if (std::any_of(views.begin(), views.end(), viewNeedsSchemes)) {
         const SchemeSettings &k = state.schemeSettings();
         const EncodingSpec a = ropeSpecA(state.spec());
-        QStringList scheme{QStringLiteral("A: RoPE %1, %2 dims").arg(ropeConfigLabel(a)).arg(a.dims)};
+        QStringList scheme{
+            QStringLiteral("A: RoPE %1, %2 dims").arg(ropeConfigLabel(a)).arg(a.dims)};
         if (views.contains(FigureView::Spectrum) || views.contains(FigureView::Decay) ||
             views.contains(FigureView::Compare))
             scheme.append(QStringLiteral("B: RoPE ") + ropeConfigLabel(ropeSpecB(state.spec(), k)));

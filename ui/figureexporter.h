@@ -101,12 +101,11 @@ struct FigureData
 // The Schemes page's result for the state's parameters: the last one the window computed when
 // it matches (publishSchemeResult), else computed here on the calling thread. Null with *error.
 std::shared_ptr<const SchemeResult> schemeResultFor(const ExplorerState &state,
-                                                    const QList<SchemeView> &views,
-                                                    QString *error);
+                                                    const QList<SchemeView> &views, QString *error);
 void publishSchemeResult(std::shared_ptr<const SchemeResult> result);
 // Fills data->schemes when `views` need it (the window's export paths); false with *error.
-bool ensureSchemeData(const ExplorerState &state, const QList<FigureView> &views,
-                      FigureData *data, QString *error);
+bool ensureSchemeData(const ExplorerState &state, const QList<FigureView> &views, FigureData *data,
+                      QString *error);
 
 // Computes what `views` need from `state` on the calling thread (the CLI, or the window when its
 // scheduler's results are stale).

@@ -1,12 +1,12 @@
 #include "fileactions.h"
 
 #include "computescheduler.h"
-#include "schemepage.h"
 #include "exportdialog.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
 #include "phraseview.h"
 #include "qcpinclude.h"
+#include "schemepage.h"
 #include "sessionfile.h"
 #include "viewdata.h"
 #include "wavesview.h"

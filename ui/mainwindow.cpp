@@ -92,9 +92,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     BackendNoticeIndicator::install(this, m_scheduler); // GPU fallback warning
 
     connect(m_pages, &QTabWidget::currentChanged, this, [this](int index) {
-        m_state->setPage(index == 2   ? Page::Schemes
-                         : index == 1 ? Page::Phrases
-                                      : Page::Encoding);
+        m_state->setPage(index == 2 ? Page::Schemes : index == 1 ? Page::Phrases : Page::Encoding);
         updateComputeInfo();
     });
     connect(m_state, &ExplorerState::pageChanged, this,

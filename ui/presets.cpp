@@ -26,6 +26,7 @@ QList<Preset> presets()
         preset.name = json.value(QStringLiteral("name")).toString(preset.id);
         preset.description = json.value(QStringLiteral("description")).toString();
         preset.state = json.value(QStringLiteral("state")).toObject();
+        preset.order = json.value(QStringLiteral("order")).toInt(0);
         if (!preset.id.isEmpty())
             list.append(preset);
     }
@@ -41,6 +42,7 @@ QList<Preset> presets()
                 .arg(rope.label)
                 .arg(rope.headDim)
                 .arg(rope.context);
+        preset.order = 20;
         SchemeSettings schemes;
         schemes.compareBase = rope.base;
         schemes.compareRope.pairing = rope.rope.pairing;
@@ -56,8 +58,9 @@ QList<Preset> presets()
         };
         list.append(preset);
     }
-    std::sort(list.begin(), list.end(),
-              [](const Preset &a, const Preset &b) { return a.id < b.id; });
+    std::sort(list.begin(), list.end(), [](const Preset &a, const Preset &b) {
+        return a.order != b.order ? a.order < b.order : a.id < b.id;
+    });
     return list;
 }
 

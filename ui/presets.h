@@ -18,9 +18,12 @@ struct Preset
     QString name;
     QString description;
     QJsonObject state;
+    // Menu order (then the id): the seed figures first (0), the Schemes page's presets (10),
+    // the published RoPE configurations (20).
+    int order = 0;
 };
 
-// Every compiled-in preset, sorted by id.
+// Every compiled-in preset, sorted by order, then id.
 QList<Preset> presets();
 QStringList presetIds();
 std::optional<Preset> findPreset(const QString &id);

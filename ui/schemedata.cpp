@@ -17,7 +17,7 @@ namespace pe {
 namespace {
 
 // Decay curves hold at most this many distances; longer ranges are sampled evenly.
-constexpr qint64 maxDecaySamples = 16384;
+constexpr qint64 maxDecaySamples = 8192;
 // Largest PE table the similarity view encodes (positions x dims floats).
 constexpr qint64 maxSimilarityElements = qint64(1) << 26;
 

@@ -50,7 +50,8 @@ QCPTextElement *addTitle(QCustomPlot *plot, const QString &text, double delta = 
     font.setPointSizeF(font.pointSizeF() + delta);
     font.setBold(delta > 0.5);
     auto *title = new QCPTextElement(plot, text, font);
-    title->setTextFlags(Qt::AlignCenter | Qt::TextWordWrap);
+    // No word wrap: QCPTextElement sizes its row for one line per line break.
+    title->setTextFlags(Qt::AlignCenter);
     return title;
 }
 
@@ -213,6 +214,14 @@ QString specLabel(const EncodingSpec &spec)
         .arg(layoutName(spec.layout), grouped(spec.base));
 }
 
+// YaRN multiplies cos and sin by its attention factor; the legend says so.
+QString attentionNote(const RopeConfigData &c)
+{
+    return c.attentionFactor != 1.0
+               ? QStringLiteral(" (cos, sin × %1)").arg(c.attentionFactor, 0, 'f', 4)
+               : QString();
+}
+
 } // namespace
 
 SchemeFigures::SchemeFigures(const ExplorerState &state, const PlotTheme &theme)
@@ -277,7 +286,7 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
 {
     resetPlot(plot);
     QCPLayoutGrid *grid =
-        titledGrid(plot, QStringLiteral("RoPE wavelength 2π/θᵢ per pair: A = %1 · B = %2")
+        titledGrid(plot, QStringLiteral("RoPE wavelength 2π/θᵢ per pair\nA = %1 · B = %2")
                              .arg(result.a.label, result.b.label));
     auto *top = new QCPAxisRect(plot, true);
     auto *bottom = new QCPAxisRect(plot, true);
@@ -316,13 +325,15 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     curve(result.a, false, QPen(m_theme.marker, 1.5, Qt::DashLine),
           QStringLiteral("unscaled, base %1").arg(grouped(result.a.spec.base)));
     if (result.a.spec.rope.scaling != RopeScaling::None)
-        curve(result.a, true, QPen(ca, 2.0), QStringLiteral("A: ") + result.a.label);
+        curve(result.a, true, QPen(ca, 2.0),
+              QStringLiteral("A: ") + result.a.label + attentionNote(result.a));
     if (showB) {
         if (!sameBase)
             curve(result.b, false, QPen(cb, 1.5, Qt::DotLine),
                   QStringLiteral("unscaled, base %1").arg(grouped(result.b.spec.base)));
         if (result.b.spec.rope.scaling != RopeScaling::None)
-            curve(result.b, true, QPen(cb, 2.0), QStringLiteral("B: ") + result.b.label);
+            curve(result.b, true, QPen(cb, 2.0),
+                  QStringLiteral("B: ") + result.b.label + attentionNote(result.b));
     }
     // The contexts the scalings extend: a wavelength longer than it never completed a turn in
     // training, which is what each rule treats differently.
@@ -358,7 +369,7 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
         return r;
     };
     QVector<double> all = ratio(result.a, QPen(ca, 2.0), QStringLiteral("A"));
-    if (showB)
+    if (showB && result.b.spec.rope.scaling != RopeScaling::None)
         all += ratio(result.b, QPen(cb, 2.0), QStringLiteral("B"));
     double rlo = 1.0, rhi = 1.0;
     for (double v : all)
@@ -398,10 +409,10 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
     resetPlot(plot);
     const SchemeSettings &s = result.inputs.settings;
     const qint64 p = s.rotationPosition;
-    QCPLayoutGrid *grid = titledGrid(
-        plot, QStringLiteral("RoPE rotation of (x₂ᵢ, x₂ᵢ₊₁) = (cos pθᵢ, sin pθᵢ) up to p = %1 · %2")
-                  .arg(p)
-                  .arg(result.a.label));
+    QCPLayoutGrid *grid =
+        titledGrid(plot, QStringLiteral("RoPE rotation (cos pθᵢ, sin pθᵢ) up to p = %1\n%2")
+                             .arg(p)
+                             .arg(result.a.label));
     const std::vector<double> &theta = result.a.scaled;
     const QList<qint64> pairs = rotationPairs(s.rotationPair, qint64(theta.size()));
     // The trail shows the last positions up to p, at most this many dots.
@@ -418,7 +429,7 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
         grid->addElement(
             row, column,
             addTitle(plot,
-                     QStringLiteral("pair %1%2: θ = %3 rad/token, λ = %4 tokens, "
+                     QStringLiteral("pair %1%2: θ = %3 rad/token\nλ = %4 tokens, "
                                     "angle at p = %5: %6°")
                          .arg(i)
                          .arg(i == s.rotationPair ? QStringLiteral(" (chosen)") : QString())
@@ -471,11 +482,21 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
 
 void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) const
 {
+    // Curves with more points than this are drawn as bands (see below).
+    constexpr qsizetype envelopeAbove = 4097;
     resetPlot(plot);
+    // Longer ranges are sampled evenly (schemedata.cpp), which the title says: the curve's
+    // fast oscillation is then aliased.
+    const std::size_t samples = result.decayDistances.size();
+    const double last = samples > 0 ? result.decayDistances.back() : 0.0;
+    const QString sampling = samples > 1 && last > double(samples - 1)
+                                 ? QStringLiteral(" · sampled at %1 distances").arg(samples)
+                                 : QString();
     QCPLayoutGrid *grid = titledGrid(
-        plot, QStringLiteral("RoPE long-term decay (RoFormer §3.4.3): score of q = k = 1 at "
-                             "relative distance, divided by the score at 0 · %1 dims")
-                  .arg(result.a.spec.dims));
+        plot, QStringLiteral("RoPE long-term decay (RoFormer §3.4.3)\nscore of q = k = 1 over "
+                             "its value at distance 0 · %1 dims%2")
+                  .arg(result.a.spec.dims)
+                  .arg(sampling));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
     QCPLegend *legend = addLegend(rect, Qt::AlignRight | Qt::AlignTop);
@@ -493,7 +514,29 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
             name = QStringLiteral("A: ") + name;
         else if (c.label == result.b.label)
             name = QStringLiteral("B: ") + name;
-        addGraph(rect, x, y, QPen(m_theme.curve(k), k < 2 ? 1.8 : 1.2), name)->addToLegend(legend);
+        const QPen pen(m_theme.curve(k), k < 2 ? 1.8 : 1.2);
+        if (x.size() <= envelopeAbove) {
+            addGraph(rect, x, y, pen, name)->addToLegend(legend);
+            continue;
+        }
+        // Thousands of oscillating points take seconds to draw and alias into noise: the curve
+        // is drawn as its min / max band over runs of neighbouring distances.
+        constexpr qsizetype bands = 600;
+        const qsizetype run = (x.size() + bands - 1) / bands;
+        QVector<double> bx, blo, bhi;
+        for (qsizetype start = 0; start < x.size(); start += run) {
+            const qsizetype end = std::min(x.size(), start + run);
+            bx.append(0.5 * (x[start] + x[end - 1]));
+            blo.append(*std::min_element(y.begin() + start, y.begin() + end));
+            bhi.append(*std::max_element(y.begin() + start, y.begin() + end));
+        }
+        QCPGraph *upper = addGraph(rect, bx, bhi, pen, name + QStringLiteral(" (min–max band)"));
+        QCPGraph *lower = addGraph(rect, bx, blo, pen, QString());
+        QColor fill = pen.color();
+        fill.setAlpha(60);
+        upper->setBrush(fill);
+        upper->setChannelFillGraph(lower);
+        upper->addToLegend(legend);
     }
     if (result.a.originalContext > 0 && result.a.originalContext <= x.last()) {
         addLine(rect, double(result.a.originalContext), 0, double(result.a.originalContext), 1,
@@ -514,7 +557,7 @@ void SchemeFigures::buildSimilarity(QCustomPlot *plot, const SchemeResult &resul
 {
     resetPlot(plot);
     const SchemeSettings &s = result.inputs.settings;
-    QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("%1 over %2 positions · %3")
+    QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("%1 over %2 positions\n%3")
                                                .arg(metricLabel(s.metric))
                                                .arg(result.similarityA.size)
                                                .arg(specLabel(result.inputs.spec)));
@@ -533,7 +576,7 @@ void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) co
     resetPlot(plot);
     const SchemeSettings &s = result.inputs.settings;
     QCPLayoutGrid *grid = titledGrid(
-        plot, QStringLiteral("ALiBi bias −m·|i − j|, head %1 of %2, m = %3 (2^%4)%5")
+        plot, QStringLiteral("ALiBi bias −m·|i − j|\nhead %1 of %2, m = %3 (2^%4)%5")
                   .arg(s.alibiHead + 1)
                   .arg(s.alibiHeads)
                   .arg(result.alibiSlope, 0, 'g', 6)
@@ -559,7 +602,7 @@ void SchemeFigures::buildT5(QCustomPlot *plot, const SchemeResult &result) const
     const T5BucketParameters &t5 = result.inputs.settings.t5;
     QCPLayoutGrid *grid = titledGrid(
         plot,
-        QStringLiteral("T5 relative position bucket of j − i: %1 buckets, max distance %2, %3")
+        QStringLiteral("T5 relative position bucket of j − i\n%1 buckets, max distance %2, %3")
             .arg(t5.buckets)
             .arg(t5.maxDistance)
             .arg(t5.bidirectional ? QStringLiteral("bidirectional (encoder)")
@@ -590,8 +633,8 @@ void SchemeFigures::buildCompare(QCustomPlot *plot, const SchemeResult &result) 
     QCPColorScale *scale = addScale(plot, grid, 1, 2, gradient, range, metricLabel(s.metric));
     auto *group = new QCPMarginGroup(plot);
     const std::pair<const SquareMatrix *, QString> panels[] = {
-        {&result.similarityA, QStringLiteral("A: ") + specLabel(result.inputs.spec)},
-        {&result.similarityB, QStringLiteral("B: RoPE ") + result.b.label}};
+        {&result.similarityA, QStringLiteral("A\n") + specLabel(result.inputs.spec)},
+        {&result.similarityB, QStringLiteral("B\nRoPE ") + result.b.label}};
     for (int c = 0; c < 2; ++c) {
         grid->addElement(0, c, addTitle(plot, panels[c].second, 0.0));
         auto *rect = new QCPAxisRect(plot, true);
