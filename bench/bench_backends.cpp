@@ -5,6 +5,7 @@
 // display (Mesa's llvmpipe then plays the GPU).
 //
 //   bench_backends [--runs R] [--positions N] [--dims D]
+#include "benchtiming.h"
 #include "cpubackend.h"
 #include "cpusampler.h"
 #include "gpubackend.h"
@@ -20,35 +21,9 @@
 #include <vector>
 
 using namespace pe;
+using namespace pe::bench;
 
 namespace {
-
-struct Timing
-{
-    double median = 0.0; // seconds
-    double best = 0.0;
-};
-
-// One warm-up run (page faults, thread and shader start-up), then `runs` timed ones.
-Timing timeRuns(int runs, const std::function<void()> &work)
-{
-    work();
-    std::vector<double> times;
-    for (int i = 0; i < runs; ++i) {
-        QElapsedTimer timer;
-        timer.start();
-        work();
-        times.push_back(double(timer.nsecsElapsed()) * 1e-9);
-    }
-    std::sort(times.begin(), times.end());
-    return {times[times.size() / 2], times.front()};
-}
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? -1.0 : values[values.size() / 2];
-}
 
 void require(bool ok, const QString &error)
 {

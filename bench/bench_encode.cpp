@@ -3,6 +3,7 @@
 // whole processes. Prints medians and ratios; it never passes or fails on time.
 //
 //   bench_encode [--positions N] [--dims D] [--runs R]
+#include "benchtiming.h"
 #include "cpubackend.h"
 
 #include <QCommandLineParser>
@@ -15,20 +16,6 @@
 #include <vector>
 
 namespace {
-
-template <typename F> double medianSeconds(int runs, F &&work)
-{
-    work(); // warm: page-faults, thread start-up, caches
-    std::vector<double> times;
-    for (int i = 0; i < runs; ++i) {
-        QElapsedTimer timer;
-        timer.start();
-        work();
-        times.push_back(double(timer.nsecsElapsed()) * 1e-9);
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
 
 QString python()
 {
@@ -83,12 +70,13 @@ int main(int argc, char **argv)
     std::printf("machine: %d hardware threads; CPU backend: %s\n\n", backend.threadCount(),
                 qPrintable(backend.description()));
 
-    const double cpu = medianSeconds(runs, [&] {
-        if (!backend.encode(spec, 0, n, matrix.data(), &error))
-            qFatal("%s", qPrintable(error));
-    });
-    const double fill =
-        medianSeconds(runs, [&] { std::memset(matrix.data(), 1, std::size_t(bytes)); });
+    const double cpu = pe::bench::timeRuns(runs, [&] {
+                           if (!backend.encode(spec, 0, n, matrix.data(), &error))
+                               qFatal("%s", qPrintable(error));
+                       }).median;
+    const double fill = pe::bench::timeRuns(runs, [&] {
+                            std::memset(matrix.data(), 1, std::size_t(bytes));
+                        }).median;
     QByteArray numpyOut;
     runProcess(python(),
                {numpyScript, QStringLiteral("compute"), QString::number(n), QString::number(d),

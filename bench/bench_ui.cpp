@@ -5,6 +5,7 @@
 // issue 3's targets (<= 16 ms at 1,024 x 512, <= 50 ms at 8,192 x 1,024, CPU backend, 2 cores)
 // are printed beside them, never enforced. Then pan and zoom over 1,048,576 x 8,192 (sampled
 // viewports, issue 5): event -> repainted sampled heatmap, median.
+#include "benchtiming.h"
 #include "computescheduler.h"
 #include "cpubackend.h"
 #include "heatmapview.h"
@@ -22,14 +23,9 @@
 #include <vector>
 
 using namespace pe;
+using pe::bench::median;
 
 namespace {
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 // Stops the clock right after the heatmap's paint event that shows the awaited result.
 class PaintClock : public QObject

@@ -192,19 +192,6 @@ FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 
-void FigureBuilder::resetPlot(QCustomPlot *plot) const
-{
-    plot->clearItems();
-    plot->clearPlottables();
-    plot->plotLayout()->clear();
-    const auto groups = plot->findChildren<QCPMarginGroup *>(QString(), Qt::FindDirectChildrenOnly);
-    qDeleteAll(groups);
-    plot->plotLayout()->simplify();
-    plot->legend = nullptr;
-    plot->setAutoAddPlottableToLegend(false);
-    plot->setBackground(QBrush(m_theme.background));
-}
-
 QString FigureBuilder::dimLabel(const EncodingSpec &spec, qint64 dim)
 {
     if (spec.scheme != Scheme::Sinusoidal)
@@ -238,7 +225,7 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
                                           const HeatmapGrid &grid,
                                           const std::optional<HeatmapRanges> &ranges) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     const bool transposed = m_state.transposed();
     auto *rect = new QCPAxisRect(plot, true);
     plot->plotLayout()->addElement(0, 0, rect);
@@ -373,7 +360,7 @@ void FigureBuilder::setHeatmapGrid(const HeatmapFigure &figure, const HeatmapGri
 
 void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     auto *rect = new QCPAxisRect(plot, true);
     plot->plotLayout()->addElement(0, 0, rect);
     auto *legend = new QCPLegend;
@@ -502,7 +489,7 @@ QString FigureBuilder::shareReadout(const EncodingResult &result) const
 QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
                                                  const PhraseResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     QList<PhraseCell> cells;
     const PhraseSettings &s = result.settings;
     const int phrases = int(s.phrases.size());
@@ -559,7 +546,7 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
 QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
                                                        const PhraseResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     QList<PhraseCell> cells;
     const PhraseSettings &s = result.settings;
     const int a = m_state.compareA(), b = m_state.compareB();
@@ -610,7 +597,7 @@ int FigureBuilder::otherPhrase() const
 
 void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     const PhraseSettings &s = result.settings;
     const PhraseSelection sel = m_state.phraseSelection();
     auto *main = plot->plotLayout();

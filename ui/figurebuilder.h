@@ -79,8 +79,6 @@ public:
     static QString tokenLabel(const PhraseResult &result, int phrase, qint64 token);
 
 private:
-    void resetPlot(QCustomPlot *plot) const;
-
     const ExplorerState &m_state;
     PlotTheme m_theme;
 };

@@ -171,6 +171,14 @@ double baseDpi()
     return 96.0;
 }
 
+// The figure's layout size in the window's logical pixels: the requested device pixels at the
+// requested DPI, laid out as the screen would at its own DPI.
+std::pair<int, int> logicalSize(const FigureOptions &options, double deviceScale)
+{
+    return {int(std::lround(options.width / deviceScale)),
+            int(std::lround(options.height / deviceScale))};
+}
+
 QFont titleFont(const QFont &base)
 {
     QFont font = base;
@@ -558,8 +566,7 @@ bool FigureExporter::paint(QCPPainter *painter, Target target, QString *error) c
 {
     const double base = baseDpi();
     const double deviceScale = m_options.dpi / base;
-    const int width = int(std::lround(m_options.width / deviceScale));
-    const int height = int(std::lround(m_options.height / deviceScale));
+    const auto [width, height] = logicalSize(m_options, deviceScale);
     const PlotTheme theme = m_options.printTheme ? printPlotTheme() : plotTheme(m_state.theme());
     const FigureBuilder builder(m_state, theme);
 
@@ -752,8 +759,7 @@ QByteArray FigureExporter::renderSvg(QString *error) const
     }
     const double base = baseDpi();
     const double deviceScale = m_options.dpi / base;
-    const int width = int(std::lround(m_options.width / deviceScale));
-    const int height = int(std::lround(m_options.height / deviceScale));
+    const auto [width, height] = logicalSize(m_options, deviceScale);
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     {
@@ -804,8 +810,7 @@ QByteArray FigureExporter::renderPdf(QString *error) const
     }
     const double base = baseDpi();
     const double deviceScale = m_options.dpi / base;
-    const int width = int(std::lround(m_options.width / deviceScale));
-    const int height = int(std::lround(m_options.height / deviceScale));
+    const auto [width, height] = logicalSize(m_options, deviceScale);
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     {

@@ -108,4 +108,17 @@ void applyPlotTheme(QCustomPlot *plot, const PlotTheme &theme)
     }
 }
 
+void resetFigure(QCustomPlot *plot, const PlotTheme &theme)
+{
+    plot->clearItems();
+    plot->clearPlottables();
+    plot->plotLayout()->clear();
+    const auto groups = plot->findChildren<QCPMarginGroup *>(QString(), Qt::FindDirectChildrenOnly);
+    qDeleteAll(groups);
+    plot->plotLayout()->simplify();
+    plot->legend = nullptr;
+    plot->setAutoAddPlottableToLegend(false);
+    plot->setBackground(QBrush(theme.background));
+}
+
 } // namespace pe

@@ -37,6 +37,8 @@ QPalette applicationPalette(Theme theme);
 
 // Styles everything already in the plot (axes of every axis rect, legend, colour scales).
 void applyPlotTheme(QCustomPlot *plot, const PlotTheme &theme);
+// Empties a plot for a figure builder: no layout, items, plottables, legend or margin groups.
+void resetFigure(QCustomPlot *plot, const PlotTheme &theme);
 void styleAxis(QCPAxis *axis, const PlotTheme &theme);
 void styleColorScale(QCPColorScale *scale, const PlotTheme &theme);
 

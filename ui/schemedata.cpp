@@ -159,8 +159,8 @@ bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &view
     result->views = views;
     const EncodingSpec a = ropeSpecA(inputs.spec);
     const EncodingSpec b = ropeSpecB(inputs.spec, s);
-    for (const auto &[spec, name] : {std::pair{&a, QStringLiteral("RoPE view: ")},
-                                     std::pair{&b, QStringLiteral("compare: ")}})
+    for (const auto &[spec, name] :
+         {std::pair{&a, QStringLiteral("RoPE view: ")}, std::pair{&b, QStringLiteral("compare: ")}})
         if (const QString problem = spec->validate(); !problem.isEmpty()) {
             *error = name + problem;
             return false;

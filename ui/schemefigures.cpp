@@ -249,19 +249,6 @@ QString SchemeFigures::viewTitle(SchemeView view)
     return {};
 }
 
-void SchemeFigures::resetPlot(QCustomPlot *plot) const
-{
-    plot->clearItems();
-    plot->clearPlottables();
-    plot->plotLayout()->clear();
-    const auto groups = plot->findChildren<QCPMarginGroup *>(QString(), Qt::FindDirectChildrenOnly);
-    qDeleteAll(groups);
-    plot->plotLayout()->simplify();
-    plot->legend = nullptr;
-    plot->setAutoAddPlottableToLegend(false);
-    plot->setBackground(QBrush(m_theme.background));
-}
-
 void SchemeFigures::build(SchemeView view, QCustomPlot *plot, const SchemeResult &result) const
 {
     switch (view) {
@@ -284,7 +271,7 @@ void SchemeFigures::build(SchemeView view, QCustomPlot *plot, const SchemeResult
 
 void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     QCPLayoutGrid *grid =
         titledGrid(plot, QStringLiteral("RoPE wavelength 2π/θᵢ per pair\nA = %1 · B = %2")
                              .arg(result.a.label, result.b.label));
@@ -406,7 +393,7 @@ QList<qint64> SchemeFigures::rotationPairs(qint64 chosen, qint64 pairCount)
 
 void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     const SchemeSettings &s = result.inputs.settings;
     const qint64 p = s.rotationPosition;
     QCPLayoutGrid *grid =
@@ -484,7 +471,7 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
 {
     // Curves with more points than this are drawn as bands (see below).
     constexpr qsizetype envelopeAbove = 4097;
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     // Longer ranges are sampled evenly (schemedata.cpp), which the title says: the curve's
     // fast oscillation is then aliased.
     const std::size_t samples = result.decayDistances.size();
@@ -555,7 +542,7 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
 
 void SchemeFigures::buildSimilarity(QCustomPlot *plot, const SchemeResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     const SchemeSettings &s = result.inputs.settings;
     QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("%1 over %2 positions\n%3")
                                                .arg(metricLabel(s.metric))
@@ -573,7 +560,7 @@ void SchemeFigures::buildSimilarity(QCustomPlot *plot, const SchemeResult &resul
 
 void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     const SchemeSettings &s = result.inputs.settings;
     QCPLayoutGrid *grid = titledGrid(
         plot, QStringLiteral("ALiBi bias −m·|i − j|\nhead %1 of %2, m = %3 (2^%4)%5")
@@ -598,7 +585,7 @@ void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) co
 
 void SchemeFigures::buildT5(QCustomPlot *plot, const SchemeResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     const T5BucketParameters &t5 = result.inputs.settings.t5;
     QCPLayoutGrid *grid = titledGrid(
         plot,
@@ -621,7 +608,7 @@ void SchemeFigures::buildT5(QCustomPlot *plot, const SchemeResult &result) const
 
 void SchemeFigures::buildCompare(QCustomPlot *plot, const SchemeResult &result) const
 {
-    resetPlot(plot);
+    resetFigure(plot, m_theme);
     const SchemeSettings &s = result.inputs.settings;
     QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("%1 over %2 positions, one colour scale")
                                                .arg(metricLabel(s.metric))

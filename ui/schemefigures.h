@@ -42,8 +42,6 @@ public:
     static QString viewTitle(SchemeView view);
 
 private:
-    void resetPlot(QCustomPlot *plot) const;
-
     const ExplorerState &m_state;
     PlotTheme m_theme;
 };
