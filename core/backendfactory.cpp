@@ -25,7 +25,7 @@ struct GpuProbe
 std::mutex probeMutex;
 GpuProbe probe;
 
-// A rasteriser running on the CPU gives the same numbers as the GPU backend, only 5-20x slower
+// A rasteriser running on the CPU gives the same numbers as the GPU backend, only 12-21x slower
 // than CpuBackend on the same cores (bench_backends), so `auto` passes it over.
 bool isSoftwareRenderer(const QString &renderer)
 {
