@@ -1,7 +1,5 @@
 #include "commandline.h"
 
-#include "rope.h"
-
 #include <QFileInfo>
 
 #include <cmath>
@@ -68,59 +66,19 @@ quint64 seedOption(const QCommandLineParser &parser, const QString &name)
     return value;
 }
 
-void addSpecOptions(QCommandLineParser &parser)
+void addSpecOptions(OptionSet &options)
 {
-    parser.addOptions({
-        {QStringLiteral("scheme"),
-         QStringLiteral("sinusoidal (default), learned or rope; data also takes alibi and t5."),
-         QStringLiteral("NAME")},
-        {QStringLiteral("positions"), QStringLiteral("Rows: 1 to 16777216."), QStringLiteral("N")},
-        {QStringLiteral("dims"), QStringLiteral("Columns: 1 to 65536."), QStringLiteral("D")},
-        {QStringLiteral("base"), QStringLiteral("Sinusoid base, > 1 and <= 1e12 (default 10000)."),
-         QStringLiteral("B")},
-        {QStringLiteral("layout"),
-         QStringLiteral("interleaved (sin, cos, sin, ...; default) or split ([sin | cos])."),
-         QStringLiteral("L")},
-        {QStringLiteral("seed"), QStringLiteral("Seed of the learned scheme (default 0)."),
-         QStringLiteral("S")},
-        {QStringLiteral("backend"), QStringLiteral("auto (default), cpu or gpu."),
-         QStringLiteral("NAME")},
-        // RoPE: each as Hugging Face's rope_type of the same name computes inv_freq.
-        {QStringLiteral("pairing"),
-         QStringLiteral("rope: interleaved (GPT-J, columns 2i, 2i+1; default) or half "
-                        "(GPT-NeoX / Llama, columns i, i + d/2)."),
-         QStringLiteral("P")},
-        {QStringLiteral("partial-rotary-factor"),
-         QStringLiteral("rope: rotate the first int(dims x F) columns only (default 1)."),
-         QStringLiteral("F")},
-        {QStringLiteral("rope-scaling"),
-         QStringLiteral("rope: none (default), linear, ntk, dynamic-ntk, yarn or llama3."),
-         QStringLiteral("TYPE")},
-        {QStringLiteral("factor"), QStringLiteral("rope scaling factor s > 0 (llama3: default 8)."),
-         QStringLiteral("S")},
-        {QStringLiteral("original-context"),
-         QStringLiteral("rope: the pretrained context, original_max_position_embeddings "
-                        "(dynamic-ntk, yarn, llama3: default 8192)."),
-         QStringLiteral("L")},
-        {QStringLiteral("current-length"),
-         QStringLiteral("dynamic-ntk: the sequence length to scale for (default: --positions)."),
-         QStringLiteral("N")},
-        {QStringLiteral("low-freq-factor"), QStringLiteral("llama3 (default 1)."),
-         QStringLiteral("F")},
-        {QStringLiteral("high-freq-factor"), QStringLiteral("llama3 (default 4)."),
-         QStringLiteral("F")},
-        {QStringLiteral("beta-fast"), QStringLiteral("yarn (default 32)."), QStringLiteral("B")},
-        {QStringLiteral("beta-slow"), QStringLiteral("yarn (default 1)."), QStringLiteral("B")},
-    });
+    EncodingSpec::addOptions(options);
+    options.addPlain(backendOption());
 }
 
-QStringList ropeOptionNames()
+EncodingSpec specFromOptions(const QCommandLineParser &parser, EncodingSpec start)
 {
-    return {QStringLiteral("pairing"),          QStringLiteral("partial-rotary-factor"),
-            QStringLiteral("rope-scaling"),     QStringLiteral("factor"),
-            QStringLiteral("original-context"), QStringLiteral("current-length"),
-            QStringLiteral("low-freq-factor"),  QStringLiteral("high-freq-factor"),
-            QStringLiteral("beta-fast"),        QStringLiteral("beta-slow")};
+    if (const FieldProblem problem = start.readOptions(parser))
+        throw UsageError{start.describe(problem, FieldNaming::Flag)};
+    if (const FieldProblem problem = start.problem())
+        throw UsageError{start.describe(problem, FieldNaming::Flag)};
+    return start;
 }
 
 void refuseOptions(const QCommandLineParser &parser, const QStringList &names,
@@ -131,145 +89,11 @@ void refuseOptions(const QCommandLineParser &parser, const QStringList &names,
             throw UsageError{QStringLiteral("--%1 does not apply to %2").arg(name, context)};
 }
 
-RopeParameters ropeFromOptions(const QCommandLineParser &parser, qint64 positions)
+QCommandLineOption backendOption()
 {
-    RopeParameters rope;
-    if (parser.isSet(QStringLiteral("pairing"))) {
-        const QString name = parser.value(QStringLiteral("pairing"));
-        const auto pairing = parseRopePairing(name);
-        if (!pairing)
-            throw UsageError{
-                QStringLiteral("--pairing must be interleaved or half (got \"%1\")").arg(name)};
-        rope.pairing = *pairing;
-    }
-    rope.partialRotaryFactor = numberOption(parser, QStringLiteral("partial-rotary-factor"), 1.0);
-    if (!(rope.partialRotaryFactor > 0.0 && rope.partialRotaryFactor <= 1.0))
-        throw UsageError{
-            QStringLiteral("--partial-rotary-factor must be greater than 0 and at most 1 (got %1)")
-                .arg(rope.partialRotaryFactor)};
-    if (parser.isSet(QStringLiteral("rope-scaling"))) {
-        const QString name = parser.value(QStringLiteral("rope-scaling"));
-        const auto scaling = parseRopeScaling(name);
-        if (!scaling)
-            throw UsageError{
-                QStringLiteral("--rope-scaling must be none, linear, ntk, dynamic-ntk, "
-                               "yarn or llama3 (got \"%1\")")
-                    .arg(name)};
-        rope.scaling = *scaling;
-    }
-
-    // Options the chosen rule does not read are refused rather than silently ignored.
-    const RopeScaling scaling = rope.scaling;
-    const QString with = QStringLiteral("--rope-scaling ") + ropeScalingName(scaling);
-    if (scaling == RopeScaling::None)
-        refuseOptions(parser, {QStringLiteral("factor")}, with);
-    if (scaling != RopeScaling::DynamicNtk && scaling != RopeScaling::Yarn &&
-        scaling != RopeScaling::Llama3)
-        refuseOptions(parser, {QStringLiteral("original-context")}, with);
-    if (scaling != RopeScaling::DynamicNtk)
-        refuseOptions(parser, {QStringLiteral("current-length")}, with);
-    if (scaling != RopeScaling::Llama3)
-        refuseOptions(
-            parser, {QStringLiteral("low-freq-factor"), QStringLiteral("high-freq-factor")}, with);
-    if (scaling != RopeScaling::Yarn)
-        refuseOptions(parser, {QStringLiteral("beta-fast"), QStringLiteral("beta-slow")}, with);
-    if (scaling == RopeScaling::None)
-        return rope;
-
-    if (scaling == RopeScaling::Llama3) {
-        // The values HF's llama3 type was written for (Llama 3.1's config.json).
-        rope.factor = 8.0;
-        rope.originalContext = 8192;
-    } else {
-        if (!parser.isSet(QStringLiteral("factor")))
-            throw UsageError{QStringLiteral("--factor is required with %1").arg(with)};
-        if ((scaling == RopeScaling::DynamicNtk || scaling == RopeScaling::Yarn) &&
-            !parser.isSet(QStringLiteral("original-context")))
-            throw UsageError{QStringLiteral("--original-context is required with %1").arg(with)};
-    }
-    rope.factor = numberOption(parser, QStringLiteral("factor"), rope.factor);
-    if (!(rope.factor > 0.0))
-        throw UsageError{
-            QStringLiteral("--factor must be greater than 0 (got %1)").arg(rope.factor)};
-    rope.originalContext = integerOption(parser, QStringLiteral("original-context"), 1,
-                                         limits::maxRopeContext, rope.originalContext);
-    if (scaling == RopeScaling::DynamicNtk)
-        rope.currentLength = integerOption(parser, QStringLiteral("current-length"), 1,
-                                           limits::maxRopeContext, positions);
-    if (scaling == RopeScaling::Llama3) {
-        rope.lowFreqFactor = numberOption(parser, QStringLiteral("low-freq-factor"), 1.0);
-        rope.highFreqFactor = numberOption(parser, QStringLiteral("high-freq-factor"), 4.0);
-        if (!(rope.lowFreqFactor > 0.0))
-            throw UsageError{QStringLiteral("--low-freq-factor must be greater than 0 (got %1)")
-                                 .arg(rope.lowFreqFactor)};
-        if (!(rope.highFreqFactor > rope.lowFreqFactor))
-            throw UsageError{QStringLiteral("--high-freq-factor must be greater than "
-                                            "--low-freq-factor %1 (got %2)")
-                                 .arg(rope.lowFreqFactor)
-                                 .arg(rope.highFreqFactor)};
-    }
-    if (scaling == RopeScaling::Yarn) {
-        rope.betaFast = numberOption(parser, QStringLiteral("beta-fast"), 32.0);
-        rope.betaSlow = numberOption(parser, QStringLiteral("beta-slow"), 1.0);
-        if (!(rope.betaFast > 0.0))
-            throw UsageError{
-                QStringLiteral("--beta-fast must be greater than 0 (got %1)").arg(rope.betaFast)};
-        if (!(rope.betaSlow > 0.0))
-            throw UsageError{
-                QStringLiteral("--beta-slow must be greater than 0 (got %1)").arg(rope.betaSlow)};
-        if (rope.betaFast < rope.betaSlow)
-            throw UsageError{QStringLiteral("--beta-fast (%1) must be at least --beta-slow (%2)")
-                                 .arg(rope.betaFast)
-                                 .arg(rope.betaSlow)};
-    }
-    return rope;
-}
-
-EncodingSpec specFromOptions(const QCommandLineParser &parser)
-{
-    EncodingSpec spec;
-    if (parser.isSet(QStringLiteral("scheme"))) {
-        const QString name = parser.value(QStringLiteral("scheme"));
-        const auto scheme = parseScheme(name);
-        if (!scheme)
-            throw UsageError{
-                QStringLiteral("--scheme must be sinusoidal, learned or rope (got \"%1\")")
-                    .arg(name)};
-        spec.scheme = *scheme;
-    }
-    for (const char *required : {"positions", "dims"})
-        if (!parser.isSet(QLatin1String(required)))
-            throw UsageError{QStringLiteral("--%1 is required").arg(QLatin1String(required))};
-    spec.positions = integerOption(parser, QStringLiteral("positions"), 1, limits::maxPositions, 0);
-    spec.dims = integerOption(parser, QStringLiteral("dims"), 1, limits::maxDims, 0);
-    spec.base = numberOption(parser, QStringLiteral("base"), spec.base);
-    if (!(spec.base > 1.0 && spec.base <= limits::maxBase))
-        throw UsageError{QStringLiteral("--base must be greater than 1 and at most 1e12 (got %1)")
-                             .arg(spec.base)};
-    if (parser.isSet(QStringLiteral("layout"))) {
-        const QString name = parser.value(QStringLiteral("layout"));
-        const auto layout = parseLayout(name);
-        if (!layout)
-            throw UsageError{
-                QStringLiteral("--layout must be interleaved or split (got \"%1\")").arg(name)};
-        spec.layout = *layout;
-    }
-    if (spec.scheme == Scheme::Rope) {
-        refuseOptions(parser, {QStringLiteral("layout")},
-                      QStringLiteral("--scheme rope (its pairs are set by --pairing)"));
-        if (spec.dims % 2 != 0)
-            throw UsageError{QStringLiteral("--dims must be even for --scheme rope: each rotation "
-                                            "turns a pair of columns (got %1)")
-                                 .arg(spec.dims)};
-        spec.rope = ropeFromOptions(parser, spec.positions);
-    } else {
-        refuseOptions(parser, ropeOptionNames(),
-                      QStringLiteral("--scheme ") + schemeName(spec.scheme));
-    }
-    spec.seed = seedOption(parser, QStringLiteral("seed"));
-    if (const QString problem = spec.validate(); !problem.isEmpty())
-        throw UsageError{problem};
-    return spec;
+    return {QStringLiteral("backend"),
+            QStringLiteral("Compute backend: %1 (default auto).").arg(choiceList(backendChoiceNames)),
+            QStringLiteral("NAME")};
 }
 
 BackendChoice backendFromOptions(const QCommandLineParser &parser)
@@ -277,10 +101,10 @@ BackendChoice backendFromOptions(const QCommandLineParser &parser)
     if (!parser.isSet(QStringLiteral("backend")))
         return BackendChoice::Auto;
     const QString name = parser.value(QStringLiteral("backend"));
-    const auto choice = parseBackendChoice(name);
+    const auto choice = parseAs<BackendChoice>(backendChoiceNames, name);
     if (!choice)
-        throw UsageError{
-            QStringLiteral("--backend must be auto, cpu or gpu (got \"%1\")").arg(name)};
+        throw UsageError{QStringLiteral("--backend must be %1 (got \"%2\")")
+                             .arg(choiceList(backendChoiceNames), name)};
     return *choice;
 }
 

@@ -4,6 +4,7 @@
 
 #include "backendfactory.h"
 #include "encodingspec.h"
+#include "fields/fieldoptions.h"
 #include "matrixwriter.h"
 
 #include <QCommandLineParser>
@@ -29,18 +30,14 @@ qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint
 double numberOption(const QCommandLineParser &parser, const QString &name, double fallback);
 quint64 seedOption(const QCommandLineParser &parser, const QString &name);
 
-// SPEC: --scheme --positions --dims --base --layout --seed --backend, and for --scheme rope
-// --pairing --partial-rotary-factor --rope-scaling and the scaling's parameters.
-void addSpecOptions(QCommandLineParser &parser);
-EncodingSpec specFromOptions(const QCommandLineParser &parser);
-// The RoPE options, each range-checked with a message naming it. `positions` is the default
-// current length of dynamic-ntk (0: none, i.e. the original context, as HF at init time).
-RopeParameters ropeFromOptions(const QCommandLineParser &parser, qint64 positions);
-// Names of the options ropeFromOptions() reads.
-QStringList ropeOptionNames();
+// SPEC: --scheme, --positions, --dims and every scheme's own options, from the field tables.
+void addSpecOptions(OptionSet &options);
+// The spec the options describe on top of `start`; throws UsageError naming the option.
+EncodingSpec specFromOptions(const QCommandLineParser &parser, EncodingSpec start = {});
 // Throws "--NAME does not apply to <context>" for the first of `names` that is set.
 void refuseOptions(const QCommandLineParser &parser, const QStringList &names,
                    const QString &context);
+QCommandLineOption backendOption();
 BackendChoice backendFromOptions(const QCommandLineParser &parser);
 
 // The --out path, required, with one of `extensions` unless it is a device or pipe.

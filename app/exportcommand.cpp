@@ -2,10 +2,10 @@
 // built by the window's FigureBuilder from the same ExplorerState, rendered without a display.
 #include "commandline.h"
 
-#include "figureexporter.h"
-#include "presets.h"
-#include "sessionfile.h"
-#include "viewdata.h"
+#include "figures/figureexporter.h"
+#include "state/presets.h"
+#include "state/sessionfile.h"
+#include "compute/viewdata.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>

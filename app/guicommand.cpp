@@ -1,9 +1,9 @@
 #include "guicommand.h"
 
 #include "commandline.h"
-#include "fileactions.h"
-#include "mainwindow.h"
-#include "presets.h"
+#include "dialogs/fileactions.h"
+#include "views/mainwindow.h"
+#include "state/presets.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

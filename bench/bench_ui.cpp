@@ -6,11 +6,11 @@
 // are printed beside them, never enforced. Then pan and zoom over 1,048,576 x 8,192 (sampled
 // viewports, issue 5): event -> repainted sampled heatmap, median.
 #include "benchtiming.h"
-#include "computescheduler.h"
+#include "compute/computescheduler.h"
 #include "cpubackend.h"
-#include "heatmapview.h"
-#include "mainwindow.h"
-#include "qcpinclude.h"
+#include "views/heatmapview.h"
+#include "views/mainwindow.h"
+#include "figures/qcpinclude.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

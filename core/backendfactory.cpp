@@ -64,26 +64,6 @@ bool knownSoftwareGpu(QString *renderer)
 
 } // namespace
 
-QString backendChoiceName(BackendChoice choice)
-{
-    switch (choice) {
-    case BackendChoice::Auto:
-        return QStringLiteral("auto");
-    case BackendChoice::Cpu:
-        return QStringLiteral("cpu");
-    case BackendChoice::Gpu:
-        return QStringLiteral("gpu");
-    }
-    return {};
-}
-
-std::optional<BackendChoice> parseBackendChoice(const QString &name)
-{
-    for (BackendChoice c : {BackendChoice::Auto, BackendChoice::Cpu, BackendChoice::Gpu})
-        if (name == backendChoiceName(c))
-            return c;
-    return std::nullopt;
-}
 
 QList<BackendStatus> probeBackends()
 {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backend.h"
+#include "fields/choicenames.h"
 
 #include <memory>
 #include <optional>
@@ -10,8 +11,15 @@ namespace pe {
 
 enum class BackendChoice { Auto, Cpu, Gpu };
 
-QString backendChoiceName(BackendChoice choice);
-std::optional<BackendChoice> parseBackendChoice(const QString &name);
+inline constexpr ChoiceName backendChoiceNames[] = {
+    choice(BackendChoice::Auto, "auto", "Auto (a hardware GPU, else the CPU)"),
+    choice(BackendChoice::Cpu, "cpu", "CPU (Eigen, all cores)"),
+    choice(BackendChoice::Gpu, "gpu", "GPU (OpenGL 4.3 compute)"),
+};
+inline QString backendChoiceName(BackendChoice choice)
+{
+    return nameOf(backendChoiceNames, choice);
+}
 
 struct BackendStatus
 {

@@ -3,7 +3,6 @@
 #include "cpusampler.h"
 #include "parallel.h"
 #include "phasekernels.h"
-#include "sinusoidal.h"
 
 #include <Eigen/Core>
 
@@ -85,18 +84,25 @@ bool CpuBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCou
     }
     const qint64 dims = spec.dims;
     const qint64 minRows = std::max<qint64>(1, minElementsPerThread / dims);
-    if (spec.scheme != Scheme::Learned) { // sinusoidal and rope: both are phase tables
-        const auto columns = columnPhases(spec);
+    const MatrixPlan plan = spec.plan();
+    const auto rows = [&](auto &&fill) {
         parallelFor(firstRow, firstRow + rowCount, m_threadCount, minRows,
-                    [&](qint64 lo, qint64 hi) {
-                        encodeSinusoidalRows(columns, lo, hi - lo, out + (lo - firstRow) * dims);
-                    });
-    } else {
-        parallelFor(
-            firstRow, firstRow + rowCount, m_threadCount, minRows, [&](qint64 lo, qint64 hi) {
-                encodeLearnedRows(spec.seed, dims, lo, hi - lo, out + (lo - firstRow) * dims);
-            });
-    }
+                    [&](qint64 lo, qint64 hi) { fill(lo, hi - lo, out + (lo - firstRow) * dims); });
+    };
+    std::visit(Overloaded{
+                   [&](const PhaseColumnsPlan &p) {
+                       rows([&](qint64 first, qint64 count, float *to) {
+                           encodeSinusoidalRows(p.columns, first, count, to);
+                       });
+                   },
+                   [&](const HashedUniformPlan &p) {
+                       rows([&](qint64 first, qint64 count, float *to) {
+                           encodeLearnedRows(p.seed, dims, first, count, to);
+                       });
+                   },
+                   [&](const RowsPlan &p) { rows(p.fill); },
+               },
+               plan);
     return true;
 }
 

@@ -101,9 +101,9 @@ void sampledRows(const EncodingSpec &spec, const SamplingPlan &plan, int y0, int
     const qint64 n = plan.columnCount;
     std::vector<double> acc(static_cast<std::size_t>(n));
     std::vector<float> row;
-    CpuBackend rowSource(1); // one thread: the pixel rows are already spread over the cores
-    const bool learned = spec.scheme == Scheme::Learned;
-    if (!learned)
+    const auto *hashed = std::get_if<HashedUniformPlan>(&plan.matrix);
+    const auto *rows = std::get_if<RowsPlan>(&plan.matrix);
+    if (rows)
         row.resize(std::size_t(spec.dims));
     for (int y = y0; y < y1; ++y) {
         std::fill(acc.begin(), acc.end(), 0.0);
@@ -111,16 +111,14 @@ void sampledRows(const EncodingSpec &spec, const SamplingPlan &plan, int y0, int
              ++i) {
             const qint64 p = plan.sampleRows[std::size_t(i)];
             const double w = plan.sampleWeights[std::size_t(i)];
-            if (learned) {
+            if (hashed) {
                 // Only the window's columns, straight from the hash.
-                const std::uint32_t key = kernels::rowKey(spec.seed, std::uint32_t(p));
+                const std::uint32_t key = kernels::rowKey(hashed->seed, std::uint32_t(p));
                 for (qint64 j = 0; j < n; ++j)
                     acc[std::size_t(j)] +=
                         w * kernels::learnedValue(key, std::uint32_t(plan.firstColumn + j));
-            } else {
-                QString ignored; // the plan only names rows inside a valid spec
-                if (!rowSource.encode(spec, p, 1, row.data(), &ignored))
-                    continue;
+            } else if (rows) {
+                rows->fill(p, 1, row.data());
                 for (qint64 j = 0; j < n; ++j)
                     acc[std::size_t(j)] += w * row[std::size_t(plan.firstColumn + j)];
             }

@@ -1,107 +1,30 @@
 #include "encodingspec.h"
 
-#include "rope.h"
+#include "fields/fieldoptions.h"
 
 #include <cmath>
 
 namespace pe {
 
-QString EncodingSpec::validate() const
+namespace {
+
+int schemeIndex(const EncodingSpec &s)
 {
-    if (positions < 1 || positions > limits::maxPositions)
-        return QStringLiteral("positions must be between 1 and %1 (got %2)")
-            .arg(limits::maxPositions)
-            .arg(positions);
-    if (dims < 1 || dims > limits::maxDims)
-        return QStringLiteral("dims must be between 1 and %1 (got %2)")
-            .arg(limits::maxDims)
-            .arg(dims);
-    if ((scheme == Scheme::Sinusoidal || scheme == Scheme::Rope) &&
-        !(std::isfinite(base) && base > 1.0 && base <= limits::maxBase))
-        return QStringLiteral(
-                   "base must be a finite number greater than 1 and at most 1e12 (got %1)")
-            .arg(base);
-    if (scheme == Scheme::Rope)
-        return ropeProblem(dims, rope);
-    return {};
+    return int(s.scheme.index());
 }
 
-QString schemeName(Scheme scheme)
+void setSchemeIndex(EncodingSpec &s, int index)
 {
-    switch (scheme) {
-    case Scheme::Sinusoidal:
-        return QStringLiteral("sinusoidal");
-    case Scheme::Learned:
-        return QStringLiteral("learned");
-    case Scheme::Rope:
-        return QStringLiteral("rope");
-    }
-    return {};
+    if (index != int(s.scheme.index()))
+        s.scheme = defaultScheme(std::size_t(index));
 }
 
-QString layoutName(Layout layout)
+template <class F> auto visitScheme(const EncodingSpec &spec, F &&f)
 {
-    return layout == Layout::Split ? QStringLiteral("split") : QStringLiteral("interleaved");
+    return std::visit(std::forward<F>(f), spec.scheme);
 }
 
-std::optional<Scheme> parseScheme(const QString &name)
-{
-    for (Scheme s : {Scheme::Sinusoidal, Scheme::Learned, Scheme::Rope})
-        if (name == schemeName(s))
-            return s;
-    if (name == QLatin1String("random"))
-        return Scheme::Learned;
-    return std::nullopt;
-}
-
-std::optional<Layout> parseLayout(const QString &name)
-{
-    for (Layout l : {Layout::Interleaved, Layout::Split})
-        if (name == layoutName(l))
-            return l;
-    return std::nullopt;
-}
-
-QString ropePairingName(RopePairing pairing)
-{
-    return pairing == RopePairing::Half ? QStringLiteral("half") : QStringLiteral("interleaved");
-}
-
-QString ropeScalingName(RopeScaling scaling)
-{
-    switch (scaling) {
-    case RopeScaling::None:
-        return QStringLiteral("none");
-    case RopeScaling::Linear:
-        return QStringLiteral("linear");
-    case RopeScaling::Ntk:
-        return QStringLiteral("ntk");
-    case RopeScaling::DynamicNtk:
-        return QStringLiteral("dynamic-ntk");
-    case RopeScaling::Yarn:
-        return QStringLiteral("yarn");
-    case RopeScaling::Llama3:
-        return QStringLiteral("llama3");
-    }
-    return {};
-}
-
-std::optional<RopePairing> parseRopePairing(const QString &name)
-{
-    for (RopePairing p : {RopePairing::Interleaved, RopePairing::Half})
-        if (name == ropePairingName(p))
-            return p;
-    return std::nullopt;
-}
-
-std::optional<RopeScaling> parseRopeScaling(const QString &name)
-{
-    for (RopeScaling s : {RopeScaling::None, RopeScaling::Linear, RopeScaling::Ntk,
-                          RopeScaling::DynamicNtk, RopeScaling::Yarn, RopeScaling::Llama3})
-        if (name == ropeScalingName(s))
-            return s;
-    return std::nullopt;
-}
+} // namespace
 
 QString formatBytes(double bytes)
 {
@@ -114,6 +37,202 @@ QString formatBytes(double bytes)
     return unit == 0
                ? QStringLiteral("%1 bytes").arg(qint64(bytes))
                : QStringLiteral("%1 %2").arg(bytes, 0, 'f', 1).arg(QLatin1String(units[unit]));
+}
+
+FieldTable<EncodingSpec> EncodingSpec::fields()
+{
+    using S = EncodingSpec;
+    static const Field<S> table[] = {
+        {.key = "scheme",
+         .flag = "scheme",
+         .label = "Scheme",
+         .help = "The positional encoding.",
+         .kind = ChoiceKind<S>{schemeIndex, setSchemeIndex, schemeNames}},
+        {.key = "positions",
+         .flag = "positions",
+         .label = "Positions",
+         .help = "Rows of the matrix: positions 0 to N - 1.",
+         .kind = IntegerKind<S>{&S::positions, {1, limits::maxPositions}}},
+        {.key = "dims",
+         .flag = "dims",
+         .label = "Dims",
+         .help = "Columns of the matrix: the model (or head) dimension.",
+         .kind = IntegerKind<S>{&S::dims, {1, limits::maxDims}},
+         .gate = {.by = "scheme", .applies = schemesWithDims}},
+    };
+    return table;
+}
+
+EncodingSpec EncodingSpec::normalized() const
+{
+    EncodingSpec s = *this;
+    if (!s.info().usesDims)
+        s.dims = s.positions;
+    return s;
+}
+
+FieldProblem EncodingSpec::problem() const
+{
+    if (FieldProblem p = rangeProblem(fields(), *this))
+        return p;
+    if (!info().usesDims && dims != positions)
+        return {QStringLiteral("dims"),
+                QStringLiteral("must equal positions for %1: its columns are positions too")
+                    .arg(schemeId())};
+    return visitScheme(*this, [&](const auto &s) {
+        using S = std::decay_t<decltype(s)>;
+        if (FieldProblem p = rangeProblem(S::fields(), s))
+            return p;
+        return s.problem(shape());
+    });
+}
+
+QString EncodingSpec::describe(const FieldProblem &problem, FieldNaming naming) const
+{
+    if (problem.isEmpty())
+        return {};
+    if (findField(fields(), problem.key))
+        return pe::describe(fields(), problem, naming);
+    return visitScheme(*this, [&](const auto &s) {
+        using S = std::decay_t<decltype(s)>;
+        return pe::describe(S::fields(), problem, naming);
+    });
+}
+
+QString EncodingSpec::validate() const
+{
+    return describe(problem(), FieldNaming::Key);
+}
+
+MatrixPlan EncodingSpec::plan() const
+{
+    return visitScheme(*this, [&](const auto &s) { return s.plan(shape()); });
+}
+
+ValueRange EncodingSpec::valueRange() const
+{
+    return visitScheme(*this, [&](const auto &s) { return s.valueRange(shape()); });
+}
+
+SchemeAxes EncodingSpec::axes() const
+{
+    return visitScheme(*this, [](const auto &s) { return s.axes(); });
+}
+
+QString EncodingSpec::columnLabel(qint64 column) const
+{
+    return visitScheme(*this, [&](const auto &s) { return s.columnLabel(column, shape()); });
+}
+
+QString EncodingSpec::caption() const
+{
+    return visitScheme(*this, [&](const auto &s) { return s.caption(shape()); });
+}
+
+std::vector<DataOutput> EncodingSpec::outputs() const
+{
+    return visitScheme(*this, [&](const auto &s) { return s.outputs(shape()); });
+}
+
+QJsonObject EncodingSpec::toJson() const
+{
+    QJsonObject json = pe::toJson(fields(), *this);
+    visitScheme(*this, [&](const auto &s) {
+        using S = std::decay_t<decltype(s)>;
+        const QJsonObject own = pe::toJson(S::fields(), s);
+        for (auto it = own.begin(); it != own.end(); ++it)
+            json.insert(it.key(), it.value());
+    });
+    return json;
+}
+
+FieldProblem EncodingSpec::readJson(const QJsonObject &json)
+{
+    EncodingSpec next = *this;
+    QStringList schemeKeys;
+    QStringList ownKeys;
+    for (const Field<EncodingSpec> &f : fields())
+        ownKeys.append(QString::fromUtf8(f.key));
+    for (auto it = json.begin(); it != json.end(); ++it)
+        if (!ownKeys.contains(it.key()))
+            schemeKeys.append(it.key());
+    if (FieldProblem p = pe::readJson(fields(), json, &next, schemeKeys))
+        return p;
+    FieldProblem problem = std::visit(
+        [&](auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            return pe::readJson(S::fields(), json, &s, ownKeys);
+        },
+        next.scheme);
+    if (problem)
+        return problem;
+    *this = next.normalized();
+    return {};
+}
+
+void EncodingSpec::addOptions(OptionSet &options)
+{
+    options.add(fields());
+    forEachScheme([&](const auto &s) {
+        using S = std::decay_t<decltype(s)>;
+        options.add(S::fields(), QString::fromUtf8(S::info.id));
+    });
+}
+
+FieldProblem EncodingSpec::readOptions(const QCommandLineParser &parser)
+{
+    EncodingSpec next = *this;
+    if (FieldProblem p = pe::readOptions(fields(), parser, &next, QString()))
+        return p;
+    const QString context = QStringLiteral("--scheme ") + next.schemeId();
+    // Options of the other schemes are refused: they would be silently ignored otherwise.
+    FieldProblem problem;
+    forEachScheme([&](const auto &other) {
+        using S = std::decay_t<decltype(other)>;
+        if (problem || std::holds_alternative<S>(next.scheme))
+            return;
+        for (const Field<S> &f : S::fields()) {
+            if (!f.flag || !parser.isSet(QString::fromUtf8(f.flag)))
+                continue;
+            bool sharedWithChosen = false;
+            std::visit(
+                [&](const auto &chosen) {
+                    using C = std::decay_t<decltype(chosen)>;
+                    for (const Field<C> &g : C::fields())
+                        if (g.flag && std::string_view(g.flag) == f.flag)
+                            sharedWithChosen = true;
+                },
+                next.scheme);
+            if (!sharedWithChosen) {
+                // Named by another scheme's table, so the message names the flag itself.
+                problem = {QString(), QStringLiteral("--%1 does not apply to %2")
+                                          .arg(QString::fromUtf8(f.flag), context)};
+                return;
+            }
+        }
+    });
+    if (problem)
+        return problem;
+    problem = std::visit(
+        [&](auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            return pe::readOptions(S::fields(), parser, &s, context);
+        },
+        next.scheme);
+    if (problem)
+        return problem;
+    *this = next.normalized();
+    return {};
+}
+
+bool EncodingSpec::anyOptionSet(const QCommandLineParser &parser)
+{
+    bool any = pe::anyOptionSet(fields(), parser);
+    forEachScheme([&](const auto &s) {
+        using S = std::decay_t<decltype(s)>;
+        any = any || pe::anyOptionSet(S::fields(), parser);
+    });
+    return any;
 }
 
 } // namespace pe

@@ -1,39 +1,13 @@
-// EncodingSpec: every parameter that defines one positional-encoding matrix, and its validation.
-// Validation is the single place where limits are checked; nothing downstream re-checks.
+// EncodingSpec: every parameter that defines one positional-encoding matrix — the scheme with its
+// own parameters (a variant over schemelist.h), positions and dims — and its validation, JSON and
+// command-line options, all derived from the field tables. Validation is the single place where
+// limits are checked; nothing downstream re-checks.
 #pragma once
 
 #include <QString>
 #include <QtGlobal>
 
-#include <optional>
-
 namespace pe {
-
-enum class Scheme { Sinusoidal, Learned, Rope };
-enum class Layout { Interleaved, Split };
-
-// RoPE (Su et al., RoFormer) pair layout: GPT-J interleaved (columns 2i, 2i+1) or GPT-NeoX /
-// Llama half-split (columns i, i + r/2, r = rotary dims).
-enum class RopePairing { Interleaved, Half };
-// Hugging Face rope_type names: linear, ntk, dynamic, yarn, llama3 (see rope.h).
-enum class RopeScaling { None, Linear, Ntk, DynamicNtk, Yarn, Llama3 };
-
-// The RoPE-only fields of a spec; the base is EncodingSpec::base. Defaults are HF's.
-struct RopeParameters
-{
-    RopePairing pairing = RopePairing::Interleaved;
-    RopeScaling scaling = RopeScaling::None;
-    double factor = 1.0;         // s: linear, ntk, dynamic-ntk, yarn, llama3
-    qint64 originalContext = 0;  // original_max_position_embeddings (dynamic-ntk, yarn, llama3)
-    qint64 currentLength = 0;    // dynamic-ntk's seq_len; <= 0: the original context (HF init)
-    double lowFreqFactor = 1.0;  // llama3
-    double highFreqFactor = 4.0; // llama3
-    double betaFast = 32.0;      // yarn
-    double betaSlow = 1.0;       // yarn
-    bool yarnTruncate = true;    // yarn: floor/ceil the correction range (HF's default)
-    double partialRotaryFactor = 1.0; // rotary dims = int(dims * factor), as HF computes `dim`
-    bool operator==(const RopeParameters &) const = default;
-};
 
 namespace limits {
 constexpr qint64 maxPositions = qint64(1) << 24;
@@ -43,34 +17,66 @@ constexpr double maxBase = 1e12;
 constexpr qint64 maxInMemoryBytes = qint64(1) << 30;
 } // namespace limits
 
+// Human-readable byte count ("1.5 GiB") for messages.
+QString formatBytes(double bytes);
+
+} // namespace pe
+
+#include "schemes/schemes.h"
+
+class QCommandLineParser;
+
+namespace pe {
+
+class OptionSet;
+
 struct EncodingSpec
 {
-    Scheme scheme = Scheme::Sinusoidal;
-    qint64 positions = 0;
-    qint64 dims = 0;
-    double base = 10000.0;
-    Layout layout = Layout::Interleaved;
-    quint64 seed = 0;
-    RopeParameters rope; // Scheme::Rope only
+    SchemeParameters scheme; // the first scheme of the list (sinusoidal) by default
+    qint64 positions = 200;
+    // Columns of the matrix. For schemes without a dims axis (SchemeInfo::usesDims false: the
+    // bias schemes, positions x positions) it equals positions; normalized() sees to that.
+    qint64 dims = 128;
 
-    // Empty when valid; otherwise one sentence naming the bad field, e.g. "dims must be ...".
+    static FieldTable<EncodingSpec> fields();
+
+    // The spec with dims = positions for schemes whose columns are positions.
+    EncodingSpec normalized() const;
+    // Empty when valid; else the first problem: a field out of range, a rule of the scheme.
+    FieldProblem problem() const;
+    // The problem as one sentence naming the field ("dims must be even for rope ...").
     QString validate() const;
+    // A problem named as the command line names it ("--factor must be ...").
+    QString describe(const FieldProblem &problem, FieldNaming naming) const;
+
+    MatrixShape shape() const { return {positions, dims}; }
+    const SchemeInfo &info() const { return schemeInfo(scheme); }
+    QString schemeId() const { return pe::schemeId(scheme); }
+    MatrixPlan plan() const;
+    ValueRange valueRange() const;
+    SchemeAxes axes() const;
+    QString columnLabel(qint64 column) const;
+    QString caption() const;
+    std::vector<DataOutput> outputs() const;
 
     qint64 elementCount() const { return positions * dims; }
     qint64 byteCount() const { return elementCount() * qint64(sizeof(float)); }
     bool operator==(const EncodingSpec &) const = default;
+
+    template <class S> const S *get() const { return std::get_if<S>(&scheme); }
+
+    // {"scheme": "rope", "positions": 1024, "dims": 128, <the scheme's fields>}.
+    QJsonObject toJson() const;
+    // Reads the keys `json` has on top of *this (a "scheme" key starts from that scheme's
+    // defaults); the result is normalized but not validated.
+    FieldProblem readJson(const QJsonObject &json);
+
+    // Every spec option (--scheme, --positions, --dims and each scheme's fields) for --help.
+    static void addOptions(OptionSet &options);
+    // The spec the options describe on top of *this; problems name the option.
+    FieldProblem readOptions(const QCommandLineParser &parser);
+    // True when any spec option is set.
+    static bool anyOptionSet(const QCommandLineParser &parser);
 };
-
-QString schemeName(Scheme scheme);
-QString layoutName(Layout layout);
-std::optional<Scheme> parseScheme(const QString &name);
-std::optional<Layout> parseLayout(const QString &name);
-QString ropePairingName(RopePairing pairing);
-QString ropeScalingName(RopeScaling scaling); // the CLI spelling: none, linear, ntk, ...
-std::optional<RopePairing> parseRopePairing(const QString &name);
-std::optional<RopeScaling> parseRopeScaling(const QString &name);
-
-// Human-readable byte count ("1.5 GiB") for messages.
-QString formatBytes(double bytes);
 
 } // namespace pe

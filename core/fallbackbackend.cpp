@@ -51,7 +51,7 @@ bool FallbackBackend::run(const EncodingSpec &spec, const QString &problem,
     } else if (!m_failed) {
         m_notice = QStringLiteral("the GPU backend has no kernel for the %1 scheme; the CPU "
                                   "backend computed it")
-                       .arg(schemeName(spec.scheme));
+                       .arg(spec.schemeId());
     }
     m_last = &cpu();
     return call(*m_last, error);

@@ -1,7 +1,7 @@
 #include "gpubackend.h"
 
 #include "samplingplan.h"
-#include "sinusoidal.h"
+#include "schemes/sinusoidalscheme.h"
 
 #include <QFile>
 #include <QGuiApplication>
@@ -419,8 +419,8 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
         return false;
     }
     if (!supports(spec)) {
-        *error = QStringLiteral("the GPU backend has no kernel for the %1 scheme")
-                     .arg(schemeName(spec.scheme));
+        *error =
+            QStringLiteral("the GPU backend has no kernel for the %1 scheme").arg(spec.schemeId());
         return false;
     }
     lastKernelMs = 0.0;
@@ -428,7 +428,9 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
         return true;
     if (!begin(error))
         return false;
-    const bool phases = usesColumnPhases(spec);
+    const MatrixPlan matrixPlan = spec.plan();
+    const auto *phaseColumns = std::get_if<PhaseColumnsPlan>(&matrixPlan);
+    const bool phases = phaseColumns != nullptr;
     QOpenGLShaderProgram *shader =
         program(phases ? QStringLiteral("encode_phase") : QStringLiteral("encode_learned"), error);
     if (!shader)
@@ -437,7 +439,7 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
         tableSpec.reset();
         std::vector<quint32> words;
         words.reserve(std::size_t(spec.dims) * 4);
-        for (const kernels::ColumnPhase &c : columnPhases(spec))
+        for (const kernels::ColumnPhase &c : phaseColumns->columns)
             appendPhase(words, c.step, c.offset);
         if (!upload(EncodeTable, words.data(), qint64(words.size() * sizeof(quint32)),
                     QStringLiteral("the phase table"), error))
@@ -468,8 +470,8 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
     gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffers[EncodeTable]);
     gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buffers[EncodeValues]);
     setUint(shader, "dims", GLuint(dims));
-    if (!phases)
-        setUint(shader, "seedKey", GLuint(seedKey(spec.seed)));
+    if (const auto *hashed = std::get_if<HashedUniformPlan>(&matrixPlan))
+        setUint(shader, "seedKey", GLuint(seedKey(hashed->seed)));
     std::size_t timers = 0;
     for (qint64 done = 0; done < rowCount; done += rowsPerBuffer) {
         const qint64 rows = std::min(rowsPerBuffer, rowCount - done);
@@ -504,8 +506,8 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
     if (!plan)
         return false;
     if (!supports(spec)) {
-        *error = QStringLiteral("the GPU backend has no kernel for the %1 scheme")
-                     .arg(schemeName(spec.scheme));
+        *error =
+            QStringLiteral("the GPU backend has no kernel for the %1 scheme").arg(spec.schemeId());
         return false;
     }
     if (!begin(error))
@@ -575,7 +577,8 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
         setUint(shader, "columnCount", GLuint(plan->columnCount));
     } else {
         setUint(shader, "firstColumn", GLuint(plan->firstColumn));
-        setUint(shader, "seedKey", GLuint(seedKey(spec.seed)));
+        setUint(shader, "seedKey",
+                GLuint(seedKey(std::get<HashedUniformPlan>(plan->matrix).seed)));
     }
     std::size_t timers = 0;
     for (qint64 y0 = 0; y0 < height; y0 += bandRows) {
@@ -662,7 +665,9 @@ QString GpuBackend::glVersion() const
 
 bool GpuBackend::supports(const EncodingSpec &spec)
 {
-    return usesColumnPhases(spec) || spec.scheme == Scheme::Learned;
+    // The phase table and the hash have kernels; a RowsPlan is a CPU formula by definition.
+    const MatrixPlan plan = spec.plan();
+    return !std::holds_alternative<RowsPlan>(plan);
 }
 
 bool GpuBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount, float *out,

@@ -15,29 +15,17 @@ constexpr quint64 positionSeedOffset = 0x9E3779B97F4A7C15ull;
 EncodingSpec tableSpec(const PhraseSpec &spec, qint64 rows, quint64 seed)
 {
     EncodingSpec table;
-    table.scheme = spec.mode == EmbeddingMode::Fixed ? Scheme::Sinusoidal : Scheme::Learned;
+    if (spec.mode == EmbeddingMode::Fixed)
+        table.scheme = SinusoidalScheme{spec.base, Layout::Interleaved};
+    else
+        table.scheme = LearnedScheme{seed};
     table.positions = rows;
     table.dims = spec.dims;
-    table.base = spec.base;
-    table.seed = seed;
     return table;
 }
 
 } // namespace
 
-QString embeddingModeName(EmbeddingMode mode)
-{
-    return mode == EmbeddingMode::Fixed ? QStringLiteral("fixed") : QStringLiteral("random");
-}
-
-std::optional<EmbeddingMode> parseEmbeddingMode(const QString &name)
-{
-    if (name == QLatin1String("fixed"))
-        return EmbeddingMode::Fixed;
-    if (name == QLatin1String("random"))
-        return EmbeddingMode::Random;
-    return std::nullopt;
-}
 
 QString PhraseSpec::validate() const
 {

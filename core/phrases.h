@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backend.h"
+#include "fields/choicenames.h"
 
 #include <QStringList>
 
@@ -13,8 +14,10 @@ namespace pe {
 
 enum class EmbeddingMode { Random, Fixed };
 
-QString embeddingModeName(EmbeddingMode mode);
-std::optional<EmbeddingMode> parseEmbeddingMode(const QString &name);
+inline constexpr ChoiceName embeddingModeNames[] = {
+    choice(EmbeddingMode::Random, "random", "Random (learned, seeded)"),
+    choice(EmbeddingMode::Fixed, "fixed", "Fixed (sinusoidal)"),
+};
 
 struct PhraseSpec
 {

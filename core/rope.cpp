@@ -1,5 +1,7 @@
 #include "rope.h"
 
+#include "schemes/sinusoidalscheme.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -53,7 +55,7 @@ QString ropeProblem(qint64 dims, const RopeParameters &rope)
     if ((rope.scaling == RopeScaling::Ntk || rope.scaling == RopeScaling::DynamicNtk) && rotary < 4)
         return QStringLiteral("%1 scaling needs at least 4 rotary dims: its exponent r / (r - 2) "
                               "divides by zero at r = %2")
-            .arg(ropeScalingName(rope.scaling))
+            .arg(nameOf(ropeScalingNames, rope.scaling))
             .arg(rotary);
     if (usesOriginalContext(rope.scaling) &&
         (rope.originalContext < 1 || rope.originalContext > maxContext))
@@ -142,8 +144,9 @@ double ropeYarnAttentionFactor(double factor)
     return factor <= 1.0 ? 1.0 : 0.1 * std::log(factor) + 1.0;
 }
 
-RopeFrequencies ropeInverseFrequencies(double base, qint64 dims, const RopeParameters &rope)
+RopeFrequencies ropeInverseFrequencies(qint64 dims, const RopeParameters &rope)
 {
+    const double base = rope.ropeTheta;
     const qint64 rotary = ropeRotaryDims(dims, rope.partialRotaryFactor);
     const double s = rope.factor;
     RopeFrequencies result;
@@ -205,22 +208,13 @@ RopeFrequencies ropeInverseFrequencies(double base, qint64 dims, const RopeParam
     return result;
 }
 
-std::uint64_t ropeTurnsStep(double omega)
+std::vector<kernels::ColumnPhase> ropeColumnPhases(qint64 dims, const RopeParameters &rope)
 {
-    // Only the fractional turn matters: the phase is taken modulo one turn anyway. For
-    // omega <= 1 this is exactly sinusoidal's turnsStep().
-    double turns = omega / (2.0 * std::numbers::pi);
-    turns -= std::floor(turns);
-    return std::uint64_t(std::ldexp(turns, 64));
-}
-
-std::vector<kernels::ColumnPhase> ropeColumnPhases(const EncodingSpec &spec)
-{
-    const qint64 d = spec.dims;
-    const qint64 rotary = ropeRotaryDims(d, spec.rope.partialRotaryFactor);
+    const qint64 d = dims;
+    const qint64 rotary = ropeRotaryDims(d, rope.partialRotaryFactor);
     const qint64 half = rotary / 2;
-    const std::vector<double> theta = ropeInverseFrequencies(spec).inverseFrequencies;
-    const bool interleaved = spec.rope.pairing == RopePairing::Interleaved;
+    const std::vector<double> theta = ropeInverseFrequencies(dims, rope).inverseFrequencies;
+    const bool interleaved = rope.pairing == RopePairing::Interleaved;
 
     std::vector<kernels::ColumnPhase> columns(std::size_t(d), kernels::ColumnPhase{});
     for (qint64 j = 0; j < d; ++j) {
@@ -228,7 +222,7 @@ std::vector<kernels::ColumnPhase> ropeColumnPhases(const EncodingSpec &spec)
         if (j < rotary) {
             const qint64 pair = interleaved ? j / 2 : (j < half ? j : j - half);
             cosine = interleaved ? j % 2 == 0 : j < half;
-            columns[std::size_t(j)].step = ropeTurnsStep(theta[std::size_t(pair)]);
+            columns[std::size_t(j)].step = turnsStep(theta[std::size_t(pair)]);
         } else {
             // Pass-through block: theta = 0 (step 0), cos(0) = 1 in cos slots, sin(0) = 0.
             const qint64 k = j - rotary;

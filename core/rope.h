@@ -12,12 +12,52 @@
 // earlier releases did unconditionally; RopeParameters::yarnTruncate = false drops it).
 #pragma once
 
-#include "encodingspec.h"
+#include "fields/choicenames.h"
 #include "phasekernels.h"
+
+#include <QString>
+#include <QtGlobal>
 
 #include <vector>
 
 namespace pe {
+
+// RoPE (Su et al., RoFormer) pair layout: GPT-J interleaved (columns 2i, 2i+1) or GPT-NeoX /
+// Llama half-split (columns i, i + r/2, r = rotary dims).
+enum class RopePairing { Interleaved, Half };
+// Hugging Face rope_type values (see above); Ntk is the community NTK-aware formula.
+enum class RopeScaling { None, Linear, Ntk, DynamicNtk, Yarn, Llama3 };
+
+// Every RoPE parameter. Defaults are HF's.
+struct RopeParameters
+{
+    double ropeTheta = 10000.0;  // rope_theta, the base
+    RopePairing pairing = RopePairing::Interleaved;
+    RopeScaling scaling = RopeScaling::None;
+    double factor = 1.0;         // s: linear, ntk, dynamic-ntk, yarn, llama3
+    qint64 originalContext = 0;  // original_max_position_embeddings (dynamic-ntk, yarn, llama3)
+    qint64 currentLength = 0;    // dynamic-ntk's seq_len; <= 0: the original context (HF init)
+    double lowFreqFactor = 1.0;  // llama3
+    double highFreqFactor = 4.0; // llama3
+    double betaFast = 32.0;      // yarn
+    double betaSlow = 1.0;       // yarn
+    bool yarnTruncate = true;    // yarn: floor/ceil the correction range (HF's default)
+    double partialRotaryFactor = 1.0; // rotary dims = int(dims * factor), as HF computes `dim`
+    bool operator==(const RopeParameters &) const = default;
+};
+
+inline constexpr ChoiceName ropePairingNames[] = {
+    choice(RopePairing::Interleaved, "interleaved", "Interleaved (GPT-J: columns 2i, 2i+1)"),
+    choice(RopePairing::Half, "half", "Half (GPT-NeoX / Llama: columns i, i + r/2)"),
+};
+inline constexpr ChoiceName ropeScalingNames[] = {
+    choice(RopeScaling::None, "default", "Default (no scaling)", "none"),
+    choice(RopeScaling::Linear, "linear", "Linear (position interpolation)"),
+    choice(RopeScaling::Ntk, "ntk", "NTK-aware (community formula)"),
+    choice(RopeScaling::DynamicNtk, "dynamic", "Dynamic NTK", "dynamic-ntk"),
+    choice(RopeScaling::Yarn, "yarn", "YaRN"),
+    choice(RopeScaling::Llama3, "llama3", "Llama 3"),
+};
 
 namespace limits {
 // Original contexts and current lengths: beyond any model's (10M tokens is the largest today).
@@ -28,7 +68,6 @@ constexpr qint64 maxRopeContext = qint64(1) << 31;
 qint64 ropeRotaryDims(qint64 dims, double partialRotaryFactor);
 
 // Empty when the RoPE fields suit `dims` columns; otherwise one sentence naming the bad field.
-// EncodingSpec::validate() calls it for Scheme::Rope; the base is checked there.
 QString ropeProblem(qint64 dims, const RopeParameters &rope);
 
 struct RopeFrequencies
@@ -62,21 +101,14 @@ YarnCorrectionRange ropeYarnCorrectionRange(double base, qint64 rotaryDims,
 // get_mscale in HF: 0.1 ln s + 1 for s > 1, else 1.
 double ropeYarnAttentionFactor(double factor);
 
-// The scaled frequencies the spec's rope_type produces. The parameters must be valid.
-RopeFrequencies ropeInverseFrequencies(double base, qint64 dims, const RopeParameters &rope);
-inline RopeFrequencies ropeInverseFrequencies(const EncodingSpec &spec)
-{
-    return ropeInverseFrequencies(spec.base, spec.dims, spec.rope);
-}
+// The scaled frequencies the rope_type produces. The parameters must be valid.
+RopeFrequencies ropeInverseFrequencies(qint64 dims, const RopeParameters &rope);
 
 // One ColumnPhase per column of a valid RoPE spec (columnPhases() forwards here):
 //  pair i < r/2 with theta_i: interleaved columns 2i (cos) and 2i+1 (sin); half-split columns
 //  i (cos) and i + r/2 (sin). cos is a sine a quarter turn ahead.
 //  Columns r..d-1 (partial rotary factor < 1) are not rotated: they hold the identity rotation,
 //  theta = 0 pairs laid out by the same pairing rule inside that block (cos slot 1, sin slot 0).
-std::vector<kernels::ColumnPhase> ropeColumnPhases(const EncodingSpec &spec);
-
-// 2^64 x frac(omega / 2 pi): the fixed-point step of any omega >= 0 (omega > 2 pi wraps).
-std::uint64_t ropeTurnsStep(double omega);
+std::vector<kernels::ColumnPhase> ropeColumnPhases(qint64 dims, const RopeParameters &rope);
 
 } // namespace pe

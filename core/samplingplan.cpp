@@ -1,6 +1,5 @@
 #include "samplingplan.h"
 
-#include "sinusoidal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,12 +55,6 @@ bool finite(double x)
 }
 
 } // namespace
-
-bool usesColumnPhases(const EncodingSpec &spec)
-{
-    // Keep in step with columnPhases(): every scheme it describes samples in closed form.
-    return spec.scheme == Scheme::Sinusoidal || spec.scheme == Scheme::Rope;
-}
 
 std::vector<AxisSpan> axisSpans(double start, double length, int pixels)
 {
@@ -171,9 +164,10 @@ std::optional<SamplingPlan> buildSamplingPlan(const EncodingSpec &spec, const Ma
     plan.firstColumn = std::clamp<qint64>(c0, 0, spec.dims - 1);
     plan.columnCount = std::clamp<qint64>(c1, plan.firstColumn + 1, spec.dims) - plan.firstColumn;
 
-    if (usesColumnPhases(spec)) {
+    plan.matrix = spec.plan();
+    if (const auto *phaseColumns = std::get_if<PhaseColumnsPlan>(&plan.matrix)) {
         plan.closedForm = true;
-        const std::vector<kernels::ColumnPhase> all = columnPhases(spec);
+        const std::vector<kernels::ColumnPhase> &all = phaseColumns->columns;
         plan.phases.assign(all.begin() + plan.firstColumn,
                            all.begin() + plan.firstColumn + plan.columnCount);
         plan.rowRun.resize(std::size_t(height));

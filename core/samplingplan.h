@@ -6,6 +6,7 @@
 #pragma once
 
 #include "backend.h"
+#include "encodingspec.h"
 #include "phasekernels.h"
 
 #include <optional>
@@ -49,7 +50,10 @@ struct SamplingPlan
     qint64 firstColumn = 0; // the window touches dims [firstColumn, firstColumn + columnCount)
     qint64 columnCount = 0;
 
-    // Sinusoidal, RoPE (anything columnPhases() describes): exact closed form.
+    // How the scheme computes its matrix (the row-sampled path evaluates it per row).
+    MatrixPlan matrix;
+
+    // A PhaseColumnsPlan (sinusoidal, RoPE, zero columns): exact closed form.
     bool closedForm = false;
     std::vector<kernels::ColumnPhase> phases; // columnCount entries, the window's columns
     std::vector<PhaseRun> runs;               // one per distinct whole-row count
@@ -72,9 +76,6 @@ constexpr qint64 maxSamplePixels = qint64(1) << 26;
 // Cells a non-closed-form sample may evaluate (about 0.1 s on two cores).
 constexpr qint64 sampleCellBudget = qint64(1) << 25;
 } // namespace limits
-
-// True when the spec's matrix is sin(2 pi (p step_j + offset_j)) per column (columnPhases()).
-bool usesColumnPhases(const EncodingSpec &spec);
 
 // Empty when sample(spec, window, width, height) is a valid request, else the reason.
 QString sampleRequestProblem(const EncodingSpec &spec, const MatrixWindow &window, int width,

@@ -1,7 +1,7 @@
 // Colormaps: matplotlib's published table values and its lookup rule (floor(t * 256), t == 1 to
 // the last entry, 8-bit channels truncated), and QCPColorGradient reproducing that lookup.
-#include "colormaps.h"
-#include "qcpinclude.h"
+#include "figures/colormaps.h"
+#include "figures/qcpinclude.h"
 #include "testutil.h"
 
 #include <QTest>

@@ -1,7 +1,7 @@
 // ComputeScheduler: results arrive off the UI thread, bursts are merged and stale results
 // dropped, matrices above the in-memory budget are sampled, backends that cannot start are
 // refused with a message, and the box-filtered grid is the mean of the cells it covers.
-#include "computescheduler.h"
+#include "compute/computescheduler.h"
 #include "testutil.h"
 
 #include <QSignalSpy>

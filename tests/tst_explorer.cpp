@@ -1,15 +1,15 @@
 // The explorer window as a user drives it: real widgets under Xvfb, QTest key and mouse events,
 // checks through the state and the rendered pixels. Expected colours come from the float64
 // formula and matplotlib's colormap tables, never from pescope's own output.
-#include "computescheduler.h"
-#include "heatmapview.h"
-#include "mainwindow.h"
-#include "parameterpanel.h"
-#include "phraseview.h"
-#include "plottheme.h"
-#include "qcpinclude.h"
+#include "compute/computescheduler.h"
+#include "views/heatmapview.h"
+#include "views/mainwindow.h"
+#include "widgets/parameterpanel.h"
+#include "views/phraseview.h"
+#include "figures/plottheme.h"
+#include "figures/qcpinclude.h"
 #include "testutil.h"
-#include "wavesview.h"
+#include "views/wavesview.h"
 
 #include <QAbstractButton>
 #include <QCheckBox>

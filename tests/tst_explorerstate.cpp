@@ -1,7 +1,7 @@
 // ExplorerState: setters emit only on real change and refuse bad values, JSON round trip, and
 // the presets give the parameters of the seed figures (DESIGN.md, seeds 000/001/003).
-#include "explorerstate.h"
-#include "presets.h"
+#include "state/explorerstate.h"
+#include "state/presets.h"
 #include "testutil.h"
 
 #include <QSignalSpy>

@@ -2,10 +2,10 @@
 // the files' own structure, plus every bad input of issue 4 (one line, exit code, no file).
 #include "testutil.h"
 
-#include "colormaps.h"
-#include "figureexporter.h"
-#include "presets.h"
-#include "sessionfile.h"
+#include "figures/colormaps.h"
+#include "figures/figureexporter.h"
+#include "state/presets.h"
+#include "state/sessionfile.h"
 
 #include <QDir>
 #include <QFile>

@@ -2,14 +2,14 @@
 // drawn from Backend::sample per viewport. A zoomed-out 1,048,576 x 8,192 view shows the float64
 // box mean (no moiré), pan and zoom produce new sampled grids, hover and waves read exact values,
 // and a backend's notice (GPU fallback) is shown in the status bar.
-#include "backendnotice.h"
-#include "colormaps.h"
-#include "computescheduler.h"
+#include "views/backendnotice.h"
+#include "figures/colormaps.h"
+#include "compute/computescheduler.h"
 #include "cpubackend.h"
-#include "heatmapview.h"
-#include "qcpinclude.h"
+#include "views/heatmapview.h"
+#include "figures/qcpinclude.h"
 #include "testutil.h"
-#include "wavesview.h"
+#include "views/wavesview.h"
 
 #include <QMainWindow>
 #include <QRegularExpression>

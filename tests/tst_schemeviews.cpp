@@ -4,17 +4,17 @@
 // writes each; RoPE sessions keep their scaling; bad input in the new controls is refused.
 #include "testutil.h"
 
-#include "exportdialog.h"
-#include "figureexporter.h"
-#include "fileactions.h"
-#include "mainwindow.h"
-#include "parameterpanel.h"
-#include "presets.h"
-#include "schemefigures.h"
-#include "schemepage.h"
-#include "sessionfile.h"
+#include "dialogs/exportdialog.h"
+#include "figures/figureexporter.h"
+#include "dialogs/fileactions.h"
+#include "views/mainwindow.h"
+#include "widgets/parameterpanel.h"
+#include "state/presets.h"
+#include "figures/schemefigures.h"
+#include "views/schemepage.h"
+#include "state/sessionfile.h"
 
-#include "qcpinclude.h"
+#include "figures/qcpinclude.h"
 
 #include <QApplication>
 #include <QFile>

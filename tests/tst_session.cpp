@@ -3,12 +3,12 @@
 // Copy figure, Export data, and `pescope --session FILE`.
 #include "testutil.h"
 
-#include "computescheduler.h"
-#include "exportdialog.h"
-#include "fileactions.h"
-#include "mainwindow.h"
-#include "presets.h"
-#include "sessionfile.h"
+#include "compute/computescheduler.h"
+#include "dialogs/exportdialog.h"
+#include "dialogs/fileactions.h"
+#include "views/mainwindow.h"
+#include "state/presets.h"
+#include "state/sessionfile.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,0 +1,34 @@
+// Rotary position embedding (Su et al., RoFormer) as a table: pair i of rotary dims r turns by
+// p theta_i, its cos in the first column of the pair and its sin in the second, with Hugging
+// Face's rope types for the context-extension rules (core/rope.h computes the frequencies).
+#pragma once
+
+#include "rope.h"
+#include "scheme.h"
+
+namespace pe {
+
+struct RopeScheme : RopeParameters
+{
+    static constexpr SchemeInfo info{"rope", "RoPE (rotary)",
+                                     "the cos/sin table of rotary embeddings, with Hugging "
+                                     "Face's rope types"};
+
+    static FieldTable<RopeScheme> fields();
+    FieldProblem problem(const MatrixShape &shape) const;
+    MatrixPlan plan(const MatrixShape &shape) const;
+    ValueRange valueRange(const MatrixShape &) const { return {-1.0, 1.0}; }
+    SchemeAxes axes() const { return {}; }
+    QString columnLabel(qint64 column, const MatrixShape &) const
+    {
+        return QStringLiteral("i = %1").arg(column);
+    }
+    QString caption(const MatrixShape &shape) const;
+    std::vector<DataOutput> outputs(const MatrixShape &shape) const;
+    bool operator==(const RopeScheme &) const = default;
+
+    // The parameters the frequency rules see for `shape`: HF's seq_len is the positions shown.
+    RopeParameters parameters(const MatrixShape &shape) const;
+};
+
+} // namespace pe

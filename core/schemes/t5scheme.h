@@ -1,0 +1,32 @@
+// T5's relative position buckets (Raffel et al.), as Hugging Face's
+// T5Attention._relative_position_bucket computes them; the matrix holds bucket(key - query).
+#pragma once
+
+#include "scheme.h"
+
+namespace pe {
+
+struct T5Scheme
+{
+    static constexpr SchemeInfo info{"t5", "T5 relative buckets",
+                                     "the relative position bucket of every query and key",
+                                     false};
+    qint64 buckets = 32;      // relative_attention_num_buckets
+    qint64 maxDistance = 128; // relative_attention_max_distance
+    bool causal = false;      // a decoder's buckets (HF bidirectional = false)
+
+    static FieldTable<T5Scheme> fields();
+    FieldProblem problem(const MatrixShape &) const;
+    MatrixPlan plan(const MatrixShape &shape) const;
+    ValueRange valueRange(const MatrixShape &) const { return {0.0, double(buckets - 1)}; }
+    SchemeAxes axes() const { return {QStringLiteral("query i"), QStringLiteral("key j")}; }
+    QString columnLabel(qint64 column, const MatrixShape &) const
+    {
+        return QStringLiteral("key j = %1").arg(column);
+    }
+    QString caption(const MatrixShape &shape) const;
+    std::vector<DataOutput> outputs(const MatrixShape &shape) const;
+    bool operator==(const T5Scheme &) const = default;
+};
+
+} // namespace pe

@@ -1,0 +1,238 @@
+#include "compute/schemedata.h"
+
+#include "alibi.h"
+#include "cpubackend.h"
+#include "rope.h"
+#include "t5buckets.h"
+
+#include <QElapsedTimer>
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace pe {
+
+namespace {
+
+// Decay curves hold at most this many distances; longer ranges are sampled evenly.
+constexpr qint64 maxDecaySamples = 8192;
+// Largest PE table the similarity view encodes (positions x dims floats).
+constexpr qint64 maxSimilarityElements = qint64(1) << 26;
+
+QString grouped(double value)
+{
+    if (value == std::floor(value) && std::fabs(value) < 1e15)
+        return QLocale(QLocale::English).toString(qint64(value));
+    return QString::number(value, 'g', 6);
+}
+
+void finishRange(SquareMatrix *m)
+{
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    for (float v : m->values)
+        if (std::isfinite(v)) {
+            lo = std::min(lo, double(v));
+            hi = std::max(hi, double(v));
+        }
+    m->minimum = std::isfinite(lo) ? lo : 0.0;
+    m->maximum = std::isfinite(hi) ? hi : 0.0;
+}
+
+bool similarity(const EncodingSpec &base, qint64 n, SimilarityMetric metric, SquareMatrix *out,
+                QString *error)
+{
+    EncodingSpec spec = base;
+    spec.positions = n;
+    if (const QString problem = spec.validate(); !problem.isEmpty()) {
+        *error = problem;
+        return false;
+    }
+    if (n * spec.dims > maxSimilarityElements) {
+        *error = QStringLiteral("the similarity of %1 positions x %2 dims is too large to compute "
+                                "(at most %3 values); use fewer positions")
+                     .arg(n)
+                     .arg(spec.dims)
+                     .arg(maxSimilarityElements);
+        return false;
+    }
+    std::vector<float> table(std::size_t(n * spec.dims));
+    CpuBackend backend;
+    if (!backend.encode(spec, 0, n, table.data(), error))
+        return false;
+    // Gram matrix accumulated in float64 (long float32 dot products lose digits); symmetric,
+    // so each pair is computed once.
+    const qint64 d = spec.dims;
+    std::vector<double> rows(table.begin(), table.end());
+    std::vector<double> norms(std::size_t(n), 0.0);
+    for (qint64 i = 0; i < n; ++i) {
+        double sum = 0.0;
+        for (qint64 k = 0; k < d; ++k)
+            sum += rows[std::size_t(i * d + k)] * rows[std::size_t(i * d + k)];
+        norms[std::size_t(i)] = std::sqrt(sum);
+    }
+    out->size = n;
+    out->values.assign(std::size_t(n * n), 0.0f);
+    for (qint64 i = 0; i < n; ++i) {
+        const double *a = rows.data() + i * d;
+        for (qint64 j = i; j < n; ++j) {
+            const double *b = rows.data() + j * d;
+            double dot = 0.0;
+            for (qint64 k = 0; k < d; ++k)
+                dot += a[k] * b[k];
+            if (metric == SimilarityMetric::Cosine) {
+                const double scale = norms[std::size_t(i)] * norms[std::size_t(j)];
+                dot = scale > 0 ? dot / scale : 0.0;
+            }
+            out->values[std::size_t(i * n + j)] = float(dot);
+            out->values[std::size_t(j * n + i)] = float(dot);
+        }
+    }
+    finishRange(out);
+    return true;
+}
+
+} // namespace
+
+QString ropeConfigLabel(const EncodingSpec &spec)
+{
+    QString label = QStringLiteral("base %1").arg(grouped(spec.base));
+    const RopeParameters &r = spec.rope;
+    switch (r.scaling) {
+    case RopeScaling::None:
+        break;
+    case RopeScaling::Linear:
+    case RopeScaling::Ntk:
+        label += QStringLiteral(", %1 s = %2").arg(ropeScalingName(r.scaling), grouped(r.factor));
+        break;
+    case RopeScaling::DynamicNtk:
+    case RopeScaling::Yarn:
+    case RopeScaling::Llama3:
+        label += QStringLiteral(", %1 s = %2 from %3")
+                     .arg(ropeScalingName(r.scaling), grouped(r.factor),
+                          grouped(double(r.originalContext)));
+        break;
+    }
+    if (r.partialRotaryFactor != 1.0)
+        label += QStringLiteral(", partial %1").arg(r.partialRotaryFactor);
+    return label;
+}
+
+RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec)
+{
+    RopeConfigData data;
+    data.spec = ropeSpec;
+    data.label = ropeConfigLabel(ropeSpec);
+    const qint64 rotary = ropeRotaryDims(ropeSpec.dims, ropeSpec.rope.partialRotaryFactor);
+    data.original = ropeDefaultInverseFrequencies(ropeSpec.base, rotary);
+    const RopeFrequencies f = ropeInverseFrequencies(ropeSpec);
+    data.scaled = f.inverseFrequencies;
+    data.attentionFactor = f.attentionFactor;
+    if (ropeSpec.rope.scaling != RopeScaling::None &&
+        ropeSpec.rope.scaling != RopeScaling::Linear && ropeSpec.rope.scaling != RopeScaling::Ntk)
+        data.originalContext = ropeSpec.rope.originalContext;
+    return data;
+}
+
+double ropeRelativeScore(const std::vector<double> &theta, qint64 dims, double distance)
+{
+    double sum = 0.0;
+    for (double t : theta)
+        sum += std::cos(distance * t);
+    const double rotary = 2.0 * double(theta.size());
+    return ((double(dims) - rotary) + 2.0 * sum) / double(dims);
+}
+
+bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &views,
+                       SchemeResult *result, QString *error)
+{
+    QElapsedTimer timer;
+    timer.start();
+    const SchemeSettings &s = inputs.settings;
+    if (const QString problem = s.validate(inputs.spec.dims); !problem.isEmpty()) {
+        *error = problem;
+        return false;
+    }
+    result->inputs = inputs;
+    result->views = views;
+    const EncodingSpec a = ropeSpecA(inputs.spec);
+    const EncodingSpec b = ropeSpecB(inputs.spec, s);
+    for (const auto &[spec, name] :
+         {std::pair{&a, QStringLiteral("RoPE view: ")}, std::pair{&b, QStringLiteral("compare: ")}})
+        if (const QString problem = spec->validate(); !problem.isEmpty()) {
+            *error = name + problem;
+            return false;
+        }
+    result->a = ropeConfigData(a);
+    result->b = ropeConfigData(b);
+
+    if (views.contains(SchemeView::Decay)) {
+        const qint64 last = s.decayDistance;
+        const qint64 samples = std::min(last + 1, maxDecaySamples);
+        result->decayDistances.resize(std::size_t(samples));
+        for (qint64 k = 0; k < samples; ++k)
+            result->decayDistances[std::size_t(k)] =
+                samples == last + 1 ? double(k) : std::round(double(k) * last / (samples - 1));
+        // A, B and the three published bases unscaled, each once.
+        QList<EncodingSpec> configs{a, b};
+        for (double base : {10000.0, 500000.0, 1000000.0}) {
+            EncodingSpec plain = a;
+            plain.base = base;
+            plain.rope.scaling = RopeScaling::None;
+            plain.rope.factor = 1.0;
+            configs.append(plain);
+        }
+        result->decay.clear();
+        QList<QString> seen;
+        for (const EncodingSpec &spec : configs) {
+            const RopeConfigData data = ropeConfigData(spec);
+            if (seen.contains(data.label))
+                continue;
+            seen.append(data.label);
+            DecayCurve curve;
+            curve.label = data.label;
+            curve.score.reserve(result->decayDistances.size());
+            for (double distance : result->decayDistances)
+                curve.score.push_back(ropeRelativeScore(data.scaled, spec.dims, distance));
+            result->decay.append(curve);
+        }
+    }
+    const qint64 n = s.squarePositions;
+    if (views.contains(SchemeView::Similarity) || views.contains(SchemeView::Compare)) {
+        if (!similarity(inputs.spec, n, s.metric, &result->similarityA, error))
+            return false;
+    }
+    if (views.contains(SchemeView::Compare) &&
+        !similarity(b, n, s.metric, &result->similarityB, error))
+        return false;
+    if (views.contains(SchemeView::Alibi)) {
+        const std::vector<double> slopes = alibiSlopes(s.alibiHeads);
+        result->alibiSlope = slopes[std::size_t(s.alibiHead)];
+        result->alibi.size = n;
+        result->alibi.values.resize(std::size_t(n * n));
+        alibiBiasRows(result->alibiSlope, n, 0, n, s.alibiCausal, result->alibi.values.data());
+        finishRange(&result->alibi);
+    }
+    if (views.contains(SchemeView::T5)) {
+        std::vector<qint32> ids(std::size_t(n * n));
+        t5BucketRows(s.t5, n, 0, n, ids.data());
+        result->t5.size = n;
+        result->t5.values.assign(ids.begin(), ids.end());
+        finishRange(&result->t5);
+    }
+    result->totalMs = double(timer.nsecsElapsed()) / 1e6;
+    return true;
+}
+
+bool schemeResultMatches(const SchemeResult &result, const SchemeInputs &inputs,
+                         const QList<SchemeView> &views)
+{
+    if (!(result.inputs == inputs))
+        return false;
+    return std::all_of(views.begin(), views.end(),
+                       [&](SchemeView v) { return result.views.contains(v); });
+}
+
+} // namespace pe

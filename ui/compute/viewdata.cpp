@@ -1,0 +1,167 @@
+#include "compute/viewdata.h"
+
+#include "matrixwriter.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace pe {
+
+namespace {
+
+struct Array
+{
+    std::vector<qint64> shape;
+    std::vector<float> values;
+};
+
+bool collect(const ExplorerState &state, const FigureData &data, FigureView view, Array *out,
+             QString *error)
+{
+    if (viewNeedsEncoding(view) && (!data.encoding || !data.encoding->matrix)) {
+        *error = QStringLiteral("the %1 view has no encoding to export").arg(figureViewName(view));
+        return false;
+    }
+    if (viewNeedsPhrases(view) && !data.phrases) {
+        *error = QStringLiteral("the %1 view has no phrases to export").arg(figureViewName(view));
+        return false;
+    }
+    if (viewNeedsSchemes(view)) {
+        *error = QStringLiteral("the %1 view has no data export; export it as a figure, or use "
+                                "`pescope data --scheme rope|alibi|t5`")
+                     .arg(figureViewName(view));
+        return false;
+    }
+    switch (view) {
+    case FigureView::Heatmap: {
+        const Matrix &m = *data.encoding->matrix;
+        const CellWindow w = fullWindow(data.encoding->spec, state.heatmapDimLimit());
+        const bool t = state.transposed();
+        out->shape =
+            t ? std::vector<qint64>{w.cols(), w.rows()} : std::vector<qint64>{w.rows(), w.cols()};
+        out->values.reserve(std::size_t(w.rows() * w.cols()));
+        if (t) {
+            for (qint64 c = w.col0; c < w.col1; ++c)
+                for (qint64 r = w.row0; r < w.row1; ++r)
+                    out->values.push_back(m.at(r, c));
+        } else {
+            for (qint64 r = w.row0; r < w.row1; ++r)
+                for (qint64 c = w.col0; c < w.col1; ++c)
+                    out->values.push_back(m.at(r, c));
+        }
+        return true;
+    }
+    case FigureView::Waves: {
+        const Matrix &m = *data.encoding->matrix;
+        const QList<qint64> dims = state.plottedDims();
+        const qint64 cols = 1 + dims.size();
+        out->shape = {m.rows, cols};
+        out->values.reserve(std::size_t(m.rows * cols));
+        for (qint64 p = 0; p < m.rows; ++p) {
+            out->values.push_back(float(p));
+            for (qint64 d : dims)
+                out->values.push_back(d < m.cols ? m.at(p, d) : 0.0f);
+        }
+        return true;
+    }
+    case FigureView::Phrases: {
+        const PhraseResult &r = *data.phrases;
+        const qint64 n = r.settings.phrases.size();
+        out->shape = {2, n, r.settings.sequenceLength, r.settings.dims};
+        for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+            const std::vector<float> &v = r.embedding(mode).values;
+            out->values.insert(out->values.end(), v.begin(), v.end());
+        }
+        return true;
+    }
+    case FigureView::PhraseDifference: {
+        const PhraseResult &r = *data.phrases;
+        const int a = state.compareA(), b = state.compareB();
+        if (a < 0 || b < 0 || a >= r.settings.phrases.size() || b >= r.settings.phrases.size()) {
+            *error = QStringLiteral("the phrase-difference view needs two phrases to compare");
+            return false;
+        }
+        const qint64 length = r.settings.sequenceLength, dims = r.settings.dims;
+        out->shape = {2, length, dims};
+        for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+            const float *pa = r.vector(mode, a, 0);
+            const float *pb = r.vector(mode, b, 0);
+            for (qint64 i = 0; i < length * dims; ++i)
+                out->values.push_back(pb[i] - pa[i]);
+        }
+        return true;
+    }
+    case FigureView::TokenSimilarity: {
+        const PhraseResult &r = *data.phrases;
+        const PhraseSelection sel = state.phraseSelection();
+        if (sel.phrase < 0 || sel.phrase >= r.settings.phrases.size()) {
+            *error = QStringLiteral("the token-similarity view needs a selected token");
+            return false;
+        }
+        const int other = sel.phrase == state.compareB() ? state.compareA() : state.compareB();
+        const qint64 length = r.settings.sequenceLength;
+        out->shape = {2, length};
+        for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+            const float *v = r.vector(mode, sel.phrase, sel.token);
+            for (qint64 q = 0; q < length; ++q)
+                out->values.push_back(
+                    float(cosineSimilarity(v, r.vector(mode, other, q), r.settings.dims)));
+        }
+        return true;
+    }
+    default:
+        break;
+    }
+    return false;
+}
+
+} // namespace
+
+QString viewDataDescription(const ExplorerState &state, FigureView view)
+{
+    switch (view) {
+    case FigureView::Heatmap:
+        return state.transposed() ? QStringLiteral("dims x positions float32, as shown")
+                                  : QStringLiteral("positions x dims float32, as shown");
+    case FigureView::Waves:
+        return QStringLiteral("positions x (1 + plotted dims) float32; column 0 is p");
+    case FigureView::Phrases:
+        return QStringLiteral("2 x phrases x sequence length x dims float32 (random, fixed)");
+    case FigureView::PhraseDifference:
+        return QStringLiteral("2 x sequence length x dims float32: B - A (random, fixed)");
+    case FigureView::TokenSimilarity:
+        return QStringLiteral("2 x sequence length float32 cosines (random, fixed)");
+    default:
+        break;
+    }
+    return {};
+}
+
+bool writeViewData(const ExplorerState &state, const FigureData &data, FigureView view,
+                   const QString &path, QString *error)
+{
+    const std::optional<MatrixFormat> format = matrixFormatForPath(path);
+    if (!format) {
+        *error = QStringLiteral("cannot tell the data format of \"%1\": the name must end in .npy "
+                                "or .csv")
+                     .arg(path);
+        return false;
+    }
+    if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
+        *error = problem;
+        return false;
+    }
+    Array array;
+    if (!collect(state, data, view, &array, error))
+        return false;
+    MatrixWriter writer(path, *format, array.shape);
+    if (!writer.open(error) ||
+        !writer.write(array.values.data(), qint64(array.values.size()), error) ||
+        !writer.commit(error)) {
+        writer.cancel();
+        return false;
+    }
+    return true;
+}
+
+} // namespace pe

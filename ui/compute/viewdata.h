@@ -1,0 +1,23 @@
+// The numbers behind a figure, as .npy or .csv through core's MatrixWriter (File → Export data
+// of the current view, and `pescope export --out FILE.npy|FILE.csv`).
+#pragma once
+
+#include "figures/figureexporter.h"
+
+#include <QString>
+
+#include <vector>
+
+namespace pe {
+
+// What writeViewData() writes for `view`, e.g. "201 x 150 float32: positions x dims as shown".
+QString viewDataDescription(const ExplorerState &state, FigureView view);
+
+// heatmap: the shown matrix (positions x visible dims; dims x positions when transposed);
+// waves: positions x (1 + plotted dims), column 0 the position p; phrases: 2 x phrases x L x D,
+// random then fixed; phrase-difference: 2 x L x D (B - A), token-similarity: 2 x L cosines.
+// Atomic: a failure leaves no file.
+bool writeViewData(const ExplorerState &state, const FigureData &data, FigureView view,
+                   const QString &path, QString *error);
+
+} // namespace pe

@@ -1,0 +1,478 @@
+#include "dialogs/exportdialog.h"
+
+#include "compute/computescheduler.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+constexpr int previewWidth = 480;
+constexpr int previewHeight = 360;
+
+struct ViewChoice
+{
+    QString label;
+    QList<FigureView> views;
+};
+
+QList<ViewChoice> viewChoices()
+{
+    return {
+        {QObject::tr("Encoding page: waves over heatmap (Fig 16-9)"),
+         {FigureView::Waves, FigureView::Heatmap}},
+        {QObject::tr("Heatmap"), {FigureView::Heatmap}},
+        {QObject::tr("Waves"), {FigureView::Waves}},
+        {QObject::tr("Phrases: random vs fixed (seed 001)"), {FigureView::Phrases}},
+        {QObject::tr("Phrase difference"), {FigureView::PhraseDifference}},
+        {QObject::tr("Token similarity"), {FigureView::TokenSimilarity}},
+        {QObject::tr("Schemes: RoPE spectrum"), {FigureView::Spectrum}},
+        {QObject::tr("Schemes: RoPE rotation"), {FigureView::Rotation}},
+        {QObject::tr("Schemes: RoPE long-term decay"), {FigureView::Decay}},
+        {QObject::tr("Schemes: position similarity"), {FigureView::Similarity}},
+        {QObject::tr("Schemes: ALiBi bias"), {FigureView::Alibi}},
+        {QObject::tr("Schemes: T5 buckets"), {FigureView::T5}},
+        {QObject::tr("Schemes: compare A / B"), {FigureView::Compare}},
+    };
+}
+
+} // namespace
+
+ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
+    : QDialog(parent), m_state(state), m_scheduler(scheduler), m_view(new QComboBox(this)),
+      m_format(new QComboBox(this)), m_unit(new QComboBox(this)), m_width(new QDoubleSpinBox(this)),
+      m_height(new QDoubleSpinBox(this)), m_dpi(new QSpinBox(this)), m_sizeInfo(new QLabel(this)),
+      m_printTheme(new QCheckBox(tr("&Print theme (black on white)"), this)),
+      m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)), m_title(new QLineEdit(this)),
+      m_caption(new QCheckBox(tr("&Caption with the parameters"), this)),
+      m_captionText(new QLineEdit(this)), m_path(new QLineEdit(this)),
+      m_previewLabel(new QLabel(this)), m_message(new QLabel(this)),
+      m_exportButton(new QPushButton(tr("&Export"), this)),
+      m_copyButton(new QPushButton(tr("Copy to c&lipboard"), this))
+{
+    setWindowTitle(tr("Export figure"));
+    setObjectName(QStringLiteral("exportDialog"));
+
+    for (const ViewChoice &choice : viewChoices())
+        m_view->addItem(choice.label, figureViewsName(choice.views));
+    m_view->setObjectName(QStringLiteral("exportView"));
+    m_view->setToolTip(tr("Which figure to export; the same builders draw the window's views"));
+    for (FigureFormat format : {FigureFormat::Png, FigureFormat::Svg, FigureFormat::Pdf})
+        m_format->addItem(figureFormatName(format).toUpper(), int(format));
+    m_format->setObjectName(QStringLiteral("exportFormat"));
+    m_format->setToolTip(tr("PNG: pixels; SVG and PDF: lines, markers and text stay vectors, "
+                            "heatmaps are embedded at full resolution"));
+    m_unit->addItems({tr("pixels"), tr("inches"), tr("cm")});
+    m_unit->setObjectName(QStringLiteral("exportUnit"));
+    for (QDoubleSpinBox *box : {m_width, m_height}) {
+        box->setRange(0.01, figurelimits::maxSide);
+        box->setDecimals(0);
+        box->setKeyboardTracking(false);
+    }
+    m_width->setObjectName(QStringLiteral("exportWidth"));
+    m_height->setObjectName(QStringLiteral("exportHeight"));
+    m_dpi->setRange(int(figurelimits::minDpi), int(figurelimits::maxDpi));
+    m_dpi->setValue(96);
+    m_dpi->setSuffix(tr(" dpi"));
+    m_dpi->setKeyboardTracking(false);
+    m_dpi->setObjectName(QStringLiteral("exportDpi"));
+    m_dpi->setToolTip(tr("96 draws text as large as the window does; 300 for print"));
+    m_title->setPlaceholderText(tr("No title"));
+    m_title->setObjectName(QStringLiteral("exportTitle"));
+    m_caption->setObjectName(QStringLiteral("exportCaption"));
+    m_captionText->setObjectName(QStringLiteral("exportCaptionText"));
+    m_captionText->setEnabled(false);
+    m_path->setObjectName(QStringLiteral("exportPath"));
+    m_printTheme->setObjectName(QStringLiteral("exportPrintTheme"));
+    m_interpolate->setObjectName(QStringLiteral("exportInterpolate"));
+    m_interpolate->setToolTip(tr("Off: every cell is a sharp block (nearest neighbour)"));
+    m_previewLabel->setObjectName(QStringLiteral("exportPreview"));
+    m_previewLabel->setMinimumSize(previewWidth, previewHeight);
+    m_previewLabel->setAlignment(Qt::AlignCenter);
+    m_previewLabel->setFrameShape(QFrame::StyledPanel);
+    m_message->setObjectName(QStringLiteral("exportMessage"));
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(m_width);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
+    sizeRow->addWidget(m_height);
+    sizeRow->addWidget(m_unit);
+    sizeRow->addWidget(m_dpi);
+    auto *pathRow = new QHBoxLayout;
+    pathRow->addWidget(m_path, 1);
+    auto *browseButton = new QPushButton(tr("&Browse…"), this);
+    pathRow->addWidget(browseButton);
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("&View:"), m_view);
+    form->addRow(tr("&Format:"), m_format);
+    form->addRow(tr("Si&ze:"), sizeRow);
+    form->addRow(QString(), m_sizeInfo);
+    form->addRow(QString(), m_printTheme);
+    form->addRow(QString(), m_interpolate);
+    form->addRow(tr("&Title:"), m_title);
+    form->addRow(QString(), m_caption);
+    form->addRow(tr("Caption &text:"), m_captionText);
+    form->addRow(tr("&File:"), pathRow);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    buttons->addButton(m_copyButton, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_exportButton, QDialogButtonBox::AcceptRole);
+    m_exportButton->setDefault(true);
+
+    auto *layout = new QVBoxLayout(this);
+    auto *top = new QHBoxLayout;
+    top->addLayout(form, 1);
+    top->addWidget(m_previewLabel);
+    layout->addLayout(top);
+    layout->addWidget(m_message);
+    layout->addWidget(buttons);
+
+    m_previewTimer.setSingleShot(true);
+    m_previewTimer.setInterval(120);
+    connect(&m_previewTimer, &QTimer::timeout, this, &ExportDialog::refreshPreview);
+    connect(m_view, &QComboBox::currentIndexChanged, this, &ExportDialog::schedulePreview);
+    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::onFormatChanged);
+    connect(m_unit, &QComboBox::currentIndexChanged, this, &ExportDialog::onUnitChanged);
+    connect(m_width, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        m_pixelWidth = unitToPixels(v);
+        syncSizeInfo();
+        schedulePreview();
+    });
+    connect(m_height, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        m_pixelHeight = unitToPixels(v);
+        syncSizeInfo();
+        schedulePreview();
+    });
+    connect(m_dpi, &QSpinBox::valueChanged, this, [this] {
+        // A physical size stays put when the DPI changes; a pixel size does.
+        if (m_currentUnit != Unit::Pixels) {
+            m_pixelWidth = unitToPixels(m_width->value());
+            m_pixelHeight = unitToPixels(m_height->value());
+        }
+        syncSizeInfo();
+        schedulePreview();
+    });
+    for (QCheckBox *box : {m_printTheme, m_interpolate})
+        connect(box, &QCheckBox::toggled, this, &ExportDialog::schedulePreview);
+    connect(m_caption, &QCheckBox::toggled, this, [this](bool on) {
+        m_captionText->setEnabled(on);
+        schedulePreview();
+    });
+    for (QLineEdit *edit : {m_title, m_captionText})
+        connect(edit, &QLineEdit::textChanged, this, &ExportDialog::schedulePreview);
+    connect(browseButton, &QPushButton::clicked, this, &ExportDialog::browse);
+    connect(m_exportButton, &QPushButton::clicked, this, [this] {
+        QString error;
+        if (exportFigure(&error))
+            accept();
+    });
+    connect(m_copyButton, &QPushButton::clicked, this, [this] {
+        QString error;
+        copyToClipboard(&error);
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    if (m_scheduler) {
+        connect(m_scheduler, &ComputeScheduler::encodingReady, this,
+                &ExportDialog::schedulePreview);
+        connect(m_scheduler, &ComputeScheduler::phrasesReady, this, &ExportDialog::schedulePreview);
+    }
+    connect(m_state, &ExplorerState::changed, this, &ExportDialog::schedulePreview);
+
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    m_path->setText(QDir(folder.isEmpty() ? QDir::homePath() : folder)
+                        .filePath(QStringLiteral("pescope-figure.png")));
+    setUnit(Unit::Pixels);
+    syncSizeInfo();
+    schedulePreview();
+}
+
+FigureOptions ExportDialog::options() const
+{
+    FigureOptions o;
+    QString ignored;
+    o.views = parseFigureViews(m_view->currentData().toString(), &ignored).value_or(o.views);
+    o.width = m_pixelWidth;
+    o.height = m_pixelHeight;
+    o.dpi = m_dpi->value();
+    o.printTheme = m_printTheme->isChecked();
+    o.interpolate = m_interpolate->isChecked();
+    o.title = m_title->text().trimmed();
+    o.caption = m_caption->isChecked();
+    o.captionText = o.caption ? m_captionText->text().trimmed() : QString();
+    return o;
+}
+
+void ExportDialog::setOptions(const FigureOptions &options)
+{
+    setViews(options.views);
+    {
+        const QSignalBlocker block(m_dpi);
+        m_dpi->setValue(int(std::lround(options.dpi)));
+    }
+    m_pixelWidth = options.width;
+    m_pixelHeight = options.height;
+    onUnitChanged(); // redisplays the size in the current unit
+    m_printTheme->setChecked(options.printTheme);
+    m_interpolate->setChecked(options.interpolate);
+    m_title->setText(options.title);
+    m_caption->setChecked(options.caption);
+    m_captionText->setText(options.captionText);
+    schedulePreview();
+}
+
+void ExportDialog::setViews(const QList<FigureView> &views)
+{
+    const int index = m_view->findData(figureViewsName(views));
+    if (index >= 0)
+        m_view->setCurrentIndex(index);
+}
+
+QString ExportDialog::path() const
+{
+    return m_path->text().trimmed();
+}
+
+void ExportDialog::setPath(const QString &path)
+{
+    m_path->setText(path);
+    if (const std::optional<FigureFormat> format = figureFormatForPath(path)) {
+        const QSignalBlocker block(m_format);
+        m_format->setCurrentIndex(m_format->findData(int(*format)));
+    }
+}
+
+ExportDialog::Unit ExportDialog::unit() const
+{
+    return m_currentUnit;
+}
+
+void ExportDialog::setUnit(Unit unit)
+{
+    m_unit->setCurrentIndex(int(unit));
+    onUnitChanged();
+}
+
+double ExportDialog::pixelsToUnit(int pixels) const
+{
+    switch (m_currentUnit) {
+    case Unit::Pixels:
+        return pixels;
+    case Unit::Inches:
+        return pixels / double(m_dpi->value());
+    case Unit::Centimetres:
+        return pixels / double(m_dpi->value()) * 2.54;
+    }
+    return pixels;
+}
+
+int ExportDialog::unitToPixels(double value) const
+{
+    switch (m_currentUnit) {
+    case Unit::Pixels:
+        return int(std::lround(value));
+    case Unit::Inches:
+        return int(std::lround(value * m_dpi->value()));
+    case Unit::Centimetres:
+        return int(std::lround(value / 2.54 * m_dpi->value()));
+    }
+    return int(std::lround(value));
+}
+
+void ExportDialog::onUnitChanged()
+{
+    m_currentUnit = Unit(qBound(0, m_unit->currentIndex(), 2));
+    const QSignalBlocker blockW(m_width);
+    const QSignalBlocker blockH(m_height);
+    const int decimals = m_currentUnit == Unit::Pixels ? 0 : 2;
+    for (QDoubleSpinBox *box : {m_width, m_height}) {
+        box->setDecimals(decimals);
+        box->setSingleStep(m_currentUnit == Unit::Pixels ? 10.0 : 0.1);
+    }
+    m_width->setValue(pixelsToUnit(m_pixelWidth));
+    m_height->setValue(pixelsToUnit(m_pixelHeight));
+    syncSizeInfo();
+}
+
+void ExportDialog::syncSizeInfo()
+{
+    const FigureOptions o = options();
+    const QString problem = o.validate();
+    m_sizeInfo->setText(problem.isEmpty() ? tr("%1 × %2 pixels = %3 × %4 in = %5 × %6 cm at %7 dpi")
+                                                .arg(o.width)
+                                                .arg(o.height)
+                                                .arg(o.widthInches(), 0, 'f', 2)
+                                                .arg(o.heightInches(), 0, 'f', 2)
+                                                .arg(o.widthInches() * 2.54, 0, 'f', 1)
+                                                .arg(o.heightInches() * 2.54, 0, 'f', 1)
+                                                .arg(o.dpi)
+                                          : problem);
+}
+
+void ExportDialog::onFormatChanged()
+{
+    const FigureFormat format = FigureFormat(m_format->currentData().toInt());
+    QFileInfo info(path());
+    if (!info.fileName().isEmpty())
+        m_path->setText(
+            QDir(info.path())
+                .filePath(info.completeBaseName() + QLatin1Char('.') + figureFormatName(format)));
+}
+
+void ExportDialog::browse()
+{
+    const FigureFormat format = FigureFormat(m_format->currentData().toInt());
+    const QString filter =
+        tr("%1 files (*.%2)").arg(figureFormatName(format).toUpper(), figureFormatName(format));
+    const QString chosen = QFileDialog::getSaveFileName(this, tr("Export figure"), path(), filter);
+    if (!chosen.isEmpty())
+        setPath(chosen);
+}
+
+FigureData ExportDialog::currentData() const
+{
+    FigureData data;
+    if (m_scheduler) {
+        data.encoding = m_scheduler->encoding();
+        data.phrases = m_scheduler->phrases();
+    }
+    const QList<FigureView> views = options().views;
+    // The Schemes page's numbers are small; the dialog takes the page's or computes them.
+    QString ignored;
+    ensureSchemeData(*m_state, views, &data, &ignored);
+    if (!figureDataMatches(*m_state, views, data))
+        return {};
+    return data;
+}
+
+void ExportDialog::schedulePreview()
+{
+    m_previewTimer.start();
+}
+
+void ExportDialog::refreshPreview()
+{
+    FigureOptions o = options();
+    if (const QString problem = o.validate(); !problem.isEmpty()) {
+        m_preview = QImage();
+        m_previewLabel->setText(problem);
+        setMessage(problem, true);
+        return;
+    }
+    const FigureData data = currentData();
+    if (!figureDataMatches(*m_state, o.views, data)) {
+        m_preview = QImage();
+        m_previewLabel->setText(tr("Computing…"));
+        setMessage(tr("Waiting for the current parameters to be computed."), false);
+        m_exportButton->setEnabled(false);
+        m_copyButton->setEnabled(false);
+        return;
+    }
+    // The same layout as the file, drawn smaller: the DPI shrinks with the pixel size.
+    const double fit =
+        qMin(1.0, qMin(double(previewWidth) / o.width, double(previewHeight) / o.height));
+    FigureOptions small = o;
+    small.dpi = qMax(figurelimits::minDpi, o.dpi * fit);
+    small.width = qMax(figurelimits::minSide, int(std::lround(o.width * small.dpi / o.dpi)));
+    small.height = qMax(figurelimits::minSide, int(std::lround(o.height * small.dpi / o.dpi)));
+    QString error;
+    const QImage image = FigureExporter(*m_state, data, small).renderImage(&error);
+    if (image.isNull()) {
+        m_preview = QImage();
+        m_previewLabel->setText(error);
+        setMessage(error, true);
+        m_exportButton->setEnabled(false);
+        m_copyButton->setEnabled(false);
+        return;
+    }
+    m_preview = image.width() > previewWidth || image.height() > previewHeight
+                    ? image.scaled(previewWidth, previewHeight, Qt::KeepAspectRatio,
+                                   Qt::SmoothTransformation)
+                    : image;
+    m_previewLabel->setPixmap(QPixmap::fromImage(m_preview));
+    setMessage(QString(), false);
+    m_exportButton->setEnabled(true);
+    m_copyButton->setEnabled(true);
+}
+
+bool ExportDialog::exportFigure(QString *error)
+{
+    const FigureData data = currentData();
+    const FigureOptions o = options();
+    const QString file = path();
+    bool ok = false;
+    if (file.isEmpty())
+        *error = tr("choose a file to export to");
+    else if (!figureDataMatches(*m_state, o.views, data))
+        *error = tr("the figure is still being computed; try again in a moment");
+    else
+        ok = FigureExporter(*m_state, data, o).writeFile(file, error);
+    if (!ok) {
+        setMessage(*error, true);
+        return false;
+    }
+    setMessage(tr("Exported %1").arg(QDir::toNativeSeparators(file)), false);
+    emit exported(file);
+    return true;
+}
+
+bool ExportDialog::copyToClipboard(QString *error)
+{
+    const FigureData data = currentData();
+    const FigureOptions o = options();
+    if (!figureDataMatches(*m_state, o.views, data)) {
+        *error = tr("the figure is still being computed; try again in a moment");
+        setMessage(*error, true);
+        return false;
+    }
+    const FigureExporter exporter(*m_state, data, o);
+    const QImage image = exporter.renderImage(error);
+    if (image.isNull()) {
+        setMessage(*error, true);
+        return false;
+    }
+    auto *mime = new QMimeData;
+    mime->setImageData(image);
+    const QByteArray svg = exporter.renderSvg(error);
+    if (!svg.isEmpty())
+        mime->setData(QStringLiteral("image/svg+xml"), svg);
+    QApplication::clipboard()->setMimeData(mime);
+    setMessage(tr("Copied a %1 × %2 figure to the clipboard").arg(o.width).arg(o.height), false);
+    return true;
+}
+
+QString ExportDialog::message() const
+{
+    return m_message->text();
+}
+
+void ExportDialog::setMessage(const QString &text, bool error)
+{
+    m_message->setText(text);
+    m_message->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
+}
+
+} // namespace pe

@@ -1,0 +1,322 @@
+#include "dialogs/fileactions.h"
+
+#include "compute/computescheduler.h"
+#include "dialogs/exportdialog.h"
+#include "views/heatmapview.h"
+#include "views/mainwindow.h"
+#include "views/phraseview.h"
+#include "figures/qcpinclude.h"
+#include "views/schemepage.h"
+#include "state/sessionfile.h"
+#include "compute/viewdata.h"
+#include "views/wavesview.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+namespace pe {
+
+FileActions::FileActions(MainWindow *window) : QObject(window), m_window(window)
+{
+    setObjectName(QStringLiteral("fileActions"));
+}
+
+FileActions *FileActions::install(MainWindow *window)
+{
+    auto *actions = new FileActions(window);
+    actions->createActions();
+    connect(actions, &FileActions::message, window,
+            [window](const QString &text) { window->statusBar()->showMessage(text, 10000); });
+    return actions;
+}
+
+FileActions *FileActions::of(const MainWindow *window)
+{
+    return window->findChild<FileActions *>(QStringLiteral("fileActions"),
+                                            Qt::FindDirectChildrenOnly);
+}
+
+void FileActions::createActions()
+{
+    QMenu *file = nullptr;
+    const QList<QAction *> menus = m_window->menuBar()->actions();
+    for (QAction *action : menus)
+        if (action->menu() && action->text().remove(QLatin1Char('&')) == tr("File"))
+            file = action->menu();
+    if (!file)
+        file = m_window->menuBar()->addMenu(tr("&File"));
+    // Ours go above what the window put there (Quit).
+    QAction *before = file->actions().value(0, nullptr);
+
+    auto *open = new QAction(tr("&Open session…"), this);
+    open->setObjectName(QStringLiteral("openSessionAction"));
+    open->setShortcut(QKeySequence::Open);
+    open->setToolTip(tr("Restore every parameter, phrase and view option from a session file"));
+    connect(open, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            m_window, tr("Open session"),
+            m_sessionPath.isEmpty() ? QDir::homePath() : QFileInfo(m_sessionPath).path(),
+            sessionFileFilter());
+        QString error;
+        if (!path.isEmpty() && !openSession(path, &error))
+            report(error, true, tr("Open session"));
+    });
+
+    m_recentMenu = new QMenu(tr("&Recent sessions"), m_window);
+    m_recentMenu->setObjectName(QStringLiteral("recentSessionsMenu"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &FileActions::rebuildRecentMenu);
+    rebuildRecentMenu();
+
+    auto *save = new QAction(tr("&Save session"), this);
+    save->setObjectName(QStringLiteral("saveSessionAction"));
+    save->setShortcut(QKeySequence::Save);
+    auto *saveAs = new QAction(tr("Save session &as…"), this);
+    saveAs->setObjectName(QStringLiteral("saveSessionAsAction"));
+    saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    const auto saveTo = [this](bool ask) {
+        QString path = m_sessionPath;
+        if (ask || path.isEmpty()) {
+            const QString folder =
+                QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+            path = QFileDialog::getSaveFileName(
+                m_window, tr("Save session"),
+                path.isEmpty() ? QDir(folder).filePath(QStringLiteral("session.json")) : path,
+                sessionFileFilter());
+            if (path.isEmpty())
+                return;
+            if (QFileInfo(path).suffix().isEmpty())
+                path += QStringLiteral(".json");
+        }
+        QString error;
+        if (!saveSession(path, &error))
+            report(error, true, tr("Save session"));
+    };
+    connect(save, &QAction::triggered, this, [saveTo] { saveTo(false); });
+    connect(saveAs, &QAction::triggered, this, [saveTo] { saveTo(true); });
+
+    m_exportFigure = new QAction(tr("&Export figure…"), this);
+    m_exportFigure->setObjectName(QStringLiteral("exportFigureAction"));
+    m_exportFigure->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportFigure->setToolTip(tr("PNG, SVG or PDF of the current or a chosen view (Ctrl+E)"));
+    connect(m_exportFigure, &QAction::triggered, this, [this] {
+        ExportDialog *dialog = exportDialog();
+        dialog->show();
+        dialog->raise();
+        dialog->activateWindow();
+    });
+
+    auto *copy = new QAction(tr("&Copy figure"), this);
+    copy->setObjectName(QStringLiteral("copyFigureAction"));
+    copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    copy->setToolTip(tr("The current view as an image (and SVG) on the clipboard"));
+    connect(copy, &QAction::triggered, this, [this] {
+        QString error;
+        if (!copyFigure(&error))
+            report(error, true);
+    });
+
+    auto *data = new QAction(tr("Export &data of the current view…"), this);
+    data->setObjectName(QStringLiteral("exportDataAction"));
+    data->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    data->setToolTip(tr("The heatmap's matrix or the phrase embeddings as .npy or .csv"));
+    connect(data, &QAction::triggered, this, [this] {
+        const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+        QString selected;
+        QString path = QFileDialog::getSaveFileName(
+            m_window,
+            tr("Export data (%1)").arg(viewDataDescription(*m_window->state(), currentDataView())),
+            QDir(folder).filePath(figureViewName(currentDataView()) + QStringLiteral(".npy")),
+            tr("NumPy array (*.npy);;CSV (*.csv)"), &selected);
+        if (path.isEmpty())
+            return;
+        if (QFileInfo(path).suffix().isEmpty())
+            path += selected.contains(QLatin1String("csv")) ? QStringLiteral(".csv")
+                                                            : QStringLiteral(".npy");
+        QString error;
+        if (!exportCurrentData(path, &error))
+            report(error, true, tr("Export data"));
+    });
+
+    file->insertAction(before, open);
+    file->insertMenu(before, m_recentMenu);
+    file->insertAction(before, save);
+    file->insertAction(before, saveAs);
+    file->insertSeparator(before);
+    file->insertAction(before, m_exportFigure);
+    file->insertAction(before, copy);
+    file->insertAction(before, data);
+    file->insertSeparator(before);
+    file->setToolTipsVisible(true);
+}
+
+void FileActions::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = recentSessions();
+    int index = 1;
+    for (const QString &path : recent) {
+        QAction *action = m_recentMenu->addAction(
+            QStringLiteral("&%1 %2").arg(index++).arg(QFileInfo(path).fileName()));
+        action->setToolTip(QDir::toNativeSeparators(path));
+        action->setData(path);
+        connect(action, &QAction::triggered, this, [this, path] {
+            QString error;
+            if (!openSession(path, &error)) {
+                if (!QFileInfo::exists(path))
+                    removeRecentSession(path);
+                report(error, true, tr("Open session"));
+            }
+        });
+    }
+    if (recent.isEmpty())
+        m_recentMenu->addAction(tr("No recent sessions"))->setEnabled(false);
+    m_recentMenu->addSeparator();
+    QAction *clear =
+        m_recentMenu->addAction(tr("&Clear list"), this, [] { clearRecentSessions(); });
+    clear->setEnabled(!recent.isEmpty());
+    m_recentMenu->setToolTipsVisible(true);
+}
+
+bool FileActions::openSession(const QString &path, QString *error)
+{
+    if (!loadSession(path, m_window->state(), error))
+        return false;
+    m_sessionPath = QFileInfo(path).absoluteFilePath();
+    addRecentSession(m_sessionPath);
+    m_window->setWindowFilePath(m_sessionPath);
+    report(tr("Opened session %1").arg(QDir::toNativeSeparators(path)), false);
+    return true;
+}
+
+bool FileActions::saveSession(const QString &path, QString *error)
+{
+    if (!pe::saveSession(*m_window->state(), path, error))
+        return false;
+    m_sessionPath = QFileInfo(path).absoluteFilePath();
+    addRecentSession(m_sessionPath);
+    m_window->setWindowFilePath(m_sessionPath);
+    report(tr("Saved session %1").arg(QDir::toNativeSeparators(path)), false);
+    return true;
+}
+
+QList<FigureView> FileActions::currentViews() const
+{
+    if (m_window->state()->page() == Page::Schemes)
+        return {figureViewOf(m_window->state()->schemeSettings().view)};
+    if (m_window->state()->page() == Page::Phrases)
+        return {FigureView::Phrases};
+    return {FigureView::Waves, FigureView::Heatmap};
+}
+
+QSize FileActions::currentViewSize() const
+{
+    if (m_window->state()->page() == Page::Schemes)
+        return m_window->schemePage()->currentPlot()->size();
+    if (m_window->state()->page() == Page::Phrases)
+        return m_window->phraseView()->gridPlot()->size();
+    const QSize waves = m_window->wavesView()->plot()->size();
+    const QSize heat = m_window->heatmapView()->plot()->size();
+    return {qMax(waves.width(), heat.width()), waves.height() + heat.height()};
+}
+
+FigureData FileActions::currentData() const
+{
+    FigureData data;
+    data.encoding = m_window->scheduler()->encoding();
+    data.phrases = m_window->scheduler()->phrases();
+    data.schemes = m_window->schemePage()->result();
+    return data;
+}
+
+QImage FileActions::currentFigure(QString *error) const
+{
+    const FigureData data = currentData();
+    FigureOptions options;
+    options.views = currentViews();
+    if (!figureDataMatches(*m_window->state(), options.views, data)) {
+        *error = tr("the figure is still being computed; try again in a moment");
+        return {};
+    }
+    const QSize size = currentViewSize();
+    options.width = qBound(figurelimits::minSide, size.width(), figurelimits::maxSide);
+    options.height = qBound(figurelimits::minSide, size.height(), figurelimits::maxSide);
+    return FigureExporter(*m_window->state(), data, options).renderImage(error);
+}
+
+bool FileActions::copyFigure(QString *error)
+{
+    const QImage image = currentFigure(error);
+    if (image.isNull())
+        return false;
+    QApplication::clipboard()->setImage(image);
+    report(
+        tr("Copied the figure (%1 × %2) to the clipboard").arg(image.width()).arg(image.height()),
+        false);
+    return true;
+}
+
+FigureView FileActions::currentDataView() const
+{
+    return m_window->state()->page() == Page::Phrases ? FigureView::Phrases : FigureView::Heatmap;
+}
+
+bool FileActions::exportCurrentData(const QString &path, QString *error)
+{
+    const FigureView view = currentDataView();
+    const FigureData data = currentData();
+    if (!figureDataMatches(*m_window->state(), {view}, data)) {
+        *error = tr("the data is still being computed; try again in a moment");
+        return false;
+    }
+    if (!writeViewData(*m_window->state(), data, view, path, error))
+        return false;
+    report(tr("Exported %1 data to %2").arg(figureViewName(view), QDir::toNativeSeparators(path)),
+           false);
+    return true;
+}
+
+ExportDialog *FileActions::exportDialog()
+{
+    if (!m_dialog) {
+        m_dialog = new ExportDialog(m_window->state(), m_window->scheduler(), m_window);
+        m_dialog->setAttribute(Qt::WA_DeleteOnClose, false);
+        connect(m_dialog, &ExportDialog::exported, this, [this](const QString &path) {
+            report(tr("Exported %1").arg(QDir::toNativeSeparators(path)), false);
+        });
+    }
+    // Opens on the view the window shows, at the size it has on screen.
+    FigureOptions options = m_dialog->options();
+    options.views = currentViews();
+    const QSize size = currentViewSize();
+    if (size.width() >= figurelimits::minSide && size.height() >= figurelimits::minSide) {
+        options.width = size.width();
+        options.height = size.height();
+    }
+    m_dialog->setOptions(options);
+    return m_dialog;
+}
+
+void FileActions::report(const QString &text, bool error, const QString &title)
+{
+    emit message(text);
+    if (error && !title.isEmpty())
+        QMessageBox::warning(m_window, title, text);
+}
+
+bool openSessionInWindow(MainWindow *window, const QString &path, QString *error)
+{
+    FileActions *actions = FileActions::of(window);
+    return actions ? actions->openSession(path, error) : loadSession(path, window->state(), error);
+}
+
+} // namespace pe

@@ -1,0 +1,72 @@
+// FileActions: the explorer window's File menu for teaching material: Open / Save session,
+// Recent sessions, Export figure (Ctrl+E), Copy figure, Export data of the current view. Lives in
+// its own unit; MainWindow installs it with one call.
+#pragma once
+
+#include "figures/figureexporter.h"
+
+#include <QImage>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+class QAction;
+class QMenu;
+
+namespace pe {
+
+class ExportDialog;
+class MainWindow;
+
+class FileActions : public QObject
+{
+    Q_OBJECT
+public:
+    // Adds the actions to the window's File menu (before Quit) and returns the owner, a child
+    // of the window.
+    static FileActions *install(MainWindow *window);
+    static FileActions *of(const MainWindow *window);
+
+    // Each returns false with *error and leaves the window's state as it was.
+    bool openSession(const QString &path, QString *error);
+    bool saveSession(const QString &path, QString *error);
+    // The file the last open or save used; empty for a new session.
+    QString sessionPath() const { return m_sessionPath; }
+
+    // What the window shows: waves over heatmap on the encoding page, the phrase grid on the
+    // phrases page; and its size on screen.
+    QList<FigureView> currentViews() const;
+    QSize currentViewSize() const;
+    // The current view as the window shows it, at its size on screen.
+    QImage currentFigure(QString *error) const;
+    bool copyFigure(QString *error);
+    // The heatmap's matrix (encoding page) or the phrase embeddings (phrases page).
+    FigureView currentDataView() const;
+    bool exportCurrentData(const QString &path, QString *error);
+
+    ExportDialog *exportDialog();
+    QMenu *recentMenu() const { return m_recentMenu; }
+    QAction *exportFigureAction() const { return m_exportFigure; }
+
+signals:
+    // A one-line outcome for the status bar ("Saved …", "Cannot open …").
+    void message(const QString &text);
+
+private:
+    explicit FileActions(MainWindow *window);
+    void createActions();
+    void rebuildRecentMenu();
+    void report(const QString &text, bool error, const QString &title = QString());
+    FigureData currentData() const;
+
+    MainWindow *m_window;
+    QString m_sessionPath;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_exportFigure = nullptr;
+    QPointer<ExportDialog> m_dialog;
+};
+
+// `pescope --session FILE`: opens the session in the window; false with *error.
+bool openSessionInWindow(MainWindow *window, const QString &path, QString *error);
+
+} // namespace pe

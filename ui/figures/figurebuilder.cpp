@@ -1,0 +1,671 @@
+#include "figures/figurebuilder.h"
+
+#include "figures/colormaps.h"
+
+#include "figures/qcpinclude.h"
+
+#include <QFontMetrics>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+// Wave curves are decimated to a min/max envelope beyond this many points per curve.
+constexpr qint64 maxCurvePoints = 16384;
+
+bool isCosineColumn(const EncodingSpec &spec, qint64 dim)
+{
+    if (spec.scheme != Scheme::Sinusoidal)
+        return false;
+    if (spec.layout == Layout::Interleaved)
+        return dim % 2 == 1;
+    const qint64 half = spec.dims / 2;
+    return dim >= half && dim < 2 * half;
+}
+
+// Column `dim` against position, as plot data; a min/max envelope per bucket when long.
+QSharedPointer<QCPGraphDataContainer> columnData(const ColumnView &column)
+{
+    auto data = QSharedPointer<QCPGraphDataContainer>::create();
+    if (!column.isValid())
+        return data;
+    QVector<QCPGraphData> points;
+    const qint64 rows = column.rows;
+    if (rows <= maxCurvePoints) {
+        points.reserve(rows);
+        for (qint64 p = 0; p < rows; ++p)
+            points.append(QCPGraphData(double(p), double(column.at(p))));
+    } else {
+        const qint64 bucket = (rows + maxCurvePoints / 2 - 1) / (maxCurvePoints / 2);
+        points.reserve(maxCurvePoints + 2);
+        for (qint64 b = 0; b < rows; b += bucket) {
+            qint64 lo = b, hi = b;
+            for (qint64 p = b; p < qMin(rows, b + bucket); ++p) {
+                if (column.at(p) < column.at(lo))
+                    lo = p;
+                if (column.at(p) > column.at(hi))
+                    hi = p;
+            }
+            for (qint64 p : {qMin(lo, hi), qMax(lo, hi)})
+                points.append(QCPGraphData(double(p), double(column.at(p))));
+        }
+    }
+    data->set(points, true);
+    return data;
+}
+
+// matplotlib-style ticks: outward, no minor ticks, no grid (matshow).
+void matshowAxis(QCPAxis *axis, bool labels)
+{
+    axis->setVisible(true);
+    axis->setTickLabels(labels);
+    axis->setTickLengthIn(0);
+    axis->setTickLengthOut(4);
+    axis->setSubTicks(false);
+    axis->grid()->setVisible(false);
+}
+
+QCPTextElement *addTitle(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
+                         const QString &text, double pointSizeDelta, bool bold)
+{
+    QFont font = plot->font();
+    font.setPointSizeF(font.pointSizeF() + pointSizeDelta);
+    font.setBold(bold);
+    auto *title = new QCPTextElement(plot, text, font);
+    grid->addElement(row, column, title);
+    return title;
+}
+
+QCPColorScale *addColorScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
+                             Colormap map, const ColorRange &range, const QString &label)
+{
+    auto *scale = new QCPColorScale(plot);
+    grid->addElement(row, column, scale);
+    scale->setType(QCPAxis::atRight);
+    scale->setGradient(colormapGradient(map));
+    scale->setDataRange(QCPRange(range.lower, range.upper));
+    scale->setBarWidth(12);
+    // A fixed width, so heatmaps in rows whose colorbars have different tick labels line up.
+    scale->setMinimumSize(72, 0);
+    scale->setMaximumSize(72, QWIDGETSIZE_MAX);
+    scale->axis()->setLabel(label);
+    scale->axis()->setSubTicks(false);
+    return scale;
+}
+
+// A matshow cell plot: columns on the top axis, rows down the left axis, row 0 at the top.
+QCPColorMap *addMatrixMap(QCPAxisRect *rect, qint64 rows, qint64 cols, Colormap map,
+                          const ColorRange &range,
+                          const std::function<float(qint64, qint64)> &value)
+{
+    QCPAxis *top = rect->axis(QCPAxis::atTop);
+    QCPAxis *left = rect->axis(QCPAxis::atLeft);
+    QCPAxis *bottom = rect->axis(QCPAxis::atBottom);
+    QCPAxis *right = rect->axis(QCPAxis::atRight);
+    matshowAxis(top, true);
+    matshowAxis(left, true);
+    matshowAxis(bottom, false);
+    matshowAxis(right, false);
+    left->setRangeReversed(true);
+    right->setRangeReversed(true);
+    auto *colorMap = new QCPColorMap(top, left);
+    colorMap->setInterpolate(false);
+    colorMap->setGradient(colormapGradient(map));
+    colorMap->setDataRange(QCPRange(range.lower, range.upper));
+    // QCPColorMap needs two cells per axis to know a cell's size; a single row or column is
+    // doubled with centres a quarter cell either side.
+    const int keySize = int(qMax<qint64>(2, cols));
+    const int valueSize = int(qMax<qint64>(2, rows));
+    colorMap->data()->setSize(keySize, valueSize);
+    colorMap->data()->setRange(cols == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(cols - 1)),
+                               rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(rows - 1)));
+    for (int v = 0; v < valueSize; ++v)
+        for (int k = 0; k < keySize; ++k)
+            colorMap->data()->setCell(
+                k, v, double(value(qMin<qint64>(v, rows - 1), qMin<qint64>(k, cols - 1))));
+    for (QCPAxis *axis : {top, bottom})
+        axis->setRange(-0.5, double(cols) - 0.5);
+    for (QCPAxis *axis : {left, right})
+        axis->setRange(-0.5, double(rows) - 0.5);
+    return colorMap;
+}
+
+QCPItemStraightLine *addLine(QCPAxisRect *rect, QCPAxis *keyAxis, QCPAxis *valueAxis, double k1,
+                             double v1, double k2, double v2, const QPen &pen)
+{
+    auto *line = new QCPItemStraightLine(rect->parentPlot());
+    line->setClipAxisRect(rect);
+    for (QCPItemPosition *pos : {line->point1, line->point2})
+        pos->setAxes(keyAxis, valueAxis);
+    line->point1->setCoords(k1, v1);
+    line->point2->setCoords(k2, v2);
+    line->setPen(pen);
+    return line;
+}
+
+QCPItemRect *addOutline(QCPAxisRect *rect, QCPAxis *keyAxis, QCPAxis *valueAxis, double k0,
+                        double v0, double k1, double v1, const QPen &pen)
+{
+    auto *box = new QCPItemRect(rect->parentPlot());
+    box->setClipAxisRect(rect);
+    for (QCPItemPosition *pos : {box->topLeft, box->bottomRight})
+        pos->setAxes(keyAxis, valueAxis);
+    box->topLeft->setCoords(k0, v0);
+    box->bottomRight->setCoords(k1, v1);
+    box->setPen(pen);
+    box->setBrush(Qt::NoBrush);
+    return box;
+}
+
+QString shortText(const QString &text, int length)
+{
+    return text.size() <= length ? text : text.left(length - 1) + QStringLiteral("…");
+}
+
+// `text` broken at spaces into lines no wider than `width` pixels in `font` (a title must not
+// run off a narrow panel); a single word wider than that stays whole.
+QString wrapText(const QString &text, const QFont &font, int width)
+{
+    const QFontMetrics metrics(font);
+    QStringList lines;
+    QString line;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
+            lines.append(line);
+            line = word;
+        } else {
+            line = candidate;
+        }
+    }
+    if (!line.isEmpty())
+        lines.append(line);
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
+    : m_state(state), m_theme(theme)
+{}
+
+QString FigureBuilder::dimLabel(const EncodingSpec &spec, qint64 dim)
+{
+    if (spec.scheme != Scheme::Sinusoidal)
+        return QStringLiteral("i = %1").arg(dim);
+    if (spec.layout == Layout::Split && dim >= 2 * (spec.dims / 2))
+        return QStringLiteral("i = %1 (zero pad)").arg(dim);
+    return QStringLiteral("i = %1 (%2)")
+        .arg(dim)
+        .arg(isCosineColumn(spec, dim) ? QStringLiteral("cos") : QStringLiteral("sin"));
+}
+
+QString FigureBuilder::tokenLabel(const PhraseResult &result, int phrase, qint64 token)
+{
+    const PhraseEmbedding &e = result.fixed;
+    if (phrase < 0 || phrase >= int(e.ids.size()) || token < 0 ||
+        token >= qint64(e.ids[std::size_t(phrase)].size()))
+        return {};
+    const qint64 id = e.ids[std::size_t(phrase)][std::size_t(token)];
+    if (id == 0)
+        return QStringLiteral("‹pad›");
+    return id < e.vocabulary.size() ? e.vocabulary[id] : QStringLiteral("[UNK]");
+}
+
+HeatmapRanges FigureBuilder::fullHeatmapRanges(const EncodingSpec &spec) const
+{
+    const CellWindow full = fullWindow(spec, m_state.heatmapDimLimit());
+    return {-0.5, double(full.rows()) - 0.5, -0.5, double(full.cols()) - 0.5};
+}
+
+HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResult &result,
+                                          const HeatmapGrid &grid,
+                                          const std::optional<HeatmapRanges> &ranges) const
+{
+    resetFigure(plot, m_theme);
+    const bool transposed = m_state.transposed();
+    auto *rect = new QCPAxisRect(plot, true);
+    plot->plotLayout()->addElement(0, 0, rect);
+    QCPAxis *bottom = rect->axis(QCPAxis::atBottom);
+    QCPAxis *top = rect->axis(QCPAxis::atTop);
+    QCPAxis *left = rect->axis(QCPAxis::atLeft);
+    QCPAxis *right = rect->axis(QCPAxis::atRight);
+    // matshow labels columns along the top; Fig 16-9 (transposed) has positions at the bottom.
+    QCPAxis *keyAxis = transposed ? bottom : top;
+    QCPAxis *keyMirror = transposed ? top : bottom;
+    matshowAxis(keyAxis, true);
+    matshowAxis(keyMirror, false);
+    matshowAxis(left, true);
+    matshowAxis(right, false);
+    left->setRangeReversed(true);
+    right->setRangeReversed(true);
+    QObject::connect(keyAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), keyMirror,
+                     qOverload<const QCPRange &>(&QCPAxis::setRange));
+    QObject::connect(left, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), right,
+                     qOverload<const QCPRange &>(&QCPAxis::setRange));
+
+    HeatmapFigure figure;
+    figure.rect = rect;
+    figure.positionAxis = transposed ? keyAxis : left;
+    figure.dimAxis = transposed ? left : keyAxis;
+    figure.positionAxis->setLabel(QStringLiteral("position p"));
+    figure.dimAxis->setLabel(QStringLiteral("dimension i"));
+
+    const ColorRange range = colorRangeFor(result.minimum, result.maximum);
+    figure.map = new QCPColorMap(keyAxis, left);
+    figure.map->setInterpolate(false);
+    figure.map->setTightBoundary(false);
+    figure.map->setGradient(colormapGradient(m_state.colormap()));
+    figure.map->setDataRange(QCPRange(range.lower, range.upper));
+    setHeatmapGrid(figure, grid);
+
+    figure.scale =
+        addColorScale(plot, plot->plotLayout(), 0, 1, m_state.colormap(), range,
+                      result.spec.scheme == Scheme::Sinusoidal ? QStringLiteral("PE(p, i)")
+                                                               : QStringLiteral("embedding value"));
+    auto *group = new QCPMarginGroup(plot);
+    rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    figure.scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+
+    const HeatmapRanges r = ranges.value_or(fullHeatmapRanges(result.spec));
+    figure.positionAxis->setRange(r.positionLower, r.positionUpper);
+    figure.dimAxis->setRange(r.dimLower, r.dimUpper);
+
+    // Overlays, as Fig 16-9 draws them: a line along each wave dim in its curve's colour,
+    // dashed lines at the marker positions, dots where they cross.
+    auto coords = [&](double position, double dim) {
+        return transposed ? std::pair{position, dim} : std::pair{dim, position};
+    };
+    const QList<qint64> dims = m_state.plottedDims();
+    const qint64 visibleDims = fullWindow(result.spec, m_state.heatmapDimLimit()).cols();
+    for (int i = 0; i < dims.size(); ++i) {
+        if (dims[i] >= visibleDims)
+            continue;
+        const auto [k1, v1] = coords(0.0, double(dims[i]));
+        const auto [k2, v2] = coords(1.0, double(dims[i]));
+        addLine(rect, keyAxis, left, k1, v1, k2, v2, QPen(m_theme.curve(i), 1.5));
+    }
+    const QPen markerPen(m_theme.marker, 1.5, Qt::DashLine);
+    for (qint64 p : m_state.markers()) {
+        if (p >= result.spec.positions)
+            continue;
+        const auto [k1, v1] = coords(double(p), 0.0);
+        const auto [k2, v2] = coords(double(p), 1.0);
+        addLine(rect, keyAxis, left, k1, v1, k2, v2, markerPen);
+    }
+    for (int i = 0; i < dims.size(); ++i) {
+        if (dims[i] >= visibleDims || m_state.markers().isEmpty())
+            continue;
+        auto *dots = new QCPGraph(keyAxis, left);
+        dots->setLineStyle(QCPGraph::lsNone);
+        dots->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDisc, m_theme.curve(i), m_theme.curve(i), 7));
+        for (qint64 p : m_state.markers())
+            if (p < result.spec.positions) {
+                const auto [k, v] = coords(double(p), double(dims[i]));
+                dots->addData(k, v);
+            }
+    }
+    const Selection sel = m_state.selection();
+    if (sel.position < result.spec.positions && sel.dim < visibleDims) {
+        const auto [k0, v0] = coords(double(sel.position) - 0.5, double(sel.dim) - 0.5);
+        const auto [k1, v1] = coords(double(sel.position) + 0.5, double(sel.dim) + 0.5);
+        addOutline(rect, keyAxis, left, k0, v0, k1, v1, QPen(m_theme.selection, 2));
+    }
+
+    rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    rect->setRangeDragAxes(keyAxis, left);
+    rect->setRangeZoomAxes(keyAxis, left);
+    applyPlotTheme(plot, m_theme);
+    for (QCPAxis *axis : rect->axes())
+        axis->grid()->setVisible(false);
+    return figure;
+}
+
+void FigureBuilder::setHeatmapGrid(const HeatmapFigure &figure, const HeatmapGrid &grid) const
+{
+    const bool transposed = m_state.transposed();
+    const qint64 keyCells = transposed ? grid.rows : grid.cols;
+    const qint64 valueCells = transposed ? grid.cols : grid.rows;
+    const double keySpan = double(transposed ? grid.window.rows() : grid.window.cols());
+    const double valueSpan = double(transposed ? grid.window.cols() : grid.window.rows());
+    const double keyStart = double(transposed ? grid.window.row0 : grid.window.col0) - 0.5;
+    const double valueStart = double(transposed ? grid.window.col0 : grid.window.row0) - 0.5;
+    // Centre of grid cell k of n cells spanning `span` matrix cells from `start`; a single grid
+    // cell is doubled (see addMatrixMap) with centres at a quarter and three quarters.
+    auto centres = [](double start, double span, qint64 n) {
+        if (n == 1)
+            return QCPRange(start + span * 0.25, start + span * 0.75);
+        const double w = span / double(n);
+        return QCPRange(start + 0.5 * w, start + (double(n) - 0.5) * w);
+    };
+    const int keySize = int(qMax<qint64>(2, keyCells));
+    const int valueSize = int(qMax<qint64>(2, valueCells));
+    QCPColorMapData *data = figure.map->data();
+    data->setSize(keySize, valueSize);
+    data->setRange(centres(keyStart, keySpan, keyCells),
+                   centres(valueStart, valueSpan, valueCells));
+    for (int v = 0; v < valueSize; ++v) {
+        const qint64 vc = qMin<qint64>(v, valueCells - 1);
+        for (int k = 0; k < keySize; ++k) {
+            const qint64 kc = qMin<qint64>(k, keyCells - 1);
+            data->setCell(k, v, double(transposed ? grid.at(kc, vc) : grid.at(vc, kc)));
+        }
+    }
+}
+
+void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) const
+{
+    resetFigure(plot, m_theme);
+    auto *rect = new QCPAxisRect(plot, true);
+    plot->plotLayout()->addElement(0, 0, rect);
+    auto *legend = new QCPLegend;
+    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignVCenter);
+    rect->insetLayout()->setMargins(QMargins(12, 12, 12, 12));
+    legend->setLayer(QStringLiteral("legend"));
+    plot->legend = legend;
+    legend->setVisible(true);
+
+    QCPAxis *x = rect->axis(QCPAxis::atBottom);
+    QCPAxis *y = rect->axis(QCPAxis::atLeft);
+    x->setLabel(QStringLiteral("position p"));
+    y->setLabel(QStringLiteral("PE(p, i)"));
+    const EncodingSpec &spec = result.spec;
+    if (spec.positions > 1)
+        x->setRange(0, double(spec.positions - 1));
+    else
+        x->setRange(-0.5, 0.5);
+    double ylo = -1.05, yhi = 1.05;
+    if (spec.scheme != Scheme::Sinusoidal) {
+        const double pad = 0.05 * qMax(1e-6, double(result.maximum - result.minimum));
+        ylo = result.minimum - pad;
+        yhi = result.maximum + pad;
+    }
+    y->setRange(ylo, yhi);
+
+    const QList<qint64> dims = m_state.plottedDims();
+    auto colourOf = [&](qint64 dim) {
+        const qsizetype i = dims.indexOf(dim);
+        return i >= 0 ? m_theme.curve(int(i)) : m_theme.marker;
+    };
+
+    // Legend order as in Fig 16-9: markers, crosses, then the curves.
+    for (qint64 p : m_state.markers()) {
+        if (p >= spec.positions)
+            continue;
+        auto *line = plot->addGraph(x, y);
+        line->setPen(QPen(m_theme.marker, 1.5, Qt::DashLine));
+        line->addData(double(p), ylo);
+        line->addData(double(p), yhi);
+        line->setName(QStringLiteral("p = %1").arg(p));
+        line->addToLegend(legend);
+    }
+    for (const CrossMarker &c : m_state.crosses()) {
+        if (c.position >= spec.positions || c.dim >= spec.dims)
+            continue;
+        auto *cross = plot->addGraph(x, y);
+        cross->setLineStyle(QCPGraph::lsNone);
+        cross->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCross, QPen(colourOf(c.dim), 2), Qt::NoBrush, 11));
+        cross->addData(double(c.position), double(result.value(c.position, c.dim)));
+        cross->setName(QStringLiteral("p = %1").arg(c.position));
+        cross->addToLegend(legend);
+    }
+    // Qt's raster engine strokes wide or antialiased pens along a dense zig-zag very slowly
+    // (about 0.6 s for 1,024 points of a fast column); such curves are drawn 1 px, aliased,
+    // which at several points per pixel looks the same. Sparse curves (Fig 16-9) stay smooth.
+    const bool sparse = spec.positions * 3 <= qMax(400, plot->width());
+    for (int i = 0; i < dims.size(); ++i) {
+        auto *curve = plot->addGraph(x, y);
+        const ColumnView column = result.column(dims[i]);
+        curve->setData(columnData(column));
+        QPen pen(m_theme.curve(i), sparse ? 1.6 : 1.0,
+                 isCosineColumn(spec, dims[i]) ? Qt::DashLine : Qt::SolidLine);
+        pen.setCosmetic(!sparse);
+        curve->setPen(pen);
+        curve->setAntialiased(sparse);
+        curve->setName(dimLabel(spec, dims[i]));
+        curve->addToLegend(legend);
+        if (m_state.markers().isEmpty())
+            continue;
+        auto *dots = plot->addGraph(x, y);
+        dots->setLineStyle(QCPGraph::lsNone);
+        dots->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDisc, m_theme.curve(i), m_theme.curve(i), 7));
+        for (qint64 p : m_state.markers())
+            if (p < spec.positions)
+                dots->addData(double(p),
+                              double(column.isValid() ? column.at(p) : result.value(p, dims[i])));
+    }
+    const Selection sel = m_state.selection();
+    if (sel.position < spec.positions && sel.dim < spec.dims) {
+        auto *ring = plot->addGraph(x, y);
+        ring->setLineStyle(QCPGraph::lsNone);
+        ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(m_theme.selection, 2),
+                                              Qt::NoBrush, 14));
+        ring->addData(double(sel.position), double(result.value(sel.position, sel.dim)));
+    }
+    rect->setRangeDrag(Qt::Horizontal);
+    rect->setRangeZoom(Qt::Horizontal);
+    applyPlotTheme(plot, m_theme);
+}
+
+QString FigureBuilder::shareReadout(const EncodingResult &result) const
+{
+    const Selection sel = m_state.selection();
+    if (sel.position >= result.spec.positions || sel.dim >= result.spec.dims)
+        return {};
+    const QList<qint64> dims = m_state.plottedDims();
+    QStringList dimNames;
+    for (qint64 d : dims)
+        dimNames.append(QString::number(d));
+    const QList<qint64> shared =
+        sharingPositions(result, sel.position, dims, m_state.shareTolerance());
+    QString text = QStringLiteral("Selected p = %1, i = %2 (value %3). ")
+                       .arg(sel.position)
+                       .arg(sel.dim)
+                       .arg(double(result.value(sel.position, sel.dim)), 0, 'f', 4);
+    const QString where = QStringLiteral("in i = %1 (within ±%2)")
+                              .arg(dimNames.join(QStringLiteral(", ")))
+                              .arg(m_state.shareTolerance());
+    if (shared.isEmpty())
+        return text + QStringLiteral("No other position shares p = %1's values %2.")
+                          .arg(sel.position)
+                          .arg(where);
+    QStringList list;
+    for (qsizetype i = 0; i < shared.size() && i < 24; ++i)
+        list.append(QString::number(shared[i]));
+    if (shared.size() > 24)
+        list.append(QStringLiteral("… (%1 in all)").arg(shared.size()));
+    return text + QStringLiteral("Positions sharing p = %1's values %2: %3")
+                      .arg(sel.position)
+                      .arg(where, list.join(QStringLiteral(", ")));
+}
+
+QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
+                                                 const PhraseResult &result) const
+{
+    resetFigure(plot, m_theme);
+    QList<PhraseCell> cells;
+    const PhraseSettings &s = result.settings;
+    const int phrases = int(s.phrases.size());
+    const qint64 length = s.sequenceLength;
+    const qint64 dims = s.dims;
+    auto *main = plot->plotLayout();
+    auto *group = new QCPMarginGroup(plot);
+    // Each colour bar shares its row's top and bottom margins: as tall as the plots.
+    const PhraseSelection sel = m_state.phraseSelection();
+    int row = 0;
+    for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+        auto *rowGroup = new QCPMarginGroup(plot);
+        const PhraseEmbedding &e = result.embedding(mode);
+        const auto [mn, mx] = std::minmax_element(e.values.begin(), e.values.end());
+        const ColorRange range = colorRangeFor(*mn, *mx);
+        addTitle(plot, main, row++, 0,
+                 mode == EmbeddingMode::Random
+                     ? QStringLiteral("Random Embedding")
+                     : QStringLiteral("Fixed Weight Embedding from Attention is All You Need"),
+                 2.0, true);
+        auto *sub = new QCPLayoutGrid;
+        main->addElement(row++, 0, sub);
+        for (int b = 0; b < phrases; ++b) {
+            addTitle(plot, sub, 0, b, s.title(b), 0.5, false);
+            auto *rect = new QCPAxisRect(plot, true);
+            sub->addElement(1, b, rect);
+            rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+            rect->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroup);
+            const float *base = e.values.data() + qint64(b) * length * dims;
+            QCPColorMap *map = addMatrixMap(rect, length, dims, m_state.colormap(), range,
+                                            [&](qint64 r, qint64 c) { return base[r * dims + c]; });
+            cells.append({rect, map, b, mode});
+            if (sel.phrase == b && sel.mode == mode)
+                addOutline(rect, rect->axis(QCPAxis::atTop), rect->axis(QCPAxis::atLeft), -0.5,
+                           double(sel.token) - 0.5, double(dims) - 0.5, double(sel.token) + 0.5,
+                           QPen(m_theme.selection, 2));
+        }
+        QCPColorScale *scale =
+            addColorScale(plot, sub, 1, phrases, m_state.colormap(), range, QString());
+        scale->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroup);
+        // QCPColorScale sizes itself to its bar plus its tick labels, so rows with narrower
+        // labels ("-1" vs "-0.05") got wider plots and a bar further right, its labels cut at
+        // the figure's edge: reserve the same label room in every row.
+        scale->axis()->axisRect()->setMinimumMargins(QMargins(0, 0, 64, 0));
+        sub->setRowStretchFactor(0, 0.01);
+        sub->setColumnStretchFactor(phrases, 0.01);
+    }
+    main->setRowStretchFactor(0, 0.01);
+    main->setRowStretchFactor(2, 0.01);
+    applyPlotTheme(plot, m_theme);
+    return cells;
+}
+
+QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
+                                                       const PhraseResult &result) const
+{
+    resetFigure(plot, m_theme);
+    QList<PhraseCell> cells;
+    const PhraseSettings &s = result.settings;
+    const int a = m_state.compareA(), b = m_state.compareB();
+    if (a >= s.phrases.size() || b >= s.phrases.size())
+        return cells;
+    const qint64 length = s.sequenceLength;
+    const qint64 dims = s.dims;
+    auto *main = plot->plotLayout();
+    addTitle(plot, main, 0, 0, QStringLiteral("Difference: %1 − %2").arg(s.title(b), s.title(a)),
+             1.5, true);
+    auto *sub = new QCPLayoutGrid;
+    main->addElement(1, 0, sub);
+    main->setRowStretchFactor(0, 0.01);
+    int column = 0;
+    for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+        const PhraseEmbedding &e = result.embedding(mode);
+        const float *pa = e.values.data() + qint64(a) * length * dims;
+        const float *pb = e.values.data() + qint64(b) * length * dims;
+        double extent = 0.0;
+        for (qint64 i = 0; i < length * dims; ++i)
+            extent = qMax(extent, std::abs(double(pb[i]) - double(pa[i])));
+        if (extent == 0.0)
+            extent = 1.0;
+        addTitle(plot, sub, 0, column,
+                 mode == EmbeddingMode::Random ? QStringLiteral("random") : QStringLiteral("fixed"),
+                 0.5, false);
+        auto *rect = new QCPAxisRect(plot, true);
+        sub->addElement(1, column, rect);
+        // Signed data: RdBu, centred on zero.
+        QCPColorMap *map =
+            addMatrixMap(rect, length, dims, Colormap::RdBu, {-extent, extent},
+                         [&](qint64 r, qint64 c) { return pb[r * dims + c] - pa[r * dims + c]; });
+        cells.append({rect, map, b, mode});
+        addColorScale(plot, sub, 1, column + 1, Colormap::RdBu, {-extent, extent}, QString());
+        sub->setColumnStretchFactor(column + 1, 0.01);
+        column += 2;
+    }
+    sub->setRowStretchFactor(0, 0.01);
+    applyPlotTheme(plot, m_theme);
+    return cells;
+}
+
+int FigureBuilder::otherPhrase() const
+{
+    const int clicked = m_state.phraseSelection().phrase;
+    return clicked == m_state.compareB() ? m_state.compareA() : m_state.compareB();
+}
+
+void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &result) const
+{
+    resetFigure(plot, m_theme);
+    const PhraseSettings &s = result.settings;
+    const PhraseSelection sel = m_state.phraseSelection();
+    auto *main = plot->plotLayout();
+    const bool valid =
+        sel.phrase >= 0 && sel.phrase < s.phrases.size() && sel.token < s.sequenceLength;
+    const int other = otherPhrase();
+    const QString title =
+        valid ? QStringLiteral("Cosine similarity of “%1” (%2, token %3) to %4")
+                    .arg(shortText(tokenLabel(result, sel.phrase, sel.token), 24),
+                         shortText(s.title(sel.phrase), 24))
+                    .arg(sel.token)
+                    .arg(shortText(s.title(other), 24))
+              : QStringLiteral("Click a token in the grid to compare it with another phrase");
+    QCPTextElement *heading = addTitle(plot, main, 0, 0, title, 1.5, true);
+    // Wrapped to the plot's width, so a narrow panel shows the whole title.
+    heading->setText(wrapText(title, heading->font(), qMax(120, plot->width() - 24)));
+    auto *rect = new QCPAxisRect(plot, true);
+    main->addElement(2, 0, rect);
+    main->setRowStretchFactor(0, 0.01);
+    main->setRowStretchFactor(1, 0.01);
+    QCPAxis *x = rect->axis(QCPAxis::atBottom);
+    QCPAxis *y = rect->axis(QCPAxis::atLeft);
+    y->setLabel(QStringLiteral("cosine similarity"));
+    y->setRange(-1.05, 1.05);
+    x->setRange(-0.7, double(s.sequenceLength) - 0.3);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const qint64 step = qMax<qint64>(1, s.sequenceLength / 40);
+    for (qint64 q = 0; q < s.sequenceLength; q += step)
+        ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 14));
+    x->setTicker(ticker);
+    x->setTickLabelRotation(60);
+    x->setSubTicks(false);
+    x->grid()->setVisible(false);
+    if (valid) {
+        auto *group = new QCPBarsGroup(plot);
+        group->setSpacing(1);
+        int colour = 0;
+        // The legend sits in a row of its own between the title and the plot, centred, one
+        // entry beside the other: inside the plot it covered the bars.
+        auto *legendRow = new QCPLayoutGrid;
+        main->addElement(1, 0, legendRow);
+        auto *legend = new QCPLegend;
+        // Plain elements as spacers (an empty QCPLayoutGrid has a maximum width of 0).
+        legendRow->addElement(0, 0, new QCPLayoutElement(plot));
+        legendRow->addElement(0, 1, legend);
+        legendRow->addElement(0, 2, new QCPLayoutElement(plot));
+        legendRow->setColumnStretchFactor(1, 0.01);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        legend->setLayer(QStringLiteral("legend"));
+        plot->legend = legend;
+        for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+            auto *bars = new QCPBars(x, y);
+            bars->setBarsGroup(group);
+            bars->setWidth(0.4);
+            const QColor c = m_theme.curve(colour++ == 0 ? 4 : 0);
+            bars->setPen(QPen(c.darker(120)));
+            bars->setBrush(c);
+            bars->setName(mode == EmbeddingMode::Random ? QStringLiteral("random")
+                                                        : QStringLiteral("fixed"));
+            const float *v = result.vector(mode, sel.phrase, sel.token);
+            for (qint64 q = 0; q < s.sequenceLength; ++q)
+                bars->addData(double(q),
+                              cosineSimilarity(v, result.vector(mode, other, q), s.dims));
+            bars->addToLegend(legend);
+        }
+        legend->setMaximumSize(legend->minimumOuterSizeHint());
+    }
+    applyPlotTheme(plot, m_theme);
+}
+
+} // namespace pe

@@ -1,0 +1,86 @@
+// FigureBuilder: builds each figure (heatmap, waves, phrase grid, phrase difference, token
+// similarity) into a QCustomPlot from the state and the compute results. The window's views
+// and `pescope export` use the same builders, so an exported figure equals what the window shows.
+#pragma once
+
+#include "compute/computejobs.h"
+#include "state/explorerstate.h"
+#include "figures/plottheme.h"
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+class QCustomPlot;
+class QCPAxis;
+class QCPAxisRect;
+class QCPColorMap;
+class QCPColorScale;
+class QCPRange;
+
+namespace pe {
+
+// Handles into a built heatmap, for the view's hit-testing and grid updates.
+struct HeatmapFigure
+{
+    QCPAxisRect *rect = nullptr;
+    QCPColorMap *map = nullptr;
+    QCPColorScale *scale = nullptr;
+    QCPAxis *positionAxis = nullptr; // y unless transposed
+    QCPAxis *dimAxis = nullptr;
+};
+
+// Plot-coordinate ranges of the heatmap's two axes (cell centres are integers).
+struct HeatmapRanges
+{
+    double positionLower = 0, positionUpper = 0;
+    double dimLower = 0, dimUpper = 0;
+};
+
+struct PhraseCell
+{
+    QCPAxisRect *rect = nullptr;
+    QCPColorMap *map = nullptr;
+    int phrase = 0;
+    EmbeddingMode mode = EmbeddingMode::Fixed;
+};
+
+class FigureBuilder
+{
+public:
+    FigureBuilder(const ExplorerState &state, const PlotTheme &theme);
+
+    // matshow: row 0 at the top, a labelled colorbar, the state's colormap, transpose, dim limit.
+    // Overlays: wave dims as lines, dashed markers with dots, the selected cell outlined.
+    // `ranges` keeps a zoomed view; without it the whole (dim-limited) matrix is shown.
+    HeatmapFigure buildHeatmap(QCustomPlot *plot, const EncodingResult &result,
+                               const HeatmapGrid &grid,
+                               const std::optional<HeatmapRanges> &ranges = std::nullopt) const;
+    // Replaces only the colour map's data (a new viewport grid for the same matrix).
+    void setHeatmapGrid(const HeatmapFigure &figure, const HeatmapGrid &grid) const;
+    HeatmapRanges fullHeatmapRanges(const EncodingSpec &spec) const;
+
+    // Values of the plotted dims against position, markers, dots, crosses, the selection.
+    void buildWaves(QCustomPlot *plot, const EncodingResult &result) const;
+    // "p = 22 shares its values in i = 100, 101 (within 0.01) with p = 60, 98, ..."
+    QString shareReadout(const EncodingResult &result) const;
+
+    // Two rows (random, fixed) x one column per phrase, a shared colour scale per row.
+    QList<PhraseCell> buildPhraseGrid(QCustomPlot *plot, const PhraseResult &result) const;
+    // Phrase B minus phrase A, for the random and the fixed embedding (RdBu, symmetric).
+    QList<PhraseCell> buildPhraseDifference(QCustomPlot *plot, const PhraseResult &result) const;
+    // Cosine similarity of the clicked token to every token of the other phrase.
+    void buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &result) const;
+    // Which phrase the clicked token is compared with (B, or A when B itself was clicked).
+    int otherPhrase() const;
+
+    static QString dimLabel(const EncodingSpec &spec, qint64 dim); // "i = 100 (sin)"
+    static QString tokenLabel(const PhraseResult &result, int phrase, qint64 token);
+
+private:
+    const ExplorerState &m_state;
+    PlotTheme m_theme;
+};
+
+} // namespace pe

@@ -1,0 +1,639 @@
+#include "figures/schemefigures.h"
+
+#include "figures/colormaps.h"
+
+#include "figures/qcpinclude.h"
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace pe {
+
+namespace {
+
+// An axis rect that keeps one data unit as long on x as on y, so the rotation circles are
+// circles at any window or export size: at every layout the longer side's range widens so that
+// [-1.25, 1.25] fits on both axes.
+class SquareAxisRect : public QCPAxisRect
+{
+public:
+    using QCPAxisRect::QCPAxisRect;
+
+protected:
+    void update(UpdatePhase phase) override
+    {
+        QCPAxisRect::update(phase);
+        if (phase != upLayout || width() <= 0 || height() <= 0)
+            return;
+        constexpr double half = 1.25;
+        const double aspect = double(width()) / double(height());
+        axis(QCPAxis::atBottom)
+            ->setRange(-half * std::max(1.0, aspect), half * std::max(1.0, aspect));
+        axis(QCPAxis::atLeft)
+            ->setRange(-half * std::max(1.0, 1.0 / aspect), half * std::max(1.0, 1.0 / aspect));
+    }
+};
+
+QString grouped(double value)
+{
+    if (value == std::floor(value) && std::fabs(value) < 1e15)
+        return QLocale(QLocale::English).toString(qint64(value));
+    return QString::number(value, 'g', 4);
+}
+
+QCPTextElement *addTitle(QCustomPlot *plot, const QString &text, double delta = 1.0)
+{
+    QFont font = plot->font();
+    font.setPointSizeF(font.pointSizeF() + delta);
+    font.setBold(delta > 0.5);
+    auto *title = new QCPTextElement(plot, text, font);
+    // No word wrap: QCPTextElement sizes its row for one line per line break.
+    title->setTextFlags(Qt::AlignCenter);
+    return title;
+}
+
+// The figure's layout: a title row, then a grid the builder fills.
+QCPLayoutGrid *titledGrid(QCustomPlot *plot, const QString &title)
+{
+    plot->plotLayout()->addElement(0, 0, addTitle(plot, title));
+    auto *grid = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(1, 0, grid);
+    plot->plotLayout()->setRowStretchFactor(0, 0.01);
+    return grid;
+}
+
+QCPLegend *addLegend(QCPAxisRect *rect, Qt::Alignment where)
+{
+    auto *legend = new QCPLegend;
+    rect->insetLayout()->addElement(legend, where);
+    rect->insetLayout()->setMargins(QMargins(10, 10, 10, 10));
+    legend->setLayer(QStringLiteral("legend"));
+    legend->setVisible(true);
+    rect->parentPlot()->legend = legend;
+    return legend;
+}
+
+void logAxis(QCPAxis *axis)
+{
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    axis->setTicker(ticker);
+    axis->setNumberFormat(QStringLiteral("eb"));
+    axis->setNumberPrecision(0);
+}
+
+QCPItemStraightLine *addLine(QCPAxisRect *rect, double k1, double v1, double k2, double v2,
+                             const QPen &pen)
+{
+    auto *line = new QCPItemStraightLine(rect->parentPlot());
+    line->setClipAxisRect(rect);
+    for (QCPItemPosition *pos : {line->point1, line->point2})
+        pos->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    line->point1->setCoords(k1, v1);
+    line->point2->setCoords(k2, v2);
+    line->setPen(pen);
+    return line;
+}
+
+QCPItemText *addLabel(QCPAxisRect *rect, double key, double value, const QString &text,
+                      const QColor &color, Qt::Alignment align)
+{
+    auto *label = new QCPItemText(rect->parentPlot());
+    label->setClipAxisRect(rect);
+    label->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    label->position->setCoords(key, value);
+    label->setPositionAlignment(align);
+    label->setText(text);
+    label->setColor(color);
+    label->setPadding(QMargins(4, 2, 4, 2));
+    return label;
+}
+
+QCPGraph *addGraph(QCPAxisRect *rect, const QVector<double> &x, const QVector<double> &y,
+                   const QPen &pen, const QString &name)
+{
+    auto *graph = new QCPGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    graph->setData(x, y, true);
+    graph->setPen(pen);
+    graph->setName(name);
+    return graph;
+}
+
+QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
+                        const QCPColorGradient &gradient, const QCPRange &range,
+                        const QString &label)
+{
+    auto *scale = new QCPColorScale(plot);
+    grid->addElement(row, column, scale);
+    scale->setType(QCPAxis::atRight);
+    scale->setGradient(gradient);
+    scale->setDataRange(range);
+    scale->setBarWidth(12);
+    scale->setMinimumSize(80, 0);
+    scale->setMaximumSize(80, QWIDGETSIZE_MAX);
+    scale->axis()->setLabel(label);
+    scale->axis()->setSubTicks(false);
+    return scale;
+}
+
+// A square matrix as cells centred on integer positions: key (column j) along x, query (row i)
+// down y from the top, as matshow draws it.
+QCPColorMap *addSquareMap(QCPAxisRect *rect, const SquareMatrix &m,
+                          const QCPColorGradient &gradient, const QCPRange &range,
+                          const QString &keyLabel, const QString &valueLabel)
+{
+    QCPAxis *x = rect->axis(QCPAxis::atBottom);
+    QCPAxis *y = rect->axis(QCPAxis::atLeft);
+    y->setRangeReversed(true);
+    x->setLabel(keyLabel);
+    y->setLabel(valueLabel);
+    auto *map = new QCPColorMap(x, y);
+    map->setInterpolate(false);
+    map->setTightBoundary(false);
+    const int n = int(m.size);
+    map->data()->setSize(n, n);
+    map->data()->setRange(QCPRange(0, n - 1), QCPRange(0, n - 1));
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            const float v = m.at(i, j);
+            map->data()->setCell(j, i, std::isfinite(v) ? double(v) : std::nan(""));
+        }
+    map->setGradient(gradient);
+    map->setDataRange(range);
+    x->setRange(-0.5, n - 0.5);
+    y->setRange(-0.5, n - 0.5);
+    for (QCPAxis *axis : {x, y})
+        axis->grid()->setVisible(false);
+    return map;
+}
+
+QCPRange safeRange(double lo, double hi)
+{
+    if (!(hi > lo))
+        return QCPRange(lo - 0.5, lo + 0.5);
+    return QCPRange(lo, hi);
+}
+
+QVector<double> wavelengths(const std::vector<double> &theta)
+{
+    QVector<double> out;
+    out.reserve(qsizetype(theta.size()));
+    for (double t : theta)
+        out.append(t > 0 ? 2.0 * std::numbers::pi / t : std::nan(""));
+    return out;
+}
+
+QVector<double> pairIndices(std::size_t n)
+{
+    QVector<double> out;
+    for (std::size_t i = 0; i < n; ++i)
+        out.append(double(i));
+    return out;
+}
+
+QString metricLabel(SimilarityMetric metric)
+{
+    return metric == SimilarityMetric::Dot ? QStringLiteral("PE(p) · PE(q)")
+                                           : QStringLiteral("cos(PE(p), PE(q))");
+}
+
+QString specLabel(const EncodingSpec &spec)
+{
+    switch (spec.scheme) {
+    case Scheme::Rope:
+        return QStringLiteral("RoPE ") + ropeConfigLabel(spec);
+    case Scheme::Learned:
+        return QStringLiteral("learned (seed %1)").arg(spec.seed);
+    case Scheme::Sinusoidal:
+        break;
+    }
+    return QStringLiteral("sinusoidal %1, base %2")
+        .arg(layoutName(spec.layout), grouped(spec.base));
+}
+
+// YaRN multiplies cos and sin by its attention factor; the legend says so.
+QString attentionNote(const RopeConfigData &c)
+{
+    return c.attentionFactor != 1.0
+               ? QStringLiteral(" (cos, sin × %1)").arg(c.attentionFactor, 0, 'f', 4)
+               : QString();
+}
+
+} // namespace
+
+SchemeFigures::SchemeFigures(const ExplorerState &state, const PlotTheme &theme)
+    : m_state(state), m_theme(theme)
+{}
+
+QString SchemeFigures::viewTitle(SchemeView view)
+{
+    switch (view) {
+    case SchemeView::Spectrum:
+        return QStringLiteral("RoPE spectrum");
+    case SchemeView::Rotation:
+        return QStringLiteral("RoPE rotation");
+    case SchemeView::Decay:
+        return QStringLiteral("RoPE long-term decay");
+    case SchemeView::Similarity:
+        return QStringLiteral("Position similarity");
+    case SchemeView::Alibi:
+        return QStringLiteral("ALiBi bias");
+    case SchemeView::T5:
+        return QStringLiteral("T5 buckets");
+    case SchemeView::Compare:
+        return QStringLiteral("Compare A / B");
+    }
+    return {};
+}
+
+void SchemeFigures::build(SchemeView view, QCustomPlot *plot, const SchemeResult &result) const
+{
+    switch (view) {
+    case SchemeView::Spectrum:
+        return buildSpectrum(plot, result);
+    case SchemeView::Rotation:
+        return buildRotation(plot, result);
+    case SchemeView::Decay:
+        return buildDecay(plot, result);
+    case SchemeView::Similarity:
+        return buildSimilarity(plot, result);
+    case SchemeView::Alibi:
+        return buildAlibi(plot, result);
+    case SchemeView::T5:
+        return buildT5(plot, result);
+    case SchemeView::Compare:
+        return buildCompare(plot, result);
+    }
+}
+
+void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    QCPLayoutGrid *grid =
+        titledGrid(plot, QStringLiteral("RoPE wavelength 2π/θᵢ per pair\nA = %1 · B = %2")
+                             .arg(result.a.label, result.b.label));
+    auto *top = new QCPAxisRect(plot, true);
+    auto *bottom = new QCPAxisRect(plot, true);
+    grid->addElement(0, 0, top);
+    grid->addElement(1, 0, bottom);
+    grid->setRowStretchFactors({2.0, 1.0});
+    auto *group = new QCPMarginGroup(plot);
+    top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    bottom->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+
+    QCPAxis *ty = top->axis(QCPAxis::atLeft);
+    logAxis(ty);
+    ty->setLabel(QStringLiteral("wavelength (tokens, log)"));
+    top->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("pair i"));
+    QCPAxis *by = bottom->axis(QCPAxis::atLeft);
+    logAxis(by);
+    by->setLabel(QStringLiteral("θ scaled / θ original"));
+    bottom->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("pair i"));
+
+    QCPLegend *legend = addLegend(top, Qt::AlignLeft | Qt::AlignTop);
+    const bool sameBase =
+        result.a.spec.base == result.b.spec.base &&
+        result.a.spec.rope.partialRotaryFactor == result.b.spec.rope.partialRotaryFactor;
+    const bool showB = result.b.label != result.a.label;
+    double lo = 1e300, hi = 0;
+    auto curve = [&](const RopeConfigData &c, bool scaled, const QPen &pen, const QString &name) {
+        const QVector<double> w = wavelengths(scaled ? c.scaled : c.original);
+        for (double v : w)
+            if (std::isfinite(v)) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        addGraph(top, pairIndices(std::size_t(w.size())), w, pen, name)->addToLegend(legend);
+    };
+    const QColor ca = m_theme.curve(0), cb = m_theme.curve(1);
+    curve(result.a, false, QPen(m_theme.marker, 1.5, Qt::DashLine),
+          QStringLiteral("unscaled, base %1").arg(grouped(result.a.spec.base)));
+    if (result.a.spec.rope.scaling != RopeScaling::None)
+        curve(result.a, true, QPen(ca, 2.0),
+              QStringLiteral("A: ") + result.a.label + attentionNote(result.a));
+    if (showB) {
+        if (!sameBase)
+            curve(result.b, false, QPen(cb, 1.5, Qt::DotLine),
+                  QStringLiteral("unscaled, base %1").arg(grouped(result.b.spec.base)));
+        if (result.b.spec.rope.scaling != RopeScaling::None)
+            curve(result.b, true, QPen(cb, 2.0),
+                  QStringLiteral("B: ") + result.b.label + attentionNote(result.b));
+    }
+    // The contexts the scalings extend: a wavelength longer than it never completed a turn in
+    // training, which is what each rule treats differently.
+    QList<qint64> contexts;
+    for (const RopeConfigData *c : {&result.a, &result.b})
+        if (c->originalContext > 0 && !contexts.contains(c->originalContext) &&
+            (c == &result.a || showB))
+            contexts.append(c->originalContext);
+    if (contexts.isEmpty())
+        contexts.append(result.a.spec.positions);
+    for (qint64 context : contexts) {
+        addLine(top, 0, double(context), 1, double(context),
+                QPen(m_theme.foreground, 1.0, Qt::DashDotLine));
+        addLabel(top, 0, double(context),
+                 QStringLiteral("%1 %2 tokens")
+                     .arg(result.a.originalContext > 0 || result.b.originalContext > 0
+                              ? QStringLiteral("original context")
+                              : QStringLiteral("positions"),
+                          grouped(double(context))),
+                 m_theme.foreground, Qt::AlignLeft | Qt::AlignBottom);
+        hi = std::max(hi, double(context));
+        lo = std::min(lo, double(context));
+    }
+    const double pairs = double(result.a.original.size());
+    top->axis(QCPAxis::atBottom)->setRange(-0.5, pairs - 0.5);
+    ty->setRange(lo / 2.0, hi * 4.0);
+
+    auto ratio = [&](const RopeConfigData &c, const QPen &pen, const QString &name) {
+        QVector<double> r;
+        for (std::size_t i = 0; i < c.scaled.size(); ++i)
+            r.append(c.scaled[i] / c.original[i]);
+        addGraph(bottom, pairIndices(c.scaled.size()), r, pen, name);
+        return r;
+    };
+    QVector<double> all = ratio(result.a, QPen(ca, 2.0), QStringLiteral("A"));
+    if (showB && result.b.spec.rope.scaling != RopeScaling::None)
+        all += ratio(result.b, QPen(cb, 2.0), QStringLiteral("B"));
+    double rlo = 1.0, rhi = 1.0;
+    for (double v : all)
+        if (std::isfinite(v) && v > 0) {
+            rlo = std::min(rlo, v);
+            rhi = std::max(rhi, v);
+        }
+    bottom->axis(QCPAxis::atBottom)->setRange(-0.5, pairs - 0.5);
+    by->setRange(rlo / 1.5, rhi * 1.5);
+    // Powers of two read as the factors the rules divide by: 1, 1/2, ..., 1/8.
+    QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    for (int k = int(std::floor(std::log2(rlo))); k <= int(std::ceil(std::log2(rhi))); ++k)
+        ticks->addTick(std::ldexp(1.0, k), k >= 0
+                                               ? QString::number(1 << std::min(k, 30))
+                                               : QStringLiteral("1/%1").arg(1 << std::min(-k, 30)));
+    by->setTicker(ticks);
+    by->setSubTicks(false);
+    applyPlotTheme(plot, m_theme);
+}
+
+QList<qint64> SchemeFigures::rotationPairs(qint64 chosen, qint64 pairCount)
+{
+    QList<qint64> pairs{chosen};
+    for (qint64 candidate :
+         {qint64(0), pairCount / 4, pairCount / 2, (3 * pairCount) / 4, pairCount - 1}) {
+        if (pairs.size() == 4)
+            break;
+        if (candidate >= 0 && candidate < pairCount && !pairs.contains(candidate))
+            pairs.append(candidate);
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    const SchemeSettings &s = result.inputs.settings;
+    const qint64 p = s.rotationPosition;
+    QCPLayoutGrid *grid =
+        titledGrid(plot, QStringLiteral("RoPE rotation (cos pθᵢ, sin pθᵢ) up to p = %1\n%2")
+                             .arg(p)
+                             .arg(result.a.label));
+    const std::vector<double> &theta = result.a.scaled;
+    const QList<qint64> pairs = rotationPairs(s.rotationPair, qint64(theta.size()));
+    // The trail shows the last positions up to p, at most this many dots.
+    constexpr qint64 trail = 48;
+    for (int c = 0; c < pairs.size(); ++c) {
+        const qint64 i = pairs[c];
+        const double t = theta[std::size_t(i)];
+        auto *rect = new SquareAxisRect(plot, true);
+        // Two by two: each circle gets the larger share of a landscape figure.
+        const int row = 2 * (c / 2), column = c % 2;
+        grid->addElement(row + 1, column, rect);
+        const double degrees =
+            std::fmod(double(p) * t, 2.0 * std::numbers::pi) * 180.0 / std::numbers::pi;
+        grid->addElement(
+            row, column,
+            addTitle(plot,
+                     QStringLiteral("pair %1%2: θ = %3 rad/token\nλ = %4 tokens, "
+                                    "angle at p = %5: %6°")
+                         .arg(i)
+                         .arg(i == s.rotationPair ? QStringLiteral(" (chosen)") : QString())
+                         .arg(t, 0, 'g', 4)
+                         .arg(grouped(std::round(2.0 * std::numbers::pi / t)))
+                         .arg(p)
+                         .arg(degrees, 0, 'f', 1),
+                     0.0));
+        QCPAxis *x = rect->axis(QCPAxis::atBottom);
+        QCPAxis *y = rect->axis(QCPAxis::atLeft);
+        x->setRange(-1.25, 1.25);
+        y->setRange(-1.25, 1.25);
+        x->setLabel(QStringLiteral("cos"));
+        y->setLabel(QStringLiteral("sin"));
+        auto *circle = new QCPCurve(x, y);
+        QVector<double> ts, xs, ys;
+        for (int k = 0; k <= 180; ++k) {
+            const double a = 2.0 * std::numbers::pi * k / 180.0;
+            ts.append(k);
+            xs.append(std::cos(a));
+            ys.append(std::sin(a));
+        }
+        circle->setData(ts, xs, ys);
+        circle->setPen(QPen(m_theme.grid, 1.5));
+        auto *dots = new QCPCurve(x, y);
+        QVector<double> dt, dx, dy;
+        for (qint64 q = std::max<qint64>(0, p - trail + 1); q <= p; ++q) {
+            dt.append(double(q));
+            dx.append(std::cos(double(q) * t));
+            dy.append(std::sin(double(q) * t));
+        }
+        dots->setData(dt, dx, dy);
+        dots->setLineStyle(QCPCurve::lsNone);
+        const QColor color = m_theme.curve(c);
+        dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 5));
+        auto *arrow = new QCPItemLine(plot);
+        arrow->setClipAxisRect(rect);
+        arrow->start->setAxes(x, y);
+        arrow->end->setAxes(x, y);
+        arrow->start->setCoords(0, 0);
+        arrow->end->setCoords(std::cos(double(p) * t), std::sin(double(p) * t));
+        arrow->setHead(QCPLineEnding::esSpikeArrow);
+        arrow->setPen(QPen(color, 2.5));
+        rect->setRangeDrag({});
+        rect->setRangeZoom({});
+    }
+    grid->setRowStretchFactors({0.01, 1.0, 0.01, 1.0});
+    applyPlotTheme(plot, m_theme);
+}
+
+void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) const
+{
+    // Curves with more points than this are drawn as bands (see below).
+    constexpr qsizetype envelopeAbove = 4097;
+    resetFigure(plot, m_theme);
+    // Longer ranges are sampled evenly (schemedata.cpp), which the title says: the curve's
+    // fast oscillation is then aliased.
+    const std::size_t samples = result.decayDistances.size();
+    const double last = samples > 0 ? result.decayDistances.back() : 0.0;
+    const QString sampling = samples > 1 && last > double(samples - 1)
+                                 ? QStringLiteral(" · sampled at %1 distances").arg(samples)
+                                 : QString();
+    QCPLayoutGrid *grid = titledGrid(
+        plot, QStringLiteral("RoPE long-term decay (RoFormer §3.4.3)\nscore of q = k = 1 over "
+                             "its value at distance 0 · %1 dims%2")
+                  .arg(result.a.spec.dims)
+                  .arg(sampling));
+    auto *rect = new QCPAxisRect(plot, true);
+    grid->addElement(0, 0, rect);
+    QCPLegend *legend = addLegend(rect, Qt::AlignRight | Qt::AlignTop);
+    QVector<double> x(result.decayDistances.begin(), result.decayDistances.end());
+    double lo = 0, hi = 1;
+    for (int k = 0; k < result.decay.size(); ++k) {
+        const DecayCurve &c = result.decay[k];
+        QVector<double> y(c.score.begin(), c.score.end());
+        for (double v : y) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        QString name = c.label;
+        if (c.label == result.a.label)
+            name = QStringLiteral("A: ") + name;
+        else if (c.label == result.b.label)
+            name = QStringLiteral("B: ") + name;
+        const QPen pen(m_theme.curve(k), k < 2 ? 1.8 : 1.2);
+        if (x.size() <= envelopeAbove) {
+            addGraph(rect, x, y, pen, name)->addToLegend(legend);
+            continue;
+        }
+        // Thousands of oscillating points take seconds to draw and alias into noise: the curve
+        // is drawn as its min / max band over runs of neighbouring distances.
+        constexpr qsizetype bands = 600;
+        const qsizetype run = (x.size() + bands - 1) / bands;
+        QVector<double> bx, blo, bhi;
+        for (qsizetype start = 0; start < x.size(); start += run) {
+            const qsizetype end = std::min(x.size(), start + run);
+            bx.append(0.5 * (x[start] + x[end - 1]));
+            blo.append(*std::min_element(y.begin() + start, y.begin() + end));
+            bhi.append(*std::max_element(y.begin() + start, y.begin() + end));
+        }
+        QCPGraph *upper = addGraph(rect, bx, bhi, pen, name + QStringLiteral(" (min–max band)"));
+        QCPGraph *lower = addGraph(rect, bx, blo, pen, QString());
+        QColor fill = pen.color();
+        fill.setAlpha(60);
+        upper->setBrush(fill);
+        upper->setChannelFillGraph(lower);
+        upper->addToLegend(legend);
+    }
+    if (result.a.originalContext > 0 && result.a.originalContext <= x.last()) {
+        addLine(rect, double(result.a.originalContext), 0, double(result.a.originalContext), 1,
+                QPen(m_theme.marker, 1.2, Qt::DashLine));
+        addLabel(rect, double(result.a.originalContext), lo,
+                 QStringLiteral("A's original context %1")
+                     .arg(grouped(double(result.a.originalContext))),
+                 m_theme.foreground, Qt::AlignLeft | Qt::AlignBottom);
+    }
+    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("relative distance m − n (tokens)"));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("relative score"));
+    rect->axis(QCPAxis::atBottom)->setRange(0, x.isEmpty() ? 1.0 : std::max(1.0, x.last()));
+    rect->axis(QCPAxis::atLeft)->setRange(lo - 0.05, hi + 0.05);
+    applyPlotTheme(plot, m_theme);
+}
+
+void SchemeFigures::buildSimilarity(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    const SchemeSettings &s = result.inputs.settings;
+    QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("%1 over %2 positions\n%3")
+                                               .arg(metricLabel(s.metric))
+                                               .arg(result.similarityA.size)
+                                               .arg(specLabel(result.inputs.spec)));
+    auto *rect = new QCPAxisRect(plot, true);
+    grid->addElement(0, 0, rect);
+    const QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    const QCPRange range = safeRange(result.similarityA.minimum, result.similarityA.maximum);
+    QCPColorMap *map = addSquareMap(rect, result.similarityA, gradient, range,
+                                    QStringLiteral("position q"), QStringLiteral("position p"));
+    map->setColorScale(addScale(plot, grid, 0, 1, gradient, range, metricLabel(s.metric)));
+    applyPlotTheme(plot, m_theme);
+}
+
+void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    const SchemeSettings &s = result.inputs.settings;
+    QCPLayoutGrid *grid = titledGrid(
+        plot, QStringLiteral("ALiBi bias −m·|i − j|\nhead %1 of %2, m = %3 (2^%4)%5")
+                  .arg(s.alibiHead + 1)
+                  .arg(s.alibiHeads)
+                  .arg(result.alibiSlope, 0, 'g', 6)
+                  .arg(std::log2(result.alibiSlope), 0, 'g', 4)
+                  .arg(s.alibiCausal ? QStringLiteral(", causal (keys after the query masked)")
+                                     : QString()));
+    auto *rect = new QCPAxisRect(plot, true);
+    grid->addElement(0, 0, rect);
+    QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(m_theme.grid);
+    const QCPRange range = safeRange(result.alibi.minimum, result.alibi.maximum);
+    QCPColorMap *map =
+        addSquareMap(rect, result.alibi, gradient, range, QStringLiteral("key position j"),
+                     QStringLiteral("query position i"));
+    map->setColorScale(addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("bias")));
+    applyPlotTheme(plot, m_theme);
+}
+
+void SchemeFigures::buildT5(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    const T5BucketParameters &t5 = result.inputs.settings.t5;
+    QCPLayoutGrid *grid = titledGrid(
+        plot,
+        QStringLiteral("T5 relative position bucket of j − i\n%1 buckets, max distance %2, %3")
+            .arg(t5.buckets)
+            .arg(t5.maxDistance)
+            .arg(t5.bidirectional ? QStringLiteral("bidirectional (encoder)")
+                                  : QStringLiteral("causal (decoder)")));
+    auto *rect = new QCPAxisRect(plot, true);
+    grid->addElement(0, 0, rect);
+    QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    gradient.setLevelCount(int(std::clamp<qint64>(t5.buckets, 2, 350)));
+    const QCPRange range(-0.5, double(t5.buckets) - 0.5);
+    QCPColorMap *map =
+        addSquareMap(rect, result.t5, gradient, range, QStringLiteral("key position j"),
+                     QStringLiteral("query position i"));
+    map->setColorScale(addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("bucket id")));
+    applyPlotTheme(plot, m_theme);
+}
+
+void SchemeFigures::buildCompare(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    const SchemeSettings &s = result.inputs.settings;
+    QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("%1 over %2 positions, one colour scale")
+                                               .arg(metricLabel(s.metric))
+                                               .arg(s.squarePositions));
+    const QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    const QCPRange range =
+        safeRange(std::min(result.similarityA.minimum, result.similarityB.minimum),
+                  std::max(result.similarityA.maximum, result.similarityB.maximum));
+    QCPColorScale *scale = addScale(plot, grid, 1, 2, gradient, range, metricLabel(s.metric));
+    auto *group = new QCPMarginGroup(plot);
+    const std::pair<const SquareMatrix *, QString> panels[] = {
+        {&result.similarityA, QStringLiteral("A\n") + specLabel(result.inputs.spec)},
+        {&result.similarityB, QStringLiteral("B\nRoPE ") + result.b.label}};
+    for (int c = 0; c < 2; ++c) {
+        grid->addElement(0, c, addTitle(plot, panels[c].second, 0.0));
+        auto *rect = new QCPAxisRect(plot, true);
+        grid->addElement(1, c, rect);
+        QCPColorMap *map = addSquareMap(rect, *panels[c].first, gradient, range,
+                                        QStringLiteral("position q"), QStringLiteral("position p"));
+        map->setColorScale(scale);
+        rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    }
+    scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    grid->setRowStretchFactors({0.01, 1.0});
+    applyPlotTheme(plot, m_theme);
+}
+
+} // namespace pe

@@ -1,0 +1,49 @@
+// SchemeFigures: builds the Schemes page's figures (RoPE spectrum, rotation, decay, position
+// similarity, ALiBi and T5 bias heatmaps, compare) into a QCustomPlot, for the window and the
+// exporter alike, in the manner of FigureBuilder.
+#pragma once
+
+#include "state/explorerstate.h"
+#include "figures/plottheme.h"
+#include "compute/schemedata.h"
+
+#include <QList>
+#include <QString>
+
+class QCustomPlot;
+class QCPColorMap;
+
+namespace pe {
+
+class SchemeFigures
+{
+public:
+    SchemeFigures(const ExplorerState &state, const PlotTheme &theme);
+
+    // Dispatches to the builder of `view`.
+    void build(SchemeView view, QCustomPlot *plot, const SchemeResult &result) const;
+
+    // Wavelength 2 pi / theta_i per pair on a log axis, A and B unscaled and scaled, the
+    // original context marked; below, theta scaled / theta original per pair.
+    void buildSpectrum(QCustomPlot *plot, const SchemeResult &result) const;
+    // Unit circles of four pairs with the trail of (cos p theta, sin p theta) up to the chosen
+    // position and the vector at it.
+    void buildRotation(QCustomPlot *plot, const SchemeResult &result) const;
+    // Relative score of all-ones q and k against relative distance, several configurations.
+    void buildDecay(QCustomPlot *plot, const SchemeResult &result) const;
+    void buildSimilarity(QCustomPlot *plot, const SchemeResult &result) const;
+    void buildAlibi(QCustomPlot *plot, const SchemeResult &result) const;
+    void buildT5(QCustomPlot *plot, const SchemeResult &result) const;
+    // A and B similarity side by side with one colour scale.
+    void buildCompare(QCustomPlot *plot, const SchemeResult &result) const;
+
+    // The pairs the rotation view draws: the chosen one, then three spread over the range.
+    static QList<qint64> rotationPairs(qint64 chosen, qint64 pairCount);
+    static QString viewTitle(SchemeView view);
+
+private:
+    const ExplorerState &m_state;
+    PlotTheme m_theme;
+};
+
+} // namespace pe

@@ -1,0 +1,95 @@
+#include "state/presets.h"
+
+#include "ropepresets.h"
+#include "state/schemesettings.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+
+#include <algorithm>
+
+namespace pe {
+
+QList<Preset> presets()
+{
+    QList<Preset> list;
+    const QDir dir(QStringLiteral(":/presets"));
+    const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    for (const QString &name : files) {
+        QFile file(dir.filePath(name));
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        Preset preset;
+        preset.id = json.value(QStringLiteral("id")).toString();
+        preset.name = json.value(QStringLiteral("name")).toString(preset.id);
+        preset.description = json.value(QStringLiteral("description")).toString();
+        preset.state = json.value(QStringLiteral("state")).toObject();
+        preset.order = json.value(QStringLiteral("order")).toInt(0);
+        if (!preset.id.isEmpty())
+            list.append(preset);
+    }
+    // The published RoPE configurations (core/ropepresets), on the Schemes page's spectrum with
+    // the same model unscaled as configuration B.
+    for (const RopePreset &rope : ropePresets()) {
+        Preset preset;
+        preset.id = rope.id;
+        preset.name = rope.label;
+        preset.description =
+            QStringLiteral("%1: RoPE over %2-dim heads, %3 positions; the spectrum against the "
+                           "unscaled base")
+                .arg(rope.label)
+                .arg(rope.headDim)
+                .arg(rope.context);
+        preset.order = 20;
+        SchemeSettings schemes;
+        schemes.compareBase = rope.base;
+        schemes.compareRope.pairing = rope.rope.pairing;
+        preset.state = QJsonObject{
+            {QStringLiteral("page"), QStringLiteral("schemes")},
+            {QStringLiteral("spec"),
+             QJsonObject{{QStringLiteral("scheme"), QStringLiteral("rope")},
+                         {QStringLiteral("positions"), 1024},
+                         {QStringLiteral("dims"), rope.headDim},
+                         {QStringLiteral("base"), rope.base},
+                         {QStringLiteral("rope"), ropeParametersToJson(rope.rope)}}},
+            {QStringLiteral("schemes"), schemes.toJson()},
+        };
+        list.append(preset);
+    }
+    std::sort(list.begin(), list.end(), [](const Preset &a, const Preset &b) {
+        return a.order != b.order ? a.order < b.order : a.id < b.id;
+    });
+    return list;
+}
+
+QStringList presetIds()
+{
+    QStringList ids;
+    for (const Preset &p : presets())
+        ids.append(p.id);
+    return ids;
+}
+
+std::optional<Preset> findPreset(const QString &id)
+{
+    for (const Preset &p : presets())
+        if (p.id == id)
+            return p;
+    return std::nullopt;
+}
+
+bool applyPreset(ExplorerState &state, const QString &id, QString *error)
+{
+    const std::optional<Preset> preset = findPreset(id);
+    if (!preset) {
+        if (error)
+            *error = QStringLiteral("unknown preset \"%1\" (known: %2)")
+                         .arg(id, presetIds().join(QStringLiteral(", ")));
+        return false;
+    }
+    return state.applyJson(preset->state, error);
+}
+
+} // namespace pe

@@ -1,0 +1,179 @@
+#include "state/sessionfile.h"
+
+#include "state/explorerstate.h"
+#include "figures/figureexporter.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QSettings>
+
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+const QString formatKey = QStringLiteral("format_version");
+const QString recentKey = QStringLiteral("sessions/recent");
+
+// A cut-off file fails where its bytes end; a malformed one fails somewhere inside.
+bool looksTruncated(const QJsonParseError &error, const QByteArray &bytes)
+{
+    return error.offset >= bytes.trimmed().size() - 1;
+}
+
+} // namespace
+
+QString sessionFileFilter()
+{
+    return QStringLiteral("pescope sessions (*.json);;All files (*)");
+}
+
+QJsonObject sessionDocument(const ExplorerState &state)
+{
+    return QJsonObject{
+        {formatKey, sessionFormatVersion},
+        {QStringLiteral("generator"), QStringLiteral("pescope " PE_VERSION)},
+        {QStringLiteral("state"), state.toJson()},
+    };
+}
+
+QByteArray sessionBytes(const ExplorerState &state)
+{
+    return QJsonDocument(sessionDocument(state)).toJson(QJsonDocument::Indented);
+}
+
+bool saveSession(const ExplorerState &state, const QString &path, QString *error)
+{
+    return writeFileAtomically(path, sessionBytes(state), error);
+}
+
+bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error)
+{
+    if (bytes.trimmed().isEmpty()) {
+        *error = QStringLiteral("%1 is empty, not a pescope session").arg(name);
+        return false;
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(bytes, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        if (looksTruncated(parseError, bytes))
+            *error = QStringLiteral("%1 ends before its JSON is complete (%2 at byte %3): the "
+                                    "file looks truncated")
+                         .arg(name, parseError.errorString())
+                         .arg(parseError.offset);
+        else
+            *error = QStringLiteral("%1 is not valid JSON: %2 at byte %3")
+                         .arg(name, parseError.errorString())
+                         .arg(parseError.offset);
+        return false;
+    }
+    if (!document.isObject()) {
+        *error =
+            QStringLiteral("%1 is not a pescope session: it holds a JSON %2, not an object")
+                .arg(name, document.isArray() ? QStringLiteral("array") : QStringLiteral("value"));
+        return false;
+    }
+    const QJsonObject root = document.object();
+    const QJsonValue version = root.value(formatKey);
+    if (version.isUndefined()) {
+        *error =
+            QStringLiteral("%1 is not a pescope session: it has no \"%2\"").arg(name, formatKey);
+        return false;
+    }
+    const double v = version.toDouble(std::nan(""));
+    if (!version.isDouble() || v != std::floor(v) || v < 1) {
+        *error =
+            QStringLiteral("%1: \"%2\" must be a whole number from 1 (got %3)")
+                .arg(name, formatKey,
+                     version.isDouble()   ? QString::number(v, 'g', 12)
+                     : version.isString() ? QLatin1Char('"') + version.toString() + QLatin1Char('"')
+                                          : QStringLiteral("a value of another type"));
+        return false;
+    }
+    if (v > sessionFormatVersion) {
+        *error = QStringLiteral("%1 was saved by a newer pescope (session format %2); this "
+                                "version reads format %3 and older")
+                     .arg(name)
+                     .arg(qint64(v))
+                     .arg(sessionFormatVersion);
+        return false;
+    }
+    const QJsonValue body = root.value(QStringLiteral("state"));
+    if (!body.isObject()) {
+        *error = QStringLiteral("%1 is not a pescope session: \"state\" is missing or not an "
+                                "object")
+                     .arg(name);
+        return false;
+    }
+    *state = body.toObject();
+    return true;
+}
+
+bool loadSession(const QString &path, ExplorerState *state, QString *error)
+{
+    const QString name = QDir::toNativeSeparators(path);
+    const QFileInfo info(path);
+    if (!info.exists()) {
+        *error = QStringLiteral("%1 does not exist").arg(name);
+        return false;
+    }
+    if (info.isDir()) {
+        *error = QStringLiteral("%1 is a folder, not a session file").arg(name);
+        return false;
+    }
+    // Sessions are a few kilobytes; anything huge is not one and is not read into memory.
+    constexpr qint64 maxSessionBytes = 64 * 1024 * 1024;
+    if (info.size() > maxSessionBytes) {
+        *error = QStringLiteral("%1 is %2, too large for a session file")
+                     .arg(name, formatBytes(double(info.size())));
+        return false;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("cannot read %1: %2").arg(name, file.errorString());
+        return false;
+    }
+    QJsonObject json;
+    if (!parseSession(file.readAll(), name, &json, error))
+        return false;
+    QString problem;
+    if (!state->applyJson(json, &problem)) {
+        *error = QStringLiteral("%1: %2").arg(name, problem);
+        return false;
+    }
+    return true;
+}
+
+QStringList recentSessions()
+{
+    return QSettings().value(recentKey).toStringList();
+}
+
+void addRecentSession(const QString &path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    QStringList list = recentSessions();
+    list.removeAll(absolute);
+    list.prepend(absolute);
+    while (list.size() > maxRecentSessions)
+        list.removeLast();
+    QSettings().setValue(recentKey, list);
+}
+
+void removeRecentSession(const QString &path)
+{
+    QStringList list = recentSessions();
+    list.removeAll(QFileInfo(path).absoluteFilePath());
+    QSettings().setValue(recentKey, list);
+}
+
+void clearRecentSessions()
+{
+    QSettings().remove(recentKey);
+}
+
+} // namespace pe

@@ -1,0 +1,384 @@
+#include "views/mainwindow.h"
+
+#include "views/backendnotice.h"
+#include "compute/computescheduler.h"
+#include "dialogs/fileactions.h"
+#include "views/heatmapview.h"
+#include "widgets/parameterpanel.h"
+#include "views/phraseview.h"
+#include "figures/plottheme.h"
+#include "state/presets.h"
+#include "views/schemepage.h"
+#include "views/wavesview.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QToolButton>
+
+namespace pe {
+
+MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
+    : QMainWindow(parent), m_options(options), m_state(new ExplorerState(this)),
+      m_scheduler(new ComputeScheduler(m_state, this)), m_pages(new QTabWidget(this)),
+      m_panel(new ParameterPanel(m_state, this)),
+      m_waves(new WavesView(m_state, m_scheduler, this)),
+      m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
+      m_phrases(new PhraseView(m_state, m_scheduler, this)),
+      m_schemes(new SchemePage(m_state, this)),
+      m_encodingSplitter(new QSplitter(Qt::Horizontal, this)),
+      m_plotSplitter(new QSplitter(Qt::Vertical, this)), m_computeLabel(new QLabel(this)),
+      m_progress(new QProgressBar(this)), m_cancel(new QToolButton(this)),
+      m_backendCombo(new QComboBox(this))
+{
+    setWindowTitle(QStringLiteral("pescope"));
+    setObjectName(QStringLiteral("mainWindow"));
+
+    auto *panelScroll = new QScrollArea(this);
+    panelScroll->setWidget(m_panel);
+    panelScroll->setWidgetResizable(true);
+    panelScroll->setMinimumWidth(260);
+    m_plotSplitter->setObjectName(QStringLiteral("plotSplitter"));
+    m_plotSplitter->addWidget(m_waves);
+    m_plotSplitter->addWidget(m_heatmap);
+    m_plotSplitter->setStretchFactor(0, 1);
+    m_plotSplitter->setStretchFactor(1, 1);
+    m_encodingSplitter->setObjectName(QStringLiteral("encodingSplitter"));
+    m_encodingSplitter->addWidget(panelScroll);
+    m_encodingSplitter->addWidget(m_plotSplitter);
+    m_encodingSplitter->setStretchFactor(0, 0);
+    m_encodingSplitter->setStretchFactor(1, 1);
+    m_encodingSplitter->setSizes({300, 1000});
+    m_pages->setObjectName(QStringLiteral("pages"));
+    m_pages->addTab(m_encodingSplitter, tr("&Encoding"));
+    m_pages->addTab(m_phrases, tr("P&hrases"));
+    m_pages->addTab(m_schemes, tr("&Schemes"));
+    m_pages->setTabToolTip(0, tr("The encoding matrix: waves and heatmap (Ctrl+1)"));
+    m_pages->setTabToolTip(1, tr("Random vs fixed embeddings of phrases (Ctrl+2)"));
+    m_pages->setTabToolTip(
+        2, tr("RoPE spectra, rotation and decay, position similarity, ALiBi and T5 biases, "
+              "compare two configurations (Ctrl+3)"));
+    setCentralWidget(m_pages);
+
+    m_computeLabel->setObjectName(QStringLiteral("computeInfo"));
+    m_computeLabel->setToolTip(tr("Which backend computed the current view and how long it took"));
+    m_progress->setRange(0, 100);
+    m_progress->setMaximumWidth(160);
+    m_progress->setToolTip(tr("Progress of a long computation"));
+    m_progress->hide();
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setToolTip(
+        tr("Stop the running computation; the views keep their last result (Esc)"));
+    m_cancel->hide();
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    statusBar()->addPermanentWidget(m_computeLabel);
+
+    createActions();
+    FileActions::install(this); // sessions, figure and data export (File menu)
+    BackendNoticeIndicator::install(this, m_scheduler); // GPU fallback warning
+
+    connect(m_pages, &QTabWidget::currentChanged, this, [this](int index) {
+        m_state->setPage(index == 2 ? Page::Schemes : index == 1 ? Page::Phrases : Page::Encoding);
+        updateComputeInfo();
+    });
+    connect(m_state, &ExplorerState::pageChanged, this,
+            [this] { m_pages->setCurrentIndex(int(m_state->page())); });
+    connect(m_state, &ExplorerState::themeChanged, this, &MainWindow::applyTheme);
+    connect(m_scheduler, &ComputeScheduler::encodingReady, this,
+            [this](std::shared_ptr<const EncodingResult> r) {
+                m_encodingInfo = tr("%1 × %2 on %3 in %4 ms")
+                                     .arg(r->spec.positions)
+                                     .arg(r->spec.dims)
+                                     .arg(r->backendId)
+                                     .arg(r->totalMs, 0, 'f', 1);
+                m_computeLabel->setToolTip(r->backendDescription);
+                updateComputeInfo();
+            });
+    // A sampled viewport (pan, zoom) is a new view: say who computed it and how fast.
+    connect(m_scheduler, &ComputeScheduler::gridReady, this,
+            [this](std::shared_ptr<const HeatmapGrid> g) {
+                const auto r = m_scheduler->encoding();
+                if (!g->sampled || !r)
+                    return;
+                m_encodingInfo = tr("%1 × %2, %3 × %4 px sampled on %5 in %6 ms")
+                                     .arg(r->spec.positions)
+                                     .arg(r->spec.dims)
+                                     .arg(g->cols)
+                                     .arg(g->rows)
+                                     .arg(g->backendId)
+                                     .arg(g->computeMs, 0, 'f', 1);
+                updateComputeInfo();
+            });
+    connect(m_heatmap, &HeatmapView::rendered, this, [this](double ms) {
+        m_lastDrawMs = ms;
+        updateComputeInfo();
+    });
+    connect(m_scheduler, &ComputeScheduler::phrasesReady, this,
+            [this](std::shared_ptr<const PhraseResult> r) {
+                m_phraseInfo = tr("%1 phrases on %2 in %3 ms")
+                                   .arg(r->settings.phrases.size())
+                                   .arg(r->backendId)
+                                   .arg(r->totalMs, 0, 'f', 1);
+                updateComputeInfo();
+            });
+    connect(m_scheduler, &ComputeScheduler::encodingFailed, this, [this](const QString &message) {
+        statusBar()->showMessage(tr("Encoding refused: %1").arg(message), 15000);
+    });
+    connect(m_scheduler, &ComputeScheduler::phrasesFailed, this, [this](const QString &message) {
+        statusBar()->showMessage(tr("Phrases failed: %1").arg(message), 15000);
+    });
+    connect(m_scheduler, &ComputeScheduler::progressChanged, this, [this](int percent) {
+        m_progress->setVisible(percent >= 0);
+        m_cancel->setVisible(percent >= 0);
+        if (percent >= 0)
+            m_progress->setValue(percent);
+    });
+    connect(m_scheduler, &ComputeScheduler::cancelled, this,
+            [this] { statusBar()->showMessage(tr("Cancelled; showing the last result"), 5000); });
+    connect(m_cancel, &QToolButton::clicked, m_scheduler, &ComputeScheduler::cancel);
+    connect(m_scheduler, &ComputeScheduler::idle, this, [this] {
+        if (isSettled())
+            emit settled();
+    });
+    connect(m_schemes, &SchemePage::updated, this, [this] {
+        if (isSettled())
+            emit settled();
+    });
+
+    resize(1400, 900);
+    if (m_options.persistent)
+        restoreSettings();
+    applyTheme();
+    m_pages->setCurrentIndex(int(m_state->page()));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    auto *file = menuBar()->addMenu(tr("&File"));
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setToolTip(tr("Close the window (Ctrl+Q)"));
+
+    auto *view = menuBar()->addMenu(tr("&View"));
+    QAction *encodingPage =
+        view->addAction(tr("&Encoding page"), this, [this] { m_state->setPage(Page::Encoding); });
+    encodingPage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    QAction *phrasePage =
+        view->addAction(tr("&Phrases page"), this, [this] { m_state->setPage(Page::Phrases); });
+    phrasePage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    QAction *schemesPage =
+        view->addAction(tr("&Schemes page"), this, [this] { m_state->setPage(Page::Schemes); });
+    schemesPage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
+    view->addSeparator();
+    QAction *transpose = view->addAction(tr("&Transpose heatmap"));
+    transpose->setObjectName(QStringLiteral("transposeAction"));
+    transpose->setCheckable(true);
+    transpose->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    transpose->setToolTip(tr("Dims on the y axis, as Fig 16-9 (Ctrl+T)"));
+    connect(transpose, &QAction::triggered, m_state, &ExplorerState::setTransposed);
+    connect(m_state, &ExplorerState::transposedChanged, transpose,
+            [this, transpose] { transpose->setChecked(m_state->transposed()); });
+    transpose->setChecked(m_state->transposed());
+    QAction *reset = view->addAction(tr("&Reset heatmap view"), m_heatmap, &HeatmapView::resetView);
+    reset->setObjectName(QStringLiteral("resetViewAction"));
+    reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    reset->setToolTip(tr("Show the whole matrix again (Ctrl+0)"));
+    QAction *nextMap = view->addAction(tr("Next &colormap"), this, [this] {
+        const QList<Colormap> maps = allColormaps();
+        m_state->setColormap(maps[(maps.indexOf(m_state->colormap()) + 1) % maps.size()]);
+    });
+    nextMap->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    nextMap->setToolTip(tr("Cycle viridis, gray, magma, RdBu (Ctrl+M)"));
+    QAction *dark = view->addAction(tr("&Dark theme"));
+    dark->setObjectName(QStringLiteral("darkThemeAction"));
+    dark->setCheckable(true);
+    dark->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    dark->setToolTip(tr("Switch between the light and the dark theme (Ctrl+Shift+D)"));
+    connect(dark, &QAction::toggled, this,
+            [this](bool on) { m_state->setTheme(on ? Theme::Dark : Theme::Light); });
+    connect(m_state, &ExplorerState::themeChanged, dark,
+            [this, dark] { dark->setChecked(m_state->theme() == Theme::Dark); });
+
+    auto *presetMenu = menuBar()->addMenu(tr("&Presets"));
+    int index = 0;
+    for (const Preset &preset : presets()) {
+        QAction *action = presetMenu->addAction(preset.name, this, [this, id = preset.id] {
+            QString error;
+            if (!applyPreset(id, &error))
+                statusBar()->showMessage(error, 10000);
+        });
+        action->setObjectName(QStringLiteral("preset-") + preset.id);
+        action->setToolTip(preset.description);
+        action->setStatusTip(preset.description);
+        if (index < 9)
+            action->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key(Qt::Key_1 + index)));
+        ++index;
+    }
+    presetMenu->addSeparator();
+    presetMenu->addAction(tr("&Defaults"), m_state, &ExplorerState::resetToDefaults);
+    presetMenu->setToolTipsVisible(true);
+
+    auto *phrases = menuBar()->addMenu(tr("P&hrases"));
+    QAction *add = phrases->addAction(tr("&Add phrase"), this, [this] {
+        m_state->setPage(Page::Phrases);
+        m_phrases->addPhrase();
+    });
+    add->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
+    QAction *reseed = phrases->addAction(tr("&Reseed random row"), m_phrases, &PhraseView::reseed);
+    reseed->setObjectName(QStringLiteral("reseedAction"));
+    reseed->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    reseed->setToolTip(tr("Draw a new random embedding (Ctrl+R)"));
+
+    auto *compute = menuBar()->addMenu(tr("&Compute"));
+    auto *backends = new QActionGroup(this);
+    const QList<BackendStatus> status = probeBackends();
+    for (BackendChoice choice : {BackendChoice::Auto, BackendChoice::Cpu, BackendChoice::Gpu}) {
+        QString tip = choice == BackendChoice::Auto ? tr("The GPU when it can start, else the CPU")
+                                                    : QString();
+        for (const BackendStatus &s : status)
+            if (s.id == backendChoiceName(choice))
+                tip = (s.available ? tr("Available: ") : tr("Unavailable: ")) + s.description;
+        QAction *action = compute->addAction(tr("Backend: %1").arg(backendChoiceName(choice)));
+        action->setCheckable(true);
+        action->setChecked(m_state->backendChoice() == choice);
+        action->setToolTip(tip);
+        backends->addAction(action);
+        connect(action, &QAction::triggered, this,
+                [this, choice] { m_state->setBackendChoice(choice); });
+        m_backendCombo->addItem(backendChoiceName(choice));
+        m_backendCombo->setItemData(m_backendCombo->count() - 1, tip, Qt::ToolTipRole);
+    }
+    compute->setToolTipsVisible(true);
+    m_backendCombo->setObjectName(QStringLiteral("backend"));
+    m_backendCombo->setToolTip(tr("Compute backend: auto (GPU, else CPU), cpu or gpu"));
+    connect(m_backendCombo, &QComboBox::activated, this, [this](int i) {
+        m_state->setBackendChoice(
+            parseBackendChoice(m_backendCombo->itemText(i)).value_or(BackendChoice::Auto));
+    });
+    connect(m_state, &ExplorerState::backendChoiceChanged, this, [this, backends] {
+        const int i = int(m_state->backendChoice());
+        m_backendCombo->setCurrentIndex(i);
+        backends->actions().at(i)->setChecked(true);
+    });
+    QAction *cancel =
+        compute->addAction(tr("&Cancel computation"), m_scheduler, &ComputeScheduler::cancel);
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+
+    auto *toolbar = addToolBar(tr("Main"));
+    toolbar->setObjectName(QStringLiteral("mainToolBar"));
+    auto *presetButton = new QToolButton(toolbar);
+    presetButton->setText(tr("Presets"));
+    presetButton->setMenu(presetMenu);
+    presetButton->setPopupMode(QToolButton::InstantPopup);
+    presetButton->setToolTip(tr("Reproduce a seed figure in one click"));
+    toolbar->addWidget(presetButton);
+    toolbar->addAction(reset);
+    toolbar->addAction(transpose);
+    toolbar->addAction(reseed);
+    toolbar->addAction(dark);
+    toolbar->addSeparator();
+    toolbar->addWidget(new QLabel(tr(" Backend "), toolbar));
+    toolbar->addWidget(m_backendCombo);
+}
+
+bool MainWindow::applyPreset(const QString &id, QString *error)
+{
+    return pe::applyPreset(*m_state, id, error);
+}
+
+bool MainWindow::isSettled() const
+{
+    const bool encodingDone = m_scheduler->encoding() || !m_scheduler->encodingError().isEmpty();
+    const bool phrasesDone = m_scheduler->phrases() || !m_scheduler->phrasesError().isEmpty();
+    return m_scheduler->isIdle() && encodingDone && phrasesDone && m_waves->isUpToDate() &&
+           (m_state->page() != Page::Schemes || m_schemes->isUpToDate());
+}
+
+QString MainWindow::computeInfo() const
+{
+    return m_computeLabel->text();
+}
+
+void MainWindow::updateComputeInfo()
+{
+    if (m_state->page() == Page::Phrases)
+        m_computeLabel->setText(m_phraseInfo.isEmpty() ? tr("Phrases: computing…")
+                                                       : tr("Phrases: ") + m_phraseInfo);
+    else
+        m_computeLabel->setText(m_encodingInfo.isEmpty() ? tr("Encoding: computing…")
+                                                         : tr("Encoding: %1, drawn in %2 ms")
+                                                               .arg(m_encodingInfo)
+                                                               .arg(m_lastDrawMs, 0, 'f', 1));
+}
+
+void MainWindow::applyTheme()
+{
+    // Fusion draws with the palette everywhere, so both themes look as designed on any desktop.
+    // setStyle resets the palette, so it comes first and only once.
+    if (QApplication::style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive) != 0)
+        QApplication::setStyle(QStringLiteral("Fusion"));
+    QApplication::setPalette(applicationPalette(m_state->theme()));
+    // Also on the window: children created before the application palette changed keep a
+    // resolved copy of the old one, while a window palette propagates to all of them.
+    setPalette(applicationPalette(m_state->theme()));
+}
+
+std::unique_ptr<QSettings> MainWindow::settings() const
+{
+    if (!m_options.settingsFile.isEmpty())
+        return std::make_unique<QSettings>(m_options.settingsFile, QSettings::IniFormat);
+    return std::make_unique<QSettings>();
+}
+
+void MainWindow::restoreSettings()
+{
+    auto s = settings();
+    restoreGeometry(s->value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s->value(QStringLiteral("window/state")).toByteArray());
+    m_encodingSplitter->restoreState(
+        s->value(QStringLiteral("window/encodingSplitter")).toByteArray());
+    m_plotSplitter->restoreState(s->value(QStringLiteral("window/plotSplitter")).toByteArray());
+    const QByteArray json = s->value(QStringLiteral("explorer/state")).toByteArray();
+    if (!json.isEmpty()) {
+        QString error;
+        // A settings file from another version may not apply; the defaults stay then.
+        if (!m_state->applyJson(QJsonDocument::fromJson(json).object(), &error))
+            statusBar()->showMessage(tr("Last parameters not restored: %1").arg(error), 10000);
+    }
+}
+
+void MainWindow::saveSettings()
+{
+    auto s = settings();
+    s->setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s->setValue(QStringLiteral("window/state"), saveState());
+    s->setValue(QStringLiteral("window/encodingSplitter"), m_encodingSplitter->saveState());
+    s->setValue(QStringLiteral("window/plotSplitter"), m_plotSplitter->saveState());
+    s->setValue(QStringLiteral("explorer/state"),
+                QJsonDocument(m_state->toJson()).toJson(QJsonDocument::Compact));
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (m_options.persistent)
+        saveSettings();
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace pe

@@ -1,0 +1,119 @@
+#include "views/wavesview.h"
+
+#include "figures/figurebuilder.h"
+#include "figures/plottheme.h"
+
+#include "figures/qcpinclude.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace pe {
+
+WavesView::WavesView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
+    : QWidget(parent), m_state(state), m_plot(new QCustomPlot(this)), m_readout(new QLabel(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_readout);
+    m_plot->setObjectName(QStringLiteral("wavesPlot"));
+    m_plot->setToolTip(tr("Chosen dims against position (sine solid, cosine dashed). Click near "
+                          "a curve to select that position and dim; wheel zooms, drag pans."));
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setMinimumSize(200, 120);
+    m_readout->setObjectName(QStringLiteral("shareReadout"));
+    m_readout->setWordWrap(true);
+    m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_readout->setToolTip(tr("Positions whose values in every plotted dim lie within the share "
+                             "tolerance of the selected position's values"));
+
+    connect(scheduler, &ComputeScheduler::encodingReady, this,
+            [this](std::shared_ptr<const EncodingResult> result) {
+                m_result = std::move(result);
+                scheduleRebuild();
+            });
+    for (auto signal : {&ExplorerState::selectionChanged, &ExplorerState::waveOptionsChanged,
+                        &ExplorerState::themeChanged})
+        connect(state, signal, this, &WavesView::scheduleRebuild);
+    // Several changes in one event (a preset, a click) rebuild once, after the heatmap has had
+    // its turn to draw.
+    m_rebuildTimer.setSingleShot(true);
+    m_rebuildTimer.setInterval(0);
+    connect(&m_rebuildTimer, &QTimer::timeout, this, &WavesView::rebuild);
+    connect(m_plot, &QCustomPlot::mousePress, this, &WavesView::onMousePress);
+    connect(m_plot, &QCustomPlot::mouseRelease, this, &WavesView::onMouseRelease);
+}
+
+void WavesView::scheduleRebuild()
+{
+    if (!m_rebuildTimer.isActive())
+        m_rebuildTimer.start();
+}
+
+bool WavesView::isUpToDate() const
+{
+    return !m_rebuildTimer.isActive();
+}
+
+QString WavesView::shareReadout() const
+{
+    return m_readout->text();
+}
+
+void WavesView::rebuild()
+{
+    if (!m_result)
+        return;
+    const FigureBuilder builder(*m_state, plotTheme(m_state->theme()));
+    builder.buildWaves(m_plot, *m_result);
+    m_readout->setText(builder.shareReadout(*m_result));
+    m_plot->replot(QCustomPlot::rpQueuedRefresh);
+}
+
+QPoint WavesView::curvePoint(qint64 position, qint64 dim) const
+{
+    if (!m_result || !m_plot->axisRect())
+        return {};
+    QCPAxis *x = m_plot->axisRect()->axis(QCPAxis::atBottom);
+    QCPAxis *y = m_plot->axisRect()->axis(QCPAxis::atLeft);
+    return QPoint(int(std::lround(x->coordToPixel(double(position)))),
+                  int(std::lround(y->coordToPixel(double(m_result->value(position, dim))))));
+}
+
+void WavesView::onMousePress(QMouseEvent *event)
+{
+    m_pressed = event->button() == Qt::LeftButton;
+    m_pressPos = event->position();
+}
+
+void WavesView::onMouseRelease(QMouseEvent *event)
+{
+    if (!m_pressed || event->button() != Qt::LeftButton || !m_result || !m_plot->axisRect())
+        return;
+    m_pressed = false;
+    if ((event->position() - m_pressPos).manhattanLength() > 4.0)
+        return;
+    QCPAxisRect *rect = m_plot->axisRect();
+    if (!rect->rect().contains(event->position().toPoint()))
+        return;
+    const double x = rect->axis(QCPAxis::atBottom)->pixelToCoord(event->position().x());
+    const double y = rect->axis(QCPAxis::atLeft)->pixelToCoord(event->position().y());
+    const qint64 position = qBound<qint64>(0, qint64(std::lround(x)), m_result->spec.positions - 1);
+    // The curve nearest to the click at that position becomes the selected dim.
+    qint64 best = m_state->selection().dim;
+    double bestDistance = std::numeric_limits<double>::infinity();
+    for (qint64 dim : m_state->plottedDims()) {
+        const double distance = std::abs(double(m_result->value(position, dim)) - y);
+        if (distance < bestDistance) {
+            bestDistance = distance;
+            best = dim;
+        }
+    }
+    m_state->setSelection({position, best});
+}
+
+} // namespace pe
