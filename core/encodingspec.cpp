@@ -191,8 +191,9 @@ FieldProblem EncodingSpec::readOptions(const QCommandLineParser &parser)
         using S = std::decay_t<decltype(other)>;
         if (problem || std::holds_alternative<S>(next.scheme))
             return;
+        const QStringList given = parser.optionNames();
         for (const Field<S> &f : S::fields()) {
-            if (!f.flag || !parser.isSet(QString::fromUtf8(f.flag)))
+            if (!f.flag || !given.contains(QString::fromUtf8(f.flag)))
                 continue;
             bool sharedWithChosen = false;
             std::visit(

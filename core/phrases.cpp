@@ -27,8 +27,60 @@ EncodingSpec tableSpec(const PhraseSpec &spec, qint64 rows, quint64 seed)
 } // namespace
 
 
+FieldTable<PhraseSpec> PhraseSpec::fields()
+{
+    using S = PhraseSpec;
+    static const Field<S> table[] = {
+        {.key = "phrases",
+         .flag = "text",
+         .label = "Phrases",
+         .help = "A phrase; repeat the option for more.",
+         .kind = TextListKind<S>{&S::phrases, limits::maxPhrases, limits::maxPhraseLength}},
+        {.key = "titles",
+         .flag = "phrase-title",
+         .label = "Titles",
+         .help = "A phrase's title in figures; repeat in the order of the phrases.",
+         .kind = TextListKind<S>{&S::titles, limits::maxPhrases, 200}},
+        {.key = "maxTokens",
+         .flag = "max-tokens",
+         .label = "Max tokens",
+         .help = "Keras max_tokens: the vocabulary size including '' and [UNK].",
+         .kind = IntegerKind<S>{&S::maxTokens, {3, limits::maxPositions}}},
+        {.key = "sequenceLength",
+         .flag = "sequence-length",
+         .label = "Sequence length",
+         .help = "Keras output_sequence_length: tokens per phrase, padded or cut.",
+         .kind = IntegerKind<S>{&S::sequenceLength, {1, limits::maxPositions}}},
+        {.key = "dims",
+         .flag = "phrase-dims",
+         .label = "Dims",
+         .help = "The embedding size.",
+         .kind = IntegerKind<S>{&S::dims, {1, limits::maxDims}}},
+        {.key = "embedding",
+         .flag = "embedding",
+         .label = "Embedding",
+         .help = "Word and position tables: fixed (both sinusoidal) or random (both learned).",
+         .kind = choiceKind<&S::mode>(embeddingModeNames)},
+        {.key = "seed",
+         .flag = "phrase-seed",
+         .label = "Seed",
+         .help = "Seed of the random tables.",
+         .kind = SeedKind<S>{&S::seed}},
+    };
+    return table;
+}
+
+QString PhraseSpec::title(int index) const
+{
+    if (index >= 0 && index < titles.size() && !titles[index].trimmed().isEmpty())
+        return titles[index];
+    return QStringLiteral("Phrase %1").arg(index + 1);
+}
+
 QString PhraseSpec::validate() const
 {
+    if (const FieldProblem problem = rangeProblem(fields(), *this))
+        return describe(fields(), problem, FieldNaming::Key);
     if (phrases.isEmpty())
         return QStringLiteral("at least one phrase is needed");
     for (qsizetype i = 0; i < phrases.size(); ++i) {

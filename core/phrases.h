@@ -3,7 +3,7 @@
 #pragma once
 
 #include "backend.h"
-#include "fields/choicenames.h"
+#include "fields/field.h"
 
 #include <QStringList>
 
@@ -19,9 +19,15 @@ inline constexpr ChoiceName embeddingModeNames[] = {
     choice(EmbeddingMode::Fixed, "fixed", "Fixed (sinusoidal)"),
 };
 
+namespace limits {
+constexpr qint64 maxPhrases = 10000;
+constexpr qint64 maxPhraseLength = qint64(1) << 20; // characters
+} // namespace limits
+
 struct PhraseSpec
 {
     QStringList phrases;
+    QStringList titles; // optional labels per phrase for figures ("Tech Phrase")
     qint64 maxTokens = 200;     // Keras max_tokens; also the word table's row count
     qint64 sequenceLength = 20; // Keras output_sequence_length; the position table's row count
     qint64 dims = 50;
@@ -29,8 +35,12 @@ struct PhraseSpec
     quint64 seed = 0;
     double base = 10000.0; // fixed mode's sinusoid base
 
+    // phrases ("text"), titles, max_tokens, sequence length, dims, embedding, seed.
+    static FieldTable<PhraseSpec> fields();
     // Empty when valid, else one sentence naming the problem (which phrase, which field).
     QString validate() const;
+    // The given title of phrase `index`, else "Phrase N".
+    QString title(int index) const;
     qint64 outputBytes() const;
     bool operator==(const PhraseSpec &) const = default;
 };

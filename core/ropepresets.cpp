@@ -20,19 +20,23 @@ QList<RopePreset> ropePresets()
     qwenYarn.factor = 4.0;
     qwenYarn.originalContext = 32768;
 
+    const auto withTheta = [](RopeParameters rope, double theta) {
+        rope.ropeTheta = theta;
+        return rope;
+    };
     return {
-        {QStringLiteral("llama2"), QStringLiteral("Llama 2 (base 10,000)"), 10000.0, 128, 4096,
-         plain},
-        {QStringLiteral("llama3"), QStringLiteral("Llama 3 (base 500,000)"), 500000.0, 128, 8192,
-         plain},
+        {QStringLiteral("llama2"), QStringLiteral("Llama 2 (base 10,000)"), 128, 4096,
+         withTheta(plain, 10000.0)},
+        {QStringLiteral("llama3"), QStringLiteral("Llama 3 (base 500,000)"), 128, 8192,
+         withTheta(plain, 500000.0)},
         {QStringLiteral("llama3.1"),
-         QStringLiteral("Llama 3.1 (base 500,000, llama3 scaling s = 8)"), 500000.0, 128, 131072,
-         llama31},
-        {QStringLiteral("qwen2.5"), QStringLiteral("Qwen 2.5 (base 1,000,000)"), 1000000.0, 128,
-         32768, plain},
+         QStringLiteral("Llama 3.1 (base 500,000, llama3 scaling s = 8)"), 128, 131072,
+         withTheta(llama31, 500000.0)},
+        {QStringLiteral("qwen2.5"), QStringLiteral("Qwen 2.5 (base 1,000,000)"), 128, 32768,
+         withTheta(plain, 1000000.0)},
         {QStringLiteral("qwen2.5-yarn"),
-         QStringLiteral("Qwen 2.5 with YaRN (base 1,000,000, s = 4 from 32,768)"), 1000000.0, 128,
-         131072, qwenYarn},
+         QStringLiteral("Qwen 2.5 with YaRN (base 1,000,000, s = 4 from 32,768)"), 128, 131072,
+         withTheta(qwenYarn, 1000000.0)},
     };
 }
 

@@ -1,8 +1,8 @@
 // Published RoPE configurations of current models, as their Hugging Face config.json files set
-// rope_theta and rope_scaling, for the presets menu and `--rope-preset`.
+// rope_theta and rope_scaling, for the window's presets menu and `--preset NAME`.
 #pragma once
 
-#include "encodingspec.h"
+#include "rope.h"
 
 #include <QList>
 #include <QString>
@@ -15,10 +15,9 @@ struct RopePreset
 {
     QString id;    // command-line name, e.g. "llama3.1"
     QString label; // for menus, e.g. "Llama 3.1 (llama3 scaling, s = 8)"
-    double base = 10000.0;
     qint64 headDim = 128; // dims of one attention head
     qint64 context = 0;   // max_position_embeddings the model is used at
-    RopeParameters rope;  // pairing, scaling and its parameters
+    RopeParameters rope;  // theta, pairing, scaling and its parameters
 };
 
 QList<RopePreset> ropePresets();

@@ -81,14 +81,20 @@ template <class P> struct TextListKind
 };
 template <class P> struct CrossListKind
 {
-    QList<CrossMarker> P::*member;
+    QList<MatrixCell> P::*member;
     qint64 maxCount;
+};
+
+// One cell, "P@D" (the selection).
+template <class P> struct CellKind
+{
+    MatrixCell P::*member;
 };
 
 template <class P>
 using FieldKind = std::variant<IntegerKind<P>, SeedKind<P>, RealKind<P>, OptionalRealKind<P>,
                                BoolKind<P>, ChoiceKind<P>, IntegerListKind<P>, RealListKind<P>,
-                               TextKind<P>, TextListKind<P>, CrossListKind<P>>;
+                               TextKind<P>, TextListKind<P>, CrossListKind<P>, CellKind<P>>;
 
 namespace detail {
 template <class M> struct MemberTraits;
@@ -251,6 +257,7 @@ template <class P> QString fieldText(const Field<P> &field, const P &p)
             [&](const TextKind<P> &k) { return p.*k.member; },
             [&](const TextListKind<P> &k) { return (p.*k.member).join(QLatin1Char('\n')); },
             [&](const CrossListKind<P> &k) { return fieldvalue::formatCrossList(p.*k.member); },
+            [&](const CellKind<P> &k) { return fieldvalue::formatCross(p.*k.member); },
         },
         field.kind);
 }
@@ -325,6 +332,7 @@ template <class P> QString setFieldText(const Field<P> &field, P &p, QStringView
             [&](const CrossListKind<P> &k) {
                 return fieldvalue::parseCrossList(text, k.maxCount, &(p.*k.member));
             },
+            [&](const CellKind<P> &k) { return fieldvalue::parseCell(text, &(p.*k.member)); },
         },
         field.kind);
 }
@@ -346,6 +354,7 @@ template <class P> QJsonValue fieldJson(const Field<P> &field, const P &p)
             [&](const TextKind<P> &k) { return QJsonValue(p.*k.member); },
             [&](const TextListKind<P> &k) { return fieldvalue::textListJson(p.*k.member); },
             [&](const CrossListKind<P> &k) { return fieldvalue::crossListJson(p.*k.member); },
+            [&](const CellKind<P> &k) { return QJsonValue(fieldvalue::formatCross(p.*k.member)); },
         },
         field.kind);
 }
@@ -396,6 +405,7 @@ template <class P> QString setFieldJson(const Field<P> &field, P &p, const QJson
             [&](const CrossListKind<P> &k) {
                 return fieldvalue::readCrossList(json, k.maxCount, &(p.*k.member));
             },
+            [&](const CellKind<P> &k) { return fieldvalue::readCell(json, &(p.*k.member)); },
         },
         field.kind);
 }
@@ -470,6 +480,7 @@ template <class P> QString fieldRangeProblem(const Field<P> &field, const P &p)
             [&](const CrossListKind<P> &k) {
                 return listProblem((p.*k.member).size(), k.maxCount);
             },
+            [&](const CellKind<P> &) { return QString(); },
         },
         field.kind);
 }
@@ -514,6 +525,7 @@ template <class P> QString fieldDomain(const Field<P> &field)
             [](const CrossListKind<P> &k) {
                 return QStringLiteral("up to %1 crosses P@D, comma-separated").arg(k.maxCount);
             },
+            [](const CellKind<P> &) { return QStringLiteral("a cell P@D"); },
         },
         field.kind);
 }
@@ -545,6 +557,12 @@ FieldProblem readJson(FieldTable<P> table, const QJsonObject &json, P *p,
             const QString key = QString::fromUtf8(f.key);
             if (!json.contains(key))
                 continue;
+            // A key the chosen variant does not read would be silently ignored: refuse it.
+            if (!fieldApplies(table, f, *p))
+                return {key, QStringLiteral("does not apply with %1 %2")
+                                 .arg(QString::fromUtf8(f.gate.by),
+                                      fieldText(*findField(table, std::string_view(f.gate.by)),
+                                                *p))};
             if (QString message = setFieldJson(f, *p, json.value(key)); !message.isEmpty())
                 return {key, message};
         }

@@ -8,24 +8,40 @@
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
+#include <QHash>
 #include <QList>
 #include <QMap>
 
 namespace pe {
+
+// A command's own spelling of some of a table's flags ("phrase-dims" -> "dims" for
+// `pescope phrases`, whose --dims can only mean the phrase embedding's).
+using FlagRenames = QHash<QString, QString>;
+
+inline QString flagFor(const char *flag, const FlagRenames &renames)
+{
+    const QString name = QString::fromUtf8(flag);
+    return renames.value(name, name);
+}
 
 // Options gathered from several tables; add them all, then addTo() a parser.
 class OptionSet
 {
 public:
     // `context` prefixes the help of shared flags ("rope: ..."); empty for unshared tables.
-    template <class P> void add(FieldTable<P> table, const QString &context = {})
+    template <class P>
+    void add(FieldTable<P> table, const QString &context = {}, const FlagRenames &renames = {})
     {
         const P defaults{};
         for (const Field<P> &f : table) {
             if (!f.flag)
                 continue;
-            add(QString::fromUtf8(f.flag), isSwitch(f, defaults), valueName(f),
-                helpLine(table, f, defaults), context);
+            const QString flag = flagFor(f.flag, renames);
+            const bool isSwitch = OptionSet::isSwitch(f, defaults);
+            add(flag, isSwitch, valueName(f), helpLine(table, f, defaults), context);
+            if (isSwitch) // so a command line can turn off what a session or preset turned on
+                add(QStringLiteral("no-") + flag, true, QString(),
+                    QStringLiteral("Turns --%1 off.").arg(flag), context);
         }
     }
     // A hand-made option (not a parameter of any struct: --out, --format, --what).
@@ -61,6 +77,8 @@ private:
             std::holds_alternative<RealListKind<P>>(f.kind) ||
             std::holds_alternative<CrossListKind<P>>(f.kind))
             return QStringLiteral("LIST");
+        if (std::holds_alternative<CellKind<P>>(f.kind))
+            return QStringLiteral("P@D");
         if (std::holds_alternative<BoolKind<P>>(f.kind))
             return QStringLiteral("BOOL");
         return QStringLiteral("N");
@@ -112,14 +130,29 @@ QString gateContext(FieldTable<P> table, const Field<P> &field, const P &p, cons
 // missing.
 template <class P>
 FieldProblem readOptions(FieldTable<P> table, const QCommandLineParser &parser, P *p,
-                         const QString &context)
+                         const QString &context, const FlagRenames &renames = {})
 {
-    const auto flagOf = [](const Field<P> &f) { return QString::fromUtf8(f.flag); };
+    const auto flagOf = [&](const Field<P> &f) { return flagFor(f.flag, renames); };
+    // optionNames() lists what the command line gave; isSet() would warn about flags this
+    // command did not register (another table's).
+    const QStringList given = parser.optionNames();
+    const auto isSet = [&](const QString &flag) { return given.contains(flag); };
     for (int pass = 0; pass < 2; ++pass)
         for (const Field<P> &f : table) {
             if (!f.flag || std::holds_alternative<ChoiceKind<P>>(f.kind) != (pass == 0))
                 continue;
-            if (!parser.isSet(flagOf(f)))
+            const auto *b = std::get_if<BoolKind<P>>(&f.kind);
+            const bool isSwitch = b && !(P{}.*(b->member));
+            const QString off = QStringLiteral("no-") + flagOf(f);
+            if (isSwitch && isSet(off)) {
+                if (isSet(flagOf(f)))
+                    return {QString::fromUtf8(f.key),
+                            QStringLiteral("and --%1 cannot both be given").arg(off)};
+                if (fieldApplies(table, f, *p))
+                    p->*(b->member) = false;
+                continue;
+            }
+            if (!isSet(flagOf(f)))
                 continue;
             if (!fieldApplies(table, f, *p))
                 return {QString::fromUtf8(f.key),
@@ -127,26 +160,29 @@ FieldProblem readOptions(FieldTable<P> table, const QCommandLineParser &parser, 
             QString message;
             if (const auto *k = std::get_if<TextListKind<P>>(&f.kind))
                 message = setFieldTextList(*k, *p, parser.values(flagOf(f)));
-            else if (const auto *b = std::get_if<BoolKind<P>>(&f.kind);
-                     b && !(P{}.*(b->member)))
-                p->*(b->member) = true; // a switch
+            else if (isSwitch)
+                p->*(b->member) = true;
             else
                 message = setFieldText(f, *p, parser.value(flagOf(f)));
             if (!message.isEmpty())
                 return {QString::fromUtf8(f.key), message};
         }
     for (const Field<P> &f : table)
-        if (f.flag && fieldRequired(table, f, *p) && !parser.isSet(flagOf(f)))
+        if (f.flag && fieldRequired(table, f, *p) && !isSet(flagOf(f)))
             return {QString::fromUtf8(f.key),
                     QStringLiteral("is required with %1").arg(gateContext(table, f, *p, context))};
     return {};
 }
 
 // Throws nothing; the caller turns a problem into its usage error with describe(.., Flag).
-template <class P> bool anyOptionSet(FieldTable<P> table, const QCommandLineParser &parser)
+template <class P>
+bool anyOptionSet(FieldTable<P> table, const QCommandLineParser &parser,
+                  const FlagRenames &renames = {})
 {
+    const QStringList given = parser.optionNames();
     for (const Field<P> &f : table)
-        if (f.flag && parser.isSet(QString::fromUtf8(f.flag)))
+        if (f.flag && (given.contains(flagFor(f.flag, renames)) ||
+                       given.contains(QStringLiteral("no-") + flagFor(f.flag, renames))))
             return true;
     return false;
 }

@@ -198,15 +198,15 @@ QString parseRealList(QStringView text, const RealRange &range, qint64 maxCount,
     return {};
 }
 
-QString parseCrossList(QStringView text, qint64 maxCount, QList<CrossMarker> *out)
+QString parseCrossList(QStringView text, qint64 maxCount, QList<MatrixCell> *out)
 {
     const QList<QStringView> items = splitItems(text);
     if (items.size() > maxCount)
         return tooMany(maxCount, items.size());
-    QList<CrossMarker> crosses;
+    QList<MatrixCell> crosses;
     for (QStringView item : items) {
         const qsizetype at = item.indexOf(QLatin1Char('@'));
-        CrossMarker cross{0, -1};
+        MatrixCell cross{0, -1};
         bool okPosition = false, okDim = true;
         cross.position = (at < 0 ? item : item.left(at)).trimmed().toLongLong(&okPosition);
         if (at >= 0)
@@ -219,6 +219,17 @@ QString parseCrossList(QStringView text, qint64 maxCount, QList<CrossMarker> *ou
     }
     *out = crosses;
     return {};
+}
+
+QString parseCell(QStringView text, MatrixCell *out)
+{
+    QList<MatrixCell> cells;
+    if (parseCrossList(text, 1, &cells).isEmpty() && cells.size() == 1 && cells[0].dim >= 0) {
+        *out = cells[0];
+        return {};
+    }
+    return QStringLiteral("must be a cell written P@D (position P, dim D) (got %1)")
+        .arg(quoted(text));
 }
 
 QString formatIntegerList(const QList<qint64> &values)
@@ -237,16 +248,16 @@ QString formatRealList(const std::vector<double> &values)
     return parts.join(QLatin1Char(','));
 }
 
-QString formatCross(const CrossMarker &cross)
+QString formatCross(const MatrixCell &cross)
 {
     return cross.dim < 0 ? QString::number(cross.position)
                          : QStringLiteral("%1@%2").arg(cross.position).arg(cross.dim);
 }
 
-QString formatCrossList(const QList<CrossMarker> &crosses)
+QString formatCrossList(const QList<MatrixCell> &crosses)
 {
     QStringList parts;
-    for (const CrossMarker &c : crosses)
+    for (const MatrixCell &c : crosses)
         parts.append(formatCross(c));
     return parts.join(QLatin1Char(','));
 }
@@ -360,7 +371,7 @@ QString readTextList(const QJsonValue &json, qint64 maxCount, qint64 maxLength, 
     return {};
 }
 
-QString readCrossList(const QJsonValue &json, qint64 maxCount, QList<CrossMarker> *out)
+QString readCrossList(const QJsonValue &json, qint64 maxCount, QList<MatrixCell> *out)
 {
     if (!json.isArray())
         return QStringLiteral("must be a list of crosses such as [\"35@100\"] (got %1)")
@@ -376,6 +387,13 @@ QString readCrossList(const QJsonValue &json, qint64 maxCount, QList<CrossMarker
         texts.append(item.toString());
     }
     return parseCrossList(texts.join(QLatin1Char(',')), maxCount, out);
+}
+
+QString readCell(const QJsonValue &json, MatrixCell *out)
+{
+    if (!json.isString())
+        return QStringLiteral("must be a cell such as \"22@100\" (got %1)").arg(jsonTypeName(json));
+    return parseCell(json.toString(), out);
 }
 
 QJsonValue seedJson(quint64 seed)
@@ -404,10 +422,10 @@ QJsonValue textListJson(const QStringList &values)
     return QJsonArray::fromStringList(values);
 }
 
-QJsonValue crossListJson(const QList<CrossMarker> &crosses)
+QJsonValue crossListJson(const QList<MatrixCell> &crosses)
 {
     QJsonArray array;
-    for (const CrossMarker &c : crosses)
+    for (const MatrixCell &c : crosses)
         array.append(formatCross(c));
     return array;
 }

@@ -33,13 +33,14 @@ struct RealRange
     QString describe() const; // "greater than 1 and at most 1e+12"
 };
 
-// A cross drawn on the wave of `dim` at `position` (Fig 16-9's x at p = 35 on i = 100). Its text
-// is "P@D"; "P" alone means "on the first wave dim" (dim = -1 until the state resolves it).
-struct CrossMarker
+// A cell of the encoding matrix: the selection, or a cross drawn on the wave of `dim` at
+// `position` (Fig 16-9's x at p = 35 on i = 100). Its one text syntax is "P@D"; in a cross list
+// "P" alone means "on the first wave dim" (dim = -1 until the state resolves it).
+struct MatrixCell
 {
     qint64 position = 0;
     qint64 dim = 0;
-    bool operator==(const CrossMarker &) const = default;
+    bool operator==(const MatrixCell &) const = default;
 };
 
 // Shortest text that reads back to the same double ("10000", "0.1", "1e+12").
@@ -56,12 +57,13 @@ QString parseIntegerList(QStringView text, const IntegerRange &range, qint64 max
                          QList<qint64> *out);
 QString parseRealList(QStringView text, const RealRange &range, qint64 maxCount,
                       std::vector<double> *out);
-QString parseCrossList(QStringView text, qint64 maxCount, QList<CrossMarker> *out);
+QString parseCrossList(QStringView text, qint64 maxCount, QList<MatrixCell> *out);
+QString parseCell(QStringView text, MatrixCell *out);
 
 QString formatIntegerList(const QList<qint64> &values);
 QString formatRealList(const std::vector<double> &values);
-QString formatCross(const CrossMarker &cross);
-QString formatCrossList(const QList<CrossMarker> &crosses);
+QString formatCross(const MatrixCell &cross);
+QString formatCrossList(const QList<MatrixCell> &crosses);
 
 // JSON: integers as numbers (whole, |v| <= 2^53), seeds as decimal strings (JSON numbers lose
 // bits above 2^53; numbers are read too), lists as arrays, crosses as ["35@100", ...].
@@ -75,13 +77,14 @@ QString readIntegerList(const QJsonValue &json, const IntegerRange &range, qint6
 QString readRealList(const QJsonValue &json, const RealRange &range, qint64 maxCount,
                      std::vector<double> *out);
 QString readTextList(const QJsonValue &json, qint64 maxCount, qint64 maxLength, QStringList *out);
-QString readCrossList(const QJsonValue &json, qint64 maxCount, QList<CrossMarker> *out);
+QString readCrossList(const QJsonValue &json, qint64 maxCount, QList<MatrixCell> *out);
+QString readCell(const QJsonValue &json, MatrixCell *out);
 
 QJsonValue seedJson(quint64 seed);
 QJsonValue integerListJson(const QList<qint64> &values);
 QJsonValue realListJson(const std::vector<double> &values);
 QJsonValue textListJson(const QStringList &values);
-QJsonValue crossListJson(const QList<CrossMarker> &crosses);
+QJsonValue crossListJson(const QList<MatrixCell> &crosses);
 
 } // namespace fieldvalue
 

@@ -25,34 +25,12 @@ const double (*table(Colormap map))[3]
 }
 } // namespace
 
-QString colormapName(Colormap map)
-{
-    switch (map) {
-    case Colormap::Viridis:
-        return QStringLiteral("viridis");
-    case Colormap::Gray:
-        return QStringLiteral("gray");
-    case Colormap::Magma:
-        return QStringLiteral("magma");
-    case Colormap::RdBu:
-        return QStringLiteral("RdBu");
-    }
-    return {};
-}
-
-std::optional<Colormap> parseColormap(const QString &name)
-{
-    for (Colormap map : allColormaps())
-        if (name.compare(colormapName(map), Qt::CaseInsensitive) == 0)
-            return map;
-    if (name.compare(QLatin1String("grey"), Qt::CaseInsensitive) == 0)
-        return Colormap::Gray;
-    return std::nullopt;
-}
-
 QList<Colormap> allColormaps()
 {
-    return {Colormap::Viridis, Colormap::Gray, Colormap::Magma, Colormap::RdBu};
+    QList<Colormap> maps;
+    for (const ChoiceName &n : colormapNames)
+        maps.append(Colormap(n.value));
+    return maps;
 }
 
 void colormapEntry(Colormap map, int index, double rgb[3])

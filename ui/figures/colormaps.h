@@ -2,6 +2,8 @@
 // matplotlib's lookup rule, so a cell's colour equals what matshow would draw.
 #pragma once
 
+#include "fields/choicenames.h"
+
 #include <QRgb>
 #include <QString>
 #include <QStringList>
@@ -14,8 +16,16 @@ namespace pe {
 
 enum class Colormap { Viridis, Gray, Magma, RdBu };
 
-QString colormapName(Colormap map); // "viridis", "gray", "magma", "RdBu"
-std::optional<Colormap> parseColormap(const QString &name);
+inline constexpr ChoiceName colormapNames[] = {
+    choice(Colormap::Viridis, "viridis", "viridis"),
+    choice(Colormap::Gray, "gray", "gray", "grey"),
+    choice(Colormap::Magma, "magma", "magma"),
+    choice(Colormap::RdBu, "RdBu", "RdBu (signed)", "rdbu"),
+};
+inline QString colormapName(Colormap map)
+{
+    return nameOf(colormapNames, map);
+}
 QList<Colormap> allColormaps();
 
 constexpr int colormapSize = 256;

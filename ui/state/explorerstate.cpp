@@ -4,14 +4,9 @@
 #include <QJsonArray>
 #include <QRandomGenerator>
 
-#include <cmath>
-
 namespace pe {
 
 namespace {
-
-constexpr int maxWaveDims = 8;
-constexpr int maxMarkers = 16;
 
 template <typename T> bool assign(T &member, const T &value)
 {
@@ -21,108 +16,67 @@ template <typename T> bool assign(T &member, const T &value)
     return true;
 }
 
-QJsonArray toArray(const QList<qint64> &values)
+bool refuse(QString *error, const QString &message)
 {
-    QJsonArray array;
-    for (qint64 v : values)
-        array.append(v);
-    return array;
+    if (error)
+        *error = message;
+    return false;
 }
 
-QJsonArray toArray(const QStringList &values)
+const QString specKey = QStringLiteral("spec");
+const QString phrasesKey = QStringLiteral("phrases");
+const QString schemesKey = QStringLiteral("schemes");
+const QString compareKey = QStringLiteral("compare");
+const QString selectionKey = QStringLiteral("selection");
+
+// The phrase page's clicked token as JSON: {"phrase": 0, "token": 3, "mode": "fixed"}.
+QJsonObject phraseSelectionJson(const PhraseSelection &s)
 {
-    QJsonArray array;
-    for (const QString &v : values)
-        array.append(v);
-    return array;
+    return {{QStringLiteral("phrase"), s.phrase},
+            {QStringLiteral("token"), s.token},
+            {QStringLiteral("mode"), nameOf(embeddingModeNames, s.mode)}};
 }
 
-// Reads an integer that JSON stores as a double; refuses fractions and out-of-range numbers.
-bool readInteger(const QJsonValue &value, const QString &key, qint64 *out, QString *error)
+bool readPhraseSelection(const QJsonValue &value, PhraseSelection *out, QString *error)
 {
-    const double d = value.toDouble(std::nan(""));
-    if (!value.isDouble() || !std::isfinite(d) || d != std::floor(d) || std::abs(d) > 9.0e15) {
-        *error = QStringLiteral("\"%1\" must be an integer").arg(key);
-        return false;
-    }
-    *out = qint64(d);
-    return true;
-}
-
-bool readIntegerList(const QJsonValue &value, const QString &key, QList<qint64> *out,
-                     QString *error)
-{
-    if (!value.isArray()) {
-        *error = QStringLiteral("\"%1\" must be a list of integers").arg(key);
-        return false;
-    }
-    out->clear();
-    for (const QJsonValue &item : value.toArray()) {
-        qint64 v = 0;
-        if (!readInteger(item, key, &v, error))
-            return false;
-        out->append(v);
-    }
+    const QJsonObject s = value.toObject();
+    PhraseSelection sel;
+    sel.phrase = s.value(QStringLiteral("phrase")).toInt(-1);
+    sel.token = s.value(QStringLiteral("token")).toInteger(0);
+    const auto mode = parseAs<EmbeddingMode>(
+        embeddingModeNames, s.value(QStringLiteral("mode")).toString(QStringLiteral("fixed")));
+    if (!value.isObject() || !mode)
+        return refuse(error, QStringLiteral("\"phrases.selection\" must be {\"phrase\": N, "
+                                            "\"token\": T, \"mode\": \"%1\"}")
+                                 .arg(choiceList(embeddingModeNames)));
+    sel.mode = *mode;
+    *out = sel;
     return true;
 }
 
 } // namespace
 
-QString themeName(Theme theme)
+FieldTable<WindowOptions> WindowOptions::fields()
 {
-    return theme == Theme::Dark ? QStringLiteral("dark") : QStringLiteral("light");
-}
-
-std::optional<Theme> parseTheme(const QString &name)
-{
-    if (name == QLatin1String("light"))
-        return Theme::Light;
-    if (name == QLatin1String("dark"))
-        return Theme::Dark;
-    return std::nullopt;
-}
-
-QString pageName(Page page)
-{
-    switch (page) {
-    case Page::Phrases:
-        return QStringLiteral("phrases");
-    case Page::Schemes:
-        return QStringLiteral("schemes");
-    case Page::Encoding:
-        break;
-    }
-    return QStringLiteral("encoding");
-}
-
-std::optional<Page> parsePage(const QString &name)
-{
-    if (name == QLatin1String("encoding"))
-        return Page::Encoding;
-    if (name == QLatin1String("phrases"))
-        return Page::Phrases;
-    if (name == QLatin1String("schemes"))
-        return Page::Schemes;
-    return std::nullopt;
-}
-
-PhraseSpec PhraseSettings::spec(EmbeddingMode mode) const
-{
-    PhraseSpec s;
-    s.phrases = phrases;
-    s.maxTokens = maxTokens;
-    s.sequenceLength = sequenceLength;
-    s.dims = dims;
-    s.mode = mode;
-    s.seed = seed;
-    return s;
-}
-
-QString PhraseSettings::title(int index) const
-{
-    if (index >= 0 && index < titles.size() && !titles[index].trimmed().isEmpty())
-        return titles[index];
-    return QStringLiteral("Phrase %1").arg(index + 1);
+    using S = WindowOptions;
+    static const Field<S> table[] = {
+        {.key = "backend",
+         .flag = "backend",
+         .label = "Backend",
+         .help = "Compute backend.",
+         .kind = choiceKind<&S::backend>(backendChoiceNames)},
+        {.key = "theme",
+         .flag = "theme",
+         .label = "Theme",
+         .help = "The window's colours.",
+         .kind = choiceKind<&S::theme>(themeNames)},
+        {.key = "page",
+         .flag = "page",
+         .label = "Page",
+         .help = "The page the window shows.",
+         .kind = choiceKind<&S::page>(pageNames)},
+    };
+    return table;
 }
 
 QStringList examplePhrases()
@@ -149,26 +103,13 @@ ExplorerState::ExplorerState(QObject *parent) : QObject(parent)
 void ExplorerState::setDefaults()
 {
     m_spec = EncodingSpec{};
-    m_spec.scheme = Scheme::Sinusoidal;
-    m_spec.layout = Layout::Interleaved;
-    m_spec.positions = 200;
-    m_spec.dims = 128;
-    m_spec.base = 10000.0;
-    m_spec.seed = 0;
-    m_colormap = Colormap::Viridis;
-    m_transposed = false;
-    m_heatmapDimLimit = 0;
-    m_selection = {50, 20};
-    m_waveDims = {20, 21};
-    m_markers = {};
-    m_crosses = {};
-    m_shareTolerance = 0.01;
+    m_view = ViewOptions{};
     m_phrases = PhraseSettings{};
     m_phrases.phrases = examplePhrases();
     m_phraseSelection = {0, 0, EmbeddingMode::Fixed};
     m_compareA = 0;
     m_compareB = 1;
-    m_page = Page::Encoding;
+    m_window.page = Page::Encoding;
     m_schemes = SchemeSettings{};
 }
 
@@ -179,53 +120,98 @@ void ExplorerState::resetToDefaults()
 
 qint64 ExplorerState::visibleDims() const
 {
-    return m_heatmapDimLimit > 0 ? qMin(m_heatmapDimLimit, m_spec.dims) : m_spec.dims;
+    const qint64 limit = m_view.heatmapDimLimit;
+    return limit > 0 ? qMin(limit, m_spec.dims) : m_spec.dims;
 }
 
 QList<qint64> ExplorerState::plottedDims() const
 {
     QList<qint64> dims;
-    for (qint64 d : m_waveDims)
+    for (qint64 d : m_view.waveDims)
         if (d < m_spec.dims && !dims.contains(d))
             dims.append(d);
-    if (m_selection.dim < m_spec.dims && !dims.contains(m_selection.dim))
-        dims.append(m_selection.dim);
+    if (m_view.selection.dim < m_spec.dims && !dims.contains(m_view.selection.dim))
+        dims.append(m_view.selection.dim);
     return dims;
 }
 
-bool ExplorerState::setSpec(const EncodingSpec &spec, QString *error)
+ExplorerState::Values ExplorerState::values() const
 {
-    const QString problem = spec.validate();
-    if (!problem.isEmpty()) {
-        if (error)
-            *error = problem;
-        return false;
-    }
-    if (!assign(m_spec, spec))
+    return {m_spec,           m_view,     m_window,   m_phrases,
+            m_phraseSelection, m_compareA, m_compareB, m_schemes};
+}
+
+void ExplorerState::adopt(const Values &next)
+{
+    bool any = false;
+    const auto note = [&](bool changedNow, void (ExplorerState::*signal)()) {
+        if (changedNow) {
+            emit(this->*signal)();
+            any = true;
+        }
+    };
+    const ViewOptions before = m_view;
+    note(assign(m_spec, next.spec), &ExplorerState::specChanged);
+    m_view = next.view;
+    note(before.colormap != m_view.colormap, &ExplorerState::colormapChanged);
+    note(before.transposed != m_view.transposed, &ExplorerState::transposedChanged);
+    note(before.heatmapDimLimit != m_view.heatmapDimLimit,
+         &ExplorerState::heatmapDimLimitChanged);
+    note(before.selection != m_view.selection, &ExplorerState::selectionChanged);
+    note(before.waveDims != m_view.waveDims || before.markers != m_view.markers ||
+             before.crosses != m_view.crosses || before.shareTolerance != m_view.shareTolerance,
+         &ExplorerState::waveOptionsChanged);
+    note(assign(m_window.backend, next.window.backend), &ExplorerState::backendChoiceChanged);
+    note(assign(m_phrases, next.phrases), &ExplorerState::phraseSettingsChanged);
+    const bool a = assign(m_compareA, next.compareA);
+    const bool b = assign(m_compareB, next.compareB);
+    note(a || b, &ExplorerState::compareChanged);
+    note(assign(m_phraseSelection, next.phraseSelection), &ExplorerState::phraseSelectionChanged);
+    note(assign(m_window.theme, next.window.theme), &ExplorerState::themeChanged);
+    note(assign(m_window.page, next.window.page), &ExplorerState::pageChanged);
+    note(assign(m_schemes, next.schemes), &ExplorerState::schemeSettingsChanged);
+    if (any)
+        emit changed();
+}
+
+bool ExplorerState::setSpec(const EncodingSpec &requested, QString *error)
+{
+    const EncodingSpec spec = requested.normalized();
+    if (const QString problem = spec.validate(); !problem.isEmpty())
+        return refuse(error, problem);
+    if (spec == m_spec)
         return true;
-    emit specChanged();
-    clampSelections();
-    emit changed();
+    Values next = values();
+    next.spec = spec;
+    // What no longer fits the new matrix follows it: the selection and rotation pair clamp,
+    // wave dims, markers and crosses outside it are dropped.
+    ViewOptions &v = next.view;
+    v.selection = {qBound<qint64>(0, v.selection.position, spec.positions - 1),
+                   qBound<qint64>(0, v.selection.dim, spec.dims - 1)};
+    v.waveDims.removeIf([&](qint64 d) { return d >= spec.dims; });
+    v.markers.removeIf([&](qint64 p) { return p >= spec.positions; });
+    v.crosses.removeIf(
+        [&](const CrossMarker &c) { return c.position >= spec.positions || c.dim >= spec.dims; });
+    next.schemes.rotationPair =
+        qBound<qint64>(0, next.schemes.rotationPair, qMax<qint64>(1, spec.dims / 2) - 1);
+    adopt(next);
     return true;
 }
 
-void ExplorerState::clampSelections()
+bool ExplorerState::setViewOptions(const ViewOptions &requested, QString *error)
 {
-    const Selection clamped{qBound<qint64>(0, m_selection.position, m_spec.positions - 1),
-                            qBound<qint64>(0, m_selection.dim, m_spec.dims - 1)};
-    if (assign(m_selection, clamped))
-        emit selectionChanged();
-    // The rotation view follows a pair the new dims still have.
-    SchemeSettings schemes = m_schemes;
-    schemes.rotationPair =
-        qBound<qint64>(0, schemes.rotationPair, qMax<qint64>(1, m_spec.dims / 2) - 1);
-    if (assign(m_schemes, schemes))
-        emit schemeSettingsChanged();
+    const ViewOptions options = requested.resolved(m_spec);
+    if (const FieldProblem p = options.problem(m_spec))
+        return refuse(error, describe(ViewOptions::fields(), p, FieldNaming::Label));
+    Values next = values();
+    next.view = options;
+    adopt(next);
+    return true;
 }
 
 void ExplorerState::setBackendChoice(BackendChoice choice)
 {
-    if (assign(m_backend, choice)) {
+    if (assign(m_window.backend, choice)) {
         emit backendChoiceChanged();
         emit changed();
     }
@@ -233,148 +219,67 @@ void ExplorerState::setBackendChoice(BackendChoice choice)
 
 void ExplorerState::setColormap(Colormap map)
 {
-    if (assign(m_colormap, map)) {
-        emit colormapChanged();
-        emit changed();
-    }
+    ViewOptions v = m_view;
+    v.colormap = map;
+    setViewOptions(v);
 }
 
 void ExplorerState::setTransposed(bool transposed)
 {
-    if (assign(m_transposed, transposed)) {
-        emit transposedChanged();
-        emit changed();
-    }
+    ViewOptions v = m_view;
+    v.transposed = transposed;
+    setViewOptions(v);
 }
 
 bool ExplorerState::setHeatmapDimLimit(qint64 limit, QString *error)
 {
-    if (limit < 0 || limit > limits::maxDims) {
-        if (error)
-            *error =
-                QStringLiteral("the heatmap's dim limit must be between 0 (all) and %1 (got %2)")
-                    .arg(limits::maxDims)
-                    .arg(limit);
-        return false;
-    }
-    if (assign(m_heatmapDimLimit, limit)) {
-        emit heatmapDimLimitChanged();
-        emit changed();
-    }
-    return true;
+    ViewOptions v = m_view;
+    v.heatmapDimLimit = limit;
+    return setViewOptions(v, error);
 }
 
 void ExplorerState::setSelection(const Selection &selection)
 {
-    const Selection clamped{qBound<qint64>(0, selection.position, m_spec.positions - 1),
-                            qBound<qint64>(0, selection.dim, m_spec.dims - 1)};
-    if (assign(m_selection, clamped)) {
-        emit selectionChanged();
-        emit changed();
-    }
+    ViewOptions v = m_view;
+    v.selection = selection;
+    setViewOptions(v); // resolved() clamps it into the matrix
 }
 
 bool ExplorerState::setWaveDims(const QList<qint64> &dims, QString *error)
 {
-    QString problem;
-    if (dims.size() > maxWaveDims)
-        problem = QStringLiteral("at most %1 wave dims can be plotted (got %2)")
-                      .arg(maxWaveDims)
-                      .arg(dims.size());
-    for (qint64 d : dims)
-        if (problem.isEmpty() && (d < 0 || d >= m_spec.dims))
-            problem = QStringLiteral("wave dim %1 is outside the matrix (dims 0 to %2)")
-                          .arg(d)
-                          .arg(m_spec.dims - 1);
-    if (!problem.isEmpty()) {
-        if (error)
-            *error = problem;
-        return false;
-    }
-    if (assign(m_waveDims, dims)) {
-        emit waveOptionsChanged();
-        emit changed();
-    }
-    return true;
+    ViewOptions v = m_view;
+    v.waveDims = dims;
+    return setViewOptions(v, error);
 }
 
 bool ExplorerState::setMarkers(const QList<qint64> &positions, QString *error)
 {
-    QString problem;
-    if (positions.size() > maxMarkers)
-        problem =
-            QStringLiteral("at most %1 markers (got %2)").arg(maxMarkers).arg(positions.size());
-    for (qint64 p : positions)
-        if (problem.isEmpty() && (p < 0 || p >= m_spec.positions))
-            problem = QStringLiteral("marker position %1 is outside the matrix (positions 0 to %2)")
-                          .arg(p)
-                          .arg(m_spec.positions - 1);
-    if (!problem.isEmpty()) {
-        if (error)
-            *error = problem;
-        return false;
-    }
-    if (assign(m_markers, positions)) {
-        emit waveOptionsChanged();
-        emit changed();
-    }
-    return true;
+    ViewOptions v = m_view;
+    v.markers = positions;
+    return setViewOptions(v, error);
 }
 
 bool ExplorerState::setCrosses(const QList<CrossMarker> &crosses, QString *error)
 {
-    QString problem;
-    if (crosses.size() > maxMarkers)
-        problem = QStringLiteral("at most %1 crosses (got %2)").arg(maxMarkers).arg(crosses.size());
-    for (const CrossMarker &c : crosses)
-        if (problem.isEmpty() &&
-            (c.position < 0 || c.position >= m_spec.positions || c.dim < 0 || c.dim >= m_spec.dims))
-            problem = QStringLiteral(
-                          "cross %1@%2 is outside the matrix (positions 0 to %3, dims 0 to %4)")
-                          .arg(c.position)
-                          .arg(c.dim)
-                          .arg(m_spec.positions - 1)
-                          .arg(m_spec.dims - 1);
-    if (!problem.isEmpty()) {
-        if (error)
-            *error = problem;
-        return false;
-    }
-    if (assign(m_crosses, crosses)) {
-        emit waveOptionsChanged();
-        emit changed();
-    }
-    return true;
+    ViewOptions v = m_view;
+    v.crosses = crosses;
+    return setViewOptions(v, error);
 }
 
 bool ExplorerState::setShareTolerance(double tolerance, QString *error)
 {
-    if (!std::isfinite(tolerance) || tolerance < 0.0 || tolerance > 2.0) {
-        if (error)
-            *error = QStringLiteral("the share tolerance must be between 0 and 2 (got %1)")
-                         .arg(tolerance);
-        return false;
-    }
-    if (assign(m_shareTolerance, tolerance)) {
-        emit waveOptionsChanged();
-        emit changed();
-    }
-    return true;
+    ViewOptions v = m_view;
+    v.shareTolerance = tolerance;
+    return setViewOptions(v, error);
 }
 
 bool ExplorerState::setPhraseSettings(const PhraseSettings &settings, QString *error)
 {
-    QString problem;
     if (settings.phrases.size() < 2)
-        problem = QStringLiteral("at least two phrases are needed to compare (got %1)")
-                      .arg(settings.phrases.size());
-    if (problem.isEmpty())
-        problem = settings.spec(EmbeddingMode::Random).validate();
-    if (!problem.isEmpty()) {
-        if (error)
-            *error = problem;
-        return false;
-    }
+        return refuse(error, QStringLiteral("at least two phrases are needed to compare (got %1)")
+                                 .arg(settings.phrases.size()));
+    if (const QString problem = settings.validate(); !problem.isEmpty())
+        return refuse(error, problem);
     if (!assign(m_phrases, settings))
         return true;
     emit phraseSettingsChanged();
@@ -409,11 +314,9 @@ void ExplorerState::setPhraseSelection(const PhraseSelection &selection)
 bool ExplorerState::setCompare(int a, int b, QString *error)
 {
     const int count = int(m_phrases.phrases.size());
-    if (a < 0 || b < 0 || a >= count || b >= count || a == b) {
-        if (error)
-            *error = QStringLiteral("compare two different phrases between 1 and %1").arg(count);
-        return false;
-    }
+    if (a < 0 || b < 0 || a >= count || b >= count || a == b)
+        return refuse(error,
+                      QStringLiteral("compare two different phrases between 1 and %1").arg(count));
     if (m_compareA != a || m_compareB != b) {
         m_compareA = a;
         m_compareB = b;
@@ -425,7 +328,7 @@ bool ExplorerState::setCompare(int a, int b, QString *error)
 
 void ExplorerState::setTheme(Theme theme)
 {
-    if (assign(m_theme, theme)) {
+    if (assign(m_window.theme, theme)) {
         emit themeChanged();
         emit changed();
     }
@@ -433,7 +336,7 @@ void ExplorerState::setTheme(Theme theme)
 
 void ExplorerState::setPage(Page page)
 {
-    if (assign(m_page, page)) {
+    if (assign(m_window.page, page)) {
         emit pageChanged();
         emit changed();
     }
@@ -441,11 +344,8 @@ void ExplorerState::setPage(Page page)
 
 bool ExplorerState::setSchemeSettings(const SchemeSettings &settings, QString *error)
 {
-    if (const QString problem = settings.validate(m_spec.dims); !problem.isEmpty()) {
-        if (error)
-            *error = problem;
-        return false;
-    }
+    if (const QString problem = settings.validate(m_spec.dims); !problem.isEmpty())
+        return refuse(error, problem);
     if (assign(m_schemes, settings)) {
         emit schemeSettingsChanged();
         emit changed();
@@ -465,288 +365,89 @@ void ExplorerState::reseedPhrases()
 
 QJsonObject ExplorerState::toJson() const
 {
-    QJsonObject spec{
-        {QStringLiteral("scheme"), schemeName(m_spec.scheme)},
-        {QStringLiteral("layout"), layoutName(m_spec.layout)},
-        {QStringLiteral("positions"), m_spec.positions},
-        {QStringLiteral("dims"), m_spec.dims},
-        {QStringLiteral("base"), m_spec.base},
-        {QStringLiteral("seed"), QString::number(m_spec.seed)},
-        {QStringLiteral("rope"), ropeParametersToJson(m_spec.rope)},
-    };
-    QJsonArray crosses;
-    for (const CrossMarker &c : m_crosses)
-        crosses.append(
-            QJsonObject{{QStringLiteral("position"), c.position}, {QStringLiteral("dim"), c.dim}});
-    QJsonObject phrases{
-        {QStringLiteral("phrases"), toArray(m_phrases.phrases)},
-        {QStringLiteral("titles"), toArray(m_phrases.titles)},
-        {QStringLiteral("maxTokens"), m_phrases.maxTokens},
-        {QStringLiteral("sequenceLength"), m_phrases.sequenceLength},
-        {QStringLiteral("dims"), m_phrases.dims},
-        {QStringLiteral("seed"), QString::number(m_phrases.seed)},
-        {QStringLiteral("compare"), QJsonArray{m_compareA, m_compareB}},
-        {QStringLiteral("selection"),
-         QJsonObject{{QStringLiteral("phrase"), m_phraseSelection.phrase},
-                     {QStringLiteral("token"), m_phraseSelection.token},
-                     {QStringLiteral("mode"), embeddingModeName(m_phraseSelection.mode)}}},
-    };
-    return QJsonObject{
-        {QStringLiteral("spec"), spec},
-        {QStringLiteral("backend"), backendChoiceName(m_backend)},
-        {QStringLiteral("colormap"), colormapName(m_colormap)},
-        {QStringLiteral("transposed"), m_transposed},
-        {QStringLiteral("heatmapDimLimit"), m_heatmapDimLimit},
-        {QStringLiteral("selection"),
-         QJsonObject{{QStringLiteral("position"), m_selection.position},
-                     {QStringLiteral("dim"), m_selection.dim}}},
-        {QStringLiteral("waveDims"), toArray(m_waveDims)},
-        {QStringLiteral("markers"), toArray(m_markers)},
-        {QStringLiteral("crosses"), crosses},
-        {QStringLiteral("shareTolerance"), m_shareTolerance},
-        {QStringLiteral("phrases"), phrases},
-        {QStringLiteral("theme"), themeName(m_theme)},
-        {QStringLiteral("page"), pageName(m_page)},
-        {QStringLiteral("schemes"), m_schemes.toJson()},
-    };
+    QJsonObject json = pe::toJson(ViewOptions::fields(), m_view);
+    const QJsonObject window = pe::toJson(WindowOptions::fields(), m_window);
+    for (auto it = window.begin(); it != window.end(); ++it)
+        json.insert(it.key(), it.value());
+    json.insert(specKey, m_spec.toJson());
+    QJsonObject phrases = pe::toJson(PhraseSettings::fields(), m_phrases);
+    phrases.remove(QStringLiteral("embedding")); // the window shows both
+    phrases.insert(compareKey, QJsonArray{m_compareA, m_compareB});
+    phrases.insert(selectionKey, phraseSelectionJson(m_phraseSelection));
+    json.insert(phrasesKey, phrases);
+    json.insert(schemesKey, m_schemes.toJson());
+    return json;
 }
 
-bool ExplorerState::applyJson(const QJsonObject &json, QString *errorOut)
+bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
 {
-    QString dummy;
-    QString *error = errorOut ? errorOut : &dummy;
     // Parse into a scratch state first, so a bad document changes nothing here.
     ExplorerState scratch;
-    scratch.m_theme = m_theme;
-    scratch.m_backend = m_backend;
-
-    auto fail = [&](const QString &message) {
-        *error = message;
-        return false;
+    scratch.m_window.theme = m_window.theme;
+    scratch.m_window.backend = m_window.backend;
+    const auto failWith = [&](const FieldProblem &p, const QString &prefix, auto table) {
+        return refuse(error, prefix + describe(table, p, FieldNaming::Key));
     };
-    // Seeds are written as strings (JSON numbers lose precision above 2^53); numbers are read too.
-    auto readSeed = [&](const QJsonValue &value, const QString &key, quint64 *out) {
-        bool ok = false;
-        quint64 seed = 0;
-        if (value.isString()) {
-            seed = value.toString().toULongLong(&ok);
-        } else if (value.isDouble()) {
-            const double d = value.toDouble();
-            ok = d >= 0 && d == std::floor(d) && d < 1.8e19;
-            seed = ok ? quint64(d) : 0;
-        }
-        if (!ok)
-            return fail(QStringLiteral("\"%1\" must be a non-negative integer").arg(key));
-        *out = seed;
-        return true;
-    };
+    for (const QString &key : {specKey, phrasesKey, schemesKey})
+        if (json.contains(key) && !json.value(key).isObject())
+            return refuse(error, QStringLiteral("\"%1\" must be an object").arg(key));
 
-    if (json.contains(QStringLiteral("spec"))) {
-        const QJsonObject s = json.value(QStringLiteral("spec")).toObject();
+    QStringList nested = {specKey, phrasesKey, schemesKey};
+    for (const Field<WindowOptions> &f : WindowOptions::fields())
+        nested.append(QString::fromUtf8(f.key));
+    if (const FieldProblem p = readJson(ViewOptions::fields(), json, &scratch.m_view, nested))
+        return failWith(p, QString(), ViewOptions::fields());
+    QStringList viewKeys = {specKey, phrasesKey, schemesKey};
+    for (const Field<ViewOptions> &f : ViewOptions::fields())
+        viewKeys.append(QString::fromUtf8(f.key));
+    if (const FieldProblem p = readJson(WindowOptions::fields(), json, &scratch.m_window, viewKeys))
+        return failWith(p, QString(), WindowOptions::fields());
+
+    if (json.contains(specKey)) {
         EncodingSpec spec = scratch.m_spec;
-        if (s.contains(QStringLiteral("scheme"))) {
-            const auto scheme = parseScheme(s.value(QStringLiteral("scheme")).toString());
-            if (!scheme)
-                return fail(QStringLiteral("unknown scheme \"%1\"")
-                                .arg(s.value(QStringLiteral("scheme")).toString()));
-            spec.scheme = *scheme;
-        }
-        if (s.contains(QStringLiteral("layout"))) {
-            const auto layout = parseLayout(s.value(QStringLiteral("layout")).toString());
-            if (!layout)
-                return fail(QStringLiteral("unknown layout \"%1\"")
-                                .arg(s.value(QStringLiteral("layout")).toString()));
-            spec.layout = *layout;
-        }
-        if (s.contains(QStringLiteral("positions")) &&
-            !readInteger(s.value(QStringLiteral("positions")), QStringLiteral("positions"),
-                         &spec.positions, error))
-            return false;
-        if (s.contains(QStringLiteral("dims")) &&
-            !readInteger(s.value(QStringLiteral("dims")), QStringLiteral("dims"), &spec.dims,
-                         error))
-            return false;
-        if (s.contains(QStringLiteral("base")))
-            spec.base = s.value(QStringLiteral("base")).toDouble(std::nan(""));
-        if (s.contains(QStringLiteral("seed")) &&
-            !readSeed(s.value(QStringLiteral("seed")), QStringLiteral("seed"), &spec.seed))
-            return false;
-        if (s.contains(QStringLiteral("rope")) &&
-            !readRopeParametersJson(s.value(QStringLiteral("rope")).toObject(), &spec.rope, error))
-            return false;
+        if (const FieldProblem p = spec.readJson(json.value(specKey).toObject()))
+            return refuse(error, QStringLiteral("spec: ") + spec.describe(p, FieldNaming::Key));
         if (!scratch.setSpec(spec, error))
             return false;
     }
-    if (json.contains(QStringLiteral("backend"))) {
-        const auto choice = parseBackendChoice(json.value(QStringLiteral("backend")).toString());
-        if (!choice)
-            return fail(QStringLiteral("unknown backend \"%1\" (auto, cpu or gpu)")
-                            .arg(json.value(QStringLiteral("backend")).toString()));
-        scratch.m_backend = *choice;
-    }
-    if (json.contains(QStringLiteral("colormap"))) {
-        const auto map = parseColormap(json.value(QStringLiteral("colormap")).toString());
-        if (!map)
-            return fail(QStringLiteral("unknown colormap \"%1\" (viridis, gray, magma or RdBu)")
-                            .arg(json.value(QStringLiteral("colormap")).toString()));
-        scratch.m_colormap = *map;
-    }
-    if (json.contains(QStringLiteral("transposed")))
-        scratch.m_transposed = json.value(QStringLiteral("transposed")).toBool();
-    if (json.contains(QStringLiteral("heatmapDimLimit"))) {
-        qint64 limit = 0;
-        if (!readInteger(json.value(QStringLiteral("heatmapDimLimit")),
-                         QStringLiteral("heatmapDimLimit"), &limit, error) ||
-            !scratch.setHeatmapDimLimit(limit, error))
-            return false;
-    }
-    if (json.contains(QStringLiteral("selection"))) {
-        const QJsonObject s = json.value(QStringLiteral("selection")).toObject();
-        Selection sel;
-        if (!readInteger(s.value(QStringLiteral("position")), QStringLiteral("selection.position"),
-                         &sel.position, error) ||
-            !readInteger(s.value(QStringLiteral("dim")), QStringLiteral("selection.dim"), &sel.dim,
-                         error))
-            return false;
-        scratch.setSelection(sel);
-    }
-    if (json.contains(QStringLiteral("waveDims"))) {
-        QList<qint64> dims;
-        if (!readIntegerList(json.value(QStringLiteral("waveDims")), QStringLiteral("waveDims"),
-                             &dims, error) ||
-            !scratch.setWaveDims(dims, error))
-            return false;
-    }
-    if (json.contains(QStringLiteral("markers"))) {
-        QList<qint64> markers;
-        if (!readIntegerList(json.value(QStringLiteral("markers")), QStringLiteral("markers"),
-                             &markers, error) ||
-            !scratch.setMarkers(markers, error))
-            return false;
-    }
-    if (json.contains(QStringLiteral("crosses"))) {
-        QList<CrossMarker> crosses;
-        for (const QJsonValue &item : json.value(QStringLiteral("crosses")).toArray()) {
-            const QJsonObject c = item.toObject();
-            CrossMarker cross;
-            if (!readInteger(c.value(QStringLiteral("position")),
-                             QStringLiteral("crosses.position"), &cross.position, error) ||
-                !readInteger(c.value(QStringLiteral("dim")), QStringLiteral("crosses.dim"),
-                             &cross.dim, error))
-                return false;
-            crosses.append(cross);
-        }
-        if (!scratch.setCrosses(crosses, error))
-            return false;
-    }
-    if (json.contains(QStringLiteral("shareTolerance")) &&
-        !scratch.setShareTolerance(
-            json.value(QStringLiteral("shareTolerance")).toDouble(std::nan("")), error))
-        return false;
-    if (json.contains(QStringLiteral("phrases"))) {
-        const QJsonObject p = json.value(QStringLiteral("phrases")).toObject();
+    // The view options are checked against the spec now that both are read.
+    const ViewOptions view = scratch.m_view.resolved(scratch.m_spec);
+    if (const FieldProblem p = view.problem(scratch.m_spec))
+        return failWith(p, QString(), ViewOptions::fields());
+    scratch.m_view = view;
+
+    if (json.contains(phrasesKey)) {
+        const QJsonObject p = json.value(phrasesKey).toObject();
         PhraseSettings settings = scratch.m_phrases;
-        if (p.contains(QStringLiteral("phrases"))) {
-            settings.phrases.clear();
-            for (const QJsonValue &v : p.value(QStringLiteral("phrases")).toArray())
-                settings.phrases.append(v.toString());
-            settings.titles.clear();
-        }
-        if (p.contains(QStringLiteral("titles"))) {
-            settings.titles.clear();
-            for (const QJsonValue &v : p.value(QStringLiteral("titles")).toArray())
-                settings.titles.append(v.toString());
-        }
-        if (p.contains(QStringLiteral("maxTokens")) &&
-            !readInteger(p.value(QStringLiteral("maxTokens")), QStringLiteral("maxTokens"),
-                         &settings.maxTokens, error))
-            return false;
-        if (p.contains(QStringLiteral("sequenceLength")) &&
-            !readInteger(p.value(QStringLiteral("sequenceLength")),
-                         QStringLiteral("sequenceLength"), &settings.sequenceLength, error))
-            return false;
-        if (p.contains(QStringLiteral("dims")) &&
-            !readInteger(p.value(QStringLiteral("dims")), QStringLiteral("phrases.dims"),
-                         &settings.dims, error))
-            return false;
-        if (p.contains(QStringLiteral("seed")) &&
-            !readSeed(p.value(QStringLiteral("seed")), QStringLiteral("phrases.seed"),
-                      &settings.seed))
-            return false;
+        if (p.contains(QStringLiteral("phrases")))
+            settings.titles.clear(); // new phrases start without the old titles
+        if (const FieldProblem problem =
+                readJson(PhraseSettings::fields(), p, &settings, {compareKey, selectionKey}))
+            return failWith(problem, QStringLiteral("phrases: "), PhraseSettings::fields());
         if (!scratch.setPhraseSettings(settings, error))
             return false;
-        if (p.contains(QStringLiteral("compare"))) {
-            const QJsonArray c = p.value(QStringLiteral("compare")).toArray();
-            if (c.size() != 2 || !scratch.setCompare(c[0].toInt(-1), c[1].toInt(-1), error))
-                return c.size() == 2 ? false
-                                     : fail(QStringLiteral("\"compare\" needs two phrase indices"));
+        if (p.contains(compareKey)) {
+            const QJsonArray c = p.value(compareKey).toArray();
+            if (c.size() != 2)
+                return refuse(error, QStringLiteral("\"compare\" needs two phrase indices"));
+            if (!scratch.setCompare(c[0].toInt(-1), c[1].toInt(-1), error))
+                return false;
         }
-        if (p.contains(QStringLiteral("selection"))) {
-            const QJsonObject s = p.value(QStringLiteral("selection")).toObject();
+        if (p.contains(selectionKey)) {
             PhraseSelection sel;
-            sel.phrase = s.value(QStringLiteral("phrase")).toInt(-1);
-            sel.token = s.value(QStringLiteral("token")).toInteger(0);
-            const auto mode = parseEmbeddingMode(
-                s.value(QStringLiteral("mode")).toString(QStringLiteral("fixed")));
-            if (!mode)
-                return fail(QStringLiteral("unknown embedding mode \"%1\"")
-                                .arg(s.value(QStringLiteral("mode")).toString()));
-            sel.mode = *mode;
+            if (!readPhraseSelection(p.value(selectionKey), &sel, error))
+                return false;
             scratch.setPhraseSelection(sel);
         }
     }
-    if (json.contains(QStringLiteral("theme"))) {
-        const auto theme = parseTheme(json.value(QStringLiteral("theme")).toString());
-        if (!theme)
-            return fail(QStringLiteral("unknown theme \"%1\" (light or dark)")
-                            .arg(json.value(QStringLiteral("theme")).toString()));
-        scratch.m_theme = *theme;
-    }
-    if (json.contains(QStringLiteral("page"))) {
-        const auto page = parsePage(json.value(QStringLiteral("page")).toString());
-        if (!page)
-            return fail(QStringLiteral("unknown page \"%1\" (encoding, phrases or schemes)")
-                            .arg(json.value(QStringLiteral("page")).toString()));
-        scratch.m_page = *page;
-    }
-    if (json.contains(QStringLiteral("schemes"))) {
+    if (json.contains(schemesKey)) {
         SchemeSettings schemes = scratch.m_schemes;
-        if (!schemes.readJson(json.value(QStringLiteral("schemes")).toObject(), error) ||
-            !scratch.setSchemeSettings(schemes, error))
+        if (const FieldProblem p = schemes.readJson(json.value(schemesKey).toObject()))
+            return failWith(p, QStringLiteral("schemes: "), SchemeSettings::fields());
+        if (!scratch.setSchemeSettings(schemes, error))
             return false;
     }
-
-    // Copy over, emitting only what really changed.
-    bool any = false;
-    auto note = [&](bool changedNow, void (ExplorerState::*signal)()) {
-        if (changedNow) {
-            emit(this->*signal)();
-            any = true;
-        }
-    };
-    note(assign(m_spec, scratch.m_spec), &ExplorerState::specChanged);
-    note(assign(m_backend, scratch.m_backend), &ExplorerState::backendChoiceChanged);
-    note(assign(m_colormap, scratch.m_colormap), &ExplorerState::colormapChanged);
-    note(assign(m_transposed, scratch.m_transposed), &ExplorerState::transposedChanged);
-    note(assign(m_heatmapDimLimit, scratch.m_heatmapDimLimit),
-         &ExplorerState::heatmapDimLimitChanged);
-    note(assign(m_selection, scratch.m_selection), &ExplorerState::selectionChanged);
-    const bool waves = assign(m_waveDims, scratch.m_waveDims);
-    const bool markers = assign(m_markers, scratch.m_markers);
-    const bool crosses = assign(m_crosses, scratch.m_crosses);
-    const bool tolerance = assign(m_shareTolerance, scratch.m_shareTolerance);
-    note(waves || markers || crosses || tolerance, &ExplorerState::waveOptionsChanged);
-    note(assign(m_phrases, scratch.m_phrases), &ExplorerState::phraseSettingsChanged);
-    const bool a = assign(m_compareA, scratch.m_compareA);
-    const bool b = assign(m_compareB, scratch.m_compareB);
-    note(a || b, &ExplorerState::compareChanged);
-    note(assign(m_phraseSelection, scratch.m_phraseSelection),
-         &ExplorerState::phraseSelectionChanged);
-    note(assign(m_theme, scratch.m_theme), &ExplorerState::themeChanged);
-    note(assign(m_page, scratch.m_page), &ExplorerState::pageChanged);
-    note(assign(m_schemes, scratch.m_schemes), &ExplorerState::schemeSettingsChanged);
-    if (any)
-        emit changed();
+    adopt(scratch.values());
     return true;
 }
 

@@ -1,9 +1,11 @@
 // ExplorerState: the one object that owns every user-visible parameter of the explorer window.
-// Controls edit it, views and the compute scheduler observe it; setters emit only on real change.
+// Controls edit it, views and the compute scheduler observe it; setters refuse invalid values
+// and emit only on a real change. Its JSON (sessions, presets, saved settings) is derived from
+// the field tables of its parts.
 #pragma once
 
-#include "figures/colormaps.h"
 #include "state/schemesettings.h"
+#include "state/viewoptions.h"
 
 #include "backendfactory.h"
 #include "encodingspec.h"
@@ -17,43 +19,20 @@
 namespace pe {
 
 enum class Theme { Light, Dark };
+inline constexpr ChoiceName themeNames[] = {
+    choice(Theme::Light, "light", "Light"),
+    choice(Theme::Dark, "dark", "Dark"),
+};
 enum class Page { Encoding, Phrases, Schemes };
-
-QString themeName(Theme theme);
-std::optional<Theme> parseTheme(const QString &name);
-QString pageName(Page page);
-std::optional<Page> parsePage(const QString &name);
-
-// A selected cell of the encoding matrix.
-struct Selection
-{
-    qint64 position = 0;
-    qint64 dim = 0;
-    bool operator==(const Selection &) const = default;
+inline constexpr ChoiceName pageNames[] = {
+    choice(Page::Encoding, "encoding", "Encoding"),
+    choice(Page::Phrases, "phrases", "Phrases"),
+    choice(Page::Schemes, "schemes", "Schemes"),
 };
 
-// A cross drawn on the wave of `dim` at `position` (Fig 16-9's "x" at p = 35 on i = 100).
-struct CrossMarker
-{
-    qint64 position = 0;
-    qint64 dim = 0;
-    bool operator==(const CrossMarker &) const = default;
-};
-
-// The phrase page's inputs. Titles are optional labels per phrase (a preset's "Tech Phrase").
-struct PhraseSettings
-{
-    QStringList phrases;
-    QStringList titles;
-    qint64 maxTokens = 200;
-    qint64 sequenceLength = 20;
-    qint64 dims = 50;
-    quint64 seed = 0;
-    bool operator==(const PhraseSettings &) const = default;
-
-    PhraseSpec spec(EmbeddingMode mode) const;
-    QString title(int index) const; // the given title, else "Phrase N"
-};
+// The phrase page's inputs: PhraseSpec's parameters (the window shows both embeddings, so its
+// `mode` is unused here).
+using PhraseSettings = PhraseSpec;
 
 // The clicked token on the phrase page; phrase < 0 means none.
 struct PhraseSelection
@@ -64,6 +43,16 @@ struct PhraseSelection
     bool operator==(const PhraseSelection &) const = default;
 };
 
+// The window's own preferences and place, saved with a session.
+struct WindowOptions
+{
+    BackendChoice backend = BackendChoice::Auto;
+    Theme theme = Theme::Light;
+    Page page = Page::Encoding;
+    static FieldTable<WindowOptions> fields();
+    bool operator==(const WindowOptions &) const = default;
+};
+
 class ExplorerState : public QObject
 {
     Q_OBJECT
@@ -71,30 +60,31 @@ public:
     explicit ExplorerState(QObject *parent = nullptr);
 
     const EncodingSpec &spec() const { return m_spec; }
-    BackendChoice backendChoice() const { return m_backend; }
-    Colormap colormap() const { return m_colormap; }
-    bool transposed() const { return m_transposed; }
-    // Heatmap shows only the first N dims (Fig 16-9 crops to 150); 0 shows all.
-    qint64 heatmapDimLimit() const { return m_heatmapDimLimit; }
+    const ViewOptions &viewOptions() const { return m_view; }
+    BackendChoice backendChoice() const { return m_window.backend; }
+    Colormap colormap() const { return m_view.colormap; }
+    bool transposed() const { return m_view.transposed; }
+    qint64 heatmapDimLimit() const { return m_view.heatmapDimLimit; }
     qint64 visibleDims() const;
-    const Selection &selection() const { return m_selection; }
-    const QList<qint64> &waveDims() const { return m_waveDims; }
+    const Selection &selection() const { return m_view.selection; }
+    const QList<qint64> &waveDims() const { return m_view.waveDims; }
     // The dims the wave view plots: waveDims plus the selected dim when it is not among them.
     QList<qint64> plottedDims() const;
-    const QList<qint64> &markers() const { return m_markers; }
-    const QList<CrossMarker> &crosses() const { return m_crosses; }
-    double shareTolerance() const { return m_shareTolerance; }
+    const QList<qint64> &markers() const { return m_view.markers; }
+    const QList<CrossMarker> &crosses() const { return m_view.crosses; }
+    double shareTolerance() const { return m_view.shareTolerance; }
     const PhraseSettings &phraseSettings() const { return m_phrases; }
     const PhraseSelection &phraseSelection() const { return m_phraseSelection; }
     int compareA() const { return m_compareA; }
     int compareB() const { return m_compareB; }
-    Theme theme() const { return m_theme; }
-    Page page() const { return m_page; }
+    Theme theme() const { return m_window.theme; }
+    Page page() const { return m_window.page; }
     const SchemeSettings &schemeSettings() const { return m_schemes; }
 
     // Setters refuse invalid values (return false, *error names the problem) and leave the
     // state as it was; they emit only when the value really changes.
     bool setSpec(const EncodingSpec &spec, QString *error = nullptr);
+    bool setViewOptions(const ViewOptions &options, QString *error = nullptr);
     void setBackendChoice(BackendChoice choice);
     void setColormap(Colormap map);
     void setTransposed(bool transposed);
@@ -114,7 +104,7 @@ public:
     // A fresh random seed for the phrase page's random row.
     void reseedPhrases();
 
-    // Every parameter as JSON (sessions, presets, QSettings).
+    // Every parameter as JSON (sessions, presets, QSettings), in the current session format.
     QJsonObject toJson() const;
     // Resets to the defaults, then applies `json` (keys it lacks keep their defaults). Theme and
     // backend are user preferences and are kept unless the JSON names them. On error nothing
@@ -140,25 +130,29 @@ signals:
     void changed(); // after any of the above
 
 private:
-    void clampSelections();
+    struct Values
+    {
+        EncodingSpec spec;
+        ViewOptions view;
+        WindowOptions window;
+        PhraseSettings phrases;
+        PhraseSelection phraseSelection;
+        int compareA = 0;
+        int compareB = 1;
+        SchemeSettings schemes;
+    };
+    Values values() const;
+    // Emits the signals of what differs between the current values and `next`, then takes them.
+    void adopt(const Values &next);
     void setDefaults(); // silently, for construction
 
     EncodingSpec m_spec;
-    BackendChoice m_backend = BackendChoice::Auto;
-    Colormap m_colormap = Colormap::Viridis;
-    bool m_transposed = false;
-    qint64 m_heatmapDimLimit = 0;
-    Selection m_selection;
-    QList<qint64> m_waveDims;
-    QList<qint64> m_markers;
-    QList<CrossMarker> m_crosses;
-    double m_shareTolerance = 0.01;
+    ViewOptions m_view;
+    WindowOptions m_window;
     PhraseSettings m_phrases;
     PhraseSelection m_phraseSelection;
     int m_compareA = 0;
     int m_compareB = 1;
-    Theme m_theme = Theme::Light;
-    Page m_page = Page::Encoding;
     SchemeSettings m_schemes;
 };
 

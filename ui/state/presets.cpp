@@ -44,16 +44,16 @@ QList<Preset> presets()
                 .arg(rope.context);
         preset.order = 20;
         SchemeSettings schemes;
-        schemes.compareBase = rope.base;
-        schemes.compareRope.pairing = rope.rope.pairing;
+        schemes.compare = RopeScheme{};
+        schemes.compare.ropeTheta = rope.rope.ropeTheta;
+        schemes.compare.pairing = rope.rope.pairing;
+        EncodingSpec spec;
+        spec.scheme = RopeScheme{rope.rope};
+        spec.positions = 1024;
+        spec.dims = rope.headDim;
         preset.state = QJsonObject{
             {QStringLiteral("page"), QStringLiteral("schemes")},
-            {QStringLiteral("spec"),
-             QJsonObject{{QStringLiteral("scheme"), QStringLiteral("rope")},
-                         {QStringLiteral("positions"), 1024},
-                         {QStringLiteral("dims"), rope.headDim},
-                         {QStringLiteral("base"), rope.base},
-                         {QStringLiteral("rope"), ropeParametersToJson(rope.rope)}}},
+            {QStringLiteral("spec"), spec.toJson()},
             {QStringLiteral("schemes"), schemes.toJson()},
         };
         list.append(preset);

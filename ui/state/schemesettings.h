@@ -1,27 +1,38 @@
-// SchemeSettings: the Schemes page's parameters (which view, rotation pair, decay range, ALiBi and
-// T5 options, the compare configuration B) with validation and JSON for sessions and presets.
+// SchemeSettings: the Schemes page's parameters (which view, rotation pair, decay range, metric,
+// the ALiBi and T5 views' schemes and the compare configuration B) with its field table; the
+// ALiBi, T5 and RoPE parameters use those schemes' own tables.
 #pragma once
 
 #include "encodingspec.h"
-#include "t5buckets.h"
 
 #include <QJsonObject>
 #include <QList>
 #include <QString>
 
-#include <optional>
-
 namespace pe {
 
 // The Schemes page's views, in tab order.
 enum class SchemeView { Spectrum, Rotation, Decay, Similarity, Alibi, T5, Compare };
+inline constexpr ChoiceName schemeViewNames[] = {
+    choice(SchemeView::Spectrum, "spectrum", "Spectrum"),
+    choice(SchemeView::Rotation, "rotation", "Rotation"),
+    choice(SchemeView::Decay, "decay", "Decay"),
+    choice(SchemeView::Similarity, "similarity", "Similarity"),
+    choice(SchemeView::Alibi, "alibi", "ALiBi"),
+    choice(SchemeView::T5, "t5", "T5"),
+    choice(SchemeView::Compare, "compare", "Compare A/B"),
+};
 QList<SchemeView> allSchemeViews();
-QString schemeViewName(SchemeView view); // "spectrum", "rotation", ... (the export view names)
-std::optional<SchemeView> parseSchemeView(const QString &name);
+inline QString schemeViewName(SchemeView view)
+{
+    return nameOf(schemeViewNames, view);
+}
 
 enum class SimilarityMetric { Dot, Cosine };
-QString similarityMetricName(SimilarityMetric metric);
-std::optional<SimilarityMetric> parseSimilarityMetric(const QString &name);
+inline constexpr ChoiceName similarityMetricNames[] = {
+    choice(SimilarityMetric::Dot, "dot", "Dot product"),
+    choice(SimilarityMetric::Cosine, "cosine", "Cosine"),
+};
 
 namespace limits {
 // Square views (similarity, ALiBi, T5) hold at most this many positions per side.
@@ -37,29 +48,26 @@ struct SchemeSettings
     qint64 decayDistance = 4096;  // the decay curve runs over relative distances 0..this
     SimilarityMetric metric = SimilarityMetric::Cosine;
     qint64 squarePositions = 128; // side of the similarity, ALiBi and T5 heatmaps
-    qint64 alibiHeads = 8;
-    qint64 alibiHead = 0; // 0-based head whose bias is shown
-    bool alibiCausal = false;
-    T5BucketParameters t5;
-    // Configuration B of the compare mode (RoPE): its base and parameters; dims as A's.
-    double compareBase = 500000.0;
-    RopeParameters compareRope;
+    AlibiScheme alibi;
+    T5Scheme t5;
+    // Configuration B of the compare mode (RoPE); dims as A's.
+    RopeScheme compare = defaultCompare();
     bool operator==(const SchemeSettings &) const = default;
 
-    // Empty when valid for an encoding of `dims` columns; else one sentence naming the field.
+    static FieldTable<SchemeSettings> fields();
+    static RopeScheme defaultCompare();
+    // Empty when valid for an encoding of `dims` columns; else the first problem.
+    FieldProblem problem(qint64 dims) const;
     QString validate(qint64 dims) const;
+    // The table's keys plus "alibi", "t5" and "compare" objects in those schemes' keys.
     QJsonObject toJson() const;
-    // Reads the keys `json` has on top of *this; false with *error naming the bad key.
-    bool readJson(const QJsonObject &json, QString *error);
+    FieldProblem readJson(const QJsonObject &json);
 };
 
-QJsonObject ropeParametersToJson(const RopeParameters &rope);
-bool readRopeParametersJson(const QJsonObject &json, RopeParameters *rope, QString *error);
-
 // Configuration A as a RoPE spec: the spec itself when it is RoPE, else RoPE with the spec's
-// base and dims, unscaled (the sinusoid's frequencies are RoPE's).
+// base (a sinusoid's frequencies are RoPE's) and its dims made even.
 EncodingSpec ropeSpecA(const EncodingSpec &spec);
-// Configuration B: A's dims and positions with the compare base and parameters.
+// Configuration B: A's dims and positions with the compare parameters.
 EncodingSpec ropeSpecB(const EncodingSpec &spec, const SchemeSettings &settings);
 
 } // namespace pe

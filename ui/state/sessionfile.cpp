@@ -1,6 +1,7 @@
 #include "state/sessionfile.h"
 
 #include "state/explorerstate.h"
+#include "state/sessionmigration.h"
 #include "figures/figureexporter.h"
 
 #include <QDir>
@@ -109,7 +110,7 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
                      .arg(name);
         return false;
     }
-    *state = body.toObject();
+    *state = v < 2 ? migrateStateFromVersion1(body.toObject()) : body.toObject();
     return true;
 }
 

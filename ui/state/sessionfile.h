@@ -12,8 +12,9 @@ namespace pe {
 
 class ExplorerState;
 
-// The format this build writes and the newest it reads. Bump when a key changes meaning.
-constexpr int sessionFormatVersion = 1;
+// The format this build writes and the newest it reads. Bump when a key changes meaning, and
+// teach sessionmigration.h the step. 2: keys from the field tables (pescope 0.2).
+constexpr int sessionFormatVersion = 2;
 // The file name filter of the session dialogs.
 QString sessionFileFilter();
 
@@ -23,7 +24,7 @@ QByteArray sessionBytes(const ExplorerState &state);
 bool saveSession(const ExplorerState &state, const QString &path, QString *error);
 
 // Checks a session document's bytes (JSON, format version, a "state" object) and returns the
-// state object; `name` names the file in messages.
+// state object in the current format (older formats migrated); `name` names the file.
 bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error);
 // Reads, checks and applies a session. On any error `state` is left unchanged.
 bool loadSession(const QString &path, ExplorerState *state, QString *error);

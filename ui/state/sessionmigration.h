@@ -1,0 +1,14 @@
+// Sessions saved by earlier releases: the explorer state of session format 1 rewritten in the
+// current format's keys, so files made before the field tables still open.
+#pragma once
+
+#include <QJsonObject>
+
+namespace pe {
+
+// Format 1 (pescope 0.1): spec.base/layout/seed/rope{...} for every scheme, RoPE keys in
+// camelCase with "scaling", crosses and the selection as objects, ALiBi/T5/compare settings
+// flat in "schemes". Keys format 1 had for schemes other than the chosen one are dropped.
+QJsonObject migrateStateFromVersion1(const QJsonObject &state);
+
+} // namespace pe
