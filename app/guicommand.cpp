@@ -96,25 +96,25 @@ int runGui(int argc, char **argv)
         return Success;
     }
     if (!parser.positionalArguments().isEmpty())
-        return usageError(QStringLiteral("unknown command \"%1\" (data, phrases, info, or "
-                                         "options for the window; see --help)")
+        return usageError(QStringLiteral("unknown command \"%1\" (data, phrases, export, info, "
+                                         "or options for the window; see --help)")
                               .arg(parser.positionalArguments().constFirst()));
     if (parser.isSet(preset) && !findPreset(parser.value(preset)))
         return usageError(QStringLiteral("--preset: unknown preset \"%1\" (known: %2)")
                               .arg(parser.value(preset), presetIds().join(QStringLiteral(", "))));
     std::optional<Page> startPage;
     if (parser.isSet(page)) {
-        startPage = parsePage(parser.value(page));
+        startPage = parseAs<Page>(pageNames, parser.value(page));
         if (!startPage)
-            return usageError(QStringLiteral("--page: \"%1\" is not encoding, phrases or schemes")
-                                  .arg(parser.value(page)));
+            return usageError(QStringLiteral("--page must be %1 (got \"%2\")")
+                                  .arg(choiceList(pageNames), parser.value(page)));
     }
     std::optional<Theme> startTheme;
     if (parser.isSet(theme)) {
-        startTheme = parseTheme(parser.value(theme));
+        startTheme = parseAs<Theme>(themeNames, parser.value(theme));
         if (!startTheme)
-            return usageError(
-                QStringLiteral("--theme: \"%1\" is not light or dark").arg(parser.value(theme)));
+            return usageError(QStringLiteral("--theme must be %1 (got \"%2\")")
+                                  .arg(choiceList(themeNames), parser.value(theme)));
     }
     QSize windowSize;
     if (parser.isSet(size)) {

@@ -12,6 +12,12 @@ namespace pe::cli {
 
 namespace {
 
+// This command's options are the phrase table's, in its own short spelling (--dims, --seed);
+// titles are for figures only.
+const FlagRenames phraseFlags = {{QStringLiteral("phrase-dims"), QStringLiteral("dims")},
+                                 {QStringLiteral("phrase-seed"), QStringLiteral("seed")},
+                                 {QStringLiteral("phrase-title"), QString()}};
+
 QString pythonList(const QStringList &tokens)
 {
     QStringList quoted;
@@ -43,48 +49,25 @@ int runPhrases(const QStringList &args)
         "Prints the vocabulary and token ids; with --out also writes the phrases x L x D "
         "float32 embeddings."));
     parser.addHelpOption();
-    parser.addOptions({
-        {QStringLiteral("text"), QStringLiteral("A phrase; repeat for more."), QStringLiteral("T")},
-        {QStringLiteral("max-tokens"),
-         QStringLiteral("Vocabulary size incl. '' and [UNK] (default 200)."), QStringLiteral("N")},
-        {QStringLiteral("sequence-length"),
-         QStringLiteral("Tokens per phrase, padded or cut (default 20)."), QStringLiteral("L")},
-        {QStringLiteral("dims"), QStringLiteral("Embedding size (default 50)."),
-         QStringLiteral("D")},
-        {QStringLiteral("embedding"), QStringLiteral("fixed (sinusoidal, default) or random."),
-         QStringLiteral("MODE")},
-        {QStringLiteral("seed"), QStringLiteral("Seed of the random tables (default 0)."),
-         QStringLiteral("S")},
-        {QStringLiteral("backend"), QStringLiteral("auto (default), cpu or gpu."),
-         QStringLiteral("NAME")},
-        {QStringLiteral("out"), QStringLiteral("Embeddings: .npy or .csv."),
-         QStringLiteral("FILE")},
-        {QStringLiteral("vocab-out"), QStringLiteral("Vocabulary, one token a line."),
-         QStringLiteral("FILE")},
-    });
-    parser.addOption(formatOption());
+    OptionSet options;
+    options.add(PhraseSpec::fields(), QString(), phraseFlags);
+    options.addPlain(backendOption());
+    options.addPlain(
+        {QStringLiteral("out"), QStringLiteral("Embeddings: .npy or .csv."), QStringLiteral("FILE")});
+    options.addPlain({QStringLiteral("vocab-out"), QStringLiteral("Vocabulary, one token a line."),
+                      QStringLiteral("FILE")});
+    options.addPlain(formatOption());
+    options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
         parser.showHelp(Success);
 
     PhraseSpec spec;
-    spec.phrases = parser.values(QStringLiteral("text"));
+    if (const FieldProblem problem =
+            readOptions(PhraseSpec::fields(), parser, &spec, QString(), phraseFlags))
+        throw UsageError{describe(PhraseSpec::fields(), problem, FieldNaming::Flag)};
     if (spec.phrases.isEmpty())
         throw UsageError{QStringLiteral("--text is required (one per phrase)")};
-    spec.maxTokens = integerOption(parser, QStringLiteral("max-tokens"), 3, limits::maxPositions,
-                                   spec.maxTokens);
-    spec.sequenceLength = integerOption(parser, QStringLiteral("sequence-length"), 1,
-                                        limits::maxPositions, spec.sequenceLength);
-    spec.dims = integerOption(parser, QStringLiteral("dims"), 1, limits::maxDims, spec.dims);
-    if (parser.isSet(QStringLiteral("embedding"))) {
-        const QString name = parser.value(QStringLiteral("embedding"));
-        const auto mode = parseEmbeddingMode(name);
-        if (!mode)
-            throw UsageError{
-                QStringLiteral("--embedding must be fixed or random (got \"%1\")").arg(name)};
-        spec.mode = *mode;
-    }
-    spec.seed = seedOption(parser, QStringLiteral("seed"));
     if (const QString problem = spec.validate(); !problem.isEmpty())
         throw UsageError{problem};
     const BackendChoice choice = backendFromOptions(parser);
@@ -145,7 +128,7 @@ int runPhrases(const QStringList &args)
     QString summary =
         QStringLiteral("%1 phrases embedded (%2, %3 tokens x %4 dims) by the %5 backend")
             .arg(spec.phrases.size())
-            .arg(embeddingModeName(spec.mode))
+            .arg(nameOf(embeddingModeNames, spec.mode))
             .arg(spec.sequenceLength)
             .arg(spec.dims)
             .arg(backend->id());

@@ -119,14 +119,19 @@ SchemeAxes EncodingSpec::axes() const
     return visitScheme(*this, [](const auto &s) { return s.axes(); });
 }
 
-QString EncodingSpec::columnLabel(qint64 column) const
+ColumnInfo EncodingSpec::column(qint64 column) const
 {
-    return visitScheme(*this, [&](const auto &s) { return s.columnLabel(column, shape()); });
+    return visitScheme(*this, [&](const auto &s) { return s.column(column, shape()); });
 }
 
 QString EncodingSpec::caption() const
 {
     return visitScheme(*this, [&](const auto &s) { return s.caption(shape()); });
+}
+
+QString EncodingSpec::legend() const
+{
+    return visitScheme(*this, [](const auto &s) { return s.legend(); });
 }
 
 std::vector<DataOutput> EncodingSpec::outputs() const

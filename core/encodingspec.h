@@ -55,8 +55,9 @@ struct EncodingSpec
     MatrixPlan plan() const;
     ValueRange valueRange() const;
     SchemeAxes axes() const;
-    QString columnLabel(qint64 column) const;
+    ColumnInfo column(qint64 column) const;
     QString caption() const;
+    QString legend() const;
     std::vector<DataOutput> outputs() const;
 
     qint64 elementCount() const { return positions * dims; }

@@ -2,6 +2,8 @@
 // written independently of pescope's kernels, and a runner for the pescope executable.
 #pragma once
 
+#include "encodingspec.h"
+
 #include <QProcess>
 #include <QStandardPaths>
 #include <QString>
@@ -40,6 +42,26 @@ inline double referenceSplit(qint64 p, qint64 column, qint64 dims, double base)
     const qint64 i = column < half ? column : column - half;
     const double angle = double(p) / std::pow(base, 2.0 * double(i) / double(dims));
     return column < half ? std::sin(angle) : std::cos(angle);
+}
+
+// Specs of the schemes the tests use most, with every field named.
+inline EncodingSpec sinusoidalSpec(qint64 positions, qint64 dims, double base = 10000.0,
+                                   Layout layout = Layout::Interleaved)
+{
+    EncodingSpec spec;
+    spec.scheme = SinusoidalScheme{base, layout};
+    spec.positions = positions;
+    spec.dims = dims;
+    return spec;
+}
+
+inline EncodingSpec learnedSpec(qint64 positions, qint64 dims, quint64 seed = 0)
+{
+    EncodingSpec spec;
+    spec.scheme = LearnedScheme{seed};
+    spec.positions = positions;
+    spec.dims = dims;
+    return spec;
 }
 
 struct RunResult

@@ -36,7 +36,7 @@ private slots:
         QFETCH(double, r);
         QFETCH(double, g);
         QFETCH(double, b);
-        const auto parsed = parseColormap(map);
+        const auto parsed = parseAs<Colormap>(colormapNames, map);
         QVERIFY(parsed);
         double rgb[3];
         colormapEntry(*parsed, index, rgb);

@@ -28,7 +28,7 @@ private slots:
         double lo = 1e9, hi = -1e9;
         for (qint64 p = 0; p < s.positions; ++p)
             for (qint64 j = 0; j < s.dims; ++j) {
-                const double ref = test::referenceInterleaved(p, j, s.dims, s.base);
+                const double ref = test::referenceInterleaved(p, j, s.dims, s.get<SinusoidalScheme>()->base);
                 PE_COMPARE_NEAR(result->value(p, j), ref, 1e-6);
                 lo = std::min(lo, ref);
                 hi = std::max(hi, ref);
@@ -104,7 +104,7 @@ private slots:
         QVERIFY(result->grid.rows <= 512 && result->grid.cols <= 512);
         // One cell, computed alone, exactly.
         const qint64 p = limits::maxPositions - 3, j = 1001;
-        PE_COMPARE_NEAR(result->value(p, j), test::referenceInterleaved(p, j, 1024, huge.base),
+        PE_COMPARE_NEAR(result->value(p, j), test::referenceInterleaved(p, j, 1024, huge.get<SinusoidalScheme>()->base),
                         1e-6);
         QVERIFY(!inMemoryProblem(huge).isEmpty()); // the export path still refuses it
     }

@@ -390,7 +390,7 @@ private slots:
         QVERIFY(waitSettled(*window));
         QCOMPARE(window->state()->spec().dims, 128);
         QCOMPARE(window->state()->spec().positions, 200);
-        QCOMPARE(window->state()->spec().base, 10000.0);
+        QCOMPARE(window->state()->spec().get<SinusoidalScheme>()->base, 10000.0);
         QCOMPARE(window->heatmapView()->result(), shown);
 
         auto *waveDims = window->findChild<QLineEdit *>(QStringLiteral("waveDims"));

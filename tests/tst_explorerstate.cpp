@@ -81,8 +81,7 @@ private slots:
     {
         ExplorerState a;
         EncodingSpec s = a.spec();
-        s.scheme = Scheme::Learned;
-        s.seed = 18446744073709551557ull; // above 2^53: stored as a string
+        s.scheme = LearnedScheme{18446744073709551557ull}; // above 2^53: stored as a string
         s.positions = 77;
         QVERIFY(a.setSpec(s));
         a.setColormap(Colormap::RdBu);
@@ -115,11 +114,11 @@ private slots:
         QString error;
         QVERIFY2(applyPreset(state, QStringLiteral("geron-16-9"), &error), qPrintable(error));
         const EncodingSpec &s = state.spec();
-        QCOMPARE(s.scheme, Scheme::Sinusoidal);
-        QCOMPARE(s.layout, Layout::Interleaved);
+        QVERIFY(s.get<SinusoidalScheme>());
+        QCOMPARE(s.get<SinusoidalScheme>()->layout, Layout::Interleaved);
         QCOMPARE(s.positions, 201);
         QCOMPARE(s.dims, 512);
-        QCOMPARE(s.base, 10000.0);
+        QCOMPARE(s.get<SinusoidalScheme>()->base, 10000.0);
         QCOMPARE(state.colormap(), Colormap::Gray);
         QVERIFY(state.transposed());
         QCOMPARE(state.heatmapDimLimit(), 150);

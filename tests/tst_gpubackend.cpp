@@ -25,14 +25,9 @@ namespace {
 EncodingSpec makeSpec(const QString &scheme, qint64 positions, qint64 dims, double base,
                       const QString &layout, quint64 seed)
 {
-    EncodingSpec spec;
-    spec.scheme = *parseScheme(scheme);
-    spec.positions = positions;
-    spec.dims = dims;
-    spec.base = base;
-    spec.layout = *parseLayout(layout);
-    spec.seed = seed;
-    return spec;
+    return scheme == u"learned"_qs
+               ? test::learnedSpec(positions, dims, seed)
+               : test::sinusoidalSpec(positions, dims, base, *parseAs<Layout>(layoutNames, layout));
 }
 
 // Largest |a - b| and where, for failure messages.
@@ -146,7 +141,7 @@ private slots:
         QVERIFY2(m_gpu->encode(spec, firstRow, rowCount, gpu.data(), &error), qPrintable(error));
         const Difference d = compare(gpu, cpuRows(spec, firstRow, rowCount));
         // The learned hash is integer arithmetic and one exactly rounded product: bit-equal.
-        const double tolerance = spec.scheme == Scheme::Learned ? 0.0 : 1e-6;
+        const double tolerance = spec.get<LearnedScheme>() ? 0.0 : 1e-6;
         QVERIFY2(d.worst <= tolerance,
                  qPrintable(QStringLiteral("|gpu - cpu| = %1 at row %2, column %3")
                                 .arg(d.worst)
@@ -159,10 +154,11 @@ private slots:
     {
         PE_REQUIRE_OPENGL43();
         EncodingSpec spec;
-        spec.scheme = Scheme::Rope;
+        RopeScheme rope;
+        rope.ropeTheta = 500000.0;
+        spec.scheme = rope;
         spec.positions = qint64(1) << 20;
         spec.dims = 128;
-        spec.base = 500000.0;
         QVERIFY2(spec.validate().isEmpty(), qPrintable(spec.validate()));
         const qint64 first = spec.positions - 32, count = 32;
         std::vector<float> gpu(std::size_t(count * spec.dims));
@@ -195,7 +191,7 @@ private slots:
         for (qint64 r = 0; r < count; ++r)
             for (qint64 j = 0; j < dims; ++j) {
                 const qint64 p = p20 - count + r;
-                const double expected = spec.layout == Layout::Interleaved
+                const double expected = layout == u"interleaved"_qs
                                             ? test::referenceInterleaved(p, j, dims, base)
                                             : test::referenceSplit(p, j, dims, base);
                 worst =

@@ -29,13 +29,7 @@ constexpr qint64 bigDims = 8192;
 
 EncodingSpec bigSpec()
 {
-    EncodingSpec s;
-    s.scheme = Scheme::Sinusoidal;
-    s.layout = Layout::Interleaved;
-    s.positions = bigPositions;
-    s.dims = bigDims;
-    s.base = 10000.0;
-    return s;
+    return test::sinusoidalSpec(bigPositions, bigDims);
 }
 
 // Weight of cell c in footprint [lo, hi): the covered fraction of [c, c + 1).
@@ -56,7 +50,7 @@ double boxMean(const EncodingSpec &s, double r0, double r1, double c0, double c1
         for (qint64 j = qint64(std::floor(c0)); double(j) < c1; ++j) {
             const double wj = coverage(j, c0, c1);
             if (wj > 0.0)
-                sum += wp * wj * test::referenceInterleaved(p, j, s.dims, s.base);
+                sum += wp * wj * test::referenceInterleaved(p, j, s.dims, 10000.0);
         }
     }
     return sum / ((r1 - r0) * (c1 - c0));

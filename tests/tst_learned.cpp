@@ -15,11 +15,7 @@ class TestLearned : public QObject
     static std::vector<float> encode(qint64 positions, qint64 dims, quint64 seed, qint64 first = 0,
                                      qint64 count = -1)
     {
-        EncodingSpec spec;
-        spec.scheme = Scheme::Learned;
-        spec.positions = positions;
-        spec.dims = dims;
-        spec.seed = seed;
+        const EncodingSpec spec = test::learnedSpec(positions, dims, seed);
         if (count < 0)
             count = positions;
         std::vector<float> out(std::size_t(count * dims));

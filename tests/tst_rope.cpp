@@ -6,7 +6,8 @@
 #include "cpubackend.h"
 #include "rope.h"
 #include "ropepresets.h"
-#include "sinusoidal.h"
+#include "schemes/ropescheme.h"
+#include "schemes/sinusoidalscheme.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,12 +81,11 @@ RopeParameters scaled(RopeScaling scaling, double factor, qint64 original = 0)
 
 EncodingSpec ropeSpec(qint64 positions, qint64 dims, double base, RopeParameters rope = {})
 {
+    rope.ropeTheta = base;
     EncodingSpec spec;
-    spec.scheme = Scheme::Rope;
+    spec.scheme = RopeScheme{rope};
     spec.positions = positions;
     spec.dims = dims;
-    spec.base = base;
-    spec.rope = rope;
     return spec;
 }
 
@@ -566,7 +566,7 @@ private slots:
         QVERIFY(!findRopePreset(u"gpt5"_qs));
         for (const RopePreset &preset : all) {
             const EncodingSpec spec =
-                ropeSpec(preset.context, preset.headDim, preset.base, preset.rope);
+                ropeSpec(preset.context, preset.headDim, preset.rope.ropeTheta, preset.rope);
             QVERIFY2(spec.validate().isEmpty(), qPrintable(preset.id));
         }
     }
@@ -576,26 +576,25 @@ private slots:
         const EncodingSpec a = ropeSpec(10, 8, 10000.0, scaled(RopeScaling::Yarn, 4.0, 100));
         EncodingSpec b = a;
         QVERIFY(a == b);
-        b.rope.betaSlow = 2.0;
+        std::get<RopeScheme>(b.scheme).betaSlow = 2.0;
         QVERIFY(!(a == b));
         b = a;
-        b.rope.pairing = RopePairing::Half;
+        std::get<RopeScheme>(b.scheme).pairing = RopePairing::Half;
         QVERIFY(!(a == b));
-        QCOMPARE(parseScheme(u"rope"_qs), Scheme::Rope);
-        QCOMPARE(schemeName(Scheme::Rope), u"rope"_qs);
+        QVERIFY(choiceNameList(schemeNames).contains(u"rope"_qs));
         for (RopeScaling s : {RopeScaling::None, RopeScaling::Linear, RopeScaling::Ntk,
                               RopeScaling::DynamicNtk, RopeScaling::Yarn, RopeScaling::Llama3})
-            QCOMPARE(parseRopeScaling(ropeScalingName(s)), s);
-        QCOMPARE(parseRopePairing(u"half"_qs), RopePairing::Half);
-        QVERIFY(!parseRopePairing(u"split"_qs));
+            QCOMPARE(parseAs<RopeScaling>(ropeScalingNames, nameOf(ropeScalingNames, s)), s);
+        QCOMPARE(parseAs<RopePairing>(ropePairingNames, u"half"_qs), RopePairing::Half);
+        QVERIFY(!parseAs<RopePairing>(ropePairingNames, u"split"_qs));
     }
 
     // columnPhases() is what every backend consumes: it must route RoPE here.
     void columnPhasesRoutesRope()
     {
         const EncodingSpec spec = ropeSpec(10, 8, 10000.0);
-        const auto columns = columnPhases(spec);
-        const auto direct = ropeColumnPhases(spec);
+        const auto columns = std::get<PhaseColumnsPlan>(spec.plan()).columns;
+        const auto direct = ropeColumnPhases(spec.dims, std::get<RopeScheme>(spec.scheme).parameters(spec.shape()));
         QCOMPARE(columns.size(), direct.size());
         for (std::size_t j = 0; j < columns.size(); ++j) {
             QCOMPARE(columns[j].step, direct[j].step);

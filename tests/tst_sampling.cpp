@@ -17,28 +17,25 @@ Q_DECLARE_METATYPE(pe::MatrixWindow)
 
 namespace {
 
+// The schemes these tests sample (data rows carry them as ints).
+enum class Scheme { Sinusoidal, Learned };
+
 EncodingSpec makeSpec(Scheme scheme, qint64 positions, qint64 dims, double base, Layout layout,
                       quint64 seed = 0)
 {
-    EncodingSpec spec;
-    spec.scheme = scheme;
-    spec.positions = positions;
-    spec.dims = dims;
-    spec.base = base;
-    spec.layout = layout;
-    spec.seed = seed;
-    return spec;
+    return scheme == Scheme::Learned ? test::learnedSpec(positions, dims, seed)
+                                     : test::sinusoidalSpec(positions, dims, base, layout);
 }
 
 // One cell in float64: the seeds' formulas; the learned scheme's definition is its hash.
 double cellValue(const EncodingSpec &spec, qint64 p, qint64 j)
 {
-    if (spec.scheme == Scheme::Learned)
-        return kernels::learnedValue(kernels::rowKey(spec.seed, std::uint32_t(p)),
+    if (const auto *learned = spec.get<LearnedScheme>())
+        return kernels::learnedValue(kernels::rowKey(learned->seed, std::uint32_t(p)),
                                      std::uint32_t(j));
-    return spec.layout == Layout::Interleaved
-               ? test::referenceInterleaved(p, j, spec.dims, spec.base)
-               : test::referenceSplit(p, j, spec.dims, spec.base);
+    const auto &s = *spec.get<SinusoidalScheme>();
+    return s.layout == Layout::Interleaved ? test::referenceInterleaved(p, j, spec.dims, s.base)
+                                           : test::referenceSplit(p, j, spec.dims, s.base);
 }
 
 // Length of [c, c + 1) within [lo, hi).

@@ -2,7 +2,7 @@
 #include "testutil.h"
 
 #include "cpubackend.h"
-#include "sinusoidal.h"
+#include "schemes/sinusoidalscheme.h"
 
 #include <vector>
 
@@ -25,12 +25,7 @@ class TestSinusoidal : public QObject
     static EncodingSpec sinusoidal(qint64 positions, qint64 dims, double base = 10000.0,
                                    Layout layout = Layout::Interleaved)
     {
-        EncodingSpec spec;
-        spec.positions = positions;
-        spec.dims = dims;
-        spec.base = base;
-        spec.layout = layout;
-        return spec;
+        return test::sinusoidalSpec(positions, dims, base, layout);
     }
 
 private slots:
@@ -154,7 +149,7 @@ private slots:
         qint64 worstAt = 0;
         for (qint64 p = 0; p < positions; ++p)
             for (qint64 j = 0; j < dims; ++j) {
-                const double expected = spec.layout == Layout::Interleaved
+                const double expected = spec.get<SinusoidalScheme>()->layout == Layout::Interleaved
                                             ? test::referenceInterleaved(p, j, dims, base)
                                             : test::referenceSplit(p, j, dims, base);
                 const double error = std::abs(double(m[std::size_t(p * dims + j)]) - expected);
@@ -198,7 +193,7 @@ private slots:
             for (qint64 r = 0; r < rows; ++r)
                 for (qint64 j = 0; j < dims; ++j) {
                     const qint64 p = first + r;
-                    const double expected = spec.layout == Layout::Interleaved
+                    const double expected = spec.get<SinusoidalScheme>()->layout == Layout::Interleaved
                                                 ? test::referenceInterleaved(p, j, dims, base)
                                                 : test::referenceSplit(p, j, dims, base);
                     PE_COMPARE_NEAR(m[std::size_t(r * dims + j)], expected, 1e-6);

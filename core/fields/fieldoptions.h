@@ -37,6 +37,8 @@ public:
             if (!f.flag)
                 continue;
             const QString flag = flagFor(f.flag, renames);
+            if (flag.isEmpty()) // renamed away: this command does not offer it
+                continue;
             const bool isSwitch = OptionSet::isSwitch(f, defaults);
             add(flag, isSwitch, valueName(f), helpLine(table, f, defaults), context);
             if (isSwitch) // so a command line can turn off what a session or preset turned on
@@ -139,7 +141,8 @@ FieldProblem readOptions(FieldTable<P> table, const QCommandLineParser &parser, 
     const auto isSet = [&](const QString &flag) { return given.contains(flag); };
     for (int pass = 0; pass < 2; ++pass)
         for (const Field<P> &f : table) {
-            if (!f.flag || std::holds_alternative<ChoiceKind<P>>(f.kind) != (pass == 0))
+            if (!f.flag || flagOf(f).isEmpty() ||
+                std::holds_alternative<ChoiceKind<P>>(f.kind) != (pass == 0))
                 continue;
             const auto *b = std::get_if<BoolKind<P>>(&f.kind);
             const bool isSwitch = b && !(P{}.*(b->member));
@@ -168,7 +171,7 @@ FieldProblem readOptions(FieldTable<P> table, const QCommandLineParser &parser, 
                 return {QString::fromUtf8(f.key), message};
         }
     for (const Field<P> &f : table)
-        if (f.flag && fieldRequired(table, f, *p) && !isSet(flagOf(f)))
+        if (f.flag && !flagOf(f).isEmpty() && fieldRequired(table, f, *p) && !isSet(flagOf(f)))
             return {QString::fromUtf8(f.key),
                     QStringLiteral("is required with %1").arg(gateContext(table, f, *p, context))};
     return {};
@@ -181,7 +184,8 @@ bool anyOptionSet(FieldTable<P> table, const QCommandLineParser &parser,
 {
     const QStringList given = parser.optionNames();
     for (const Field<P> &f : table)
-        if (f.flag && (given.contains(flagFor(f.flag, renames)) ||
+        if (f.flag && !flagFor(f.flag, renames).isEmpty() &&
+            (given.contains(flagFor(f.flag, renames)) ||
                        given.contains(QStringLiteral("no-") + flagFor(f.flag, renames))))
             return true;
     return false;

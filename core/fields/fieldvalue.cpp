@@ -1,6 +1,7 @@
 #include "fieldvalue.h"
 
 #include <QJsonArray>
+#include <QLocale>
 
 #include <charconv>
 #include <cmath>
@@ -104,6 +105,13 @@ QString formatReal(double value)
     char buffer[32];
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
     return QString::fromLatin1(buffer, result.ptr - buffer);
+}
+
+QString formatGrouped(double value, int precision)
+{
+    if (value == std::floor(value) && std::fabs(value) < 1e15)
+        return QLocale(QLocale::English).toString(qint64(value));
+    return QString::number(value, 'g', precision);
 }
 
 namespace fieldvalue {

@@ -45,6 +45,9 @@ struct MatrixCell
 
 // Shortest text that reads back to the same double ("10000", "0.1", "1e+12").
 QString formatReal(double value);
+// For people: whole numbers with thousands separators ("500,000"), others to `precision`
+// significant digits.
+QString formatGrouped(double value, int precision = 6);
 
 namespace fieldvalue {
 

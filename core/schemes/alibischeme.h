@@ -18,12 +18,20 @@ struct AlibiScheme
     FieldProblem problem(const MatrixShape &) const;
     MatrixPlan plan(const MatrixShape &shape) const;
     ValueRange valueRange(const MatrixShape &shape) const;
-    SchemeAxes axes() const { return {QStringLiteral("query i"), QStringLiteral("key j")}; }
-    QString columnLabel(qint64 column, const MatrixShape &) const
+    SchemeAxes axes() const
     {
-        return QStringLiteral("key j = %1").arg(column);
+        return {QStringLiteral("query position i"), QStringLiteral("key position j"),
+                QStringLiteral("bias")};
+    }
+    ColumnInfo column(qint64 column, const MatrixShape &) const
+    {
+        return {QStringLiteral("key j = %1").arg(column)};
     }
     QString caption(const MatrixShape &shape) const;
+    QString legend() const
+    {
+        return QStringLiteral("ALiBi head %1 of %2").arg(head).arg(heads);
+    }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const AlibiScheme &) const = default;
 

@@ -18,9 +18,9 @@ struct LearnedScheme
     MatrixPlan plan(const MatrixShape &) const { return HashedUniformPlan{seed}; }
     ValueRange valueRange(const MatrixShape &) const { return {-0.05, 0.05}; }
     SchemeAxes axes() const { return {}; }
-    QString columnLabel(qint64 column, const MatrixShape &) const
+    ColumnInfo column(qint64 column, const MatrixShape &) const
     {
-        return QStringLiteral("i = %1").arg(column);
+        return {QStringLiteral("i = %1").arg(column)};
     }
     QString caption(const MatrixShape &shape) const
     {
@@ -29,6 +29,7 @@ struct LearnedScheme
             .arg(shape.dims)
             .arg(seed);
     }
+    QString legend() const { return QStringLiteral("learned (seed %1)").arg(seed); }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const
     {
         return {matrixOutput(shape, shape.dims)};

@@ -132,6 +132,29 @@ MatrixPlan RopeScheme::plan(const MatrixShape &shape) const
     return PhaseColumnsPlan{ropeColumnPhases(shape.dims, parameters(shape))};
 }
 
+QString RopeScheme::configLabel() const
+{
+    QString label = QStringLiteral("base %1").arg(formatGrouped(ropeTheta));
+    const QString type = nameOf(ropeScalingNames, scaling);
+    switch (scaling) {
+    case RopeScaling::None:
+        break;
+    case RopeScaling::Linear:
+    case RopeScaling::Ntk:
+        label += QStringLiteral(", %1 s = %2").arg(type, formatGrouped(factor));
+        break;
+    case RopeScaling::DynamicNtk:
+    case RopeScaling::Yarn:
+    case RopeScaling::Llama3:
+        label += QStringLiteral(", %1 s = %2 from %3")
+                     .arg(type, formatGrouped(factor), formatGrouped(double(originalContext)));
+        break;
+    }
+    if (partialRotaryFactor != 1.0)
+        label += QStringLiteral(", partial %1").arg(partialRotaryFactor);
+    return label;
+}
+
 QString RopeScheme::caption(const MatrixShape &shape) const
 {
     return QStringLiteral("rope (%1 pairs, scaling %2), %3 positions × %4 dims, base %5")

@@ -19,11 +19,14 @@ struct RopeScheme : RopeParameters
     MatrixPlan plan(const MatrixShape &shape) const;
     ValueRange valueRange(const MatrixShape &) const { return {-1.0, 1.0}; }
     SchemeAxes axes() const { return {}; }
-    QString columnLabel(qint64 column, const MatrixShape &) const
+    ColumnInfo column(qint64 column, const MatrixShape &) const
     {
-        return QStringLiteral("i = %1").arg(column);
+        return {QStringLiteral("i = %1").arg(column)};
     }
     QString caption(const MatrixShape &shape) const;
+    QString legend() const { return QStringLiteral("RoPE ") + configLabel(); }
+    // "base 500,000, llama3 s = 8 from 8,192": one configuration in the RoPE views' legends.
+    QString configLabel() const;
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const RopeScheme &) const = default;
 

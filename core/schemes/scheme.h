@@ -6,8 +6,9 @@
 //   MatrixPlan plan(MatrixShape) const;          how a backend computes its matrix
 //   ValueRange valueRange(MatrixShape) const;    bounds of every value, known before computing
 //   SchemeAxes axes() const;                     what rows and columns are
-//   QString columnLabel(qint64 column) const;    "i = 100 (sin)"
+//   ColumnInfo column(qint64, MatrixShape) const; "i = 100 (sin)", drawn dashed or not
 //   QString caption(MatrixShape) const;          one line for figure captions
+//   QString legend() const;                      a short name in legends ("learned (seed 3)")
 //   std::vector<DataOutput> outputs(MatrixShape) const;   arrays `pescope data --what` writes
 //   bool operator==(const S &) const = default;
 // schemelist.h names every scheme once; nothing else needs to know a scheme exists.
@@ -83,6 +84,17 @@ struct SchemeAxes
 {
     QString rows = QStringLiteral("position p");
     QString columns = QStringLiteral("dimension i");
+    QString values = QStringLiteral("embedding value");
+    // The value range is what figures scale to (the sinusoid's [-1, 1] spans every column);
+    // false: scale to the data.
+    bool scaleToValueRange = false;
+};
+
+// One column as figures name it: its legend label, and whether it is a cosine (drawn dashed).
+struct ColumnInfo
+{
+    QString label;
+    bool cosine = false;
 };
 
 // One array `pescope data --what NAME` writes. The first output of a scheme is its default.

@@ -64,15 +64,16 @@ MatrixPlan SinusoidalScheme::plan(const MatrixShape &shape) const
     return plan;
 }
 
-QString SinusoidalScheme::columnLabel(qint64 column, const MatrixShape &shape) const
+ColumnInfo SinusoidalScheme::column(qint64 column, const MatrixShape &shape) const
 {
     const qint64 half = shape.dims / 2;
     if (layout == Layout::Split && column >= 2 * half)
-        return QStringLiteral("i = %1 (zero pad)").arg(column);
+        return {QStringLiteral("i = %1 (zero pad)").arg(column), false};
     const bool cosine = layout == Layout::Interleaved ? column % 2 == 1 : column >= half;
-    return QStringLiteral("i = %1 (%2)")
-        .arg(column)
-        .arg(cosine ? QStringLiteral("cos") : QStringLiteral("sin"));
+    return {QStringLiteral("i = %1 (%2)")
+                .arg(column)
+                .arg(cosine ? QStringLiteral("cos") : QStringLiteral("sin")),
+            cosine};
 }
 
 QString SinusoidalScheme::caption(const MatrixShape &shape) const

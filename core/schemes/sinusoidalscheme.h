@@ -23,9 +23,18 @@ struct SinusoidalScheme
     FieldProblem problem(const MatrixShape &) const { return {}; }
     MatrixPlan plan(const MatrixShape &shape) const;
     ValueRange valueRange(const MatrixShape &) const { return {-1.0, 1.0}; }
-    SchemeAxes axes() const { return {}; }
-    QString columnLabel(qint64 column, const MatrixShape &shape) const;
+    SchemeAxes axes() const
+    {
+        return {QStringLiteral("position p"), QStringLiteral("dimension i"),
+                QStringLiteral("PE(p, i)"), true};
+    }
+    ColumnInfo column(qint64 column, const MatrixShape &shape) const;
     QString caption(const MatrixShape &shape) const;
+    QString legend() const
+    {
+        return QStringLiteral("sinusoidal %1, base %2")
+            .arg(nameOf(layoutNames, layout), formatGrouped(base, 4));
+    }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const SinusoidalScheme &) const = default;
 };

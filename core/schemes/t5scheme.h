@@ -19,12 +19,17 @@ struct T5Scheme
     FieldProblem problem(const MatrixShape &) const;
     MatrixPlan plan(const MatrixShape &shape) const;
     ValueRange valueRange(const MatrixShape &) const { return {0.0, double(buckets - 1)}; }
-    SchemeAxes axes() const { return {QStringLiteral("query i"), QStringLiteral("key j")}; }
-    QString columnLabel(qint64 column, const MatrixShape &) const
+    SchemeAxes axes() const
     {
-        return QStringLiteral("key j = %1").arg(column);
+        return {QStringLiteral("query position i"), QStringLiteral("key position j"),
+                QStringLiteral("bucket")};
+    }
+    ColumnInfo column(qint64 column, const MatrixShape &) const
+    {
+        return {QStringLiteral("key j = %1").arg(column)};
     }
     QString caption(const MatrixShape &shape) const;
+    QString legend() const { return QStringLiteral("T5 buckets (%1)").arg(buckets); }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const T5Scheme &) const = default;
 };

@@ -315,13 +315,9 @@ JobStatus computeSampledEncoding(Backend &backend, const EncodingSpec &spec,
     result->spec = spec;
     // The colour scale spans the scheme's value range: the matrix is never seen whole, and a
     // zoomed-out grid's box means would shrink it.
-    if (usesColumnPhases(spec)) {
-        result->minimum = -1.0f;
-        result->maximum = 1.0f;
-    } else {
-        result->minimum = -0.05f; // kernels::learnedValue: [-0.05, 0.05)
-        result->maximum = 0.05f;
-    }
+    const ValueRange range = spec.valueRange();
+    result->minimum = float(range.minimum);
+    result->maximum = float(range.maximum);
     if (!sampleWindowGrid(backend, spec, requestedWindow(request, spec), request.rowPixels,
                           request.colPixels, &result->grid, error))
         return JobStatus::Failed;
@@ -347,10 +343,12 @@ bool computePhrases(Backend &backend, const PhraseSettings &settings, PhraseResu
     QElapsedTimer clock;
     clock.start();
     result->settings = settings;
-    if (!embedPhrases(backend, settings.spec(EmbeddingMode::Random), &result->random, error))
-        return false;
-    if (!embedPhrases(backend, settings.spec(EmbeddingMode::Fixed), &result->fixed, error))
-        return false;
+    for (const EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+        PhraseSpec spec = settings;
+        spec.mode = mode;
+        if (!embedPhrases(backend, spec, &result->embedding(mode), error))
+            return false;
+    }
     result->backendId = backend.id();
     result->backendDescription = backend.description();
     result->totalMs = double(clock.nsecsElapsed()) / 1e6;

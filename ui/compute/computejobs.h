@@ -136,6 +136,10 @@ struct PhraseResult
     {
         return mode == EmbeddingMode::Random ? random : fixed;
     }
+    PhraseEmbedding &embedding(EmbeddingMode mode)
+    {
+        return mode == EmbeddingMode::Random ? random : fixed;
+    }
     // Pointer to the dims floats of token `token` of phrase `phrase`.
     const float *vector(EmbeddingMode mode, int phrase, qint64 token) const;
 };

@@ -21,13 +21,6 @@ constexpr qint64 maxDecaySamples = 8192;
 // Largest PE table the similarity view encodes (positions x dims floats).
 constexpr qint64 maxSimilarityElements = qint64(1) << 26;
 
-QString grouped(double value)
-{
-    if (value == std::floor(value) && std::fabs(value) < 1e15)
-        return QLocale(QLocale::English).toString(qint64(value));
-    return QString::number(value, 'g', 6);
-}
-
 void finishRange(SquareMatrix *m)
 {
     double lo = std::numeric_limits<double>::infinity();
@@ -96,43 +89,20 @@ bool similarity(const EncodingSpec &base, qint64 n, SimilarityMetric metric, Squ
 
 } // namespace
 
-QString ropeConfigLabel(const EncodingSpec &spec)
-{
-    QString label = QStringLiteral("base %1").arg(grouped(spec.base));
-    const RopeParameters &r = spec.rope;
-    switch (r.scaling) {
-    case RopeScaling::None:
-        break;
-    case RopeScaling::Linear:
-    case RopeScaling::Ntk:
-        label += QStringLiteral(", %1 s = %2").arg(ropeScalingName(r.scaling), grouped(r.factor));
-        break;
-    case RopeScaling::DynamicNtk:
-    case RopeScaling::Yarn:
-    case RopeScaling::Llama3:
-        label += QStringLiteral(", %1 s = %2 from %3")
-                     .arg(ropeScalingName(r.scaling), grouped(r.factor),
-                          grouped(double(r.originalContext)));
-        break;
-    }
-    if (r.partialRotaryFactor != 1.0)
-        label += QStringLiteral(", partial %1").arg(r.partialRotaryFactor);
-    return label;
-}
-
 RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec)
 {
     RopeConfigData data;
     data.spec = ropeSpec;
-    data.label = ropeConfigLabel(ropeSpec);
-    const qint64 rotary = ropeRotaryDims(ropeSpec.dims, ropeSpec.rope.partialRotaryFactor);
-    data.original = ropeDefaultInverseFrequencies(ropeSpec.base, rotary);
-    const RopeFrequencies f = ropeInverseFrequencies(ropeSpec);
+    data.label = ropeSpec.get<RopeScheme>()->configLabel();
+    const RopeScheme &rope = *ropeSpec.get<RopeScheme>();
+    const qint64 rotary = ropeRotaryDims(ropeSpec.dims, rope.partialRotaryFactor);
+    data.original = ropeDefaultInverseFrequencies(rope.ropeTheta, rotary);
+    const RopeFrequencies f = ropeInverseFrequencies(ropeSpec.dims, rope.parameters(ropeSpec.shape()));
     data.scaled = f.inverseFrequencies;
     data.attentionFactor = f.attentionFactor;
-    if (ropeSpec.rope.scaling != RopeScaling::None &&
-        ropeSpec.rope.scaling != RopeScaling::Linear && ropeSpec.rope.scaling != RopeScaling::Ntk)
-        data.originalContext = ropeSpec.rope.originalContext;
+    if (rope.scaling != RopeScaling::None && rope.scaling != RopeScaling::Linear &&
+        rope.scaling != RopeScaling::Ntk)
+        data.originalContext = rope.originalContext;
     return data;
 }
 
@@ -178,10 +148,12 @@ bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &view
         // A, B and the three published bases unscaled, each once.
         QList<EncodingSpec> configs{a, b};
         for (double base : {10000.0, 500000.0, 1000000.0}) {
+            RopeScheme unscaled = *a.get<RopeScheme>();
+            unscaled.ropeTheta = base;
+            unscaled.scaling = RopeScaling::None;
+            unscaled.factor = 1.0;
             EncodingSpec plain = a;
-            plain.base = base;
-            plain.rope.scaling = RopeScaling::None;
-            plain.rope.factor = 1.0;
+            plain.scheme = unscaled;
             configs.append(plain);
         }
         result->decay.clear();
@@ -207,21 +179,19 @@ bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &view
     if (views.contains(SchemeView::Compare) &&
         !similarity(b, n, s.metric, &result->similarityB, error))
         return false;
+    // The bias views are those schemes' own matrices.
+    const auto square = [n](const auto &scheme, SquareMatrix *out) {
+        out->size = n;
+        out->values.resize(std::size_t(n * n));
+        std::get<RowsPlan>(scheme.plan({n, n})).fill(0, n, out->values.data());
+        finishRange(out);
+    };
     if (views.contains(SchemeView::Alibi)) {
-        const std::vector<double> slopes = alibiSlopes(s.alibiHeads);
-        result->alibiSlope = slopes[std::size_t(s.alibiHead)];
-        result->alibi.size = n;
-        result->alibi.values.resize(std::size_t(n * n));
-        alibiBiasRows(result->alibiSlope, n, 0, n, s.alibiCausal, result->alibi.values.data());
-        finishRange(&result->alibi);
+        result->alibiSlope = s.alibi.slope();
+        square(s.alibi, &result->alibi);
     }
-    if (views.contains(SchemeView::T5)) {
-        std::vector<qint32> ids(std::size_t(n * n));
-        t5BucketRows(s.t5, n, 0, n, ids.data());
-        result->t5.size = n;
-        result->t5.values.assign(ids.begin(), ids.end());
-        finishRange(&result->t5);
-    }
+    if (views.contains(SchemeView::T5))
+        square(s.t5, &result->t5);
     result->totalMs = double(timer.nsecsElapsed()) / 1e6;
     return true;
 }

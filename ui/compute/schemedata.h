@@ -24,7 +24,8 @@ struct SchemeInputs
 struct RopeConfigData
 {
     QString label;                // "base 500,000, llama3 s = 8 from 8192"
-    EncodingSpec spec;            // Scheme::Rope
+    EncodingSpec spec;            // a RopeScheme
+    const RopeScheme &rope() const { return *spec.get<RopeScheme>(); }
     std::vector<double> original; // base^(-2i/r)
     std::vector<double> scaled;   // after the rope_type
     double attentionFactor = 1.0;
@@ -60,8 +61,6 @@ struct SchemeResult
     double totalMs = 0;
 };
 
-// "base 10,000" or "base 500,000, llama3 s = 8 from 8192": one configuration in a legend.
-QString ropeConfigLabel(const EncodingSpec &spec);
 RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec);
 
 // RoFormer section 3.4.3 with q = k = all ones: the score at relative distance `distance`

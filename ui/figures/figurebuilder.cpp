@@ -16,16 +16,6 @@ namespace {
 // Wave curves are decimated to a min/max envelope beyond this many points per curve.
 constexpr qint64 maxCurvePoints = 16384;
 
-bool isCosineColumn(const EncodingSpec &spec, qint64 dim)
-{
-    if (spec.scheme != Scheme::Sinusoidal)
-        return false;
-    if (spec.layout == Layout::Interleaved)
-        return dim % 2 == 1;
-    const qint64 half = spec.dims / 2;
-    return dim >= half && dim < 2 * half;
-}
-
 // Column `dim` against position, as plot data; a min/max envelope per bucket when long.
 QSharedPointer<QCPGraphDataContainer> columnData(const ColumnView &column)
 {
@@ -192,17 +182,6 @@ FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 
-QString FigureBuilder::dimLabel(const EncodingSpec &spec, qint64 dim)
-{
-    if (spec.scheme != Scheme::Sinusoidal)
-        return QStringLiteral("i = %1").arg(dim);
-    if (spec.layout == Layout::Split && dim >= 2 * (spec.dims / 2))
-        return QStringLiteral("i = %1 (zero pad)").arg(dim);
-    return QStringLiteral("i = %1 (%2)")
-        .arg(dim)
-        .arg(isCosineColumn(spec, dim) ? QStringLiteral("cos") : QStringLiteral("sin"));
-}
-
 QString FigureBuilder::tokenLabel(const PhraseResult &result, int phrase, qint64 token)
 {
     const PhraseEmbedding &e = result.fixed;
@@ -264,8 +243,7 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
 
     figure.scale =
         addColorScale(plot, plot->plotLayout(), 0, 1, m_state.colormap(), range,
-                      result.spec.scheme == Scheme::Sinusoidal ? QStringLiteral("PE(p, i)")
-                                                               : QStringLiteral("embedding value"));
+                      result.spec.axes().values);
     auto *group = new QCPMarginGroup(plot);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     figure.scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
@@ -379,12 +357,12 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
         x->setRange(0, double(spec.positions - 1));
     else
         x->setRange(-0.5, 0.5);
-    double ylo = -1.05, yhi = 1.05;
-    if (spec.scheme != Scheme::Sinusoidal) {
-        const double pad = 0.05 * qMax(1e-6, double(result.maximum - result.minimum));
-        ylo = result.minimum - pad;
-        yhi = result.maximum + pad;
-    }
+    const ValueRange known = spec.valueRange();
+    const bool scaleToKnown = spec.axes().scaleToValueRange;
+    const double lo = scaleToKnown ? known.minimum : double(result.minimum);
+    const double hi = scaleToKnown ? known.maximum : double(result.maximum);
+    const double pad = (scaleToKnown ? 0.025 : 0.05) * qMax(1e-6, hi - lo);
+    const double ylo = lo - pad, yhi = hi + pad;
     y->setRange(ylo, yhi);
 
     const QList<qint64> dims = m_state.plottedDims();
@@ -424,11 +402,11 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
         const ColumnView column = result.column(dims[i]);
         curve->setData(columnData(column));
         QPen pen(m_theme.curve(i), sparse ? 1.6 : 1.0,
-                 isCosineColumn(spec, dims[i]) ? Qt::DashLine : Qt::SolidLine);
+                 spec.column(dims[i]).cosine ? Qt::DashLine : Qt::SolidLine);
         pen.setCosmetic(!sparse);
         curve->setPen(pen);
         curve->setAntialiased(sparse);
-        curve->setName(dimLabel(spec, dims[i]));
+        curve->setName(spec.column(dims[i]).label);
         curve->addToLegend(legend);
         if (m_state.markers().isEmpty())
             continue;

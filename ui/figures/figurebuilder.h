@@ -75,7 +75,6 @@ public:
     // Which phrase the clicked token is compared with (B, or A when B itself was clicked).
     int otherPhrase() const;
 
-    static QString dimLabel(const EncodingSpec &spec, qint64 dim); // "i = 100 (sin)"
     static QString tokenLabel(const PhraseResult &result, int phrase, qint64 token);
 
 private:

@@ -377,6 +377,57 @@ std::optional<FigureFormat> figureFormatForPath(const QString &path)
     return std::nullopt;
 }
 
+FieldTable<FigureOptions> FigureOptions::fields()
+{
+    using S = FigureOptions;
+    using namespace figurelimits;
+    static const Field<S> table[] = {
+        {.key = "width",
+         .flag = "width",
+         .label = "Width",
+         .help = "Width in pixels; with --dpi, the page width of SVG and PDF.",
+         .kind = IntegerKind<S>{&S::width, {minSide, maxSide}},
+         .unit = "px"},
+        {.key = "height",
+         .flag = "height",
+         .label = "Height",
+         .help = "Height in pixels.",
+         .kind = IntegerKind<S>{&S::height, {minSide, maxSide}},
+         .unit = "px"},
+        {.key = "dpi",
+         .flag = "dpi",
+         .label = "DPI",
+         .help = "Dots per inch: 96 draws text as large as the window does; 300 for print.",
+         .kind = RealKind<S>{&S::dpi, {minDpi, maxDpi}}},
+        {.key = "title",
+         .flag = "title",
+         .label = "Title",
+         .help = "A title above the figure.",
+         .kind = TextKind<S>{&S::title, 500}},
+        {.key = "caption",
+         .flag = "caption",
+         .label = "Caption",
+         .help = "A caption below the figure with the parameters.",
+         .kind = BoolKind<S>{&S::caption}},
+        {.key = "captionText",
+         .flag = "caption-text",
+         .label = "Caption text",
+         .help = "A caption of your own instead of the parameters.",
+         .kind = TextKind<S>{&S::captionText, 2000}},
+        {.key = "printTheme",
+         .flag = "print-theme",
+         .label = "Print theme",
+         .help = "Black on white for print, whatever the window's theme.",
+         .kind = BoolKind<S>{&S::printTheme}},
+        {.key = "interpolate",
+         .flag = "interpolate",
+         .label = "Interpolate",
+         .help = "Smooth heatmap cells (default: nearest neighbour, one block per cell).",
+         .kind = BoolKind<S>{&S::interpolate}},
+    };
+    return table;
+}
+
 QString FigureOptions::validate() const
 {
     using namespace figurelimits;
@@ -467,18 +518,7 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
     QStringList parts;
     if (std::any_of(views.begin(), views.end(), viewNeedsEncoding)) {
         const EncodingSpec &s = state.spec();
-        QString scheme = schemeName(s.scheme);
-        if (s.scheme == Scheme::Sinusoidal)
-            scheme += QStringLiteral(" (%1)").arg(layoutName(s.layout));
-        if (s.scheme == Scheme::Rope)
-            scheme += QStringLiteral(" (%1 pairs, scaling %2)")
-                          .arg(ropePairingName(s.rope.pairing), ropeScalingName(s.rope.scaling));
-        QString spec =
-            QStringLiteral("%1, %2 positions × %3 dims").arg(scheme).arg(s.positions).arg(s.dims);
-        if (s.scheme == Scheme::Learned)
-            spec += QStringLiteral(", seed %1").arg(s.seed);
-        else
-            spec += QStringLiteral(", base %1").arg(formatNumber(s.base));
+        const QString spec = s.caption();
         parts.append(spec);
         if (views.contains(FigureView::Heatmap)) {
             QStringList heat;
@@ -511,12 +551,12 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
         const SchemeSettings &k = state.schemeSettings();
         const EncodingSpec a = ropeSpecA(state.spec());
         QStringList scheme{
-            QStringLiteral("A: RoPE %1, %2 dims").arg(ropeConfigLabel(a)).arg(a.dims)};
+            QStringLiteral("A: RoPE %1, %2 dims").arg(a.get<RopeScheme>()->configLabel()).arg(a.dims)};
         if (views.contains(FigureView::Spectrum) || views.contains(FigureView::Decay) ||
             views.contains(FigureView::Compare))
-            scheme.append(QStringLiteral("B: RoPE ") + ropeConfigLabel(ropeSpecB(state.spec(), k)));
+            scheme.append(QStringLiteral("B: ") + ropeSpecB(state.spec(), k).legend());
         if (views.contains(FigureView::Alibi))
-            scheme.append(QStringLiteral("ALiBi %1 heads").arg(k.alibiHeads));
+            scheme.append(QStringLiteral("ALiBi %1 heads").arg(k.alibi.heads));
         if (views.contains(FigureView::T5))
             scheme.append(QStringLiteral("T5 %1 buckets, max distance %2")
                               .arg(k.t5.buckets)

@@ -74,8 +74,8 @@ constexpr qint64 maxEmbeddedCells = qint64(1) << 24;
 struct FigureOptions
 {
     QList<FigureView> views{FigureView::Heatmap};
-    int width = 1200; // device pixels of the PNG; with dpi, the page size of SVG and PDF
-    int height = 800;
+    qint64 width = 1200; // device pixels of the PNG; with dpi, the page size of SVG and PDF
+    qint64 height = 800;
     double dpi = 96.0; // 96 draws text and lines as large as the window shows them
     bool printTheme =
         false; // black on white with print-friendly greys, whatever the window's theme
@@ -84,10 +84,12 @@ struct FigureOptions
     bool caption = false;     // a line below the figure with the parameters
     QString captionText;      // replaces the generated caption when not empty
 
+    // width, height, dpi, title, caption, caption text, print theme, interpolate.
+    static FieldTable<FigureOptions> fields();
     // Empty when usable; else one sentence naming the bad value.
     QString validate() const;
-    double widthInches() const { return width / dpi; }
-    double heightInches() const { return height / dpi; }
+    double widthInches() const { return double(width) / dpi; }
+    double heightInches() const { return double(height) / dpi; }
 };
 
 // The compute results the views need; views without their result are refused with a message.

@@ -37,13 +37,6 @@ protected:
     }
 };
 
-QString grouped(double value)
-{
-    if (value == std::floor(value) && std::fabs(value) < 1e15)
-        return QLocale(QLocale::English).toString(qint64(value));
-    return QString::number(value, 'g', 4);
-}
-
 QCPTextElement *addTitle(QCustomPlot *plot, const QString &text, double delta = 1.0)
 {
     QFont font = plot->font();
@@ -200,20 +193,6 @@ QString metricLabel(SimilarityMetric metric)
                                            : QStringLiteral("cos(PE(p), PE(q))");
 }
 
-QString specLabel(const EncodingSpec &spec)
-{
-    switch (spec.scheme) {
-    case Scheme::Rope:
-        return QStringLiteral("RoPE ") + ropeConfigLabel(spec);
-    case Scheme::Learned:
-        return QStringLiteral("learned (seed %1)").arg(spec.seed);
-    case Scheme::Sinusoidal:
-        break;
-    }
-    return QStringLiteral("sinusoidal %1, base %2")
-        .arg(layoutName(spec.layout), grouped(spec.base));
-}
-
 // YaRN multiplies cos and sin by its attention factor; the legend says so.
 QString attentionNote(const RopeConfigData &c)
 {
@@ -295,8 +274,8 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
 
     QCPLegend *legend = addLegend(top, Qt::AlignLeft | Qt::AlignTop);
     const bool sameBase =
-        result.a.spec.base == result.b.spec.base &&
-        result.a.spec.rope.partialRotaryFactor == result.b.spec.rope.partialRotaryFactor;
+        result.a.rope().ropeTheta == result.b.rope().ropeTheta &&
+        result.a.rope().partialRotaryFactor == result.b.rope().partialRotaryFactor;
     const bool showB = result.b.label != result.a.label;
     double lo = 1e300, hi = 0;
     auto curve = [&](const RopeConfigData &c, bool scaled, const QPen &pen, const QString &name) {
@@ -310,15 +289,15 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     };
     const QColor ca = m_theme.curve(0), cb = m_theme.curve(1);
     curve(result.a, false, QPen(m_theme.marker, 1.5, Qt::DashLine),
-          QStringLiteral("unscaled, base %1").arg(grouped(result.a.spec.base)));
-    if (result.a.spec.rope.scaling != RopeScaling::None)
+          QStringLiteral("unscaled, base %1").arg(formatGrouped(result.a.rope().ropeTheta, 4)));
+    if (result.a.rope().scaling != RopeScaling::None)
         curve(result.a, true, QPen(ca, 2.0),
               QStringLiteral("A: ") + result.a.label + attentionNote(result.a));
     if (showB) {
         if (!sameBase)
             curve(result.b, false, QPen(cb, 1.5, Qt::DotLine),
-                  QStringLiteral("unscaled, base %1").arg(grouped(result.b.spec.base)));
-        if (result.b.spec.rope.scaling != RopeScaling::None)
+                  QStringLiteral("unscaled, base %1").arg(formatGrouped(result.b.rope().ropeTheta, 4)));
+        if (result.b.rope().scaling != RopeScaling::None)
             curve(result.b, true, QPen(cb, 2.0),
                   QStringLiteral("B: ") + result.b.label + attentionNote(result.b));
     }
@@ -339,7 +318,7 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
                      .arg(result.a.originalContext > 0 || result.b.originalContext > 0
                               ? QStringLiteral("original context")
                               : QStringLiteral("positions"),
-                          grouped(double(context))),
+                          formatGrouped(double(context), 4)),
                  m_theme.foreground, Qt::AlignLeft | Qt::AlignBottom);
         hi = std::max(hi, double(context));
         lo = std::min(lo, double(context));
@@ -356,7 +335,7 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
         return r;
     };
     QVector<double> all = ratio(result.a, QPen(ca, 2.0), QStringLiteral("A"));
-    if (showB && result.b.spec.rope.scaling != RopeScaling::None)
+    if (showB && result.b.rope().scaling != RopeScaling::None)
         all += ratio(result.b, QPen(cb, 2.0), QStringLiteral("B"));
     double rlo = 1.0, rhi = 1.0;
     for (double v : all)
@@ -421,7 +400,7 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
                          .arg(i)
                          .arg(i == s.rotationPair ? QStringLiteral(" (chosen)") : QString())
                          .arg(t, 0, 'g', 4)
-                         .arg(grouped(std::round(2.0 * std::numbers::pi / t)))
+                         .arg(formatGrouped(std::round(2.0 * std::numbers::pi / t), 4))
                          .arg(p)
                          .arg(degrees, 0, 'f', 1),
                      0.0));
@@ -530,7 +509,7 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
                 QPen(m_theme.marker, 1.2, Qt::DashLine));
         addLabel(rect, double(result.a.originalContext), lo,
                  QStringLiteral("A's original context %1")
-                     .arg(grouped(double(result.a.originalContext))),
+                     .arg(formatGrouped(double(result.a.originalContext), 4)),
                  m_theme.foreground, Qt::AlignLeft | Qt::AlignBottom);
     }
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("relative distance m − n (tokens)"));
@@ -547,7 +526,7 @@ void SchemeFigures::buildSimilarity(QCustomPlot *plot, const SchemeResult &resul
     QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("%1 over %2 positions\n%3")
                                                .arg(metricLabel(s.metric))
                                                .arg(result.similarityA.size)
-                                               .arg(specLabel(result.inputs.spec)));
+                                               .arg(result.inputs.spec.legend()));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());
@@ -561,14 +540,14 @@ void SchemeFigures::buildSimilarity(QCustomPlot *plot, const SchemeResult &resul
 void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) const
 {
     resetFigure(plot, m_theme);
-    const SchemeSettings &s = result.inputs.settings;
+    const AlibiScheme &s = result.inputs.settings.alibi;
     QCPLayoutGrid *grid = titledGrid(
         plot, QStringLiteral("ALiBi bias −m·|i − j|\nhead %1 of %2, m = %3 (2^%4)%5")
-                  .arg(s.alibiHead + 1)
-                  .arg(s.alibiHeads)
+                  .arg(s.head + 1)
+                  .arg(s.heads)
                   .arg(result.alibiSlope, 0, 'g', 6)
                   .arg(std::log2(result.alibiSlope), 0, 'g', 4)
-                  .arg(s.alibiCausal ? QStringLiteral(", causal (keys after the query masked)")
+                  .arg(s.causal ? QStringLiteral(", causal (keys after the query masked)")
                                      : QString()));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
@@ -586,14 +565,14 @@ void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) co
 void SchemeFigures::buildT5(QCustomPlot *plot, const SchemeResult &result) const
 {
     resetFigure(plot, m_theme);
-    const T5BucketParameters &t5 = result.inputs.settings.t5;
+    const T5Scheme &t5 = result.inputs.settings.t5;
     QCPLayoutGrid *grid = titledGrid(
         plot,
         QStringLiteral("T5 relative position bucket of j − i\n%1 buckets, max distance %2, %3")
             .arg(t5.buckets)
             .arg(t5.maxDistance)
-            .arg(t5.bidirectional ? QStringLiteral("bidirectional (encoder)")
-                                  : QStringLiteral("causal (decoder)")));
+            .arg(!t5.causal ? QStringLiteral("bidirectional (encoder)")
+                            : QStringLiteral("causal (decoder)")));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
     QCPColorGradient gradient = colormapGradient(m_state.colormap());
@@ -620,7 +599,7 @@ void SchemeFigures::buildCompare(QCustomPlot *plot, const SchemeResult &result) 
     QCPColorScale *scale = addScale(plot, grid, 1, 2, gradient, range, metricLabel(s.metric));
     auto *group = new QCPMarginGroup(plot);
     const std::pair<const SquareMatrix *, QString> panels[] = {
-        {&result.similarityA, QStringLiteral("A\n") + specLabel(result.inputs.spec)},
+        {&result.similarityA, QStringLiteral("A\n") + result.inputs.spec.legend()},
         {&result.similarityB, QStringLiteral("B\nRoPE ") + result.b.label}};
     for (int c = 0; c < 2; ++c) {
         grid->addElement(0, c, addTitle(plot, panels[c].second, 0.0));

@@ -269,7 +269,8 @@ void MainWindow::createActions()
     m_backendCombo->setToolTip(tr("Compute backend: auto (GPU, else CPU), cpu or gpu"));
     connect(m_backendCombo, &QComboBox::activated, this, [this](int i) {
         m_state->setBackendChoice(
-            parseBackendChoice(m_backendCombo->itemText(i)).value_or(BackendChoice::Auto));
+            parseAs<BackendChoice>(backendChoiceNames, m_backendCombo->itemText(i))
+                .value_or(BackendChoice::Auto));
     });
     connect(m_state, &ExplorerState::backendChoiceChanged, this, [this, backends] {
         const int i = int(m_state->backendChoice());

@@ -38,15 +38,15 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     m_addPhrase->setObjectName(QStringLiteral("addPhrase"));
     m_addPhrase->setToolTip(tr("Add another phrase to compare (Ctrl+Shift+N)"));
     m_maxTokens->setObjectName(QStringLiteral("maxTokens"));
-    m_maxTokens->setMinimumValue(3);
+    m_maxTokens->setRange(3, limits::maxPositions);
     m_maxTokens->setToolTip(tr("Keras TextVectorization max_tokens: vocabulary size including '' "
                                "and [UNK]; also the word table's rows"));
     m_sequenceLength->setObjectName(QStringLiteral("sequenceLength"));
-    m_sequenceLength->setMinimumValue(1);
+    m_sequenceLength->setRange(1, limits::maxPositions);
     m_sequenceLength->setToolTip(tr("output_sequence_length: each phrase is padded with 0 or "
                                     "cut to this many tokens"));
     m_dims->setObjectName(QStringLiteral("phraseDims"));
-    m_dims->setMinimumValue(1);
+    m_dims->setRange(1, limits::maxDims);
     m_dims->setToolTip(tr("Embedding output dimension"));
     m_seed->setObjectName(QStringLiteral("phraseSeed"));
     m_seed->setToolTip(tr("Seed of the random embedding row"));
@@ -156,8 +156,10 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
 
     connect(m_addPhrase, &QPushButton::clicked, this, &PhraseView::addPhrase);
     connect(m_reseed, &QPushButton::clicked, this, &PhraseView::reseed);
-    for (StepEdit *edit : {m_maxTokens, m_sequenceLength, m_dims})
-        connect(edit, &StepEdit::edited, this, [this, edit] { applyNumbers(edit); });
+    for (StepEdit *edit : {m_maxTokens, m_sequenceLength, m_dims}) {
+        connect(edit, &StepEdit::textEdited, this, [this, edit] { applyNumbers(edit); });
+        connect(edit, &StepEdit::stepped, this, [this, edit] { applyNumbers(edit); });
+    }
     connect(m_seed, &QLineEdit::textEdited, this, [this] { applyNumbers(m_seed); });
     connect(m_compareA, &QComboBox::activated, this, &PhraseView::applyCompare);
     connect(m_compareB, &QComboBox::activated, this, &PhraseView::applyCompare);
@@ -521,7 +523,7 @@ void PhraseView::onGridMove(QMouseEvent *event)
                            .arg(FigureBuilder::tokenLabel(*m_result, cell.phrase, token))
                            .arg(m_result->fixed.ids[std::size_t(cell.phrase)][std::size_t(token)])
                            .arg(dim)
-                           .arg(embeddingModeName(cell.mode))
+                           .arg(nameOf(embeddingModeNames, cell.mode))
                            .arg(double(value), 0, 'f', 5));
 }
 

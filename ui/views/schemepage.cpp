@@ -1,12 +1,10 @@
 #include "views/schemepage.h"
 
-#include "widgets/fieldmarks.h"
 #include "figures/figureexporter.h"
-#include "widgets/parameterpanel.h"
 #include "figures/plottheme.h"
-#include "widgets/ropeeditor.h"
 #include "figures/schemefigures.h"
-#include "widgets/stepedit.h"
+#include "widgets/fieldform.h"
+#include "widgets/fieldmarks.h"
 
 #include "figures/qcpinclude.h"
 
@@ -29,24 +27,27 @@ namespace pe {
 
 namespace {
 
-void syncText(QLineEdit *edit, qint64 value, bool keep)
+// A form over one part of the Schemes page's settings: `get` picks the part, `set` puts it back.
+template <class P, class Get, class Set>
+FieldForm *partForm(ExplorerState *state, Get get, Set set, QWidget *parent,
+                    std::function<FieldProblem(const P &)> rules = {}, QStringList keys = {})
 {
-    bool ok = false;
-    if (keep || (edit->text().trimmed().toLongLong(&ok) == value && ok))
-        return;
-    edit->setText(QString::number(value));
+    return new FieldForm(
+        std::make_unique<TableFormModel<P>>(
+            P::fields(), [state, get] { return get(state->schemeSettings()); }, std::move(rules),
+            [state, set](const P &value, QString *error) {
+                SchemeSettings s = state->schemeSettings();
+                set(s, value);
+                return state->setSchemeSettings(s, error);
+            },
+            std::move(keys)),
+        parent);
 }
 
 } // namespace
 
 SchemePage::SchemePage(ExplorerState *state, QWidget *parent)
-    : QWidget(parent), m_state(state), m_tabs(new QTabWidget(this)), m_pair(new StepEdit(this)),
-      m_position(new StepEdit(this)), m_decayDistance(new StepEdit(this)),
-      m_square(new StepEdit(this)), m_metric(new QComboBox(this)), m_heads(new StepEdit(this)),
-      m_head(new StepEdit(this)), m_alibiCausal(new QCheckBox(tr("&Causal (mask j > i)"), this)),
-      m_buckets(new StepEdit(this)), m_maxDistance(new StepEdit(this)),
-      m_t5Causal(new QCheckBox(tr("C&ausal (decoder)"), this)), m_compareBase(new QLineEdit(this)),
-      m_compare(new RopeEditor(QStringLiteral("compare"), this)), m_message(new QLabel(this)),
+    : QWidget(parent), m_state(state), m_tabs(new QTabWidget(this)), m_message(new QLabel(this)),
       m_info(new QLabel(this))
 {
     setObjectName(QStringLiteral("schemePage"));
@@ -74,38 +75,31 @@ SchemePage::SchemePage(ExplorerState *state, QWidget *parent)
         m_tabs->setTabToolTip(i, tips.value(i));
     }
 
-    m_pair->setObjectName(QStringLiteral("rotationPair"));
-    m_pair->setToolTip(tr("The pair i the rotation view follows first (0 to d/2 − 1)"));
-    m_position->setObjectName(QStringLiteral("rotationPosition"));
-    m_position->setToolTip(tr("The position p the vectors are drawn at; the trail shows the "
-                              "positions before it. Up/Down step by 1."));
-    m_decayDistance->setObjectName(QStringLiteral("decayDistance"));
-    m_decayDistance->setMinimumValue(1);
-    m_decayDistance->setToolTip(tr("The decay curve's last relative distance"));
-    m_square->setObjectName(QStringLiteral("squarePositions"));
-    m_square->setMinimumValue(2);
-    m_square->setToolTip(tr("Positions per side of the similarity, ALiBi and T5 heatmaps (2 to "
-                            "%1)")
-                             .arg(limits::maxSchemeSquare));
-    m_metric->setObjectName(QStringLiteral("similarityMetric"));
-    m_metric->addItem(tr("cosine"), QStringLiteral("cosine"));
-    m_metric->addItem(tr("dot product"), QStringLiteral("dot"));
-    m_metric->setToolTip(tr("PE(p) · PE(q), or divided by both norms"));
-    m_heads->setObjectName(QStringLiteral("alibiHeads"));
-    m_heads->setMinimumValue(1);
-    m_heads->setToolTip(tr("Number of attention heads (slopes 2^(−8h/H); the interleaved rule "
-                           "when H is not a power of two)"));
-    m_head->setObjectName(QStringLiteral("alibiHead"));
-    m_head->setMinimumValue(1);
-    m_head->setToolTip(tr("The head whose bias is shown, 1 to H"));
-    m_alibiCausal->setObjectName(QStringLiteral("alibiCausal"));
-    m_buckets->setObjectName(QStringLiteral("t5Buckets"));
-    m_buckets->setToolTip(tr("relative_attention_num_buckets (32)"));
-    m_maxDistance->setObjectName(QStringLiteral("t5MaxDistance"));
-    m_maxDistance->setToolTip(tr("relative_attention_max_distance (128)"));
-    m_t5Causal->setObjectName(QStringLiteral("t5Causal"));
-    m_compareBase->setObjectName(QStringLiteral("compareBase"));
-    m_compareBase->setToolTip(tr("Configuration B's base (rope_theta); its dims are A's"));
+    m_forms.insert(QStringLiteral("settings"),
+                   partForm<SchemeSettings>(
+                       state, [](const SchemeSettings &s) { return s; },
+                       [](SchemeSettings &s, const SchemeSettings &v) { s = v; }, this, {},
+                       {QStringLiteral("rotationPair"), QStringLiteral("rotationPosition"),
+                        QStringLiteral("decayDistance"), QStringLiteral("squarePositions"),
+                        QStringLiteral("metric")}));
+    m_forms.insert(QStringLiteral("alibi"),
+                   partForm<AlibiScheme>(
+                       state, [](const SchemeSettings &s) { return s.alibi; },
+                       [](SchemeSettings &s, const AlibiScheme &v) { s.alibi = v; }, this,
+                       [](const AlibiScheme &a) { return a.problem({}); }));
+    m_forms.insert(QStringLiteral("t5"),
+                   partForm<T5Scheme>(
+                       state, [](const SchemeSettings &s) { return s.t5; },
+                       [](SchemeSettings &s, const T5Scheme &v) { s.t5 = v; }, this,
+                       [](const T5Scheme &t) { return t.problem({}); }));
+    m_forms.insert(QStringLiteral("compare"),
+                   partForm<RopeScheme>(
+                       state, [](const SchemeSettings &s) { return s.compare; },
+                       [](SchemeSettings &s, const RopeScheme &v) { s.compare = v; }, this,
+                       [state](const RopeScheme &r) {
+                           const qint64 dims = state->spec().dims;
+                           return r.problem({2, qMax<qint64>(2, dims - dims % 2)});
+                       }));
     m_message->setObjectName(QStringLiteral("schemeMessage"));
     m_message->setWordWrap(true);
     markAsMessage(m_message);
@@ -120,29 +114,16 @@ SchemePage::SchemePage(ExplorerState *state, QWidget *parent)
                              controls);
     intro->setWordWrap(true);
     layout->addWidget(intro);
-    auto group = [&](const QString &title) {
+    const auto group = [&](const QString &title, const QString &form) {
         auto *box = new QGroupBox(title, controls);
+        box->setObjectName(form + QStringLiteral("Box"));
+        (new QVBoxLayout(box))->addWidget(m_forms.value(form));
         layout->addWidget(box);
-        return new QFormLayout(box);
     };
-    QFormLayout *rotation = group(tr("Rotation and decay"));
-    rotation->addRow(tr("&Pair i"), m_pair);
-    rotation->addRow(tr("P&osition p"), m_position);
-    rotation->addRow(tr("&Decay up to"), m_decayDistance);
-    QFormLayout *heat = group(tr("Heatmaps"));
-    heat->addRow(tr("Pos&itions"), m_square);
-    heat->addRow(tr("&Metric"), m_metric);
-    QFormLayout *alibi = group(tr("ALiBi"));
-    alibi->addRow(tr("&Heads"), m_heads);
-    alibi->addRow(tr("H&ead shown"), m_head);
-    alibi->addRow(m_alibiCausal);
-    QFormLayout *t5 = group(tr("T5 buckets"));
-    t5->addRow(tr("&Buckets"), m_buckets);
-    t5->addRow(tr("Max dis&tance"), m_maxDistance);
-    t5->addRow(m_t5Causal);
-    QFormLayout *compare = group(tr("Compare: configuration B"));
-    compare->addRow(tr("Base"), m_compareBase);
-    compare->addRow(m_compare);
+    group(tr("Views"), QStringLiteral("settings"));
+    group(tr("ALiBi"), QStringLiteral("alibi"));
+    group(tr("T5 buckets"), QStringLiteral("t5"));
+    group(tr("Compare: configuration B"), QStringLiteral("compare"));
     layout->addWidget(m_message);
     layout->addWidget(m_info);
     layout->addStretch(1);
@@ -162,19 +143,15 @@ SchemePage::SchemePage(ExplorerState *state, QWidget *parent)
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(splitter);
 
-    for (StepEdit *edit :
-         {m_pair, m_position, m_decayDistance, m_square, m_heads, m_head, m_buckets, m_maxDistance})
-        connect(edit, &StepEdit::edited, this, [this, edit] { applyControls(edit); });
-    connect(m_metric, &QComboBox::activated, this, [this] { applyControls(m_metric); });
-    connect(m_alibiCausal, &QCheckBox::clicked, this, [this] { applyControls(m_alibiCausal); });
-    connect(m_t5Causal, &QCheckBox::clicked, this, [this] { applyControls(m_t5Causal); });
-    connect(m_compareBase, &QLineEdit::textEdited, this, [this] { applyControls(m_compareBase); });
-    connect(m_compare, &RopeEditor::edited, this, [this] { applyControls(m_compare); });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         SchemeSettings s = m_state->schemeSettings();
         s.view = allSchemeViews().value(index, SchemeView::Spectrum);
         m_state->setSchemeSettings(s);
     });
+    for (FieldForm *form : std::as_const(m_forms))
+        connect(m_state, &ExplorerState::schemeSettingsChanged, form, &FieldForm::refresh);
+    connect(m_state, &ExplorerState::specChanged, m_forms.value(QStringLiteral("compare")),
+            &FieldForm::refresh);
     connect(m_state, &ExplorerState::changed, this, [this] {
         refresh();
         schedule();
@@ -196,7 +173,17 @@ QCustomPlot *SchemePage::currentPlot() const
 
 QString SchemePage::message() const
 {
-    return m_message->isVisible() ? m_message->text() : QString();
+    QStringList all;
+    for (const FieldForm *form : m_forms)
+        all += form->messages();
+    if (m_message->isVisible())
+        all.append(m_message->text());
+    return all.join(QLatin1Char('\n'));
+}
+
+FieldForm *SchemePage::form(const QString &name) const
+{
+    return m_forms.value(name);
 }
 
 bool SchemePage::isUpToDate() const
@@ -271,94 +258,15 @@ void SchemePage::redraw()
 
 void SchemePage::refresh()
 {
-    const SchemeSettings &s = m_state->schemeSettings();
-    {
-        const QSignalBlocker block(m_tabs);
-        m_tabs->setCurrentIndex(int(allSchemeViews().indexOf(s.view)));
-    }
-    syncText(m_pair, s.rotationPair, m_errors.contains(m_pair));
-    syncText(m_position, s.rotationPosition, m_errors.contains(m_position));
-    syncText(m_decayDistance, s.decayDistance, m_errors.contains(m_decayDistance));
-    syncText(m_square, s.squarePositions, m_errors.contains(m_square));
-    syncText(m_heads, s.alibiHeads, m_errors.contains(m_heads));
-    syncText(m_head, s.alibiHead + 1, m_errors.contains(m_head));
-    syncText(m_buckets, s.t5.buckets, m_errors.contains(m_buckets));
-    syncText(m_maxDistance, s.t5.maxDistance, m_errors.contains(m_maxDistance));
-    {
-        const QSignalBlocker a(m_metric), b(m_alibiCausal), c(m_t5Causal), d(m_compare);
-        m_metric->setCurrentIndex(s.metric == SimilarityMetric::Dot ? 1 : 0);
-        m_alibiCausal->setChecked(s.alibiCausal);
-        m_t5Causal->setChecked(!s.t5.bidirectional);
-        QList<QWidget *> keep;
-        for (QWidget *f : m_compare->fields())
-            if (m_errors.contains(f))
-                keep.append(f);
-        m_compare->setParameters(s.compareRope, keep);
-    }
-    bool ok = false;
-    if (!m_errors.contains(m_compareBase) &&
-        (m_compareBase->text().trimmed().toDouble(&ok) != s.compareBase || !ok))
-        m_compareBase->setText(QString::number(s.compareBase, 'g', 12));
-}
-
-void SchemePage::applyControls(QWidget *field)
-{
-    SchemeSettings s = m_state->schemeSettings();
-    QString error;
-    const QList<std::tuple<StepEdit *, QString, qint64 *>> integers{
-        {m_pair, tr("rotation pair"), &s.rotationPair},
-        {m_position, tr("rotation position"), &s.rotationPosition},
-        {m_decayDistance, tr("decay distance"), &s.decayDistance},
-        {m_square, tr("heatmap positions"), &s.squarePositions},
-        {m_heads, tr("ALiBi heads"), &s.alibiHeads},
-        {m_head, tr("ALiBi head"), &s.alibiHead},
-        {m_buckets, tr("T5 buckets"), &s.t5.buckets},
-        {m_maxDistance, tr("T5 max distance"), &s.t5.maxDistance},
-    };
-    for (const auto &[edit, name, value] : integers) {
-        if (!parseIntegerField(edit->text(), name, value, &error))
-            return setError(edit, error);
-    }
-    s.alibiHead -= 1; // shown 1-based
-    s.metric = m_metric->currentIndex() == 1 ? SimilarityMetric::Dot : SimilarityMetric::Cosine;
-    s.alibiCausal = m_alibiCausal->isChecked();
-    s.t5.bidirectional = !m_t5Causal->isChecked();
-    if (!parseNumberField(m_compareBase->text(), tr("compare base"), &s.compareBase, &error))
-        return setError(m_compareBase, error);
-    QWidget *bad = nullptr;
-    if (!m_compare->read(&s.compareRope, &error, &bad))
-        return setError(bad, error);
-    if (!m_state->setSchemeSettings(s, &error))
-        return setError(field == m_compare ? m_compare->fields().at(1) : field, error);
-    const QList<QWidget *> fields = m_errors.keys();
-    for (QWidget *f : fields)
-        clearError(f);
-}
-
-void SchemePage::setError(QWidget *field, const QString &message)
-{
-    m_errors.insert(field, message);
-    markInvalid(field, true);
-    updateMessage();
-}
-
-void SchemePage::clearError(QWidget *field)
-{
-    if (!m_errors.remove(field))
-        return;
-    markInvalid(field, false);
-    updateMessage();
+    const QSignalBlocker block(m_tabs);
+    m_tabs->setCurrentIndex(int(allSchemeViews().indexOf(m_state->schemeSettings().view)));
 }
 
 void SchemePage::updateMessage()
 {
-    QStringList lines;
-    for (const QString &e : m_errors)
-        lines.append(tr("Refused: %1").arg(e));
-    if (!m_computeError.isEmpty())
-        lines.append(tr("Cannot compute: %1").arg(m_computeError));
-    m_message->setText(lines.join(QLatin1Char('\n')));
-    m_message->setVisible(!lines.isEmpty());
+    m_message->setText(m_computeError.isEmpty() ? QString()
+                                                : tr("Cannot compute: %1").arg(m_computeError));
+    m_message->setVisible(!m_computeError.isEmpty());
 }
 
 } // namespace pe

@@ -12,17 +12,13 @@
 
 #include <memory>
 
-class QCheckBox;
-class QComboBox;
 class QCustomPlot;
 class QLabel;
-class QLineEdit;
 class QTabWidget;
 
 namespace pe {
 
-class RopeEditor;
-class StepEdit;
+class FieldForm;
 
 class SchemePage : public QWidget
 {
@@ -37,8 +33,10 @@ public:
     std::shared_ptr<const SchemeResult> result() const { return m_result; }
     // True when the current view shows the state's parameters (or their error).
     bool isUpToDate() const;
-    // The refusal or computation message shown under the controls; empty when none.
+    // The refusal or computation messages shown; empty when none.
     QString message() const;
+    // The forms of the controls: settings, alibi, t5, compare.
+    FieldForm *form(const QString &name) const;
 
 signals:
     void updated(); // a new result is drawn, or an error shown
@@ -47,30 +45,14 @@ private:
     void schedule();
     void redraw();
     void refresh();
-    void applyControls(QWidget *field);
-    void setError(QWidget *field, const QString &message);
-    void clearError(QWidget *field);
     void updateMessage();
 
     ExplorerState *m_state;
     QTabWidget *m_tabs;
     QList<QCustomPlot *> m_plots;
-    StepEdit *m_pair;
-    StepEdit *m_position;
-    StepEdit *m_decayDistance;
-    StepEdit *m_square;
-    QComboBox *m_metric;
-    StepEdit *m_heads;
-    StepEdit *m_head;
-    QCheckBox *m_alibiCausal;
-    StepEdit *m_buckets;
-    StepEdit *m_maxDistance;
-    QCheckBox *m_t5Causal;
-    QLineEdit *m_compareBase;
-    RopeEditor *m_compare;
+    QHash<QString, FieldForm *> m_forms;
     QLabel *m_message;
     QLabel *m_info;
-    QHash<QWidget *, QString> m_errors;
     QString m_computeError;
     std::shared_ptr<const SchemeResult> m_result;
     QThreadPool m_pool;

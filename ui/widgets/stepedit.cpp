@@ -4,10 +4,7 @@
 
 namespace pe {
 
-StepEdit::StepEdit(QWidget *parent) : QLineEdit(parent)
-{
-    connect(this, &QLineEdit::textEdited, this, &StepEdit::edited);
-}
+StepEdit::StepEdit(QWidget *parent) : QLineEdit(parent) {}
 
 void StepEdit::keyPressEvent(QKeyEvent *event)
 {
@@ -35,8 +32,8 @@ void StepEdit::keyPressEvent(QKeyEvent *event)
         QLineEdit::keyPressEvent(event);
         return;
     }
-    setText(QString::number(qMax(m_minimum, value + step)));
-    emit edited();
+    setText(QString::number(qBound(m_minimum, value + step, m_maximum)));
+    emit stepped();
 }
 
 } // namespace pe

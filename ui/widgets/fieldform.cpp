@@ -1,0 +1,293 @@
+#include "widgets/fieldform.h"
+
+#include "widgets/fieldmarks.h"
+#include "widgets/stepedit.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace pe {
+
+struct FieldForm::Row
+{
+    FormField field;
+    QLabel *label = nullptr;
+    QWidget *container = nullptr;
+    QLineEdit *line = nullptr; // Line and Integer (a StepEdit)
+    QCheckBox *check = nullptr;
+    QComboBox *combo = nullptr;
+    QSlider *slider = nullptr;
+    QLabel *error = nullptr;
+    QTimer *pause = nullptr;
+    bool typing = false; // the line holds text typed since the last commit
+
+    QWidget *editor() const
+    {
+        return line ? static_cast<QWidget *>(line)
+                    : check ? static_cast<QWidget *>(check) : static_cast<QWidget *>(combo);
+    }
+};
+
+FieldForm::FieldForm(std::unique_ptr<FormModel> model, QWidget *parent)
+    : QWidget(parent), m_model(std::move(model))
+{
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    m_layout = new QFormLayout;
+    m_layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    outer->addLayout(m_layout);
+    m_formMessage = new QLabel(this);
+    m_formMessage->setObjectName(QStringLiteral("formMessage"));
+    m_formMessage->setWordWrap(true);
+    markAsMessage(m_formMessage);
+    m_formMessage->hide();
+    outer->addWidget(m_formMessage);
+    build();
+    refresh();
+}
+
+FieldForm::~FieldForm()
+{
+    qDeleteAll(m_rows);
+}
+
+void FieldForm::build()
+{
+    while (m_layout->rowCount() > 0)
+        m_layout->removeRow(0);
+    qDeleteAll(m_rows);
+    m_rows.clear();
+    m_builtKeys.clear();
+    for (const FormField &field : m_model->fields()) {
+        auto *row = new Row;
+        row->field = field;
+        m_builtKeys.append(field.key);
+        row->container = new QWidget(this);
+        auto *box = new QVBoxLayout(row->container);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->setSpacing(2);
+        const QString name = field.key;
+        switch (field.editor) {
+        case FormField::Editor::Integer: {
+            auto *edit = new StepEdit(row->container);
+            edit->setRange(field.minimum, field.maximum);
+            connect(edit, &StepEdit::stepped, this, [this, row] {
+                commit(row->field.key, row->line->text());
+            });
+            row->line = edit;
+            break;
+        }
+        case FormField::Editor::Line:
+            row->line = new QLineEdit(row->container);
+            break;
+        case FormField::Editor::Check:
+            row->check = new QCheckBox(field.label, row->container);
+            connect(row->check, &QCheckBox::clicked, this, [this, row](bool on) {
+                commit(row->field.key, on ? QStringLiteral("true") : QStringLiteral("false"));
+            });
+            break;
+        case FormField::Editor::Choice:
+            row->combo = new QComboBox(row->container);
+            for (const ChoiceName &c : field.choices)
+                row->combo->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.name));
+            connect(row->combo, &QComboBox::activated, this, [this, row](int index) {
+                commit(row->field.key, row->combo->itemData(index).toString());
+            });
+            break;
+        }
+        if (row->line) {
+            row->pause = new QTimer(row->container);
+            row->pause->setSingleShot(true);
+            row->pause->setInterval(commitPauseMs);
+            connect(row->line, &QLineEdit::textEdited, this, [row] {
+                row->typing = true;
+                row->pause->start();
+            });
+            const auto commitTyped = [this, row] {
+                if (row->typing)
+                    commit(row->field.key, row->line->text());
+            };
+            connect(row->pause, &QTimer::timeout, this, commitTyped);
+            connect(row->line, &QLineEdit::editingFinished, this, commitTyped);
+        }
+        QWidget *editor = row->editor();
+        editor->setObjectName(name);
+        editor->setToolTip(field.toolTip);
+        box->addWidget(editor);
+        if (m_sliders.contains(name)) {
+            row->slider = new QSlider(Qt::Horizontal, row->container);
+            row->slider->setObjectName(name + QStringLiteral("Slider"));
+            row->slider->setRange(1, m_sliders.value(name));
+            row->slider->setToolTip(tr("Drag to change %1 (1 to %2; type larger values in the "
+                                       "field)")
+                                        .arg(field.label.toLower())
+                                        .arg(m_sliders.value(name)));
+            connect(row->slider, &QSlider::valueChanged, this, [this, row](int value) {
+                if (m_refreshing)
+                    return;
+                row->line->setText(QString::number(value));
+                commit(row->field.key, row->line->text());
+            });
+            box->addWidget(row->slider);
+        }
+        row->error = new QLabel(row->container);
+        row->error->setObjectName(name + QStringLiteral("Message"));
+        row->error->setWordWrap(true);
+        markAsMessage(row->error);
+        row->error->hide();
+        box->addWidget(row->error);
+        if (row->check) {
+            m_layout->addRow(row->container);
+        } else {
+            row->label = new QLabel(field.label, this);
+            row->label->setBuddy(editor);
+            row->label->setToolTip(field.toolTip);
+            m_layout->addRow(row->label, row->container);
+        }
+        m_rows.append(row);
+    }
+}
+
+void FieldForm::addSlider(const QString &key, int maximum)
+{
+    m_sliders.insert(key, maximum);
+    build();
+    refresh();
+}
+
+FieldForm::Row *FieldForm::row(const QString &key) const
+{
+    for (Row *r : m_rows)
+        if (r->field.key == key)
+            return r;
+    return nullptr;
+}
+
+QWidget *FieldForm::editor(const QString &key) const
+{
+    const Row *r = row(key);
+    return r ? r->editor() : nullptr;
+}
+
+QString FieldForm::message(const QString &key) const
+{
+    if (key.isEmpty())
+        return m_formMessage->isVisible() ? m_formMessage->text() : QString();
+    const Row *r = row(key);
+    return r && !r->error->isHidden() ? r->error->text() : QString();
+}
+
+QStringList FieldForm::messages() const
+{
+    QStringList all;
+    for (const Row *r : m_rows)
+        if (!r->error->isHidden())
+            all.append(r->error->text());
+    if (!m_formMessage->isHidden())
+        all.append(m_formMessage->text());
+    return all;
+}
+
+void FieldForm::commit(const QString &key, const QString &text)
+{
+    if (m_refreshing)
+        return;
+    if (Row *r = row(key)) {
+        r->typing = false;
+        if (r->pause)
+            r->pause->stop();
+    }
+    if (const QString message = m_model->setText(key, text); !message.isEmpty()) {
+        showProblem(key, m_model->describe({key, message}));
+        return;
+    }
+    if (const FieldProblem problem = m_model->problem()) {
+        showProblem(problem.key, m_model->describe(problem));
+        updateRows(); // a choice may have shown the field that needs a value
+        return;
+    }
+    QString error;
+    if (!m_model->commit(&error)) {
+        showProblem(key, error);
+        return;
+    }
+    clearProblems();
+    emit committed();
+    refresh();
+}
+
+void FieldForm::showProblem(const QString &key, const QString &message)
+{
+    clearProblems();
+    Row *r = row(key);
+    QLabel *label = r ? r->error : m_formMessage;
+    label->setText(message);
+    label->show();
+    if (r)
+        markInvalid(r->editor(), true);
+}
+
+void FieldForm::clearProblems()
+{
+    for (Row *r : m_rows) {
+        r->error->hide();
+        r->error->clear();
+        markInvalid(r->editor(), false);
+    }
+    m_formMessage->hide();
+    m_formMessage->clear();
+}
+
+void FieldForm::refresh()
+{
+    m_refreshing = true;
+    m_model->reload();
+    QStringList keys;
+    for (const FormField &f : m_model->fields())
+        keys.append(f.key);
+    if (keys != m_builtKeys)
+        build();
+    bool anyBusy = false;
+    for (const Row *r : m_rows)
+        anyBusy = anyBusy || (r->typing && r->line && r->line->hasFocus());
+    // A message explains the text beside it; once the owner's value replaces that text, it goes.
+    if (!anyBusy)
+        clearProblems();
+    for (Row *r : m_rows) {
+        // Text typed and not yet applied stays: the user is not done with it.
+        const bool busy = r->typing && r->line && r->line->hasFocus();
+        if (!busy)
+            r->typing = false;
+        const QString text = m_model->text(r->field.key);
+        if (r->line && !busy && r->line->text() != text)
+            r->line->setText(text);
+        if (r->check) {
+            const QSignalBlocker block(r->check);
+            r->check->setChecked(text == QLatin1String("true"));
+        }
+        if (r->combo) {
+            const QSignalBlocker block(r->combo);
+            r->combo->setCurrentIndex(r->combo->findData(text));
+        }
+        if (r->slider && !r->slider->isSliderDown()) {
+            const QSignalBlocker block(r->slider);
+            r->slider->setValue(int(qBound<qint64>(1, text.toLongLong(), qint64(r->slider->maximum()))));
+        }
+    }
+    updateRows();
+    m_refreshing = false;
+}
+
+void FieldForm::updateRows()
+{
+    for (int i = 0; i < m_rows.size(); ++i)
+        m_layout->setRowVisible(m_rows[i]->container, m_model->applies(m_rows[i]->field.key));
+}
+
+} // namespace pe

@@ -1,0 +1,98 @@
+#include "widgets/specformmodel.h"
+
+namespace pe {
+
+namespace {
+
+// Calls f(table, value) for the scheme table that has `key`, else returns fallback.
+template <class F, class R>
+R onSchemeField(const EncodingSpec &spec, const QString &key, R fallback, F &&f)
+{
+    return std::visit(
+        [&](const auto &s) -> R {
+            using S = std::decay_t<decltype(s)>;
+            const Field<S> *field = findField(S::fields(), key);
+            return field ? f(S::fields(), *field, s) : fallback;
+        },
+        spec.scheme);
+}
+
+} // namespace
+
+SpecFormModel::SpecFormModel(Read read, Write write)
+    : m_read(std::move(read)), m_write(std::move(write)), m_draft(m_read())
+{}
+
+QList<FormField> SpecFormModel::fields() const
+{
+    QList<FormField> rows = formFields(EncodingSpec::fields());
+    std::visit(
+        [&](const auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            rows += formFields(S::fields());
+        },
+        m_draft.scheme);
+    return rows;
+}
+
+bool SpecFormModel::applies(const QString &key) const
+{
+    if (const Field<EncodingSpec> *f = findField(EncodingSpec::fields(), key))
+        return fieldApplies(EncodingSpec::fields(), *f, m_draft);
+    return onSchemeField(m_draft, key, false, [](auto table, const auto &f, const auto &s) {
+        return fieldApplies(table, f, s);
+    });
+}
+
+QString SpecFormModel::text(const QString &key) const
+{
+    if (const Field<EncodingSpec> *f = findField(EncodingSpec::fields(), key))
+        return fieldText(*f, m_draft);
+    return onSchemeField(m_draft, key, QString(),
+                         [](auto, const auto &f, const auto &s) { return fieldText(f, s); });
+}
+
+QString SpecFormModel::setText(const QString &key, const QString &text)
+{
+    if (const Field<EncodingSpec> *f = findField(EncodingSpec::fields(), key)) {
+        const std::size_t before = m_draft.scheme.index();
+        const SchemeParameters previous = m_draft.scheme;
+        QString message = setFieldText(*f, m_draft, text);
+        const std::size_t after = m_draft.scheme.index();
+        if (after != before) { // a scheme switch: remember the old one, restore the new one's
+            m_memory[before] = previous;
+            if (m_memory[after])
+                m_draft.scheme = *m_memory[after];
+        }
+        return message;
+    }
+    return std::visit(
+        [&](auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            const Field<S> *field = findField(S::fields(), key);
+            return field ? setFieldText(*field, s, text) : QString();
+        },
+        m_draft.scheme);
+}
+
+FieldProblem SpecFormModel::problem() const
+{
+    return m_draft.normalized().problem();
+}
+
+QString SpecFormModel::describe(const FieldProblem &problem) const
+{
+    return m_draft.describe(problem, FieldNaming::Label);
+}
+
+bool SpecFormModel::commit(QString *error)
+{
+    return m_write(m_draft.normalized(), error);
+}
+
+void SpecFormModel::reload()
+{
+    m_draft = m_read();
+}
+
+} // namespace pe
