@@ -188,6 +188,13 @@ private slots:
         QCOMPARE(axes[58], MropeAxis::Height); // 58 % 3 == 1, 58 < 60
         QCOMPARE(axes[61], MropeAxis::Temporal);
         QCOMPARE(axes[62], MropeAxis::Temporal);
+        // Unequal sections: 16 height pairs (i % 3 == 1, i < 48); width reaches past the head
+        // (i % 3 == 2, i < 72): every such pair, 21 of them.
+        config.mropeSection = {24, 16, 24};
+        axes = ropeMropeAxes(128, config);
+        QCOMPARE(qint64(std::count(axes.begin(), axes.end(), MropeAxis::Height)), qint64(16));
+        QCOMPARE(qint64(std::count(axes.begin(), axes.end(), MropeAxis::Width)), qint64(21));
+        QCOMPARE(axes[49], MropeAxis::Temporal);
         config.mropeSection.clear(); // plain RoPE: everything temporal
         axes = ropeMropeAxes(128, config);
         QCOMPARE(qint64(std::count(axes.begin(), axes.end(), MropeAxis::Temporal)), qint64(64));

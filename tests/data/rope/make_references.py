@@ -306,6 +306,8 @@ CASES = [
       "truncate": False, "original_max_position_embeddings": 2048}),
     ("yarn: tiny context", 16, 32, None,
      {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 2.0, "original_max_position_embeddings": 16}),
+    ("yarn: original beyond 2 pi theta (the dim - 1 clamp, synthetic)", 64, 524288, None,
+     {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": 131072}),
     ("yarn: factor 0.5 (get_mscale 1)", 64, 4096, None,
      {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 0.5, "original_max_position_embeddings": 4096}),
     ("yarn, factor null (inferred 163840 / 4096)", 64, 163840, None,
@@ -338,6 +340,9 @@ MROPE_CASES = [
      {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [16, 24, 24]}, qwen2_vl_mrope_forward),
     ("qwen3-vl interleaved mrope [24, 20, 20]", 128, 262144,
      {"rope_type": "default", "rope_theta": 5000000.0, "mrope_section": [24, 20, 20], "mrope_interleaved": True},
+     qwen3_vl_mrope_forward),
+    ("interleaved mrope, sections [24, 16, 24] (synthetic)", 128, 262144,
+     {"rope_type": "default", "rope_theta": 5000000.0, "mrope_section": [24, 16, 24], "mrope_interleaved": True},
      qwen3_vl_mrope_forward),
 ]
 
