@@ -749,7 +749,14 @@ private slots:
             << qint64(131072) << u"long_factor is required by rope_type \"longrope\""_qs;
         QTest::addRow("linear factor null")
             << QByteArray(R"({"rope_type": "linear", "factor": null})") << qint64(4096)
-            << u"factor must be a number (got null)"_qs;
+            << u"rope_parameters: factor must not be null"_qs;
+        QTest::addRow("rope_theta null")
+            << QByteArray(R"({"rope_type": "default", "rope_theta": null})") << qint64(4096)
+            << u"rope_theta must not be null"_qs;
+        QTest::addRow("short_factor null")
+            << QByteArray(R"({"rope_type": "longrope", "short_factor": null, "long_factor": [1],
+                              "original_max_position_embeddings": 4096})")
+            << qint64(131072) << u"short_factor must not be null"_qs;
         QTest::addRow("dynamic without max_position_embeddings")
             << QByteArray(R"({"rope_type": "dynamic", "factor": 2})") << qint64(0)
             << u"max_position_embeddings is required by rope_type \"dynamic\""_qs;
@@ -823,6 +830,15 @@ private slots:
         QCOMPARE(config.betaFast, 32.0);
         QCOMPARE(config.pairing, RopePairing::Interleaved);
         QCOMPARE(ropeEffectiveFactor(config).value(), 40.0);
+        QVERIFY(config.truncate);
+        // HF tests `if truncate:` on .get("truncate", True): an explicit null is false.
+        config = ropeConfigFromJson(
+            QJsonDocument::fromJson(R"({"rope_type": "yarn", "factor": 32, "truncate": null,
+                                        "original_max_position_embeddings": 4096})")
+                .object(),
+            64, 131072, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(!config.truncate);
     }
 
     void jsonRoundTrip_data()

@@ -172,7 +172,7 @@ public:
     void notNull(const char *key)
     {
         if (has(key) && m_object.value(QLatin1String(key)).isNull())
-            fail(QStringLiteral("%1 must be a number (got null)").arg(QLatin1String(key)));
+            fail(QStringLiteral("%1 must not be null").arg(QLatin1String(key)));
     }
 
 private:
@@ -257,18 +257,18 @@ RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
         break;
     case RopeType::Yarn:
         in.require("factor", type);
-        if (!fillOriginal || maxPositionEmbeddings <= 0)
+        if (fillOriginal && maxPositionEmbeddings <= 0)
             in.require("original_max_position_embeddings", type);
         break;
     case RopeType::Longrope:
         in.require("short_factor", type);
         in.require("long_factor", type);
-        if (!fillOriginal || maxPositionEmbeddings <= 0)
+        if (fillOriginal && maxPositionEmbeddings <= 0)
             in.require("original_max_position_embeddings", type);
         break;
     case RopeType::Llama3:
         in.require("factor", type);
-        if (!fillOriginal || maxPositionEmbeddings <= 0)
+        if (fillOriginal && maxPositionEmbeddings <= 0)
             in.require("original_max_position_embeddings", type);
         in.require("low_freq_factor", type);
         in.require("high_freq_factor", type);
@@ -278,17 +278,25 @@ RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
         in.require("rope_theta", type);
         break;
     }
-    // Only yarn and longrope turn a None factor into max_position_embeddings / original.
+    // A key present with null is HF's None: computing with it fails (TypeError) except where HF
+    // tests it (yarn / longrope infer a None factor; attention_factor, beta_*, mscale* fall back).
     if (type != RopeType::Yarn && type != RopeType::Longrope && type != RopeType::Default)
         in.notNull("factor");
-    if (type == RopeType::Llama3 || type == RopeType::Proportional)
-        in.notNull("rope_theta");
+    in.notNull("rope_theta");
+    in.notNull("partial_rotary_factor");
     if (type == RopeType::Llama3) {
         in.notNull("low_freq_factor");
         in.notNull("high_freq_factor");
     }
     if (readsOriginalContext(type))
         in.notNull("original_max_position_embeddings");
+    if (type == RopeType::Longrope) {
+        in.notNull("short_factor");
+        in.notNull("long_factor");
+    }
+    // `truncate = rope_parameters.get("truncate", True)` then `if truncate:`: null is false.
+    if (in.has("truncate") && ropeParameters.value(QLatin1String("truncate")).isNull())
+        config.truncate = false;
 
     in.number("rope_theta", &config.ropeTheta);
     in.number("partial_rotary_factor", &config.partialRotaryFactor);
