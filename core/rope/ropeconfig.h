@@ -18,9 +18,10 @@ namespace pe {
 inline namespace ropev5 {
 
 // transformers v5's rope_type values (ROPE_INIT_FUNCTIONS plus "default"), and Ntk: the
-// community "NTK-aware" formula base * s^(r / (r - 2)) (bloc97, 2023), which is NOT a rope_type
-// of any transformers v5 release (a mid-2024 development copy of modeling_rope_utils.py carried it
-// as _compute_ntk_parameters; no release kept it). pescope keeps it for teaching.
+// community "NTK-aware" formula base * s^(r / (r - 2)) (bloc97, 2023), which is NOT a rope_type of
+// transformers v5. (huggingface/transformers' modeling_rope_utils.py of mid-2024, commit 0044e3b in
+// the code index, still had an "ntk" entry, _compute_ntk_parameters; v5 has none.) pescope keeps it
+// for teaching.
 enum class RopeType { Default, Linear, Dynamic, Yarn, Longrope, Llama3, Proportional, Ntk };
 
 // Which columns a rotation turns together.
@@ -134,7 +135,10 @@ struct RopeConfig
 // original_max_position_embeddings of llama3 / yarn / longrope is max_position_embeddings.
 // rope_theta missing: 10000 (default_theta), except for llama3 and proportional, which require
 // it. `pairing` is Half (HF's layout) unless the object carries DeepSeek's "rope_interleave":
-// true; `sequenceLength` is 0. Unknown keys are ignored, as HF only warns about them.
+// true; `sequenceLength` is 0. Unknown keys are ignored, as HF only warns about them. A key
+// present with null is HF's None: a yarn / longrope factor is then inferred, attention_factor,
+// beta_*, mscale* fall back to their defaults, truncate is false (`if truncate:`), and anything
+// HF would compute with (rope_theta, factor elsewhere, ...) is an error.
 // On error returns a default RopeConfig and sets *error.
 RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
                               qint64 maxPositionEmbeddings, QString *error);
