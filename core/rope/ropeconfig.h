@@ -1,0 +1,153 @@
+// RoPE's parameters as Hugging Face transformers v5 holds them in one `rope_parameters` object
+// (plus the pairing and the current sequence length, which it keeps elsewhere), the names of the
+// rope types and pairings, and the JSON reader and writer of that object.
+//
+// These names live in an inline namespace so that they do not collide, at link time, with the
+// older core/rope.h and RopeParameters of encodingspec.h while both exist; code spells them
+// pe::RopeConfig etc. either way. (A translation unit must not include both generations.)
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+#include <QtGlobal>
+
+#include <optional>
+#include <vector>
+
+namespace pe {
+inline namespace ropev5 {
+
+// transformers v5's rope_type values (ROPE_INIT_FUNCTIONS plus "default"), and Ntk: the
+// community "NTK-aware" formula base * s^(r / (r - 2)) (bloc97, 2023), which is NOT a rope_type of
+// transformers v5. (huggingface/transformers' modeling_rope_utils.py of mid-2024, commit 0044e3b in
+// the code index, still had an "ntk" entry, _compute_ntk_parameters; v5 has none.) pescope keeps it
+// for teaching.
+enum class RopeType { Default, Linear, Dynamic, Yarn, Longrope, Llama3, Proportional, Ntk };
+
+// Which columns a rotation turns together.
+//  Interleaved: pairs (2i, 2i+1) - GPT-J's rotate_every_two, Meta's original complex-number Llama
+//    code, DeepSeek's `rope_interleave` as the checkpoints store q/k, llama.cpp's normal mode.
+//  Half: pairs (i, i + r/2) - GPT-NeoX / Llama's rotate_half; Hugging Face's rotary embeddings all
+//    return cos/sin in this layout (cat(freqs, freqs)), DeepSeek's included: HF permutes q and k
+//    into it (apply_rotary_pos_emb_interleave) instead of interleaving the table.
+enum class RopePairing { Interleaved, Half };
+
+// Decoupled RoPE (DeepSeek V2 / V3, Kimi K2: multi-head latent attention) rotates only the
+// qk_rope_head_dim columns of each query and key head, not the qk_nope_head_dim ones: pass that as
+// headDim (64 for DeepSeek-V3), not qk_head_dim. Their config's `rope_interleave: true` says how
+// the checkpoint's q/k pair their columns (HF's rotary embedding still returns Half-layout tables
+// and permutes q/k into that layout, so compare HF's own cos/sin with Half).
+constexpr RopePairing ropePairingForRopeInterleave(bool ropeInterleave)
+{
+    return ropeInterleave ? RopePairing::Interleaved : RopePairing::Half;
+}
+
+// One row of an enum's name table: the value, its name in Hugging Face configs (or pescope's
+// for values HF has none for), and a label for people.
+template <typename Enum> struct RopeEnumName
+{
+    Enum value;
+    const char *name;
+    const char *label;
+};
+
+// An extra spelling parse accepts.
+template <typename Enum> struct RopeEnumAlias
+{
+    Enum value;
+    const char *alias;
+};
+
+inline constexpr RopeEnumName<RopeType> ropeTypeNames[] = {
+    {RopeType::Default, "default", "Default (RoFormer)"},
+    {RopeType::Linear, "linear", "Linear (position interpolation)"},
+    {RopeType::Dynamic, "dynamic", "Dynamic NTK"},
+    {RopeType::Yarn, "yarn", "YaRN"},
+    {RopeType::Longrope, "longrope", "LongRoPE"},
+    {RopeType::Llama3, "llama3", "Llama 3"},
+    {RopeType::Proportional, "proportional", "Proportional (Gemma 4)"},
+    {RopeType::Ntk, "ntk", "NTK-aware (community formula, not an HF type)"},
+};
+// "dynamic-ntk": pescope's earlier spelling; "none": pescope's earlier name of the default;
+// "su" and "mrope": legacy `type` values HF renames (Phi-3's first configs; Qwen2-VL's).
+inline constexpr RopeEnumAlias<RopeType> ropeTypeAliases[] = {
+    {RopeType::Dynamic, "dynamic-ntk"}, {RopeType::Dynamic, "dynamic_ntk"},
+    {RopeType::Default, "none"},        {RopeType::Longrope, "su"},
+    {RopeType::Default, "mrope"},
+};
+
+inline constexpr RopeEnumName<RopePairing> ropePairingNames[] = {
+    {RopePairing::Interleaved, "interleaved", "Interleaved pairs (GPT-J, rope_interleave)"},
+    {RopePairing::Half, "half", "Half split (GPT-NeoX / Llama rotate_half)"},
+};
+inline constexpr RopeEnumAlias<RopePairing> ropePairingAliases[] = {
+    {RopePairing::Interleaved, "gptj"},
+    {RopePairing::Half, "neox"},
+    {RopePairing::Half, "rotate_half"},
+};
+
+QString ropeTypeName(RopeType type);
+QString ropeTypeLabel(RopeType type);
+// Names and aliases, case-sensitive as HF compares them.
+std::optional<RopeType> parseRopeType(const QString &name);
+QString ropePairingName(RopePairing pairing);
+QString ropePairingLabel(RopePairing pairing);
+std::optional<RopePairing> parseRopePairing(const QString &name);
+
+// Every field transformers v5 reads from `rope_parameters` (RopeParameters TypedDict, the
+// _compute_*_parameters functions and _validate_*_rope_parameters, newest main), camelCase, with
+// HF's defaults. A field only matters to the types that read it (see ropefrequencies.h).
+struct RopeConfig
+{
+    double ropeTheta = 10000.0; // rope_theta (RotaryEmbeddingConfigMixin.default_theta)
+    RopeType ropeType = RopeType::Default;
+    double partialRotaryFactor = 1.0; // rotated dims = int(head_dim * partial_rotary_factor)
+    // factor: HF's None is nullopt. yarn and longrope then use max_position_embeddings /
+    // original_max_position_embeddings, proportional uses 1; linear, dynamic, llama3 need it.
+    std::optional<double> factor;
+    qint64 originalMaxPositionEmbeddings = 0; // 0 = not given
+    qint64 maxPositionEmbeddings = 0;         // the config's max_position_embeddings; 0 = not given
+    std::optional<double> attentionFactor;    // yarn, longrope: overrides the computed scaling
+    double betaFast = 32.0;                   // yarn; 0 means 32 (HF: `or 32`)
+    double betaSlow = 1.0;                    // yarn; 0 means 1 (HF: `or 1`)
+    std::optional<double> mscale;             // yarn (DeepSeek): get_mscale numerator
+    std::optional<double> mscaleAllDim;       // yarn (DeepSeek): get_mscale denominator
+    bool truncate = true;                     // yarn: floor/ceil the correction range
+    std::vector<double> shortFactor;          // longrope: for seq_len <= original
+    std::vector<double> longFactor;           // longrope: for seq_len > original
+    double lowFreqFactor = 1.0;               // llama3
+    double highFreqFactor = 4.0;              // llama3
+    std::vector<qint64> mropeSection;         // Qwen-VL: pairs per temporal, height, width id
+    bool mropeInterleaved = false;            // Qwen3-VL's interleaved sections
+    // Not rope_parameters keys:
+    RopePairing pairing = RopePairing::Interleaved;
+    // HF's `seq_len` argument: 0 = None, the init-time call (dynamic: max_position_embeddings;
+    // longrope: short factors). A module's forward over position ids 0..N-1 passes N.
+    qint64 sequenceLength = 0;
+
+    bool operator==(const RopeConfig &) const = default;
+};
+
+// Reads ONE normalized v5 `rope_parameters` object (rope_type - or legacy `type` -, rope_theta,
+// factor, ...; what standardize_rope_params leaves). Checks, each with a message naming the key:
+// JSON types, unknown rope_type, HF's required keys per type (_validate_*_rope_parameters), then
+// ropeConfigProblem(headDim, ...). As standardize_rope_params does, a missing
+// original_max_position_embeddings of llama3 / yarn / longrope is max_position_embeddings.
+// rope_theta missing: 10000 (default_theta), except for llama3 and proportional, which require
+// it. `pairing` is Half (HF's layout) unless the object carries DeepSeek's "rope_interleave":
+// true; `sequenceLength` is 0. Unknown keys are ignored, as HF only warns about them. A key
+// present with null is HF's None: a yarn / longrope factor is then inferred, attention_factor,
+// beta_*, mscale* fall back to their defaults, truncate is false (`if truncate:`), and anything
+// HF would compute with (rope_theta, factor elsewhere, ...) is an error.
+// On error returns a default RopeConfig and sets *error.
+RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
+                              qint64 maxPositionEmbeddings, QString *error);
+
+// The inverse: rope_type, the keys HF requires for that type, and every other field that
+// differs from its default ("factor": null for a yarn factor left to inference;
+// "rope_interleave": true for the interleaved pairing). max_position_embeddings and
+// sequenceLength are not rope_parameters keys and are not written.
+QJsonObject ropeConfigToJson(const RopeConfig &config);
+
+} // namespace ropev5
+} // namespace pe

@@ -1,0 +1,508 @@
+#include "ropefrequencies.h"
+
+#include "ropetables.h"
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace pe {
+inline namespace ropev5 {
+
+namespace {
+
+constexpr double pi = std::numbers::pi;
+
+bool finite(double x)
+{
+    return std::isfinite(x);
+}
+
+QString number(double x)
+{
+    return QString::number(x, 'g', QLocale::FloatingPointShortest);
+}
+
+QString typeName(RopeType type)
+{
+    return QLatin1Char('"') + ropeTypeName(type) + QLatin1Char('"');
+}
+
+bool usesFactor(RopeType type)
+{
+    return type != RopeType::Default;
+}
+
+bool requiresFactor(RopeType type)
+{
+    return type == RopeType::Linear || type == RopeType::Dynamic || type == RopeType::Llama3 ||
+           type == RopeType::Ntk;
+}
+
+bool usesOriginal(RopeType type)
+{
+    return type == RopeType::Yarn || type == RopeType::Longrope || type == RopeType::Llama3;
+}
+
+// 1 / base^(arange(0, dim, 2) / dim): HF's default frequencies (each model's
+// compute_default_rope_parameters, and the first line of linear, dynamic and llama3).
+std::vector<double> defaultFrequencies(double base, qint64 dim)
+{
+    std::vector<double> inv(std::size_t((dim + 1) / 2));
+    for (std::size_t k = 0; k < inv.size(); ++k)
+        inv[k] = 1.0 / std::pow(base, double(2 * k) / double(dim));
+    return inv;
+}
+
+double yarnAttentionFactor(const RopeConfig &config, double factor)
+{
+    // `if attention_factor is None: if mscale and mscale_all_dim: ... else get_mscale(factor)`;
+    // Python truthiness: 0 and None are both false.
+    if (config.attentionFactor)
+        return *config.attentionFactor;
+    if (config.mscale && *config.mscale != 0.0 && config.mscaleAllDim &&
+        *config.mscaleAllDim != 0.0)
+        return ropeYarnGetMscale(factor, *config.mscale) /
+               ropeYarnGetMscale(factor, *config.mscaleAllDim);
+    return ropeYarnGetMscale(factor);
+}
+
+double longropeAttentionFactor(const RopeConfig &config, double factor)
+{
+    if (config.attentionFactor)
+        return *config.attentionFactor;
+    if (factor <= 1.0)
+        return 1.0;
+    return std::sqrt(1.0 +
+                     std::log(factor) / std::log(double(config.originalMaxPositionEmbeddings)));
+}
+
+const std::vector<double> &longropeFactors(const RopeConfig &config)
+{
+    // `if seq_len and seq_len > original_max_position_embeddings: long_factor else short_factor`
+    return config.sequenceLength > 0 && config.sequenceLength > config.originalMaxPositionEmbeddings
+               ? config.longFactor
+               : config.shortFactor;
+}
+
+// The computation itself, for parameters ropeConfigProblem() has accepted (up to finiteness).
+RopeFrequencies compute(qint64 headDim, const RopeConfig &config)
+{
+    const double base = config.ropeTheta;
+    const qint64 dim = ropeRotaryDims(headDim, config);
+    const double factor = ropeEffectiveFactor(config).value_or(1.0);
+    RopeFrequencies out;
+    switch (config.ropeType) {
+    case RopeType::Default: // compute_default_rope_parameters (per model in v5)
+        out.inverseFrequencies = defaultFrequencies(base, dim);
+        break;
+    case RopeType::Linear: // _compute_linear_scaling_rope_parameters: inv_freq /= factor
+        out.inverseFrequencies = defaultFrequencies(base, dim);
+        for (double &theta : out.inverseFrequencies)
+            theta /= factor;
+        break;
+    case RopeType::Dynamic: { // _compute_dynamic_ntk_parameters
+        // seq_len: None -> max_position_embeddings, else max(seq_len, max_position_embeddings)
+        const double maxPositions = double(config.maxPositionEmbeddings);
+        const double seqLen = config.sequenceLength > 0
+                                  ? std::max(double(config.sequenceLength), maxPositions)
+                                  : maxPositions;
+        const double scaledBase = base * std::pow((factor * seqLen / maxPositions) - (factor - 1.0),
+                                                  double(dim) / double(dim - 2));
+        out.inverseFrequencies = defaultFrequencies(scaledBase, dim);
+        break;
+    }
+    case RopeType::Ntk: // the community NTK-aware formula (not an HF v5 type): base * s^(r/(r-2))
+        out.inverseFrequencies =
+            defaultFrequencies(base * std::pow(factor, double(dim) / double(dim - 2)), dim);
+        break;
+    case RopeType::Yarn: { // _compute_yarn_parameters
+        out.attentionFactor = yarnAttentionFactor(config, factor);
+        const RopeYarnRange range = ropeYarnCorrectionRange(headDim, config);
+        double low = range.low;
+        double high = range.high;
+        if (low == high)
+            high += 0.001; // linear_ramp_factor: "Prevent singularity"
+        // linear_ramp_factor(low, high, dim // 2) broadcast against ceil(dim / 2) frequencies:
+        // equal lengths, or one ramp value for all (dim 3); ropeConfigProblem() refuses the rest.
+        const std::size_t count = std::size_t((dim + 1) / 2);
+        const std::size_t rampLength = std::size_t(dim / 2);
+        out.inverseFrequencies.resize(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const double posFreq = std::pow(base, double(2 * k) / double(dim));
+            const double extrapolation = 1.0 / posFreq;
+            const double interpolation = 1.0 / (factor * posFreq);
+            const double rampIndex = double(rampLength == count ? k : 0);
+            const double ramp = std::clamp((rampIndex - low) / (high - low), 0.0, 1.0);
+            const double extrapolationFactor = 1.0 - ramp;
+            out.inverseFrequencies[k] =
+                interpolation * (1.0 - extrapolationFactor) + extrapolation * extrapolationFactor;
+        }
+        break;
+    }
+    case RopeType::Longrope: { // _compute_longrope_parameters
+        out.attentionFactor = longropeAttentionFactor(config, factor);
+        const std::vector<double> &ext = longropeFactors(config);
+        out.inverseFrequencies.resize(std::size_t((dim + 1) / 2));
+        for (std::size_t k = 0; k < out.inverseFrequencies.size(); ++k) {
+            const double shape = double(2 * k) / double(dim);
+            const double extFactor = ext.size() == 1 ? ext[0] : ext[k]; // torch broadcasting
+            out.inverseFrequencies[k] = 1.0 / (extFactor * std::pow(base, shape));
+        }
+        break;
+    }
+    case RopeType::Llama3: { // _compute_llama3_parameters
+        const double oldContext = double(config.originalMaxPositionEmbeddings);
+        const double low = config.lowFreqFactor;
+        const double high = config.highFreqFactor;
+        const double lowFreqWavelen = oldContext / low;
+        const double highFreqWavelen = oldContext / high;
+        out.inverseFrequencies = defaultFrequencies(base, dim);
+        for (double &invFreq : out.inverseFrequencies) {
+            const double wavelen = 2.0 * pi / invFreq;
+            const double llama = wavelen > lowFreqWavelen ? invFreq / factor : invFreq;
+            const bool medium = !(wavelen < highFreqWavelen) && !(wavelen > lowFreqWavelen);
+            if (medium) {
+                const double smooth = (oldContext / wavelen - low) / (high - low);
+                invFreq = (1.0 - smooth) * llama / factor + smooth * llama;
+            } else {
+                invFreq = llama;
+            }
+        }
+        break;
+    }
+    case RopeType::Proportional: { // _compute_proportional_rope_parameters
+        // rope_angles = int(rope_proportion * head_dim // 2); exponents over head_dim, not dim.
+        const qint64 ropeAngles =
+            qint64(std::floor(config.partialRotaryFactor * double(headDim) / 2.0));
+        const qint64 nopeAngles = headDim / 2 - ropeAngles;
+        out.inverseFrequencies.assign(std::size_t(ropeAngles + std::max<qint64>(nopeAngles, 0)),
+                                      0.0);
+        for (qint64 k = 0; k < ropeAngles; ++k)
+            out.inverseFrequencies[std::size_t(k)] =
+                1.0 / std::pow(base, double(2 * k) / double(headDim));
+        for (double &theta : out.inverseFrequencies)
+            theta /= factor; // `inv_freq /= factor`, factor = .get("factor", 1.0)
+        break;
+    }
+    }
+    return out;
+}
+
+} // namespace
+
+qint64 ropeRotaryDims(qint64 headDim, const RopeConfig &config)
+{
+    if (config.ropeType == RopeType::Proportional)
+        return 2 * (headDim / 2);
+    // Python's int() truncates toward zero, as std::trunc does.
+    return qint64(std::trunc(double(headDim) * config.partialRotaryFactor));
+}
+
+qint64 ropeFrequencyCount(qint64 headDim, const RopeConfig &config)
+{
+    if (config.ropeType == RopeType::Proportional)
+        return headDim / 2;
+    return (ropeRotaryDims(headDim, config) + 1) / 2;
+}
+
+std::optional<double> ropeEffectiveFactor(const RopeConfig &config)
+{
+    if (config.factor)
+        return config.factor;
+    switch (config.ropeType) {
+    case RopeType::Yarn:
+    case RopeType::Longrope:
+        // `if factor is None: factor = config.max_position_embeddings / original_...`
+        if (config.maxPositionEmbeddings > 0 && config.originalMaxPositionEmbeddings > 0)
+            return double(config.maxPositionEmbeddings) /
+                   double(config.originalMaxPositionEmbeddings);
+        return std::nullopt;
+    case RopeType::Proportional:
+        return 1.0;
+    default:
+        return std::nullopt;
+    }
+}
+
+double ropeYarnGetMscale(double scale, double mscale)
+{
+    if (scale <= 1.0)
+        return 1.0;
+    return 0.1 * mscale * std::log(scale) + 1.0;
+}
+
+RopeYarnRange ropeYarnCorrectionRange(qint64 headDim, const RopeConfig &config)
+{
+    const double dim = double(ropeRotaryDims(headDim, config));
+    const double base = config.ropeTheta;
+    const double original = double(config.originalMaxPositionEmbeddings);
+    // beta_fast = .get("beta_fast") or 32; beta_slow = .get("beta_slow") or 1
+    const double betaFast = config.betaFast != 0.0 ? config.betaFast : 32.0;
+    const double betaSlow = config.betaSlow != 0.0 ? config.betaSlow : 1.0;
+    // find_correction_dim: the pair index whose wavelength fits num_rotations times in L0.
+    const auto correctionDim = [&](double rotations) {
+        return (dim * std::log(original / (rotations * 2.0 * pi))) / (2.0 * std::log(base));
+    };
+    double low = correctionDim(betaFast);
+    double high = correctionDim(betaSlow);
+    if (config.truncate) {
+        low = std::floor(low);
+        high = std::ceil(high);
+    }
+    // max(low, 0), min(high, dim - 1): HF clamps to dim - 1, not dim / 2 - 1.
+    return {std::max(low, 0.0), std::min(high, dim - 1.0)};
+}
+
+QString ropeConfigProblem(qint64 headDim, const RopeConfig &config)
+{
+    const RopeType type = config.ropeType;
+    if (headDim < 1 || headDim > ropeMaxHeadDim)
+        return QStringLiteral("head dim must be between 1 and %1 (got %2)")
+            .arg(ropeMaxHeadDim)
+            .arg(headDim);
+    if (!(finite(config.ropeTheta) && config.ropeTheta > 0.0))
+        return QStringLiteral("rope_theta must be a finite number greater than 0 (got %1)")
+            .arg(number(config.ropeTheta));
+    if (!(finite(config.partialRotaryFactor) && config.partialRotaryFactor > 0.0 &&
+          config.partialRotaryFactor <= 1.0))
+        return QStringLiteral("partial_rotary_factor must be greater than 0 and at most 1 (got %1)")
+            .arg(number(config.partialRotaryFactor));
+    const qint64 dim = ropeRotaryDims(headDim, config);
+    if (ropeFrequencyCount(headDim, config) < 1)
+        return type == RopeType::Proportional
+                   ? QStringLiteral("head dim %1 has no pair of columns to rotate").arg(headDim)
+                   : QStringLiteral("partial_rotary_factor %1 leaves no rotated dims: int(%2 x "
+                                    "%1) = %3")
+                         .arg(number(config.partialRotaryFactor))
+                         .arg(headDim)
+                         .arg(dim);
+    if (config.sequenceLength < 0 || config.sequenceLength > ropeMaxContext)
+        return QStringLiteral("sequence length must be between 0 (HF's seq_len None) and %1 "
+                              "(got %2)")
+            .arg(ropeMaxContext)
+            .arg(config.sequenceLength);
+    if (config.maxPositionEmbeddings < 0 || config.maxPositionEmbeddings > ropeMaxContext)
+        return QStringLiteral("max_position_embeddings must be between 0 (not given) and %1 "
+                              "(got %2)")
+            .arg(ropeMaxContext)
+            .arg(config.maxPositionEmbeddings);
+    if (config.originalMaxPositionEmbeddings < 0 ||
+        config.originalMaxPositionEmbeddings > ropeMaxContext)
+        return QStringLiteral("original_max_position_embeddings must be between 0 (not given) "
+                              "and %1 (got %2)")
+            .arg(ropeMaxContext)
+            .arg(config.originalMaxPositionEmbeddings);
+
+    if (usesFactor(type)) {
+        if (config.factor) {
+            if (!(finite(*config.factor) && *config.factor > 0.0))
+                return QStringLiteral("factor must be a finite number greater than 0 (got %1)")
+                    .arg(number(*config.factor));
+        } else if (requiresFactor(type)) {
+            return QStringLiteral("factor is required by rope_type %1").arg(typeName(type));
+        }
+    }
+    if (usesOriginal(type) && config.originalMaxPositionEmbeddings < 1)
+        return QStringLiteral("original_max_position_embeddings is required by rope_type %1 (a "
+                              "whole number from 1 to %2)")
+            .arg(typeName(type))
+            .arg(ropeMaxContext);
+    if ((type == RopeType::Yarn || type == RopeType::Longrope) && !config.factor &&
+        config.maxPositionEmbeddings < 1)
+        return QStringLiteral(
+                   "factor is not given and max_position_embeddings is unknown: rope_type "
+                   "%1 then uses max_position_embeddings / "
+                   "original_max_position_embeddings")
+            .arg(typeName(type));
+    if (config.attentionFactor && !finite(*config.attentionFactor) &&
+        (type == RopeType::Yarn || type == RopeType::Longrope))
+        return QStringLiteral("attention_factor must be a finite number (got %1)")
+            .arg(number(*config.attentionFactor));
+
+    switch (type) {
+    case RopeType::Default:
+    case RopeType::Linear:
+    case RopeType::Proportional:
+        break;
+    case RopeType::Dynamic:
+    case RopeType::Ntk:
+        if (type == RopeType::Dynamic && config.maxPositionEmbeddings < 1)
+            return QStringLiteral("max_position_embeddings is required by rope_type \"dynamic\": "
+                                  "it scales from that length");
+        if (dim == 2)
+            return QStringLiteral("rope_type %1 divides by zero at 2 rotary dims: its exponent "
+                                  "is dim / (dim - 2)")
+                .arg(typeName(type));
+        break;
+    case RopeType::Yarn:
+        if (config.ropeTheta == 1.0)
+            return QStringLiteral("rope_theta 1 makes yarn's correction range divide by ln(1) = 0");
+        if (!(finite(config.betaFast) && config.betaFast >= 0.0))
+            return QStringLiteral("beta_fast must be a finite number greater than 0 (0 means 32; "
+                                  "got %1)")
+                .arg(number(config.betaFast));
+        if (!(finite(config.betaSlow) && config.betaSlow >= 0.0))
+            return QStringLiteral("beta_slow must be a finite number greater than 0 (0 means 1; "
+                                  "got %1)")
+                .arg(number(config.betaSlow));
+        if (config.mscale && !finite(*config.mscale))
+            return QStringLiteral("mscale must be a finite number (got %1)")
+                .arg(number(*config.mscale));
+        if (config.mscaleAllDim && !finite(*config.mscaleAllDim))
+            return QStringLiteral("mscale_all_dim must be a finite number (got %1)")
+                .arg(number(*config.mscaleAllDim));
+        // torch broadcasts the dim // 2 ramp values against ceil(dim / 2) frequencies only when
+        // the lengths match or the ramp has one value.
+        if (dim / 2 < 1)
+            return QStringLiteral("yarn needs at least 2 rotary dims: its ramp has dim // 2 = 0 "
+                                  "values (dim %1)")
+                .arg(dim);
+        if (dim % 2 != 0 && dim / 2 != 1)
+            return QStringLiteral("yarn needs an even number of rotary dims: its ramp has dim // 2 "
+                                  "= %1 values for %2 frequencies (dim %3)")
+                .arg(dim / 2)
+                .arg((dim + 1) / 2)
+                .arg(dim);
+        break;
+    case RopeType::Longrope: {
+        const bool useLong = &longropeFactors(config) == &config.longFactor;
+        const char *key = useLong ? "long_factor" : "short_factor";
+        const std::vector<double> &ext = longropeFactors(config);
+        const qint64 count = ropeFrequencyCount(headDim, config);
+        if (ext.empty())
+            return QStringLiteral("%1 is empty: longrope needs one factor per frequency (%2)")
+                .arg(QLatin1String(key))
+                .arg(count);
+        if (qint64(ext.size()) != count && ext.size() != 1)
+            return QStringLiteral("%1 has %2 values; this head rotates %3 frequencies (or give "
+                                  "one value for all)")
+                .arg(QLatin1String(key))
+                .arg(ext.size())
+                .arg(count);
+        for (std::size_t k = 0; k < ext.size(); ++k)
+            if (!(finite(ext[k]) && ext[k] != 0.0))
+                return QStringLiteral("%1[%2] must be a finite number other than 0 (got %3)")
+                    .arg(QLatin1String(key))
+                    .arg(k)
+                    .arg(number(ext[k]));
+        if (!config.attentionFactor && config.originalMaxPositionEmbeddings == 1 &&
+            ropeEffectiveFactor(config).value_or(1.0) > 1.0)
+            return QStringLiteral("original_max_position_embeddings 1 makes longrope's attention "
+                                  "factor divide by ln(1) = 0");
+        break;
+    }
+    case RopeType::Llama3:
+        if (!(finite(config.lowFreqFactor) && config.lowFreqFactor != 0.0))
+            return QStringLiteral("low_freq_factor must be a finite number other than 0 (got %1)")
+                .arg(number(config.lowFreqFactor));
+        if (!(finite(config.highFreqFactor) && config.highFreqFactor != 0.0))
+            return QStringLiteral("high_freq_factor must be a finite number other than 0 (got %1)")
+                .arg(number(config.highFreqFactor));
+        break;
+    }
+    if (const QString mrope = ropeMropeProblem(headDim, config); !mrope.isEmpty())
+        return mrope;
+
+    // Whatever else overflows (an enormous factor, a base whose powers underflow) shows here.
+    const RopeFrequencies result = compute(headDim, config);
+    if (!finite(result.attentionFactor))
+        return QStringLiteral("these parameters give a non-finite attention factor");
+    for (std::size_t k = 0; k < result.inverseFrequencies.size(); ++k)
+        if (!finite(result.inverseFrequencies[k]))
+            return QStringLiteral("these parameters give a non-finite frequency for pair %1")
+                .arg(k);
+    return {};
+}
+
+QStringList ropeConfigWarnings(qint64 headDim, const RopeConfig &config)
+{
+    QStringList warnings;
+    const RopeType type = config.ropeType;
+    const QString factorText = config.factor ? number(*config.factor) : QStringLiteral("None");
+    const bool checksFactor = type == RopeType::Linear || type == RopeType::Dynamic ||
+                              type == RopeType::Yarn || type == RopeType::Llama3;
+    if (checksFactor && (!config.factor || *config.factor < 1.0))
+        warnings << QStringLiteral("`rope_parameters`'s factor field must be a float or int >= 1, "
+                                   "got %1")
+                        .arg(factorText);
+    if (type == RopeType::Yarn) {
+        if (config.attentionFactor && *config.attentionFactor < 0.0)
+            warnings << QStringLiteral("`rope_parameters`'s attention_factor field must be a float "
+                                       "greater than 0, got %1")
+                            .arg(number(*config.attentionFactor));
+        const double betaFast = config.betaFast != 0.0 ? config.betaFast : 32.0;
+        const double betaSlow = config.betaSlow != 0.0 ? config.betaSlow : 1.0;
+        if (betaFast < betaSlow)
+            warnings << QStringLiteral("`rope_parameters`'s beta_fast field must be greater than "
+                                       "beta_slow, got beta_fast=%1 (defaults to 32 if None) and "
+                                       "beta_slow=%2 (defaults to 1 if None)")
+                            .arg(number(config.betaFast), number(config.betaSlow));
+        if (config.maxPositionEmbeddings > 0 && config.originalMaxPositionEmbeddings > 0) {
+            const double implicit =
+                double(config.maxPositionEmbeddings) / double(config.originalMaxPositionEmbeddings);
+            if ((!config.factor || implicit != *config.factor) && implicit != 1.0)
+                warnings << QStringLiteral("The explicitly set RoPE scaling factor "
+                                           "(config.rope_parameters['factor'] = %1) does not match "
+                                           "the ratio implicitly set by other parameters (implicit "
+                                           "factor = post-yarn context length / pre-yarn context "
+                                           "length = %2)")
+                                .arg(factorText, number(implicit));
+        }
+    }
+    if (type == RopeType::Longrope) {
+        // HF compares with dim // 2 (one less than the frequency count for an odd dim).
+        const qint64 half = ropeRotaryDims(headDim, config) / 2;
+        if (qint64(config.shortFactor.size()) != half)
+            warnings << QStringLiteral("`rope_parameters`'s short_factor field must have length "
+                                       "%1, got %2")
+                            .arg(half)
+                            .arg(config.shortFactor.size());
+        if (qint64(config.longFactor.size()) != half)
+            warnings << QStringLiteral("`rope_parameters`'s long_factor field must have length "
+                                       "%1, got %2")
+                            .arg(half)
+                            .arg(config.longFactor.size());
+        if (!config.factor)
+            warnings << QStringLiteral("This model config has set a "
+                                       "`rope_parameters['original_max_position_embeddings']` "
+                                       "field, to be used together with `max_position_embeddings` "
+                                       "to determine a scaling factor. Please set the `factor` "
+                                       "field of `rope_parameters` with this ratio instead");
+        else if (*config.factor < 1.0)
+            warnings << QStringLiteral("`rope_parameters`'s factor field must be a float or int "
+                                       ">= 1, got %1")
+                            .arg(factorText);
+        if (config.attentionFactor && *config.attentionFactor < 0.0)
+            warnings << QStringLiteral("`rope_parameters`'s attention_factor field must be a float "
+                                       "or int greater than 0, got %1")
+                            .arg(number(*config.attentionFactor));
+    }
+    if (type == RopeType::Llama3) {
+        if (config.highFreqFactor <= config.lowFreqFactor)
+            warnings << QStringLiteral("`rope_parameters`'s high_freq_factor field must be greater "
+                                       "than low_freq_factor, got high_freq_factor=%1 and "
+                                       "low_freq_factor=%2")
+                            .arg(number(config.highFreqFactor), number(config.lowFreqFactor));
+        if (config.maxPositionEmbeddings > 0 &&
+            config.originalMaxPositionEmbeddings >= config.maxPositionEmbeddings)
+            warnings << QStringLiteral("`rope_parameters`'s original_max_position_embeddings field "
+                                       "must be less than max_position_embeddings, got %1 and "
+                                       "max_position_embeddings=%2")
+                            .arg(config.originalMaxPositionEmbeddings)
+                            .arg(config.maxPositionEmbeddings);
+    }
+    return warnings;
+}
+
+RopeFrequencies ropeInverseFrequencies(qint64 headDim, const RopeConfig &config)
+{
+    if (!ropeConfigProblem(headDim, config).isEmpty())
+        return {};
+    return compute(headDim, config);
+}
+
+} // namespace ropev5
+} // namespace pe
