@@ -5,22 +5,24 @@ namespace pe {
 QList<RopePreset> ropePresets()
 {
     // All of these rotate with rotate_half, i.e. the half-split pairing, over 128-dim heads.
-    RopeParameters plain;
+    RopeConfig plain;
     plain.pairing = RopePairing::Half;
 
-    RopeParameters llama31 = plain; // Llama 3.1 config.json: rope_type "llama3"
-    llama31.scaling = RopeScaling::Llama3;
+    RopeConfig llama31 = plain; // Llama 3.1 config.json: rope_type "llama3"
+    llama31.ropeType = RopeType::Llama3;
     llama31.factor = 8.0;
     llama31.lowFreqFactor = 1.0;
     llama31.highFreqFactor = 4.0;
-    llama31.originalContext = 8192;
+    llama31.originalMaxPositionEmbeddings = 8192;
+    llama31.maxPositionEmbeddings = 131072;
 
-    RopeParameters qwenYarn = plain; // Qwen 2.5 model card: {"type": "yarn", "factor": 4.0, ...}
-    qwenYarn.scaling = RopeScaling::Yarn;
+    RopeConfig qwenYarn = plain; // Qwen 2.5 model card: {"type": "yarn", "factor": 4.0, ...}
+    qwenYarn.ropeType = RopeType::Yarn;
     qwenYarn.factor = 4.0;
-    qwenYarn.originalContext = 32768;
+    qwenYarn.originalMaxPositionEmbeddings = 32768;
+    qwenYarn.maxPositionEmbeddings = 131072;
 
-    const auto withTheta = [](RopeParameters rope, double theta) {
+    const auto withTheta = [](RopeConfig rope, double theta) {
         rope.ropeTheta = theta;
         return rope;
     };

@@ -2,7 +2,7 @@
 // rope_theta and rope_scaling, for the window's presets menu and `--preset NAME`.
 #pragma once
 
-#include "rope.h"
+#include "rope/ropeconfig.h"
 
 #include <QList>
 #include <QString>
@@ -17,7 +17,7 @@ struct RopePreset
     QString label; // for menus, e.g. "Llama 3.1 (llama3 scaling, s = 8)"
     qint64 headDim = 128; // dims of one attention head
     qint64 context = 0;   // max_position_embeddings the model is used at
-    RopeParameters rope;  // theta, pairing, scaling and its parameters
+    RopeConfig rope;      // theta, pairing, rope type and its parameters
 };
 
 QList<RopePreset> ropePresets();

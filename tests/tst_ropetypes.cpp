@@ -207,7 +207,7 @@ private slots:
             RopeConfig config = make(RopeType::Default, 1e6);
             config.pairing = RopePairing::Half;
             config.mropeSection =
-                interleaved ? std::vector<qint64>{24, 20, 20} : std::vector<qint64>{16, 24, 24};
+                interleaved ? QList<qint64>{24, 20, 20} : QList<qint64>{16, 24, 24};
             config.mropeInterleaved = interleaved;
             std::vector<MropePositionIds> ids;
             for (qint64 p = 0; p < 50; ++p)
@@ -792,7 +792,7 @@ private slots:
             128, 32768, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(config.ropeType, RopeType::Default);
-        QVERIFY(config.mropeSection == (std::vector<qint64>{16, 24, 24}));
+        QVERIFY(config.mropeSection == (QList<qint64>{16, 24, 24}));
         QCOMPARE(config.pairing, RopePairing::Half);
         QCOMPARE(config.ropeTheta, 1e6);
         // rope_type wins over type; pescope's old spelling of dynamic.
@@ -888,20 +888,23 @@ private slots:
 
     void names()
     {
-        for (const auto &row : ropeTypeNames) {
-            QCOMPARE(parseRopeType(ropeTypeName(row.value)), row.value);
-            QVERIFY(!ropeTypeLabel(row.value).isEmpty());
+        for (const ChoiceName &row : ropeTypeNames) {
+            QCOMPARE(parseRopeType(QString::fromUtf8(row.name)), RopeType(row.value));
+            QVERIFY(!labelOf(ropeTypeNames, RopeType(row.value)).isEmpty());
         }
-        for (const auto &row : ropeTypeAliases)
-            QCOMPARE(parseRopeType(QLatin1String(row.alias)), row.value);
-        for (const auto &row : ropePairingNames)
-            QCOMPARE(parseRopePairing(ropePairingName(row.value)), row.value);
+        for (const ChoiceName &row : ropePairingNames)
+            QCOMPARE(parseAs<RopePairing>(ropePairingNames, QString::fromUtf8(row.name)),
+                     RopePairing(row.value));
         QCOMPARE(ropeTypeName(RopeType::Dynamic), u"dynamic"_qs);
         QCOMPARE(parseRopeType(u"dynamic-ntk"_qs), RopeType::Dynamic);
+        QCOMPARE(parseRopeType(u"dynamic_ntk"_qs), RopeType::Dynamic);
         QCOMPARE(parseRopeType(u"none"_qs), RopeType::Default);
-        QCOMPARE(parseRopePairing(u"neox"_qs), RopePairing::Half);
+        QCOMPARE(parseRopeType(u"mrope"_qs), RopeType::Default);
+        QCOMPARE(parseRopeType(u"su"_qs), RopeType::Longrope);
+        QCOMPARE(parseAs<RopePairing>(ropePairingNames, u"neox"_qs), RopePairing::Half);
+        QCOMPARE(parseAs<RopePairing>(ropePairingNames, u"gptj"_qs), RopePairing::Interleaved);
         QVERIFY(!parseRopeType(u"Yarn"_qs));
-        QVERIFY(!parseRopePairing(u"split"_qs));
+        QVERIFY(!parseAs<RopePairing>(ropePairingNames, u"split"_qs));
         QCOMPARE(std::size(ropeTypeNames), std::size_t(8));
     }
 

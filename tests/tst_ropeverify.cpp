@@ -95,7 +95,7 @@ private slots:
         qint64 headDim = 0;
         const RopeConfig config = gptOss32(&headDim);
         RopeVerifyOptions options;
-        const auto what = parseRopeQuantity(record.value(QLatin1String("what")).toString());
+        const auto what = parseAs<RopeQuantity>(ropeQuantityNames, record.value(QLatin1String("what")).toString());
         QVERIFY(what);
         options.what = *what;
         const RopeTable candidate{record.value(QLatin1String("rows")).toInteger(),
@@ -382,10 +382,12 @@ private slots:
 
     void names()
     {
-        for (const auto &row : ropeQuantityNames)
-            QCOMPARE(parseRopeQuantity(ropeQuantityName(row.value)), row.value);
-        QCOMPARE(parseRopeQuantity(u"inv-freq"_qs), RopeQuantity::InverseFrequencies);
-        QVERIFY(!parseRopeQuantity(u"tan"_qs));
+        for (const ChoiceName &row : ropeQuantityNames)
+            QCOMPARE(parseAs<RopeQuantity>(ropeQuantityNames, QString::fromUtf8(row.name)),
+                     RopeQuantity(row.value));
+        QCOMPARE(parseAs<RopeQuantity>(ropeQuantityNames, u"inv-freq"_qs),
+                 RopeQuantity::InverseFrequencies);
+        QVERIFY(!parseAs<RopeQuantity>(ropeQuantityNames, u"tan"_qs));
     }
 };
 

@@ -8,6 +8,7 @@
 #include "figures/figureexporter.h"
 #include "dialogs/fileactions.h"
 #include "views/mainwindow.h"
+#include "widgets/fieldform.h"
 #include "widgets/parameterpanel.h"
 #include "state/presets.h"
 #include "figures/schemefigures.h"
@@ -254,7 +255,7 @@ private slots:
         QString error;
         QVERIFY2(applyPreset(state, QStringLiteral("alibi-bias"), &error), qPrintable(error));
         SchemeSettings s = state.schemeSettings();
-        s.alibiHead = 2; // m = 2^-3 for 8 heads
+        s.alibi.head = 2; // 8 heads: m_h = 2^-(h+1), so m = 2^-3
         QVERIFY(state.setSchemeSettings(s, &error));
         const auto result = compute(state, SchemeView::Alibi);
         QVERIFY(result);
@@ -266,7 +267,7 @@ private slots:
         PE_COMPARE_NEAR(cellAt(map, 40, 9), -std::pow(2.0, -3.0) * 31.0, 1e-6);
         PE_COMPARE_NEAR(cellAt(map, 5, 5), 0.0, 1e-12);
         QVERIFY(std::isnan(cellAt(map, 9, 40))); // causal: keys after the query are masked
-        s.alibiCausal = false;
+        s.alibi.causal = false;
         QVERIFY(state.setSchemeSettings(s, &error));
         const auto open = compute(state, SchemeView::Alibi);
         SchemeFigures(state, plotTheme(Theme::Light)).buildAlibi(&plot, *open);
@@ -281,7 +282,7 @@ private slots:
             QString error;
             QVERIFY2(applyPreset(state, QStringLiteral("t5-buckets"), &error), qPrintable(error));
             SchemeSettings s = state.schemeSettings();
-            s.t5.bidirectional = bidirectional;
+            s.t5.causal = !bidirectional;
             QVERIFY(state.setSchemeSettings(s, &error));
             const auto result = compute(state, SchemeView::T5);
             QVERIFY(result);
@@ -392,80 +393,93 @@ private slots:
     {
         ExplorerState state;
         applyOrFail(state, R"({"page": "schemes", "spec": {"scheme": "rope", "positions": 300,
-            "dims": 96, "base": 1000000, "rope": {"pairing": "half", "scaling": "yarn",
-            "factor": 4, "originalContext": 32768, "betaFast": 16, "betaSlow": 2,
-            "yarnTruncate": false, "partialRotaryFactor": 0.5}},
-            "schemes": {"view": "decay", "alibiHeads": 12, "alibiHead": 5, "t5Buckets": 16,
-            "t5Bidirectional": false, "compareBase": 10000, "compareRope": {"scaling":
-            "dynamic-ntk", "factor": 2, "originalContext": 2048, "currentLength": 8192}}})");
+            "dims": 96, "rope_theta": 1000000, "pairing": "half", "rope_type": "yarn",
+            "factor": 4, "original_max_position_embeddings": 32768, "beta_fast": 16,
+            "beta_slow": 2, "truncate": false, "partial_rotary_factor": 0.5},
+            "schemes": {"view": "decay", "alibi": {"heads": 12, "head": 5},
+            "t5": {"buckets": 16, "causal": true}, "compare": {"rope_theta": 10000,
+            "rope_type": "dynamic", "factor": 2, "max_position_embeddings": 2048}}})");
         const QString path = m_dir.filePath(QStringLiteral("rope.json"));
         QString error;
         QVERIFY2(saveSession(state, path, &error), qPrintable(error));
         ExplorerState loaded;
         QVERIFY2(loadSession(path, &loaded, &error), qPrintable(error));
-        QCOMPARE(loaded.spec().rope.scaling, RopeScaling::Yarn);
-        QCOMPARE(loaded.spec().rope.originalContext, 32768);
-        QCOMPARE(loaded.spec().rope.betaFast, 16.0);
-        QCOMPARE(loaded.spec().rope.yarnTruncate, false);
-        QCOMPARE(loaded.spec().rope.partialRotaryFactor, 0.5);
+        const RopeScheme *rope = loaded.spec().get<RopeScheme>();
+        QVERIFY(rope);
+        QCOMPARE(rope->ropeType, RopeType::Yarn);
+        QCOMPARE(rope->originalMaxPositionEmbeddings, 32768);
+        QCOMPARE(rope->betaFast, 16.0);
+        QCOMPARE(rope->truncate, false);
+        QCOMPARE(rope->partialRotaryFactor, 0.5);
         QVERIFY(loaded.spec() == state.spec());
         QVERIFY(loaded.schemeSettings() == state.schemeSettings());
-        QCOMPARE(loaded.schemeSettings().compareRope.currentLength, 8192);
+        QCOMPARE(loaded.schemeSettings().compare.maxPositionEmbeddings, 2048);
+        QCOMPARE(loaded.schemeSettings().alibi.heads, 12);
+        QVERIFY(loaded.schemeSettings().t5.causal);
         QCOMPARE(loaded.page(), Page::Schemes);
     }
 
+    // Typing into a form applies nothing until Enter; a refused value is explained beside its
+    // field and leaves the state as it was.
     void badInputIsRefused()
     {
         MainWindowOptions options;
         options.persistent = false;
         MainWindow window(options);
         window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
         QString error;
         QVERIFY(window.applyPreset(QStringLiteral("llama3.1"), &error));
         QCOMPARE(window.pages()->currentIndex(), 2);
         QTRY_VERIFY_WITH_TIMEOUT(window.isSettled(), 60000);
         QVERIFY(colourCount(window.schemePage()->currentPlot()) > 20);
 
-        // The RoPE factor on the encoding panel (its message shows on the encoding page).
+        // The RoPE factor on the encoding panel.
         window.state()->setPage(Page::Encoding);
-        auto *factor = window.findChild<QLineEdit *>(QStringLiteral("ropeFactor"));
+        FieldForm *spec = window.parameterPanel()->specForm();
+        auto *factor = qobject_cast<QLineEdit *>(spec->editor(QStringLiteral("factor")));
         QVERIFY(factor);
         const EncodingSpec before = window.state()->spec();
-        factor->setText(QStringLiteral("-2"));
-        emit factor->textEdited(factor->text());
-        QVERIFY2(window.parameterPanel()->message().contains(QStringLiteral("factor")),
-                 qPrintable(window.parameterPanel()->message()));
+        const auto type = [&](QLineEdit *edit, const QString &text) {
+            edit->setFocus();
+            edit->selectAll();
+            QTest::keyClicks(edit, text);
+            QTest::keyClick(edit, Qt::Key_Return);
+        };
+        type(factor, QStringLiteral("-2"));
+        QVERIFY2(spec->message(QStringLiteral("factor")).contains(QStringLiteral("Factor")),
+                 qPrintable(spec->message(QStringLiteral("factor"))));
         QVERIFY(window.state()->spec() == before);
-        factor->setText(QStringLiteral("abc"));
-        emit factor->textEdited(factor->text());
-        QVERIFY(window.parameterPanel()->message().contains(QStringLiteral("not a number")));
-        factor->setText(QStringLiteral("4"));
-        emit factor->textEdited(factor->text());
-        QVERIFY(window.parameterPanel()->message().isEmpty());
-        QCOMPARE(window.state()->spec().rope.factor, 4.0);
+        type(factor, QStringLiteral("abc"));
+        QVERIFY(spec->message(QStringLiteral("factor")).contains(QStringLiteral("abc")));
+        type(factor, QStringLiteral("4"));
+        QVERIFY2(window.parameterPanel()->message().isEmpty(),
+                 qPrintable(window.parameterPanel()->message()));
+        QCOMPARE(window.state()->spec().get<RopeScheme>()->factor, 4.0);
 
-        // The Schemes page's controls.
+        // The Schemes page's forms.
         window.state()->setPage(Page::Schemes);
         SchemeSettings linear = window.state()->schemeSettings();
-        linear.compareRope.scaling = RopeScaling::Linear; // shows and checks the factor
-        linear.compareRope.factor = 2.0;
+        linear.compare.ropeType = RopeType::Linear; // shows and checks the factor
+        linear.compare.factor = 2.0;
         QVERIFY(window.state()->setSchemeSettings(linear, &error));
         const SchemeSettings good = window.state()->schemeSettings();
-        for (auto [name, text, word] :
-             {std::tuple{"alibiHeads", "0", "heads"}, std::tuple{"t5Buckets", "1", "buckets"},
-              std::tuple{"rotationPair", "64", "pair"}, std::tuple{"compareBase", "x", "base"},
-              std::tuple{"compareFactor", "0", "factor"}}) {
-            auto *edit = window.findChild<QLineEdit *>(QString::fromLatin1(name));
+        for (auto [form, name, text, word] :
+             {std::tuple{"alibi", "heads", "0", "Heads"}, std::tuple{"t5", "buckets", "1", "Buckets"},
+              std::tuple{"settings", "rotationPair", "64", "Pair"},
+              std::tuple{"compare", "rope_theta", "x", "Base"},
+              std::tuple{"compare", "factor", "0", "Factor"}}) {
+            FieldForm *f = window.schemePage()->form(QString::fromLatin1(form));
+            QVERIFY2(f, form);
+            auto *edit = qobject_cast<QLineEdit *>(f->editor(QString::fromLatin1(name)));
             QVERIFY2(edit, name);
             const QString old = edit->text();
-            edit->setText(QString::fromLatin1(text));
-            emit edit->textEdited(edit->text());
+            type(edit, QString::fromLatin1(text));
             const QString message = window.schemePage()->message();
             QVERIFY2(message.contains(QString::fromLatin1(word)),
                      qPrintable(QString::fromLatin1(name) + QStringLiteral(": ") + message));
             QVERIFY(window.state()->schemeSettings() == good);
-            edit->setText(old);
-            emit edit->textEdited(old);
+            type(edit, old);
             QVERIFY2(window.schemePage()->message().isEmpty(),
                      qPrintable(window.schemePage()->message()));
         }

@@ -9,38 +9,12 @@
 #include <cmath>
 
 namespace pe {
-inline namespace ropev5 {
 
 namespace {
 
-template <typename Enum, std::size_t N>
-QString nameOf(const RopeEnumName<Enum> (&table)[N], Enum value, bool label)
-{
-    for (const auto &row : table)
-        if (row.value == value)
-            return QLatin1String(label ? row.label : row.name);
-    return {};
-}
-
-template <typename Enum, std::size_t N, std::size_t M>
-std::optional<Enum> parseName(const RopeEnumName<Enum> (&table)[N],
-                              const RopeEnumAlias<Enum> (&aliases)[M], const QString &name)
-{
-    for (const auto &row : table)
-        if (name == QLatin1String(row.name))
-            return row.value;
-    for (const auto &row : aliases)
-        if (name == QLatin1String(row.alias))
-            return row.value;
-    return std::nullopt;
-}
-
 QString typeList()
 {
-    QStringList names;
-    for (const auto &row : ropeTypeNames)
-        names << QLatin1String(row.name);
-    return names.join(QStringLiteral(", "));
+    return choiceNameList(ropeTypeNames).join(QStringLiteral(", "));
 }
 
 QString jsonKind(const QJsonValue &value)
@@ -134,7 +108,7 @@ public:
                             .arg(QLatin1String(key), jsonKind(value)));
         *out = value.toBool();
     }
-    template <typename T> void array(const char *key, std::vector<T> *out, bool wholeNumbers)
+    template <typename List> void array(const char *key, List *out, bool wholeNumbers)
     {
         const QJsonValue value = m_object.value(QLatin1String(key));
         if (value.isUndefined() || value.isNull())
@@ -144,7 +118,7 @@ public:
                             .arg(QLatin1String(key), jsonKind(value)));
         const QJsonArray items = value.toArray();
         out->clear();
-        out->reserve(std::size_t(items.size()));
+        out->reserve(items.size());
         for (qsizetype i = 0; i < items.size(); ++i) {
             const QJsonValue item = items.at(i);
             if (!item.isDouble())
@@ -158,7 +132,7 @@ public:
                                 .arg(QLatin1String(key))
                                 .arg(i)
                                 .arg(QString::number(x, 'g', QLocale::FloatingPointShortest)));
-            out->push_back(T(x));
+            out->push_back(typename List::value_type(x));
         }
     }
     // HF's _check_received_keys: a required key must be present (its value may still be null).
@@ -186,36 +160,6 @@ bool readsOriginalContext(RopeType type)
 }
 
 } // namespace
-
-QString ropeTypeName(RopeType type)
-{
-    return nameOf(ropeTypeNames, type, false);
-}
-
-QString ropeTypeLabel(RopeType type)
-{
-    return nameOf(ropeTypeNames, type, true);
-}
-
-std::optional<RopeType> parseRopeType(const QString &name)
-{
-    return parseName(ropeTypeNames, ropeTypeAliases, name);
-}
-
-QString ropePairingName(RopePairing pairing)
-{
-    return nameOf(ropePairingNames, pairing, false);
-}
-
-QString ropePairingLabel(RopePairing pairing)
-{
-    return nameOf(ropePairingNames, pairing, true);
-}
-
-std::optional<RopePairing> parseRopePairing(const QString &name)
-{
-    return parseName(ropePairingNames, ropePairingAliases, name);
-}
 
 RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
                               qint64 maxPositionEmbeddings, QString *error)
@@ -383,5 +327,4 @@ QJsonObject ropeConfigToJson(const RopeConfig &config)
     return out;
 }
 
-} // namespace ropev5
 } // namespace pe

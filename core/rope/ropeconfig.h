@@ -1,13 +1,12 @@
 // RoPE's parameters as Hugging Face transformers v5 holds them in one `rope_parameters` object
 // (plus the pairing and the current sequence length, which it keeps elsewhere), the names of the
 // rope types and pairings, and the JSON reader and writer of that object.
-//
-// These names live in an inline namespace so that they do not collide, at link time, with the
-// older core/rope.h and RopeParameters of encodingspec.h while both exist; code spells them
-// pe::RopeConfig etc. either way. (A translation unit must not include both generations.)
 #pragma once
 
+#include "fields/choicenames.h"
+
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 #include <QtGlobal>
 
@@ -15,7 +14,6 @@
 #include <vector>
 
 namespace pe {
-inline namespace ropev5 {
 
 // transformers v5's rope_type values (ROPE_INIT_FUNCTIONS plus "default"), and Ntk: the
 // community "NTK-aware" formula base * s^(r / (r - 2)) (bloc97, 2023), which is NOT a rope_type of
@@ -42,57 +40,35 @@ constexpr RopePairing ropePairingForRopeInterleave(bool ropeInterleave)
     return ropeInterleave ? RopePairing::Interleaved : RopePairing::Half;
 }
 
-// One row of an enum's name table: the value, its name in Hugging Face configs (or pescope's
-// for values HF has none for), and a label for people.
-template <typename Enum> struct RopeEnumName
-{
-    Enum value;
-    const char *name;
-    const char *label;
-};
-
-// An extra spelling parse accepts.
-template <typename Enum> struct RopeEnumAlias
-{
-    Enum value;
-    const char *alias;
-};
-
-inline constexpr RopeEnumName<RopeType> ropeTypeNames[] = {
-    {RopeType::Default, "default", "Default (RoFormer)"},
-    {RopeType::Linear, "linear", "Linear (position interpolation)"},
-    {RopeType::Dynamic, "dynamic", "Dynamic NTK"},
-    {RopeType::Yarn, "yarn", "YaRN"},
-    {RopeType::Longrope, "longrope", "LongRoPE"},
-    {RopeType::Llama3, "llama3", "Llama 3"},
-    {RopeType::Proportional, "proportional", "Proportional (Gemma 4)"},
-    {RopeType::Ntk, "ntk", "NTK-aware (community formula, not an HF type)"},
-};
 // "dynamic-ntk": pescope's earlier spelling; "none": pescope's earlier name of the default;
 // "su" and "mrope": legacy `type` values HF renames (Phi-3's first configs; Qwen2-VL's).
-inline constexpr RopeEnumAlias<RopeType> ropeTypeAliases[] = {
-    {RopeType::Dynamic, "dynamic-ntk"}, {RopeType::Dynamic, "dynamic_ntk"},
-    {RopeType::Default, "none"},        {RopeType::Longrope, "su"},
-    {RopeType::Default, "mrope"},
+inline constexpr ChoiceName ropeTypeNames[] = {
+    choice(RopeType::Default, "default", "Default (RoFormer)", "none,mrope"),
+    choice(RopeType::Linear, "linear", "Linear (position interpolation)"),
+    choice(RopeType::Dynamic, "dynamic", "Dynamic NTK", "dynamic-ntk,dynamic_ntk"),
+    choice(RopeType::Yarn, "yarn", "YaRN"),
+    choice(RopeType::Longrope, "longrope", "LongRoPE", "su"),
+    choice(RopeType::Llama3, "llama3", "Llama 3"),
+    choice(RopeType::Proportional, "proportional", "Proportional (Gemma 4)"),
+    choice(RopeType::Ntk, "ntk", "NTK-aware (community formula, not an HF type)"),
 };
 
-inline constexpr RopeEnumName<RopePairing> ropePairingNames[] = {
-    {RopePairing::Interleaved, "interleaved", "Interleaved pairs (GPT-J, rope_interleave)"},
-    {RopePairing::Half, "half", "Half split (GPT-NeoX / Llama rotate_half)"},
-};
-inline constexpr RopeEnumAlias<RopePairing> ropePairingAliases[] = {
-    {RopePairing::Interleaved, "gptj"},
-    {RopePairing::Half, "neox"},
-    {RopePairing::Half, "rotate_half"},
+inline constexpr ChoiceName ropePairingNames[] = {
+    choice(RopePairing::Interleaved, "interleaved", "Interleaved pairs (GPT-J, rope_interleave)",
+           "gptj"),
+    choice(RopePairing::Half, "half", "Half split (GPT-NeoX / Llama rotate_half)",
+           "neox,rotate_half"),
 };
 
-QString ropeTypeName(RopeType type);
-QString ropeTypeLabel(RopeType type);
 // Names and aliases, case-sensitive as HF compares them.
-std::optional<RopeType> parseRopeType(const QString &name);
-QString ropePairingName(RopePairing pairing);
-QString ropePairingLabel(RopePairing pairing);
-std::optional<RopePairing> parseRopePairing(const QString &name);
+inline QString ropeTypeName(RopeType type)
+{
+    return nameOf(ropeTypeNames, type);
+}
+inline std::optional<RopeType> parseRopeType(const QString &name)
+{
+    return parseAs<RopeType>(ropeTypeNames, name);
+}
 
 // Every field transformers v5 reads from `rope_parameters` (RopeParameters TypedDict, the
 // _compute_*_parameters functions and _validate_*_rope_parameters, newest main), camelCase, with
@@ -117,7 +93,7 @@ struct RopeConfig
     std::vector<double> longFactor;           // longrope: for seq_len > original
     double lowFreqFactor = 1.0;               // llama3
     double highFreqFactor = 4.0;              // llama3
-    std::vector<qint64> mropeSection;         // Qwen-VL: pairs per temporal, height, width id
+    QList<qint64> mropeSection;               // Qwen-VL: pairs per temporal, height, width id
     bool mropeInterleaved = false;            // Qwen3-VL's interleaved sections
     // Not rope_parameters keys:
     RopePairing pairing = RopePairing::Interleaved;
@@ -149,5 +125,4 @@ RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
 // sequenceLength are not rope_parameters keys and are not written.
 QJsonObject ropeConfigToJson(const RopeConfig &config);
 
-} // namespace ropev5
 } // namespace pe

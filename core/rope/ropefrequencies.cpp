@@ -9,7 +9,6 @@
 #include <numbers>
 
 namespace pe {
-inline namespace ropev5 {
 
 namespace {
 
@@ -504,5 +503,4 @@ RopeFrequencies ropeInverseFrequencies(qint64 headDim, const RopeConfig &config)
     return compute(headDim, config);
 }
 
-} // namespace ropev5
 } // namespace pe

@@ -19,7 +19,6 @@
 #include <QStringList>
 
 namespace pe {
-inline namespace ropev5 {
 
 // Largest head dim, context and sequence length accepted (beyond any model's today).
 constexpr qint64 ropeMaxHeadDim = 65536;
@@ -73,5 +72,4 @@ struct RopeYarnRange
 };
 RopeYarnRange ropeYarnCorrectionRange(qint64 headDim, const RopeConfig &config);
 
-} // namespace ropev5
 } // namespace pe

@@ -5,7 +5,6 @@
 #include <numbers>
 
 namespace pe {
-inline namespace ropev5 {
 
 namespace {
 
@@ -118,7 +117,7 @@ std::vector<kernels::ColumnPhase> ropeColumnPhases(qint64 headDim, const RopeCon
 
 QString ropeMropeProblem(qint64 headDim, const RopeConfig &config)
 {
-    const std::vector<qint64> &section = config.mropeSection;
+    const QList<qint64> &section = config.mropeSection;
     if (section.empty())
         return {};
     const auto text = [&]() -> QString {
@@ -154,7 +153,7 @@ std::vector<MropeAxis> ropeMropeAxes(qint64 headDim, const RopeConfig &config)
 {
     const qint64 count = std::max<qint64>(ropeFrequencyCount(headDim, config), 0);
     std::vector<MropeAxis> axes(std::size_t(count), MropeAxis::Temporal);
-    const std::vector<qint64> &section = config.mropeSection;
+    const QList<qint64> &section = config.mropeSection;
     if (section.size() != 3)
         return axes;
     for (qint64 i = 0; i < count; ++i) {
@@ -204,5 +203,4 @@ RopeTable ropeMropeTable(qint64 headDim, const RopeConfig &config, RopeTableKind
     return table;
 }
 
-} // namespace ropev5
 } // namespace pe

@@ -9,7 +9,6 @@
 #include <span>
 
 namespace pe {
-inline namespace ropev5 {
 
 // What a table holds in each column.
 //  Cos, Sin: HF's `cos` and `sin` outputs. Half pairing: emb = cat(freqs, freqs), column c holds
@@ -19,10 +18,10 @@ inline namespace ropev5 {
 //    encoding matrix: Half: cos in c < n, sin in c >= n; Interleaved: cos in even, sin in odd c.
 enum class RopeTableKind { Cos, Sin, CosSin };
 
-inline constexpr RopeEnumName<RopeTableKind> ropeTableKindNames[] = {
-    {RopeTableKind::Cos, "cos", "cos (HF layout)"},
-    {RopeTableKind::Sin, "sin", "sin (HF layout)"},
-    {RopeTableKind::CosSin, "cos-sin", "cos and sin of each pair"},
+inline constexpr ChoiceName ropeTableKindNames[] = {
+    choice(RopeTableKind::Cos, "cos", "cos (HF layout)"),
+    choice(RopeTableKind::Sin, "sin", "sin (HF layout)"),
+    choice(RopeTableKind::CosSin, "cos-sin", "cos and sin of each pair"),
 };
 
 // A row-major float64 table.
@@ -110,5 +109,4 @@ struct MropePositionIds
 RopeTable ropeMropeTable(qint64 headDim, const RopeConfig &config, RopeTableKind kind,
                          std::span<const MropePositionIds> ids, bool scaled);
 
-} // namespace ropev5
 } // namespace pe

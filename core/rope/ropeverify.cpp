@@ -6,7 +6,6 @@
 #include <limits>
 
 namespace pe {
-inline namespace ropev5 {
 
 namespace {
 
@@ -151,23 +150,6 @@ QString typeText(const RopeConfig &config)
 
 } // namespace
 
-QString ropeQuantityName(RopeQuantity quantity)
-{
-    for (const auto &row : ropeQuantityNames)
-        if (row.value == quantity)
-            return QLatin1String(row.name);
-    return {};
-}
-
-std::optional<RopeQuantity> parseRopeQuantity(const QString &name)
-{
-    for (const auto &row : ropeQuantityNames)
-        if (name == QLatin1String(row.name))
-            return row.value;
-    if (name == QLatin1String("inv_freq"))
-        return RopeQuantity::InverseFrequencies;
-    return std::nullopt;
-}
 
 std::optional<RopeVerifyResult> ropeVerify(qint64 headDim, const RopeConfig &config,
                                            const RopeVerifyOptions &options,
@@ -339,7 +321,7 @@ std::optional<RopeVerifyResult> ropeVerify(qint64 headDim, const RopeConfig &con
             {RopeMistake::PairingSwapped,
              QStringLiteral("half vs interleaved pairing swapped: the table is in the %1 layout, "
                             "the reference in the %2 layout")
-                 .arg(ropePairingLabel(other), ropePairingLabel(config.pairing)),
+                 .arg(labelOf(ropePairingNames, other), labelOf(ropePairingNames, config.pairing)),
              table(theta, refScale, other, false)});
     }
     if (what != RopeQuantity::AttentionFactor) {
@@ -435,7 +417,7 @@ std::optional<RopeVerifyResult> ropeVerify(qint64 headDim, const RopeConfig &con
 QStringList ropeVerifyReport(const RopeVerifyResult &result, const RopeVerifyOptions &options)
 {
     QStringList lines;
-    const QString what = ropeQuantityName(options.what);
+    const QString what = nameOf(ropeQuantityNames, options.what);
     const QString errors = QStringLiteral("max abs error %1, max rel error %2")
                                .arg(QString::number(result.maxAbsError, 'g', 3),
                                     QString::number(result.maxRelError, 'g', 3));
@@ -472,5 +454,4 @@ QStringList ropeVerifyReport(const RopeVerifyResult &result, const RopeVerifyOpt
     return lines;
 }
 
-} // namespace ropev5
 } // namespace pe

@@ -6,19 +6,16 @@
 #include "ropetables.h"
 
 namespace pe {
-inline namespace ropev5 {
 
 enum class RopeQuantity { InverseFrequencies, AttentionFactor, Cos, Sin, CosSin };
 
-inline constexpr RopeEnumName<RopeQuantity> ropeQuantityNames[] = {
-    {RopeQuantity::InverseFrequencies, "inv-freq", "inverse frequencies"},
-    {RopeQuantity::AttentionFactor, "attention-factor", "attention factor"},
-    {RopeQuantity::Cos, "cos", "cos table"},
-    {RopeQuantity::Sin, "sin", "sin table"},
-    {RopeQuantity::CosSin, "cos-sin", "cos-sin table"},
+inline constexpr ChoiceName ropeQuantityNames[] = {
+    choice(RopeQuantity::InverseFrequencies, "inv-freq", "inverse frequencies"),
+    choice(RopeQuantity::AttentionFactor, "attention-factor", "attention factor"),
+    choice(RopeQuantity::Cos, "cos", "cos table"),
+    choice(RopeQuantity::Sin, "sin", "sin table"),
+    choice(RopeQuantity::CosSin, "cos-sin", "cos-sin table"),
 };
-QString ropeQuantityName(RopeQuantity quantity);
-std::optional<RopeQuantity> parseRopeQuantity(const QString &name);
 
 // The default tolerance: what a correctly rounded float32 table of float64 values passes.
 constexpr double ropeDefaultTolerance = 1e-6;
@@ -77,5 +74,4 @@ std::optional<RopeVerifyResult> ropeVerify(qint64 headDim, const RopeConfig &con
 // Lines for people: the errors, the first difference with both values, the diagnosis.
 QStringList ropeVerifyReport(const RopeVerifyResult &result, const RopeVerifyOptions &options);
 
-} // namespace ropev5
 } // namespace pe

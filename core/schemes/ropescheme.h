@@ -1,18 +1,22 @@
-// Rotary position embedding (Su et al., RoFormer) as a table: pair i of rotary dims r turns by
-// p theta_i, its cos in the first column of the pair and its sin in the second, with Hugging
-// Face's rope types for the context-extension rules (core/rope.h computes the frequencies).
+// Rotary position embedding (Su et al., RoFormer) as a table: pair i of the rotary dims turns by
+// p theta_i, its cos in the first column of the pair and its sin in the second, with every rope
+// type of Hugging Face transformers v5 for the frequencies (core/rope/).
 #pragma once
 
-#include "rope.h"
+#include "rope/ropefrequencies.h"
 #include "scheme.h"
 
 namespace pe {
 
-struct RopeScheme : RopeParameters
+namespace limits {
+constexpr qint64 maxRopeContext = ropeMaxContext;
+} // namespace limits
+
+struct RopeScheme : RopeConfig
 {
     static constexpr SchemeInfo info{"rope", "RoPE (rotary)",
-                                     "the cos/sin table of rotary embeddings, with Hugging "
-                                     "Face's rope types"};
+                                     "the cos/sin table of rotary embeddings, with every rope "
+                                     "type of Hugging Face transformers v5"};
 
     static FieldTable<RopeScheme> fields();
     FieldProblem problem(const MatrixShape &shape) const;
@@ -31,7 +35,7 @@ struct RopeScheme : RopeParameters
     bool operator==(const RopeScheme &) const = default;
 
     // The parameters the frequency rules see for `shape`: HF's seq_len is the positions shown.
-    RopeParameters parameters(const MatrixShape &shape) const;
+    RopeConfig config(const MatrixShape &shape) const;
 };
 
 } // namespace pe

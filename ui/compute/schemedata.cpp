@@ -2,7 +2,7 @@
 
 #include "alibi.h"
 #include "cpubackend.h"
-#include "rope.h"
+#include "rope/ropefrequencies.h"
 #include "t5buckets.h"
 
 #include <QElapsedTimer>
@@ -95,14 +95,30 @@ RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec)
     data.spec = ropeSpec;
     data.label = ropeSpec.get<RopeScheme>()->configLabel();
     const RopeScheme &rope = *ropeSpec.get<RopeScheme>();
-    const qint64 rotary = ropeRotaryDims(ropeSpec.dims, rope.partialRotaryFactor);
-    data.original = ropeDefaultInverseFrequencies(rope.ropeTheta, rotary);
-    const RopeFrequencies f = ropeInverseFrequencies(ropeSpec.dims, rope.parameters(ropeSpec.shape()));
+    const RopeConfig config = rope.config(ropeSpec.shape());
+    // The same rotation without the context-extension rule (proportional's zero tail stays).
+    RopeConfig plain = config;
+    plain.ropeType =
+        rope.ropeType == RopeType::Proportional ? RopeType::Proportional : RopeType::Default;
+    plain.factor.reset();
+    data.original = ropeInverseFrequencies(ropeSpec.dims, plain).inverseFrequencies;
+    const RopeFrequencies f = ropeInverseFrequencies(ropeSpec.dims, config);
     data.scaled = f.inverseFrequencies;
     data.attentionFactor = f.attentionFactor;
-    if (rope.scaling != RopeScaling::None && rope.scaling != RopeScaling::Linear &&
-        rope.scaling != RopeScaling::Ntk)
-        data.originalContext = rope.originalContext;
+    switch (rope.ropeType) {
+    case RopeType::Dynamic: // scales from the context it is used at
+        data.originalContext = rope.maxPositionEmbeddings;
+        break;
+    case RopeType::Yarn:
+    case RopeType::Longrope:
+    case RopeType::Llama3:
+        data.originalContext = rope.originalMaxPositionEmbeddings > 0
+                                   ? rope.originalMaxPositionEmbeddings
+                                   : rope.maxPositionEmbeddings;
+        break;
+    default:
+        break;
+    }
     return data;
 }
 
@@ -150,8 +166,8 @@ bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &view
         for (double base : {10000.0, 500000.0, 1000000.0}) {
             RopeScheme unscaled = *a.get<RopeScheme>();
             unscaled.ropeTheta = base;
-            unscaled.scaling = RopeScaling::None;
-            unscaled.factor = 1.0;
+            unscaled.ropeType = RopeType::Default;
+            unscaled.factor.reset();
             EncodingSpec plain = a;
             plain.scheme = unscaled;
             configs.append(plain);

@@ -290,14 +290,14 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     const QColor ca = m_theme.curve(0), cb = m_theme.curve(1);
     curve(result.a, false, QPen(m_theme.marker, 1.5, Qt::DashLine),
           QStringLiteral("unscaled, base %1").arg(formatGrouped(result.a.rope().ropeTheta, 4)));
-    if (result.a.rope().scaling != RopeScaling::None)
+    if (result.a.rope().ropeType != RopeType::Default)
         curve(result.a, true, QPen(ca, 2.0),
               QStringLiteral("A: ") + result.a.label + attentionNote(result.a));
     if (showB) {
         if (!sameBase)
             curve(result.b, false, QPen(cb, 1.5, Qt::DotLine),
                   QStringLiteral("unscaled, base %1").arg(formatGrouped(result.b.rope().ropeTheta, 4)));
-        if (result.b.rope().scaling != RopeScaling::None)
+        if (result.b.rope().ropeType != RopeType::Default)
             curve(result.b, true, QPen(cb, 2.0),
                   QStringLiteral("B: ") + result.b.label + attentionNote(result.b));
     }
@@ -335,7 +335,7 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
         return r;
     };
     QVector<double> all = ratio(result.a, QPen(ca, 2.0), QStringLiteral("A"));
-    if (showB && result.b.rope().scaling != RopeScaling::None)
+    if (showB && result.b.rope().ropeType != RopeType::Default)
         all += ratio(result.b, QPen(cb, 2.0), QStringLiteral("B"));
     double rlo = 1.0, rhi = 1.0;
     for (double v : all)

@@ -7,8 +7,9 @@ namespace pe {
 namespace {
 
 // Format 1's RoPE object ({"pairing", "scaling", "factor", "originalContext", ...}) with its
-// base, as RopeScheme's keys. "currentLength" has no successor: dynamic scaling now sees the
-// positions shown (HF's seq_len).
+// base, as RopeScheme's keys (Hugging Face v5's). Format 1's dynamic scaling read its
+// "originalContext" where v5 reads max_position_embeddings. "currentLength" has no successor:
+// dynamic scaling now sees the positions shown (HF's seq_len).
 QJsonObject ropeKeys(const QJsonObject &rope, const QJsonValue &base)
 {
     static const std::pair<const char *, const char *> renames[] = {
@@ -44,7 +45,11 @@ QJsonObject ropeKeys(const QJsonObject &rope, const QJsonValue &base)
                           ((key.startsWith(QLatin1String("beta")) ||
                             key == QLatin1String("yarnTruncate")) &&
                            yarn);
-        if (keep)
+        if (!keep)
+            continue;
+        if (key == QLatin1String("originalContext") && type == QLatin1String("dynamic-ntk"))
+            out.insert(QStringLiteral("max_position_embeddings"), rope.value(key));
+        else
             out.insert(QString::fromLatin1(to), rope.value(key));
     }
     return out;
