@@ -91,9 +91,10 @@ void refuseOptions(const QCommandLineParser &parser, const QStringList &names,
 
 QCommandLineOption backendOption()
 {
-    return {QStringLiteral("backend"),
-            QStringLiteral("Compute backend: %1 (default auto).").arg(choiceList(backendChoiceNames)),
-            QStringLiteral("NAME")};
+    return {
+        QStringLiteral("backend"),
+        QStringLiteral("Compute backend: %1 (default auto).").arg(choiceList(backendChoiceNames)),
+        QStringLiteral("NAME")};
 }
 
 BackendChoice backendFromOptions(const QCommandLineParser &parser)

@@ -102,8 +102,9 @@ int writeMatrix(const QCommandLineParser &parser, const EncodingSpec &spec, cons
     QString why;
     const std::unique_ptr<Backend> backend = makeBackend(choice, &why);
     if (!backend) {
-        report(dataCommand, QStringLiteral("the %1 backend cannot start: %2")
-                                .arg(backendChoiceName(choice), why));
+        report(
+            dataCommand,
+            QStringLiteral("the %1 backend cannot start: %2").arg(backendChoiceName(choice), why));
         return Failure;
     }
     MatrixWriter writer(path, format, {spec.positions, spec.dims});
@@ -154,8 +155,8 @@ int runData(const QStringList &args)
                       QStringLiteral("Which array: matrix (default); rope: inv-freq; alibi: "
                                      "slopes. The first array of each scheme is its default."),
                       QStringLiteral("NAME")});
-    options.addPlain(
-        {QStringLiteral("out"), QStringLiteral("Output file: .npy or .csv."), QStringLiteral("FILE")});
+    options.addPlain({QStringLiteral("out"), QStringLiteral("Output file: .npy or .csv."),
+                      QStringLiteral("FILE")});
     options.addPlain(formatOption());
     options.addTo(parser);
     parseOrThrow(parser, args);

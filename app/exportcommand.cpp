@@ -2,10 +2,10 @@
 // built by the window's FigureBuilder from the same ExplorerState, rendered without a display.
 #include "commandline.h"
 
+#include "compute/viewdata.h"
 #include "figures/figureexporter.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
-#include "compute/viewdata.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -33,8 +33,8 @@ void applyPhraseChoices(const QCommandLineParser &parser, ExplorerState &state)
 {
     if (parser.isSet(QStringLiteral("compare"))) {
         QList<qint64> pair;
-        const QString problem = fieldvalue::parseIntegerList(parser.value(QStringLiteral("compare")),
-                                                             {1, limits::maxPhrases}, 2, &pair);
+        const QString problem = fieldvalue::parseIntegerList(
+            parser.value(QStringLiteral("compare")), {1, limits::maxPhrases}, 2, &pair);
         if (!problem.isEmpty() || pair.size() != 2)
             throw UsageError{QStringLiteral("--compare must be A,B, two phrase numbers from 1")};
         QString error;
@@ -93,6 +93,7 @@ void applyOptions(const QCommandLineParser &parser, ExplorerState &state)
                                  .arg(spec.positions)
                                  .arg(spec.dims)};
     }
+    throwIf(ViewOptions::fields(), view.resolved(spec).problem(spec));
     if (!state.setViewOptions(view, &error))
         throw UsageError{error};
 
@@ -134,10 +135,12 @@ int runExport(const QStringList &args)
     options.addPlain({QStringLiteral("out"),
                       QStringLiteral("FIG.png, FIG.svg or FIG.pdf (or DATA.npy/.csv)."),
                       QStringLiteral("FILE")});
-    options.addPlain({QStringLiteral("preset"),
-                      QStringLiteral("Start from a preset: %1.").arg(presetIds().join(QStringLiteral(", "))),
-                      QStringLiteral("NAME")});
-    options.addPlain({QStringLiteral("session"), QStringLiteral("Start from a saved session (JSON)."),
+    options.addPlain(
+        {QStringLiteral("preset"),
+         QStringLiteral("Start from a preset: %1.").arg(presetIds().join(QStringLiteral(", "))),
+         QStringLiteral("NAME")});
+    options.addPlain({QStringLiteral("session"),
+                      QStringLiteral("Start from a saved session (JSON)."),
                       QStringLiteral("FILE")});
     options.add(FigureOptions::fields());
     addSpecOptions(options);
@@ -182,7 +185,8 @@ int runExport(const QStringList &args)
 
     FigureOptions figure;
     figure.views = *views;
-    throwIf(FigureOptions::fields(), readOptions(FigureOptions::fields(), parser, &figure, QString()));
+    throwIf(FigureOptions::fields(),
+            readOptions(FigureOptions::fields(), parser, &figure, QString()));
     if (const QString problem = figure.validate(); !problem.isEmpty())
         throw UsageError{QStringLiteral("--width / --height / --dpi: ") + problem};
 

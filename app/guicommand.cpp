@@ -2,8 +2,8 @@
 
 #include "commandline.h"
 #include "dialogs/fileactions.h"
-#include "views/mainwindow.h"
 #include "state/presets.h"
+#include "views/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -52,8 +52,8 @@ int runPhrases(const QStringList &args)
     OptionSet options;
     options.add(PhraseSpec::fields(), QString(), phraseFlags);
     options.addPlain(backendOption());
-    options.addPlain(
-        {QStringLiteral("out"), QStringLiteral("Embeddings: .npy or .csv."), QStringLiteral("FILE")});
+    options.addPlain({QStringLiteral("out"), QStringLiteral("Embeddings: .npy or .csv."),
+                      QStringLiteral("FILE")});
     options.addPlain({QStringLiteral("vocab-out"), QStringLiteral("Vocabulary, one token a line."),
                       QStringLiteral("FILE")});
     options.addPlain(formatOption());

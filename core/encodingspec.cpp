@@ -101,7 +101,7 @@ QString EncodingSpec::describe(const FieldProblem &problem, FieldNaming naming) 
 
 QString EncodingSpec::validate() const
 {
-    return describe(problem(), FieldNaming::Key);
+    return describe(problem(), FieldNaming::Bare);
 }
 
 MatrixPlan EncodingSpec::plan() const
@@ -220,9 +220,11 @@ FieldProblem EncodingSpec::readOptions(const QCommandLineParser &parser)
     if (problem)
         return problem;
     problem = std::visit(
-        [&](auto &s) {
+        [&](auto &s) -> FieldProblem {
             using S = std::decay_t<decltype(s)>;
-            return pe::readOptions(S::fields(), parser, &s, context);
+            const FieldProblem p = pe::readOptions(S::fields(), parser, &s, context);
+            // Named now, by the table of the scheme the options chose.
+            return p ? FieldProblem{QString(), pe::describe(S::fields(), p, FieldNaming::Flag)} : p;
         },
         next.scheme);
     if (problem)

@@ -80,7 +80,7 @@ QString PhraseSpec::title(int index) const
 QString PhraseSpec::validate() const
 {
     if (const FieldProblem problem = rangeProblem(fields(), *this))
-        return describe(fields(), problem, FieldNaming::Key);
+        return describe(fields(), problem, FieldNaming::Bare);
     if (phrases.isEmpty())
         return QStringLiteral("at least one phrase is needed");
     for (qsizetype i = 0; i < phrases.size(); ++i) {

@@ -126,7 +126,7 @@ private slots:
         QTest::addRow("bad embedding")
             << QStringList{u"phrases"_qs, u"--text"_qs, u"a"_qs,    u"--embedding"_qs,
                            u"learned"_qs, out,          u"x.npy"_qs}
-            << u"--embedding must be fixed or random"_qs;
+            << u"--embedding must be random or fixed"_qs;
         QTest::addRow("max tokens too small")
             << QStringList{u"phrases"_qs, u"--text"_qs, u"a"_qs,    u"--max-tokens"_qs,
                            u"1"_qs,       out,          u"x.npy"_qs}

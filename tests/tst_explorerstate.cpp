@@ -53,7 +53,7 @@ private slots:
         QVERIFY2(error.contains(QLatin1String("dims")), qPrintable(error));
         QCOMPARE(state.spec(), before);
         QVERIFY(!state.setWaveDims({0, before.dims}, &error));
-        QVERIFY2(error.contains(QLatin1String("wave dim")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("Wave dims holds dim")), qPrintable(error));
         QVERIFY(!state.setMarkers({-1}, &error));
         QVERIFY(!state.setShareTolerance(-0.5, &error));
         PhraseSettings p = state.phraseSettings();

@@ -176,7 +176,7 @@ private slots:
                                   QStringLiteral("--dims"),           QString::number(dims),
                                   QStringLiteral("--mark-dims"),      QStringLiteral("0"),
                                   QStringLiteral("--mark-positions"), QString(),
-                                  QStringLiteral("--select"),         QStringLiteral("0,0"),
+                                  QStringLiteral("--select"),         QStringLiteral("0@0"),
                                   QStringLiteral("--width"),          QStringLiteral("900"),
                                   QStringLiteral("--height"),         QStringLiteral("700")};
         const QByteArray bytes = exportOk(args, path(QStringLiteral("cells.png")));
@@ -224,7 +224,7 @@ private slots:
                                   QStringLiteral("--mark-positions"),
                                   QString(),
                                   QStringLiteral("--select"),
-                                  QStringLiteral("0,0"),
+                                  QStringLiteral("0@0"),
                                   QStringLiteral("--width"),
                                   QStringLiteral("800"),
                                   QStringLiteral("--height"),

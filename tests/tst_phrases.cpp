@@ -112,7 +112,7 @@ private slots:
         QTest::addRow("punctuation only") << QStringList{u"?!..."_qs} << qint64(5) << qint64(6)
                                           << u"phrase 1 (\"?!...\") has no words"_qs;
         QTest::addRow("zero length")
-            << QStringList{u"a"_qs} << qint64(0) << qint64(6) << u"sequence-length"_qs;
+            << QStringList{u"a"_qs} << qint64(0) << qint64(6) << u"sequenceLength"_qs;
         QTest::addRow("zero dims") << QStringList{u"a"_qs} << qint64(5) << qint64(0) << u"dims"_qs;
         QTest::addRow("too big for memory")
             << QStringList{u"a"_qs} << qint64(1) << (qint64(1) << 24) << u"dims"_qs;

@@ -5,15 +5,15 @@
 #include "testutil.h"
 
 #include "dialogs/exportdialog.h"
-#include "figures/figureexporter.h"
 #include "dialogs/fileactions.h"
+#include "figures/figureexporter.h"
+#include "figures/schemefigures.h"
+#include "state/presets.h"
+#include "state/sessionfile.h"
 #include "views/mainwindow.h"
+#include "views/schemepage.h"
 #include "widgets/fieldform.h"
 #include "widgets/parameterpanel.h"
-#include "state/presets.h"
-#include "figures/schemefigures.h"
-#include "views/schemepage.h"
-#include "state/sessionfile.h"
 
 #include "figures/qcpinclude.h"
 
@@ -204,7 +204,7 @@ private slots:
     {
         ExplorerState state;
         applyOrFail(state, R"({"spec": {"scheme": "rope", "positions": 64, "dims": 64,
-            "base": 10000}, "schemes": {"view": "rotation", "rotationPair": 3,
+            "rope_theta": 10000}, "schemes": {"view": "rotation", "rotationPair": 3,
             "rotationPosition": 17}})");
         const auto result = compute(state, SchemeView::Rotation);
         QVERIFY(result);
@@ -304,8 +304,8 @@ private slots:
     {
         ExplorerState state;
         applyOrFail(state, R"({"spec": {"scheme": "rope", "positions": 256, "dims": 64,
-            "base": 10000}, "schemes": {"view": "compare", "squarePositions": 64,
-            "compareBase": 500000}})");
+            "rope_theta": 10000}, "schemes": {"view": "compare", "squarePositions": 64,
+            "compare": {"rope_theta": 500000}}})");
         const auto result = compute(state, SchemeView::Compare);
         QVERIFY(result);
         QCustomPlot plot;
@@ -464,11 +464,11 @@ private slots:
         linear.compare.factor = 2.0;
         QVERIFY(window.state()->setSchemeSettings(linear, &error));
         const SchemeSettings good = window.state()->schemeSettings();
-        for (auto [form, name, text, word] :
-             {std::tuple{"alibi", "heads", "0", "Heads"}, std::tuple{"t5", "buckets", "1", "Buckets"},
-              std::tuple{"settings", "rotationPair", "64", "Pair"},
-              std::tuple{"compare", "rope_theta", "x", "Base"},
-              std::tuple{"compare", "factor", "0", "Factor"}}) {
+        for (auto [form, name, text, word] : {std::tuple{"alibi", "heads", "0", "Heads"},
+                                              std::tuple{"t5", "buckets", "1", "Buckets"},
+                                              std::tuple{"settings", "rotationPair", "64", "Pair"},
+                                              std::tuple{"compare", "rope_theta", "x", "Base"},
+                                              std::tuple{"compare", "factor", "0", "Factor"}}) {
             FieldForm *f = window.schemePage()->form(QString::fromLatin1(form));
             QVERIFY2(f, form);
             auto *edit = qobject_cast<QLineEdit *>(f->editor(QString::fromLatin1(name)));

@@ -125,8 +125,8 @@ private slots:
             << good.left(good.size() * 2 / 3) << QStringLiteral("looks truncated");
         QTest::addRow("empty") << QByteArray("  \n") << QStringLiteral("is empty");
         QTest::addRow("newer format")
-            << QByteArray("{\"format_version\": 2, \"state\": {}}")
-            << QStringLiteral("saved by a newer pescope (session format 2)");
+            << QByteArray("{\"format_version\": 3, \"state\": {}}")
+            << QStringLiteral("saved by a newer pescope (session format 3)");
         QTest::addRow("no format version")
             << QByteArray("{\"state\": {}}") << QStringLiteral("has no \"format_version\"");
         QTest::addRow("positions out of range")
@@ -139,11 +139,11 @@ private slots:
             << QStringLiteral("base");
         QTest::addRow("unknown colormap")
             << QByteArray("{\"format_version\": 1, \"state\": {\"colormap\": \"jet\"}}")
-            << QStringLiteral("unknown colormap \"jet\"");
+            << QStringLiteral("\"colormap\" must be viridis, gray, magma or RdBu (got \"jet\")");
         QTest::addRow("marker beyond the matrix")
             << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 10, "
                           "\"dims\": 8}, \"markers\": [50]}}")
-            << QStringLiteral("marker position 50 is outside the matrix");
+            << QStringLiteral("\"markers\" holds position 50, outside the matrix");
     }
 
     void badSessionKeepsState()

@@ -131,13 +131,13 @@ template <class... E> constexpr quint32 bitsOf(E... values)
 
 template <class P> struct Field
 {
-    const char *key;             // JSON key; also the field's identity in messages and forms
-    const char *flag = nullptr;  // command-line option without "--"; null: none
-    const char *label = "";      // form label
-    const char *help = "";       // one sentence for --help and tooltips
+    const char *key;            // JSON key; also the field's identity in messages and forms
+    const char *flag = nullptr; // command-line option without "--"; null: none
+    const char *label = "";     // form label
+    const char *help = "";      // one sentence for --help and tooltips
     FieldKind<P> kind;
     FieldGate gate = {};
-    const char *unit = "";       // shown after values in forms ("tokens")
+    const char *unit = ""; // shown after values in forms ("tokens")
 };
 
 template <class P> using FieldTable = std::span<const Field<P>>;
@@ -152,7 +152,9 @@ struct FieldProblem
     explicit operator bool() const { return !message.isEmpty(); }
 };
 
-enum class FieldNaming { Flag, Key, Label };
+// How a message names a field: --flag (command line), "key" (JSON files), its label (forms),
+// or its bare key (sentences such as "positions must be ...").
+enum class FieldNaming { Flag, Key, Label, Bare };
 
 template <class P> const Field<P> *findField(FieldTable<P> table, QStringView key)
 {
@@ -179,6 +181,8 @@ template <class P> QString fieldName(const Field<P> &field, FieldNaming naming)
         break;
     case FieldNaming::Label:
         return QString::fromUtf8(field.label);
+    case FieldNaming::Bare:
+        return QString::fromUtf8(field.key);
     case FieldNaming::Key:
         break;
     }
@@ -220,7 +224,8 @@ template <class P> bool fieldRequired(FieldTable<P> table, const Field<P> &field
 // The choice names a gate mask stands for ("yarn, longrope"), for --help.
 template <class P> QString gateDescription(FieldTable<P> table, const Field<P> &field, quint32 mask)
 {
-    const Field<P> *by = field.gate.by ? findField(table, std::string_view(field.gate.by)) : nullptr;
+    const Field<P> *by =
+        field.gate.by ? findField(table, std::string_view(field.gate.by)) : nullptr;
     const auto *choice = by ? std::get_if<ChoiceKind<P>>(&by->kind) : nullptr;
     if (!choice)
         return {};
@@ -262,7 +267,8 @@ template <class P> QString fieldText(const Field<P> &field, const P &p)
         field.kind);
 }
 
-template <class P> QString setFieldTextList(const TextListKind<P> &k, P &p, const QStringList &items)
+template <class P>
+QString setFieldTextList(const TextListKind<P> &k, P &p, const QStringList &items)
 {
     if (items.size() > k.maxCount)
         return QStringLiteral("takes at most %1 values (got %2)").arg(k.maxCount).arg(items.size());
@@ -386,7 +392,10 @@ template <class P> QString setFieldJson(const Field<P> &field, P &p, const QJson
                 const std::optional<int> v =
                     json.isString() ? parseChoice(k.names, json.toString()) : std::nullopt;
                 if (!v)
-                    return QStringLiteral("must be %1").arg(choiceList(k.names));
+                    return QStringLiteral("must be %1 (got %2)")
+                        .arg(choiceList(k.names),
+                             json.isString() ? QLatin1Char('"') + json.toString() + QLatin1Char('"')
+                                             : QStringLiteral("a value of another type"));
                 k.set(p, *v);
                 return QString();
             },
@@ -422,23 +431,22 @@ template <class P> QString fieldRangeProblem(const Field<P> &field, const P &p)
     return std::visit(
         Overloaded{
             [&](const IntegerKind<P> &k) {
-                return k.range.contains(p.*k.member)
-                           ? QString()
-                           : QStringLiteral("must be a whole number %1 (got %2)")
-                                 .arg(k.range.describe())
-                                 .arg(p.*k.member);
+                return k.range.contains(p.*k.member) ? QString()
+                                                     : QStringLiteral("must be %1 (got %2)")
+                                                           .arg(k.range.describe())
+                                                           .arg(p.*k.member);
             },
             [&](const SeedKind<P> &) { return QString(); },
             [&](const RealKind<P> &k) {
                 return k.range.contains(p.*k.member)
                            ? QString()
-                           : QStringLiteral("must be a number %1 (got %2)")
+                           : QStringLiteral("must be %1 (got %2)")
                                  .arg(k.range.describe(), formatReal(p.*k.member));
             },
             [&](const OptionalRealKind<P> &k) {
                 const std::optional<double> v = p.*k.member;
                 return !v || k.range.contains(*v) ? QString()
-                                                  : QStringLiteral("must be a number %1 (got %2)")
+                                                  : QStringLiteral("must be %1 (got %2)")
                                                         .arg(k.range.describe(), formatReal(*v));
             },
             [&](const BoolKind<P> &) { return QString(); },
@@ -559,10 +567,10 @@ FieldProblem readJson(FieldTable<P> table, const QJsonObject &json, P *p,
                 continue;
             // A key the chosen variant does not read would be silently ignored: refuse it.
             if (!fieldApplies(table, f, *p))
-                return {key, QStringLiteral("does not apply with %1 %2")
-                                 .arg(QString::fromUtf8(f.gate.by),
-                                      fieldText(*findField(table, std::string_view(f.gate.by)),
-                                                *p))};
+                return {key,
+                        QStringLiteral("does not apply with %1 %2")
+                            .arg(QString::fromUtf8(f.gate.by),
+                                 fieldText(*findField(table, std::string_view(f.gate.by)), *p))};
             if (QString message = setFieldJson(f, *p, json.value(key)); !message.isEmpty())
                 return {key, message};
         }

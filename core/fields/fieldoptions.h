@@ -90,8 +90,8 @@ private:
         QString line = QString::fromUtf8(f.help);
         const QString domain = fieldDomain(f);
         if (!domain.isEmpty() && !std::holds_alternative<BoolKind<P>>(f.kind))
-            line += QStringLiteral(" ") + domain.left(1).toUpper() + domain.mid(1) +
-                    QLatin1Char('.');
+            line +=
+                QStringLiteral(" ") + domain.left(1).toUpper() + domain.mid(1) + QLatin1Char('.');
         if (f.gate.by) {
             if (f.gate.applies != ~0u)
                 line += QStringLiteral(" With %1 %2.")
@@ -119,7 +119,8 @@ private:
 template <class P>
 QString gateContext(FieldTable<P> table, const Field<P> &field, const P &p, const QString &context)
 {
-    const Field<P> *by = field.gate.by ? findField(table, std::string_view(field.gate.by)) : nullptr;
+    const Field<P> *by =
+        field.gate.by ? findField(table, std::string_view(field.gate.by)) : nullptr;
     if (!by)
         return context;
     const QString gate = fieldName(*by, FieldNaming::Flag) + QLatin1Char(' ') + fieldText(*by, p);
@@ -158,8 +159,9 @@ FieldProblem readOptions(FieldTable<P> table, const QCommandLineParser &parser, 
             if (!isSet(flagOf(f)))
                 continue;
             if (!fieldApplies(table, f, *p))
-                return {QString::fromUtf8(f.key),
-                        QStringLiteral("does not apply to %1").arg(gateContext(table, f, *p, context))};
+                return {
+                    QString::fromUtf8(f.key),
+                    QStringLiteral("does not apply to %1").arg(gateContext(table, f, *p, context))};
             QString message;
             if (const auto *k = std::get_if<TextListKind<P>>(&f.kind))
                 message = setFieldTextList(*k, *p, parser.values(flagOf(f)));
@@ -170,10 +172,17 @@ FieldProblem readOptions(FieldTable<P> table, const QCommandLineParser &parser, 
             if (!message.isEmpty())
                 return {QString::fromUtf8(f.key), message};
         }
-    for (const Field<P> &f : table)
-        if (f.flag && !flagOf(f).isEmpty() && fieldRequired(table, f, *p) && !isSet(flagOf(f)))
-            return {QString::fromUtf8(f.key),
-                    QStringLiteral("is required with %1").arg(gateContext(table, f, *p, context))};
+    // A required field must come with the choice that requires it: a type chosen here needs its
+    // values here; one that came from a session or preset brought its values along.
+    for (const Field<P> &f : table) {
+        if (!f.flag || flagOf(f).isEmpty() || !fieldRequired(table, f, *p) || isSet(flagOf(f)))
+            continue;
+        const Field<P> *by = f.gate.by ? findField(table, std::string_view(f.gate.by)) : nullptr;
+        if (by && !(by->flag && isSet(flagFor(by->flag, renames))))
+            continue;
+        return {QString::fromUtf8(f.key),
+                QStringLiteral("is required with %1").arg(gateContext(table, f, *p, context))};
+    }
     return {};
 }
 
@@ -186,7 +195,7 @@ bool anyOptionSet(FieldTable<P> table, const QCommandLineParser &parser,
     for (const Field<P> &f : table)
         if (f.flag && !flagFor(f.flag, renames).isEmpty() &&
             (given.contains(flagFor(f.flag, renames)) ||
-                       given.contains(QStringLiteral("no-") + flagFor(f.flag, renames))))
+             given.contains(QStringLiteral("no-") + flagFor(f.flag, renames))))
             return true;
     return false;
 }

@@ -22,14 +22,26 @@ QString quoted(QStringView text)
            QLatin1Char('"');
 }
 
+// "must be between 1 and 8 (got 0)" for a number out of range; "must be a whole number (got
+// "x")" for text that is not one.
 QString integerMessage(const IntegerRange &range, const QString &got)
 {
-    return QStringLiteral("must be a whole number %1 (got %2)").arg(range.describe(), got);
+    return QStringLiteral("must be %1 (got %2)").arg(range.describe(), got);
+}
+
+QString notInteger(const QString &got)
+{
+    return QStringLiteral("must be a whole number (got %1)").arg(got);
 }
 
 QString realMessage(const RealRange &range, const QString &got)
 {
-    return QStringLiteral("must be a number %1 (got %2)").arg(range.describe(), got);
+    return QStringLiteral("must be %1 (got %2)").arg(range.describe(), got);
+}
+
+QString notReal(const QString &got)
+{
+    return QStringLiteral("must be a finite number (got %1)").arg(got);
 }
 
 QString jsonTypeName(const QJsonValue &json)
@@ -73,7 +85,7 @@ QString tooMany(qint64 maxCount, qint64 got)
 
 QString IntegerRange::describe() const
 {
-    return QStringLiteral("from %1 to %2").arg(min).arg(max);
+    return QStringLiteral("between %1 and %2").arg(min).arg(max);
 }
 
 bool RealRange::contains(double v) const
@@ -87,10 +99,12 @@ bool RealRange::contains(double v) const
 
 QString RealRange::describe() const
 {
-    const QString low = (minOpen ? QStringLiteral("greater than ") : QStringLiteral("at least ")) +
-                        formatReal(min);
-    const QString high = (maxOpen ? QStringLiteral("less than ") : QStringLiteral("at most ")) +
-                         formatReal(max);
+    if (!minOpen && !maxOpen && max < std::numeric_limits<double>::max())
+        return QStringLiteral("between %1 and %2").arg(formatReal(min), formatReal(max));
+    const QString low =
+        (minOpen ? QStringLiteral("greater than ") : QStringLiteral("at least ")) + formatReal(min);
+    const QString high =
+        (maxOpen ? QStringLiteral("less than ") : QStringLiteral("at most ")) + formatReal(max);
     if (max >= std::numeric_limits<double>::max())
         return low;
     return low + QStringLiteral(" and ") + high;
@@ -121,7 +135,7 @@ QString parseInteger(QStringView text, const IntegerRange &range, qint64 *out)
     bool ok = false;
     const qint64 value = text.trimmed().toLongLong(&ok);
     if (!ok)
-        return integerMessage(range, quoted(text));
+        return notInteger(quoted(text));
     if (!range.contains(value))
         return integerMessage(range, QString::number(value));
     *out = value;
@@ -144,8 +158,8 @@ QString parseReal(QStringView text, const RealRange &range, double *out)
 {
     bool ok = false;
     const double value = text.trimmed().toDouble(&ok);
-    if (!ok)
-        return realMessage(range, quoted(text));
+    if (!ok || !std::isfinite(value))
+        return notReal(quoted(text));
     if (!range.contains(value))
         return realMessage(range, formatReal(value));
     *out = value;
@@ -273,8 +287,9 @@ QString formatCrossList(const QList<MatrixCell> &crosses)
 QString readInteger(const QJsonValue &json, const IntegerRange &range, qint64 *out)
 {
     const double d = json.toDouble(std::nan(""));
-    if (!json.isDouble() || !std::isfinite(d) || d != std::floor(d) ||
-        std::abs(d) > maxJsonInteger || !range.contains(qint64(d)))
+    if (!json.isDouble() || !std::isfinite(d) || d != std::floor(d) || std::abs(d) > maxJsonInteger)
+        return notInteger(jsonTypeName(json));
+    if (!range.contains(qint64(d)))
         return integerMessage(range, jsonTypeName(json));
     *out = qint64(d);
     return {};
@@ -296,7 +311,9 @@ QString readSeed(const QJsonValue &json, quint64 *out)
 
 QString readReal(const QJsonValue &json, const RealRange &range, double *out)
 {
-    if (!json.isDouble() || !range.contains(json.toDouble()))
+    if (!json.isDouble())
+        return notReal(jsonTypeName(json));
+    if (!range.contains(json.toDouble()))
         return realMessage(range, jsonTypeName(json));
     *out = json.toDouble();
     return {};

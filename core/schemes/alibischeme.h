@@ -28,10 +28,7 @@ struct AlibiScheme
         return {QStringLiteral("key j = %1").arg(column)};
     }
     QString caption(const MatrixShape &shape) const;
-    QString legend() const
-    {
-        return QStringLiteral("ALiBi head %1 of %2").arg(head).arg(heads);
-    }
+    QString legend() const { return QStringLiteral("ALiBi head %1 of %2").arg(head).arg(heads); }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const AlibiScheme &) const = default;
 

@@ -65,11 +65,10 @@ using MatrixPlan = std::variant<PhaseColumnsPlan, HashedUniformPlan, RowsPlan>;
 
 inline qint64 planColumns(const MatrixPlan &plan)
 {
-    return std::visit(
-        Overloaded{[](const PhaseColumnsPlan &p) { return qint64(p.columns.size()); },
-                   [](const HashedUniformPlan &) { return qint64(-1); },
-                   [](const RowsPlan &p) { return p.columns; }},
-        plan);
+    return std::visit(Overloaded{[](const PhaseColumnsPlan &p) { return qint64(p.columns.size()); },
+                                 [](const HashedUniformPlan &) { return qint64(-1); },
+                                 [](const RowsPlan &p) { return p.columns; }},
+                      plan);
 }
 
 // Bounds every value of the matrix lies within (colour scales before the data is seen, and

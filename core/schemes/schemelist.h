@@ -13,10 +13,7 @@
 
 namespace pe {
 
-using SchemeParameters = std::variant<SinusoidalScheme,
-                                      LearnedScheme,
-                                      RopeScheme,
-                                      AlibiScheme,
-                                      T5Scheme>;
+using SchemeParameters =
+    std::variant<SinusoidalScheme, LearnedScheme, RopeScheme, AlibiScheme, T5Scheme>;
 
 } // namespace pe

@@ -24,11 +24,12 @@ template <std::size_t... I> constexpr auto makeSchemeNames(std::index_sequence<I
 }
 template <std::size_t... I> constexpr quint32 makeDimsMask(std::index_sequence<I...>)
 {
-    return ((std::variant_alternative_t<I, SchemeParameters>::info.usesDims ? quint32(1) << I
-                                                                             : 0u) |
-            ... | 0u);
+    return (
+        (std::variant_alternative_t<I, SchemeParameters>::info.usesDims ? quint32(1) << I : 0u) |
+        ... | 0u);
 }
-template <std::size_t... I> SchemeParameters makeScheme(std::size_t index, std::index_sequence<I...>)
+template <std::size_t... I>
+SchemeParameters makeScheme(std::size_t index, std::index_sequence<I...>)
 {
     using Factory = SchemeParameters (*)();
     static constexpr Factory factories[] = {
@@ -63,9 +64,11 @@ inline QString schemeId(const SchemeParameters &scheme)
 // Calls f(scheme) with a default-constructed value of every scheme type, in list order.
 template <class F> void forEachScheme(F &&f)
 {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
+    [&]<std::size_t... I>(std::index_sequence<I...>)
+    {
         (f(std::variant_alternative_t<I, SchemeParameters>{}), ...);
-    }(std::make_index_sequence<schemeCount>());
+    }
+    (std::make_index_sequence<schemeCount>());
 }
 
 } // namespace pe

@@ -9,8 +9,7 @@ namespace pe {
 struct T5Scheme
 {
     static constexpr SchemeInfo info{"t5", "T5 relative buckets",
-                                     "the relative position bucket of every query and key",
-                                     false};
+                                     "the relative position bucket of every query and key", false};
     qint64 buckets = 32;      // relative_attention_num_buckets
     qint64 maxDistance = 128; // relative_attention_max_distance
     bool causal = false;      // a decoder's buckets (HF bidirectional = false)

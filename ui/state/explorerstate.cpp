@@ -137,8 +137,8 @@ QList<qint64> ExplorerState::plottedDims() const
 
 ExplorerState::Values ExplorerState::values() const
 {
-    return {m_spec,           m_view,     m_window,   m_phrases,
-            m_phraseSelection, m_compareA, m_compareB, m_schemes};
+    return {m_spec,     m_view,     m_window, m_phrases, m_phraseSelection,
+            m_compareA, m_compareB, m_schemes};
 }
 
 void ExplorerState::adopt(const Values &next)
@@ -155,8 +155,7 @@ void ExplorerState::adopt(const Values &next)
     m_view = next.view;
     note(before.colormap != m_view.colormap, &ExplorerState::colormapChanged);
     note(before.transposed != m_view.transposed, &ExplorerState::transposedChanged);
-    note(before.heatmapDimLimit != m_view.heatmapDimLimit,
-         &ExplorerState::heatmapDimLimitChanged);
+    note(before.heatmapDimLimit != m_view.heatmapDimLimit, &ExplorerState::heatmapDimLimitChanged);
     note(before.selection != m_view.selection, &ExplorerState::selectionChanged);
     note(before.waveDims != m_view.waveDims || before.markers != m_view.markers ||
              before.crosses != m_view.crosses || before.shareTolerance != m_view.shareTolerance,
@@ -392,11 +391,6 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
         if (json.contains(key) && !json.value(key).isObject())
             return refuse(error, QStringLiteral("\"%1\" must be an object").arg(key));
 
-    QStringList nested = {specKey, phrasesKey, schemesKey};
-    for (const Field<WindowOptions> &f : WindowOptions::fields())
-        nested.append(QString::fromUtf8(f.key));
-    if (const FieldProblem p = readJson(ViewOptions::fields(), json, &scratch.m_view, nested))
-        return failWith(p, QString(), ViewOptions::fields());
     QStringList viewKeys = {specKey, phrasesKey, schemesKey};
     for (const Field<ViewOptions> &f : ViewOptions::fields())
         viewKeys.append(QString::fromUtf8(f.key));
@@ -410,7 +404,13 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
         if (!scratch.setSpec(spec, error))
             return false;
     }
-    // The view options are checked against the spec now that both are read.
+    // The view options are read after the spec, and checked against it: a marker outside the
+    // session's own matrix is an error in the file, not something to drop quietly.
+    QStringList nested = {specKey, phrasesKey, schemesKey};
+    for (const Field<WindowOptions> &f : WindowOptions::fields())
+        nested.append(QString::fromUtf8(f.key));
+    if (const FieldProblem p = readJson(ViewOptions::fields(), json, &scratch.m_view, nested))
+        return failWith(p, QString(), ViewOptions::fields());
     const ViewOptions view = scratch.m_view.resolved(scratch.m_spec);
     if (const FieldProblem p = view.problem(scratch.m_spec))
         return failWith(p, QString(), ViewOptions::fields());

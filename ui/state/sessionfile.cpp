@@ -1,8 +1,8 @@
 #include "state/sessionfile.h"
 
+#include "figures/figureexporter.h"
 #include "state/explorerstate.h"
 #include "state/sessionmigration.h"
-#include "figures/figureexporter.h"
 
 #include <QDir>
 #include <QFile>

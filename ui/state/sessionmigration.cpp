@@ -39,12 +39,12 @@ QJsonObject ropeKeys(const QJsonObject &rope, const QJsonValue &base)
         const bool llama3 = type == QLatin1String("llama3");
         const bool yarn = type == QLatin1String("yarn");
         const bool original = llama3 || yarn || type == QLatin1String("dynamic-ntk");
-        const bool keep = always || (key == QLatin1String("factor") && scaled) ||
-                          (key == QLatin1String("originalContext") && original) ||
-                          (key.endsWith(QLatin1String("FreqFactor")) && llama3) ||
-                          ((key.startsWith(QLatin1String("beta")) ||
-                            key == QLatin1String("yarnTruncate")) &&
-                           yarn);
+        const bool keep =
+            always || (key == QLatin1String("factor") && scaled) ||
+            (key == QLatin1String("originalContext") && original) ||
+            (key.endsWith(QLatin1String("FreqFactor")) && llama3) ||
+            ((key.startsWith(QLatin1String("beta")) || key == QLatin1String("yarnTruncate")) &&
+             yarn);
         if (!keep)
             continue;
         if (key == QLatin1String("originalContext") && type == QLatin1String("dynamic-ntk"))
@@ -72,7 +72,8 @@ QJsonObject migrateStateFromVersion1(const QJsonObject &state)
     QJsonObject out = state;
     if (state.contains(QStringLiteral("spec"))) {
         const QJsonObject s = state.value(QStringLiteral("spec")).toObject();
-        const QString scheme = s.value(QStringLiteral("scheme")).toString(QStringLiteral("sinusoidal"));
+        const QString scheme =
+            s.value(QStringLiteral("scheme")).toString(QStringLiteral("sinusoidal"));
         QJsonObject spec;
         for (const char *key : {"scheme", "positions", "dims"})
             if (s.contains(QLatin1String(key)))
@@ -85,8 +86,8 @@ QJsonObject migrateStateFromVersion1(const QJsonObject &state)
             if (s.contains(QStringLiteral("seed")))
                 spec.insert(QStringLiteral("seed"), s.value(QStringLiteral("seed")));
         } else if (scheme == QLatin1String("rope")) {
-            const QJsonObject rope =
-                ropeKeys(s.value(QStringLiteral("rope")).toObject(), s.value(QStringLiteral("base")));
+            const QJsonObject rope = ropeKeys(s.value(QStringLiteral("rope")).toObject(),
+                                              s.value(QStringLiteral("base")));
             for (auto it = rope.begin(); it != rope.end(); ++it)
                 spec.insert(it.key(), it.value());
         }
@@ -118,7 +119,8 @@ QJsonObject migrateStateFromVersion1(const QJsonObject &state)
         move(t5, "t5Buckets", "buckets");
         move(t5, "t5MaxDistance", "max_distance");
         if (s.contains(QStringLiteral("t5Bidirectional")))
-            t5.insert(QStringLiteral("causal"), !s.value(QStringLiteral("t5Bidirectional")).toBool());
+            t5.insert(QStringLiteral("causal"),
+                      !s.value(QStringLiteral("t5Bidirectional")).toBool());
         schemes.insert(QStringLiteral("alibi"), alibi);
         schemes.insert(QStringLiteral("t5"), t5);
         if (s.contains(QStringLiteral("compareRope")) || s.contains(QStringLiteral("compareBase")))

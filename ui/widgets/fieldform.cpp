@@ -29,8 +29,9 @@ struct FieldForm::Row
 
     QWidget *editor() const
     {
-        return line ? static_cast<QWidget *>(line)
-                    : check ? static_cast<QWidget *>(check) : static_cast<QWidget *>(combo);
+        return line    ? static_cast<QWidget *>(line)
+               : check ? static_cast<QWidget *>(check)
+                       : static_cast<QWidget *>(combo);
     }
 };
 
@@ -77,9 +78,8 @@ void FieldForm::build()
         case FormField::Editor::Integer: {
             auto *edit = new StepEdit(row->container);
             edit->setRange(field.minimum, field.maximum);
-            connect(edit, &StepEdit::stepped, this, [this, row] {
-                commit(row->field.key, row->line->text());
-            });
+            connect(edit, &StepEdit::stepped, this,
+                    [this, row] { commit(row->field.key, row->line->text()); });
             row->line = edit;
             break;
         }
@@ -277,7 +277,8 @@ void FieldForm::refresh()
         }
         if (r->slider && !r->slider->isSliderDown()) {
             const QSignalBlocker block(r->slider);
-            r->slider->setValue(int(qBound<qint64>(1, text.toLongLong(), qint64(r->slider->maximum()))));
+            r->slider->setValue(
+                int(qBound<qint64>(1, text.toLongLong(), qint64(r->slider->maximum()))));
         }
     }
     updateRows();

@@ -72,7 +72,8 @@ template <class P> QList<FormField> formFields(FieldTable<P> table)
         QString tip = QString::fromUtf8(f.help);
         const QString domain = fieldDomain(f);
         if (!std::holds_alternative<BoolKind<P>>(f.kind))
-            tip += QStringLiteral("\n") + domain.left(1).toUpper() + domain.mid(1) + QLatin1Char('.');
+            tip +=
+                QStringLiteral("\n") + domain.left(1).toUpper() + domain.mid(1) + QLatin1Char('.');
         const QString def = fieldText(f, defaults);
         if (!def.isEmpty())
             tip += QStringLiteral(" Default %1.").arg(def);
@@ -106,8 +107,7 @@ public:
     using Rules = std::function<FieldProblem(const P &)>;
     using Write = std::function<bool(const P &, QString *)>;
 
-    TableFormModel(FieldTable<P> table, Read read, Rules rules, Write write,
-                   QStringList keys = {})
+    TableFormModel(FieldTable<P> table, Read read, Rules rules, Write write, QStringList keys = {})
         : m_table(table), m_read(std::move(read)), m_rules(std::move(rules)),
           m_write(std::move(write)), m_keys(std::move(keys)), m_draft(m_read())
     {}

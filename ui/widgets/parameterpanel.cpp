@@ -18,23 +18,24 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
     : QWidget(parent), m_state(state)
 {
     setObjectName(QStringLiteral("parameterPanel"));
-    m_spec = new FieldForm(std::make_unique<SpecFormModel>(
-                               [state] { return state->spec(); },
-                               [state](const EncodingSpec &spec, QString *error) {
-                                   return state->setSpec(spec, error);
-                               }),
-                           this);
+    m_spec = new FieldForm(
+        std::make_unique<SpecFormModel>([state] { return state->spec(); },
+                                        [state](const EncodingSpec &spec, QString *error) {
+                                            return state->setSpec(spec, error);
+                                        }),
+        this);
     m_spec->addSlider(QStringLiteral("positions"), positionsSliderMax);
     m_spec->addSlider(QStringLiteral("dims"), dimsSliderMax);
 
-    m_view = new FieldForm(
-        std::make_unique<TableFormModel<ViewOptions>>(
-            ViewOptions::fields(), [state] { return state->viewOptions(); },
-            [state](const ViewOptions &v) { return v.resolved(state->spec()).problem(state->spec()); },
-            [state](const ViewOptions &v, QString *error) {
-                return state->setViewOptions(v, error);
-            }),
-        this);
+    m_view = new FieldForm(std::make_unique<TableFormModel<ViewOptions>>(
+                               ViewOptions::fields(), [state] { return state->viewOptions(); },
+                               [state](const ViewOptions &v) {
+                                   return v.resolved(state->spec()).problem(state->spec());
+                               },
+                               [state](const ViewOptions &v, QString *error) {
+                                   return state->setViewOptions(v, error);
+                               }),
+                           this);
 
     auto *layout = new QVBoxLayout(this);
     auto *encoding = new QGroupBox(tr("Encoding"), this);

@@ -1,0 +1,83 @@
+// Figures after the redesign equal pescope 0.1's: every preset's views and a session saved in
+// format 1 are exported by today's `pescope export` and compared, pixel by pixel, with the PNGs
+// pescope 0.1 rendered of the same command lines (tests/data/baseline-0.1, made before the
+// redesign by the 0.1 executable; cases.txt lists the command lines).
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pe;
+
+class TestBaseline : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_data;
+
+private slots:
+    void initTestCase()
+    {
+        m_data = QFINDTESTDATA("data/baseline-0.1/cases.txt");
+        QVERIFY2(!m_data.isEmpty(), "tests/data/baseline-0.1/cases.txt not found");
+        m_data = QFileInfo(m_data).absolutePath();
+    }
+
+    void sameFigures_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("args");
+        QFile cases(m_data + QStringLiteral("/cases.txt"));
+        QVERIFY(cases.open(QIODevice::ReadOnly | QIODevice::Text));
+        int count = 0;
+        for (const QString &line : QString::fromUtf8(cases.readAll()).split(QLatin1Char('\n'))) {
+            if (line.trimmed().isEmpty() || line.startsWith(QLatin1Char('#')))
+                continue;
+            const QString name = line.section(QLatin1Char('|'), 0, 0).trimmed();
+            QStringList args =
+                line.section(QLatin1Char('|'), 1).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            for (QString &arg : args)
+                if (arg.endsWith(QLatin1String(".json")))
+                    arg = m_data + QLatin1Char('/') + arg; // the session beside the PNGs
+            QTest::addRow("%s", qPrintable(name)) << name << args;
+            ++count;
+        }
+        QVERIFY(count >= 20);
+    }
+    void sameFigures()
+    {
+        QFETCH(QString, name);
+        QFETCH(QStringList, args);
+        const QString out = m_dir.filePath(name + QStringLiteral(".png"));
+        const test::RunResult run =
+            test::runPescope(QStringList{QStringLiteral("export")} + args +
+                             QStringList{QStringLiteral("--width"), QStringLiteral("640"),
+                                         QStringLiteral("--height"), QStringLiteral("420"),
+                                         QStringLiteral("--backend"), QStringLiteral("cpu"),
+                                         QStringLiteral("--out"), out});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QImage now = QImage(out).convertToFormat(QImage::Format_ARGB32);
+        const QImage then = QImage(m_data + QLatin1Char('/') + name + QStringLiteral(".png"))
+                                .convertToFormat(QImage::Format_ARGB32);
+        QVERIFY(!then.isNull());
+        QCOMPARE(now.size(), then.size());
+        // Equal here; a different CPU may round a heatmap cell onto the next colormap entry,
+        // so a few pixels (0.2%) may differ, never more.
+        qint64 differing = 0;
+        for (int y = 0; y < now.height(); ++y)
+            for (int x = 0; x < now.width(); ++x)
+                differing += now.pixel(x, y) != then.pixel(x, y);
+        const qint64 allowed = qint64(now.width()) * now.height() / 500;
+        QVERIFY2(differing <= allowed,
+                 qPrintable(QStringLiteral("%1 pixels differ from pescope 0.1's %2.png")
+                                .arg(differing)
+                                .arg(name)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBaseline)
+#include "tst_baseline.moc"
