@@ -5,6 +5,7 @@
 
 #include "computejobs.h"
 #include "explorerstate.h"
+#include "io/atomicfile.h" // outputPathProblem, writeFileAtomically: moved to core
 #include "plottheme.h"
 #include "schemedata.h"
 
@@ -133,7 +134,7 @@ public:
     QByteArray renderPdf(QString *error) const;
     // PNG bytes for PNG; the document for SVG and PDF. Empty with *error on failure.
     QByteArray render(FigureFormat format, QString *error) const;
-    // The format follows the extension; written through QSaveFile, so a failure leaves no file.
+    // The format follows the extension; written through AtomicFile, so a failure leaves no file.
     bool writeFile(const QString &path, QString *error) const;
 
 private:
@@ -145,10 +146,5 @@ private:
     FigureData m_data;
     FigureOptions m_options;
 };
-
-// Empty when `path` can be created in an existing folder; else why not, naming the path.
-QString outputPathProblem(const QString &path);
-// Writes `bytes` to `path` through QSaveFile; checks the folder first for a clear message.
-bool writeFileAtomically(const QString &path, const QByteArray &bytes, QString *error);
 
 } // namespace pe
