@@ -239,6 +239,42 @@ private slots:
         }
     }
 
+    // /dev/stdout is written in place, whether it is a pipe or a file the shell redirected it
+    // to (appended to, as the shell opened it), and whatever its name's extension.
+    void writesToStandardOutput()
+    {
+        const QString dir = freshFolder();
+        const QStringList args = {QStringLiteral("data"), QStringLiteral("--positions"),
+                                  QStringLiteral("30"),   QStringLiteral("--dims"),
+                                  QStringLiteral("6"),    QStringLiteral("--backend"),
+                                  QStringLiteral("cpu"),  QStringLiteral("--format"),
+                                  QStringLiteral("csv"),  QStringLiteral("--out")};
+        const QString file = QDir(dir).filePath(QStringLiteral("m.csv"));
+        const test::RunResult plain = test::runPescope(args + QStringList{file});
+        QCOMPARE(plain.exitCode, 0);
+        const QByteArray expected = readAll(file);
+        QCOMPARE(expected.count('\n'), 30);
+
+        const test::RunResult piped =
+            test::runPescope(args + QStringList{QStringLiteral("/dev/stdout")});
+        QVERIFY2(piped.exitCode == 0, piped.err.constData());
+        QCOMPARE(piped.out, expected);
+
+        const QString redirected = QDir(dir).filePath(QStringLiteral("redirected.txt"));
+        {
+            QFile f(redirected);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("first line\n");
+        }
+        QProcess process;
+        process.setStandardOutputFile(redirected, QIODevice::Append);
+        process.start(QStringLiteral(PE_EXECUTABLE),
+                      args + QStringList{QStringLiteral("/dev/stdout")});
+        QVERIFY(process.waitForFinished(60000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        QCOMPARE(readAll(redirected), QByteArray("first line\n") + expected);
+    }
+
     // The disk fills at the first byte, halfway or at the last byte, with an unnamed
     // (O_TMPFILE) temporary or a named one (file systems without O_TMPFILE).
     void fullDisk_data()

@@ -211,17 +211,22 @@ QString outputPathProblem(const QString &path)
 {
     if (path.isEmpty())
         return QStringLiteral("cannot write a file without a name");
+    // Checked on the name itself: the kernel resolves /proc/self/fd links ("pipe:[...]") that
+    // QFileInfo cannot follow.
+    if (AtomicFile::writesInPlace(path)) {
+        if (::access(encoded(path).constData(), W_OK) != 0)
+            return QStringLiteral("cannot write %1: %2").arg(path, errnoText(errno));
+        return {};
+    }
     const QByteArray target = encoded(resolvedTarget(path));
     struct stat st;
     if (::stat(target.constData(), &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return QStringLiteral("cannot write %1: it is a folder").arg(path);
         // An existing file must be writable: a read-only file is not replaced behind the
-        // user's back (QSaveFile refused it too). A device or pipe is written in place.
+        // user's back (QSaveFile refused it too).
         if (::access(target.constData(), W_OK) != 0)
             return QStringLiteral("cannot write %1: %2").arg(path, errnoText(errno));
-        if (!S_ISREG(st.st_mode))
-            return {};
     }
     const QByteArray folder = folderOf(target);
     const QString folderName = QDir::toNativeSeparators(QFile::decodeName(folder));
