@@ -3,6 +3,7 @@
 #include "commandline.h"
 
 #include "figureexporter.h"
+#include "io/atomicfile.h"
 #include "presets.h"
 #include "sessionfile.h"
 #include "viewdata.h"

@@ -1,7 +1,7 @@
 #include "sessionfile.h"
 
 #include "explorerstate.h"
-#include "figureexporter.h"
+#include "io/atomicfile.h"
 #include "io/userfile.h"
 
 #include <QDir>
