@@ -51,7 +51,8 @@ extern "C" void removeTemporariesAndReraise(int sig, siginfo_t *info, void *cont
         char copy[PATH_MAX];
         std::memcpy(copy, slot.path, sizeof copy);
         copy[PATH_MAX - 1] = '\0';
-        if (slot.state.load(std::memory_order_acquire) == state)
+        std::atomic_thread_fence(std::memory_order_acquire); // the copy before the re-check
+        if (slot.state.load(std::memory_order_relaxed) == state)
             ::unlink(copy);
     }
     int index = 0;
