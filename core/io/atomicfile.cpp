@@ -109,6 +109,7 @@ int registerTemporary(const QByteArray &path)
         quint32 state = slot.state.load(std::memory_order_relaxed);
         if ((state & 3) != 0 || !slot.state.compare_exchange_strong(state, state | 1))
             continue;
+        std::atomic_thread_fence(std::memory_order_release); // "being filled" before the name
         std::memcpy(slot.path, path.constData(), std::size_t(path.size()) + 1);
         slot.state.store((state & ~quint32(3)) | 2, std::memory_order_release);
         return i;
