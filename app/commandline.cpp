@@ -1,5 +1,7 @@
 #include "commandline.h"
 
+#include "io/atomicfile.h"
+
 #include <QFileInfo>
 
 #include <cmath>
@@ -115,8 +117,9 @@ QString outputPath(const QCommandLineParser &parser, const QStringList &extensio
         throw UsageError{QStringLiteral("--out is required")};
     const QString path = parser.value(QStringLiteral("out"));
     const QFileInfo info(path);
-    // A device or pipe (/dev/null, /dev/stdout) has no extension to go by: --format decides.
-    if (info.exists() && !info.isFile() && !info.isDir())
+    // A device or pipe (/dev/null, /dev/stdout, also when the shell redirected it to a file)
+    // has no extension to go by: --format decides.
+    if (AtomicFile::writesInPlace(path))
         return path;
     const QString suffix = info.suffix().toLower();
     if (!extensions.contains(suffix))

@@ -4,6 +4,7 @@
 
 #include "compute/viewdata.h"
 #include "figures/figureexporter.h"
+#include "io/atomicfile.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
 

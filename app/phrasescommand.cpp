@@ -1,11 +1,11 @@
 // `pescope phrases --text T [--text T ...] ... --out FILE.npy`: seed 001's phrase embeddings.
 #include "commandline.h"
 
+#include "io/atomicfile.h"
 #include "matrixwriter.h"
 #include "phrases.h"
 
 #include <QFile>
-#include <QSaveFile>
 #include <QTextStream>
 
 namespace pe::cli {
@@ -98,15 +98,15 @@ int runPhrases(const QStringList &args)
         << "Token ids: " << idMatrix(embedding.ids) << '\n';
     out.flush();
 
-    // Both files are prepared before either is committed, so a failure leaves neither behind.
-    QSaveFile vocabFile(vocabPath);
+    // Both files are written and flushed before either is committed, so a failure leaves
+    // neither behind.
+    AtomicFile vocabFile(vocabPath);
     if (!vocabPath.isEmpty()) {
-        if (!vocabFile.open(QIODevice::WriteOnly)) {
-            report(command,
-                   QStringLiteral("cannot write %1: %2").arg(vocabPath, vocabFile.errorString()));
+        const QByteArray text = embedding.vocabulary.join(QLatin1Char('\n')).toUtf8() + '\n';
+        if (!vocabFile.open(&error) || !vocabFile.write(text, &error) || !vocabFile.flush(&error)) {
+            report(command, error);
             return Failure;
         }
-        vocabFile.write(embedding.vocabulary.join(QLatin1Char('\n')).toUtf8() + '\n');
     }
     if (writeEmbeddings) {
         MatrixWriter writer(path, matrixFormatFromOptions(parser, path),
@@ -118,10 +118,10 @@ int runPhrases(const QStringList &args)
             return Failure; // vocabFile's destructor discards its temporary file
         }
     }
-    if (!vocabPath.isEmpty() && !vocabFile.commit()) {
-        report(command,
-               QStringLiteral("cannot write %1: %2").arg(vocabPath, vocabFile.errorString()));
-        if (writeEmbeddings)
+    if (!vocabPath.isEmpty() && !vocabFile.commit(&error)) {
+        report(command, error);
+        // Only the rename can still fail here; the embeddings were committed a moment ago.
+        if (writeEmbeddings && !AtomicFile::writesInPlace(path))
             QFile::remove(path);
         return Failure;
     }

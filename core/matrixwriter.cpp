@@ -1,11 +1,9 @@
 #include "matrixwriter.h"
 
 #include "encodingspec.h"
+#include "io/atomicfile.h"
 
-#include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QStorageInfo>
 
 #include <charconv>
@@ -78,45 +76,33 @@ bool MatrixWriter::fail(const QString &message, QString *error)
     return false;
 }
 
+// For failures AtomicFile has already described in *error.
+bool MatrixWriter::abandon()
+{
+    cancel();
+    return false;
+}
+
 bool MatrixWriter::open(QString *error)
 {
-    const QFileInfo target(m_path);
-    const QString dir = target.absolutePath();
-    if (!QFileInfo(dir).isDir())
-        return fail(QStringLiteral("cannot write %1: the folder %2 does not exist")
-                        .arg(m_path, QDir::toNativeSeparators(dir)),
-                    error);
-    if (target.isDir())
-        return fail(QStringLiteral("cannot write %1: it is a folder").arg(m_path), error);
-
-    // Devices and pipes (/dev/null, /dev/stdout, a FIFO) cannot be replaced atomically: they are
-    // written in place, since there is no file to leave half-written.
-    if (target.exists() && !target.isFile()) {
-        auto direct = std::make_unique<QFile>(m_path);
-        if (!direct->open(QIODevice::WriteOnly | QIODevice::Unbuffered))
-            return fail(QStringLiteral("cannot write %1: %2").arg(m_path, direct->errorString()),
-                        error);
-        m_file = std::move(direct);
-    } else {
-        const QStorageInfo storage(dir);
+    if (const QString problem = outputPathProblem(m_path); !problem.isEmpty())
+        return fail(problem, error);
+    // Devices and pipes (/dev/null, /dev/stdout, a FIFO) are written in place and have no free
+    // space to check.
+    if (!AtomicFile::writesInPlace(m_path)) {
+        const QStorageInfo storage(QFileInfo(m_path).absolutePath());
         if (storage.isValid() && storage.bytesAvailable() >= 0 &&
             storage.bytesAvailable() < expectedBytes())
             return fail(QStringLiteral("cannot write %1: it needs %2 but only %3 is free there")
                             .arg(m_path, formatBytes(double(expectedBytes())),
                                  formatBytes(double(storage.bytesAvailable()))),
                         error);
-        auto save = std::make_unique<QSaveFile>(m_path);
-        if (!save->open(QIODevice::WriteOnly))
-            return fail(QStringLiteral("cannot write %1: %2").arg(m_path, save->errorString()),
-                        error);
-        m_file = std::move(save);
     }
-    if (m_format == MatrixFormat::Npy) {
-        const QByteArray header = npyHeader(m_shape, m_type);
-        if (m_file->write(header) != header.size())
-            return fail(QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString()),
-                        error);
-    }
+    m_file = std::make_unique<AtomicFile>(m_path);
+    if (!m_file->open(error))
+        return abandon();
+    if (m_format == MatrixFormat::Npy && !m_file->write(npyHeader(m_shape, m_type), error))
+        return abandon();
     return true;
 }
 
@@ -140,24 +126,16 @@ bool MatrixWriter::writeValues(const T *values, qint64 count, ElementType type, 
 {
     if (type != m_type)
         return fail(QStringLiteral("internal error: values of the wrong element type"), error);
-    if (!m_file)
+    if (!m_file || !m_file->isOpen())
         return fail(QStringLiteral("cannot write %1: the file is not open").arg(m_path), error);
     if (m_written + count > m_totalValues)
         return fail(QStringLiteral("internal error: more values than the shape holds"), error);
 
     if (m_format == MatrixFormat::Npy) {
         static_assert(Q_BYTE_ORDER == Q_LITTLE_ENDIAN, "'<f4' output assumes a little-endian host");
-        const auto *bytes = reinterpret_cast<const char *>(values);
-        qint64 remaining = count * qint64(sizeof(T));
-        while (remaining > 0) {
-            const qint64 n = m_file->write(bytes, remaining);
-            if (n <= 0)
-                return fail(
-                    QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString()),
-                    error);
-            bytes += n;
-            remaining -= n;
-        }
+        if (!m_file->write(reinterpret_cast<const char *>(values), count * qint64(sizeof(T)),
+                           error))
+            return abandon();
     } else {
         const qint64 columns = m_shape.empty() ? 1 : m_shape.back();
         if (count % columns != 0)
@@ -171,10 +149,8 @@ bool MatrixWriter::writeValues(const T *values, qint64 count, ElementType type, 
             cursor = std::to_chars(cursor, end, values[i]).ptr;
             *cursor++ = (i + 1) % columns == 0 ? '\n' : ',';
         }
-        const qint64 length = cursor - m_text.data();
-        if (m_file->write(m_text.constData(), length) != length)
-            return fail(QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString()),
-                        error);
+        if (!m_file->write(m_text.constData(), cursor - m_text.data(), error))
+            return abandon();
     }
     m_written += count;
     return true;
@@ -182,33 +158,21 @@ bool MatrixWriter::writeValues(const T *values, qint64 count, ElementType type, 
 
 bool MatrixWriter::commit(QString *error)
 {
-    if (!m_file)
+    if (!m_file || !m_file->isOpen())
         return fail(QStringLiteral("cannot write %1: the file is not open").arg(m_path), error);
     if (m_written != m_totalValues)
         return fail(QStringLiteral("internal error: %1 of %2 values were written")
                         .arg(m_written)
                         .arg(m_totalValues),
                     error);
-    bool ok = true;
-    if (auto *save = qobject_cast<QSaveFile *>(m_file.get()))
-        ok = save->commit();
-    else
-        ok = m_file->flush();
-    const QString reason = m_file->errorString();
+    const bool ok = m_file->commit(error);
     m_file.reset();
-    if (!ok) {
-        if (error)
-            *error = QStringLiteral("cannot write %1: %2").arg(m_path, reason);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 void MatrixWriter::cancel()
 {
-    if (auto *save = qobject_cast<QSaveFile *>(m_file.get()))
-        save->cancelWriting();
-    m_file.reset(); // QSaveFile's destructor discards the temporary file
+    m_file.reset(); // AtomicFile's destructor discards what was written
 }
 
 } // namespace pe

@@ -1,5 +1,5 @@
 // MatrixWriter: streams a C-order array (float32 by default; float64 or int32 on request) to
-// .npy (v1.0, '<f4' / '<f8' / '<i4') or .csv, atomically.
+// .npy (v1.0, '<f4' / '<f8' / '<i4') or .csv, atomically (through AtomicFile).
 // Nothing appears at the target path unless commit() succeeds; a failed or cancelled write
 // leaves any existing file untouched.
 #pragma once
@@ -11,9 +11,9 @@
 #include <optional>
 #include <vector>
 
-class QFileDevice;
-
 namespace pe {
+
+class AtomicFile;
 
 enum class MatrixFormat { Npy, Csv };
 // The element type written; each has its own write() overload.
@@ -52,6 +52,7 @@ public:
 
 private:
     bool fail(const QString &message, QString *error);
+    bool abandon();
     template <typename T>
     bool writeValues(const T *values, qint64 count, ElementType type, QString *error);
 
@@ -61,7 +62,7 @@ private:
     ElementType m_type = ElementType::Float32;
     qint64 m_totalValues = 1;
     qint64 m_written = 0;
-    std::unique_ptr<QFileDevice> m_file;
+    std::unique_ptr<AtomicFile> m_file;
     QByteArray m_text; // CSV formatting buffer, reused
 };
 

@@ -1,5 +1,6 @@
 #include "compute/viewdata.h"
 
+#include "io/atomicfile.h"
 #include "matrixwriter.h"
 
 #include <QDir>

@@ -16,7 +16,6 @@
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QScreen>
 #include <QSvgGenerator>
 
@@ -914,47 +913,6 @@ bool FigureExporter::writeFile(const QString &path, QString *error) const
     if (bytes.isEmpty())
         return false;
     return writeFileAtomically(path, bytes, error);
-}
-
-QString outputPathProblem(const QString &path)
-{
-    const QFileInfo info(path);
-    const QFileInfo folder(info.absolutePath());
-    if (!folder.exists())
-        return QStringLiteral("cannot write %1: the folder %2 does not exist")
-            .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
-    if (!folder.isDir())
-        return QStringLiteral("cannot write %1: %2 is not a folder")
-            .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
-    if (info.isDir())
-        return QStringLiteral("cannot write %1: it is a folder").arg(path);
-    if (!folder.isWritable())
-        return QStringLiteral("cannot write %1: the folder %2 is not writable")
-            .arg(path, QDir::toNativeSeparators(folder.absoluteFilePath()));
-    return {};
-}
-
-bool writeFileAtomically(const QString &path, const QByteArray &bytes, QString *error)
-{
-    if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
-        *error = problem;
-        return false;
-    }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    if (file.write(bytes) != bytes.size()) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-        file.cancelWriting();
-        return false;
-    }
-    if (!file.commit()) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
 }
 
 } // namespace pe

@@ -4,9 +4,10 @@
 #pragma once
 
 #include "compute/computejobs.h"
-#include "state/explorerstate.h"
-#include "figures/plottheme.h"
 #include "compute/schemedata.h"
+#include "figures/plottheme.h"
+#include "io/atomicfile.h" // outputPathProblem, writeFileAtomically
+#include "state/explorerstate.h"
 
 #include <QByteArray>
 #include <QImage>
@@ -135,7 +136,7 @@ public:
     QByteArray renderPdf(QString *error) const;
     // PNG bytes for PNG; the document for SVG and PDF. Empty with *error on failure.
     QByteArray render(FigureFormat format, QString *error) const;
-    // The format follows the extension; written through QSaveFile, so a failure leaves no file.
+    // The format follows the extension; written through AtomicFile, so a failure leaves no file.
     bool writeFile(const QString &path, QString *error) const;
 
 private:
@@ -147,10 +148,5 @@ private:
     FigureData m_data;
     FigureOptions m_options;
 };
-
-// Empty when `path` can be created in an existing folder; else why not, naming the path.
-QString outputPathProblem(const QString &path);
-// Writes `bytes` to `path` through QSaveFile; checks the folder first for a clear message.
-bool writeFileAtomically(const QString &path, const QByteArray &bytes, QString *error);
 
 } // namespace pe

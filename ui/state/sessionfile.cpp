@@ -1,11 +1,11 @@
 #include "state/sessionfile.h"
 
-#include "figures/figureexporter.h"
+#include "io/atomicfile.h"
+#include "io/userfile.h"
 #include "state/explorerstate.h"
 #include "state/sessionmigration.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -117,29 +117,13 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
 bool loadSession(const QString &path, ExplorerState *state, QString *error)
 {
     const QString name = QDir::toNativeSeparators(path);
-    const QFileInfo info(path);
-    if (!info.exists()) {
-        *error = QStringLiteral("%1 does not exist").arg(name);
+    // Regular files only, read within the limit: /dev/zero or a FIFO is refused at once.
+    const std::optional<QByteArray> bytes =
+        readUserFile(path, limits::maxSessionBytes, error, QStringLiteral("a session file"));
+    if (!bytes)
         return false;
-    }
-    if (info.isDir()) {
-        *error = QStringLiteral("%1 is a folder, not a session file").arg(name);
-        return false;
-    }
-    // Sessions are a few kilobytes; anything huge is not one and is not read into memory.
-    constexpr qint64 maxSessionBytes = 64 * 1024 * 1024;
-    if (info.size() > maxSessionBytes) {
-        *error = QStringLiteral("%1 is %2, too large for a session file")
-                     .arg(name, formatBytes(double(info.size())));
-        return false;
-    }
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("cannot read %1: %2").arg(name, file.errorString());
-        return false;
-    }
     QJsonObject json;
-    if (!parseSession(file.readAll(), name, &json, error))
+    if (!parseSession(*bytes, name, &json, error))
         return false;
     QString problem;
     if (!state->applyJson(json, &problem)) {
