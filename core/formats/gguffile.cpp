@@ -144,8 +144,7 @@ public:
     Cursor(const uchar *data, qint64 size) : m_data(data), m_size(size) {}
     qint64 pos() const { return m_pos; }
     qint64 remaining() const { return m_size - m_pos; }
-    template <typename T>
-    bool read(T *value)
+    template <typename T> bool read(T *value)
     {
         if (remaining() < qint64(sizeof(T)))
             return false;
@@ -205,9 +204,9 @@ QVariant decodeScalar(GgufType type, const uchar *at)
 
 QString ggufTypeName(GgufType type)
 {
-    static const char *const names[] = {"UINT8", "INT8",  "UINT16", "INT16",  "UINT32",
-                                        "INT32", "FLOAT32", "BOOL", "STRING", "ARRAY",
-                                        "UINT64", "INT64", "FLOAT64"};
+    static const char *const names[] = {"UINT8",  "INT8",    "UINT16", "INT16",  "UINT32",
+                                        "INT32",  "FLOAT32", "BOOL",   "STRING", "ARRAY",
+                                        "UINT64", "INT64",   "FLOAT64"};
     const quint32 id = quint32(type);
     if (id < std::size(names))
         return QLatin1String(names[id]);
@@ -218,13 +217,13 @@ std::optional<GgmlType> ggmlType(quint32 id)
 {
     for (const GgmlRow &row : ggmlTable) {
         if (row.id == id)
-            return GgmlType{row.id,      QLatin1String(row.name), row.blockSize, row.typeSize,
-                            row.dtype,   row.quantized,          false};
+            return GgmlType{row.id,    QLatin1String(row.name), row.blockSize, row.typeSize,
+                            row.dtype, row.quantized,           false};
     }
     for (const RemovedRow &row : removedGgml) {
         if (row.id == id)
-            return GgmlType{row.id, QLatin1String(row.name), 0, 0, TensorDType::Unsupported,
-                            true,   true};
+            return GgmlType{row.id, QLatin1String(row.name), 0, 0, TensorDType::Unsupported, true,
+                            true};
     }
     return std::nullopt;
 }
@@ -335,8 +334,7 @@ bool GgufFile::parse(QString *error)
     // Each metadata pair takes at least 13 bytes (key length, type, a 1-byte value), each
     // tensor info at least 24 (name length, n_dims, type, offset).
     const quint64 room = quint64(cursor.remaining());
-    if (kvCount > room / 13 || tensorCount > room / 24 ||
-        kvCount * 13 + tensorCount * 24 > room)
+    if (kvCount > room / 13 || tensorCount > room / 24 || kvCount * 13 + tensorCount * 24 > room)
         return fail(QStringLiteral("the header declares %1 metadata entries and %2 tensors, more "
                                    "than the remaining %3 bytes can hold")
                         .arg(kvCount)
@@ -354,8 +352,8 @@ bool GgufFile::parse(QString *error)
                             .arg(length)
                             .arg(cursor.remaining()));
         if (text)
-            *text = QString::fromUtf8(reinterpret_cast<const char *>(cursor.here()),
-                                      qsizetype(length));
+            *text =
+                QString::fromUtf8(reinterpret_cast<const char *>(cursor.here()), qsizetype(length));
         cursor.skip(qint64(length));
         return true;
     };
@@ -494,7 +492,8 @@ bool GgufFile::parse(QString *error)
             return truncated(where);
         const std::optional<GgmlType> type = ggmlType(typeId);
         if (!type)
-            return fail(QStringLiteral("%1 has the unknown GGML type id %2").arg(where).arg(typeId));
+            return fail(
+                QStringLiteral("%1 has the unknown GGML type id %2").arg(where).arg(typeId));
         if (type->removed)
             return fail(QStringLiteral("%1 has GGML type %2 (id %3), which llama.cpp removed "
                                        "from GGUF files; pescope cannot size it")
@@ -605,7 +604,8 @@ std::optional<std::vector<qint64>> GgufFile::intArray(const QString &key, QStrin
     values.reserve(size_t(v->arrayCount));
     const qint64 step = fixedSize(v->arrayType);
     for (qint64 i = 0; i < v->arrayCount; ++i) {
-        const QVariant element = decodeScalar(v->arrayType, m_file.data() + v->arrayOffset + i * step);
+        const QVariant element =
+            decodeScalar(v->arrayType, m_file.data() + v->arrayOffset + i * step);
         if (element.typeId() == QMetaType::ULongLong &&
             element.toULongLong() > quint64(std::numeric_limits<qint64>::max())) {
             if (error)

@@ -136,11 +136,14 @@ public:
     // llama.cpp's model keys (gguf-py Keys.LLM / Attention / Rope). Numeric helpers return
     // nullopt when the key is absent or not a scalar of a numeric type; head counts stored
     // as per-layer arrays (some architectures) are read with intArray(archKey(...)).
-    QString architecture() const; // general.architecture; empty when absent
+    QString architecture() const;                 // general.architecture; empty when absent
     QString archKey(const QString &suffix) const; // "{arch}.suffix"
     std::optional<qint64> archInt(const QString &suffix) const;
     std::optional<double> archDouble(const QString &suffix) const;
-    std::optional<qint64> contextLength() const { return archInt(QStringLiteral("context_length")); }
+    std::optional<qint64> contextLength() const
+    {
+        return archInt(QStringLiteral("context_length"));
+    }
     std::optional<qint64> embeddingLength() const
     {
         return archInt(QStringLiteral("embedding_length"));
@@ -158,13 +161,19 @@ public:
     {
         return archInt(QStringLiteral("rope.dimension_count"));
     }
-    std::optional<double> ropeFreqBase() const { return archDouble(QStringLiteral("rope.freq_base")); }
+    std::optional<double> ropeFreqBase() const
+    {
+        return archDouble(QStringLiteral("rope.freq_base"));
+    }
     GgufRopeScaling ropeScaling() const;
     // Every "{arch}.rope.scaling.*" key present, in file order.
     QStringList ropeScalingKeys() const;
     // position_embd.weight (learned absolute positions, e.g. GPT-2) and rope_freqs.weight
     // (per-pair frequency factors of llama3-scaled and longrope models); null when absent.
-    const TensorInfo *positionEmbedding() const { return find(QStringLiteral("position_embd.weight")); }
+    const TensorInfo *positionEmbedding() const
+    {
+        return find(QStringLiteral("position_embd.weight"));
+    }
     const TensorInfo *ropeFrequencies() const { return find(QStringLiteral("rope_freqs.weight")); }
 
 private:

@@ -81,11 +81,10 @@ std::optional<CachedModel> HfCache::snapshotOf(const QString &modelFolder, QStri
     if (model.revision.isEmpty()) {
         QFileInfoList candidates =
             snapshots.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-        candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                        [](const QFileInfo &info) {
-                                            return !isPlainName(info.fileName());
-                                        }),
-                         candidates.end());
+        candidates.erase(
+            std::remove_if(candidates.begin(), candidates.end(),
+                           [](const QFileInfo &info) { return !isPlainName(info.fileName()); }),
+            candidates.end());
         if (candidates.isEmpty()) {
             if (error)
                 *error = QStringLiteral("%1: no snapshot of %2 in the cache (an interrupted "
@@ -117,9 +116,8 @@ QList<CachedModel> HfCache::models() const
         if (std::optional<CachedModel> model = snapshotOf(hub.filePath(name), nullptr))
             found += *model;
     }
-    std::sort(found.begin(), found.end(), [](const CachedModel &a, const CachedModel &b) {
-        return a.repoId < b.repoId;
-    });
+    std::sort(found.begin(), found.end(),
+              [](const CachedModel &a, const CachedModel &b) { return a.repoId < b.repoId; });
     return found;
 }
 
@@ -132,8 +130,8 @@ std::optional<CachedModel> HfCache::find(const QString &repoId, QString *error) 
     };
     const QStringList parts = repoId.split(QLatin1Char('/'));
     if (parts.size() > 2 || !std::all_of(parts.cbegin(), parts.cend(), isPlainName))
-        return fail(QStringLiteral("\"%1\" is not a Hugging Face repo id (ORG/NAME or NAME)")
-                        .arg(repoId));
+        return fail(
+            QStringLiteral("\"%1\" is not a Hugging Face repo id (ORG/NAME or NAME)").arg(repoId));
     const QDir hub(m_hub);
     if (m_hub.isEmpty() || !hub.exists())
         return fail(QStringLiteral("%1 is not a file or folder, and there is no Hugging Face "
@@ -186,7 +184,8 @@ std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *
         const QString single = dir.filePath(QStringLiteral("model.safetensors"));
         const QStringList safetensors =
             dir.entryList({QStringLiteral("*.safetensors")}, QDir::Files, QDir::Name);
-        const QStringList ggufs = dir.entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
+        const QStringList ggufs =
+            dir.entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
         if (QFileInfo(index).isFile()) {
             location.kind = ModelSourceKind::ShardedSafetensors;
             location.weightsPath = native(index);

@@ -38,8 +38,8 @@ constexpr ClassDefaults classDefaults[] = {
     {"llama", "LlamaConfig", 4096, 32, 0, 0, 32, 2048, 10000.0, 0, 0, 0, 0},
     {"mistral", "MistralConfig", 4096, 32, 8, 0, 32, 131072, 10000.0, 0, 4096, 0, 0},
     {"qwen2", "Qwen2Config", 4096, 32, 32, 0, 32, 32768, 10000.0, 0, 0, 0, 0},
-    {"gemma3_text", "Gemma3TextConfig", 2304, 8, 4, 256, 26, 131072, 1000000.0, 10000.0, 4096,
-     0, 0},
+    {"gemma3_text", "Gemma3TextConfig", 2304, 8, 4, 256, 26, 131072, 1000000.0, 10000.0, 4096, 0,
+     0},
     {"llama4_text", "Llama4TextConfig", 5120, 40, 8, 128, 48, 131072, 500000.0, 0, 0, 0, 0},
     {"phi3", "Phi3Config", 3072, 32, 0, 0, 32, 4096, 10000.0, 0, 0, 0, 0},
     {"deepseek_v3", "DeepseekV3Config", 7168, 128, 128, 0, 61, 4096, 10000.0, 0, 0, 0, 0},
@@ -130,8 +130,7 @@ class Reader
 public:
     Reader(const QJsonObject &config, const QString &prefix, ModelConfig &out, QString *error)
         : m_config(config), m_prefix(prefix), m_out(out), m_error(error)
-    {
-    }
+    {}
 
     bool run();
 
@@ -181,8 +180,7 @@ private:
     qint64 m_chunkSize = 0;
 };
 
-bool Reader::count(const QString &field, const QStringList &names, qint64 fallback,
-                   qint64 *value)
+bool Reader::count(const QString &field, const QStringList &names, qint64 fallback, qint64 *value)
 {
     for (const QString &name : names) {
         const QJsonValue v = m_config.value(name);
@@ -193,8 +191,9 @@ bool Reader::count(const QString &field, const QStringList &names, qint64 fallba
             return fail(QStringLiteral("%1 must be a whole number >= 0, it is %2")
                             .arg(key(name), jsonText(v)));
         *value = qint64(d);
-        read(name == field ? QStringLiteral("%1 = %2 (%3)").arg(field).arg(*value).arg(key(name))
-                           : QStringLiteral("%1 = %2 (from %3)").arg(field).arg(*value).arg(key(name)));
+        read(name == field
+                 ? QStringLiteral("%1 = %2 (%3)").arg(field).arg(*value).arg(key(name))
+                 : QStringLiteral("%1 = %2 (from %3)").arg(field).arg(*value).arg(key(name)));
         return true;
     }
     *value = fallback;
@@ -223,7 +222,8 @@ bool Reader::boolean(const QString &name, std::optional<bool> *value)
     if (v.isUndefined() || v.isNull())
         return true;
     if (!v.isBool())
-        return fail(QStringLiteral("%1 must be true or false, it is %2").arg(key(name), jsonText(v)));
+        return fail(
+            QStringLiteral("%1 must be true or false, it is %2").arg(key(name), jsonText(v)));
     *value = v.toBool();
     return true;
 }
@@ -266,8 +266,8 @@ bool Reader::run()
                        ? Family::Alibi
                        : Family::Unknown;
     else if (modelType == QLatin1String("falcon"))
-        m_family = m_config.value(QLatin1String("alibi")).toBool(false) ? Family::Alibi
-                                                                         : Family::Rope;
+        m_family =
+            m_config.value(QLatin1String("alibi")).toBool(false) ? Family::Alibi : Family::Rope;
     else if (modelType == QLatin1String("t5") || modelType == QLatin1String("mt5") ||
              modelType == QLatin1String("umt5") || modelType == QLatin1String("longt5"))
         m_family = Family::T5;
@@ -606,11 +606,13 @@ bool Reader::readAbsolute()
     };
     switch (m_family) {
     case Family::Gpt2:
-        learned(maxPositions, 0, {QStringLiteral("wpe.weight"), QStringLiteral("transformer.wpe.weight")});
+        learned(maxPositions, 0,
+                {QStringLiteral("wpe.weight"), QStringLiteral("transformer.wpe.weight")});
         read(QStringLiteral("learned absolute positions (wpe), %1 rows").arg(maxPositions));
         break;
     case Family::GptNeo:
-        learned(maxPositions, 0, {QStringLiteral("transformer.wpe.weight"), QStringLiteral("wpe.weight")});
+        learned(maxPositions, 0,
+                {QStringLiteral("transformer.wpe.weight"), QStringLiteral("wpe.weight")});
         read(QStringLiteral("learned absolute positions (wpe), %1 rows").arg(maxPositions));
         break;
     case Family::Opt:
@@ -623,8 +625,8 @@ bool Reader::readAbsolute()
                  .arg(maxPositions + 2));
         break;
     case Family::Bert: {
-        const QString kind =
-            m_config.value(QLatin1String("position_embedding_type")).toString(QStringLiteral("absolute"));
+        const QString kind = m_config.value(QLatin1String("position_embedding_type"))
+                                 .toString(QStringLiteral("absolute"));
         if (kind != QLatin1String("absolute")) {
             assume(QStringLiteral("position_embedding_type = %1: relative distances inside "
                                   "attention, no absolute table")
@@ -729,8 +731,8 @@ bool Reader::standardize(QJsonObject *p, const QString &what)
     if (!ropeType.isString())
         return fail(QStringLiteral("rope_type must be a string, it is %1").arg(jsonText(ropeType)));
     const QString type = ropeType.toString();
-    const bool phi3 = m_out.modelType == QLatin1String("phi3") ||
-                      m_out.modelType == QLatin1String("phimoe");
+    const bool phi3 =
+        m_out.modelType == QLatin1String("phi3") || m_out.modelType == QLatin1String("phimoe");
     if (type == QLatin1String("llama3") || type == QLatin1String("yarn") ||
         type == QLatin1String("longrope")) {
         if (phi3) {
@@ -772,7 +774,8 @@ bool Reader::normalizeRope()
     for (const auto &[name, value] : {std::pair{QStringLiteral("rope_scaling"), scaling},
                                       std::pair{QStringLiteral("rope_parameters"), parameters}}) {
         if (!value.isUndefined() && !value.isNull() && !value.isObject())
-            return fail(QStringLiteral("%1 must be an object, it is %2").arg(key(name), jsonText(value)));
+            return fail(
+                QStringLiteral("%1 must be an object, it is %2").arg(key(name), jsonText(value)));
     }
     // convert_rope_params_to_dict: `rope_scaling or rope_parameters`.
     QJsonObject p;
@@ -785,7 +788,8 @@ bool Reader::normalizeRope()
         origin = key(QStringLiteral("rope_parameters"));
     }
     if (!origin.isEmpty())
-        read(QStringLiteral("rope_parameters from %1: %2").arg(origin, p.keys().join(QLatin1String(", "))));
+        read(QStringLiteral("rope_parameters from %1: %2")
+                 .arg(origin, p.keys().join(QLatin1String(", "))));
 
     // A v5-saved config may already be per layer type.
     const QSet<QString> typeSet(m_layerTypes.cbegin(), m_layerTypes.cend());
@@ -794,7 +798,8 @@ bool Reader::normalizeRope()
         nested = typeSet.contains(it.key()) && it.value().isObject();
 
     const bool neox = type == QLatin1String("gpt_neox");
-    const QString thetaKey = neox ? QStringLiteral("rotary_emb_base") : QStringLiteral("rope_theta");
+    const QString thetaKey =
+        neox ? QStringLiteral("rotary_emb_base") : QStringLiteral("rope_theta");
     std::optional<double> theta;
     if (!realNumber(thetaKey, &theta))
         return false;
@@ -807,7 +812,8 @@ bool Reader::normalizeRope()
     // partial_rotary_factor: GPT-NeoX overwrites it from rotary_pct (default 0.25); Phi-3 sets
     // 1.0 when absent; others take the config's key when present.
     std::optional<double> partial;
-    const QString partialKey = neox ? QStringLiteral("rotary_pct") : QStringLiteral("partial_rotary_factor");
+    const QString partialKey =
+        neox ? QStringLiteral("rotary_pct") : QStringLiteral("partial_rotary_factor");
     if (!realNumber(partialKey, &partial))
         return false;
 
@@ -815,7 +821,8 @@ bool Reader::normalizeRope()
         if (!target->contains(QLatin1String("rope_theta"))) {
             if (theta) {
                 target->insert(QStringLiteral("rope_theta"), *theta);
-                read(QStringLiteral("%1rope_theta = %2 (%3)").arg(what, number(*theta), key(thetaKey)));
+                read(QStringLiteral("%1rope_theta = %2 (%3)")
+                         .arg(what, number(*theta), key(thetaKey)));
             } else {
                 target->insert(QStringLiteral("rope_theta"), defaultTheta);
                 assume(gptj ? QStringLiteral("%1rope_theta = 10000: GPT-J's rotary embedding uses "
@@ -853,7 +860,8 @@ bool Reader::normalizeRope()
         m_out.ropeParametersPerLayerType = true;
         for (const QString &layerType : QSet<QString>(typeSet)) {
             if (!p.contains(layerType))
-                return fail(QStringLiteral("%1 has no entry for layer type %2").arg(origin, layerType));
+                return fail(
+                    QStringLiteral("%1 has no entry for layer type %2").arg(origin, layerType));
             QJsonObject inner = p.value(layerType).toObject();
             if (!fill(&inner, layerType + QLatin1Char('.')))
                 return false;
@@ -938,7 +946,8 @@ bool Reader::normalizePerLayerRope(const QString &globalKey, const QString &loca
             return false;
         target->insert(QStringLiteral("rope_theta"), value.value_or(fallback));
         if (value)
-            read(QStringLiteral("%1.rope_theta = %2 (%3)").arg(layerType, number(*value), key(name)));
+            read(QStringLiteral("%1.rope_theta = %2 (%3)")
+                     .arg(layerType, number(*value), key(name)));
         else
             assume(QStringLiteral("%1.rope_theta = %2: the config has no %3; %4")
                        .arg(layerType, number(fallback), name, defaultOwner()));
@@ -956,7 +965,8 @@ bool Reader::normalizePerLayerRope(const QString &globalKey, const QString &loca
     const QSet<QString> present(m_layerTypes.cbegin(), m_layerTypes.cend());
     for (const QString &layerType : present) {
         if (!p.contains(layerType))
-            return fail(QStringLiteral("rope_parameters has no entry for layer type %1").arg(layerType));
+            return fail(
+                QStringLiteral("rope_parameters has no entry for layer type %1").arg(layerType));
         QJsonObject inner = p.value(layerType).toObject();
         if (!standardize(&inner, layerType + QLatin1Char('.')))
             return false;
@@ -992,8 +1002,8 @@ void Reader::buildLayers()
             m_layerTypes += QStringLiteral("full_attention");
     }
     const bool cohere2 = m_out.modelType == QLatin1String("cohere2");
-    const bool gptj = m_out.modelType == QLatin1String("gptj") ||
-                      m_out.modelType == QLatin1String("codegen");
+    const bool gptj =
+        m_out.modelType == QLatin1String("gptj") || m_out.modelType == QLatin1String("codegen");
     qint64 rotaryDim = 0;
     if (gptj) {
         const QJsonValue v = m_config.value(QLatin1String("rotary_dim"));
@@ -1027,8 +1037,8 @@ void Reader::buildLayers()
         switch (m_family) {
         case Family::Rope: {
             // Cohere2: only the sliding layers rotate; its global layers have no positions.
-            const bool rotates = m_ropeLayers[size_t(i)] &&
-                                 !(cohere2 && layer.attention == AttentionKind::Full);
+            const bool rotates =
+                m_ropeLayers[size_t(i)] && !(cohere2 && layer.attention == AttentionKind::Full);
             layer.position = rotates ? LayerPositionKind::Rope : LayerPositionKind::NoPE;
             if (rotates) {
                 layer.rope = m_out.ropeParametersFor(layer.layerType);
@@ -1145,7 +1155,8 @@ std::optional<ModelConfig> parseHfConfig(const QJsonObject &config, const QStrin
     };
     const QJsonValue modelType = config.value(QLatin1String("model_type"));
     if (!modelType.isUndefined() && !modelType.isString())
-        return fail(QStringLiteral("model_type must be a string, it is %1").arg(jsonText(modelType)));
+        return fail(
+            QStringLiteral("model_type must be a string, it is %1").arg(jsonText(modelType)));
     out.modelType = modelType.toString();
     const QJsonValue architectures = config.value(QLatin1String("architectures"));
     if (architectures.isArray()) {
@@ -1155,16 +1166,18 @@ std::optional<ModelConfig> parseHfConfig(const QJsonObject &config, const QStrin
             out.architectures += name.toString();
         }
     } else if (!architectures.isUndefined() && !architectures.isNull()) {
-        return fail(QStringLiteral("architectures must be a list, it is %1").arg(jsonText(architectures)));
+        return fail(
+            QStringLiteral("architectures must be a list, it is %1").arg(jsonText(architectures)));
     }
 
     // Multimodal wrappers: the text model's positions (Gemma 3, Llama 4, LLaVA, ...), or for
     // CLIP / SigLIP the vision tower's patch grid.
     QJsonObject part = config;
     QString prefix;
-    const bool visionWrapper = out.modelType == QLatin1String("clip") ||
-                               out.modelType == QLatin1String("siglip");
-    const QString subKey = visionWrapper ? QStringLiteral("vision_config") : QStringLiteral("text_config");
+    const bool visionWrapper =
+        out.modelType == QLatin1String("clip") || out.modelType == QLatin1String("siglip");
+    const QString subKey =
+        visionWrapper ? QStringLiteral("vision_config") : QStringLiteral("text_config");
     const QJsonValue sub = config.value(subKey);
     if (sub.isObject() && (visionWrapper || !out.modelType.isEmpty())) {
         part = sub.toObject();

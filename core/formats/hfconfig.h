@@ -42,9 +42,9 @@ QString absolutePositionKindName(AbsolutePositionKind kind);
 struct AbsolutePositions
 {
     AbsolutePositionKind kind = AbsolutePositionKind::None;
-    qint64 tableRows = 0; // rows of the stored table (OPT: max_position_embeddings + 2)
-    qint64 positions = 0; // positions the model addresses
-    qint64 offset = 0;    // table row of position 0: RoBERTa padding_idx + 1, OPT 2, else 0
+    qint64 tableRows = 0;  // rows of the stored table (OPT: max_position_embeddings + 2)
+    qint64 positions = 0;  // positions the model addresses
+    qint64 offset = 0;     // table row of position 0: RoBERTa padding_idx + 1, OPT 2, else 0
     qint64 gridHeight = 0; // patch grid (rows of patches), row-major after the prefix tokens
     qint64 gridWidth = 0;
     qint64 prefixTokens = 0; // class token rows before the grid (ViT, CLIP: 1)

@@ -57,8 +57,7 @@ MappedFile::MappedFile(MappedFile &&other) noexcept
     : m_path(std::move(other.m_path)), m_data(std::exchange(other.m_data, nullptr)),
       m_size(std::exchange(other.m_size, 0)), m_open(std::exchange(other.m_open, false)),
       m_file(std::move(other.m_file))
-{
-}
+{}
 
 MappedFile &MappedFile::operator=(MappedFile &&other) noexcept
 {
@@ -152,7 +151,8 @@ bool MappedFile::open(const QString &path, QString *error)
     if (m_size > 0) {
         m_data = m_file->map(0, m_size);
         if (!m_data)
-            return fail(QStringLiteral("cannot be mapped into memory: %1").arg(m_file->errorString()));
+            return fail(
+                QStringLiteral("cannot be mapped into memory: %1").arg(m_file->errorString()));
     }
 #endif
     m_open = true;

@@ -21,9 +21,8 @@ public:
 
     void skipSpace()
     {
-        while (m_pos < m_text.size() &&
-               (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' ||
-                m_text[m_pos] == '\r'))
+        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' ||
+                                         m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
             ++m_pos;
     }
     bool atEnd()
@@ -102,9 +101,13 @@ struct FloatDescr
     TensorDType dtype;
 };
 constexpr FloatDescr floatDescrs[] = {
-    {"<f2", TensorDType::F16}, {"<f4", TensorDType::F32}, {"<f8", TensorDType::F64},
+    {"<f2", TensorDType::F16},
+    {"<f4", TensorDType::F32},
+    {"<f8", TensorDType::F64},
     // '=' is native order; pescope only runs where native is little-endian.
-    {"=f2", TensorDType::F16}, {"=f4", TensorDType::F32}, {"=f8", TensorDType::F64},
+    {"=f2", TensorDType::F16},
+    {"=f4", TensorDType::F32},
+    {"=f8", TensorDType::F64},
 };
 
 } // namespace

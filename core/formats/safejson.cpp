@@ -38,8 +38,8 @@ QString decodeKey(QByteArrayView quoted, bool hasEscapes)
 
 } // namespace
 
-std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what,
-                                           QString *error, int maxDepth)
+std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
+                                           int maxDepth)
 {
     const auto fail = [&](const QString &why) -> std::optional<QJsonObject> {
         if (error)
@@ -52,13 +52,13 @@ std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &w
     qint64 i = 0;
     const auto countEntry = [&](qint64) { return ++stack.back().entries <= maxEntries; };
     const auto tooMany = [&](qint64 at) {
-        return fail(QStringLiteral("a JSON %1 at byte %2 has more than %3 entries, too many for "
-                                   "a text of %4 bytes")
-                        .arg(stack.back().isObject ? QStringLiteral("object")
-                                                   : QStringLiteral("array"))
-                        .arg(at)
-                        .arg(maxEntries)
-                        .arg(size));
+        return fail(
+            QStringLiteral("a JSON %1 at byte %2 has more than %3 entries, too many for "
+                           "a text of %4 bytes")
+                .arg(stack.back().isObject ? QStringLiteral("object") : QStringLiteral("array"))
+                .arg(at)
+                .arg(maxEntries)
+                .arg(size));
     };
     while (i < size) {
         const char c = text[i];
@@ -84,9 +84,10 @@ std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &w
                     const QString key = decodeKey(text.sliced(start, i - start), escaped);
                     Frame &frame = stack.back();
                     if (frame.keys.contains(key))
-                        return fail(QStringLiteral("duplicate key \"%1\" in a JSON object (byte %2)")
-                                        .arg(key)
-                                        .arg(start));
+                        return fail(
+                            QStringLiteral("duplicate key \"%1\" in a JSON object (byte %2)")
+                                .arg(key)
+                                .arg(start));
                     frame.keys.insert(key);
                     if (!countEntry(start))
                         return tooMany(start);

@@ -19,7 +19,7 @@ namespace pe {
 
 // Parses `text` as a JSON document whose top level is an object. On failure `error` gets one
 // sentence starting with `what` (the file's name) and naming the problem and its byte offset.
-std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what,
-                                           QString *error, int maxDepth = 64);
+std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
+                                           int maxDepth = 64);
 
 } // namespace pe

@@ -54,8 +54,7 @@ std::optional<qint64> nonNegativeInteger(const QJsonValue &value)
     if (!value.isDouble())
         return std::nullopt;
     const double asDouble = value.toDouble();
-    if (!(asDouble >= 0.0) || asDouble >= 9.2233720368547758e18 ||
-        std::floor(asDouble) != asDouble)
+    if (!(asDouble >= 0.0) || asDouble >= 9.2233720368547758e18 || std::floor(asDouble) != asDouble)
         return std::nullopt;
     const qint64 exact = value.toInteger(-1);
     return exact >= 0 ? std::optional<qint64>(exact) : std::nullopt;
@@ -155,8 +154,8 @@ bool SafetensorsFile::parseHeader(QString *error)
             continue;
         }
         if (!it.value().isObject())
-            return fail(QStringLiteral("the header entry for tensor %1 is not a JSON object")
-                            .arg(name));
+            return fail(
+                QStringLiteral("the header entry for tensor %1 is not a JSON object").arg(name));
         const QJsonObject entry = it.value().toObject();
         const QJsonValue dtypeValue = entry.value(QLatin1String("dtype"));
         if (!dtypeValue.isString())

@@ -38,8 +38,8 @@ bool ShardedSafetensors::open(const QString &indexPath, QString *error)
         return fail(QStringLiteral("%1 bytes is too large for a shard index (the limit is %2)")
                         .arg(file.size())
                         .arg(limits::maxShardIndexBytes));
-    const std::optional<QJsonObject> json = parseJsonObject(
-        QByteArrayView(file.data(), file.size()), m_indexPath, error, 16);
+    const std::optional<QJsonObject> json =
+        parseJsonObject(QByteArrayView(file.data(), file.size()), m_indexPath, error, 16);
     if (!json)
         return false;
     const QJsonValue metadata = json->value(QLatin1String("metadata"));

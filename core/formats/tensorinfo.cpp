@@ -149,8 +149,8 @@ bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 
         !checkedMultiply(elements, elementSize, &expectedBytes) ||
         expectedBytes != tensor.byteSize || !file.contains(tensor.offset, tensor.byteSize) ||
         !file.isOpen())
-        return fail(QStringLiteral("tensor %1 does not lie inside the file as described")
-                        .arg(tensor.name));
+        return fail(
+            QStringLiteral("tensor %1 does not lie inside the file as described").arg(tensor.name));
 
     const qint64 rowLength = tensor.rowLength();
     const qint64 count = rowCount * rowLength;
@@ -173,8 +173,8 @@ bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 
     case TensorDType::BF16:
         // bfloat16 is the upper half of a float32.
         for (qint64 i = 0; i < count; ++i)
-            out[i] = std::bit_cast<float>(quint32(qFromLittleEndian<quint16>(source + 2 * i))
-                                          << 16);
+            out[i] =
+                std::bit_cast<float>(quint32(qFromLittleEndian<quint16>(source + 2 * i)) << 16);
         break;
     case TensorDType::F64:
         // The default rounding mode of a double -> float conversion is round to nearest, ties
@@ -194,7 +194,8 @@ bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 fir
     out->clear();
     const qint64 rows = tensor.rowCount();
     const qint64 wanted = rowCount < 0 ? rows - firstRow : rowCount;
-    const bool inRange = firstRow >= 0 && firstRow <= rows && wanted >= 0 && wanted <= rows - firstRow;
+    const bool inRange =
+        firstRow >= 0 && firstRow <= rows && wanted >= 0 && wanted <= rows - firstRow;
     // Out of range: convertTensorRows() writes nothing and reports the rows.
     float none = 0;
     if (!inRange || tensor.elementCount() == 0)

@@ -55,12 +55,10 @@ QString tensorUnreadableReason(const TensorInfo &tensor);
 // are touched. The file must be the one named by tensor.file; the tensor's byte range is
 // checked against it again. A row is a slice along the first dimension, as numpy's a[r0:r1].
 [[nodiscard]] bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor,
-                                     qint64 firstRow, qint64 rowCount, float *out,
-                                     QString *error);
+                                     qint64 firstRow, qint64 rowCount, float *out, QString *error);
 // The same into a vector sized to fit.
-[[nodiscard]] bool readTensorRows(const MappedFile &file, const TensorInfo &tensor,
-                                  qint64 firstRow, qint64 rowCount, std::vector<float> *out,
-                                  QString *error);
+[[nodiscard]] bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
+                                  qint64 rowCount, std::vector<float> *out, QString *error);
 
 // Overflow-checked helpers for the readers: false when the result does not fit in qint64.
 bool checkedMultiply(qint64 a, qint64 b, qint64 *result);
