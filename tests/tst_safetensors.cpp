@@ -342,17 +342,17 @@ void TestSafetensors::hostileFiles_data()
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("expected");
 
-    const auto header = [](const QByteArray &json, const QByteArray &data = {}) {
+    const auto header = [](const QByteArray &json, const QByteArray &data = {}) -> QByteArray {
         return safetensorsFromHeader(json, data);
     };
     const QByteArray f32x2 = f32Bytes({1, 2});
     QTest::addRow("empty file") << QByteArray() << QStringLiteral("too short");
     QTest::addRow("7 bytes") << QByteArray(7, '\0') << QStringLiteral("too short");
-    QTest::addRow("header length past the end")
-        << (le64(1000) + QByteArray("{}")) << QStringLiteral("runs past the end of the file");
-    QTest::addRow("header length 2^63") << (le64(quint64(1) << 63) + QByteArray("{}"))
+    QTest::addRow("header length past the end") << QByteArray(le64(1000) + QByteArray("{}"))
+                                                << QStringLiteral("runs past the end of the file");
+    QTest::addRow("header length 2^63") << QByteArray(le64(quint64(1) << 63) + QByteArray("{}"))
                                         << QStringLiteral("exceeds the safetensors limit");
-    QTest::addRow("header length 2^64 - 1") << (le64(~quint64(0)) + QByteArray("{}"))
+    QTest::addRow("header length 2^64 - 1") << QByteArray(le64(~quint64(0)) + QByteArray("{}"))
                                             << QStringLiteral("exceeds the safetensors limit");
     QTest::addRow("header not an object")
         << header("[1, 2]  ") << QStringLiteral("does not start with '{'");
@@ -619,9 +619,9 @@ void TestSafetensors::shardedHostileIndexes_data()
         << QStringLiteral("duplicate key \"w\"");
     QTest::addRow("metadata a string") << QByteArray("{\"metadata\":\"x\",\"weight_map\":{}}")
                                        << QStringLiteral("\"metadata\" is not a JSON object");
-    QTest::addRow("nested 100 deep")
-        << ("{\"metadata\":" + QByteArray(100, '[') + QByteArray(100, ']') + ",\"weight_map\":{}}")
-        << QStringLiteral("nested deeper than 16 levels");
+    QTest::addRow("nested 100 deep") << QByteArray("{\"metadata\":" + QByteArray(100, '[') +
+                                                   QByteArray(100, ']') + ",\"weight_map\":{}}")
+                                     << QStringLiteral("nested deeper than 16 levels");
 }
 
 void TestSafetensors::shardedHostileIndexes()
