@@ -332,16 +332,29 @@ bool Reader::readSizes()
         return false;
     if (kv == 0 && o.numAttentionHeads > 0) {
         kv = o.numAttentionHeads;
-        assume(QStringLiteral("num_key_value_heads = %1 = num_attention_heads: the config has "
-                              "no num_key_value_heads")
-                   .arg(kv));
+        // Only decoders with grouped-query attention have the key; elsewhere it is no guess.
+        if (m_family == Family::Rope)
+            assume(QStringLiteral("num_key_value_heads = %1 = num_attention_heads: the config has "
+                                  "no num_key_value_heads")
+                       .arg(kv));
     }
     o.numKeyValueHeads = kv;
 
-    // head_dim: transformers uses `config.head_dim or hidden_size // num_attention_heads`.
+    if (isPresent(m_config, QStringLiteral("original_max_position_embeddings")) &&
+        !count(QStringLiteral("original_max_position_embeddings"),
+               {QStringLiteral("original_max_position_embeddings")}, 0,
+               &o.originalMaxPositionEmbeddings))
+        return false;
+
+    // head_dim: transformers uses `config.head_dim or hidden_size // num_attention_heads`;
+    // DeepseekV3Config sets head_dim = qk_rope_head_dim, the part of each head that rotates.
     const QJsonValue headDim = m_config.value(QLatin1String("head_dim"));
+    const QJsonValue ropeHeadDim = m_config.value(QLatin1String("qk_rope_head_dim"));
     if (!headDim.isUndefined() && !headDim.isNull() && headDim.toDouble() != 0) {
         if (!count(QStringLiteral("head_dim"), {QStringLiteral("head_dim")}, 0, &o.headDim))
+            return false;
+    } else if (!ropeHeadDim.isUndefined() && !ropeHeadDim.isNull()) {
+        if (!count(QStringLiteral("head_dim"), {QStringLiteral("qk_rope_head_dim")}, 0, &o.headDim))
             return false;
     } else if (d && d->headDim > 0) {
         o.headDim = d->headDim;
@@ -737,10 +750,13 @@ bool Reader::standardize(QJsonObject *p, const QString &what)
         type == QLatin1String("longrope")) {
         if (phi3) {
             // Phi3Config has its own original_max_position_embeddings, which wins.
-            qint64 original = 0;
-            if (!count(QStringLiteral("original_max_position_embeddings"),
-                       {QStringLiteral("original_max_position_embeddings")}, 4096, &original))
-                return false;
+            qint64 original = m_out.originalMaxPositionEmbeddings;
+            if (original == 0) {
+                original = 4096;
+                assume(QStringLiteral("%1original_max_position_embeddings = 4096: the config has "
+                                      "none; Phi3Config's default in transformers v5")
+                           .arg(what));
+            }
             p->insert(QStringLiteral("original_max_position_embeddings"), original);
             read(QStringLiteral("%1original_max_position_embeddings = %2 (Phi3Config's "
                                 "top-level value replaces rope_scaling's)")

@@ -79,6 +79,9 @@ struct ModelConfig
     qint64 headDim = 0;
     qint64 numHiddenLayers = 0;
     qint64 maxPositionEmbeddings = 0;
+    // The top-level original_max_position_embeddings (Phi-3's pre-training context), when the
+    // config has one; the RoPE parameters carry their own where transformers puts it there.
+    qint64 originalMaxPositionEmbeddings = 0;
     qint64 imageSize = 0; // vision models; the grid side when image_size/patch_size are lists
     qint64 patchSize = 0;
     AbsolutePositions absolute;
