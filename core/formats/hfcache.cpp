@@ -234,9 +234,12 @@ std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *
         const QString besideConfig = dir.filePath(QStringLiteral("config.json"));
         const QByteArray magic = magicOf(info.absoluteFilePath());
         if (name == QLatin1String("config.json")) {
+            // The config was asked for: weights beside it when they are unambiguous, else none.
             std::optional<ModelLocation> folder = fromFolder(dir, {}, {});
-            if (!folder)
-                return std::nullopt;
+            if (!folder) {
+                folder = ModelLocation{};
+                folder->folder = location.folder;
+            }
             folder->configPath = location.weightsPath;
             return folder;
         }

@@ -63,9 +63,9 @@ struct ModelLocation
 
 // Resolves `pathOrRepoId`: an existing folder (config.json and/or safetensors weights: the
 // shard index first, then model.safetensors, then a single *.safetensors; or a single .gguf),
-// an existing file (.safetensors, *.safetensors.index.json, .gguf, .npy, config.json; other
-// names by their magic bytes), a models--* cache folder, or else a repo id looked up in `cache`.
-// `error` names what was tried.
+// an existing file (.safetensors, *.safetensors.index.json, .gguf, .npy; config.json, with the
+// weights beside it when the folder's are unambiguous; other names by their magic bytes), a
+// models--* cache folder, or else a repo id looked up in `cache`. `error` names what was tried.
 std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *error,
                                           const HfCache &cache = HfCache());
 
