@@ -3,6 +3,8 @@
 // NAME), and what a user names (folders, files, repo ids) resolved to the files to read. The
 // cache is a layout built in a temporary folder, files symlinked into blobs/ as the hub does.
 #include "formats/hfcache.h"
+#include "formats/hfconfig.h"
+#include "formats/modeltensors.h"
 #include "formats/safetensorsfile.h"
 #include "modelfilewriter.h"
 
@@ -65,6 +67,8 @@ private slots:
     void findsRepoIds();
     void resolvesUserPaths();
     void opensAModelThroughTheCache();
+    void modelTensorsOverEveryKind();
+    void findsThePositionTable();
 
 private:
     // A snapshot file stored as the hub stores it: a symlink into blobs/.
@@ -356,11 +360,88 @@ void TestHfCache::opensAModelThroughTheCache()
     const std::optional<ModelLocation> location =
         resolveModel(QStringLiteral("openai-community/gpt2"), &error);
     QVERIFY2(location, qPrintable(error));
-    SafetensorsFile file;
-    QVERIFY2(file.open(location->weightsPath, &error), qPrintable(error));
+    const std::optional<ModelConfig> config = readHfConfig(location->configPath, &error);
+    QVERIFY2(config, qPrintable(error));
+    ModelTensors tensors;
+    QVERIFY2(tensors.open(*location, &error), qPrintable(error));
+    const QString table = findPositionTable(*config, tensors.tensorNames());
+    QCOMPARE(table, QStringLiteral("wpe.weight"));
     std::vector<float> rows;
-    QVERIFY2(file.readRows(QStringLiteral("wpe.weight"), 2, 2, &rows, &error), qPrintable(error));
+    QVERIFY2(tensors.readRows(table, 2, 2, &rows, &error), qPrintable(error));
     QCOMPARE(rows, (std::vector<float>{0.5f, 0.625f, 0.75f, 0.875f}));
+}
+
+void TestHfCache::modelTensorsOverEveryKind()
+{
+    const HfCache cache(hub());
+    QString error;
+    // Sharded, through the index.
+    ModelTensors sharded;
+    QVERIFY2(sharded.open(*resolveModel(QStringLiteral("org/big"), &error, cache), &error),
+             qPrintable(error));
+    QCOMPARE(sharded.kind(), ModelSourceKind::ShardedSafetensors);
+    QCOMPARE(sharded.tensorNames(), QStringList{QStringLiteral("wpe.weight")});
+    std::vector<float> out;
+    QVERIFY2(sharded.readRows(QStringLiteral("wpe.weight"), 3, 1, &out, &error), qPrintable(error));
+    QCOMPARE(out, (std::vector<float>{0.75f, 0.875f}));
+    const std::optional<std::vector<TensorInfo>> all = sharded.allTensors(&error);
+    QVERIFY2(all, qPrintable(error));
+    QCOMPARE(all->front().shape, (std::vector<qint64>{4, 2}));
+    QVERIFY(!sharded.gguf());
+    QVERIFY(!sharded.find(QStringLiteral("nope"), &error));
+    QVERIFY2(error.contains(QLatin1String("lists no tensor nope")), qPrintable(error));
+
+    // GGUF and npy.
+    GgufBuilder builder(3);
+    builder.addString("general.architecture", "gpt2");
+    builder.addTensor("position_embd.weight", {2, 3}, 0, f32Bytes({1, 2, 3, 4, 5, 6}));
+    const QString ggufPath = m_dir.filePath(QStringLiteral("kinds/gpt2.gguf"));
+    QVERIFY(writeBytes(ggufPath, builder.build()));
+    ModelTensors gguf;
+    QVERIFY2(gguf.open(ggufPath, ModelSourceKind::Gguf, &error), qPrintable(error));
+    QVERIFY(gguf.gguf());
+    QCOMPARE(gguf.gguf()->architecture(), QStringLiteral("gpt2"));
+    QVERIFY(gguf.readRows(QStringLiteral("position_embd.weight"), 1, 2, &out, &error));
+    QCOMPARE(out, (std::vector<float>{3, 4, 5, 6}));
+    const QString npyPath = m_dir.filePath(QStringLiteral("kinds/wpe.npy"));
+    QVERIFY(writeBytes(npyPath, npyBytes("<f8", {2}, f64Bytes({0.25, -1}))));
+    ModelTensors npy;
+    QVERIFY2(npy.open(*resolveModel(npyPath, &error, cache), &error), qPrintable(error));
+    QCOMPARE(npy.tensorNames(), QStringList{QStringLiteral("wpe")});
+    QVERIFY(npy.readRows(QStringLiteral("wpe"), 0, -1, &out, &error));
+    QCOMPARE(out, (std::vector<float>{0.25f, -1.0f}));
+    QVERIFY(!npy.find(QStringLiteral("other"), &error));
+    QVERIFY2(error.startsWith(npy.path()), qPrintable(error));
+
+    // A config without weights, and a file of the wrong kind: messages, no crash.
+    ModelTensors none;
+    QVERIFY(!none.open(*resolveModel(QStringLiteral("gpt2"), &error, cache), &error));
+    QVERIFY2(error.contains(QLatin1String("no weights beside the config")), qPrintable(error));
+    QVERIFY(!none.isOpen());
+    QVERIFY(none.tensorNames().isEmpty());
+    QVERIFY(!none.readRows(QStringLiteral("x"), 0, 1, &out, &error));
+    QVERIFY(!none.open(npyPath, ModelSourceKind::Gguf, &error));
+    QVERIFY2(error.contains(QLatin1String("not a GGUF file")), qPrintable(error));
+    QVERIFY(!none.isOpen());
+}
+
+void TestHfCache::findsThePositionTable()
+{
+    ModelConfig roberta;
+    roberta.absolute.tensorNames = {QStringLiteral("roberta.embeddings.position_embeddings.weight"),
+                                    QStringLiteral("embeddings.position_embeddings.weight")};
+    // Exact names first, then a prefixed checkpoint, then GGUF's name; else nothing.
+    QCOMPARE(findPositionTable(roberta,
+                               {QStringLiteral("embeddings.position_embeddings.weight"),
+                                QStringLiteral("roberta.embeddings.position_embeddings.weight")}),
+             QStringLiteral("roberta.embeddings.position_embeddings.weight"));
+    QCOMPARE(findPositionTable(
+                 roberta, {QStringLiteral("encoder.layer.0.attention.self.query.weight"),
+                           QStringLiteral("model.roberta.embeddings.position_embeddings.weight")}),
+             QStringLiteral("model.roberta.embeddings.position_embeddings.weight"));
+    QCOMPARE(findPositionTable(roberta, {QStringLiteral("position_embd.weight")}),
+             QStringLiteral("position_embd.weight"));
+    QCOMPARE(findPositionTable(roberta, {QStringLiteral("token_embd.weight")}), QString());
 }
 
 QTEST_GUILESS_MAIN(TestHfCache)

@@ -2,7 +2,7 @@
 // Hugging Face saves large checkpoints: model.safetensors.index.json maps each tensor name to
 // its shard ({"metadata": {...}, "weight_map": {"name": "model-00001-of-00004.safetensors"}}).
 // Opening reads the index only; a shard is mapped and its header parsed the first time one of
-// its tensors is looked up.
+// its tensors is looked up. Not for concurrent use: find() may open a shard.
 #pragma once
 
 #include "safetensorsfile.h"
