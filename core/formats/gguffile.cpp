@@ -415,10 +415,21 @@ bool GgufFile::parse(QString *error)
                 }
                 cursor.skip(value.arrayCount * elementSize);
             } else {
+                // Tokenizer vocabularies hold ~10^5 strings: messages are built on failure only.
                 for (qint64 e = 0; e < value.arrayCount; ++e) {
-                    if (!readString(nullptr,
-                                    QStringLiteral("%1, array element %2").arg(where).arg(e)))
-                        return false;
+                    const auto element = [&] {
+                        return QStringLiteral("%1, array element %2").arg(where).arg(e);
+                    };
+                    quint64 length = 0;
+                    if (!cursor.read(&length))
+                        return truncated(element());
+                    if (length > quint64(cursor.remaining()))
+                        return fail(QStringLiteral("%1: a string of %2 bytes runs past the end "
+                                                   "of the file (%3 bytes left)")
+                                        .arg(element())
+                                        .arg(length)
+                                        .arg(cursor.remaining()));
+                    cursor.skip(qint64(length));
                 }
             }
             value.arrayBytes = cursor.pos() - value.arrayOffset;
