@@ -3,7 +3,7 @@
 // NAME), and what a user names (folders, files, repo ids) resolved to the files to read. The
 // cache is a layout built in a temporary folder, files symlinked into blobs/ as the hub does.
 #include "formats/hfcache.h"
-#include "formats/hfconfig.h"
+#include "formats/modelconfig.h"
 #include "formats/modeltensors.h"
 #include "formats/safetensorsfile.h"
 #include "modelfilewriter.h"

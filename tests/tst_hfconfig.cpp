@@ -3,7 +3,7 @@
 // RotaryEmbeddingConfigMixin does; legacy keys, per-layer-type parameters, NoPE layers and
 // hostile configs. Expected values are written here from the models' documentation, not taken
 // from pescope's output.
-#include "formats/hfconfig.h"
+#include "formats/modelconfig.h"
 #include "modelfilewriter.h"
 
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 #include "modeltensors.h"
 
-#include "hfconfig.h"
+#include "modelconfig.h"
 
 #include <algorithm>
 

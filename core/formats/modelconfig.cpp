@@ -1,4 +1,4 @@
-#include "hfconfig.h"
+#include "modelconfig.h"
 
 #include "mappedfile.h"
 #include "safejson.h"
