@@ -825,8 +825,8 @@ bool Reader::normalizeRope()
                    : QStringLiteral("transformers v5's RotaryEmbeddingConfigMixin.default_theta");
     const bool gptj = type == QLatin1String("gptj") || type == QLatin1String("codegen");
 
-    // partial_rotary_factor: GPT-NeoX overwrites it from rotary_pct (default 0.25); Phi-3 sets
-    // 1.0 when absent; others take the config's key when present.
+    // partial_rotary_factor when the parameters lack it: GPT-NeoX from rotary_pct (default
+    // 0.25), Phi-3 1.0, others the config's key when present (setdefault in transformers v5).
     std::optional<double> partial;
     const QString partialKey =
         neox ? QStringLiteral("rotary_pct") : QStringLiteral("partial_rotary_factor");
@@ -848,7 +848,7 @@ bool Reader::normalizeRope()
                                   .arg(what, number(defaultTheta), thetaKey, defaultThetaOwner));
             }
         }
-        if (neox) {
+        if (neox && !target->contains(QLatin1String("partial_rotary_factor"))) {
             const double value = partial.value_or(0.25);
             target->insert(QStringLiteral("partial_rotary_factor"), value);
             if (partial)
