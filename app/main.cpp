@@ -17,12 +17,15 @@ using Command = std::function<int(const QStringList &)>;
 
 QtMessageHandler defaultHandler = nullptr;
 
-// Qt notes on every start that root in a container has no XDG_RUNTIME_DIR; on the CLI that is
-// noise in stderr, whose lines are a contract (one line per problem).
+// Qt notes on every start that root in a container has no XDG_RUNTIME_DIR, and the xcb platform
+// says so when it cannot reach the display (the offscreen platform then takes over, as meant);
+// on the CLI that is noise in stderr, whose lines are a contract (one line per problem).
 void commandMessageHandler(QtMsgType type, const QMessageLogContext &context,
                            const QString &message)
 {
-    if (!message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
+    const bool displayNoise = context.category && qstrcmp(context.category, "qt.qpa.xcb") == 0;
+    if (!displayNoise &&
+        !message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
         defaultHandler(type, context, message);
 }
 

@@ -1,0 +1,56 @@
+// ModelTensors: one interface over whatever holds a model's tensors (a .safetensors file, a
+// sharded safetensors model, a GGUF file, a .npy array), as resolveModel() found them, plus the
+// lookup of a model's learned position table by the names its config suggests.
+#pragma once
+
+#include "gguffile.h"
+#include "hfcache.h"
+#include "npyfile.h"
+#include "safetensorsfile.h"
+#include "shardedsafetensors.h"
+
+#include <QStringList>
+
+#include <optional>
+#include <variant>
+#include <vector>
+
+namespace pe {
+
+struct ModelConfig;
+
+class ModelTensors
+{
+public:
+    // Opens location.weightsPath as location.kind says (headers only; a sharded model reads its
+    // index only). A ConfigOnly location has no tensors: open() fails and says so.
+    [[nodiscard]] bool open(const ModelLocation &location, QString *error);
+    [[nodiscard]] bool open(const QString &weightsPath, ModelSourceKind kind, QString *error);
+
+    bool isOpen() const { return !std::holds_alternative<std::monostate>(m_source); }
+    ModelSourceKind kind() const { return m_kind; }
+    QString path() const;
+    // Sorted names; a sharded model's come from its index, without opening any shard.
+    QStringList tensorNames() const;
+    // The descriptor; for a sharded model this opens (once) the one shard that holds it.
+    const TensorInfo *find(const QString &name, QString *error);
+    [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
+                                std::vector<float> *out, QString *error);
+    // Every descriptor in name order (a sharded model's shard headers all get parsed, no tensor
+    // data is read), for listings such as `pescope inspect`.
+    std::optional<std::vector<TensorInfo>> allTensors(QString *error);
+    // The GGUF file's metadata, when the source is GGUF; null otherwise.
+    const GgufFile *gguf() const { return std::get_if<GgufFile>(&m_source); }
+
+private:
+    ModelSourceKind m_kind = ModelSourceKind::ConfigOnly;
+    std::variant<std::monostate, SafetensorsFile, ShardedSafetensors, GgufFile, NpyFile> m_source;
+};
+
+// The name of the model's learned absolute position table among `tensors`: the config's
+// candidates (absolute.tensorNames) exactly, then a tensor whose name ends in "." plus one of
+// them (checkpoints saved from wrapper classes add prefixes), then GGUF's position_embd.weight.
+// Empty when there is none.
+QString findPositionTable(const ModelConfig &config, const QStringList &tensorNames);
+
+} // namespace pe

@@ -1,0 +1,212 @@
+#include "tensorinfo.h"
+
+#include "mappedfile.h"
+
+#include <QStringList>
+#include <QtEndian>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace pe {
+
+namespace {
+
+// IEEE binary16 -> binary32, exact for every input (subnormals, infinities, NaN payloads).
+inline float halfToFloat(quint16 h)
+{
+    const quint32 sign = quint32(h & 0x8000u) << 16;
+    const quint32 exponent = (h >> 10) & 0x1fu;
+    const quint32 mantissa = h & 0x3ffu;
+    if (exponent == 0) {
+        // Zero or subnormal: mantissa * 2^-24, exact in float (11 significant bits at most).
+        const float magnitude = float(mantissa) * 0x1p-24f;
+        return std::bit_cast<float>(std::bit_cast<quint32>(magnitude) | sign);
+    }
+    if (exponent == 31)
+        return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+    return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+} // namespace
+
+qint64 tensorDTypeSize(TensorDType dtype)
+{
+    switch (dtype) {
+    case TensorDType::F32:
+        return 4;
+    case TensorDType::F16:
+    case TensorDType::BF16:
+        return 2;
+    case TensorDType::F64:
+        return 8;
+    case TensorDType::Unsupported:
+        break;
+    }
+    return 0;
+}
+
+QString tensorDTypeName(TensorDType dtype)
+{
+    switch (dtype) {
+    case TensorDType::F32:
+        return QStringLiteral("F32");
+    case TensorDType::F16:
+        return QStringLiteral("F16");
+    case TensorDType::BF16:
+        return QStringLiteral("BF16");
+    case TensorDType::F64:
+        return QStringLiteral("F64");
+    case TensorDType::Unsupported:
+        break;
+    }
+    return QStringLiteral("unsupported");
+}
+
+bool checkedMultiply(qint64 a, qint64 b, qint64 *result)
+{
+    return !__builtin_mul_overflow(a, b, result);
+}
+
+bool checkedAdd(qint64 a, qint64 b, qint64 *result)
+{
+    return !__builtin_add_overflow(a, b, result);
+}
+
+bool shapeElementCount(const std::vector<qint64> &shape, qint64 *count)
+{
+    qint64 product = 1;
+    for (const qint64 dimension : shape) {
+        if (dimension < 0 || !checkedMultiply(product, dimension, &product))
+            return false;
+    }
+    *count = product;
+    return true;
+}
+
+qint64 TensorInfo::elementCount() const
+{
+    qint64 count = 0;
+    return shapeElementCount(shape, &count) ? count : 0;
+}
+
+qint64 TensorInfo::rowCount() const
+{
+    return shape.empty() ? 1 : shape.front();
+}
+
+qint64 TensorInfo::rowLength() const
+{
+    qint64 length = 1;
+    for (size_t i = 1; i < shape.size(); ++i)
+        length *= shape[i];
+    return length;
+}
+
+QString TensorInfo::shapeString() const
+{
+    QStringList parts;
+    for (const qint64 dimension : shape)
+        parts += QString::number(dimension);
+    return QLatin1Char('[') + parts.join(QLatin1String(", ")) + QLatin1Char(']');
+}
+
+QString tensorUnreadableReason(const TensorInfo &tensor)
+{
+    if (tensor.isReadable())
+        return {};
+    if (tensor.quantized)
+        return QStringLiteral("tensor %1 is %2, a quantized type pescope cannot read")
+            .arg(tensor.name, tensor.typeName);
+    return QStringLiteral("tensor %1 is %2; pescope reads F32, F16, BF16 and F64 tensors only")
+        .arg(tensor.name, tensor.typeName);
+}
+
+bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
+                       qint64 rowCount, float *out, QString *error)
+{
+    const auto fail = [&](const QString &why) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(tensor.file, why);
+        return false;
+    };
+    if (const QString reason = tensorUnreadableReason(tensor); !reason.isEmpty())
+        return fail(reason);
+    const qint64 rows = tensor.rowCount();
+    if (rowCount < 0)
+        rowCount = rows - firstRow;
+    if (firstRow < 0 || firstRow > rows || rowCount < 0 || rowCount > rows - firstRow)
+        return fail(QStringLiteral("rows %1 to %2 of tensor %3 are out of range: it has %4 rows")
+                        .arg(firstRow)
+                        .arg(firstRow + rowCount)
+                        .arg(tensor.name)
+                        .arg(rows));
+    // Defensive: the reader validated these, but a TensorInfo is a plain struct.
+    const qint64 elementSize = tensorDTypeSize(tensor.dtype);
+    qint64 elements = 0, expectedBytes = 0;
+    if (!shapeElementCount(tensor.shape, &elements) ||
+        !checkedMultiply(elements, elementSize, &expectedBytes) ||
+        expectedBytes != tensor.byteSize || !file.contains(tensor.offset, tensor.byteSize) ||
+        !file.isOpen())
+        return fail(
+            QStringLiteral("tensor %1 does not lie inside the file as described").arg(tensor.name));
+
+    const qint64 rowLength = tensor.rowLength();
+    const qint64 count = rowCount * rowLength;
+    if (count == 0)
+        return true;
+    const uchar *source = file.data() + tensor.offset + firstRow * rowLength * elementSize;
+    switch (tensor.dtype) {
+    case TensorDType::F32:
+        if constexpr (Q_BYTE_ORDER == Q_LITTLE_ENDIAN) {
+            std::memcpy(out, source, size_t(count) * 4);
+        } else {
+            for (qint64 i = 0; i < count; ++i)
+                out[i] = std::bit_cast<float>(qFromLittleEndian<quint32>(source + 4 * i));
+        }
+        break;
+    case TensorDType::F16:
+        for (qint64 i = 0; i < count; ++i)
+            out[i] = halfToFloat(qFromLittleEndian<quint16>(source + 2 * i));
+        break;
+    case TensorDType::BF16:
+        // bfloat16 is the upper half of a float32.
+        for (qint64 i = 0; i < count; ++i)
+            out[i] =
+                std::bit_cast<float>(quint32(qFromLittleEndian<quint16>(source + 2 * i)) << 16);
+        break;
+    case TensorDType::F64:
+        // The default rounding mode of a double -> float conversion is round to nearest, ties
+        // to even (IEEE-754), what numpy's astype(float32) does.
+        for (qint64 i = 0; i < count; ++i)
+            out[i] = float(std::bit_cast<double>(qFromLittleEndian<quint64>(source + 8 * i)));
+        break;
+    case TensorDType::Unsupported:
+        return fail(tensorUnreadableReason(tensor));
+    }
+    return true;
+}
+
+bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
+                    qint64 rowCount, std::vector<float> *out, QString *error)
+{
+    out->clear();
+    const qint64 rows = tensor.rowCount();
+    const qint64 wanted = rowCount < 0 ? rows - firstRow : rowCount;
+    const bool inRange =
+        firstRow >= 0 && firstRow <= rows && wanted >= 0 && wanted <= rows - firstRow;
+    // Out of range: convertTensorRows() writes nothing and reports the rows.
+    float none = 0;
+    if (!inRange || tensor.elementCount() == 0)
+        return convertTensorRows(file, tensor, firstRow, rowCount, &none, error);
+    // At most the tensor's element count, which the readers checked against the file's size.
+    out->resize(size_t(wanted * tensor.rowLength()));
+    if (!convertTensorRows(file, tensor, firstRow, wanted, out->data(), error)) {
+        out->clear();
+        return false;
+    }
+    return true;
+}
+
+} // namespace pe
