@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "aboutdialog.h"
 #include "backendnotice.h"
 #include "computescheduler.h"
 #include "fileactions.h"
@@ -279,6 +280,12 @@ void MainWindow::createActions()
     QAction *cancel =
         compute->addAction(tr("&Cancel computation"), m_scheduler, &ComputeScheduler::cancel);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+
+    auto *help = menuBar()->addMenu(tr("&Help"));
+    QAction *about =
+        help->addAction(tr("&About pescope"), this, [this] { AboutDialog(this).exec(); });
+    about->setObjectName(QStringLiteral("aboutAction"));
+    about->setMenuRole(QAction::AboutRole);
 
     auto *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
