@@ -127,12 +127,12 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "${PROJECT_DESCRIPTION}
- pescope shows and exports the positional encodings of transformer models:
- sinusoidal (interleaved or split), learned, RoPE with its scaling rules, ALiBi
- and T5 buckets, computed exactly on the CPU or an OpenGL 4.3 GPU. It has a
- desktop window for exploring and teaching and a command line that writes
- matrices (.npy, .csv) and figures (PNG, SVG, PDF) without a display.")
+# The long description; CPack puts the summary line above it and indents it as Debian wants.
+set(CPACK_PACKAGE_DESCRIPTION
+    "pescope shows and exports the positional encodings of transformer models:
+sinusoidal (interleaved or split), learned, RoPE with its scaling rules, ALiBi
+and T5 buckets, computed exactly on the CPU or an OpenGL 4.3 GPU. It has a
+desktop window for exploring and teaching, and a command line that writes
+matrices (.npy, .csv) and figures (PNG, SVG, PDF) without a display.")
 set(CPACK_GENERATOR "DEB")
 include(CPack)
