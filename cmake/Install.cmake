@@ -63,6 +63,7 @@ add_executable(pe_rendericon "${PROJECT_SOURCE_DIR}/resources/tools/rendericon.c
 target_link_libraries(pe_rendericon PRIVATE Qt6::Gui Qt6::Svg)
 pe_target_defaults(pe_rendericon)
 set(pe_icon_pngs "")
+string(REPLACE ";" ", " pe_icon_size_text "${PE_ICON_SIZES}")
 foreach(size IN LISTS PE_ICON_SIZES)
   list(APPEND pe_icon_pngs "${pe_share}/icons/hicolor/${size}x${size}/apps/pescope.png")
 endforeach()
@@ -71,7 +72,7 @@ add_custom_command(
   COMMAND pe_rendericon "${pe_share}/icons/hicolor" "${pe_icon_dir}/pescope-16.svg"
           "${pe_icon_dir}/pescope.svg" 24 ${PE_ICON_SIZES}
   DEPENDS pe_rendericon "${pe_icon_dir}/pescope-16.svg" "${pe_icon_dir}/pescope.svg"
-  COMMENT "Rendering the icon at ${PE_ICON_SIZES} px"
+  COMMENT "Rendering the icon at ${pe_icon_size_text} px"
   VERBATIM)
 add_custom_target(pe_icons ALL DEPENDS ${pe_icon_pngs})
 
