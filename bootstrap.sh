@@ -20,10 +20,16 @@ packages=(
   zlib1g-dev xvfb xauth fonts-dejavu-core
   python3 python3-numpy python3-matplotlib poppler-utils
 )
+# For `test` only: the validators of the desktop entry, AppStream metainfo, MIME type and man
+# page, the tools that build and read the .deb (cpack -G DEB), and QEMU's user-mode emulator,
+# which runs pescope on an emulated CPU without AVX.
+test_packages=(
+  desktop-file-utils appstream shared-mime-info groff-base dpkg-dev fakeroot binutils qemu-user
+)
 
 install_missing() {
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -48,7 +54,7 @@ case "$mode" in
     exec "$build_dir/app/pescope" "$@"
     ;;
   test)
-    install_missing
+    install_missing "${test_packages[@]}"
     build
     # Every suite, under a virtual X display with Mesa's software OpenGL (llvmpipe).
     # PE_REQUIRE_GPU turns a missing OpenGL 4.3 context into a failure instead of a skip.

@@ -1,5 +1,7 @@
 #include "guicommand.h"
 
+#include "dialogs/aboutdialog.h"
+#include "buildinfo.h"
 #include "commandline.h"
 #include "dialogs/fileactions.h"
 #include "state/presets.h"
@@ -7,6 +9,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QImageWriter>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -81,6 +84,9 @@ int runGui(int argc, char **argv)
                                      QStringLiteral("Open a saved session (JSON) on start."),
                                      QStringLiteral("FILE"));
     parser.addOptions({preset, page, theme, size, screenshot, session});
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("A session file to open, as --session does."),
+                                 QStringLiteral("[FILE]"));
 
     if (!parser.parse(args))
         return usageError(parser.errorText());
@@ -92,10 +98,15 @@ int runGui(int argc, char **argv)
         if (parser.isSet(QStringLiteral("help")))
             printLine(stdout, parser.helpText());
         else
-            printLine(stdout, QStringLiteral("pescope ") + QStringLiteral(PE_VERSION));
+            printLine(stdout, buildInfoText());
         return Success;
     }
-    if (!parser.positionalArguments().isEmpty())
+    // A bare path is a session file (a double-click in a file manager runs `pescope FILE`).
+    QString sessionPath = parser.value(session);
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() == 1 && !parser.isSet(session) && QFileInfo(positional[0]).isFile())
+        sessionPath = positional[0];
+    else if (!positional.isEmpty())
         return usageError(QStringLiteral("unknown command \"%1\" (data, phrases, export, info, "
                                          "or options for the window; see --help)")
                               .arg(parser.positionalArguments().constFirst()));
@@ -136,6 +147,8 @@ int runGui(int argc, char **argv)
     QApplication::setApplicationName(QStringLiteral("pescope"));
     QApplication::setOrganizationName(QStringLiteral("pescope"));
     QApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
+    QGuiApplication::setDesktopFileName(QStringLiteral(PE_APP_ID));
+    QApplication::setWindowIcon(applicationIcon());
 
     MainWindowOptions options;
     // A screenshot shows the preset as shipped, not the user's last session.
@@ -148,9 +161,9 @@ int runGui(int argc, char **argv)
         if (!window.applyPreset(parser.value(preset), &error))
             return usageError(QStringLiteral("--preset: ") + error);
     }
-    if (parser.isSet(session)) {
+    if (!sessionPath.isEmpty()) {
         QString error;
-        if (!openSessionInWindow(&window, parser.value(session), &error))
+        if (!openSessionInWindow(&window, sessionPath, &error))
             return usageError(QStringLiteral("--session: ") + error);
     }
     if (startPage)

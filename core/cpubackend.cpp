@@ -1,6 +1,7 @@
 #include "cpubackend.h"
 
 #include "cpusampler.h"
+#include "kernels/cpukernels.h"
 #include "parallel.h"
 #include "phasekernels.h"
 
@@ -18,37 +19,14 @@ constexpr qint64 minElementsPerThread = 1 << 16;
 void encodeSinusoidalRows(const std::vector<kernels::ColumnPhase> &columns, qint64 firstRow,
                           qint64 rowCount, float *out)
 {
-    const auto d = Eigen::Index(columns.size());
-    // Phases advance by exact integer addition from row to row.
     std::vector<std::uint64_t> phase(columns.size());
     std::vector<std::uint64_t> step(columns.size());
     for (std::size_t j = 0; j < columns.size(); ++j) {
         phase[j] = std::uint64_t(firstRow) * columns[j].step + columns[j].offset;
         step[j] = columns[j].step;
     }
-    Eigen::ArrayXf turns(d);
-    for (qint64 r = 0; r < rowCount; ++r) {
-        float *t = turns.data();
-        std::uint64_t *ph = phase.data();
-        const std::uint64_t *st = step.data();
-        for (Eigen::Index j = 0; j < d; ++j) {
-            t[j] = float(kernels::foldedPhase(ph[j])) * kernels::turnsPerUnit;
-            ph[j] += st[j];
-        }
-        Eigen::Map<Eigen::ArrayXf> row(out + r * d, d);
-        row = turns.unaryExpr([](float x) { return kernels::sinTurns(x); });
-    }
-}
-
-void encodeLearnedRows(std::uint64_t seed, qint64 dims, qint64 firstRow, qint64 rowCount,
-                       float *out)
-{
-    for (qint64 r = 0; r < rowCount; ++r) {
-        const std::uint32_t key = kernels::rowKey(seed, std::uint32_t(firstRow + r));
-        float *row = out + r * dims;
-        for (qint64 j = 0; j < dims; ++j)
-            row[j] = kernels::learnedValue(key, std::uint32_t(j));
-    }
+    kernels::cpuKernels().phaseRows(step.data(), phase.data(), qint64(columns.size()), rowCount,
+                                    out);
 }
 
 } // namespace
@@ -97,7 +75,7 @@ bool CpuBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCou
                    },
                    [&](const HashedUniformPlan &p) {
                        rows([&](qint64 first, qint64 count, float *to) {
-                           encodeLearnedRows(p.seed, dims, first, count, to);
+                           kernels::cpuKernels().learnedRows(p.seed, dims, first, count, to);
                        });
                    },
                    [&](const RowsPlan &p) { rows(p.fill); },

@@ -1,6 +1,7 @@
 #include "cpusampler.h"
 
 #include "cpubackend.h"
+#include "kernels/cpukernels.h"
 #include "parallel.h"
 
 #include <algorithm>
@@ -29,21 +30,12 @@ template <typename T> void reduceColumns(const SamplingPlan &plan, const T *valu
     }
 }
 
-// The window's phase table split into arrays the loops below vectorise over.
+// The window's phase table split into arrays the kernels vectorise over.
 struct PhaseColumns
 {
     std::vector<std::uint64_t> step;
     std::vector<std::uint64_t> offset;
 };
-
-// sin at phase (cell * step + offset) for every column.
-void edgeValues(const PhaseColumns &pc, std::uint64_t cell, float *__restrict out, qint64 n)
-{
-    const std::uint64_t *__restrict st = pc.step.data();
-    const std::uint64_t *__restrict of = pc.offset.data();
-    for (qint64 j = 0; j < n; ++j)
-        out[j] = kernels::sinOfPhase(cell * st[j] + of[j]);
-}
 
 void closedFormRows(const SamplingPlan &plan, const PhaseColumns &pc, int y0, int y1, float *out)
 {
@@ -52,8 +44,9 @@ void closedFormRows(const SamplingPlan &plan, const PhaseColumns &pc, int y0, in
     std::vector<float> low(std::size_t(n), 0.0f);
     std::vector<float> up(std::size_t(n), 0.0f);
     qint64 upCell = -1; // the cell `up` holds, from the previous pixel row
-    const std::uint64_t *__restrict st = pc.step.data();
-    const std::uint64_t *__restrict of = pc.offset.data();
+    const std::uint64_t *st = pc.step.data();
+    const std::uint64_t *of = pc.offset.data();
+    const kernels::CpuKernels &k = kernels::cpuKernels();
     for (int y = y0; y < y1; ++y) {
         const AxisSpan &r = plan.rows[std::size_t(y)];
         const PhaseRun &run = plan.runs[std::size_t(plan.rowRun[std::size_t(y)])];
@@ -64,35 +57,12 @@ void closedFormRows(const SamplingPlan &plan, const PhaseColumns &pc, int y0, in
             if (upCell == r.first - 1)
                 std::swap(low, up);
             else
-                edgeValues(pc, a - 1, low.data(), n);
+                k.phaseAt(st, of, a - 1, low.data(), n);
         }
-        const float *__restrict lo = low.data();
-        float *__restrict hi = up.data();
-        float *__restrict v = values.data();
-        const std::uint64_t *__restrict centre = run.centre.data();
-        const std::uint64_t *__restrict span = run.span.data();
-        const float *__restrict dirichlet = run.dirichlet.data();
-        if (r.count > 0 && wh > 0) {
-            for (qint64 j = 0; j < n; ++j) {
-                const std::uint64_t pa = a * st[j] + of[j];
-                const float whole = dirichlet[j] * kernels::sinOfPhase(pa + centre[j]);
-                hi[j] = kernels::sinOfPhase(pa + span[j]);
-                v[j] = (whole + wl * lo[j] + wh * hi[j]) * scale;
-            }
-        } else if (r.count > 0) {
-            for (qint64 j = 0; j < n; ++j) {
-                const std::uint64_t pa = a * st[j] + of[j];
-                const float whole = dirichlet[j] * kernels::sinOfPhase(pa + centre[j]);
-                v[j] = (whole + wl * lo[j]) * scale;
-            }
-        } else {
-            if (wh > 0)
-                edgeValues(pc, a, hi, n);
-            for (qint64 j = 0; j < n; ++j)
-                v[j] = (wl * lo[j] + (wh > 0 ? wh * hi[j] : 0.0f)) * scale;
-        }
+        k.closedFormRow({st, of, run.centre.data(), run.span.data(), run.dirichlet.data(),
+                         low.data(), up.data(), values.data(), a, r.count > 0, wl, wh, scale, n});
         upCell = wh > 0 ? r.first + r.count : -1;
-        reduceColumns(plan, v, out + qint64(y) * plan.width);
+        reduceColumns(plan, values.data(), out + qint64(y) * plan.width);
     }
 }
 
@@ -103,6 +73,7 @@ void sampledRows(const EncodingSpec &spec, const SamplingPlan &plan, int y0, int
     std::vector<float> row;
     const auto *hashed = std::get_if<HashedUniformPlan>(&plan.matrix);
     const auto *rows = std::get_if<RowsPlan>(&plan.matrix);
+    const kernels::CpuKernels &k = kernels::cpuKernels();
     if (rows)
         row.resize(std::size_t(spec.dims));
     for (int y = y0; y < y1; ++y) {
@@ -113,14 +84,11 @@ void sampledRows(const EncodingSpec &spec, const SamplingPlan &plan, int y0, int
             const double w = plan.sampleWeights[std::size_t(i)];
             if (hashed) {
                 // Only the window's columns, straight from the hash.
-                const std::uint32_t key = kernels::rowKey(hashed->seed, std::uint32_t(p));
-                for (qint64 j = 0; j < n; ++j)
-                    acc[std::size_t(j)] +=
-                        w * kernels::learnedValue(key, std::uint32_t(plan.firstColumn + j));
+                k.learnedAccumulate(kernels::rowKey(hashed->seed, std::uint32_t(p)),
+                                    std::uint32_t(plan.firstColumn), w, acc.data(), n);
             } else if (rows) {
                 rows->fill(p, 1, row.data());
-                for (qint64 j = 0; j < n; ++j)
-                    acc[std::size_t(j)] += w * row[std::size_t(plan.firstColumn + j)];
+                k.accumulate(row.data() + plan.firstColumn, w, acc.data(), n);
             }
         }
         reduceColumns(plan, acc.data(), out + qint64(y) * plan.width);

@@ -20,13 +20,18 @@ struct ColumnPhase
 
 constexpr std::uint64_t quarterTurn = std::uint64_t(1) << 62;
 
-// The phase's top 32 bits, rounded, as a signed count of 2^-32 turns, folded into
-// [-2^30, 2^30] (a quarter turn either way) with sin(pi - x) = sin(x). Exact.
-inline std::int32_t foldedPhase(std::uint64_t phase)
+// A signed count k of 2^-32 turns folded into [-2^30, 2^30] (a quarter turn either way) with
+// sin(pi - x) = sin(x). Exact.
+inline std::int32_t foldedTurns(std::int32_t k)
 {
-    const auto k = std::int32_t(std::uint32_t((phase + (std::uint64_t(1) << 31)) >> 32));
     const bool beyondQuarter = k > (1 << 30) || k < -(1 << 30);
     return beyondQuarter ? std::int32_t(0x80000000u - std::uint32_t(k)) : k;
+}
+
+// The phase's top 32 bits, rounded, as a signed count of 2^-32 turns, folded (foldedTurns).
+inline std::int32_t foldedPhase(std::uint64_t phase)
+{
+    return foldedTurns(std::int32_t(std::uint32_t((phase + (std::uint64_t(1) << 31)) >> 32)));
 }
 
 // sin(2*pi*t) for t in [-1/4, 1/4]: odd Taylor polynomial to t^13, truncation error < 7e-10.

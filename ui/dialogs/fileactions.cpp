@@ -90,12 +90,13 @@ void FileActions::createActions()
                 QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
             path = QFileDialog::getSaveFileName(
                 m_window, tr("Save session"),
-                path.isEmpty() ? QDir(folder).filePath(QStringLiteral("session.json")) : path,
+                path.isEmpty() ? QDir(folder).filePath(QStringLiteral("session.pescope.json"))
+                               : path,
                 sessionFileFilter());
             if (path.isEmpty())
                 return;
             if (QFileInfo(path).suffix().isEmpty())
-                path += QStringLiteral(".json");
+                path += QStringLiteral(".pescope.json"); // the MIME type's glob
         }
         QString error;
         if (!saveSession(path, &error))

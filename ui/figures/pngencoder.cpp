@@ -1,5 +1,6 @@
 #include "figures/pngencoder.h"
 
+#include "kernels/cpukernels.h"
 #include "parallel.h"
 
 #include <QBuffer>
@@ -9,8 +10,7 @@
 #include <zlib.h>
 #endif
 
-#include <cstdlib>
-#include <cstring>
+#include <cstdint>
 #include <vector>
 
 namespace pe {
@@ -34,46 +34,23 @@ void chunk(QByteArray &out, const char type[4], const QByteArray &data)
     put32(out, quint32(crc32(crc32(0, nullptr, 0), crcStart, uInt(out.size() - start))));
 }
 
-// Filtered scanlines of rows [y0, y1): a filter byte, then RGB bytes. The filter whose output
-// has the smallest sum of absolute (signed) values wins, libpng's heuristic.
+// Filtered scanlines of rows [y0, y1): a filter byte, then RGB bytes (kernels::pngFilterRow).
 void filterRows(const QImage &image, int y0, int y1, unsigned char *out)
 {
     const int width = image.width();
-    const int stride = 3 * width;
-    const std::size_t n = std::size_t(stride);
-    std::vector<unsigned char> previous(n, 0), current(n), sub(n), up(n);
-    const auto unpack = [&](int y, unsigned char *rgb) {
-        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
-        for (int x = 0; x < width; ++x) {
-            rgb[3 * x] = uchar(qRed(line[x]));
-            rgb[3 * x + 1] = uchar(qGreen(line[x]));
-            rgb[3 * x + 2] = uchar(qBlue(line[x]));
-        }
+    const std::size_t n = std::size_t(3 * width);
+    std::vector<std::uint8_t> previous(n, 0), current(n), scratch(n + 1);
+    const kernels::CpuKernels &k = kernels::cpuKernels();
+    const auto pixels = [&](int y) {
+        return reinterpret_cast<const std::uint32_t *>(image.constScanLine(y));
     };
-    if (y0 > 0)
-        unpack(y0 - 1, previous.data());
+    if (y0 > 0) { // the row above the block, unpacked; its filtered line is not needed
+        k.pngFilterRow(pixels(y0 - 1), width, previous.data(), current.data(), scratch.data());
+        std::swap(previous, current);
+    }
     for (int y = y0; y < y1; ++y) {
-        unpack(y, current.data());
-        long sumNone = 0, sumSub = 0, sumUp = 0;
-        for (int i = 0; i < stride; ++i) {
-            const unsigned char left = i >= 3 ? current[std::size_t(i - 3)] : 0;
-            sub[std::size_t(i)] = uchar(current[std::size_t(i)] - left);
-            up[std::size_t(i)] = uchar(current[std::size_t(i)] - previous[std::size_t(i)]);
-            sumNone += std::abs(int(static_cast<signed char>(current[std::size_t(i)])));
-            sumSub += std::abs(int(static_cast<signed char>(sub[std::size_t(i)])));
-            sumUp += std::abs(int(static_cast<signed char>(up[std::size_t(i)])));
-        }
-        unsigned char *line = out + std::size_t(y - y0) * std::size_t(stride + 1);
-        const unsigned char *best = current.data();
-        line[0] = 0;
-        if (sumSub < sumNone && sumSub <= sumUp) {
-            line[0] = 1;
-            best = sub.data();
-        } else if (sumUp < sumNone) {
-            line[0] = 2;
-            best = up.data();
-        }
-        std::memcpy(line + 1, best, std::size_t(stride));
+        k.pngFilterRow(pixels(y), width, previous.data(), current.data(),
+                       out + std::size_t(y - y0) * (n + 1));
         std::swap(previous, current);
     }
 }

@@ -1,5 +1,6 @@
 #include "views/mainwindow.h"
 
+#include "dialogs/aboutdialog.h"
 #include "views/backendnotice.h"
 #include "compute/computescheduler.h"
 #include "dialogs/fileactions.h"
@@ -280,6 +281,12 @@ void MainWindow::createActions()
     QAction *cancel =
         compute->addAction(tr("&Cancel computation"), m_scheduler, &ComputeScheduler::cancel);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+
+    auto *help = menuBar()->addMenu(tr("&Help"));
+    QAction *about =
+        help->addAction(tr("&About pescope"), this, [this] { AboutDialog(this).exec(); });
+    about->setObjectName(QStringLiteral("aboutAction"));
+    about->setMenuRole(QAction::AboutRole);
 
     auto *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
