@@ -201,6 +201,26 @@ private slots:
         QVERIFY2(foreign.err.contains("--base does not apply to --scheme learned"),
                  foreign.err.constData());
     }
+
+    // NoPE: no positional information, zeros everywhere, on every path.
+    void nopeIsAllZeros()
+    {
+        const EncodingSpec spec = smallSpec(NopeScheme{}, 8, 4);
+        for (float v : encodeAll(spec))
+            QCOMPARE(v, 0.0f);
+        float pixels[6] = {1, 1, 1, 1, 1, 1};
+        QString error;
+        QVERIFY(sampleOnCpu(spec, MatrixWindow::whole(spec), 2, 3, pixels, &error, 1));
+        for (float v : pixels)
+            QCOMPARE(v, 0.0f);
+        std::vector<float> values;
+        TensorInfo info;
+        QVERIFY(dataRun({u"--scheme"_qs, u"nope"_qs, u"--positions"_qs, u"8"_qs, u"--dims"_qs,
+                         u"4"_qs},
+                        m_dir.filePath(u"z.npy"_qs), &values, &info));
+        QCOMPARE(info.shape, (std::vector<qint64>{8, 4}));
+        QCOMPARE(values, std::vector<float>(32, 0.0f));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSchemes)

@@ -5,6 +5,7 @@
 
 #include "alibischeme.h"
 #include "learnedscheme.h"
+#include "nopescheme.h"
 #include "ropescheme.h"
 #include "sinusoidalscheme.h"
 #include "t5scheme.h"
@@ -20,7 +21,8 @@ using SchemeParameters = std::variant<
     LearnedScheme,
     RopeScheme,
     AlibiScheme,
-    T5Scheme
+    T5Scheme,
+    NopeScheme
 >;
 // clang-format on
 
