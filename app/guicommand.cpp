@@ -1,8 +1,8 @@
 #include "guicommand.h"
 
-#include "dialogs/aboutdialog.h"
 #include "buildinfo.h"
 #include "commandline.h"
+#include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
 #include "state/presets.h"
 #include "views/mainwindow.h"
@@ -55,11 +55,11 @@ int runGui(int argc, char **argv)
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral(
-            "pescope: a microscope for transformer positional encodings.\n"
-            "Without a subcommand it opens the explorer window.\n\n"
-            "Subcommands (pescope <command> --help for each): data, phrases, info, export.\n\n"
-            "Presets (--preset):\n") +
+        QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
+                       "Without a subcommand it opens the explorer window.\n\n"
+                       "Subcommands (pescope <command> --help for each): data, phrases, info, "
+                       "export, verify.\n\n"
+                       "Presets (--preset):\n") +
         presetList());
     parser.addHelpOption();
     parser.addVersionOption();
