@@ -67,5 +67,6 @@ int runPhrases(const QStringList &args);
 int runInfo(const QStringList &args);
 int runExport(const QStringList &args);
 int runVerify(const QStringList &args);
+int runInspect(const QStringList &args);
 
 } // namespace pe::cli

@@ -58,7 +58,7 @@ int runGui(int argc, char **argv)
         QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
                        "Without a subcommand it opens the explorer window.\n\n"
                        "Subcommands (pescope <command> --help for each): data, phrases, info, "
-                       "export, verify.\n\n"
+                       "export, inspect, verify.\n\n"
                        "Presets (--preset):\n") +
         presetList());
     parser.addHelpOption();

@@ -4,6 +4,9 @@
 #include "modelfilewriter.h"
 #include "testutil.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -269,6 +272,92 @@ private slots:
         run = verify(u"llama-3.1-8b.json"_qs,
                      {u"--against"_qs, file + u":cos"_qs, u"--what"_qs, u"sin"_qs});
         QCOMPARE(run.exitCode, 4);
+    }
+
+    void inspectFolderAndCache()
+    {
+        // A GPT-2-like folder (config.json + model.safetensors) inside a Hugging Face cache.
+        const QString snapshot = path(u"hub/models--tiny--gpt2/snapshots/abc123"_qs);
+        QVERIFY(QDir().mkpath(snapshot));
+        QVERIFY(test::writeBytes(path(u"hub/models--tiny--gpt2/refs/main"_qs), "abc123"));
+        QVERIFY(test::writeBytes(snapshot + u"/config.json"_qs,
+                                 R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+                                 "n_embd": 8, "n_head": 2, "n_layer": 3, "n_positions": 16})"));
+        std::vector<quint16> half(16 * 8, 0x3c00); // 1.0 in IEEE half precision
+        QVERIFY(test::writeBytes(
+            snapshot + u"/model.safetensors"_qs,
+            test::safetensorsBytes({{u"wpe.weight"_qs, u"F16"_qs, {16, 8}, test::u16Bytes(half)},
+                                    {u"wte.weight"_qs,
+                                     u"F32"_qs,
+                                     {4, 8},
+                                     test::f32Bytes(std::vector<float>(32, 0.5f))}})));
+        test::RunResult run = test::runPescope({u"inspect"_qs, snapshot});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QString out = QString::fromUtf8(run.out);
+        QVERIFY2(out.contains(u"type:     gpt2 (GPT2LMHeadModel)"_qs), qPrintable(out));
+        QVERIFY(out.contains(u"0-2 (3): absolute, full"_qs));
+        QVERIFY(out.contains(u"wpe.weight  [16, 8]  F16"_qs));
+        QVERIFY(out.contains(u"wte.weight  [4, 8]  F32"_qs));
+        QVERIFY(out.contains(u"position table: wpe.weight"_qs));
+
+        // The same by repo id through the cache, as JSON.
+        qputenv("HF_HUB_CACHE", path(u"hub"_qs).toLocal8Bit());
+        run = test::runPescope({u"inspect"_qs, u"tiny/gpt2"_qs, u"--json"_qs});
+        qunsetenv("HF_HUB_CACHE");
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject json = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(json.value(u"repo_id"_qs).toString(), u"tiny/gpt2"_qs);
+        QCOMPARE(json.value(u"revision"_qs).toString(), u"abc123"_qs);
+        QCOMPARE(json.value(u"kind"_qs).toString(), u"safetensors"_qs);
+        QCOMPARE(json.value(u"tensors"_qs).toArray().size(), 2);
+        const QJsonObject config = json.value(u"config"_qs).toObject();
+        QCOMPARE(config.value(u"max_position_embeddings"_qs).toInteger(), 16);
+        QCOMPARE(config.value(u"layers"_qs).toArray().size(), 3);
+    }
+
+    void inspectLayerMap()
+    {
+        // Llama 4 Scout: no_rope_layers makes every 4th layer NoPE (transformers' Llama4TextConfig:
+        // no_rope_layer_interval 4), the others rotate with chunked attention.
+        const test::RunResult run =
+            test::runPescope({u"inspect"_qs, fixture("llama-4-scout-17b-16e.json"), u"--json"_qs});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonArray layers = QJsonDocument::fromJson(run.out)
+                                      .object()
+                                      .value(u"config"_qs)
+                                      .toObject()
+                                      .value(u"layers"_qs)
+                                      .toArray();
+        QCOMPARE(layers.size(), 48);
+        for (int i = 0; i < 48; ++i)
+            QCOMPARE(layers.at(i).toObject().value(u"position"_qs).toString(),
+                     (i + 1) % 4 == 0 ? u"nope"_qs : u"rope"_qs);
+    }
+
+    void inspectRefusals_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("nothing") << QStringList{} << u"name a model"_qs;
+        QTest::addRow("absent path")
+            << QStringList{path(u"absent"_qs)} << u"no such file or folder"_qs;
+        QTest::addRow("two models")
+            << QStringList{u"a"_qs, u"b"_qs} << u"unexpected argument \"b\""_qs;
+        const QString junk = path(u"junk.bin"_qs);
+        test::writeBytes(junk, "not a model");
+        QTest::addRow("junk") << QStringList{junk} << u"not a model file pescope knows"_qs;
+        const QString truncated = path(u"truncated.safetensors"_qs);
+        test::writeBytes(truncated, test::le64(4096) + "{}");
+        QTest::addRow("truncated") << QStringList{truncated} << u"truncated.safetensors"_qs;
+    }
+    void inspectRefusals()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const test::RunResult run = test::runPescope(QStringList{u"inspect"_qs} + args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(QString::fromLocal8Bit(run.err).contains(message), run.err.constData());
+        QCOMPARE(run.err.count('\n'), 1);
     }
 
     void verifyBadInput_data()
