@@ -95,6 +95,14 @@ void addModelOptions(OptionSet &options)
                                      "or a repo id in the Hugging Face cache (gpt2, "
                                      "org/name). Nothing is downloaded."),
                       QStringLiteral("PATH|REPO_ID")});
+    options.addPlain({QStringLiteral("tensor"),
+                      QStringLiteral("With --model: the tensor to read as a position table "
+                                     "(default: the model's learned table, e.g. GPT-2's wpe)."),
+                      QStringLiteral("NAME")});
+    options.addPlain({QStringLiteral("table-offset"),
+                      QStringLiteral("With --model: table rows before position 0 (default: as "
+                                     "config.json says; RoBERTa and OPT keep 2)."),
+                      QStringLiteral("N")});
     options.addPlain({QStringLiteral("layer"),
                       QStringLiteral("The model's layer (0 = first; default: the first rotary "
                                      "layer). Layers differ in local vs global θ or NoPE."),
@@ -129,17 +137,77 @@ std::optional<ModelConfig> modelConfigFromOptions(const QCommandLineParser &pars
     return config;
 }
 
+namespace {
+
+// --model's learned position table (GPT-2's wpe, a .npy, --tensor NAME) as a TableScheme spec.
+ModelLayerSpec tableSpec(const QCommandLineParser &parser)
+{
+    refuseOptions(parser, {QStringLiteral("layer")},
+                  QStringLiteral("a learned position table: it is added once, at the input"));
+    TableScheme table;
+    table.source = parser.value(QStringLiteral("model"));
+    table.tensor = parser.value(QStringLiteral("tensor"));
+    table.offset =
+        integerOption(parser, QStringLiteral("table-offset"), 0, limits::maxPositions, -1);
+    ModelLayerSpec out;
+    out.spec.scheme = table;
+    QString error;
+    if (!out.spec.resolve(&error))
+        throw UsageError{error};
+    const PositionTable &t = *out.spec.get<TableScheme>()->table;
+    out.spec.positions = t.positions();
+    out.spec = specFromOptions(parser, out.spec); // --positions: fewer rows
+    out.description =
+        QStringLiteral("%1 of %2: %3 x %4 %5%6")
+            .arg(t.tensor, t.file)
+            .arg(t.rows)
+            .arg(t.columns)
+            .arg(t.typeName, t.offset > 0 ? QStringLiteral(", positions from row %1").arg(t.offset)
+                                          : QString());
+    return out;
+}
+
+} // namespace
+
 std::optional<ModelLayerSpec> modelSpecFromOptions(const QCommandLineParser &parser)
 {
-    const std::optional<ModelConfig> config = modelConfigFromOptions(parser);
-    if (!config) {
+    const QString model = QStringLiteral("model");
+    if (!parser.isSet(model))
+        refuseOptions(parser, {QStringLiteral("tensor"), QStringLiteral("table-offset")},
+                      QStringLiteral("a spec without --model"));
+    const QString scheme = QStringLiteral("scheme");
+    const bool tableScheme =
+        parser.isSet(scheme) && parser.value(scheme) == QLatin1String(TableScheme::info.id);
+    if (!parser.isSet(model) && !parser.isSet(QStringLiteral("config"))) {
+        if (tableScheme)
+            throw UsageError{QStringLiteral("--scheme table needs --model PATH|REPO_ID")};
         refuseOptions(parser, {QStringLiteral("layer")},
-                      QStringLiteral("a spec without --config "
-                                     "or --model"));
+                      QStringLiteral("a spec without --config or --model"));
         return std::nullopt;
     }
-    refuseOptions(parser, {QStringLiteral("scheme"), QStringLiteral("dims")},
-                  QStringLiteral("a model: its config.json decides"));
+    if (tableScheme && parser.isSet(model) && !parser.isSet(QStringLiteral("config")))
+        return tableSpec(parser); // --scheme table --model X: X's table, whatever X is
+    refuseOptions(parser, {scheme, QStringLiteral("dims")},
+                  QStringLiteral("a model: its files decide"));
+    // A learned table when one is asked for, or when the model has no rotary layers to show.
+    std::optional<ModelConfig> config;
+    if (parser.isSet(model) && !parser.isSet(QStringLiteral("config"))) {
+        QString error;
+        const std::optional<ModelLocation> location = resolveModel(parser.value(model), &error);
+        if (!location)
+            throw UsageError{error};
+        if (parser.isSet(QStringLiteral("tensor")) || location->configPath.isEmpty())
+            return tableSpec(parser);
+        config = readHfConfig(location->configPath, &error);
+        if (!config)
+            throw UsageError{error};
+        if (config->absolute.kind != AbsolutePositionKind::None && !config->usesRope())
+            return tableSpec(parser);
+    } else {
+        config = modelConfigFromOptions(parser); // set: --config or --model is
+    }
+    refuseOptions(parser, {QStringLiteral("tensor"), QStringLiteral("table-offset")},
+                  QStringLiteral("a rotary model (its positions are no table)"));
     const int layer =
         int(integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers - 1, -1));
     QString error;

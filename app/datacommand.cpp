@@ -201,7 +201,7 @@ int runData(const QStringList &args)
     if (parser.isSet(QStringLiteral("scaled-table")))
         output = scaledTable(spec, output);
     const QString positions = QStringLiteral("positions");
-    if (output.usesPositions && !parser.isSet(positions))
+    if (output.usesPositions && !parser.isSet(positions) && !model) // a model has its own
         throw UsageError{QStringLiteral("--positions is required")};
     if (!output.usesPositions)
         refuseOptions(parser, {positions}, QStringLiteral("--what ") + output.name);

@@ -68,7 +68,33 @@ EncodingSpec EncodingSpec::normalized() const
     EncodingSpec s = *this;
     if (!s.info().usesDims)
         s.dims = s.positions;
+    // A scheme whose shape comes from data (a model's table: its columns) says so.
+    std::visit(
+        [&](const auto &scheme) {
+            if constexpr (requires(MatrixShape * shape) { scheme.normalizeShape(shape); }) {
+                MatrixShape shape = s.shape();
+                scheme.normalizeShape(&shape);
+                s.positions = shape.positions;
+                s.dims = shape.dims;
+            }
+        },
+        s.scheme);
     return s;
+}
+
+bool EncodingSpec::resolve(QString *error)
+{
+    const bool ok = std::visit(
+        [&](auto &scheme) {
+            if constexpr (requires { scheme.resolve(error); })
+                return scheme.resolve(error);
+            else
+                return true;
+        },
+        scheme);
+    if (ok)
+        *this = normalized();
+    return ok;
 }
 
 FieldProblem EncodingSpec::problem() const

@@ -40,8 +40,12 @@ struct EncodingSpec
 
     static FieldTable<EncodingSpec> fields();
 
-    // The spec with dims = positions for schemes whose columns are positions.
+    // The spec with dims = positions for schemes whose columns are positions, and the shape a
+    // scheme's data fixes (a model table's columns).
     EncodingSpec normalized() const;
+    // Loads what the scheme's parameters name (a model file's table: file I/O, so not on a busy
+    // UI thread); a no-op for formula schemes. False with *error naming the file and problem.
+    bool resolve(QString *error);
     // Empty when valid; else the first problem: a field out of range, a rule of the scheme.
     FieldProblem problem() const;
     // The problem as one sentence naming the field ("dims must be even for rope ...").

@@ -2,6 +2,7 @@
 // a field table whose defaults are valid and read back, a plan the backends compute, values
 // within the stated range, sessions and the command line. A new scheme is checked here by
 // being in the list; its own numbers get a test function below.
+#include "modelfilewriter.h"
 #include "testutil.h"
 
 #include "cpubackend.h"
@@ -17,13 +18,34 @@ using namespace pe;
 
 namespace {
 
-// The spec of scheme `s` at its defaults over a small matrix.
-template <class S> EncodingSpec smallSpec(const S &s, qint64 positions = 24, qint64 dims = 16)
+// A 64 x 16 table in a .npy file, for schemes that read their values from a file.
+QString tableFile()
+{
+    static QTemporaryDir dir;
+    const QString path = dir.filePath(u"table.npy"_qs);
+    if (!QFileInfo::exists(path)) {
+        std::vector<float> values;
+        for (int p = 0; p < 64; ++p)
+            for (int j = 0; j < 16; ++j)
+                values.push_back(float(std::sin(0.1 * p + j)));
+        test::writeBytes(path, test::npyBytes("<f4", {64, 16}, test::f32Bytes(values)));
+    }
+    return path;
+}
+
+// The spec of scheme `s` at its defaults over a small matrix; a scheme that reads a file
+// (resolve()) reads tableFile(), and its shape is then the table's (16 columns).
+template <class S> EncodingSpec smallSpec(S s, qint64 positions = 24, qint64 dims = 16)
 {
     EncodingSpec spec;
+    if constexpr (requires { s.source; })
+        s.source = tableFile();
     spec.scheme = s;
     spec.positions = positions;
     spec.dims = dims;
+    QString error;
+    if (!spec.resolve(&error))
+        qFatal("%s", qPrintable(error));
     return spec.normalized();
 }
 
@@ -41,8 +63,8 @@ std::vector<float> encodeAll(const EncodingSpec &spec)
 bool dataRun(const QStringList &args, const QString &file, std::vector<float> *values,
              TensorInfo *info)
 {
-    const test::RunResult run = test::runPescope(QStringList{u"data"_qs} + args +
-                                                 QStringList{u"--out"_qs, file});
+    const test::RunResult run =
+        test::runPescope(QStringList{u"data"_qs} + args + QStringList{u"--out"_qs, file});
     if (run.exitCode != 0) {
         qWarning("%s", run.err.constData());
         return false;
@@ -102,6 +124,8 @@ private slots:
             EncodingSpec back;
             const FieldProblem problem = back.readJson(spec.toJson());
             QVERIFY2(!problem, qPrintable(problem.message));
+            QString error;
+            QVERIFY2(back.resolve(&error), qPrintable(error)); // a table is read again
             QVERIFY(back == spec);
         });
     }
@@ -171,7 +195,9 @@ private slots:
             const EncodingSpec spec = smallSpec(s, 6, 4);
             const QString file = m_dir.filePath(spec.schemeId() + QStringLiteral(".npy"));
             QStringList args = {u"--scheme"_qs, spec.schemeId(), u"--positions"_qs, u"6"_qs};
-            if (spec.info().usesDims)
+            if constexpr (requires { s.source; }) // a table from a file: its columns
+                args << u"--model"_qs << tableFile();
+            else if (spec.info().usesDims)
                 args << u"--dims"_qs << u"4"_qs;
             std::vector<float> values;
             TensorInfo info;
@@ -187,9 +213,9 @@ private slots:
 
     void unknownAndForeignOptionsAreRefused()
     {
-        const test::RunResult unknown = test::runPescope(
-            {u"data"_qs, u"--scheme"_qs, u"wavelet"_qs, u"--positions"_qs, u"4"_qs, u"--dims"_qs,
-             u"4"_qs, u"--out"_qs, m_dir.filePath(u"x.npy"_qs)});
+        const test::RunResult unknown =
+            test::runPescope({u"data"_qs, u"--scheme"_qs, u"wavelet"_qs, u"--positions"_qs, u"4"_qs,
+                              u"--dims"_qs, u"4"_qs, u"--out"_qs, m_dir.filePath(u"x.npy"_qs)});
         QCOMPARE(unknown.exitCode, 2);
         const QString expected = QStringLiteral("--scheme must be ") + choiceList(schemeNames);
         QVERIFY2(QString::fromUtf8(unknown.err).contains(expected), unknown.err.constData());
@@ -215,9 +241,9 @@ private slots:
             QCOMPARE(v, 0.0f);
         std::vector<float> values;
         TensorInfo info;
-        QVERIFY(dataRun({u"--scheme"_qs, u"nope"_qs, u"--positions"_qs, u"8"_qs, u"--dims"_qs,
-                         u"4"_qs},
-                        m_dir.filePath(u"z.npy"_qs), &values, &info));
+        QVERIFY(
+            dataRun({u"--scheme"_qs, u"nope"_qs, u"--positions"_qs, u"8"_qs, u"--dims"_qs, u"4"_qs},
+                    m_dir.filePath(u"z.npy"_qs), &values, &info));
         QCOMPARE(info.shape, (std::vector<qint64>{8, 4}));
         QCOMPARE(values, std::vector<float>(32, 0.0f));
     }

@@ -22,7 +22,7 @@ QString kindSentence(LayerPositionKind kind)
     switch (kind) {
     case LayerPositionKind::Absolute:
         return QStringLiteral("learned absolute positions (a table added at the input, not "
-                              "RoPE): read it with --what positions");
+                              "RoPE): open its weights with --model");
     case LayerPositionKind::Alibi:
         return QStringLiteral("ALiBi biases, not RoPE: see --scheme alibi");
     case LayerPositionKind::RelativeBias:

@@ -8,6 +8,7 @@
 #include "nopescheme.h"
 #include "ropescheme.h"
 #include "sinusoidalscheme.h"
+#include "tablescheme.h"
 #include "t5scheme.h"
 
 #include <variant>
@@ -22,7 +23,8 @@ using SchemeParameters = std::variant<
     RopeScheme,
     AlibiScheme,
     T5Scheme,
-    NopeScheme
+    NopeScheme,
+    TableScheme
 >;
 // clang-format on
 
