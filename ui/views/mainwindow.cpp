@@ -39,7 +39,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
       m_waves(new WavesView(m_state, m_scheduler, this)),
       m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
       m_phrases(new PhraseView(m_state, m_scheduler, this)),
-      m_schemes(new SchemePage(m_state, this)),
+      m_schemes(new SchemePage(m_state, m_scheduler, this)),
       m_encodingSplitter(new QSplitter(Qt::Horizontal, this)),
       m_plotSplitter(new QSplitter(Qt::Vertical, this)), m_computeLabel(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_cancel(new QToolButton(this)),
