@@ -1,8 +1,8 @@
 #include "guicommand.h"
 
-#include "dialogs/aboutdialog.h"
 #include "buildinfo.h"
 #include "commandline.h"
+#include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
 #include "io/atomicfile.h"
 #include "state/presets.h"

@@ -5,12 +5,11 @@
 
 namespace pe {
 
-QList<qint64> sharingPositions(const QList<ColumnView> &columns, qint64 position,
-                               double tolerance)
+QList<qint64> sharingPositions(const QList<ColumnView> &columns, qint64 position, double tolerance)
 {
     QList<qint64> shared;
-    if (columns.isEmpty() ||
-        std::any_of(columns.begin(), columns.end(), [](const ColumnView &c) { return !c.isValid(); }))
+    if (columns.isEmpty() || std::any_of(columns.begin(), columns.end(),
+                                         [](const ColumnView &c) { return !c.isValid(); }))
         return shared;
     const qint64 rows = columns.first().rows;
     if (position < 0 || position >= rows)

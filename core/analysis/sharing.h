@@ -21,7 +21,6 @@ struct ColumnView
 // Positions q != position whose value in every column lies within `tolerance` of position's
 // value there, ascending. Empty when there are no columns, one is invalid, or position is out of
 // range; the columns must have the same number of rows.
-QList<qint64> sharingPositions(const QList<ColumnView> &columns, qint64 position,
-                               double tolerance);
+QList<qint64> sharingPositions(const QList<ColumnView> &columns, qint64 position, double tolerance);
 
 } // namespace pe

@@ -26,29 +26,25 @@ double cosineSimilarity(const float *a, const float *b, qint64 n)
 bool similarityMatrix(const float *rows, qint64 n, qint64 d, SimilarityMetric metric, float *out,
                       const std::function<bool()> &cancel)
 {
-    // Long float32 dot products lose digits: the rows are widened once.
-    const std::vector<double> wide(rows, rows + n * d);
-    std::vector<double> squares(std::size_t(n), 0.0);
-    for (qint64 i = 0; i < n; ++i) {
-        const double *a = wide.data() + i * d;
+    // Long float32 dot products lose digits: every product is taken and summed in float64.
+    const auto dot = [d](const float *a, const float *b) {
         double sum = 0.0;
         for (qint64 k = 0; k < d; ++k)
-            sum += a[k] * a[k];
-        squares[std::size_t(i)] = sum;
-    }
+            sum += double(a[k]) * double(b[k]);
+        return sum;
+    };
+    std::vector<double> squares(std::size_t(n), 0.0);
+    for (qint64 i = 0; i < n; ++i)
+        squares[std::size_t(i)] = dot(rows + i * d, rows + i * d);
     for (qint64 i = 0; i < n; ++i) {
         if (cancel && cancel())
             return false;
-        const double *a = wide.data() + i * d;
         for (qint64 j = i; j < n; ++j) {
-            const double *b = wide.data() + j * d;
-            double dot = 0.0;
-            for (qint64 k = 0; k < d; ++k)
-                dot += a[k] * b[k];
-            const double value = metric == SimilarityMetric::Cosine
-                                     ? cosineFromProducts(dot, squares[std::size_t(i)],
-                                                          squares[std::size_t(j)])
-                                     : dot;
+            const double product = dot(rows + i * d, rows + j * d);
+            const double value =
+                metric == SimilarityMetric::Cosine
+                    ? cosineFromProducts(product, squares[std::size_t(i)], squares[std::size_t(j)])
+                    : product;
             out[std::size_t(i * n + j)] = float(value);
             out[std::size_t(j * n + i)] = float(value);
         }

@@ -50,12 +50,16 @@ JobStatus similarity(const EncodingSpec &base, qint64 n, SimilarityMetric metric
                      .arg(maxSimilarityElements);
         return JobStatus::Failed;
     }
-    std::vector<float> table(std::size_t(n * spec.dims));
-    if (!backend.encode(spec, 0, n, table.data(), error))
-        return JobStatus::Failed;
+    // In row chunks, so that a superseded job stops within milliseconds even while encoding.
+    Matrix table;
+    float minimum = 0, maximum = 0;
+    if (const JobStatus status =
+            encodeMatrix(backend, spec, &table, &minimum, &maximum, cancel, {}, error);
+        status != JobStatus::Done)
+        return status;
     out->size = n;
     out->values.assign(std::size_t(n * n), 0.0f);
-    if (!similarityMatrix(table.data(), n, spec.dims, metric, out->values.data(), cancel))
+    if (!similarityMatrix(table.data.get(), n, spec.dims, metric, out->values.data(), cancel))
         return JobStatus::Cancelled;
     finishRange(out);
     return JobStatus::Done;
