@@ -217,7 +217,6 @@ void ComputeScheduler::releaseFigureData()
 {
     m_figureLane.drop();
     m_figureData = {};
-    updateIdle();
 }
 
 void ComputeScheduler::cancel()
@@ -229,7 +228,6 @@ void ComputeScheduler::cancel()
     if (running)
         emit cancelled();
     emit progressChanged(-1);
-    updateIdle();
 }
 
 void ComputeScheduler::markEncodingDirty()
@@ -258,7 +256,6 @@ void ComputeScheduler::markColumnsDirty()
 
 void ComputeScheduler::schedule()
 {
-    updateIdle();
     if (m_timer.isActive())
         return;
     bool working = false;
@@ -285,7 +282,6 @@ void ComputeScheduler::failAll(const QString &error)
     }
     if (m_schemeLane.dirty) {
         m_schemeLane.drop();
-        m_schemesError = error;
         emit schemesFailed(error);
     }
     if (m_figureLane.dirty) {
@@ -300,7 +296,6 @@ void ComputeScheduler::dispatch()
     Backend *backend = this->backend(m_state->backendChoice(), &backendError);
     if (!backend) {
         failAll(backendError);
-        updateIdle();
         return;
     }
     if (m_encode.dirty) {
@@ -465,7 +460,6 @@ void ComputeScheduler::dispatch()
             reply([=, this] { onFigureFinished(generation, data, status, error); });
         });
     }
-    updateIdle();
 }
 
 void ComputeScheduler::onEncodeFinished(quint64 generation,
@@ -494,7 +488,6 @@ void ComputeScheduler::onEncodeFinished(quint64 generation,
     // A columns request that waited for this encode is looked at again.
     if (m_columns.dirty)
         schedule();
-    updateIdle();
 }
 
 void ComputeScheduler::onGridFinished(quint64 generation, std::shared_ptr<const HeatmapGrid> grid)
@@ -505,7 +498,6 @@ void ComputeScheduler::onGridFinished(quint64 generation, std::shared_ptr<const 
         emit gridReady(grid);
     if (m_grid.dirty)
         schedule();
-    updateIdle();
 }
 
 void ComputeScheduler::onColumnsFinished(quint64 generation,
@@ -520,7 +512,6 @@ void ComputeScheduler::onColumnsFinished(quint64 generation,
         m_encodingError = error;
         emit encodingFailed(error);
     }
-    updateIdle();
 }
 
 void ComputeScheduler::onPhrasesFinished(quint64 generation,
@@ -538,7 +529,6 @@ void ComputeScheduler::onPhrasesFinished(quint64 generation,
             emit phrasesFailed(error);
         }
     }
-    updateIdle();
 }
 
 void ComputeScheduler::onSchemesFinished(quint64 generation,
@@ -550,14 +540,11 @@ void ComputeScheduler::onSchemesFinished(quint64 generation,
         if (status == JobStatus::Done) {
             m_schemes = result;
             m_schemesBackend = m_schemeRequest.backend;
-            m_schemesError.clear();
             emit schemesReady(result);
         } else if (status == JobStatus::Failed) {
-            m_schemesError = error;
             emit schemesFailed(error);
         }
     }
-    updateIdle();
 }
 
 void ComputeScheduler::onFigureFinished(quint64 generation, const FigureData &data,
@@ -572,17 +559,6 @@ void ComputeScheduler::onFigureFinished(quint64 generation, const FigureData &da
             emit figureDataFailed(error);
         }
     }
-    updateIdle();
-}
-
-void ComputeScheduler::updateIdle()
-{
-    const bool idle = isIdle();
-    if (idle == m_idle)
-        return;
-    m_idle = idle;
-    if (idle)
-        emit this->idle();
 }
 
 } // namespace pe

@@ -41,7 +41,6 @@ public:
     bool isIdle() const;
     QString encodingError() const { return m_encodingError; }
     QString phrasesError() const { return m_phrasesError; }
-    QString schemesError() const { return m_schemesError; }
     // The latest non-empty Backend::notice() (e.g. the GPU failed and the CPU took over).
     QString latestNotice() const { return m_notice; }
     // Tests: use `backend` for `choice` instead of makeBackend().
@@ -80,7 +79,6 @@ signals:
     // 0..100 while a long encode runs, -1 when none does.
     void progressChanged(int percent);
     void cancelled();
-    void idle();
     // A backend reported a notice the user should see (emitted once per distinct text).
     void backendNotice(const QString &notice);
 
@@ -134,7 +132,6 @@ private:
                            JobStatus status, const QString &error);
     void onFigureFinished(quint64 generation, const FigureData &data, JobStatus status,
                           const QString &error);
-    void updateIdle();
     bool schemesHeld(const SchemeRequest &request) const;
     FigureData heldData(const FigureInputs &inputs, const QList<FigureView> &views) const;
     // Runs `job` on the worker thread; it answers through reply().
@@ -160,7 +157,6 @@ private:
     QString m_notice;
 
     Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane;
-    bool m_idle = false;
 
     GridRequest m_gridRequest;
     GridRequest m_lastGridSent;
@@ -173,7 +169,6 @@ private:
     FigureData m_figureData;                              // the last figure job's
     QString m_encodingError;
     QString m_phrasesError;
-    QString m_schemesError;
     // Used by the worker thread only: recycles the encode's matrix buffers.
     std::unique_ptr<MatrixPool> m_pool;
     std::map<BackendChoice, BackendSlot> m_backends; // destroyed after the thread has stopped

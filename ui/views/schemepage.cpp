@@ -32,16 +32,16 @@ template <class P, class Get, class Set>
 FieldForm *partForm(ExplorerState *state, Get get, Set set, QWidget *parent,
                     std::function<FieldProblem(const P &)> rules = {}, QStringList keys = {})
 {
-    return new FieldForm(
-        std::make_unique<TableFormModel<P>>(
-            P::fields(), [state, get] { return get(state->schemeSettings()); }, std::move(rules),
-            [state, set](const P &value, QString *error) {
-                SchemeSettings s = state->schemeSettings();
-                set(s, value);
-                return state->setSchemeSettings(s, error);
-            },
-            std::move(keys)),
-        parent);
+    return new FieldForm(std::make_unique<TableFormModel<P>>(
+                             P::fields(), [state, get] { return get(state->schemeSettings()); },
+                             std::move(rules),
+                             [state, set](const P &value, QString *error) {
+                                 SchemeSettings s = state->schemeSettings();
+                                 set(s, value);
+                                 return state->setSchemeSettings(s, error);
+                             },
+                             std::move(keys)),
+                         parent);
 }
 
 } // namespace
@@ -160,7 +160,6 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
             return;
         m_pending = false;
         m_info->setText(tr("Cancelled; showing the last result"));
-        emit updated();
     });
     refresh();
     schedule();
@@ -237,7 +236,6 @@ void SchemePage::onFailure(const QString &error)
     m_computeError = error;
     m_info->clear();
     updateMessage();
-    emit updated();
 }
 
 void SchemePage::redraw()
@@ -252,7 +250,6 @@ void SchemePage::redraw()
     plot->replot();
     m_info->setText(tr("Computed in %1 ms").arg(m_result->totalMs, 0, 'f', 1));
     m_drawnCurrent = true;
-    emit updated();
 }
 
 void SchemePage::refresh()

@@ -3,8 +3,8 @@
 // ComputeScheduler and drawn by SchemeFigures.
 #pragma once
 
-#include "state/explorerstate.h"
 #include "compute/schemedata.h"
+#include "state/explorerstate.h"
 
 #include <QHash>
 #include <QWidget>
@@ -36,9 +36,6 @@ public:
     QString message() const;
     // The forms of the controls: settings, alibi, t5, compare.
     FieldForm *form(const QString &name) const;
-
-signals:
-    void updated(); // a new result is drawn, or an error shown
 
 private:
     void schedule();
