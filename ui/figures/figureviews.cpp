@@ -1,29 +1,36 @@
 #include "figures/figureviews.h"
 
+#include "fields/choicenames.h"
+
 #include <QFileInfo>
 #include <QStringList>
 
 namespace pe {
 
+namespace {
+
+// The encoding and phrase pages' views; the Schemes page's are named by schemeViewNames.
+constexpr ChoiceName pageViewNames[] = {
+    choice(FigureView::Heatmap, "heatmap", "Heatmap"),
+    choice(FigureView::Waves, "waves", "Waves"),
+    choice(FigureView::Phrases, "phrases", "Phrases"),
+    choice(FigureView::PhraseDifference, "phrase-difference", "Phrase difference"),
+    choice(FigureView::TokenSimilarity, "token-similarity", "Token similarity"),
+};
+
+constexpr ChoiceName figureFormatNames[] = {
+    choice(FigureFormat::Png, "png", "PNG"),
+    choice(FigureFormat::Svg, "svg", "SVG"),
+    choice(FigureFormat::Pdf, "pdf", "PDF"),
+};
+
+} // namespace
+
 QString figureViewName(FigureView view)
 {
-    switch (view) {
-    case FigureView::Heatmap:
-        return QStringLiteral("heatmap");
-    case FigureView::Waves:
-        return QStringLiteral("waves");
-    case FigureView::Phrases:
-        return QStringLiteral("phrases");
-    case FigureView::PhraseDifference:
-        return QStringLiteral("phrase-difference");
-    case FigureView::TokenSimilarity:
-        return QStringLiteral("token-similarity");
-    default:
-        break;
-    }
     if (const auto scheme = schemeViewOf(view))
         return schemeViewName(*scheme);
-    return {};
+    return nameOf(pageViewNames, view);
 }
 
 QString allFigureViewNames()
@@ -120,24 +127,12 @@ QString figureViewsName(const QList<FigureView> &views)
 
 QString figureFormatName(FigureFormat format)
 {
-    switch (format) {
-    case FigureFormat::Png:
-        return QStringLiteral("png");
-    case FigureFormat::Svg:
-        return QStringLiteral("svg");
-    case FigureFormat::Pdf:
-        return QStringLiteral("pdf");
-    }
-    return {};
+    return nameOf(figureFormatNames, format);
 }
 
 std::optional<FigureFormat> figureFormatForPath(const QString &path)
 {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    for (FigureFormat format : {FigureFormat::Png, FigureFormat::Svg, FigureFormat::Pdf})
-        if (suffix == figureFormatName(format))
-            return format;
-    return std::nullopt;
+    return parseAs<FigureFormat>(figureFormatNames, QFileInfo(path).suffix().toLower());
 }
 
 } // namespace pe
