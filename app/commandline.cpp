@@ -1,5 +1,6 @@
 #include "commandline.h"
 
+#include "formats/hfcache.h"
 #include "io/atomicfile.h"
 
 #include <QFileInfo>
@@ -81,6 +82,72 @@ EncodingSpec specFromOptions(const QCommandLineParser &parser, EncodingSpec star
     if (const FieldProblem problem = start.problem())
         throw UsageError{start.describe(problem, FieldNaming::Flag)};
     return start;
+}
+
+void addModelOptions(OptionSet &options)
+{
+    options.addPlain({QStringLiteral("config"),
+                      QStringLiteral("A Hugging Face config.json: the model's RoPE parameters "
+                                     "(rope_parameters, or rope_scaling and rope_theta)."),
+                      QStringLiteral("FILE")});
+    options.addPlain({QStringLiteral("model"),
+                      QStringLiteral("A model folder, a .safetensors file beside its config.json, "
+                                     "or a repo id in the Hugging Face cache (gpt2, "
+                                     "org/name). Nothing is downloaded."),
+                      QStringLiteral("PATH|REPO_ID")});
+    options.addPlain({QStringLiteral("layer"),
+                      QStringLiteral("The model's layer (0 = first; default: the first rotary "
+                                     "layer). Layers differ in local vs global θ or NoPE."),
+                      QStringLiteral("N")});
+}
+
+std::optional<ModelConfig> modelConfigFromOptions(const QCommandLineParser &parser)
+{
+    const QString configOption = QStringLiteral("config"), modelOption = QStringLiteral("model");
+    if (parser.isSet(configOption) && parser.isSet(modelOption))
+        throw UsageError{QStringLiteral("give --config or --model, not both")};
+    QString configPath;
+    QString error;
+    if (parser.isSet(configOption)) {
+        configPath = parser.value(configOption);
+    } else if (parser.isSet(modelOption)) {
+        const std::optional<ModelLocation> location =
+            resolveModel(parser.value(modelOption), &error);
+        if (!location)
+            throw UsageError{error};
+        if (location->configPath.isEmpty())
+            throw UsageError{QStringLiteral("%1 has no config.json beside it: pescope reads a "
+                                            "model's positions from it (use --config FILE)")
+                                 .arg(parser.value(modelOption))};
+        configPath = location->configPath;
+    } else {
+        return std::nullopt;
+    }
+    std::optional<ModelConfig> config = readHfConfig(configPath, &error);
+    if (!config)
+        throw UsageError{error};
+    return config;
+}
+
+std::optional<ModelLayerSpec> modelSpecFromOptions(const QCommandLineParser &parser)
+{
+    const std::optional<ModelConfig> config = modelConfigFromOptions(parser);
+    if (!config) {
+        refuseOptions(parser, {QStringLiteral("layer")},
+                      QStringLiteral("a spec without --config "
+                                     "or --model"));
+        return std::nullopt;
+    }
+    refuseOptions(parser, {QStringLiteral("scheme"), QStringLiteral("dims")},
+                  QStringLiteral("a model: its config.json decides"));
+    const int layer =
+        int(integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers - 1, -1));
+    QString error;
+    std::optional<ModelLayerSpec> spec = modelLayerSpec(*config, layer, &error);
+    if (!spec)
+        throw UsageError{error};
+    spec->spec = specFromOptions(parser, spec->spec);
+    return spec;
 }
 
 void refuseOptions(const QCommandLineParser &parser, const QStringList &names,

@@ -6,6 +6,7 @@
 #include "encodingspec.h"
 #include "fields/fieldoptions.h"
 #include "matrixwriter.h"
+#include "model/modelspec.h"
 
 #include <QCommandLineParser>
 #include <QString>
@@ -14,7 +15,8 @@
 
 namespace pe::cli {
 
-enum ExitCode { Success = 0, Failure = 1, BadUsage = 2 };
+// Differs: `verify` found numbers beyond the tolerance.
+enum ExitCode { Success = 0, Failure = 1, BadUsage = 2, Differs = 4 };
 
 // Thrown while reading options; main() prints "pescope <command>: <message>" and exits 2.
 struct UsageError
@@ -37,6 +39,16 @@ EncodingSpec specFromOptions(const QCommandLineParser &parser, EncodingSpec star
 // Throws "--NAME does not apply to <context>" for the first of `names` that is set.
 void refuseOptions(const QCommandLineParser &parser, const QStringList &names,
                    const QString &context);
+// MODEL: --config FILE or --model PATH|REPO_ID, and --layer N: the spec one layer of a model
+// gives (core/model/modelspec.h), for the commands that read a model's positions.
+void addModelOptions(OptionSet &options);
+// The model's config when --config or --model is set, else nullopt. Both set, an unreadable or
+// hostile file, or a model without config.json throw UsageError naming the file.
+std::optional<ModelConfig> modelConfigFromOptions(const QCommandLineParser &parser);
+// The spec of the --layer (default: the first rotary layer) of that model, with the spec
+// options that make sense on top (--positions, a rope field to try another value); --scheme and
+// --dims are refused, the model decides them. nullopt without --config / --model.
+std::optional<ModelLayerSpec> modelSpecFromOptions(const QCommandLineParser &parser);
 QCommandLineOption backendOption();
 BackendChoice backendFromOptions(const QCommandLineParser &parser);
 
@@ -54,5 +66,7 @@ int runData(const QStringList &args);
 int runPhrases(const QStringList &args);
 int runInfo(const QStringList &args);
 int runExport(const QStringList &args);
+int runVerify(const QStringList &args);
+int runInspect(const QStringList &args);
 
 } // namespace pe::cli

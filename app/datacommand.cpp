@@ -8,6 +8,8 @@
 
 #include <QElapsedTimer>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 namespace pe::cli {
@@ -95,6 +97,32 @@ DataOutput chosenOutput(const QCommandLineParser &parser, const EncodingSpec &sp
                          .arg(names.join(QStringLiteral(" or ")), spec.schemeId(), what)};
 }
 
+// `output` (HF's cos or sin table) multiplied by the spec's attention factor, as HF's rotary
+// forward returns it (`cos = emb.cos() * self.attention_scaling`).
+DataOutput scaledTable(const EncodingSpec &spec, DataOutput output)
+{
+    const std::vector<DataOutput> outputs = spec.outputs();
+    const auto factor = std::find_if(outputs.cbegin(), outputs.cend(), [](const DataOutput &o) {
+        return o.name == QLatin1String("attention-factor");
+    });
+    const bool table = output.name == QLatin1String("cos") || output.name == QLatin1String("sin");
+    if (factor == outputs.cend() || !table)
+        throw UsageError{QStringLiteral("--scaled-table applies to --what cos or sin of --scheme "
+                                        "rope (got --what %1 of --scheme %2)")
+                             .arg(output.name, spec.schemeId())};
+    double scale = 1.0;
+    factor->rows(0, 1, &scale);
+    output.help += QStringLiteral(", times the attention factor");
+    output.rows = [rows = output.rows, columns = output.shape.back(),
+                   scale](qint64 first, qint64 count, void *out) {
+        rows(first, count, out);
+        auto *values = static_cast<double *>(out);
+        std::transform(values, values + count * columns, values,
+                       [scale](double v) { return v * scale; });
+    };
+    return output;
+}
+
 int writeMatrix(const QCommandLineParser &parser, const EncodingSpec &spec, const QString &path,
                 MatrixFormat format)
 {
@@ -155,6 +183,10 @@ int runData(const QStringList &args)
                       QStringLiteral("Which array: matrix (default); rope: inv-freq; alibi: "
                                      "slopes. The first array of each scheme is its default."),
                       QStringLiteral("NAME")});
+    addModelOptions(options);
+    options.addPlain({QStringLiteral("scaled-table"),
+                      QStringLiteral("rope: --what cos and sin multiplied by the attention factor, "
+                                     "as Hugging Face's rotary forward returns them.")});
     options.addPlain({QStringLiteral("out"), QStringLiteral("Output file: .npy or .csv."),
                       QStringLiteral("FILE")});
     options.addPlain(formatOption());
@@ -163,17 +195,22 @@ int runData(const QStringList &args)
     if (parser.isSet(QStringLiteral("help")))
         parser.showHelp(Success);
 
-    EncodingSpec spec = specFromOptions(parser);
-    const DataOutput output = chosenOutput(parser, spec);
+    const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
+    const EncodingSpec spec = model ? model->spec : specFromOptions(parser);
+    DataOutput output = chosenOutput(parser, spec);
+    if (parser.isSet(QStringLiteral("scaled-table")))
+        output = scaledTable(spec, output);
     const QString positions = QStringLiteral("positions");
     if (output.usesPositions && !parser.isSet(positions))
         throw UsageError{QStringLiteral("--positions is required")};
     if (!output.usesPositions)
         refuseOptions(parser, {positions}, QStringLiteral("--what ") + output.name);
-    if (spec.info().usesDims && !parser.isSet(QStringLiteral("dims")))
+    if (!model && spec.info().usesDims && !parser.isSet(QStringLiteral("dims")))
         throw UsageError{QStringLiteral("--dims is required")};
     const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
+    if (model)
+        report(dataCommand, model->description);
     if (!output.rows) // the matrix itself, through a backend
         return writeMatrix(parser, spec, path, format);
 

@@ -56,11 +56,11 @@ int runGui(int argc, char **argv)
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral(
-            "pescope: a microscope for transformer positional encodings.\n"
-            "Without a subcommand it opens the explorer window.\n\n"
-            "Subcommands (pescope <command> --help for each): data, phrases, info, export.\n\n"
-            "Presets (--preset):\n") +
+        QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
+                       "Without a subcommand it opens the explorer window.\n\n"
+                       "Subcommands (pescope <command> --help for each): data, phrases, info, "
+                       "export, inspect, verify.\n\n"
+                       "Presets (--preset):\n") +
         presetList());
     parser.addHelpOption();
     parser.addVersionOption();

@@ -36,6 +36,8 @@ const std::map<QString, Command> &commands()
         {QStringLiteral("phrases"), pe::cli::runPhrases},
         {QStringLiteral("info"), pe::cli::runInfo},
         {QStringLiteral("export"), pe::cli::runExport},
+        {QStringLiteral("inspect"), pe::cli::runInspect},
+        {QStringLiteral("verify"), pe::cli::runVerify},
     };
     return table;
 }

@@ -243,6 +243,14 @@ std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *
             folder->configPath = location.weightsPath;
             return folder;
         }
+        if (name.endsWith(QLatin1String(".json")) &&
+            !name.endsWith(QLatin1String(".safetensors.index.json"))) {
+            // A config under another name (a fixture, a download renamed): that file alone.
+            ModelLocation config;
+            config.folder = location.folder;
+            config.configPath = location.weightsPath;
+            return config;
+        }
         if (name.endsWith(QLatin1String(".safetensors.index.json"))) {
             location.kind = ModelSourceKind::ShardedSafetensors;
         } else if (name.endsWith(QLatin1String(".safetensors"))) {
@@ -263,7 +271,10 @@ std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *
         return location;
     }
 
-    // Not on disk: a repo id in the cache.
+    // Not on disk: a repo id in the cache, unless it is plainly a path.
+    if (pathOrRepoId.startsWith(QLatin1Char('/')) || pathOrRepoId.startsWith(QLatin1Char('.')) ||
+        pathOrRepoId.startsWith(QLatin1Char('~')))
+        return fail(QStringLiteral("%1: no such file or folder").arg(native(pathOrRepoId)));
     const std::optional<CachedModel> model = cache.find(pathOrRepoId, error);
     if (!model)
         return std::nullopt;

@@ -1096,53 +1096,6 @@ void Reader::buildLayers()
 
 } // namespace
 
-QString layerPositionKindName(LayerPositionKind kind)
-{
-    switch (kind) {
-    case LayerPositionKind::None:
-        return QStringLiteral("none");
-    case LayerPositionKind::Rope:
-        return QStringLiteral("rope");
-    case LayerPositionKind::NoPE:
-        return QStringLiteral("nope");
-    case LayerPositionKind::Absolute:
-        return QStringLiteral("absolute");
-    case LayerPositionKind::Alibi:
-        return QStringLiteral("alibi");
-    case LayerPositionKind::RelativeBias:
-        return QStringLiteral("relative-bias");
-    }
-    return {};
-}
-
-QString attentionKindName(AttentionKind kind)
-{
-    switch (kind) {
-    case AttentionKind::Full:
-        return QStringLiteral("full");
-    case AttentionKind::SlidingWindow:
-        return QStringLiteral("sliding-window");
-    case AttentionKind::Chunked:
-        return QStringLiteral("chunked");
-    case AttentionKind::Other:
-        return QStringLiteral("other");
-    }
-    return {};
-}
-
-QString absolutePositionKindName(AbsolutePositionKind kind)
-{
-    switch (kind) {
-    case AbsolutePositionKind::None:
-        return QStringLiteral("none");
-    case AbsolutePositionKind::Learned:
-        return QStringLiteral("learned");
-    case AbsolutePositionKind::PatchGrid:
-        return QStringLiteral("patch-grid");
-    }
-    return {};
-}
-
 bool ModelConfig::usesRope() const
 {
     return std::any_of(layers.cbegin(), layers.cend(), [](const LayerPosition &layer) {

@@ -16,6 +16,8 @@
 // local_rope_theta become the sliding layers' rope_theta. No frequency is computed here.
 #pragma once
 
+#include "fields/choicenames.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -32,12 +34,37 @@ enum class LayerPositionKind { None, Rope, NoPE, Absolute, Alibi, RelativeBias }
 enum class AttentionKind { Full, SlidingWindow, Chunked, Other };
 enum class AbsolutePositionKind { None, Learned, PatchGrid };
 
-// "none", "rope", "nope", "absolute", "alibi", "relative-bias".
-QString layerPositionKindName(LayerPositionKind kind);
-// "full", "sliding-window", "chunked", "other".
-QString attentionKindName(AttentionKind kind);
-// "none", "learned", "patch-grid".
-QString absolutePositionKindName(AbsolutePositionKind kind);
+inline constexpr ChoiceName layerPositionKindNames[] = {
+    choice(LayerPositionKind::None, "none", "no positions known"),
+    choice(LayerPositionKind::Rope, "rope", "RoPE"),
+    choice(LayerPositionKind::NoPE, "nope", "NoPE (no rotation)"),
+    choice(LayerPositionKind::Absolute, "absolute", "absolute (added at the input)"),
+    choice(LayerPositionKind::Alibi, "alibi", "ALiBi"),
+    choice(LayerPositionKind::RelativeBias, "relative-bias", "relative bias (T5)"),
+};
+inline constexpr ChoiceName attentionKindNames[] = {
+    choice(AttentionKind::Full, "full", "full attention"),
+    choice(AttentionKind::SlidingWindow, "sliding-window", "sliding window"),
+    choice(AttentionKind::Chunked, "chunked", "chunked attention"),
+    choice(AttentionKind::Other, "other", "other"),
+};
+inline constexpr ChoiceName absolutePositionKindNames[] = {
+    choice(AbsolutePositionKind::None, "none", "none"),
+    choice(AbsolutePositionKind::Learned, "learned", "learned table"),
+    choice(AbsolutePositionKind::PatchGrid, "patch-grid", "learned patch grid"),
+};
+inline QString layerPositionKindName(LayerPositionKind kind)
+{
+    return nameOf(layerPositionKindNames, kind);
+}
+inline QString attentionKindName(AttentionKind kind)
+{
+    return nameOf(attentionKindNames, kind);
+}
+inline QString absolutePositionKindName(AbsolutePositionKind kind)
+{
+    return nameOf(absolutePositionKindNames, kind);
+}
 
 struct AbsolutePositions
 {

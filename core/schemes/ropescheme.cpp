@@ -4,6 +4,7 @@
 #include "rope/ropetables.h"
 
 #include <cmath>
+#include <numeric>
 
 namespace pe {
 
@@ -240,7 +241,25 @@ std::vector<DataOutput> RopeScheme::outputs(const MatrixShape &shape) const
     attention.rows = [factor = frequencies.attentionFactor](qint64, qint64, void *out) {
         *static_cast<double *>(out) = factor;
     };
-    return {table, inverse, attention};
+    // HF's forward outputs, in its layout (cat(freqs, freqs)), float64: the golden tables an
+    // implementation is checked against (`pescope verify`). Unscaled; `data --scaled-table`
+    // multiplies them by the attention factor, as HF's forward does.
+    const auto hfTable = [&](RopeTableKind kind) {
+        DataOutput out;
+        out.name = nameOf(ropeTableKindNames, kind);
+        out.help = QStringLiteral("HF's %1 table, positions x rotated dims, float64").arg(out.name);
+        out.type = ElementType::Float64;
+        out.shape = {shape.positions, ropeTableColumns(shape.dims, config(shape))};
+        out.rows = [kind, dims = shape.dims, cfg = config(shape)](qint64 first, qint64 count,
+                                                                  void *values) {
+            std::vector<qint64> ids(static_cast<std::size_t>(count));
+            std::iota(ids.begin(), ids.end(), first);
+            const RopeTable rows = ropeTableRows(dims, cfg, kind, ids, false);
+            std::copy(rows.values.begin(), rows.values.end(), static_cast<double *>(values));
+        };
+        return out;
+    };
+    return {table, inverse, attention, hfTable(RopeTableKind::Cos), hfTable(RopeTableKind::Sin)};
 }
 
 } // namespace pe

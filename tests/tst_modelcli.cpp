@@ -1,0 +1,405 @@
+// `pescope data --config` (the golden RoPE tables of a model's config.json) and `pescope verify`
+// (issue 11) from the command line: exit codes, messages, and the numbers, against float64
+// formulas written here from Hugging Face's modeling_rope_utils.py and llama.cpp's ggml_rope.
+#include "modelfilewriter.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <numbers>
+
+using namespace pe;
+
+namespace {
+
+QString fixture(const char *name)
+{
+    return QStringLiteral(PE_SOURCE_DIR "/tests/data/configs/") + QString::fromUtf8(name);
+}
+
+// Llama 3.1 8B (config.json): head_dim 128, rope_theta 500000, llama3 factor 8, low 1, high 4,
+// original context 8192. _compute_llama3_parameters, transcribed in float64.
+std::vector<double> llama31InverseFrequencies()
+{
+    const double base = 500000.0, factor = 8.0, low = 1.0, high = 4.0, original = 8192.0;
+    const int dim = 128;
+    std::vector<double> out;
+    for (int i = 0; i < dim; i += 2) {
+        const double inv = 1.0 / std::pow(base, double(i) / dim);
+        const double wavelen = 2 * std::numbers::pi / inv;
+        if (wavelen > original / low) {
+            out.push_back(inv / factor);
+        } else if (wavelen < original / high) {
+            out.push_back(inv);
+        } else {
+            const double smooth = (original / wavelen - low) / (high - low);
+            out.push_back((1 - smooth) * inv / factor + smooth * inv);
+        }
+    }
+    return out;
+}
+
+std::vector<double> defaultInverseFrequencies(double base, int dim)
+{
+    std::vector<double> out;
+    for (int i = 0; i < dim; i += 2)
+        out.push_back(1.0 / std::pow(base, double(i) / dim));
+    return out;
+}
+
+// HF's cos table: cat(freqs, freqs), cos(p theta) times `scale`, float32 as engines store it.
+std::vector<float> cosTable(const std::vector<double> &theta, int positions, double scale)
+{
+    const std::size_t n = theta.size();
+    std::vector<float> out;
+    for (int p = 0; p < positions; ++p)
+        for (std::size_t c = 0; c < 2 * n; ++c)
+            out.push_back(float(std::cos(p * theta[c % n]) * scale));
+    return out;
+}
+
+std::vector<float> toFloat(const std::vector<double> &v)
+{
+    return {v.begin(), v.end()};
+}
+
+} // namespace
+
+class TestModelCli : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+    QString npy(const QString &name, const std::vector<qint64> &shape,
+                const std::vector<float> &values) const
+    {
+        const QString file = path(name);
+        test::writeBytes(file, test::npyBytes("<f4", shape, test::f32Bytes(values)));
+        return file;
+    }
+    test::RunResult verify(const QString &config, const QStringList &more) const
+    {
+        return test::runPescope(
+            QStringList{u"verify"_qs, u"--config"_qs, fixture(qPrintable(config))} + more);
+    }
+
+private slots:
+    void goldenInverseFrequencies()
+    {
+        const QString out = path(u"inv.npy"_qs);
+        const test::RunResult run =
+            test::runPescope({u"data"_qs, u"--config"_qs, fixture("llama-3.1-8b.json"),
+                              u"--what"_qs, u"inv-freq"_qs, u"--out"_qs, out});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.err.contains("llama3"), run.err.constData());
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        const std::vector<double> expected = llama31InverseFrequencies();
+        const qsizetype data = bytes.size() - qsizetype(expected.size() * sizeof(double));
+        QVERIFY(data > 0);
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            double got;
+            std::memcpy(&got, bytes.constData() + data + i * sizeof(double), sizeof(double));
+            QVERIFY2(std::abs(got - expected[i]) <= 1e-15 * expected[i],
+                     qPrintable(u"pair %1: %2 vs %3"_qs.arg(i).arg(got).arg(expected[i])));
+        }
+    }
+
+    void dataConfigRefusals_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("learned table")
+            << QStringList{u"--config"_qs, fixture("gpt2.json"), u"--what"_qs,
+                           u"cos"_qs,      u"--positions"_qs,    u"4"_qs}
+            << u"learned absolute positions"_qs;
+        QTest::addRow("scheme with config")
+            << QStringList{u"--config"_qs, fixture("llama-2-7b.json"), u"--scheme"_qs, u"rope"_qs}
+            << u"--scheme does not apply to a model"_qs;
+        QTest::addRow("layer out of range")
+            << QStringList{u"--config"_qs, fixture("llama-2-7b.json"), u"--layer"_qs,
+                           u"32"_qs,       u"--positions"_qs,          u"4"_qs}
+            << u"--layer must be between 0 and 31 (got 32)"_qs;
+        QTest::addRow("scaled matrix")
+            << QStringList{u"--config"_qs, fixture("llama-2-7b.json"), u"--positions"_qs, u"4"_qs,
+                           u"--scaled-table"_qs}
+            << u"--scaled-table applies to --what cos or sin"_qs;
+        QTest::addRow("missing config")
+            << QStringList{u"--config"_qs, path(u"absent.json"_qs), u"--positions"_qs, u"4"_qs}
+            << u"absent.json"_qs;
+    }
+    void dataConfigRefusals()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const QString out = path(u"refused.npy"_qs);
+        const test::RunResult run =
+            test::runPescope(QStringList{u"data"_qs} + args + QStringList{u"--out"_qs, out});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(QString::fromLocal8Bit(run.err).contains(message), run.err.constData());
+        QVERIFY(!QFile::exists(out));
+    }
+
+    void scaledTableIsHfForward()
+    {
+        // A YaRN config without mscale: HF's attention factor is get_mscale(4) = 0.1 ln 4 + 1,
+        // and its forward returns cos(p theta) times it.
+        const QString config = path(u"yarn.json"_qs);
+        test::writeBytes(config, R"({"model_type": "llama", "hidden_size": 256,
+            "num_attention_heads": 4, "num_hidden_layers": 1, "max_position_embeddings": 32768,
+            "rope_theta": 10000.0, "rope_scaling": {"rope_type": "yarn", "factor": 4.0,
+            "original_max_position_embeddings": 8192}})");
+        const QString unscaled = path(u"cos.npy"_qs), scaled = path(u"cos-scaled.npy"_qs);
+        const QStringList common{u"data"_qs, u"--config"_qs,    config,  u"--what"_qs,
+                                 u"cos"_qs,  u"--positions"_qs, u"16"_qs};
+        QCOMPARE(test::runPescope(common + QStringList{u"--out"_qs, unscaled}).exitCode, 0);
+        QCOMPARE(test::runPescope(common + QStringList{u"--scaled-table"_qs, u"--out"_qs, scaled})
+                     .exitCode,
+                 0);
+        QFile a(unscaled), b(scaled);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        const QByteArray x = a.readAll(), y = b.readAll();
+        QCOMPARE(x.size(), y.size());
+        const qsizetype values = 16 * 64, start = x.size() - values * 8;
+        const double factor = 0.1 * std::log(4.0) + 1.0;
+        for (qsizetype i = 0; i < values; ++i) {
+            double u, s;
+            std::memcpy(&u, x.constData() + start + i * 8, 8);
+            std::memcpy(&s, y.constData() + start + i * 8, 8);
+            QVERIFY(std::abs(s - u * factor) <= 1e-15);
+        }
+        // Position 0: cos 0 = 1 in every column.
+        double first;
+        std::memcpy(&first, x.constData() + start, 8);
+        QCOMPARE(first, 1.0);
+    }
+
+    void verifyAgreesAndDiffers()
+    {
+        const std::vector<double> theta = llama31InverseFrequencies();
+        const QString good = npy(u"good.npy"_qs, {64, 128}, cosTable(theta, 64, 1.0));
+        test::RunResult run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, good});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+        QVERIFY(run.out.contains("agrees"));
+        // llama3 scaling ignored: the default frequencies. The low frequencies differ.
+        const QString plain = npy(u"plain.npy"_qs, {64, 128},
+                                  cosTable(defaultInverseFrequencies(500000.0, 128), 64, 1.0));
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, plain});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("scaling ignored"), run.out.constData());
+        QVERIFY(run.out.contains("first difference at position"));
+        // A tolerance that admits the difference.
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, plain, u"--tolerance"_qs, u"2"_qs});
+        QCOMPARE(run.exitCode, 0);
+        // inv_freq as 1-D array: guessed as inv-freq.
+        const QString inv = npy(u"inv.npy"_qs, {64}, toFloat(theta));
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, inv});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+        QVERIFY(run.out.contains("as inv-freq"));
+    }
+
+    void verifyAttentionFactorDropped()
+    {
+        // Phi-3-mini-128k: longrope, s = 131072 / 4096 = 32, attention factor
+        // sqrt(1 + ln 32 / ln 4096); at 64 positions (<= 4096) the short factors apply.
+        const QString config = fixture("phi-3-mini-128k-instruct.json");
+        const QString out = path(u"phi3-cos.npy"_qs);
+        // The table without the factor, made by the golden export (checked against the
+        // formula by the ropetypes suite) and then verified as if it were HF's forward output.
+        QCOMPARE(test::runPescope({u"data"_qs, u"--config"_qs, config, u"--what"_qs, u"cos"_qs,
+                                   u"--positions"_qs, u"64"_qs, u"--out"_qs, out})
+                     .exitCode,
+                 0);
+        test::RunResult run =
+            test::runPescope({u"verify"_qs, u"--config"_qs, config, u"--against"_qs, out});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("attention factor dropped"), run.out.constData());
+        const double factor = std::sqrt(1 + std::log(32.0) / std::log(4096.0));
+        QVERIFY2(run.out.contains(QByteArray::number(factor, 'g', 10)), run.out.constData());
+        run = test::runPescope(
+            {u"verify"_qs, u"--config"_qs, config, u"--against"_qs, out, u"--unscaled"_qs});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+    }
+
+    void verifyGgufFrequencyFactors()
+    {
+        // llama.cpp writes llama3 scaling as rope_freqs.weight, per-pair divisors f_i of the
+        // default frequencies: theta_i = base^(-2i/d) / f_i.
+        const std::vector<double> theta = llama31InverseFrequencies();
+        const std::vector<double> plain = defaultInverseFrequencies(500000.0, 128);
+        std::vector<float> factors, ones(64, 1.0f);
+        for (std::size_t i = 0; i < theta.size(); ++i)
+            factors.push_back(float(plain[i] / theta[i]));
+        const auto gguf = [&](const QString &name, const std::vector<float> &f) {
+            test::GgufBuilder builder;
+            builder.addString("general.architecture", "llama");
+            builder.addTensor("rope_freqs.weight", {64}, 0 /* F32 */, test::f32Bytes(f));
+            const QString file = path(name);
+            test::writeBytes(file, builder.build());
+            return file;
+        };
+        test::RunResult run =
+            verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, gguf(u"good.gguf"_qs, factors)});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, gguf(u"ones.gguf"_qs, ones)});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("scaling ignored"), run.out.constData());
+    }
+
+    void verifySafetensorsTensor()
+    {
+        const std::vector<double> theta = llama31InverseFrequencies();
+        const QString file = path(u"engine.safetensors"_qs);
+        test::writeBytes(
+            file, test::safetensorsBytes(
+                      {{u"cos"_qs, u"F32"_qs, {8, 128}, test::f32Bytes(cosTable(theta, 8, 1.0))},
+                       {u"inv_freq"_qs, u"F32"_qs, {64}, test::f32Bytes(toFloat(theta))}}));
+        test::RunResult run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, file});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("holds 2 tensors") && run.err.contains("inv_freq"),
+                 run.err.constData());
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, file + u":cos"_qs});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, file + u":inv_freq"_qs});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        run = verify(u"llama-3.1-8b.json"_qs,
+                     {u"--against"_qs, file + u":cos"_qs, u"--what"_qs, u"sin"_qs});
+        QCOMPARE(run.exitCode, 4);
+    }
+
+    void inspectFolderAndCache()
+    {
+        // A GPT-2-like folder (config.json + model.safetensors) inside a Hugging Face cache.
+        const QString snapshot = path(u"hub/models--tiny--gpt2/snapshots/abc123"_qs);
+        QVERIFY(QDir().mkpath(snapshot));
+        QVERIFY(test::writeBytes(path(u"hub/models--tiny--gpt2/refs/main"_qs), "abc123"));
+        QVERIFY(test::writeBytes(snapshot + u"/config.json"_qs,
+                                 R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+                                 "n_embd": 8, "n_head": 2, "n_layer": 3, "n_positions": 16})"));
+        std::vector<quint16> half(16 * 8, 0x3c00); // 1.0 in IEEE half precision
+        QVERIFY(test::writeBytes(
+            snapshot + u"/model.safetensors"_qs,
+            test::safetensorsBytes({{u"wpe.weight"_qs, u"F16"_qs, {16, 8}, test::u16Bytes(half)},
+                                    {u"wte.weight"_qs,
+                                     u"F32"_qs,
+                                     {4, 8},
+                                     test::f32Bytes(std::vector<float>(32, 0.5f))}})));
+        test::RunResult run = test::runPescope({u"inspect"_qs, snapshot});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QString out = QString::fromUtf8(run.out);
+        QVERIFY2(out.contains(u"type:     gpt2 (GPT2LMHeadModel)"_qs), qPrintable(out));
+        QVERIFY(out.contains(u"0-2 (3): absolute, full"_qs));
+        QVERIFY(out.contains(u"wpe.weight  [16, 8]  F16"_qs));
+        QVERIFY(out.contains(u"wte.weight  [4, 8]  F32"_qs));
+        QVERIFY(out.contains(u"position table: wpe.weight"_qs));
+
+        // The same by repo id through the cache, as JSON.
+        qputenv("HF_HUB_CACHE", path(u"hub"_qs).toLocal8Bit());
+        run = test::runPescope({u"inspect"_qs, u"tiny/gpt2"_qs, u"--json"_qs});
+        qunsetenv("HF_HUB_CACHE");
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject json = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(json.value(u"repo_id"_qs).toString(), u"tiny/gpt2"_qs);
+        QCOMPARE(json.value(u"revision"_qs).toString(), u"abc123"_qs);
+        QCOMPARE(json.value(u"kind"_qs).toString(), u"safetensors"_qs);
+        QCOMPARE(json.value(u"tensors"_qs).toArray().size(), 2);
+        const QJsonObject config = json.value(u"config"_qs).toObject();
+        QCOMPARE(config.value(u"max_position_embeddings"_qs).toInteger(), 16);
+        QCOMPARE(config.value(u"layers"_qs).toArray().size(), 3);
+    }
+
+    void inspectLayerMap()
+    {
+        // Llama 4 Scout: no_rope_layers makes every 4th layer NoPE (transformers' Llama4TextConfig:
+        // no_rope_layer_interval 4), the others rotate with chunked attention.
+        const test::RunResult run =
+            test::runPescope({u"inspect"_qs, fixture("llama-4-scout-17b-16e.json"), u"--json"_qs});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonArray layers = QJsonDocument::fromJson(run.out)
+                                      .object()
+                                      .value(u"config"_qs)
+                                      .toObject()
+                                      .value(u"layers"_qs)
+                                      .toArray();
+        QCOMPARE(layers.size(), 48);
+        for (int i = 0; i < 48; ++i)
+            QCOMPARE(layers.at(i).toObject().value(u"position"_qs).toString(),
+                     (i + 1) % 4 == 0 ? u"nope"_qs : u"rope"_qs);
+    }
+
+    void inspectRefusals_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("nothing") << QStringList{} << u"name a model"_qs;
+        QTest::addRow("absent path")
+            << QStringList{path(u"absent"_qs)} << u"no such file or folder"_qs;
+        QTest::addRow("two models")
+            << QStringList{u"a"_qs, u"b"_qs} << u"unexpected argument \"b\""_qs;
+        const QString junk = path(u"junk.bin"_qs);
+        test::writeBytes(junk, "not a model");
+        QTest::addRow("junk") << QStringList{junk} << u"not a model file pescope knows"_qs;
+        const QString truncated = path(u"truncated.safetensors"_qs);
+        test::writeBytes(truncated, test::le64(4096) + "{}");
+        QTest::addRow("truncated") << QStringList{truncated} << u"truncated.safetensors"_qs;
+    }
+    void inspectRefusals()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const test::RunResult run = test::runPescope(QStringList{u"inspect"_qs} + args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(QString::fromLocal8Bit(run.err).contains(message), run.err.constData());
+        QCOMPARE(run.err.count('\n'), 1);
+    }
+
+    void verifyBadInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QString config = fixture("llama-3.1-8b.json");
+        QTest::addRow("no config")
+            << QStringList{u"--against"_qs, config} << u"--config or --model is required"_qs;
+        QTest::addRow("no against")
+            << QStringList{u"--config"_qs, config} << u"--against is required"_qs;
+        QTest::addRow("absent file")
+            << QStringList{u"--config"_qs, config, u"--against"_qs, path(u"none.npy"_qs)}
+            << u"is not a file"_qs;
+        QTest::addRow("not tensors")
+            << QStringList{u"--config"_qs, config, u"--against"_qs, config} << u"--against"_qs;
+        QTest::addRow("nope layer")
+            << QStringList{u"--config"_qs,  fixture("llama-4-scout-17b-16e.json"),
+                           u"--layer"_qs,   u"3"_qs,
+                           u"--against"_qs, config}
+            << u"no rotation to verify"_qs;
+        const QString table = npy(u"table.npy"_qs, {2, 2}, {1, 1, 1, 1});
+        QTest::addRow("bad what") << QStringList{u"--config"_qs, config,       u"--against"_qs,
+                                                 table,          u"--what"_qs, u"tan"_qs}
+                                  << u"--what must be inv-freq, attention-factor"_qs;
+        QTest::addRow("wrong shape")
+            << QStringList{u"--config"_qs, config, u"--against"_qs, table} << u"table.npy"_qs;
+        QTest::addRow("negative tolerance")
+            << QStringList{u"--config"_qs,    config,  u"--against"_qs, table,
+                           u"--tolerance"_qs, u"-1"_qs}
+            << u"--tolerance must be at least 0"_qs;
+    }
+    void verifyBadInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const test::RunResult run = test::runPescope(QStringList{u"verify"_qs} + args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(QString::fromLocal8Bit(run.err).contains(message), run.err.constData());
+        QCOMPARE(run.err.count('\n'), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelCli)
+#include "tst_modelcli.moc"
