@@ -4,15 +4,16 @@
 #include "commandline.h"
 #include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
+#include "io/atomicfile.h"
 #include "state/presets.h"
 #include "views/mainwindow.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QTimer>
 
 #include <cstdio>
@@ -185,10 +186,14 @@ int runGui(int argc, char **argv)
             return;
         poll.stop();
         const QImage image = window.grab().toImage();
-        QSaveFile file(shotPath);
-        if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
-            printLine(stderr, QStringLiteral("pescope: cannot write the screenshot to %1: %2")
-                                  .arg(shotPath, file.errorString()));
+        QByteArray png;
+        QBuffer buffer(&png);
+        QString error;
+        if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG")) {
+            printLine(stderr, QStringLiteral("pescope: cannot encode the screenshot as PNG"));
+            exitCode = Failure;
+        } else if (!writeFileAtomically(shotPath, png, &error)) {
+            printLine(stderr, QStringLiteral("pescope: %1").arg(error));
             exitCode = Failure;
         } else {
             printLine(stderr, QStringLiteral("pescope: saved %1 (%2 x %3); %4")

@@ -658,11 +658,6 @@ QString GpuBackend::renderer() const
     return d->renderer;
 }
 
-QString GpuBackend::glVersion() const
-{
-    return d->version;
-}
-
 bool GpuBackend::supports(const EncodingSpec &spec)
 {
     // The phase table and the hash have kernels; a RowsPlan is a CPU formula by definition.

@@ -36,7 +36,6 @@ public:
     // "GPU (<renderer>, OpenGL <version>)".
     QString description() const override;
     QString renderer() const;
-    QString glVersion() const;
 
     // Callable from any thread (calls are serialised): the GL work runs on the backend's own
     // thread, where its context was created, as Qt requires. Destroy it before the

@@ -136,6 +136,8 @@ bool embedPhrases(Backend &backend, const PhraseSpec &spec, PhraseEmbedding *res
 
     const qint64 length = spec.sequenceLength;
     const qint64 dims = spec.dims;
+    result->sequenceLength = length;
+    result->dims = dims;
     std::vector<float> positionTable(std::size_t(length * dims));
     if (!backend.encode(tableSpec(spec, length, spec.seed + positionSeedOffset), 0, length,
                         positionTable.data(), error))

@@ -50,6 +50,14 @@ struct PhraseEmbedding
     QStringList vocabulary;
     std::vector<std::vector<qint64>> ids; // phrases x sequenceLength
     std::vector<float> values;            // phrases x sequenceLength x dims, C order
+    qint64 sequenceLength = 0;
+    qint64 dims = 0;
+    qint64 phraseCount() const { return qint64(ids.size()); }
+    // The dims floats of token `token` of phrase `phrase` (both in range).
+    const float *vector(qint64 phrase, qint64 token) const
+    {
+        return values.data() + (phrase * sequenceLength + token) * dims;
+    }
 };
 
 // The spec must be valid. Only the word-table rows that the phrases use are computed.

@@ -1,14 +1,69 @@
 // ComputeScheduler: results arrive off the UI thread, bursts are merged and stale results
 // dropped, matrices above the in-memory budget are sampled, backends that cannot start are
-// refused with a message, and the box-filtered grid is the mean of the cells it covers.
+// refused with a message, and the box-filtered grid is the mean of the cells it covers. The
+// Schemes page's views, the export's figure data and the columns of a newly plotted dim go
+// through it too: on the chosen backend, newest wins, cancellable.
 #include "compute/computescheduler.h"
 #include "testutil.h"
 
+#include "cpubackend.h"
+
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
 
+#include <atomic>
+
 using namespace pe;
+
+namespace {
+
+// The CPU under another name, counting its calls: shows which backend a job ran on.
+class TaggedBackend final : public Backend
+{
+public:
+    explicit TaggedBackend(const QString &id) : m_id(id) {}
+    QString id() const override { return m_id; }
+    QString description() const override { return m_cpu.description(); }
+    bool encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount, float *out,
+                QString *error) override
+    {
+        ++encodes;
+        return m_cpu.encode(spec, firstRow, rowCount, out, error);
+    }
+    bool sample(const EncodingSpec &spec, const MatrixWindow &window, int width, int height,
+                float *out, QString *error) override
+    {
+        ++samples;
+        return m_cpu.sample(spec, window, width, height, out, error);
+    }
+    std::atomic<int> encodes{0};
+    std::atomic<int> samples{0};
+
+private:
+    QString m_id;
+    CpuBackend m_cpu;
+};
+
+double theta(qint64 i, qint64 dims)
+{
+    return std::pow(10000.0, -2.0 * double(i) / double(dims));
+}
+
+// A state on the CPU whose similarity view takes half a minute unless stopped: 2048 positions
+// of 16,384 dims make a Gram matrix of 3.4e10 multiply-adds.
+void makeSlowSimilarity(ExplorerState *state)
+{
+    state->setBackendChoice(BackendChoice::Cpu);
+    QVERIFY(state->setSpec(test::sinusoidalSpec(64, 16384)));
+    SchemeSettings s = state->schemeSettings();
+    s.squarePositions = 2048;
+    s.metric = SimilarityMetric::Dot;
+    QVERIFY(state->setSchemeSettings(s));
+}
+
+} // namespace
 
 class TestComputeScheduler : public QObject
 {
@@ -28,7 +83,8 @@ private slots:
         double lo = 1e9, hi = -1e9;
         for (qint64 p = 0; p < s.positions; ++p)
             for (qint64 j = 0; j < s.dims; ++j) {
-                const double ref = test::referenceInterleaved(p, j, s.dims, s.get<SinusoidalScheme>()->base);
+                const double ref =
+                    test::referenceInterleaved(p, j, s.dims, s.get<SinusoidalScheme>()->base);
                 PE_COMPARE_NEAR(result->value(p, j), ref, 1e-6);
                 lo = std::min(lo, ref);
                 hi = std::max(hi, ref);
@@ -104,7 +160,8 @@ private slots:
         QVERIFY(result->grid.rows <= 512 && result->grid.cols <= 512);
         // One cell, computed alone, exactly.
         const qint64 p = limits::maxPositions - 3, j = 1001;
-        PE_COMPARE_NEAR(result->value(p, j), test::referenceInterleaved(p, j, 1024, huge.get<SinusoidalScheme>()->base),
+        PE_COMPARE_NEAR(result->value(p, j),
+                        test::referenceInterleaved(p, j, 1024, huge.get<SinusoidalScheme>()->base),
                         1e-6);
         QVERIFY(!inMemoryProblem(huge).isEmpty()); // the export path still refuses it
     }
@@ -155,21 +212,208 @@ private slots:
         QCOMPARE(w.at(1, 0), m.at(2, 2));
     }
 
-    void sharingPositionsOfFigure16_9()
+    void schemeViewsRunOnTheChosenBackend()
     {
-        // Fig 16-9: p = 22 and p = 60 (38 apart) share their values in i = 100 and 101.
-        Matrix m;
-        m.rows = 201;
-        m.cols = 512;
-        m.data.reset(new float[std::size_t(m.rows * m.cols)]);
-        for (qint64 p = 0; p < m.rows; ++p)
-            for (qint64 j = 0; j < m.cols; ++j)
-                m.data[std::size_t(p * m.cols + j)] =
-                    float(test::referenceInterleaved(p, j, 512, 10000.0));
-        const QList<qint64> shared = sharingPositions(m, 22, {100, 101}, 0.01);
-        QVERIFY2(shared.contains(60), qPrintable(QString::number(shared.size())));
-        QVERIFY(!shared.contains(35));
-        QVERIFY(!shared.contains(22));
+        ExplorerState state;
+        state.setBackendChoice(BackendChoice::Cpu);
+        ComputeScheduler scheduler(&state);
+        auto *cpu = new TaggedBackend(QStringLiteral("tagged-cpu"));
+        auto *gpu = new TaggedBackend(QStringLiteral("tagged-gpu"));
+        scheduler.setBackendForTesting(BackendChoice::Cpu, std::unique_ptr<Backend>(cpu));
+        scheduler.setBackendForTesting(BackendChoice::Gpu, std::unique_ptr<Backend>(gpu));
+        QVERIFY(state.setSpec(test::sinusoidalSpec(200, 64)));
+        SchemeSettings settings = state.schemeSettings();
+        settings.squarePositions = 96;
+        QVERIFY(state.setSchemeSettings(settings));
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QVERIFY(!scheduler.schemes());
+
+        QSignalSpy ready(&scheduler, &ComputeScheduler::schemesReady);
+        const int encodesBefore = cpu->encodes;
+        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(!scheduler.isIdle());
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QCOMPARE(ready.count(), 1);
+        const auto result = scheduler.schemes();
+        QCOMPARE(result, ready.first().at(0).value<std::shared_ptr<const SchemeResult>>());
+        QCOMPARE(result->backendId, QStringLiteral("tagged-cpu"));
+        QVERIFY(cpu->encodes > encodesBefore); // the similarity rows came from the backend
+        QCOMPARE(result->similarityA.size, 96);
+        // Interleaved sin/cos: cos(PE(p), PE(q)) = Σᵢ cos((p − q)ωᵢ) / (d/2).
+        for (auto [p, q] : {std::pair{0, 0}, std::pair{5, 40}, std::pair{90, 3}}) {
+            double dot = 0;
+            for (int i = 0; i < 32; ++i)
+                dot += std::cos(double(p - q) * theta(i, 64));
+            PE_COMPARE_NEAR(result->similarityA.at(p, q), dot / 32.0, 1e-5);
+        }
+
+        // Held: asking again computes nothing.
+        QVERIFY(scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(scheduler.isIdle());
+        QCOMPARE(ready.count(), 1);
+        // Another backend computes them again, on that backend.
+        state.setBackendChoice(BackendChoice::Gpu);
+        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QCOMPARE(ready.count(), 2);
+        QCOMPARE(scheduler.schemes()->backendId, QStringLiteral("tagged-gpu"));
+        QVERIFY(gpu->encodes > 0);
+    }
+
+    void newestSchemeRequestWins()
+    {
+        ExplorerState state;
+        makeSlowSimilarity(&state);
+        ComputeScheduler scheduler(&state);
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QSignalSpy ready(&scheduler, &ComputeScheduler::schemesReady);
+        QSignalSpy failed(&scheduler, &ComputeScheduler::schemesFailed);
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QTest::qWait(300); // the slow job is running
+        SchemeSettings small = state.schemeSettings();
+        small.squarePositions = 16;
+        QVERIFY(state.setSchemeSettings(small));
+        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 60000);
+        // The superseded job stopped within a row of its Gram matrix: nothing near the half
+        // minute it needs in full.
+        QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(ready.count(), 1);
+        const auto result = ready.first().at(0).value<std::shared_ptr<const SchemeResult>>();
+        QCOMPARE(result->inputs.settings.squarePositions, 16);
+        QCOMPARE(result->similarityA.size, 16);
+        QCOMPARE(scheduler.schemes(), result);
+    }
+
+    void cancelStopsASchemeJob()
+    {
+        ExplorerState state;
+        makeSlowSimilarity(&state);
+        ComputeScheduler scheduler(&state);
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QSignalSpy ready(&scheduler, &ComputeScheduler::schemesReady);
+        QSignalSpy cancelled(&scheduler, &ComputeScheduler::cancelled);
+        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QTest::qWait(300);
+        QElapsedTimer clock;
+        clock.start();
+        scheduler.cancel();
+        QCOMPARE(cancelled.count(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+        QTest::qWait(50);
+        QCOMPARE(ready.count(), 0);
+        QVERIFY(!scheduler.schemes());
+        // Asking again starts afresh.
+        SchemeSettings small = state.schemeSettings();
+        small.squarePositions = 8;
+        QVERIFY(state.setSchemeSettings(small));
+        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 20000);
+    }
+
+    void exportDataIsMaterialisedOnTheWorker()
+    {
+        ExplorerState state;
+        state.setBackendChoice(BackendChoice::Cpu);
+        ComputeScheduler scheduler(&state);
+        auto *cpu = new TaggedBackend(QStringLiteral("tagged-cpu"));
+        scheduler.setBackendForTesting(BackendChoice::Cpu, std::unique_ptr<Backend>(cpu));
+        GridRequest small;
+        small.rowPixels = 64;
+        small.colPixels = 64;
+        scheduler.requestGrid(small);
+        QVERIFY(state.setSpec(test::sinusoidalSpec(4096, 512)));
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle() && scheduler.encoding(), 20000);
+        QVERIFY(scheduler.encoding()->isSampled()); // the window samples it
+        QVERIFY(!scheduler.figureData({FigureView::Heatmap}).encoding);
+
+        QSignalSpy ready(&scheduler, &ComputeScheduler::figureDataReady);
+        const int encodesBefore = cpu->encodes;
+        QVERIFY(!scheduler.requestFigureData({FigureView::Heatmap}));
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QCOMPARE(ready.count(), 1);
+        QVERIFY(cpu->encodes > encodesBefore);
+        const FigureData data = scheduler.figureData({FigureView::Heatmap});
+        QVERIFY(figureDataMatches(state, {FigureView::Heatmap}, data));
+        QVERIFY(data.encoding->matrix);
+        for (auto [p, j] : {std::pair{0, 0}, std::pair{4095, 511}, std::pair{1234, 77}})
+            PE_COMPARE_NEAR(data.encoding->value(p, j), test::referenceInterleaved(p, j, 512, 1e4),
+                            1e-6);
+        QVERIFY(scheduler.requestFigureData({FigureView::Heatmap})); // held now
+
+        // What the scheduler holds is reused: the phrases shown are the export's.
+        QVERIFY(!scheduler.requestFigureData({FigureView::Phrases, FigureView::Spectrum}));
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        const FigureData both = scheduler.figureData({FigureView::Phrases, FigureView::Spectrum});
+        QCOMPARE(both.phrases, scheduler.phrases());
+        QVERIFY(both.schemes);
+        QVERIFY(schemeResultMatches(*both.schemes, {state.spec(), state.schemeSettings()},
+                                    {SchemeView::Spectrum}));
+        // Letting go of it (the dialog closed) frees the matrix.
+        scheduler.releaseFigureData();
+        QVERIFY(!scheduler.figureData({FigureView::Heatmap}).encoding);
+    }
+
+    void newestFigureRequestWins()
+    {
+        ExplorerState state;
+        makeSlowSimilarity(&state);
+        ComputeScheduler scheduler(&state);
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QSignalSpy ready(&scheduler, &ComputeScheduler::figureDataReady);
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(!scheduler.requestFigureData({FigureView::Similarity}));
+        QTest::qWait(300);
+        SchemeSettings small = state.schemeSettings();
+        small.squarePositions = 12;
+        QVERIFY(state.setSchemeSettings(small));
+        QVERIFY(!scheduler.requestFigureData({FigureView::Similarity}));
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 60000);
+        QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(ready.count(), 1);
+        const FigureData data = ready.first().at(0).value<FigureData>();
+        QCOMPARE(data.schemes->similarityA.size, 12);
+        QVERIFY(figureDataMatches(state, {FigureView::Similarity}, data));
+    }
+
+    void newlyPlottedDimIsComputedOnTheWorker()
+    {
+        ExplorerState state;
+        state.setBackendChoice(BackendChoice::Cpu);
+        ComputeScheduler scheduler(&state);
+        GridRequest small;
+        small.rowPixels = 64;
+        small.colPixels = 64;
+        scheduler.requestGrid(small);
+        const qint64 positions = qint64(1) << 20;
+        QVERIFY(state.setSpec(test::sinusoidalSpec(positions, 1024)));
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle() && scheduler.encoding(), 20000);
+        const auto result = scheduler.encoding();
+        QVERIFY(result->isSampled());
+        QVERIFY(!state.plottedDims().contains(777));
+        QVERIFY(!result->column(777).isValid());
+
+        QSignalSpy columns(&scheduler, &ComputeScheduler::columnsReady);
+        QVERIFY(state.setWaveDims({100, 777}));
+        // Nothing was computed on this (the GUI) thread: the column comes from the worker.
+        QVERIFY(!result->column(777).isValid());
+        QVERIFY(!scheduler.isIdle());
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
+        QCOMPARE(columns.count(), 1);
+        QCOMPARE(columns.first().at(0).value<std::shared_ptr<const EncodingResult>>(), result);
+        const ColumnView column = result->column(777);
+        QVERIFY(column.isValid());
+        QCOMPARE(column.rows, positions);
+        for (qint64 p : {qint64(0), qint64(60), qint64(99'999), positions - 1})
+            PE_COMPARE_NEAR(column.at(p), test::referenceInterleaved(p, 777, 1024, 1e4), 1e-6);
+        // A dim already there needs no job.
+        QVERIFY(state.setWaveDims({777}));
+        QVERIFY(scheduler.isIdle());
     }
 };
 

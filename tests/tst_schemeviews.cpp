@@ -4,6 +4,8 @@
 // writes each; RoPE sessions keep their scaling; bad input in the new controls is refused.
 #include "testutil.h"
 
+#include "cpubackend.h"
+
 #include "dialogs/exportdialog.h"
 #include "dialogs/fileactions.h"
 #include "figures/figureexporter.h"
@@ -121,12 +123,17 @@ class TestSchemeViews : public QObject
 private:
     QTemporaryDir m_dir;
 
+    // The scheduler's job function, run here on the CPU.
     std::shared_ptr<const SchemeResult> compute(const ExplorerState &state, SchemeView view)
     {
         QString error;
-        auto result = schemeResultFor(state, {view}, &error);
-        if (!result)
+        CpuBackend backend;
+        auto result = std::make_shared<SchemeResult>();
+        if (computeSchemeData({state.spec(), state.schemeSettings()}, {view}, backend, {},
+                              result.get(), &error) != JobStatus::Done) {
             qWarning() << error;
+            return nullptr;
+        }
         return result;
     }
 
@@ -211,7 +218,7 @@ private slots:
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildRotation(&plot, *result);
         QVERIFY(colourCount(&plot) > 20);
-        const QList<qint64> pairs = SchemeFigures::rotationPairs(3, 32);
+        const QList<qint64> pairs = rotationPairs(3, 32);
         QCOMPARE(pairs.size(), 4);
         QVERIFY(pairs.contains(3));
         int arrows = 0;
@@ -372,16 +379,17 @@ private slots:
         const QImage shown = files->currentFigure(&error);
         QVERIFY2(!shown.isNull(), qPrintable(error));
         QCOMPARE(shown.size(), window.schemePage()->currentPlot()->size());
-        // The Export dialog offers every Schemes view and previews it.
+        // The Export dialog offers every Schemes view and previews it once the scheduler has
+        // computed it.
         ExportDialog dialog(window.state(), window.scheduler());
-        for (FigureView view :
-             {FigureView::Spectrum, FigureView::Decay, FigureView::Alibi, FigureView::Compare}) {
+        for (FigureView view : {FigureView::Spectrum, FigureView::Decay, FigureView::Alibi,
+                                FigureView::Compare, FigureView::Rotation}) {
             dialog.setViews({view});
             QCOMPARE(dialog.options().views, QList<FigureView>{view});
             dialog.refreshPreview();
-            QVERIFY2(!dialog.previewImage().isNull(), qPrintable(dialog.message()));
+            QTRY_VERIFY2_WITH_TIMEOUT(!dialog.previewImage().isNull(), qPrintable(dialog.message()),
+                                      20000);
         }
-        dialog.setViews({FigureView::Rotation});
         dialog.setPath(m_dir.filePath(QStringLiteral("rotation.svg")));
         QVERIFY2(dialog.exportFigure(&error), qPrintable(error));
         QFile svg(m_dir.filePath(QStringLiteral("rotation.svg")));

@@ -54,13 +54,6 @@ std::shared_ptr<Matrix> MatrixPool::take(qint64 rows, qint64 cols)
     return fresh;
 }
 
-const float *PhraseResult::vector(EmbeddingMode mode, int phrase, qint64 token) const
-{
-    const PhraseEmbedding &e = embedding(mode);
-    const qint64 offset = (qint64(phrase) * settings.sequenceLength + token) * settings.dims;
-    return e.values.data() + offset;
-}
-
 QString inMemoryProblem(const EncodingSpec &spec)
 {
     const QString invalid = spec.validate();
@@ -94,45 +87,63 @@ float exactValue(const EncodingSpec &spec, qint64 position, qint64 dim)
     return v;
 }
 
-bool computeColumn(const EncodingSpec &spec, qint64 dim, std::vector<float> *out, QString *error)
+JobStatus computeColumn(Backend &backend, const EncodingSpec &spec, qint64 dim,
+                        const CancelCheck &cancel, std::vector<float> *out, QString *error)
 {
     if (dim < 0 || dim >= spec.dims) {
         *error =
             QStringLiteral("dim %1 is outside the matrix (0 to %2)").arg(dim).arg(spec.dims - 1);
-        return false;
+        return JobStatus::Failed;
     }
     out->resize(std::size_t(spec.positions));
     // One pixel per cell, a column of pixels at a time (a sample is at most maxSampleSide tall).
     for (qint64 row = 0; row < spec.positions; row += limits::maxSampleSide) {
+        if (cancel && cancel())
+            return JobStatus::Cancelled;
         const qint64 rows = qMin<qint64>(limits::maxSampleSide, spec.positions - row);
-        if (!sampleOnCpu(spec, {double(row), double(dim), double(rows), 1.0}, 1, int(rows),
-                         out->data() + row, error))
-            return false;
+        if (!backend.sample(spec, {double(row), double(dim), double(rows), 1.0}, 1, int(rows),
+                            out->data() + row, error))
+            return JobStatus::Failed;
     }
-    return true;
+    return JobStatus::Done;
 }
 
-const float *ColumnCache::column(qint64 dim, QString *error) const
+JobStatus computeMissingColumns(Backend &backend, const EncodingResult &result,
+                                const QList<qint64> &dims, const CancelCheck &cancel,
+                                QString *error)
+{
+    if (!result.columns)
+        return JobStatus::Done;
+    for (qint64 dim : result.missingColumns(dims)) {
+        std::vector<float> values;
+        const JobStatus status = computeColumn(backend, result.spec, dim, cancel, &values, error);
+        if (status != JobStatus::Done)
+            return status;
+        result.columns->insert(dim, std::move(values));
+    }
+    return JobStatus::Done;
+}
+
+const float *SampledColumns::find(qint64 dim) const
 {
     const std::lock_guard lock(m_mutex);
-    auto it = m_columns.find(dim);
-    if (it == m_columns.end()) {
-        std::vector<float> values;
-        QString why;
-        if (!computeColumn(m_spec, dim, &values, &why)) {
-            if (error)
-                *error = why;
-            return nullptr;
-        }
-        it = m_columns.emplace(dim, std::move(values)).first;
-    }
-    return it->second.data();
+    const auto it = m_columns.find(dim);
+    return it == m_columns.end() ? nullptr : it->second.data();
+}
+
+void SampledColumns::insert(qint64 dim, std::vector<float> values)
+{
+    const std::lock_guard lock(m_mutex);
+    m_columns.emplace(dim, std::move(values));
 }
 
 float EncodingResult::value(qint64 position, qint64 dim) const
 {
     if (matrix)
         return matrix->at(position, dim);
+    if (columns)
+        if (const float *column = columns->find(dim))
+            return column[position];
     return exactValue(spec, position, dim);
 }
 
@@ -144,7 +155,19 @@ ColumnView EncodingResult::column(qint64 dim) const
         return {matrix->data.get() + dim, matrix->rows, matrix->cols};
     if (!columns)
         return {};
-    return {columns->column(dim), spec.positions, 1};
+    const float *data = columns->find(dim);
+    return data ? ColumnView{data, spec.positions, 1} : ColumnView{};
+}
+
+QList<qint64> EncodingResult::missingColumns(const QList<qint64> &dims) const
+{
+    QList<qint64> missing;
+    if (matrix || !columns)
+        return missing;
+    for (qint64 dim : dims)
+        if (dim >= 0 && dim < spec.dims && !columns->contains(dim) && !missing.contains(dim))
+            missing.append(dim);
+    return missing;
 }
 
 bool sampleWindowGrid(Backend &backend, const EncodingSpec &spec, const CellWindow &window,
@@ -323,14 +346,10 @@ JobStatus computeSampledEncoding(Backend &backend, const EncodingSpec &spec,
         return JobStatus::Failed;
     result->grid.request = request;
     result->encodeMs = double(clock.nsecsElapsed()) / 1e6;
-    auto columns = std::make_shared<ColumnCache>(spec);
-    for (qint64 dim : columnDims) {
-        if (cancel && cancel())
-            return JobStatus::Cancelled;
-        if (dim >= 0 && dim < spec.dims && !columns->column(dim, error))
-            return JobStatus::Failed;
-    }
-    result->columns = columns;
+    result->columns = std::make_shared<SampledColumns>();
+    if (const JobStatus status = computeMissingColumns(backend, *result, columnDims, cancel, error);
+        status != JobStatus::Done)
+        return status;
     result->backendId = backend.id();
     result->backendDescription = backend.description();
     result->totalMs = double(clock.nsecsElapsed()) / 1e6;
@@ -355,70 +374,13 @@ bool computePhrases(Backend &backend, const PhraseSettings &settings, PhraseResu
     return true;
 }
 
-QList<qint64> sharingPositions(const Matrix &matrix, qint64 position, const QList<qint64> &dims,
-                               double tolerance)
-{
-    QList<qint64> shared;
-    if (position < 0 || position >= matrix.rows || dims.isEmpty())
-        return shared;
-    for (qint64 q = 0; q < matrix.rows; ++q) {
-        if (q == position)
-            continue;
-        bool all = true;
-        for (qint64 d : dims) {
-            if (d < 0 || d >= matrix.cols ||
-                std::abs(double(matrix.at(q, d)) - double(matrix.at(position, d))) > tolerance) {
-                all = false;
-                break;
-            }
-        }
-        if (all)
-            shared.append(q);
-    }
-    return shared;
-}
-
 QList<qint64> sharingPositions(const EncodingResult &result, qint64 position,
                                const QList<qint64> &dims, double tolerance)
 {
-    if (result.matrix)
-        return sharingPositions(*result.matrix, position, dims, tolerance);
-    QList<qint64> shared;
-    if (position < 0 || position >= result.spec.positions || dims.isEmpty())
-        return shared;
-    std::vector<ColumnView> columns;
-    for (qint64 d : dims) {
-        const ColumnView c = result.column(d);
-        if (!c.isValid())
-            return shared;
-        columns.push_back(c);
-    }
-    for (qint64 q = 0; q < result.spec.positions; ++q) {
-        if (q == position)
-            continue;
-        bool all = true;
-        for (const ColumnView &c : columns)
-            if (std::abs(double(c.at(q)) - double(c.at(position))) > tolerance) {
-                all = false;
-                break;
-            }
-        if (all)
-            shared.append(q);
-    }
-    return shared;
-}
-
-double cosineSimilarity(const float *a, const float *b, qint64 n)
-{
-    double dot = 0.0, na = 0.0, nb = 0.0;
-    for (qint64 i = 0; i < n; ++i) {
-        dot += double(a[i]) * double(b[i]);
-        na += double(a[i]) * double(a[i]);
-        nb += double(b[i]) * double(b[i]);
-    }
-    if (na == 0.0 || nb == 0.0)
-        return 0.0;
-    return dot / std::sqrt(na * nb);
+    QList<ColumnView> columns;
+    for (qint64 d : dims)
+        columns.append(result.column(d));
+    return sharingPositions(columns, position, tolerance);
 }
 
 } // namespace pe

@@ -1,10 +1,12 @@
 // The explorer's compute jobs as plain functions and result types: encode a matrix in chunks
-// (cancellable), box-filter it into a heatmap grid, embed phrases. The ComputeScheduler runs
-// them on its worker thread; `pescope export` can call them directly on its own thread.
+// (cancellable), box-filter it into a heatmap grid, compute the plotted columns of a sampled
+// matrix, embed phrases. The ComputeScheduler runs them on its worker thread; `pescope export`
+// calls them directly on its own thread.
 #pragma once
 
 #include "state/explorerstate.h"
 
+#include "analysis/sharing.h" // ColumnView
 #include "backend.h"
 #include "encodingspec.h"
 #include "phrases.h"
@@ -75,29 +77,21 @@ struct Matrix
 };
 
 // Whole columns (every position of one dim) of a matrix that is not materialised: the wave view
-// and the share readout need only the plotted dims. Filled by the worker for the dims plotted
-// when the job ran; a dim asked for later is computed on first use. Thread-safe.
-class ColumnCache
+// and the share readout need only the plotted dims. The worker adds the dims plotted when its
+// job ran, and later ones in a columns job; readers on any thread see a column once it is
+// complete, and it never changes or moves after that.
+class SampledColumns
 {
 public:
-    explicit ColumnCache(const EncodingSpec &spec) : m_spec(spec) {}
-    // spec.positions floats, or nullptr (with the reason in *error) when it cannot be computed.
-    const float *column(qint64 dim, QString *error = nullptr) const;
+    // spec.positions floats, or nullptr while the column has not been computed.
+    const float *find(qint64 dim) const;
+    bool contains(qint64 dim) const { return find(dim) != nullptr; }
+    // The worker's side: adds a complete column (a dim already present is kept).
+    void insert(qint64 dim, std::vector<float> values);
 
 private:
-    EncodingSpec m_spec;
     mutable std::mutex m_mutex;
-    mutable std::map<qint64, std::vector<float>> m_columns; // nodes never move
-};
-
-// One column of a result, materialised or sampled: at(p) for p in [0, rows).
-struct ColumnView
-{
-    const float *data = nullptr;
-    qint64 rows = 0;
-    qint64 stride = 1;
-    bool isValid() const { return data != nullptr; }
-    float at(qint64 p) const { return data[std::size_t(p * stride)]; }
+    std::map<qint64, std::vector<float>> m_columns; // nodes never move
 };
 
 struct EncodingResult
@@ -107,7 +101,8 @@ struct EncodingResult
     // Null on the sampled path (the matrix is larger than the heatmap's screen area or the
     // memory budget): the grid then comes from Backend::sample and values from `columns`.
     std::shared_ptr<const Matrix> matrix;
-    std::shared_ptr<const ColumnCache> columns;
+    std::shared_ptr<SampledColumns> columns; // filled by the worker only
+
     float minimum = 0.0f;
     float maximum = 0.0f;
     HeatmapGrid grid;
@@ -117,10 +112,13 @@ struct EncodingResult
     double totalMs = 0.0;  // encode + min/max + grid
     QString notice;        // the backend's notice() after the job (a GPU failure), if any
     bool isSampled() const { return !matrix; }
-    // The exact value of one cell (on the sampled path computed for that cell alone).
+    // The exact value of one cell (on the sampled path from its column, or computed for that
+    // cell alone).
     float value(qint64 position, qint64 dim) const;
-    // Column `dim` over every position; invalid if it cannot be computed.
+    // Column `dim` over every position; invalid while a sampled result lacks it.
     ColumnView column(qint64 dim) const;
+    // The dims of `dims` a sampled result has no column for yet (none when materialised).
+    QList<qint64> missingColumns(const QList<qint64> &dims) const;
 };
 
 struct PhraseResult
@@ -141,7 +139,10 @@ struct PhraseResult
         return mode == EmbeddingMode::Random ? random : fixed;
     }
     // Pointer to the dims floats of token `token` of phrase `phrase`.
-    const float *vector(EmbeddingMode mode, int phrase, qint64 token) const;
+    const float *vector(EmbeddingMode mode, int phrase, qint64 token) const
+    {
+        return embedding(mode).vector(phrase, token);
+    }
 };
 
 // Returns true when the job should stop (a newer request superseded it, or the user cancelled).
@@ -158,10 +159,17 @@ QString inMemoryProblem(const EncodingSpec &spec);
 // more cells than the heatmap has device pixels, or does not fit the memory budget.
 bool useSampledPath(const EncodingSpec &spec, const GridRequest &request);
 
-// The exact value of cell (position, dim), computed for that cell alone (CPU, any thread).
+// The exact value of cell (position, dim), computed for that cell alone (CPU, any thread): a
+// hover readout's one cell of a sampled matrix.
 float exactValue(const EncodingSpec &spec, qint64 position, qint64 dim);
-// Every position of column `dim`, exact, without the rest of the matrix (CPU, any thread).
-bool computeColumn(const EncodingSpec &spec, qint64 dim, std::vector<float> *out, QString *error);
+// Every position of column `dim`, without the rest of the matrix: Backend::sample at one pixel
+// per cell, which is that cell's value.
+JobStatus computeColumn(Backend &backend, const EncodingSpec &spec, qint64 dim,
+                        const CancelCheck &cancel, std::vector<float> *out, QString *error);
+// Adds the columns of `dims` that `result` (sampled) lacks.
+JobStatus computeMissingColumns(Backend &backend, const EncodingResult &result,
+                                const QList<qint64> &dims, const CancelCheck &cancel,
+                                QString *error);
 // The box-filtered grid of `window` at most rowPixels x colPixels, by Backend::sample.
 bool sampleWindowGrid(Backend &backend, const EncodingSpec &spec, const CellWindow &window,
                       qint64 rowPixels, qint64 colPixels, HeatmapGrid *grid, QString *error);
@@ -209,16 +217,10 @@ JobStatus computeSampledEncoding(Backend &backend, const EncodingSpec &spec,
 bool computePhrases(Backend &backend, const PhraseSettings &settings, PhraseResult *result,
                     QString *error);
 
-// Positions q != position whose values in every dim of `dims` lie within `tolerance` of
-// position's values (Fig 16-9: p = 22 and p = 60 share i = 100 and 101).
-QList<qint64> sharingPositions(const Matrix &matrix, qint64 position, const QList<qint64> &dims,
-                               double tolerance);
-// The same over a result, materialised or sampled (reads only the columns of `dims`).
+// core's sharingPositions over the columns of `dims` of a result, materialised or sampled (Fig
+// 16-9: p = 22 and p = 60 share i = 100 and 101). Empty when a column is missing.
 QList<qint64> sharingPositions(const EncodingResult &result, qint64 position,
                                const QList<qint64> &dims, double tolerance);
-
-// Cosine similarity of two vectors; 0 when either is all zeros.
-double cosineSimilarity(const float *a, const float *b, qint64 n);
 
 } // namespace pe
 

@@ -2,136 +2,49 @@
 
 #include <QElapsedTimer>
 
+#include <algorithm>
+
 namespace pe {
 
-// Lives on the scheduler's thread and runs the jobs there. The backends it uses are made and
-// destroyed by the scheduler on the GUI thread (the GPU backend's offscreen surface must be) and
-// are only ever called from this one thread.
-class ComputeWorker : public QObject
+void ComputeScheduler::Lane::request()
 {
-    Q_OBJECT
-public:
-    ComputeWorker(std::shared_ptr<std::atomic<quint64>> wantedEncode,
-                  std::shared_ptr<std::atomic<quint64>> wantedGrid)
-        : m_wantedEncode(std::move(wantedEncode)), m_wantedGrid(std::move(wantedGrid))
-    {}
+    dirty = true;
+    wanted->store(generation + 1);
+}
 
-    void encode(quint64 generation, const EncodingSpec &spec, Backend *b,
-                const GridRequest &request, bool sampled, const QList<qint64> &columnDims)
-    {
-        auto isStale = [&] { return m_wantedEncode->load() != generation; };
-        if (isStale()) {
-            emit encodeFinished(generation, nullptr, QString());
-            return;
-        }
-        QString error;
-        auto result = std::make_shared<EncodingResult>();
-        result->generation = generation;
-        const JobStatus status = sampled
-                                     ? computeSampledEncoding(*b, spec, request, columnDims,
-                                                              isStale, result.get(), &error)
-                                     : computeEncoding(
-                                           *b, spec, request, isStale,
-                                           [&](int percent) { emit progress(generation, percent); },
-                                           result.get(), &error, &m_pool);
-        result->notice = b->notice();
-        reportNotice(b);
-        if (status == JobStatus::Done)
-            emit encodeFinished(generation, result, QString());
-        else
-            emit encodeFinished(generation, nullptr,
-                                status == JobStatus::Failed ? error : QString());
-    }
+quint64 ComputeScheduler::Lane::start()
+{
+    dirty = false;
+    wanted->store(++generation);
+    return generation;
+}
 
-    void grid(quint64 generation, std::shared_ptr<const EncodingResult> encoding,
-              const GridRequest &request, Backend *b)
-    {
-        // A newer viewport arrived while this waited: skip to it (pan and zoom send many).
-        if (m_wantedGrid->load() != generation) {
-            emit gridFinished(generation, nullptr);
-            return;
-        }
-        const CellWindow window = requestedWindow(request, encoding->spec);
-        std::shared_ptr<HeatmapGrid> grid;
-        if (encoding->matrix) {
-            QElapsedTimer clock;
-            clock.start();
-            grid = std::make_shared<HeatmapGrid>(
-                sampleGrid(*encoding->matrix, window, request.rowPixels, request.colPixels));
-            grid->backendId = encoding->backendId;
-            grid->computeMs = double(clock.nsecsElapsed()) / 1e6;
-        } else {
-            grid = std::make_shared<HeatmapGrid>();
-            QString error;
-            const bool ok = sampleWindowGrid(*b, encoding->spec, window, request.rowPixels,
-                                             request.colPixels, grid.get(), &error);
-            reportNotice(b);
-            if (!ok) {
-                emit gridFinished(generation, nullptr);
-                return;
-            }
-        }
-        grid->request = request;
-        grid->encodingGeneration = encoding->generation;
-        emit gridFinished(generation, grid);
-    }
+void ComputeScheduler::Lane::drop()
+{
+    dirty = false;
+    wanted->store(++generation);
+}
 
-    void phrases(quint64 generation, const PhraseSettings &settings, Backend *b)
-    {
-        QString error;
-        auto result = std::make_shared<PhraseResult>();
-        result->generation = generation;
-        const bool ok = computePhrases(*b, settings, result.get(), &error);
-        reportNotice(b);
-        if (ok)
-            emit phrasesFinished(generation, result, QString());
-        else
-            emit phrasesFinished(generation, nullptr, error);
-    }
-
-signals:
-    void encodeFinished(quint64 generation, std::shared_ptr<const pe::EncodingResult> result,
-                        const QString &error);
-    void gridFinished(quint64 generation, std::shared_ptr<const pe::HeatmapGrid> grid);
-    void phrasesFinished(quint64 generation, std::shared_ptr<const pe::PhraseResult> result,
-                         const QString &error);
-    void progress(quint64 generation, int percent);
-    void noticeSeen(const QString &notice);
-
-private:
-    void reportNotice(Backend *b)
-    {
-        const QString notice = b->notice();
-        if (!notice.isEmpty())
-            emit noticeSeen(notice);
-    }
-
-    std::shared_ptr<std::atomic<quint64>> m_wantedEncode;
-    std::shared_ptr<std::atomic<quint64>> m_wantedGrid;
-    MatrixPool m_pool;
-};
+CancelCheck ComputeScheduler::Lane::staleness(quint64 g) const
+{
+    return [wanted = wanted, g] { return wanted->load() != g; };
+}
 
 ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
-    : QObject(parent), m_state(state), m_wantedEncode(std::make_shared<std::atomic<quint64>>(0)),
-      m_wantedGrid(std::make_shared<std::atomic<quint64>>(0))
+    : QObject(parent), m_state(state), m_pool(std::make_unique<MatrixPool>())
 {
     qRegisterMetaType<std::shared_ptr<const pe::EncodingResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::HeatmapGrid>>();
     qRegisterMetaType<std::shared_ptr<const pe::PhraseResult>>();
+    qRegisterMetaType<std::shared_ptr<const pe::SchemeResult>>();
+    qRegisterMetaType<pe::FigureData>();
 
-    m_worker = new ComputeWorker(m_wantedEncode, m_wantedGrid);
+    // The jobs run on this thread. The backends they use are made and destroyed by the scheduler
+    // on the GUI thread (the GPU backend's offscreen surface must be) and are only ever called
+    // from this one thread.
+    m_worker = new QObject;
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(m_worker, &ComputeWorker::encodeFinished, this, &ComputeScheduler::onEncodeFinished);
-    connect(m_worker, &ComputeWorker::gridFinished, this, &ComputeScheduler::onGridFinished);
-    connect(m_worker, &ComputeWorker::phrasesFinished, this, &ComputeScheduler::onPhrasesFinished);
-    connect(m_worker, &ComputeWorker::progress, this, &ComputeScheduler::onProgress);
-    connect(m_worker, &ComputeWorker::noticeSeen, this, [this](const QString &notice) {
-        if (notice == m_notice)
-            return;
-        m_notice = notice;
-        emit backendNotice(notice);
-    });
     m_thread.setObjectName(QStringLiteral("pescope compute"));
     m_thread.start();
 
@@ -145,15 +58,46 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     });
     connect(state, &ExplorerState::phraseSettingsChanged, this,
             &ComputeScheduler::markPhrasesDirty);
+    // The wave view plots the wave dims and the selected one.
+    connect(state, &ExplorerState::waveOptionsChanged, this, &ComputeScheduler::markColumnsDirty);
+    connect(state, &ExplorerState::selectionChanged, this, &ComputeScheduler::markColumnsDirty);
+    m_encode.dirty = true;
+    m_phraseLane.dirty = true;
     schedule();
 }
 
 ComputeScheduler::~ComputeScheduler()
 {
-    m_wantedEncode->store(0); // stops a running encode at its next chunk
+    // Every running job goes stale and stops at its next check.
+    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane})
+        lane->drop();
     m_thread.quit();
     m_thread.wait();
     m_backends.clear(); // on the GUI thread, where they were made
+}
+
+template <class Job> void ComputeScheduler::post(Job &&job)
+{
+    QMetaObject::invokeMethod(m_worker, std::forward<Job>(job));
+}
+
+template <class Answer> void ComputeScheduler::reply(Answer &&answer)
+{
+    // The destructor waits for the worker, so `this` outlives every job that replies.
+    QMetaObject::invokeMethod(this, std::forward<Answer>(answer), Qt::QueuedConnection);
+}
+
+void ComputeScheduler::reportNotice(Backend *backend)
+{
+    const QString notice = backend->notice();
+    if (notice.isEmpty())
+        return;
+    reply([this, notice] {
+        if (notice == m_notice)
+            return;
+        m_notice = notice;
+        emit backendNotice(notice);
+    });
 }
 
 void ComputeScheduler::setBackendForTesting(BackendChoice choice, std::unique_ptr<Backend> backend)
@@ -182,8 +126,50 @@ Backend *ComputeScheduler::backend(BackendChoice choice, QString *error)
 
 bool ComputeScheduler::isIdle() const
 {
-    return !m_timer.isActive() && !m_encodeDirty && !m_gridDirty && !m_phrasesDirty &&
-           m_encodeInFlight == 0 && m_gridInFlight == 0 && m_phrasesInFlight == 0;
+    if (m_timer.isActive())
+        return false;
+    for (const Lane *lane :
+         {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane})
+        if (lane->busy())
+            return false;
+    return true;
+}
+
+bool ComputeScheduler::schemesHeld(const SchemeRequest &request) const
+{
+    return m_schemes && m_schemesBackend == request.backend &&
+           schemeResultMatches(*m_schemes, request.inputs, request.views);
+}
+
+FigureData ComputeScheduler::heldData(const FigureInputs &inputs,
+                                      const QList<FigureView> &views) const
+{
+    FigureData data;
+    if (std::any_of(views.begin(), views.end(), viewNeedsEncoding))
+        for (const auto &e : {m_encoding, m_figureData.encoding})
+            if (e && e->matrix && e->spec == inputs.spec) {
+                data.encoding = e;
+                break;
+            }
+    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases))
+        for (const auto &p : {m_phrases, m_figureData.phrases})
+            if (p && p->settings == inputs.phrases) {
+                data.phrases = p;
+                break;
+            }
+    const QList<SchemeView> schemes = schemeViewsIn(views);
+    if (!schemes.isEmpty())
+        for (const auto &s : {m_schemes, m_figureData.schemes})
+            if (s && schemeResultMatches(*s, SchemeInputs{inputs.spec, inputs.schemes}, schemes)) {
+                data.schemes = s;
+                break;
+            }
+    return data;
+}
+
+FigureData ComputeScheduler::figureData(const QList<FigureView> &views) const
+{
+    return heldData(FigureInputs::of(*m_state), views);
 }
 
 void ComputeScheduler::requestGrid(const GridRequest &request)
@@ -191,129 +177,297 @@ void ComputeScheduler::requestGrid(const GridRequest &request)
     m_gridRequest = request;
     // A pending encode computes its grid from the newest request anyway, and one in flight is
     // followed up when it lands.
-    if (m_encodeDirty || m_encodeInFlight > 0 || request == m_lastGridSent) {
-        m_gridDirty = false;
+    if (m_encode.busy() || request == m_lastGridSent) {
+        m_grid.dirty = false;
         return;
     }
-    m_gridDirty = true;
+    // Not a supersession: the grid in flight is shown, the next one follows it.
+    m_grid.dirty = true;
     schedule();
+}
+
+bool ComputeScheduler::requestSchemes(const QList<SchemeView> &views)
+{
+    const SchemeRequest request{SchemeInputs{m_state->spec(), m_state->schemeSettings()}, views,
+                                m_state->backendChoice()};
+    if (schemesHeld(request))
+        return true;
+    if (request == m_schemeRequest && m_schemeLane.busy())
+        return false; // already on its way
+    m_schemeRequest = request;
+    m_schemeLane.request();
+    schedule();
+    return false;
+}
+
+bool ComputeScheduler::requestFigureData(const QList<FigureView> &views)
+{
+    const FigureRequest request{FigureInputs::of(*m_state), views};
+    if (figureDataMatches(request.inputs, views, heldData(request.inputs, views)))
+        return true;
+    if (request == m_figureRequest && m_figureLane.busy())
+        return false;
+    m_figureRequest = request;
+    m_figureLane.request();
+    schedule();
+    return false;
+}
+
+void ComputeScheduler::releaseFigureData()
+{
+    m_figureLane.drop();
+    m_figureData = {};
 }
 
 void ComputeScheduler::cancel()
 {
-    const bool running = m_encodeInFlight > 0 || m_timer.isActive() || m_encodeDirty;
+    const bool running = !isIdle();
     m_timer.stop();
-    m_encodeDirty = false;
-    m_gridDirty = false;
-    m_phrasesDirty = false;
-    ++m_encodeGeneration;
-    m_wantedEncode->store(m_encodeGeneration);
-    ++m_phraseGeneration;
-    m_wantedGrid->store(++m_gridGeneration);
+    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane})
+        lane->drop();
     if (running)
         emit cancelled();
     emit progressChanged(-1);
-    updateBusy();
 }
 
 void ComputeScheduler::markEncodingDirty()
 {
-    m_encodeDirty = true;
-    m_gridDirty = false;
-    // Supersede the running encode now, so the worker stops at its next chunk.
-    m_wantedEncode->store(m_encodeGeneration + 1);
+    m_grid.dirty = false;
+    m_columns.dirty = false; // the new encoding computes the plotted columns itself
+    m_encode.request();
     schedule();
 }
 
 void ComputeScheduler::markPhrasesDirty()
 {
-    m_phrasesDirty = true;
+    m_phraseLane.request();
+    schedule();
+}
+
+void ComputeScheduler::markColumnsDirty()
+{
+    // A pending encode computes the plotted columns itself, and its arrival checks again.
+    if (m_encode.busy() || !m_encoding ||
+        m_encoding->missingColumns(m_state->plottedDims()).isEmpty())
+        return;
+    m_columns.request();
     schedule();
 }
 
 void ComputeScheduler::schedule()
 {
-    updateBusy();
     if (m_timer.isActive())
         return;
-    const bool working = m_encodeInFlight > 0 || m_phrasesInFlight > 0;
-    m_timer.start(working ? m_burstMs : 0);
+    bool working = false;
+    for (const Lane *lane : {&m_encode, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane})
+        working = working || lane->inFlight > 0;
+    m_timer.start(working ? burstMs : 0);
+}
+
+void ComputeScheduler::failAll(const QString &error)
+{
+    // Nothing to run on: every page keeps its last result and says why.
+    m_grid.dirty = false;
+    if (m_columns.dirty)
+        m_columns.drop();
+    if (m_encode.dirty) {
+        m_encode.drop();
+        m_encodingError = error;
+        emit encodingFailed(error);
+    }
+    if (m_phraseLane.dirty) {
+        m_phraseLane.drop();
+        m_phrasesError = error;
+        emit phrasesFailed(error);
+    }
+    if (m_schemeLane.dirty) {
+        m_schemeLane.drop();
+        emit schemesFailed(error);
+    }
+    if (m_figureLane.dirty) {
+        m_figureLane.drop();
+        emit figureDataFailed(error);
+    }
 }
 
 void ComputeScheduler::dispatch()
 {
     QString backendError;
     Backend *backend = this->backend(m_state->backendChoice(), &backendError);
-    if (!backend && (m_encodeDirty || m_phrasesDirty)) {
-        // Nothing to run on: both pages keep their last results and say why.
-        const bool encode = m_encodeDirty, phrases = m_phrasesDirty;
-        m_encodeDirty = m_phrasesDirty = m_gridDirty = false;
-        ++m_encodeGeneration;
-        ++m_phraseGeneration;
-        m_wantedEncode->store(m_encodeGeneration);
-        if (encode) {
-            m_encodingError = backendError;
-            emit encodingFailed(backendError);
-        }
-        if (phrases) {
-            m_phrasesError = backendError;
-            emit phrasesFailed(backendError);
-        }
-        updateBusy();
+    if (!backend) {
+        failAll(backendError);
         return;
     }
-    if (m_encodeDirty) {
-        m_encodeDirty = false;
-        const quint64 generation = ++m_encodeGeneration;
-        m_wantedEncode->store(generation);
+    if (m_encode.dirty) {
+        const quint64 generation = m_encode.start();
         GridRequest request = m_gridRequest;
         // A new size starts from the whole matrix; the heatmap resets its view to match.
         if (!m_encoding || m_encoding->spec.positions != m_state->spec().positions ||
             m_encoding->spec.dims != m_state->spec().dims)
             request.fullView = true;
         m_lastGridSent = request;
-        ++m_encodeInFlight;
+        ++m_encode.inFlight;
         const EncodingSpec spec = m_state->spec();
         // Larger than the heatmap's screen area (or the memory budget): sample each viewport
         // instead of materialising, and compute just the plotted wave columns.
         const bool sampled = useSampledPath(spec, request);
         const QList<qint64> columnDims = m_state->plottedDims();
-        QMetaObject::invokeMethod(
-            m_worker, [w = m_worker, generation, spec, backend, request, sampled, columnDims] {
-                w->encode(generation, spec, backend, request, sampled, columnDims);
-            });
+        post([this, generation, spec, backend, request, sampled, columnDims,
+              isStale = m_encode.staleness(generation)] {
+            if (isStale()) {
+                reply([=, this] { onEncodeFinished(generation, nullptr, QString()); });
+                return;
+            }
+            QString error;
+            auto result = std::make_shared<EncodingResult>();
+            result->generation = generation;
+            const ProgressReport progress = [this, generation](int percent) {
+                reply([=, this] {
+                    if (generation == m_encode.generation)
+                        emit progressChanged(percent);
+                });
+            };
+            const JobStatus status =
+                sampled ? computeSampledEncoding(*backend, spec, request, columnDims, isStale,
+                                                 result.get(), &error)
+                        : computeEncoding(*backend, spec, request, isStale, progress, result.get(),
+                                          &error, m_pool.get());
+            result->notice = backend->notice();
+            reportNotice(backend);
+            std::shared_ptr<const EncodingResult> done;
+            if (status == JobStatus::Done)
+                done = result;
+            else if (status != JobStatus::Failed)
+                error.clear();
+            reply([=, this] { onEncodeFinished(generation, done, error); });
+        });
     }
     // One grid at a time: pan and zoom events arriving meanwhile merge into the next one, so
     // the worker never falls behind the mouse.
-    if (m_gridDirty && m_encoding && m_gridInFlight == 0 && backend) {
-        m_gridDirty = false;
-        const quint64 generation = ++m_gridGeneration;
-        m_wantedGrid->store(generation);
+    if (m_grid.dirty && m_encoding && m_grid.inFlight == 0) {
+        const quint64 generation = m_grid.start();
         m_lastGridSent = m_gridRequest;
-        ++m_gridInFlight;
-        QMetaObject::invokeMethod(
-            m_worker, [w = m_worker, generation, enc = m_encoding, request = m_gridRequest,
-                       backend] { w->grid(generation, enc, request, backend); });
+        ++m_grid.inFlight;
+        post([this, generation, encoding = m_encoding, request = m_gridRequest, backend,
+              isStale = m_grid.staleness(generation)] {
+            // A newer viewport arrived while this waited: skip to it (pan and zoom send many).
+            if (isStale()) {
+                reply([=, this] { onGridFinished(generation, nullptr); });
+                return;
+            }
+            const CellWindow window = requestedWindow(request, encoding->spec);
+            std::shared_ptr<HeatmapGrid> grid;
+            if (encoding->matrix) {
+                QElapsedTimer clock;
+                clock.start();
+                grid = std::make_shared<HeatmapGrid>(
+                    sampleGrid(*encoding->matrix, window, request.rowPixels, request.colPixels));
+                grid->backendId = encoding->backendId;
+                grid->computeMs = double(clock.nsecsElapsed()) / 1e6;
+            } else {
+                grid = std::make_shared<HeatmapGrid>();
+                QString error;
+                const bool ok =
+                    sampleWindowGrid(*backend, encoding->spec, window, request.rowPixels,
+                                     request.colPixels, grid.get(), &error);
+                reportNotice(backend);
+                if (!ok)
+                    grid.reset();
+            }
+            if (grid) {
+                grid->request = request;
+                grid->encodingGeneration = encoding->generation;
+            }
+            reply([=, this] { onGridFinished(generation, grid); });
+        });
     }
     if (!m_encoding)
-        m_gridDirty = false;
-    if (m_phrasesDirty) {
-        m_phrasesDirty = false;
-        const quint64 generation = ++m_phraseGeneration;
-        ++m_phrasesInFlight;
-        QMetaObject::invokeMethod(m_worker,
-                                  [w = m_worker, generation, settings = m_state->phraseSettings(),
-                                   backend] { w->phrases(generation, settings, backend); });
+        m_grid.dirty = false;
+    if (m_columns.dirty && !m_encode.busy()) {
+        const QList<qint64> dims =
+            m_encoding ? m_encoding->missingColumns(m_state->plottedDims()) : QList<qint64>();
+        if (dims.isEmpty()) {
+            m_columns.dirty = false;
+        } else {
+            const quint64 generation = m_columns.start();
+            ++m_columns.inFlight;
+            post([this, generation, encoding = m_encoding, dims, backend,
+                  isStale = m_columns.staleness(generation)] {
+                QString error;
+                const JobStatus status =
+                    computeMissingColumns(*backend, *encoding, dims, isStale, &error);
+                reportNotice(backend);
+                reply([=, this] { onColumnsFinished(generation, encoding, status, error); });
+            });
+        }
     }
-    updateBusy();
+    if (m_phraseLane.dirty) {
+        const quint64 generation = m_phraseLane.start();
+        ++m_phraseLane.inFlight;
+        post([this, generation, settings = m_state->phraseSettings(), backend,
+              isStale = m_phraseLane.staleness(generation)] {
+            if (isStale()) {
+                reply([=, this] {
+                    onPhrasesFinished(generation, nullptr, JobStatus::Cancelled, QString());
+                });
+                return;
+            }
+            QString error;
+            auto result = std::make_shared<PhraseResult>();
+            result->generation = generation;
+            const bool ok = computePhrases(*backend, settings, result.get(), &error);
+            reportNotice(backend);
+            std::shared_ptr<const PhraseResult> done;
+            if (ok)
+                done = result;
+            reply([=, this] {
+                onPhrasesFinished(generation, done, ok ? JobStatus::Done : JobStatus::Failed,
+                                  error);
+            });
+        });
+    }
+    if (m_schemeLane.dirty) {
+        const quint64 generation = m_schemeLane.start();
+        ++m_schemeLane.inFlight;
+        post([this, generation, request = m_schemeRequest, backend,
+              isStale = m_schemeLane.staleness(generation)] {
+            QString error;
+            auto result = std::make_shared<SchemeResult>();
+            const JobStatus status =
+                isStale() ? JobStatus::Cancelled
+                          : computeSchemeData(request.inputs, request.views, *backend, isStale,
+                                              result.get(), &error);
+            reportNotice(backend);
+            std::shared_ptr<const SchemeResult> done;
+            if (status == JobStatus::Done)
+                done = result;
+            reply([=, this] { onSchemesFinished(generation, done, status, error); });
+        });
+    }
+    if (m_figureLane.dirty) {
+        const quint64 generation = m_figureLane.start();
+        ++m_figureLane.inFlight;
+        post([this, generation, request = m_figureRequest,
+              held = heldData(m_figureRequest.inputs, m_figureRequest.views), backend,
+              isStale = m_figureLane.staleness(generation)] {
+            QString error;
+            FigureData data = held;
+            const JobStatus status = isStale()
+                                         ? JobStatus::Cancelled
+                                         : computeFigureData(request.inputs, request.views,
+                                                             *backend, isStale, &data, &error);
+            reportNotice(backend);
+            reply([=, this] { onFigureFinished(generation, data, status, error); });
+        });
+    }
 }
 
 void ComputeScheduler::onEncodeFinished(quint64 generation,
                                         std::shared_ptr<const EncodingResult> result,
                                         const QString &error)
 {
-    --m_encodeInFlight;
-    if (generation == m_encodeGeneration && !m_encodeDirty) {
+    --m_encode.inFlight;
+    if (m_encode.current(generation)) {
         emit progressChanged(-1);
         if (result) {
             m_encoding = result;
@@ -321,63 +475,90 @@ void ComputeScheduler::onEncodeFinished(quint64 generation,
             emit encodingReady(result);
             // The viewport moved while this ran: follow up with a grid for it.
             if (!(result->grid.request == m_gridRequest)) {
-                m_gridDirty = true;
+                m_grid.dirty = true;
                 schedule();
             }
+            // ... and the plotted dims may have changed too.
+            markColumnsDirty();
         } else if (!error.isEmpty()) {
             m_encodingError = error;
             emit encodingFailed(error);
         }
     }
-    updateBusy();
+    // A columns request that waited for this encode is looked at again.
+    if (m_columns.dirty)
+        schedule();
 }
 
 void ComputeScheduler::onGridFinished(quint64 generation, std::shared_ptr<const HeatmapGrid> grid)
 {
-    --m_gridInFlight;
-    if (grid && generation == m_gridGeneration && m_encoding &&
+    --m_grid.inFlight;
+    if (grid && generation == m_grid.generation && m_encoding &&
         grid->encodingGeneration == m_encoding->generation)
         emit gridReady(grid);
-    if (m_gridDirty)
+    if (m_grid.dirty)
         schedule();
-    updateBusy();
+}
+
+void ComputeScheduler::onColumnsFinished(quint64 generation,
+                                         std::shared_ptr<const EncodingResult> encoding,
+                                         JobStatus status, const QString &error)
+{
+    --m_columns.inFlight;
+    // Columns a superseded job finished are kept: they are right, and may be plotted again.
+    if (encoding == m_encoding && status != JobStatus::Failed)
+        emit columnsReady(encoding);
+    if (status == JobStatus::Failed && m_columns.current(generation)) {
+        m_encodingError = error;
+        emit encodingFailed(error);
+    }
 }
 
 void ComputeScheduler::onPhrasesFinished(quint64 generation,
                                          std::shared_ptr<const PhraseResult> result,
-                                         const QString &error)
+                                         JobStatus status, const QString &error)
 {
-    --m_phrasesInFlight;
-    if (generation == m_phraseGeneration && !m_phrasesDirty) {
-        if (result) {
+    --m_phraseLane.inFlight;
+    if (m_phraseLane.current(generation)) {
+        if (status == JobStatus::Done) {
             m_phrases = result;
             m_phrasesError.clear();
             emit phrasesReady(result);
-        } else {
+        } else if (status == JobStatus::Failed) {
             m_phrasesError = error;
             emit phrasesFailed(error);
         }
     }
-    updateBusy();
 }
 
-void ComputeScheduler::onProgress(quint64 generation, int percent)
+void ComputeScheduler::onSchemesFinished(quint64 generation,
+                                         std::shared_ptr<const SchemeResult> result,
+                                         JobStatus status, const QString &error)
 {
-    if (generation == m_encodeGeneration)
-        emit progressChanged(percent);
+    --m_schemeLane.inFlight;
+    if (m_schemeLane.current(generation)) {
+        if (status == JobStatus::Done) {
+            m_schemes = result;
+            m_schemesBackend = m_schemeRequest.backend;
+            emit schemesReady(result);
+        } else if (status == JobStatus::Failed) {
+            emit schemesFailed(error);
+        }
+    }
 }
 
-void ComputeScheduler::updateBusy()
+void ComputeScheduler::onFigureFinished(quint64 generation, const FigureData &data,
+                                        JobStatus status, const QString &error)
 {
-    const bool busy = !isIdle();
-    if (busy != m_busy) {
-        m_busy = busy;
-        emit busyChanged(busy);
-        if (!busy)
-            emit idle();
+    --m_figureLane.inFlight;
+    if (m_figureLane.current(generation)) {
+        if (status == JobStatus::Done) {
+            m_figureData = data;
+            emit figureDataReady(data);
+        } else if (status == JobStatus::Failed) {
+            emit figureDataFailed(error);
+        }
     }
 }
 
 } // namespace pe
-
-#include "computescheduler.moc"

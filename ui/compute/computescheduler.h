@@ -1,9 +1,14 @@
-// ComputeScheduler: turns ExplorerState changes into jobs on a worker thread. Bursts of edits
-// are merged by a single-shot QTimer, every job carries a generation number and stale results
-// are dropped (a superseded encode stops at its next chunk), failures arrive as signals.
+// ComputeScheduler: the one path by which the window computes. Every job (the encoding and its
+// heatmap grids, the plotted columns of a sampled matrix, phrases, the Schemes page's views, the
+// export dialog's figure data) runs on one worker thread on the backend the state chooses. Each
+// kind of job is a lane where the newest request wins: a superseded job stops at its next check
+// and its result is dropped; cancel() stops them all. Bursts of edits are merged by a
+// single-shot QTimer; failures arrive as signals.
 #pragma once
 
 #include "compute/computejobs.h"
+#include "compute/figuredata.h"
+#include "compute/schemedata.h"
 #include "state/explorerstate.h"
 
 #include <QObject>
@@ -13,10 +18,9 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace pe {
-
-class ComputeWorker;
 
 class ComputeScheduler : public QObject
 {
@@ -25,12 +29,14 @@ public:
     explicit ComputeScheduler(ExplorerState *state, QObject *parent = nullptr);
     ~ComputeScheduler() override;
 
-    // Edits arriving while a job runs are merged for this long before the next dispatch; the
-    // first edit after a quiet spell is dispatched at once (a zero-length timer).
-    void setBurstInterval(int milliseconds) { m_burstMs = milliseconds; }
-
     std::shared_ptr<const EncodingResult> encoding() const { return m_encoding; }
     std::shared_ptr<const PhraseResult> phrases() const { return m_phrases; }
+    // The Schemes page's last result (the views last asked for); null before the first.
+    std::shared_ptr<const SchemeResult> schemes() const { return m_schemes; }
+    // What `views` need for the state's current parameters, taken from the results held here
+    // (the encoding when materialised, the phrases, the Schemes page's and the last figure
+    // job's); the members that do not match are empty. Computes nothing.
+    FigureData figureData(const QList<FigureView> &views) const;
     // True when nothing is pending or running: every view has the latest result or error.
     bool isIdle() const;
     QString encodingError() const { return m_encodingError; }
@@ -40,38 +46,99 @@ public:
     // Tests: use `backend` for `choice` instead of makeBackend().
     void setBackendForTesting(BackendChoice choice, std::unique_ptr<Backend> backend);
 
+    // The Schemes page's `views` for the state's current parameters on the chosen backend:
+    // schemesReady() or schemesFailed() follows. Returns true, computing nothing, when schemes()
+    // already holds them.
+    bool requestSchemes(const QList<SchemeView> &views);
+    // What an export of `views` needs for the state's current parameters (a materialised
+    // encoding even where the window samples it): figureDataReady() or figureDataFailed()
+    // follows. Returns true, computing nothing, when figureData(views) already holds it all.
+    bool requestFigureData(const QList<FigureView> &views);
+    // Stops the figure job and lets go of its results (a materialised matrix may be large): the
+    // export dialog closed.
+    void releaseFigureData();
+
 public slots:
     // The heatmap's viewport; a grid for it follows through gridReady().
     void requestGrid(const pe::GridRequest &request);
-    // Stops the running jobs; the views keep their last results.
+    // Stops every running job; the views keep their last results.
     void cancel();
 
 signals:
     void encodingReady(std::shared_ptr<const pe::EncodingResult> result);
     void gridReady(std::shared_ptr<const pe::HeatmapGrid> grid);
+    // The sampled encoding now holds the columns of the newly plotted dims.
+    void columnsReady(std::shared_ptr<const pe::EncodingResult> result);
     void phrasesReady(std::shared_ptr<const pe::PhraseResult> result);
+    void schemesReady(std::shared_ptr<const pe::SchemeResult> result);
+    void figureDataReady(const pe::FigureData &data);
     void encodingFailed(const QString &message);
     void phrasesFailed(const QString &message);
+    void schemesFailed(const QString &message);
+    void figureDataFailed(const QString &message);
     // 0..100 while a long encode runs, -1 when none does.
     void progressChanged(int percent);
-    void busyChanged(bool busy);
     void cancelled();
-    void idle();
     // A backend reported a notice the user should see (emitted once per distinct text).
     void backendNotice(const QString &notice);
 
 private:
+    // One kind of job. `wanted` is the generation the worker should be running: a job whose
+    // generation differs has gone stale and stops at its next check.
+    struct Lane
+    {
+        quint64 generation = 0; // of the newest job dispatched
+        bool dirty = false;     // a request waits for dispatch
+        int inFlight = 0;
+        std::shared_ptr<std::atomic<quint64>> wanted = std::make_shared<std::atomic<quint64>>(0);
+        // A new request: the running job is stale from now on.
+        void request();
+        // The generation of a job about to be dispatched.
+        quint64 start();
+        // Nothing pending, the running job stale; its result will be dropped.
+        void drop();
+        bool current(quint64 g) const { return g == generation && !dirty; }
+        bool busy() const { return dirty || inFlight > 0; }
+        CancelCheck staleness(quint64 g) const;
+    };
+    struct SchemeRequest
+    {
+        SchemeInputs inputs;
+        QList<SchemeView> views;
+        BackendChoice backend = BackendChoice::Auto;
+        bool operator==(const SchemeRequest &) const = default;
+    };
+    struct FigureRequest
+    {
+        FigureInputs inputs;
+        QList<FigureView> views;
+        bool operator==(const FigureRequest &) const = default;
+    };
+
     void markEncodingDirty();
     void markPhrasesDirty();
+    void markColumnsDirty();
     void schedule();
     void dispatch();
-    void onEncodeFinished(quint64 generation, std::shared_ptr<const pe::EncodingResult> result,
+    void failAll(const QString &error);
+    void onEncodeFinished(quint64 generation, std::shared_ptr<const EncodingResult> result,
                           const QString &error);
-    void onGridFinished(quint64 generation, std::shared_ptr<const pe::HeatmapGrid> grid);
-    void onPhrasesFinished(quint64 generation, std::shared_ptr<const pe::PhraseResult> result,
-                           const QString &error);
-    void onProgress(quint64 generation, int percent);
-    void updateBusy();
+    void onGridFinished(quint64 generation, std::shared_ptr<const HeatmapGrid> grid);
+    void onColumnsFinished(quint64 generation, std::shared_ptr<const EncodingResult> encoding,
+                           JobStatus status, const QString &error);
+    void onPhrasesFinished(quint64 generation, std::shared_ptr<const PhraseResult> result,
+                           JobStatus status, const QString &error);
+    void onSchemesFinished(quint64 generation, std::shared_ptr<const SchemeResult> result,
+                           JobStatus status, const QString &error);
+    void onFigureFinished(quint64 generation, const FigureData &data, JobStatus status,
+                          const QString &error);
+    bool schemesHeld(const SchemeRequest &request) const;
+    FigureData heldData(const FigureInputs &inputs, const QList<FigureView> &views) const;
+    // Runs `job` on the worker thread; it answers through reply().
+    template <class Job> void post(Job &&job);
+    // Runs `answer` on this object's (the GUI) thread.
+    template <class Answer> void reply(Answer &&answer);
+    void reportNotice(Backend *backend);
     // The backend for a choice, made on first use on this (the GUI) thread and kept until the
     // scheduler goes; nullptr with *error when it cannot start.
     Backend *backend(BackendChoice choice, QString *error);
@@ -84,32 +151,26 @@ private:
 
     ExplorerState *m_state;
     QThread m_thread;
-    ComputeWorker *m_worker = nullptr;
+    QObject *m_worker = nullptr; // lives on m_thread; jobs are posted to it
     QTimer m_timer;
-    int m_burstMs = 15;
-
-    // The worker reads these to notice that its job went stale.
-    std::shared_ptr<std::atomic<quint64>> m_wantedEncode;
-    std::shared_ptr<std::atomic<quint64>> m_wantedGrid;
+    static constexpr int burstMs = 15; // merges the edits that arrive while a job runs
     QString m_notice;
 
-    quint64 m_encodeGeneration = 0;
-    quint64 m_gridGeneration = 0;
-    quint64 m_phraseGeneration = 0;
-    bool m_encodeDirty = true;
-    bool m_gridDirty = false;
-    bool m_phrasesDirty = true;
-    int m_encodeInFlight = 0;
-    int m_gridInFlight = 0;
-    int m_phrasesInFlight = 0;
-    bool m_busy = false;
+    Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane;
 
     GridRequest m_gridRequest;
     GridRequest m_lastGridSent;
+    SchemeRequest m_schemeRequest;
+    FigureRequest m_figureRequest;
     std::shared_ptr<const EncodingResult> m_encoding;
     std::shared_ptr<const PhraseResult> m_phrases;
+    std::shared_ptr<const SchemeResult> m_schemes;
+    BackendChoice m_schemesBackend = BackendChoice::Auto; // what computed m_schemes
+    FigureData m_figureData;                              // the last figure job's
     QString m_encodingError;
     QString m_phrasesError;
+    // Used by the worker thread only: recycles the encode's matrix buffers.
+    std::unique_ptr<MatrixPool> m_pool;
     std::map<BackendChoice, BackendSlot> m_backends; // destroyed after the thread has stopped
 };
 

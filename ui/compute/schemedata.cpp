@@ -1,12 +1,9 @@
 #include "compute/schemedata.h"
 
-#include "alibi.h"
-#include "cpubackend.h"
+#include "analysis/similarity.h"
 #include "rope/ropefrequencies.h"
-#include "t5buckets.h"
 
 #include <QElapsedTimer>
-#include <QLocale>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +17,8 @@ namespace {
 constexpr qint64 maxDecaySamples = 8192;
 // Largest PE table the similarity view encodes (positions x dims floats).
 constexpr qint64 maxSimilarityElements = qint64(1) << 26;
+// The rotation view's trail shows the last positions up to p, at most this many.
+constexpr qint64 rotationTrail = 48;
 
 void finishRange(SquareMatrix *m)
 {
@@ -34,14 +33,14 @@ void finishRange(SquareMatrix *m)
     m->maximum = std::isfinite(hi) ? hi : 0.0;
 }
 
-bool similarity(const EncodingSpec &base, qint64 n, SimilarityMetric metric, SquareMatrix *out,
-                QString *error)
+JobStatus similarity(const EncodingSpec &base, qint64 n, SimilarityMetric metric, Backend &backend,
+                     const CancelCheck &cancel, SquareMatrix *out, QString *error)
 {
     EncodingSpec spec = base;
     spec.positions = n;
     if (const QString problem = spec.validate(); !problem.isEmpty()) {
         *error = problem;
-        return false;
+        return JobStatus::Failed;
     }
     if (n * spec.dims > maxSimilarityElements) {
         *error = QStringLiteral("the similarity of %1 positions x %2 dims is too large to compute "
@@ -49,42 +48,21 @@ bool similarity(const EncodingSpec &base, qint64 n, SimilarityMetric metric, Squ
                      .arg(n)
                      .arg(spec.dims)
                      .arg(maxSimilarityElements);
-        return false;
+        return JobStatus::Failed;
     }
-    std::vector<float> table(std::size_t(n * spec.dims));
-    CpuBackend backend;
-    if (!backend.encode(spec, 0, n, table.data(), error))
-        return false;
-    // Gram matrix accumulated in float64 (long float32 dot products lose digits); symmetric,
-    // so each pair is computed once.
-    const qint64 d = spec.dims;
-    std::vector<double> rows(table.begin(), table.end());
-    std::vector<double> norms(std::size_t(n), 0.0);
-    for (qint64 i = 0; i < n; ++i) {
-        double sum = 0.0;
-        for (qint64 k = 0; k < d; ++k)
-            sum += rows[std::size_t(i * d + k)] * rows[std::size_t(i * d + k)];
-        norms[std::size_t(i)] = std::sqrt(sum);
-    }
+    // In row chunks, so that a superseded job stops within milliseconds even while encoding.
+    Matrix table;
+    float minimum = 0, maximum = 0;
+    if (const JobStatus status =
+            encodeMatrix(backend, spec, &table, &minimum, &maximum, cancel, {}, error);
+        status != JobStatus::Done)
+        return status;
     out->size = n;
     out->values.assign(std::size_t(n * n), 0.0f);
-    for (qint64 i = 0; i < n; ++i) {
-        const double *a = rows.data() + i * d;
-        for (qint64 j = i; j < n; ++j) {
-            const double *b = rows.data() + j * d;
-            double dot = 0.0;
-            for (qint64 k = 0; k < d; ++k)
-                dot += a[k] * b[k];
-            if (metric == SimilarityMetric::Cosine) {
-                const double scale = norms[std::size_t(i)] * norms[std::size_t(j)];
-                dot = scale > 0 ? dot / scale : 0.0;
-            }
-            out->values[std::size_t(i * n + j)] = float(dot);
-            out->values[std::size_t(j * n + i)] = float(dot);
-        }
-    }
+    if (!similarityMatrix(table.data.get(), n, spec.dims, metric, out->values.data(), cancel))
+        return JobStatus::Cancelled;
     finishRange(out);
-    return true;
+    return JobStatus::Done;
 }
 
 } // namespace
@@ -122,45 +100,61 @@ RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec)
     return data;
 }
 
-double ropeRelativeScore(const std::vector<double> &theta, qint64 dims, double distance)
+QList<qint64> rotationPairs(qint64 chosen, qint64 pairCount)
 {
-    double sum = 0.0;
-    for (double t : theta)
-        sum += std::cos(distance * t);
-    const double rotary = 2.0 * double(theta.size());
-    return ((double(dims) - rotary) + 2.0 * sum) / double(dims);
+    QList<qint64> pairs{chosen};
+    for (qint64 candidate :
+         {qint64(0), pairCount / 4, pairCount / 2, (3 * pairCount) / 4, pairCount - 1}) {
+        if (pairs.size() == 4)
+            break;
+        if (candidate >= 0 && candidate < pairCount && !pairs.contains(candidate))
+            pairs.append(candidate);
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
 }
 
-bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &views,
-                       SchemeResult *result, QString *error)
+JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &views,
+                            Backend &backend, const CancelCheck &cancel, SchemeResult *result,
+                            QString *error)
 {
     QElapsedTimer timer;
     timer.start();
     const SchemeSettings &s = inputs.settings;
     if (const QString problem = s.validate(inputs.spec.dims); !problem.isEmpty()) {
         *error = problem;
-        return false;
+        return JobStatus::Failed;
     }
     result->inputs = inputs;
     result->views = views;
+    result->backendId = backend.id();
     const EncodingSpec a = ropeSpecA(inputs.spec);
     const EncodingSpec b = ropeSpecB(inputs.spec, s);
     for (const auto &[spec, name] :
          {std::pair{&a, QStringLiteral("RoPE view: ")}, std::pair{&b, QStringLiteral("compare: ")}})
         if (const QString problem = spec->validate(); !problem.isEmpty()) {
             *error = name + problem;
-            return false;
+            return JobStatus::Failed;
         }
     result->a = ropeConfigData(a);
     result->b = ropeConfigData(b);
 
+    if (views.contains(SchemeView::Rotation)) {
+        const std::vector<double> &theta = result->a.scaled;
+        const qint64 p = s.rotationPosition;
+        result->rotation.clear();
+        for (qint64 pair : rotationPairs(s.rotationPair, qint64(theta.size()))) {
+            RotationPanel panel;
+            panel.pair = pair;
+            panel.theta = theta[std::size_t(pair)];
+            panel.angle = ropeRotationAngle(panel.theta, p);
+            panel.trail =
+                ropeRotationTrail(panel.theta, std::max<qint64>(0, p - rotationTrail + 1), p);
+            result->rotation.append(panel);
+        }
+    }
     if (views.contains(SchemeView::Decay)) {
-        const qint64 last = s.decayDistance;
-        const qint64 samples = std::min(last + 1, maxDecaySamples);
-        result->decayDistances.resize(std::size_t(samples));
-        for (qint64 k = 0; k < samples; ++k)
-            result->decayDistances[std::size_t(k)] =
-                samples == last + 1 ? double(k) : std::round(double(k) * last / (samples - 1));
+        result->decayDistances = decayDistances(s.decayDistance, maxDecaySamples);
         // A, B and the three published bases unscaled, each once.
         QList<EncodingSpec> configs{a, b};
         for (double base : {10000.0, 500000.0, 1000000.0}) {
@@ -175,26 +169,29 @@ bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &view
         result->decay.clear();
         QList<QString> seen;
         for (const EncodingSpec &spec : configs) {
+            if (cancel && cancel())
+                return JobStatus::Cancelled;
             const RopeConfigData data = ropeConfigData(spec);
             if (seen.contains(data.label))
                 continue;
             seen.append(data.label);
-            DecayCurve curve;
-            curve.label = data.label;
-            curve.score.reserve(result->decayDistances.size());
-            for (double distance : result->decayDistances)
-                curve.score.push_back(ropeRelativeScore(data.scaled, spec.dims, distance));
-            result->decay.append(curve);
+            result->decay.append(
+                {data.label, ropeDecayCurve(data.scaled, spec.dims, result->decayDistances)});
         }
     }
     const qint64 n = s.squarePositions;
     if (views.contains(SchemeView::Similarity) || views.contains(SchemeView::Compare)) {
-        if (!similarity(inputs.spec, n, s.metric, &result->similarityA, error))
-            return false;
+        const JobStatus status =
+            similarity(inputs.spec, n, s.metric, backend, cancel, &result->similarityA, error);
+        if (status != JobStatus::Done)
+            return status;
     }
-    if (views.contains(SchemeView::Compare) &&
-        !similarity(b, n, s.metric, &result->similarityB, error))
-        return false;
+    if (views.contains(SchemeView::Compare)) {
+        const JobStatus status =
+            similarity(b, n, s.metric, backend, cancel, &result->similarityB, error);
+        if (status != JobStatus::Done)
+            return status;
+    }
     // The bias views are those schemes' own matrices.
     const auto square = [n](const auto &scheme, SquareMatrix *out) {
         out->size = n;
@@ -209,7 +206,7 @@ bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &view
     if (views.contains(SchemeView::T5))
         square(s.t5, &result->t5);
     result->totalMs = double(timer.nsecsElapsed()) / 1e6;
-    return true;
+    return JobStatus::Done;
 }
 
 bool schemeResultMatches(const SchemeResult &result, const SchemeInputs &inputs,

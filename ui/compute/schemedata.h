@@ -1,11 +1,18 @@
-// SchemeData: the numbers behind the Schemes page's views (RoPE spectra, decay curves, position
-// similarity, ALiBi and T5 biases), computed from plain inputs so a worker thread can run it.
+// SchemeData: the numbers behind the Schemes page's views (RoPE spectra, rotation, decay curves,
+// position similarity, ALiBi and T5 biases) as one job: plain inputs in, a SchemeResult out, on
+// the backend it is given. The ComputeScheduler runs it on its worker; `pescope export` calls it
+// on its own thread. The formulas are core's (analysis/).
 #pragma once
 
+#include "compute/computejobs.h" // JobStatus, CancelCheck
+
+#include "analysis/ropeanalysis.h"
+#include "backend.h"
 #include "encodingspec.h"
 #include "state/schemesettings.h"
 
 #include <QList>
+#include <QMetaType>
 #include <QString>
 
 #include <memory>
@@ -23,8 +30,8 @@ struct SchemeInputs
 // One RoPE configuration: its label and its inverse frequencies, unscaled and scaled.
 struct RopeConfigData
 {
-    QString label;                // "base 500,000, llama3 s = 8 from 8192"
-    EncodingSpec spec;            // a RopeScheme
+    QString label;     // "base 500,000, llama3 s = 8 from 8192"
+    EncodingSpec spec; // a RopeScheme
     const RopeScheme &rope() const { return *spec.get<RopeScheme>(); }
     std::vector<double> original; // base^(-2i/r)
     std::vector<double> scaled;   // after the rope_type
@@ -36,6 +43,16 @@ struct DecayCurve
 {
     QString label;
     std::vector<double> score; // one per SchemeResult::decayDistances
+};
+
+// One pair of the rotation view: its frequency, the trail of its vector up to the chosen
+// position and the angle there.
+struct RotationPanel
+{
+    qint64 pair = 0;
+    double theta = 0.0;
+    double angle = 0.0;               // p·θ in [0, 2π) at the chosen position p
+    std::vector<RotationPoint> trail; // the last positions up to p; the vector at p is last
 };
 
 // A square matrix (row = query / position p, column = key / position q), row-major.
@@ -52,26 +69,32 @@ struct SchemeResult
     SchemeInputs inputs;
     QList<SchemeView> views; // what was computed
     RopeConfigData a, b;
+    QList<RotationPanel> rotation;
     std::vector<double> decayDistances;
     QList<DecayCurve> decay;
     SquareMatrix similarityA, similarityB; // B only for the compare view
     SquareMatrix alibi;                    // the chosen head; -inf above the diagonal if causal
     double alibiSlope = 0;
-    SquareMatrix t5; // bucket ids
+    SquareMatrix t5;   // bucket ids
+    QString backendId; // who encoded the similarity rows
     double totalMs = 0;
 };
 
 RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec);
 
-// RoFormer section 3.4.3 with q = k = all ones: the score at relative distance `distance`
-// divided by the score at 0, [(d - r) + 2 sum_i cos(distance theta_i)] / d.
-double ropeRelativeScore(const std::vector<double> &theta, qint64 dims, double distance);
+// The pairs the rotation view draws: the chosen one, then up to three spread over the range,
+// ascending.
+QList<qint64> rotationPairs(qint64 chosen, qint64 pairCount);
 
-// What `views` need; false with *error (a bad compare configuration, a matrix too large).
-bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &views,
-                       SchemeResult *result, QString *error);
+// What `views` need; Failed with *error (a bad compare configuration, a matrix too large),
+// Cancelled when `cancel` says stop. The similarity rows are encoded by `backend`.
+JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &views,
+                            Backend &backend, const CancelCheck &cancel, SchemeResult *result,
+                            QString *error);
 // True when `result` holds `views` for `inputs`.
 bool schemeResultMatches(const SchemeResult &result, const SchemeInputs &inputs,
                          const QList<SchemeView> &views);
 
 } // namespace pe
+
+Q_DECLARE_METATYPE(std::shared_ptr<const pe::SchemeResult>)

@@ -1,5 +1,6 @@
 #include "compute/viewdata.h"
 
+#include "analysis/phraseanalysis.h"
 #include "io/atomicfile.h"
 #include "matrixwriter.h"
 
@@ -82,13 +83,10 @@ bool collect(const ExplorerState &state, const FigureData &data, FigureView view
             *error = QStringLiteral("the phrase-difference view needs two phrases to compare");
             return false;
         }
-        const qint64 length = r.settings.sequenceLength, dims = r.settings.dims;
-        out->shape = {2, length, dims};
+        out->shape = {2, r.settings.sequenceLength, r.settings.dims};
         for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
-            const float *pa = r.vector(mode, a, 0);
-            const float *pb = r.vector(mode, b, 0);
-            for (qint64 i = 0; i < length * dims; ++i)
-                out->values.push_back(pb[i] - pa[i]);
+            const std::vector<float> d = phraseDifference(r.embedding(mode), a, b).values;
+            out->values.insert(out->values.end(), d.begin(), d.end());
         }
         return true;
     }
@@ -103,10 +101,14 @@ bool collect(const ExplorerState &state, const FigureData &data, FigureView view
         const qint64 length = r.settings.sequenceLength;
         out->shape = {2, length};
         for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
-            const float *v = r.vector(mode, sel.phrase, sel.token);
-            for (qint64 q = 0; q < length; ++q)
-                out->values.push_back(
-                    float(cosineSimilarity(v, r.vector(mode, other, q), r.settings.dims)));
+            const std::vector<double> cosines =
+                tokenSimilarity(r.embedding(mode), sel.phrase, sel.token, other);
+            if (qint64(cosines.size()) != length) {
+                *error = QStringLiteral("the token-similarity view needs a selected token");
+                return false;
+            }
+            for (double cosine : cosines)
+                out->values.push_back(float(cosine));
         }
         return true;
     }

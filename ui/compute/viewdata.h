@@ -2,7 +2,7 @@
 // of the current view, and `pescope export --out FILE.npy|FILE.csv`).
 #pragma once
 
-#include "figures/figureexporter.h"
+#include "compute/figuredata.h"
 
 #include <QString>
 

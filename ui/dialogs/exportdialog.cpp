@@ -199,6 +199,23 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
         connect(m_scheduler, &ComputeScheduler::encodingReady, this,
                 &ExportDialog::schedulePreview);
         connect(m_scheduler, &ComputeScheduler::phrasesReady, this, &ExportDialog::schedulePreview);
+        connect(m_scheduler, &ComputeScheduler::schemesReady, this, &ExportDialog::schedulePreview);
+        connect(m_scheduler, &ComputeScheduler::figureDataReady, this,
+                &ExportDialog::schedulePreview);
+        connect(m_scheduler, &ComputeScheduler::figureDataFailed, this,
+                [this](const QString &error) {
+                    m_previewTimer.stop();
+                    m_preview = QImage();
+                    m_previewLabel->setText(error);
+                    setMessage(error, true);
+                });
+        connect(m_scheduler, &ComputeScheduler::cancelled, this, [this] {
+            if (!m_preview.isNull())
+                return;
+            m_previewTimer.stop();
+            m_previewLabel->setText(tr("Cancelled"));
+            setMessage(tr("Cancelled; change a parameter or the view to compute again."), false);
+        });
     }
     connect(m_state, &ExplorerState::changed, this, &ExportDialog::schedulePreview);
 
@@ -354,18 +371,14 @@ void ExportDialog::browse()
 
 FigureData ExportDialog::currentData() const
 {
-    FigureData data;
-    if (m_scheduler) {
-        data.encoding = m_scheduler->encoding();
-        data.phrases = m_scheduler->phrases();
-    }
-    const QList<FigureView> views = options().views;
-    // The Schemes page's numbers are small; the dialog takes the page's or computes them.
-    QString ignored;
-    ensureSchemeData(*m_state, views, &data, &ignored);
-    if (!figureDataMatches(*m_state, views, data))
-        return {};
-    return data;
+    return m_scheduler ? m_scheduler->figureData(options().views) : FigureData();
+}
+
+void ExportDialog::hideEvent(QHideEvent *event)
+{
+    if (m_scheduler)
+        m_scheduler->releaseFigureData();
+    QDialog::hideEvent(event);
 }
 
 void ExportDialog::schedulePreview()
@@ -384,8 +397,11 @@ void ExportDialog::refreshPreview()
     }
     const FigureData data = currentData();
     if (!figureDataMatches(*m_state, o.views, data)) {
+        // The scheduler computes what is missing; figureDataReady() brings the preview back.
+        if (m_scheduler)
+            m_scheduler->requestFigureData(o.views);
         m_preview = QImage();
-        m_previewLabel->setText(tr("Computing…"));
+        m_previewLabel->setText(m_scheduler ? tr("Computing…") : tr("Nothing to show"));
         setMessage(tr("Waiting for the current parameters to be computed."), false);
         m_exportButton->setEnabled(false);
         m_copyButton->setEnabled(false);

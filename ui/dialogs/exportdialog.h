@@ -38,20 +38,27 @@ public:
     Unit unit() const;
     void setUnit(Unit unit);
 
-    // The scheduler's results when they match the state's parameters, else empty members.
+    // The scheduler's results for the chosen views when they match the state's parameters, else
+    // empty members.
     FigureData currentData() const;
     // Renders with options() and writes path(); false with *error, also shown in the dialog.
     bool exportFigure(QString *error);
     bool copyToClipboard(QString *error);
-    // The last preview, at most 480 x 360 pixels; null while there is nothing to show.
+    // The last preview, at most 480 x 360 pixels; null while there is nothing to show (the
+    // figure's numbers are still being computed by the scheduler).
     QImage previewImage() const { return m_preview; }
     QString message() const;
 
 public slots:
+    // Draws the preview from the scheduler's results, or asks the scheduler for them (the preview
+    // follows when they arrive).
     void refreshPreview();
 
 signals:
     void exported(const QString &path);
+
+protected:
+    void hideEvent(QHideEvent *event) override;
 
 private:
     void onFormatChanged();

@@ -230,20 +230,16 @@ QSize FileActions::currentViewSize() const
     return {qMax(waves.width(), heat.width()), waves.height() + heat.height()};
 }
 
-FigureData FileActions::currentData() const
+FigureData FileActions::currentData(const QList<FigureView> &views) const
 {
-    FigureData data;
-    data.encoding = m_window->scheduler()->encoding();
-    data.phrases = m_window->scheduler()->phrases();
-    data.schemes = m_window->schemePage()->result();
-    return data;
+    return m_window->scheduler()->figureData(views);
 }
 
 QImage FileActions::currentFigure(QString *error) const
 {
-    const FigureData data = currentData();
     FigureOptions options;
     options.views = currentViews();
+    const FigureData data = currentData(options.views);
     if (!figureDataMatches(*m_window->state(), options.views, data)) {
         *error = tr("the figure is still being computed; try again in a moment");
         return {};
@@ -274,7 +270,7 @@ FigureView FileActions::currentDataView() const
 bool FileActions::exportCurrentData(const QString &path, QString *error)
 {
     const FigureView view = currentDataView();
-    const FigureData data = currentData();
+    const FigureData data = currentData({view});
     if (!figureDataMatches(*m_window->state(), {view}, data)) {
         *error = tr("the data is still being computed; try again in a moment");
         return false;

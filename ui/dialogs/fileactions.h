@@ -57,7 +57,8 @@ private:
     void createActions();
     void rebuildRecentMenu();
     void report(const QString &text, bool error, const QString &title = QString());
-    FigureData currentData() const;
+    // The scheduler's results for `views` as the window shows them.
+    FigureData currentData(const QList<FigureView> &views) const;
 
     MainWindow *m_window;
     QString m_sessionPath;

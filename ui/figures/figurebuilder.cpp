@@ -2,6 +2,8 @@
 
 #include "figures/colormaps.h"
 
+#include "analysis/phraseanalysis.h"
+
 #include "figures/qcpinclude.h"
 
 #include <QFontMetrics>
@@ -441,12 +443,14 @@ QString FigureBuilder::shareReadout(const EncodingResult &result) const
     QStringList dimNames;
     for (qint64 d : dims)
         dimNames.append(QString::number(d));
-    const QList<qint64> shared =
-        sharingPositions(result, sel.position, dims, m_state.shareTolerance());
     QString text = QStringLiteral("Selected p = %1, i = %2 (value %3). ")
                        .arg(sel.position)
                        .arg(sel.dim)
                        .arg(double(result.value(sel.position, sel.dim)), 0, 'f', 4);
+    if (!result.missingColumns(dims).isEmpty())
+        return text + QStringLiteral("Computing the plotted dims…");
+    const QList<qint64> shared =
+        sharingPositions(result, sel.position, dims, m_state.shareTolerance());
     const QString where = QStringLiteral("in i = %1 (within ±%2)")
                               .arg(dimNames.join(QStringLiteral(", ")))
                               .arg(m_state.shareTolerance());
@@ -540,23 +544,16 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
     main->setRowStretchFactor(0, 0.01);
     int column = 0;
     for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
-        const PhraseEmbedding &e = result.embedding(mode);
-        const float *pa = e.values.data() + qint64(a) * length * dims;
-        const float *pb = e.values.data() + qint64(b) * length * dims;
-        double extent = 0.0;
-        for (qint64 i = 0; i < length * dims; ++i)
-            extent = qMax(extent, std::abs(double(pb[i]) - double(pa[i])));
-        if (extent == 0.0)
-            extent = 1.0;
+        const PhraseDifference difference = phraseDifference(result.embedding(mode), a, b);
+        const double extent = difference.extent;
         addTitle(plot, sub, 0, column,
                  mode == EmbeddingMode::Random ? QStringLiteral("random") : QStringLiteral("fixed"),
                  0.5, false);
         auto *rect = new QCPAxisRect(plot, true);
         sub->addElement(1, column, rect);
         // Signed data: RdBu, centred on zero.
-        QCPColorMap *map =
-            addMatrixMap(rect, length, dims, Colormap::RdBu, {-extent, extent},
-                         [&](qint64 r, qint64 c) { return pb[r * dims + c] - pa[r * dims + c]; });
+        QCPColorMap *map = addMatrixMap(rect, length, dims, Colormap::RdBu, {-extent, extent},
+                                        [&](qint64 r, qint64 c) { return difference.at(r, c); });
         cells.append({rect, map, b, mode});
         addColorScale(plot, sub, 1, column + 1, Colormap::RdBu, {-extent, extent}, QString());
         sub->setColumnStretchFactor(column + 1, 0.01);
@@ -635,10 +632,10 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
             bars->setBrush(c);
             bars->setName(mode == EmbeddingMode::Random ? QStringLiteral("random")
                                                         : QStringLiteral("fixed"));
-            const float *v = result.vector(mode, sel.phrase, sel.token);
-            for (qint64 q = 0; q < s.sequenceLength; ++q)
-                bars->addData(double(q),
-                              cosineSimilarity(v, result.vector(mode, other, q), s.dims));
+            const std::vector<double> cosines =
+                tokenSimilarity(result.embedding(mode), sel.phrase, sel.token, other);
+            for (qint64 q = 0; q < qint64(cosines.size()); ++q)
+                bars->addData(double(q), cosines[std::size_t(q)]);
             bars->addToLegend(legend);
         }
         legend->setMaximumSize(legend->minimumOuterSizeHint());

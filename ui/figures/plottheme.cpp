@@ -121,4 +121,17 @@ void resetFigure(QCustomPlot *plot, const PlotTheme &theme)
     plot->setBackground(QBrush(theme.background));
 }
 
+PlotTheme printPlotTheme()
+{
+    PlotTheme t = plotTheme(Theme::Light);
+    t.background = Qt::white;
+    t.foreground = Qt::black;
+    t.grid = QColor(0xd0, 0xd0, 0xd0);
+    t.subGrid = QColor(0xe8, 0xe8, 0xe8);
+    t.zeroLine = QColor(0x80, 0x80, 0x80);
+    t.marker = Qt::black;
+    t.legendBackground = Qt::white;
+    return t;
+}
+
 } // namespace pe

@@ -33,6 +33,8 @@ struct PlotTheme
 };
 
 PlotTheme plotTheme(Theme theme);
+// The print theme: black text and axes on white, light grey grid, the light curve colours.
+PlotTheme printPlotTheme();
 QPalette applicationPalette(Theme theme);
 
 // Styles everything already in the plot (axes of every axis rect, legend, colour scales).

@@ -2,6 +2,8 @@
 
 #include "figures/colormaps.h"
 
+#include "analysis/ropeanalysis.h"
+
 #include "figures/qcpinclude.h"
 
 #include <QLocale>
@@ -172,11 +174,8 @@ QCPRange safeRange(double lo, double hi)
 
 QVector<double> wavelengths(const std::vector<double> &theta)
 {
-    QVector<double> out;
-    out.reserve(qsizetype(theta.size()));
-    for (double t : theta)
-        out.append(t > 0 ? 2.0 * std::numbers::pi / t : std::nan(""));
-    return out;
+    const std::vector<double> w = ropeWavelengths(theta);
+    return QVector<double>(w.begin(), w.end());
 }
 
 QVector<double> pairIndices(std::size_t n)
@@ -356,20 +355,6 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     applyPlotTheme(plot, m_theme);
 }
 
-QList<qint64> SchemeFigures::rotationPairs(qint64 chosen, qint64 pairCount)
-{
-    QList<qint64> pairs{chosen};
-    for (qint64 candidate :
-         {qint64(0), pairCount / 4, pairCount / 2, (3 * pairCount) / 4, pairCount - 1}) {
-        if (pairs.size() == 4)
-            break;
-        if (candidate >= 0 && candidate < pairCount && !pairs.contains(candidate))
-            pairs.append(candidate);
-    }
-    std::sort(pairs.begin(), pairs.end());
-    return pairs;
-}
-
 void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result) const
 {
     resetFigure(plot, m_theme);
@@ -379,19 +364,15 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
         titledGrid(plot, QStringLiteral("RoPE rotation (cos pθᵢ, sin pθᵢ) up to p = %1\n%2")
                              .arg(p)
                              .arg(result.a.label));
-    const std::vector<double> &theta = result.a.scaled;
-    const QList<qint64> pairs = rotationPairs(s.rotationPair, qint64(theta.size()));
-    // The trail shows the last positions up to p, at most this many dots.
-    constexpr qint64 trail = 48;
-    for (int c = 0; c < pairs.size(); ++c) {
-        const qint64 i = pairs[c];
-        const double t = theta[std::size_t(i)];
+    for (int c = 0; c < result.rotation.size(); ++c) {
+        const RotationPanel &panel = result.rotation[c];
+        const qint64 i = panel.pair;
+        const double t = panel.theta;
         auto *rect = new SquareAxisRect(plot, true);
         // Two by two: each circle gets the larger share of a landscape figure.
         const int row = 2 * (c / 2), column = c % 2;
         grid->addElement(row + 1, column, rect);
-        const double degrees =
-            std::fmod(double(p) * t, 2.0 * std::numbers::pi) * 180.0 / std::numbers::pi;
+        const double degrees = panel.angle * 180.0 / std::numbers::pi;
         grid->addElement(
             row, column,
             addTitle(plot,
@@ -422,10 +403,10 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
         circle->setPen(QPen(m_theme.grid, 1.5));
         auto *dots = new QCPCurve(x, y);
         QVector<double> dt, dx, dy;
-        for (qint64 q = std::max<qint64>(0, p - trail + 1); q <= p; ++q) {
-            dt.append(double(q));
-            dx.append(std::cos(double(q) * t));
-            dy.append(std::sin(double(q) * t));
+        for (const RotationPoint &point : panel.trail) {
+            dt.append(double(point.position));
+            dx.append(point.cos);
+            dy.append(point.sin);
         }
         dots->setData(dt, dx, dy);
         dots->setLineStyle(QCPCurve::lsNone);
@@ -436,7 +417,7 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
         arrow->start->setAxes(x, y);
         arrow->end->setAxes(x, y);
         arrow->start->setCoords(0, 0);
-        arrow->end->setCoords(std::cos(double(p) * t), std::sin(double(p) * t));
+        arrow->end->setCoords(panel.trail.back().cos, panel.trail.back().sin);
         arrow->setHead(QCPLineEnding::esSpikeArrow);
         arrow->setPen(QPen(color, 2.5));
         rect->setRangeDrag({});
@@ -451,8 +432,8 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
     // Curves with more points than this are drawn as bands (see below).
     constexpr qsizetype envelopeAbove = 4097;
     resetFigure(plot, m_theme);
-    // Longer ranges are sampled evenly (schemedata.cpp), which the title says: the curve's
-    // fast oscillation is then aliased.
+    // Longer ranges are sampled evenly (core's decayDistances), which the title says: the
+    // curve's fast oscillation is then aliased.
     const std::size_t samples = result.decayDistances.size();
     const double last = samples > 0 ? result.decayDistances.back() : 0.0;
     const QString sampling = samples > 1 && last > double(samples - 1)

@@ -3,9 +3,9 @@
 // exporter alike, in the manner of FigureBuilder.
 #pragma once
 
-#include "state/explorerstate.h"
-#include "figures/plottheme.h"
 #include "compute/schemedata.h"
+#include "figures/plottheme.h"
+#include "state/explorerstate.h"
 
 #include <QList>
 #include <QString>
@@ -37,8 +37,6 @@ public:
     // A and B similarity side by side with one colour scale.
     void buildCompare(QCustomPlot *plot, const SchemeResult &result) const;
 
-    // The pairs the rotation view draws: the chosen one, then three spread over the range.
-    static QList<qint64> rotationPairs(qint64 chosen, qint64 pairCount);
     static QString viewTitle(SchemeView view);
 
 private:

@@ -3,6 +3,7 @@
 // ALiBi, T5 and RoPE parameters use those schemes' own tables.
 #pragma once
 
+#include "analysis/similarity.h" // SimilarityMetric
 #include "encodingspec.h"
 
 #include <QJsonObject>
@@ -27,12 +28,6 @@ inline QString schemeViewName(SchemeView view)
 {
     return nameOf(schemeViewNames, view);
 }
-
-enum class SimilarityMetric { Dot, Cosine };
-inline constexpr ChoiceName similarityMetricNames[] = {
-    choice(SimilarityMetric::Dot, "dot", "Dot product"),
-    choice(SimilarityMetric::Cosine, "cosine", "Cosine"),
-};
 
 namespace limits {
 // Square views (similarity, ALiBi, T5) hold at most this many positions per side.

@@ -1,16 +1,16 @@
 #include "views/mainwindow.h"
 
-#include "dialogs/aboutdialog.h"
-#include "views/backendnotice.h"
 #include "compute/computescheduler.h"
+#include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
-#include "views/heatmapview.h"
-#include "widgets/parameterpanel.h"
-#include "views/phraseview.h"
 #include "figures/plottheme.h"
 #include "state/presets.h"
+#include "views/backendnotice.h"
+#include "views/heatmapview.h"
+#include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
+#include "widgets/parameterpanel.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -39,7 +39,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
       m_waves(new WavesView(m_state, m_scheduler, this)),
       m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
       m_phrases(new PhraseView(m_state, m_scheduler, this)),
-      m_schemes(new SchemePage(m_state, this)),
+      m_schemes(new SchemePage(m_state, m_scheduler, this)),
       m_encodingSplitter(new QSplitter(Qt::Horizontal, this)),
       m_plotSplitter(new QSplitter(Qt::Vertical, this)), m_computeLabel(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_cancel(new QToolButton(this)),
@@ -151,14 +151,6 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     connect(m_scheduler, &ComputeScheduler::cancelled, this,
             [this] { statusBar()->showMessage(tr("Cancelled; showing the last result"), 5000); });
     connect(m_cancel, &QToolButton::clicked, m_scheduler, &ComputeScheduler::cancel);
-    connect(m_scheduler, &ComputeScheduler::idle, this, [this] {
-        if (isSettled())
-            emit settled();
-    });
-    connect(m_schemes, &SchemePage::updated, this, [this] {
-        if (isSettled())
-            emit settled();
-    });
 
     resize(1400, 900);
     if (m_options.persistent)

@@ -55,10 +55,6 @@ public:
     bool isSettled() const;
     bool applyPreset(const QString &id, QString *error);
 
-signals:
-    // Emitted each time the window becomes settled.
-    void settled();
-
 protected:
     void closeEvent(QCloseEvent *event) override;
 

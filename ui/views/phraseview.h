@@ -33,7 +33,6 @@ public:
     PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent = nullptr);
 
     QCustomPlot *gridPlot() const { return m_gridPlot; }
-    QCustomPlot *differencePlot() const { return m_differencePlot; }
     QCustomPlot *similarityPlot() const { return m_similarityPlot; }
     QTableWidget *vocabularyTable() const { return m_vocabulary; }
     QTableWidget *idsTable() const { return m_ids; }

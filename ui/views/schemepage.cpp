@@ -1,6 +1,6 @@
 #include "views/schemepage.h"
 
-#include "figures/figureexporter.h"
+#include "compute/computescheduler.h"
 #include "figures/plottheme.h"
 #include "figures/schemefigures.h"
 #include "widgets/fieldform.h"
@@ -32,28 +32,25 @@ template <class P, class Get, class Set>
 FieldForm *partForm(ExplorerState *state, Get get, Set set, QWidget *parent,
                     std::function<FieldProblem(const P &)> rules = {}, QStringList keys = {})
 {
-    return new FieldForm(
-        std::make_unique<TableFormModel<P>>(
-            P::fields(), [state, get] { return get(state->schemeSettings()); }, std::move(rules),
-            [state, set](const P &value, QString *error) {
-                SchemeSettings s = state->schemeSettings();
-                set(s, value);
-                return state->setSchemeSettings(s, error);
-            },
-            std::move(keys)),
-        parent);
+    return new FieldForm(std::make_unique<TableFormModel<P>>(
+                             P::fields(), [state, get] { return get(state->schemeSettings()); },
+                             std::move(rules),
+                             [state, set](const P &value, QString *error) {
+                                 SchemeSettings s = state->schemeSettings();
+                                 set(s, value);
+                                 return state->setSchemeSettings(s, error);
+                             },
+                             std::move(keys)),
+                         parent);
 }
 
 } // namespace
 
-SchemePage::SchemePage(ExplorerState *state, QWidget *parent)
-    : QWidget(parent), m_state(state), m_tabs(new QTabWidget(this)), m_message(new QLabel(this)),
-      m_info(new QLabel(this))
+SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
+    : QWidget(parent), m_state(state), m_scheduler(scheduler), m_tabs(new QTabWidget(this)),
+      m_message(new QLabel(this)), m_info(new QLabel(this))
 {
     setObjectName(QStringLiteral("schemePage"));
-    // One worker: a newer request replaces a queued one, and the destructor waits for the
-    // running one, so no result is delivered to a deleted page.
-    m_pool.setMaxThreadCount(1);
     m_tabs->setObjectName(QStringLiteral("schemeTabs"));
     const QStringList tips{
         tr("Wavelength 2π/θ per pair, unscaled and scaled, and the original context: how PI, "
@@ -156,14 +153,16 @@ SchemePage::SchemePage(ExplorerState *state, QWidget *parent)
         refresh();
         schedule();
     });
+    connect(m_scheduler, &ComputeScheduler::schemesReady, this, &SchemePage::onResult);
+    connect(m_scheduler, &ComputeScheduler::schemesFailed, this, &SchemePage::onFailure);
+    connect(m_scheduler, &ComputeScheduler::cancelled, this, [this] {
+        if (!m_pending)
+            return;
+        m_pending = false;
+        m_info->setText(tr("Cancelled; showing the last result"));
+    });
     refresh();
     schedule();
-}
-
-SchemePage::~SchemePage()
-{
-    m_pool.clear();
-    m_pool.waitForDone();
 }
 
 QCustomPlot *SchemePage::currentPlot() const
@@ -200,45 +199,43 @@ bool SchemePage::isUpToDate() const
 void SchemePage::schedule()
 {
     if (m_state->page() != Page::Schemes)
-        return; // computed when the page is shown; exports compute their own
-    const SchemeInputs inputs{m_state->spec(), m_state->schemeSettings()};
-    const QList<SchemeView> views{inputs.settings.view};
-    if (m_result && schemeResultMatches(*m_result, inputs, views)) {
+        return; // computed when the page is shown; exports ask the scheduler themselves
+    const QList<SchemeView> views{m_state->schemeSettings().view};
+    if (m_scheduler->requestSchemes(views)) {
+        // Held already (the page was shown before, or only the tab or the theme changed).
         m_pending = false;
+        m_computeError.clear();
+        updateMessage();
+        m_result = m_scheduler->schemes();
         redraw();
         return;
     }
-    const quint64 generation = ++m_generation;
     m_pending = true;
     m_drawnCurrent = false;
     m_info->setText(tr("Computing…"));
-    m_pool.clear();
-    m_pool.start([this, inputs, views, generation] {
-        auto result = std::make_shared<SchemeResult>();
-        QString error;
-        const bool ok = computeSchemeData(inputs, views, result.get(), &error);
-        // Queued to the page's thread; the destructor waits for this task, so `this` lives.
-        QMetaObject::invokeMethod(
-            this,
-            [this, result, ok, error, generation] {
-                if (generation != m_generation)
-                    return;
-                m_pending = false;
-                if (!ok) {
-                    m_computeError = error;
-                    m_info->clear();
-                    updateMessage();
-                    emit updated();
-                    return;
-                }
-                m_computeError.clear();
-                m_result = result;
-                publishSchemeResult(result);
-                updateMessage();
-                redraw();
-            },
-            Qt::QueuedConnection);
-    });
+}
+
+void SchemePage::onResult(std::shared_ptr<const SchemeResult> result)
+{
+    const SchemeInputs inputs{m_state->spec(), m_state->schemeSettings()};
+    if (m_state->page() != Page::Schemes ||
+        !schemeResultMatches(*result, inputs, {m_state->schemeSettings().view}))
+        return; // an answer to an older question; the newer one follows
+    m_pending = false;
+    m_computeError.clear();
+    m_result = result;
+    updateMessage();
+    redraw();
+}
+
+void SchemePage::onFailure(const QString &error)
+{
+    if (m_state->page() != Page::Schemes)
+        return;
+    m_pending = false;
+    m_computeError = error;
+    m_info->clear();
+    updateMessage();
 }
 
 void SchemePage::redraw()
@@ -253,7 +250,6 @@ void SchemePage::redraw()
     plot->replot();
     m_info->setText(tr("Computed in %1 ms").arg(m_result->totalMs, 0, 'f', 1));
     m_drawnCurrent = true;
-    emit updated();
 }
 
 void SchemePage::refresh()

@@ -1,13 +1,12 @@
 // SchemePage: the Schemes page. Controls for the RoPE, ALiBi and T5 views and the compare
-// configuration on the left, one tab per view on the right; the numbers are computed on a
-// worker thread and drawn by SchemeFigures.
+// configuration on the left, one tab per view on the right; the numbers are computed by the
+// ComputeScheduler and drawn by SchemeFigures.
 #pragma once
 
-#include "state/explorerstate.h"
 #include "compute/schemedata.h"
+#include "state/explorerstate.h"
 
 #include <QHash>
-#include <QThreadPool>
 #include <QWidget>
 
 #include <memory>
@@ -18,18 +17,18 @@ class QTabWidget;
 
 namespace pe {
 
+class ComputeScheduler;
 class FieldForm;
 
 class SchemePage : public QWidget
 {
     Q_OBJECT
 public:
-    explicit SchemePage(ExplorerState *state, QWidget *parent = nullptr);
-    ~SchemePage() override;
+    SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent = nullptr);
 
     // The plot of the current view (the tab shown).
     QCustomPlot *currentPlot() const;
-    // The last result, for export; null before the first.
+    // The result drawn last; null before the first.
     std::shared_ptr<const SchemeResult> result() const { return m_result; }
     // True when the current view shows the state's parameters (or their error).
     bool isUpToDate() const;
@@ -38,16 +37,16 @@ public:
     // The forms of the controls: settings, alibi, t5, compare.
     FieldForm *form(const QString &name) const;
 
-signals:
-    void updated(); // a new result is drawn, or an error shown
-
 private:
     void schedule();
+    void onResult(std::shared_ptr<const SchemeResult> result);
+    void onFailure(const QString &error);
     void redraw();
     void refresh();
     void updateMessage();
 
     ExplorerState *m_state;
+    ComputeScheduler *m_scheduler;
     QTabWidget *m_tabs;
     QList<QCustomPlot *> m_plots;
     QHash<QString, FieldForm *> m_forms;
@@ -55,8 +54,6 @@ private:
     QLabel *m_info;
     QString m_computeError;
     std::shared_ptr<const SchemeResult> m_result;
-    QThreadPool m_pool;
-    quint64 m_generation = 0;
     bool m_pending = false;
     bool m_drawnCurrent = false;
 };

@@ -31,11 +31,13 @@ WavesView::WavesView(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     m_readout->setToolTip(tr("Positions whose values in every plotted dim lie within the share "
                              "tolerance of the selected position's values"));
 
-    connect(scheduler, &ComputeScheduler::encodingReady, this,
-            [this](std::shared_ptr<const EncodingResult> result) {
-                m_result = std::move(result);
-                scheduleRebuild();
-            });
+    // A sampled matrix's columns are computed by the scheduler for the plotted dims; a dim
+    // plotted later arrives through columnsReady.
+    for (auto signal : {&ComputeScheduler::encodingReady, &ComputeScheduler::columnsReady})
+        connect(scheduler, signal, this, [this](std::shared_ptr<const EncodingResult> result) {
+            m_result = std::move(result);
+            scheduleRebuild();
+        });
     for (auto signal : {&ExplorerState::selectionChanged, &ExplorerState::waveOptionsChanged,
                         &ExplorerState::themeChanged})
         connect(state, signal, this, &WavesView::scheduleRebuild);

@@ -1,0 +1,31 @@
+// What the phrase page shows besides the embeddings themselves: the difference of two phrases
+// and the cosine similarity of one token to every token of another phrase.
+#pragma once
+
+#include "phrases.h"
+
+#include <vector>
+
+namespace pe {
+
+// Phrase b minus phrase a, cell by cell (sequenceLength x dims, C order, float32 as the
+// embeddings are), and the largest |b − a| taken in float64: the half-width of a colour scale
+// centred on zero (1 when the phrases embed identically).
+struct PhraseDifference
+{
+    qint64 sequenceLength = 0;
+    qint64 dims = 0;
+    std::vector<float> values;
+    double extent = 1.0;
+    float at(qint64 token, qint64 dim) const { return values[std::size_t(token * dims + dim)]; }
+};
+
+// Empty (no values) when a or b is not a phrase of the embedding.
+PhraseDifference phraseDifference(const PhraseEmbedding &embedding, qint64 a, qint64 b);
+
+// cos(token `token` of phrase `phrase`, token q of phrase `other`) for every q; empty when a
+// phrase or the token is out of range.
+std::vector<double> tokenSimilarity(const PhraseEmbedding &embedding, qint64 phrase, qint64 token,
+                                    qint64 other);
+
+} // namespace pe

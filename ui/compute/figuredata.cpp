@@ -1,0 +1,93 @@
+#include "compute/figuredata.h"
+
+#include "backend.h"
+
+#include <algorithm>
+
+namespace pe {
+
+namespace {
+
+bool encodingMatches(const FigureInputs &inputs, const std::shared_ptr<const EncodingResult> &e)
+{
+    return e && e->matrix && e->spec == inputs.spec;
+}
+
+bool phrasesMatch(const FigureInputs &inputs, const std::shared_ptr<const PhraseResult> &p)
+{
+    return p && p->settings == inputs.phrases;
+}
+
+bool schemesMatch(const FigureInputs &inputs, const QList<SchemeView> &views,
+                  const std::shared_ptr<const SchemeResult> &s)
+{
+    return s && schemeResultMatches(*s, SchemeInputs{inputs.spec, inputs.schemes}, views);
+}
+
+} // namespace
+
+FigureInputs FigureInputs::of(const ExplorerState &state)
+{
+    return {state.spec(), state.phraseSettings(), state.schemeSettings()};
+}
+
+bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &views,
+                       const FigureData &data)
+{
+    if (std::any_of(views.begin(), views.end(), viewNeedsEncoding) &&
+        !encodingMatches(inputs, data.encoding))
+        return false;
+    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases) &&
+        !phrasesMatch(inputs, data.phrases))
+        return false;
+    const QList<SchemeView> schemes = schemeViewsIn(views);
+    return schemes.isEmpty() || schemesMatch(inputs, schemes, data.schemes);
+}
+
+JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> &views,
+                            Backend &backend, const CancelCheck &cancel, FigureData *data,
+                            QString *error)
+{
+    if (std::any_of(views.begin(), views.end(), viewNeedsEncoding) &&
+        !encodingMatches(inputs, data->encoding)) {
+        auto result = std::make_shared<EncodingResult>();
+        // The exporter samples its own grids from the matrix for the size it draws at; the
+        // job's grid is kept minimal.
+        GridRequest request;
+        request.rowPixels = 1;
+        request.colPixels = 1;
+        const JobStatus status =
+            computeEncoding(backend, inputs.spec, request, cancel, {}, result.get(), error);
+        if (status != JobStatus::Done)
+            return status;
+        data->encoding = result;
+    }
+    if (cancel && cancel())
+        return JobStatus::Cancelled;
+    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases) &&
+        !phrasesMatch(inputs, data->phrases)) {
+        auto result = std::make_shared<PhraseResult>();
+        if (!computePhrases(backend, inputs.phrases, result.get(), error))
+            return JobStatus::Failed;
+        data->phrases = result;
+    }
+    const QList<SchemeView> schemes = schemeViewsIn(views);
+    if (!schemes.isEmpty() && !schemesMatch(inputs, schemes, data->schemes)) {
+        auto result = std::make_shared<SchemeResult>();
+        const JobStatus status = computeSchemeData(SchemeInputs{inputs.spec, inputs.schemes},
+                                                   schemes, backend, cancel, result.get(), error);
+        if (status != JobStatus::Done)
+            return status;
+        data->schemes = result;
+    }
+    return JobStatus::Done;
+}
+
+bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views, Backend &backend,
+                       FigureData *data, QString *error)
+{
+    return computeFigureData(FigureInputs::of(state), views, backend, {}, data, error) ==
+           JobStatus::Done;
+}
+
+} // namespace pe

@@ -1,0 +1,60 @@
+// FigureData: the compute results a set of figure views needs (encoding, phrases, Schemes page
+// numbers), and the one job that fills in what is missing for given parameters. The
+// ComputeScheduler runs it for the export dialog; `pescope export` calls it on its own thread.
+#pragma once
+
+#include "compute/computejobs.h"
+#include "compute/schemedata.h"
+#include "figures/figureviews.h"
+#include "state/explorerstate.h"
+
+#include <QList>
+#include <QMetaType>
+
+#include <memory>
+
+namespace pe {
+
+class Backend;
+
+// The parameters a figure's numbers depend on, copied out of the state so that a worker thread
+// can use them.
+struct FigureInputs
+{
+    EncodingSpec spec;
+    PhraseSettings phrases;
+    SchemeSettings schemes;
+    bool operator==(const FigureInputs &) const = default;
+    static FigureInputs of(const ExplorerState &state);
+};
+
+// The compute results the views need; views without their result are refused with a message.
+// The encoding is materialised (the exporter draws every cell).
+struct FigureData
+{
+    std::shared_ptr<const EncodingResult> encoding;
+    std::shared_ptr<const PhraseResult> phrases;
+    std::shared_ptr<const SchemeResult> schemes;
+};
+
+// True when `data` holds what `views` need for `inputs`.
+bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &views,
+                       const FigureData &data);
+inline bool figureDataMatches(const ExplorerState &state, const QList<FigureView> &views,
+                              const FigureData &data)
+{
+    return figureDataMatches(FigureInputs::of(state), views, data);
+}
+
+// Computes what `views` need for `inputs` on `backend`, keeping the members of *data that
+// already match. Failed with *error; Cancelled when `cancel` says stop.
+JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> &views,
+                            Backend &backend, const CancelCheck &cancel, FigureData *data,
+                            QString *error);
+// The same for the state's parameters, on the calling thread: `pescope export`.
+bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views, Backend &backend,
+                       FigureData *data, QString *error);
+
+} // namespace pe
+
+Q_DECLARE_METATYPE(pe::FigureData)

@@ -1,0 +1,306 @@
+#include "figures/figurepainter.h"
+
+#include "figures/figurebuilder.h"
+#include "figures/figurecaption.h"
+#include "figures/schemefigures.h"
+
+#include "figures/qcpinclude.h"
+
+#include <QApplication>
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+// A QCustomPlot that lays itself out on request, so the exporter knows the axis rects' sizes
+// (and the heatmap's pixel budget) before it draws.
+class ExportPlot : public QCustomPlot
+{
+public:
+    void layoutAt(int width, int height)
+    {
+        setViewport(QRect(0, 0, width, height));
+        updateLayout();
+    }
+};
+
+// Draws a colour map's cells as one image at full resolution (or more: an integer number of
+// image pixels per cell), in place of QCPColorMap's own vector path, which rasterises the map to
+// three times the plot's size and so loses cells of large matrices and blurs small ones.
+class EmbeddedColorMap : public QCPLayerable
+{
+public:
+    EmbeddedColorMap(QCPColorMap *map, bool interpolate, double deviceScale)
+        : QCPLayerable(map->parentPlot(), map->layer()->name()), m_map(map),
+          m_interpolate(interpolate), m_deviceScale(deviceScale)
+    {
+        // First on the map's layer: the overlay lines and dots drawn after the map stay on top.
+        moveToLayer(map->layer(), true);
+    }
+
+protected:
+    void applyDefaultAntialiasingHint(QCPPainter *painter) const override
+    {
+        painter->setAntialiasing(false);
+    }
+
+    QRect clipRect() const override { return m_map->keyAxis()->axisRect()->rect(); }
+
+    void draw(QCPPainter *painter) override
+    {
+        QCPColorMapData *data = m_map->data();
+        const int nk = data->keySize();
+        const int nv = data->valueSize();
+        if (nk < 1 || nv < 1)
+            return;
+        QCPAxis *keyAxis = m_map->keyAxis();
+        QCPAxis *valueAxis = m_map->valueAxis();
+        const QCPRange kr = data->keyRange();
+        const QCPRange vr = data->valueRange();
+        // Cells are centred on the data range's ends, as QCPColorMap draws them.
+        const double kHalf = nk > 1 ? 0.5 * (kr.upper - kr.lower) / (nk - 1) : 0.5;
+        const double vHalf = nv > 1 ? 0.5 * (vr.upper - vr.lower) / (nv - 1) : 0.5;
+        double x0 = keyAxis->coordToPixel(kr.lower - kHalf);
+        double x1 = keyAxis->coordToPixel(kr.upper + kHalf);
+        double y0 = valueAxis->coordToPixel(vr.lower - vHalf);
+        double y1 = valueAxis->coordToPixel(vr.upper + vHalf);
+
+        // Image column k is key cell k, image row v is value cell v; mirrored below so that
+        // the target rectangle is normalised.
+        QImage image(nk, nv, QImage::Format_RGB32);
+        QCPColorGradient gradient = m_map->gradient();
+        const bool logarithmic = m_map->dataScaleType() == QCPAxis::stLogarithmic;
+        std::vector<double> row(std::size_t(nk), 0.0);
+        for (int v = 0; v < nv; ++v) {
+            for (int k = 0; k < nk; ++k)
+                row[std::size_t(k)] = data->cell(k, v);
+            gradient.colorize(row.data(), m_map->dataRange(),
+                              reinterpret_cast<QRgb *>(image.scanLine(v)), nk, 1, logarithmic);
+        }
+        const bool mirrorX = x1 < x0;
+        const bool mirrorY = y1 < y0;
+        if (mirrorX)
+            std::swap(x0, x1);
+        if (mirrorY)
+            std::swap(y0, y1);
+        if (mirrorX || mirrorY)
+            image = image.mirrored(mirrorX, mirrorY);
+        const QRectF target(QPointF(x0, y0), QPointF(x1, y1));
+
+        if (!m_interpolate) {
+            // Viewers smooth images they enlarge (PDF readers ignore /Interpolate false); with
+            // at least one image pixel per device pixel, smoothing cannot blur across cells.
+            const auto factor = [&](double pixels, int cells) {
+                return qBound(1, int(std::ceil(pixels * m_deviceScale / cells)), 64);
+            };
+            int fx = factor(target.width(), nk);
+            int fy = factor(target.height(), nv);
+            while ((fx > 1 || fy > 1) && qint64(nk) * fx * qint64(nv) * fy > (qint64(1) << 25)) {
+                fx = qMax(1, fx / 2);
+                fy = qMax(1, fy / 2);
+            }
+            if (fx > 1 || fy > 1)
+                image =
+                    image.scaled(nk * fx, nv * fy, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+        }
+
+        // Crop to the axis rect by hand (not every vector engine honours the clip region), but
+        // not the pixel the map's edge may overhang the rect's whole-pixel bounds by.
+        const QRectF clip = QRectF(clipRect()).adjusted(-1, -1, 1, 1).intersected(target);
+        if (clip.isEmpty())
+            return;
+        const double sx = image.width() / target.width();
+        const double sy = image.height() / target.height();
+        const QRectF source((clip.left() - target.left()) * sx, (clip.top() - target.top()) * sy,
+                            clip.width() * sx, clip.height() * sy);
+        painter->save();
+        painter->setRenderHint(QPainter::SmoothPixmapTransform, m_interpolate);
+        painter->setRenderHint(QPainter::LosslessImageRendering, true);
+        painter->drawImage(clip, image, source);
+        painter->restore();
+    }
+
+private:
+    QCPColorMap *m_map;
+    bool m_interpolate;
+    double m_deviceScale;
+};
+
+QFont titleFont(const QFont &base)
+{
+    QFont font = base;
+    font.setPointSizeF(base.pointSizeF() + 4.0);
+    font.setBold(true);
+    return font;
+}
+
+} // namespace
+
+std::pair<int, int> figureLayoutSize(const FigureOptions &options)
+{
+    const double deviceScale = options.dpi / figureBaseDpi();
+    return {int(std::lround(options.width / deviceScale)),
+            int(std::lround(options.height / deviceScale))};
+}
+
+bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
+                 const FigureData &data, const FigureOptions &options, QString *error)
+{
+    const double deviceScale = options.dpi / figureBaseDpi();
+    const auto [width, height] = figureLayoutSize(options);
+    const PlotTheme theme = options.printTheme ? printPlotTheme() : plotTheme(state.theme());
+    const FigureBuilder builder(state, theme);
+
+    painter->fillRect(QRectF(0, 0, width, height), theme.background);
+
+    const QFont font = QApplication::font("QCustomPlot");
+    const double margin = 8.0;
+    double top = 0.0;
+    double bottom = height;
+    if (!options.title.isEmpty()) {
+        const QFont f = titleFont(font);
+        const QFontMetricsF metrics(f);
+        const QRectF band(margin, 0, width - 2 * margin,
+                          metrics.boundingRect(QRectF(0, 0, width - 2 * margin, height),
+                                               Qt::TextWordWrap | Qt::AlignCenter, options.title)
+                                  .height() +
+                              metrics.height() * 0.8);
+        painter->setFont(f);
+        painter->setPen(theme.foreground);
+        painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, options.title);
+        top = band.bottom();
+    }
+    if (options.caption || !options.captionText.isEmpty()) {
+        const QString text = options.captionText.isEmpty() ? figureCaption(state, options.views)
+                                                           : options.captionText;
+        const QFontMetricsF metrics(font);
+        const double textHeight = metrics
+                                      .boundingRect(QRectF(0, 0, width - 2 * margin, height),
+                                                    Qt::TextWordWrap | Qt::AlignCenter, text)
+                                      .height();
+        const QRectF band(margin, height - textHeight - metrics.height() * 0.8, width - 2 * margin,
+                          textHeight + metrics.height() * 0.4);
+        painter->setFont(font);
+        painter->setPen(theme.foreground);
+        painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, text);
+        bottom = band.top();
+    }
+    if (bottom - top < 60.0) {
+        *error = QStringLiteral("the title and caption leave no room for the figure at %1 x %2 "
+                                "pixels")
+                     .arg(options.width)
+                     .arg(options.height);
+        return false;
+    }
+
+    const int panels = int(options.views.size());
+    std::vector<std::unique_ptr<ExportPlot>> plots;
+    std::vector<HeatmapFigure> heatmaps(static_cast<std::size_t>(panels));
+    std::vector<std::pair<int, int>> bands;
+    for (int i = 0; i < panels; ++i) {
+        const int y0 = int(std::lround(top + (bottom - top) * i / panels));
+        const int y1 = int(std::lround(top + (bottom - top) * (i + 1) / panels));
+        bands.emplace_back(y0, y1);
+        auto &plot = plots.emplace_back(std::make_unique<ExportPlot>());
+        plot->setFont(font);
+        switch (options.views[i]) {
+        case FigureView::Heatmap: {
+            const EncodingResult &result = *data.encoding;
+            // Built with a one-cell grid; the real one depends on the laid-out size.
+            heatmaps[std::size_t(i)] = builder.buildHeatmap(
+                plot.get(), result,
+                sampleGrid(*result.matrix, fullWindow(result.spec, state.heatmapDimLimit()), 1, 1));
+            break;
+        }
+        case FigureView::Waves:
+            builder.buildWaves(plot.get(), *data.encoding);
+            break;
+        case FigureView::Phrases:
+            builder.buildPhraseGrid(plot.get(), *data.phrases);
+            break;
+        case FigureView::PhraseDifference:
+            builder.buildPhraseDifference(plot.get(), *data.phrases);
+            break;
+        case FigureView::TokenSimilarity:
+            builder.buildTokenSimilarity(plot.get(), *data.phrases);
+            break;
+        default:
+            if (const auto scheme = schemeViewOf(options.views[i]))
+                SchemeFigures(state, theme).build(*scheme, plot.get(), *data.schemes);
+            break;
+        }
+        plot->layoutAt(width, y1 - y0);
+    }
+
+    // Stacked panels with one axis rect each share their left and right edges, so positions
+    // line up across them (Fig 16-9's waves over its heatmap).
+    if (panels > 1) {
+        int left = 0, right = width;
+        for (const auto &plot : plots)
+            if (plot->axisRectCount() == 1) {
+                left = qMax(left, plot->axisRect()->rect().left());
+                right = qMin(right, plot->axisRect()->rect().right());
+            }
+        for (int i = 0; i < panels; ++i) {
+            ExportPlot &plot = *plots[std::size_t(i)];
+            if (plot.axisRectCount() != 1)
+                continue;
+            QCPAxisRect *rect = plot.axisRect();
+            const QMargins m = rect->margins();
+            rect->setMinimumMargins(QMargins(m.left() + left - rect->rect().left(), 0,
+                                             m.right() + rect->rect().right() - right, 0));
+            plot.layoutAt(width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
+        }
+    }
+
+    for (int i = 0; i < panels; ++i) {
+        ExportPlot &plot = *plots[std::size_t(i)];
+        const HeatmapFigure &heatmap = heatmaps[std::size_t(i)];
+        if (heatmap.map) {
+            const EncodingResult &result = *data.encoding;
+            const CellWindow window = fullWindow(result.spec, state.heatmapDimLimit());
+            qint64 rowPixels = window.rows(), colPixels = window.cols();
+            if (target == FigureTarget::Raster) {
+                // As the window does: one value per device pixel, each the mean of its cells.
+                const QSize area = heatmap.rect->rect().size();
+                const qint64 wide = qint64(std::ceil(area.width() * deviceScale));
+                const qint64 high = qint64(std::ceil(area.height() * deviceScale));
+                rowPixels = state.transposed() ? wide : high;
+                colPixels = state.transposed() ? high : wide;
+            } else {
+                const double cells = double(window.rows()) * double(window.cols());
+                if (cells > double(figurelimits::maxEmbeddedCells)) {
+                    const double shrink = std::sqrt(double(figurelimits::maxEmbeddedCells) / cells);
+                    rowPixels = qMax<qint64>(1, qint64(window.rows() * shrink));
+                    colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
+                }
+            }
+            builder.setHeatmapGrid(heatmap,
+                                   sampleGrid(*result.matrix, window, rowPixels, colPixels));
+        }
+        for (int p = 0; p < plot.plottableCount(); ++p) {
+            auto *map = qobject_cast<QCPColorMap *>(plot.plottable(p));
+            if (!map)
+                continue;
+            map->setInterpolate(options.interpolate);
+            if (target == FigureTarget::Vector && map->keyAxis()->orientation() == Qt::Horizontal) {
+                // The axis rect fills its background on its own layer; moved below the map's
+                // layer, it cannot cover the image drawn first on that layer.
+                map->keyAxis()->axisRect()->setLayer(QStringLiteral("background"));
+                new EmbeddedColorMap(map, options.interpolate, deviceScale);
+                map->setVisible(false);
+            }
+        }
+        painter->save();
+        painter->translate(0, bands[std::size_t(i)].first);
+        plot.toPainter(painter, width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
+        painter->restore();
+    }
+    return true;
+}
+
+} // namespace pe

@@ -1,0 +1,33 @@
+// Paints a figure: the title, the stacked panels each built by FigureBuilder or SchemeFigures
+// (their axes lined up), heatmaps sampled for the size they are drawn at, and the caption. The
+// FigureExporter turns the painting into PNG, SVG or PDF; it runs on the GUI thread (the builders
+// draw into QCustomPlot widgets) and computes nothing but the heatmaps' box filter.
+#pragma once
+
+#include "compute/figuredata.h"
+#include "figures/figureoptions.h"
+#include "state/explorerstate.h"
+
+#include <QString>
+
+#include <utility>
+
+class QCPPainter;
+
+namespace pe {
+
+// A raster target gets one heatmap value per device pixel; a vector target gets the heatmap's
+// cells as an embedded image at full resolution (up to figurelimits::maxEmbeddedCells).
+enum class FigureTarget { Raster, Vector };
+
+// The figure's layout size in the window's logical pixels: the requested device pixels at the
+// requested DPI, laid out as the screen would at its own DPI.
+std::pair<int, int> figureLayoutSize(const FigureOptions &options);
+
+// Paints the figure into a painter whose coordinates are the layout size's logical pixels.
+// `data` must hold what options.views need; false with *error when the title and caption leave
+// no room.
+bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
+                 const FigureData &data, const FigureOptions &options, QString *error);
+
+} // namespace pe
