@@ -23,7 +23,7 @@
 #include <QSet>
 #include <QSlider>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -237,15 +237,19 @@ private slots:
         QVERIFY2(view->message().contains(QLatin1String("empty")), qPrintable(view->message()));
         QCOMPARE(window->state()->phraseSettings().phrases.size(), before);
         QTest::keyClicks(view->phraseEdit(before), QStringLiteral("Zebras dance, zebras sing"));
+        // Applied on commit (Enter, leaving the field, or a pause), not key by key.
+        QCOMPARE(window->state()->phraseSettings().phrases.size(), before);
+        QTest::keyClick(view->phraseEdit(before), Qt::Key_Return);
         QVERIFY(view->message().isEmpty());
         QVERIFY(waitSettled(*window));
         QCOMPARE(window->state()->phraseSettings().phrases.size(), before + 1);
         QStringList vocabulary;
-        for (int row = 0; row < view->vocabularyTable()->rowCount(); ++row)
-            vocabulary.append(view->vocabularyTable()->item(row, 1)->text());
+        const QAbstractItemModel *table = view->vocabularyTable()->model();
+        for (int row = 0; row < table->rowCount(); ++row)
+            vocabulary.append(table->index(row, 1).data().toString());
         QVERIFY2(vocabulary.contains(QStringLiteral("zebras")), qPrintable(vocabulary.join(u' ')));
         QVERIFY(vocabulary.contains(QStringLiteral("dance")));
-        QCOMPARE(view->idsTable()->rowCount(), before + 1);
+        QCOMPARE(view->idsTable()->model()->rowCount(), before + 1);
         // One heatmap per phrase in each of the two rows.
         int maps = 0;
         for (int i = 0; i < view->gridPlot()->plottableCount(); ++i)
@@ -333,8 +337,8 @@ private slots:
 
         PhraseView *view = window->phraseView();
         const QStringList vocabulary = kerasVocabulary(s.phrases);
-        QCOMPARE(view->vocabularyTable()->rowCount(), vocabulary.size());
-        QCOMPARE(view->vocabularyTable()->item(2, 1)->text(), vocabulary[2]);
+        QCOMPARE(view->vocabularyTable()->model()->rowCount(), vocabulary.size());
+        QCOMPARE(view->vocabularyTable()->model()->index(2, 1).data().toString(), vocabulary[2]);
 
         // Fixed row: value = PE(id, j) + PE(p, j) with d = 50; one colour scale for the row.
         auto ids = [&](int phrase) {
@@ -423,9 +427,10 @@ private slots:
         QVERIFY2(phrases->message().contains(QLatin1String("phrase 1")),
                  qPrintable(phrases->message()));
         QCOMPARE(window->state()->phraseSettings().phrases, good);
-        auto *maxTokens = window->findChild<QLineEdit *>(QStringLiteral("maxTokens"));
+        auto *maxTokens = window->findChild<QLineEdit *>(QStringLiteral("phraseMaxTokens"));
+        QVERIFY(maxTokens);
         typeInto(maxTokens, QStringLiteral("2"));
-        QVERIFY2(phrases->message().contains(QLatin1String("maxTokens")),
+        QVERIFY2(phrases->message().contains(QLatin1String("Max tokens")),
                  qPrintable(phrases->message()));
         QCOMPARE(window->state()->phraseSettings().maxTokens, 200);
     }
