@@ -5,6 +5,7 @@
 
 #include "alibischeme.h"
 #include "learnedscheme.h"
+#include "nopescheme.h"
 #include "ropescheme.h"
 #include "sinusoidalscheme.h"
 #include "t5scheme.h"
@@ -13,7 +14,16 @@
 
 namespace pe {
 
-using SchemeParameters =
-    std::variant<SinusoidalScheme, LearnedScheme, RopeScheme, AlibiScheme, T5Scheme>;
+// One scheme a line, in menu order (kept so by hand: a new scheme is one added line).
+// clang-format off
+using SchemeParameters = std::variant<
+    SinusoidalScheme,
+    LearnedScheme,
+    RopeScheme,
+    AlibiScheme,
+    T5Scheme,
+    NopeScheme
+>;
+// clang-format on
 
 } // namespace pe

@@ -1,0 +1,348 @@
+// The field-table machinery (core/fields) on a table of its own: one text syntax, JSON, gates,
+// command-line options and --help, and refusals that name the field.
+#include "testutil.h"
+
+#include "fields/fieldoptions.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace pe;
+
+namespace {
+
+enum class Shape { Circle, Square, Star };
+constexpr ChoiceName shapeNames[] = {
+    choice(Shape::Circle, "circle", "Circle", "round,disc"),
+    choice(Shape::Square, "square", "Square"),
+    choice(Shape::Star, "star", "Star"),
+};
+
+// A made-up parameter struct with one field of each kind.
+struct Sample
+{
+    Shape shape = Shape::Circle;
+    qint64 count = 3;
+    double size = 1.5;
+    std::optional<double> weight;
+    bool filled = false;
+    bool outlined = true;
+    qint64 points = 5; // stars only, and required when the star is chosen on the command line
+    QList<qint64> marks;
+    std::vector<double> radii;
+    QString title;
+    QStringList notes;
+    QList<MatrixCell> crosses;
+    MatrixCell cell{1, 2};
+    quint64 seed = 0;
+
+    static FieldTable<Sample> fields()
+    {
+        using S = Sample;
+        static const Field<S> table[] = {
+            {.key = "shape", .flag = "shape", .label = "Shape", .help = "What to draw.",
+             .kind = choiceKind<&S::shape>(shapeNames)},
+            {.key = "count", .flag = "count", .label = "Count", .help = "How many.",
+             .kind = IntegerKind<S>{&S::count, {1, 100}}},
+            {.key = "size", .flag = "size", .label = "Size", .help = "How big.",
+             .kind = RealKind<S>{&S::size, {0.0, 10.0, true}}},
+            {.key = "weight", .flag = "weight", .label = "Weight", .help = "Optional.",
+             .kind = OptionalRealKind<S>{&S::weight, {0.0, 1.0}}},
+            {.key = "filled", .flag = "filled", .label = "Filled", .help = "Fill it.",
+             .kind = BoolKind<S>{&S::filled}},
+            {.key = "outlined", .flag = "outlined", .label = "Outlined", .help = "Outline it.",
+             .kind = BoolKind<S>{&S::outlined}},
+            {.key = "star_points", .flag = "points", .label = "Points", .help = "Star tips.",
+             .kind = IntegerKind<S>{&S::points, {3, 12}},
+             .gate = {.by = "shape", .applies = bitsOf(Shape::Star),
+                      .required = bitsOf(Shape::Star)}},
+            {.key = "marks", .flag = "marks", .label = "Marks", .help = "Positions.",
+             .kind = IntegerListKind<S>{&S::marks, {0, 9}, 3}},
+            {.key = "radii", .flag = "radii", .label = "Radii", .help = "Radii.",
+             .kind = RealListKind<S>{&S::radii, {0.0, 1.0}, 4}},
+            {.key = "title", .flag = "title", .label = "Title", .help = "A title.",
+             .kind = TextKind<S>{&S::title, 8}},
+            {.key = "notes", .flag = "note", .label = "Notes", .help = "Notes.",
+             .kind = TextListKind<S>{&S::notes, 2, 5}},
+            {.key = "crosses", .flag = "cross", .label = "Crosses", .help = "Crosses.",
+             .kind = CrossListKind<S>{&S::crosses, 2}},
+            {.key = "cell", .flag = "cell", .label = "Cell", .help = "A cell.",
+             .kind = CellKind<S>{&S::cell}},
+            {.key = "seed", .flag = "seed", .label = "Seed", .help = "A seed.",
+             .kind = SeedKind<S>{&S::seed}},
+        };
+        return table;
+    }
+    bool operator==(const Sample &) const = default;
+};
+
+const Field<Sample> &field(const char *key)
+{
+    const Field<Sample> *f = findField(Sample::fields(), std::string_view(key));
+    Q_ASSERT(f);
+    return *f;
+}
+
+// Parses `args` (after the program name) with every Sample option; the problem it gives.
+FieldProblem parseArgs(const QStringList &args, Sample *out)
+{
+    OptionSet options;
+    options.add(Sample::fields());
+    QCommandLineParser parser;
+    options.addTo(parser);
+    if (!parser.parse(QStringList{QStringLiteral("test")} + args))
+        return {QString(), parser.errorText()};
+    return readOptions(Sample::fields(), parser, out, QStringLiteral("test"));
+}
+
+} // namespace
+
+class TestFields : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void choiceNamesParseNamesAndAliases()
+    {
+        QCOMPARE(parseAs<Shape>(shapeNames, u"square"), Shape::Square);
+        QCOMPARE(parseAs<Shape>(shapeNames, u" disc "), Shape::Circle);
+        QCOMPARE(parseAs<Shape>(shapeNames, u"round"), Shape::Circle);
+        QVERIFY(!parseAs<Shape>(shapeNames, u"Square")); // names are case-sensitive
+        QVERIFY(!parseAs<Shape>(shapeNames, u"circ"));
+        QCOMPARE(nameOf(shapeNames, Shape::Star), u"star"_qs);
+        QCOMPARE(labelOf(shapeNames, Shape::Star), u"Star"_qs);
+        QCOMPARE(choiceList(shapeNames), u"circle, square or star"_qs);
+    }
+
+    void realsReadBackExactly_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("0.1") << 0.1 << u"0.1"_qs;
+        QTest::addRow("1e12") << 1e12 << u"1e+12"_qs;
+        QTest::addRow("10000") << 10000.0 << u"10000"_qs;
+        QTest::addRow("1/3") << 1.0 / 3.0 << u"0.3333333333333333"_qs;
+        QTest::addRow("tiny") << 5e-324 << u"5e-324"_qs;
+    }
+    void realsReadBackExactly()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, text);
+        QCOMPARE(formatReal(value), text);
+        double back = 0;
+        QVERIFY(fieldvalue::parseReal(formatReal(value), {0.0, 1e300}, &back).isEmpty());
+        QCOMPARE(back, value); // bit for bit
+    }
+
+    void textRefusalsNameTheProblem_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("count 0") << u"count"_qs << u"0"_qs << u"must be between 1 and 100 (got 0)"_qs;
+        QTest::addRow("count text") << u"count"_qs << u"ten"_qs
+                                    << u"must be a whole number (got \"ten\")"_qs;
+        QTest::addRow("count too long")
+            << u"count"_qs << u"99999999999999999999"_qs << u"must be a whole number"_qs;
+        QTest::addRow("size open at 0") << u"size"_qs << u"0"_qs
+                                        << u"must be greater than 0 and at most 10 (got 0)"_qs;
+        QTest::addRow("size nan") << u"size"_qs << u"nan"_qs << u"must be a finite number"_qs;
+        QTest::addRow("size inf") << u"size"_qs << u"inf"_qs << u"must be a finite number"_qs;
+        QTest::addRow("weight closed") << u"weight"_qs << u"1.5"_qs
+                                       << u"must be between 0 and 1 (got 1.5)"_qs;
+        QTest::addRow("shape") << u"shape"_qs << u"cube"_qs
+                               << u"must be circle, square or star (got \"cube\")"_qs;
+        QTest::addRow("bool") << u"filled"_qs << u"maybe"_qs << u"must be true or false"_qs;
+        QTest::addRow("marks too many") << u"marks"_qs << u"1,2,3,4"_qs
+                                        << u"takes at most 3 values (got 4)"_qs;
+        QTest::addRow("marks out of range") << u"marks"_qs << u"1, 10"_qs << u"\"10\""_qs;
+        QTest::addRow("title too long") << u"title"_qs << u"123456789"_qs
+                                        << u"at most 8 characters"_qs;
+        QTest::addRow("cross") << u"crosses"_qs << u"3@x"_qs << u"must be crosses written P@D"_qs;
+        QTest::addRow("cell without dim") << u"cell"_qs << u"3"_qs << u"must be a cell written P@D"_qs;
+        QTest::addRow("seed negative") << u"seed"_qs << u"-1"_qs << u"must be a whole number from 0"_qs;
+    }
+    void textRefusalsNameTheProblem()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        Sample s;
+        const Sample before = s;
+        const QString problem = setFieldText(field(qPrintable(key)), s, text);
+        QVERIFY2(problem.contains(message), qPrintable(problem));
+        QVERIFY(s == before); // a refused value changes nothing
+        const QString named = describe(Sample::fields(), {key, problem}, FieldNaming::Flag);
+        QVERIFY2(named.startsWith(QStringLiteral("--")), qPrintable(named));
+    }
+
+    void oneTextSyntax()
+    {
+        Sample s;
+        QVERIFY(setFieldText(field("marks"), s, u" 1,2 , 9").isEmpty());
+        QCOMPARE(s.marks, (QList<qint64>{1, 2, 9}));
+        QCOMPARE(fieldText(field("marks"), s), u"1,2,9"_qs);
+        QVERIFY(setFieldText(field("crosses"), s, u"35@100, 7").isEmpty());
+        QCOMPARE(s.crosses, (QList<MatrixCell>{{35, 100}, {7, -1}}));
+        QCOMPARE(fieldText(field("crosses"), s), u"35@100,7"_qs);
+        QVERIFY(setFieldText(field("cell"), s, u"22@60").isEmpty());
+        QCOMPARE(s.cell, (MatrixCell{22, 60}));
+        QVERIFY(setFieldText(field("weight"), s, u"0.25").isEmpty());
+        QCOMPARE(s.weight, 0.25);
+        QVERIFY(setFieldText(field("weight"), s, u"").isEmpty()); // empty clears an optional
+        QVERIFY(!s.weight);
+        QVERIFY(setFieldText(field("seed"), s, u"18446744073709551615").isEmpty());
+        QCOMPARE(s.seed, std::numeric_limits<quint64>::max());
+    }
+
+    void jsonRoundTripAndGates()
+    {
+        Sample s;
+        s.shape = Shape::Star;
+        s.points = 7;
+        s.weight = 0.5;
+        s.marks = {4, 5};
+        s.radii = {0.25, 0.5};
+        s.notes = {u"a"_qs, u"bb"_qs};
+        s.crosses = {{1, 2}};
+        s.seed = 18446744073709551557ull;
+        const QJsonObject json = toJson(Sample::fields(), s);
+        QCOMPARE(json.value(u"seed").toString(), u"18446744073709551557"_qs); // above 2^53
+        QCOMPARE(json.value(u"crosses").toArray().first().toString(), u"1@2"_qs);
+        QCOMPARE(json.value(u"star_points").toInteger(), 7);
+        Sample back;
+        const FieldProblem problem = readJson(Sample::fields(), json, &back);
+        QVERIFY2(!problem, qPrintable(problem.message));
+        QVERIFY(back == s);
+        // A circle has no points: they are not written, and a file that gives them is refused.
+        s.shape = Shape::Circle;
+        QVERIFY(!toJson(Sample::fields(), s).contains(u"star_points"));
+        QJsonObject circle = toJson(Sample::fields(), s);
+        circle.insert(u"star_points"_qs, 5);
+        const FieldProblem refused = readJson(Sample::fields(), circle, &back);
+        QCOMPARE(refused.key, u"star_points"_qs);
+        QVERIFY2(refused.message.contains(u"does not apply with shape circle"),
+                 qPrintable(refused.message));
+    }
+
+    void jsonRefusesWhatItDoesNotKnow_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("unknown key") << uR"({"colour": 1})"_qs << u"colour"_qs
+                                     << u"not a known setting"_qs;
+        QTest::addRow("count as text") << uR"({"count": "3"})"_qs << u"count"_qs
+                                       << u"must be a whole number"_qs;
+        QTest::addRow("count fraction") << uR"({"count": 2.5})"_qs << u"count"_qs
+                                        << u"must be a whole number"_qs;
+        QTest::addRow("count huge") << uR"({"count": 1e300})"_qs << u"count"_qs
+                                    << u"must be a whole number"_qs;
+        QTest::addRow("size bool") << uR"({"size": true})"_qs << u"size"_qs
+                                   << u"must be a finite number (got true)"_qs;
+        QTest::addRow("shape number") << uR"({"shape": 2})"_qs << u"shape"_qs
+                                      << u"must be circle, square or star"_qs;
+        QTest::addRow("marks object") << uR"({"marks": {}})"_qs << u"marks"_qs
+                                      << u"must be a list of whole numbers"_qs;
+        QTest::addRow("cross object") << uR"({"crosses": [{"position": 1}]})"_qs << u"crosses"_qs
+                                      << u"such as [\"35@100\"]"_qs;
+        QTest::addRow("too many notes") << uR"({"notes": ["a", "b", "c"]})"_qs << u"notes"_qs
+                                        << u"takes at most 2 values"_qs;
+    }
+    void jsonRefusesWhatItDoesNotKnow()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, key);
+        QFETCH(QString, message);
+        Sample s;
+        const FieldProblem problem =
+            readJson(Sample::fields(), QJsonDocument::fromJson(json.toUtf8()).object(), &s);
+        QCOMPARE(problem.key, key);
+        QVERIFY2(problem.message.contains(message), qPrintable(problem.message));
+    }
+
+    void commandLineOptions()
+    {
+        Sample s;
+        QVERIFY(!parseArgs({u"--shape"_qs, u"square"_qs, u"--count"_qs, u"4"_qs, u"--filled"_qs,
+                            u"--outlined"_qs, u"false"_qs, u"--note"_qs, u"a"_qs, u"--note"_qs,
+                            u"b"_qs},
+                           &s));
+        QCOMPARE(s.shape, Shape::Square);
+        QCOMPARE(s.count, 4);
+        QVERIFY(s.filled);
+        QVERIFY(!s.outlined);
+        QCOMPARE(s.notes, (QStringList{u"a"_qs, u"b"_qs}));
+
+        // A switch can be turned off again (a session turned it on).
+        Sample on;
+        on.filled = true;
+        QVERIFY(!parseArgs({u"--no-filled"_qs}, &on));
+        QVERIFY(!on.filled);
+        QCOMPARE(parseArgs({u"--filled"_qs, u"--no-filled"_qs}, &on).message,
+                 u"and --no-filled cannot both be given"_qs);
+
+        Sample t;
+        FieldProblem p = parseArgs({u"--points"_qs, u"6"_qs}, &t);
+        QCOMPARE(describe(Sample::fields(), p, FieldNaming::Flag),
+                 u"--points does not apply to test --shape circle"_qs);
+        p = parseArgs({u"--shape"_qs, u"star"_qs}, &t);
+        QCOMPARE(describe(Sample::fields(), p, FieldNaming::Flag),
+                 u"--points is required with test --shape star"_qs);
+        // A star that came from a session brings its points: nothing is required of the
+        // command line then.
+        Sample star;
+        star.shape = Shape::Star;
+        QVERIFY(!parseArgs({u"--count"_qs, u"2"_qs}, &star));
+        QCOMPARE(star.points, 5);
+    }
+
+    void helpIsGeneratedFromTheTable()
+    {
+        OptionSet options;
+        options.add(Sample::fields(), u"samples"_qs);
+        QCommandLineParser parser;
+        options.addTo(parser);
+        const QString help = parser.helpText();
+        for (const Field<Sample> &f : Sample::fields())
+            QVERIFY2(help.contains(QStringLiteral("--") + QString::fromUtf8(f.flag)),
+                     f.flag);
+        QVERIFY(help.contains(u"samples: How many. Between 1 and 100. Default 3."));
+        QVERIFY(help.contains(u"Required with star."));
+        QVERIFY(help.contains(u"--no-filled"));
+        QVERIFY(!help.contains(u"--no-outlined")); // true by default: it takes a value instead
+    }
+
+    void flagRenames()
+    {
+        const FlagRenames renames = {{u"count"_qs, u"n"_qs}, {u"title"_qs, QString()}};
+        OptionSet options;
+        options.add(Sample::fields(), QString(), renames);
+        QCommandLineParser parser;
+        options.addTo(parser);
+        QVERIFY(parser.parse({u"test"_qs, u"--n"_qs, u"9"_qs}));
+        Sample s;
+        QVERIFY(!readOptions(Sample::fields(), parser, &s, QString(), renames));
+        QCOMPARE(s.count, 9);
+        QVERIFY(!parser.helpText().contains(u"--title"));
+        QVERIFY(!parser.parse({u"test"_qs, u"--title"_qs, u"x"_qs}));
+    }
+
+    void rangeProblemAndSummary()
+    {
+        Sample s;
+        QVERIFY(!rangeProblem(Sample::fields(), s));
+        s.count = 1000; // set in code, bypassing the parser
+        const FieldProblem p = rangeProblem(Sample::fields(), s);
+        QCOMPARE(p.key, u"count"_qs);
+        QCOMPARE(describe(Sample::fields(), p, FieldNaming::Label),
+                 u"Count must be between 1 and 100 (got 1000)"_qs);
+        s.count = 3;
+        s.size = 2.0;
+        QCOMPARE(fieldSummary(Sample::fields(), s), u"size 2"_qs);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFields)
+#include "tst_fields.moc"

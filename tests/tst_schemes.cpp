@@ -1,0 +1,227 @@
+// Every scheme of core/schemes/schemelist.h, through what every descriptor promises: names,
+// a field table whose defaults are valid and read back, a plan the backends compute, values
+// within the stated range, sessions and the command line. A new scheme is checked here by
+// being in the list; its own numbers get a test function below.
+#include "testutil.h"
+
+#include "cpubackend.h"
+#include "cpusampler.h"
+#include "formats/npyfile.h"
+
+#include <QCommandLineParser>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pe;
+
+namespace {
+
+// The spec of scheme `s` at its defaults over a small matrix.
+template <class S> EncodingSpec smallSpec(const S &s, qint64 positions = 24, qint64 dims = 16)
+{
+    EncodingSpec spec;
+    spec.scheme = s;
+    spec.positions = positions;
+    spec.dims = dims;
+    return spec.normalized();
+}
+
+std::vector<float> encodeAll(const EncodingSpec &spec)
+{
+    std::vector<float> out(std::size_t(spec.positions * spec.dims));
+    CpuBackend cpu(1);
+    QString error;
+    if (!cpu.encode(spec, 0, spec.positions, out.data(), &error))
+        qFatal("%s", qPrintable(error));
+    return out;
+}
+
+// Writes `args` with `pescope data` into `file`; the array read back.
+bool dataRun(const QStringList &args, const QString &file, std::vector<float> *values,
+             TensorInfo *info)
+{
+    const test::RunResult run = test::runPescope(QStringList{u"data"_qs} + args +
+                                                 QStringList{u"--out"_qs, file});
+    if (run.exitCode != 0) {
+        qWarning("%s", run.err.constData());
+        return false;
+    }
+    NpyFile npy;
+    QString error;
+    if (!npy.open(file, &error) || !npy.read(values, &error)) {
+        qWarning("%s", qPrintable(error));
+        return false;
+    }
+    *info = npy.tensor();
+    return true;
+}
+
+} // namespace
+
+class TestSchemes : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+private slots:
+    void namesAreUniqueAndComplete()
+    {
+        QSet<QString> ids;
+        forEachScheme([&](const auto &s) {
+            const SchemeInfo &info = s.info;
+            QVERIFY(!QString::fromUtf8(info.id).isEmpty());
+            QVERIFY(!QString::fromUtf8(info.label).isEmpty());
+            QVERIFY(!QString::fromUtf8(info.description).isEmpty());
+            QVERIFY2(!ids.contains(QString::fromUtf8(info.id)), info.id);
+            ids.insert(QString::fromUtf8(info.id));
+        });
+        QCOMPARE(qsizetype(schemeCount), ids.size());
+        QCOMPARE(qsizetype(std::size(schemeNames)), ids.size());
+        for (const ChoiceName &n : schemeNames)
+            QCOMPARE(schemeId(defaultScheme(std::size_t(n.value))), QString::fromUtf8(n.name));
+    }
+
+    // Every field's default reads back through its text and its JSON; the defaults are valid.
+    void defaultsAreValidAndReadBack()
+    {
+        forEachScheme([&](const auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            const EncodingSpec spec = smallSpec(s);
+            QVERIFY2(spec.validate().isEmpty(), qPrintable(spec.schemeId() + spec.validate()));
+            for (const Field<S> &f : S::fields()) {
+                S copy;
+                QVERIFY2(setFieldText(f, copy, fieldText(f, s)).isEmpty(), f.key);
+                QVERIFY2(copy == s, f.key);
+                QVERIFY2(setFieldJson(f, copy, fieldJson(f, s)).isEmpty(), f.key);
+                QVERIFY2(copy == s, f.key);
+                QVERIFY2(!QString::fromUtf8(f.help).isEmpty(), f.key);
+                QVERIFY2(!QString::fromUtf8(f.label).isEmpty(), f.key);
+            }
+            EncodingSpec back;
+            const FieldProblem problem = back.readJson(spec.toJson());
+            QVERIFY2(!problem, qPrintable(problem.message));
+            QVERIFY(back == spec);
+        });
+    }
+
+    // The plan covers the matrix, the CPU computes it, and every value lies in the range the
+    // descriptor states before computing (colour scales rely on it).
+    void plansComputeWithinTheStatedRange()
+    {
+        forEachScheme([&](const auto &s) {
+            const EncodingSpec spec = smallSpec(s);
+            const qint64 columns = planColumns(spec.plan());
+            QVERIFY(columns == spec.dims || columns == -1);
+            const ValueRange range = spec.valueRange();
+            QVERIFY(range.minimum <= range.maximum);
+            for (float v : encodeAll(spec))
+                QVERIFY2(v == -std::numeric_limits<float>::infinity() ||
+                             (v >= range.minimum - 1e-6 && v <= range.maximum + 1e-6),
+                         qPrintable(spec.schemeId() + QStringLiteral(": %1").arg(v)));
+            QVERIFY(!spec.caption().isEmpty());
+            QVERIFY(!spec.legend().isEmpty());
+            QVERIFY(!spec.column(0).label.isEmpty());
+            QVERIFY(!spec.outputs().empty());
+            QCOMPARE(spec.outputs().front().name, u"matrix"_qs);
+        });
+    }
+
+    // A 1 x 1 sample inside one cell is that cell, whatever the scheme computes with.
+    void samplingAgreesWithEncoding()
+    {
+        forEachScheme([&](const auto &s) {
+            const EncodingSpec spec = smallSpec(s, 20, 12);
+            const std::vector<float> all = encodeAll(spec);
+            for (auto [p, j] : {std::pair{0, 0}, std::pair{7, 3}, std::pair{19, 11}}) {
+                float v = 0;
+                QString error;
+                QVERIFY2(sampleOnCpu(spec, {p + 0.25, j + 0.25, 0.5, 0.5}, 1, 1, &v, &error, 1),
+                         qPrintable(error));
+                const float expected = all[std::size_t(p * spec.dims + j)];
+                if (std::isinf(expected))
+                    QCOMPARE(v, expected);
+                else
+                    PE_COMPARE_NEAR(v, expected, 1e-6);
+            }
+        });
+    }
+
+    // `pescope data --help` lists every scheme and every option of every scheme's table.
+    void helpListsEverySchemeAndOption()
+    {
+        const test::RunResult run = test::runPescope({u"data"_qs, u"--help"_qs});
+        QCOMPARE(run.exitCode, 0);
+        const QString help = QString::fromUtf8(run.out).simplified(); // lines are wrapped
+        QVERIFY2(help.contains(choiceList(schemeNames), Qt::CaseInsensitive), qPrintable(help));
+        forEachScheme([&](const auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            for (const Field<S> &f : S::fields())
+                if (f.flag)
+                    QVERIFY2(help.contains(QStringLiteral("--") + QString::fromUtf8(f.flag)),
+                             f.flag);
+        });
+    }
+
+    // Each scheme's default array, written by `pescope data` with nothing but its name.
+    void dataWritesEveryScheme()
+    {
+        forEachScheme([&](const auto &s) {
+            const EncodingSpec spec = smallSpec(s, 6, 4);
+            const QString file = m_dir.filePath(spec.schemeId() + QStringLiteral(".npy"));
+            QStringList args = {u"--scheme"_qs, spec.schemeId(), u"--positions"_qs, u"6"_qs};
+            if (spec.info().usesDims)
+                args << u"--dims"_qs << u"4"_qs;
+            std::vector<float> values;
+            TensorInfo info;
+            const DataOutput output = spec.outputs().front();
+            if (output.type != ElementType::Float32) // int32 arrays: shape only
+                return;
+            QVERIFY2(dataRun(args, file, &values, &info), qPrintable(spec.schemeId()));
+            QCOMPARE(info.shape, output.shape);
+            if (!output.rows) // the matrix itself
+                QCOMPARE(values, encodeAll(spec));
+        });
+    }
+
+    void unknownAndForeignOptionsAreRefused()
+    {
+        const test::RunResult unknown = test::runPescope(
+            {u"data"_qs, u"--scheme"_qs, u"wavelet"_qs, u"--positions"_qs, u"4"_qs, u"--dims"_qs,
+             u"4"_qs, u"--out"_qs, m_dir.filePath(u"x.npy"_qs)});
+        QCOMPARE(unknown.exitCode, 2);
+        const QString expected = QStringLiteral("--scheme must be ") + choiceList(schemeNames);
+        QVERIFY2(QString::fromUtf8(unknown.err).contains(expected), unknown.err.constData());
+        // An option of another scheme would be ignored: it is refused instead.
+        const test::RunResult foreign = test::runPescope(
+            {u"data"_qs, u"--scheme"_qs, u"learned"_qs, u"--base"_qs, u"100"_qs, u"--positions"_qs,
+             u"4"_qs, u"--dims"_qs, u"4"_qs, u"--out"_qs, m_dir.filePath(u"x.npy"_qs)});
+        QCOMPARE(foreign.exitCode, 2);
+        QVERIFY2(foreign.err.contains("--base does not apply to --scheme learned"),
+                 foreign.err.constData());
+    }
+
+    // NoPE: no positional information, zeros everywhere, on every path.
+    void nopeIsAllZeros()
+    {
+        const EncodingSpec spec = smallSpec(NopeScheme{}, 8, 4);
+        for (float v : encodeAll(spec))
+            QCOMPARE(v, 0.0f);
+        float pixels[6] = {1, 1, 1, 1, 1, 1};
+        QString error;
+        QVERIFY(sampleOnCpu(spec, MatrixWindow::whole(spec), 2, 3, pixels, &error, 1));
+        for (float v : pixels)
+            QCOMPARE(v, 0.0f);
+        std::vector<float> values;
+        TensorInfo info;
+        QVERIFY(dataRun({u"--scheme"_qs, u"nope"_qs, u"--positions"_qs, u"8"_qs, u"--dims"_qs,
+                         u"4"_qs},
+                        m_dir.filePath(u"z.npy"_qs), &values, &info));
+        QCOMPARE(info.shape, (std::vector<qint64>{8, 4}));
+        QCOMPARE(values, std::vector<float>(32, 0.0f));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSchemes)
+#include "tst_schemes.moc"
