@@ -16,8 +16,11 @@ namespace pe {
 
 namespace {
 
-// Decay curves hold at most this many distances; longer ranges are sampled evenly.
+// Decay curves hold at most this many distances; longer ranges are sampled evenly, and more
+// sparsely with many rotary pairs, so that a curve costs at most maxDecayTerms cosines.
 constexpr qint64 maxDecaySamples = 8192;
+constexpr qint64 maxDecayTerms = maxDecaySamples * 1024;
+constexpr qint64 minDecaySamples = 512;
 // Largest PE table the similarity view encodes (positions x dims floats).
 constexpr qint64 maxSimilarityElements = qint64(1) << 26;
 
@@ -156,7 +159,9 @@ bool computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &view
 
     if (views.contains(SchemeView::Decay)) {
         const qint64 last = s.decayDistance;
-        const qint64 samples = std::min(last + 1, maxDecaySamples);
+        const qint64 pairs = std::max<qint64>(1, inputs.spec.dims / 2);
+        const qint64 samples =
+            std::min({last + 1, maxDecaySamples, std::max(minDecaySamples, maxDecayTerms / pairs)});
         result->decayDistances.resize(std::size_t(samples));
         for (qint64 k = 0; k < samples; ++k)
             result->decayDistances[std::size_t(k)] =

@@ -15,6 +15,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
@@ -30,10 +31,32 @@ namespace pe {
 
 namespace {
 
+// Enter in a size field applies the size (the pixel count and the preview follow) instead of
+// pressing the default button: a typed 30000 must not write a file at once.
+class ApplyOnEnter : public QObject
+{
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::KeyPress) {
+            const int key = static_cast<QKeyEvent *>(event)->key();
+            if (key == Qt::Key_Return || key == Qt::Key_Enter) {
+                static_cast<QAbstractSpinBox *>(watched)->interpretText();
+                return true;
+            }
+        }
+        return QObject::eventFilter(watched, event);
+    }
+};
+
 // A typed size applies on Enter, on leaving the field (keyboard tracking off) or, as in the
 // window's forms, after a pause once typing stops.
 void commitAfterPause(QAbstractSpinBox *box, QObject *owner)
 {
+    box->installEventFilter(new ApplyOnEnter(owner));
     auto *pause = new QTimer(owner);
     pause->setSingleShot(true);
     pause->setInterval(FieldForm::commitPauseMs);

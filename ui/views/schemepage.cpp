@@ -204,6 +204,7 @@ void SchemePage::schedule()
     const SchemeInputs inputs{m_state->spec(), m_state->schemeSettings()};
     const QList<SchemeView> views{inputs.settings.view};
     if (m_result && schemeResultMatches(*m_result, inputs, views)) {
+        ++m_generation; // a computation still running is for other inputs now: drop its result
         m_pending = false;
         redraw();
         return;

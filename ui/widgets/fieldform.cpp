@@ -259,10 +259,17 @@ void FieldForm::commit(const QString &key, const QString &text)
     if (const FieldProblem problem = m_model->problem()) {
         // A rule of the whole form (a memory budget) is explained beside the field that broke
         // it; a problem of another field (one a choice requires) leaves this value pending.
-        const bool own = problem.key == key || !row(problem.key);
+        // A choice's problem may come without a key ("factor is required by rope_type linear"
+        // from a whole-configuration check): it goes beside the field it names first.
+        QString at = problem.key;
+        if (at.isEmpty() && keep)
+            for (const Row *other : std::as_const(m_rows))
+                if (problem.message.startsWith(other->field.key + QLatin1Char(' ')))
+                    at = other->field.key;
+        const bool own = at == key || !row(at);
         if (own)
             undo();
-        showProblem(own ? key : problem.key, m_model->describe(problem));
+        showProblem(own ? key : at, m_model->describe(problem));
         updateRows(); // a choice may have shown the field that needs a value
         return;
     }
