@@ -15,12 +15,14 @@
 #include "views/schemepage.h"
 #include "widgets/fieldform.h"
 #include "widgets/parameterpanel.h"
+#include "windowtestutil.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
 #include <QSlider>
@@ -35,6 +37,7 @@
 #include <limits>
 
 using namespace pe;
+using pe::test::openWindow;
 
 namespace {
 
@@ -173,19 +176,6 @@ bool sameValue(const QString &a, const QString &b)
             return false;
     }
     return true;
-}
-
-std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QString())
-{
-    MainWindowOptions options;
-    options.persistent = !settingsFile.isEmpty();
-    options.settingsFile = settingsFile;
-    auto window = std::make_unique<MainWindow>(options);
-    window->state()->setBackendChoice(BackendChoice::Cpu);
-    window->resize(1400, 900);
-    window->show();
-    window->activateWindow();
-    return window;
 }
 
 // The longest the event loop was blocked while `done` became true (or `timeoutMs` passed).
@@ -776,9 +766,35 @@ private slots:
                  [&] { return qint64(dialog->options().dpi); });
         // A size past the pixel budget is refused beside the size fields, and the preview says
         // so instead of rendering it.
-        QVERIFY(!dialog->options().validate().isEmpty() ||
-                dialog->options().width * dialog->options().height <= figurelimits::maxPixels);
         QVERIFY2(m_slowKeys.isEmpty(), qPrintable(m_slowKeys.join(QStringLiteral(", "))));
+        // Each side fits, the pixel count does not: refused once, beside the size fields; the
+        // preview waits for a size it can draw.
+        auto *sizeInfo = dialog->findChild<QLabel *>(QStringLiteral("exportSizeInfo"));
+        QVERIFY(sizeInfo);
+        const auto typeSize = [&](QAbstractSpinBox *box, const QString &text) {
+            box->setFocus();
+            QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
+            QTest::keyClicks(box, text);
+            QTest::keyClick(box, Qt::Key_Return);
+        };
+        typeSize(dpi, QStringLiteral("96"));
+        typeSize(width, QString::number(figurelimits::maxSide));
+        typeSize(height, QString::number(figurelimits::maxSide));
+        QCOMPARE(dialog->options().width, figurelimits::maxSide);
+        QCOMPARE(dialog->options().height, figurelimits::maxSide);
+        const QString problem = dialog->options().validate();
+        QVERIFY(!problem.isEmpty());
+        QCOMPARE(sizeInfo->text(), problem);
+        QTest::qWait(500); // the preview's delay
+        QVERIFY2(dialog->message().isEmpty(), qPrintable(dialog->message()));
+        QVERIFY(dialog->previewImage().isNull());
+        typeSize(height, QStringLiteral("600"));
+        QVERIFY2(dialog->options().validate().isEmpty(),
+                 qPrintable(QStringLiteral("%1 x %2: %3")
+                                .arg(dialog->options().width)
+                                .arg(dialog->options().height)
+                                .arg(dialog->options().validate())));
+        QVERIFY2(sizeInfo->text().contains(QLatin1String("pixels")), qPrintable(sizeInfo->text()));
         delete dialog;
     }
 

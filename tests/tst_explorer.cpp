@@ -11,6 +11,7 @@
 #include "views/wavesview.h"
 #include "widgets/fieldform.h"
 #include "widgets/parameterpanel.h"
+#include "windowtestutil.h"
 
 #include <QAbstractButton>
 #include <QCheckBox>
@@ -31,24 +32,11 @@
 #include <cmath>
 
 using namespace pe;
+using pe::test::openWindow;
 
 namespace {
 
 constexpr int settleTimeoutMs = 30000;
-
-// A window that never touches the user's settings.
-std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QString())
-{
-    MainWindowOptions options;
-    options.persistent = !settingsFile.isEmpty();
-    options.settingsFile = settingsFile;
-    auto window = std::make_unique<MainWindow>(options);
-    window->state()->setBackendChoice(BackendChoice::Cpu);
-    window->resize(1400, 900);
-    window->show();
-    window->activateWindow();
-    return window;
-}
 
 bool waitSettled(MainWindow &window)
 {

@@ -145,6 +145,7 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_dpi->setSuffix(tr(" dpi"));
     m_dpi->setKeyboardTracking(false);
     m_dpi->setObjectName(QStringLiteral("exportDpi"));
+    m_sizeInfo->setObjectName(QStringLiteral("exportSizeInfo"));
     for (QAbstractSpinBox *box :
          std::initializer_list<QAbstractSpinBox *>{m_width, m_height, m_dpi})
         commitAfterPause(box, this);
@@ -433,9 +434,12 @@ void ExportDialog::refreshPreview()
 {
     FigureOptions o = options();
     if (const QString problem = o.validate(); !problem.isEmpty()) {
+        // Explained once, beside the size fields (syncSizeInfo).
         m_preview = QImage();
-        m_previewLabel->setText(problem);
-        setMessage(problem, true);
+        m_previewLabel->setText(tr("No preview at this size"));
+        setMessage(QString(), false);
+        m_exportButton->setEnabled(false);
+        m_copyButton->setEnabled(false);
         return;
     }
     const FigureData data = currentData();

@@ -1,0 +1,27 @@
+// Helpers of the suites that drive the main window (GUI suites linking pe::ui).
+#pragma once
+
+#include "views/mainwindow.h"
+
+#include <QString>
+
+#include <memory>
+
+namespace pe::test {
+
+// A window on the CPU backend, shown at a fixed size; it touches no settings file unless
+// `settingsFile` names one.
+inline std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QString())
+{
+    MainWindowOptions options;
+    options.persistent = !settingsFile.isEmpty();
+    options.settingsFile = settingsFile;
+    auto window = std::make_unique<MainWindow>(options);
+    window->state()->setBackendChoice(BackendChoice::Cpu);
+    window->resize(1400, 900);
+    window->show();
+    window->activateWindow();
+    return window;
+}
+
+} // namespace pe::test
