@@ -38,6 +38,7 @@
 
 using namespace pe;
 using pe::test::openWindow;
+using pe::test::typeInto;
 
 namespace {
 
@@ -308,16 +309,6 @@ class TestCommit : public QObject
                                         .arg(what, text, messages.join(u'|'))),
                          __FILE__, __LINE__);
         return false;
-    }
-
-    // Types a value as a user does and commits it with Enter.
-    void typeAndCommitRaw(QLineEdit *edit, const QString &text)
-    {
-        edit->setFocus();
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClick(edit, Qt::Key_Delete);
-        QTest::keyClicks(edit, text);
-        QTest::keyClick(edit, Qt::Key_Return);
     }
 
     // The whole sequence for one field; a failed check is recorded for the test function.
@@ -663,11 +654,11 @@ private slots:
         auto *length = qobject_cast<QLineEdit *>(form->editor(QStringLiteral("sequenceLength")));
         auto *dims = qobject_cast<QLineEdit *>(form->editor(QStringLiteral("dims")));
         QVERIFY(length && dims);
-        typeAndCommitRaw(length, QStringLiteral("9999999"));
+        typeInto(length, QStringLiteral("9999999"));
         QVERIFY2(form->message(QStringLiteral("sequenceLength")).contains(QLatin1String("memory")),
                  qPrintable(form->messages().join(u'|')));
         QCOMPARE(m_window->state()->phraseSettings().sequenceLength, 20);
-        typeAndCommitRaw(dims, QStringLiteral("2"));
+        typeInto(dims, QStringLiteral("2"));
         QVERIFY2(form->messages().isEmpty(), qPrintable(form->messages().join(u'|')));
         QCOMPARE(m_window->state()->phraseSettings().dims, 2);
         QCOMPARE(m_window->state()->phraseSettings().sequenceLength, 20);
@@ -710,7 +701,7 @@ private slots:
         auto *dims = qobject_cast<QLineEdit *>(spec->editor(QStringLiteral("dims")));
         QVERIFY(dims);
         dims->setFocus();
-        typeAndCommitRaw(dims, QStringLiteral("64"));
+        typeInto(dims, QStringLiteral("64"));
         QCOMPARE(m_window->state()->spec().dims, 64);
         // Past the maximum, not committed, then the window closes.
         QTest::keyClick(dims, Qt::Key_A, Qt::ControlModifier);
@@ -771,15 +762,9 @@ private slots:
         // preview waits for a size it can draw.
         auto *sizeInfo = dialog->findChild<QLabel *>(QStringLiteral("exportSizeInfo"));
         QVERIFY(sizeInfo);
-        const auto typeSize = [&](QAbstractSpinBox *box, const QString &text) {
-            box->setFocus();
-            QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
-            QTest::keyClicks(box, text);
-            QTest::keyClick(box, Qt::Key_Return);
-        };
-        typeSize(dpi, QStringLiteral("96"));
-        typeSize(width, QString::number(figurelimits::maxSide));
-        typeSize(height, QString::number(figurelimits::maxSide));
+        typeInto(dpi, QStringLiteral("96"));
+        typeInto(width, QString::number(figurelimits::maxSide));
+        typeInto(height, QString::number(figurelimits::maxSide));
         QCOMPARE(dialog->options().width, figurelimits::maxSide);
         QCOMPARE(dialog->options().height, figurelimits::maxSide);
         const QString problem = dialog->options().validate();
@@ -788,7 +773,7 @@ private slots:
         QTest::qWait(500); // the preview's delay
         QVERIFY2(dialog->message().isEmpty(), qPrintable(dialog->message()));
         QVERIFY(dialog->previewImage().isNull());
-        typeSize(height, QStringLiteral("600"));
+        typeInto(height, QStringLiteral("600"));
         QVERIFY2(dialog->options().validate().isEmpty(),
                  qPrintable(QStringLiteral("%1 x %2: %3")
                                 .arg(dialog->options().width)

@@ -33,6 +33,7 @@
 
 using namespace pe;
 using pe::test::openWindow;
+using pe::test::typeInto;
 
 namespace {
 
@@ -47,16 +48,6 @@ bool waitSettled(MainWindow &window)
         QTest::qWait(50);
     }
     return window.isSettled();
-}
-
-// Types `text` into a field as a user does, key by key, and commits it with Enter.
-void typeInto(QLineEdit *edit, const QString &text)
-{
-    edit->setFocus();
-    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-    QTest::keyClick(edit, Qt::Key_Delete);
-    QTest::keyClicks(edit, text);
-    QTest::keyClick(edit, Qt::Key_Return);
 }
 
 QImage render(QCustomPlot *plot)

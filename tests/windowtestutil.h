@@ -4,6 +4,8 @@
 #include "views/mainwindow.h"
 
 #include <QString>
+#include <QTest>
+#include <QWidget>
 
 #include <memory>
 
@@ -22,6 +24,16 @@ inline std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QStr
     window->show();
     window->activateWindow();
     return window;
+}
+
+// Types `text` into a field as a user does, key by key, and commits it with Enter.
+inline void typeInto(QWidget *field, const QString &text)
+{
+    field->setFocus();
+    QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClick(field, Qt::Key_Delete);
+    QTest::keyClicks(field, text);
+    QTest::keyClick(field, Qt::Key_Return);
 }
 
 } // namespace pe::test
