@@ -107,6 +107,11 @@ void applyOptions(const QCommandLineParser &parser, ExplorerState &state)
         !state.setPhraseSettings(phrases, &error))
         throw UsageError{QStringLiteral("phrase options: %1").arg(error)};
     applyPhraseChoices(parser, state);
+    // Many or long phrases are drawn a page at a time: these pick the page.
+    PhrasePage page = state.phrasePage();
+    throwIf(PhrasePage::fields(), readOptions(PhrasePage::fields(), parser, &page, QString()));
+    throwIf(PhrasePage::fields(), page.problem(state.phraseSettings()));
+    state.setPhrasePage(page);
 
     SchemeSettings schemes = state.schemeSettings();
     throwIf(SchemeSettings::fields(),
@@ -154,6 +159,7 @@ int runExport(const QStringList &args)
                       QStringLiteral("phrases: the clicked token of token-similarity, "
                                      "PHRASE,TOKEN[,random|fixed]."),
                       QStringLiteral("P,T")});
+    options.add(PhrasePage::fields());
     options.add(SchemeSettings::fields(), QStringLiteral("schemes"));
     options.addTo(parser);
     parseOrThrow(parser, args);

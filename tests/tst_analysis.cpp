@@ -232,6 +232,15 @@ private slots:
             QCOMPARE(v, 0.0f);
         QVERIFY(phraseDifference(e, 0, 3).values.empty());
         QVERIFY(phraseDifference(e, -1, 0).values.empty());
+        // A window of tokens 1 and 2 holds those cells, indexed by their token.
+        const PhraseDifference window = phraseDifference(e, 0, 2, 1, 2);
+        QCOMPARE(window.firstToken, 1);
+        QCOMPARE(window.sequenceLength, 2);
+        QCOMPARE(window.values.size(), std::size_t(10));
+        for (qint64 t = 1; t < 3; ++t)
+            for (qint64 j = 0; j < 5; ++j)
+                QCOMPARE(window.at(t, j), d.at(t, j));
+        QCOMPARE(phraseDifference(e, 0, 2, 3, 10).sequenceLength, 1); // clipped to the sequence
     }
 
     void tokenSimilarityIsCosineToEachToken()
@@ -252,6 +261,11 @@ private slots:
         PE_COMPARE_NEAR(tokenSimilarity(e, 0, 1, 1)[0], std::sqrt(0.5), 1e-7);
         QVERIFY(tokenSimilarity(e, 0, 3, 1).empty());
         QVERIFY(tokenSimilarity(e, 0, 0, 2).empty());
+        // Tokens 1 and 2 only.
+        const std::vector<double> window = tokenSimilarity(e, 0, 0, 1, 1, 2);
+        QCOMPARE(window.size(), std::size_t(2));
+        PE_COMPARE_NEAR(window[0], 0.0, 1e-7);
+        PE_COMPARE_NEAR(window[1], -std::sqrt(0.5), 1e-7);
     }
 
     void sharingPositionsOfFigure16_9()

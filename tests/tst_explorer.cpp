@@ -11,6 +11,7 @@
 #include "views/wavesview.h"
 #include "widgets/fieldform.h"
 #include "widgets/parameterpanel.h"
+#include "windowtestutil.h"
 
 #include <QAbstractButton>
 #include <QCheckBox>
@@ -23,7 +24,7 @@
 #include <QSet>
 #include <QSlider>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -31,24 +32,12 @@
 #include <cmath>
 
 using namespace pe;
+using pe::test::openWindow;
+using pe::test::typeInto;
 
 namespace {
 
 constexpr int settleTimeoutMs = 30000;
-
-// A window that never touches the user's settings.
-std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QString())
-{
-    MainWindowOptions options;
-    options.persistent = !settingsFile.isEmpty();
-    options.settingsFile = settingsFile;
-    auto window = std::make_unique<MainWindow>(options);
-    window->state()->setBackendChoice(BackendChoice::Cpu);
-    window->resize(1400, 900);
-    window->show();
-    window->activateWindow();
-    return window;
-}
 
 bool waitSettled(MainWindow &window)
 {
@@ -59,16 +48,6 @@ bool waitSettled(MainWindow &window)
         QTest::qWait(50);
     }
     return window.isSettled();
-}
-
-// Types `text` into a field as a user does, key by key, and commits it with Enter.
-void typeInto(QLineEdit *edit, const QString &text)
-{
-    edit->setFocus();
-    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-    QTest::keyClick(edit, Qt::Key_Delete);
-    QTest::keyClicks(edit, text);
-    QTest::keyClick(edit, Qt::Key_Return);
 }
 
 QImage render(QCustomPlot *plot)
@@ -237,15 +216,19 @@ private slots:
         QVERIFY2(view->message().contains(QLatin1String("empty")), qPrintable(view->message()));
         QCOMPARE(window->state()->phraseSettings().phrases.size(), before);
         QTest::keyClicks(view->phraseEdit(before), QStringLiteral("Zebras dance, zebras sing"));
+        // Applied on commit (Enter, leaving the field, or a pause), not key by key.
+        QCOMPARE(window->state()->phraseSettings().phrases.size(), before);
+        QTest::keyClick(view->phraseEdit(before), Qt::Key_Return);
         QVERIFY(view->message().isEmpty());
         QVERIFY(waitSettled(*window));
         QCOMPARE(window->state()->phraseSettings().phrases.size(), before + 1);
         QStringList vocabulary;
-        for (int row = 0; row < view->vocabularyTable()->rowCount(); ++row)
-            vocabulary.append(view->vocabularyTable()->item(row, 1)->text());
+        const QAbstractItemModel *table = view->vocabularyTable()->model();
+        for (int row = 0; row < table->rowCount(); ++row)
+            vocabulary.append(table->index(row, 1).data().toString());
         QVERIFY2(vocabulary.contains(QStringLiteral("zebras")), qPrintable(vocabulary.join(u' ')));
         QVERIFY(vocabulary.contains(QStringLiteral("dance")));
-        QCOMPARE(view->idsTable()->rowCount(), before + 1);
+        QCOMPARE(view->idsTable()->model()->rowCount(), before + 1);
         // One heatmap per phrase in each of the two rows.
         int maps = 0;
         for (int i = 0; i < view->gridPlot()->plottableCount(); ++i)
@@ -333,8 +316,8 @@ private slots:
 
         PhraseView *view = window->phraseView();
         const QStringList vocabulary = kerasVocabulary(s.phrases);
-        QCOMPARE(view->vocabularyTable()->rowCount(), vocabulary.size());
-        QCOMPARE(view->vocabularyTable()->item(2, 1)->text(), vocabulary[2]);
+        QCOMPARE(view->vocabularyTable()->model()->rowCount(), vocabulary.size());
+        QCOMPARE(view->vocabularyTable()->model()->index(2, 1).data().toString(), vocabulary[2]);
 
         // Fixed row: value = PE(id, j) + PE(p, j) with d = 50; one colour scale for the row.
         auto ids = [&](int phrase) {
@@ -423,9 +406,10 @@ private slots:
         QVERIFY2(phrases->message().contains(QLatin1String("phrase 1")),
                  qPrintable(phrases->message()));
         QCOMPARE(window->state()->phraseSettings().phrases, good);
-        auto *maxTokens = window->findChild<QLineEdit *>(QStringLiteral("maxTokens"));
+        auto *maxTokens = window->findChild<QLineEdit *>(QStringLiteral("phraseMaxTokens"));
+        QVERIFY(maxTokens);
         typeInto(maxTokens, QStringLiteral("2"));
-        QVERIFY2(phrases->message().contains(QLatin1String("maxTokens")),
+        QVERIFY2(phrases->message().contains(QLatin1String("Max tokens")),
                  qPrintable(phrases->message()));
         QCOMPARE(window->state()->phraseSettings().maxTokens, 200);
     }

@@ -13,19 +13,27 @@ namespace pe {
 // centred on zero (1 when the phrases embed identically).
 struct PhraseDifference
 {
-    qint64 sequenceLength = 0;
+    qint64 firstToken = 0;
+    qint64 sequenceLength = 0; // tokens held, from firstToken
     qint64 dims = 0;
     std::vector<float> values;
     double extent = 1.0;
-    float at(qint64 token, qint64 dim) const { return values[std::size_t(token * dims + dim)]; }
+    float at(qint64 token, qint64 dim) const
+    {
+        return values[std::size_t((token - firstToken) * dims + dim)];
+    }
 };
 
-// Empty (no values) when a or b is not a phrase of the embedding.
-PhraseDifference phraseDifference(const PhraseEmbedding &embedding, qint64 a, qint64 b);
+// Over tokens [firstToken, firstToken + tokenCount) (tokenCount < 0: to the end; a view shows
+// a window of a long sequence, and only that window is computed). Empty (no values) when a or b
+// is not a phrase of the embedding.
+PhraseDifference phraseDifference(const PhraseEmbedding &embedding, qint64 a, qint64 b,
+                                  qint64 firstToken = 0, qint64 tokenCount = -1);
 
-// cos(token `token` of phrase `phrase`, token q of phrase `other`) for every q; empty when a
+// cos(token `token` of phrase `phrase`, token q of phrase `other`) for q in [firstToken,
+// firstToken + tokenCount) (tokenCount < 0: to the end), out[q - firstToken]; empty when a
 // phrase or the token is out of range.
 std::vector<double> tokenSimilarity(const PhraseEmbedding &embedding, qint64 phrase, qint64 token,
-                                    qint64 other);
+                                    qint64 other, qint64 firstToken = 0, qint64 tokenCount = -1);
 
 } // namespace pe

@@ -28,6 +28,14 @@ template <std::size_t... I> constexpr quint32 makeDimsMask(std::index_sequence<I
         (std::variant_alternative_t<I, SchemeParameters>::info.usesDims ? quint32(1) << I : 0u) |
         ... | 0u);
 }
+template <std::size_t... I> constexpr quint32 makeFileMask(std::index_sequence<I...>)
+{
+    return (
+        (requires(std::variant_alternative_t<I, SchemeParameters> s, QString * e) { s.resolve(e); }
+             ? quint32(1) << I
+             : 0u) |
+        ... | 0u);
+}
 template <std::size_t... I>
 SchemeParameters makeScheme(std::size_t index, std::index_sequence<I...>)
 {
@@ -44,6 +52,10 @@ inline constexpr auto schemeNames =
 // Bit i set when scheme i has a dims axis (the others are positions x positions).
 inline constexpr quint32 schemesWithDims =
     detail::makeDimsMask(std::make_index_sequence<schemeCount>());
+
+// Bit i set when scheme i reads its values from a file (it has resolve(): a model's table).
+inline constexpr quint32 schemesReadingFiles =
+    detail::makeFileMask(std::make_index_sequence<schemeCount>());
 
 // The scheme at `index` of the list with its default parameters.
 inline SchemeParameters defaultScheme(std::size_t index)

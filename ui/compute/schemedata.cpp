@@ -13,8 +13,11 @@ namespace pe {
 
 namespace {
 
-// Decay curves hold at most this many distances; longer ranges are sampled evenly.
+// Decay curves hold at most this many distances; longer ranges are sampled evenly, and more
+// sparsely with many rotary pairs, so that a curve costs at most maxDecayTerms cosines.
 constexpr qint64 maxDecaySamples = 8192;
+constexpr qint64 maxDecayTerms = maxDecaySamples * 1024;
+constexpr qint64 minDecaySamples = 512;
 // Largest PE table the similarity view encodes (positions x dims floats).
 constexpr qint64 maxSimilarityElements = qint64(1) << 26;
 // The rotation view's trail shows the last positions up to p, at most this many.
@@ -154,7 +157,10 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> 
         }
     }
     if (views.contains(SchemeView::Decay)) {
-        result->decayDistances = decayDistances(s.decayDistance, maxDecaySamples);
+        const qint64 pairs = std::max<qint64>(1, inputs.spec.dims / 2);
+        result->decayDistances = decayDistances(
+            s.decayDistance,
+            std::min(maxDecaySamples, std::max(minDecaySamples, maxDecayTerms / pairs)));
         // A, B and the three published bases unscaled, each once.
         QList<EncodingSpec> configs{a, b};
         for (double base : {10000.0, 500000.0, 1000000.0}) {

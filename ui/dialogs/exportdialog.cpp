@@ -1,6 +1,8 @@
 #include "dialogs/exportdialog.h"
 
 #include "compute/computescheduler.h"
+#include "widgets/fieldform.h"
+#include "widgets/fieldmarks.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -13,6 +15,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
@@ -27,6 +30,46 @@
 namespace pe {
 
 namespace {
+
+// Enter in a size field applies the size (the pixel count and the preview follow) instead of
+// pressing the default button: a typed 30000 must not write a file at once.
+class ApplyOnEnter : public QObject
+{
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::KeyPress) {
+            const int key = static_cast<QKeyEvent *>(event)->key();
+            if (key == Qt::Key_Return || key == Qt::Key_Enter) {
+                static_cast<QAbstractSpinBox *>(watched)->interpretText();
+                return true;
+            }
+        }
+        return QObject::eventFilter(watched, event);
+    }
+};
+
+// A typed size applies on Enter, on leaving the field (keyboard tracking off) or, as in the
+// window's forms, after a pause once typing stops.
+void commitAfterPause(QAbstractSpinBox *box, QObject *owner)
+{
+    box->installEventFilter(new ApplyOnEnter(owner));
+    auto *pause = new QTimer(owner);
+    pause->setSingleShot(true);
+    pause->setInterval(FieldForm::commitPauseMs);
+    QObject::connect(pause, &QTimer::timeout, box, [box] {
+        if (box->hasFocus())
+            box->interpretText();
+    });
+    const auto restart = [pause] { pause->start(); };
+    if (auto *spin = qobject_cast<QSpinBox *>(box))
+        QObject::connect(spin, &QSpinBox::textChanged, pause, restart);
+    else if (auto *real = qobject_cast<QDoubleSpinBox *>(box))
+        QObject::connect(real, &QDoubleSpinBox::textChanged, pause, restart);
+}
 
 constexpr int previewWidth = 480;
 constexpr int previewHeight = 360;
@@ -92,11 +135,20 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     }
     m_width->setObjectName(QStringLiteral("exportWidth"));
     m_height->setObjectName(QStringLiteral("exportHeight"));
+    m_width->setToolTip(tr("Figure width in the chosen unit; applied on Enter, on leaving the "
+                           "field or after a pause"));
+    m_height->setToolTip(tr("Figure height in the chosen unit; applied on Enter, on leaving the "
+                            "field or after a pause"));
+    m_unit->setToolTip(tr("The unit of width and height; inches and cm go through the DPI"));
     m_dpi->setRange(int(figurelimits::minDpi), int(figurelimits::maxDpi));
     m_dpi->setValue(96);
     m_dpi->setSuffix(tr(" dpi"));
     m_dpi->setKeyboardTracking(false);
     m_dpi->setObjectName(QStringLiteral("exportDpi"));
+    m_sizeInfo->setObjectName(QStringLiteral("exportSizeInfo"));
+    for (QAbstractSpinBox *box :
+         std::initializer_list<QAbstractSpinBox *>{m_width, m_height, m_dpi})
+        commitAfterPause(box, this);
     m_dpi->setToolTip(tr("96 draws text as large as the window does; 300 for print"));
     m_title->setPlaceholderText(tr("No title"));
     m_title->setObjectName(QStringLiteral("exportTitle"));
@@ -338,6 +390,11 @@ void ExportDialog::syncSizeInfo()
 {
     const FigureOptions o = options();
     const QString problem = o.validate();
+    // A refused size is explained here, beside the size fields.
+    m_sizeInfo->setPalette(QPalette());
+    m_sizeInfo->setFont(QFont());
+    if (!problem.isEmpty())
+        markAsMessage(m_sizeInfo);
     m_sizeInfo->setText(problem.isEmpty() ? tr("%1 × %2 pixels = %3 × %4 in = %5 × %6 cm at %7 dpi")
                                                 .arg(o.width)
                                                 .arg(o.height)
@@ -390,9 +447,12 @@ void ExportDialog::refreshPreview()
 {
     FigureOptions o = options();
     if (const QString problem = o.validate(); !problem.isEmpty()) {
+        // Explained once, beside the size fields (syncSizeInfo).
         m_preview = QImage();
-        m_previewLabel->setText(problem);
-        setMessage(problem, true);
+        m_previewLabel->setText(tr("No preview at this size"));
+        setMessage(QString(), false);
+        m_exportButton->setEnabled(false);
+        m_copyButton->setEnabled(false);
         return;
     }
     const FigureData data = currentData();
@@ -488,7 +548,11 @@ QString ExportDialog::message() const
 void ExportDialog::setMessage(const QString &text, bool error)
 {
     m_message->setText(text);
-    m_message->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
+    // The palette, not a style sheet: the label keeps following the light and dark themes.
+    m_message->setPalette(QPalette());
+    m_message->setFont(QFont());
+    if (error)
+        markAsMessage(m_message);
 }
 
 } // namespace pe

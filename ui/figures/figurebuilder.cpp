@@ -89,10 +89,15 @@ QCPColorScale *addColorScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, in
 }
 
 // A matshow cell plot: columns on the top axis, rows down the left axis, row 0 at the top.
+// The first drawn row is matrix row `rowStart`; the `cols` drawn columns cover `colSpan` matrix
+// columns evenly (more than `cols`: sampled, see sampledIndex). value(r, k) takes drawn indices.
 QCPColorMap *addMatrixMap(QCPAxisRect *rect, qint64 rows, qint64 cols, Colormap map,
                           const ColorRange &range,
-                          const std::function<float(qint64, qint64)> &value)
+                          const std::function<float(qint64, qint64)> &value, qint64 rowStart = 0,
+                          qint64 colSpan = 0)
 {
+    if (colSpan < cols)
+        colSpan = cols;
     QCPAxis *top = rect->axis(QCPAxis::atTop);
     QCPAxis *left = rect->axis(QCPAxis::atLeft);
     QCPAxis *bottom = rect->axis(QCPAxis::atBottom);
@@ -112,17 +117,52 @@ QCPColorMap *addMatrixMap(QCPAxisRect *rect, qint64 rows, qint64 cols, Colormap 
     const int keySize = int(qMax<qint64>(2, cols));
     const int valueSize = int(qMax<qint64>(2, rows));
     colorMap->data()->setSize(keySize, valueSize);
-    colorMap->data()->setRange(cols == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(cols - 1)),
-                               rows == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, double(rows - 1)));
+    const double cellWidth = double(colSpan) / double(cols);
+    const double first = double(rowStart);
+    colorMap->data()->setRange(
+        cols == 1 ? QCPRange(-0.5 + 0.25 * cellWidth, -0.5 + 0.75 * cellWidth)
+                  : QCPRange(-0.5 + 0.5 * cellWidth, -0.5 + (double(cols) - 0.5) * cellWidth),
+        rows == 1 ? QCPRange(first - 0.25, first + 0.25)
+                  : QCPRange(first, first + double(rows - 1)));
     for (int v = 0; v < valueSize; ++v)
         for (int k = 0; k < keySize; ++k)
             colorMap->data()->setCell(
                 k, v, double(value(qMin<qint64>(v, rows - 1), qMin<qint64>(k, cols - 1))));
     for (QCPAxis *axis : {top, bottom})
-        axis->setRange(-0.5, double(cols) - 0.5);
+        axis->setRange(-0.5, double(colSpan) - 0.5);
     for (QCPAxis *axis : {left, right})
-        axis->setRange(-0.5, double(rows) - 0.5);
+        axis->setRange(first - 0.5, first + double(rows) - 0.5);
     return colorMap;
+}
+
+// The matrix index drawn cell k of `drawn` cells shows when they cover `span` indices: the one
+// at the cell's centre (nearest-neighbour sampling; k itself when drawn == span).
+qint64 sampledIndex(qint64 k, qint64 drawn, qint64 span)
+{
+    return qMin(span - 1, (2 * k + 1) * span / (2 * drawn));
+}
+
+// "Phrases 9–16 of 40 · tokens 257–512 of 1000 · every 2nd of 1024 dims": what a capped phrase
+// figure leaves out; empty when it draws everything.
+QString phraseWindowNote(const PhraseWindow &w, const PhraseSettings &s, bool phrases)
+{
+    QStringList parts;
+    if (phrases && w.phrases() < s.phrases.size())
+        parts.append(QStringLiteral("phrases %1–%2 of %3")
+                         .arg(w.firstPhrase + 1)
+                         .arg(w.endPhrase)
+                         .arg(s.phrases.size()));
+    if (w.tokens() < s.sequenceLength)
+        parts.append(QStringLiteral("tokens %1–%2 of %3")
+                         .arg(w.firstToken)
+                         .arg(w.endToken - 1)
+                         .arg(s.sequenceLength));
+    if (w.dimStride > 1)
+        parts.append(QStringLiteral("%1 of %2 dims (sampled)").arg(w.drawnDims()).arg(s.dims));
+    if (parts.isEmpty())
+        return {};
+    QString text = parts.join(QStringLiteral(" · "));
+    return text.left(1).toUpper() + text.mid(1);
 }
 
 QCPItemStraightLine *addLine(QCPAxisRect *rect, QCPAxis *keyAxis, QCPAxis *valueAxis, double k1,
@@ -243,9 +283,8 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     figure.map->setDataRange(QCPRange(range.lower, range.upper));
     setHeatmapGrid(figure, grid);
 
-    figure.scale =
-        addColorScale(plot, plot->plotLayout(), 0, 1, m_state.colormap(), range,
-                      result.spec.axes().values);
+    figure.scale = addColorScale(plot, plot->plotLayout(), 0, 1, m_state.colormap(), range,
+                                 result.spec.axes().values);
     auto *group = new QCPMarginGroup(plot);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     figure.scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
@@ -474,9 +513,12 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
     resetFigure(plot, m_theme);
     QList<PhraseCell> cells;
     const PhraseSettings &s = result.settings;
-    const int phrases = int(s.phrases.size());
+    // One page of phrases and tokens, the dims sampled: the cost is bounded by the figure.
+    const PhraseWindow w = m_state.phrasePage().window(s);
+    const int phrases = int(w.phrases());
     const qint64 length = s.sequenceLength;
     const qint64 dims = s.dims;
+    const qint64 drawnDims = w.drawnDims();
     auto *main = plot->plotLayout();
     auto *group = new QCPMarginGroup(plot);
     // Each colour bar shares its row's top and bottom margins: as tall as the plots.
@@ -485,8 +527,18 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
     for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
         auto *rowGroup = new QCPMarginGroup(plot);
         const PhraseEmbedding &e = result.embedding(mode);
-        const auto [mn, mx] = std::minmax_element(e.values.begin(), e.values.end());
-        const ColorRange range = colorRangeFor(*mn, *mx);
+        const auto valueAt = [&](qint64 b, qint64 r, qint64 k) {
+            return e.values[std::size_t((b * length + w.firstToken + r) * dims +
+                                        sampledIndex(k, drawnDims, dims))];
+        };
+        float mn = valueAt(w.firstPhrase, 0, 0), mx = mn;
+        for (qint64 b = w.firstPhrase; b < w.endPhrase; ++b)
+            for (qint64 r = 0; r < w.tokens(); ++r)
+                for (qint64 k = 0; k < drawnDims; ++k) {
+                    mn = qMin(mn, valueAt(b, r, k));
+                    mx = qMax(mx, valueAt(b, r, k));
+                }
+        const ColorRange range = colorRangeFor(mn, mx);
         addTitle(plot, main, row++, 0,
                  mode == EmbeddingMode::Random
                      ? QStringLiteral("Random Embedding")
@@ -494,17 +546,18 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
                  2.0, true);
         auto *sub = new QCPLayoutGrid;
         main->addElement(row++, 0, sub);
-        for (int b = 0; b < phrases; ++b) {
-            addTitle(plot, sub, 0, b, s.title(b), 0.5, false);
+        for (int c = 0; c < phrases; ++c) {
+            const qint64 b = w.firstPhrase + c;
+            addTitle(plot, sub, 0, c, s.title(int(b)), 0.5, false);
             auto *rect = new QCPAxisRect(plot, true);
-            sub->addElement(1, b, rect);
+            sub->addElement(1, c, rect);
             rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
             rect->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroup);
-            const float *base = e.values.data() + qint64(b) * length * dims;
-            QCPColorMap *map = addMatrixMap(rect, length, dims, m_state.colormap(), range,
-                                            [&](qint64 r, qint64 c) { return base[r * dims + c]; });
-            cells.append({rect, map, b, mode});
-            if (sel.phrase == b && sel.mode == mode)
+            QCPColorMap *map = addMatrixMap(
+                rect, w.tokens(), drawnDims, m_state.colormap(), range,
+                [&](qint64 r, qint64 k) { return valueAt(b, r, k); }, w.firstToken, dims);
+            cells.append({rect, map, int(b), mode});
+            if (sel.phrase == b && sel.mode == mode && w.containsToken(sel.token))
                 addOutline(rect, rect->axis(QCPAxis::atTop), rect->axis(QCPAxis::atLeft), -0.5,
                            double(sel.token) - 0.5, double(dims) - 0.5, double(sel.token) + 0.5,
                            QPen(m_theme.selection, 2));
@@ -521,6 +574,10 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
     }
     main->setRowStretchFactor(0, 0.01);
     main->setRowStretchFactor(2, 0.01);
+    if (const QString note = phraseWindowNote(w, s, true); !note.isEmpty()) {
+        addTitle(plot, main, row, 0, note, 0.0, false);
+        main->setRowStretchFactor(row, 0.01);
+    }
     applyPlotTheme(plot, m_theme);
     return cells;
 }
@@ -534,8 +591,9 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
     const int a = m_state.compareA(), b = m_state.compareB();
     if (a >= s.phrases.size() || b >= s.phrases.size())
         return cells;
-    const qint64 length = s.sequenceLength;
+    const PhraseWindow w = m_state.phrasePage().window(s);
     const qint64 dims = s.dims;
+    const qint64 drawnDims = w.drawnDims();
     auto *main = plot->plotLayout();
     addTitle(plot, main, 0, 0, QStringLiteral("Difference: %1 − %2").arg(s.title(b), s.title(a)),
              1.5, true);
@@ -544,22 +602,30 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
     main->setRowStretchFactor(0, 0.01);
     int column = 0;
     for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
-        const PhraseDifference difference = phraseDifference(result.embedding(mode), a, b);
+        const PhraseDifference difference =
+            phraseDifference(result.embedding(mode), a, b, w.firstToken, w.tokens());
         const double extent = difference.extent;
+        const auto value = [&](qint64 r, qint64 k) {
+            return difference.at(w.firstToken + r, sampledIndex(k, drawnDims, dims));
+        };
         addTitle(plot, sub, 0, column,
                  mode == EmbeddingMode::Random ? QStringLiteral("random") : QStringLiteral("fixed"),
                  0.5, false);
         auto *rect = new QCPAxisRect(plot, true);
         sub->addElement(1, column, rect);
         // Signed data: RdBu, centred on zero.
-        QCPColorMap *map = addMatrixMap(rect, length, dims, Colormap::RdBu, {-extent, extent},
-                                        [&](qint64 r, qint64 c) { return difference.at(r, c); });
+        QCPColorMap *map = addMatrixMap(rect, w.tokens(), drawnDims, Colormap::RdBu,
+                                        {-extent, extent}, value, w.firstToken, dims);
         cells.append({rect, map, b, mode});
         addColorScale(plot, sub, 1, column + 1, Colormap::RdBu, {-extent, extent}, QString());
         sub->setColumnStretchFactor(column + 1, 0.01);
         column += 2;
     }
     sub->setRowStretchFactor(0, 0.01);
+    if (const QString note = phraseWindowNote(w, s, false); !note.isEmpty()) {
+        addTitle(plot, main, 2, 0, note, 0.0, false);
+        main->setRowStretchFactor(2, 0.01);
+    }
     applyPlotTheme(plot, m_theme);
     return cells;
 }
@@ -575,16 +641,23 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     resetFigure(plot, m_theme);
     const PhraseSettings &s = result.settings;
     const PhraseSelection sel = m_state.phraseSelection();
+    // The other phrase's tokens of the current token page.
+    const PhraseWindow w = m_state.phrasePage().window(s);
     auto *main = plot->plotLayout();
     const bool valid =
         sel.phrase >= 0 && sel.phrase < s.phrases.size() && sel.token < s.sequenceLength;
     const int other = otherPhrase();
     const QString title =
         valid ? QStringLiteral("Cosine similarity of “%1” (%2, token %3) to %4")
-                    .arg(shortText(tokenLabel(result, sel.phrase, sel.token), 24),
-                         shortText(s.title(sel.phrase), 24))
-                    .arg(sel.token)
-                    .arg(shortText(s.title(other), 24))
+                        .arg(shortText(tokenLabel(result, sel.phrase, sel.token), 24),
+                             shortText(s.title(sel.phrase), 24))
+                        .arg(sel.token)
+                        .arg(shortText(s.title(other), 24)) +
+                    (w.tokens() < s.sequenceLength ? QStringLiteral(", tokens %1–%2 of %3")
+                                                         .arg(w.firstToken)
+                                                         .arg(w.endToken - 1)
+                                                         .arg(s.sequenceLength)
+                                                   : QString())
               : QStringLiteral("Click a token in the grid to compare it with another phrase");
     QCPTextElement *heading = addTitle(plot, main, 0, 0, title, 1.5, true);
     // Wrapped to the plot's width, so a narrow panel shows the whole title.
@@ -597,10 +670,10 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     QCPAxis *y = rect->axis(QCPAxis::atLeft);
     y->setLabel(QStringLiteral("cosine similarity"));
     y->setRange(-1.05, 1.05);
-    x->setRange(-0.7, double(s.sequenceLength) - 0.3);
+    x->setRange(double(w.firstToken) - 0.7, double(w.endToken) - 0.3);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const qint64 step = qMax<qint64>(1, s.sequenceLength / 40);
-    for (qint64 q = 0; q < s.sequenceLength; q += step)
+    const qint64 step = qMax<qint64>(1, w.tokens() / 40);
+    for (qint64 q = w.firstToken; q < w.endToken; q += step)
         ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 14));
     x->setTicker(ticker);
     x->setTickLabelRotation(60);
@@ -632,10 +705,10 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
             bars->setBrush(c);
             bars->setName(mode == EmbeddingMode::Random ? QStringLiteral("random")
                                                         : QStringLiteral("fixed"));
-            const std::vector<double> cosines =
-                tokenSimilarity(result.embedding(mode), sel.phrase, sel.token, other);
+            const std::vector<double> cosines = tokenSimilarity(
+                result.embedding(mode), sel.phrase, sel.token, other, w.firstToken, w.tokens());
             for (qint64 q = 0; q < qint64(cosines.size()); ++q)
-                bars->addData(double(q), cosines[std::size_t(q)]);
+                bars->addData(double(w.firstToken + q), cosines[std::size_t(q)]);
             bars->addToLegend(legend);
         }
         legend->setMaximumSize(legend->minimumOuterSizeHint());

@@ -79,6 +79,98 @@ FieldTable<WindowOptions> WindowOptions::fields()
     return table;
 }
 
+FieldTable<PhrasePage> PhrasePage::fields()
+{
+    using S = PhrasePage;
+    constexpr qint64 maxPhrasePages =
+        (limits::maxPhrases + limits::phrasesPerPage - 1) / limits::phrasesPerPage;
+    constexpr qint64 maxTokenPages =
+        (limits::maxPositions + limits::tokensPerPage - 1) / limits::tokensPerPage;
+    static const Field<S> table[] = {
+        {.key = "phrasePage",
+         .flag = "phrase-page",
+         .label = "Phrase page",
+         .help = "Which page of phrases the phrase figures and the phrase rows show.",
+         .kind = IntegerKind<S>{&S::phrases, {1, maxPhrasePages}}},
+        {.key = "tokenPage",
+         .flag = "token-page",
+         .label = "Token page",
+         .help = "Which page of tokens the phrase figures and the token-id table show.",
+         .kind = IntegerKind<S>{&S::tokens, {1, maxTokenPages}}},
+    };
+    return table;
+}
+
+qint64 PhrasePage::phrasePages(const PhraseSettings &settings)
+{
+    const qint64 count = settings.phrases.size();
+    return qMax<qint64>(1, (count + limits::phrasesPerPage - 1) / limits::phrasesPerPage);
+}
+
+qint64 PhrasePage::tokenPages(const PhraseSettings &settings)
+{
+    return qMax<qint64>(1, (settings.sequenceLength + limits::tokensPerPage - 1) /
+                               limits::tokensPerPage);
+}
+
+FieldProblem PhrasePage::problem(const PhraseSettings &settings) const
+{
+    if (const FieldProblem p = rangeProblem(fields(), *this))
+        return p;
+    if (phrases > phrasePages(settings))
+        return {QStringLiteral("phrasePage"),
+                QStringLiteral("must be at most %1 (%2 phrases, %3 a page; got %4)")
+                    .arg(phrasePages(settings))
+                    .arg(settings.phrases.size())
+                    .arg(limits::phrasesPerPage)
+                    .arg(phrases)};
+    if (tokens > tokenPages(settings))
+        return {QStringLiteral("tokenPage"),
+                QStringLiteral("must be at most %1 (%2 tokens, %3 a page; got %4)")
+                    .arg(tokenPages(settings))
+                    .arg(settings.sequenceLength)
+                    .arg(limits::tokensPerPage)
+                    .arg(tokens)};
+    return {};
+}
+
+PhrasePage PhrasePage::clamped(const PhraseSettings &settings) const
+{
+    return {qBound<qint64>(1, phrases, phrasePages(settings)),
+            qBound<qint64>(1, tokens, tokenPages(settings))};
+}
+
+PhraseWindow PhrasePage::window(const PhraseSettings &settings) const
+{
+    const PhrasePage page = clamped(settings);
+    PhraseWindow w;
+    w.firstPhrase = (page.phrases - 1) * limits::phrasesPerPage;
+    w.endPhrase = qMin<qint64>(settings.phrases.size(), w.firstPhrase + limits::phrasesPerPage);
+    w.firstToken = (page.tokens - 1) * limits::tokensPerPage;
+    w.endToken = qMin(settings.sequenceLength, w.firstToken + limits::tokensPerPage);
+    w.dims = settings.dims;
+    w.dimStride =
+        qMax<qint64>(1, (settings.dims + limits::maxDrawnDims - 1) / limits::maxDrawnDims);
+    return w;
+}
+
+QString windowPhraseProblem(const PhraseSettings &settings)
+{
+    const double phrases = double(settings.phrases.size());
+    const double length = double(settings.sequenceLength);
+    // Per embedding: the output and the position table in floats, the token ids in qint64.
+    const double bytes = 2.0 * ((phrases + 1.0) * length * double(settings.dims) * sizeof(float) +
+                                phrases * length * sizeof(qint64));
+    if (bytes <= double(limits::maxInMemoryBytes))
+        return {};
+    return QStringLiteral("the window holds both embeddings (random and fixed): %1 phrases x %2 "
+                          "tokens x %3 dims need %4 of memory; the limit is %5")
+        .arg(settings.phrases.size())
+        .arg(settings.sequenceLength)
+        .arg(settings.dims)
+        .arg(formatBytes(bytes), formatBytes(double(limits::maxInMemoryBytes)));
+}
+
 QStringList examplePhrases()
 {
     QFile file(QStringLiteral(":/examples/phrases.txt"));
@@ -107,6 +199,7 @@ void ExplorerState::setDefaults()
     m_phrases = PhraseSettings{};
     m_phrases.phrases = examplePhrases();
     m_phraseSelection = {0, 0, EmbeddingMode::Fixed};
+    m_phrasePage = PhrasePage{};
     m_compareA = 0;
     m_compareB = 1;
     m_window.page = Page::Encoding;
@@ -137,8 +230,8 @@ QList<qint64> ExplorerState::plottedDims() const
 
 ExplorerState::Values ExplorerState::values() const
 {
-    return {m_spec,     m_view,     m_window, m_phrases, m_phraseSelection,
-            m_compareA, m_compareB, m_schemes};
+    return {m_spec,       m_view,     m_window,   m_phrases, m_phraseSelection,
+            m_phrasePage, m_compareA, m_compareB, m_schemes};
 }
 
 void ExplorerState::adopt(const Values &next)
@@ -166,6 +259,7 @@ void ExplorerState::adopt(const Values &next)
     const bool b = assign(m_compareB, next.compareB);
     note(a || b, &ExplorerState::compareChanged);
     note(assign(m_phraseSelection, next.phraseSelection), &ExplorerState::phraseSelectionChanged);
+    note(assign(m_phrasePage, next.phrasePage), &ExplorerState::phrasePageChanged);
     note(assign(m_window.theme, next.window.theme), &ExplorerState::themeChanged);
     note(assign(m_window.page, next.window.page), &ExplorerState::pageChanged);
     note(assign(m_schemes, next.schemes), &ExplorerState::schemeSettingsChanged);
@@ -279,9 +373,13 @@ bool ExplorerState::setPhraseSettings(const PhraseSettings &settings, QString *e
                                  .arg(settings.phrases.size()));
     if (const QString problem = settings.validate(); !problem.isEmpty())
         return refuse(error, problem);
+    if (const QString problem = windowPhraseProblem(settings); !problem.isEmpty())
+        return refuse(error, problem);
     if (!assign(m_phrases, settings))
         return true;
     emit phraseSettingsChanged();
+    if (assign(m_phrasePage, m_phrasePage.clamped(m_phrases)))
+        emit phrasePageChanged();
     const int count = int(m_phrases.phrases.size());
     if (m_compareA >= count || m_compareB >= count) {
         m_compareA = 0;
@@ -308,6 +406,17 @@ void ExplorerState::setPhraseSelection(const PhraseSelection &selection)
         emit phraseSelectionChanged();
         emit changed();
     }
+}
+
+bool ExplorerState::setPhrasePage(const PhrasePage &page, QString *error)
+{
+    if (const FieldProblem p = page.problem(m_phrases))
+        return refuse(error, describe(PhrasePage::fields(), p, FieldNaming::Label));
+    if (assign(m_phrasePage, page)) {
+        emit phrasePageChanged();
+        emit changed();
+    }
+    return true;
 }
 
 bool ExplorerState::setCompare(int a, int b, QString *error)
@@ -373,6 +482,9 @@ QJsonObject ExplorerState::toJson() const
     phrases.remove(QStringLiteral("embedding")); // the window shows both
     phrases.insert(compareKey, QJsonArray{m_compareA, m_compareB});
     phrases.insert(selectionKey, phraseSelectionJson(m_phraseSelection));
+    const QJsonObject page = pe::toJson(PhrasePage::fields(), m_phrasePage);
+    for (auto it = page.begin(); it != page.end(); ++it)
+        phrases.insert(it.key(), it.value());
     json.insert(phrasesKey, phrases);
     json.insert(schemesKey, m_schemes.toJson());
     return json;
@@ -421,11 +533,26 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
         PhraseSettings settings = scratch.m_phrases;
         if (p.contains(QStringLiteral("phrases")))
             settings.titles.clear(); // new phrases start without the old titles
-        if (const FieldProblem problem =
-                readJson(PhraseSettings::fields(), p, &settings, {compareKey, selectionKey}))
+        QStringList pageKeys;
+        for (const Field<PhrasePage> &f : PhrasePage::fields())
+            pageKeys.append(QString::fromUtf8(f.key));
+        if (const FieldProblem problem = readJson(PhraseSettings::fields(), p, &settings,
+                                                  QStringList{compareKey, selectionKey} + pageKeys))
             return failWith(problem, QStringLiteral("phrases: "), PhraseSettings::fields());
-        if (!scratch.setPhraseSettings(settings, error))
+        if (!scratch.setPhraseSettings(settings, error)) {
+            if (error)
+                *error = QStringLiteral("phrases: ") + *error;
             return false;
+        }
+        QStringList settingsKeys{compareKey, selectionKey};
+        for (const Field<PhraseSettings> &f : PhraseSettings::fields())
+            settingsKeys.append(QString::fromUtf8(f.key));
+        PhrasePage page;
+        if (const FieldProblem problem = readJson(PhrasePage::fields(), p, &page, settingsKeys))
+            return failWith(problem, QStringLiteral("phrases: "), PhrasePage::fields());
+        if (const FieldProblem problem = page.problem(scratch.m_phrases))
+            return failWith(problem, QStringLiteral("phrases: "), PhrasePage::fields());
+        scratch.m_phrasePage = page;
         if (p.contains(compareKey)) {
             const QJsonArray c = p.value(compareKey).toArray();
             if (c.size() != 2)

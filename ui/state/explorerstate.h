@@ -34,6 +34,48 @@ inline constexpr ChoiceName pageNames[] = {
 // `mode` is unused here).
 using PhraseSettings = PhraseSpec;
 
+namespace limits {
+// What one phrase figure draws, so that its cost stays bounded by the figure and not by the
+// data: more phrases or tokens are reached page by page (PhrasePage), more dims are sampled.
+constexpr qint64 phrasesPerPage = 8;
+constexpr qint64 tokensPerPage = 256;
+constexpr qint64 maxDrawnDims = 512;
+} // namespace limits
+
+// The part of the phrases that the phrase figures, the phrase rows and the token-id table show:
+// rows [firstPhrase, endPhrase) x tokens [firstToken, endToken); dims every dimStride-th.
+struct PhraseWindow
+{
+    qint64 firstPhrase = 0;
+    qint64 endPhrase = 0;
+    qint64 firstToken = 0;
+    qint64 endToken = 0;
+    qint64 dims = 0;
+    qint64 dimStride = 1;
+    qint64 phrases() const { return endPhrase - firstPhrase; }
+    qint64 tokens() const { return endToken - firstToken; }
+    // Dims drawn: every dimStride-th from 0.
+    qint64 drawnDims() const { return (dims + dimStride - 1) / dimStride; }
+    bool containsPhrase(qint64 phrase) const { return phrase >= firstPhrase && phrase < endPhrase; }
+    bool containsToken(qint64 token) const { return token >= firstToken && token < endToken; }
+};
+
+// Which page of phrases and of tokens the phrase page shows, counted from 1.
+struct PhrasePage
+{
+    qint64 phrases = 1;
+    qint64 tokens = 1;
+    static FieldTable<PhrasePage> fields();
+    static qint64 phrasePages(const PhraseSettings &settings);
+    static qint64 tokenPages(const PhraseSettings &settings);
+    // Empty when both pages exist for `settings`.
+    FieldProblem problem(const PhraseSettings &settings) const;
+    // The nearest pages that exist for `settings`.
+    PhrasePage clamped(const PhraseSettings &settings) const;
+    PhraseWindow window(const PhraseSettings &settings) const;
+    bool operator==(const PhrasePage &) const = default;
+};
+
 // The clicked token on the phrase page; phrase < 0 means none.
 struct PhraseSelection
 {
@@ -75,6 +117,8 @@ public:
     double shareTolerance() const { return m_view.shareTolerance; }
     const PhraseSettings &phraseSettings() const { return m_phrases; }
     const PhraseSelection &phraseSelection() const { return m_phraseSelection; }
+    const PhrasePage &phrasePage() const { return m_phrasePage; }
+    PhraseWindow phraseWindow() const { return m_phrasePage.window(m_phrases); }
     int compareA() const { return m_compareA; }
     int compareB() const { return m_compareB; }
     Theme theme() const { return m_window.theme; }
@@ -96,6 +140,7 @@ public:
     bool setShareTolerance(double tolerance, QString *error = nullptr);
     bool setPhraseSettings(const PhraseSettings &settings, QString *error = nullptr);
     void setPhraseSelection(const PhraseSelection &selection);
+    bool setPhrasePage(const PhrasePage &page, QString *error = nullptr);
     bool setCompare(int a, int b, QString *error = nullptr);
     void setTheme(Theme theme);
     void setPage(Page page);
@@ -123,6 +168,7 @@ signals:
     void waveOptionsChanged(); // wave dims, markers, crosses, tolerance
     void phraseSettingsChanged();
     void phraseSelectionChanged();
+    void phrasePageChanged();
     void compareChanged();
     void themeChanged();
     void pageChanged();
@@ -137,6 +183,7 @@ private:
         WindowOptions window;
         PhraseSettings phrases;
         PhraseSelection phraseSelection;
+        PhrasePage phrasePage;
         int compareA = 0;
         int compareB = 1;
         SchemeSettings schemes;
@@ -151,10 +198,15 @@ private:
     WindowOptions m_window;
     PhraseSettings m_phrases;
     PhraseSelection m_phraseSelection;
+    PhrasePage m_phrasePage;
     int m_compareA = 0;
     int m_compareB = 1;
     SchemeSettings m_schemes;
 };
+
+// Empty when the window can hold `settings`' phrases: it computes both embeddings (random and
+// fixed) with their token ids, which must fit the in-memory budget together.
+QString windowPhraseProblem(const PhraseSettings &settings);
 
 // The explorer's default phrases (resources/examples/phrases.txt), one per entry.
 QStringList examplePhrases();

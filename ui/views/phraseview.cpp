@@ -1,11 +1,12 @@
 #include "views/phraseview.h"
 
-#include "widgets/fieldmarks.h"
 #include "figures/plottheme.h"
-#include "widgets/stepedit.h"
+#include "widgets/fieldform.h"
+#include "widgets/fieldmarks.h"
 
 #include "figures/qcpinclude.h"
 
+#include <QAbstractTableModel>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -17,7 +18,8 @@
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -25,31 +27,172 @@
 
 namespace pe {
 
+// The adapted vocabulary, row by row on demand: a view asks only for the rows it shows, so a
+// vocabulary of millions of tokens costs what the screen holds.
+class VocabularyModel : public QAbstractTableModel
+{
+public:
+    using QAbstractTableModel::QAbstractTableModel;
+    void setResult(std::shared_ptr<const PhraseResult> result)
+    {
+        beginResetModel();
+        m_result = std::move(result);
+        endResetModel();
+    }
+    int rowCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() || !m_result ? 0 : int(m_result->fixed.vocabulary.size());
+    }
+    int columnCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : 2;
+    }
+    QVariant data(const QModelIndex &index, int role) const override
+    {
+        if (role != Qt::DisplayRole || !index.isValid() || !m_result)
+            return {};
+        if (index.column() == 0)
+            return index.row();
+        return index.row() == 0 ? QStringLiteral("'' (padding)")
+                                : m_result->fixed.vocabulary.value(index.row());
+    }
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
+            return {};
+        return section == 0 ? QObject::tr("id") : QObject::tr("token");
+    }
+
+private:
+    std::shared_ptr<const PhraseResult> m_result;
+};
+
+// Token ids: every phrase (rows) at the tokens of the current token page (columns), so the
+// table never holds more columns than a page, whatever the sequence length.
+class PhraseIdsModel : public QAbstractTableModel
+{
+public:
+    using QAbstractTableModel::QAbstractTableModel;
+    void setResult(std::shared_ptr<const PhraseResult> result, const PhraseWindow &window)
+    {
+        beginResetModel();
+        m_result = std::move(result);
+        m_window = window;
+        endResetModel();
+    }
+    int rowCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() || !m_result ? 0 : int(m_result->fixed.ids.size());
+    }
+    int columnCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() || !m_result ? 0 : int(m_window.tokens());
+    }
+    QVariant data(const QModelIndex &index, int role) const override
+    {
+        if (!index.isValid() || !m_result)
+            return {};
+        const qint64 token = m_window.firstToken + index.column();
+        if (role == Qt::DisplayRole)
+            return m_result->fixed.ids[std::size_t(index.row())][std::size_t(token)];
+        if (role == Qt::ToolTipRole)
+            return FigureBuilder::tokenLabel(*m_result, index.row(), token);
+        return {};
+    }
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        if (role != Qt::DisplayRole || !m_result)
+            return {};
+        if (orientation == Qt::Horizontal)
+            return m_window.firstToken + section;
+        return m_result->settings.title(section);
+    }
+
+private:
+    std::shared_ptr<const PhraseResult> m_result;
+    PhraseWindow m_window;
+};
+
+namespace {
+
+const QStringList settingsKeys{QStringLiteral("maxTokens"), QStringLiteral("sequenceLength"),
+                               QStringLiteral("dims"), QStringLiteral("seed")};
+
+QTableView *makeTable(QAbstractTableModel *model, QWidget *parent)
+{
+    auto *table = new QTableView(parent);
+    table->setModel(model);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setWordWrap(false);
+    // Fixed row heights and no sizing to contents: the table's cost stays bounded by what the
+    // viewport shows.
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    return table;
+}
+
+} // namespace
+
 PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_rowsLayout(new QVBoxLayout),
-      m_addPhrase(new QPushButton(tr("&Add phrase"), this)), m_maxTokens(new StepEdit(this)),
-      m_sequenceLength(new StepEdit(this)), m_dims(new StepEdit(this)), m_seed(new QLineEdit(this)),
+      m_addPhrase(new QPushButton(tr("&Add phrase"), this)), m_pageInfo(new QLabel(this)),
       m_reseed(new QPushButton(tr("&Reseed"), this)), m_compareA(new QComboBox(this)),
       m_compareB(new QComboBox(this)), m_message(new QLabel(this)),
-      m_vocabulary(new QTableWidget(this)), m_ids(new QTableWidget(this)),
+      m_vocabularyModel(new VocabularyModel(this)), m_idsModel(new PhraseIdsModel(this)),
       m_gridPlot(new QCustomPlot(this)), m_differencePlot(new QCustomPlot(this)),
       m_similarityPlot(new QCustomPlot(this)), m_readout(new QLabel(this))
 {
+    m_vocabulary = makeTable(m_vocabularyModel, this);
+    m_ids = makeTable(m_idsModel, this);
+    m_settings =
+        new FieldForm(std::make_unique<TableFormModel<PhraseSettings>>(
+                          PhraseSettings::fields(), [state] { return state->phraseSettings(); },
+                          [](const PhraseSettings &s) {
+                              // The memory budgets of a whole phrase set, beside the field that
+                              // broke them.
+                              QString problem = s.validate();
+                              if (problem.isEmpty())
+                                  problem = windowPhraseProblem(s);
+                              return FieldProblem{QString(), problem};
+                          },
+                          [state](const PhraseSettings &draft, QString *error) {
+                              // Only this form's fields: the phrases and titles are the rows'
+                              // business.
+                              PhraseSettings s = state->phraseSettings();
+                              s.maxTokens = draft.maxTokens;
+                              s.sequenceLength = draft.sequenceLength;
+                              s.dims = draft.dims;
+                              s.seed = draft.seed;
+                              return state->setPhraseSettings(s, error);
+                          },
+                          settingsKeys),
+                      this);
+    m_settings->setNamePrefix(QStringLiteral("phrase"));
+    m_settings->setLabel(QStringLiteral("maxTokens"), tr("Max &tokens"));
+    m_settings->setLabel(QStringLiteral("sequenceLength"), tr("Se&quence length"));
+    m_settings->setLabel(QStringLiteral("dims"), tr("Output d&ims"));
+    m_settings->setLabel(QStringLiteral("seed"), tr("Random s&eed"));
+    m_page = new FieldForm(
+        std::make_unique<TableFormModel<PhrasePage>>(
+            PhrasePage::fields(), [state] { return state->phrasePage(); },
+            [state](const PhrasePage &p) { return p.problem(state->phraseSettings()); },
+            [state](const PhrasePage &p, QString *error) {
+                return state->setPhrasePage(p, error);
+            }),
+        this);
+    m_page->setLabel(QStringLiteral("phrasePage"), tr("&Phrase page"));
+    m_page->setLabel(QStringLiteral("tokenPage"), tr("To&ken page"));
+
     m_addPhrase->setObjectName(QStringLiteral("addPhrase"));
     m_addPhrase->setToolTip(tr("Add another phrase to compare (Ctrl+Shift+N)"));
-    m_maxTokens->setObjectName(QStringLiteral("maxTokens"));
-    m_maxTokens->setRange(3, limits::maxPositions);
-    m_maxTokens->setToolTip(tr("Keras TextVectorization max_tokens: vocabulary size including '' "
-                               "and [UNK]; also the word table's rows"));
-    m_sequenceLength->setObjectName(QStringLiteral("sequenceLength"));
-    m_sequenceLength->setRange(1, limits::maxPositions);
-    m_sequenceLength->setToolTip(tr("output_sequence_length: each phrase is padded with 0 or "
-                                    "cut to this many tokens"));
-    m_dims->setObjectName(QStringLiteral("phraseDims"));
-    m_dims->setRange(1, limits::maxDims);
-    m_dims->setToolTip(tr("Embedding output dimension"));
-    m_seed->setObjectName(QStringLiteral("phraseSeed"));
-    m_seed->setToolTip(tr("Seed of the random embedding row"));
+    m_pageInfo->setObjectName(QStringLiteral("phrasePageInfo"));
+    m_pageInfo->setWordWrap(true);
+    m_pageInfo->setToolTip(tr("The figures show %1 phrases and %2 tokens a page, and at most %3 "
+                              "dims (sampled evenly beyond that); step the pages with Up/Down")
+                               .arg(limits::phrasesPerPage)
+                               .arg(limits::tokensPerPage)
+                               .arg(limits::maxDrawnDims));
     m_reseed->setObjectName(QStringLiteral("reseed"));
     m_reseed->setToolTip(tr("Draw a new random embedding (Ctrl+R)"));
     m_compareA->setObjectName(QStringLiteral("compareA"));
@@ -64,20 +207,16 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     m_message->setObjectName(QStringLiteral("phraseMessage"));
     m_message->setWordWrap(true);
     markAsMessage(m_message);
-    m_message->setToolTip(tr("Why the last edit was refused; the view keeps the last good value"));
+    m_message->setToolTip(tr("Why the last choice was refused; the view keeps the last good one"));
     m_message->hide();
     m_vocabulary->setObjectName(QStringLiteral("vocabulary"));
-    m_vocabulary->setColumnCount(2);
-    m_vocabulary->setHorizontalHeaderLabels({tr("id"), tr("token")});
     m_vocabulary->verticalHeader()->hide();
     m_vocabulary->horizontalHeader()->setStretchLastSection(true);
-    m_vocabulary->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_vocabulary->setToolTip(tr("The adapted vocabulary: '' (padding, 0), [UNK] (1), then tokens "
                                 "by count, ties by token descending"));
     m_ids->setObjectName(QStringLiteral("tokenIds"));
-    m_ids->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_ids->setToolTip(tr("Token ids of each phrase (rows) at each position (columns); hover a "
-                         "cell for its token"));
+    m_ids->setToolTip(tr("Token ids of each phrase (rows) at each position of the token page "
+                         "(columns); hover a cell for its token"));
     m_gridPlot->setObjectName(QStringLiteral("phraseGridPlot"));
     m_gridPlot->setToolTip(tr("Random (top) and fixed (bottom) embeddings of each phrase; click "
                               "a token row to compare it with the other phrase"));
@@ -101,22 +240,24 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     phrasesLayout->addWidget(m_addPhrase);
     leftLayout->addWidget(phrasesBox);
     auto *settingsBox = new QGroupBox(tr("Vectorizer and embedding"), left);
-    auto *form = new QFormLayout(settingsBox);
-    form->addRow(tr("Max &tokens"), m_maxTokens);
-    form->addRow(tr("Se&quence length"), m_sequenceLength);
-    form->addRow(tr("Output d&ims"), m_dims);
-    auto *seedRow = new QHBoxLayout;
-    seedRow->addWidget(m_seed, 1);
-    seedRow->addWidget(m_reseed);
-    form->addRow(tr("Random s&eed"), seedRow);
+    auto *settingsLayout = new QVBoxLayout(settingsBox);
+    settingsLayout->addWidget(m_settings);
+    auto *form = new QFormLayout;
+    form->addRow(QString(), m_reseed);
     auto *compareRow = new QHBoxLayout;
     compareRow->addWidget(new QLabel(tr("B"), left));
     compareRow->addWidget(m_compareB, 1);
     compareRow->addWidget(new QLabel(tr("− A"), left));
     compareRow->addWidget(m_compareA, 1);
     form->addRow(tr("Compare"), compareRow);
+    form->addRow(QString(), m_message);
+    settingsLayout->addLayout(form);
     leftLayout->addWidget(settingsBox);
-    leftLayout->addWidget(m_message);
+    auto *pageBox = new QGroupBox(tr("Pages"), left);
+    auto *pageLayout = new QVBoxLayout(pageBox);
+    pageLayout->addWidget(m_page);
+    pageLayout->addWidget(m_pageInfo);
+    leftLayout->addWidget(pageBox);
     leftLayout->addWidget(new QLabel(tr("Vocabulary"), left));
     leftLayout->addWidget(m_vocabulary, 2);
     leftLayout->addWidget(new QLabel(tr("Token ids"), left));
@@ -156,11 +297,6 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
 
     connect(m_addPhrase, &QPushButton::clicked, this, &PhraseView::addPhrase);
     connect(m_reseed, &QPushButton::clicked, this, &PhraseView::reseed);
-    for (StepEdit *edit : {m_maxTokens, m_sequenceLength, m_dims}) {
-        connect(edit, &StepEdit::textEdited, this, [this, edit] { applyNumbers(edit); });
-        connect(edit, &StepEdit::stepped, this, [this, edit] { applyNumbers(edit); });
-    }
-    connect(m_seed, &QLineEdit::textEdited, this, [this] { applyNumbers(m_seed); });
     connect(m_compareA, &QComboBox::activated, this, &PhraseView::applyCompare);
     connect(m_compareB, &QComboBox::activated, this, &PhraseView::applyCompare);
     connect(scheduler, &ComputeScheduler::phrasesReady, this, &PhraseView::onResult);
@@ -169,6 +305,19 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
             m_readout->setText(message);
     });
     connect(state, &ExplorerState::phraseSettingsChanged, this, &PhraseView::refresh);
+    connect(state, &ExplorerState::phraseSettingsChanged, m_settings, &FieldForm::refresh);
+    for (auto signal : {&ExplorerState::phraseSettingsChanged, &ExplorerState::phrasePageChanged})
+        connect(state, signal, m_page, &FieldForm::refresh);
+    connect(state, &ExplorerState::phrasePageChanged, this, [this] {
+        syncRows();
+        updatePageInfo();
+        if (!m_result)
+            return;
+        updateTables();
+        rebuildGrid();
+        rebuildDifference();
+        rebuildSimilarity();
+    });
     connect(state, &ExplorerState::compareChanged, this, [this] {
         refresh();
         rebuildDifference();
@@ -191,14 +340,24 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     refresh();
 }
 
-QLineEdit *PhraseView::phraseEdit(int index) const
+PhraseView::~PhraseView() = default;
+
+QLineEdit *PhraseView::phraseEdit(int row) const
 {
-    return index >= 0 && index < m_rows.size() ? m_rows[index].edit : nullptr;
+    return row >= 0 && row < m_rows.size() ? m_rows[row].edit : nullptr;
 }
 
 QString PhraseView::message() const
 {
-    return m_message->isVisible() ? m_message->text() : QString();
+    QStringList all;
+    for (const Row &row : m_rows)
+        if (!row.error->isHidden())
+            all.append(row.error->text());
+    all += m_settings->messages();
+    all += m_page->messages();
+    if (!m_message->isHidden())
+        all.append(m_message->text());
+    return all.join(QLatin1Char('\n'));
 }
 
 QString PhraseView::readout() const
@@ -208,53 +367,115 @@ QString PhraseView::readout() const
 
 void PhraseView::addPhrase()
 {
-    appendRow();
-    // A new row starts empty: it is refused (with a message) until the user types a phrase.
+    // The new phrase goes last: show the last page, where it will be.
+    const qint64 count = m_state->phraseSettings().phrases.size();
+    PhrasePage page = m_state->phrasePage();
+    page.phrases = PhrasePage::phrasePages(m_state->phraseSettings());
+    m_state->setPhrasePage(page);
+    if (m_rows.isEmpty() || m_rows.last().phrase < count) {
+        insertRow(int(m_rows.size()));
+        m_rows.last().phrase = count;
+        m_rows.last().title->setText(m_state->phraseSettings().title(int(count)) +
+                                     QLatin1Char(':'));
+    }
     m_rows.last().edit->setFocus();
-    applyPhrases();
+    // A new row starts empty: it is refused (with a message) until the user types a phrase.
+    commitRow(int(m_rows.size()) - 1);
 }
 
-void PhraseView::appendRow()
+int PhraseView::rowOf(const QWidget *widget) const
+{
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].widget == widget)
+            return i;
+    return -1;
+}
+
+void PhraseView::insertRow(int at)
 {
     Row row;
     row.widget = new QWidget(this);
-    auto *layout = new QHBoxLayout(row.widget);
-    layout->setContentsMargins(0, 0, 0, 0);
+    auto *outer = new QVBoxLayout(row.widget);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(2);
+    auto *layout = new QHBoxLayout;
     row.title = new QLabel(row.widget);
     row.edit = new QLineEdit(row.widget);
-    row.edit->setObjectName(QStringLiteral("phrase%1").arg(m_rows.size()));
     row.edit->setToolTip(tr("A phrase; Keras' standardisation lower-cases it and strips "
-                            "punctuation, then splits on whitespace"));
+                            "punctuation, then splits on whitespace. Applied on Enter, on "
+                            "leaving the field or after a pause"));
+    row.title->setBuddy(row.edit);
     row.remove = new QToolButton(row.widget);
     row.remove->setText(QStringLiteral("×"));
     row.remove->setToolTip(tr("Remove this phrase (at least two stay)"));
+    row.error = new QLabel(row.widget);
+    row.error->setWordWrap(true);
+    markAsMessage(row.error);
+    row.error->hide();
+    row.pause = new QTimer(row.widget);
+    row.pause->setSingleShot(true);
+    row.pause->setInterval(FieldForm::commitPauseMs);
     layout->addWidget(row.title);
     layout->addWidget(row.edit, 1);
     layout->addWidget(row.remove);
-    m_rowsLayout->addWidget(row.widget);
-    connect(row.edit, &QLineEdit::textEdited, this, [this] { applyPhrases(); });
-    connect(row.remove, &QToolButton::clicked, this, [this, w = row.widget] {
-        for (int i = 0; i < m_rows.size(); ++i)
-            if (m_rows[i].widget == w)
-                removePhrase(i);
+    outer->addLayout(layout);
+    outer->addWidget(row.error);
+    m_rowsLayout->insertWidget(at, row.widget);
+    QWidget *key = row.widget;
+    connect(row.edit, &QLineEdit::textEdited, this, [this, key] {
+        if (const int i = rowOf(key); i >= 0) {
+            m_rows[i].typing = true;
+            m_rows[i].pause->start();
+        }
     });
-    m_rows.append(row);
+    const auto commitTyped = [this, key] {
+        if (const int i = rowOf(key); i >= 0 && m_rows[i].typing)
+            commitRow(i);
+    };
+    connect(row.pause, &QTimer::timeout, this, commitTyped);
+    connect(row.edit, &QLineEdit::editingFinished, this, commitTyped);
+    connect(row.remove, &QToolButton::clicked, this, [this, key] {
+        if (const int i = rowOf(key); i >= 0)
+            removePhrase(int(m_rows[i].phrase));
+    });
+    m_rows.insert(at, row);
     for (int i = 0; i < m_rows.size(); ++i) {
-        m_rows[i].title->setText(m_state->phraseSettings().title(i) + QLatin1Char(':'));
-        m_rows[i].remove->setEnabled(m_rows.size() > 2);
+        m_rows[i].edit->setObjectName(QStringLiteral("phrase%1").arg(i));
+        m_rows[i].error->setObjectName(QStringLiteral("phrase%1Message").arg(i));
     }
+}
+
+void PhraseView::dropRow(int at)
+{
+    // Later: the row may be the sender of the signal being handled.
+    QWidget *widget = m_rows[at].widget;
+    m_rows.removeAt(at);
+    widget->hide();
+    widget->deleteLater();
 }
 
 void PhraseView::removePhrase(int index)
 {
-    if (index < 0 || index >= m_rows.size() || m_rows.size() <= 2)
+    PhraseSettings settings = m_state->phraseSettings();
+    if (index >= settings.phrases.size()) { // a new phrase that was never accepted
+        for (int i = 0; i < m_rows.size(); ++i)
+            if (m_rows[i].phrase == index) {
+                dropRow(i);
+                break;
+            }
         return;
-    clearError(m_rows[index].edit);
-    delete m_rows[index].widget;
-    m_rows.removeAt(index);
-    for (int i = 0; i < m_rows.size(); ++i)
-        m_rows[i].remove->setEnabled(m_rows.size() > 2);
-    applyPhrases(index);
+    }
+    if (index < 0 || settings.phrases.size() <= 2)
+        return;
+    settings.phrases.removeAt(index);
+    // Titles belong to phrases: a removed phrase takes its title with it.
+    if (index < settings.titles.size())
+        settings.titles.removeAt(index);
+    QString error;
+    if (!m_state->setPhraseSettings(settings, &error))
+        for (int i = 0; i < m_rows.size(); ++i)
+            if (m_rows[i].phrase == index)
+                showRowError(i, error);
 }
 
 void PhraseView::reseed()
@@ -262,153 +483,138 @@ void PhraseView::reseed()
     m_state->reseedPhrases();
 }
 
-void PhraseView::applyPhrases(int removedIndex)
+void PhraseView::commitRow(int row)
 {
+    m_rows[row].typing = false;
+    m_rows[row].pause->stop();
+    QWidget *key = m_rows[row].widget;
+    // Only this row's text: another row's half-typed text is not the user's to apply yet.
     PhraseSettings settings = m_state->phraseSettings();
-    settings.phrases.clear();
-    for (const Row &row : m_rows)
-        settings.phrases.append(row.edit->text());
-    // Titles belong to phrases: a removed phrase takes its title with it.
-    if (removedIndex >= 0 && removedIndex < settings.titles.size())
-        settings.titles.removeAt(removedIndex);
+    const qint64 phrase = m_rows[row].phrase;
+    const bool isNew = phrase >= settings.phrases.size();
+    const QString text = m_rows[row].edit->text();
+    if (isNew)
+        settings.phrases.append(text);
+    else
+        settings.phrases[phrase] = text;
     while (settings.titles.size() > settings.phrases.size())
         settings.titles.removeLast();
     QString error;
-    m_applying = true;
-    const bool ok = m_state->setPhraseSettings(settings, &error);
-    m_applying = false;
-    for (const Row &row : m_rows)
-        clearError(row.edit);
-    if (!ok) {
-        // Point at the phrase the message names, else the last one.
-        int bad = int(m_rows.size()) - 1;
-        for (int i = 0; i < m_rows.size(); ++i)
-            if (error.contains(QStringLiteral("phrase %1 ").arg(i + 1))) {
-                bad = i;
-                break;
-            }
-        setError(m_rows[bad].edit, error);
+    if (!m_state->setPhraseSettings(settings, &error)) {
+        showRowError(row, error);
+        return;
+    }
+    if (isNew) { // follow the new phrase to its page (it may have opened one)
+        PhrasePage page = m_state->phrasePage();
+        page.phrases = phrase / limits::phrasesPerPage + 1;
+        m_state->setPhrasePage(page);
+    }
+    syncRows();
+    if (const int i = rowOf(key); i >= 0) {
+        m_rows[i].error->hide();
+        markInvalid(m_rows[i].edit, false);
     }
 }
 
-void PhraseView::applyNumbers(QWidget *field)
+void PhraseView::showRowError(int row, const QString &message)
 {
-    PhraseSettings settings = m_state->phraseSettings();
-    QString error;
-    bool ok = true;
-    auto readInteger = [&](QLineEdit *edit, const QString &name, qint64 *out) {
-        bool good = false;
-        const qint64 v = edit->text().trimmed().toLongLong(&good);
-        if (!good) {
-            error = tr("%1: \"%2\" is not a whole number").arg(name, edit->text().trimmed());
-            ok = false;
-        } else {
-            *out = v;
+    // The message may name another phrase on this page (phrase N is 1-based).
+    int target = row;
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (message.contains(QStringLiteral("phrase %1 ").arg(m_rows[i].phrase + 1))) {
+            target = i;
+            break;
         }
-    };
-    if (field == m_maxTokens)
-        readInteger(m_maxTokens, tr("max tokens"), &settings.maxTokens);
-    else if (field == m_sequenceLength)
-        readInteger(m_sequenceLength, tr("sequence length"), &settings.sequenceLength);
-    else if (field == m_dims)
-        readInteger(m_dims, tr("output dims"), &settings.dims);
-    else if (field == m_seed) {
-        settings.seed = m_seed->text().trimmed().toULongLong(&ok);
-        if (!ok)
-            error = tr("seed: \"%1\" is not a non-negative whole number").arg(m_seed->text());
+    for (int i = 0; i < m_rows.size(); ++i) {
+        m_rows[i].error->setVisible(i == target);
+        markInvalid(m_rows[i].edit, i == target);
     }
-    if (ok) {
-        m_applying = true;
-        ok = m_state->setPhraseSettings(settings, &error);
-        m_applying = false;
-    }
-    if (ok)
-        clearError(field);
-    else
-        setError(field, error);
+    m_rows[target].error->setText(message);
 }
 
 void PhraseView::applyCompare()
 {
     QString error;
-    if (m_state->setCompare(m_compareA->currentIndex(), m_compareB->currentIndex(), &error)) {
-        clearError(m_compareA);
-    } else {
-        setError(m_compareA, error);
-    }
+    setCompareError(
+        m_state->setCompare(m_compareA->currentIndex(), m_compareB->currentIndex(), &error)
+            ? QString()
+            : error);
+}
+
+void PhraseView::setCompareError(const QString &message)
+{
+    m_message->setText(message);
+    m_message->setVisible(!message.isEmpty());
+    markInvalid(m_compareA, !message.isEmpty());
 }
 
 void PhraseView::syncRows()
 {
     const PhraseSettings &settings = m_state->phraseSettings();
-    while (m_rows.size() > settings.phrases.size()) {
-        clearError(m_rows.last().edit);
-        delete m_rows.last().widget;
-        m_rows.removeLast();
-    }
-    while (m_rows.size() < settings.phrases.size())
-        appendRow();
+    const qint64 count = settings.phrases.size();
+    const PhraseWindow w = m_state->phraseWindow();
+    // A new phrase not yet accepted keeps its row, after the last page's phrases.
+    const bool keepNew = w.endPhrase == count && !m_rows.isEmpty() && m_rows.last().phrase >= count;
+    const int shown = int(w.phrases());
+    const int existing = int(m_rows.size()) - (keepNew ? 1 : 0);
+    for (int i = existing - 1; i >= shown; --i)
+        dropRow(i);
+    for (int i = existing; i < shown; ++i)
+        insertRow(i);
     for (int i = 0; i < m_rows.size(); ++i) {
-        if (m_rows[i].edit->text() != settings.phrases[i])
-            m_rows[i].edit->setText(settings.phrases[i]);
-        clearError(m_rows[i].edit);
-        m_rows[i].title->setText(settings.title(i) + QLatin1Char(':'));
-        m_rows[i].remove->setEnabled(m_rows.size() > 2);
+        Row &r = m_rows[i];
+        const bool isNew = keepNew && i == m_rows.size() - 1;
+        const qint64 phrase = isNew ? count : w.firstPhrase + i;
+        const bool moved = r.phrase != phrase;
+        r.phrase = phrase;
+        // Text typed and not yet applied stays: the user is not done with it.
+        const bool busy = r.typing && r.edit->hasFocus() && !moved;
+        if (!busy && !isNew) {
+            r.typing = false;
+            r.pause->stop();
+            if (r.edit->text() != settings.phrases[phrase])
+                r.edit->setText(settings.phrases[phrase]);
+            r.error->hide();
+            markInvalid(r.edit, false);
+        }
+        r.title->setText(settings.title(int(phrase)) + QLatin1Char(':'));
+        r.remove->setEnabled(isNew || count > 2);
     }
+}
+
+void PhraseView::updatePageInfo()
+{
+    const PhraseSettings &s = m_state->phraseSettings();
+    const PhraseWindow w = m_state->phraseWindow();
+    QString text = tr("Phrases %1–%2 of %3; tokens %4–%5 of %6")
+                       .arg(w.firstPhrase + 1)
+                       .arg(w.endPhrase)
+                       .arg(s.phrases.size())
+                       .arg(w.firstToken)
+                       .arg(w.endToken - 1)
+                       .arg(s.sequenceLength);
+    if (w.dimStride > 1)
+        text += tr("; %1 of %2 dims drawn (sampled)").arg(w.drawnDims()).arg(s.dims);
+    m_pageInfo->setText(text);
 }
 
 void PhraseView::refresh()
 {
     const PhraseSettings &settings = m_state->phraseSettings();
-    if (!m_applying) {
-        m_applying = true;
-        syncRows();
-        m_applying = false;
-    }
-    auto sync = [this](QLineEdit *edit, const QString &text) {
-        if (!m_errors.contains(edit) && edit->text().trimmed() != text)
-            edit->setText(text);
-    };
-    sync(m_maxTokens, QString::number(settings.maxTokens));
-    sync(m_sequenceLength, QString::number(settings.sequenceLength));
-    sync(m_dims, QString::number(settings.dims));
-    sync(m_seed, QString::number(settings.seed));
+    syncRows();
+    updatePageInfo();
     const QSignalBlocker a(m_compareA), b(m_compareB);
+    QStringList titles;
+    titles.reserve(settings.phrases.size());
+    for (int i = 0; i < settings.phrases.size(); ++i)
+        titles.append(settings.title(i));
     for (QComboBox *combo : {m_compareA, m_compareB}) {
         combo->clear();
-        for (int i = 0; i < settings.phrases.size(); ++i)
-            combo->addItem(settings.title(i));
+        combo->addItems(titles);
     }
     m_compareA->setCurrentIndex(m_state->compareA());
     m_compareB->setCurrentIndex(m_state->compareB());
-}
-
-void PhraseView::setError(QWidget *field, const QString &message)
-{
-    m_errors.insert(field, message);
-    markInvalid(field, true);
-    updateMessage();
-}
-
-void PhraseView::clearError(QWidget *field)
-{
-    if (!m_errors.remove(field))
-        return;
-    markInvalid(field, false);
-    updateMessage();
-}
-
-void PhraseView::updateMessage()
-{
-    if (m_errors.isEmpty()) {
-        m_message->clear();
-        m_message->hide();
-        return;
-    }
-    QStringList lines = m_errors.values();
-    lines.sort();
-    m_message->setText(tr("Refused: %1").arg(lines.join(QStringLiteral("\n"))));
-    m_message->show();
+    setCompareError(QString());
 }
 
 void PhraseView::onResult(std::shared_ptr<const PhraseResult> result)
@@ -422,31 +628,14 @@ void PhraseView::onResult(std::shared_ptr<const PhraseResult> result)
 
 void PhraseView::updateTables()
 {
-    const PhraseEmbedding &e = m_result->fixed;
-    m_vocabulary->setRowCount(int(e.vocabulary.size()));
-    for (int i = 0; i < e.vocabulary.size(); ++i) {
-        m_vocabulary->setItem(i, 0, new QTableWidgetItem(QString::number(i)));
-        m_vocabulary->setItem(
-            i, 1, new QTableWidgetItem(i == 0 ? QStringLiteral("'' (padding)") : e.vocabulary[i]));
-    }
-    const PhraseSettings &s = m_result->settings;
-    m_ids->setRowCount(int(e.ids.size()));
-    m_ids->setColumnCount(int(s.sequenceLength));
-    QStringList rowLabels, columnLabels;
-    for (qint64 p = 0; p < s.sequenceLength; ++p)
-        columnLabels.append(QString::number(p));
-    m_ids->setHorizontalHeaderLabels(columnLabels);
-    for (int b = 0; b < int(e.ids.size()); ++b) {
-        rowLabels.append(s.title(b));
-        for (qint64 p = 0; p < s.sequenceLength; ++p) {
-            auto *item =
-                new QTableWidgetItem(QString::number(e.ids[std::size_t(b)][std::size_t(p)]));
-            item->setToolTip(FigureBuilder::tokenLabel(*m_result, b, p));
-            m_ids->setItem(b, int(p), item);
-        }
-    }
-    m_ids->setVerticalHeaderLabels(rowLabels);
-    m_ids->resizeColumnsToContents();
+    const PhraseWindow w = m_state->phrasePage().window(m_result->settings);
+    m_vocabularyModel->setResult(m_result);
+    m_idsModel->setResult(m_result, w);
+    // Columns as wide as the widest id can be, without measuring every cell.
+    const int width =
+        m_ids->fontMetrics().horizontalAdvance(QString::number(m_result->settings.maxTokens)) + 16;
+    m_ids->horizontalHeader()->setDefaultSectionSize(qMax(width, 32));
+    m_vocabulary->setColumnWidth(0, qMax(width, 40));
 }
 
 void PhraseView::rebuildGrid()
@@ -488,8 +677,8 @@ PhraseView::cellAt(const QPointF &pos) const
         const double value = cell.rect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y());
         const qint64 dim = qint64(std::floor(key + 0.5));
         const qint64 token = qint64(std::floor(value + 0.5));
-        if (dim < 0 || dim >= m_result->settings.dims || token < 0 ||
-            token >= m_result->settings.sequenceLength)
+        if (dim < 0 || dim >= m_result->settings.dims ||
+            !m_state->phrasePage().window(m_result->settings).containsToken(token))
             return std::nullopt;
         return std::pair{cell, std::pair{token, dim}};
     }

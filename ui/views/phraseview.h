@@ -4,10 +4,9 @@
 #pragma once
 
 #include "compute/computescheduler.h"
-#include "state/explorerstate.h"
 #include "figures/figurebuilder.h"
+#include "state/explorerstate.h"
 
-#include <QHash>
 #include <QWidget>
 
 #include <memory>
@@ -18,27 +17,40 @@ class QLabel;
 class QLineEdit;
 class QMouseEvent;
 class QPushButton;
-class QTableWidget;
+class QTableView;
+class QTimer;
 class QToolButton;
 class QVBoxLayout;
 
 namespace pe {
 
-class StepEdit;
+class FieldForm;
+class PhraseIdsModel;
+class VocabularyModel;
 
+// Phrases are edited, drawn and listed page by page (limits::phrasesPerPage phrases and
+// limits::tokensPerPage tokens a page, ExplorerState::phrasePage), so a view's cost is bounded
+// by what it shows. Every input applies on commit: Enter, leaving the field, or a pause.
 class PhraseView : public QWidget
 {
     Q_OBJECT
 public:
     PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent = nullptr);
+    ~PhraseView() override;
 
     QCustomPlot *gridPlot() const { return m_gridPlot; }
     QCustomPlot *similarityPlot() const { return m_similarityPlot; }
-    QTableWidget *vocabularyTable() const { return m_vocabulary; }
-    QTableWidget *idsTable() const { return m_ids; }
+    QTableView *vocabularyTable() const { return m_vocabulary; }
+    QTableView *idsTable() const { return m_ids; }
+    // The phrase rows of the current page (and a new phrase not yet accepted).
     int phraseEditCount() const { return int(m_rows.size()); }
-    QLineEdit *phraseEdit(int index) const;
+    QLineEdit *phraseEdit(int row) const;
     QPushButton *addPhraseButton() const { return m_addPhrase; }
+    // The vectorizer and embedding settings (max tokens, sequence length, dims, seed).
+    FieldForm *settingsForm() const { return m_settings; }
+    // The phrase and token pages.
+    FieldForm *pageForm() const { return m_page; }
+    // Every refusal shown, one per line; empty when every input holds a good value.
     QString message() const;
     QString readout() const;
     std::shared_ptr<const PhraseResult> result() const { return m_result; }
@@ -47,6 +59,7 @@ public:
 
 public slots:
     void addPhrase();
+    // Removes phrase `index` (counted over all phrases, from 0).
     void removePhrase(int index);
     void reseed();
 
@@ -57,13 +70,19 @@ private:
         QLabel *title = nullptr;
         QLineEdit *edit = nullptr;
         QToolButton *remove = nullptr;
+        QLabel *error = nullptr;
+        QTimer *pause = nullptr;
+        qint64 phrase = 0;   // which phrase the row edits; == the phrase count: a new one
+        bool typing = false; // text typed since the last commit
     };
-    void appendRow();
-    void applyPhrases(int removedIndex = -1);
-    void applyNumbers(QWidget *field);
+    void insertRow(int at);
+    void dropRow(int at);
+    int rowOf(const QWidget *widget) const;
+    void commitRow(int row);
     void applyCompare();
     void refresh();
     void syncRows();
+    void updatePageInfo();
     void onResult(std::shared_ptr<const PhraseResult> result);
     void rebuildGrid();
     void rebuildDifference();
@@ -73,32 +92,30 @@ private:
     void onGridRelease(QMouseEvent *event);
     std::optional<std::pair<PhraseCell, std::pair<qint64, qint64>>>
     cellAt(const QPointF &pos) const;
-    void setError(QWidget *field, const QString &message);
-    void clearError(QWidget *field);
-    void updateMessage();
+    void showRowError(int row, const QString &message);
+    void setCompareError(const QString &message);
 
     ExplorerState *m_state;
     QVBoxLayout *m_rowsLayout;
     QList<Row> m_rows;
     QPushButton *m_addPhrase;
-    StepEdit *m_maxTokens;
-    StepEdit *m_sequenceLength;
-    StepEdit *m_dims;
-    QLineEdit *m_seed;
+    FieldForm *m_settings;
+    FieldForm *m_page;
+    QLabel *m_pageInfo;
     QPushButton *m_reseed;
     QComboBox *m_compareA;
     QComboBox *m_compareB;
     QLabel *m_message;
-    QTableWidget *m_vocabulary;
-    QTableWidget *m_ids;
+    QTableView *m_vocabulary;
+    QTableView *m_ids;
+    VocabularyModel *m_vocabularyModel;
+    PhraseIdsModel *m_idsModel;
     QCustomPlot *m_gridPlot;
     QCustomPlot *m_differencePlot;
     QCustomPlot *m_similarityPlot;
     QLabel *m_readout;
     QList<PhraseCell> m_cells;
     std::shared_ptr<const PhraseResult> m_result;
-    QHash<QWidget *, QString> m_errors;
-    bool m_applying = false;
     QPointF m_pressPos;
 };
 

@@ -60,8 +60,28 @@ FieldForm::~FieldForm()
 
 void FieldForm::build()
 {
-    while (m_layout->rowCount() > 0)
-        m_layout->removeRow(0);
+    // A choice's combo box may be the very sender whose signal led here (a new scheme brings
+    // other fields): its row is unhooked now and deleted once that signal has returned.
+    // Their names go at once too, so that a lookup by name finds the new rows' editors.
+    for (Row *r : std::as_const(m_rows))
+        for (QObject *o : std::initializer_list<QObject *>{r->line, r->check, r->combo, r->slider,
+                                                           r->pause, r->error})
+            if (o) {
+                o->disconnect(this);
+                o->setObjectName(QString());
+            }
+    while (m_layout->rowCount() > 0) {
+        const QFormLayout::TakeRowResult taken = m_layout->takeRow(0);
+        for (QLayoutItem *item : {taken.labelItem, taken.fieldItem}) {
+            if (!item)
+                continue;
+            if (QWidget *w = item->widget()) {
+                w->hide();
+                w->deleteLater();
+            }
+            delete item;
+        }
+    }
     qDeleteAll(m_rows);
     m_rows.clear();
     m_builtKeys.clear();
@@ -73,7 +93,9 @@ void FieldForm::build()
         auto *box = new QVBoxLayout(row->container);
         box->setContentsMargins(0, 0, 0, 0);
         box->setSpacing(2);
-        const QString name = field.key;
+        const QString name = m_prefix.isEmpty()
+                                 ? field.key
+                                 : m_prefix + field.key.left(1).toUpper() + field.key.mid(1);
         switch (field.editor) {
         case FormField::Editor::Integer: {
             auto *edit = new StepEdit(row->container);
@@ -87,7 +109,7 @@ void FieldForm::build()
             row->line = new QLineEdit(row->container);
             break;
         case FormField::Editor::Check:
-            row->check = new QCheckBox(field.label, row->container);
+            row->check = new QCheckBox(m_labels.value(field.key, field.label), row->container);
             connect(row->check, &QCheckBox::clicked, this, [this, row](bool on) {
                 commit(row->field.key, on ? QStringLiteral("true") : QStringLiteral("false"));
             });
@@ -120,14 +142,14 @@ void FieldForm::build()
         editor->setObjectName(name);
         editor->setToolTip(field.toolTip);
         box->addWidget(editor);
-        if (m_sliders.contains(name)) {
+        if (m_sliders.contains(field.key)) {
             row->slider = new QSlider(Qt::Horizontal, row->container);
             row->slider->setObjectName(name + QStringLiteral("Slider"));
-            row->slider->setRange(1, m_sliders.value(name));
+            row->slider->setRange(1, m_sliders.value(field.key));
             row->slider->setToolTip(tr("Drag to change %1 (1 to %2; type larger values in the "
                                        "field)")
                                         .arg(field.label.toLower())
-                                        .arg(m_sliders.value(name)));
+                                        .arg(m_sliders.value(field.key)));
             connect(row->slider, &QSlider::valueChanged, this, [this, row](int value) {
                 if (m_refreshing)
                     return;
@@ -145,7 +167,7 @@ void FieldForm::build()
         if (row->check) {
             m_layout->addRow(row->container);
         } else {
-            row->label = new QLabel(field.label, this);
+            row->label = new QLabel(m_labels.value(field.key, field.label), this);
             row->label->setBuddy(editor);
             row->label->setToolTip(field.toolTip);
             m_layout->addRow(row->label, row->container);
@@ -159,6 +181,24 @@ void FieldForm::addSlider(const QString &key, int maximum)
     m_sliders.insert(key, maximum);
     build();
     refresh();
+}
+
+void FieldForm::setNamePrefix(const QString &prefix)
+{
+    m_prefix = prefix;
+    build();
+    refresh();
+}
+
+void FieldForm::setLabel(const QString &key, const QString &text)
+{
+    m_labels.insert(key, text);
+    if (Row *r = row(key)) {
+        if (r->label)
+            r->label->setText(text);
+        if (r->check)
+            r->check->setText(text);
+    }
 }
 
 FieldForm::Row *FieldForm::row(const QString &key) const
@@ -198,22 +238,44 @@ void FieldForm::commit(const QString &key, const QString &text)
 {
     if (m_refreshing)
         return;
-    if (Row *r = row(key)) {
+    Row *r = row(key);
+    if (r) {
         r->typing = false;
         if (r->pause)
             r->pause->stop();
     }
+    // A refused value must not ride along with a later commit of another field, so the draft
+    // takes this field's last good value back. A choice stays: it shows the fields it needs.
+    const QString previous = m_model->text(key);
+    const bool keep = r && r->combo;
+    const auto undo = [&] {
+        if (!keep)
+            m_model->setText(key, previous);
+    };
     if (const QString message = m_model->setText(key, text); !message.isEmpty()) {
         showProblem(key, m_model->describe({key, message}));
         return;
     }
     if (const FieldProblem problem = m_model->problem()) {
-        showProblem(problem.key, m_model->describe(problem));
+        // A rule of the whole form (a memory budget) is explained beside the field that broke
+        // it; a problem of another field (one a choice requires) leaves this value pending.
+        // A choice's problem may come without a key ("factor is required by rope_type linear"
+        // from a whole-configuration check): it goes beside the field it names first.
+        QString at = problem.key;
+        if (at.isEmpty() && keep)
+            for (const Row *other : std::as_const(m_rows))
+                if (problem.message.startsWith(other->field.key + QLatin1Char(' ')))
+                    at = other->field.key;
+        const bool own = at == key || !row(at);
+        if (own)
+            undo();
+        showProblem(own ? key : at, m_model->describe(problem));
         updateRows(); // a choice may have shown the field that needs a value
         return;
     }
     QString error;
     if (!m_model->commit(&error)) {
+        undo();
         showProblem(key, error);
         return;
     }

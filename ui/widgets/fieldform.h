@@ -165,6 +165,11 @@ public:
 
     // A slider under the field's editor over [1, maximum] that applies while it is dragged.
     void addSlider(const QString &key, int maximum);
+    // Editors are named after their keys; a prefix ("phrase" -> "phraseDims") keeps two forms
+    // with the same keys in one window apart (tests and accessibility find them by name).
+    void setNamePrefix(const QString &prefix);
+    // A label of the window's own wording for a field, with a mnemonic ("Max &tokens").
+    void setLabel(const QString &key, const QString &text);
     // The editor of a field (tests and shortcuts); null when the form has no such row.
     QWidget *editor(const QString &key) const;
     // The message shown beside a field, or below the form for a whole-form problem.
@@ -197,6 +202,8 @@ private:
     QLabel *m_formMessage = nullptr;
     QList<Row *> m_rows;
     QHash<QString, int> m_sliders; // key -> maximum, kept across rebuilds
+    QString m_prefix;
+    QHash<QString, QString> m_labels; // key -> label text, kept across rebuilds
     QStringList m_builtKeys;
     bool m_refreshing = false;
 };

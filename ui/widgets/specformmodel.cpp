@@ -26,6 +26,14 @@ SpecFormModel::SpecFormModel(Read read, Write write)
 QList<FormField> SpecFormModel::fields() const
 {
     QList<FormField> rows = formFields(EncodingSpec::fields());
+    // A scheme that reads a model file is chosen by File > Open model (which loads it off the
+    // UI thread), not from the menu; a spec that already has one keeps it listed.
+    for (FormField &row : rows)
+        if (row.key == QLatin1String("scheme"))
+            row.choices.removeIf([&](const ChoiceName &c) {
+                return (schemesReadingFiles & (1u << c.value)) &&
+                       std::size_t(c.value) != m_draft.scheme.index();
+            });
     std::visit(
         [&](const auto &s) {
             using S = std::decay_t<decltype(s)>;

@@ -1,0 +1,39 @@
+// Helpers of the suites that drive the main window (GUI suites linking pe::ui).
+#pragma once
+
+#include "views/mainwindow.h"
+
+#include <QString>
+#include <QTest>
+#include <QWidget>
+
+#include <memory>
+
+namespace pe::test {
+
+// A window on the CPU backend, shown at a fixed size; it touches no settings file unless
+// `settingsFile` names one.
+inline std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QString())
+{
+    MainWindowOptions options;
+    options.persistent = !settingsFile.isEmpty();
+    options.settingsFile = settingsFile;
+    auto window = std::make_unique<MainWindow>(options);
+    window->state()->setBackendChoice(BackendChoice::Cpu);
+    window->resize(1400, 900);
+    window->show();
+    window->activateWindow();
+    return window;
+}
+
+// Types `text` into a field as a user does, key by key, and commits it with Enter.
+inline void typeInto(QWidget *field, const QString &text)
+{
+    field->setFocus();
+    QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClick(field, Qt::Key_Delete);
+    QTest::keyClicks(field, text);
+    QTest::keyClick(field, Qt::Key_Return);
+}
+
+} // namespace pe::test
