@@ -1,10 +1,12 @@
 // ExplorerState: setters emit only on real change and refuse bad values, JSON round trip, and
 // the presets give the parameters of the seed figures (DESIGN.md, seeds 000/001/003).
+#include "modelfilewriter.h"
 #include "state/explorerstate.h"
 #include "state/presets.h"
 #include "testutil.h"
 
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace pe;
@@ -157,6 +159,33 @@ private slots:
         QString error;
         QVERIFY(!applyPreset(state, QStringLiteral("nope"), &error));
         QVERIFY2(error.contains(QLatin1String("geron-16-9")), qPrintable(error));
+    }
+
+    // A session naming a model's table reads it again; a missing file is refused, state kept.
+    void sessionRestoresModelTable()
+    {
+        QTemporaryDir dir;
+        const QString table = dir.filePath(u"wpe.npy"_qs);
+        std::vector<float> values;
+        for (int i = 0; i < 10 * 3; ++i)
+            values.push_back(float(i) / 8.0f);
+        QVERIFY(test::writeBytes(table, test::npyBytes("<f4", {10, 3}, test::f32Bytes(values))));
+        const QJsonObject spec{
+            {u"scheme"_qs, u"table"_qs}, {u"source"_qs, table}, {u"positions"_qs, 8}};
+        ExplorerState state;
+        QString error;
+        QVERIFY2(state.applyJson(QJsonObject{{u"spec"_qs, spec}}, &error), qPrintable(error));
+        const TableScheme *t = state.spec().get<TableScheme>();
+        QVERIFY(t && t->table);
+        QCOMPARE(state.spec().dims, qint64(3)); // the table's columns
+        QCOMPARE(t->table->row(7)[2], 23.0f / 8.0f);
+
+        const EncodingSpec before = state.spec();
+        QJsonObject missing = spec;
+        missing[u"source"_qs] = dir.filePath(u"gone.npy"_qs);
+        QVERIFY(!state.applyJson(QJsonObject{{u"spec"_qs, missing}}, &error));
+        QVERIFY2(error.contains(u"gone.npy"_qs), qPrintable(error));
+        QVERIFY(state.spec() == before);
     }
 };
 

@@ -513,6 +513,9 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
         EncodingSpec spec = scratch.m_spec;
         if (const FieldProblem p = spec.readJson(json.value(specKey).toObject()))
             return refuse(error, QStringLiteral("spec: ") + spec.describe(p, FieldNaming::Key));
+        QString loadError; // a model's table, read again from the file the session names
+        if (!spec.resolve(&loadError))
+            return refuse(error, QStringLiteral("spec: ") + loadError);
         if (!scratch.setSpec(spec, error))
             return false;
     }
