@@ -137,84 +137,48 @@ std::optional<ModelConfig> modelConfigFromOptions(const QCommandLineParser &pars
     return config;
 }
 
-namespace {
-
-// --model's learned position table (GPT-2's wpe, a .npy, --tensor NAME) as a TableScheme spec.
-ModelLayerSpec tableSpec(const QCommandLineParser &parser)
-{
-    refuseOptions(parser, {QStringLiteral("layer")},
-                  QStringLiteral("a learned position table: it is added once, at the input"));
-    TableScheme table;
-    table.source = parser.value(QStringLiteral("model"));
-    table.tensor = parser.value(QStringLiteral("tensor"));
-    table.offset =
-        integerOption(parser, QStringLiteral("table-offset"), 0, limits::maxPositions, -1);
-    ModelLayerSpec out;
-    out.spec.scheme = table;
-    QString error;
-    if (!out.spec.resolve(&error))
-        throw UsageError{error};
-    const PositionTable &t = *out.spec.get<TableScheme>()->table;
-    out.spec.positions = t.positions();
-    out.spec = specFromOptions(parser, out.spec); // --positions: fewer rows
-    out.description =
-        QStringLiteral("%1 of %2: %3 x %4 %5%6")
-            .arg(t.tensor, t.file)
-            .arg(t.rows)
-            .arg(t.columns)
-            .arg(t.typeName, t.offset > 0 ? QStringLiteral(", positions from row %1").arg(t.offset)
-                                          : QString());
-    return out;
-}
-
-} // namespace
-
 std::optional<ModelLayerSpec> modelSpecFromOptions(const QCommandLineParser &parser)
 {
-    const QString model = QStringLiteral("model");
-    if (!parser.isSet(model))
-        refuseOptions(parser, {QStringLiteral("tensor"), QStringLiteral("table-offset")},
-                      QStringLiteral("a spec without --model"));
-    const QString scheme = QStringLiteral("scheme");
+    const QString model = QStringLiteral("model"), config = QStringLiteral("config");
+    const QString scheme = QStringLiteral("scheme"), layer = QStringLiteral("layer");
+    const QString tensor = QStringLiteral("tensor"), offset = QStringLiteral("table-offset");
     const bool tableScheme =
         parser.isSet(scheme) && parser.value(scheme) == QLatin1String(TableScheme::info.id);
-    if (!parser.isSet(model) && !parser.isSet(QStringLiteral("config"))) {
+    if (!parser.isSet(model))
+        refuseOptions(parser, {tensor, offset}, QStringLiteral("a spec without --model"));
+    if (!parser.isSet(model) && !parser.isSet(config)) {
         if (tableScheme)
             throw UsageError{QStringLiteral("--scheme table needs --model PATH|REPO_ID")};
-        refuseOptions(parser, {QStringLiteral("layer")},
-                      QStringLiteral("a spec without --config or --model"));
+        refuseOptions(parser, {layer}, QStringLiteral("a spec without --config or --model"));
         return std::nullopt;
     }
-    if (tableScheme && parser.isSet(model) && !parser.isSet(QStringLiteral("config")))
-        return tableSpec(parser); // --scheme table --model X: X's table, whatever X is
-    refuseOptions(parser, {scheme, QStringLiteral("dims")},
-                  QStringLiteral("a model: its files decide"));
-    // A learned table when one is asked for, or when the model has no rotary layers to show.
-    std::optional<ModelConfig> config;
-    if (parser.isSet(model) && !parser.isSet(QStringLiteral("config"))) {
-        QString error;
-        const std::optional<ModelLocation> location = resolveModel(parser.value(model), &error);
-        if (!location)
-            throw UsageError{error};
-        if (parser.isSet(QStringLiteral("tensor")) || location->configPath.isEmpty())
-            return tableSpec(parser);
-        config = readHfConfig(location->configPath, &error);
-        if (!config)
-            throw UsageError{error};
-        if (config->absolute.kind != AbsolutePositionKind::None && !config->usesRope())
-            return tableSpec(parser);
-    } else {
-        config = modelConfigFromOptions(parser); // set: --config or --model is
-    }
-    refuseOptions(parser, {QStringLiteral("tensor"), QStringLiteral("table-offset")},
-                  QStringLiteral("a rotary model (its positions are no table)"));
-    const int layer =
-        int(integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers - 1, -1));
+    // --scheme table --model X: X's learned table, whatever else X has.
+    if (!tableScheme || parser.isSet(config))
+        refuseOptions(parser, {scheme}, QStringLiteral("a model: its files decide"));
+    refuseOptions(parser, {QStringLiteral("dims")}, QStringLiteral("a model: its files decide"));
+    const int layerIndex = int(integerOption(parser, layer, 0, limits::maxLayers - 1, -1));
     QString error;
-    std::optional<ModelLayerSpec> spec = modelLayerSpec(*config, layer, &error);
+    std::optional<ModelLayerSpec> spec;
+    if (parser.isSet(config)) { // modelConfigFromOptions refuses --config with --model
+        spec = modelLayerSpec(*modelConfigFromOptions(parser), layerIndex, &error);
+    } else {
+        ModelRequest request;
+        request.source = parser.value(model);
+        request.tensor = parser.value(tensor);
+        request.offset = integerOption(parser, offset, 0, limits::maxPositions, -1);
+        request.layer = layerIndex;
+        request.table = tableScheme;
+        spec = openModelSpec(request, &error);
+    }
     if (!spec)
         throw UsageError{error};
-    spec->spec = specFromOptions(parser, spec->spec);
+    if (spec->spec.get<TableScheme>())
+        refuseOptions(parser, {layer},
+                      QStringLiteral("a learned position table: it is added once, at the input"));
+    else
+        refuseOptions(parser, {tensor, offset},
+                      QStringLiteral("a rotary model (its positions are no table)"));
+    spec->spec = specFromOptions(parser, spec->spec); // --positions, a rope field on top
     return spec;
 }
 

@@ -1,14 +1,15 @@
 // Sessions and the window's File menu: save / open round trips, bad session files that leave
 // the window's state alone, Recent sessions, Export figure (Ctrl+E) equal to `pescope export`,
 // Copy figure, Export data, and `pescope --session FILE`.
+#include "modelfilewriter.h"
 #include "testutil.h"
 
 #include "compute/computescheduler.h"
 #include "dialogs/exportdialog.h"
 #include "dialogs/fileactions.h"
-#include "views/mainwindow.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
+#include "views/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>
@@ -17,6 +18,7 @@
 #include <QJsonDocument>
 #include <QMenu>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 
 using namespace pe;
@@ -66,6 +68,43 @@ private slots:
     }
 
     void cleanupTestCase() { m_window.reset(); }
+
+    // File > Open model: a GPT-2-like folder shows its learned table; a missing model leaves the
+    // window's state alone and says why.
+    void openModelShowsItsTable()
+    {
+        const QString folder = path(u"tiny-gpt2"_qs);
+        QVERIFY(QDir().mkpath(folder));
+        write(u"tiny-gpt2/config.json"_qs, R"({"model_type": "gpt2", "n_embd": 4, "n_head": 1,
+              "n_layer": 2, "n_positions": 12})");
+        std::vector<float> values;
+        for (int i = 0; i < 12 * 4; ++i)
+            values.push_back(float(i % 7) / 7.0f);
+        write(u"tiny-gpt2/model.safetensors"_qs,
+              safetensorsBytes({{u"wpe.weight"_qs, u"F32"_qs, {12, 4}, f32Bytes(values)}}));
+        const QByteArray before = stateBytes();
+        QSignalSpy opened(files(), &FileActions::modelOpened);
+        files()->openModel(path(u"absent-model"_qs));
+        QVERIFY(opened.wait(20000));
+        QVERIFY2(opened.at(0).at(0).toString().contains(u"absent-model"_qs),
+                 qPrintable(opened.at(0).at(0).toString()));
+        QCOMPARE(stateBytes(), before);
+
+        files()->openModel(folder);
+        QVERIFY(opened.wait(20000));
+        QCOMPARE(opened.at(1).at(0).toString(), QString());
+        const EncodingSpec spec = m_window->state()->spec();
+        const TableScheme *table = spec.get<TableScheme>();
+        QVERIFY(table && table->table);
+        QCOMPARE(table->table->tensor, u"wpe.weight"_qs);
+        QCOMPARE(spec.positions, qint64(12));
+        QCOMPARE(spec.dims, qint64(4));
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
+        // Back to the preset the other tests expect.
+        QString error;
+        QVERIFY2(m_window->applyPreset(QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
+    }
 
     void fileMenuHasTheActions()
     {

@@ -1,5 +1,6 @@
 #include "model/modelspec.h"
 
+#include "formats/hfcache.h"
 #include "rope/ropeconfig.h"
 
 #include <algorithm>
@@ -114,6 +115,41 @@ std::optional<ModelLayerSpec> modelLayerSpec(const ModelConfig &config, int laye
     out.spec.dims = dims;
     out.description =
         QStringLiteral("%1, %2, %3 dims").arg(what, scheme.configLabel(), QString::number(dims));
+    return out;
+}
+
+std::optional<ModelLayerSpec> openModelSpec(const ModelRequest &request, QString *error)
+{
+    const std::optional<ModelLocation> location = resolveModel(request.source, error);
+    if (!location)
+        return std::nullopt;
+    bool table = request.table || !request.tensor.isEmpty() || location->configPath.isEmpty();
+    std::optional<ModelConfig> config;
+    if (!table) {
+        config = readHfConfig(location->configPath, error);
+        if (!config)
+            return std::nullopt;
+        table = config->absolute.kind != AbsolutePositionKind::None && !config->usesRope();
+    }
+    if (!table)
+        return modelLayerSpec(*config, request.layer, error);
+    TableScheme scheme;
+    scheme.source = request.source;
+    scheme.tensor = request.tensor;
+    scheme.offset = request.offset;
+    ModelLayerSpec out;
+    out.spec.scheme = scheme;
+    if (!out.spec.resolve(error))
+        return std::nullopt;
+    const PositionTable &t = *out.spec.get<TableScheme>()->table;
+    out.spec.positions = std::min(t.positions(), limits::maxPositions);
+    out.description =
+        QStringLiteral("%1 of %2: %3 x %4 %5%6")
+            .arg(t.tensor, t.file)
+            .arg(t.rows)
+            .arg(t.columns)
+            .arg(t.typeName, t.offset > 0 ? QStringLiteral(", positions from row %1").arg(t.offset)
+                                          : QString());
     return out;
 }
 

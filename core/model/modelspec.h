@@ -25,4 +25,19 @@ struct ModelLayerSpec
 // or its RoPE parameters are invalid.
 std::optional<ModelLayerSpec> modelLayerSpec(const ModelConfig &config, int layer, QString *error);
 
+// What a user opens: a model folder, a .safetensors / .gguf / .npy file or a cached repo id.
+struct ModelRequest
+{
+    QString source;
+    QString tensor;     // a tensor to read as a position table (implies the table)
+    qint64 offset = -1; // table rows before position 0; -1: as config.json says
+    int layer = -1;     // the layer of a rotary model; -1: the first rotary layer
+    bool table = false; // the learned table even when the model also rotates
+};
+
+// The spec `request` names: the model's learned position table (a TableScheme, loaded) when a
+// table is asked for, when there is no config.json, or when the model has an absolute table and
+// no rotary layers; else modelLayerSpec() of its config. Reads files: not on a busy UI thread.
+std::optional<ModelLayerSpec> openModelSpec(const ModelRequest &request, QString *error);
+
 } // namespace pe

@@ -1,14 +1,15 @@
 #include "dialogs/fileactions.h"
 
 #include "compute/computescheduler.h"
+#include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
+#include "figures/qcpinclude.h"
+#include "model/modelspec.h"
+#include "state/sessionfile.h"
 #include "views/heatmapview.h"
 #include "views/mainwindow.h"
 #include "views/phraseview.h"
-#include "figures/qcpinclude.h"
 #include "views/schemepage.h"
-#include "state/sessionfile.h"
-#include "compute/viewdata.h"
 #include "views/wavesview.h"
 
 #include <QAction>
@@ -23,6 +24,7 @@
 #include <QMimeData>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QThreadPool>
 
 namespace pe {
 
@@ -148,8 +150,23 @@ void FileActions::createActions()
             report(error, true, tr("Export data"));
     });
 
+    auto *openModelAction = new QAction(tr("Open &model…"), this);
+    openModelAction->setObjectName(QStringLiteral("openModelAction"));
+    openModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openModelAction->setToolTip(
+        tr("A model's positions, from files you have: its learned table (GPT-2's wpe) or its "
+           "first rotary layer's RoPE (config.json, .safetensors, .gguf, .npy)"));
+    connect(openModelAction, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            m_window, tr("Open model"), QDir::homePath(),
+            tr("Models (*.json *.safetensors *.gguf *.npy);;All files (*)"));
+        if (!path.isEmpty())
+            openModel(path, true);
+    });
+
     file->insertAction(before, open);
     file->insertMenu(before, m_recentMenu);
+    file->insertAction(before, openModelAction);
     file->insertAction(before, save);
     file->insertAction(before, saveAs);
     file->insertSeparator(before);
@@ -308,6 +325,35 @@ void FileActions::report(const QString &text, bool error, const QString &title)
     emit message(text);
     if (error && !title.isEmpty())
         QMessageBox::warning(m_window, title, text);
+}
+
+void FileActions::openModel(const QString &source, bool interactive)
+{
+    emit message(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
+    // The files are read off the UI thread (a table can be hundreds of MB); the state changes
+    // on it, when they are.
+    const QPointer<FileActions> self(this);
+    QThreadPool::globalInstance()->start([self, source, interactive] {
+        ModelRequest request;
+        request.source = source;
+        QString error;
+        std::optional<ModelLayerSpec> spec = openModelSpec(request, &error);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, spec = std::move(spec), error, interactive]() mutable {
+                if (!self)
+                    return;
+                QString problem = error;
+                if (spec && self->m_window->state()->setSpec(spec->spec, &problem))
+                    problem.clear();
+                if (problem.isEmpty())
+                    self->report(tr("Opened %1").arg(spec->description), false);
+                else
+                    self->report(problem, true, interactive ? tr("Open model") : QString());
+                emit self->modelOpened(problem);
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 bool openSessionInWindow(MainWindow *window, const QString &path, QString *error)

@@ -30,6 +30,10 @@ public:
     // Each returns false with *error and leaves the window's state as it was.
     bool openSession(const QString &path, QString *error);
     bool saveSession(const QString &path, QString *error);
+    // Reads a model (folder, file or cached repo id) in the background and shows its positions:
+    // its learned table, or its first rotary layer; modelOpened() says how it went. Errors go
+    // to the status bar, and to a dialog when `interactive`.
+    void openModel(const QString &source, bool interactive = false);
     // The file the last open or save used; empty for a new session.
     QString sessionPath() const { return m_sessionPath; }
 
@@ -51,6 +55,8 @@ public:
 signals:
     // A one-line outcome for the status bar ("Saved …", "Cannot open …").
     void message(const QString &text);
+    // After openModel(): empty when the window shows the model, else why not.
+    void modelOpened(const QString &error);
 
 private:
     explicit FileActions(MainWindow *window);
