@@ -3,6 +3,7 @@
 // best-fitting sinusoid per dimension) against tables built here with known answers, and
 // `pescope data --model` writing them.
 #include "analysis/positionanalysis.h"
+#include "encodingspec.h"
 #include "model/positiontable.h"
 #include "modelfilewriter.h"
 #include "testutil.h"
@@ -178,6 +179,14 @@ private slots:
         QCOMPARE(table->row(3)[1], 51.0f);
         QCOMPARE(table->minimum, 0.0f);
         QCOMPARE(table->maximum, 51.0f);
+        // A spec whose parameters no longer name the loaded table is refused, not drawn.
+        EncodingSpec spec;
+        spec.scheme = TableScheme{folder, {}, -1, table};
+        spec.positions = 4;
+        spec = spec.normalized();
+        QVERIFY2(spec.validate().isEmpty(), qPrintable(spec.validate()));
+        std::get<TableScheme>(spec.scheme).source = path(u"other"_qs);
+        QVERIFY(spec.validate().contains(u"is not loaded"_qs));
         // An explicit offset wins.
         const auto zero = loadPositionTable(folder, {}, 0, &error);
         QVERIFY(zero);

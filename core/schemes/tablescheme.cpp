@@ -52,10 +52,17 @@ void TableScheme::normalizeShape(MatrixShape *shape) const
 
 FieldProblem TableScheme::problem(const MatrixShape &shape) const
 {
-    if (!table)
-        return {QStringLiteral("source"), source.isEmpty()
-                                              ? QStringLiteral("names no model")
-                                              : QStringLiteral("%1 is not loaded").arg(source)};
+    // Parameters edited after the table was read (a form's Model field) name other data: they
+    // take effect when the model is opened again, which reads the file.
+    const bool stale =
+        table && (table->source != source || (!tensor.isEmpty() && table->tensor != tensor) ||
+                  (offset >= 0 && table->offset != offset));
+    if (!table || stale)
+        return {QStringLiteral("source"),
+                source.isEmpty() ? QStringLiteral("names no model")
+                                 : QStringLiteral("%1 is not loaded: open it with File > Open "
+                                                  "model (or --model)")
+                                       .arg(source)};
     if (shape.dims != table->columns)
         return {QStringLiteral("dims"), QStringLiteral("must be the table's %1 columns (got %2)")
                                             .arg(table->columns)
