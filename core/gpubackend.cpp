@@ -577,8 +577,7 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
         setUint(shader, "columnCount", GLuint(plan->columnCount));
     } else {
         setUint(shader, "firstColumn", GLuint(plan->firstColumn));
-        setUint(shader, "seedKey",
-                GLuint(seedKey(std::get<HashedUniformPlan>(plan->matrix).seed)));
+        setUint(shader, "seedKey", GLuint(seedKey(std::get<HashedUniformPlan>(plan->matrix).seed)));
     }
     std::size_t timers = 0;
     for (qint64 y0 = 0; y0 < height; y0 += bandRows) {

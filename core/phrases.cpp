@@ -26,7 +26,6 @@ EncodingSpec tableSpec(const PhraseSpec &spec, qint64 rows, quint64 seed)
 
 } // namespace
 
-
 FieldTable<PhraseSpec> PhraseSpec::fields()
 {
     using S = PhraseSpec;

@@ -27,7 +27,7 @@ constexpr qint64 maxPhraseLength = qint64(1) << 20; // characters
 struct PhraseSpec
 {
     QStringList phrases;
-    QStringList titles; // optional labels per phrase for figures ("Tech Phrase")
+    QStringList titles;         // optional labels per phrase for figures ("Tech Phrase")
     qint64 maxTokens = 200;     // Keras max_tokens; also the word table's row count
     qint64 sequenceLength = 20; // Keras output_sequence_length; the position table's row count
     qint64 dims = 50;

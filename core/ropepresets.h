@@ -13,8 +13,8 @@ namespace pe {
 
 struct RopePreset
 {
-    QString id;    // command-line name, e.g. "llama3.1"
-    QString label; // for menus, e.g. "Llama 3.1 (llama3 scaling, s = 8)"
+    QString id;           // command-line name, e.g. "llama3.1"
+    QString label;        // for menus, e.g. "Llama 3.1 (llama3 scaling, s = 8)"
     qint64 headDim = 128; // dims of one attention head
     qint64 context = 0;   // max_position_embeddings the model is used at
     RopeConfig rope;      // theta, pairing, rope type and its parameters

@@ -504,7 +504,8 @@ assert (s == alibi_slopes(12)).all(), s
         QTest::addRow("unknown scheme")
             << QStringList{u"--scheme"_qs, u"xpos"_qs,   u"--positions"_qs,
                            u"4"_qs,        u"--dims"_qs, u"8"_qs}
-            << u"--scheme must be sinusoidal, learned, rope, alibi"_qs; // the list grows with schemes
+            << u"--scheme must be sinusoidal, learned, rope, alibi"_qs; // the list grows with
+                                                                        // schemes
         const QStringList alibi = {u"--scheme"_qs, u"alibi"_qs};
         QTest::addRow("zero heads")
             << alibi + QStringList{u"--heads"_qs, u"0"_qs, u"--what"_qs, u"slopes"_qs}

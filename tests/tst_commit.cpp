@@ -146,7 +146,7 @@ QList<NumericField> specFields()
     forEachScheme([&](const auto &scheme) {
         using S = std::decay_t<decltype(scheme)>;
         // A scheme read from a model file is opened with File > Open model, not typed.
-        if constexpr (!requires(S s, QString *e) { s.resolve(e); })
+        if constexpr (!requires(S s, QString * e) { s.resolve(e); })
             all += numericFields(S::fields());
     });
     return all;

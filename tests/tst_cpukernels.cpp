@@ -6,9 +6,9 @@
 #include "buildinfo.h"
 #include "cpubackend.h"
 #include "cpusampler.h"
+#include "figures/pngencoder.h"
 #include "kernels/cpukernels.h"
 #include "phasekernels.h"
-#include "figures/pngencoder.h"
 #include "testutil.h"
 
 #include <QProcess>

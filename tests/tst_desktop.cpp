@@ -3,11 +3,11 @@
 // git revision, library versions and the CPU kernels in use; the application icon renders.
 #include "testutil.h"
 
-#include "dialogs/aboutdialog.h"
 #include "buildinfo.h"
-#include "views/mainwindow.h"
+#include "dialogs/aboutdialog.h"
 #include "figures/qcpinclude.h"
 #include "state/sessionfile.h"
+#include "views/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>

@@ -41,35 +41,78 @@ struct Sample
     {
         using S = Sample;
         static const Field<S> table[] = {
-            {.key = "shape", .flag = "shape", .label = "Shape", .help = "What to draw.",
+            {.key = "shape",
+             .flag = "shape",
+             .label = "Shape",
+             .help = "What to draw.",
              .kind = choiceKind<&S::shape>(shapeNames)},
-            {.key = "count", .flag = "count", .label = "Count", .help = "How many.",
+            {.key = "count",
+             .flag = "count",
+             .label = "Count",
+             .help = "How many.",
              .kind = IntegerKind<S>{&S::count, {1, 100}}},
-            {.key = "size", .flag = "size", .label = "Size", .help = "How big.",
+            {.key = "size",
+             .flag = "size",
+             .label = "Size",
+             .help = "How big.",
              .kind = RealKind<S>{&S::size, {0.0, 10.0, true}}},
-            {.key = "weight", .flag = "weight", .label = "Weight", .help = "Optional.",
+            {.key = "weight",
+             .flag = "weight",
+             .label = "Weight",
+             .help = "Optional.",
              .kind = OptionalRealKind<S>{&S::weight, {0.0, 1.0}}},
-            {.key = "filled", .flag = "filled", .label = "Filled", .help = "Fill it.",
+            {.key = "filled",
+             .flag = "filled",
+             .label = "Filled",
+             .help = "Fill it.",
              .kind = BoolKind<S>{&S::filled}},
-            {.key = "outlined", .flag = "outlined", .label = "Outlined", .help = "Outline it.",
+            {.key = "outlined",
+             .flag = "outlined",
+             .label = "Outlined",
+             .help = "Outline it.",
              .kind = BoolKind<S>{&S::outlined}},
-            {.key = "star_points", .flag = "points", .label = "Points", .help = "Star tips.",
+            {.key = "star_points",
+             .flag = "points",
+             .label = "Points",
+             .help = "Star tips.",
              .kind = IntegerKind<S>{&S::points, {3, 12}},
-             .gate = {.by = "shape", .applies = bitsOf(Shape::Star),
+             .gate = {.by = "shape",
+                      .applies = bitsOf(Shape::Star),
                       .required = bitsOf(Shape::Star)}},
-            {.key = "marks", .flag = "marks", .label = "Marks", .help = "Positions.",
+            {.key = "marks",
+             .flag = "marks",
+             .label = "Marks",
+             .help = "Positions.",
              .kind = IntegerListKind<S>{&S::marks, {0, 9}, 3}},
-            {.key = "radii", .flag = "radii", .label = "Radii", .help = "Radii.",
+            {.key = "radii",
+             .flag = "radii",
+             .label = "Radii",
+             .help = "Radii.",
              .kind = RealListKind<S>{&S::radii, {0.0, 1.0}, 4}},
-            {.key = "title", .flag = "title", .label = "Title", .help = "A title.",
+            {.key = "title",
+             .flag = "title",
+             .label = "Title",
+             .help = "A title.",
              .kind = TextKind<S>{&S::title, 8}},
-            {.key = "notes", .flag = "note", .label = "Notes", .help = "Notes.",
+            {.key = "notes",
+             .flag = "note",
+             .label = "Notes",
+             .help = "Notes.",
              .kind = TextListKind<S>{&S::notes, 2, 5}},
-            {.key = "crosses", .flag = "cross", .label = "Crosses", .help = "Crosses.",
+            {.key = "crosses",
+             .flag = "cross",
+             .label = "Crosses",
+             .help = "Crosses.",
              .kind = CrossListKind<S>{&S::crosses, 2}},
-            {.key = "cell", .flag = "cell", .label = "Cell", .help = "A cell.",
+            {.key = "cell",
+             .flag = "cell",
+             .label = "Cell",
+             .help = "A cell.",
              .kind = CellKind<S>{&S::cell}},
-            {.key = "seed", .flag = "seed", .label = "Seed", .help = "A seed.",
+            {.key = "seed",
+             .flag = "seed",
+             .label = "Seed",
+             .help = "A seed.",
              .kind = SeedKind<S>{&S::seed}},
         };
         return table;
@@ -140,28 +183,31 @@ private slots:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::addRow("count 0") << u"count"_qs << u"0"_qs << u"must be between 1 and 100 (got 0)"_qs;
-        QTest::addRow("count text") << u"count"_qs << u"ten"_qs
-                                    << u"must be a whole number (got \"ten\")"_qs;
+        QTest::addRow("count 0") << u"count"_qs << u"0"_qs
+                                 << u"must be between 1 and 100 (got 0)"_qs;
+        QTest::addRow("count text")
+            << u"count"_qs << u"ten"_qs << u"must be a whole number (got \"ten\")"_qs;
         QTest::addRow("count too long")
             << u"count"_qs << u"99999999999999999999"_qs << u"must be a whole number"_qs;
-        QTest::addRow("size open at 0") << u"size"_qs << u"0"_qs
-                                        << u"must be greater than 0 and at most 10 (got 0)"_qs;
+        QTest::addRow("size open at 0")
+            << u"size"_qs << u"0"_qs << u"must be greater than 0 and at most 10 (got 0)"_qs;
         QTest::addRow("size nan") << u"size"_qs << u"nan"_qs << u"must be a finite number"_qs;
         QTest::addRow("size inf") << u"size"_qs << u"inf"_qs << u"must be a finite number"_qs;
-        QTest::addRow("weight closed") << u"weight"_qs << u"1.5"_qs
-                                       << u"must be between 0 and 1 (got 1.5)"_qs;
+        QTest::addRow("weight closed")
+            << u"weight"_qs << u"1.5"_qs << u"must be between 0 and 1 (got 1.5)"_qs;
         QTest::addRow("shape") << u"shape"_qs << u"cube"_qs
                                << u"must be circle, square or star (got \"cube\")"_qs;
         QTest::addRow("bool") << u"filled"_qs << u"maybe"_qs << u"must be true or false"_qs;
-        QTest::addRow("marks too many") << u"marks"_qs << u"1,2,3,4"_qs
-                                        << u"takes at most 3 values (got 4)"_qs;
+        QTest::addRow("marks too many")
+            << u"marks"_qs << u"1,2,3,4"_qs << u"takes at most 3 values (got 4)"_qs;
         QTest::addRow("marks out of range") << u"marks"_qs << u"1, 10"_qs << u"\"10\""_qs;
-        QTest::addRow("title too long") << u"title"_qs << u"123456789"_qs
-                                        << u"at most 8 characters"_qs;
+        QTest::addRow("title too long")
+            << u"title"_qs << u"123456789"_qs << u"at most 8 characters"_qs;
         QTest::addRow("cross") << u"crosses"_qs << u"3@x"_qs << u"must be crosses written P@D"_qs;
-        QTest::addRow("cell without dim") << u"cell"_qs << u"3"_qs << u"must be a cell written P@D"_qs;
-        QTest::addRow("seed negative") << u"seed"_qs << u"-1"_qs << u"must be a whole number from 0"_qs;
+        QTest::addRow("cell without dim")
+            << u"cell"_qs << u"3"_qs << u"must be a cell written P@D"_qs;
+        QTest::addRow("seed negative")
+            << u"seed"_qs << u"-1"_qs << u"must be a whole number from 0"_qs;
     }
     void textRefusalsNameTheProblem()
     {
@@ -231,24 +277,24 @@ private slots:
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("message");
-        QTest::addRow("unknown key") << uR"({"colour": 1})"_qs << u"colour"_qs
-                                     << u"not a known setting"_qs;
-        QTest::addRow("count as text") << uR"({"count": "3"})"_qs << u"count"_qs
-                                       << u"must be a whole number"_qs;
-        QTest::addRow("count fraction") << uR"({"count": 2.5})"_qs << u"count"_qs
-                                        << u"must be a whole number"_qs;
-        QTest::addRow("count huge") << uR"({"count": 1e300})"_qs << u"count"_qs
-                                    << u"must be a whole number"_qs;
-        QTest::addRow("size bool") << uR"({"size": true})"_qs << u"size"_qs
-                                   << u"must be a finite number (got true)"_qs;
-        QTest::addRow("shape number") << uR"({"shape": 2})"_qs << u"shape"_qs
-                                      << u"must be circle, square or star"_qs;
-        QTest::addRow("marks object") << uR"({"marks": {}})"_qs << u"marks"_qs
-                                      << u"must be a list of whole numbers"_qs;
+        QTest::addRow("unknown key")
+            << uR"({"colour": 1})"_qs << u"colour"_qs << u"not a known setting"_qs;
+        QTest::addRow("count as text")
+            << uR"({"count": "3"})"_qs << u"count"_qs << u"must be a whole number"_qs;
+        QTest::addRow("count fraction")
+            << uR"({"count": 2.5})"_qs << u"count"_qs << u"must be a whole number"_qs;
+        QTest::addRow("count huge")
+            << uR"({"count": 1e300})"_qs << u"count"_qs << u"must be a whole number"_qs;
+        QTest::addRow("size bool")
+            << uR"({"size": true})"_qs << u"size"_qs << u"must be a finite number (got true)"_qs;
+        QTest::addRow("shape number")
+            << uR"({"shape": 2})"_qs << u"shape"_qs << u"must be circle, square or star"_qs;
+        QTest::addRow("marks object")
+            << uR"({"marks": {}})"_qs << u"marks"_qs << u"must be a list of whole numbers"_qs;
         QTest::addRow("cross object") << uR"({"crosses": [{"position": 1}]})"_qs << u"crosses"_qs
                                       << u"such as [\"35@100\"]"_qs;
-        QTest::addRow("too many notes") << uR"({"notes": ["a", "b", "c"]})"_qs << u"notes"_qs
-                                        << u"takes at most 2 values"_qs;
+        QTest::addRow("too many notes")
+            << uR"({"notes": ["a", "b", "c"]})"_qs << u"notes"_qs << u"takes at most 2 values"_qs;
     }
     void jsonRefusesWhatItDoesNotKnow()
     {
@@ -306,8 +352,7 @@ private slots:
         options.addTo(parser);
         const QString help = parser.helpText();
         for (const Field<Sample> &f : Sample::fields())
-            QVERIFY2(help.contains(QStringLiteral("--") + QString::fromUtf8(f.flag)),
-                     f.flag);
+            QVERIFY2(help.contains(QStringLiteral("--") + QString::fromUtf8(f.flag)), f.flag);
         QVERIFY(help.contains(u"samples: How many. Between 1 and 100. Default 3."));
         QVERIFY(help.contains(u"Required with star."));
         QVERIFY(help.contains(u"--no-filled"));

@@ -95,7 +95,8 @@ private slots:
         qint64 headDim = 0;
         const RopeConfig config = gptOss32(&headDim);
         RopeVerifyOptions options;
-        const auto what = parseAs<RopeQuantity>(ropeQuantityNames, record.value(QLatin1String("what")).toString());
+        const auto what = parseAs<RopeQuantity>(ropeQuantityNames,
+                                                record.value(QLatin1String("what")).toString());
         QVERIFY(what);
         options.what = *what;
         const RopeTable candidate{record.value(QLatin1String("rows")).toInteger(),

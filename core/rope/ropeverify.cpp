@@ -150,7 +150,6 @@ QString typeText(const RopeConfig &config)
 
 } // namespace
 
-
 std::optional<RopeVerifyResult> ropeVerify(qint64 headDim, const RopeConfig &config,
                                            const RopeVerifyOptions &options,
                                            const RopeTable &candidate, QString *error)

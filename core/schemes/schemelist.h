@@ -8,8 +8,8 @@
 #include "nopescheme.h"
 #include "ropescheme.h"
 #include "sinusoidalscheme.h"
-#include "tablescheme.h"
 #include "t5scheme.h"
+#include "tablescheme.h"
 
 #include <variant>
 

@@ -295,7 +295,8 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     if (showB) {
         if (!sameBase)
             curve(result.b, false, QPen(cb, 1.5, Qt::DotLine),
-                  QStringLiteral("unscaled, base %1").arg(formatGrouped(result.b.rope().ropeTheta, 4)));
+                  QStringLiteral("unscaled, base %1")
+                      .arg(formatGrouped(result.b.rope().ropeTheta, 4)));
         if (result.b.rope().ropeType != RopeType::Default)
             curve(result.b, true, QPen(cb, 2.0),
                   QStringLiteral("B: ") + result.b.label + attentionNote(result.b));
@@ -523,13 +524,13 @@ void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) co
     resetFigure(plot, m_theme);
     const AlibiScheme &s = result.inputs.settings.alibi;
     QCPLayoutGrid *grid = titledGrid(
-        plot, QStringLiteral("ALiBi bias −m·|i − j|\nhead %1 of %2, m = %3 (2^%4)%5")
-                  .arg(s.head + 1)
-                  .arg(s.heads)
-                  .arg(result.alibiSlope, 0, 'g', 6)
-                  .arg(std::log2(result.alibiSlope), 0, 'g', 4)
-                  .arg(s.causal ? QStringLiteral(", causal (keys after the query masked)")
-                                     : QString()));
+        plot,
+        QStringLiteral("ALiBi bias −m·|i − j|\nhead %1 of %2, m = %3 (2^%4)%5")
+            .arg(s.head + 1)
+            .arg(s.heads)
+            .arg(result.alibiSlope, 0, 'g', 6)
+            .arg(std::log2(result.alibiSlope), 0, 'g', 4)
+            .arg(s.causal ? QStringLiteral(", causal (keys after the query masked)") : QString()));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
     QCPColorGradient gradient = colormapGradient(m_state.colormap());
