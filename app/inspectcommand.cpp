@@ -16,14 +16,6 @@ namespace pe::cli {
 
 namespace {
 
-inline constexpr ChoiceName sourceKindNames[] = {
-    choice(ModelSourceKind::ConfigOnly, "config-only", "config.json without weights"),
-    choice(ModelSourceKind::Safetensors, "safetensors", "safetensors"),
-    choice(ModelSourceKind::ShardedSafetensors, "sharded-safetensors", "sharded safetensors"),
-    choice(ModelSourceKind::Gguf, "gguf", "GGUF"),
-    choice(ModelSourceKind::Npy, "npy", ".npy array"),
-};
-
 // One line per run of layers that position alike: "layers 0-4 (5): rope, sliding-window 4096".
 struct LayerRun
 {
@@ -243,7 +235,7 @@ int runInspect(const QStringList &args)
             throw UsageError{error};
     }
     QJsonObject report{{QStringLiteral("source"), positional.constFirst()},
-                       {QStringLiteral("kind"), nameOf(sourceKindNames, location->kind)}};
+                       {QStringLiteral("kind"), nameOf(modelSourceKindNames, location->kind)}};
     if (!location->repoId.isEmpty()) {
         report.insert(QStringLiteral("repo_id"), location->repoId);
         report.insert(QStringLiteral("revision"), location->revision);

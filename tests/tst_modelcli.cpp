@@ -210,13 +210,22 @@ private slots:
         // Phi-3-mini-128k: longrope, s = 131072 / 4096 = 32, attention factor
         // sqrt(1 + ln 32 / ln 4096); at 64 positions (<= 4096) the short factors apply.
         const QString config = fixture("phi-3-mini-128k-instruct.json");
-        const QString out = path(u"phi3-cos.npy"_qs);
-        // The table without the factor, made by the golden export (checked against the
-        // formula by the ropetypes suite) and then verified as if it were HF's forward output.
-        QCOMPARE(test::runPescope({u"data"_qs, u"--config"_qs, config, u"--what"_qs, u"cos"_qs,
-                                   u"--positions"_qs, u"64"_qs, u"--out"_qs, out})
-                     .exitCode,
-                 0);
+        // _compute_longrope_parameters within the original context: theta_i = 1 / (short_i *
+        // base^(2i/d)), base 10000, d = 96, the short factors read from the fixture itself.
+        QFile file(config);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonArray shortFactor = QJsonDocument::fromJson(file.readAll())
+                                           .object()
+                                           .value(u"rope_scaling"_qs)
+                                           .toObject()
+                                           .value(u"short_factor"_qs)
+                                           .toArray();
+        QCOMPARE(shortFactor.size(), 48);
+        std::vector<double> theta = defaultInverseFrequencies(10000.0, 96);
+        for (std::size_t i = 0; i < theta.size(); ++i)
+            theta[i] /= shortFactor.at(qsizetype(i)).toDouble();
+        // The table without the attention factor: what an engine that drops it returns.
+        const QString out = npy(u"phi3-cos.npy"_qs, {64, 96}, cosTable(theta, 64, 1.0));
         test::RunResult run =
             test::runPescope({u"verify"_qs, u"--config"_qs, config, u"--against"_qs, out});
         QCOMPARE(run.exitCode, 4);

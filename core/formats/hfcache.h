@@ -3,6 +3,8 @@
 // "gpt2" or "openai-community/gpt2") resolved to the files to open. Nothing is downloaded.
 #pragma once
 
+#include "fields/choicenames.h"
+
 #include <QList>
 #include <QString>
 
@@ -49,6 +51,15 @@ enum class ModelSourceKind {
     ShardedSafetensors, // model.safetensors.index.json and its shards
     Gguf,
     Npy,
+};
+
+// Names for `pescope inspect` and messages.
+inline constexpr ChoiceName modelSourceKindNames[] = {
+    choice(ModelSourceKind::ConfigOnly, "config-only", "config.json without weights"),
+    choice(ModelSourceKind::Safetensors, "safetensors", "safetensors"),
+    choice(ModelSourceKind::ShardedSafetensors, "sharded-safetensors", "sharded safetensors"),
+    choice(ModelSourceKind::Gguf, "gguf", "GGUF"),
+    choice(ModelSourceKind::Npy, "npy", ".npy array"),
 };
 
 struct ModelLocation
