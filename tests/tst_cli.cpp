@@ -2,7 +2,12 @@
 // naming the option, no output file on any failure, streaming memory, NumPy-readable output.
 #include "testutil.h"
 
+#include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 
 #include <sys/resource.h>
@@ -280,6 +285,80 @@ private slots:
         const double peakMiB = double(usage.ru_maxrss) / 1024.0; // ru_maxrss is in KiB
         qInfo("peak resident memory of any pescope child so far: %.1f MiB", peakMiB);
         QVERIFY2(peakMiB < 256.0, qPrintable(QString::number(peakMiB)));
+    }
+
+    // Issue 16: the phrases figure cost grows with what is drawn (one page of phrases), not with
+    // how many phrases there are; a phrase over the length limit is refused, not embedded.
+    // (After streamingKeepsMemoryFlat: these children's memory would count in its peak.)
+    void manyOrLongPhrasesFinishOrAreRefused_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("refusal"); // empty: must succeed
+        const auto sessionWith = [this](const QString &name, const QJsonArray &phrases) {
+            const QJsonObject state{{u"page"_qs, u"phrases"_qs},
+                                    {u"phrases"_qs, QJsonObject{{u"phrases"_qs, phrases}}}};
+            QFile file(path(name));
+            if (!file.open(QIODevice::WriteOnly))
+                return QString();
+            file.write(QJsonDocument(QJsonObject{{u"format_version"_qs, 2}, {u"state"_qs, state}})
+                           .toJson(QJsonDocument::Compact));
+            return file.fileName();
+        };
+        QJsonArray tenThousand;
+        QStringList twoThousandTexts;
+        for (int i = 0; i < 10000; ++i)
+            tenThousand.append(u"w%1"_qs.arg(i));
+        for (int i = 0; i < 2000; ++i)
+            twoThousandTexts << u"--text"_qs << u"w%1"_qs.arg(i);
+        // 60 MB of words (the session itself stays under the 64 MiB session limit).
+        QString sixtyMegabytes;
+        sixtyMegabytes.reserve(60'000'000);
+        while (sixtyMegabytes.size() < 60'000'000)
+            sixtyMegabytes += u"lorem ipsum dolor sit amet "_qs;
+        const QString many = sessionWith(u"many.json"_qs, tenThousand);
+        const QString longOne =
+            sessionWith(u"long.json"_qs, QJsonArray{sixtyMegabytes, u"a short phrase"_qs});
+        QTest::addRow("10,000 phrases from a session, exported")
+            << QStringList{u"export"_qs, u"--session"_qs,     many, u"--view"_qs, u"phrases"_qs,
+                           u"--out"_qs,  path(u"many.png"_qs)}
+            << QString();
+        QTest::addRow("10,000 phrases from a session, in the window")
+            << QStringList{u"--session"_qs, many, u"--screenshot"_qs, path(u"window.png"_qs)}
+            << QString();
+        QTest::addRow("2,000 --text options")
+            << (QStringList{u"export"_qs, u"--view"_qs, u"phrases"_qs, u"--out"_qs,
+                            path(u"texts.png"_qs)} +
+                twoThousandTexts)
+            << QString();
+        QTest::addRow("a 60 MB phrase, exported")
+            << QStringList{u"export"_qs, u"--session"_qs,     longOne, u"--view"_qs, u"phrases"_qs,
+                           u"--out"_qs,  path(u"long.png"_qs)}
+            << u"at most 1048576 characters long"_qs;
+        QTest::addRow("a 60 MB phrase, in the window")
+            << QStringList{u"--session"_qs, longOne, u"--screenshot"_qs, path(u"long2.png"_qs)}
+            << u"at most 1048576 characters long"_qs;
+    }
+
+    void manyOrLongPhrasesFinishOrAreRefused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, refusal);
+        QElapsedTimer clock;
+        clock.start();
+        const test::RunResult run = test::runPescope(args, 60000);
+        const QString err = QString::fromUtf8(run.err);
+        qInfo("exit %d in %lld ms", run.exitCode, qint64(clock.elapsed()));
+        QVERIFY2(clock.elapsed() < 30000, "took longer than 30 s"); // "within seconds", generously
+        const QString out = args.at(
+            args.indexOf(args.contains(u"--out"_qs) ? u"--out"_qs : u"--screenshot"_qs) + 1);
+        if (refusal.isEmpty()) {
+            QVERIFY2(run.exitCode == 0, qPrintable(err));
+            QVERIFY(QFileInfo(out).size() > 0);
+        } else {
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(err.contains(refusal), qPrintable(err));
+            QVERIFY(!QFileInfo::exists(out));
+        }
     }
 };
 
