@@ -144,6 +144,16 @@ int runGui(int argc, char **argv)
     if (parser.isSet(screenshot) && !shotPath.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
         return usageError(QStringLiteral("--screenshot: \"%1\" must be a .png file").arg(shotPath));
 
+    // Without a display Qt would abort with a core dump; say so in one line instead. (A named
+    // but unreachable X display still ends in Qt's own message: only connecting tells.)
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        printLine(stderr, QStringLiteral("pescope: no display to open the window on (DISPLAY and "
+                                         "WAYLAND_DISPLAY are unset): run it in a desktop "
+                                         "session or under xvfb-run, or use pescope export / "
+                                         "data to write files"));
+        return Failure;
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("pescope"));
     QApplication::setOrganizationName(QStringLiteral("pescope"));

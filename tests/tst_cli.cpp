@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 
 #include <sys/resource.h>
@@ -263,6 +264,22 @@ private slots:
         QVERIFY(run.out.contains("Qt 6."));
         QVERIFY(run.out.contains("backend cpu: available"));
         QVERIFY(run.out.contains("backend gpu: "));
+    }
+
+    // The window without a display: one line and exit 1, not Qt's abort and a core dump.
+    void windowWithoutADisplaySaysSo()
+    {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char *name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QLatin1String(name));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(PE_EXECUTABLE), {u"--page"_qs, u"schemes"_qs});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 1);
+        const QByteArray err = process.readAllStandardError().trimmed();
+        QVERIFY2(err.startsWith("pescope: no display") && !err.contains('\n'), err.constData());
     }
 
     void helpExitsZero()
