@@ -11,20 +11,24 @@ shift || true
 build_dir=${PE_BUILD_DIR:-build}
 
 # Debian 12 packages: toolchain, Qt 6, QCustomPlot (Qt 6 build), Eigen, Xvfb with Mesa
-# (llvmpipe gives OpenGL 4.5 compute shaders), NumPy and poppler for the tests and benchmarks.
+# (llvmpipe gives OpenGL 4.5 compute shaders), FFmpeg's libraries (animated export), NumPy and
+# poppler for the tests and benchmarks.
 packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqt6svg6-dev
   libqcustomplot-dev libeigen3-dev
   libgl-dev libgl1-mesa-dri libglx-mesa0 mesa-utils
   zlib1g-dev xvfb xauth fonts-dejavu-core
+  libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libavutil-dev
   python3 python3-numpy python3-matplotlib poppler-utils
 )
 # For `test` only: the validators of the desktop entry, AppStream metainfo, MIME type and man
 # page, the tools that build and read the .deb (cpack -G DEB), and QEMU's user-mode emulator,
-# which runs pescope on an emulated CPU without AVX.
+# which runs pescope on an emulated CPU without AVX; ffmpeg for the animation benchmark
+# (matplotlib's writer runs it).
 test_packages=(
   desktop-file-utils appstream shared-mime-info groff-base dpkg-dev fakeroot binutils qemu-user
+  ffmpeg
 )
 
 install_missing() {

@@ -439,6 +439,38 @@ private slots:
         QVERIFY(!outputPathProblem(QString()).isEmpty());
     }
 
+    // A muxer writes a placeholder, goes on, then seeks back to fill it in (MP4's mdat size).
+    void seekOverwritesInPlace_data() { addMethods(); }
+    void seekOverwritesInPlace()
+    {
+        QFETCH(bool, named);
+        useMethod(named);
+        const QString target = path(QStringLiteral("movie.mp4"));
+        AtomicFile file(target);
+        QString error;
+        QVERIFY2(file.open(&error), qPrintable(error));
+        QVERIFY(file.write(QByteArray("0000 header"), &error));
+        QVERIFY(file.write(QByteArray(" body"), &error));
+        QVERIFY2(file.seek(0, &error), qPrintable(error));
+        QVERIFY(file.write(QByteArray("1234"), &error));
+        QVERIFY(file.seek(16, &error)); // back at the end: appending goes on from there
+        QVERIFY(file.write(QByteArray(" tail"), &error));
+        QVERIFY(!QFileInfo::exists(target));
+        QVERIFY2(file.commit(&error), qPrintable(error));
+        QCOMPARE(readAll(target), QByteArray("1234 header body tail"));
+    }
+
+    // A device or pipe cannot go back: the message says so and names the file.
+    void seekOnDeviceIsRefused()
+    {
+        AtomicFile file(QStringLiteral("/dev/null"));
+        QString error;
+        QVERIFY2(file.open(&error), qPrintable(error));
+        QVERIFY(!file.seek(0, &error));
+        QVERIFY2(error.startsWith(QLatin1String("cannot write /dev/null: a device or pipe")),
+                 qPrintable(error));
+    }
+
     // Devices and pipes cannot be replaced: they are written in place (the CLI's /dev/null and
     // /dev/stdout rely on it).
     void devicesAreWrittenInPlace()

@@ -409,6 +409,22 @@ bool AtomicFile::write(const char *data, qint64 size, QString *error)
     return true;
 }
 
+bool AtomicFile::seek(qint64 offset, QString *error)
+{
+    if (m_fd < 0)
+        return fail(QStringLiteral("the file is not open"), error);
+    if (m_method == Method::Direct)
+        return fail(QStringLiteral("a device or pipe cannot go back to fill in what this format "
+                                   "writes last; name a file"),
+                    error);
+    if (offset < 0)
+        return fail(QStringLiteral("cannot seek to %1").arg(offset), error);
+    if (::lseek(m_fd, off_t(offset), SEEK_SET) < 0)
+        return failErrno(errno, error);
+    m_flushed = false;
+    return true;
+}
+
 bool AtomicFile::flush(QString *error)
 {
     if (m_fd < 0)

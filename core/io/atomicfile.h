@@ -30,6 +30,10 @@ public:
     // is at least one system call, so callers write in chunks.
     [[nodiscard]] bool write(const char *data, qint64 size, QString *error);
     [[nodiscard]] bool write(const QByteArray &bytes, QString *error);
+    // Moves the write position to `offset` bytes from the start, for writers that go back to
+    // fill in a header (the MP4 and WebM muxers). Only a temporary can seek: for a device or
+    // pipe (Method::Direct) it fails with a message saying so.
+    [[nodiscard]] bool seek(qint64 offset, QString *error);
     // Forces the written bytes to the disk now (commit() does it too). Call it before committing
     // another file, so that a late failure here cannot follow that other file's commit.
     [[nodiscard]] bool flush(QString *error);
