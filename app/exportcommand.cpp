@@ -1,6 +1,7 @@
 // `pescope export --view NAME [SPEC] [view options] --out FIG.png|FIG.svg|FIG.pdf`: a figure
 // built by the window's FigureBuilder from the same ExplorerState, rendered without a display.
 #include "commandline.h"
+#include "exportanimation.h"
 
 #include "compute/viewdata.h"
 #include "figures/figureexporter.h"
@@ -141,6 +142,7 @@ int runExport(const QStringList &args)
     options.addPlain({QStringLiteral("out"),
                       QStringLiteral("FIG.png, FIG.svg or FIG.pdf (or DATA.npy/.csv)."),
                       QStringLiteral("FILE")});
+    addAnimationOptions(options);
     options.addPlain(
         {QStringLiteral("preset"),
          QStringLiteral("Start from a preset: %1.").arg(presetIds().join(QStringLiteral(", "))),
@@ -182,9 +184,10 @@ int runExport(const QStringList &args)
     const QString path = parser.value(QStringLiteral("out"));
     const std::optional<FigureFormat> format = figureFormatForPath(path);
     const bool dataOut = !format && matrixFormatForPath(path).has_value();
-    if (!format && !dataOut)
+    if (!format && !dataOut && !videoFormatForPath(path))
         throw UsageError{QStringLiteral("--out must end in .png, .svg or .pdf (or .npy or .csv "
-                                        "for the view's data) (got \"%1\")")
+                                        "for the view's data, .gif, .mp4 or .webm with "
+                                        "--animate) (got \"%1\")")
                              .arg(path)};
     if (dataOut && views->size() != 1)
         throw UsageError{QStringLiteral("--out %1: data is written for one view, not %2")
@@ -196,6 +199,7 @@ int runExport(const QStringList &args)
             readOptions(FigureOptions::fields(), parser, &figure, QString()));
     if (const QString problem = figure.validate(); !problem.isEmpty())
         throw UsageError{QStringLiteral("--width / --height / --dpi: ") + problem};
+    const std::optional<AnimationRequest> animation = animationFromOptions(parser, path, figure);
 
     // The state: defaults, a preset or a session, then the command line on top.
     ExplorerState state;
@@ -223,6 +227,13 @@ int runExport(const QStringList &args)
     if (views->contains(FigureView::PhraseDifference) && state.phraseSettings().phrases.size() < 2)
         throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
 
+    const std::optional<FigureAnimation> animationPlan =
+        animation ? std::optional(planAnimation(state, *views, *animation)) : std::nullopt;
+    if (animation && AtomicFile::writesInPlace(path))
+        throw UsageError{QStringLiteral("--out %1: an animation is written to a file, not to a "
+                                        "device or pipe")
+                             .arg(path)};
+
     // The folder is checked before any work, so a typo costs no computing.
     if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
         report(command, problem);
@@ -236,6 +247,12 @@ int runExport(const QStringList &args)
         report(command, QStringLiteral("the %1 backend cannot start: %2")
                             .arg(backendChoiceName(choice), error));
         return Failure;
+    }
+    if (animationPlan) {
+        const int rc = writeAnimation(state, figure, *animationPlan, *animation, *backend, path);
+        if (const QString notice = backend->notice(); !notice.isEmpty())
+            report(command, notice);
+        return rc;
     }
     FigureData data;
     const bool computed = computeFigureData(state, *views, *backend, &data, &error);

@@ -148,14 +148,16 @@ std::pair<int, int> figureLayoutSize(const FigureOptions &options)
 }
 
 bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
-                 const FigureData &data, const FigureOptions &options, QString *error)
+                 const FigureData &data, const FigureOptions &options, QString *error,
+                 const FigurePaintHooks &hooks)
 {
     const double deviceScale = options.dpi / figureBaseDpi();
     const auto [width, height] = figureLayoutSize(options);
     const PlotTheme theme = options.printTheme ? printPlotTheme() : plotTheme(state.theme());
     const FigureBuilder builder(state, theme);
 
-    painter->fillRect(QRectF(0, 0, width, height), theme.background);
+    if (hooks.background)
+        painter->fillRect(QRectF(0, 0, width, height), theme.background);
 
     const QFont font = QApplication::font("QCustomPlot");
     const double margin = 8.0;
@@ -171,7 +173,8 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
                               metrics.height() * 0.8);
         painter->setFont(f);
         painter->setPen(theme.foreground);
-        painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, options.title);
+        if (hooks.titleAndCaption)
+            painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, options.title);
         top = band.bottom();
     }
     if (options.caption || !options.captionText.isEmpty()) {
@@ -186,7 +189,8 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
                           textHeight + metrics.height() * 0.4);
         painter->setFont(font);
         painter->setPen(theme.foreground);
-        painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, text);
+        if (hooks.titleAndCaption)
+            painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, text);
         bottom = band.top();
     }
     if (bottom - top < 60.0) {
@@ -295,6 +299,8 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
                 map->setVisible(false);
             }
         }
+        if (hooks.beforePaint)
+            hooks.beforePaint(i, &plot);
         painter->save();
         painter->translate(0, bands[std::size_t(i)].first);
         plot.toPainter(painter, width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);

@@ -10,9 +10,11 @@
 
 #include <QString>
 
+#include <functional>
 #include <utility>
 
 class QCPPainter;
+class QCustomPlot;
 
 namespace pe {
 
@@ -24,10 +26,21 @@ enum class FigureTarget { Raster, Vector };
 // requested DPI, laid out as the screen would at its own DPI.
 std::pair<int, int> figureLayoutSize(const FigureOptions &options);
 
+// For animations that paint the still part of a figure once and the moving part per frame
+// (issue 13): what to leave out, and a look at each panel's plot after it is built and laid out,
+// before it is painted (to hide layers or plottables).
+struct FigurePaintHooks
+{
+    bool background = true;      // fill the figure's background
+    bool titleAndCaption = true; // draw them (their room is kept either way)
+    std::function<void(int panel, QCustomPlot *plot)> beforePaint;
+};
+
 // Paints the figure into a painter whose coordinates are the layout size's logical pixels.
 // `data` must hold what options.views need; false with *error when the title and caption leave
 // no room.
 bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
-                 const FigureData &data, const FigureOptions &options, QString *error);
+                 const FigureData &data, const FigureOptions &options, QString *error,
+                 const FigurePaintHooks &hooks = {});
 
 } // namespace pe

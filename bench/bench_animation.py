@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Animated export (issue 13): 120 frames of 1280 x 720 of the waves view to MP4 (H.264), by
+`pescope export --animate position` against matplotlib's FuncAnimation saved with its ffmpeg
+writer making the same animation (two waves of the sinusoidal encoding, 200 positions x 128
+dims, columns 20 and 21, a dashed marker moving from p = 0 to p = 199 with a dot on each wave,
+a legend). Whole processes, the median of RUNS runs each (after one discarded warm-up run),
+side by side, and the ratio.
+
+    /usr/bin/python3 bench/bench_animation.py [PATH/TO/pescope] [RUNS] [FRAMES]
+
+matplotlib's writer runs the `ffmpeg` program (Debian: ffmpeg); pescope encodes in-process.
+"""
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+pescope = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "build", "app", "pescope")
+runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+frames = int(sys.argv[3]) if len(sys.argv) > 3 else 120
+
+POSITIONS, DIMS, WAVES = 200, 128, (20, 21)
+
+MATPLOTLIB = r"""
+import sys
+import numpy as np
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.animation import FuncAnimation, FFMpegWriter
+
+out, frames, positions, dims = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+waves = [int(w) for w in sys.argv[5].split(",")]
+p = np.arange(positions)[:, None]
+i = np.arange(dims)[None, :] // 2
+angle = p / 10000.0 ** (2 * i / dims)
+pe = np.where(np.arange(dims)[None, :] % 2 == 0, np.sin(angle), np.cos(angle))
+
+fig, ax = plt.subplots(figsize=(12.8, 7.2), dpi=100)
+for k, w in enumerate(waves):
+    ax.plot(pe[:, w], color="br"[k], ls="-" if w % 2 == 0 else "--",
+            label=f"i = {w} ({'sin' if w % 2 == 0 else 'cos'})")
+marker = ax.axvline(0, color="k", ls="--", label="p = 0")
+dots = ax.scatter([0] * len(waves), [pe[0, w] for w in waves], c=["b", "r"][: len(waves)],
+                  zorder=3)
+ax.set_xlim(0, positions - 1)
+ax.set_xlabel("position p")
+ax.set_ylabel("PE(p, i)")
+ax.grid(True, ls=":")
+legend = ax.legend(loc="center right")
+
+
+def update(frame):
+    q = round(frame * (positions - 1) / (frames - 1))
+    marker.set_xdata([q, q])
+    marker.set_label(f"p = {q}")
+    legend.get_texts()[0].set_text(f"p = {q}")
+    dots.set_offsets([[q, pe[q, w]] for w in waves])
+    return marker, dots
+
+
+animation = FuncAnimation(fig, update, frames=frames)
+animation.save(out, writer=FFMpegWriter(fps=30, codec="h264", extra_args=["-pix_fmt", "yuv420p"]))
+"""
+
+
+def timed(cmd):
+    """Wall seconds and CPU seconds (user + system, the process and what it waited for: for
+    matplotlib that includes its ffmpeg) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def frame_count(path):
+    out = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+                          "-show_entries", "stream=nb_read_frames,codec_name,width,height",
+                          "-of", "csv=p=0", path], check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def main():
+    with tempfile.TemporaryDirectory() as folder:
+        script = os.path.join(folder, "anim.py")
+        with open(script, "w") as f:
+            f.write(MATPLOTLIB)
+        mpl_out = os.path.join(folder, "matplotlib.mp4")
+        pe_out = os.path.join(folder, "pescope.mp4")
+        waves = ",".join(str(w) for w in WAVES)
+        mpl = [sys.executable, script, mpl_out, str(frames), str(POSITIONS), str(DIMS), waves]
+        pe = [pescope, "export", "--view", "waves", "--scheme", "sinusoidal",
+              "--positions", str(POSITIONS), "--dims", str(DIMS), "--mark-dims", waves,
+              "--backend", "cpu", "--width", "1280", "--height", "720",
+              "--animate", "position", "--from", "0", "--to", str(POSITIONS - 1),
+              "--frames", str(frames), "--fps", "30", "--out", pe_out]
+        wall = {"matplotlib": [], "pescope": []}
+        cpu = {"matplotlib": [], "pescope": []}
+        for run in range(runs + 1):
+            for name, cmd in (("matplotlib", mpl), ("pescope", pe)):
+                w, c = timed(cmd)
+                if run > 0:  # the first run of each warms the caches
+                    wall[name].append(w)
+                    cpu[name].append(c)
+        m, p = statistics.median(wall["matplotlib"]), statistics.median(wall["pescope"])
+        mc, pc = statistics.median(cpu["matplotlib"]), statistics.median(cpu["pescope"])
+        print(f"{frames} frames of 1280 x 720, waves view to MP4 (H.264, yuv420p), "
+              f"median of {runs} runs, whole processes (os.cpu_count() = {os.cpu_count()})")
+        print(f"  matplotlib FuncAnimation + FFMpegWriter: {m:7.2f} s wall {mc:7.2f} s CPU"
+              f"   ({frame_count(mpl_out)})")
+        print(f"  pescope export --animate position:       {p:7.2f} s wall {pc:7.2f} s CPU"
+              f"   ({frame_count(pe_out)})")
+        print(f"  pescope is {m / p:.1f}x faster (wall), {mc / pc:.1f}x less CPU time")
+
+
+if __name__ == "__main__":
+    main()

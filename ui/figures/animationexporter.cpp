@@ -1,0 +1,148 @@
+#include "figures/animationexporter.h"
+
+#include "figures/figureexporter.h"
+#include "figures/figurepainter.h"
+
+#include "figures/qcpinclude.h"
+
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+// The moving part of a waves figure with one marker at `position`: the marker's dashed line (two
+// points at the position) and the dots on the curves (discs at the position).
+bool isMoving(QCPAbstractPlottable *plottable, double position)
+{
+    auto *graph = qobject_cast<QCPGraph *>(plottable);
+    if (!graph || graph->data()->isEmpty())
+        return false;
+    for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+        if (it->key != position)
+            return false;
+    if (graph->lineStyle() == QCPGraph::lsNone)
+        return graph->scatterStyle().shape() == QCPScatterStyle::ssDisc;
+    return graph->data()->size() == 2;
+}
+
+void setLayersVisible(QCustomPlot *plot, std::initializer_list<const char *> names, bool visible)
+{
+    for (const char *name : names)
+        if (QCPLayer *layer = plot->layer(QString::fromLatin1(name)))
+            layer->setVisible(visible);
+}
+
+int dotsPerMeter(double dpi)
+{
+    return int(std::lround(dpi / 0.0254));
+}
+
+} // namespace
+
+AnimationExporter::AnimationExporter(ExplorerState &state, const FigureOptions &figure,
+                                     const FigureAnimation &animation, Backend &backend)
+    : m_state(state), m_figure(figure), m_animation(animation), m_backend(backend)
+{}
+
+bool AnimationExporter::prepare(int frame, QString *error)
+{
+    if (!m_animation.apply(m_state, frame, error))
+        return false;
+    // Kept members that still match are not computed again (a moving marker never is).
+    return figureDataMatches(m_state, m_figure.views, m_data) ||
+           computeFigureData(m_state, m_figure.views, m_backend, &m_data, error);
+}
+
+QImage AnimationExporter::renderStill(int frame, QString *error)
+{
+    if (!prepare(frame, error))
+        return {};
+    return FigureExporter(m_state, m_data, m_figure).renderImage(error);
+}
+
+// Paints the still part (everything but the moving marker, its dots, the axes and the legend)
+// into a new image, or the moving part with the axes and legend over `image`, with the painter
+// set up as FigureExporter::renderImage sets it up.
+QImage AnimationExporter::paint(QImage image, bool still, QString *error) const
+{
+    const double base = figureBaseDpi();
+    image.setDotsPerMeterX(dotsPerMeter(base));
+    image.setDotsPerMeterY(dotsPerMeter(base));
+    const double position = double(m_state.markers().constFirst());
+    FigurePaintHooks hooks;
+    hooks.background = still;
+    hooks.titleAndCaption = still;
+    hooks.beforePaint = [&](int, QCustomPlot *plot) {
+        setLayersVisible(plot, {"axes", "legend"}, !still);
+        setLayersVisible(plot, {"background", "grid"}, still);
+        if (!still) {
+            // The plot and its axis rects (on the main layer) fill their backgrounds.
+            plot->setBackground(QBrush(Qt::NoBrush));
+            for (QCPAxisRect *rect : plot->axisRects())
+                rect->setBackground(QBrush(Qt::NoBrush));
+        }
+        for (int i = 0; i < plot->plottableCount(); ++i)
+            plot->plottable(i)->setVisible(isMoving(plot->plottable(i), position) != still);
+    };
+    {
+        QCPPainter painter(&image);
+        painter.setMode(QCPPainter::pmNoCaching);
+        painter.scale(m_figure.dpi / base, m_figure.dpi / base);
+        if (!paintFigure(&painter, FigureTarget::Raster, m_state, m_data, m_figure, error, hooks))
+            return {};
+    }
+    image.setDotsPerMeterX(dotsPerMeter(m_figure.dpi));
+    image.setDotsPerMeterY(dotsPerMeter(m_figure.dpi));
+    return image;
+}
+
+QImage AnimationExporter::renderFrame(int frame, QString *error)
+{
+    if (!prepare(frame, error))
+        return {};
+    if (m_still.isNull()) {
+        m_markerOnly = m_animation.animatesPosition() &&
+                       m_figure.views == QList<FigureView>{FigureView::Waves} &&
+                       m_state.markers().size() == 1;
+        if (m_markerOnly) {
+            QImage image(int(m_figure.width), int(m_figure.height), QImage::Format_RGB32);
+            if (image.isNull()) {
+                *error = QStringLiteral("not enough memory for a %1 x %2 image")
+                             .arg(m_figure.width)
+                             .arg(m_figure.height);
+                return {};
+            }
+            m_still = paint(image, true, error);
+            if (m_still.isNull())
+                return {};
+        }
+    }
+    if (!m_markerOnly)
+        return FigureExporter(m_state, m_data, m_figure).renderImage(error);
+    return paint(m_still.copy(), false, error);
+}
+
+VideoEncoder::Status AnimationExporter::write(const QString &path, int fps,
+                                              const VideoEncoder::Progress &progress,
+                                              QString *error)
+{
+    const std::optional<VideoFormat> format = videoFormatForPath(path);
+    if (!format) {
+        *error = QStringLiteral("cannot tell the format of \"%1\": an animation's name ends in "
+                                ".gif, .mp4 or .webm")
+                     .arg(path);
+        return VideoEncoder::Status::Failed;
+    }
+    VideoSettings settings;
+    settings.format = *format;
+    settings.width = int(m_figure.width);
+    settings.height = int(m_figure.height);
+    settings.frames = m_animation.frames();
+    settings.fps = fps;
+    return VideoEncoder::encode(
+        path, settings, [this](int frame, QString *e) { return renderFrame(frame, e); }, progress,
+        error);
+}
+
+} // namespace pe
