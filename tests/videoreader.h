@@ -7,7 +7,9 @@
 #include <QList>
 #include <QString>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -26,6 +28,9 @@ struct DecodedVideo
     double fps = 0; // av_guess_frame_rate: the stream's rate
     int frameCount = 0;
     QList<QImage> frames; // when asked for
+    // yuv420p only: the luma plane as it is stored, stretched from the limited range (16..235)
+    // to 0..255, without any colour conversion (Format_Grayscale8).
+    QList<QImage> lumaFrames;
 };
 
 inline DecodedVideo readVideo(const QString &path, bool keepFrames = true)
@@ -84,6 +89,19 @@ inline DecodedVideo readVideo(const QString &path, bool keepFrames = true)
             const int strides[1] = {int(image.bytesPerLine())};
             sws_scale(sws, frame->data, frame->linesize, 0, frame->height, planes, strides);
             v.frames.append(image);
+            if (frame->format == AV_PIX_FMT_YUV420P) {
+                QImage luma(frame->width, frame->height, QImage::Format_Grayscale8);
+                const bool limited = frame->color_range != AVCOL_RANGE_JPEG;
+                for (int y = 0; y < frame->height; ++y) {
+                    const uint8_t *in = frame->data[0] + std::ptrdiff_t(y) * frame->linesize[0];
+                    uchar *out = luma.scanLine(y);
+                    for (int x = 0; x < frame->width; ++x)
+                        out[x] = limited ? uchar(std::clamp(
+                                               std::lround((in[x] - 16) * 255.0 / 219.0), 0L, 255L))
+                                         : in[x];
+                }
+                v.lumaFrames.append(luma);
+            }
         }
     };
     while (av_read_frame(format, packet) >= 0) {
@@ -102,17 +120,33 @@ inline DecodedVideo readVideo(const QString &path, bool keepFrames = true)
 }
 
 // Mean absolute difference per channel (0..255) over the whole image, and the largest mean
-// difference over blocks of `block` x `block` pixels (what a misplaced line shows as).
+// difference over blocks of `block` x `block` pixels (what a misplaced line shows as). With
+// `luma`, or when either image is grey (a luma plane), BT.709 luma is compared instead: yuv420p
+// keeps luma at full resolution but halves the colour's, so a one-pixel coloured line keeps its
+// brightness and smears its hue.
 struct ImageDifference
 {
     double mean = 0;
     double worstBlock = 0;
 };
 
-inline ImageDifference imageDifference(const QImage &a0, const QImage &b0, int block = 8)
+inline ImageDifference imageDifference(const QImage &a0, const QImage &b0, int block = 8,
+                                       bool luma = false)
 {
-    const QImage a = a0.convertToFormat(QImage::Format_RGB32);
-    const QImage b = b0.convertToFormat(QImage::Format_RGB32);
+    const auto prepared = [](const QImage &image) {
+        return image.format() == QImage::Format_Grayscale8
+                   ? image
+                   : image.convertToFormat(QImage::Format_RGB32);
+    };
+    const QImage a = prepared(a0), b = prepared(b0);
+    luma =
+        luma || a.format() == QImage::Format_Grayscale8 || b.format() == QImage::Format_Grayscale8;
+    const auto lumaOf = [](const QImage &image, int x, int y) {
+        if (image.format() == QImage::Format_Grayscale8)
+            return double(image.constScanLine(y)[x]);
+        const QRgb c = reinterpret_cast<const QRgb *>(image.constScanLine(y))[x];
+        return 0.2126 * qRed(c) + 0.7152 * qGreen(c) + 0.0722 * qBlue(c);
+    };
     ImageDifference d;
     if (a.size() != b.size()) {
         d.mean = d.worstBlock = 255;
@@ -123,13 +157,17 @@ inline ImageDifference imageDifference(const QImage &a0, const QImage &b0, int b
     std::vector<int> counts(std::size_t(bw) * bh, 0);
     double total = 0;
     for (int y = 0; y < a.height(); ++y) {
-        const QRgb *ra = reinterpret_cast<const QRgb *>(a.constScanLine(y));
-        const QRgb *rb = reinterpret_cast<const QRgb *>(b.constScanLine(y));
         for (int x = 0; x < a.width(); ++x) {
-            const double e =
-                (std::abs(qRed(ra[x]) - qRed(rb[x])) + std::abs(qGreen(ra[x]) - qGreen(rb[x])) +
-                 std::abs(qBlue(ra[x]) - qBlue(rb[x]))) /
-                3.0;
+            double e = 0;
+            if (luma) {
+                e = std::abs(lumaOf(a, x, y) - lumaOf(b, x, y));
+            } else {
+                const QRgb ca = reinterpret_cast<const QRgb *>(a.constScanLine(y))[x];
+                const QRgb cb = reinterpret_cast<const QRgb *>(b.constScanLine(y))[x];
+                e = (std::abs(qRed(ca) - qRed(cb)) + std::abs(qGreen(ca) - qGreen(cb)) +
+                     std::abs(qBlue(ca) - qBlue(cb))) /
+                    3.0;
+            }
             total += e;
             const std::size_t k = std::size_t(y / block) * bw + std::size_t(x / block);
             sums[k] += e;

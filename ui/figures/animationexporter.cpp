@@ -61,8 +61,8 @@ QImage AnimationExporter::renderStill(int frame, QString *error)
     return FigureExporter(m_state, m_data, m_figure).renderImage(error);
 }
 
-// Paints the still part (everything but the moving marker, its dots, the axes and the legend)
-// into a new image, or the moving part with the axes and legend over `image`, with the painter
+// Paints the still part (everything but the moving marker, its dots and the legend) into a
+// new image, or the moving part and the legend over `image`, with the painter
 // set up as FigureExporter::renderImage sets it up.
 QImage AnimationExporter::paint(QImage image, bool still, QString *error) const
 {
@@ -73,14 +73,25 @@ QImage AnimationExporter::paint(QImage image, bool still, QString *error) const
     FigurePaintHooks hooks;
     hooks.background = still;
     hooks.titleAndCaption = still;
+    // FigureBuilder's axis rects put their axes and grids on the main layer under the curves
+    // (only QCustomPlot's default rect uses the "axes" and "grid" layers): the still part has
+    // them; the moving part is the marker's plottables and the legend, drawn on top.
     hooks.beforePaint = [&](int, QCustomPlot *plot) {
-        setLayersVisible(plot, {"axes", "legend"}, !still);
-        setLayersVisible(plot, {"background", "grid"}, still);
+        setLayersVisible(plot, {"legend"}, !still);
+        setLayersVisible(plot, {"axes"}, still);
         if (!still) {
-            // The plot and its axis rects (on the main layer) fill their backgrounds.
             plot->setBackground(QBrush(Qt::NoBrush));
-            for (QCPAxisRect *rect : plot->axisRects())
+            for (QCPAxisRect *rect : plot->axisRects()) {
                 rect->setBackground(QBrush(Qt::NoBrush));
+                // Moved to a hidden layer, not hidden themselves: hidden axes take no margin,
+                // which would move the axis rect.
+                for (QCPAxis *axis : rect->axes()) {
+                    axis->setLayer(QStringLiteral("axes"));
+                    axis->grid()->setLayer(QStringLiteral("axes"));
+                }
+            }
+            for (int i = 0; i < plot->itemCount(); ++i)
+                plot->item(i)->setVisible(false);
         }
         for (int i = 0; i < plot->plottableCount(); ++i)
             plot->plottable(i)->setVisible(isMoving(plot->plottable(i), position) != still);

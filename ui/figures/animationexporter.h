@@ -21,8 +21,8 @@ public:
                       const FigureAnimation &animation, Backend &backend);
 
     // Frame k as the still export of the state at that frame renders it. When only the waves'
-    // one marker moves, the still part (curves, grid) is painted once and each frame paints the
-    // marker, its dots, the axes and the legend over a copy of it: the same pixels but where
+    // one marker moves, the still part (axes, grid, curves) is painted once and each frame
+    // paints the marker, its dots and the legend over a copy of it: the same pixels but where
     // the marker crosses a curve (drawn over it instead of under it), several times faster.
     QImage renderFrame(int frame, QString *error);
     // Frame k through the still export's whole path, always.
@@ -42,7 +42,7 @@ private:
     Backend &m_backend;
     FigureData m_data;
     bool m_markerOnly = false;
-    QImage m_still; // the figure without the moving marker, its dots, axes and legend
+    QImage m_still; // the figure without the moving marker, its dots and the legend
     bool prepare(int frame, QString *error);
     QImage paint(QImage image, bool still, QString *error) const;
 };
