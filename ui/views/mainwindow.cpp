@@ -11,6 +11,7 @@
 #include "views/schemepage.h"
 #include "views/wavesview.h"
 #include "widgets/parameterpanel.h"
+#include "widgets/playbar.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -73,6 +74,8 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
         2, tr("RoPE spectra, rotation and decay, position similarity, ALiBi and T5 biases, "
               "compare two configurations (Ctrl+3)"));
     setCentralWidget(m_pages);
+    // Motion (issue 13): play the position or sweep a scheme field on the current page.
+    addToolBar(Qt::BottomToolBarArea, new PlayBar(m_state, this));
 
     m_computeLabel->setObjectName(QStringLiteral("computeInfo"));
     m_computeLabel->setToolTip(tr("Which backend computed the current view and how long it took"));

@@ -1,0 +1,249 @@
+#include "widgets/playbar.h"
+
+#include "fields/field.h"
+#include "state/explorerstate.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QStyle>
+#include <QTimer>
+#include <QToolButton>
+
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+// Steps across the range: the slider's resolution and one pass at 1x takes steps / 30 s.
+constexpr int steps = 240;
+constexpr int tickMs = 33; // about 30 frames per second; the views repaint queued
+
+} // namespace
+
+PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
+    : QToolBar(tr("Motion"), parent), m_state(state), m_parameter(new QComboBox(this)),
+      m_from(new QDoubleSpinBox(this)), m_to(new QDoubleSpinBox(this)),
+      m_slider(new QSlider(Qt::Horizontal, this)), m_play(new QToolButton(this)),
+      m_speed(new QComboBox(this)), m_loop(new QCheckBox(tr("Loop"), this)),
+      m_value(new QLabel(this)), m_timer(new QTimer(this))
+{
+    setObjectName(QStringLiteral("motion"));
+    m_parameter->setObjectName(QStringLiteral("motionParameter"));
+    m_parameter->setToolTip(tr("What moves: the position (waves, heatmap, rotation, phrase "
+                               "views) or a numeric field of the scheme"));
+    m_play->setObjectName(QStringLiteral("motionPlay"));
+    m_play->setCheckable(true);
+    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    m_play->setToolTip(tr("Play / pause"));
+    m_slider->setObjectName(QStringLiteral("motionSlider"));
+    m_slider->setRange(0, steps);
+    m_slider->setMinimumWidth(240);
+    for (QDoubleSpinBox *box : {m_from, m_to}) {
+        box->setDecimals(3);
+        box->setRange(-1e12, 1e12);
+        box->setKeyboardTracking(false);
+    }
+    m_from->setObjectName(QStringLiteral("motionFrom"));
+    m_to->setObjectName(QStringLiteral("motionTo"));
+    m_speed->setObjectName(QStringLiteral("motionSpeed"));
+    for (const auto &[label, factor] :
+         {std::pair{"0.25x", 0.25}, std::pair{"0.5x", 0.5}, std::pair{"1x", 1.0},
+          std::pair{"2x", 2.0}, std::pair{"4x", 4.0}})
+        m_speed->addItem(QString::fromLatin1(label), factor);
+    m_speed->setCurrentIndex(2);
+    m_loop->setObjectName(QStringLiteral("motionLoop"));
+    m_loop->setChecked(true);
+    m_value->setObjectName(QStringLiteral("motionValue"));
+    m_value->setMinimumWidth(90);
+
+    addWidget(new QLabel(tr("Animate "), this));
+    addWidget(m_parameter);
+    addWidget(new QLabel(tr(" from "), this));
+    addWidget(m_from);
+    addWidget(new QLabel(tr(" to "), this));
+    addWidget(m_to);
+    addWidget(m_play);
+    addWidget(m_slider);
+    addWidget(m_value);
+    addWidget(m_speed);
+    addWidget(m_loop);
+
+    m_timer->setInterval(tickMs);
+    connect(m_timer, &QTimer::timeout, this, &PlayBar::advance);
+    connect(m_play, &QToolButton::toggled, this, [this](bool on) { on ? play() : pause(); });
+    connect(m_slider, &QSlider::valueChanged, this, &PlayBar::setStep);
+    connect(m_parameter, &QComboBox::currentTextChanged, this, [this](const QString &text) {
+        m_chosen = text;
+        pause();
+        rebuild();
+    });
+    connect(m_from, &QDoubleSpinBox::valueChanged, this, &PlayBar::replan);
+    connect(m_to, &QDoubleSpinBox::valueChanged, this, &PlayBar::replan);
+    // A new page, view or scheme changes what can move; our own steps change nothing of that.
+    const auto structural = [this] {
+        if (m_applying)
+            return;
+        pause();
+        rebuild();
+    };
+    connect(m_state, &ExplorerState::pageChanged, this, structural);
+    connect(m_state, &ExplorerState::schemeSettingsChanged, this, structural);
+    connect(m_state, &ExplorerState::specChanged, this, structural);
+    connect(m_state, &ExplorerState::phraseSettingsChanged, this, structural);
+    rebuild();
+}
+
+QList<FigureView> PlayBar::currentViews() const
+{
+    switch (m_state->page()) {
+    case Page::Encoding:
+        return {FigureView::Waves, FigureView::Heatmap};
+    case Page::Phrases:
+        return {FigureView::Phrases, FigureView::TokenSimilarity};
+    case Page::Schemes:
+        return {figureViewOf(m_state->schemeSettings().view)};
+    }
+    return {};
+}
+
+void PlayBar::rebuild()
+{
+    // The parameter last chosen when this page offers it, else the first (the position).
+    const QString current = m_chosen;
+    const QStringList names = FigureAnimation::parameterNames(*m_state, currentViews());
+    {
+        const QSignalBlocker block(m_parameter);
+        m_parameter->clear();
+        m_parameter->addItems(names);
+        m_parameter->setCurrentIndex(std::max(0, int(names.indexOf(current))));
+    }
+    const QString parameter = m_parameter->currentText();
+    // The default range: every position, or the field's value up to 8 times it.
+    AnimationOptions options;
+    options.parameter = parameter;
+    options.frames = steps + 1;
+    if (parameter != QLatin1String("position")) {
+        // The field's current value, in its one text syntax.
+        const double value = [&] {
+            const EncodingSpec spec = m_state->spec();
+            double v = 1;
+            std::visit(
+                [&](const auto &s) {
+                    using S = std::decay_t<decltype(s)>;
+                    for (const Field<S> &f : S::fields())
+                        if (f.flag && parameter == QString::fromUtf8(f.flag))
+                            v = fieldText(f, s).toDouble();
+                },
+                spec.scheme);
+            return v == 0 ? 1.0 : v;
+        }();
+        options.from = value;
+        options.to = value * 8;
+    }
+    QString error;
+    m_plan = names.isEmpty() ? std::nullopt
+                             : FigureAnimation::plan(*m_state, currentViews(), options, &error);
+    const QSignalBlocker a(m_from), b(m_to);
+    if (m_plan) {
+        m_from->setValue(m_plan->from());
+        m_to->setValue(m_plan->to());
+    }
+    setEnabled(m_plan.has_value());
+    m_value->setText(m_plan ? m_plan->valueText(0) : QString());
+}
+
+void PlayBar::replan()
+{
+    pause();
+    AnimationOptions options;
+    options.parameter = m_parameter->currentText();
+    options.from = m_from->value();
+    options.to = m_to->value();
+    options.frames = steps + 1;
+    QString error;
+    std::optional<FigureAnimation> plan =
+        FigureAnimation::plan(*m_state, currentViews(), options, &error);
+    if (!plan) {
+        m_value->setText(error.left(60));
+        m_value->setToolTip(error);
+        return;
+    }
+    m_plan = plan;
+    m_value->setToolTip({});
+    setStep(m_slider->value());
+}
+
+bool PlayBar::isPlaying() const
+{
+    return m_timer->isActive();
+}
+
+void PlayBar::play()
+{
+    if (!m_plan || m_timer->isActive())
+        return;
+    if (m_slider->value() >= steps)
+        m_slider->setValue(0);
+    m_phase = 0;
+    m_timer->start();
+    const QSignalBlocker block(m_play);
+    m_play->setChecked(true);
+    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+    emit playingChanged(true);
+}
+
+void PlayBar::pause()
+{
+    const bool was = m_timer->isActive();
+    m_timer->stop();
+    const QSignalBlocker block(m_play);
+    m_play->setChecked(false);
+    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    if (was)
+        emit playingChanged(false);
+}
+
+void PlayBar::advance()
+{
+    m_phase += m_speed->currentData().toDouble();
+    const int move = int(std::floor(m_phase));
+    if (move < 1)
+        return;
+    m_phase -= move;
+    int next = m_slider->value() + move;
+    if (next > steps) {
+        if (!m_loop->isChecked()) {
+            m_slider->setValue(steps);
+            pause();
+            return;
+        }
+        next = 0;
+    }
+    m_slider->setValue(next);
+}
+
+void PlayBar::setStep(int step)
+{
+    if (!m_plan)
+        return;
+    {
+        const QSignalBlocker block(m_slider);
+        m_slider->setValue(step);
+    }
+    m_applying = true;
+    QString error;
+    const bool ok = m_plan->apply(*m_state, step, &error);
+    m_applying = false;
+    m_value->setText(
+        ok ? QStringLiteral("%1 = %2").arg(m_plan->parameter(), m_plan->valueText(step))
+           : error.left(60));
+    if (!ok)
+        pause();
+}
+
+} // namespace pe

@@ -1,0 +1,65 @@
+// PlayBar: the window's motion control (issue 13): a slider over the position (waves, heatmap,
+// rotation, phrase views) or over one numeric field of the scheme (any view, e.g. the spectrum's
+// RoPE factor), with play / pause, speed and loop. Each step sets the value in the state, as an
+// edit would; the views and the ComputeScheduler (off the UI thread, newest wins) follow.
+#pragma once
+
+#include "figures/figureanimation.h"
+
+#include <QToolBar>
+
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSlider;
+class QTimer;
+class QToolButton;
+
+namespace pe {
+
+class ExplorerState;
+
+class PlayBar : public QToolBar
+{
+    Q_OBJECT
+
+public:
+    explicit PlayBar(ExplorerState *state, QWidget *parent = nullptr);
+
+    bool isPlaying() const;
+    // The views of the state's current page the control moves.
+    QList<FigureView> currentViews() const;
+
+public slots:
+    void play();
+    void pause(); // stops at once; the state keeps the value shown
+    void setStep(int step);
+
+signals:
+    void playingChanged(bool playing);
+
+private:
+    void rebuild(); // the parameter list, range and plan for the current page and scheme
+    void replan();
+    void advance();
+
+    ExplorerState *m_state;
+    QComboBox *m_parameter;
+    QDoubleSpinBox *m_from;
+    QDoubleSpinBox *m_to;
+    QSlider *m_slider;
+    QToolButton *m_play;
+    QComboBox *m_speed;
+    QCheckBox *m_loop;
+    QLabel *m_value;
+    QTimer *m_timer;
+    std::optional<FigureAnimation> m_plan;
+    QString m_chosen;   // the parameter the user picked
+    double m_phase = 0; // fractional steps between timer ticks at slow speeds
+    bool m_applying = false;
+};
+
+} // namespace pe
