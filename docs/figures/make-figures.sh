@@ -21,3 +21,8 @@ ext=${3:-png}
   --phrase-title "Tech Phrase" --phrase-title "Wise Phrase" \
   --max-tokens 200 --sequence-length 20 --phrase-dims 50 \
   --width 1200 --height 700 --out "$out/seed001-phrases.$ext"
+
+# RoPE rotation, animated (issue 13): each pair turns by θᵢ per position. Always a GIF.
+"$pescope" export --view rotation --scheme rope --positions 200 --dims 128 \
+  --animate position --from 0 --to 96 --frames 97 --fps 12 --width 720 --height 480 \
+  --title "RoPE: each pair turns by θᵢ per position" --out "$out/rope-rotation.gif"
