@@ -3,17 +3,22 @@
 // value and the marker agree whenever looked at), pause returns control at once and nothing
 // moves after it, a scheme field is swept on the spectrum page, and without loop it stops at
 // the end by itself.
+#include "dialogs/animationexportdialog.h"
 #include "state/explorerstate.h"
 #include "testutil.h"
+#include "videoreader.h"
 #include "views/mainwindow.h"
 #include "widgets/playbar.h"
 #include "windowtestutil.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QSlider>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QToolButton>
 
 using namespace pe;
@@ -144,6 +149,45 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return !c.bar->isPlaying(); }, 5000));
         QCOMPARE(c.slider->value(), c.slider->maximum());
         QCOMPARE(window->state()->markers().constFirst(), window->state()->spec().positions - 1);
+    }
+
+    // Export… writes what the bar plays from a copy of the state (the window's marker stays),
+    // and Cancel stops it with no file left.
+    void exportDialogWritesAndCancels()
+    {
+        auto window = openWindow();
+        ExplorerState *state = window->state();
+        const Controls c = controls(*window);
+        c.slider->setValue(30);
+        const QList<qint64> markers = state->markers();
+        c.bar->exportAnimation();
+        auto *dialog = window->findChild<AnimationExportDialog *>();
+        QVERIFY(dialog);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("waves.gif"));
+        dialog->setPath(path);
+        dialog->setFrames(6);
+        dialog->setFps(10);
+        dialog->setFigureSize(320, 240);
+        QString error;
+        QVERIFY2(dialog->exportAnimation(&error), qPrintable(error));
+        QCOMPARE(state->markers(), markers);
+        const auto video = pe::test::readVideo(path, false);
+        QVERIFY2(video.error.isEmpty(), qPrintable(video.error));
+        QCOMPARE(video.frameCount, 6);
+        QCOMPARE(video.width, 320);
+
+        const QString long_ = dir.filePath(QStringLiteral("long.mp4"));
+        dialog->setPath(long_);
+        dialog->setFrames(3600);
+        QTimer::singleShot(200, dialog, &AnimationExportDialog::cancel);
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY(!dialog->exportAnimation(&error));
+        QVERIFY(timer.elapsed() < 20000);
+        QCOMPARE(error, QStringLiteral("Cancelled; no file was written."));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
+                 QStringList{QStringLiteral("waves.gif")});
     }
 };
 

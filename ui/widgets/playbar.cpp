@@ -1,5 +1,6 @@
 #include "widgets/playbar.h"
 
+#include "dialogs/animationexportdialog.h"
 #include "fields/field.h"
 #include "state/explorerstate.h"
 
@@ -29,8 +30,8 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     : QToolBar(tr("Motion"), parent), m_state(state), m_parameter(new QComboBox(this)),
       m_from(new QDoubleSpinBox(this)), m_to(new QDoubleSpinBox(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_play(new QToolButton(this)),
-      m_speed(new QComboBox(this)), m_loop(new QCheckBox(tr("Loop"), this)),
-      m_value(new QLabel(this)), m_timer(new QTimer(this))
+      m_export(new QToolButton(this)), m_speed(new QComboBox(this)),
+      m_loop(new QCheckBox(tr("Loop"), this)), m_value(new QLabel(this)), m_timer(new QTimer(this))
 {
     setObjectName(QStringLiteral("motion"));
     m_parameter->setObjectName(QStringLiteral("motionParameter"));
@@ -72,6 +73,11 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     addWidget(m_value);
     addWidget(m_speed);
     addWidget(m_loop);
+    m_export->setObjectName(QStringLiteral("motionExport"));
+    m_export->setText(tr("Export…"));
+    m_export->setToolTip(tr("Write what plays here as a GIF, MP4 or WebM"));
+    addWidget(m_export);
+    connect(m_export, &QToolButton::clicked, this, &PlayBar::exportAnimation);
 
     m_timer->setInterval(tickMs);
     connect(m_timer, &QTimer::timeout, this, &PlayBar::advance);
@@ -109,6 +115,37 @@ QList<FigureView> PlayBar::currentViews() const
         return {figureViewOf(m_state->schemeSettings().view)};
     }
     return {};
+}
+
+QList<FigureView> PlayBar::exportViews() const
+{
+    switch (m_state->page()) {
+    case Page::Encoding:
+        return {FigureView::Waves};
+    case Page::Phrases:
+        return {FigureView::Phrases};
+    case Page::Schemes:
+        return currentViews();
+    }
+    return {};
+}
+
+AnimationOptions PlayBar::currentAnimation() const
+{
+    AnimationOptions options;
+    options.parameter = m_parameter->currentText();
+    options.from = m_from->value();
+    options.to = m_to->value();
+    options.frames = 60;
+    return options;
+}
+
+void PlayBar::exportAnimation()
+{
+    pause();
+    auto *dialog = new AnimationExportDialog(m_state, exportViews(), currentAnimation(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
 }
 
 void PlayBar::rebuild()

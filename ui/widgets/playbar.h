@@ -32,11 +32,17 @@ public:
     bool isPlaying() const;
     // The views of the state's current page the control moves.
     QList<FigureView> currentViews() const;
+    // What Export… writes: the page's main view (waves, phrases or the Schemes view) and the
+    // bar's parameter and range.
+    QList<FigureView> exportViews() const;
+    AnimationOptions currentAnimation() const;
 
 public slots:
     void play();
     void pause(); // stops at once; the state keeps the value shown
     void setStep(int step);
+    // Opens the animation export for what the bar plays.
+    void exportAnimation();
 
 signals:
     void playingChanged(bool playing);
@@ -52,6 +58,7 @@ private:
     QDoubleSpinBox *m_to;
     QSlider *m_slider;
     QToolButton *m_play;
+    QToolButton *m_export;
     QComboBox *m_speed;
     QCheckBox *m_loop;
     QLabel *m_value;
