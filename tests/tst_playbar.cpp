@@ -73,6 +73,7 @@ private slots:
             const qint64 expected = std::llround(double(c.slider->value()) * double(last) /
                                                  double(c.slider->maximum()));
             QCOMPARE(marker, expected);
+            QCOMPARE(state->selection().position, marker); // the readout follows
             increases += marker > previous;
             previous = marker;
         }

@@ -187,6 +187,9 @@ void PlayBar::rebuild()
                              : FigureAnimation::plan(*m_state, currentViews(), options, &error);
     const QSignalBlocker a(m_from), b(m_to);
     if (m_plan) {
+        const int decimals = m_plan->animatesPosition() ? 0 : 3;
+        m_from->setDecimals(decimals);
+        m_to->setDecimals(decimals);
         m_from->setValue(m_plan->from());
         m_to->setValue(m_plan->to());
     }
@@ -274,7 +277,13 @@ void PlayBar::setStep(int step)
     }
     m_applying = true;
     QString error;
-    const bool ok = m_plan->apply(*m_state, step, &error);
+    bool ok = m_plan->apply(*m_state, step, &error);
+    // In the window the selection rides along the waves' marker, so the value readout follows.
+    if (ok && m_plan->animatesPosition() && m_state->page() == Page::Encoding) {
+        Selection selection = m_state->selection();
+        selection.position = qint64(m_plan->valueAt(step));
+        m_state->setSelection(selection);
+    }
     m_applying = false;
     m_value->setText(
         ok ? QStringLiteral("%1 = %2").arg(m_plan->parameter(), m_plan->valueText(step))
