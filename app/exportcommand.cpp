@@ -140,7 +140,8 @@ int runExport(const QStringList &args)
                       QStringLiteral("The figure: a view name, or views joined by +."),
                       QStringLiteral("NAME")});
     options.addPlain({QStringLiteral("out"),
-                      QStringLiteral("FIG.png, FIG.svg or FIG.pdf (or DATA.npy/.csv)."),
+                      QStringLiteral("FIG.png, FIG.svg or FIG.pdf (or DATA.npy/.csv; "
+                                     "FIG.gif/.mp4/.webm with --animate)."),
                       QStringLiteral("FILE")});
     addAnimationOptions(options);
     options.addPlain(

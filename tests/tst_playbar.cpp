@@ -63,6 +63,7 @@ private slots:
 
         QTest::mouseClick(c.play, Qt::LeftButton);
         QVERIFY(c.bar->isPlaying());
+        QVERIFY(QTest::qWaitFor([&] { return !state->markers().isEmpty(); }, 5000));
         // Whenever looked at, the marker is the slider's step: never half a step.
         qint64 previous = -1;
         int increases = 0;

@@ -44,6 +44,11 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     m_slider->setObjectName(QStringLiteral("motionSlider"));
     m_slider->setRange(0, steps);
     m_slider->setMinimumWidth(240);
+    m_slider->setToolTip(tr("The value shown: drag to move it by hand"));
+    m_from->setToolTip(tr("The value at the start of the range"));
+    m_to->setToolTip(tr("The value at the end of the range"));
+    m_speed->setToolTip(tr("Playing speed: 1x crosses the range in 8 seconds"));
+    m_loop->setToolTip(tr("Start again at the end of the range"));
     for (QDoubleSpinBox *box : {m_from, m_to}) {
         box->setDecimals(3);
         box->setRange(-1e12, 1e12);
