@@ -1,11 +1,13 @@
 #include "compute/tabledata.h"
 
 #include "model/positiontable.h"
+#include "parallel.h"
 #include "schemes/tablescheme.h"
 
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace pe {
@@ -89,12 +91,19 @@ JobStatus computeTableData(const TableInputs &inputs, const CancelCheck &cancel,
         return JobStatus::Cancelled;
     result->pca = positionPca(table->row(0), n, dims, int(std::min<qint64>({3, n, dims})));
 
-    result->fits.reserve(std::size_t(dims));
-    for (qint64 j = 0; j < dims; ++j) {
-        if (j % 32 == 0 && cancel && cancel())
-            return JobStatus::Cancelled;
-        result->fits.push_back(fitSinusoid(table->row(0) + j, n, dims));
-    }
+    // The fits are independent per dimension: one block of dims per core (GPT-2 has 768).
+    result->fits.assign(std::size_t(dims), SinusoidFit{});
+    std::atomic<bool> stopped = false;
+    parallelFor(0, dims, hardwareThreads(), 8, [&](qint64 begin, qint64 end) {
+        for (qint64 j = begin; j < end && !stopped; ++j) {
+            if (j % 8 == 0 && cancel && cancel())
+                stopped = true;
+            else
+                result->fits[std::size_t(j)] = fitSinusoid(table->row(0) + j, n, dims);
+        }
+    });
+    if (stopped)
+        return JobStatus::Cancelled;
     result->column.resize(std::size_t(n));
     for (qint64 p = 0; p < n; ++p)
         result->column[std::size_t(p)] = double(table->row(p)[inputs.dim]);
