@@ -286,6 +286,36 @@ private slots:
                  qPrintable(window->modelPage()->message()));
     }
 
+    // Two models compared as A and B: a Cohere2 layer becomes B, Llama 4 Scout's first layer A.
+    void twoModelsAsAAndB()
+    {
+        auto window = openWindow();
+        QString error;
+        QVERIFY2(openAndWait(window.get(), path(QStringLiteral("cohere2")), &error),
+                 qPrintable(error));
+        QVERIFY(!window->modelPage()->useLayerAsB(3, &error)); // NoPE: nothing to compare
+        QVERIFY2(error.contains(QStringLiteral("NoPE")), qPrintable(error));
+        QVERIFY2(window->modelPage()->useLayerAsB(0, &error), qPrintable(error));
+        QCOMPARE(window->state()->schemeSettings().compare.ropeTheta, 50000.0);
+        QVERIFY2(openAndWait(window.get(), QFINDTESTDATA("data/configs/llama-4-scout-17b-16e.json"),
+                             &error),
+                 qPrintable(error));
+        const RopeScheme *a = window->state()->spec().get<RopeScheme>();
+        QVERIFY(a);
+        QCOMPARE(a->ropeTheta, 500000.0);
+        QCOMPARE(a->ropeType, RopeType::Llama3);
+        QCOMPARE(window->state()->schemeSettings().compare.ropeTheta, 50000.0);
+        // The Schemes page draws both.
+        SchemeSettings s = window->state()->schemeSettings();
+        s.view = SchemeView::Spectrum;
+        QVERIFY(window->state()->setSchemeSettings(s, &error));
+        window->state()->setPage(Page::Schemes);
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QVERIFY(window->scheduler()->schemes());
+        QCOMPARE(window->scheduler()->schemes()->b.rope().ropeTheta, 50000.0);
+        QCOMPARE(window->scheduler()->schemes()->a.rope().ropeTheta, 500000.0);
+    }
+
     // Dropping a model folder on the window opens it; other files are not accepted.
     void dragAndDropOpensAModel()
     {

@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPointer>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -39,7 +40,8 @@ QString thetaText(double theta)
 ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_scheduler(scheduler), m_tabs(new QTabWidget(this)),
       m_cardText(new QPlainTextEdit(this)), m_layers(new QTableWidget(this)),
-      m_dim(new QSpinBox(this)), m_message(new QLabel(this)), m_info(new QLabel(this))
+      m_dim(new QSpinBox(this)), m_useAsB(new QPushButton(tr("Use layer as &B"), this)),
+      m_message(new QLabel(this)), m_info(new QLabel(this))
 {
     setObjectName(QStringLiteral("modelPage"));
     m_tabs->setObjectName(QStringLiteral("modelTabs"));
@@ -90,7 +92,22 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     auto *cardBox = new QGroupBox(tr("Model card"), controls);
     (new QVBoxLayout(cardBox))->addWidget(m_cardText);
     auto *layerBox = new QGroupBox(tr("Layer map"), controls);
-    (new QVBoxLayout(layerBox))->addWidget(m_layers);
+    auto *layerLayout = new QVBoxLayout(layerBox);
+    layerLayout->addWidget(m_layers);
+    layerLayout->addWidget(m_useAsB, 0, Qt::AlignLeft);
+    m_useAsB->setObjectName(QStringLiteral("useLayerAsB"));
+    m_useAsB->setToolTip(tr("Make the chosen layer's RoPE configuration B of the Schemes page's "
+                            "Compare A/B; then open another model (or choose another layer): it "
+                            "is A"));
+    m_useAsB->setEnabled(false);
+    connect(m_useAsB, &QPushButton::clicked, this, [this] {
+        const QList<QTableWidgetItem *> items = m_layers->selectedItems();
+        QString error;
+        if (items.isEmpty())
+            m_info->setText(tr("Choose a rotary layer first"));
+        else if (!useLayerAsB(items.constFirst()->row(), &error))
+            m_info->setText(error);
+    });
     auto *viewBox = new QGroupBox(tr("Learned table views"), controls);
     auto *form = new QFormLayout(viewBox);
     form->addRow(tr("Fit dimension"), m_dim);
@@ -282,6 +299,34 @@ void ModelPage::fillLayerMap()
             m_layers->setItem(r, c, new QTableWidgetItem(cells[c]));
     }
     m_layers->resizeColumnsToContents();
+    m_useAsB->setEnabled(!rows.empty());
+}
+
+bool ModelPage::useLayerAsB(int layer, QString *error)
+{
+    if (!m_card || !m_card->config) {
+        *error = tr("no model with a layer map is open");
+        return false;
+    }
+    const std::optional<ModelLayerSpec> spec = modelLayerSpec(*m_card->config, layer, error);
+    if (!spec)
+        return false;
+    const RopeScheme *rope = spec->spec.get<RopeScheme>();
+    if (!rope) {
+        *error = tr("layer %1 does not rotate (NoPE): Compare A/B compares RoPE configurations")
+                     .arg(layer);
+        return false;
+    }
+    SchemeSettings settings = m_state->schemeSettings();
+    settings.compare = *rope;
+    if (!m_state->setSchemeSettings(settings, error))
+        return false;
+    m_info->setText(tr("B is now %1 of %2; the Schemes page's Compare A/B shows it against the "
+                       "window's encoding")
+                        .arg(spec->description, m_card->location.repoId.isEmpty()
+                                                    ? m_card->source
+                                                    : m_card->location.repoId));
+    return true;
 }
 
 bool ModelPage::selectLayer(int layer, QString *error)

@@ -16,6 +16,7 @@
 
 class QCustomPlot;
 class QLabel;
+class QPushButton;
 class QPlainTextEdit;
 class QSpinBox;
 class QTableWidget;
@@ -50,6 +51,9 @@ public:
     void setCard(std::shared_ptr<const ModelCard> card);
     // Shows layer `layer` of the card's config: its RoPE (or NoPE) becomes the window's spec.
     bool selectLayer(int layer, QString *error);
+    // Makes layer `layer`'s RoPE configuration B of the Schemes page's Compare A/B, so that two
+    // models (or two layers) can be compared: open the other model, and its layer is A.
+    bool useLayerAsB(int layer, QString *error);
 
 private:
     void schedule();
@@ -65,6 +69,7 @@ private:
     QPlainTextEdit *m_cardText;
     QTableWidget *m_layers;
     QSpinBox *m_dim;
+    QPushButton *m_useAsB;
     QLabel *m_message;
     QLabel *m_info;
     std::shared_ptr<const ModelCard> m_card;
