@@ -15,6 +15,7 @@
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
 
+#include <QInputDialog>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
@@ -314,6 +315,38 @@ private slots:
         QVERIFY(window->scheduler()->schemes());
         QCOMPARE(window->scheduler()->schemes()->b.rope().ropeTheta, 50000.0);
         QCOMPARE(window->scheduler()->schemes()->a.rope().ropeTheta, 500000.0);
+    }
+
+    // File > Open model from the cache lists the cached models; the one picked opens by repo id.
+    void openModelFromTheCache()
+    {
+        writeGpt2Folder(QStringLiteral("hub/models--acme--tiny-gpt2/snapshots/abc123"), 20);
+        QVERIFY(
+            writeBytes(path(QStringLiteral("hub/models--acme--tiny-gpt2/refs/main")), "abc123"));
+        qputenv("HF_HUB_CACHE", path(QStringLiteral("hub")).toUtf8());
+        auto window = openWindow();
+        FileActions *files = FileActions::of(window.get());
+        QStringList offered;
+        QTimer::singleShot(300, [&offered] {
+            auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            offered = dialog->comboBoxItems();
+            dialog->accept();
+        });
+        QSignalSpy opened(files, &FileActions::modelOpened);
+        files->openCachedModel();
+        QVERIFY(opened.wait(30000));
+        qunsetenv("HF_HUB_CACHE");
+        QCOMPARE(offered, QStringList{QStringLiteral("acme/tiny-gpt2")});
+        QCOMPARE(opened.at(0).at(0).toString(), QString());
+        const TableScheme *table = window->state()->spec().get<TableScheme>();
+        QVERIFY(table && table->table);
+        QCOMPARE(table->source, QStringLiteral("acme/tiny-gpt2"));
+        QCOMPARE(table->table->rows, qint64(20));
+        const QString card = window->modelPage()->cardText();
+        QVERIFY2(card.contains(QStringLiteral("cache: acme/tiny-gpt2 at revision abc123")),
+                 qPrintable(card));
     }
 
     // Dropping a model folder on the window opens it; other files are not accepted.
