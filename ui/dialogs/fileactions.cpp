@@ -553,7 +553,8 @@ void FileActions::openModel(const QString &source, bool interactive)
                         self->m_window->modelPage()->setCard(card);
                     if (spec->layer >= 0)
                         self->m_window->modelPage()->layerTable()->selectRow(spec->layer);
-                    addRecentModel(self->recentSettings().get(), source);
+                    if (self->m_window->isPersistent())
+                        addRecentModel(self->recentSettings().get(), source);
                     self->report(tr("Opened %1").arg(spec->description), false);
                 } else {
                     self->report(problem, true, interactive ? tr("Open model") : QString());

@@ -58,6 +58,8 @@ public:
     bool applyPreset(const QString &id, QString *error);
     // The window's settings: the options' ini file, else the platform's location.
     std::unique_ptr<QSettings> settings() const;
+    // False for screenshots and tests: nothing is written to the settings.
+    bool isPersistent() const { return m_options.persistent; }
 
 protected:
     void closeEvent(QCloseEvent *event) override;
