@@ -424,6 +424,27 @@ private slots:
         QCOMPARE(files->recentModels(), QStringList{QFileInfo(a).absoluteFilePath()});
     }
 
+    // `pescope --model DIR --page model --model-view V --screenshot F`: the README's screenshot.
+    void windowOpensAModelOnStart()
+    {
+        const QString folder = writeGpt2Folder(QStringLiteral("start-model"), 40);
+        const QString shot = path(QStringLiteral("start.png"));
+        const RunResult r =
+            runPescope({QStringLiteral("--model"), folder, QStringLiteral("--page"),
+                        QStringLiteral("model"), QStringLiteral("--model-view"),
+                        QStringLiteral("sinusoid-fit"), QStringLiteral("--screenshot"), shot,
+                        QStringLiteral("--size"), QStringLiteral("900x600")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QImage(shot).size(), QSize(900, 600));
+        const RunResult missing =
+            runPescope({QStringLiteral("--model"), path(QStringLiteral("no-such-model")),
+                        QStringLiteral("--screenshot"), path(QStringLiteral("x.png"))});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.err.contains("--model:") && missing.err.contains("no-such-model"),
+                 missing.err.constData());
+        QVERIFY(!QFileInfo::exists(path(QStringLiteral("x.png"))));
+    }
+
     // `pescope export --model DIR --view pca --out FIG.png` writes the figure.
     void exportModelWritesAFigure()
     {
