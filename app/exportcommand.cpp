@@ -74,7 +74,9 @@ void applyPhraseChoices(const QCommandLineParser &parser, ExplorerState &state)
 void applyOptions(const QCommandLineParser &parser, ExplorerState &state)
 {
     QString error;
-    EncodingSpec spec = specFromOptions(parser, state.spec());
+    // --model / --config: the model's learned table or one of its layers, options on top.
+    const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
+    EncodingSpec spec = model ? model->spec : specFromOptions(parser, state.spec());
     if (!state.setSpec(spec, &error))
         throw UsageError{error};
 
@@ -133,7 +135,9 @@ int runExport(const QStringList &args)
         "+ are stacked (waves+heatmap is Fig 16-9).\n"
         "Schemes page views: spectrum, rotation, decay, similarity, alibi, t5, compare; their "
         "options come from --preset or --session (e.g. --preset rope-llama31-vs-yarn), RoPE "
-        "options set configuration A."));
+        "options set configuration A.\n"
+        "A model's learned position table (--model PATH|REPO_ID): pca, table-similarity, "
+        "sinusoid-fit, and heatmap or waves of the table."));
     parser.addHelpOption();
     OptionSet options;
     options.addPlain({QStringLiteral("view"),
@@ -153,6 +157,7 @@ int runExport(const QStringList &args)
                       QStringLiteral("FILE")});
     options.add(FigureOptions::fields());
     addSpecOptions(options);
+    addModelOptions(options);
     options.add(ViewOptions::fields());
     options.add(PhraseSettings::fields(), QStringLiteral("phrases"), phraseFlags);
     options.addPlain({QStringLiteral("compare"),
@@ -173,8 +178,9 @@ int runExport(const QStringList &args)
     if (!parser.isSet(QStringLiteral("view")))
         throw UsageError{QStringLiteral("--view is required (heatmap, waves, phrases, "
                                         "phrase-difference, token-similarity, spectrum, "
-                                        "rotation, decay, similarity, alibi, t5, compare, or "
-                                        "several joined by +)")};
+                                        "rotation, decay, similarity, alibi, t5, compare, "
+                                        "table-similarity, pca, sinusoid-fit, or several "
+                                        "joined by +)")};
     QString error;
     const std::optional<QList<FigureView>> views =
         parseFigureViews(parser.value(QStringLiteral("view")), &error);

@@ -5,8 +5,12 @@
 #include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
 #include "io/atomicfile.h"
+#include "model/modelcard.h"
+#include "model/modelspec.h"
+#include "schemes/tablescheme.h"
 #include "state/presets.h"
 #include "views/mainwindow.h"
+#include "views/modelpage.h"
 
 #include <QApplication>
 #include <QBuffer>
@@ -69,8 +73,17 @@ int runGui(int argc, char **argv)
                                         presetIds().join(QStringLiteral(", ")) + QLatin1Char('.'),
                                     QStringLiteral("NAME"));
     const QCommandLineOption page(QStringLiteral("page"),
-                                  QStringLiteral("Show the encoding, phrases or schemes page."),
-                                  QStringLiteral("encoding|phrases|schemes"));
+                                  QStringLiteral("Show the encoding, phrases, schemes or model "
+                                                 "page."),
+                                  QStringLiteral("encoding|phrases|schemes|model"));
+    const QCommandLineOption model(QStringLiteral("model"),
+                                   QStringLiteral("Open a model on start (a folder, a file or a "
+                                                  "cached repo id), as File > Open model does."),
+                                   QStringLiteral("PATH|REPO_ID"));
+    const QCommandLineOption modelView(
+        QStringLiteral("model-view"),
+        QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit."),
+        QStringLiteral("NAME"));
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark."),
                                    QStringLiteral("light|dark"));
     const QCommandLineOption size(QStringLiteral("size"),
@@ -84,7 +97,7 @@ int runGui(int argc, char **argv)
     const QCommandLineOption session(QStringLiteral("session"),
                                      QStringLiteral("Open a saved session (JSON) on start."),
                                      QStringLiteral("FILE"));
-    parser.addOptions({preset, page, theme, size, screenshot, session});
+    parser.addOptions({preset, page, theme, size, screenshot, session, model, modelView});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A session file to open, as --session does."),
                                  QStringLiteral("[FILE]"));
@@ -176,6 +189,29 @@ int runGui(int argc, char **argv)
         QString error;
         if (!openSessionInWindow(&window, sessionPath, &error))
             return usageError(QStringLiteral("--session: ") + error);
+    }
+    if (parser.isSet(model)) {
+        // Read here, before the window shows, so that a screenshot waits for it.
+        QString error;
+        ModelRequest request;
+        request.source = parser.value(model);
+        const std::optional<ModelLayerSpec> spec = openModelSpec(request, &error);
+        if (!spec || !window.state()->setSpec(spec->spec, &error))
+            return usageError(QStringLiteral("--model: ") + error);
+        if (std::optional<ModelCard> card = readModelCard(request.source, &error)) {
+            if (const TableScheme *table = spec->spec.get<TableScheme>())
+                setCardTable(&*card, *table->table);
+            window.modelPage()->setCard(std::make_shared<const ModelCard>(*card));
+        }
+    }
+    if (parser.isSet(modelView)) {
+        const std::optional<QList<FigureView>> views =
+            parseFigureViews(parser.value(modelView), nullptr);
+        if (!views || views->size() != 1 || !ModelPage::views().contains(views->constFirst()))
+            return usageError(QStringLiteral("--model-view must be pca, table-similarity or "
+                                             "sinusoid-fit (got \"%1\")")
+                                  .arg(parser.value(modelView)));
+        window.modelPage()->setCurrentView(views->constFirst());
     }
     if (startPage)
         window.state()->setPage(*startPage);

@@ -6,6 +6,7 @@
 
 #include "formats/hfcache.h"
 #include "formats/modeltensors.h"
+#include "model/modelcard.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -23,24 +24,6 @@ struct LayerRun
     int last = 0;
     QString text;
 };
-
-QString layerText(const ModelConfig &config, const LayerPosition &layer)
-{
-    QString text = layerPositionKindName(layer.position) + QStringLiteral(", ") +
-                   attentionKindName(layer.attention);
-    if (layer.window > 0)
-        text += QStringLiteral(" %1").arg(layer.window);
-    if (layer.position == LayerPositionKind::Rope) {
-        QString error;
-        if (const auto spec = modelLayerSpec(config, layer.index, &error))
-            text += QStringLiteral(", %1, %2 rotated dims")
-                        .arg(spec->spec.get<RopeScheme>()->configLabel())
-                        .arg(layer.rotaryDims);
-        else
-            text += QStringLiteral(" (%1)").arg(error);
-    }
-    return text;
-}
 
 std::vector<LayerRun> layerRuns(const ModelConfig &config)
 {

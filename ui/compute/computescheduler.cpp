@@ -38,6 +38,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     qRegisterMetaType<std::shared_ptr<const pe::PhraseResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::SchemeResult>>();
     qRegisterMetaType<pe::FigureData>();
+    qRegisterMetaType<std::shared_ptr<const pe::TableResult>>();
 
     // The jobs run on this thread. The backends they use are made and destroyed by the scheduler
     // on the GUI thread (the GPU backend's offscreen surface must be) and are only ever called
@@ -69,7 +70,8 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
 ComputeScheduler::~ComputeScheduler()
 {
     // Every running job goes stale and stops at its next check.
-    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane})
+    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
+                       &m_tableLane})
         lane->drop();
     m_thread.quit();
     m_thread.wait();
@@ -128,8 +130,8 @@ bool ComputeScheduler::isIdle() const
 {
     if (m_timer.isActive())
         return false;
-    for (const Lane *lane :
-         {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane})
+    for (const Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane,
+                             &m_figureLane, &m_tableLane})
         if (lane->busy())
             return false;
     return true;
@@ -162,6 +164,12 @@ FigureData ComputeScheduler::heldData(const FigureInputs &inputs,
         for (const auto &s : {m_schemes, m_figureData.schemes})
             if (s && schemeResultMatches(*s, SchemeInputs{inputs.spec, inputs.schemes}, schemes)) {
                 data.schemes = s;
+                break;
+            }
+    if (std::any_of(views.begin(), views.end(), viewNeedsTable))
+        for (const auto &t : {m_table, m_figureData.table})
+            if (t && tableResultMatches(*t, inputs.table())) {
+                data.table = t;
                 break;
             }
     return data;
@@ -200,6 +208,19 @@ bool ComputeScheduler::requestSchemes(const QList<SchemeView> &views)
     return false;
 }
 
+bool ComputeScheduler::requestTable()
+{
+    const TableInputs request = FigureInputs::of(*m_state).table();
+    if (m_table && tableResultMatches(*m_table, request))
+        return true;
+    if (request == m_tableRequest && m_tableLane.busy())
+        return false;
+    m_tableRequest = request;
+    m_tableLane.request();
+    schedule();
+    return false;
+}
+
 bool ComputeScheduler::requestFigureData(const QList<FigureView> &views)
 {
     const FigureRequest request{FigureInputs::of(*m_state), views};
@@ -223,7 +244,8 @@ void ComputeScheduler::cancel()
 {
     const bool running = !isIdle();
     m_timer.stop();
-    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane})
+    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
+                       &m_tableLane})
         lane->drop();
     if (running)
         emit cancelled();
@@ -259,7 +281,8 @@ void ComputeScheduler::schedule()
     if (m_timer.isActive())
         return;
     bool working = false;
-    for (const Lane *lane : {&m_encode, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane})
+    for (const Lane *lane :
+         {&m_encode, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane, &m_tableLane})
         working = working || lane->inFlight > 0;
     m_timer.start(working ? burstMs : 0);
 }
@@ -287,6 +310,10 @@ void ComputeScheduler::failAll(const QString &error)
     if (m_figureLane.dirty) {
         m_figureLane.drop();
         emit figureDataFailed(error);
+    }
+    if (m_tableLane.dirty) {
+        m_tableLane.drop();
+        emit tableFailed(error);
     }
 }
 
@@ -444,6 +471,23 @@ void ComputeScheduler::dispatch()
             reply([=, this] { onSchemesFinished(generation, done, status, error); });
         });
     }
+    if (m_tableLane.dirty) {
+        // CPU only (Eigen): the table is small next to an encoding.
+        const quint64 generation = m_tableLane.start();
+        ++m_tableLane.inFlight;
+        post([this, generation, request = m_tableRequest,
+              isStale = m_tableLane.staleness(generation)] {
+            QString error;
+            auto result = std::make_shared<TableResult>();
+            const JobStatus status = isStale()
+                                         ? JobStatus::Cancelled
+                                         : computeTableData(request, isStale, result.get(), &error);
+            std::shared_ptr<const TableResult> done;
+            if (status == JobStatus::Done)
+                done = result;
+            reply([=, this] { onTableFinished(generation, done, status, error); });
+        });
+    }
     if (m_figureLane.dirty) {
         const quint64 generation = m_figureLane.start();
         ++m_figureLane.inFlight;
@@ -543,6 +587,21 @@ void ComputeScheduler::onSchemesFinished(quint64 generation,
             emit schemesReady(result);
         } else if (status == JobStatus::Failed) {
             emit schemesFailed(error);
+        }
+    }
+}
+
+void ComputeScheduler::onTableFinished(quint64 generation,
+                                       std::shared_ptr<const TableResult> result, JobStatus status,
+                                       const QString &error)
+{
+    --m_tableLane.inFlight;
+    if (m_tableLane.current(generation)) {
+        if (status == JobStatus::Done) {
+            m_table = result;
+            emit tableReady(result);
+        } else if (status == JobStatus::Failed) {
+            emit tableFailed(error);
         }
     }
 }

@@ -33,6 +33,8 @@ public:
     std::shared_ptr<const PhraseResult> phrases() const { return m_phrases; }
     // The Schemes page's last result (the views last asked for); null before the first.
     std::shared_ptr<const SchemeResult> schemes() const { return m_schemes; }
+    // The Model page's last learned-table result; null before the first.
+    std::shared_ptr<const TableResult> table() const { return m_table; }
     // What `views` need for the state's current parameters, taken from the results held here
     // (the encoding when materialised, the phrases, the Schemes page's and the last figure
     // job's); the members that do not match are empty. Computes nothing.
@@ -50,6 +52,10 @@ public:
     // schemesReady() or schemesFailed() follows. Returns true, computing nothing, when schemes()
     // already holds them.
     bool requestSchemes(const QList<SchemeView> &views);
+    // The learned-table views (similarity, PCA, sinusoid fits) for the state's spec and selected
+    // dim: tableReady() or tableFailed() follows. True, computing nothing, when table() holds
+    // them.
+    bool requestTable();
     // What an export of `views` needs for the state's current parameters (a materialised
     // encoding even where the window samples it): figureDataReady() or figureDataFailed()
     // follows. Returns true, computing nothing, when figureData(views) already holds it all.
@@ -71,6 +77,8 @@ signals:
     void columnsReady(std::shared_ptr<const pe::EncodingResult> result);
     void phrasesReady(std::shared_ptr<const pe::PhraseResult> result);
     void schemesReady(std::shared_ptr<const pe::SchemeResult> result);
+    void tableReady(std::shared_ptr<const pe::TableResult> result);
+    void tableFailed(const QString &message);
     void figureDataReady(const pe::FigureData &data);
     void encodingFailed(const QString &message);
     void phrasesFailed(const QString &message);
@@ -130,6 +138,8 @@ private:
                            JobStatus status, const QString &error);
     void onSchemesFinished(quint64 generation, std::shared_ptr<const SchemeResult> result,
                            JobStatus status, const QString &error);
+    void onTableFinished(quint64 generation, std::shared_ptr<const TableResult> result,
+                         JobStatus status, const QString &error);
     void onFigureFinished(quint64 generation, const FigureData &data, JobStatus status,
                           const QString &error);
     bool schemesHeld(const SchemeRequest &request) const;
@@ -156,12 +166,14 @@ private:
     static constexpr int burstMs = 15; // merges the edits that arrive while a job runs
     QString m_notice;
 
-    Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane;
+    Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane, m_tableLane;
 
     GridRequest m_gridRequest;
     GridRequest m_lastGridSent;
     SchemeRequest m_schemeRequest;
     FigureRequest m_figureRequest;
+    TableInputs m_tableRequest;
+    std::shared_ptr<const TableResult> m_table;
     std::shared_ptr<const EncodingResult> m_encoding;
     std::shared_ptr<const PhraseResult> m_phrases;
     std::shared_ptr<const SchemeResult> m_schemes;

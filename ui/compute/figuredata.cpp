@@ -28,7 +28,7 @@ bool schemesMatch(const FigureInputs &inputs, const QList<SchemeView> &views,
 
 FigureInputs FigureInputs::of(const ExplorerState &state)
 {
-    return {state.spec(), state.phraseSettings(), state.schemeSettings()};
+    return {state.spec(), state.phraseSettings(), state.schemeSettings(), state.selection().dim};
 }
 
 bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &views,
@@ -39,6 +39,9 @@ bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &view
         return false;
     if (std::any_of(views.begin(), views.end(), viewNeedsPhrases) &&
         !phrasesMatch(inputs, data.phrases))
+        return false;
+    if (std::any_of(views.begin(), views.end(), viewNeedsTable) &&
+        !(data.table && tableResultMatches(*data.table, inputs.table())))
         return false;
     const QList<SchemeView> schemes = schemeViewsIn(views);
     return schemes.isEmpty() || schemesMatch(inputs, schemes, data.schemes);
@@ -79,6 +82,14 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
         if (status != JobStatus::Done)
             return status;
         data->schemes = result;
+    }
+    if (std::any_of(views.begin(), views.end(), viewNeedsTable) &&
+        !(data->table && tableResultMatches(*data->table, inputs.table()))) {
+        auto result = std::make_shared<TableResult>();
+        const JobStatus status = computeTableData(inputs.table(), cancel, result.get(), error);
+        if (status != JobStatus::Done)
+            return status;
+        data->table = result;
     }
     return JobStatus::Done;
 }

@@ -5,6 +5,7 @@
 
 #include "compute/computejobs.h"
 #include "compute/schemedata.h"
+#include "compute/tabledata.h"
 #include "figures/figureviews.h"
 #include "state/explorerstate.h"
 
@@ -24,7 +25,9 @@ struct FigureInputs
     EncodingSpec spec;
     PhraseSettings phrases;
     SchemeSettings schemes;
+    qint64 tableDim = 0; // the selected dim: the sinusoid-fit view's
     bool operator==(const FigureInputs &) const = default;
+    TableInputs table() const { return tableInputs(spec, tableDim); }
     static FigureInputs of(const ExplorerState &state);
 };
 
@@ -35,6 +38,7 @@ struct FigureData
     std::shared_ptr<const EncodingResult> encoding;
     std::shared_ptr<const PhraseResult> phrases;
     std::shared_ptr<const SchemeResult> schemes;
+    std::shared_ptr<const TableResult> table;
 };
 
 // True when `data` holds what `views` need for `inputs`.

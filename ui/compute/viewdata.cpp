@@ -34,7 +34,32 @@ bool collect(const ExplorerState &state, const FigureData &data, FigureView view
                      .arg(figureViewName(view));
         return false;
     }
+    if (viewNeedsTable(view) && !data.table) {
+        *error =
+            QStringLiteral("the %1 view has no learned table to export").arg(figureViewName(view));
+        return false;
+    }
     switch (view) {
+    case FigureView::TableSimilarity: {
+        const SquareMatrix &m = data.table->similarity;
+        out->shape = {m.size, m.size};
+        out->values = m.values;
+        return true;
+    }
+    case FigureView::Pca: {
+        const PositionPca &pca = data.table->pca;
+        out->shape = {data.table->positions, pca.components};
+        out->values.assign(pca.scores.begin(), pca.scores.end());
+        return true;
+    }
+    case FigureView::SinusoidFit: {
+        const std::vector<SinusoidFit> &fits = data.table->fits;
+        out->shape = {qint64(fits.size()), 3};
+        for (const SinusoidFit &f : fits)
+            out->values.insert(out->values.end(),
+                               {float(f.angularFrequency), float(f.phase), float(f.rSquared)});
+        return true;
+    }
     case FigureView::Heatmap: {
         const Matrix &m = *data.encoding->matrix;
         const CellWindow w = fullWindow(data.encoding->spec, state.heatmapDimLimit());
@@ -134,6 +159,12 @@ QString viewDataDescription(const ExplorerState &state, FigureView view)
         return QStringLiteral("2 x sequence length x dims float32: B - A (random, fixed)");
     case FigureView::TokenSimilarity:
         return QStringLiteral("2 x sequence length float32 cosines (random, fixed)");
+    case FigureView::TableSimilarity:
+        return QStringLiteral("positions x positions float32 cosines of the table's rows");
+    case FigureView::Pca:
+        return QStringLiteral("positions x components float32 principal component scores");
+    case FigureView::SinusoidFit:
+        return QStringLiteral("dims x 3 float32: angular frequency, phase, R^2 of each dim's fit");
     default:
         break;
     }

@@ -4,10 +4,14 @@
 #include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
 #include "figures/qcpinclude.h"
+#include "formats/hfcache.h"
+#include "model/modelcard.h"
 #include "model/modelspec.h"
+#include "schemes/tablescheme.h"
 #include "state/sessionfile.h"
 #include "views/heatmapview.h"
 #include "views/mainwindow.h"
+#include "views/modelpage.h"
 #include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
@@ -16,17 +20,69 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QThreadPool>
+#include <QUrl>
 
 namespace pe {
+
+namespace {
+
+const QString recentModelsKey = QStringLiteral("recentModels");
+constexpr int maxRecentModels = 8;
+
+// What a list entry stands for: an absolute path when it names a file or folder here, else the
+// text as given (a cache repo id).
+QString modelEntry(const QString &source)
+{
+    const QFileInfo info(source);
+    return info.exists() ? info.absoluteFilePath() : source;
+}
+
+// A repo id ("gpt2", "org/name") is looked up in the cache; anything else is a path.
+bool looksLikePath(const QString &source)
+{
+    return QFileInfo(source).isAbsolute() || source.startsWith(QLatin1Char('.'));
+}
+
+bool isSessionFile(const QString &path)
+{
+    return path.endsWith(QLatin1String(".pescope.json"), Qt::CaseInsensitive);
+}
+
+} // namespace
+
+QStringList recentModels(QSettings *settings)
+{
+    return settings->value(recentModelsKey).toStringList().mid(0, maxRecentModels);
+}
+
+void addRecentModel(QSettings *settings, const QString &source)
+{
+    const QString entry = modelEntry(source);
+    QStringList list = recentModels(settings);
+    list.removeAll(entry);
+    list.prepend(entry);
+    settings->setValue(recentModelsKey, list.mid(0, maxRecentModels));
+}
+
+void removeRecentModel(QSettings *settings, const QString &source)
+{
+    QStringList list = recentModels(settings);
+    list.removeAll(source);
+    settings->setValue(recentModelsKey, list);
+}
 
 FileActions::FileActions(MainWindow *window) : QObject(window), m_window(window)
 {
@@ -37,6 +93,9 @@ FileActions *FileActions::install(MainWindow *window)
 {
     auto *actions = new FileActions(window);
     actions->createActions();
+    // Model folders and files (and session files) dropped onto the window open.
+    window->setAcceptDrops(true);
+    window->installEventFilter(actions);
     connect(actions, &FileActions::message, window,
             [window](const QString &text) { window->statusBar()->showMessage(text, 10000); });
     return actions;
@@ -164,9 +223,21 @@ void FileActions::createActions()
             openModel(path, true);
     });
 
+    auto *cachedModel = new QAction(tr("Open model from the &cache…"), this);
+    cachedModel->setObjectName(QStringLiteral("openCachedModelAction"));
+    cachedModel->setToolTip(tr("Pick one of the models in the Hugging Face cache (%1)")
+                                .arg(QDir::toNativeSeparators(HfCache::defaultHubPath())));
+    connect(cachedModel, &QAction::triggered, this, &FileActions::openCachedModel);
+    m_recentModelsMenu = new QMenu(tr("Recent &models"), m_window);
+    m_recentModelsMenu->setObjectName(QStringLiteral("recentModelsMenu"));
+    connect(m_recentModelsMenu, &QMenu::aboutToShow, this, &FileActions::rebuildRecentModelsMenu);
+    rebuildRecentModelsMenu();
+
     file->insertAction(before, open);
     file->insertMenu(before, m_recentMenu);
     file->insertAction(before, openModelAction);
+    file->insertAction(before, cachedModel);
+    file->insertMenu(before, m_recentModelsMenu);
     file->insertAction(before, save);
     file->insertAction(before, saveAs);
     file->insertSeparator(before);
@@ -205,6 +276,122 @@ void FileActions::rebuildRecentMenu()
     m_recentMenu->setToolTipsVisible(true);
 }
 
+std::unique_ptr<QSettings> FileActions::recentSettings() const
+{
+    return m_window->settings();
+}
+
+QStringList FileActions::recentModels() const
+{
+    return pe::recentModels(recentSettings().get());
+}
+
+void FileActions::rebuildRecentModelsMenu()
+{
+    m_recentModelsMenu->clear();
+    const QStringList recent = recentModels();
+    int index = 1;
+    for (const QString &source : recent) {
+        const QString name =
+            looksLikePath(source) ? QFileInfo(source).fileName() : source; // a repo id whole
+        QAction *action = m_recentModelsMenu->addAction(QStringLiteral("&%1 %2").arg(index++).arg(
+            name.isEmpty() ? QDir::toNativeSeparators(source) : name));
+        action->setToolTip(QDir::toNativeSeparators(source));
+        action->setData(source);
+        connect(action, &QAction::triggered, this, [this, source] { openRecentModel(source); });
+    }
+    if (recent.isEmpty())
+        m_recentModelsMenu->addAction(tr("No recent models"))->setEnabled(false);
+    m_recentModelsMenu->addSeparator();
+    QAction *clear = m_recentModelsMenu->addAction(
+        tr("&Clear list"), this, [this] { recentSettings()->remove(recentModelsKey); });
+    clear->setEnabled(!recent.isEmpty());
+    m_recentModelsMenu->setToolTipsVisible(true);
+}
+
+void FileActions::openRecentModel(const QString &source)
+{
+    if (looksLikePath(source) && !QFileInfo::exists(source)) {
+        removeRecentModel(recentSettings().get(), source);
+        report(tr("%1 no longer exists; it was removed from Recent models")
+                   .arg(QDir::toNativeSeparators(source)),
+               true, tr("Open model"));
+        emit modelOpened(tr("%1 no longer exists").arg(source));
+        return;
+    }
+    openModel(source, true);
+}
+
+void FileActions::openCachedModel()
+{
+    const HfCache cache;
+    QStringList ids;
+    for (const CachedModel &model : cache.models())
+        ids.append(model.repoId);
+    if (ids.isEmpty()) {
+        report(tr("The Hugging Face cache (%1) holds no models")
+                   .arg(QDir::toNativeSeparators(cache.hubPath())),
+               true, tr("Open model from the cache"));
+        return;
+    }
+    bool ok = false;
+    const QString id = QInputDialog::getItem(
+        m_window, tr("Open model from the cache"),
+        tr("Models in %1:").arg(QDir::toNativeSeparators(cache.hubPath())), ids, 0, false, &ok);
+    if (ok && !id.isEmpty())
+        openModel(id, true);
+}
+
+bool FileActions::canOpenDropped(const QList<QUrl> &urls)
+{
+    return std::any_of(urls.begin(), urls.end(), [](const QUrl &url) {
+        if (!url.isLocalFile())
+            return false;
+        const QFileInfo info(url.toLocalFile());
+        static const QStringList suffixes{QStringLiteral("json"), QStringLiteral("safetensors"),
+                                          QStringLiteral("gguf"), QStringLiteral("npy")};
+        return info.isDir() || suffixes.contains(info.suffix().toLower());
+    });
+}
+
+bool FileActions::openDropped(const QList<QUrl> &urls)
+{
+    for (const QUrl &url : urls) {
+        if (!canOpenDropped({url}))
+            continue;
+        const QString path = url.toLocalFile();
+        if (isSessionFile(path)) {
+            QString error;
+            if (!openSession(path, &error))
+                report(error, true, tr("Open session"));
+        } else {
+            openModel(path, true);
+        }
+        return true; // one at a time: each replaces the window's encoding
+    }
+    return false;
+}
+
+bool FileActions::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_window) {
+        if (event->type() == QEvent::DragEnter) {
+            auto *drag = static_cast<QDragEnterEvent *>(event);
+            if (drag->mimeData()->hasUrls() && canOpenDropped(drag->mimeData()->urls())) {
+                drag->acceptProposedAction();
+                return true;
+            }
+        } else if (event->type() == QEvent::Drop) {
+            auto *drop = static_cast<QDropEvent *>(event);
+            if (drop->mimeData()->hasUrls() && openDropped(drop->mimeData()->urls())) {
+                drop->acceptProposedAction();
+                return true;
+            }
+        }
+    }
+    return QObject::eventFilter(watched, event);
+}
+
 bool FileActions::openSession(const QString &path, QString *error)
 {
     if (!loadSession(path, m_window->state(), error))
@@ -229,6 +416,8 @@ bool FileActions::saveSession(const QString &path, QString *error)
 
 QList<FigureView> FileActions::currentViews() const
 {
+    if (m_window->state()->page() == Page::Model)
+        return {m_window->modelPage()->currentView()};
     if (m_window->state()->page() == Page::Schemes)
         return {figureViewOf(m_window->state()->schemeSettings().view)};
     if (m_window->state()->page() == Page::Phrases)
@@ -238,6 +427,8 @@ QList<FigureView> FileActions::currentViews() const
 
 QSize FileActions::currentViewSize() const
 {
+    if (m_window->state()->page() == Page::Model)
+        return m_window->modelPage()->currentPlot()->size();
     if (m_window->state()->page() == Page::Schemes)
         return m_window->schemePage()->currentPlot()->size();
     if (m_window->state()->page() == Page::Phrases)
@@ -281,6 +472,8 @@ bool FileActions::copyFigure(QString *error)
 
 FigureView FileActions::currentDataView() const
 {
+    if (m_window->state()->page() == Page::Model)
+        return m_window->modelPage()->currentView();
     return m_window->state()->page() == Page::Phrases ? FigureView::Phrases : FigureView::Heatmap;
 }
 
@@ -338,18 +531,34 @@ void FileActions::openModel(const QString &source, bool interactive)
         request.source = source;
         QString error;
         std::optional<ModelLayerSpec> spec = openModelSpec(request, &error);
+        std::shared_ptr<ModelCard> card;
+        if (spec) {
+            QString cardError; // the spec was read, so the card's files are there too
+            if (std::optional<ModelCard> read = readModelCard(source, &cardError)) {
+                card = std::make_shared<ModelCard>(*read);
+                if (const TableScheme *table = spec->spec.get<TableScheme>())
+                    setCardTable(card.get(), *table->table);
+            }
+        }
         QMetaObject::invokeMethod(
             qApp,
-            [self, spec = std::move(spec), error, interactive]() mutable {
+            [self, source, spec = std::move(spec), card, error, interactive]() mutable {
                 if (!self)
                     return;
                 QString problem = error;
                 if (spec && self->m_window->state()->setSpec(spec->spec, &problem))
                     problem.clear();
-                if (problem.isEmpty())
+                if (problem.isEmpty()) {
+                    if (card)
+                        self->m_window->modelPage()->setCard(card);
+                    if (spec->layer >= 0)
+                        self->m_window->modelPage()->layerTable()->selectRow(spec->layer);
+                    if (self->m_window->isPersistent())
+                        addRecentModel(self->recentSettings().get(), source);
                     self->report(tr("Opened %1").arg(spec->description), false);
-                else
+                } else {
                     self->report(problem, true, interactive ? tr("Open model") : QString());
+                }
                 emit self->modelOpened(problem);
             },
             Qt::QueuedConnection);

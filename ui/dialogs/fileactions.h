@@ -10,8 +10,12 @@
 #include <QPointer>
 #include <QString>
 
+#include <memory>
+
 class QAction;
 class QMenu;
+class QSettings;
+class QUrl;
 
 namespace pe {
 
@@ -50,6 +54,18 @@ public:
 
     ExportDialog *exportDialog();
     QMenu *recentMenu() const { return m_recentMenu; }
+    QMenu *recentModelsMenu() const { return m_recentModelsMenu; }
+    // File > Recent models: the last 8 models opened, newest first (paths absolute, repo ids as
+    // given), kept in the window's settings.
+    QStringList recentModels() const;
+    // Opens a recent model; one that no longer exists gives a message and leaves the list.
+    void openRecentModel(const QString &source);
+    // File > Open model from the cache: the Hugging Face cache's models to pick from.
+    void openCachedModel();
+    // Dropped URLs: a session file opens as a session, anything else as a model (a folder,
+    // config.json, .safetensors, .gguf, .npy). False when nothing in `urls` can be opened.
+    static bool canOpenDropped(const QList<QUrl> &urls);
+    bool openDropped(const QList<QUrl> &urls);
     QAction *exportFigureAction() const { return m_exportFigure; }
 
 signals:
@@ -58,8 +74,13 @@ signals:
     // After openModel(): empty when the window shows the model, else why not.
     void modelOpened(const QString &error);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     explicit FileActions(MainWindow *window);
+    std::unique_ptr<QSettings> recentSettings() const;
+    void rebuildRecentModelsMenu();
     void createActions();
     void rebuildRecentMenu();
     void report(const QString &text, bool error, const QString &title = QString());
@@ -69,9 +90,15 @@ private:
     MainWindow *m_window;
     QString m_sessionPath;
     QMenu *m_recentMenu = nullptr;
+    QMenu *m_recentModelsMenu = nullptr;
     QAction *m_exportFigure = nullptr;
     QPointer<ExportDialog> m_dialog;
 };
+
+// The recent models list in `settings` (newest first, at most 8).
+QStringList recentModels(QSettings *settings);
+void addRecentModel(QSettings *settings, const QString &source);
+void removeRecentModel(QSettings *settings, const QString &source);
 
 // `pescope --session FILE`: opens the session in the window; false with *error.
 bool openSessionInWindow(MainWindow *window, const QString &path, QString *error);

@@ -71,6 +71,12 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
                               .arg(k.t5.maxDistance));
         parts.append(scheme.join(QStringLiteral(", ")));
     }
+    if (std::any_of(views.begin(), views.end(), viewNeedsTable)) {
+        QString table = state.spec().caption();
+        if (views.contains(FigureView::SinusoidFit))
+            table += QStringLiteral("; sinusoid fit of dimension %1").arg(state.selection().dim);
+        parts.append(table);
+    }
     return parts.join(QStringLiteral("; "));
 }
 

@@ -34,6 +34,9 @@ QString FigureExporter::check() const
         if (viewNeedsSchemes(view) && !m_data.schemes)
             return QStringLiteral("the %1 view has nothing computed to show")
                 .arg(figureViewName(view));
+        if (viewNeedsTable(view) && !m_data.table)
+            return QStringLiteral("the %1 view has no learned table to show")
+                .arg(figureViewName(view));
         if (view == FigureView::PhraseDifference && m_data.phrases->settings.phrases.size() < 2)
             return QStringLiteral("the phrase-difference view needs at least two phrases");
     }

@@ -3,6 +3,7 @@
 #include "figures/figurebuilder.h"
 #include "figures/figurecaption.h"
 #include "figures/schemefigures.h"
+#include "figures/tablefigures.h"
 
 #include "figures/qcpinclude.h"
 
@@ -231,6 +232,11 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
             break;
         case FigureView::TokenSimilarity:
             builder.buildTokenSimilarity(plot.get(), *data.phrases);
+            break;
+        case FigureView::TableSimilarity:
+        case FigureView::Pca:
+        case FigureView::SinusoidFit:
+            TableFigures(state, theme).build(options.views[i], plot.get(), *data.table);
             break;
         default:
             if (const auto scheme = schemeViewOf(options.views[i]))

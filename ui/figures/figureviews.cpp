@@ -16,6 +16,9 @@ constexpr ChoiceName pageViewNames[] = {
     choice(FigureView::Phrases, "phrases", "Phrases"),
     choice(FigureView::PhraseDifference, "phrase-difference", "Phrase difference"),
     choice(FigureView::TokenSimilarity, "token-similarity", "Token similarity"),
+    choice(FigureView::TableSimilarity, "table-similarity", "Table: position similarity"),
+    choice(FigureView::Pca, "pca", "Table: PCA"),
+    choice(FigureView::SinusoidFit, "sinusoid-fit", "Table: sinusoid fit"),
 };
 
 constexpr ChoiceName figureFormatNames[] = {
@@ -47,6 +50,7 @@ QList<FigureView> allFigureViews()
                             FigureView::PhraseDifference, FigureView::TokenSimilarity};
     for (SchemeView view : allSchemeViews())
         views.append(figureViewOf(view));
+    views.append({FigureView::TableSimilarity, FigureView::Pca, FigureView::SinusoidFit});
     return views;
 }
 
@@ -75,6 +79,12 @@ QList<SchemeView> schemeViewsIn(const QList<FigureView> &views)
 bool viewNeedsSchemes(FigureView view)
 {
     return schemeViewOf(view).has_value();
+}
+
+bool viewNeedsTable(FigureView view)
+{
+    return view == FigureView::TableSimilarity || view == FigureView::Pca ||
+           view == FigureView::SinusoidFit;
 }
 
 bool viewNeedsEncoding(FigureView view)

@@ -26,7 +26,11 @@ enum class FigureView {
     Similarity,
     Alibi,
     T5,
-    Compare
+    Compare,
+    // The Model page: a learned position table's analyses (compute/tabledata.h).
+    TableSimilarity,
+    Pca,
+    SinusoidFit
 };
 
 QString figureViewName(FigureView view); // "heatmap", "waves", "phrases", ...
@@ -38,6 +42,7 @@ QString figureViewsName(const QList<FigureView> &views); // the inverse of parse
 bool viewNeedsEncoding(FigureView view);
 bool viewNeedsPhrases(FigureView view);
 bool viewNeedsSchemes(FigureView view);
+bool viewNeedsTable(FigureView view); // the learned-table views (TableResult)
 // The Schemes page view a figure view shows, nullopt for the other pages' views.
 std::optional<SchemeView> schemeViewOf(FigureView view);
 FigureView figureViewOf(SchemeView view);

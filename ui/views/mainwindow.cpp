@@ -7,6 +7,7 @@
 #include "state/presets.h"
 #include "views/backendnotice.h"
 #include "views/heatmapview.h"
+#include "views/modelpage.h"
 #include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
@@ -41,6 +42,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
       m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
       m_phrases(new PhraseView(m_state, m_scheduler, this)),
       m_schemes(new SchemePage(m_state, m_scheduler, this)),
+      m_model(new ModelPage(m_state, m_scheduler, this)),
       m_encodingSplitter(new QSplitter(Qt::Horizontal, this)),
       m_plotSplitter(new QSplitter(Qt::Vertical, this)), m_computeLabel(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_cancel(new QToolButton(this)),
@@ -68,11 +70,14 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     m_pages->addTab(m_encodingSplitter, tr("&Encoding"));
     m_pages->addTab(m_phrases, tr("P&hrases"));
     m_pages->addTab(m_schemes, tr("&Schemes"));
+    m_pages->addTab(m_model, tr("&Model"));
     m_pages->setTabToolTip(0, tr("The encoding matrix: waves and heatmap (Ctrl+1)"));
     m_pages->setTabToolTip(1, tr("Random vs fixed embeddings of phrases (Ctrl+2)"));
     m_pages->setTabToolTip(
         2, tr("RoPE spectra, rotation and decay, position similarity, ALiBi and T5 biases, "
               "compare two configurations (Ctrl+3)"));
+    m_pages->setTabToolTip(3, tr("The opened model: its card, layer map and learned-table views "
+                                 "(PCA, similarity, sinusoid fits) (Ctrl+4)"));
     setCentralWidget(m_pages);
     // Motion (issue 13): play the position or sweep a scheme field on the current page.
     addToolBar(Qt::BottomToolBarArea, new PlayBar(m_state, this));
@@ -96,7 +101,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     BackendNoticeIndicator::install(this, m_scheduler); // GPU fallback warning
 
     connect(m_pages, &QTabWidget::currentChanged, this, [this](int index) {
-        m_state->setPage(index == 2 ? Page::Schemes : index == 1 ? Page::Phrases : Page::Encoding);
+        m_state->setPage(Page(qBound(0, index, int(Page::Model))));
         updateComputeInfo();
     });
     connect(m_state, &ExplorerState::pageChanged, this,
@@ -181,6 +186,9 @@ void MainWindow::createActions()
     QAction *schemesPage =
         view->addAction(tr("&Schemes page"), this, [this] { m_state->setPage(Page::Schemes); });
     schemesPage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
+    QAction *modelPage =
+        view->addAction(tr("&Model page"), this, [this] { m_state->setPage(Page::Model); });
+    modelPage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
     view->addSeparator();
     QAction *transpose = view->addAction(tr("&Transpose heatmap"));
     transpose->setObjectName(QStringLiteral("transposeAction"));
@@ -310,7 +318,8 @@ bool MainWindow::isSettled() const
     const bool encodingDone = m_scheduler->encoding() || !m_scheduler->encodingError().isEmpty();
     const bool phrasesDone = m_scheduler->phrases() || !m_scheduler->phrasesError().isEmpty();
     return m_scheduler->isIdle() && encodingDone && phrasesDone && m_waves->isUpToDate() &&
-           (m_state->page() != Page::Schemes || m_schemes->isUpToDate());
+           (m_state->page() != Page::Schemes || m_schemes->isUpToDate()) &&
+           (m_state->page() != Page::Model || m_model->isUpToDate());
 }
 
 QString MainWindow::computeInfo() const

@@ -21,6 +21,7 @@ namespace pe {
 
 class ComputeScheduler;
 class HeatmapView;
+class ModelPage;
 class ParameterPanel;
 class PhraseView;
 class SchemePage;
@@ -48,12 +49,17 @@ public:
     WavesView *wavesView() const { return m_waves; }
     PhraseView *phraseView() const { return m_phrases; }
     SchemePage *schemePage() const { return m_schemes; }
+    ModelPage *modelPage() const { return m_model; }
     QTabWidget *pages() const { return m_pages; }
     QString computeInfo() const;
 
     // True when no job is pending or running and every view shows its latest result (or error).
     bool isSettled() const;
     bool applyPreset(const QString &id, QString *error);
+    // The window's settings: the options' ini file, else the platform's location.
+    std::unique_ptr<QSettings> settings() const;
+    // False for screenshots and tests: nothing is written to the settings.
+    bool isPersistent() const { return m_options.persistent; }
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -64,7 +70,6 @@ private:
     void updateComputeInfo();
     void restoreSettings();
     void saveSettings();
-    std::unique_ptr<QSettings> settings() const;
 
     MainWindowOptions m_options;
     ExplorerState *m_state;
@@ -75,6 +80,7 @@ private:
     HeatmapView *m_heatmap;
     PhraseView *m_phrases;
     SchemePage *m_schemes;
+    ModelPage *m_model;
     QSplitter *m_encodingSplitter;
     QSplitter *m_plotSplitter;
     QLabel *m_computeLabel;

@@ -1,0 +1,488 @@
+// The window side of opening a model: the learned-table views (position similarity, PCA,
+// sinusoid fits) on tables with known answers, the Model page's card and layer map, drag and
+// drop, File > Recent models across a restart, and `pescope export --model`. Expected numbers
+// come from closed forms written here, never from pescope's output.
+#include "modelfilewriter.h"
+#include "testutil.h"
+#include "windowtestutil.h"
+
+#include "compute/computescheduler.h"
+#include "compute/tabledata.h"
+#include "dialogs/fileactions.h"
+#include "figures/qcpinclude.h"
+#include "model/positiontable.h"
+#include "schemes/tablescheme.h"
+#include "views/mainwindow.h"
+#include "views/modelpage.h"
+
+#include <QInputDialog>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QUrl>
+
+#include <cmath>
+#include <numbers>
+
+using namespace pe;
+using namespace pe::test;
+
+namespace {
+
+constexpr double pi = std::numbers::pi;
+
+// A spec holding `values` (n x dims) as a loaded table, as File > Open model leaves it.
+EncodingSpec tableSpec(qint64 n, qint64 dims, const std::vector<float> &values)
+{
+    auto table = std::make_shared<PositionTable>();
+    table->source = QStringLiteral("synthetic");
+    table->file = QStringLiteral("synthetic.npy");
+    table->tensor = QStringLiteral("wpe");
+    table->rows = n;
+    table->columns = dims;
+    table->values = values;
+    table->minimum = *std::min_element(values.begin(), values.end());
+    table->maximum = *std::max_element(values.begin(), values.end());
+    TableScheme scheme;
+    scheme.source = table->source;
+    scheme.table = table;
+    EncodingSpec spec;
+    spec.scheme = scheme;
+    spec.positions = n;
+    spec.dims = dims;
+    return spec;
+}
+
+// A planar circle in 4 dims: position p at angle 2 pi p / n in the plane spanned by two
+// orthonormal vectors u = (1, 1, 1, 1) / 2 and v = (1, -1, 1, -1) / 2, scaled by `radius`.
+std::vector<float> circleTable(qint64 n, double radius)
+{
+    const double u[4] = {0.5, 0.5, 0.5, 0.5}, v[4] = {0.5, -0.5, 0.5, -0.5};
+    std::vector<float> values;
+    for (qint64 p = 0; p < n; ++p) {
+        const double a = 2 * pi * double(p) / double(n);
+        for (int j = 0; j < 4; ++j)
+            values.push_back(float(radius * (std::cos(a) * u[j] + std::sin(a) * v[j])));
+    }
+    return values;
+}
+
+// Wraps an angle into (-pi, pi].
+double wrap(double a)
+{
+    a = std::fmod(a + pi, 2 * pi);
+    if (a <= 0)
+        a += 2 * pi;
+    return a - pi;
+}
+
+} // namespace
+
+class TestModelPage : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+
+    // A GPT-2-like folder: config.json and model.safetensors whose wpe.weight is the circle.
+    QString writeGpt2Folder(const QString &name, qint64 n)
+    {
+        const QString folder = path(name);
+        QDir().mkpath(folder);
+        writeBytes(folder + QStringLiteral("/config.json"),
+                   QStringLiteral(R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+                      "n_embd": 4, "n_head": 1, "n_layer": 2, "n_positions": %1})")
+                       .arg(n)
+                       .toUtf8());
+        writeBytes(folder + QStringLiteral("/model.safetensors"),
+                   safetensorsBytes({{QStringLiteral("wpe.weight"),
+                                      QStringLiteral("F32"),
+                                      {n, 4},
+                                      f32Bytes(circleTable(n, 2.0))}}));
+        return folder;
+    }
+
+    static bool openAndWait(MainWindow *window, const QString &source, QString *error)
+    {
+        QSignalSpy opened(FileActions::of(window), &FileActions::modelOpened);
+        FileActions::of(window)->openModel(source);
+        if (!opened.wait(30000))
+            return false;
+        *error = opened.at(0).at(0).toString();
+        return error->isEmpty();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QCoreApplication::setOrganizationName(QStringLiteral("pescope-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_modelpage"));
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.path());
+    }
+
+    // Every column an exact sinusoid: the fits find each frequency and phase, R² = 1.
+    void sinusoidFitsOfAnExactTable()
+    {
+        const qint64 n = 200, dims = 5;
+        const double w[dims] = {0.05, 0.3, 0.77, 1.9, 2.8};
+        const double phase[dims] = {0.0, 1.0, -2.0, 2.5, -0.4};
+        const double amplitude[dims] = {1.0, 0.5, 2.0, 0.1, 1.5};
+        const double offset[dims] = {0.0, 0.2, -1.0, 0.05, 0.0};
+        std::vector<float> values;
+        for (qint64 p = 0; p < n; ++p)
+            for (int j = 0; j < dims; ++j)
+                values.push_back(
+                    float(amplitude[j] * std::sin(w[j] * double(p) + phase[j]) + offset[j]));
+        TableResult result;
+        QString error;
+        QCOMPARE(computeTableData(tableInputs(tableSpec(n, dims, values), 2), {}, &result, &error),
+                 JobStatus::Done);
+        QCOMPARE(result.fits.size(), std::size_t(dims));
+        for (int j = 0; j < dims; ++j) {
+            const SinusoidFit &f = result.fits[std::size_t(j)];
+            QVERIFY2(std::abs(f.angularFrequency - w[j]) < 1e-4,
+                     qPrintable(QStringLiteral("dim %1: w %2").arg(j).arg(f.angularFrequency)));
+            QVERIFY2(std::abs(wrap(f.phase - phase[j])) < 1e-3,
+                     qPrintable(QStringLiteral("dim %1: phase %2").arg(j).arg(f.phase)));
+            QVERIFY(std::abs(f.amplitude - amplitude[j]) < 1e-3 * amplitude[j] + 1e-5);
+            QVERIFY(f.rSquared > 0.99999);
+        }
+        // The chosen dim's data is the table's column.
+        QCOMPARE(result.inputs.dim, qint64(2));
+        for (qint64 p = 0; p < n; p += 17)
+            QCOMPARE(result.column[std::size_t(p)], double(values[std::size_t(p * dims + 2)]));
+    }
+
+    // A planar circle over whole turns: two components of equal variance (1/2 each), nothing in
+    // the third; every point at the circle's radius; cosines cos(2 pi (p - q) / n).
+    void pcaAndSimilarityOfACircle()
+    {
+        const qint64 n = 96;
+        const double radius = 2.0;
+        TableResult result;
+        QString error;
+        QCOMPARE(computeTableData(tableInputs(tableSpec(n, 4, circleTable(n, radius)), 0), {},
+                                  &result, &error),
+                 JobStatus::Done);
+        const PositionPca &pca = result.pca;
+        QCOMPARE(pca.components, 3);
+        PE_COMPARE_NEAR(pca.explainedVariance[0], 0.5, 1e-6);
+        PE_COMPARE_NEAR(pca.explainedVariance[1], 0.5, 1e-6);
+        PE_COMPARE_NEAR(pca.explainedVariance[2], 0.0, 1e-6);
+        for (qint64 p = 0; p < n; ++p) {
+            const double a = pca.scores[std::size_t(p * 3)], b = pca.scores[std::size_t(p * 3 + 1)];
+            PE_COMPARE_NEAR(std::hypot(a, b), radius, 1e-5);
+        }
+        QCOMPARE(result.similarity.size, n);
+        for (const auto &[p, q] : {std::pair{0, 0}, std::pair{3, 40}, std::pair{95, 1},
+                                   std::pair{24, 0}, std::pair{48, 0}})
+            PE_COMPARE_NEAR(double(result.similarity.at(p, q)),
+                            std::cos(2 * pi * double(p - q) / double(n)), 1e-5);
+    }
+
+    void notATableIsRefused()
+    {
+        TableResult result;
+        QString error;
+        QCOMPARE(computeTableData(tableInputs(sinusoidalSpec(64, 16), 0), {}, &result, &error),
+                 JobStatus::Failed);
+        QVERIFY2(error.contains(QStringLiteral("Open model")), qPrintable(error));
+    }
+
+    // The window: open the GPT-2-like folder; the Model page shows its card, PCA and fits.
+    void modelPageShowsTheTable()
+    {
+        const qint64 n = 64;
+        const QString folder = writeGpt2Folder(QStringLiteral("gpt2-circle"), n);
+        auto window = openWindow();
+        QString error;
+        QVERIFY2(openAndWait(window.get(), folder, &error), qPrintable(error));
+        window->state()->setPage(Page::Model);
+        QCOMPARE(window->pages()->currentWidget(), window->modelPage());
+        ModelPage *page = window->modelPage();
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QVERIFY(page->result());
+        PE_COMPARE_NEAR(page->result()->pca.explainedVariance[0], 0.5, 1e-6);
+        PE_COMPARE_NEAR(page->result()->pca.explainedVariance[1], 0.5, 1e-6);
+        QCOMPARE(page->currentView(), FigureView::Pca);
+        // Two scatter panels (PC1-PC2, PC2-PC3) and a position colour scale.
+        QCOMPARE(page->currentPlot()->axisRectCount(), 2);
+        QVERIFY(page->currentPlot()->plottableCount() > 2);
+        // The card says what was read from which file, and what the config says.
+        const QString card = page->cardText();
+        QVERIFY2(card.contains(QStringLiteral("architecture: gpt2 (GPT2LMHeadModel)")),
+                 qPrintable(card));
+        QVERIFY2(card.contains(QStringLiteral("context length: %1").arg(n)), qPrintable(card));
+        QVERIFY2(card.contains(QStringLiteral("read: tensor wpe.weight [%1, 4] F32").arg(n)),
+                 qPrintable(card));
+        QVERIFY2(card.contains(QStringLiteral("assumed:")) ||
+                     card.contains(QStringLiteral("read:")),
+                 qPrintable(card));
+
+        // The fit dimension follows the selected cell, and the views follow it.
+        page->setCurrentView(FigureView::SinusoidFit);
+        Selection cell = window->state()->selection();
+        cell.dim = 1;
+        window->state()->setSelection(cell);
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QCOMPARE(page->result()->inputs.dim, qint64(1));
+        // Column 1 of the circle is cos(a)/2 * 2 - sin(a)/2 * 2 = sqrt(2) sin(a + 3pi/4)... a
+        // sinusoid of angular frequency 2 pi / n: fitted exactly.
+        const SinusoidFit &f = page->result()->fits[1];
+        PE_COMPARE_NEAR(f.angularFrequency, 2 * pi / double(n), 1e-6);
+        PE_COMPARE_NEAR(f.amplitude, std::sqrt(2.0), 1e-5);
+        QVERIFY(f.rSquared > 0.99999);
+        QCOMPARE(page->currentPlot()->axisRectCount(), 2);
+        page->setCurrentView(FigureView::TableSimilarity);
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QCOMPARE(page->currentPlot()->plottableCount(), 1);
+    }
+
+    // A rotary config with NoPE layers: the layer map lists them, and choosing a layer shows it.
+    void layerMapOfNoPELayers()
+    {
+        // Cohere2: a 4096-token sliding window with RoPE (θ 50,000) in three of four layers;
+        // every fourth layer global, without positions.
+        const QString folder = path(QStringLiteral("cohere2"));
+        QDir().mkpath(folder);
+        writeBytes(folder + QStringLiteral("/config.json"),
+                   R"({"model_type":"cohere2","num_hidden_layers":8,"hidden_size":64,
+                      "num_attention_heads":2,"sliding_window":4096,"sliding_window_pattern":4,
+                      "rope_theta":50000.0,"max_position_embeddings":8192})");
+        auto window = openWindow();
+        QString error;
+        QVERIFY2(openAndWait(window.get(), folder, &error), qPrintable(error));
+        QTableWidget *map = window->modelPage()->layerTable();
+        QCOMPARE(map->rowCount(), 8);
+        for (int layer = 0; layer < 8; ++layer) {
+            const bool global = layer % 4 == 3;
+            QCOMPARE(map->item(layer, 0)->text(), QString::number(layer));
+            QCOMPARE(map->item(layer, 1)->text(),
+                     global ? QStringLiteral("NoPE (no rotation)") : QStringLiteral("RoPE"));
+            QCOMPARE(map->item(layer, 2)->text(), global ? QStringLiteral("full attention")
+                                                         : QStringLiteral("sliding window 4096"));
+            QCOMPARE(map->item(layer, 3)->text(),
+                     global ? QString() : QLocale().toString(50000.0, 'g', 10));
+            // head_dim = 64 / 2 = 32, all of it rotated.
+            QCOMPARE(map->item(layer, 4)->text(), global ? QString() : QStringLiteral("32 of 32"));
+        }
+        // The first rotary layer opened; choosing layer 3 makes the encoding NoPE, 2 RoPE again.
+        QVERIFY(window->state()->spec().get<RopeScheme>());
+        QCOMPARE(window->state()->spec().get<RopeScheme>()->ropeTheta, 50000.0);
+        QVERIFY2(window->modelPage()->selectLayer(3, &error), qPrintable(error));
+        QVERIFY(window->state()->spec().get<NopeScheme>());
+        map->selectRow(2);
+        QTRY_VERIFY(window->state()->spec().get<RopeScheme>());
+        QCOMPARE(window->state()->spec().dims, qint64(32));
+        // The learned-table views say why they show nothing for a rotary model.
+        window->state()->setPage(Page::Model);
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QVERIFY2(window->modelPage()->message().contains(QStringLiteral("position table")),
+                 qPrintable(window->modelPage()->message()));
+    }
+
+    // Two models compared as A and B: a Cohere2 layer becomes B, Llama 4 Scout's first layer A.
+    void twoModelsAsAAndB()
+    {
+        auto window = openWindow();
+        QString error;
+        QVERIFY2(openAndWait(window.get(), path(QStringLiteral("cohere2")), &error),
+                 qPrintable(error));
+        QVERIFY(!window->modelPage()->useLayerAsB(3, &error)); // NoPE: nothing to compare
+        QVERIFY2(error.contains(QStringLiteral("NoPE")), qPrintable(error));
+        QVERIFY2(window->modelPage()->useLayerAsB(0, &error), qPrintable(error));
+        QCOMPARE(window->state()->schemeSettings().compare.ropeTheta, 50000.0);
+        QVERIFY2(openAndWait(window.get(), QFINDTESTDATA("data/configs/llama-4-scout-17b-16e.json"),
+                             &error),
+                 qPrintable(error));
+        const RopeScheme *a = window->state()->spec().get<RopeScheme>();
+        QVERIFY(a);
+        QCOMPARE(a->ropeTheta, 500000.0);
+        QCOMPARE(a->ropeType, RopeType::Llama3);
+        QCOMPARE(window->state()->schemeSettings().compare.ropeTheta, 50000.0);
+        // The Schemes page draws both.
+        SchemeSettings s = window->state()->schemeSettings();
+        s.view = SchemeView::Spectrum;
+        QVERIFY(window->state()->setSchemeSettings(s, &error));
+        window->state()->setPage(Page::Schemes);
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QVERIFY(window->scheduler()->schemes());
+        QCOMPARE(window->scheduler()->schemes()->b.rope().ropeTheta, 50000.0);
+        QCOMPARE(window->scheduler()->schemes()->a.rope().ropeTheta, 500000.0);
+    }
+
+    // File > Open model from the cache lists the cached models; the one picked opens by repo id.
+    void openModelFromTheCache()
+    {
+        writeGpt2Folder(QStringLiteral("hub/models--acme--tiny-gpt2/snapshots/abc123"), 20);
+        QVERIFY(
+            writeBytes(path(QStringLiteral("hub/models--acme--tiny-gpt2/refs/main")), "abc123"));
+        qputenv("HF_HUB_CACHE", path(QStringLiteral("hub")).toUtf8());
+        auto window = openWindow();
+        FileActions *files = FileActions::of(window.get());
+        QStringList offered;
+        QTimer::singleShot(300, [&offered] {
+            auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            offered = dialog->comboBoxItems();
+            dialog->accept();
+        });
+        QSignalSpy opened(files, &FileActions::modelOpened);
+        files->openCachedModel();
+        QVERIFY(opened.wait(30000));
+        qunsetenv("HF_HUB_CACHE");
+        QCOMPARE(offered, QStringList{QStringLiteral("acme/tiny-gpt2")});
+        QCOMPARE(opened.at(0).at(0).toString(), QString());
+        const TableScheme *table = window->state()->spec().get<TableScheme>();
+        QVERIFY(table && table->table);
+        QCOMPARE(table->source, QStringLiteral("acme/tiny-gpt2"));
+        QCOMPARE(table->table->rows, qint64(20));
+        const QString card = window->modelPage()->cardText();
+        QVERIFY2(card.contains(QStringLiteral("cache: acme/tiny-gpt2 at revision abc123")),
+                 qPrintable(card));
+    }
+
+    // Dropping a model folder on the window opens it; other files are not accepted.
+    void dragAndDropOpensAModel()
+    {
+        const QString folder = writeGpt2Folder(QStringLiteral("dropped"), 32);
+        auto window = openWindow();
+        QVERIFY(window->acceptDrops());
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(folder)});
+        QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
+        QCoreApplication::sendEvent(window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QSignalSpy opened(FileActions::of(window.get()), &FileActions::modelOpened);
+        QDropEvent drop(QPointF(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(window.get(), &drop);
+        QVERIFY(drop.isAccepted());
+        QVERIFY(opened.wait(30000));
+        QCOMPARE(opened.at(0).at(0).toString(), QString());
+        const TableScheme *table = window->state()->spec().get<TableScheme>();
+        QVERIFY(table && table->table);
+        QCOMPARE(table->table->rows, qint64(32));
+
+        QMimeData text;
+        text.setUrls({QUrl::fromLocalFile(path(QStringLiteral("notes.txt")))});
+        QDragEnterEvent refused(QPoint(100, 100), Qt::CopyAction, &text, Qt::LeftButton,
+                                Qt::NoModifier);
+        refused.setAccepted(false);
+        QCoreApplication::sendEvent(window.get(), &refused);
+        QVERIFY(!refused.isAccepted());
+    }
+
+    // File > Recent models: kept across a restart (newest first), a missing one refused with a
+    // message and removed.
+    void recentModelsSurviveARestart()
+    {
+        const QString settings = path(QStringLiteral("recent.ini"));
+        const QString a = writeGpt2Folder(QStringLiteral("recent-a"), 16);
+        const QString b = writeGpt2Folder(QStringLiteral("recent-b"), 16);
+        {
+            auto window = openWindow(settings);
+            QString error;
+            QVERIFY2(openAndWait(window.get(), a, &error), qPrintable(error));
+            QVERIFY2(openAndWait(window.get(), b, &error), qPrintable(error));
+            QCOMPARE(
+                FileActions::of(window.get())->recentModels(),
+                (QStringList{QFileInfo(b).absoluteFilePath(), QFileInfo(a).absoluteFilePath()}));
+            window->close();
+        }
+        QVERIFY(QDir(b).removeRecursively());
+        auto window = openWindow(settings);
+        FileActions *files = FileActions::of(window.get());
+        QCOMPARE(files->recentModels(),
+                 (QStringList{QFileInfo(b).absoluteFilePath(), QFileInfo(a).absoluteFilePath()}));
+        // The menu lists them.
+        emit files->recentModelsMenu()->aboutToShow();
+        QVERIFY(files->recentModelsMenu()->actions().size() >= 2);
+        QCOMPARE(files->recentModelsMenu()->actions().at(0)->data().toString(),
+                 QFileInfo(b).absoluteFilePath());
+        const QByteArray before = QJsonDocument(window->state()->toJson()).toJson();
+        QSignalSpy messages(files, &FileActions::message);
+        QSignalSpy opened(files, &FileActions::modelOpened);
+        // A message box would block: answer it as a user does.
+        QTimer::singleShot(200, [] {
+            if (QWidget *box = QApplication::activeModalWidget())
+                box->close();
+        });
+        files->openRecentModel(QFileInfo(b).absoluteFilePath());
+        QCOMPARE(opened.size(), 1);
+        QVERIFY(messages.size() >= 1);
+        QVERIFY2(messages.last().at(0).toString().contains(QStringLiteral("no longer exists")),
+                 qPrintable(messages.last().at(0).toString()));
+        QCOMPARE(QJsonDocument(window->state()->toJson()).toJson(), before);
+        QCOMPARE(files->recentModels(), QStringList{QFileInfo(a).absoluteFilePath()});
+    }
+
+    // `pescope --model DIR --page model --model-view V --screenshot F`: the README's screenshot.
+    void windowOpensAModelOnStart()
+    {
+        const QString folder = writeGpt2Folder(QStringLiteral("start-model"), 40);
+        const QString shot = path(QStringLiteral("start.png"));
+        const RunResult r =
+            runPescope({QStringLiteral("--model"), folder, QStringLiteral("--page"),
+                        QStringLiteral("model"), QStringLiteral("--model-view"),
+                        QStringLiteral("sinusoid-fit"), QStringLiteral("--screenshot"), shot,
+                        QStringLiteral("--size"), QStringLiteral("900x600")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QImage(shot).size(), QSize(900, 600));
+        const RunResult missing =
+            runPescope({QStringLiteral("--model"), path(QStringLiteral("no-such-model")),
+                        QStringLiteral("--screenshot"), path(QStringLiteral("x.png"))});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.err.contains("--model:") && missing.err.contains("no-such-model"),
+                 missing.err.constData());
+        QVERIFY(!QFileInfo::exists(path(QStringLiteral("x.png"))));
+    }
+
+    // `pescope export --model DIR --view pca --out FIG.png` writes the figure.
+    void exportModelWritesAFigure()
+    {
+        const QString folder = writeGpt2Folder(QStringLiteral("export-model"), 48);
+        const QString out = path(QStringLiteral("pca.png"));
+        const RunResult r = runPescope(
+            {QStringLiteral("export"), QStringLiteral("--model"), folder, QStringLiteral("--view"),
+             QStringLiteral("pca"), QStringLiteral("--out"), out, QStringLiteral("--width"),
+             QStringLiteral("800"), QStringLiteral("--height"), QStringLiteral("500")});
+        QVERIFY2(r.exitCode == 0, qPrintable(QString::fromUtf8(r.err)));
+        QImage image(out);
+        QCOMPARE(image.size(), QSize(800, 500));
+        // The fits' numbers as data: dims x 3, each row (w, phase, R²).
+        const QString npy = path(QStringLiteral("fits.csv"));
+        const RunResult d = runPescope({QStringLiteral("export"), QStringLiteral("--model"), folder,
+                                        QStringLiteral("--view"), QStringLiteral("sinusoid-fit"),
+                                        QStringLiteral("--out"), npy});
+        QVERIFY2(d.exitCode == 0, qPrintable(QString::fromUtf8(d.err)));
+        QFile csv(npy);
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        for (const QByteArray &line : lines) {
+            const QList<QByteArray> cells = line.split(',');
+            QCOMPARE(cells.size(), 3);
+            PE_COMPARE_NEAR(cells[0].toDouble(), 2 * pi / 48.0, 1e-5);
+            QVERIFY(cells[2].toDouble() > 0.9999);
+        }
+        // A model without a table: the view is refused with a message, exit 1 or 2.
+        const RunResult bad = runPescope({QStringLiteral("export"), QStringLiteral("--model"),
+                                          path(QStringLiteral("cohere2")), QStringLiteral("--view"),
+                                          QStringLiteral("pca"), QStringLiteral("--out"),
+                                          path(QStringLiteral("x.png"))});
+        QVERIFY(bad.exitCode != 0);
+        QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("position table")),
+                 qPrintable(QString::fromUtf8(bad.err)));
+    }
+};
+
+QTEST_MAIN(TestModelPage)
+#include "tst_modelpage.moc"

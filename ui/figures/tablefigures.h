@@ -1,0 +1,42 @@
+// TableFigures: the Model page's figures of a learned position table (position-position cosine
+// similarity, PCA scatter plots coloured by position, per-dimension sinusoid fits) built into a
+// QCustomPlot, for the window and the exporter alike, in the manner of SchemeFigures.
+#pragma once
+
+#include "compute/tabledata.h"
+#include "figures/figureviews.h"
+#include "figures/plottheme.h"
+#include "state/explorerstate.h"
+
+#include <QString>
+
+class QCustomPlot;
+
+namespace pe {
+
+class TableFigures
+{
+public:
+    TableFigures(const ExplorerState &state, const PlotTheme &theme);
+
+    // Dispatches to the builder of `view` (one of the viewNeedsTable views).
+    void build(FigureView view, QCustomPlot *plot, const TableResult &result) const;
+    // cos(PE(p), PE(q)) of the table's positions, matshow style, with a colour scale.
+    void buildSimilarity(QCustomPlot *plot, const TableResult &result) const;
+    // PC1-PC2 and PC2-PC3 of the position vectors, each point coloured by its position, the
+    // explained variance of the top three components in the title and axis labels.
+    void buildPca(QCustomPlot *plot, const TableResult &result) const;
+    // Above: R² of each dimension's best-fitting sinusoid; below: the chosen dimension's values
+    // and its fit A sin(ωp + φ) + c.
+    void buildSinusoidFit(QCustomPlot *plot, const TableResult &result) const;
+
+    static QString viewTitle(FigureView view);
+    // "PC1 43.1 %, PC2 20.5 %, PC3 9.8 %"
+    static QString varianceText(const PositionPca &pca);
+
+private:
+    const ExplorerState &m_state;
+    PlotTheme m_theme;
+};
+
+} // namespace pe
