@@ -421,7 +421,22 @@ private slots:
         QTest::keyClick(window.get(), Qt::Key_T, Qt::ControlModifier);
         QVERIFY(window->state()->transposed());
         QTest::keyClick(window.get(), Qt::Key_M, Qt::ControlModifier);
-        QCOMPARE(window->state()->colormap(), Colormap::Gray);
+        QCOMPARE(window->state()->colormap(), Colormap::Plasma);
+        // The chooser previews every map: each item's icon is the map itself, left to right.
+        auto *maps = window->findChild<QComboBox *>(QStringLiteral("colormap"));
+        QVERIFY(maps);
+        QCOMPARE(maps->count(), int(allColormaps().size()));
+        for (int i = 0; i < maps->count(); ++i) {
+            const auto map = parseAs<Colormap>(colormapNames, maps->itemData(i).toString());
+            QVERIFY(map);
+            const QImage icon = maps->itemIcon(i).pixmap(maps->iconSize()).toImage();
+            QVERIFY(!icon.isNull());
+            const int w = icon.width();
+            QCOMPARE(icon.pixel(0, icon.height() / 2) & 0xffffff,
+                     colormapColor(*map, 0.5 / w, 0.0, 1.0) & 0xffffff);
+            QCOMPARE(icon.pixel(w - 1, icon.height() / 2) & 0xffffff,
+                     colormapColor(*map, (w - 0.5) / w, 0.0, 1.0) & 0xffffff);
+        }
         QTest::keyClick(window.get(), Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(window->state()->theme(), Theme::Dark);
         QVERIFY(waitSettled(*window));

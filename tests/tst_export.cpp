@@ -63,7 +63,7 @@ int distinctColours(const QImage &image)
 
 bool isTableColour(Colormap map, QRgb colour)
 {
-    for (int k = 0; k < colormapSize; ++k) {
+    for (int k = 0; k < colormapSize(map); ++k) {
         const QRgb c = colormapRgb(map, k);
         if (std::abs(qRed(c) - qRed(colour)) <= 1 && std::abs(qGreen(c) - qGreen(colour)) <= 1 &&
             std::abs(qBlue(c) - qBlue(colour)) <= 1)
