@@ -149,6 +149,7 @@ int runExport(const QStringList &args)
                       QStringLiteral("Start from a saved session (JSON)."),
                       QStringLiteral("FILE")});
     options.add(FigureOptions::fields());
+    options.add(FigureStyle::fields());
     addSpecOptions(options);
     options.add(ViewOptions::fields());
     options.add(PhraseSettings::fields(), QStringLiteral("phrases"), phraseFlags);
@@ -164,7 +165,7 @@ int runExport(const QStringList &args)
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(Success);
+        showHelp(parser, args);
 
     // Usage first, in the order of the command line's contract.
     if (!parser.isSet(QStringLiteral("view")))
@@ -212,6 +213,10 @@ int runExport(const QStringList &args)
                                      ? backendFromOptions(parser)
                                      : state.backendChoice();
     applyOptions(parser, state);
+    // The look a session or preset saved, then the command line's options on top.
+    figure.style = state.figureStyle();
+    throwIf(FigureStyle::fields(),
+            readOptions(FigureStyle::fields(), parser, &figure.style, QString()));
     if (needsEncoding) {
         if (const QString problem = inMemoryProblem(state.spec()); !problem.isEmpty())
             throw UsageError{QStringLiteral("--positions / --dims: ") + problem};

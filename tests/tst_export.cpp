@@ -103,6 +103,21 @@ bool sameColour(QRgb a, QRgb b)
            std::abs(qBlue(a) - qBlue(b)) <= 1;
 }
 
+// Pixels of the light theme's selection orange (#ff8c00), antialiased edges included: nothing
+// else in a grey or viridis Fig 16-9 is that red and that little green and blue.
+qint64 orangePixels(const QImage &image)
+{
+    qint64 count = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); ++x) {
+            const QRgb c = line[x];
+            count += qRed(c) > 220 && qGreen(c) > 100 && qGreen(c) < 180 && qBlue(c) < 80;
+        }
+    }
+    return count;
+}
+
 QStringList filesIn(const QString &folder)
 {
     return QDir(folder).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
@@ -567,6 +582,77 @@ private slots:
     }
 
     // In process: the exporter refuses bad options with a sentence and renders nothing.
+    // Interaction marks (the selected cell at p = 22, i = 100: an orange ring on the waves and
+    // an orange cell on the heatmap) appear only when asked for.
+    void selectionOnlyWhenAsked_data()
+    {
+        QTest::addColumn<QString>("views");
+        QTest::addRow("waves+heatmap") << QStringLiteral("waves+heatmap");
+        QTest::addRow("heatmap") << QStringLiteral("heatmap");
+        QTest::addRow("waves") << QStringLiteral("waves");
+    }
+    void selectionOnlyWhenAsked()
+    {
+        QFETCH(QString, views);
+        const QStringList args{QStringLiteral("--preset"),  QStringLiteral("geron-16-9"),
+                               QStringLiteral("--view"),    views,
+                               QStringLiteral("--backend"), QStringLiteral("cpu")};
+        const QString plain = path(QStringLiteral("plain-%1.png").arg(views));
+        const QString marked = path(QStringLiteral("marked-%1.png").arg(views));
+        QVERIFY(!exportOk(args, plain).isEmpty());
+        QVERIFY(
+            !exportOk(args + QStringList{QStringLiteral("--show-selection")}, marked).isEmpty());
+        const QImage a = QImage(plain).convertToFormat(QImage::Format_RGB32);
+        const QImage b = QImage(marked).convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(orangePixels(a), 0);
+        QVERIFY2(orangePixels(b) > 12, qPrintable(QString::number(orangePixels(b))));
+        // --no-show-selection wins over a session that asks for the marks.
+        ExplorerState state;
+        QString error;
+        QVERIFY(applyPreset(state, QStringLiteral("geron-16-9"), &error));
+        FigureStyle style = state.figureStyle();
+        style.showSelection = true;
+        state.setFigureStyle(style);
+        const QString session = path(QStringLiteral("marks-%1.pescope.json").arg(views));
+        QVERIFY2(saveSession(state, session, &error), qPrintable(error));
+        const QString fromSession = path(QStringLiteral("session-%1.png").arg(views));
+        const QString overridden = path(QStringLiteral("overridden-%1.png").arg(views));
+        const QStringList sessionArgs{QStringLiteral("--session"), session,
+                                      QStringLiteral("--view"),    views,
+                                      QStringLiteral("--backend"), QStringLiteral("cpu")};
+        QVERIFY(!exportOk(sessionArgs, fromSession).isEmpty());
+        QVERIFY(
+            !exportOk(sessionArgs + QStringList{QStringLiteral("--no-show-selection")}, overridden)
+                 .isEmpty());
+        QCOMPARE(QImage(fromSession).convertToFormat(QImage::Format_RGB32), b);
+        QCOMPARE(QImage(overridden).convertToFormat(QImage::Format_RGB32), a);
+    }
+
+    // Without the selection the waves show the wave dims only: no third (green) curve for the
+    // selected dim when it is not among them.
+    void noExtraWaveWithoutSelection()
+    {
+        const QStringList args{QStringLiteral("--preset"),  QStringLiteral("geron-16-9"),
+                               QStringLiteral("--view"),    QStringLiteral("waves"),
+                               QStringLiteral("--select"),  QStringLiteral("22@30"),
+                               QStringLiteral("--backend"), QStringLiteral("cpu")};
+        const QString plain = path(QStringLiteral("nogreen.png"));
+        const QString marked = path(QStringLiteral("green.png"));
+        QVERIFY(!exportOk(args, plain).isEmpty());
+        QVERIFY(
+            !exportOk(args + QStringList{QStringLiteral("--show-selection")}, marked).isEmpty());
+        // The light theme's third curve colour, #2ca02c (matplotlib's tab:green).
+        const auto greens = [](const QImage &image) {
+            qint64 n = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    n += sameColour(image.pixel(x, y), qRgb(0x2c, 0xa0, 0x2c));
+            return n;
+        };
+        QCOMPARE(greens(QImage(plain)), 0);
+        QVERIFY(greens(QImage(marked)) > 50);
+    }
+
     void exporterRefuses()
     {
         ExplorerState state;

@@ -107,7 +107,8 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
       m_format(new QComboBox(this)), m_unit(new QComboBox(this)), m_width(new QDoubleSpinBox(this)),
       m_height(new QDoubleSpinBox(this)), m_dpi(new QSpinBox(this)), m_sizeInfo(new QLabel(this)),
       m_printTheme(new QCheckBox(tr("&Print theme (black on white)"), this)),
-      m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)), m_title(new QLineEdit(this)),
+      m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)),
+      m_showSelection(new QCheckBox(tr("&Include selection"), this)), m_title(new QLineEdit(this)),
       m_caption(new QCheckBox(tr("&Caption with the parameters"), this)),
       m_captionText(new QLineEdit(this)), m_path(new QLineEdit(this)),
       m_previewLabel(new QLabel(this)), m_message(new QLabel(this)),
@@ -159,6 +160,9 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_printTheme->setObjectName(QStringLiteral("exportPrintTheme"));
     m_interpolate->setObjectName(QStringLiteral("exportInterpolate"));
     m_interpolate->setToolTip(tr("Off: every cell is a sharp block (nearest neighbour)"));
+    m_showSelection->setObjectName(QStringLiteral("exportShowSelection"));
+    m_showSelection->setToolTip(tr("Draw the selected cell, its dim's wave and the clicked token "
+                                   "as the window marks them"));
     m_previewLabel->setObjectName(QStringLiteral("exportPreview"));
     m_previewLabel->setMinimumSize(previewWidth, previewHeight);
     m_previewLabel->setAlignment(Qt::AlignCenter);
@@ -185,6 +189,7 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     form->addRow(QString(), m_sizeInfo);
     form->addRow(QString(), m_printTheme);
     form->addRow(QString(), m_interpolate);
+    form->addRow(QString(), m_showSelection);
     form->addRow(tr("&Title:"), m_title);
     form->addRow(QString(), m_caption);
     form->addRow(tr("Caption &text:"), m_captionText);
@@ -228,7 +233,7 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
         syncSizeInfo();
         schedulePreview();
     });
-    for (QCheckBox *box : {m_printTheme, m_interpolate})
+    for (QCheckBox *box : {m_printTheme, m_interpolate, m_showSelection})
         connect(box, &QCheckBox::toggled, this, &ExportDialog::schedulePreview);
     connect(m_caption, &QCheckBox::toggled, this, [this](bool on) {
         m_captionText->setEnabled(on);
@@ -289,6 +294,7 @@ FigureOptions ExportDialog::options() const
     o.dpi = m_dpi->value();
     o.printTheme = m_printTheme->isChecked();
     o.interpolate = m_interpolate->isChecked();
+    o.style.showSelection = m_showSelection->isChecked();
     o.title = m_title->text().trimmed();
     o.caption = m_caption->isChecked();
     o.captionText = o.caption ? m_captionText->text().trimmed() : QString();
@@ -307,6 +313,7 @@ void ExportDialog::setOptions(const FigureOptions &options)
     onUnitChanged(); // redisplays the size in the current unit
     m_printTheme->setChecked(options.printTheme);
     m_interpolate->setChecked(options.interpolate);
+    m_showSelection->setChecked(options.style.showSelection);
     m_title->setText(options.title);
     m_caption->setChecked(options.caption);
     m_captionText->setText(options.captionText);

@@ -81,6 +81,7 @@ private:
     QLabel *m_sizeInfo;
     QCheckBox *m_printTheme;
     QCheckBox *m_interpolate;
+    QCheckBox *m_showSelection;
     QLineEdit *m_title;
     QCheckBox *m_caption;
     QLineEdit *m_captionText;

@@ -224,6 +224,18 @@ FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 
+QList<qint64> FigureBuilder::plottedDims() const
+{
+    const QList<qint64> all = m_state.plottedDims();
+    if (m_showSelection)
+        return all;
+    QList<qint64> dims;
+    for (qint64 d : all)
+        if (m_state.waveDims().contains(d))
+            dims.append(d);
+    return dims.isEmpty() ? all : dims;
+}
+
 QString FigureBuilder::tokenLabel(const PhraseResult &result, int phrase, qint64 token)
 {
     const PhraseEmbedding &e = result.fixed;
@@ -298,7 +310,7 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     auto coords = [&](double position, double dim) {
         return transposed ? std::pair{position, dim} : std::pair{dim, position};
     };
-    const QList<qint64> dims = m_state.plottedDims();
+    const QList<qint64> dims = plottedDims();
     const qint64 visibleDims = fullWindow(result.spec, m_state.heatmapDimLimit()).cols();
     for (int i = 0; i < dims.size(); ++i) {
         if (dims[i] >= visibleDims)
@@ -329,7 +341,7 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
             }
     }
     const Selection sel = m_state.selection();
-    if (sel.position < result.spec.positions && sel.dim < visibleDims) {
+    if (m_showSelection && sel.position < result.spec.positions && sel.dim < visibleDims) {
         const auto [k0, v0] = coords(double(sel.position) - 0.5, double(sel.dim) - 0.5);
         const auto [k1, v1] = coords(double(sel.position) + 0.5, double(sel.dim) + 0.5);
         addOutline(rect, keyAxis, left, k0, v0, k1, v1, QPen(m_theme.selection, 2));
@@ -406,7 +418,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     const double ylo = lo - pad, yhi = hi + pad;
     y->setRange(ylo, yhi);
 
-    const QList<qint64> dims = m_state.plottedDims();
+    const QList<qint64> dims = plottedDims();
     auto colourOf = [&](qint64 dim) {
         const qsizetype i = dims.indexOf(dim);
         return i >= 0 ? m_theme.curve(int(i)) : m_theme.marker;
@@ -461,7 +473,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
                               double(column.isValid() ? column.at(p) : result.value(p, dims[i])));
     }
     const Selection sel = m_state.selection();
-    if (sel.position < spec.positions && sel.dim < spec.dims) {
+    if (m_showSelection && sel.position < spec.positions && sel.dim < spec.dims) {
         auto *ring = plot->addGraph(x, y);
         ring->setLineStyle(QCPGraph::lsNone);
         ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(m_theme.selection, 2),
@@ -557,7 +569,8 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
                 rect, w.tokens(), drawnDims, m_state.colormap(), range,
                 [&](qint64 r, qint64 k) { return valueAt(b, r, k); }, w.firstToken, dims);
             cells.append({rect, map, int(b), mode});
-            if (sel.phrase == b && sel.mode == mode && w.containsToken(sel.token))
+            if (m_showSelection && sel.phrase == b && sel.mode == mode &&
+                w.containsToken(sel.token))
                 addOutline(rect, rect->axis(QCPAxis::atTop), rect->axis(QCPAxis::atLeft), -0.5,
                            double(sel.token) - 0.5, double(dims) - 0.5, double(sel.token) + 0.5,
                            QPen(m_theme.selection, 2));

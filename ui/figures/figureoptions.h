@@ -2,6 +2,7 @@
 // interpolation) with its field table and limits, for File → Export figure and `pescope export`.
 #pragma once
 
+#include "figures/figurestyle.h"
 #include "figures/figureviews.h"
 
 #include "fields/field.h"
@@ -35,6 +36,7 @@ struct FigureOptions
     QString title;            // drawn above the figure when not empty
     bool caption = false;     // a line below the figure with the parameters
     QString captionText;      // replaces the generated caption when not empty
+    FigureStyle style;        // its own table (FigureStyle::fields()), saved with sessions
 
     // width, height, dpi, title, caption, caption text, print theme, interpolate.
     static FieldTable<FigureOptions> fields();

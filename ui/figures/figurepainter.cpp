@@ -153,7 +153,8 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
     const double deviceScale = options.dpi / figureBaseDpi();
     const auto [width, height] = figureLayoutSize(options);
     const PlotTheme theme = options.printTheme ? printPlotTheme() : plotTheme(state.theme());
-    const FigureBuilder builder(state, theme);
+    FigureBuilder builder(state, theme);
+    builder.setShowSelection(options.style.showSelection);
 
     painter->fillRect(QRectF(0, 0, width, height), theme.background);
 
@@ -175,8 +176,9 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
         top = band.bottom();
     }
     if (options.caption || !options.captionText.isEmpty()) {
-        const QString text = options.captionText.isEmpty() ? figureCaption(state, options.views)
-                                                           : options.captionText;
+        const QString text = options.captionText.isEmpty()
+                                 ? figureCaption(state, options.views, options.style.showSelection)
+                                 : options.captionText;
         const QFontMetricsF metrics(font);
         const double textHeight = metrics
                                       .boundingRect(QRectF(0, 0, width - 2 * margin, height),
