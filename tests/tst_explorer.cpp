@@ -291,8 +291,8 @@ private slots:
         for (const auto &[p, j] : {std::pair<qint64, qint64>{150, 40}, {5, 3}, {180, 130}})
             verifyCellColour(image, heatmap->cellCentre(p, j), Colormap::Gray,
                              test::referenceInterleaved(p, j, 512, 10000.0), vmin, vmax);
-        // Row 0 at the top: dim 0 is above dim 149.
-        QVERIFY(heatmap->cellCentre(0, 0).y() < heatmap->cellCentre(0, 149).y());
+        // As the book draws Fig 16-9 (origin lower): dim 0 at the bottom, below dim 149.
+        QVERIFY(heatmap->cellCentre(0, 0).y() > heatmap->cellCentre(0, 149).y());
         QVERIFY2(window->wavesView()->shareReadout().contains(QLatin1String("60")),
                  qPrintable(window->wavesView()->shareReadout()));
         QVERIFY2(window->computeInfo().contains(QLatin1String("cpu")),

@@ -82,6 +82,10 @@ private:
     QCheckBox *m_printTheme;
     QCheckBox *m_interpolate;
     QCheckBox *m_showSelection;
+    QDoubleSpinBox *m_fontScale;
+    QComboBox *m_legend;
+    QLineEdit *m_xLabel;
+    QLineEdit *m_yLabel;
     QLineEdit *m_title;
     QCheckBox *m_caption;
     QLineEdit *m_captionText;

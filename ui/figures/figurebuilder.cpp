@@ -218,6 +218,81 @@ QString wrapText(const QString &text, const QFont &font, int width)
     return lines.join(QLatin1Char('\n'));
 }
 
+// An element that keeps `element` at its minimum size, centred in the cell it gets: QCPLayoutGrid
+// stretches elements to their cells, and a stretched legend draws a stretched frame.
+QCPLayoutGrid *centred(QCustomPlot *plot, QCPLayoutElement *element, Qt::Orientation along)
+{
+    auto *grid = new QCPLayoutGrid;
+    const QSize hint = element->minimumOuterSizeHint();
+    element->setMaximumSize(hint);
+    for (int i = 0; i < 3; ++i) {
+        QCPLayoutElement *cell = i == 1 ? element : new QCPLayoutElement(plot);
+        if (along == Qt::Vertical)
+            grid->addElement(i, 0, cell);
+        else
+            grid->addElement(0, i, cell);
+    }
+    if (along == Qt::Vertical)
+        grid->setRowStretchFactor(1, 0.01);
+    else
+        grid->setColumnStretchFactor(1, 0.01);
+    return grid;
+}
+
+// Moves the legend (built in `rect`'s inset layout) to `place`. Auto goes beside the plot when
+// the legend takes at most 30% of the width, else below it, so it never covers the curves.
+void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend, LegendPlace place)
+{
+    if (place == LegendPlace::None || legend->itemCount() == 0) {
+        legend->setVisible(false);
+        return;
+    }
+    const int width = plot->viewport().width();
+    if (place == LegendPlace::Auto)
+        place = legend->minimumOuterSizeHint().width() <= 0.3 * width ? LegendPlace::OutsideRight
+                                                                      : LegendPlace::Below;
+    QCPLayoutInset *inset = rect->insetLayout();
+    const auto corner = [&](Qt::Alignment alignment) {
+        inset->setInsetAlignment(0, alignment);
+        inset->setMargins(QMargins(12, 12, 12, 12));
+    };
+    switch (place) {
+    case LegendPlace::UpperRight:
+        corner(Qt::AlignRight | Qt::AlignTop);
+        return;
+    case LegendPlace::UpperLeft:
+        corner(Qt::AlignLeft | Qt::AlignTop);
+        return;
+    case LegendPlace::LowerLeft:
+        corner(Qt::AlignLeft | Qt::AlignBottom);
+        return;
+    case LegendPlace::LowerRight:
+        corner(Qt::AlignRight | Qt::AlignBottom);
+        return;
+    default:
+        break;
+    }
+    inset->take(legend);
+    inset->simplify();
+    QCPLayoutGrid *main = plot->plotLayout();
+    if (place == LegendPlace::OutsideRight) {
+        main->addElement(0, 1, centred(plot, legend, Qt::Vertical));
+        main->setColumnStretchFactor(1, 0.01);
+        return;
+    }
+    // Below: entries side by side, as many per row as the width holds.
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+    int itemWidth = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        itemWidth = qMax(itemWidth, legend->item(i)->minimumOuterSizeHint().width());
+    const int perRow =
+        qBound(1, (width - 40) / qMax(1, itemWidth + legend->columnSpacing()), legend->itemCount());
+    legend->setWrap(perRow);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    main->addElement(1, 0, centred(plot, legend, Qt::Horizontal));
+    main->setRowStretchFactor(1, 0.01);
+}
+
 } // namespace
 
 FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
@@ -273,8 +348,10 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     matshowAxis(keyMirror, false);
     matshowAxis(left, true);
     matshowAxis(right, false);
-    left->setRangeReversed(true);
-    right->setRangeReversed(true);
+    // origin "upper" (matshow): row 0 at the top; "lower": at the bottom, as Fig 16-9 in the book.
+    const bool rowZeroTop = m_state.viewOptions().origin == Origin::Upper;
+    left->setRangeReversed(rowZeroTop);
+    right->setRangeReversed(rowZeroTop);
     QObject::connect(keyAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), keyMirror,
                      qOverload<const QCPRange &>(&QCPAxis::setRange));
     QObject::connect(left, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), right,
@@ -394,9 +471,10 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     resetFigure(plot, m_theme);
     auto *rect = new QCPAxisRect(plot, true);
     plot->plotLayout()->addElement(0, 0, rect);
+    // Placed once its entries are in (placeLegend): its size decides where it fits.
     auto *legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignVCenter);
-    rect->insetLayout()->setMargins(QMargins(12, 12, 12, 12));
+    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
+    legend->setFont(plot->font());
     legend->setLayer(QStringLiteral("legend"));
     plot->legend = legend;
     legend->setVisible(true);
@@ -480,6 +558,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
                                               Qt::NoBrush, 14));
         ring->addData(double(sel.position), double(result.value(sel.position, sel.dim)));
     }
+    placeLegend(plot, rect, legend, m_legend);
     rect->setRangeDrag(Qt::Horizontal);
     rect->setRangeZoom(Qt::Horizontal);
     applyPlotTheme(plot, m_theme);

@@ -54,6 +54,8 @@ public:
     // The window draws its interaction marks (the selected cell's outline and ring, the selected
     // dim's wave, the clicked token's outline); exports only when FigureStyle::showSelection.
     void setShowSelection(bool show) { m_showSelection = show; }
+    // Where the waves' legend goes (the window: auto, beside the plot).
+    void setLegendPlace(LegendPlace place) { m_legend = place; }
     // The dims the waves and the heatmap's overlay lines show: the wave dims, plus the selected
     // dim when the selection is shown (or when there are no wave dims, so a plot is never empty).
     QList<qint64> plottedDims() const;
@@ -88,6 +90,7 @@ private:
     const ExplorerState &m_state;
     PlotTheme m_theme;
     bool m_showSelection = true;
+    LegendPlace m_legend = LegendPlace::Auto;
 };
 
 } // namespace pe

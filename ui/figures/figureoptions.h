@@ -17,6 +17,10 @@ namespace figurelimits {
 constexpr int minSide = 16;               // pixels
 constexpr int maxSide = 30000;            // pixels
 constexpr qint64 maxPixels = 100'000'000; // width x height
+// The smallest layout, in the window's logical pixels (width x dpi / screen dpi): room for the
+// axes, tick labels and a legend beside two stacked panels.
+constexpr int minLayoutWidth = 320;
+constexpr int minLayoutHeight = 240;
 constexpr double minDpi = 10.0;
 constexpr double maxDpi = 2400.0;
 // Heatmaps up to this many cells are embedded in SVG / PDF at full resolution (one image pixel
