@@ -241,8 +241,15 @@ QCPLayoutGrid *centred(QCustomPlot *plot, QCPLayoutElement *element, Qt::Orienta
 
 // Moves the legend (built in `rect`'s inset layout) to `place`. Auto goes beside the plot when
 // the legend takes at most 30% of the width, else below it, so it never covers the curves.
-void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend, LegendPlace place)
+void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
+                 std::optional<LegendPlace> requested)
 {
+    if (!requested) {
+        rect->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
+        rect->insetLayout()->setMargins(QMargins(12, 12, 12, 12));
+        return;
+    }
+    LegendPlace place = *requested;
     if (place == LegendPlace::None || legend->itemCount() == 0) {
         legend->setVisible(false);
         return;

@@ -54,7 +54,9 @@ public:
     // The window draws its interaction marks (the selected cell's outline and ring, the selected
     // dim's wave, the clicked token's outline); exports only when FigureStyle::showSelection.
     void setShowSelection(bool show) { m_showSelection = show; }
-    // Where the waves' legend goes (the window: auto, beside the plot).
+    // Where the waves' legend goes in an export. Unset (the window), it stays inside the plot at
+    // the right, vertically centred: beside it, the waves' x axis would no longer line up with
+    // the heatmap's in the window's separate stacked plots.
     void setLegendPlace(LegendPlace place) { m_legend = place; }
     // The dims the waves and the heatmap's overlay lines show: the wave dims, plus the selected
     // dim when the selection is shown (or when there are no wave dims, so a plot is never empty).
@@ -90,7 +92,7 @@ private:
     const ExplorerState &m_state;
     PlotTheme m_theme;
     bool m_showSelection = true;
-    LegendPlace m_legend = LegendPlace::Auto;
+    std::optional<LegendPlace> m_legend;
 };
 
 } // namespace pe
