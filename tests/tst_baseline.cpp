@@ -82,10 +82,9 @@ private slots:
             for (int x = 0; x < now.width(); ++x)
                 differing += now.pixel(x, y) != then.pixel(x, y);
         const qint64 allowed = qint64(now.width()) * now.height() / 500;
-        QVERIFY2(differing <= allowed,
-                 qPrintable(QStringLiteral("%1 pixels differ from %2/%3.png")
-                                .arg(differing)
-                                .arg(QFileInfo(folder).fileName(), name)));
+        QVERIFY2(differing <= allowed, qPrintable(QStringLiteral("%1 pixels differ from %2/%3.png")
+                                                      .arg(differing)
+                                                      .arg(QFileInfo(folder).fileName(), name)));
     }
 };
 
