@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace pe::cli {
@@ -245,6 +246,22 @@ QCommandLineOption formatOption()
     return {QStringLiteral("format"),
             QStringLiteral("npy or csv; by default the --out extension decides."),
             QStringLiteral("F")};
+}
+
+void showHelp(const QCommandLineParser &parser, const QStringList &args)
+{
+    QString text = parser.helpText();
+    // Qt names the executable's path; a subcommand's usage must name the subcommand.
+    const QString usage = QStringLiteral("Usage: ");
+    if (text.startsWith(usage) && !args.isEmpty()) {
+        const qsizetype end = text.indexOf(QStringLiteral(" [options]"));
+        if (end > 0)
+            text.replace(0, end, usage + args.constFirst());
+    }
+    const QByteArray bytes = text.toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+    std::exit(Success);
 }
 
 void report(const QString &command, const QString &message)

@@ -59,6 +59,12 @@ MatrixFormat matrixFormatFromOptions(const QCommandLineParser &parser, const QSt
 // The --format option itself, for commands that write matrices.
 QCommandLineOption formatOption();
 
+// --help: the parser's help with the usage line naming the subcommand ("Usage: pescope export
+// [options]", from args[0]) instead of the executable's path; exits with Success.
+[[noreturn]] void showHelp(const QCommandLineParser &parser, const QStringList &args);
+// The subcommands, as main's table has them ("data", "export", ...).
+QStringList commandNames();
+
 // One line on stderr, prefixed "pescope <command>: ".
 void report(const QString &command, const QString &message);
 

@@ -193,7 +193,7 @@ int runData(const QStringList &args)
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(Success);
+        showHelp(parser, args);
 
     const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
     const EncodingSpec spec = model ? model->spec : specFromOptions(parser);

@@ -156,6 +156,7 @@ int runExport(const QStringList &args)
                       QStringLiteral("Start from a saved session (JSON)."),
                       QStringLiteral("FILE")});
     options.add(FigureOptions::fields());
+    options.add(FigureStyle::fields());
     addSpecOptions(options);
     addModelOptions(options);
     options.add(ViewOptions::fields());
@@ -172,7 +173,7 @@ int runExport(const QStringList &args)
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(Success);
+        showHelp(parser, args);
 
     // Usage first, in the order of the command line's contract.
     if (!parser.isSet(QStringLiteral("view")))
@@ -223,6 +224,10 @@ int runExport(const QStringList &args)
                                      ? backendFromOptions(parser)
                                      : state.backendChoice();
     applyOptions(parser, state);
+    // The look a session or preset saved, then the command line's options on top.
+    figure.style = state.figureStyle();
+    throwIf(FigureStyle::fields(),
+            readOptions(FigureStyle::fields(), parser, &figure.style, QString()));
     if (needsEncoding) {
         if (const QString problem = inMemoryProblem(state.spec()); !problem.isEmpty())
             throw UsageError{QStringLiteral("--positions / --dims: ") + problem};

@@ -121,9 +121,10 @@ int runGui(int argc, char **argv)
     if (positional.size() == 1 && !parser.isSet(session) && QFileInfo(positional[0]).isFile())
         sessionPath = positional[0];
     else if (!positional.isEmpty())
-        return usageError(QStringLiteral("unknown command \"%1\" (data, phrases, export, info, "
-                                         "or options for the window; see --help)")
-                              .arg(parser.positionalArguments().constFirst()));
+        return usageError(QStringLiteral("unknown command \"%1\" (%2, or options for the "
+                                         "window; see --help)")
+                              .arg(parser.positionalArguments().constFirst(),
+                                   cli::commandNames().join(QStringLiteral(", "))));
     if (parser.isSet(preset) && !findPreset(parser.value(preset)))
         return usageError(QStringLiteral("--preset: unknown preset \"%1\" (known: %2)")
                               .arg(parser.value(preset), presetIds().join(QStringLiteral(", "))));

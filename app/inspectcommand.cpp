@@ -200,7 +200,7 @@ int runInspect(const QStringList &args)
     if (!parser.parse(args))
         throw UsageError{parser.errorText()};
     if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(Success);
+        showHelp(parser, args);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         throw UsageError{positional.isEmpty()

@@ -42,6 +42,18 @@ const std::map<QString, Command> &commands()
     return table;
 }
 
+} // namespace
+
+QStringList pe::cli::commandNames()
+{
+    QStringList names;
+    for (const auto &[name, command] : commands())
+        names.append(name);
+    return names;
+}
+
+namespace {
+
 int runCommand(int argc, char **argv)
 {
     // Figures are QCustomPlot widgets, which need a QApplication; they render on the offscreen

@@ -60,7 +60,7 @@ int runPhrases(const QStringList &args)
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(Success);
+        showHelp(parser, args);
 
     PhraseSpec spec;
     if (const FieldProblem problem =
@@ -126,8 +126,9 @@ int runPhrases(const QStringList &args)
         return Failure;
     }
     QString summary =
-        QStringLiteral("%1 phrases embedded (%2, %3 tokens x %4 dims) by the %5 backend")
+        QStringLiteral("%1 %2 embedded (%3, %4 tokens x %5 dims) by the %6 backend")
             .arg(spec.phrases.size())
+            .arg(spec.phrases.size() == 1 ? QStringLiteral("phrase") : QStringLiteral("phrases"))
             .arg(nameOf(embeddingModeNames, spec.mode))
             .arg(spec.sequenceLength)
             .arg(spec.dims)

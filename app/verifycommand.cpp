@@ -160,7 +160,7 @@ int runVerify(const QStringList &args)
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(Success);
+        showHelp(parser, args);
 
     const std::optional<ModelConfig> config = modelConfigFromOptions(parser);
     if (!config)

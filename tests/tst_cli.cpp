@@ -282,6 +282,78 @@ private slots:
         QVERIFY2(err.startsWith("pescope: no display") && !err.contains('\n'), err.constData());
     }
 
+    // Each subcommand's usage line names it ("Usage: pescope export [options]"), not the
+    // executable's path.
+    void usageNamesSubcommand_data()
+    {
+        QTest::addColumn<QString>("command");
+        for (const char *name : {"data", "phrases", "info", "export", "inspect", "verify"})
+            QTest::addRow("%s", name) << QString::fromLatin1(name);
+    }
+    void usageNamesSubcommand()
+    {
+        QFETCH(QString, command);
+        const test::RunResult run = test::runPescope({command, u"--help"_qs});
+        QCOMPARE(run.exitCode, 0);
+        const QString first = QString::fromUtf8(run.out).section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(first.startsWith(u"Usage: pescope "_qs + command + u" [options]"_qs),
+                 qPrintable(first));
+    }
+
+    // An unknown command is answered with every command there is.
+    void unknownCommandListsAll()
+    {
+        const test::RunResult run = test::runPescope({u"bogus"_qs});
+        QCOMPARE(run.exitCode, 2);
+        const QString err = QString::fromUtf8(run.err);
+        QVERIFY2(err.contains(u"unknown command \"bogus\""_qs), run.err.constData());
+        for (const char *name : {"data", "phrases", "info", "export", "inspect", "verify"})
+            QVERIFY2(err.contains(QString::fromLatin1(name)), qPrintable(err));
+    }
+
+    // One phrase is "1 phrase embedded"; the vocabulary file ends with a newline.
+    void onePhraseSingular()
+    {
+        const QString vocab = path(u"vocab.txt"_qs);
+        const test::RunResult run = test::runPescope(
+            {u"phrases"_qs, u"--text"_qs, u"hello world"_qs, u"--vocab-out"_qs, vocab});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.err.contains("1 phrase embedded ("), run.err.constData());
+        QFile file(vocab);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY(text.endsWith("\n"));
+        QVERIFY(!text.endsWith("\n\n"));
+    }
+
+    // The window's defaults stand in for every option left out: a bare export works.
+    void exportWithWindowDefaults_data()
+    {
+        QTest::addColumn<QString>("view");
+        for (const char *view : {"heatmap", "waves", "waves+heatmap", "phrases",
+                                 "phrase-difference", "token-similarity", "spectrum", "alibi"})
+            QTest::addRow("%s", view) << QString::fromLatin1(view);
+    }
+    void exportWithWindowDefaults()
+    {
+        QFETCH(QString, view);
+        const QString out = path(u"defaults-"_qs + view + u".png"_qs);
+        const test::RunResult run =
+            test::runPescope({u"export"_qs, u"--view"_qs, view, u"--out"_qs, out});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        // The PNG's IHDR: width and height, big-endian, at bytes 16 and 20.
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray head = file.read(24);
+        QCOMPARE(head.size(), 24);
+        const auto be32 = [&](int at) {
+            return (quint32(quint8(head[at])) << 24) | (quint32(quint8(head[at + 1])) << 16) |
+                   (quint32(quint8(head[at + 2])) << 8) | quint32(quint8(head[at + 3]));
+        };
+        QCOMPARE(be32(16), 1200u);
+        QCOMPARE(be32(20), 800u);
+    }
+
     void helpExitsZero()
     {
         const test::RunResult run = test::runPescope({u"data"_qs, u"--help"_qs});

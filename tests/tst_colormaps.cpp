@@ -4,7 +4,10 @@
 #include "figures/qcpinclude.h"
 #include "testutil.h"
 
+#include <QProcess>
 #include <QTest>
+
+#include <cmath>
 
 using namespace pe;
 
@@ -28,6 +31,28 @@ private slots:
         QTest::addRow("RdBu first") << "RdBu" << 0 << 103 / 255.0 << 0.0 << 31 / 255.0;
         QTest::addRow("RdBu last") << "RdBu" << 255 << 5 / 255.0 << 48 / 255.0 << 97 / 255.0;
         QTest::addRow("gray 17") << "gray" << 17 << 17 / 255.0 << 17 / 255.0 << 17 / 255.0;
+        // _cm_listed.py: _plasma_data, _inferno_data, _cividis_data, _twilight_data ends.
+        QTest::addRow("plasma first") << "plasma" << 0 << 0.050383 << 0.029803 << 0.527975;
+        QTest::addRow("plasma last") << "plasma" << 255 << 0.940015 << 0.975158 << 0.131326;
+        QTest::addRow("inferno last") << "inferno" << 255 << 0.988362 << 0.998364 << 0.644924;
+        QTest::addRow("cividis first") << "cividis" << 0 << 0.0 << 0.135112 << 0.304751;
+        QTest::addRow("cividis last") << "cividis" << 255 << 0.995737 << 0.909344 << 0.217772;
+        QTest::addRow("twilight first")
+            << "twilight" << 0 << 0.88575016 << 0.85000925 << 0.88797365;
+        QTest::addRow("twilight last")
+            << "twilight" << 509 << 0.88571155 << 0.85002186 << 0.88572539;
+        // ColorBrewer's Greys ends (#ffffff, #000000); _cm.py's coolwarm (Moreland) ends.
+        QTest::addRow("Greys first") << "Greys" << 0 << 1.0 << 1.0 << 1.0;
+        QTest::addRow("Greys last") << "Greys" << 255 << 0.0 << 0.0 << 0.0;
+        QTest::addRow("coolwarm first")
+            << "coolwarm" << 0 << 0.2298057 << 0.298717966 << 0.753683153;
+        QTest::addRow("coolwarm last")
+            << "coolwarm" << 255 << 0.705673158 << 0.01555616 << 0.150232812;
+        // Reversed maps read the table backwards.
+        QTest::addRow("viridis_r first") << "viridis_r" << 0 << 0.993248 << 0.906157 << 0.143936;
+        QTest::addRow("RdBu_r last") << "RdBu_r" << 255 << 103 / 255.0 << 0.0 << 31 / 255.0;
+        QTest::addRow("twilight_r first")
+            << "twilight_r" << 0 << 0.88571155 << 0.85002186 << 0.88572539;
     }
     void publishedValues()
     {
@@ -45,6 +70,54 @@ private slots:
         PE_COMPARE_NEAR(rgb[2], b, 1e-6);
     }
 
+    // Every entry of every map (reversed too) against matplotlib itself, when Debian's
+    // python3-matplotlib is here: the table is matplotlib's cmap(np.arange(cmap.N)).
+    void matchesMatplotlib()
+    {
+        const QString python = test::pythonWithNumpy();
+        if (python.isEmpty())
+            QSKIP("no python3 with NumPy on this machine");
+        QStringList args{QStringLiteral("-c"),
+                         QStringLiteral("import sys, matplotlib, numpy as np\n"
+                                        "for name in sys.argv[1:]:\n"
+                                        "    c = matplotlib.colormaps[name]\n"
+                                        "    lut = c(np.arange(c.N))[:, :3]\n"
+                                        "    print(name, c.N, ' '.join('%.9g' % v for v in "
+                                        "lut.ravel()))\n")};
+        for (Colormap map : allColormaps())
+            args.append(colormapName(map));
+        QProcess process;
+        process.start(python, args);
+        QVERIFY(process.waitForFinished(120000));
+        if (process.exitCode() != 0 &&
+            process.readAllStandardError().contains("No module named 'matplotlib'"))
+            QSKIP("no matplotlib for this python3 (.ci/run installs python3-matplotlib)");
+        QCOMPARE(process.exitCode(), 0);
+        const QList<QByteArray> lines = process.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), allColormaps().size());
+        for (const QByteArray &line : lines) {
+            const QList<QByteArray> words = line.split(' ');
+            const auto map = parseAs<Colormap>(colormapNames, QString::fromUtf8(words[0]));
+            QVERIFY(map);
+            const int n = words[1].toInt();
+            QCOMPARE(colormapSize(*map), n);
+            QCOMPARE(words.size(), 2 + 3 * n);
+            for (int k = 0; k < n; ++k) {
+                double rgb[3];
+                colormapEntry(*map, k, rgb);
+                for (int c = 0; c < 3; ++c)
+                    if (std::abs(rgb[c] - words[2 + 3 * k + c].toDouble()) > 1e-8)
+                        QFAIL(qPrintable(QStringLiteral("%1 entry %2 channel %3: %4, matplotlib "
+                                                        "%5")
+                                             .arg(colormapName(*map))
+                                             .arg(k)
+                                             .arg(c)
+                                             .arg(rgb[c])
+                                             .arg(QString::fromUtf8(words[2 + 3 * k + c]))));
+            }
+        }
+    }
+
     void lookupRule()
     {
         QCOMPARE(colormapIndex(0.0), 0);
@@ -53,6 +126,11 @@ private slots:
         QCOMPARE(colormapIndex(1.0), 255);
         QCOMPARE(colormapIndex(-0.5), 0);
         QCOMPARE(colormapIndex(7.0), 255);
+        // twilight's 510 entries: floor(t * 510).
+        QCOMPARE(colormapIndex(0.5, 510), 255);
+        QCOMPARE(colormapIndex(1.0, 510), 509);
+        QCOMPARE(colormapColor(Colormap::TwilightR, 0.0, 0.0, 1.0),
+                 colormapRgb(Colormap::Twilight, 509));
         QCOMPARE(normalizeValue(3.0, 3.0, 3.0), 0.0);
         // 8-bit channels truncate, as matplotlib's (lut * 255).astype(uint8).
         QCOMPARE(colormapRgb(Colormap::Viridis, 0), qRgb(68, 1, 84));

@@ -291,8 +291,8 @@ private slots:
         for (const auto &[p, j] : {std::pair<qint64, qint64>{150, 40}, {5, 3}, {180, 130}})
             verifyCellColour(image, heatmap->cellCentre(p, j), Colormap::Gray,
                              test::referenceInterleaved(p, j, 512, 10000.0), vmin, vmax);
-        // Row 0 at the top: dim 0 is above dim 149.
-        QVERIFY(heatmap->cellCentre(0, 0).y() < heatmap->cellCentre(0, 149).y());
+        // As the book draws Fig 16-9 (origin lower): dim 0 at the bottom, below dim 149.
+        QVERIFY(heatmap->cellCentre(0, 0).y() > heatmap->cellCentre(0, 149).y());
         QVERIFY2(window->wavesView()->shareReadout().contains(QLatin1String("60")),
                  qPrintable(window->wavesView()->shareReadout()));
         QVERIFY2(window->computeInfo().contains(QLatin1String("cpu")),
@@ -421,7 +421,22 @@ private slots:
         QTest::keyClick(window.get(), Qt::Key_T, Qt::ControlModifier);
         QVERIFY(window->state()->transposed());
         QTest::keyClick(window.get(), Qt::Key_M, Qt::ControlModifier);
-        QCOMPARE(window->state()->colormap(), Colormap::Gray);
+        QCOMPARE(window->state()->colormap(), Colormap::Plasma);
+        // The chooser previews every map: each item's icon is the map itself, left to right.
+        auto *maps = window->findChild<QComboBox *>(QStringLiteral("colormap"));
+        QVERIFY(maps);
+        QCOMPARE(maps->count(), int(allColormaps().size()));
+        for (int i = 0; i < maps->count(); ++i) {
+            const auto map = parseAs<Colormap>(colormapNames, maps->itemData(i).toString());
+            QVERIFY(map);
+            const QImage icon = maps->itemIcon(i).pixmap(maps->iconSize()).toImage();
+            QVERIFY(!icon.isNull());
+            const int w = icon.width();
+            QCOMPARE(icon.pixel(0, icon.height() / 2) & 0xffffff,
+                     colormapColor(*map, 0.5 / w, 0.0, 1.0) & 0xffffff);
+            QCOMPARE(icon.pixel(w - 1, icon.height() / 2) & 0xffffff,
+                     colormapColor(*map, (w - 0.5) / w, 0.0, 1.0) & 0xffffff);
+        }
         QTest::keyClick(window.get(), Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(window->state()->theme(), Theme::Dark);
         QVERIFY(waitSettled(*window));

@@ -4,12 +4,15 @@
 
 #include "figures/colormaps.h"
 #include "figures/figureexporter.h"
+#include "figures/figurepainter.h"
+#include "figures/qcpinclude.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
 
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QPaintEngine>
 #include <QRegularExpression>
 #include <QSet>
 #include <QStandardPaths>
@@ -63,7 +66,7 @@ int distinctColours(const QImage &image)
 
 bool isTableColour(Colormap map, QRgb colour)
 {
-    for (int k = 0; k < colormapSize; ++k) {
+    for (int k = 0; k < colormapSize(map); ++k) {
         const QRgb c = colormapRgb(map, k);
         if (std::abs(qRed(c) - qRed(colour)) <= 1 && std::abs(qGreen(c) - qGreen(colour)) <= 1 &&
             std::abs(qBlue(c) - qBlue(colour)) <= 1)
@@ -102,6 +105,106 @@ bool sameColour(QRgb a, QRgb b)
     return std::abs(qRed(a) - qRed(b)) <= 1 && std::abs(qGreen(a) - qGreen(b)) <= 1 &&
            std::abs(qBlue(a) - qBlue(b)) <= 1;
 }
+
+// Pixels of the light theme's selection orange (#ff8c00), antialiased edges included: nothing
+// else in a grey or viridis Fig 16-9 is that red and that little green and blue.
+qint64 orangePixels(const QImage &image)
+{
+    qint64 count = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); ++x) {
+            const QRgb c = line[x];
+            count += qRed(c) > 220 && qGreen(c) > 100 && qGreen(c) < 180 && qBlue(c) < 80;
+        }
+    }
+    return count;
+}
+
+// A paint device that draws nothing and records where every piece of text lands (its font's
+// bounding box at the painter's transform): what a figure would clip at its edges.
+class TextRecorder : public QPaintEngine
+{
+public:
+    TextRecorder() : QPaintEngine(QPaintEngine::AllFeatures) {}
+    bool begin(QPaintDevice *device) override
+    {
+        m_device = device;
+        return true;
+    }
+    bool end() override { return true; }
+    void updateState(const QPaintEngineState &state) override
+    {
+        if (state.state() & QPaintEngine::DirtyTransform)
+            m_transform = state.transform();
+    }
+    void drawPixmap(const QRectF &, const QPixmap &, const QRectF &) override {}
+    void drawImage(const QRectF &, const QImage &, const QRectF &,
+                   Qt::ImageConversionFlags) override
+    {}
+    void drawPath(const QPainterPath &) override {}
+    void drawPolygon(const QPointF *, int, PolygonDrawMode) override {}
+    void drawPolygon(const QPoint *, int, PolygonDrawMode) override {}
+    void drawLines(const QLineF *, int) override {}
+    void drawRects(const QRectF *, int) override {}
+    void drawEllipse(const QRectF &) override {}
+    void drawPoints(const QPointF *, int) override {}
+    void drawTextItem(const QPointF &p, const QTextItem &item) override
+    {
+        if (item.text().trimmed().isEmpty())
+            return;
+        const QFontMetricsF metrics(item.font(), m_device);
+        const QRectF box = metrics.tightBoundingRect(item.text()).translated(p);
+        texts.append({item.text(), m_transform.mapRect(box)});
+    }
+    Type type() const override { return QPaintEngine::User; }
+
+    QList<std::pair<QString, QRectF>> texts;
+
+private:
+    QPaintDevice *m_device = nullptr;
+    QTransform m_transform;
+};
+
+class TextDevice : public QPaintDevice
+{
+public:
+    TextDevice(int width, int height) : m_width(width), m_height(height) {}
+    QPaintEngine *paintEngine() const override { return &m_engine; }
+    TextRecorder &recorder() const { return m_engine; }
+
+protected:
+    int metric(PaintDeviceMetric metric) const override
+    {
+        switch (metric) {
+        case PdmWidth:
+            return m_width;
+        case PdmHeight:
+            return m_height;
+        case PdmDpiX:
+        case PdmDpiY:
+        case PdmPhysicalDpiX:
+        case PdmPhysicalDpiY:
+            return int(std::lround(figureBaseDpi()));
+        case PdmDepth:
+            return 32;
+        case PdmDevicePixelRatio:
+            return 1;
+        case PdmDevicePixelRatioScaled:
+            return int(devicePixelRatioFScale());
+        case PdmWidthMM:
+            return int(m_width * 25.4 / figureBaseDpi());
+        case PdmHeightMM:
+            return int(m_height * 25.4 / figureBaseDpi());
+        default:
+            return QPaintDevice::metric(metric);
+        }
+    }
+
+private:
+    int m_width, m_height;
+    mutable TextRecorder m_engine;
+};
 
 QStringList filesIn(const QString &folder)
 {
@@ -309,11 +412,13 @@ private slots:
             found = true;
             const int fx = image.width() / 201, fy = image.height() / 150;
             const Reference ref = reference(201, 512);
+            // The preset draws dimension 0 at the bottom (origin lower), as the book does.
             for (const auto &[p, i] : {std::pair{0, 0}, std::pair{22, 100}, std::pair{150, 149}}) {
                 const QRgb expected =
                     colormapColor(Colormap::Gray, ref.at(p, i), ref.minimum, ref.maximum);
-                QVERIFY(sameColour(image.pixel(p * fx, i * fy), expected));
-                QVERIFY(sameColour(image.pixel(p * fx + fx - 1, i * fy + fy - 1), expected));
+                const int row = 149 - i;
+                QVERIFY(sameColour(image.pixel(p * fx, row * fy), expected));
+                QVERIFY(sameColour(image.pixel(p * fx + fx - 1, row * fy + fy - 1), expected));
             }
         }
         QVERIFY2(found, "no full-resolution heatmap image in the SVG");
@@ -567,6 +672,166 @@ private slots:
     }
 
     // In process: the exporter refuses bad options with a sentence and renders nothing.
+    // Interaction marks (the selected cell at p = 22, i = 100: an orange ring on the waves and
+    // an orange cell on the heatmap) appear only when asked for.
+    void selectionOnlyWhenAsked_data()
+    {
+        QTest::addColumn<QString>("views");
+        QTest::addRow("waves+heatmap") << QStringLiteral("waves+heatmap");
+        QTest::addRow("heatmap") << QStringLiteral("heatmap");
+        QTest::addRow("waves") << QStringLiteral("waves");
+    }
+    void selectionOnlyWhenAsked()
+    {
+        QFETCH(QString, views);
+        const QStringList args{QStringLiteral("--preset"),  QStringLiteral("geron-16-9"),
+                               QStringLiteral("--view"),    views,
+                               QStringLiteral("--backend"), QStringLiteral("cpu")};
+        const QString plain = path(QStringLiteral("plain-%1.png").arg(views));
+        const QString marked = path(QStringLiteral("marked-%1.png").arg(views));
+        QVERIFY(!exportOk(args, plain).isEmpty());
+        QVERIFY(
+            !exportOk(args + QStringList{QStringLiteral("--show-selection")}, marked).isEmpty());
+        const QImage a = QImage(plain).convertToFormat(QImage::Format_RGB32);
+        const QImage b = QImage(marked).convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(orangePixels(a), 0);
+        QVERIFY2(orangePixels(b) > 12, qPrintable(QString::number(orangePixels(b))));
+        // --no-show-selection wins over a session that asks for the marks.
+        ExplorerState state;
+        QString error;
+        QVERIFY(applyPreset(state, QStringLiteral("geron-16-9"), &error));
+        FigureStyle style = state.figureStyle();
+        style.showSelection = true;
+        state.setFigureStyle(style);
+        const QString session = path(QStringLiteral("marks-%1.pescope.json").arg(views));
+        QVERIFY2(saveSession(state, session, &error), qPrintable(error));
+        const QString fromSession = path(QStringLiteral("session-%1.png").arg(views));
+        const QString overridden = path(QStringLiteral("overridden-%1.png").arg(views));
+        const QStringList sessionArgs{QStringLiteral("--session"), session,
+                                      QStringLiteral("--view"),    views,
+                                      QStringLiteral("--backend"), QStringLiteral("cpu")};
+        QVERIFY(!exportOk(sessionArgs, fromSession).isEmpty());
+        QVERIFY(
+            !exportOk(sessionArgs + QStringList{QStringLiteral("--no-show-selection")}, overridden)
+                 .isEmpty());
+        QCOMPARE(QImage(fromSession).convertToFormat(QImage::Format_RGB32), b);
+        QCOMPARE(QImage(overridden).convertToFormat(QImage::Format_RGB32), a);
+    }
+
+    // Without the selection the waves show the wave dims only: no third (green) curve for the
+    // selected dim when it is not among them.
+    void noExtraWaveWithoutSelection()
+    {
+        const QStringList args{QStringLiteral("--preset"),  QStringLiteral("geron-16-9"),
+                               QStringLiteral("--view"),    QStringLiteral("waves"),
+                               QStringLiteral("--select"),  QStringLiteral("22@30"),
+                               QStringLiteral("--backend"), QStringLiteral("cpu")};
+        const QString plain = path(QStringLiteral("nogreen.png"));
+        const QString marked = path(QStringLiteral("green.png"));
+        QVERIFY(!exportOk(args, plain).isEmpty());
+        QVERIFY(
+            !exportOk(args + QStringList{QStringLiteral("--show-selection")}, marked).isEmpty());
+        // The light theme's third curve colour, #2ca02c (matplotlib's tab:green).
+        const auto greens = [](const QImage &image) {
+            qint64 n = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    n += sameColour(image.pixel(x, y), qRgb(0x2c, 0xa0, 0x2c));
+            return n;
+        };
+        QCOMPARE(greens(QImage(plain)), 0);
+        QVERIFY(greens(QImage(marked)) > 50);
+    }
+
+    // No tick label, axis title, legend entry or title runs off the figure, from the smallest
+    // layout to a large one, at 72 to 600 dpi, with each legend place and a larger font: every
+    // drawn text box lies inside the page. The text is recorded as the exporter paints it.
+    void noTextOutsideFigure_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("views");
+        QTest::addColumn<QSize>("layout"); // logical pixels: the device size at 96 dpi
+        QTest::addColumn<int>("dpi");
+        QTest::addColumn<QString>("legend");
+        QTest::addColumn<double>("fontScale");
+        const QSize smallest(figurelimits::minLayoutWidth, figurelimits::minLayoutHeight);
+        // The largest is 10,000 x 6,250 pixels at 600 dpi, inside the 100-megapixel limit.
+        const QList<QSize> sizes{smallest, QSize(576, 384), QSize(1000, 850), QSize(1600, 1000)};
+        for (const QString &views :
+             {QStringLiteral("waves+heatmap"), QStringLiteral("waves"), QStringLiteral("heatmap")})
+            for (const QSize &size : sizes)
+                for (int dpi : {72, 96, 300, 600})
+                    QTest::addRow("%s %dx%d at %d dpi", qPrintable(views), size.width(),
+                                  size.height(), dpi)
+                        << QStringLiteral("geron-16-9") << views << size << dpi
+                        << QStringLiteral("auto") << 1.0;
+        for (const ChoiceName &place : legendPlaceNames)
+            for (const QSize &size : sizes) {
+                // A legend inside a corner fits a plot taller than itself only.
+                const bool inside = QByteArray(place.name).startsWith("upper") ||
+                                    QByteArray(place.name).startsWith("lower");
+                if (inside && size == smallest)
+                    continue;
+                QTest::addRow("waves legend %s %dx%d", place.name, size.width(), size.height())
+                    << QStringLiteral("geron-16-9") << QStringLiteral("waves+heatmap") << size
+                    << 300 << QString::fromUtf8(place.name) << 1.0;
+            }
+        for (const QSize &size : {QSize(576, 384), QSize(1000, 850)})
+            QTest::addRow("font x1.5 %dx%d", size.width(), size.height())
+                << QStringLiteral("geron-16-9") << QStringLiteral("waves+heatmap") << size << 300
+                << QStringLiteral("auto") << 1.5;
+        for (const QSize &size : {QSize(576, 384), QSize(1200, 700)})
+            QTest::addRow("phrases %dx%d", size.width(), size.height())
+                << QStringLiteral("keras-phrases") << QStringLiteral("phrases") << size << 150
+                << QStringLiteral("auto") << 1.0;
+    }
+    void noTextOutsideFigure()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, views);
+        QFETCH(QSize, layout);
+        QFETCH(int, dpi);
+        QFETCH(QString, legend);
+        QFETCH(double, fontScale);
+        ExplorerState state;
+        QString error;
+        QVERIFY(applyPreset(state, preset, &error));
+        FigureOptions options;
+        options.views = *parseFigureViews(views, &error);
+        const double scale = dpi / figureBaseDpi();
+        options.width = qint64(std::ceil(layout.width() * scale));
+        options.height = qint64(std::ceil(layout.height() * scale));
+        options.dpi = dpi;
+        options.style.legend = *parseAs<LegendPlace>(legendPlaceNames, legend);
+        options.style.fontScale = fontScale;
+        QVERIFY2(options.validate().isEmpty(), qPrintable(options.validate()));
+        const std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Cpu, &error);
+        QVERIFY(backend);
+        FigureData data;
+        QVERIFY2(computeFigureData(state, options.views, *backend, &data, &error),
+                 qPrintable(error));
+        const auto [width, height] = figureLayoutSize(options);
+        TextDevice device(width, height);
+        {
+            QCPPainter painter(&device);
+            painter.setMode(QCPPainter::pmNoCaching);
+            QVERIFY(paintFigure(&painter, FigureTarget::Raster, state, data, options, &error));
+        }
+        const QList<std::pair<QString, QRectF>> &texts = device.recorder().texts;
+        QVERIFY(texts.size() > 10);
+        const QRectF page = QRectF(0, 0, width, height).adjusted(-0.5, -0.5, 0.5, 0.5);
+        for (const auto &[text, box] : texts)
+            QVERIFY2(page.contains(box), qPrintable(QStringLiteral("\"%1\" at (%2, %3, %4 x %5) "
+                                                                   "leaves the %6 x %7 page")
+                                                        .arg(text)
+                                                        .arg(box.x())
+                                                        .arg(box.y())
+                                                        .arg(box.width())
+                                                        .arg(box.height())
+                                                        .arg(width)
+                                                        .arg(height)));
+    }
+
     void exporterRefuses()
     {
         ExplorerState state;

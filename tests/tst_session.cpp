@@ -178,7 +178,10 @@ private slots:
             << QStringLiteral("base");
         QTest::addRow("unknown colormap")
             << QByteArray("{\"format_version\": 1, \"state\": {\"colormap\": \"jet\"}}")
-            << QStringLiteral("\"colormap\" must be viridis, gray, magma or RdBu (got \"jet\")");
+            << QStringLiteral("\"colormap\" must be viridis, viridis_r, plasma, plasma_r, inferno, "
+                              "inferno_r, magma, magma_r, cividis, cividis_r, gray, gray_r, "
+                              "Greys, Greys_r, RdBu, RdBu_r, coolwarm, coolwarm_r, twilight or "
+                              "twilight_r (got \"jet\")");
         QTest::addRow("marker beyond the matrix")
             << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 10, "
                           "\"dims\": 8}, \"markers\": [50]}}")

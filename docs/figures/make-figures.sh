@@ -10,7 +10,7 @@ ext=${3:-png}
 # Géron, Hands-On ML, Figure 16-9: waves i = 100, 101 over the transposed grey heatmap.
 "$pescope" export --view waves+heatmap --positions 201 --dims 512 \
   --mark-dims 100,101 --mark-positions 22,60 --cross 35 \
-  --transpose --crop-dims 150 --colormap gray \
+  --transpose --origin lower --crop-dims 150 --colormap gray \
   --title "Sinusoidal positional encoding (Géron, Fig 16-9)" \
   --width 1000 --height 850 --out "$out/fig16-9.$ext"
 

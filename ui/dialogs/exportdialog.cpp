@@ -107,7 +107,10 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
       m_format(new QComboBox(this)), m_unit(new QComboBox(this)), m_width(new QDoubleSpinBox(this)),
       m_height(new QDoubleSpinBox(this)), m_dpi(new QSpinBox(this)), m_sizeInfo(new QLabel(this)),
       m_printTheme(new QCheckBox(tr("&Print theme (black on white)"), this)),
-      m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)), m_title(new QLineEdit(this)),
+      m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)),
+      m_showSelection(new QCheckBox(tr("&Include selection"), this)),
+      m_fontScale(new QDoubleSpinBox(this)), m_legend(new QComboBox(this)),
+      m_xLabel(new QLineEdit(this)), m_yLabel(new QLineEdit(this)), m_title(new QLineEdit(this)),
       m_caption(new QCheckBox(tr("&Caption with the parameters"), this)),
       m_captionText(new QLineEdit(this)), m_path(new QLineEdit(this)),
       m_previewLabel(new QLabel(this)), m_message(new QLabel(this)),
@@ -159,6 +162,25 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_printTheme->setObjectName(QStringLiteral("exportPrintTheme"));
     m_interpolate->setObjectName(QStringLiteral("exportInterpolate"));
     m_interpolate->setToolTip(tr("Off: every cell is a sharp block (nearest neighbour)"));
+    m_fontScale->setRange(figurelimits::minFontScale, figurelimits::maxFontScale);
+    m_fontScale->setSingleStep(0.25);
+    m_fontScale->setDecimals(2);
+    m_fontScale->setValue(1.0);
+    m_fontScale->setPrefix(QStringLiteral("× "));
+    m_fontScale->setKeyboardTracking(false);
+    m_fontScale->setObjectName(QStringLiteral("exportFontScale"));
+    m_fontScale->setToolTip(tr("Text size relative to the window's: 1.5 for slides"));
+    for (const ChoiceName &c : legendPlaceNames)
+        m_legend->addItem(tr(c.label), QString::fromUtf8(c.name));
+    m_legend->setObjectName(QStringLiteral("exportLegend"));
+    m_legend->setToolTip(tr("Where the legend goes; auto keeps it off the curves"));
+    m_xLabel->setPlaceholderText(tr("As drawn (e.g. position p)"));
+    m_yLabel->setPlaceholderText(tr("As drawn (e.g. PE(p, i))"));
+    m_xLabel->setObjectName(QStringLiteral("exportXLabel"));
+    m_yLabel->setObjectName(QStringLiteral("exportYLabel"));
+    m_showSelection->setObjectName(QStringLiteral("exportShowSelection"));
+    m_showSelection->setToolTip(tr("Draw the selected cell, its dim's wave and the clicked token "
+                                   "as the window marks them"));
     m_previewLabel->setObjectName(QStringLiteral("exportPreview"));
     m_previewLabel->setMinimumSize(previewWidth, previewHeight);
     m_previewLabel->setAlignment(Qt::AlignCenter);
@@ -185,6 +207,11 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     form->addRow(QString(), m_sizeInfo);
     form->addRow(QString(), m_printTheme);
     form->addRow(QString(), m_interpolate);
+    form->addRow(QString(), m_showSelection);
+    form->addRow(tr("F&ont size:"), m_fontScale);
+    form->addRow(tr("&Legend:"), m_legend);
+    form->addRow(tr("&X axis title:"), m_xLabel);
+    form->addRow(tr("&Y axis title:"), m_yLabel);
     form->addRow(tr("&Title:"), m_title);
     form->addRow(QString(), m_caption);
     form->addRow(tr("Caption &text:"), m_captionText);
@@ -228,13 +255,15 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
         syncSizeInfo();
         schedulePreview();
     });
-    for (QCheckBox *box : {m_printTheme, m_interpolate})
+    for (QCheckBox *box : {m_printTheme, m_interpolate, m_showSelection})
         connect(box, &QCheckBox::toggled, this, &ExportDialog::schedulePreview);
     connect(m_caption, &QCheckBox::toggled, this, [this](bool on) {
         m_captionText->setEnabled(on);
         schedulePreview();
     });
-    for (QLineEdit *edit : {m_title, m_captionText})
+    connect(m_fontScale, &QDoubleSpinBox::valueChanged, this, &ExportDialog::schedulePreview);
+    connect(m_legend, &QComboBox::currentIndexChanged, this, &ExportDialog::schedulePreview);
+    for (QLineEdit *edit : {m_title, m_captionText, m_xLabel, m_yLabel})
         connect(edit, &QLineEdit::textChanged, this, &ExportDialog::schedulePreview);
     connect(browseButton, &QPushButton::clicked, this, &ExportDialog::browse);
     connect(m_exportButton, &QPushButton::clicked, this, [this] {
@@ -289,6 +318,12 @@ FigureOptions ExportDialog::options() const
     o.dpi = m_dpi->value();
     o.printTheme = m_printTheme->isChecked();
     o.interpolate = m_interpolate->isChecked();
+    o.style.showSelection = m_showSelection->isChecked();
+    o.style.fontScale = m_fontScale->value();
+    o.style.legend = parseAs<LegendPlace>(legendPlaceNames, m_legend->currentData().toString())
+                         .value_or(LegendPlace::Auto);
+    o.style.xLabel = m_xLabel->text().trimmed();
+    o.style.yLabel = m_yLabel->text().trimmed();
     o.title = m_title->text().trimmed();
     o.caption = m_caption->isChecked();
     o.captionText = o.caption ? m_captionText->text().trimmed() : QString();
@@ -307,6 +342,12 @@ void ExportDialog::setOptions(const FigureOptions &options)
     onUnitChanged(); // redisplays the size in the current unit
     m_printTheme->setChecked(options.printTheme);
     m_interpolate->setChecked(options.interpolate);
+    m_showSelection->setChecked(options.style.showSelection);
+    m_fontScale->setValue(options.style.fontScale);
+    m_legend->setCurrentIndex(
+        qMax(0, m_legend->findData(nameOf(legendPlaceNames, options.style.legend))));
+    m_xLabel->setText(options.style.xLabel);
+    m_yLabel->setText(options.style.yLabel);
     m_title->setText(options.title);
     m_caption->setChecked(options.caption);
     m_captionText->setText(options.captionText);

@@ -81,6 +81,11 @@ private:
     QLabel *m_sizeInfo;
     QCheckBox *m_printTheme;
     QCheckBox *m_interpolate;
+    QCheckBox *m_showSelection;
+    QDoubleSpinBox *m_fontScale;
+    QComboBox *m_legend;
+    QLineEdit *m_xLabel;
+    QLineEdit *m_yLabel;
     QLineEdit *m_title;
     QCheckBox *m_caption;
     QLineEdit *m_captionText;

@@ -447,6 +447,7 @@ QImage FileActions::currentFigure(QString *error) const
 {
     FigureOptions options;
     options.views = currentViews();
+    options.style = m_window->state()->figureStyle();
     const FigureData data = currentData(options.views);
     if (!figureDataMatches(*m_window->state(), options.views, data)) {
         *error = tr("the figure is still being computed; try again in a moment");
@@ -500,10 +501,14 @@ ExportDialog *FileActions::exportDialog()
         connect(m_dialog, &ExportDialog::exported, this, [this](const QString &path) {
             report(tr("Exported %1").arg(QDir::toNativeSeparators(path)), false);
         });
+        // The figure's look is part of the session: kept when the dialog closes.
+        connect(m_dialog, &QDialog::finished, this,
+                [this] { m_window->state()->setFigureStyle(m_dialog->options().style); });
     }
     // Opens on the view the window shows, at the size it has on screen.
     FigureOptions options = m_dialog->options();
     options.views = currentViews();
+    options.style = m_window->state()->figureStyle();
     const QSize size = currentViewSize();
     if (size.width() >= figurelimits::minSide && size.height() >= figurelimits::minSide) {
         options.width = size.width();

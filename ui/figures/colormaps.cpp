@@ -2,6 +2,7 @@
 
 #include "figures/qcpinclude.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pe {
@@ -9,19 +10,45 @@ namespace pe {
 namespace {
 #include "figures/colormaptables.inc"
 
-const double (*table(Colormap map))[3]
+struct Table
 {
-    switch (map) {
+    const double (*entries)[3];
+    int size;
+};
+
+template <std::size_t N> constexpr Table tableOf(const double (&entries)[N][3])
+{
+    return {entries, int(N)};
+}
+
+// The forward table of a map (its reverse reads it backwards).
+Table table(Colormap map)
+{
+    switch (Colormap(int(map) & ~1)) {
     case Colormap::Viridis:
-        return k_viridis;
-    case Colormap::Gray:
-        return k_gray;
+        return tableOf(k_viridis);
+    case Colormap::Plasma:
+        return tableOf(k_plasma);
+    case Colormap::Inferno:
+        return tableOf(k_inferno);
     case Colormap::Magma:
-        return k_magma;
+        return tableOf(k_magma);
+    case Colormap::Cividis:
+        return tableOf(k_cividis);
+    case Colormap::Gray:
+        return tableOf(k_gray);
+    case Colormap::Greys:
+        return tableOf(k_greys);
     case Colormap::RdBu:
-        return k_rdbu;
+        return tableOf(k_rdbu);
+    case Colormap::Coolwarm:
+        return tableOf(k_coolwarm);
+    case Colormap::Twilight:
+        return tableOf(k_twilight);
+    default:
+        break;
     }
-    return k_viridis;
+    return tableOf(k_viridis);
 }
 } // namespace
 
@@ -33,13 +60,36 @@ QList<Colormap> allColormaps()
     return maps;
 }
 
+int colormapSize(Colormap map)
+{
+    return table(map).size;
+}
+
+bool colormapReversed(Colormap map)
+{
+    return (int(map) & 1) != 0;
+}
+
+Colormap reversedColormap(Colormap map)
+{
+    return Colormap(int(map) ^ 1);
+}
+
+bool colormapDiverging(Colormap map)
+{
+    const Colormap forward = Colormap(int(map) & ~1);
+    return forward == Colormap::RdBu || forward == Colormap::Coolwarm;
+}
+
 void colormapEntry(Colormap map, int index, double rgb[3])
 {
-    const double(*entries)[3] = table(map);
-    const int i = qBound(0, index, colormapSize - 1);
-    rgb[0] = entries[i][0];
-    rgb[1] = entries[i][1];
-    rgb[2] = entries[i][2];
+    const Table t = table(map);
+    int i = qBound(0, index, t.size - 1);
+    if (colormapReversed(map))
+        i = t.size - 1 - i;
+    rgb[0] = t.entries[i][0];
+    rgb[1] = t.entries[i][1];
+    rgb[2] = t.entries[i][2];
 }
 
 QRgb colormapRgb(Colormap map, int index)
@@ -49,15 +99,15 @@ QRgb colormapRgb(Colormap map, int index)
     return qRgb(int(rgb[0] * 255.0), int(rgb[1] * 255.0), int(rgb[2] * 255.0));
 }
 
-int colormapIndex(double t)
+int colormapIndex(double t, int size)
 {
     if (std::isnan(t))
         return 0;
-    const double scaled = t * colormapSize;
+    const double scaled = t * size;
     if (scaled < 0.0)
         return 0;
-    if (scaled >= colormapSize)
-        return colormapSize - 1;
+    if (scaled >= size)
+        return size - 1;
     return int(scaled);
 }
 
@@ -70,19 +120,35 @@ double normalizeValue(double value, double vmin, double vmax)
 
 QRgb colormapColor(Colormap map, double value, double vmin, double vmax)
 {
-    return colormapRgb(map, colormapIndex(normalizeValue(value, vmin, vmax)));
+    return colormapRgb(map, colormapIndex(normalizeValue(value, vmin, vmax), colormapSize(map)));
+}
+
+QImage colormapStrip(Colormap map, int width, int height)
+{
+    QImage image(qMax(1, width), qMax(1, height), QImage::Format_RGB32);
+    auto *first = reinterpret_cast<QRgb *>(image.scanLine(0));
+    for (int x = 0; x < image.width(); ++x)
+        first[x] = colormapColor(map, (x + 0.5) / image.width(), 0.0, 1.0);
+    for (int y = 1; y < image.height(); ++y)
+        std::copy(first, first + image.width(), reinterpret_cast<QRgb *>(image.scanLine(y)));
+    return image;
 }
 
 QCPColorGradient colormapGradient(Colormap map)
 {
+    const int size = colormapSize(map);
+    // QCustomPlot puts level i at i * (1.0 / N); a stop at exactly that double gives the level
+    // the entry's colour with no interpolation (k / N differs in the last bit when N is not a
+    // power of two, and the blend then truncated a channel, as twilight's 510 showed).
+    const double step = 1.0 / size;
     QMap<double, QColor> stops;
-    for (int k = 0; k < colormapSize; ++k)
-        stops.insert(double(k) / colormapSize, QColor::fromRgb(colormapRgb(map, k)));
-    stops.insert(1.0, QColor::fromRgb(colormapRgb(map, colormapSize - 1)));
+    for (int k = 0; k < size; ++k)
+        stops.insert(k * step, QColor::fromRgb(colormapRgb(map, k)));
+    stops.insert(1.0, QColor::fromRgb(colormapRgb(map, size - 1)));
     QCPColorGradient gradient;
     gradient.setColorInterpolation(QCPColorGradient::ciRGB);
     gradient.setColorStops(stops);
-    gradient.setLevelCount(colormapSize + 1);
+    gradient.setLevelCount(size + 1);
     gradient.setPeriodic(false);
     return gradient;
 }

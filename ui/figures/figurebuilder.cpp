@@ -218,11 +218,105 @@ QString wrapText(const QString &text, const QFont &font, int width)
     return lines.join(QLatin1Char('\n'));
 }
 
+// An element that keeps `element` at its minimum size, centred in the cell it gets: QCPLayoutGrid
+// stretches elements to their cells, and a stretched legend draws a stretched frame.
+QCPLayoutGrid *centred(QCustomPlot *plot, QCPLayoutElement *element, Qt::Orientation along)
+{
+    auto *grid = new QCPLayoutGrid;
+    const QSize hint = element->minimumOuterSizeHint();
+    element->setMaximumSize(hint);
+    for (int i = 0; i < 3; ++i) {
+        QCPLayoutElement *cell = i == 1 ? element : new QCPLayoutElement(plot);
+        if (along == Qt::Vertical)
+            grid->addElement(i, 0, cell);
+        else
+            grid->addElement(0, i, cell);
+    }
+    if (along == Qt::Vertical)
+        grid->setRowStretchFactor(1, 0.01);
+    else
+        grid->setColumnStretchFactor(1, 0.01);
+    return grid;
+}
+
+// Moves the legend (built in `rect`'s inset layout) to `place`. Auto goes beside the plot when
+// the legend takes at most 30% of the width, else below it, so it never covers the curves.
+void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
+                 std::optional<LegendPlace> requested)
+{
+    if (!requested) {
+        rect->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
+        rect->insetLayout()->setMargins(QMargins(12, 12, 12, 12));
+        return;
+    }
+    LegendPlace place = *requested;
+    if (place == LegendPlace::None || legend->itemCount() == 0) {
+        legend->setVisible(false);
+        return;
+    }
+    const int width = plot->viewport().width();
+    if (place == LegendPlace::Auto)
+        place = legend->minimumOuterSizeHint().width() <= 0.3 * width ? LegendPlace::OutsideRight
+                                                                      : LegendPlace::Below;
+    QCPLayoutInset *inset = rect->insetLayout();
+    const auto corner = [&](Qt::Alignment alignment) {
+        inset->setInsetAlignment(0, alignment);
+        inset->setMargins(QMargins(12, 12, 12, 12));
+    };
+    switch (place) {
+    case LegendPlace::UpperRight:
+        corner(Qt::AlignRight | Qt::AlignTop);
+        return;
+    case LegendPlace::UpperLeft:
+        corner(Qt::AlignLeft | Qt::AlignTop);
+        return;
+    case LegendPlace::LowerLeft:
+        corner(Qt::AlignLeft | Qt::AlignBottom);
+        return;
+    case LegendPlace::LowerRight:
+        corner(Qt::AlignRight | Qt::AlignBottom);
+        return;
+    default:
+        break;
+    }
+    inset->take(legend);
+    inset->simplify();
+    QCPLayoutGrid *main = plot->plotLayout();
+    if (place == LegendPlace::OutsideRight) {
+        main->addElement(0, 1, centred(plot, legend, Qt::Vertical));
+        main->setColumnStretchFactor(1, 0.01);
+        return;
+    }
+    // Below: entries side by side, as many per row as the width holds.
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+    int itemWidth = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        itemWidth = qMax(itemWidth, legend->item(i)->minimumOuterSizeHint().width());
+    const int perRow =
+        qBound(1, (width - 40) / qMax(1, itemWidth + legend->columnSpacing()), legend->itemCount());
+    legend->setWrap(perRow);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    main->addElement(1, 0, centred(plot, legend, Qt::Horizontal));
+    main->setRowStretchFactor(1, 0.01);
+}
+
 } // namespace
 
 FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
+
+QList<qint64> FigureBuilder::plottedDims() const
+{
+    const QList<qint64> all = m_state.plottedDims();
+    if (m_showSelection)
+        return all;
+    QList<qint64> dims;
+    for (qint64 d : all)
+        if (m_state.waveDims().contains(d))
+            dims.append(d);
+    return dims.isEmpty() ? all : dims;
+}
 
 QString FigureBuilder::tokenLabel(const PhraseResult &result, int phrase, qint64 token)
 {
@@ -261,8 +355,10 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     matshowAxis(keyMirror, false);
     matshowAxis(left, true);
     matshowAxis(right, false);
-    left->setRangeReversed(true);
-    right->setRangeReversed(true);
+    // origin "upper" (matshow): row 0 at the top; "lower": at the bottom, as Fig 16-9 in the book.
+    const bool rowZeroTop = m_state.viewOptions().origin == Origin::Upper;
+    left->setRangeReversed(rowZeroTop);
+    right->setRangeReversed(rowZeroTop);
     QObject::connect(keyAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), keyMirror,
                      qOverload<const QCPRange &>(&QCPAxis::setRange));
     QObject::connect(left, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), right,
@@ -298,7 +394,7 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     auto coords = [&](double position, double dim) {
         return transposed ? std::pair{position, dim} : std::pair{dim, position};
     };
-    const QList<qint64> dims = m_state.plottedDims();
+    const QList<qint64> dims = plottedDims();
     const qint64 visibleDims = fullWindow(result.spec, m_state.heatmapDimLimit()).cols();
     for (int i = 0; i < dims.size(); ++i) {
         if (dims[i] >= visibleDims)
@@ -329,7 +425,7 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
             }
     }
     const Selection sel = m_state.selection();
-    if (sel.position < result.spec.positions && sel.dim < visibleDims) {
+    if (m_showSelection && sel.position < result.spec.positions && sel.dim < visibleDims) {
         const auto [k0, v0] = coords(double(sel.position) - 0.5, double(sel.dim) - 0.5);
         const auto [k1, v1] = coords(double(sel.position) + 0.5, double(sel.dim) + 0.5);
         addOutline(rect, keyAxis, left, k0, v0, k1, v1, QPen(m_theme.selection, 2));
@@ -382,9 +478,10 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     resetFigure(plot, m_theme);
     auto *rect = new QCPAxisRect(plot, true);
     plot->plotLayout()->addElement(0, 0, rect);
+    // Placed once its entries are in (placeLegend): its size decides where it fits.
     auto *legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignVCenter);
-    rect->insetLayout()->setMargins(QMargins(12, 12, 12, 12));
+    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
+    legend->setFont(plot->font());
     legend->setLayer(QStringLiteral("legend"));
     plot->legend = legend;
     legend->setVisible(true);
@@ -406,7 +503,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     const double ylo = lo - pad, yhi = hi + pad;
     y->setRange(ylo, yhi);
 
-    const QList<qint64> dims = m_state.plottedDims();
+    const QList<qint64> dims = plottedDims();
     auto colourOf = [&](qint64 dim) {
         const qsizetype i = dims.indexOf(dim);
         return i >= 0 ? m_theme.curve(int(i)) : m_theme.marker;
@@ -461,13 +558,14 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
                               double(column.isValid() ? column.at(p) : result.value(p, dims[i])));
     }
     const Selection sel = m_state.selection();
-    if (sel.position < spec.positions && sel.dim < spec.dims) {
+    if (m_showSelection && sel.position < spec.positions && sel.dim < spec.dims) {
         auto *ring = plot->addGraph(x, y);
         ring->setLineStyle(QCPGraph::lsNone);
         ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(m_theme.selection, 2),
                                               Qt::NoBrush, 14));
         ring->addData(double(sel.position), double(result.value(sel.position, sel.dim)));
     }
+    placeLegend(plot, rect, legend, m_legend);
     rect->setRangeDrag(Qt::Horizontal);
     rect->setRangeZoom(Qt::Horizontal);
     applyPlotTheme(plot, m_theme);
@@ -557,7 +655,8 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
                 rect, w.tokens(), drawnDims, m_state.colormap(), range,
                 [&](qint64 r, qint64 k) { return valueAt(b, r, k); }, w.firstToken, dims);
             cells.append({rect, map, int(b), mode});
-            if (sel.phrase == b && sel.mode == mode && w.containsToken(sel.token))
+            if (m_showSelection && sel.phrase == b && sel.mode == mode &&
+                w.containsToken(sel.token))
                 addOutline(rect, rect->axis(QCPAxis::atTop), rect->axis(QCPAxis::atLeft), -0.5,
                            double(sel.token) - 0.5, double(dims) - 0.5, double(sel.token) + 0.5,
                            QPen(m_theme.selection, 2));

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "compute/computejobs.h"
-#include "state/explorerstate.h"
 #include "figures/plottheme.h"
+#include "state/explorerstate.h"
 
 #include <QList>
 #include <QString>
@@ -51,6 +51,17 @@ class FigureBuilder
 public:
     FigureBuilder(const ExplorerState &state, const PlotTheme &theme);
 
+    // The window draws its interaction marks (the selected cell's outline and ring, the selected
+    // dim's wave, the clicked token's outline); exports only when FigureStyle::showSelection.
+    void setShowSelection(bool show) { m_showSelection = show; }
+    // Where the waves' legend goes in an export. Unset (the window), it stays inside the plot at
+    // the right, vertically centred: beside it, the waves' x axis would no longer line up with
+    // the heatmap's in the window's separate stacked plots.
+    void setLegendPlace(LegendPlace place) { m_legend = place; }
+    // The dims the waves and the heatmap's overlay lines show: the wave dims, plus the selected
+    // dim when the selection is shown (or when there are no wave dims, so a plot is never empty).
+    QList<qint64> plottedDims() const;
+
     // matshow: row 0 at the top, a labelled colorbar, the state's colormap, transpose, dim limit.
     // Overlays: wave dims as lines, dashed markers with dots, the selected cell outlined.
     // `ranges` keeps a zoomed view; without it the whole (dim-limited) matrix is shown.
@@ -80,6 +91,8 @@ public:
 private:
     const ExplorerState &m_state;
     PlotTheme m_theme;
+    bool m_showSelection = true;
+    std::optional<LegendPlace> m_legend;
 };
 
 } // namespace pe

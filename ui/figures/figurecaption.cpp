@@ -1,6 +1,7 @@
 #include "figures/figurecaption.h"
 
 #include "figures/colormaps.h"
+#include "figures/figurebuilder.h"
 
 #include <QStringList>
 
@@ -20,9 +21,12 @@ QString joinNumbers(const QList<qint64> &values)
 
 } // namespace
 
-QString figureCaption(const ExplorerState &state, const QList<FigureView> &views)
+QString figureCaption(const ExplorerState &state, const QList<FigureView> &views,
+                      bool showSelection)
 {
     QStringList parts;
+    FigureBuilder builder(state, PlotTheme{});
+    builder.setShowSelection(showSelection);
     if (std::any_of(views.begin(), views.end(), viewNeedsEncoding)) {
         const EncodingSpec &s = state.spec();
         const QString spec = s.caption();
@@ -38,7 +42,7 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
             parts.append(QStringLiteral("heatmap: ") + heat.join(QStringLiteral(", ")));
         }
         if (views.contains(FigureView::Waves)) {
-            QString waves = QStringLiteral("waves: i = ") + joinNumbers(state.plottedDims());
+            QString waves = QStringLiteral("waves: i = ") + joinNumbers(builder.plottedDims());
             if (!state.markers().isEmpty())
                 waves += QStringLiteral(", markers at p = ") + joinNumbers(state.markers());
             parts.append(waves);

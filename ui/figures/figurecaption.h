@@ -10,6 +10,8 @@
 namespace pe {
 
 // "sinusoidal (interleaved), 201 positions × 512 dims, base 10000 · first 150 dims, transposed"
-QString figureCaption(const ExplorerState &state, const QList<FigureView> &views);
+// The waves' dims are those drawn: with `showSelection` the selected dim's wave is among them.
+QString figureCaption(const ExplorerState &state, const QList<FigureView> &views,
+                      bool showSelection);
 
 } // namespace pe

@@ -94,8 +94,9 @@ QByteArray FigureExporter::renderSvg(QString *error) const
         generator.setViewBox(QRect(0, 0, width, height));
         generator.setTitle(m_options.title.isEmpty() ? figureViewsName(m_options.views)
                                                      : m_options.title);
-        generator.setDescription(QStringLiteral("pescope " PE_VERSION ": ") +
-                                 figureCaption(m_state, m_options.views));
+        generator.setDescription(
+            QStringLiteral("pescope " PE_VERSION ": ") +
+            figureCaption(m_state, m_options.views, m_options.style.showSelection));
         QCPPainter painter;
         if (!painter.begin(&generator)) {
             *error = QStringLiteral("cannot start the SVG generator");

@@ -91,7 +91,7 @@ QString FigureOptions::validate() const
             .arg(dpi);
     // The figure is laid out at the screen's DPI: too few inches leave no room for axes.
     const double base = figureBaseDpi();
-    if (width * base / dpi < 100.0 || height * base / dpi < 80.0)
+    if (width * base / dpi < minLayoutWidth || height * base / dpi < minLayoutHeight)
         return QStringLiteral("%1 x %2 pixels at %3 dpi is %4 x %5 inches, too small to lay out a "
                               "figure (at least %6 x %7 pixels at this dpi)")
             .arg(width)
@@ -99,8 +99,8 @@ QString FigureOptions::validate() const
             .arg(dpi)
             .arg(widthInches(), 0, 'f', 2)
             .arg(heightInches(), 0, 'f', 2)
-            .arg(int(std::ceil(100.0 * dpi / base)))
-            .arg(int(std::ceil(80.0 * dpi / base)));
+            .arg(int(std::ceil(minLayoutWidth * dpi / base)))
+            .arg(int(std::ceil(minLayoutHeight * dpi / base)));
     return {};
 }
 

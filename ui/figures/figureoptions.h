@@ -2,6 +2,7 @@
 // interpolation) with its field table and limits, for File → Export figure and `pescope export`.
 #pragma once
 
+#include "figures/figurestyle.h"
 #include "figures/figureviews.h"
 
 #include "fields/field.h"
@@ -16,6 +17,10 @@ namespace figurelimits {
 constexpr int minSide = 16;               // pixels
 constexpr int maxSide = 30000;            // pixels
 constexpr qint64 maxPixels = 100'000'000; // width x height
+// The smallest layout, in the window's logical pixels (width x dpi / screen dpi): room for the
+// axes, tick labels and a legend beside two stacked panels.
+constexpr int minLayoutWidth = 320;
+constexpr int minLayoutHeight = 240;
 constexpr double minDpi = 10.0;
 constexpr double maxDpi = 2400.0;
 // Heatmaps up to this many cells are embedded in SVG / PDF at full resolution (one image pixel
@@ -35,6 +40,7 @@ struct FigureOptions
     QString title;            // drawn above the figure when not empty
     bool caption = false;     // a line below the figure with the parameters
     QString captionText;      // replaces the generated caption when not empty
+    FigureStyle style;        // its own table (FigureStyle::fields()), saved with sessions
 
     // width, height, dpi, title, caption, caption text, print theme, interpolate.
     static FieldTable<FigureOptions> fields();

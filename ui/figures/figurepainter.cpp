@@ -139,6 +139,43 @@ QFont titleFont(const QFont &base)
     return font;
 }
 
+// The style's axis titles, and room for the tick labels that overhang their axis rect: half a
+// label's height above and below a vertical axis (the top "1" of the waves was cut), half the
+// last label's width right of a horizontal one. QCustomPlot only reserves the labels' depth.
+void dressPlot(QCustomPlot *plot, const FigureStyle &style)
+{
+    for (QCPAxisRect *rect : plot->axisRects()) {
+        QMargins room = rect->minimumMargins();
+        for (QCPAxis *axis : rect->axes()) {
+            if (!axis->visible())
+                continue;
+            const bool horizontal = axis->orientation() == Qt::Horizontal;
+            if (!axis->label().isEmpty()) {
+                if (horizontal && !style.xLabel.isEmpty())
+                    axis->setLabel(style.xLabel);
+                if (!horizontal && !style.yLabel.isEmpty())
+                    axis->setLabel(style.yLabel);
+            }
+            if (!axis->tickLabels())
+                continue;
+            const QFontMetrics metrics(axis->tickLabelFont());
+            if (horizontal) {
+                const QCPRange r = axis->range();
+                const int half = qMax(metrics.horizontalAdvance(QString::number(r.upper, 'g', 6)),
+                                      metrics.horizontalAdvance(QString::number(r.lower, 'g', 6))) /
+                                     2 +
+                                 2;
+                room.setRight(qMax(room.right(), half));
+            } else {
+                const int half = metrics.height() / 2 + 2;
+                room.setTop(qMax(room.top(), half));
+                room.setBottom(qMax(room.bottom(), half));
+            }
+        }
+        rect->setMinimumMargins(room);
+    }
+}
+
 } // namespace
 
 std::pair<int, int> figureLayoutSize(const FigureOptions &options)
@@ -155,12 +192,15 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
     const double deviceScale = options.dpi / figureBaseDpi();
     const auto [width, height] = figureLayoutSize(options);
     const PlotTheme theme = options.printTheme ? printPlotTheme() : plotTheme(state.theme());
-    const FigureBuilder builder(state, theme);
+    FigureBuilder builder(state, theme);
+    builder.setShowSelection(options.style.showSelection);
+    builder.setLegendPlace(options.style.legend);
 
     if (hooks.background)
         painter->fillRect(QRectF(0, 0, width, height), theme.background);
 
-    const QFont font = QApplication::font("QCustomPlot");
+    QFont font = QApplication::font("QCustomPlot");
+    font.setPointSizeF(font.pointSizeF() * options.style.fontScale);
     const double margin = 8.0;
     double top = 0.0;
     double bottom = height;
@@ -179,8 +219,9 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
         top = band.bottom();
     }
     if (options.caption || !options.captionText.isEmpty()) {
-        const QString text = options.captionText.isEmpty() ? figureCaption(state, options.views)
-                                                           : options.captionText;
+        const QString text = options.captionText.isEmpty()
+                                 ? figureCaption(state, options.views, options.style.showSelection)
+                                 : options.captionText;
         const QFontMetricsF metrics(font);
         const double textHeight = metrics
                                       .boundingRect(QRectF(0, 0, width - 2 * margin, height),
@@ -212,6 +253,7 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
         bands.emplace_back(y0, y1);
         auto &plot = plots.emplace_back(std::make_unique<ExportPlot>());
         plot->setFont(font);
+        plot->setViewport(QRect(0, 0, width, y1 - y0)); // the builders size legends by it
         switch (options.views[i]) {
         case FigureView::Heatmap: {
             const EncodingResult &result = *data.encoding;
@@ -243,6 +285,7 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
                 SchemeFigures(state, theme).build(*scheme, plot.get(), *data.schemes);
             break;
         }
+        dressPlot(plot.get(), options.style);
         plot->layoutAt(width, y1 - y0);
     }
 
@@ -261,8 +304,10 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
                 continue;
             QCPAxisRect *rect = plot.axisRect();
             const QMargins m = rect->margins();
-            rect->setMinimumMargins(QMargins(m.left() + left - rect->rect().left(), 0,
-                                             m.right() + rect->rect().right() - right, 0));
+            const QMargins keep = rect->minimumMargins();
+            rect->setMinimumMargins(QMargins(m.left() + left - rect->rect().left(), keep.top(),
+                                             m.right() + rect->rect().right() - right,
+                                             keep.bottom()));
             plot.layoutAt(width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
         }
     }

@@ -26,6 +26,7 @@ bool refuse(QString *error, const QString &message)
 const QString specKey = QStringLiteral("spec");
 const QString phrasesKey = QStringLiteral("phrases");
 const QString schemesKey = QStringLiteral("schemes");
+const QString figureKey = QStringLiteral("figure");
 const QString compareKey = QStringLiteral("compare");
 const QString selectionKey = QStringLiteral("selection");
 
@@ -204,6 +205,7 @@ void ExplorerState::setDefaults()
     m_compareB = 1;
     m_window.page = Page::Encoding;
     m_schemes = SchemeSettings{};
+    m_figure = FigureStyle{};
 }
 
 void ExplorerState::resetToDefaults()
@@ -231,7 +233,7 @@ QList<qint64> ExplorerState::plottedDims() const
 ExplorerState::Values ExplorerState::values() const
 {
     return {m_spec,       m_view,     m_window,   m_phrases, m_phraseSelection,
-            m_phrasePage, m_compareA, m_compareB, m_schemes};
+            m_phrasePage, m_compareA, m_compareB, m_schemes, m_figure};
 }
 
 void ExplorerState::adopt(const Values &next)
@@ -263,6 +265,7 @@ void ExplorerState::adopt(const Values &next)
     note(assign(m_window.theme, next.window.theme), &ExplorerState::themeChanged);
     note(assign(m_window.page, next.window.page), &ExplorerState::pageChanged);
     note(assign(m_schemes, next.schemes), &ExplorerState::schemeSettingsChanged);
+    note(assign(m_figure, next.figure), &ExplorerState::figureStyleChanged);
     if (any)
         emit changed();
 }
@@ -461,6 +464,14 @@ bool ExplorerState::setSchemeSettings(const SchemeSettings &settings, QString *e
     return true;
 }
 
+void ExplorerState::setFigureStyle(const FigureStyle &style)
+{
+    if (assign(m_figure, style)) {
+        emit figureStyleChanged();
+        emit changed();
+    }
+}
+
 void ExplorerState::reseedPhrases()
 {
     PhraseSettings settings = m_phrases;
@@ -487,6 +498,7 @@ QJsonObject ExplorerState::toJson() const
         phrases.insert(it.key(), it.value());
     json.insert(phrasesKey, phrases);
     json.insert(schemesKey, m_schemes.toJson());
+    json.insert(figureKey, pe::toJson(FigureStyle::fields(), m_figure));
     return json;
 }
 
@@ -499,11 +511,11 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
     const auto failWith = [&](const FieldProblem &p, const QString &prefix, auto table) {
         return refuse(error, prefix + describe(table, p, FieldNaming::Key));
     };
-    for (const QString &key : {specKey, phrasesKey, schemesKey})
+    for (const QString &key : {specKey, phrasesKey, schemesKey, figureKey})
         if (json.contains(key) && !json.value(key).isObject())
             return refuse(error, QStringLiteral("\"%1\" must be an object").arg(key));
 
-    QStringList viewKeys = {specKey, phrasesKey, schemesKey};
+    QStringList viewKeys = {specKey, phrasesKey, schemesKey, figureKey};
     for (const Field<ViewOptions> &f : ViewOptions::fields())
         viewKeys.append(QString::fromUtf8(f.key));
     if (const FieldProblem p = readJson(WindowOptions::fields(), json, &scratch.m_window, viewKeys))
@@ -521,7 +533,7 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
     }
     // The view options are read after the spec, and checked against it: a marker outside the
     // session's own matrix is an error in the file, not something to drop quietly.
-    QStringList nested = {specKey, phrasesKey, schemesKey};
+    QStringList nested = {specKey, phrasesKey, schemesKey, figureKey};
     for (const Field<WindowOptions> &f : WindowOptions::fields())
         nested.append(QString::fromUtf8(f.key));
     if (const FieldProblem p = readJson(ViewOptions::fields(), json, &scratch.m_view, nested))
@@ -576,6 +588,11 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
             return failWith(p, QStringLiteral("schemes: "), SchemeSettings::fields());
         if (!scratch.setSchemeSettings(schemes, error))
             return false;
+    }
+    if (json.contains(figureKey)) {
+        if (const FieldProblem p = readJson(FigureStyle::fields(), json.value(figureKey).toObject(),
+                                            &scratch.m_figure))
+            return failWith(p, QStringLiteral("figure: "), FigureStyle::fields());
     }
     adopt(scratch.values());
     return true;

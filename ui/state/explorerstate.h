@@ -4,6 +4,7 @@
 // the field tables of its parts.
 #pragma once
 
+#include "figures/figurestyle.h"
 #include "state/schemesettings.h"
 #include "state/viewoptions.h"
 
@@ -125,6 +126,8 @@ public:
     Theme theme() const { return m_window.theme; }
     Page page() const { return m_window.page; }
     const SchemeSettings &schemeSettings() const { return m_schemes; }
+    // How exported figures look (File → Export figure, saved with a session).
+    const FigureStyle &figureStyle() const { return m_figure; }
 
     // Setters refuse invalid values (return false, *error names the problem) and leave the
     // state as it was; they emit only when the value really changes.
@@ -147,6 +150,7 @@ public:
     void setPage(Page page);
     // Validated against the spec's dims (the rotation pair, the compare configuration).
     bool setSchemeSettings(const SchemeSettings &settings, QString *error = nullptr);
+    void setFigureStyle(const FigureStyle &style);
     // A fresh random seed for the phrase page's random row.
     void reseedPhrases();
 
@@ -174,6 +178,7 @@ signals:
     void themeChanged();
     void pageChanged();
     void schemeSettingsChanged();
+    void figureStyleChanged();
     void changed(); // after any of the above
 
 private:
@@ -188,6 +193,7 @@ private:
         int compareA = 0;
         int compareB = 1;
         SchemeSettings schemes;
+        FigureStyle figure;
     };
     Values values() const;
     // Emits the signals of what differs between the current values and `next`, then takes them.
@@ -203,6 +209,7 @@ private:
     int m_compareA = 0;
     int m_compareB = 1;
     SchemeSettings m_schemes;
+    FigureStyle m_figure;
 };
 
 // Empty when the window can hold `settings`' phrases: it computes both embeddings (random and

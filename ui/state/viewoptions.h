@@ -13,6 +13,13 @@ constexpr qint64 maxWaveDims = 8;
 constexpr qint64 maxMarkers = 16;
 } // namespace limits
 
+// matplotlib's imshow origin: row 0 at the top (matshow) or at the bottom (Fig 16-9 in the book).
+enum class Origin { Upper, Lower };
+inline constexpr ChoiceName originNames[] = {
+    choice(Origin::Upper, "upper", "Top (matshow)", "top"),
+    choice(Origin::Lower, "lower", "Bottom (Fig 16-9)", "bottom"),
+};
+
 using Selection = MatrixCell;
 using CrossMarker = MatrixCell;
 
@@ -20,6 +27,8 @@ struct ViewOptions
 {
     Colormap colormap = Colormap::Viridis;
     bool transposed = false;
+    // Where the heatmap's first row (position 0, or dim 0 when transposed) is drawn.
+    Origin origin = Origin::Upper;
     // Heatmap shows only the first N dims (Fig 16-9 crops to 150); 0 shows all.
     qint64 heatmapDimLimit = 0;
     QList<qint64> waveDims{20, 21};

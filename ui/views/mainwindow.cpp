@@ -204,11 +204,14 @@ void MainWindow::createActions()
     reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     reset->setToolTip(tr("Show the whole matrix again (Ctrl+0)"));
     QAction *nextMap = view->addAction(tr("Next &colormap"), this, [this] {
+        // The next map in the same direction: viridis, plasma, ... (viridis_r, plasma_r, ...).
         const QList<Colormap> maps = allColormaps();
-        m_state->setColormap(maps[(maps.indexOf(m_state->colormap()) + 1) % maps.size()]);
+        const Colormap next = maps[(maps.indexOf(m_state->colormap()) + 2) % maps.size()];
+        m_state->setColormap(next);
     });
     nextMap->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
-    nextMap->setToolTip(tr("Cycle viridis, gray, magma, RdBu (Ctrl+M)"));
+    nextMap->setToolTip(tr("Cycle viridis, plasma, inferno, magma, cividis, gray, Greys, RdBu, "
+                           "coolwarm, twilight (Ctrl+M)"));
     QAction *dark = view->addAction(tr("&Dark theme"));
     dark->setObjectName(QStringLiteral("darkThemeAction"));
     dark->setCheckable(true);

@@ -3,6 +3,7 @@
 #include "widgets/fieldform.h"
 #include "widgets/specformmodel.h"
 
+#include <QComboBox>
 #include <QGroupBox>
 #include <QVBoxLayout>
 
@@ -36,6 +37,16 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
                                    return state->setViewOptions(v, error);
                                }),
                            this);
+
+    // The colormap chooser shows each map, not only its name.
+    if (auto *maps = qobject_cast<QComboBox *>(m_view->editor(QStringLiteral("colormap")))) {
+        const QSize strip(72, 12);
+        maps->setIconSize(strip);
+        for (int i = 0; i < maps->count(); ++i)
+            if (const auto map = parseAs<Colormap>(colormapNames, maps->itemData(i).toString()))
+                maps->setItemIcon(i, QIcon(QPixmap::fromImage(
+                                         colormapStrip(*map, strip.width(), strip.height()))));
+    }
 
     auto *layout = new QVBoxLayout(this);
     auto *encoding = new QGroupBox(tr("Encoding"), this);
