@@ -4,8 +4,10 @@
 #include "commandline.h"
 
 #include "encodingexport.h"
+#include "formats/modeltensors.h"
 #include "io/userfile.h"
 #include "matrixwriter.h"
+#include "model/positiontable.h"
 #include "rope/ropetables.h"
 
 #include <QElapsedTimer>
@@ -225,6 +227,66 @@ DataOutput positionIdsTable(const EncodingSpec &spec, const QString &what,
     return out;
 }
 
+// `--model M [--tensor T] [--table-offset N] --what positions --out F`: the stored table, rows
+// straight from the mapped file to the output (F32) or converted a chunk at a time, never held
+// whole in memory. nullopt when other options are set: the general path checks and refuses them.
+std::optional<int> writeStoredTable(const QCommandLineParser &parser)
+{
+    const QStringList plain = {QStringLiteral("model"),  QStringLiteral("tensor"),
+                               QStringLiteral("table-offset"), QStringLiteral("what"),
+                               QStringLiteral("out"),    QStringLiteral("format")};
+    if (parser.value(QStringLiteral("what")) != QLatin1String("positions") ||
+        !parser.isSet(QStringLiteral("model")))
+        return std::nullopt;
+    for (const QString &name : parser.optionNames())
+        if (!plain.contains(name))
+            return std::nullopt;
+    QElapsedTimer timer;
+    timer.start();
+    QString error;
+    const qint64 offset =
+        integerOption(parser, QStringLiteral("table-offset"), 0, limits::maxPositions, -1);
+    std::optional<PositionTableSource> found =
+        locatePositionTable(parser.value(QStringLiteral("model")),
+                            parser.value(QStringLiteral("tensor")), offset, &error);
+    if (!found)
+        throw UsageError{error};
+    const PositionTable &t = found->table;
+    const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
+    const MatrixFormat format = matrixFormatFromOptions(parser, path);
+    report(dataCommand,
+           QStringLiteral("%1 of %2: %3 x %4 %5%6")
+               .arg(t.tensor, t.file)
+               .arg(t.rows)
+               .arg(t.columns)
+               .arg(t.typeName, t.offset > 0 ? QStringLiteral(", positions from row %1").arg(t.offset)
+                                             : QString()));
+    MatrixWriter writer(path, format, {t.rows, t.columns}, ElementType::Float32);
+    bool ok = writer.open(&error);
+    if (ok) {
+        // CSV rows must reach the writer whole: chunks are a multiple of the row length.
+        const qint64 chunk = std::max<qint64>(1, (qint64(4) << 20) / (t.columns * 4)) * t.columns * 4;
+        ok = found->tensors->streamRows(
+                 t.tensor,
+                 [&](const float *values, qint64 count) {
+                     return writer.write(values, count, &error);
+                 },
+                 &error, chunk) &&
+             writer.commit(&error);
+    }
+    if (!ok) {
+        report(dataCommand, error);
+        return Failure;
+    }
+    report(dataCommand, QStringLiteral("%1 x %2 table positions (float32) written to %3 as %4, "
+                                       "read from the file in %5 ms")
+                            .arg(t.rows)
+                            .arg(t.columns)
+                            .arg(path, formatName(format))
+                            .arg(timer.elapsed()));
+    return Success;
+}
+
 int writeMatrix(const QCommandLineParser &parser, const EncodingSpec &spec, const QString &path,
                 MatrixFormat format)
 {
@@ -305,6 +367,8 @@ int runData(const QStringList &args)
     if (parser.isSet(QStringLiteral("help")))
         parser.showHelp(Success);
 
+    if (const std::optional<int> stored = writeStoredTable(parser))
+        return *stored;
     const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
     const EncodingSpec spec = model ? model->spec : specFromOptions(parser);
     DataOutput output = chosenOutput(parser, spec);
