@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <bit>
 #include <cmath>
 #include <numbers>
 
@@ -491,6 +492,66 @@ private slots:
         QVERIFY2(run.err.contains("llama.rope.scaling.factor must be a number"),
                  run.err.constData());
         QCOMPARE(run.err.count('\n'), 1);
+    }
+
+    // `data --model F --what positions` streams the stored table: F16 over several conversion
+    // chunks (2,304 x 1,024 values, 4 MiB chunks of floats), F64 rounded to nearest, GGUF F32
+    // handed over from the mapping; the values read back bit-exact, as CSV too.
+    void storedTableStreams()
+    {
+        const qint64 rows = 2304, columns = 1024;
+        std::vector<float> expected(std::size_t(rows * columns));
+        QByteArray half, wide, single;
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            const double v = double(qint64(i % 4093) - 2046) / 8.0; // exact in float16
+            expected[i] = float(v);
+            const quint16 h = std::bit_cast<quint16>(_Float16(v));
+            half += test::le16(h);
+        }
+        const std::vector<double> f64{0.1, -1e-40, 3.4028235677973366e38, 1.0 / 3.0, 2.5, -7.25};
+        wide = test::f64Bytes(f64);
+        const QString f16Path = write(u"f16.npy"_qs, test::npyBytes("<f2", {rows, columns}, half));
+        const QString f64Path = write(u"f64.npy"_qs, test::npyBytes("<f8", {3, 2}, wide));
+        GgufBuilder g;
+        g.addString("general.architecture", "gpt2");
+        g.addTensor("position_embd.weight", {3, 2}, 0, test::f32Bytes({1, 2, 3, 4, 5, 6.5f}));
+        const QString ggufPath = write(u"table.gguf"_qs, g.build());
+
+        const auto run = [&](const QString &model, const QString &out) {
+            const test::RunResult r = test::runPescope(
+                {u"data"_qs, u"--model"_qs, model, u"--what"_qs, u"positions"_qs, u"--out"_qs, out});
+            return r.exitCode == 0 ? QString() : QString::fromUtf8(r.err);
+        };
+        const auto floats = [](const QString &path, std::size_t count) {
+            QFile file(path);
+            std::vector<float> out(count);
+            if (file.open(QIODevice::ReadOnly)) {
+                const QByteArray bytes = file.readAll();
+                const qsizetype data = bytes.size() - qsizetype(count * 4);
+                if (data > 0)
+                    std::memcpy(out.data(), bytes.constData() + data, count * 4);
+            }
+            return out;
+        };
+        QString error = run(f16Path, m_dir.filePath(u"f16-out.npy"_qs));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(floats(m_dir.filePath(u"f16-out.npy"_qs), expected.size()) == expected);
+
+        error = run(f64Path, m_dir.filePath(u"f64-out.npy"_qs));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const std::vector<float> got = floats(m_dir.filePath(u"f64-out.npy"_qs), 6);
+        for (std::size_t i = 0; i < 6; ++i)
+            QCOMPARE(std::bit_cast<quint32>(got[i]), std::bit_cast<quint32>(float(f64[i])));
+
+        error = run(ggufPath, m_dir.filePath(u"gguf-out.npy"_qs));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY((floats(m_dir.filePath(u"gguf-out.npy"_qs), 6) ==
+                 std::vector<float>{1, 2, 3, 4, 5, 6.5f}));
+        error = run(ggufPath, m_dir.filePath(u"gguf-out.csv"_qs));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QFile csv(m_dir.filePath(u"gguf-out.csv"_qs));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(csv.readAll(), QByteArray("1,2,3\n4,5,6.5\n"));
     }
 };
 
