@@ -93,8 +93,9 @@ void addModelOptions(OptionSet &options)
                       QStringLiteral("FILE")});
     options.addPlain({QStringLiteral("model"),
                       QStringLiteral("A model folder, a .safetensors file beside its config.json, "
-                                     "or a repo id in the Hugging Face cache (gpt2, "
-                                     "org/name). Nothing is downloaded."),
+                                     "a .gguf file (its metadata is the config), or a repo id "
+                                     "in the Hugging Face cache (gpt2, org/name). Nothing is "
+                                     "downloaded."),
                       QStringLiteral("PATH|REPO_ID")});
     options.addPlain({QStringLiteral("tensor"),
                       QStringLiteral("With --model: the tensor to read as a position table "

@@ -143,8 +143,9 @@ std::vector<MropePositionIds> parsePositionIds(const QString &option)
     if (option.startsWith(QLatin1Char('@'))) {
         QString error;
         const std::optional<QByteArray> bytes =
-            readUserFile(option.mid(1), maxPositionIdBytes, &error, QStringLiteral("a file of "
-                                                                                   "position ids"));
+            readUserFile(option.mid(1), maxPositionIdBytes, &error,
+                         QStringLiteral("a file of "
+                                        "position ids"));
         if (!bytes)
             throw UsageError{QStringLiteral("--position-ids: %1").arg(error)};
         text = QString::fromUtf8(*bytes);
@@ -232,9 +233,9 @@ DataOutput positionIdsTable(const EncodingSpec &spec, const QString &what,
 // whole in memory. nullopt when other options are set: the general path checks and refuses them.
 std::optional<int> writeStoredTable(const QCommandLineParser &parser)
 {
-    const QStringList plain = {QStringLiteral("model"),  QStringLiteral("tensor"),
+    const QStringList plain = {QStringLiteral("model"),        QStringLiteral("tensor"),
                                QStringLiteral("table-offset"), QStringLiteral("what"),
-                               QStringLiteral("out"),    QStringLiteral("format")};
+                               QStringLiteral("out"),          QStringLiteral("format")};
     if (parser.value(QStringLiteral("what")) != QLatin1String("positions") ||
         !parser.isSet(QStringLiteral("model")))
         return std::nullopt;
@@ -259,13 +260,15 @@ std::optional<int> writeStoredTable(const QCommandLineParser &parser)
                .arg(t.tensor, t.file)
                .arg(t.rows)
                .arg(t.columns)
-               .arg(t.typeName, t.offset > 0 ? QStringLiteral(", positions from row %1").arg(t.offset)
-                                             : QString()));
+               .arg(t.typeName, t.offset > 0
+                                    ? QStringLiteral(", positions from row %1").arg(t.offset)
+                                    : QString()));
     MatrixWriter writer(path, format, {t.rows, t.columns}, ElementType::Float32);
     bool ok = writer.open(&error);
     if (ok) {
         // CSV rows must reach the writer whole: chunks are a multiple of the row length.
-        const qint64 chunk = std::max<qint64>(1, (qint64(4) << 20) / (t.columns * 4)) * t.columns * 4;
+        const qint64 chunk =
+            std::max<qint64>(1, (qint64(4) << 20) / (t.columns * 4)) * t.columns * 4;
         ok = found->tensors->streamRows(
                  t.tensor,
                  [&](const float *values, qint64 count) {

@@ -518,8 +518,9 @@ private slots:
         const QString ggufPath = write(u"table.gguf"_qs, g.build());
 
         const auto run = [&](const QString &model, const QString &out) {
-            const test::RunResult r = test::runPescope(
-                {u"data"_qs, u"--model"_qs, model, u"--what"_qs, u"positions"_qs, u"--out"_qs, out});
+            const test::RunResult r =
+                test::runPescope({u"data"_qs, u"--model"_qs, model, u"--what"_qs, u"positions"_qs,
+                                  u"--out"_qs, out});
             return r.exitCode == 0 ? QString() : QString::fromUtf8(r.err);
         };
         const auto floats = [](const QString &path, std::size_t count) {

@@ -427,8 +427,7 @@ private slots:
             const QString out = path(sine ? u"sin.npy"_qs : u"cos.npy"_qs);
             const test::RunResult run = test::runPescope(
                 {u"data"_qs, u"--config"_qs, config, u"--what"_qs, sine ? u"sin"_qs : u"cos"_qs,
-                 u"--position-ids"_qs, sine ? u"0,0,0;3,1,2;5;7,40,9"_qs
-                                            : u"@"_qs + idsFile,
+                 u"--position-ids"_qs, sine ? u"0,0,0;3,1,2;5;7,40,9"_qs : u"@"_qs + idsFile,
                  u"--out"_qs, out});
             QVERIFY2(run.exitCode == 0, run.err.constData());
             QFile file(out);
@@ -469,9 +468,9 @@ private slots:
                 "\"-4\" is not a position id");
         refused({u"--what"_qs, u"inv-freq"_qs, u"--position-ids"_qs, u"1"_qs},
                 "--position-ids applies to --what cos or sin");
-        refused({u"--what"_qs, u"cos"_qs, u"--position-ids"_qs, u"1"_qs, u"--positions"_qs,
-                 u"4"_qs},
-                "--positions does not apply to --position-ids");
+        refused(
+            {u"--what"_qs, u"cos"_qs, u"--position-ids"_qs, u"1"_qs, u"--positions"_qs, u"4"_qs},
+            "--positions does not apply to --position-ids");
         refused({u"--what"_qs, u"cos"_qs, u"--position-ids"_qs, u"@"_qs + path(u"none.txt"_qs)},
                 "none.txt");
     }

@@ -250,7 +250,8 @@ bool Reader::run(QString *error)
     }
     if (embedding) {
         m_out.hiddenSize = *embedding;
-        read(QStringLiteral("hidden_size = %1").arg(*embedding), QStringLiteral("embedding_length"));
+        read(QStringLiteral("hidden_size = %1").arg(*embedding),
+             QStringLiteral("embedding_length"));
     }
     if (heads) {
         m_out.numAttentionHeads = *heads;
@@ -261,7 +262,8 @@ bool Reader::run(QString *error)
         m_out.numKeyValueHeads = *headsKv;
     if (keyLength) {
         m_out.headDim = *keyLength;
-        read(QStringLiteral("head_dim = %1").arg(*keyLength), QStringLiteral("attention.key_length"));
+        read(QStringLiteral("head_dim = %1").arg(*keyLength),
+             QStringLiteral("attention.key_length"));
     } else if (embedding && heads && *heads > 0) {
         m_out.headDim = *embedding / *heads;
         read(QStringLiteral("head_dim = %1 = embedding_length / head_count").arg(m_out.headDim),
@@ -297,8 +299,8 @@ bool Reader::run(QString *error)
         a.tableRows = table->shape.empty() ? 0 : table->shape.front();
         a.positions = context.value_or(a.tableRows);
         a.tensorNames = {table->name};
-        m_out.readFrom += QStringLiteral("learned position table position_embd.weight, %1 rows")
-                              .arg(a.tableRows);
+        m_out.readFrom +=
+            QStringLiteral("learned position table position_embd.weight, %1 rows").arg(a.tableRows);
     }
 
     QJsonObject global, local;
@@ -347,9 +349,9 @@ bool Reader::run(QString *error)
         if (typeValue) {
             const std::optional<QString> t = typeValue->toString();
             if (!t)
-                return finish(fail(QStringLiteral("%1 must be a string, it is %2")
-                                       .arg(key(QStringLiteral("rope.scaling.type")),
-                                            typeText(*typeValue))));
+                return finish(
+                    fail(QStringLiteral("%1 must be a string, it is %2")
+                             .arg(key(QStringLiteral("rope.scaling.type")), typeText(*typeValue))));
             type = *t;
         }
         std::optional<double> factor, attnFactor, yarnAttn, betaFast, betaSlow, logMul, linear;
@@ -387,8 +389,7 @@ bool Reader::run(QString *error)
         const qint64 originalContext = original.value_or(context.value_or(0));
         const auto putOriginal = [&] {
             if (originalContext > 0)
-                scaling.insert(QStringLiteral("original_max_position_embeddings"),
-                               originalContext);
+                scaling.insert(QStringLiteral("original_max_position_embeddings"), originalContext);
             if (original)
                 read(QStringLiteral("original_max_position_embeddings = %1").arg(*original),
                      QStringLiteral("rope.scaling.original_context_length"));
@@ -433,9 +434,9 @@ bool Reader::run(QString *error)
                 return finish(fail(QStringLiteral("longrope needs both rope_factors_short.weight "
                                                   "and rope_factors_long.weight; the file has "
                                                   "only %1")
-                                       .arg(hasShort ? QStringLiteral("the short one")
-                                                     : hasLong ? QStringLiteral("the long one")
-                                                               : QStringLiteral("neither"))));
+                                       .arg(hasShort  ? QStringLiteral("the short one")
+                                            : hasLong ? QStringLiteral("the long one")
+                                                      : QStringLiteral("neither"))));
             scaling.insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
             scaling.insert(QStringLiteral("short_factor"), list(shortFactors));
             scaling.insert(QStringLiteral("long_factor"), list(longFactors));
@@ -474,10 +475,10 @@ bool Reader::run(QString *error)
                                    .arg(key(QStringLiteral("rope.scaling.type")), type.left(64))));
         }
         if (attnFactor && !scaling.contains(QLatin1String("attention_factor")))
-            assume(QStringLiteral("%1 = %2 is llama.cpp's own multiplier of cos and sin; it has "
-                                  "no Hugging Face key and is not applied")
-                       .arg(key(QStringLiteral("rope.scaling.attn_factor")),
-                            numberText(*attnFactor)));
+            assume(
+                QStringLiteral("%1 = %2 is llama.cpp's own multiplier of cos and sin; it has "
+                               "no Hugging Face key and is not applied")
+                    .arg(key(QStringLiteral("rope.scaling.attn_factor")), numberText(*attnFactor)));
 
         // mrope (Qwen2-VL, Qwen2.5-VL: sections; Qwen3-VL: interleaved).
         const QString sectionsKey = key(QStringLiteral("rope.dimension_sections"));
@@ -486,8 +487,8 @@ bool Reader::run(QString *error)
             const std::optional<std::vector<qint64>> sections =
                 m_file.intArray(sectionsKey, &arrayError, 4);
             if (!sections)
-                return finish(fail(QStringLiteral("%1 must be an array of at most 4 integers")
-                                       .arg(sectionsKey)));
+                return finish(fail(
+                    QStringLiteral("%1 must be an array of at most 4 integers").arg(sectionsKey)));
             QJsonArray section;
             qint64 sum = 0;
             for (std::size_t i = 0; i < std::min<std::size_t>(3, sections->size()); ++i) {
@@ -543,7 +544,8 @@ bool Reader::run(QString *error)
         }
     }
     if (layers == 0)
-        assume(QStringLiteral("no layer map: the file has no %1").arg(key(QStringLiteral("block_count"))));
+        assume(QStringLiteral("no layer map: the file has no %1")
+                   .arg(key(QStringLiteral("block_count"))));
     const bool cohere2 = m_arch == QLatin1String("cohere2");
     m_out.layers.reserve(std::size_t(layers));
     for (qint64 i = 0; i < layers; ++i) {
@@ -551,7 +553,8 @@ bool Reader::run(QString *error)
         l.index = int(i);
         const bool slides = swa[std::size_t(i)];
         l.attention = slides ? AttentionKind::SlidingWindow : AttentionKind::Full;
-        l.layerType = slides ? QStringLiteral("sliding_attention") : QStringLiteral("full_attention");
+        l.layerType =
+            slides ? QStringLiteral("sliding_attention") : QStringLiteral("full_attention");
         l.window = slides ? window : 0;
         l.position = kind;
         if (kind == LayerPositionKind::Rope && cohere2 && !slides)
@@ -564,7 +567,8 @@ bool Reader::run(QString *error)
     }
     if (kind == LayerPositionKind::Rope && layers == 0 && rotaryDims != m_out.headDim) {
         // Without a layer map the spec's dims are headDim: the rotated part is what matters.
-        assume(QStringLiteral("head_dim shown as the %1 rotated dims (no layer map)").arg(rotaryDims));
+        assume(
+            QStringLiteral("head_dim shown as the %1 rotated dims (no layer map)").arg(rotaryDims));
         m_out.headDim = rotaryDims;
     }
     return finish(true);

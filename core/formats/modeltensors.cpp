@@ -162,8 +162,8 @@ bool ModelTensors::streamRows(const QString &name,
             return true;
         }
     }
-    const qint64 rowsPerChunk =
-        std::clamp<qint64>(chunkBytes / qint64(sizeof(float)) / rowLength, 1, std::max<qint64>(rows, 1));
+    const qint64 rowsPerChunk = std::clamp<qint64>(chunkBytes / qint64(sizeof(float)) / rowLength,
+                                                   1, std::max<qint64>(rows, 1));
     // Not value-initialised: every element is written by the conversion before it is read.
     std::unique_ptr<float[]> buffer(new float[std::size_t(rowsPerChunk * rowLength)]);
     std::vector<float> shardRows;

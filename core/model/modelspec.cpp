@@ -135,8 +135,8 @@ std::optional<ModelLayerSpec> openModelSpec(const ModelRequest &request, QString
                 *error = configError;
             return std::nullopt;
         }
-        table = !config ||
-                (config->absolute.kind != AbsolutePositionKind::None && !config->usesRope());
+        table =
+            !config || (config->absolute.kind != AbsolutePositionKind::None && !config->usesRope());
     }
     if (!table)
         return modelLayerSpec(*config, request.layer, error);

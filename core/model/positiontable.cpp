@@ -9,9 +9,8 @@
 
 namespace pe {
 
-std::optional<PositionTableSource> locatePositionTable(const QString &source,
-                                                      const QString &tensor, qint64 offset,
-                                                      QString *error)
+std::optional<PositionTableSource> locatePositionTable(const QString &source, const QString &tensor,
+                                                       qint64 offset, QString *error)
 {
     const std::optional<ModelLocation> location = resolveModel(source, error);
     if (!location)

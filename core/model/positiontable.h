@@ -56,8 +56,7 @@ struct PositionTableSource
     PositionTable table;
     std::unique_ptr<ModelTensors> tensors;
 };
-std::optional<PositionTableSource> locatePositionTable(const QString &source,
-                                                      const QString &tensor, qint64 offset,
-                                                      QString *error);
+std::optional<PositionTableSource> locatePositionTable(const QString &source, const QString &tensor,
+                                                       qint64 offset, QString *error);
 
 } // namespace pe
