@@ -1,5 +1,6 @@
 #include "commandline.h"
 
+#include "formats/ggufconfig.h"
 #include "formats/hfcache.h"
 #include "io/atomicfile.h"
 
@@ -93,8 +94,9 @@ void addModelOptions(OptionSet &options)
                       QStringLiteral("FILE")});
     options.addPlain({QStringLiteral("model"),
                       QStringLiteral("A model folder, a .safetensors file beside its config.json, "
-                                     "or a repo id in the Hugging Face cache (gpt2, "
-                                     "org/name). Nothing is downloaded."),
+                                     "a .gguf file (its metadata is the config), or a repo id "
+                                     "in the Hugging Face cache (gpt2, org/name). Nothing is "
+                                     "downloaded."),
                       QStringLiteral("PATH|REPO_ID")});
     options.addPlain({QStringLiteral("tensor"),
                       QStringLiteral("With --model: the tensor to read as a position table "
@@ -115,24 +117,25 @@ std::optional<ModelConfig> modelConfigFromOptions(const QCommandLineParser &pars
     const QString configOption = QStringLiteral("config"), modelOption = QStringLiteral("model");
     if (parser.isSet(configOption) && parser.isSet(modelOption))
         throw UsageError{QStringLiteral("give --config or --model, not both")};
-    QString configPath;
     QString error;
+    std::optional<ModelConfig> config;
     if (parser.isSet(configOption)) {
-        configPath = parser.value(configOption);
+        config = readHfConfig(parser.value(configOption), &error);
     } else if (parser.isSet(modelOption)) {
         const std::optional<ModelLocation> location =
             resolveModel(parser.value(modelOption), &error);
         if (!location)
             throw UsageError{error};
-        if (location->configPath.isEmpty())
-            throw UsageError{QStringLiteral("%1 has no config.json beside it: pescope reads a "
-                                            "model's positions from it (use --config FILE)")
+        // config.json, or a GGUF file's own metadata.
+        config = readModelConfig(*location, &error);
+        if (!config && error.isEmpty())
+            throw UsageError{QStringLiteral("%1 has no config.json beside it (nor GGUF "
+                                            "metadata): pescope reads a model's positions from "
+                                            "it (use --config FILE)")
                                  .arg(parser.value(modelOption))};
-        configPath = location->configPath;
     } else {
         return std::nullopt;
     }
-    std::optional<ModelConfig> config = readHfConfig(configPath, &error);
     if (!config)
         throw UsageError{error};
     return config;

@@ -4,9 +4,15 @@
 #include "commandline.h"
 
 #include "encodingexport.h"
+#include "formats/modeltensors.h"
+#include "io/userfile.h"
 #include "matrixwriter.h"
+#include "model/positiontable.h"
+#include "rope/ropetables.h"
 
 #include <QElapsedTimer>
+
+#include <QRegularExpression>
 
 #include <algorithm>
 
@@ -123,6 +129,167 @@ DataOutput scaledTable(const EncodingSpec &spec, DataOutput output)
     return output;
 }
 
+// --position-ids: at most this many rows, and a file of ids at most this large.
+constexpr qint64 maxPositionIds = qint64(1) << 22;
+constexpr qint64 maxPositionIdBytes = qint64(64) << 20;
+
+// "T,H,W;T,H,W;..." or "@FILE" (the same, ';' or line breaks between entries, '#' comments):
+// each entry one id p (a text token: t = h = w = p) or a (t, h, w) triple, commas or spaces
+// between its numbers.
+std::vector<MropePositionIds> parsePositionIds(const QString &option)
+{
+    QString text = option;
+    QString origin = QStringLiteral("--position-ids");
+    if (option.startsWith(QLatin1Char('@'))) {
+        QString error;
+        const std::optional<QByteArray> bytes =
+            readUserFile(option.mid(1), maxPositionIdBytes, &error,
+                         QStringLiteral("a file of "
+                                        "position ids"));
+        if (!bytes)
+            throw UsageError{QStringLiteral("--position-ids: %1").arg(error)};
+        text = QString::fromUtf8(*bytes);
+        origin = option.mid(1);
+    }
+    std::vector<MropePositionIds> ids;
+    static const QRegularExpression entrySeparator(QStringLiteral("[;\\n]"));
+    static const QRegularExpression numberSeparator(QStringLiteral("[,\\s]+"));
+    const QStringList entries = text.split(entrySeparator);
+    for (qsizetype e = 0; e < entries.size(); ++e) {
+        QString entry = entries[e];
+        if (const qsizetype hash = entry.indexOf(QLatin1Char('#')); hash >= 0)
+            entry.truncate(hash);
+        entry = entry.trimmed();
+        if (entry.isEmpty())
+            continue;
+        const QStringList numbers = entry.split(numberSeparator, Qt::SkipEmptyParts);
+        std::vector<qint64> values;
+        for (const QString &n : numbers) {
+            bool ok = false;
+            const qint64 v = n.toLongLong(&ok);
+            if (!ok || v < 0 || v >= ropeMaxContext)
+                throw UsageError{QStringLiteral("%1: entry %2 (\"%3\"): \"%4\" is not a position "
+                                                "id (a whole number from 0 to %5)")
+                                     .arg(origin)
+                                     .arg(ids.size() + 1)
+                                     .arg(entry.left(80), n.left(40))
+                                     .arg(ropeMaxContext - 1)};
+            values.push_back(v);
+        }
+        if (values.size() != 1 && values.size() != 3)
+            throw UsageError{QStringLiteral("%1: entry %2 (\"%3\") has %4 numbers; give one id "
+                                            "(t = h = w) or three: t,h,w")
+                                 .arg(origin)
+                                 .arg(ids.size() + 1)
+                                 .arg(entry.left(80))
+                                 .arg(values.size())};
+        if (qint64(ids.size()) >= maxPositionIds)
+            throw UsageError{
+                QStringLiteral("%1: more than %2 position ids").arg(origin).arg(maxPositionIds)};
+        ids.push_back(values.size() == 1 ? MropePositionIds{values[0], values[0], values[0]}
+                                         : MropePositionIds{values[0], values[1], values[2]});
+    }
+    if (ids.empty())
+        throw UsageError{QStringLiteral("%1: no position ids").arg(origin)};
+    return ids;
+}
+
+// HF's cos or sin table for the given position ids, one row each: pair i turns with the id of
+// its mrope axis (all pairs with t when the config has no mrope_section). As HF's forward does
+// (dynamic_rope_update), the rules that read the sequence length see max(id) + 1.
+DataOutput positionIdsTable(const EncodingSpec &spec, const QString &what,
+                            std::vector<MropePositionIds> ids, bool scaled)
+{
+    const RopeScheme *rope = spec.get<RopeScheme>();
+    const std::optional<RopeTableKind> kind = parseAs<RopeTableKind>(ropeTableKindNames, what);
+    if (!rope || !kind || *kind == RopeTableKind::CosSin)
+        throw UsageError{QStringLiteral("--position-ids applies to --what cos or sin of a rotary "
+                                        "spec (got --what %1 of --scheme %2)")
+                             .arg(what, spec.schemeId())};
+    RopeConfig config = *rope;
+    qint64 longest = 0;
+    for (const MropePositionIds &id : ids)
+        longest = std::max({longest, id.temporal, id.height, id.width});
+    config.sequenceLength = longest + 1;
+    DataOutput out;
+    out.name = what;
+    out.help = QStringLiteral("HF's %1 table for the given (t, h, w) position ids").arg(what);
+    out.type = ElementType::Float64;
+    out.shape = {qint64(ids.size()), ropeTableColumns(spec.dims, config)};
+    out.usesPositions = false;
+    out.rows = [ids = std::move(ids), config, dims = spec.dims, kind = *kind,
+                scaled](qint64 first, qint64 count, void *values) {
+        const RopeTable table = ropeMropeTable(
+            dims, config, kind,
+            std::span<const MropePositionIds>(ids).subspan(std::size_t(first), std::size_t(count)),
+            scaled);
+        std::copy(table.values.begin(), table.values.end(), static_cast<double *>(values));
+    };
+    return out;
+}
+
+// `--model M [--tensor T] [--table-offset N] --what positions --out F`: the stored table, rows
+// straight from the mapped file to the output (F32) or converted a chunk at a time, never held
+// whole in memory. nullopt when other options are set: the general path checks and refuses them.
+std::optional<int> writeStoredTable(const QCommandLineParser &parser)
+{
+    const QStringList plain = {QStringLiteral("model"),        QStringLiteral("tensor"),
+                               QStringLiteral("table-offset"), QStringLiteral("what"),
+                               QStringLiteral("out"),          QStringLiteral("format")};
+    if (parser.value(QStringLiteral("what")) != QLatin1String("positions") ||
+        !parser.isSet(QStringLiteral("model")))
+        return std::nullopt;
+    for (const QString &name : parser.optionNames())
+        if (!plain.contains(name))
+            return std::nullopt;
+    QElapsedTimer timer;
+    timer.start();
+    QString error;
+    const qint64 offset =
+        integerOption(parser, QStringLiteral("table-offset"), 0, limits::maxPositions, -1);
+    std::optional<PositionTableSource> found =
+        locatePositionTable(parser.value(QStringLiteral("model")),
+                            parser.value(QStringLiteral("tensor")), offset, &error);
+    if (!found)
+        throw UsageError{error};
+    const PositionTable &t = found->table;
+    const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
+    const MatrixFormat format = matrixFormatFromOptions(parser, path);
+    report(dataCommand,
+           QStringLiteral("%1 of %2: %3 x %4 %5%6")
+               .arg(t.tensor, t.file)
+               .arg(t.rows)
+               .arg(t.columns)
+               .arg(t.typeName, t.offset > 0
+                                    ? QStringLiteral(", positions from row %1").arg(t.offset)
+                                    : QString()));
+    MatrixWriter writer(path, format, {t.rows, t.columns}, ElementType::Float32);
+    bool ok = writer.open(&error);
+    if (ok) {
+        // CSV rows must reach the writer whole: chunks are a multiple of the row length.
+        const qint64 chunk =
+            std::max<qint64>(1, (qint64(4) << 20) / (t.columns * 4)) * t.columns * 4;
+        ok = found->tensors->streamRows(
+                 t.tensor,
+                 [&](const float *values, qint64 count) {
+                     return writer.write(values, count, &error);
+                 },
+                 &error, chunk) &&
+             writer.commit(&error);
+    }
+    if (!ok) {
+        report(dataCommand, error);
+        return Failure;
+    }
+    report(dataCommand, QStringLiteral("%1 x %2 table positions (float32) written to %3 as %4, "
+                                       "read from the file in %5 ms")
+                            .arg(t.rows)
+                            .arg(t.columns)
+                            .arg(path, formatName(format))
+                            .arg(timer.elapsed()));
+    return Success;
+}
+
 int writeMatrix(const QCommandLineParser &parser, const EncodingSpec &spec, const QString &path,
                 MatrixFormat format)
 {
@@ -187,6 +354,14 @@ int runData(const QStringList &args)
     options.addPlain({QStringLiteral("scaled-table"),
                       QStringLiteral("rope: --what cos and sin multiplied by the attention factor, "
                                      "as Hugging Face's rotary forward returns them.")});
+    options.addPlain(
+        {QStringLiteral("position-ids"),
+         QStringLiteral("rope, --what cos or sin: one row per position id instead of 0..N-1. "
+                        "IDS is \"T,H,W;T,H,W;...\" - mrope's temporal, height and width ids "
+                        "(Qwen-VL); one number p is a text token, t = h = w = p - or @FILE with "
+                        "the same entries, one per line (# comments). The sequence length HF's "
+                        "rules see is max(id) + 1."),
+         QStringLiteral("IDS|@FILE")});
     options.addPlain({QStringLiteral("out"), QStringLiteral("Output file: .npy or .csv."),
                       QStringLiteral("FILE")});
     options.addPlain(formatOption());
@@ -195,12 +370,22 @@ int runData(const QStringList &args)
     if (parser.isSet(QStringLiteral("help")))
         showHelp(parser, args);
 
+    if (const std::optional<int> stored = writeStoredTable(parser))
+        return *stored;
     const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
     const EncodingSpec spec = model ? model->spec : specFromOptions(parser);
     DataOutput output = chosenOutput(parser, spec);
-    if (parser.isSet(QStringLiteral("scaled-table")))
-        output = scaledTable(spec, output);
     const QString positions = QStringLiteral("positions");
+    if (parser.isSet(QStringLiteral("position-ids"))) {
+        refuseOptions(parser, {positions},
+                      QStringLiteral("--position-ids (the ids are the rows; HF's sequence length "
+                                     "is max(id) + 1)"));
+        output = positionIdsTable(spec, output.name,
+                                  parsePositionIds(parser.value(QStringLiteral("position-ids"))),
+                                  parser.isSet(QStringLiteral("scaled-table")));
+    } else if (parser.isSet(QStringLiteral("scaled-table"))) {
+        output = scaledTable(spec, output);
+    }
     if (output.usesPositions && !parser.isSet(positions) && !model) // a model has its own
         throw UsageError{QStringLiteral("--positions is required")};
     if (!output.usesPositions)

@@ -4,6 +4,7 @@
 // no tensor data is read.
 #include "commandline.h"
 
+#include "formats/ggufconfig.h"
 #include "formats/hfcache.h"
 #include "formats/modeltensors.h"
 #include "model/modelcard.h"
@@ -211,12 +212,10 @@ int runInspect(const QStringList &args)
     const std::optional<ModelLocation> location = resolveModel(positional.constFirst(), &error);
     if (!location)
         throw UsageError{error};
-    std::optional<ModelConfig> config;
-    if (!location->configPath.isEmpty()) {
-        config = readHfConfig(location->configPath, &error);
-        if (!config)
-            throw UsageError{error};
-    }
+    // config.json, or a GGUF file's metadata.
+    const std::optional<ModelConfig> config = readModelConfig(*location, &error);
+    if (!config && !error.isEmpty())
+        throw UsageError{error};
     QJsonObject report{{QStringLiteral("source"), positional.constFirst()},
                        {QStringLiteral("kind"), nameOf(modelSourceKindNames, location->kind)}};
     if (!location->repoId.isEmpty()) {

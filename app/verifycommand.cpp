@@ -11,7 +11,6 @@
 
 #include <QFileInfo>
 
-#include <cmath>
 #include <cstdio>
 
 namespace pe::cli {
@@ -112,15 +111,6 @@ RopeQuantity guessQuantity(const Candidate &candidate)
     return RopeQuantity::Cos;
 }
 
-// llama.cpp stores llama3 / longrope scaling as per-pair divisors of the default frequencies
-// (ggml_rope_ext's freq_factors: theta_i = base^(-2i/d) / f_i); turn them into inv_freq.
-void frequencyFactorsToInverseFrequencies(RopeTable *table, qint64 rotatedDims, double base)
-{
-    for (std::size_t i = 0; i < table->values.size(); ++i)
-        table->values[i] =
-            std::pow(base, -2.0 * double(i) / double(rotatedDims)) / table->values[i];
-}
-
 } // namespace
 
 int runVerify(const QStringList &args)
@@ -203,8 +193,9 @@ int runVerify(const QStringList &args)
             throw UsageError{QStringLiteral("--what must be inv-freq for a GGUF file's "
                                             "rope_freqs.weight (got %1)")
                                  .arg(nameOf(ropeQuantityNames, verify.what))};
-        frequencyFactorsToInverseFrequencies(
-            &candidate.values, ropeTableColumns(model->spec.dims, reference), reference.ropeTheta);
+        // llama.cpp's per-pair divisors of the default frequencies, as inv_freq.
+        candidate.values.values =
+            ropeFrequenciesFromFactors(model->spec.dims, reference, candidate.values.values);
     }
 
     const std::optional<RopeVerifyResult> result =

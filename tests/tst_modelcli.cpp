@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -407,6 +408,71 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(QString::fromLocal8Bit(run.err).contains(message), run.err.constData());
         QCOMPARE(run.err.count('\n'), 1);
+    }
+
+    // `data --position-ids`: Qwen2.5-VL's mrope_section [16, 24, 24] over 64 pairs - pairs
+    // [0, 16) turn with t, [16, 40) with h, [40, 64) with w (apply_multimodal_rotary_pos_emb) -
+    // one row per (t, h, w) triple, against cos / sin of id * base^(-2i/128) in float64.
+    void mropePositionIds()
+    {
+        const QString config = path(u"qwen2.5-vl.json"_qs);
+        test::writeBytes(config, R"({"model_type": "qwen2_5_vl", "hidden_size": 3584,
+            "num_attention_heads": 28, "num_hidden_layers": 2, "rope_theta": 1000000.0,
+            "max_position_embeddings": 128000,
+            "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}})");
+        const std::vector<std::array<qint64, 3>> ids{{0, 0, 0}, {3, 1, 2}, {5, 5, 5}, {7, 40, 9}};
+        const QString idsFile = path(u"ids.txt"_qs);
+        test::writeBytes(idsFile, "# t h w\n3 1 2\n5\n7,40,9 # an image patch\n");
+        for (const bool sine : {false, true}) {
+            const QString out = path(sine ? u"sin.npy"_qs : u"cos.npy"_qs);
+            const test::RunResult run = test::runPescope(
+                {u"data"_qs, u"--config"_qs, config, u"--what"_qs, sine ? u"sin"_qs : u"cos"_qs,
+                 u"--position-ids"_qs, sine ? u"0,0,0;3,1,2;5;7,40,9"_qs : u"@"_qs + idsFile,
+                 u"--out"_qs, out});
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            QFile file(out);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray bytes = file.readAll();
+            const std::size_t first = sine ? 0 : 1; // the file has no (0, 0, 0) row
+            const std::size_t rows = ids.size() - first;
+            const qsizetype data = bytes.size() - qsizetype(rows * 128 * sizeof(double));
+            QVERIFY(data > 0);
+            for (std::size_t r = 0; r < rows; ++r) {
+                const auto &id = ids[first + r];
+                for (int c = 0; c < 128; ++c) {
+                    const int pair = c % 64;
+                    const qint64 position = pair < 16 ? id[0] : pair < 40 ? id[1] : id[2];
+                    const double angle =
+                        double(position) * (1.0 / std::pow(1000000.0, 2.0 * pair / 128.0));
+                    const double expected = sine ? std::sin(angle) : std::cos(angle);
+                    double got;
+                    std::memcpy(&got, bytes.constData() + data + (r * 128 + c) * 8, 8);
+                    QVERIFY2(std::abs(got - expected) <= 1e-12,
+                             qPrintable(u"row %1 column %2: %3 vs %4"_qs.arg(r).arg(c).arg(got).arg(
+                                 expected)));
+                }
+            }
+        }
+        const auto refused = [&](const QStringList &more, const char *message) {
+            const test::RunResult run = test::runPescope(
+                QStringList{u"data"_qs, u"--config"_qs, config, u"--out"_qs, path(u"x.npy"_qs)} +
+                more);
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.err.contains(message), run.err.constData());
+        };
+        refused({u"--what"_qs, u"cos"_qs, u"--position-ids"_qs, u"1,2"_qs},
+                "entry 1 (\"1,2\") has 2 numbers");
+        refused({u"--what"_qs, u"cos"_qs, u"--position-ids"_qs, u"1;2,x,3"_qs},
+                "\"x\" is not a position id");
+        refused({u"--what"_qs, u"cos"_qs, u"--position-ids"_qs, u"1;-4"_qs},
+                "\"-4\" is not a position id");
+        refused({u"--what"_qs, u"inv-freq"_qs, u"--position-ids"_qs, u"1"_qs},
+                "--position-ids applies to --what cos or sin");
+        refused(
+            {u"--what"_qs, u"cos"_qs, u"--position-ids"_qs, u"1"_qs, u"--positions"_qs, u"4"_qs},
+            "--positions does not apply to --position-ids");
+        refused({u"--what"_qs, u"cos"_qs, u"--position-ids"_qs, u"@"_qs + path(u"none.txt"_qs)},
+                "none.txt");
     }
 };
 

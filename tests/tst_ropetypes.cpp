@@ -363,6 +363,45 @@ private slots:
         QCOMPARE(divided, 29);
     }
 
+    // llama.cpp's rope_freqs.weight: per-pair divisors of base^(-2i/d), d the rotated dims.
+    void frequenciesFromFactors()
+    {
+        RopeConfig config = make(RopeType::Default, 500000.0);
+        config.partialRotaryFactor = 0.5; // head 128, 64 rotated dims: d = 64, not 128
+        const std::vector<double> factors{1.0, 2.5, 8.0, 0.0, -1.0};
+        const std::vector<double> theta = ropeFrequenciesFromFactors(128, config, factors);
+        QCOMPARE(theta.size(), factors.size());
+        for (std::size_t i = 0; i < 3; ++i)
+            PE_COMPARE_NEAR(theta[i], std::pow(500000.0, -2.0 * double(i) / 64.0) / factors[i],
+                            1e-15 * theta[i]);
+        QVERIFY(std::isnan(theta[3]));
+        QVERIFY(std::isnan(theta[4]));
+    }
+
+    // The factors llama.cpp's converter writes for Llama 3.1 (convert_hf_to_gguf.py, LlamaModel
+    // generate_extra_tensors, transcribed in float64 here) give back HF's llama3 inv_freq.
+    void llama31FactorsGiveHfFrequencies()
+    {
+        const double base = 500000.0, factor = 8.0, low = 1.0, high = 4.0, old = 8192.0;
+        std::vector<double> factors;
+        for (int i = 0; i < 64; ++i) {
+            const double freq = 1.0 / std::pow(base, 2.0 * i / 128.0);
+            const double wavelen = 2 * pi / freq;
+            if (wavelen < old / high) {
+                factors.push_back(1.0);
+            } else if (wavelen > old / low) {
+                factors.push_back(factor);
+            } else {
+                const double smooth = (old / wavelen - low) / (high - low);
+                factors.push_back(1.0 / ((1 - smooth) / factor + smooth));
+            }
+        }
+        RopeConfig config = make(RopeType::Default, base);
+        const std::vector<double> fromFactors = ropeFrequenciesFromFactors(128, config, factors);
+        compareFrequencies(fromFactors, ropeInverseFrequencies(128, llama31()).inverseFrequencies,
+                           1e-14);
+    }
+
     // NTK-aware: base' = base * s^(d / (d - 2)), chosen so the slowest pair is exactly 1/s of
     // the original one while pair 0 stays at 1.
     void ntkStretchesTheBase()

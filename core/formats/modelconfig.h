@@ -17,6 +17,7 @@
 #pragma once
 
 #include "fields/choicenames.h"
+#include "io/userfile.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -126,8 +127,7 @@ struct ModelConfig
 };
 
 namespace limits {
-// config.json files are a few KB; anything near this is not a model config.
-constexpr qint64 maxConfigBytes = 16 * 1024 * 1024;
+// maxConfigBytes (config.json files are a few KB) is in io/userfile.h.
 // Bounds the per-layer map a config can ask for.
 constexpr qint64 maxLayers = 100000;
 } // namespace limits

@@ -3,6 +3,7 @@
 #include "modelconfig.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace pe {
 
@@ -125,6 +126,62 @@ bool ModelTensors::readRows(const QString &name, qint64 firstRow, qint64 rowCoun
         },
         m_source);
     return file && readTensorRows(*file, *tensor, firstRow, rowCount, out, error);
+}
+
+bool ModelTensors::streamRows(const QString &name,
+                              const std::function<bool(const float *, qint64)> &sink,
+                              QString *error, qint64 chunkBytes)
+{
+    const TensorInfo *tensor = find(name, error);
+    if (!tensor)
+        return false;
+    const qint64 rows = tensor->rowCount(), rowLength = std::max<qint64>(tensor->rowLength(), 1);
+    const MappedFile *file = std::visit(
+        [](const auto &source) -> const MappedFile * {
+            using T = std::decay_t<decltype(source)>;
+            if constexpr (std::is_same_v<T, std::monostate> ||
+                          std::is_same_v<T, ShardedSafetensors>)
+                return nullptr;
+            else
+                return &source.file();
+        },
+        m_source);
+    // F32 as stored is what the sink wants: hand it the mapped bytes (little-endian hosts; the
+    // readers checked the tensor's byte range against the file's size).
+    if (file && tensor->dtype == TensorDType::F32 && Q_BYTE_ORDER == Q_LITTLE_ENDIAN &&
+        tensor->offset >= 0 && tensor->offset + tensor->byteSize <= file->size() &&
+        tensor->byteSize == tensor->elementCount() * qint64(sizeof(float))) {
+        const uchar *bytes = file->data() + tensor->offset;
+        if (reinterpret_cast<quintptr>(bytes) % alignof(float) == 0) {
+            const auto *values = reinterpret_cast<const float *>(bytes);
+            const qint64 total = tensor->elementCount();
+            const qint64 step = std::max<qint64>(chunkBytes / qint64(sizeof(float)), 1);
+            for (qint64 done = 0; done < total; done += step)
+                if (!sink(values + done, std::min(step, total - done)))
+                    return false;
+            return true;
+        }
+    }
+    const qint64 rowsPerChunk = std::clamp<qint64>(chunkBytes / qint64(sizeof(float)) / rowLength,
+                                                   1, std::max<qint64>(rows, 1));
+    // Not value-initialised: every element is written by the conversion before it is read.
+    std::unique_ptr<float[]> buffer(new float[std::size_t(rowsPerChunk * rowLength)]);
+    std::vector<float> shardRows;
+    for (qint64 first = 0; first < rows; first += rowsPerChunk) {
+        const qint64 count = std::min(rowsPerChunk, rows - first);
+        const float *chunk = buffer.get();
+        if (file) {
+            if (!convertTensorRows(*file, *tensor, first, count, buffer.get(), error))
+                return false;
+        } else {
+            if (!readRows(name, first, count, &shardRows, error))
+                return false;
+            chunk = shardRows.data();
+        }
+        if (!sink(chunk, count * rowLength))
+            return false;
+    }
+    return true;
 }
 
 std::optional<std::vector<TensorInfo>> ModelTensors::allTensors(QString *error)

@@ -11,6 +11,8 @@
 
 #include <QStringList>
 
+#include <functional>
+
 #include <optional>
 #include <variant>
 #include <vector>
@@ -36,6 +38,13 @@ public:
     const TensorInfo *find(const QString &name, QString *error);
     [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                 std::vector<float> *out, QString *error);
+    // Passes the rows of `name` to `sink` as float32, in chunks of about `chunkBytes`, without
+    // materialising the tensor: aligned F32 rows straight from the mapped file, other types (and
+    // a sharded model's) converted one chunk at a time. `sink(values, count)` returns false to
+    // stop (then streamRows returns false and leaves *error as the sink set it).
+    [[nodiscard]] bool streamRows(const QString &name,
+                                  const std::function<bool(const float *, qint64)> &sink,
+                                  QString *error, qint64 chunkBytes = qint64(4) << 20);
     // Every descriptor in name order (a sharded model's shard headers all get parsed, no tensor
     // data is read), for listings such as `pescope inspect`.
     std::optional<std::vector<TensorInfo>> allTensors(QString *error);

@@ -1,5 +1,6 @@
 #include "model/modelspec.h"
 
+#include "formats/ggufconfig.h"
 #include "formats/hfcache.h"
 #include "rope/ropeconfig.h"
 
@@ -123,13 +124,19 @@ std::optional<ModelLayerSpec> openModelSpec(const ModelRequest &request, QString
     const std::optional<ModelLocation> location = resolveModel(request.source, error);
     if (!location)
         return std::nullopt;
-    bool table = request.table || !request.tensor.isEmpty() || location->configPath.isEmpty();
+    bool table = request.table || !request.tensor.isEmpty();
     std::optional<ModelConfig> config;
     if (!table) {
-        config = readHfConfig(location->configPath, error);
-        if (!config)
+        // config.json, or a GGUF file's metadata; neither: the file's table.
+        QString configError;
+        config = readModelConfig(*location, &configError);
+        if (!config && !configError.isEmpty()) {
+            if (error)
+                *error = configError;
             return std::nullopt;
-        table = config->absolute.kind != AbsolutePositionKind::None && !config->usesRope();
+        }
+        table =
+            !config || (config->absolute.kind != AbsolutePositionKind::None && !config->usesRope());
     }
     if (!table)
         return modelLayerSpec(*config, request.layer, error);

@@ -9,21 +9,22 @@
 
 namespace pe {
 
-std::shared_ptr<const PositionTable> loadPositionTable(const QString &source, const QString &tensor,
+std::optional<PositionTableSource> locatePositionTable(const QString &source, const QString &tensor,
                                                        qint64 offset, QString *error)
 {
     const std::optional<ModelLocation> location = resolveModel(source, error);
     if (!location)
-        return nullptr;
+        return std::nullopt;
     std::optional<ModelConfig> config;
     if (!location->configPath.isEmpty()) {
         config = readHfConfig(location->configPath, error);
         if (!config)
-            return nullptr;
+            return std::nullopt;
     }
-    ModelTensors tensors;
+    auto opened = std::make_unique<ModelTensors>();
+    ModelTensors &tensors = *opened;
     if (!tensors.open(*location, error))
-        return nullptr;
+        return std::nullopt;
     const QStringList names = tensors.tensorNames();
     // The table config.json describes (its offset applies to it, not to other tensors).
     const QString configTable = config ? findPositionTable(*config, names) : QString();
@@ -40,18 +41,18 @@ std::shared_ptr<const PositionTable> loadPositionTable(const QString &source, co
                               config && config->usesRope()
                                   ? QStringLiteral("its positions are rotary: see --config")
                                   : QStringLiteral("no tensor has a position table's name"));
-            return nullptr;
+            return std::nullopt;
         }
     }
     const TensorInfo *info = tensors.find(name, error);
     if (!info)
-        return nullptr;
+        return std::nullopt;
     if (info->shape.size() != 2) {
         *error = QStringLiteral("%1: tensor %2 has %3 dimensions; a position table has 2 "
                                 "(positions x dims)")
                      .arg(tensors.path(), name)
                      .arg(info->shape.size());
-        return nullptr;
+        return std::nullopt;
     }
     const qint64 rows = info->shape[0], columns = info->shape[1];
     if (rows < 1 || columns < 1 || columns > limits::maxDims ||
@@ -63,9 +64,14 @@ std::shared_ptr<const PositionTable> loadPositionTable(const QString &source, co
                      .arg(columns)
                      .arg(formatBytes(double(limits::maxTableBytes)))
                      .arg(limits::maxDims);
-        return nullptr;
+        return std::nullopt;
     }
-    auto table = std::make_shared<PositionTable>();
+    if (const QString why = tensorUnreadableReason(*info); !why.isEmpty()) {
+        *error = QStringLiteral("%1: %2").arg(info->file, why);
+        return std::nullopt;
+    }
+    PositionTableSource found;
+    PositionTable *table = &found.table;
     table->source = source;
     table->file = tensors.path();
     table->tensor = name;
@@ -86,9 +92,20 @@ std::shared_ptr<const PositionTable> loadPositionTable(const QString &source, co
                      .arg(table->offset)
                      .arg(name)
                      .arg(rows);
-        return nullptr;
+        return std::nullopt;
     }
-    if (!tensors.readRows(name, 0, -1, &table->values, error))
+    found.tensors = std::move(opened);
+    return found;
+}
+
+std::shared_ptr<const PositionTable> loadPositionTable(const QString &source, const QString &tensor,
+                                                       qint64 offset, QString *error)
+{
+    std::optional<PositionTableSource> found = locatePositionTable(source, tensor, offset, error);
+    if (!found)
+        return nullptr;
+    auto table = std::make_shared<PositionTable>(std::move(found->table));
+    if (!found->tensors->readRows(table->tensor, 0, -1, &table->values, error))
         return nullptr;
     const auto [lo, hi] = std::minmax_element(table->values.begin(), table->values.end());
     table->minimum = *lo;

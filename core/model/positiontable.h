@@ -6,9 +6,12 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace pe {
+
+class ModelTensors;
 
 namespace limits {
 // Largest table read into memory (a 1M x 8192 float32 table is 32 GiB; real ones are MBs).
@@ -43,6 +46,17 @@ struct PositionTable
 // array). The offset is the config's unless `offset` >= 0. 2-D tensors only. Null with *error
 // naming the file and the problem.
 std::shared_ptr<const PositionTable> loadPositionTable(const QString &source, const QString &tensor,
+                                                       qint64 offset, QString *error);
+
+// What loadPositionTable() reads, found and checked but not read: the table's description
+// (values empty, minimum and maximum 0) and the opened tensors that hold it, for streaming its
+// rows straight from the mapped file (`pescope data --what positions`).
+struct PositionTableSource
+{
+    PositionTable table;
+    std::unique_ptr<ModelTensors> tensors;
+};
+std::optional<PositionTableSource> locatePositionTable(const QString &source, const QString &tensor,
                                                        qint64 offset, QString *error);
 
 } // namespace pe

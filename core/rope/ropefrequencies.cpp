@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace pe {
@@ -205,6 +206,20 @@ qint64 ropeFrequencyCount(qint64 headDim, const RopeConfig &config)
     if (config.ropeType == RopeType::Proportional)
         return headDim / 2;
     return (ropeRotaryDims(headDim, config) + 1) / 2;
+}
+
+std::vector<double> ropeFrequenciesFromFactors(qint64 headDim, const RopeConfig &config,
+                                               std::span<const double> factors)
+{
+    const double dim = double(ropeRotaryDims(headDim, config));
+    std::vector<double> out(factors.size());
+    for (std::size_t i = 0; i < factors.size(); ++i) {
+        const double f = factors[i];
+        out[i] = finite(f) && f > 0 && dim > 0
+                     ? 1.0 / std::pow(config.ropeTheta, double(2 * i) / dim) / f
+                     : std::numeric_limits<double>::quiet_NaN();
+    }
+    return out;
 }
 
 std::optional<double> ropeEffectiveFactor(const RopeConfig &config)

@@ -18,6 +18,8 @@
 
 #include <QStringList>
 
+#include <span>
+
 namespace pe {
 
 // Largest head dim, context and sequence length accepted (beyond any model's today).
@@ -56,6 +58,14 @@ RopeFrequencies ropeInverseFrequencies(qint64 headDim, const RopeConfig &config)
 // max_position_embeddings / original_max_position_embeddings; proportional: 1). nullopt when
 // neither is available.
 std::optional<double> ropeEffectiveFactor(const RopeConfig &config);
+
+// llama.cpp's per-pair frequency factors (a GGUF file's rope_freqs.weight, written for llama3
+// scaling; ggml_rope_ext's freq_factors) turned into inv_freq: theta_i = base^(-2i/d) / f_i with
+// base = config.ropeTheta and d = ropeRotaryDims(headDim, config), the default frequencies HF
+// computes for that base divided pair by pair. One value per factor; a factor <= 0 or not finite
+// gives NaN (no frequency), so that a comparison reports it instead of dividing by it.
+std::vector<double> ropeFrequenciesFromFactors(qint64 headDim, const RopeConfig &config,
+                                               std::span<const double> factors);
 
 // get_mscale inside HF v5 `_compute_yarn_parameters` (DeepSeek's yarn_get_mscale):
 // 1 for scale <= 1, else 0.1 * mscale * ln(scale) + 1. DeepSeek V2/V3 also multiply the softmax

@@ -1,0 +1,617 @@
+#include "formats/ggufconfig.h"
+
+#include "formats/gguffile.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+// Beyond any model's today (as the RoPE code's own bounds).
+constexpr qint64 maxContext = qint64(1) << 31;
+constexpr qint64 maxHeadDim = 65536;
+
+// Layer i slides (llama_hparams::set_swa_pattern, dense_first = false) - for architectures whose
+// pattern llama.cpp's llama-model.cpp sets in code instead of reading it from the file.
+struct ArchPattern
+{
+    const char *arch;
+    qint64 pattern;
+    double swaBase; // rope_freq_base_train_swa it sets; 0: the global base
+};
+constexpr ArchPattern archPatterns[] = {
+    {"gemma2", 2, 0.0},
+    {"gemma3", 6, 10000.0},
+    {"cohere2", 4, 0.0},
+};
+
+QString typeText(const GgufValue &v)
+{
+    return v.isArray() ? QStringLiteral("an array of %1").arg(ggufTypeName(v.arrayType))
+                       : QStringLiteral("a %1").arg(ggufTypeName(v.type));
+}
+
+QString numberText(double x)
+{
+    return QString::number(x, 'g', 17);
+}
+
+class Reader
+{
+public:
+    Reader(const GgufFile &file, ModelConfig &out) : m_file(file), m_out(out) {}
+
+    bool run(QString *error);
+
+private:
+    QString key(const QString &suffix) const { return m_arch + QLatin1Char('.') + suffix; }
+    void read(const QString &what, const QString &suffix)
+    {
+        m_out.readFrom += QStringLiteral("%1 (%2)").arg(what, key(suffix));
+    }
+    void assume(const QString &what) { m_out.assumed += what; }
+    bool fail(const QString &why)
+    {
+        m_error = QStringLiteral("%1: %2").arg(m_file.path(), why);
+        return false;
+    }
+    // A scalar integer key in [min, max]; absent: true with *out unchanged. An array of
+    // integers (per-layer head counts) gives its largest element when `perLayer`.
+    bool integer(const QString &suffix, qint64 min, qint64 max, std::optional<qint64> *out,
+                 bool perLayer = false);
+    bool number(const QString &suffix, double min, double max, std::optional<double> *out);
+    bool factors(const QString &tensor, qint64 count, std::vector<double> *out, bool *present);
+    bool sliding(qint64 layers, std::vector<bool> *swa, qint64 *window);
+    QJsonObject rope(double base, const QJsonObject &scaling) const;
+
+    const GgufFile &m_file;
+    ModelConfig &m_out;
+    QString m_arch;
+    QString m_error;
+};
+
+bool Reader::integer(const QString &suffix, qint64 min, qint64 max, std::optional<qint64> *out,
+                     bool perLayer)
+{
+    const QString name = key(suffix);
+    const GgufValue *v = m_file.value(name);
+    if (!v)
+        return true;
+    std::optional<qint64> value;
+    if (perLayer && v->isArray()) {
+        QString error;
+        const std::optional<std::vector<qint64>> list = m_file.intArray(name, &error, maxContext);
+        if (!list) {
+            m_error = error;
+            return false;
+        }
+        for (const qint64 x : *list)
+            value = std::max(value.value_or(x), x);
+        if (!value)
+            return fail(QStringLiteral("%1 is an empty array").arg(name));
+    } else {
+        value = v->toInt();
+        if (!value)
+            return fail(QStringLiteral("%1 must be an integer, it is %2%3")
+                            .arg(name, typeText(*v),
+                                 v->type == GgufType::UInt64
+                                     ? QStringLiteral(" too large for a signed 64-bit integer")
+                                     : QString()));
+    }
+    if (*value < min || *value > max)
+        return fail(QStringLiteral("%1 is %2; it must be between %3 and %4")
+                        .arg(name)
+                        .arg(*value)
+                        .arg(min)
+                        .arg(max));
+    *out = value;
+    return true;
+}
+
+bool Reader::number(const QString &suffix, double min, double max, std::optional<double> *out)
+{
+    const QString name = key(suffix);
+    const GgufValue *v = m_file.value(name);
+    if (!v)
+        return true;
+    const std::optional<double> value = v->toDouble();
+    if (!value)
+        return fail(QStringLiteral("%1 must be a number, it is %2").arg(name, typeText(*v)));
+    if (!std::isfinite(*value) || *value < min || *value > max)
+        return fail(QStringLiteral("%1 is %2; it must be a number between %3 and %4")
+                        .arg(name, numberText(*value), numberText(min), numberText(max)));
+    *out = value;
+    return true;
+}
+
+// A 1-D float tensor of `count` positive, finite per-pair factors.
+bool Reader::factors(const QString &tensor, qint64 count, std::vector<double> *out, bool *present)
+{
+    const TensorInfo *info = m_file.find(tensor);
+    *present = info != nullptr;
+    if (!info)
+        return true;
+    if (info->shape.size() != 1 || info->shape[0] != count)
+        return fail(QStringLiteral("tensor %1 has shape %2; the rotation has %3 pairs, so it "
+                                   "must hold %3 factors")
+                        .arg(tensor, info->shapeString())
+                        .arg(count));
+    std::vector<float> values;
+    QString error;
+    if (!m_file.read(tensor, &values, &error)) {
+        m_error = error;
+        return false;
+    }
+    out->assign(values.begin(), values.end());
+    for (std::size_t i = 0; i < out->size(); ++i)
+        if (!std::isfinite((*out)[i]) || (*out)[i] <= 0)
+            return fail(QStringLiteral("element %1 of tensor %2 is %3; a frequency factor must "
+                                       "be a positive number")
+                            .arg(i)
+                            .arg(tensor, numberText((*out)[i])));
+    return true;
+}
+
+bool Reader::sliding(qint64 layers, std::vector<bool> *swa, qint64 *window)
+{
+    std::optional<qint64> w;
+    if (!integer(QStringLiteral("attention.sliding_window"), 0, maxContext, &w))
+        return false;
+    *window = w.value_or(0);
+    swa->assign(std::size_t(layers), false);
+    if (*window <= 0)
+        return true;
+    read(QStringLiteral("sliding window = %1 tokens").arg(*window),
+         QStringLiteral("attention.sliding_window"));
+    const QString patternSuffix = QStringLiteral("attention.sliding_window_pattern");
+    const QString patternKey = key(patternSuffix);
+    const GgufValue *p = m_file.value(patternKey);
+    std::optional<qint64> pattern;
+    if (p && p->isArray()) {
+        if (p->arrayType != GgufType::Bool)
+            return fail(QStringLiteral("%1 must be an integer or an array of BOOL, it is %2")
+                            .arg(patternKey, typeText(*p)));
+        if (p->arrayCount != layers)
+            return fail(QStringLiteral("%1 holds %2 flags; block_count is %3")
+                            .arg(patternKey)
+                            .arg(p->arrayCount)
+                            .arg(layers));
+        // BOOL elements are one byte each, checked to be 0 or 1 when the file was opened.
+        const uchar *flags = m_file.file().data() + p->arrayOffset;
+        for (qint64 i = 0; i < layers; ++i)
+            (*swa)[std::size_t(i)] = flags[i] != 0;
+        read(QStringLiteral("sliding layers: one flag per layer"), patternSuffix);
+        return true;
+    }
+    if (!integer(patternSuffix, 0, layers > 0 ? layers : maxContext, &pattern))
+        return false;
+    if (pattern) {
+        read(QStringLiteral("sliding window pattern = %1").arg(*pattern), patternSuffix);
+    } else {
+        for (const ArchPattern &a : archPatterns)
+            if (m_arch == QLatin1String(a.arch))
+                pattern = a.pattern;
+        if (pattern)
+            assume(QStringLiteral("sliding window pattern = %1: llama.cpp's llama-model.cpp sets "
+                                  "it for %2 (the file has no %3)")
+                       .arg(*pattern)
+                       .arg(m_arch, patternKey));
+        else
+            assume(QStringLiteral("every layer slides: the file has %1 and no %2 (llama.cpp "
+                                  "then applies the window to every layer)")
+                       .arg(key(QStringLiteral("attention.sliding_window")), patternKey));
+    }
+    const qint64 n = pattern.value_or(0);
+    for (qint64 i = 0; i < layers; ++i)
+        (*swa)[std::size_t(i)] = n == 0 || i % n < n - 1;
+    return true;
+}
+
+bool Reader::run(QString *error)
+{
+    const auto finish = [&](bool ok) {
+        if (!ok && error)
+            *error = m_error;
+        return ok;
+    };
+    const GgufValue *archValue = m_file.value(QStringLiteral("general.architecture"));
+    const std::optional<QString> arch = archValue ? archValue->toString() : std::nullopt;
+    if (!arch)
+        return finish(fail(QStringLiteral("general.architecture must be a string, it is %1")
+                               .arg(typeText(*archValue))));
+    m_arch = *arch;
+    if (m_arch.isEmpty() || m_arch.size() > 64 || m_arch.contains(QLatin1Char('.')))
+        return finish(fail(QStringLiteral("general.architecture \"%1\" is not an architecture "
+                                          "name")
+                               .arg(m_arch.left(64))));
+    m_out.modelType = m_arch;
+    m_out.architectures = {m_arch};
+    m_out.readFrom += QStringLiteral("architecture = %1 (general.architecture)").arg(m_arch);
+
+    std::optional<qint64> context, embedding, blocks, heads, headsKv, keyLength;
+    if (!integer(QStringLiteral("context_length"), 1, maxContext, &context) ||
+        !integer(QStringLiteral("embedding_length"), 1, qint64(1) << 24, &embedding) ||
+        !integer(QStringLiteral("block_count"), 0, limits::maxLayers, &blocks) ||
+        !integer(QStringLiteral("attention.head_count"), 0, 1 << 20, &heads, true) ||
+        !integer(QStringLiteral("attention.head_count_kv"), 0, 1 << 20, &headsKv, true) ||
+        !integer(QStringLiteral("attention.key_length"), 1, maxHeadDim, &keyLength))
+        return finish(false);
+    if (context) {
+        m_out.maxPositionEmbeddings = *context;
+        read(QStringLiteral("context = %1").arg(*context), QStringLiteral("context_length"));
+    } else {
+        assume(QStringLiteral("context unknown: the file has no %1")
+                   .arg(key(QStringLiteral("context_length"))));
+    }
+    if (embedding) {
+        m_out.hiddenSize = *embedding;
+        read(QStringLiteral("hidden_size = %1").arg(*embedding),
+             QStringLiteral("embedding_length"));
+    }
+    if (heads) {
+        m_out.numAttentionHeads = *heads;
+        read(QStringLiteral("num_attention_heads = %1").arg(*heads),
+             QStringLiteral("attention.head_count"));
+    }
+    if (headsKv)
+        m_out.numKeyValueHeads = *headsKv;
+    if (keyLength) {
+        m_out.headDim = *keyLength;
+        read(QStringLiteral("head_dim = %1").arg(*keyLength),
+             QStringLiteral("attention.key_length"));
+    } else if (embedding && heads && *heads > 0) {
+        m_out.headDim = *embedding / *heads;
+        read(QStringLiteral("head_dim = %1 = embedding_length / head_count").arg(m_out.headDim),
+             QStringLiteral("embedding_length"));
+    }
+    if (blocks) {
+        m_out.numHiddenLayers = *blocks;
+        read(QStringLiteral("layers = %1").arg(*blocks), QStringLiteral("block_count"));
+    }
+
+    // Which positions: any rope.* key means rotation; else a learned table or ALiBi.
+    bool ropeKeys = false;
+    const QString ropePrefix = key(QStringLiteral("rope."));
+    for (const QString &k : m_file.keys())
+        ropeKeys = ropeKeys || k.startsWith(ropePrefix);
+    const TensorInfo *table = m_file.positionEmbedding();
+    const bool alibi = m_file.value(key(QStringLiteral("attention.max_alibi_bias"))) != nullptr;
+    LayerPositionKind kind = LayerPositionKind::None;
+    if (ropeKeys)
+        kind = LayerPositionKind::Rope;
+    else if (table)
+        kind = LayerPositionKind::Absolute;
+    else if (alibi)
+        kind = LayerPositionKind::Alibi;
+    else
+        assume(QStringLiteral("positional scheme unknown: the file has no %1* keys, no "
+                              "position_embd.weight and no %2")
+                   .arg(ropePrefix, key(QStringLiteral("attention.max_alibi_bias"))));
+
+    if (kind == LayerPositionKind::Absolute) {
+        AbsolutePositions &a = m_out.absolute;
+        a.kind = AbsolutePositionKind::Learned;
+        a.tableRows = table->shape.empty() ? 0 : table->shape.front();
+        a.positions = context.value_or(a.tableRows);
+        a.tensorNames = {table->name};
+        m_out.readFrom +=
+            QStringLiteral("learned position table position_embd.weight, %1 rows").arg(a.tableRows);
+    }
+
+    QJsonObject global, local;
+    qint64 rotaryDims = 0, rotaryDimsSwa = 0;
+    if (kind == LayerPositionKind::Rope) {
+        std::optional<qint64> nRot, nRotSwa;
+        std::optional<double> base, baseSwa;
+        if (!integer(QStringLiteral("rope.dimension_count"), 1, maxHeadDim, &nRot) ||
+            !integer(QStringLiteral("rope.dimension_count_swa"), 1, maxHeadDim, &nRotSwa) ||
+            !number(QStringLiteral("rope.freq_base"), 1e-300, 1e300, &base) ||
+            !number(QStringLiteral("rope.freq_base_swa"), 1e-300, 1e300, &baseSwa))
+            return finish(false);
+        if (nRot) {
+            rotaryDims = *nRot;
+            read(QStringLiteral("rotated dims per head = %1").arg(*nRot),
+                 QStringLiteral("rope.dimension_count"));
+        } else if (m_out.headDim > 0) {
+            rotaryDims = m_out.headDim;
+            assume(QStringLiteral("rotated dims per head = head_dim %1 (the file has no %2)")
+                       .arg(m_out.headDim)
+                       .arg(key(QStringLiteral("rope.dimension_count"))));
+        } else {
+            return finish(fail(QStringLiteral("%1 is missing and the head size is unknown (no "
+                                              "attention.key_length, or embedding_length and "
+                                              "attention.head_count)")
+                                   .arg(key(QStringLiteral("rope.dimension_count")))));
+        }
+        if (rotaryDims < 2)
+            return finish(fail(QStringLiteral("%1 is %2: a rotation needs at least 2 dims")
+                                   .arg(key(QStringLiteral("rope.dimension_count")))
+                                   .arg(rotaryDims)));
+        if (m_out.headDim == 0)
+            m_out.headDim = rotaryDims;
+        rotaryDimsSwa = nRotSwa.value_or(rotaryDims);
+        if (base)
+            read(QStringLiteral("rope_theta = %1").arg(numberText(*base)),
+                 QStringLiteral("rope.freq_base"));
+        else
+            assume(QStringLiteral("rope_theta = 10000: the file has no %1 (llama.cpp's default)")
+                       .arg(key(QStringLiteral("rope.freq_base"))));
+
+        // Scaling.
+        QJsonObject scaling;
+        const GgufValue *typeValue = m_file.value(key(QStringLiteral("rope.scaling.type")));
+        QString type;
+        if (typeValue) {
+            const std::optional<QString> t = typeValue->toString();
+            if (!t)
+                return finish(
+                    fail(QStringLiteral("%1 must be a string, it is %2")
+                             .arg(key(QStringLiteral("rope.scaling.type")), typeText(*typeValue))));
+            type = *t;
+        }
+        std::optional<double> factor, attnFactor, yarnAttn, betaFast, betaSlow, logMul, linear;
+        std::optional<qint64> original;
+        if (!number(QStringLiteral("rope.scaling.factor"), 1e-300, 1e300, &factor) ||
+            !number(QStringLiteral("rope.scale_linear"), 1e-300, 1e300, &linear) ||
+            !number(QStringLiteral("rope.scaling.attn_factor"), 1e-300, 1e300, &attnFactor) ||
+            !number(QStringLiteral("rope.scaling.yarn_attn_factor"), 1e-300, 1e300, &yarnAttn) ||
+            !number(QStringLiteral("rope.scaling.yarn_beta_fast"), -1e300, 1e300, &betaFast) ||
+            !number(QStringLiteral("rope.scaling.yarn_beta_slow"), -1e300, 1e300, &betaSlow) ||
+            !number(QStringLiteral("rope.scaling.yarn_log_multiplier"), 0, 1e300, &logMul) ||
+            !integer(QStringLiteral("rope.scaling.original_context_length"), 1, maxContext,
+                     &original))
+            return finish(false);
+        if (type.isEmpty() && linear) { // files converted before rope.scaling.* existed
+            type = QStringLiteral("linear");
+            factor = linear;
+            read(QStringLiteral("linear scaling, factor %1").arg(numberText(*linear)),
+                 QStringLiteral("rope.scale_linear"));
+        }
+        const qint64 pairs = (rotaryDims + 1) / 2;
+        std::vector<double> freqs, shortFactors, longFactors;
+        bool hasFreqs = false, hasShort = false, hasLong = false;
+        if (!factors(QStringLiteral("rope_freqs.weight"), pairs, &freqs, &hasFreqs) ||
+            !factors(QStringLiteral("rope_factors_short.weight"), pairs, &shortFactors,
+                     &hasShort) ||
+            !factors(QStringLiteral("rope_factors_long.weight"), pairs, &longFactors, &hasLong))
+            return finish(false);
+        const auto list = [](const std::vector<double> &v) {
+            QJsonArray a;
+            for (const double x : v)
+                a.append(x);
+            return a;
+        };
+        const qint64 originalContext = original.value_or(context.value_or(0));
+        const auto putOriginal = [&] {
+            if (originalContext > 0)
+                scaling.insert(QStringLiteral("original_max_position_embeddings"), originalContext);
+            if (original)
+                read(QStringLiteral("original_max_position_embeddings = %1").arg(*original),
+                     QStringLiteral("rope.scaling.original_context_length"));
+        };
+        if (type == QLatin1String("linear")) {
+            if (!factor)
+                return finish(fail(QStringLiteral("%1 is linear but %2 is missing")
+                                       .arg(key(QStringLiteral("rope.scaling.type")),
+                                            key(QStringLiteral("rope.scaling.factor")))));
+            scaling.insert(QStringLiteral("rope_type"), QStringLiteral("linear"));
+            scaling.insert(QStringLiteral("factor"), *factor);
+        } else if (type == QLatin1String("yarn")) {
+            scaling.insert(QStringLiteral("rope_type"), QStringLiteral("yarn"));
+            if (factor)
+                scaling.insert(QStringLiteral("factor"), *factor);
+            putOriginal();
+            if (betaFast)
+                scaling.insert(QStringLiteral("beta_fast"), *betaFast);
+            if (betaSlow)
+                scaling.insert(QStringLiteral("beta_slow"), *betaSlow);
+            if (yarnAttn) {
+                scaling.insert(QStringLiteral("attention_factor"), *yarnAttn);
+                read(QStringLiteral("attention_factor = %1").arg(numberText(*yarnAttn)),
+                     QStringLiteral("rope.scaling.yarn_attn_factor"));
+            }
+            if (logMul && *logMul > 0) {
+                // convert_hf_to_gguf (DeepSeek V2/V3) writes 0.1 * mscale_all_dim; their
+                // configs give mscale the same value, which makes HF's attention factor 1.
+                const double all = *logMul / 0.1;
+                scaling.insert(QStringLiteral("mscale_all_dim"), all);
+                scaling.insert(QStringLiteral("mscale"), all);
+                read(QStringLiteral("mscale_all_dim = %1 = yarn_log_multiplier / 0.1")
+                         .arg(numberText(all)),
+                     QStringLiteral("rope.scaling.yarn_log_multiplier"));
+                assume(QStringLiteral("mscale = mscale_all_dim = %1: GGUF stores only "
+                                      "yarn_log_multiplier (DeepSeek V2/V3 configs have both "
+                                      "equal)")
+                           .arg(numberText(all)));
+            }
+        } else if (type == QLatin1String("longrope") || hasShort || hasLong) {
+            if (!hasShort || !hasLong)
+                return finish(fail(QStringLiteral("longrope needs both rope_factors_short.weight "
+                                                  "and rope_factors_long.weight; the file has "
+                                                  "only %1")
+                                       .arg(hasShort  ? QStringLiteral("the short one")
+                                            : hasLong ? QStringLiteral("the long one")
+                                                      : QStringLiteral("neither"))));
+            scaling.insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
+            scaling.insert(QStringLiteral("short_factor"), list(shortFactors));
+            scaling.insert(QStringLiteral("long_factor"), list(longFactors));
+            if (factor)
+                scaling.insert(QStringLiteral("factor"), *factor);
+            putOriginal();
+            if (attnFactor) {
+                scaling.insert(QStringLiteral("attention_factor"), *attnFactor);
+                read(QStringLiteral("attention_factor = %1").arg(numberText(*attnFactor)),
+                     QStringLiteral("rope.scaling.attn_factor"));
+            }
+            m_out.readFrom += QStringLiteral("longrope short_factor and long_factor "
+                                             "(rope_factors_short.weight, "
+                                             "rope_factors_long.weight)");
+        } else if (type.isEmpty() || type == QLatin1String("none")) {
+            if (hasFreqs) {
+                scaling.insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
+                scaling.insert(QStringLiteral("short_factor"), list(freqs));
+                scaling.insert(QStringLiteral("long_factor"), list(freqs));
+                scaling.insert(QStringLiteral("attention_factor"), 1.0);
+                if (context)
+                    scaling.insert(QStringLiteral("original_max_position_embeddings"), *context);
+                m_out.readFrom += QStringLiteral("per-pair frequency divisors "
+                                                 "(rope_freqs.weight, %1 values)")
+                                      .arg(pairs);
+                assume(QStringLiteral("rope_freqs.weight holds llama.cpp's per-pair divisors "
+                                      "(written for llama3 scaling; the file does not keep "
+                                      "factor, low_freq_factor and high_freq_factor): shown as "
+                                      "longrope with short_factor = long_factor = those "
+                                      "divisors and attention_factor 1, which gives the same "
+                                      "inv_freq"));
+            }
+        } else {
+            return finish(fail(QStringLiteral("%1 is \"%2\"; pescope knows none, linear, yarn "
+                                              "and longrope")
+                                   .arg(key(QStringLiteral("rope.scaling.type")), type.left(64))));
+        }
+        if (attnFactor && !scaling.contains(QLatin1String("attention_factor")))
+            assume(
+                QStringLiteral("%1 = %2 is llama.cpp's own multiplier of cos and sin; it has "
+                               "no Hugging Face key and is not applied")
+                    .arg(key(QStringLiteral("rope.scaling.attn_factor")), numberText(*attnFactor)));
+
+        // mrope (Qwen2-VL, Qwen2.5-VL: sections; Qwen3-VL: interleaved).
+        const QString sectionsKey = key(QStringLiteral("rope.dimension_sections"));
+        if (m_file.value(sectionsKey)) {
+            QString arrayError;
+            const std::optional<std::vector<qint64>> sections =
+                m_file.intArray(sectionsKey, &arrayError, 4);
+            if (!sections)
+                return finish(fail(
+                    QStringLiteral("%1 must be an array of at most 4 integers").arg(sectionsKey)));
+            QJsonArray section;
+            qint64 sum = 0;
+            for (std::size_t i = 0; i < std::min<std::size_t>(3, sections->size()); ++i) {
+                if ((*sections)[i] < 0 || (*sections)[i] > maxHeadDim)
+                    return finish(fail(QStringLiteral("element %1 of %2 is %3")
+                                           .arg(i)
+                                           .arg(sectionsKey)
+                                           .arg((*sections)[i])));
+                section.append((*sections)[i]);
+                sum += (*sections)[i];
+            }
+            if (sum > 0) {
+                scaling.insert(QStringLiteral("mrope_section"), section);
+                if (m_arch.startsWith(QLatin1String("qwen3vl")))
+                    scaling.insert(QStringLiteral("mrope_interleaved"), true);
+                read(QStringLiteral("mrope_section [%1]")
+                         .arg(QString::fromUtf8(
+                             QJsonDocument(section).toJson(QJsonDocument::Compact))),
+                     QStringLiteral("rope.dimension_sections"));
+            }
+        }
+
+        global = rope(base.value_or(10000.0), scaling);
+        double swaBase = baseSwa.value_or(0.0);
+        if (!baseSwa)
+            for (const ArchPattern &a : archPatterns)
+                if (m_arch == QLatin1String(a.arch) && a.swaBase > 0)
+                    swaBase = a.swaBase;
+        local = rope(swaBase > 0 ? swaBase : base.value_or(10000.0), scaling);
+        if (baseSwa)
+            read(QStringLiteral("sliding layers' rope_theta = %1").arg(numberText(*baseSwa)),
+                 QStringLiteral("rope.freq_base_swa"));
+        else if (swaBase > 0)
+            assume(QStringLiteral("sliding layers' rope_theta = %1: llama.cpp's llama-model.cpp "
+                                  "sets it for %2")
+                       .arg(numberText(swaBase), m_arch));
+    }
+
+    const qint64 layers = blocks.value_or(0);
+    std::vector<bool> swa;
+    qint64 window = 0;
+    if (!sliding(layers, &swa, &window))
+        return finish(false);
+    const bool anySliding = std::find(swa.cbegin(), swa.cend(), true) != swa.cend();
+    const bool perType = anySliding && (local != global || rotaryDimsSwa != rotaryDims);
+    if (kind == LayerPositionKind::Rope) {
+        if (perType) {
+            m_out.ropeParametersPerLayerType = true;
+            m_out.ropeParameters = {{QStringLiteral("full_attention"), global},
+                                    {QStringLiteral("sliding_attention"), local}};
+        } else {
+            m_out.ropeParameters = global;
+        }
+    }
+    if (layers == 0)
+        assume(QStringLiteral("no layer map: the file has no %1")
+                   .arg(key(QStringLiteral("block_count"))));
+    const bool cohere2 = m_arch == QLatin1String("cohere2");
+    m_out.layers.reserve(std::size_t(layers));
+    for (qint64 i = 0; i < layers; ++i) {
+        LayerPosition l;
+        l.index = int(i);
+        const bool slides = swa[std::size_t(i)];
+        l.attention = slides ? AttentionKind::SlidingWindow : AttentionKind::Full;
+        l.layerType =
+            slides ? QStringLiteral("sliding_attention") : QStringLiteral("full_attention");
+        l.window = slides ? window : 0;
+        l.position = kind;
+        if (kind == LayerPositionKind::Rope && cohere2 && !slides)
+            l.position = LayerPositionKind::NoPE; // llama.cpp's cohere2 rotates sliding layers only
+        if (l.position == LayerPositionKind::Rope) {
+            l.rope = slides ? local : global;
+            l.rotaryDims = slides ? rotaryDimsSwa : rotaryDims;
+        }
+        m_out.layers.push_back(std::move(l));
+    }
+    if (kind == LayerPositionKind::Rope && layers == 0 && rotaryDims != m_out.headDim) {
+        // Without a layer map the spec's dims are headDim: the rotated part is what matters.
+        assume(
+            QStringLiteral("head_dim shown as the %1 rotated dims (no layer map)").arg(rotaryDims));
+        m_out.headDim = rotaryDims;
+    }
+    return finish(true);
+}
+
+// One v5 rope_parameters object: rope_type (default unless scaled), rope_theta, the scaling.
+QJsonObject Reader::rope(double base, const QJsonObject &scaling) const
+{
+    QJsonObject out = scaling;
+    if (!out.contains(QLatin1String("rope_type")))
+        out.insert(QStringLiteral("rope_type"), QStringLiteral("default"));
+    out.insert(QStringLiteral("rope_theta"), base);
+    return out;
+}
+
+} // namespace
+
+std::optional<ModelConfig> ggufModelConfig(const GgufFile &file, QString *error)
+{
+    if (error)
+        error->clear();
+    if (!file.value(QStringLiteral("general.architecture")))
+        return std::nullopt;
+    ModelConfig out;
+    out.source = file.path();
+    Reader reader(file, out);
+    if (!reader.run(error))
+        return std::nullopt;
+    return out;
+}
+
+std::optional<ModelConfig> readModelConfig(const ModelLocation &location, QString *error)
+{
+    if (error)
+        error->clear();
+    if (!location.configPath.isEmpty())
+        return readHfConfig(location.configPath, error);
+    if (location.kind != ModelSourceKind::Gguf)
+        return std::nullopt;
+    GgufFile file;
+    if (!file.open(location.weightsPath, error))
+        return std::nullopt;
+    return ggufModelConfig(file, error);
+}
+
+} // namespace pe
