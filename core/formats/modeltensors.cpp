@@ -107,15 +107,10 @@ const TensorInfo *ModelTensors::find(const QString &name, QString *error)
     return found;
 }
 
-bool ModelTensors::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
-                            std::vector<float> *out, QString *error)
+// The one mapped file behind a single-file source; null for a sharded folder or nothing open.
+const MappedFile *ModelTensors::singleFile() const
 {
-    if (auto *sharded = std::get_if<ShardedSafetensors>(&m_source))
-        return sharded->readRows(name, firstRow, rowCount, out, error);
-    const TensorInfo *tensor = find(name, error);
-    if (!tensor)
-        return false;
-    const MappedFile *file = std::visit(
+    return std::visit(
         [](const auto &source) -> const MappedFile * {
             using T = std::decay_t<decltype(source)>;
             if constexpr (std::is_same_v<T, std::monostate> ||
@@ -125,6 +120,17 @@ bool ModelTensors::readRows(const QString &name, qint64 firstRow, qint64 rowCoun
                 return &source.file();
         },
         m_source);
+}
+
+bool ModelTensors::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
+                            std::vector<float> *out, QString *error)
+{
+    if (auto *sharded = std::get_if<ShardedSafetensors>(&m_source))
+        return sharded->readRows(name, firstRow, rowCount, out, error);
+    const TensorInfo *tensor = find(name, error);
+    if (!tensor)
+        return false;
+    const MappedFile *file = singleFile();
     return file && readTensorRows(*file, *tensor, firstRow, rowCount, out, error);
 }
 
@@ -136,16 +142,7 @@ bool ModelTensors::streamRows(const QString &name,
     if (!tensor)
         return false;
     const qint64 rows = tensor->rowCount(), rowLength = std::max<qint64>(tensor->rowLength(), 1);
-    const MappedFile *file = std::visit(
-        [](const auto &source) -> const MappedFile * {
-            using T = std::decay_t<decltype(source)>;
-            if constexpr (std::is_same_v<T, std::monostate> ||
-                          std::is_same_v<T, ShardedSafetensors>)
-                return nullptr;
-            else
-                return &source.file();
-        },
-        m_source);
+    const MappedFile *file = singleFile();
     // F32 as stored is what the sink wants: hand it the mapped bytes (little-endian hosts; the
     // readers checked the tensor's byte range against the file's size).
     if (file && tensor->dtype == TensorDType::F32 && Q_BYTE_ORDER == Q_LITTLE_ENDIAN &&

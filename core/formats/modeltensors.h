@@ -52,6 +52,7 @@ public:
     const GgufFile *gguf() const { return std::get_if<GgufFile>(&m_source); }
 
 private:
+    const MappedFile *singleFile() const;
     ModelSourceKind m_kind = ModelSourceKind::ConfigOnly;
     std::variant<std::monostate, SafetensorsFile, ShardedSafetensors, GgufFile, NpyFile> m_source;
 };

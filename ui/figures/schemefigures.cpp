@@ -117,23 +117,6 @@ QCPGraph *addGraph(QCPAxisRect *rect, const QVector<double> &x, const QVector<do
     return graph;
 }
 
-QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
-                        const QCPColorGradient &gradient, const QCPRange &range,
-                        const QString &label)
-{
-    auto *scale = new QCPColorScale(plot);
-    grid->addElement(row, column, scale);
-    scale->setType(QCPAxis::atRight);
-    scale->setGradient(gradient);
-    scale->setDataRange(range);
-    scale->setBarWidth(12);
-    scale->setMinimumSize(80, 0);
-    scale->setMaximumSize(80, QWIDGETSIZE_MAX);
-    scale->axis()->setLabel(label);
-    scale->axis()->setSubTicks(false);
-    return scale;
-}
-
 // A square matrix as cells centred on integer positions: key (column j) along x, query (row i)
 // down y from the top, as matshow draws it.
 QCPColorMap *addSquareMap(QCPAxisRect *rect, const SquareMatrix &m,
@@ -201,6 +184,23 @@ QString attentionNote(const RopeConfigData &c)
 }
 
 } // namespace
+
+QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
+                        const QCPColorGradient &gradient, const QCPRange &range,
+                        const QString &label)
+{
+    auto *scale = new QCPColorScale(plot);
+    grid->addElement(row, column, scale);
+    scale->setType(QCPAxis::atRight);
+    scale->setGradient(gradient);
+    scale->setDataRange(range);
+    scale->setBarWidth(12);
+    scale->setMinimumSize(80, 0);
+    scale->setMaximumSize(80, QWIDGETSIZE_MAX);
+    scale->axis()->setLabel(label);
+    scale->axis()->setSubTicks(false);
+    return scale;
+}
 
 SchemeFigures::SchemeFigures(const ExplorerState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)

@@ -12,6 +12,10 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QCPColorScale;
+class QCPColorGradient;
+class QCPLayoutGrid;
+class QCPRange;
 
 namespace pe {
 
@@ -43,5 +47,11 @@ private:
     const ExplorerState &m_state;
     PlotTheme m_theme;
 };
+
+// A colour bar in `grid` at (row, column), on the right, 80 px wide, labelled: the one style
+// every heatmap figure's scale uses (scheme views and learned-table views alike).
+QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
+                        const QCPColorGradient &gradient, const QCPRange &range,
+                        const QString &label);
 
 } // namespace pe

@@ -1,6 +1,7 @@
 #include "figures/tablefigures.h"
 
 #include "figures/colormaps.h"
+#include "figures/schemefigures.h"
 #include "model/positiontable.h"
 
 #include "figures/qcpinclude.h"
@@ -28,23 +29,6 @@ QCPLayoutGrid *titledGrid(QCustomPlot *plot, const QString &title)
     plot->plotLayout()->addElement(1, 0, grid);
     plot->plotLayout()->setRowStretchFactor(0, 0.01);
     return grid;
-}
-
-QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
-                        const QCPColorGradient &gradient, const QCPRange &range,
-                        const QString &label)
-{
-    auto *scale = new QCPColorScale(plot);
-    grid->addElement(row, column, scale);
-    scale->setType(QCPAxis::atRight);
-    scale->setGradient(gradient);
-    scale->setDataRange(range);
-    scale->setBarWidth(12);
-    scale->setMinimumSize(80, 0);
-    scale->setMaximumSize(80, QWIDGETSIZE_MAX);
-    scale->axis()->setLabel(label);
-    scale->axis()->setSubTicks(false);
-    return scale;
 }
 
 QCPRange safeRange(double lo, double hi)
