@@ -315,6 +315,49 @@ private slots:
     }
 
     // Qwen2-VL: rope.dimension_sections [16, 24, 24, 0] are the mrope_section.
+    // Llama 4 and SmolLM3: llama.cpp leaves layer i without RoPE when (i + 1) % 4 == 0 (its
+    // n_no_rope_layer_step, no GGUF key), as transformers' no_rope_layer_interval = 4 does; Llama
+    // 4's rotary layers attend in chunks of 8,192 tokens and its NoPE layers globally. A Llama 4
+    // file with attention.sliding_window = 0 rotates every layer with full attention.
+    void noRopeLayers_data()
+    {
+        QTest::addColumn<QByteArray>("arch");
+        QTest::addColumn<int>("slidingWindow"); // -1: no key
+        QTest::addColumn<bool>("nope");
+        QTest::addColumn<qint64>("chunk");
+        QTest::addRow("llama4") << QByteArray("llama4") << -1 << true << qint64(8192);
+        QTest::addRow("llama4 window 0") << QByteArray("llama4") << 0 << false << qint64(0);
+        QTest::addRow("smollm3") << QByteArray("smollm3") << -1 << true << qint64(0);
+        QTest::addRow("llama") << QByteArray("llama") << -1 << false << qint64(0);
+    }
+    void noRopeLayers()
+    {
+        QFETCH(QByteArray, arch);
+        QFETCH(int, slidingWindow);
+        QFETCH(bool, nope);
+        QFETCH(qint64, chunk);
+        GgufBuilder b = llamaBuilder(arch, 12);
+        if (slidingWindow >= 0)
+            b.addU32(arch + ".attention.sliding_window", quint32(slidingWindow));
+        QString error;
+        const std::optional<ModelConfig> c =
+            config(QString::fromLatin1(arch) + u".gguf"_qs, b, &error);
+        QVERIFY2(c, qPrintable(error));
+        QCOMPARE(c->layers.size(), std::size_t(12));
+        for (int i = 0; i < 12; ++i) {
+            const LayerPosition &l = c->layers[std::size_t(i)];
+            const bool rotates = !nope || (i + 1) % 4 != 0;
+            QCOMPARE(l.position, rotates ? LayerPositionKind::Rope : LayerPositionKind::NoPE);
+            const bool chunked = chunk > 0 && rotates;
+            QCOMPARE(l.attention, chunked ? AttentionKind::Chunked : AttentionKind::Full);
+            QCOMPARE(l.window, chunked ? chunk : qint64(0));
+            if (rotates)
+                QCOMPARE(ropeOf(*c, i).ropeTheta, 500000.0);
+        }
+        // The NoPE rule is llama.cpp's constant, not read from the file: the card says so.
+        QCOMPARE(c->assumed.join(u'\n').contains(u"n_no_rope_layer_step"_qs), nope);
+    }
+
     void mropeSections()
     {
         GgufBuilder b = llamaBuilder("qwen2vl", 2);

@@ -8,6 +8,7 @@
 
 #include "compute/computescheduler.h"
 #include "compute/tabledata.h"
+#include "dialogs/exportdialog.h"
 #include "dialogs/fileactions.h"
 #include "figures/qcpinclude.h"
 #include "model/positiontable.h"
@@ -285,6 +286,69 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
         QVERIFY2(window->modelPage()->message().contains(QStringLiteral("position table")),
                  qPrintable(window->modelPage()->message()));
+    }
+
+    // File > Export figure offers the Model views only while a learned table is open.
+    void exportDialogOffersModelViews()
+    {
+        auto window = openWindow();
+        {
+            ExportDialog dialog(window->state(), window->scheduler());
+            dialog.setViews({FigureView::Pca});
+            QVERIFY(dialog.options().views != QList<FigureView>{FigureView::Pca});
+        }
+        QString error;
+        QVERIFY2(
+            openAndWait(window.get(), writeGpt2Folder(QStringLiteral("gpt2-export"), 32), &error),
+            qPrintable(error));
+        ExportDialog dialog(window->state(), window->scheduler());
+        for (const FigureView view :
+             {FigureView::Pca, FigureView::TableSimilarity, FigureView::SinusoidFit}) {
+            dialog.setViews({view});
+            QCOMPARE(dialog.options().views, QList<FigureView>{view});
+        }
+        dialog.setViews({FigureView::Pca});
+        dialog.setPath(path(QStringLiteral("dialog-pca.png")));
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.exportFigure(&error), 60000);
+        const QImage image(path(QStringLiteral("dialog-pca.png")));
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), QSize(int(dialog.options().width), int(dialog.options().height)));
+    }
+
+    // A GGUF file has no config.json: the card and layer map come from its metadata. Llama 4 as
+    // llama.cpp converts it: every fourth layer without RoPE, the others chunked (8,192).
+    void ggufLayerMapAndCard()
+    {
+        GgufBuilder b;
+        b.addString("general.architecture", "llama4");
+        b.addU32("llama4.context_length", 10485760);
+        b.addU32("llama4.embedding_length", 5120);
+        b.addU32("llama4.block_count", 8);
+        b.addU32("llama4.attention.head_count", 40);
+        b.addU32("llama4.attention.head_count_kv", 8);
+        b.addU32("llama4.rope.dimension_count", 128);
+        b.addF32("llama4.rope.freq_base", 500000.0f);
+        const QString file = path(QStringLiteral("scout.gguf"));
+        QVERIFY(writeBytes(file, b.build()));
+        auto window = openWindow();
+        QString error;
+        QVERIFY2(openAndWait(window.get(), file, &error), qPrintable(error));
+        QTableWidget *map = window->modelPage()->layerTable();
+        QCOMPARE(map->rowCount(), 8);
+        for (int layer = 0; layer < 8; ++layer) {
+            const bool nope = (layer + 1) % 4 == 0;
+            QCOMPARE(map->item(layer, 1)->text(),
+                     nope ? QStringLiteral("NoPE (no rotation)") : QStringLiteral("RoPE"));
+            QVERIFY2(map->item(layer, 2)->text().contains(nope ? u"full"_qs : u"8192"_qs),
+                     qPrintable(map->item(layer, 2)->text()));
+        }
+        const QString card = window->modelPage()->cardText();
+        QVERIFY2(card.contains(u"architecture: llama4"_qs), qPrintable(card));
+        QVERIFY2(card.contains(u"context length: 10485760"_qs), qPrintable(card));
+        QVERIFY2(card.contains(u"llama4.rope.freq_base"_qs), qPrintable(card));
+        QVERIFY2(card.contains(u"assumed: "_qs) && card.contains(u"n_no_rope_layer_step"_qs),
+                 qPrintable(card));
+        QVERIFY2(!card.contains(u"no config.json"_qs), qPrintable(card));
     }
 
     // Two models compared as A and B: a Cohere2 layer becomes B, Llama 4 Scout's first layer A.

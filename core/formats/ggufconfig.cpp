@@ -532,6 +532,33 @@ bool Reader::run(QString *error)
     qint64 window = 0;
     if (!sliding(layers, &swa, &window))
         return finish(false);
+    // llama.cpp's n_no_rope_layer_step (llama-hparams.h: 4; no GGUF key sets it): llama4 and
+    // smollm3 leave layer i without RoPE when (i + 1) % 4 == 0, as transformers' Llama 4 and
+    // SmolLM3 configs do with no_rope_layer_interval = 4. llama4's rotary layers attend in chunks
+    // of 8,192 tokens and its NoPE layers globally (llama-model.cpp sets n_swa = 8192, chunked,
+    // pattern 4), unless the file sets attention.sliding_window to 0: then every layer rotates.
+    qint64 noRopeStep = 0;
+    qint64 chunk = 0;
+    const bool llama4 = m_arch == QLatin1String("llama4");
+    if (kind == LayerPositionKind::Rope && (llama4 || m_arch == QLatin1String("smollm3"))) {
+        const QString windowKey = key(QStringLiteral("attention.sliding_window"));
+        if (llama4 && m_file.value(windowKey) && window == 0) {
+            read(QStringLiteral("every layer rotates (llama.cpp: no chunked attention, no NoPE "
+                                "layers)"),
+                 QStringLiteral("attention.sliding_window"));
+        } else {
+            noRopeStep = 4;
+            assume(QStringLiteral("layers 3, 7, 11, ... without RoPE: llama.cpp's "
+                                  "n_no_rope_layer_step = 4 for %1, which no GGUF key sets")
+                       .arg(m_arch));
+            if (llama4) {
+                chunk = 8192;
+                swa.assign(swa.size(), false);
+                assume(QStringLiteral("rotary layers attend in chunks of 8192 tokens, NoPE layers "
+                                      "globally: llama.cpp's llama-model.cpp sets it for llama4"));
+            }
+        }
+    }
     const bool anySliding = std::find(swa.cbegin(), swa.cend(), true) != swa.cend();
     const bool perType = anySliding && (local != global || rotaryDimsSwa != rotaryDims);
     if (kind == LayerPositionKind::Rope) {
@@ -559,6 +586,14 @@ bool Reader::run(QString *error)
         l.position = kind;
         if (kind == LayerPositionKind::Rope && cohere2 && !slides)
             l.position = LayerPositionKind::NoPE; // llama.cpp's cohere2 rotates sliding layers only
+        const bool noRope = noRopeStep > 0 && (i + 1) % noRopeStep == 0;
+        if (noRope)
+            l.position = LayerPositionKind::NoPE;
+        if (chunk > 0 && !noRope) {
+            l.attention = AttentionKind::Chunked;
+            l.layerType = QStringLiteral("chunked_attention");
+            l.window = chunk;
+        }
         if (l.position == LayerPositionKind::Rope) {
             l.rope = slides ? local : global;
             l.rotaryDims = slides ? rotaryDimsSwa : rotaryDims;

@@ -1,5 +1,6 @@
 #include "model/modelcard.h"
 
+#include "formats/ggufconfig.h"
 #include "model/modelspec.h"
 #include "model/positiontable.h"
 #include "rope/ropeconfig.h"
@@ -69,10 +70,14 @@ std::optional<ModelCard> readModelCard(const QString &source, QString *error)
     if (!location)
         return std::nullopt;
     card.location = *location;
-    if (!location->configPath.isEmpty()) {
-        card.config = readHfConfig(location->configPath, error);
-        if (!card.config)
-            return std::nullopt;
+    // config.json when the model has one, else a GGUF file's metadata: the window's layer map and
+    // card then describe a .gguf file as `pescope inspect` does.
+    QString configError;
+    card.config = readModelConfig(*location, &configError);
+    if (!card.config && !configError.isEmpty()) {
+        if (error)
+            *error = configError;
+        return std::nullopt;
     }
     return card;
 }
@@ -121,7 +126,11 @@ QStringList modelCardLines(const ModelCard &card)
         else if (c->usesRope())
             lines.append(QStringLiteral("positions: rotary (see the layer map)"));
     } else {
-        lines.append(QStringLiteral("architecture: unknown (no config.json beside the weights)"));
+        lines.append(l.kind == ModelSourceKind::Gguf
+                         ? QStringLiteral("architecture: unknown (the GGUF file has no "
+                                          "general.architecture)")
+                         : QStringLiteral("architecture: unknown (no config.json beside the "
+                                          "weights)"));
     }
     if (!l.configPath.isEmpty())
         lines.append(QStringLiteral("read: config.json from %1")

@@ -1,6 +1,7 @@
 #include "dialogs/exportdialog.h"
 
 #include "compute/computescheduler.h"
+#include "compute/tabledata.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
 
@@ -22,9 +23,11 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pe {
@@ -97,6 +100,9 @@ QList<ViewChoice> viewChoices()
         {QObject::tr("Schemes: ALiBi bias"), {FigureView::Alibi}},
         {QObject::tr("Schemes: T5 buckets"), {FigureView::T5}},
         {QObject::tr("Schemes: compare A / B"), {FigureView::Compare}},
+        {QObject::tr("Model: position similarity"), {FigureView::TableSimilarity}},
+        {QObject::tr("Model: PCA of the position vectors"), {FigureView::Pca}},
+        {QObject::tr("Model: sinusoid fit"), {FigureView::SinusoidFit}},
     };
 }
 
@@ -298,7 +304,9 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
             setMessage(tr("Cancelled; change a parameter or the view to compute again."), false);
         });
     }
+    connect(m_state, &ExplorerState::changed, this, &ExportDialog::syncViewAvailability);
     connect(m_state, &ExplorerState::changed, this, &ExportDialog::schedulePreview);
+    syncViewAvailability();
 
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
     m_path->setText(QDir(folder.isEmpty() ? QDir::homePath() : folder)
@@ -354,10 +362,33 @@ void ExportDialog::setOptions(const FigureOptions &options)
     schedulePreview();
 }
 
+// The Model views need a learned position table: without one their entries are greyed, the
+// tooltip saying why, and a chosen one falls back to the first view.
+void ExportDialog::syncViewAvailability()
+{
+    const QString problem = tableProblem(m_state->spec());
+    auto *model = qobject_cast<QStandardItemModel *>(m_view->model());
+    if (!model)
+        return;
+    QString ignored;
+    for (int row = 0; row < m_view->count(); ++row) {
+        const std::optional<QList<FigureView>> views =
+            parseFigureViews(m_view->itemData(row).toString(), &ignored);
+        if (!views || !std::any_of(views->begin(), views->end(), viewNeedsTable))
+            continue;
+        QStandardItem *item = model->item(row);
+        item->setEnabled(problem.isEmpty());
+        item->setToolTip(problem);
+        if (!problem.isEmpty() && m_view->currentIndex() == row)
+            m_view->setCurrentIndex(0);
+    }
+}
+
 void ExportDialog::setViews(const QList<FigureView> &views)
 {
     const int index = m_view->findData(figureViewsName(views));
-    if (index >= 0)
+    const auto *model = qobject_cast<const QStandardItemModel *>(m_view->model());
+    if (index >= 0 && (!model || model->item(index)->isEnabled()))
         m_view->setCurrentIndex(index);
 }
 

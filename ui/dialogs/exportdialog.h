@@ -64,6 +64,7 @@ private:
     void onFormatChanged();
     void onUnitChanged();
     void syncSizeInfo();
+    void syncViewAvailability();
     void schedulePreview();
     void browse();
     void setMessage(const QString &text, bool error);
