@@ -214,6 +214,12 @@ void TestGguf::honoursAlignment()
     QVERIFY(gguf.open(write(d.build()), &error));
     QCOMPARE(gguf.alignment(), quint32(32));
     QCOMPARE(gguf.find(QStringLiteral("b"))->offset, gguf.dataOffset() + 32);
+    // A file without tensors may end before the padding (ggml reads it all the same): its empty
+    // data section starts at the end of the file, never past it (a fuzz finding, issue 14).
+    const QByteArray bare = "GGUF" + le32(3) + le64(0) + le64(0); // 24 bytes, no padding to 32
+    QVERIFY2(gguf.open(write(bare), &error), qPrintable(error));
+    QCOMPARE(gguf.tensors().size(), std::size_t(0));
+    QCOMPARE(gguf.dataOffset(), qint64(bare.size()));
 }
 
 void TestGguf::modelKeyHelpers()

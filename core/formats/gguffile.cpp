@@ -544,6 +544,10 @@ bool GgufFile::parse(QString *error)
     const qint64 end = cursor.pos();
     const qint64 padding = (m_alignment - end % m_alignment) % m_alignment;
     m_dataOffset = end + padding;
+    // Without tensors the data section is empty and a file may end before its padding (ggml
+    // reads it all the same): the section then starts at the end, never past it.
+    if (m_tensors.empty())
+        m_dataOffset = std::min(m_dataOffset, size);
     std::vector<size_t> order(m_tensors.size());
     for (size_t i = 0; i < order.size(); ++i) {
         TensorInfo &tensor = m_tensors[i];
