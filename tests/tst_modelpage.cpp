@@ -8,6 +8,7 @@
 
 #include "compute/computescheduler.h"
 #include "compute/tabledata.h"
+#include "dialogs/configpastedialog.h"
 #include "dialogs/exportdialog.h"
 #include "dialogs/fileactions.h"
 #include "figures/qcpinclude.h"
@@ -17,7 +18,11 @@
 #include "views/modelpage.h"
 
 #include <QInputDialog>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -313,6 +318,51 @@ private slots:
         const QImage image(path(QStringLiteral("dialog-pca.png")));
         QVERIFY(!image.isNull());
         QCOMPARE(image.size(), QSize(int(dialog.options().width), int(dialog.options().height)));
+    }
+
+    // File > Paste config.json: Phi-3-mini-128k's text sets its longrope RoPE with the file's own
+    // factor lists (read here with Qt's JSON, not pescope's reader) and its layer map; a bad text
+    // leaves the state as it was, with one message in the dialog.
+    void pasteConfigJson()
+    {
+        auto window = openWindow();
+        QFile file(QFINDTESTDATA("data/configs/phi-3-mini-128k-instruct.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        const QJsonObject scaling =
+            QJsonDocument::fromJson(text).object().value(u"rope_scaling"_qs).toObject();
+        const auto listOf = [&scaling](const QString &key) {
+            std::vector<double> out;
+            for (const QJsonValue &v : scaling.value(key).toArray())
+                out.push_back(v.toDouble());
+            return out;
+        };
+        QCOMPARE(listOf(u"short_factor"_qs).size(), std::size_t(48));
+
+        const EncodingSpec before = window->state()->spec();
+        ConfigPasteDialog dialog(window.get());
+        for (const QByteArray &bad :
+             {QByteArray("{\"model_type\": \"llama\", "),
+              QByteArray(R"({"model_type":"llama","hidden_size":64,"num_attention_heads":2,
+                             "rope_scaling":{"rope_type":"bogus","factor":2}})")}) {
+            dialog.editor()->setPlainText(QString::fromUtf8(bad));
+            QVERIFY(!dialog.apply());
+            QVERIFY2(dialog.message().contains(u"pasted config.json"_qs),
+                     qPrintable(dialog.message()));
+            QVERIFY(window->state()->spec() == before);
+        }
+        QVERIFY2(dialog.message().contains(u"bogus"_qs), qPrintable(dialog.message()));
+
+        dialog.editor()->setPlainText(QString::fromUtf8(text));
+        QVERIFY2(dialog.apply(), qPrintable(dialog.message()));
+        const RopeScheme *rope = window->state()->spec().get<RopeScheme>();
+        QVERIFY(rope);
+        QCOMPARE(rope->ropeType, RopeType::Longrope);
+        QCOMPARE(rope->ropeTheta, 10000.0);
+        QCOMPARE(rope->shortFactor, listOf(u"short_factor"_qs));
+        QCOMPARE(rope->longFactor, listOf(u"long_factor"_qs));
+        QCOMPARE(window->state()->spec().dims, qint64(3072 / 32));
+        QCOMPARE(window->modelPage()->layerTable()->rowCount(), 32);
     }
 
     // A GGUF file has no config.json: the card and layer map come from its metadata. Llama 4 as

@@ -1184,19 +1184,24 @@ std::optional<ModelConfig> readHfConfig(const QString &path, QString *error)
     MappedFile file;
     if (!file.open(path, error))
         return std::nullopt;
-    if (file.size() > limits::maxConfigBytes) {
+    return parseHfConfigText(QByteArrayView(file.data(), file.size()), file.path(), error);
+}
+
+std::optional<ModelConfig> parseHfConfigText(QByteArrayView text, const QString &source,
+                                             QString *error)
+{
+    if (text.size() > limits::maxConfigBytes) {
         if (error)
             *error = QStringLiteral("%1: %2 bytes is too large for a config.json (the limit is %3)")
-                         .arg(file.path())
-                         .arg(file.size())
+                         .arg(source)
+                         .arg(text.size())
                          .arg(limits::maxConfigBytes);
         return std::nullopt;
     }
-    const std::optional<QJsonObject> json =
-        parseJsonObject(QByteArrayView(file.data(), file.size()), file.path(), error, 32);
+    const std::optional<QJsonObject> json = parseJsonObject(text, source, error, 32);
     if (!json)
         return std::nullopt;
-    return parseHfConfig(*json, file.path(), error);
+    return parseHfConfig(*json, source, error);
 }
 
 } // namespace pe

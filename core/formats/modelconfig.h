@@ -19,6 +19,7 @@
 #include "fields/choicenames.h"
 #include "io/userfile.h"
 
+#include <QByteArrayView>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -137,6 +138,9 @@ constexpr qint64 maxLayers = 100000;
 // layer_types list of the wrong length, ...); a config merely lacking keys succeeds, with the
 // gaps listed in `assumed`.
 std::optional<ModelConfig> readHfConfig(const QString &path, QString *error);
+// The same from a config.json's text (pasted in the window); `source` names it in messages.
+std::optional<ModelConfig> parseHfConfigText(QByteArrayView text, const QString &source,
+                                             QString *error);
 // The same from parsed JSON; `source` names the file in messages and in readFrom.
 std::optional<ModelConfig> parseHfConfig(const QJsonObject &config, const QString &source,
                                          QString *error);

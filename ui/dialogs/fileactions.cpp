@@ -1,5 +1,7 @@
 #include "dialogs/fileactions.h"
 
+#include "dialogs/configpastedialog.h"
+
 #include "compute/computescheduler.h"
 #include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
@@ -223,6 +225,19 @@ void FileActions::createActions()
             openModel(path, true);
     });
 
+    auto *pasteConfig = new QAction(tr("&Paste config.json…"), this);
+    pasteConfig->setObjectName(QStringLiteral("pasteConfigAction"));
+    pasteConfig->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
+    pasteConfig->setToolTip(tr("A model's config.json as text: its first rotary layer's RoPE, "
+                               "with every scaling field, and its layer map"));
+    connect(pasteConfig, &QAction::triggered, this, [this] {
+        auto *dialog = new ConfigPasteDialog(m_window);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QDialog::accepted, this,
+                [this] { report(tr("Applied the pasted config.json"), false); });
+        dialog->open();
+    });
+
     auto *cachedModel = new QAction(tr("Open model from the &cache…"), this);
     cachedModel->setObjectName(QStringLiteral("openCachedModelAction"));
     cachedModel->setToolTip(tr("Pick one of the models in the Hugging Face cache (%1)")
@@ -237,6 +252,7 @@ void FileActions::createActions()
     file->insertMenu(before, m_recentMenu);
     file->insertAction(before, openModelAction);
     file->insertAction(before, cachedModel);
+    file->insertAction(before, pasteConfig);
     file->insertMenu(before, m_recentModelsMenu);
     file->insertAction(before, save);
     file->insertAction(before, saveAs);

@@ -1,0 +1,103 @@
+#include "dialogs/configpastedialog.h"
+
+#include "formats/modelconfig.h"
+#include "model/modelcard.h"
+#include "model/modelspec.h"
+#include "views/mainwindow.h"
+#include "views/modelpage.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <memory>
+
+namespace pe {
+
+namespace {
+const QString pastedName = QStringLiteral("the pasted config.json");
+}
+
+bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *error)
+{
+    const std::optional<ModelConfig> config = parseHfConfigText(text, pastedName, error);
+    if (!config)
+        return false;
+    const std::optional<ModelLayerSpec> spec = modelLayerSpec(*config, -1, error);
+    if (!spec)
+        return false;
+    if (!window->state()->setSpec(spec->spec, error))
+        return false;
+    auto card = std::make_shared<ModelCard>();
+    card->source = pastedName;
+    card->config = config;
+    window->modelPage()->setCard(card);
+    if (spec->layer >= 0)
+        window->modelPage()->layerTable()->selectRow(spec->layer);
+    return true;
+}
+
+ConfigPasteDialog::ConfigPasteDialog(MainWindow *window)
+    : QDialog(window), m_window(window), m_text(new QPlainTextEdit(this)),
+      m_message(new QLabel(this))
+{
+    setWindowTitle(tr("Paste config.json"));
+    setObjectName(QStringLiteral("configPasteDialog"));
+    m_text->setObjectName(QStringLiteral("configText"));
+    m_text->setPlaceholderText(
+        tr("Paste a model's config.json here: rope_parameters (transformers v5) or rope_scaling "
+           "with rope_theta, head_dim, partial_rotary_factor, layer_types, ..."));
+    m_text->setToolTip(tr("The whole config.json; its first rotary layer becomes the encoding and "
+                          "its layer map shows on the Model page (Ctrl+4)"));
+    m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    QFont mono = m_text->font();
+    mono.setStyleHint(QFont::Monospace);
+    mono.setFamily(QStringLiteral("monospace"));
+    m_text->setFont(mono);
+    // What is on the clipboard, when it looks like JSON: most users copied it a moment ago.
+    const QString clip = QApplication::clipboard()->text();
+    if (clip.trimmed().startsWith(QLatin1Char('{')))
+        m_text->setPlainText(clip);
+    m_message->setObjectName(QStringLiteral("configMessage"));
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_message->setStyleSheet(QStringLiteral("color: #c0392b"));
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Apply | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Apply)->setDefault(true);
+    buttons->button(QDialogButtonBox::Apply)->setToolTip(tr("Read the text (Ctrl+Return)"));
+    buttons->button(QDialogButtonBox::Apply)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    connect(buttons->button(QDialogButtonBox::Apply), &QPushButton::clicked, this,
+            &ConfigPasteDialog::apply);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_text, 1);
+    layout->addWidget(m_message);
+    layout->addWidget(buttons);
+    resize(640, 480);
+}
+
+QString ConfigPasteDialog::message() const
+{
+    return m_message->text();
+}
+
+bool ConfigPasteDialog::apply()
+{
+    QString error;
+    if (!applyModelConfigText(m_window, m_text->toPlainText().toUtf8(), &error)) {
+        m_message->setText(error);
+        return false;
+    }
+    m_message->clear();
+    accept();
+    return true;
+}
+
+} // namespace pe

@@ -1,0 +1,38 @@
+// ConfigPasteDialog: File > Paste config.json. A model's config.json pasted as text (from the hub's
+// web page, a colleague's message) sets the window's encoding as opening that file would: its
+// first rotary layer's RoPE with every rope_parameters / rope_scaling field, and its layer map and
+// card on the Model page. Bad JSON or an unknown rope type: one message in the dialog, state kept.
+#pragma once
+
+#include <QByteArrayView>
+#include <QDialog>
+
+class QLabel;
+class QPlainTextEdit;
+
+namespace pe {
+
+class MainWindow;
+
+// Parses `text` as a config.json and shows it in `window` (state, Model page). False with *error
+// naming what is wrong; the window's state is then unchanged.
+bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *error);
+
+class ConfigPasteDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit ConfigPasteDialog(MainWindow *window);
+
+    QPlainTextEdit *editor() const { return m_text; }
+    QString message() const;
+    // Applies the text; on success the dialog closes, else it shows why and stays open.
+    bool apply();
+
+private:
+    MainWindow *m_window;
+    QPlainTextEdit *m_text;
+    QLabel *m_message;
+};
+
+} // namespace pe
