@@ -183,6 +183,97 @@ private slots:
         QVERIFY(marked);
     }
 
+    // Longrope: both factor sets drawn, wavelength 2π f_i base^(2i/d) for each list; the set the
+    // positions select (long_factor beyond original_max_position_embeddings) is solid.
+    void spectrumLongropeFactorSets_data()
+    {
+        QTest::addColumn<int>("positions");
+        QTest::addColumn<bool>("longApplies");
+        QTest::addRow("short context") << 4096 << false;
+        QTest::addRow("long context") << 4097 << true;
+    }
+    void spectrumLongropeFactorSets()
+    {
+        QFETCH(int, positions);
+        QFETCH(bool, longApplies);
+        ExplorerState state;
+        applyOrFail(state, QStringLiteral(R"({"spec": {"scheme": "rope", "positions": %1,
+            "dims": 8, "rope_theta": 10000, "rope_type": "longrope",
+            "short_factor": [1, 2, 3, 4], "long_factor": [5, 6, 7, 8],
+            "original_max_position_embeddings": 4096, "max_position_embeddings": 131072}})")
+                               .arg(positions)
+                               .toUtf8()
+                               .constData());
+        const auto result = compute(state, SchemeView::Spectrum);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildSpectrum(&plot, *result);
+        QCPGraph *shortSet = nullptr, *longSet = nullptr;
+        for (int g = 0; g < plot.graphCount(); ++g) {
+            const QString name = plot.graph(g)->name();
+            if (name.startsWith(u"A: short_factor"_qs))
+                shortSet = plot.graph(g);
+            if (name.startsWith(u"A: long_factor"_qs))
+                longSet = plot.graph(g);
+        }
+        QVERIFY(shortSet);
+        QVERIFY(longSet);
+        const double shortFactor[] = {1, 2, 3, 4}, longFactor[] = {5, 6, 7, 8};
+        for (int i = 0; i < 4; ++i) {
+            const double plain = 2.0 * pi * std::pow(10000.0, 2.0 * i / 8.0);
+            PE_COMPARE_NEAR(shortSet->data()->at(i)->value, plain * shortFactor[i], 1e-9 * plain);
+            PE_COMPARE_NEAR(longSet->data()->at(i)->value, plain * longFactor[i], 1e-9 * plain);
+        }
+        QCOMPARE(longSet->pen().style() == Qt::SolidLine, longApplies);
+        QCOMPARE(shortSet->pen().style() == Qt::SolidLine, !longApplies);
+        QVERIFY((longApplies ? longSet : shortSet)->name().contains(u"used at"_qs));
+    }
+
+    // mrope: the pairs each position id turns with, by HF's rule: mrope_section [t, h, w] takes
+    // consecutive pairs (apply_multimodal_rotary_pos_emb); interleaved (Qwen3-VL) takes pair i for
+    // h when i % 3 == 1 and i < 3h, for w when i % 3 == 2 and i < 3w, else t.
+    void spectrumMropeSections_data()
+    {
+        QTest::addColumn<QString>("section");
+        QTest::addColumn<bool>("interleaved");
+        QTest::addColumn<QList<double>>("t");
+        QTest::addColumn<QList<double>>("h");
+        QTest::addColumn<QList<double>>("w");
+        QTest::addRow("qwen2.5-vl") << u"[2, 3, 3]"_qs << false << QList<double>{0, 1}
+                                    << QList<double>{2, 3, 4} << QList<double>{5, 6, 7};
+        QTest::addRow("qwen3-vl") << u"[4, 2, 2]"_qs << true << QList<double>{0, 3, 6, 7}
+                                  << QList<double>{1, 4} << QList<double>{2, 5};
+    }
+    void spectrumMropeSections()
+    {
+        QFETCH(QString, section);
+        QFETCH(bool, interleaved);
+        QFETCH(QList<double>, t);
+        QFETCH(QList<double>, h);
+        QFETCH(QList<double>, w);
+        ExplorerState state;
+        applyOrFail(state, QStringLiteral(R"({"spec": {"scheme": "rope", "positions": 64,
+            "dims": 16, "rope_theta": 10000, "mrope_section": %1, "mrope_interleaved": %2}})")
+                               .arg(section, interleaved ? u"true"_qs : u"false"_qs)
+                               .toUtf8()
+                               .constData());
+        const auto result = compute(state, SchemeView::Spectrum);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildSpectrum(&plot, *result);
+        const auto keysOf = [&plot](const QString &prefix) {
+            QList<double> keys;
+            for (int g = 0; g < plot.graphCount(); ++g)
+                if (plot.graph(g)->name().startsWith(prefix))
+                    for (const QCPGraphData &d : *plot.graph(g)->data())
+                        keys.append(d.key);
+            return keys;
+        };
+        QCOMPARE(keysOf(u"mrope t:"_qs), t);
+        QCOMPARE(keysOf(u"mrope h:"_qs), h);
+        QCOMPARE(keysOf(u"mrope w:"_qs), w);
+    }
+
     void decayMatchesRoformer()
     {
         ExplorerState state;

@@ -26,3 +26,18 @@ ext=${3:-png}
 "$pescope" export --view rotation --scheme rope --positions 200 --dims 128 \
   --animate position --from 0 --to 96 --frames 97 --fps 12 --width 720 --height 480 \
   --title "RoPE: each pair turns by θᵢ per position" --out "$out/rope-rotation.gif"
+
+# Longrope's two factor sets (issue 11): Phi-3-mini-128k's published config.json.
+"$pescope" export --model "$here/../../tests/data/configs/phi-3-mini-128k-instruct.json" \
+  --view spectrum --width 1200 --height 800 --out "$out/spectrum-phi3-longrope.$ext"
+
+# mrope sections (issue 11): Qwen3-VL's interleaved t/h/w pairs, mrope_section [24, 20, 20].
+qwen3vl=$(mktemp --suffix=.json)
+trap 'rm -f "$qwen3vl"' EXIT
+cat >"$qwen3vl" <<'JSON'
+{"model_type": "qwen3_vl_text", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+ "num_hidden_layers": 2, "max_position_embeddings": 128000, "rope_theta": 5000000.0,
+ "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": true}}
+JSON
+"$pescope" export --model "$qwen3vl" --view spectrum --width 1200 --height 800 \
+  --out "$out/spectrum-qwen3vl-mrope.$ext"

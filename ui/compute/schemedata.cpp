@@ -86,6 +86,17 @@ RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec)
     const RopeFrequencies f = ropeInverseFrequencies(ropeSpec.dims, config);
     data.scaled = f.inverseFrequencies;
     data.attentionFactor = f.attentionFactor;
+    if (rope.ropeType == RopeType::Longrope) {
+        RopeConfig shortSet = config, longSet = config;
+        shortSet.sequenceLength = 0; // seq_len None: short_factor
+        longSet.sequenceLength = std::max<qint64>(config.originalMaxPositionEmbeddings + 1, 1);
+        data.shortScaled = ropeInverseFrequencies(ropeSpec.dims, shortSet).inverseFrequencies;
+        data.longScaled = ropeInverseFrequencies(ropeSpec.dims, longSet).inverseFrequencies;
+        data.longApplies = config.sequenceLength > 0 &&
+                           config.sequenceLength > config.originalMaxPositionEmbeddings;
+    }
+    if (!config.mropeSection.isEmpty() && ropeMropeProblem(ropeSpec.dims, config).isEmpty())
+        data.mropeAxes = ropeMropeAxes(ropeSpec.dims, config);
     switch (rope.ropeType) {
     case RopeType::Dynamic: // scales from the context it is used at
         data.originalContext = rope.maxPositionEmbeddings;

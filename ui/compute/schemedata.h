@@ -9,6 +9,7 @@
 #include "analysis/ropeanalysis.h"
 #include "backend.h"
 #include "encodingspec.h"
+#include "rope/ropetables.h" // MropeAxis
 #include "state/schemesettings.h"
 
 #include <QList>
@@ -37,6 +38,12 @@ struct RopeConfigData
     std::vector<double> scaled;   // after the rope_type
     double attentionFactor = 1.0;
     qint64 originalContext = 0; // the context the scaling extends (0: none)
+    // longrope: the frequencies with short_factor (HF's seq_len up to the original context) and
+    // with long_factor (beyond it); `scaled` is the set the positions select. Empty otherwise.
+    std::vector<double> shortScaled, longScaled;
+    bool longApplies = false;
+    // mrope: the position id (t, h, w) each pair turns with; empty without mrope_section.
+    std::vector<MropeAxis> mropeAxes;
 };
 
 struct DecayCurve

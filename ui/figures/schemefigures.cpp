@@ -247,6 +247,37 @@ void SchemeFigures::build(SchemeView view, QCustomPlot *plot, const SchemeResult
     }
 }
 
+// mrope: which position id (t, h, w) each pair turns with, as markers on A's wavelengths, one
+// shape and colour per id, in the legend with its pair count (interleaved sections too).
+void SchemeFigures::addMropeSections(QCPAxisRect *rect, QCPLegend *legend,
+                                     const RopeConfigData &c) const
+{
+    if (c.mropeAxes.empty())
+        return;
+    const QVector<double> w = wavelengths(c.scaled);
+    const QString names[] = {QStringLiteral("t: temporal id"), QStringLiteral("h: height id"),
+                             QStringLiteral("w: width id")};
+    const QCPScatterStyle::ScatterShape shapes[] = {
+        QCPScatterStyle::ssCircle, QCPScatterStyle::ssTriangle, QCPScatterStyle::ssSquare};
+    for (int axis = 0; axis < 3; ++axis) {
+        QVector<double> x, y;
+        for (std::size_t i = 0; i < c.mropeAxes.size() && i < std::size_t(w.size()); ++i)
+            if (int(c.mropeAxes[i]) == axis) {
+                x.append(double(i));
+                y.append(w[qsizetype(i)]);
+            }
+        if (x.isEmpty())
+            continue;
+        QCPGraph *graph =
+            addGraph(rect, x, y, Qt::NoPen,
+                     QStringLiteral("mrope %1 (%2 pairs)").arg(names[axis]).arg(x.size()));
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->setScatterStyle(
+            QCPScatterStyle(shapes[axis], m_theme.curve(2 + axis), m_theme.curve(2 + axis), 7));
+        graph->addToLegend(legend);
+    }
+}
+
 void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result) const
 {
     resetFigure(plot, m_theme);
@@ -277,8 +308,8 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
         result.a.rope().partialRotaryFactor == result.b.rope().partialRotaryFactor;
     const bool showB = result.b.label != result.a.label;
     double lo = 1e300, hi = 0;
-    auto curve = [&](const RopeConfigData &c, bool scaled, const QPen &pen, const QString &name) {
-        const QVector<double> w = wavelengths(scaled ? c.scaled : c.original);
+    auto curve = [&](const std::vector<double> &frequencies, const QPen &pen, const QString &name) {
+        const QVector<double> w = wavelengths(frequencies);
         for (double v : w)
             if (std::isfinite(v)) {
                 lo = std::min(lo, v);
@@ -286,21 +317,38 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
             }
         addGraph(top, pairIndices(std::size_t(w.size())), w, pen, name)->addToLegend(legend);
     };
+    // The scaled frequencies of a configuration: for longrope both factor sets, the one these
+    // positions select solid (HF: long_factor once seq_len passes the original context).
+    auto scaledCurves = [&](const RopeConfigData &c, const QColor &colour, const QString &who) {
+        if (c.rope().ropeType == RopeType::Default)
+            return;
+        if (c.shortScaled.empty() || c.longScaled.empty()) {
+            curve(c.scaled, QPen(colour, 2.0), who + c.label + attentionNote(c));
+            return;
+        }
+        const QString used = QStringLiteral(" (used at %1 positions)")
+                                 .arg(formatGrouped(double(c.spec.positions), 4));
+        curve(c.shortScaled, QPen(colour, 2.0, c.longApplies ? Qt::DashLine : Qt::SolidLine),
+              who +
+                  QStringLiteral("short_factor, up to %1")
+                      .arg(formatGrouped(double(c.originalContext), 4)) +
+                  (c.longApplies ? QString() : used));
+        curve(c.longScaled, QPen(colour, 2.0, c.longApplies ? Qt::SolidLine : Qt::DashLine),
+              who + QStringLiteral("long_factor, beyond") + (c.longApplies ? used : QString()) +
+                  attentionNote(c));
+    };
     const QColor ca = m_theme.curve(0), cb = m_theme.curve(1);
-    curve(result.a, false, QPen(m_theme.marker, 1.5, Qt::DashLine),
+    curve(result.a.original, QPen(m_theme.marker, 1.5, Qt::DashLine),
           QStringLiteral("unscaled, base %1").arg(formatGrouped(result.a.rope().ropeTheta, 4)));
-    if (result.a.rope().ropeType != RopeType::Default)
-        curve(result.a, true, QPen(ca, 2.0),
-              QStringLiteral("A: ") + result.a.label + attentionNote(result.a));
+    scaledCurves(result.a, ca, QStringLiteral("A: "));
     if (showB) {
         if (!sameBase)
-            curve(result.b, false, QPen(cb, 1.5, Qt::DotLine),
+            curve(result.b.original, QPen(cb, 1.5, Qt::DotLine),
                   QStringLiteral("unscaled, base %1")
                       .arg(formatGrouped(result.b.rope().ropeTheta, 4)));
-        if (result.b.rope().ropeType != RopeType::Default)
-            curve(result.b, true, QPen(cb, 2.0),
-                  QStringLiteral("B: ") + result.b.label + attentionNote(result.b));
+        scaledCurves(result.b, cb, QStringLiteral("B: "));
     }
+    addMropeSections(top, legend, result.a);
     // The contexts the scalings extend: a wavelength longer than it never completed a turn in
     // training, which is what each rule treats differently.
     QList<qint64> contexts;
@@ -327,16 +375,27 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     top->axis(QCPAxis::atBottom)->setRange(-0.5, pairs - 0.5);
     ty->setRange(lo / 2.0, hi * 4.0);
 
-    auto ratio = [&](const RopeConfigData &c, const QPen &pen, const QString &name) {
+    auto ratio = [&](const RopeConfigData &c, const std::vector<double> &scaled, const QPen &pen,
+                     const QString &name) {
         QVector<double> r;
-        for (std::size_t i = 0; i < c.scaled.size(); ++i)
-            r.append(c.scaled[i] / c.original[i]);
-        addGraph(bottom, pairIndices(c.scaled.size()), r, pen, name);
+        for (std::size_t i = 0; i < scaled.size() && i < c.original.size(); ++i)
+            r.append(scaled[i] / c.original[i]);
+        addGraph(bottom, pairIndices(std::size_t(r.size())), r, pen, name);
         return r;
     };
-    QVector<double> all = ratio(result.a, QPen(ca, 2.0), QStringLiteral("A"));
+    auto ratios = [&](const RopeConfigData &c, const QColor &colour, const QString &name) {
+        if (c.shortScaled.empty() || c.longScaled.empty())
+            return ratio(c, c.scaled, QPen(colour, 2.0), name);
+        return ratio(c, c.shortScaled,
+                     QPen(colour, 2.0, c.longApplies ? Qt::DashLine : Qt::SolidLine),
+                     name + QStringLiteral(" short")) +
+               ratio(c, c.longScaled,
+                     QPen(colour, 2.0, c.longApplies ? Qt::SolidLine : Qt::DashLine),
+                     name + QStringLiteral(" long"));
+    };
+    QVector<double> all = ratios(result.a, ca, QStringLiteral("A"));
     if (showB && result.b.rope().ropeType != RopeType::Default)
-        all += ratio(result.b, QPen(cb, 2.0), QStringLiteral("B"));
+        all += ratios(result.b, cb, QStringLiteral("B"));
     double rlo = 1.0, rhi = 1.0;
     for (double v : all)
         if (std::isfinite(v) && v > 0) {

@@ -11,6 +11,8 @@
 #include <QString>
 
 class QCustomPlot;
+class QCPAxisRect;
+class QCPLegend;
 class QCPColorMap;
 class QCPColorScale;
 class QCPColorGradient;
@@ -29,6 +31,8 @@ public:
 
     // Wavelength 2 pi / theta_i per pair on a log axis, A and B unscaled and scaled, the
     // original context marked; below, theta scaled / theta original per pair.
+    // For longrope both factor sets (the one the positions select solid); for mrope the pairs
+    // each position id (t, h, w) turns, as bands.
     void buildSpectrum(QCustomPlot *plot, const SchemeResult &result) const;
     // Unit circles of four pairs with the trail of (cos p theta, sin p theta) up to the chosen
     // position and the vector at it.
@@ -44,6 +48,8 @@ public:
     static QString viewTitle(SchemeView view);
 
 private:
+    void addMropeSections(QCPAxisRect *rect, QCPLegend *legend, const RopeConfigData &c) const;
+
     const ExplorerState &m_state;
     PlotTheme m_theme;
 };
