@@ -333,6 +333,33 @@ private slots:
                  r.err.constData());
     }
 
+    // FFmpeg lives in the media module, loaded only for animations: without it an animation
+    // fails with one message naming the module, leaves nothing, and still figures work.
+    void missingMediaModuleIsReported()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("a.gif"));
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PE_MEDIA_MODULE"), dir.filePath(QStringLiteral("none.so")));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(PE_EXECUTABLE), QStringList(wavesArgs)
+                                                         << QStringLiteral("--animate")
+                                                         << QStringLiteral("position")
+                                                         << QStringLiteral("--out") << path);
+        QVERIFY(process.waitForFinished(120000));
+        const QByteArray err = process.readAllStandardError();
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY2(err.contains("media module (libpe_media.so"), err.constData());
+        QVERIFY2(err.contains("none.so"), err.constData());
+        QCOMPARE(entries(dir.path()), QStringList());
+        process.start(QStringLiteral(PE_EXECUTABLE),
+                      QStringList(wavesArgs)
+                          << QStringLiteral("--out") << dir.filePath(QStringLiteral("still.png")));
+        QVERIFY(process.waitForFinished(120000));
+        QCOMPARE(process.exitCode(), 0);
+    }
+
     void missingFolderFailsBeforeWork()
     {
         QTemporaryDir dir;

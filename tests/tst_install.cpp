@@ -104,6 +104,7 @@ private slots:
         QTest::addColumn<QString>("path");
         const QString id = QStringLiteral(PE_APP_ID);
         for (const QString &path : {QStringLiteral("bin/pescope"),
+                                    QStringLiteral("lib/pescope/libpe_media.so"), // animations
                                     QStringLiteral("share/applications/%1.desktop").arg(id),
                                     QStringLiteral("share/metainfo/%1.metainfo.xml").arg(id),
                                     QStringLiteral("share/mime/packages/pescope.xml"),
