@@ -342,7 +342,8 @@ int runData(const QStringList &args)
     parser.setApplicationDescription(QStringLiteral(
         "Writes one array of a positional scheme to .npy or .csv, in chunks: by default the "
         "positions x dims float32 matrix; --what names another (RoPE's inverse frequencies, "
-        "ALiBi's slopes)."));
+        "ALiBi's slopes). Without --positions and --dims: the window's 200 x 128 (ALiBi and "
+        "T5: 200 x 200)."));
     parser.addHelpOption();
     OptionSet options;
     addSpecOptions(options);
@@ -386,12 +387,10 @@ int runData(const QStringList &args)
     } else if (parser.isSet(QStringLiteral("scaled-table"))) {
         output = scaledTable(spec, output);
     }
-    if (output.usesPositions && !parser.isSet(positions) && !model) // a model has its own
-        throw UsageError{QStringLiteral("--positions is required")};
+    // Without --positions / --dims the window's defaults hold (EncodingSpec's 200 x 128; ALiBi
+    // and T5 draw 200 x 200), so `pescope data --out F` writes what the window first shows.
     if (!output.usesPositions)
         refuseOptions(parser, {positions}, QStringLiteral("--what ") + output.name);
-    if (!model && spec.info().usesDims && !parser.isSet(QStringLiteral("dims")))
-        throw UsageError{QStringLiteral("--dims is required")};
     const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
     if (model)

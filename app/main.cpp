@@ -23,7 +23,13 @@ QtMessageHandler defaultHandler = nullptr;
 void commandMessageHandler(QtMsgType type, const QMessageLogContext &context,
                            const QString &message)
 {
-    const bool displayNoise = context.category && qstrcmp(context.category, "qt.qpa.xcb") == 0;
+    // A display that refuses the connection (a busy Xvfb) makes the plugin loader say so too,
+    // before "xcb;offscreen" falls back.
+    const bool displayNoise =
+        context.category &&
+        (qstrcmp(context.category, "qt.qpa.xcb") == 0 ||
+         (qstrcmp(context.category, "qt.qpa.plugin") == 0 &&
+          message.startsWith(QLatin1String("Could not load the Qt platform plugin \"xcb\""))));
     if (!displayNoise &&
         !message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
         defaultHandler(type, context, message);

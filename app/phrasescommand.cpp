@@ -4,6 +4,7 @@
 #include "io/atomicfile.h"
 #include "matrixwriter.h"
 #include "phrases.h"
+#include "state/explorerstate.h"
 
 #include <QFile>
 #include <QTextStream>
@@ -47,7 +48,7 @@ int runPhrases(const QStringList &args)
     parser.setApplicationDescription(QStringLiteral(
         "Vectorises phrases as Keras TextVectorization does and embeds them (word + position).\n"
         "Prints the vocabulary and token ids; with --out also writes the phrases x L x D "
-        "float32 embeddings."));
+        "float32 embeddings. Without --text: the window's example phrases."));
     parser.addHelpOption();
     OptionSet options;
     options.add(PhraseSpec::fields(), QString(), phraseFlags);
@@ -66,8 +67,8 @@ int runPhrases(const QStringList &args)
     if (const FieldProblem problem =
             readOptions(PhraseSpec::fields(), parser, &spec, QString(), phraseFlags))
         throw UsageError{describe(PhraseSpec::fields(), problem, FieldNaming::Flag)};
-    if (spec.phrases.isEmpty())
-        throw UsageError{QStringLiteral("--text is required (one per phrase)")};
+    if (spec.phrases.isEmpty()) // no --text: the window's example phrases
+        spec.phrases = examplePhrases();
     if (const QString problem = spec.validate(); !problem.isEmpty())
         throw UsageError{problem};
     const BackendChoice choice = backendFromOptions(parser);

@@ -3,7 +3,10 @@
 // pescope 0.1 rendered of the same command lines (tests/data/baseline-0.1, made before the
 // redesign by the 0.1 executable; cases.txt lists the command lines). The cases whose layout
 // issue 12 changed on purpose (tick labels no longer cut, legends beside the plot, Fig 16-9 as
-// the book draws it) are compared with tests/data/baseline-issue12 instead.
+// the book draws it; the phrase difference's padding rows greyed, Compare's A − B panel) are
+// not here: property tests check them (tst_export's noTextOutsideFigure
+// and selectionOnlyWhenAsked, tst_explorer's geronPresetByShortcut), since an image rendered
+// by today's code would only test the code against itself.
 #include "testutil.h"
 
 #include <QDir>
@@ -20,7 +23,6 @@ class TestBaseline : public QObject
 
     QTemporaryDir m_dir;
     QString m_data;
-    QString m_issue12;
 
 private slots:
     void initTestCase()
@@ -28,8 +30,6 @@ private slots:
         m_data = QFINDTESTDATA("data/baseline-0.1/cases.txt");
         QVERIFY2(!m_data.isEmpty(), "tests/data/baseline-0.1/cases.txt not found");
         m_data = QFileInfo(m_data).absolutePath();
-        m_issue12 = QFileInfo(m_data + QStringLiteral("/../baseline-issue12")).absoluteFilePath();
-        QVERIFY(QFile::exists(m_issue12 + QStringLiteral("/cases.txt")));
     }
 
     void sameFigures_data()
@@ -38,7 +38,7 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("folder");
         int count = 0;
-        for (const QString &folder : {m_data, m_issue12}) {
+        for (const QString &folder : {m_data}) {
             QFile cases(folder + QStringLiteral("/cases.txt"));
             QVERIFY(cases.open(QIODevice::ReadOnly | QIODevice::Text));
             for (const QString &line :
@@ -55,7 +55,7 @@ private slots:
                 ++count;
             }
         }
-        QVERIFY(count >= 20);
+        QVERIFY(count >= 12); // the cases file was read whole
     }
     void sameFigures()
     {

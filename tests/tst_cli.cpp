@@ -28,6 +28,19 @@ class TestCli : public QObject
         return u"import sys, numpy as np\n"_qs + body;
     }
 
+    // resources/examples/phrases.txt as the window reads it: one phrase a line, # comments.
+    static QStringList examplePhrasesFromResource()
+    {
+        QFile file(QStringLiteral(PE_SOURCE_DIR "/resources/examples/phrases.txt"));
+        if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+            return {};
+        QStringList phrases;
+        for (const QByteArray &line : file.readAll().split('\n'))
+            if (!line.trimmed().isEmpty() && !line.startsWith('#'))
+                phrases.append(QString::fromUtf8(line.trimmed()));
+        return phrases;
+    }
+
     static void checkWithNumpy(const QString &script, const QStringList &args)
     {
         const QString python = test::pythonWithNumpy();
@@ -100,9 +113,6 @@ private slots:
                            u"5"_qs,    u"--dims"_qs,   u"8"_qs,
                            out,        u"x.npy"_qs}
             << u"Unknown option 'colour'"_qs;
-        QTest::addRow("missing dims")
-            << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, out, u"x.npy"_qs}
-            << u"--dims is required"_qs;
         QTest::addRow("missing out")
             << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"8"_qs}
             << u"--out is required"_qs;
@@ -115,8 +125,6 @@ private slots:
                            u"--positions"_qs, u"5"_qs,        u"--dims"_qs,  u"8"_qs,      out,
                            u"x.npy"_qs}
             << u"--seed must be a whole number"_qs;
-        QTest::addRow("no phrases")
-            << QStringList{u"phrases"_qs, out, u"x.npy"_qs} << u"--text is required"_qs;
         QTest::addRow("empty phrase")
             << QStringList{u"phrases"_qs, u"--text"_qs, u"hello"_qs, u"--text"_qs,
                            u""_qs,        out,          u"x.npy"_qs}
@@ -245,6 +253,37 @@ private slots:
                 "1.9999421]).max() < 1e-6\n"
                 "assert abs(a[1, 2] - [1.8185948, -0.8322937, 0.185397, 1.9913884, 0.00861771, 1.9999814]).max() < 1e-6\n"_qs),
             {file});
+    }
+
+    // Options left out take the window's defaults: the 200 x 128 sinusoid (base 10,000,
+    // interleaved sin/cos) and the example phrases of resources/phrases.
+    void dataAndPhrasesWithWindowDefaults()
+    {
+        const QString matrix = path(u"default.npy"_qs);
+        QCOMPARE(test::runPescope({u"data"_qs, u"--out"_qs, matrix}).exitCode, 0);
+        checkWithNumpy(
+            seed001Python(u"a = np.load(sys.argv[1])\n"
+                          "assert a.shape == (200, 128) and a.dtype == np.float32, a.shape\n"
+                          "p = np.arange(200)[:, None]\n"
+                          "i = np.arange(64)[None, :]\n"
+                          "ang = p / 10000.0 ** (2 * i / 128)\n"
+                          "assert abs(a[:, 0::2] - np.sin(ang)).max() < 1e-6\n"
+                          "assert abs(a[:, 1::2] - np.cos(ang)).max() < 1e-6\n"_qs),
+            {matrix});
+
+        const QString phrases = path(u"default-phrases.npy"_qs);
+        const test::RunResult run = test::runPescope(
+            {u"phrases"_qs, u"--out"_qs, phrases, u"--embedding"_qs, u"random"_qs});
+        QCOMPARE(run.exitCode, 0);
+        const QStringList examples = examplePhrasesFromResource();
+        QVERIFY(examples.size() >= 2);
+        // Keras lower-cases and splits on spaces: every word of the examples is in the vocabulary.
+        for (const QString &word : examples.constFirst().toLower().split(u' '))
+            QVERIFY2(QString::fromUtf8(run.out).contains(u"'"_qs + word + u"'"_qs),
+                     run.out.constData());
+        checkWithNumpy(seed001Python(u"a = np.load(sys.argv[1])\n"
+                                     "assert a.shape == (int(sys.argv[2]), 20, 50), a.shape\n"_qs),
+                       {phrases, QString::number(examples.size())});
     }
 
     void phrasesWithoutOutPrintsOnly()

@@ -367,6 +367,28 @@ assert (a[~future] == e.astype(np.float32)[~future]).all()
                        {causal});
     }
 
+    // Without --positions the window's 200 positions (ALiBi's 8 heads): 200 x 200 per head.
+    void biasSchemesWithWindowDefaults()
+    {
+        const QString alibi = path(u"alibi-default.npy"_qs);
+        QCOMPARE(runData({u"--scheme"_qs, u"alibi"_qs}, alibi).exitCode, 0);
+        checkWithNumpy(uR"(
+assert a.dtype == np.float32 and a.shape == (8, 200, 200), (a.dtype, a.shape)
+i = np.arange(200)
+e = -np.array(alibi_slopes(8))[:, None, None] * np.abs(i[:, None] - i[None, :])[None]
+assert (a == e.astype(np.float32)).all()
+)"_qs,
+                       {alibi});
+        const QString t5 = path(u"t5-default.npy"_qs);
+        QCOMPARE(runData({u"--scheme"_qs, u"t5"_qs}, t5).exitCode, 0);
+        checkWithNumpy(uR"(
+assert a.dtype == np.int32 and a.shape == (200, 200), (a.dtype, a.shape)
+e = np.array([[t5_bucket(k - q) for k in range(200)] for q in range(200)])
+assert (a == e).all()
+)"_qs,
+                       {t5});
+    }
+
     void t5Buckets_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -510,8 +532,6 @@ assert (s == alibi_slopes(12)).all(), s
         QTest::addRow("zero heads")
             << alibi + QStringList{u"--heads"_qs, u"0"_qs, u"--what"_qs, u"slopes"_qs}
             << u"--heads must be between 1 and 4096 (got 0)"_qs;
-        QTest::addRow("alibi needs positions")
-            << alibi + QStringList{u"--heads"_qs, u"4"_qs} << u"--positions is required"_qs;
         QTest::addRow("dims on alibi")
             << alibi + QStringList{u"--heads"_qs, u"4"_qs,      u"--positions"_qs,
                                    u"4"_qs,       u"--dims"_qs, u"8"_qs}
@@ -534,8 +554,6 @@ assert (s == alibi_slopes(12)).all(), s
         QTest::addRow("max distance too small")
             << t5 + QStringList{u"--max-distance"_qs, u"8"_qs}
             << u"--max-distance must be greater than the 8 exact buckets (got 8)"_qs;
-        QTest::addRow("t5 needs positions")
-            << QStringList{u"--scheme"_qs, u"t5"_qs} << u"--positions is required"_qs;
         QTest::addRow("heads on t5") << t5 + QStringList{u"--heads"_qs, u"4"_qs}
                                      << u"--heads does not apply to --scheme t5"_qs;
     }

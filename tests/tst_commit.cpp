@@ -567,21 +567,41 @@ private slots:
     void schemesPageFields()
     {
         SchemePage *page = m_window->schemePage();
-        FormCase settings = tableCase<SchemeSettings>(
-            QStringLiteral("schemes"), Page::Schemes, page->form(QStringLiteral("settings")),
-            [](const ExplorerState &s) { return s.schemeSettings(); });
-        // The form shows the page's own fields; the others are the sub-forms'.
-        settings.fields.removeIf(
-            [&](const NumericField &f) { return !settings.form->editor(f.key); });
-        QVERIFY(!settings.fields.isEmpty());
-        exerciseForm(settings);
-        if (QTest::currentTestFailed())
-            return;
+        // The page shows the current tab's controls: each form is exercised on a view that
+        // shows it, the settings form on every view, each time with the fields it shows.
+        const auto showView = [&](SchemeView view) {
+            SchemeSettings s = m_window->state()->schemeSettings();
+            s.view = view;
+            QVERIFY(m_window->state()->setSchemeSettings(s));
+        };
+        m_window->state()->setPage(Page::Schemes);
+        QSet<QString> reached;
+        for (SchemeView view : allSchemeViews()) {
+            showView(view);
+            FormCase settings = tableCase<SchemeSettings>(
+                QStringLiteral("schemes ") + schemeViewName(view), Page::Schemes,
+                page->form(QStringLiteral("settings")),
+                [](const ExplorerState &s) { return s.schemeSettings(); });
+            // The form shows the page's own fields; the others are the sub-forms'.
+            settings.fields.removeIf([&](const NumericField &f) {
+                QWidget *editor = settings.form->editor(f.key);
+                return !editor || !editor->isVisibleTo(m_window.get());
+            });
+            for (const NumericField &f : std::as_const(settings.fields))
+                reached.insert(f.key);
+            if (!settings.fields.isEmpty())
+                exerciseForm(settings);
+            if (QTest::currentTestFailed())
+                return;
+        }
+        QCOMPARE(reached.size(), 4); // pair, position, decay distance, square positions
+        showView(SchemeView::Alibi);
         exerciseForm(tableCase<AlibiScheme>(
             QStringLiteral("alibi"), Page::Schemes, page->form(QStringLiteral("alibi")),
             [](const ExplorerState &s) { return s.schemeSettings().alibi; }));
         if (QTest::currentTestFailed())
             return;
+        showView(SchemeView::T5);
         exerciseForm(tableCase<T5Scheme>(
             QStringLiteral("t5"), Page::Schemes, page->form(QStringLiteral("t5")),
             [](const ExplorerState &s) { return s.schemeSettings().t5; }));
@@ -591,6 +611,7 @@ private slots:
             QStringLiteral("compare"), Page::Schemes, page->form(QStringLiteral("compare")),
             [](const ExplorerState &s) { return s.schemeSettings().compare; });
         compare.nestedChoice = QStringLiteral("rope_type");
+        showView(SchemeView::Compare);
         exerciseForm(compare);
     }
 

@@ -2,6 +2,8 @@
 // checks through the state and the rendered pixels. Expected colours come from the float64
 // formula and matplotlib's colormap tables, never from pescope's own output.
 #include "compute/computescheduler.h"
+#include "cpubackend.h"
+#include "figures/figurebuilder.h"
 #include "figures/plottheme.h"
 #include "figures/qcpinclude.h"
 #include "testutil.h"
@@ -17,6 +19,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMap>
@@ -126,6 +129,206 @@ class TestExplorer : public QObject
 {
     Q_OBJECT
 private slots:
+    // Issue 12 item 5: 120,000 positions in about a thousand pixels are drawn as each dim's
+    // min-max band (translucent, so the other dims show through), and the band holds the curve.
+    void manyPositionsWavesAreBands()
+    {
+        auto window = test::openWindow();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        EncodingSpec spec = window->state()->spec();
+        spec.positions = 120000;
+        spec.dims = 64;
+        QString error;
+        QVERIFY2(window->state()->setSpec(spec, &error), qPrintable(error));
+        QVERIFY2(window->state()->setWaveDims({50}, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QCustomPlot *waves = window->wavesView()->plot();
+        QCPGraph *band = nullptr;
+        for (int g = 0; g < waves->graphCount(); ++g)
+            if (waves->graph(g)->name() == u"i = 50 (sin) (min–max band)"_qs)
+                band = waves->graph(g);
+        QVERIFY(band);
+        QCPGraph *lower = band->channelFillGraph();
+        QVERIFY(lower);
+        QVERIFY(band->brush().color().alpha() < 255);
+        QVERIFY(band->data()->size() <= 2 * qMax(400, waves->width()));
+        QCOMPARE(lower->data()->size(), band->data()->size());
+        for (qint64 p = 0; p < 120000; p += 997) {
+            const double v = test::referenceInterleaved(p, 50, 64, 10000.0);
+            // The band point whose run holds p: the nearest run centre.
+            int index = 0;
+            for (int c = 1; c < band->data()->size(); ++c)
+                if (std::abs(band->data()->at(c)->key - double(p)) <
+                    std::abs(band->data()->at(index)->key - double(p)))
+                    index = c;
+            QVERIFY2(band->data()->at(index)->value >= v - 1e-5, qPrintable(QString::number(p)));
+            QVERIFY2(lower->data()->at(index)->value <= v + 1e-5, qPrintable(QString::number(p)));
+        }
+    }
+
+    // Issue 12 item 5: the cosine-similarity chart's token labels are thinned so that no two
+    // overlap (rotated 60°, neighbours need their line height / sin 60° apart), at any width.
+    void tokenLabelsThinnedNotOverlapped()
+    {
+        ExplorerState state;
+        PhraseSettings s = state.phraseSettings();
+        QStringList words;
+        for (int i = 0; i < 200; ++i)
+            words.append(u"w"_qs + QString::number(i % 37));
+        s.phrases = {words.join(u' '), words.mid(0, 150).join(u' ')};
+        s.titles.clear();
+        s.sequenceLength = 200;
+        s.dims = 16;
+        QString error;
+        QVERIFY2(state.setPhraseSettings(s, &error), qPrintable(error));
+        state.setPhraseSelection({0, 3, EmbeddingMode::Fixed});
+        CpuBackend backend;
+        PhraseResult result;
+        QVERIFY2(computePhrases(backend, state.phraseSettings(), &result, &error),
+                 qPrintable(error));
+        for (const QSize size : {QSize(420, 300), QSize(900, 400), QSize(1800, 600)}) {
+            QCustomPlot plot;
+            plot.resize(size);
+            plot.setViewport(QRect(QPoint(0, 0), size)); // as an export lays it out
+            FigureBuilder(state, plotTheme(Theme::Light)).buildTokenSimilarity(&plot, result);
+            plot.replot();
+            QCPAxis *x = plot.axisRect()->axis(QCPAxis::atBottom);
+            auto ticker = x->ticker().dynamicCast<QCPAxisTickerText>();
+            QVERIFY(ticker);
+            const QList<double> ticks = ticker->ticks().keys();
+            QVERIFY(ticks.size() >= 5); // thinned, not emptied
+            const double needed = QFontMetricsF(x->tickLabelFont()).height() / std::sin(M_PI / 3);
+            for (int i = 1; i < ticks.size(); ++i) {
+                const double apart = x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]);
+                QVERIFY2(apart >= needed,
+                         qPrintable(u"%1 px apart at %2 px wide, %3 needed"_qs.arg(apart)
+                                        .arg(size.width())
+                                        .arg(needed)));
+            }
+        }
+    }
+
+    // Issue 12 item 2: the phrase grid's colorbars per row (the seed's layout), per plot (each
+    // its own range) or one shared, with the ranges of exactly those plots' values.
+    void phraseGridColorbars()
+    {
+        ExplorerState state;
+        PhraseSettings s = state.phraseSettings();
+        s.phrases = {QStringLiteral("I am a robot"), QStringLiteral("you too robot"),
+                     QStringLiteral("robots are here")};
+        s.titles.clear();
+        s.sequenceLength = 5;
+        s.dims = 6;
+        QString error;
+        QVERIFY2(state.setPhraseSettings(s, &error), qPrintable(error));
+        CpuBackend backend;
+        PhraseResult result;
+        QVERIFY2(computePhrases(backend, state.phraseSettings(), &result, &error),
+                 qPrintable(error));
+        // min / max of one mode's values (both when null), of phrase b (all when -1).
+        const auto extent = [&](std::optional<EmbeddingMode> mode, int b) {
+            double lo = 1e300, hi = -1e300;
+            for (EmbeddingMode m : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+                if (mode && *mode != m)
+                    continue;
+                const std::vector<float> &v = result.embedding(m).values;
+                const std::size_t per = std::size_t(5 * 6);
+                for (std::size_t i = 0; i < v.size(); ++i)
+                    if (b < 0 || int(i / per) == b) {
+                        lo = std::min(lo, double(v[i]));
+                        hi = std::max(hi, double(v[i]));
+                    }
+            }
+            return QCPRange(lo, hi);
+        };
+        const auto scalesOf = [](QCustomPlot *plot) {
+            QList<QCPColorScale *> scales;
+            for (QCPLayoutElement *e : plot->plotLayout()->elements(true))
+                if (auto *scale = qobject_cast<QCPColorScale *>(e))
+                    scales.append(scale);
+            return scales;
+        };
+        const auto same = [](const QCPRange &a, const QCPRange &b) {
+            return std::abs(a.lower - b.lower) < 1e-6 && std::abs(a.upper - b.upper) < 1e-6;
+        };
+        for (ColorbarPlace place :
+             {ColorbarPlace::PerRow, ColorbarPlace::PerPlot, ColorbarPlace::Shared}) {
+            QCustomPlot plot;
+            plot.resize(1200, 700);
+            FigureBuilder builder(state, plotTheme(Theme::Light));
+            builder.setColorbarPlace(place);
+            const QList<PhraseCell> cells = builder.buildPhraseGrid(&plot, result);
+            QCOMPARE(cells.size(), 6);
+            const QList<QCPColorScale *> scales = scalesOf(&plot);
+            const QString name = nameOf(colorbarPlaceNames, place);
+            if (place == ColorbarPlace::PerRow) {
+                QCOMPARE(scales.size(), 2);
+                QVERIFY(same(scales[0]->dataRange(), extent(EmbeddingMode::Random, -1)));
+                QVERIFY(same(scales[1]->dataRange(), extent(EmbeddingMode::Fixed, -1)));
+            } else if (place == ColorbarPlace::PerPlot) {
+                QCOMPARE(scales.size(), 6);
+                for (const PhraseCell &cell : cells)
+                    QVERIFY2(same(cell.map->dataRange(), extent(cell.mode, cell.phrase)),
+                             qPrintable(name));
+            } else {
+                QCOMPARE(scales.size(), 1);
+                for (const PhraseCell &cell : cells)
+                    QVERIFY(same(cell.map->dataRange(), extent(std::nullopt, -1)));
+            }
+            plot.replot();
+            // Every bar's labels inside the figure.
+            for (QCPColorScale *scale : scales)
+                QVERIFY2(scale->outerRect().right() <= plot.width(), qPrintable(name));
+        }
+    }
+
+    // Issue 12 item 5: rows where both phrases are padding (difference exactly 0) are masked in
+    // the theme's grid colour, not a white block glaring in the dark theme.
+    void phraseDifferenceMasksPadding()
+    {
+        ExplorerState state;
+        PhraseSettings s = state.phraseSettings();
+        s.phrases = {QStringLiteral("a b"), QStringLiteral("a b c d")};
+        s.titles.clear();
+        s.sequenceLength = 6;
+        s.dims = 8;
+        QString error;
+        QVERIFY2(state.setPhraseSettings(s, &error), qPrintable(error));
+        state.setCompare(0, 1);
+        CpuBackend backend;
+        PhraseResult result;
+        QVERIFY2(computePhrases(backend, state.phraseSettings(), &result, &error),
+                 qPrintable(error));
+        const PlotTheme dark = plotTheme(Theme::Dark);
+        QCustomPlot plot;
+        plot.resize(700, 420);
+        const QList<PhraseCell> cells =
+            FigureBuilder(state, dark).buildPhraseDifference(&plot, result);
+        QCOMPARE(cells.size(), 2); // random and fixed
+        const QImage image = plot.toPixmap(700, 420).toImage();
+        for (const PhraseCell &cell : cells) {
+            QCPColorMapData *data = cell.map->data();
+            for (int row = 0; row < 6; ++row) {
+                double key = 0, value = 0;
+                int k = 0, v = 0;
+                data->coordToCell(3, row, &k, &v);
+                const double z = data->cell(k, v);
+                // Tokens 0, 1: a b in both, differ by 0; 2, 3: c d against padding; 4, 5: padding.
+                if (row >= 4)
+                    QVERIFY2(std::isnan(z), qPrintable(QString::number(row)));
+                else
+                    QVERIFY2(std::isfinite(z), qPrintable(QString::number(row)));
+                if (row == 2)
+                    QVERIFY(z != 0.0);
+                data->cellToCoord(k, v, &key, &value);
+                // A few pixels off the cell's centre, off any grid line through it.
+                const QPointF at = cell.map->coordsToPixels(key, value) + QPointF(5, 7);
+                if (row >= 4)
+                    QCOMPARE(QColor(image.pixel(at.toPoint())), dark.grid);
+            }
+        }
+    }
+
     void initTestCase()
     {
         if (QGuiApplication::platformName() == QLatin1String("minimal"))
@@ -293,6 +496,51 @@ private slots:
                              test::referenceInterleaved(p, j, 512, 10000.0), vmin, vmax);
         // As the book draws Fig 16-9 (origin lower): dim 0 at the bottom, below dim 149.
         QVERIFY(heatmap->cellCentre(0, 0).y() > heatmap->cellCentre(0, 149).y());
+        // And as Géron's notebook styles it: i = 100 and i = 101 both solid ("b-", "r-"), the
+        // p = 60 line faded (alpha 0.5) where p = 22's is not, and on the heatmap the i = 101
+        // line raised two rows ("cheat = 2") so that it does not hide i = 100's.
+        QCustomPlot *waves = window->wavesView()->plot();
+        const auto graphNamed = [waves](const QString &name) -> QCPGraph * {
+            for (int g = 0; g < waves->graphCount(); ++g)
+                if (waves->graph(g)->name() == name)
+                    return waves->graph(g);
+            return nullptr;
+        };
+        for (const QString &name : {u"i = 100 (sin)"_qs, u"i = 101 (cos)"_qs}) {
+            QVERIFY2(graphNamed(name), qPrintable(name));
+            QCOMPARE(graphNamed(name)->pen().style(), Qt::SolidLine);
+        }
+        QVERIFY(graphNamed(u"p = 22"_qs) && graphNamed(u"p = 60"_qs));
+        QCOMPARE(graphNamed(u"p = 22"_qs)->pen().color().alphaF(), 1.0);
+        QVERIFY(std::abs(graphNamed(u"p = 60"_qs)->pen().color().alphaF() - 0.5) < 0.01);
+        QList<double> dimLines;
+        for (int i = 0; i < heatmap->plot()->itemCount(); ++i)
+            if (auto *line = qobject_cast<QCPItemStraightLine *>(heatmap->plot()->item(i)))
+                if (line->point1->coords().y() == line->point2->coords().y())
+                    dimLines.append(line->point1->coords().y());
+        std::sort(dimLines.begin(), dimLines.end());
+        QCOMPARE(dimLines, (QList<double>{100.0, 102.0}));
+
+        // The waves' x axis over the heatmap's, pixel for pixel, at several window sizes.
+        for (const QSize size : {QSize(1400, 900), QSize(1280, 720), QSize(1700, 1000)}) {
+            window->resize(size);
+            QVERIFY(waitSettled(*window));
+            const auto wavesX = [&](qint64 p) {
+                return waves->mapTo(window.get(), window->wavesView()->curvePoint(p, 100)).x();
+            };
+            const auto heatmapX = [&](qint64 p) {
+                return heatmap->plot()->mapTo(window.get(), heatmap->cellCentre(p, 0)).x();
+            };
+            for (const qint64 p : {0, 60, 200})
+                QTRY_VERIFY2(
+                    std::abs(wavesX(p) - heatmapX(p)) <= 1,
+                    qPrintable(QStringLiteral("%1 x %2, p = %3: waves at %4, heatmap at %5")
+                                   .arg(size.width())
+                                   .arg(size.height())
+                                   .arg(p)
+                                   .arg(wavesX(p))
+                                   .arg(heatmapX(p))));
+        }
         QVERIFY2(window->wavesView()->shareReadout().contains(QLatin1String("60")),
                  qPrintable(window->wavesView()->shareReadout()));
         QVERIFY2(window->computeInfo().contains(QLatin1String("cpu")),

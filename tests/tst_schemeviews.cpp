@@ -23,7 +23,11 @@
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -298,6 +302,47 @@ private slots:
         PE_COMPARE_NEAR(a->data()->at(0)->value, 1.0, 1e-12);
     }
 
+    // Issue 12 item 5: one clear curve per configuration (the reference bases only when
+    // asked), each as its envelope, over a log distance axis.
+    void decayEnvelopeOnLogDistance()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY2(applyPreset(state, QStringLiteral("rope-decay"), &error), qPrintable(error));
+        SchemeSettings s = state.schemeSettings();
+        s.decayReferences = false;
+        s.decayEnvelope = true;
+        s.decayLog = true;
+        QVERIFY2(state.setSchemeSettings(s, &error), qPrintable(error));
+        const auto result = compute(state, SchemeView::Decay);
+        QVERIFY(result);
+        QCustomPlot plot;
+        SchemeFigures(state, plotTheme(Theme::Light)).buildDecay(&plot, *result);
+        QCOMPARE(plot.graphCount(), 2); // A and B, no reference bases
+        QCPGraph *a = graphNamed(&plot, QStringLiteral("A: base 10,000 (envelope)"));
+        QVERIFY(a);
+        QVERIFY(!graphNamed(&plot, QStringLiteral("base 1,000,000 (envelope)")));
+        QCOMPARE(plot.xAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(a->data()->size(), 4096); // distances 1..4096
+        QCOMPARE(a->data()->at(0)->key, 1.0);
+        // max over d' >= d of |(1/64) sum cos(d' theta_i)|, in double.
+        std::vector<double> score(4097);
+        for (int d = 0; d <= 4096; ++d) {
+            double sum = 0;
+            for (int i = 0; i < 64; ++i)
+                sum += std::cos(d * plainTheta(10000.0, i, 128));
+            score[std::size_t(d)] = std::abs(sum / 64.0);
+        }
+        double beyond = 0;
+        for (int d = 4096; d >= 1; --d) {
+            beyond = std::max(beyond, score[std::size_t(d)]);
+            PE_COMPARE_NEAR(a->data()->at(d - 1)->value, beyond, 1e-12);
+        }
+        // Falling: never rises with distance.
+        for (int i = 1; i < a->data()->size(); ++i)
+            QVERIFY(a->data()->at(i)->value <= a->data()->at(i - 1)->value);
+    }
+
     void rotationVector()
     {
         ExplorerState state;
@@ -410,16 +455,40 @@ private slots:
         SchemeFigures(state, plotTheme(Theme::Light)).buildCompare(&plot, *result);
         QVERIFY(colourCount(&plot) > 20);
         const QList<QCPColorMap *> maps = colorMaps(&plot);
-        QCOMPARE(maps.size(), 2);
+        QCOMPARE(maps.size(), 3); // A, B and A − B
         QVERIFY(maps[0]->dataRange() == maps[1]->dataRange());
         QCOMPARE(maps[0]->colorScale(), maps[1]->colorScale());
         // RoPE cos/sin rows: cosine of p and q is the mean of cos((p - q) theta_i).
+        double cosine[2] = {};
         for (auto [k, base] : {std::pair{0, 10000.0}, std::pair{1, 500000.0}}) {
             double sum = 0;
             for (int i = 0; i < 32; ++i)
                 sum += std::cos(37.0 * plainTheta(base, i, 64));
-            PE_COMPARE_NEAR(cellAt(maps[k], 40, 3), sum / 32.0, 1e-5);
+            cosine[k] = sum / 32.0;
+            PE_COMPARE_NEAR(cellAt(maps[k], 40, 3), cosine[k], 1e-5);
         }
+        // The difference panel: A − B on its own scale, centred at 0, a diverging map (the
+        // default viridis is not one, so RdBu_r: blue below 0, red above).
+        QVERIFY(maps[2]->colorScale() != maps[0]->colorScale());
+        PE_COMPARE_NEAR(cellAt(maps[2], 40, 3), cosine[0] - cosine[1], 1e-5);
+        QCOMPARE(maps[2]->dataRange().lower, -maps[2]->dataRange().upper);
+        double largest = 0;
+        for (int p = 0; p < 64; ++p)
+            for (int q = 0; q < 64; ++q) {
+                double a = 0, b = 0;
+                for (int i = 0; i < 32; ++i) {
+                    a += std::cos((p - q) * plainTheta(10000.0, i, 64));
+                    b += std::cos((p - q) * plainTheta(500000.0, i, 64));
+                }
+                largest = std::max(largest, std::abs(a - b) / 32.0);
+            }
+        PE_COMPARE_NEAR(maps[2]->dataRange().upper, largest, 1e-5);
+        const QRgb zero = maps[2]->gradient().color(0.0, maps[2]->dataRange());
+        QVERIFY2(qAbs(qRed(zero) - qBlue(zero)) < 12, "0 is the neutral middle of the map");
+        QVERIFY(qBlue(maps[2]->gradient().color(-largest, maps[2]->dataRange())) >
+                qRed(maps[2]->gradient().color(-largest, maps[2]->dataRange())));
+        QVERIFY(qRed(maps[2]->gradient().color(largest, maps[2]->dataRange())) >
+                qBlue(maps[2]->gradient().color(largest, maps[2]->dataRange())));
     }
 
     void exportEachView()
@@ -518,6 +587,70 @@ private slots:
         QCOMPARE(loaded.page(), Page::Schemes);
     }
 
+    // Item 6 of issue 12: the Schemes page shows the controls of the current tab only, and the
+    // status bar the current page's computation, not the Encoding page's.
+    void currentViewControlsAndTiming()
+    {
+        MainWindowOptions options;
+        options.persistent = false;
+        MainWindow window(options);
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.state()->setPage(Page::Schemes);
+        auto *tabs = window.schemePage()->findChild<QTabWidget *>(QStringLiteral("schemeTabs"));
+        auto *status = window.findChild<QLabel *>(QStringLiteral("computeInfo"));
+        QVERIFY(tabs && status);
+        const auto shown = [&](const char *box) {
+            auto *w = window.schemePage()->findChild<QWidget *>(QString::fromLatin1(box));
+            return w && w->isVisible();
+        };
+        const auto rowShown = [&](const char *key) {
+            QWidget *e = window.schemePage()
+                             ->form(QStringLiteral("settings"))
+                             ->editor(QString::fromLatin1(key));
+            return e && e->isVisible();
+        };
+        using V = SchemeView;
+        struct Expect
+        {
+            V view;
+            bool settings, alibi, t5, compare;
+            const char *row;    // one settings row that must show (null: none)
+            const char *hidden; // one that must not
+        };
+        for (const Expect &e :
+             {Expect{V::Spectrum, false, false, false, true, nullptr, "rotationPair"},
+              Expect{V::Rotation, true, false, false, false, "rotationPosition", "metric"},
+              Expect{V::Decay, true, false, false, true, "decayDistance", "rotationPair"},
+              Expect{V::Similarity, true, false, false, false, "metric", "decayDistance"},
+              Expect{V::Alibi, true, true, false, false, "squarePositions", "metric"},
+              Expect{V::T5, true, false, true, false, "squarePositions", "rotationPair"},
+              Expect{V::Compare, true, false, false, true, "metric", "rotationPosition"}}) {
+            const QString name = schemeViewName(e.view);
+            tabs->setCurrentIndex(int(allSchemeViews().indexOf(e.view)));
+            QCOMPARE(window.state()->schemeSettings().view, e.view);
+            QVERIFY2(shown("settingsBox") == e.settings, qPrintable(name));
+            QVERIFY2(shown("alibiBox") == e.alibi, qPrintable(name));
+            QVERIFY2(shown("t5Box") == e.t5, qPrintable(name));
+            QVERIFY2(shown("compareBox") == e.compare, qPrintable(name));
+            if (e.row)
+                QVERIFY2(rowShown(e.row), qPrintable(name + u": "_qs + QLatin1String(e.row)));
+            QVERIFY2(!rowShown(e.hidden), qPrintable(name + u": "_qs + QLatin1String(e.hidden)));
+            QTRY_VERIFY_WITH_TIMEOUT(window.isSettled(), 60000);
+            QVERIFY2(status->text().startsWith(u"Schemes: "_qs + SchemeFigures::viewTitle(e.view)),
+                     qPrintable(status->text()));
+            QVERIFY2(status->text().endsWith(u" ms"_qs), qPrintable(status->text()));
+        }
+        window.state()->setPage(Page::Encoding);
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(u"Encoding: "_qs), 60000);
+        // Nothing on the page needs a horizontal scroll bar at 1280 x 720.
+        for (const QScrollArea *area : window.findChildren<QScrollArea *>())
+            if (area->isVisible())
+                QVERIFY2(!area->horizontalScrollBar()->isVisible(),
+                         qPrintable(area->widget()->objectName()));
+    }
+
     // Typing into a form applies nothing until Enter; a refused value is explained beside its
     // field and leaves the state as it was.
     void badInputIsRefused()
@@ -563,21 +696,29 @@ private slots:
         linear.compare.factor = 2.0;
         QVERIFY(window.state()->setSchemeSettings(linear, &error));
         const SchemeSettings good = window.state()->schemeSettings();
-        for (auto [form, name, text, word] : {std::tuple{"alibi", "heads", "0", "Heads"},
-                                              std::tuple{"t5", "buckets", "1", "Buckets"},
-                                              std::tuple{"settings", "rotationPair", "64", "Pair"},
-                                              std::tuple{"compare", "rope_theta", "x", "Base"},
-                                              std::tuple{"compare", "factor", "0", "Factor"}}) {
+        using V = SchemeView;
+        for (auto [view, form, name, text, word] :
+             {std::tuple{V::Alibi, "alibi", "heads", "0", "Heads"},
+              std::tuple{V::T5, "t5", "buckets", "1", "Buckets"},
+              std::tuple{V::Rotation, "settings", "rotationPair", "64", "Pair"},
+              std::tuple{V::Compare, "compare", "rope_theta", "x", "Base"},
+              std::tuple{V::Compare, "compare", "factor", "0", "Factor"}}) {
+            window.schemePage()
+                ->findChild<QTabWidget *>(QStringLiteral("schemeTabs"))
+                ->setCurrentIndex(int(allSchemeViews().indexOf(view)));
             FieldForm *f = window.schemePage()->form(QString::fromLatin1(form));
             QVERIFY2(f, form);
             auto *edit = qobject_cast<QLineEdit *>(f->editor(QString::fromLatin1(name)));
             QVERIFY2(edit, name);
+            QVERIFY2(edit->isVisible(), name); // the current view's controls are shown
+            SchemeSettings shown = good;       // the tab is the view; nothing else changed
+            shown.view = view;
             const QString old = edit->text();
             type(edit, QString::fromLatin1(text));
             const QString message = window.schemePage()->message();
             QVERIFY2(message.contains(QString::fromLatin1(word)),
                      qPrintable(QString::fromLatin1(name) + QStringLiteral(": ") + message));
-            QVERIFY(window.state()->schemeSettings() == good);
+            QVERIFY(window.state()->schemeSettings() == shown);
             type(edit, old);
             QVERIFY2(window.schemePage()->message().isEmpty(),
                      qPrintable(window.schemePage()->message()));

@@ -41,3 +41,12 @@ cat >"$qwen3vl" <<'JSON'
 JSON
 "$pescope" export --model "$qwen3vl" --view spectrum --width 1200 --height 800 \
   --out "$out/spectrum-qwen3vl-mrope.$ext"
+
+# Compare A/B with the A − B panel: Llama 3.1's scaling against YaRN (the preset's B).
+"$pescope" export --preset rope-llama31-vs-yarn --view compare --width 1500 --height 560 \
+  --out "$out/compare-llama31-vs-yarn.$ext"
+
+# The decay view readable: one curve per configuration as its envelope, over log distance.
+"$pescope" export --preset rope-decay --view decay --no-decay-references --decay-envelope \
+  --decay-log --decay-distance 65536 --width 1200 --height 700 \
+  --out "$out/decay-envelope-log.$ext"

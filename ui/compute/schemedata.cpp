@@ -172,9 +172,10 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> 
         result->decayDistances = decayDistances(
             s.decayDistance,
             std::min(maxDecaySamples, std::max(minDecaySamples, maxDecayTerms / pairs)));
-        // A, B and the three published bases unscaled, each once.
+        // A, B and (when asked) the three published bases unscaled, each once.
         QList<EncodingSpec> configs{a, b};
-        for (double base : {10000.0, 500000.0, 1000000.0}) {
+        for (double base :
+             s.decayReferences ? QList<double>{10000.0, 500000.0, 1000000.0} : QList<double>{}) {
             RopeScheme unscaled = *a.get<RopeScheme>();
             unscaled.ropeTheta = base;
             unscaled.ropeType = RopeType::Default;

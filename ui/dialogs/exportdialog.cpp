@@ -116,7 +116,8 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
       m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)),
       m_showSelection(new QCheckBox(tr("&Include selection"), this)),
       m_fontScale(new QDoubleSpinBox(this)), m_legend(new QComboBox(this)),
-      m_xLabel(new QLineEdit(this)), m_yLabel(new QLineEdit(this)), m_title(new QLineEdit(this)),
+      m_colorbar(new QComboBox(this)), m_xLabel(new QLineEdit(this)), m_yLabel(new QLineEdit(this)),
+      m_title(new QLineEdit(this)),
       m_caption(new QCheckBox(tr("&Caption with the parameters"), this)),
       m_captionText(new QLineEdit(this)), m_path(new QLineEdit(this)),
       m_previewLabel(new QLabel(this)), m_message(new QLabel(this)),
@@ -180,6 +181,11 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
         m_legend->addItem(tr(c.label), QString::fromUtf8(c.name));
     m_legend->setObjectName(QStringLiteral("exportLegend"));
     m_legend->setToolTip(tr("Where the legend goes; auto keeps it off the curves"));
+    for (const ChoiceName &c : colorbarPlaceNames)
+        m_colorbar->addItem(tr(c.label), QString::fromUtf8(c.name));
+    m_colorbar->setObjectName(QStringLiteral("exportColorbar"));
+    m_colorbar->setToolTip(tr("Figures of several heatmaps (phrases): a colorbar per row, per "
+                              "plot with its own range, or one shared by all"));
     m_xLabel->setPlaceholderText(tr("As drawn (e.g. position p)"));
     m_yLabel->setPlaceholderText(tr("As drawn (e.g. PE(p, i))"));
     m_xLabel->setObjectName(QStringLiteral("exportXLabel"));
@@ -216,6 +222,7 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     form->addRow(QString(), m_showSelection);
     form->addRow(tr("F&ont size:"), m_fontScale);
     form->addRow(tr("&Legend:"), m_legend);
+    form->addRow(tr("Colorb&ar:"), m_colorbar);
     form->addRow(tr("&X axis title:"), m_xLabel);
     form->addRow(tr("&Y axis title:"), m_yLabel);
     form->addRow(tr("&Title:"), m_title);
@@ -269,6 +276,7 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     });
     connect(m_fontScale, &QDoubleSpinBox::valueChanged, this, &ExportDialog::schedulePreview);
     connect(m_legend, &QComboBox::currentIndexChanged, this, &ExportDialog::schedulePreview);
+    connect(m_colorbar, &QComboBox::currentIndexChanged, this, &ExportDialog::schedulePreview);
     for (QLineEdit *edit : {m_title, m_captionText, m_xLabel, m_yLabel})
         connect(edit, &QLineEdit::textChanged, this, &ExportDialog::schedulePreview);
     connect(browseButton, &QPushButton::clicked, this, &ExportDialog::browse);
@@ -330,6 +338,9 @@ FigureOptions ExportDialog::options() const
     o.style.fontScale = m_fontScale->value();
     o.style.legend = parseAs<LegendPlace>(legendPlaceNames, m_legend->currentData().toString())
                          .value_or(LegendPlace::Auto);
+    o.style.colorbar =
+        parseAs<ColorbarPlace>(colorbarPlaceNames, m_colorbar->currentData().toString())
+            .value_or(ColorbarPlace::PerRow);
     o.style.xLabel = m_xLabel->text().trimmed();
     o.style.yLabel = m_yLabel->text().trimmed();
     o.title = m_title->text().trimmed();
@@ -354,6 +365,8 @@ void ExportDialog::setOptions(const FigureOptions &options)
     m_fontScale->setValue(options.style.fontScale);
     m_legend->setCurrentIndex(
         qMax(0, m_legend->findData(nameOf(legendPlaceNames, options.style.legend))));
+    m_colorbar->setCurrentIndex(
+        qMax(0, m_colorbar->findData(nameOf(colorbarPlaceNames, options.style.colorbar))));
     m_xLabel->setText(options.style.xLabel);
     m_yLabel->setText(options.style.yLabel);
     m_title->setText(options.title);

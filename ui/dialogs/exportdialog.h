@@ -85,6 +85,7 @@ private:
     QCheckBox *m_showSelection;
     QDoubleSpinBox *m_fontScale;
     QComboBox *m_legend;
+    QComboBox *m_colorbar;
     QLineEdit *m_xLabel;
     QLineEdit *m_yLabel;
     QLineEdit *m_title;

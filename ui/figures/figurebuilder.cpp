@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numbers>
 
 namespace pe {
 
@@ -17,6 +19,8 @@ namespace {
 
 // Wave curves are decimated to a min/max envelope beyond this many points per curve.
 constexpr qint64 maxCurvePoints = 16384;
+// Waves of more positions than this per pixel are drawn as min-max bands.
+constexpr int bandPositionsPerPixel = 8;
 
 // Column `dim` against position, as plot data; a min/max envelope per bucket when long.
 QSharedPointer<QCPGraphDataContainer> columnData(const ColumnView &column)
@@ -47,6 +51,37 @@ QSharedPointer<QCPGraphDataContainer> columnData(const ColumnView &column)
     }
     data->set(points, true);
     return data;
+}
+
+// The column as a band: per run of neighbouring positions its smallest and largest value,
+// `buckets` runs over the whole column (one per pixel or so).
+struct ColumnBand
+{
+    QSharedPointer<QCPGraphDataContainer> lower, upper;
+};
+ColumnBand columnBand(const ColumnView &column, qint64 buckets)
+{
+    ColumnBand band{QSharedPointer<QCPGraphDataContainer>::create(),
+                    QSharedPointer<QCPGraphDataContainer>::create()};
+    const qint64 rows = column.rows;
+    if (!column.isValid() || rows < 1)
+        return band;
+    const qint64 run = std::max<qint64>(1, (rows + buckets - 1) / buckets);
+    QVector<QCPGraphData> lo, hi;
+    for (qint64 b = 0; b < rows; b += run) {
+        const qint64 end = std::min(rows, b + run);
+        float least = column.at(b), most = least;
+        for (qint64 p = b + 1; p < end; ++p) {
+            least = std::min(least, column.at(p));
+            most = std::max(most, column.at(p));
+        }
+        const double at = 0.5 * double(b + end - 1);
+        lo.append(QCPGraphData(at, double(least)));
+        hi.append(QCPGraphData(at, double(most)));
+    }
+    band.lower->set(lo, true);
+    band.upper->set(hi, true);
+    return band;
 }
 
 // matplotlib-style ticks: outward, no minor ticks, no grid (matshow).
@@ -390,26 +425,27 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     figure.dimAxis->setRange(r.dimLower, r.dimUpper);
 
     // Overlays, as Fig 16-9 draws them: a line along each wave dim in its curve's colour,
-    // dashed lines at the marker positions, dots where they cross.
+    // dashed lines at the marker positions (the later ones faded), dots where they cross.
     auto coords = [&](double position, double dim) {
         return transposed ? std::pair{position, dim} : std::pair{dim, position};
     };
     const QList<qint64> dims = plottedDims();
     const qint64 visibleDims = fullWindow(result.spec, m_state.heatmapDimLimit()).cols();
+    const QList<double> rows = overlayRows(dims);
     for (int i = 0; i < dims.size(); ++i) {
         if (dims[i] >= visibleDims)
             continue;
-        const auto [k1, v1] = coords(0.0, double(dims[i]));
-        const auto [k2, v2] = coords(1.0, double(dims[i]));
+        const auto [k1, v1] = coords(0.0, rows[i]);
+        const auto [k2, v2] = coords(1.0, rows[i]);
         addLine(rect, keyAxis, left, k1, v1, k2, v2, QPen(m_theme.curve(i), 1.5));
     }
-    const QPen markerPen(m_theme.marker, 1.5, Qt::DashLine);
-    for (qint64 p : m_state.markers()) {
+    for (int m = 0; m < m_state.markers().size(); ++m) {
+        const qint64 p = m_state.markers()[m];
         if (p >= result.spec.positions)
             continue;
         const auto [k1, v1] = coords(double(p), 0.0);
         const auto [k2, v2] = coords(double(p), 1.0);
-        addLine(rect, keyAxis, left, k1, v1, k2, v2, markerPen);
+        addLine(rect, keyAxis, left, k1, v1, k2, v2, markerPen(m));
     }
     for (int i = 0; i < dims.size(); ++i) {
         if (dims[i] >= visibleDims || m_state.markers().isEmpty())
@@ -420,7 +456,7 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
             QCPScatterStyle(QCPScatterStyle::ssDisc, m_theme.curve(i), m_theme.curve(i), 7));
         for (qint64 p : m_state.markers())
             if (p < result.spec.positions) {
-                const auto [k, v] = coords(double(p), double(dims[i]));
+                const auto [k, v] = coords(double(p), rows[i]);
                 dots->addData(k, v);
             }
     }
@@ -510,11 +546,12 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     };
 
     // Legend order as in Fig 16-9: markers, crosses, then the curves.
-    for (qint64 p : m_state.markers()) {
+    for (int m = 0; m < m_state.markers().size(); ++m) {
+        const qint64 p = m_state.markers()[m];
         if (p >= spec.positions)
             continue;
         auto *line = plot->addGraph(x, y);
-        line->setPen(QPen(m_theme.marker, 1.5, Qt::DashLine));
+        line->setPen(markerPen(m));
         line->addData(double(p), ylo);
         line->addData(double(p), yhi);
         line->setName(QStringLiteral("p = %1").arg(p));
@@ -534,18 +571,36 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     // Qt's raster engine strokes wide or antialiased pens along a dense zig-zag very slowly
     // (about 0.6 s for 1,024 points of a fast column); such curves are drawn 1 px, aliased,
     // which at several points per pixel looks the same. Sparse curves (Fig 16-9) stay smooth.
-    const bool sparse = spec.positions * 3 <= qMax(400, plot->width());
+    const int widthPx = qMax(400, plot->viewport().width());
+    const bool sparse = spec.positions * 3 <= widthPx;
+    // Many positions a pixel: a line zig-zagging through all of them fills a solid block that
+    // hides the other dims. Such a curve is drawn as its min-max band, translucent.
+    const bool banded = spec.positions > qint64(bandPositionsPerPixel) * widthPx;
     for (int i = 0; i < dims.size(); ++i) {
         auto *curve = plot->addGraph(x, y);
         const ColumnView column = result.column(dims[i]);
-        curve->setData(columnData(column));
-        QPen pen(m_theme.curve(i), sparse ? 1.6 : 1.0,
-                 spec.column(dims[i]).cosine ? Qt::DashLine : Qt::SolidLine);
+        // Solid, sine and cosine alike, as the book draws i = 100 and i = 101 ("b-", "r-").
+        QPen pen(m_theme.curve(i), sparse ? 1.6 : 1.0, Qt::SolidLine);
         pen.setCosmetic(!sparse);
         curve->setPen(pen);
         curve->setAntialiased(sparse);
         curve->setName(spec.column(dims[i]).label);
         curve->addToLegend(legend);
+        if (banded && column.isValid()) {
+            const ColumnBand band = columnBand(column, widthPx);
+            curve->setData(band.upper);
+            curve->setName(curve->name() + QStringLiteral(" (min–max band)"));
+            auto *lower = plot->addGraph(x, y);
+            lower->setData(band.lower);
+            lower->setPen(pen);
+            lower->setAntialiased(false);
+            QColor fill = m_theme.curve(i);
+            fill.setAlpha(70);
+            curve->setBrush(fill);
+            curve->setChannelFillGraph(lower);
+        } else {
+            curve->setData(columnData(column));
+        }
         if (m_state.markers().isEmpty())
             continue;
         auto *dots = plot->addGraph(x, y);
@@ -569,6 +624,32 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     rect->setRangeDrag(Qt::Horizontal);
     rect->setRangeZoom(Qt::Horizontal);
     applyPlotTheme(plot, m_theme);
+}
+
+QPen FigureBuilder::markerPen(int index) const
+{
+    // Géron's notebook draws p = 22 "k--" and p = 60 "k--" with alpha 0.5: the first marker
+    // stands out, the others are faded.
+    QColor colour = m_theme.marker;
+    if (index > 0)
+        colour.setAlphaF(0.5);
+    return QPen(colour, 1.5, Qt::DashLine);
+}
+
+QList<double> overlayRows(const QList<qint64> &dims)
+{
+    // Adjacent dims (Fig 16-9's i = 100 and i = 101) would hide each other's line on the heatmap:
+    // the notebook raises the second by two rows ("cheat = 2"), and so does pescope, for each
+    // plotted dim within two rows of an earlier one.
+    QList<double> rows;
+    for (qint64 dim : dims) {
+        double row = double(dim);
+        for (double earlier : rows)
+            if (std::abs(row - earlier) < 2.0)
+                row = earlier + 2.0;
+        rows.append(row);
+    }
+    return rows;
 }
 
 QString FigureBuilder::shareReadout(const EncodingResult &result) const
@@ -617,65 +698,94 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
     const qint64 length = s.sequenceLength;
     const qint64 dims = s.dims;
     const qint64 drawnDims = w.drawnDims();
+    const EmbeddingMode modes[] = {EmbeddingMode::Random, EmbeddingMode::Fixed};
+    const auto valueAt = [&](EmbeddingMode mode, qint64 b, qint64 r, qint64 k) {
+        return result.embedding(mode).values[std::size_t((b * length + w.firstToken + r) * dims +
+                                                         sampledIndex(k, drawnDims, dims))];
+    };
+    // The value range of one plot (phrase b; all phrases when b < 0), of one mode or both.
+    const auto rangeOf = [&](std::optional<EmbeddingMode> mode, qint64 b) {
+        float mn = std::numeric_limits<float>::infinity(), mx = -mn;
+        for (EmbeddingMode m : modes) {
+            if (mode && m != *mode)
+                continue;
+            for (qint64 p = b < 0 ? w.firstPhrase : b; p < (b < 0 ? w.endPhrase : b + 1); ++p)
+                for (qint64 r = 0; r < w.tokens(); ++r)
+                    for (qint64 k = 0; k < drawnDims; ++k) {
+                        mn = qMin(mn, valueAt(m, p, r, k));
+                        mx = qMax(mx, valueAt(m, p, r, k));
+                    }
+        }
+        return colorRangeFor(mn, mx);
+    };
+    const ColorRange shared = rangeOf(std::nullopt, -1);
+    // Shared: the rows in a grid of their own, one bar beside all of them.
     auto *main = plot->plotLayout();
+    QCPLayoutGrid *body = main;
+    if (m_colorbar == ColorbarPlace::Shared) {
+        body = new QCPLayoutGrid;
+        main->addElement(0, 0, body);
+        QCPColorScale *scale =
+            addColorScale(plot, main, 0, 1, m_state.colormap(), shared, QString());
+        scale->axis()->axisRect()->setMinimumMargins(QMargins(0, 0, 64, 0));
+        main->setColumnStretchFactor(1, 0.01);
+    }
     auto *group = new QCPMarginGroup(plot);
     // Each colour bar shares its row's top and bottom margins: as tall as the plots.
     const PhraseSelection sel = m_state.phraseSelection();
+    const bool perPlot = m_colorbar == ColorbarPlace::PerPlot;
     int row = 0;
-    for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+    for (EmbeddingMode mode : modes) {
         auto *rowGroup = new QCPMarginGroup(plot);
-        const PhraseEmbedding &e = result.embedding(mode);
-        const auto valueAt = [&](qint64 b, qint64 r, qint64 k) {
-            return e.values[std::size_t((b * length + w.firstToken + r) * dims +
-                                        sampledIndex(k, drawnDims, dims))];
-        };
-        float mn = valueAt(w.firstPhrase, 0, 0), mx = mn;
-        for (qint64 b = w.firstPhrase; b < w.endPhrase; ++b)
-            for (qint64 r = 0; r < w.tokens(); ++r)
-                for (qint64 k = 0; k < drawnDims; ++k) {
-                    mn = qMin(mn, valueAt(b, r, k));
-                    mx = qMax(mx, valueAt(b, r, k));
-                }
-        const ColorRange range = colorRangeFor(mn, mx);
-        addTitle(plot, main, row++, 0,
+        const ColorRange rowRange =
+            m_colorbar == ColorbarPlace::Shared ? shared : rangeOf(mode, -1);
+        addTitle(plot, body, row++, 0,
                  mode == EmbeddingMode::Random
                      ? QStringLiteral("Random Embedding")
                      : QStringLiteral("Fixed Weight Embedding from Attention is All You Need"),
                  2.0, true);
         auto *sub = new QCPLayoutGrid;
-        main->addElement(row++, 0, sub);
+        body->addElement(row++, 0, sub);
+        // Reserve the same label room beside every bar: QCPColorScale sizes itself to its bar
+        // plus its tick labels, so rows with narrower labels ("-1" vs "-0.05") got wider plots
+        // and a bar further right, its labels cut at the figure's edge.
+        const auto addBar = [&](int column, const ColorRange &range) {
+            QCPColorScale *scale =
+                addColorScale(plot, sub, 1, column, m_state.colormap(), range, QString());
+            scale->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroup);
+            scale->axis()->axisRect()->setMinimumMargins(QMargins(0, 0, 64, 0));
+            sub->setColumnStretchFactor(column, 0.01);
+        };
         for (int c = 0; c < phrases; ++c) {
             const qint64 b = w.firstPhrase + c;
-            addTitle(plot, sub, 0, c, s.title(int(b)), 0.5, false);
+            const int column = perPlot ? 2 * c : c;
+            const ColorRange range = perPlot ? rangeOf(mode, b) : rowRange;
+            addTitle(plot, sub, 0, column, s.title(int(b)), 0.5, false);
             auto *rect = new QCPAxisRect(plot, true);
-            sub->addElement(1, c, rect);
+            sub->addElement(1, column, rect);
             rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
             rect->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroup);
             QCPColorMap *map = addMatrixMap(
                 rect, w.tokens(), drawnDims, m_state.colormap(), range,
-                [&](qint64 r, qint64 k) { return valueAt(b, r, k); }, w.firstToken, dims);
+                [&](qint64 r, qint64 k) { return valueAt(mode, b, r, k); }, w.firstToken, dims);
             cells.append({rect, map, int(b), mode});
             if (m_showSelection && sel.phrase == b && sel.mode == mode &&
                 w.containsToken(sel.token))
                 addOutline(rect, rect->axis(QCPAxis::atTop), rect->axis(QCPAxis::atLeft), -0.5,
                            double(sel.token) - 0.5, double(dims) - 0.5, double(sel.token) + 0.5,
                            QPen(m_theme.selection, 2));
+            if (perPlot)
+                addBar(column + 1, range);
         }
-        QCPColorScale *scale =
-            addColorScale(plot, sub, 1, phrases, m_state.colormap(), range, QString());
-        scale->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroup);
-        // QCPColorScale sizes itself to its bar plus its tick labels, so rows with narrower
-        // labels ("-1" vs "-0.05") got wider plots and a bar further right, its labels cut at
-        // the figure's edge: reserve the same label room in every row.
-        scale->axis()->axisRect()->setMinimumMargins(QMargins(0, 0, 64, 0));
+        if (m_colorbar == ColorbarPlace::PerRow)
+            addBar(phrases, rowRange);
         sub->setRowStretchFactor(0, 0.01);
-        sub->setColumnStretchFactor(phrases, 0.01);
     }
-    main->setRowStretchFactor(0, 0.01);
-    main->setRowStretchFactor(2, 0.01);
+    body->setRowStretchFactor(0, 0.01);
+    body->setRowStretchFactor(2, 0.01);
     if (const QString note = phraseWindowNote(w, s, true); !note.isEmpty()) {
-        addTitle(plot, main, row, 0, note, 0.0, false);
-        main->setRowStretchFactor(row, 0.01);
+        addTitle(plot, body, row, 0, note, 0.0, false);
+        body->setRowStretchFactor(row, 0.01);
     }
     applyPlotTheme(plot, m_theme);
     return cells;
@@ -694,7 +804,9 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
     const qint64 dims = s.dims;
     const qint64 drawnDims = w.drawnDims();
     auto *main = plot->plotLayout();
-    addTitle(plot, main, 0, 0, QStringLiteral("Difference: %1 − %2").arg(s.title(b), s.title(a)),
+    addTitle(plot, main, 0, 0,
+             QStringLiteral("Difference: %1 − %2 (grey rows: padding in both)")
+                 .arg(s.title(b), s.title(a)),
              1.5, true);
     auto *sub = new QCPLayoutGrid;
     main->addElement(1, 0, sub);
@@ -704,7 +816,14 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
         const PhraseDifference difference =
             phraseDifference(result.embedding(mode), a, b, w.firstToken, w.tokens());
         const double extent = difference.extent;
+        // Rows where both phrases are padding differ by exactly 0 and say nothing: they are
+        // masked (the theme's grid colour) instead of a white block, glaring in the dark theme.
+        const std::vector<qint64> &idsA = result.embedding(mode).ids[std::size_t(a)];
+        const std::vector<qint64> &idsB = result.embedding(mode).ids[std::size_t(b)];
         const auto value = [&](qint64 r, qint64 k) {
+            const std::size_t token = std::size_t(w.firstToken + r);
+            if (token < idsA.size() && token < idsB.size() && idsA[token] == 0 && idsB[token] == 0)
+                return std::numeric_limits<float>::quiet_NaN();
             return difference.at(w.firstToken + r, sampledIndex(k, drawnDims, dims));
         };
         addTitle(plot, sub, 0, column,
@@ -715,6 +834,10 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
         // Signed data: RdBu, centred on zero.
         QCPColorMap *map = addMatrixMap(rect, w.tokens(), drawnDims, Colormap::RdBu,
                                         {-extent, extent}, value, w.firstToken, dims);
+        QCPColorGradient masked = map->gradient();
+        masked.setNanHandling(QCPColorGradient::nhNanColor);
+        masked.setNanColor(m_theme.grid);
+        map->setGradient(masked);
         cells.append({rect, map, b, mode});
         addColorScale(plot, sub, 1, column + 1, Colormap::RdBu, {-extent, extent}, QString());
         sub->setColumnStretchFactor(column + 1, 0.01);
@@ -760,7 +883,7 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
               : QStringLiteral("Click a token in the grid to compare it with another phrase");
     QCPTextElement *heading = addTitle(plot, main, 0, 0, title, 1.5, true);
     // Wrapped to the plot's width, so a narrow panel shows the whole title.
-    heading->setText(wrapText(title, heading->font(), qMax(120, plot->width() - 24)));
+    heading->setText(wrapText(title, heading->font(), qMax(120, plot->viewport().width() - 24)));
     auto *rect = new QCPAxisRect(plot, true);
     main->addElement(2, 0, rect);
     main->setRowStretchFactor(0, 0.01);
@@ -771,7 +894,13 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     y->setRange(-1.05, 1.05);
     x->setRange(double(w.firstToken) - 0.7, double(w.endToken) - 0.3);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const qint64 step = qMax<qint64>(1, w.tokens() / 40);
+    // Thinned, not overlapped: labels rotated 60° need about their line height / sin 60° of
+    // axis each; every step-th token is labelled so that they fit the plot's width.
+    const double labelSpan =
+        QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
+    const double axisWidth = std::max(60.0, double(plot->viewport().width()) - 100.0);
+    const double perToken = axisWidth / double(std::max<qint64>(1, w.tokens()));
+    const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
     for (qint64 q = w.firstToken; q < w.endToken; q += step)
         ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 14));
     x->setTicker(ticker);

@@ -4,10 +4,12 @@
 #pragma once
 
 #include "compute/computejobs.h"
+#include "figures/figurestyle.h"
 #include "figures/plottheme.h"
 #include "state/explorerstate.h"
 
 #include <QList>
+#include <QPen>
 #include <QString>
 
 #include <optional>
@@ -46,6 +48,10 @@ struct PhraseCell
     EmbeddingMode mode = EmbeddingMode::Fixed;
 };
 
+// The heatmap rows the overlay lines of `dims` are drawn at: each dim's own row, except that a
+// dim within two rows of an earlier one is drawn two rows past it, so both lines show (Fig 16-9).
+QList<double> overlayRows(const QList<qint64> &dims);
+
 class FigureBuilder
 {
 public:
@@ -58,6 +64,8 @@ public:
     // the right, vertically centred: beside it, the waves' x axis would no longer line up with
     // the heatmap's in the window's separate stacked plots.
     void setLegendPlace(LegendPlace place) { m_legend = place; }
+    // The phrase grid's colour scales: per row (the window, the seed), per plot or shared.
+    void setColorbarPlace(ColorbarPlace place) { m_colorbar = place; }
     // The dims the waves and the heatmap's overlay lines show: the wave dims, plus the selected
     // dim when the selection is shown (or when there are no wave dims, so a plot is never empty).
     QList<qint64> plottedDims() const;
@@ -89,10 +97,14 @@ public:
     static QString tokenLabel(const PhraseResult &result, int phrase, qint64 token);
 
 private:
+    // The dashed pen of marker line `index` (the first solid black, the later ones faded).
+    QPen markerPen(int index) const;
+
     const ExplorerState &m_state;
     PlotTheme m_theme;
     bool m_showSelection = true;
     std::optional<LegendPlace> m_legend;
+    ColorbarPlace m_colorbar = ColorbarPlace::PerRow;
 };
 
 } // namespace pe

@@ -195,6 +195,7 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
     FigureBuilder builder(state, theme);
     builder.setShowSelection(options.style.showSelection);
     builder.setLegendPlace(options.style.legend);
+    builder.setColorbarPlace(options.style.colorbar);
 
     if (hooks.background)
         painter->fillRect(QRectF(0, 0, width, height), theme.background);

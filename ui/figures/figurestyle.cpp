@@ -24,6 +24,12 @@ FieldTable<FigureStyle> FigureStyle::fields()
          .help = "Where the legend goes: auto (beside the plot, below when narrow), inside a "
                  "corner, outside-right, below or none.",
          .kind = choiceKind<&S::legend>(legendPlaceNames)},
+        {.key = "colorbar",
+         .flag = "colorbar",
+         .label = "Colorbar",
+         .help = "Figures of several heatmaps (phrases): one colorbar per row (default), one "
+                 "per plot with its own range, or one shared by all plots.",
+         .kind = choiceKind<&S::colorbar>(colorbarPlaceNames)},
         {.key = "xLabel",
          .flag = "xlabel",
          .label = "X axis title",

@@ -29,6 +29,15 @@ inline constexpr ChoiceName legendPlaceNames[] = {
     choice(LegendPlace::None, "none", "None"),
 };
 
+// How a figure of several heatmaps (the phrase grid) gives their colour scales: one bar per row
+// (random / fixed, as the seed draws it), one per plot (each its own range), or one shared.
+enum class ColorbarPlace { PerRow, PerPlot, Shared };
+inline constexpr ChoiceName colorbarPlaceNames[] = {
+    choice(ColorbarPlace::PerRow, "row", "One per row"),
+    choice(ColorbarPlace::PerPlot, "plot", "One per plot"),
+    choice(ColorbarPlace::Shared, "shared", "One shared"),
+};
+
 namespace figurelimits {
 constexpr double minFontScale = 0.5;
 constexpr double maxFontScale = 3.0;
@@ -44,6 +53,7 @@ struct FigureStyle
     double fontScale = 1.0;
     // Auto puts the legend beside the plot, so it never hides the curves.
     LegendPlace legend = LegendPlace::Auto;
+    ColorbarPlace colorbar = ColorbarPlace::PerRow;
     // Replace the horizontal / vertical axis titles when not empty.
     QString xLabel;
     QString yLabel;

@@ -148,6 +148,26 @@ QCPColorMap *addSquareMap(QCPAxisRect *rect, const SquareMatrix &m,
     return map;
 }
 
+// a − b cell by cell (two squares of one size), with its finite range.
+SquareMatrix differenceOf(const SquareMatrix &a, const SquareMatrix &b)
+{
+    SquareMatrix d;
+    d.size = std::min(a.size, b.size);
+    d.values.resize(std::size_t(d.size * d.size));
+    bool first = true;
+    for (qint64 i = 0; i < d.size; ++i)
+        for (qint64 j = 0; j < d.size; ++j) {
+            const float v = float(double(a.at(i, j)) - double(b.at(i, j)));
+            d.values[std::size_t(i * d.size + j)] = v;
+            if (!std::isfinite(v))
+                continue;
+            d.minimum = first ? v : std::min(d.minimum, double(v));
+            d.maximum = first ? v : std::max(d.maximum, double(v));
+            first = false;
+        }
+    return d;
+}
+
 QCPRange safeRange(double lo, double hi)
 {
     if (!(hi > lo))
@@ -507,11 +527,22 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
     QCPLegend *legend = addLegend(rect, Qt::AlignRight | Qt::AlignTop);
+    const SchemeSettings &settings = result.inputs.settings;
     QVector<double> x(result.decayDistances.begin(), result.decayDistances.end());
+    // A log axis starts at distance 1: distance 0 has no place on it.
+    const qsizetype first = settings.decayLog && !x.isEmpty() && x.first() <= 0 ? 1 : 0;
+    x.remove(0, first);
     double lo = 0, hi = 1;
     for (int k = 0; k < result.decay.size(); ++k) {
         const DecayCurve &c = result.decay[k];
-        QVector<double> y(c.score.begin(), c.score.end());
+        QVector<double> y(c.score.begin() + first, c.score.end());
+        if (settings.decayEnvelope) {
+            // The envelope: the largest |score| at this distance or beyond, so a falling curve
+            // says up to where a configuration can still tell positions apart.
+            double beyond = 0;
+            for (qsizetype i = y.size() - 1; i >= 0; --i)
+                y[i] = beyond = std::max(beyond, std::abs(y[i]));
+        }
         for (double v : y) {
             lo = std::min(lo, v);
             hi = std::max(hi, v);
@@ -521,9 +552,22 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
             name = QStringLiteral("A: ") + name;
         else if (c.label == result.b.label)
             name = QStringLiteral("B: ") + name;
-        const QPen pen(m_theme.curve(k), k < 2 ? 1.8 : 1.2);
-        if (x.size() <= envelopeAbove) {
-            addGraph(rect, x, y, pen, name)->addToLegend(legend);
+        QPen pen(m_theme.curve(k), k < 2 ? 1.8 : 1.2);
+        if (settings.decayEnvelope || x.size() <= envelopeAbove) {
+            // Qt's raster engine strokes a wide antialiased pen along thousands of zig-zags
+            // slowly (a quarter second for 4,097 distances): several points a pixel are drawn
+            // 1 px, aliased, which looks the same at that density.
+            const bool dense =
+                !settings.decayEnvelope && x.size() > 2 * qMax(400, plot->viewport().width());
+            if (dense) {
+                pen.setWidthF(1.0);
+                pen.setCosmetic(true);
+            }
+            QCPGraph *curve =
+                addGraph(rect, x, y, pen,
+                         settings.decayEnvelope ? name + QStringLiteral(" (envelope)") : name);
+            curve->setAntialiased(!dense);
+            curve->addToLegend(legend);
             continue;
         }
         // Thousands of oscillating points take seconds to draw and alias into noise: the curve
@@ -554,8 +598,18 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
                  m_theme.foreground, Qt::AlignLeft | Qt::AlignBottom);
     }
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("relative distance m − n (tokens)"));
-    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("relative score"));
-    rect->axis(QCPAxis::atBottom)->setRange(0, x.isEmpty() ? 1.0 : std::max(1.0, x.last()));
+    QCPAxis *distance = rect->axis(QCPAxis::atBottom);
+    if (settings.decayLog) {
+        distance->setScaleType(QCPAxis::stLogarithmic);
+        distance->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+        distance->setNumberFormat(QStringLiteral("gb"));
+        distance->setRange(1, x.isEmpty() ? 10.0 : std::max(10.0, x.last()));
+    } else {
+        distance->setRange(0, x.isEmpty() ? 1.0 : std::max(1.0, x.last()));
+    }
+    rect->axis(QCPAxis::atLeft)
+        ->setLabel(settings.decayEnvelope ? QStringLiteral("largest |relative score| at ≥ m − n")
+                                          : QStringLiteral("relative score"));
     rect->axis(QCPAxis::atLeft)->setRange(lo - 0.05, hi + 0.05);
     applyPlotTheme(plot, m_theme);
 }
@@ -652,6 +706,28 @@ void SchemeFigures::buildCompare(QCustomPlot *plot, const SchemeResult &result) 
         rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     }
     scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+
+    // A − B on a diverging map centred at 0 (the chosen map if it diverges, else RdBu_r), so
+    // nearby settings that look alike side by side show where and by how much they differ.
+    const SquareMatrix diff = differenceOf(result.similarityA, result.similarityB);
+    const double reach = std::max(std::abs(diff.minimum), std::abs(diff.maximum));
+    const double halfRange = reach > 0 ? reach : 1.0;
+    const QCPRange diffRange(-halfRange, halfRange);
+    const Colormap chosen = m_state.colormap();
+    const QCPColorGradient diverging =
+        colormapGradient(colormapDiverging(chosen) ? chosen : Colormap::RdBuR);
+    grid->addElement(
+        0, 3,
+        addTitle(plot, QStringLiteral("A − B\nlargest |A − B| = %1").arg(reach, 0, 'g', 3), 0.0));
+    auto *diffRect = new QCPAxisRect(plot, true);
+    grid->addElement(1, 3, diffRect);
+    QCPColorMap *diffMap = addSquareMap(diffRect, diff, diverging, diffRange,
+                                        QStringLiteral("position q"), QStringLiteral("position p"));
+    QCPColorScale *diffScale =
+        addScale(plot, grid, 1, 4, diverging, diffRange, QStringLiteral("A − B"));
+    diffMap->setColorScale(diffScale);
+    diffRect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    diffScale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     grid->setRowStretchFactors({0.01, 1.0});
     applyPlotTheme(plot, m_theme);
 }

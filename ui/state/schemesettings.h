@@ -41,6 +41,9 @@ struct SchemeSettings
     qint64 rotationPair = 0;      // the pair the rotation view follows first
     qint64 rotationPosition = 12; // the vector is drawn at this position, the trail up to it
     qint64 decayDistance = 4096;  // the decay curve runs over relative distances 0..this
+    bool decayReferences = false; // also the three published bases, unscaled
+    bool decayEnvelope = false;   // each curve as its envelope: max |score| at or beyond d
+    bool decayLog = false;        // distance on a log axis (1..N)
     SimilarityMetric metric = SimilarityMetric::Cosine;
     qint64 squarePositions = 128; // side of the similarity, ALiBi and T5 heatmaps
     AlibiScheme alibi;

@@ -124,6 +124,13 @@ void HeatmapView::finishRender(qint64 startNs)
     emit rendered(m_lastRenderMs);
 }
 
+std::optional<QCPRange> HeatmapView::positionRangeAcross() const
+{
+    if (!m_state->transposed() || !m_figure.positionAxis)
+        return std::nullopt;
+    return m_figure.positionAxis->range();
+}
+
 void HeatmapView::resetView()
 {
     if (!m_result || !m_figure.positionAxis)

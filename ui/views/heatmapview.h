@@ -4,8 +4,9 @@
 #pragma once
 
 #include "compute/computescheduler.h"
-#include "state/explorerstate.h"
 #include "figures/figurebuilder.h"
+#include "figures/qcpinclude.h"
+#include "state/explorerstate.h"
 
 #include <QWidget>
 
@@ -33,6 +34,9 @@ public:
     // The cell under a plot() pixel, if any.
     std::optional<Selection> cellAt(const QPointF &pixel) const;
     double lastRenderMs() const { return m_lastRenderMs; }
+    // The position axis's range when positions run across (transposed, as Fig 16-9), for the
+    // waves above to share; nullopt when positions run down or nothing is drawn yet.
+    std::optional<QCPRange> positionRangeAcross() const;
 
 public slots:
     void resetView();

@@ -13,6 +13,7 @@
 #include "views/wavesview.h"
 #include "widgets/parameterpanel.h"
 #include "widgets/playbar.h"
+#include "widgets/plotaligner.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -24,6 +25,7 @@
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -54,12 +56,22 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     auto *panelScroll = new QScrollArea(this);
     panelScroll->setWidget(m_panel);
     panelScroll->setWidgetResizable(true);
-    panelScroll->setMinimumWidth(260);
+    // Never a horizontal scroll bar (two scroll bars at 1280 x 720): the panel is always as
+    // wide as its widest row needs, beside a vertical scroll bar.
+    panelScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    panelScroll->setMinimumWidth(
+        qMax(260, m_panel->minimumSizeHint().width() +
+                      panelScroll->verticalScrollBar()->sizeHint().width() +
+                      2 * panelScroll->frameWidth()));
     m_plotSplitter->setObjectName(QStringLiteral("plotSplitter"));
     m_plotSplitter->addWidget(m_waves);
     m_plotSplitter->addWidget(m_heatmap);
     m_plotSplitter->setStretchFactor(0, 1);
     m_plotSplitter->setStretchFactor(1, 1);
+    // The waves' x axis over the heatmap's, pixel for pixel, as in the exported figure.
+    new PlotAligner(
+        m_waves->plot(), m_heatmap->plot(), [this] { return m_heatmap->positionRangeAcross(); },
+        this);
     m_encodingSplitter->setObjectName(QStringLiteral("encodingSplitter"));
     m_encodingSplitter->addWidget(panelScroll);
     m_encodingSplitter->addWidget(m_plotSplitter);
@@ -136,6 +148,8 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
         m_lastDrawMs = ms;
         updateComputeInfo();
     });
+    connect(m_schemes, &SchemePage::timingChanged, this, &MainWindow::updateComputeInfo);
+    connect(m_model, &ModelPage::timingChanged, this, &MainWindow::updateComputeInfo);
     connect(m_scheduler, &ComputeScheduler::phrasesReady, this,
             [this](std::shared_ptr<const PhraseResult> r) {
                 m_phraseInfo = tr("%1 phrases on %2 in %3 ms")
@@ -332,9 +346,14 @@ QString MainWindow::computeInfo() const
 
 void MainWindow::updateComputeInfo()
 {
+    // The current page's numbers: each page computes its own views.
     if (m_state->page() == Page::Phrases)
         m_computeLabel->setText(m_phraseInfo.isEmpty() ? tr("Phrases: computing…")
                                                        : tr("Phrases: ") + m_phraseInfo);
+    else if (m_state->page() == Page::Schemes)
+        m_computeLabel->setText(m_schemes->timing());
+    else if (m_state->page() == Page::Model)
+        m_computeLabel->setText(m_model->timing());
     else
         m_computeLabel->setText(m_encodingInfo.isEmpty() ? tr("Encoding: computing…")
                                                          : tr("Encoding: %1, drawn in %2 ms")

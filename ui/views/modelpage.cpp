@@ -155,11 +155,13 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
         m_error = error;
         m_message->setText(tr("Cannot compute: %1").arg(error));
         m_message->show();
+        setTiming(tr("Model: not computed"));
     });
     connect(m_scheduler, &ComputeScheduler::cancelled, this, [this] {
         if (m_pending) {
             m_pending = false;
             m_info->setText(tr("Cancelled; showing the last result"));
+            setTiming(tr("Model: cancelled"));
         }
     });
     updateCardForSpec();
@@ -244,6 +246,15 @@ void ModelPage::schedule()
     m_pending = true;
     m_drawnCurrent = false;
     m_info->setText(tr("Computing…"));
+    setTiming(tr("Model: computing…"));
+}
+
+void ModelPage::setTiming(const QString &text)
+{
+    if (text == m_timing)
+        return;
+    m_timing = text;
+    emit timingChanged();
 }
 
 void ModelPage::onResult(std::shared_ptr<const TableResult> result)
@@ -268,6 +279,10 @@ void ModelPage::redraw()
     m_info->setText(tr("Computed in %1 ms; %2")
                         .arg(m_result->totalMs, 0, 'f', 1)
                         .arg(TableFigures::varianceText(m_result->pca)));
+    setTiming(tr("Model: %1 × %2 table analysed in %3 ms")
+                  .arg(m_state->spec().positions)
+                  .arg(m_state->spec().dims)
+                  .arg(m_result->totalMs, 0, 'f', 1));
     m_drawnCurrent = true;
 }
 

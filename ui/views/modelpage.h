@@ -55,7 +55,14 @@ public:
     // models (or two layers) can be compared: open the other model, and its layer is A.
     bool useLayerAsB(int layer, QString *error);
 
+    // What the status bar says while this page is shown: what was computed, where, how fast.
+    QString timing() const { return m_timing; }
+
+signals:
+    void timingChanged();
+
 private:
+    void setTiming(const QString &text);
     void schedule();
     void onResult(std::shared_ptr<const TableResult> result);
     void redraw();
@@ -72,6 +79,7 @@ private:
     QPushButton *m_useAsB;
     QLabel *m_message;
     QLabel *m_info;
+    QString m_timing;
     std::shared_ptr<const ModelCard> m_card;
     std::shared_ptr<const TableResult> m_result;
     QString m_error;

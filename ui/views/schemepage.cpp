@@ -77,8 +77,9 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
                        state, [](const SchemeSettings &s) { return s; },
                        [](SchemeSettings &s, const SchemeSettings &v) { s = v; }, this, {},
                        {QStringLiteral("rotationPair"), QStringLiteral("rotationPosition"),
-                        QStringLiteral("decayDistance"), QStringLiteral("squarePositions"),
-                        QStringLiteral("metric")}));
+                        QStringLiteral("decayDistance"), QStringLiteral("decayReferences"),
+                        QStringLiteral("decayEnvelope"), QStringLiteral("decayLog"),
+                        QStringLiteral("squarePositions"), QStringLiteral("metric")}));
     m_forms.insert(QStringLiteral("alibi"),
                    partForm<AlibiScheme>(
                        state, [](const SchemeSettings &s) { return s.alibi; },
@@ -114,6 +115,7 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     const auto group = [&](const QString &title, const QString &form) {
         auto *box = new QGroupBox(title, controls);
         box->setObjectName(form + QStringLiteral("Box"));
+        m_boxes.insert(form, box);
         (new QVBoxLayout(box))->addWidget(m_forms.value(form));
         layout->addWidget(box);
     };
@@ -160,6 +162,7 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
             return;
         m_pending = false;
         m_info->setText(tr("Cancelled; showing the last result"));
+        setTiming(tr("Schemes: cancelled"));
     });
     refresh();
     schedule();
@@ -213,6 +216,15 @@ void SchemePage::schedule()
     m_pending = true;
     m_drawnCurrent = false;
     m_info->setText(tr("Computing…"));
+    setTiming(tr("Schemes: computing…"));
+}
+
+void SchemePage::setTiming(const QString &text)
+{
+    if (text == m_timing)
+        return;
+    m_timing = text;
+    emit timingChanged();
 }
 
 void SchemePage::onResult(std::shared_ptr<const SchemeResult> result)
@@ -235,6 +247,7 @@ void SchemePage::onFailure(const QString &error)
     m_pending = false;
     m_computeError = error;
     m_info->clear();
+    setTiming(tr("Schemes: not computed"));
     updateMessage();
 }
 
@@ -249,13 +262,49 @@ void SchemePage::redraw()
     SchemeFigures(*m_state, plotTheme(m_state->theme())).build(view, plot, *m_result);
     plot->replot();
     m_info->setText(tr("Computed in %1 ms").arg(m_result->totalMs, 0, 'f', 1));
+    setTiming(tr("Schemes: %1 on %2 in %3 ms")
+                  .arg(SchemeFigures::viewTitle(view), m_result->backendId)
+                  .arg(m_result->totalMs, 0, 'f', 1));
     m_drawnCurrent = true;
 }
 
 void SchemePage::refresh()
 {
-    const QSignalBlocker block(m_tabs);
-    m_tabs->setCurrentIndex(int(allSchemeViews().indexOf(m_state->schemeSettings().view)));
+    const SchemeView view = m_state->schemeSettings().view;
+    {
+        const QSignalBlocker block(m_tabs);
+        m_tabs->setCurrentIndex(int(allSchemeViews().indexOf(view)));
+    }
+    // Only the controls the current view reads: its settings, its scheme, configuration B
+    // where B is drawn (spectrum, decay, compare).
+    QStringList settings;
+    switch (view) {
+    case SchemeView::Spectrum:
+        break;
+    case SchemeView::Rotation:
+        settings = {QStringLiteral("rotationPair"), QStringLiteral("rotationPosition")};
+        break;
+    case SchemeView::Decay:
+        settings = {QStringLiteral("decayDistance"), QStringLiteral("decayReferences"),
+                    QStringLiteral("decayEnvelope"), QStringLiteral("decayLog")};
+        break;
+    case SchemeView::Similarity:
+    case SchemeView::Compare:
+        settings = {QStringLiteral("metric"), QStringLiteral("squarePositions")};
+        break;
+    case SchemeView::Alibi:
+    case SchemeView::T5:
+        settings = {QStringLiteral("squarePositions")};
+        break;
+    }
+    m_forms.value(QStringLiteral("settings"))->setShownKeys(settings);
+    m_boxes.value(QStringLiteral("settings"))->setVisible(!settings.isEmpty());
+    m_boxes.value(QStringLiteral("settings"))->setTitle(SchemeFigures::viewTitle(view));
+    m_boxes.value(QStringLiteral("alibi"))->setVisible(view == SchemeView::Alibi);
+    m_boxes.value(QStringLiteral("t5"))->setVisible(view == SchemeView::T5);
+    m_boxes.value(QStringLiteral("compare"))
+        ->setVisible(view == SchemeView::Spectrum || view == SchemeView::Decay ||
+                     view == SchemeView::Compare);
 }
 
 void SchemePage::updateMessage()

@@ -12,6 +12,7 @@
 #include <memory>
 
 class QCustomPlot;
+class QGroupBox;
 class QLabel;
 class QTabWidget;
 
@@ -37,7 +38,14 @@ public:
     // The forms of the controls: settings, alibi, t5, compare.
     FieldForm *form(const QString &name) const;
 
+    // What the status bar says while this page is shown: what was computed, where, how fast.
+    QString timing() const { return m_timing; }
+
+signals:
+    void timingChanged();
+
 private:
+    void setTiming(const QString &text);
     void schedule();
     void onResult(std::shared_ptr<const SchemeResult> result);
     void onFailure(const QString &error);
@@ -53,6 +61,8 @@ private:
     QLabel *m_message;
     QLabel *m_info;
     QString m_computeError;
+    QString m_timing;
+    QHash<QString, QGroupBox *> m_boxes; // the group box of each form
     std::shared_ptr<const SchemeResult> m_result;
     bool m_pending = false;
     bool m_drawnCurrent = false;

@@ -21,7 +21,7 @@ WavesView::WavesView(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_readout);
     m_plot->setObjectName(QStringLiteral("wavesPlot"));
-    m_plot->setToolTip(tr("Chosen dims against position (sine solid, cosine dashed). Click near "
+    m_plot->setToolTip(tr("Chosen dims against position, each in its own colour. Click near "
                           "a curve to select that position and dim; wheel zooms, drag pans."));
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMinimumSize(200, 120);

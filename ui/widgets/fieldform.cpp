@@ -347,10 +347,19 @@ void FieldForm::refresh()
     m_refreshing = false;
 }
 
+void FieldForm::setShownKeys(const QStringList &keys)
+{
+    m_shownKeys = keys;
+    updateRows();
+}
+
 void FieldForm::updateRows()
 {
-    for (int i = 0; i < m_rows.size(); ++i)
-        m_layout->setRowVisible(m_rows[i]->container, m_model->applies(m_rows[i]->field.key));
+    for (const Row *r : std::as_const(m_rows)) {
+        const QString &key = r->field.key;
+        m_layout->setRowVisible(r->container, m_model->applies(key) && (m_shownKeys.isEmpty() ||
+                                                                        m_shownKeys.contains(key)));
+    }
 }
 
 } // namespace pe

@@ -170,6 +170,9 @@ public:
     void setNamePrefix(const QString &prefix);
     // A label of the window's own wording for a field, with a mnemonic ("Max &tokens").
     void setLabel(const QString &key, const QString &text);
+    // Shows only these fields' rows (still only where they apply); empty: every field. A page
+    // whose views read different fields shows the current view's (the Schemes page).
+    void setShownKeys(const QStringList &keys);
     // The editor of a field (tests and shortcuts); null when the form has no such row.
     QWidget *editor(const QString &key) const;
     // The message shown beside a field, or below the form for a whole-form problem.
@@ -201,6 +204,7 @@ private:
     QFormLayout *m_layout = nullptr;
     QLabel *m_formMessage = nullptr;
     QList<Row *> m_rows;
+    QStringList m_shownKeys;
     QHash<QString, int> m_sliders; // key -> maximum, kept across rebuilds
     QString m_prefix;
     QHash<QString, QString> m_labels; // key -> label text, kept across rebuilds

@@ -118,6 +118,8 @@ QList<FigureView> PlayBar::currentViews() const
         return {FigureView::Phrases, FigureView::TokenSimilarity};
     case Page::Schemes:
         return {figureViewOf(m_state->schemeSettings().view)};
+    case Page::Model:
+        return {}; // a stored table has no position or field to play
     }
     return {};
 }
@@ -131,6 +133,8 @@ QList<FigureView> PlayBar::exportViews() const
         return {FigureView::Phrases};
     case Page::Schemes:
         return currentViews();
+    case Page::Model:
+        return {};
     }
     return {};
 }

@@ -1,0 +1,61 @@
+#include "widgets/plotaligner.h"
+
+#include "figures/qcpinclude.h"
+
+#include <algorithm>
+
+namespace pe {
+
+PlotAligner::PlotAligner(QCustomPlot *upper, QCustomPlot *lower, SharedRange sharedRange,
+                         QObject *parent)
+    : QObject(parent), m_upper(upper), m_lower(lower), m_sharedRange(std::move(sharedRange))
+{
+    // Queued: a replot's own layout is final when afterReplot fires, and a second replot asked
+    // from inside it would be dropped.
+    for (QCustomPlot *plot : {upper, lower})
+        connect(plot, &QCustomPlot::afterReplot, this, &PlotAligner::align, Qt::QueuedConnection);
+}
+
+bool PlotAligner::align()
+{
+    if (!m_upper || !m_lower || m_upper->axisRectCount() == 0 || m_lower->axisRectCount() == 0 ||
+        !m_upper->isVisible() || !m_lower->isVisible())
+        return false;
+    QCPAxisRect *rects[] = {m_upper->axisRect(), m_lower->axisRect()};
+    QCustomPlot *plots[] = {m_upper, m_lower};
+    // The data areas' edges in one coordinate system (the window's).
+    int left[2], right[2];
+    for (int i = 0; i < 2; ++i) {
+        const QRect r = rects[i]->rect();
+        left[i] = plots[i]->mapTo(plots[i]->window(), r.topLeft()).x();
+        right[i] = plots[i]->mapTo(plots[i]->window(), r.topRight()).x();
+    }
+    // Both start where the one needing the wider tick labels starts, and end where the one with
+    // the colour bar beside it ends.
+    const int targetLeft = std::max(left[0], left[1]);
+    const int targetRight = std::min(right[0], right[1]);
+    bool changed = false;
+    // sharex: the upper plot shows the lower one's x range (its zoom, its half-cell edges).
+    if (const std::optional<QCPRange> range = m_sharedRange ? m_sharedRange() : std::nullopt) {
+        QCPAxis *x = rects[0]->axis(QCPAxis::atBottom);
+        if (x->range() != *range) {
+            x->setRange(*range);
+            m_upper->replot(QCustomPlot::rpQueuedReplot);
+            changed = true;
+        }
+    }
+    for (int i = 0; i < 2; ++i) {
+        const QMargins now = rects[i]->margins();
+        QMargins wanted = rects[i]->minimumMargins();
+        wanted.setLeft(now.left() + targetLeft - left[i]);
+        wanted.setRight(now.right() + right[i] - targetRight);
+        if (wanted != rects[i]->minimumMargins()) {
+            rects[i]->setMinimumMargins(wanted);
+            plots[i]->replot(QCustomPlot::rpQueuedReplot);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+} // namespace pe

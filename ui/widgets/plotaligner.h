@@ -1,0 +1,37 @@
+// PlotAligner: keeps two stacked plots' data areas pixel-aligned on the x axis, as one figure
+// with a shared x axis would be (Fig 16-9's waves over its heatmap in the window). The plots are
+// separate widgets, so QCPMarginGroup cannot do it: after each replot the axis rects' left and
+// right edges are compared and the minimum margins raised until both start and end together.
+#pragma once
+
+#include "figures/qcpinclude.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+#include <optional>
+
+namespace pe {
+
+class PlotAligner : public QObject
+{
+    Q_OBJECT
+public:
+    // The x range both share, when they do (the lower plot's, e.g. a transposed heatmap's
+    // positions); nullopt while they show different things across.
+    using SharedRange = std::function<std::optional<QCPRange>()>;
+
+    PlotAligner(QCustomPlot *upper, QCustomPlot *lower, SharedRange sharedRange,
+                QObject *parent = nullptr);
+
+    // Aligns now; true when it changed a margin (a replot then follows).
+    bool align();
+
+private:
+    QPointer<QCustomPlot> m_upper;
+    QPointer<QCustomPlot> m_lower;
+    SharedRange m_sharedRange;
+};
+
+} // namespace pe
