@@ -1002,8 +1002,7 @@ private:
             const QJsonObject x = a.toObject(), y = b.toObject();
             if (x.keys() != y.keys())
                 return false;
-            const double inner =
-                x.value(u"name").toString().contains(u"float32") ? 1e-6 : absolute;
+            const double inner = x.value(u"name").toString().contains(u"float32") ? 1e-6 : absolute;
             for (const QString &key : x.keys())
                 if (!sameJson(x.value(key), y.value(key), path + u'.' + key, where, inner))
                     return false;

@@ -279,12 +279,10 @@ QCPLayoutGrid *centred(QCustomPlot *plot, QCPLayoutElement *element, Qt::Orienta
 void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
                  std::optional<LegendPlace> requested)
 {
-    if (!requested) {
-        rect->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
-        rect->insetLayout()->setMargins(QMargins(12, 12, 12, 12));
-        return;
-    }
-    LegendPlace place = *requested;
+    // The window: entries in a row under the plot, where they never hide the curves (inside,
+    // at 1280 x 720 they covered the waves from p ≈ 170) and leave the x axis as wide as the
+    // heatmap's below it.
+    LegendPlace place = requested.value_or(LegendPlace::Below);
     if (place == LegendPlace::None || legend->itemCount() == 0) {
         legend->setVisible(false);
         return;

@@ -60,9 +60,9 @@ public:
     // The window draws its interaction marks (the selected cell's outline and ring, the selected
     // dim's wave, the clicked token's outline); exports only when FigureStyle::showSelection.
     void setShowSelection(bool show) { m_showSelection = show; }
-    // Where the waves' legend goes in an export. Unset (the window), it stays inside the plot at
-    // the right, vertically centred: beside it, the waves' x axis would no longer line up with
-    // the heatmap's in the window's separate stacked plots.
+    // Where the waves' legend goes in an export. Unset (the window), it goes in a row under the
+    // plot: beside it, the waves' x axis would be narrower than the heatmap's below it, and
+    // inside it hid the curves.
     void setLegendPlace(LegendPlace place) { m_legend = place; }
     // The phrase grid's colour scales: per row (the window, the seed), per plot or shared.
     void setColorbarPlace(ColorbarPlace place) { m_colorbar = place; }

@@ -536,12 +536,21 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
     for (int k = 0; k < result.decay.size(); ++k) {
         const DecayCurve &c = result.decay[k];
         QVector<double> y(c.score.begin() + first, c.score.end());
+        QVector<double> cx = x;
         if (settings.decayEnvelope) {
             // The envelope: the largest |score| at this distance or beyond, so a falling curve
-            // says up to where a configuration can still tell positions apart.
+            // says up to where a configuration can still tell positions apart. Drawn up to half
+            // the range: nearer its end too few distances remain beyond, and it falls to the
+            // last value whatever the configuration.
             double beyond = 0;
             for (qsizetype i = y.size() - 1; i >= 0; --i)
                 y[i] = beyond = std::max(beyond, std::abs(y[i]));
+            const double half = x.isEmpty() ? 0.0 : x.last() / 2;
+            qsizetype keep = 0;
+            while (keep < cx.size() && cx[keep] <= half)
+                ++keep;
+            cx.resize(keep);
+            y.resize(keep);
         }
         for (double v : y) {
             lo = std::min(lo, v);
@@ -564,7 +573,7 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
                 pen.setCosmetic(true);
             }
             QCPGraph *curve =
-                addGraph(rect, x, y, pen,
+                addGraph(rect, cx, y, pen,
                          settings.decayEnvelope ? name + QStringLiteral(" (envelope)") : name);
             curve->setAntialiased(!dense);
             curve->addToLegend(legend);
@@ -684,9 +693,10 @@ void SchemeFigures::buildCompare(QCustomPlot *plot, const SchemeResult &result) 
 {
     resetFigure(plot, m_theme);
     const SchemeSettings &s = result.inputs.settings;
-    QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("%1 over %2 positions, one colour scale")
-                                               .arg(metricLabel(s.metric))
-                                               .arg(s.squarePositions));
+    QCPLayoutGrid *grid =
+        titledGrid(plot, QStringLiteral("%1 over %2 positions, A and B on one scale")
+                             .arg(metricLabel(s.metric))
+                             .arg(s.squarePositions));
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());
     const QCPRange range =
         safeRange(std::min(result.similarityA.minimum, result.similarityB.minimum),

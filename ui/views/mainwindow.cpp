@@ -11,6 +11,7 @@
 #include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
+#include "widgets/fittingscrollarea.h"
 #include "widgets/parameterpanel.h"
 #include "widgets/playbar.h"
 #include "widgets/plotaligner.h"
@@ -25,7 +26,6 @@
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QScrollArea>
-#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -53,16 +53,8 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     setWindowTitle(QStringLiteral("pescope"));
     setObjectName(QStringLiteral("mainWindow"));
 
-    auto *panelScroll = new QScrollArea(this);
-    panelScroll->setWidget(m_panel);
-    panelScroll->setWidgetResizable(true);
-    // Never a horizontal scroll bar (two scroll bars at 1280 x 720): the panel is always as
-    // wide as its widest row needs, beside a vertical scroll bar.
-    panelScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    panelScroll->setMinimumWidth(
-        qMax(260, m_panel->minimumSizeHint().width() +
-                      panelScroll->verticalScrollBar()->sizeHint().width() +
-                      2 * panelScroll->frameWidth()));
+    // As wide as the panel's widest row: no horizontal scroll bar, nothing clipped.
+    auto *panelScroll = new FittingScrollArea(m_panel, 260, this);
     m_plotSplitter->setObjectName(QStringLiteral("plotSplitter"));
     m_plotSplitter->addWidget(m_waves);
     m_plotSplitter->addWidget(m_heatmap);

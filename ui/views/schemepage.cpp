@@ -5,6 +5,7 @@
 #include "figures/schemefigures.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
+#include "widgets/fittingscrollarea.h"
 
 #include "figures/qcpinclude.h"
 
@@ -127,11 +128,7 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     layout->addWidget(m_info);
     layout->addStretch(1);
 
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidget(controls);
-    scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(330);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto *scroll = new FittingScrollArea(controls, 330, this);
     auto *splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(scroll);
     splitter->addWidget(m_tabs);
