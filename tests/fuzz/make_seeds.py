@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/): small valid files of each
+format, written from the published specifications (safetensors: 8-byte little-endian header
+length, JSON header, data; GGUF v3: magic, version, counts, typed metadata, tensor infos,
+aligned data; npy v1/v2: magic, version, header dict, data), and the config.json fixtures of
+tests/data/configs. Run it again after changing it; the files are checked in.
+
+  /usr/bin/python3 tests/fuzz/make_seeds.py
+"""
+import json
+import os
+import shutil
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "corpus")
+
+
+def put(target, name, data):
+    folder = os.path.join(CORPUS, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def safetensors(tensors, metadata=None):
+    header, blob = {}, b""
+    if metadata:
+        header["__metadata__"] = metadata
+    for name, (dtype, shape, raw) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(blob), len(blob) + len(raw)]}
+        blob += raw
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + blob
+
+
+def gguf_string(s):
+    b = s.encode()
+    return struct.pack("<Q", len(b)) + b
+
+
+def gguf(metadata, tensors, alignment=32):
+    # Value types: 4 uint32, 5 int32, 6 float32, 7 bool, 8 string, 9 array, 10 uint64.
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(metadata))
+    for key, (kind, value) in metadata.items():
+        out += gguf_string(key) + struct.pack("<I", kind)
+        if kind == 4:
+            out += struct.pack("<I", value)
+        elif kind == 6:
+            out += struct.pack("<f", value)
+        elif kind == 7:
+            out += struct.pack("<?", value)
+        elif kind == 8:
+            out += gguf_string(value)
+        elif kind == 9:
+            item, values = value
+            out += struct.pack("<IQ", item, len(values))
+            for v in values:
+                out += gguf_string(v) if item == 8 else struct.pack("<i", v)
+    data = b""
+    for name, (ggml_type, ne, raw) in tensors.items():
+        out += gguf_string(name) + struct.pack("<I", len(ne)) + struct.pack(f"<{len(ne)}Q", *ne)
+        out += struct.pack("<IQ", ggml_type, len(data))
+        data += raw + b"\0" * (-len(raw) % alignment)
+    out += b"\0" * (-len(out) % alignment)
+    return out + data
+
+
+def npy(descr, shape, raw, version=1):
+    header = repr({"descr": descr, "fortran_order": False, "shape": tuple(shape)}).encode()
+    fixed = 10 if version == 1 else 12
+    header += b" " * (-(fixed + len(header) + 1) % 64) + b"\n"
+    length = struct.pack("<H", len(header)) if version == 1 else struct.pack("<I", len(header))
+    return b"\x93NUMPY" + bytes([version, 0]) + length + header + raw
+
+
+def floats(n, fmt="f"):
+    return struct.pack(f"<{n}{fmt}", *[0.25 * i - 1 for i in range(n)])
+
+
+def main():
+    if os.path.isdir(CORPUS):
+        shutil.rmtree(CORPUS)
+    put("safetensors", "gpt2-like.safetensors",
+        safetensors({"wpe.weight": ("F32", [4, 3], floats(12)),
+                     "wte.weight": ("F16", [2, 3], struct.pack("<6e", *[0.5] * 6))},
+                    {"format": "pt"}))
+    put("safetensors", "bf16-f64.safetensors",
+        safetensors({"a": ("BF16", [2, 2], bytes([0x80, 0x3f] * 4)),
+                     "b": ("F64", [3], floats(3, "d")),
+                     "empty": ("F32", [0, 4], b"")}))
+    put("gguf", "llama.gguf",
+        gguf({"general.architecture": (8, "llama"),
+              "general.alignment": (4, 32),
+              "llama.context_length": (4, 4096),
+              "llama.block_count": (4, 4),
+              "llama.attention.head_count": (4, 8),
+              "llama.embedding_length": (4, 64),
+              "llama.rope.freq_base": (6, 500000.0),
+              "llama.rope.dimension_count": (4, 8),
+              "llama.rope.scaling.type": (8, "yarn"),
+              "llama.rope.scaling.factor": (6, 4.0),
+              "llama.rope.scaling.original_context_length": (4, 1024),
+              "llama.attention.sliding_window": (4, 0),
+              "tokenizer.ggml.tokens": (9, (8, ["a", "b", "<s>"])),
+              "llama.no_rope_layers": (9, (5, [1, 1, 1, 0]))},
+             {"position_embd.weight": (0, [3, 4], floats(12)),
+              "rope_freqs.weight": (0, [4], struct.pack("<4f", 1.0, 1.0, 2.0, 4.0)),
+              "half": (1, [2], struct.pack("<2e", 1.0, -2.0))}))
+    put("gguf", "empty.gguf", gguf({"general.architecture": (8, "gpt2")}, {}))
+    put("npy", "f4.npy", npy("<f4", [4, 3], floats(12)))
+    put("npy", "f8-v2.npy", npy("<f8", [2, 2], floats(4, "d"), version=2))
+    put("npy", "f2.npy", npy("<f2", [3], struct.pack("<3e", 1.0, 2.0, 3.0)))
+    configs = os.path.join(HERE, "..", "data", "configs")
+    for name in sorted(os.listdir(configs)):
+        if name.endswith(".json"):
+            with open(os.path.join(configs, name), "rb") as f:
+                put("hfconfig", name, f.read())
+
+
+if __name__ == "__main__":
+    main()

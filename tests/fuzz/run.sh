@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Fuzzes the parsers of users' model files with libFuzzer under AddressSanitizer and
+# UndefinedBehaviorSanitizer (Debian's clang; package clang). Builds pe_core and the targets of
+# tests/fuzz in their own folder, then runs each target for SECONDS on a working copy of its
+# seed corpus (tests/fuzz/corpus/<target>, checked in; make_seeds.py writes it).
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     default 60 s each, every target
+# A crash, leak or sanitizer report stops that target, leaves its reproducer in
+# build-fuzz/crashes/ and makes the script exit 1; then make it a regression test.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${PE_FUZZ_BUILD_DIR:-$root/build-fuzz}
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(safetensors gguf npy hfconfig)
+
+flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all"
+flags+=" -fno-omit-frame-pointer -g"
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DPE_BUILD_TESTS=OFF -DPE_BUILD_BENCH=OFF -DPE_BUILD_FUZZERS=ON \
+    -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" >/dev/null
+fi
+cmake --build "$build" --parallel --target "${targets[@]/#/fuzz_}"
+
+mkdir -p "$build/crashes"
+status=0
+for target in "${targets[@]}"; do
+  work="$build/corpus/$target"
+  mkdir -p "$work"
+  log="$build/fuzz_$target.log"
+  # Qt's leak of its global statics at exit is no finding of ours.
+  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=65536 \
+       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$build/crashes/$target-" \
+       "$work" "$here/corpus/$target" >"$log" 2>&1; then
+    echo "fuzz_$target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1), nothing found"
+  else
+    status=1
+    echo "fuzz_$target: FOUND A PROBLEM, see $log and $build/crashes/$target-*" >&2
+    grep -m1 -E 'ERROR: |runtime error|SUMMARY' "$log" >&2 || true
+  fi
+done
+exit $status
