@@ -208,6 +208,18 @@ private slots:
         }
     }
 
+    // Géron's "cheat = 2": a line within two rows of an earlier one moves two rows, and stays
+    // among the rows shown.
+    void overlayRowsKeepLinesApart()
+    {
+        QCOMPARE(overlayRows({100, 101}, 150), (QList<double>{100, 102}));
+        QCOMPARE(overlayRows({100, 101, 102}, 150), (QList<double>{100, 102, 104}));
+        QCOMPARE(overlayRows({104, 100, 101}, 150), (QList<double>{104, 100, 102}));
+        QCOMPARE(overlayRows({62, 63}, 64), (QList<double>{62, 60})); // row 65 is not shown
+        QCOMPARE(overlayRows({0, 1}, 2), (QList<double>{0, 1}));      // no room: its own row
+        QCOMPARE(overlayRows({7, 30}, 64), (QList<double>{7, 30}));
+    }
+
     // Issue 12 item 2: the phrase grid's colorbars per row (the seed's layout), per plot (each
     // its own range) or one shared, with the ranges of exactly those plots' values.
     void phraseGridColorbars()

@@ -61,7 +61,8 @@ extern "C" void removeTemporariesAndReraise(int sig, siginfo_t *info, void *cont
     if (index == cleanupSignalCount)
         return;
     const struct sigaction &previous = previousActions[index];
-    // A handler installed before ours (none of pescope's own) still runs; the default action
+    // A handler installed before ours still runs (the media module's copy of this file chains
+    // to the program's, or the other way round, whichever installed first); the default action
     // (terminate) is taken as it would have been without us, so the exit status stays the same.
     if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction) {
         previous.sa_sigaction(sig, info, context);

@@ -518,8 +518,13 @@ public:
 
 } // namespace pe
 
-// The module's one entry point, looked up by name (pe::videoCodecFactoryName).
+// The module's entry points, looked up by name (pe::videoCodecFactoryName, videoCodecAbiName).
 extern "C" Q_DECL_EXPORT pe::VideoCodec *pe_create_video_codec()
 {
     return new pe::FfmpegCodec;
+}
+
+extern "C" Q_DECL_EXPORT int pe_video_codec_abi()
+{
+    return pe::videoCodecAbi;
 }

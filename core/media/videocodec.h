@@ -29,8 +29,13 @@ public:
     virtual int framesWritten() const = 0;
 };
 
-// The module's entry point: extern "C" VideoCodec *pe_create_video_codec().
+// The module's entry points: extern "C" VideoCodec *pe_create_video_codec(), and
+// extern "C" int pe_video_codec_abi() returning videoCodecAbi. A module of another version of
+// this interface (another build's) is refused rather than called.
 inline constexpr char videoCodecFactoryName[] = "pe_create_video_codec";
+inline constexpr char videoCodecAbiName[] = "pe_video_codec_abi";
+// Bump when VideoCodec or VideoSettings change.
+inline constexpr int videoCodecAbi = 1;
 
 // A codec from the media module, loaded once per process: $PE_MEDIA_MODULE when set, else
 // libpe_media.so beside the executable (the build tree), in ../lib/pescope (an install), or in

@@ -96,12 +96,13 @@ VideoProblem videoProblem(const VideoSettings &s)
 
 std::unique_ptr<VideoCodec> createVideoCodec(QString *error)
 {
-    // Resolved once; a library QLibrary loaded stays loaded for the process.
+    // Found once; a library QLibrary loaded stays loaded for the process (never unloaded: the
+    // module's AtomicFile has a signal handler installed). A failure is not remembered, so a
+    // module installed later is found by the next animation.
     static QMutex mutex;
     static CodecFactory factory = nullptr;
-    static QString failure;
     const QMutexLocker lock(&mutex);
-    if (!factory && failure.isEmpty()) {
+    if (!factory) {
         QStringList tried;
         for (const QString &path : mediaModuleCandidates()) {
             if (!QFileInfo::exists(path)) {
@@ -109,19 +110,29 @@ std::unique_ptr<VideoCodec> createVideoCodec(QString *error)
                 continue;
             }
             QLibrary library(path);
+            const auto abi = reinterpret_cast<int (*)()>(library.resolve(videoCodecAbiName));
+            if (!abi) {
+                tried.append(path + QStringLiteral(" (") + library.errorString() +
+                             QLatin1Char(')'));
+                continue;
+            }
+            if (abi() != videoCodecAbi) {
+                tried.append(path + QStringLiteral(" (interface %1, this pescope needs %2)")
+                                        .arg(abi())
+                                        .arg(videoCodecAbi));
+                continue;
+            }
             factory = reinterpret_cast<CodecFactory>(library.resolve(videoCodecFactoryName));
             if (factory)
                 break;
             tried.append(path + QStringLiteral(" (") + library.errorString() + QLatin1Char(')'));
         }
-        if (!factory)
-            failure = QStringLiteral("animations need pescope's media module (libpe_media.so, "
-                                     "FFmpeg), which was not found or could not be loaded: %1")
-                          .arg(tried.join(QStringLiteral("; ")));
-    }
-    if (!factory) {
-        *error = failure;
-        return nullptr;
+        if (!factory) {
+            *error = QStringLiteral("animations need pescope's media module (libpe_media.so, "
+                                    "FFmpeg), which was not found or could not be loaded: %1")
+                         .arg(tried.join(QStringLiteral("; ")));
+            return nullptr;
+        }
     }
     return std::unique_ptr<VideoCodec>(factory());
 }
@@ -171,6 +182,7 @@ bool VideoEncoder::open(const QString &path, const VideoSettings &settings,
                         const QList<QImage> &palette, QString *error)
 {
     cancel();
+    d->codec.reset(); // framesWritten() is 0 until this animation writes
     if (const QString problem = check(path, settings); !problem.isEmpty()) {
         *error = problem;
         return false;
@@ -180,8 +192,7 @@ bool VideoEncoder::open(const QString &path, const VideoSettings &settings,
                      .arg(path);
         return false;
     }
-    if (!d->codec)
-        d->codec = createVideoCodec(error);
+    d->codec = createVideoCodec(error);
     if (!d->codec) {
         *error = QStringLiteral("cannot write %1: %2").arg(path, *error);
         return false;
@@ -216,6 +227,11 @@ VideoEncoder::Status VideoEncoder::encode(const QString &path, const VideoSettin
     QList<int> sampleIndex;
     if (const QString problem = check(path, settings); !problem.isEmpty()) {
         *error = problem;
+        return Status::Failed;
+    }
+    // The media module first: without it, nothing is rendered for nothing.
+    if (!createVideoCodec(error)) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, *error);
         return Status::Failed;
     }
     if (settings.format == VideoFormat::Gif) {

@@ -429,7 +429,7 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     };
     const QList<qint64> dims = plottedDims();
     const qint64 visibleDims = fullWindow(result.spec, m_state.heatmapDimLimit()).cols();
-    const QList<double> rows = overlayRows(dims);
+    const QList<double> rows = overlayRows(dims, visibleDims);
     for (int i = 0; i < dims.size(); ++i) {
         if (dims[i] >= visibleDims)
             continue;
@@ -634,17 +634,27 @@ QPen FigureBuilder::markerPen(int index) const
     return QPen(colour, 1.5, Qt::DashLine);
 }
 
-QList<double> overlayRows(const QList<qint64> &dims)
+QList<double> overlayRows(const QList<qint64> &dims, qint64 rowCount)
 {
     // Adjacent dims (Fig 16-9's i = 100 and i = 101) would hide each other's line on the heatmap:
     // the notebook raises the second by two rows ("cheat = 2"), and so does pescope, for each
-    // plotted dim within two rows of an earlier one.
+    // plotted dim within two rows of an earlier one; lowered instead where raising would leave
+    // the rows shown, and checked again against every earlier line after each move.
     QList<double> rows;
+    const double last = double(rowCount - 1);
     for (qint64 dim : dims) {
         double row = double(dim);
-        for (double earlier : rows)
-            if (std::abs(row - earlier) < 2.0)
-                row = earlier + 2.0;
+        for (int attempt = 0; attempt < 8; ++attempt) {
+            const auto clash = std::find_if(rows.cbegin(), rows.cend(),
+                                            [&](double e) { return std::abs(row - e) < 2.0; });
+            if (clash == rows.cend())
+                break;
+            row = *clash + 2.0 <= last ? *clash + 2.0 : *clash - 2.0;
+            if (row < 0) {
+                row = double(dim); // no room either way: drawn on its own row
+                break;
+            }
+        }
         rows.append(row);
     }
     return rows;
@@ -716,7 +726,8 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
         }
         return colorRangeFor(mn, mx);
     };
-    const ColorRange shared = rangeOf(std::nullopt, -1);
+    const ColorRange shared =
+        m_colorbar == ColorbarPlace::Shared ? rangeOf(std::nullopt, -1) : ColorRange{0, 1};
     // Shared: the rows in a grid of their own, one bar beside all of them.
     auto *main = plot->plotLayout();
     QCPLayoutGrid *body = main;

@@ -49,8 +49,9 @@ struct PhraseCell
 };
 
 // The heatmap rows the overlay lines of `dims` are drawn at: each dim's own row, except that a
-// dim within two rows of an earlier one is drawn two rows past it, so both lines show (Fig 16-9).
-QList<double> overlayRows(const QList<qint64> &dims);
+// dim within two rows of an earlier one is drawn two rows past it (two before it when that
+// would pass the last of `rowCount` rows), so both lines show (Fig 16-9).
+QList<double> overlayRows(const QList<qint64> &dims, qint64 rowCount);
 
 class FigureBuilder
 {
