@@ -30,6 +30,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -553,6 +554,18 @@ private slots:
                                    .arg(wavesX(p))
                                    .arg(heatmapX(p))));
         }
+        // sharex: zooming the heatmap zooms the waves with it; the waves are not zoomed apart.
+        QCPAxisRect *wavesRect = waves->axisRect();
+        QCOMPARE(wavesRect->rangeDrag(), Qt::Orientations());
+        QCOMPARE(wavesRect->rangeZoom(), Qt::Orientations());
+        const QPointF centre = heatmap->cellCentre(100, 50);
+        QWheelEvent wheel(centre, heatmap->plot()->mapToGlobal(centre), QPoint(), QPoint(0, 240),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(heatmap->plot(), &wheel);
+        QVERIFY(waitSettled(*window));
+        const QCPRange zoomed = heatmap->plot()->axisRect()->axis(QCPAxis::atBottom)->range();
+        QVERIFY2(zoomed.size() < 190, qPrintable(QString::number(zoomed.size())));
+        QTRY_COMPARE(wavesRect->axis(QCPAxis::atBottom)->range(), zoomed);
         QVERIFY2(window->wavesView()->shareReadout().contains(QLatin1String("60")),
                  qPrintable(window->wavesView()->shareReadout()));
         QVERIFY2(window->computeInfo().contains(QLatin1String("cpu")),

@@ -23,7 +23,20 @@ bool PlotAligner::align()
         return false;
     QCPAxisRect *rects[] = {m_upper->axisRect(), m_lower->axisRect()};
     QCustomPlot *plots[] = {m_upper, m_lower};
-    // The data areas' edges in one coordinate system (the window's).
+    // Each plot laid out with its own margins first (what its tick labels need now), so the
+    // alignment follows labels that narrow as well as ones that widen.
+    const auto relayout = [](QCustomPlot *plot) {
+        for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                           QCPLayoutElement::upLayout})
+            plot->plotLayout()->update(phase);
+    };
+    QMargins before[2];
+    for (int i = 0; i < 2; ++i) {
+        before[i] = rects[i]->minimumMargins();
+        rects[i]->setMinimumMargins(QMargins());
+        relayout(plots[i]);
+    }
+    // The data areas' natural edges in one coordinate system (the window's).
     int left[2], right[2];
     for (int i = 0; i < 2; ++i) {
         const QRect r = rects[i]->rect();
@@ -35,8 +48,12 @@ bool PlotAligner::align()
     const int targetLeft = std::max(left[0], left[1]);
     const int targetRight = std::min(right[0], right[1]);
     bool changed = false;
-    // sharex: the upper plot shows the lower one's x range (its zoom, its half-cell edges).
-    if (const std::optional<QCPRange> range = m_sharedRange ? m_sharedRange() : std::nullopt) {
+    // sharex: the upper plot shows the lower one's x range (its zoom, its half-cell edges), and
+    // is zoomed and dragged through it: its own drag would be undone at the next alignment.
+    const std::optional<QCPRange> range = m_sharedRange ? m_sharedRange() : std::nullopt;
+    rects[0]->setRangeDrag(range ? Qt::Orientations() : Qt::Horizontal);
+    rects[0]->setRangeZoom(range ? Qt::Orientations() : Qt::Horizontal);
+    if (range) {
         QCPAxis *x = rects[0]->axis(QCPAxis::atBottom);
         if (x->range() != *range) {
             x->setRange(*range);
@@ -45,12 +62,13 @@ bool PlotAligner::align()
         }
     }
     for (int i = 0; i < 2; ++i) {
-        const QMargins now = rects[i]->margins();
-        QMargins wanted = rects[i]->minimumMargins();
-        wanted.setLeft(now.left() + targetLeft - left[i]);
-        wanted.setRight(now.right() + right[i] - targetRight);
-        if (wanted != rects[i]->minimumMargins()) {
-            rects[i]->setMinimumMargins(wanted);
+        const QMargins natural = rects[i]->margins();
+        QMargins wanted = before[i];
+        wanted.setLeft(natural.left() + targetLeft - left[i]);
+        wanted.setRight(natural.right() + right[i] - targetRight);
+        rects[i]->setMinimumMargins(wanted);
+        relayout(plots[i]); // hit-testing uses the layout: keep it the drawn one
+        if (wanted != before[i]) {
             plots[i]->replot(QCustomPlot::rpQueuedReplot);
             changed = true;
         }

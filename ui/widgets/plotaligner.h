@@ -1,7 +1,9 @@
 // PlotAligner: keeps two stacked plots' data areas pixel-aligned on the x axis, as one figure
 // with a shared x axis would be (Fig 16-9's waves over its heatmap in the window). The plots are
 // separate widgets, so QCPMarginGroup cannot do it: after each replot the axis rects' left and
-// right edges are compared and the minimum margins raised until both start and end together.
+// right edges are compared (each plot laid out with its own margins first) and the minimum
+// margins set so that both start and end together. Sharing the x range, the upper plot is
+// zoomed and dragged through the lower one.
 #pragma once
 
 #include "figures/qcpinclude.h"
