@@ -118,6 +118,10 @@ void FieldForm::build()
             row->combo = new QComboBox(row->container);
             for (const ChoiceName &c : field.choices)
                 row->combo->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.name));
+            // Long labels ("Interleaved pairs (GPT-J, rope_interleave)") elide rather than widen
+            // the panel past what a 1280 x 720 window leaves the plots; the list shows them whole.
+            row->combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+            row->combo->setMinimumContentsLength(14);
             connect(row->combo, &QComboBox::activated, this, [this, row](int index) {
                 commit(row->field.key, row->combo->itemData(index).toString());
             });
