@@ -587,6 +587,20 @@ private slots:
         QCOMPARE(loaded.page(), Page::Schemes);
     }
 
+    // Every setting of the table is read by some view, so the page can show each one somewhere.
+    void everySettingHasAView()
+    {
+        for (const Field<SchemeSettings> &f : SchemeSettings::fields()) {
+            const QString key = QString::fromUtf8(f.key);
+            if (key == u"view"_qs)
+                continue;
+            bool read = false;
+            for (SchemeView view : allSchemeViews())
+                read = read || SchemeSettings::keysReadBy(view).contains(key);
+            QVERIFY2(read, qPrintable(key));
+        }
+    }
+
     // Item 6 of issue 12: the Schemes page shows the controls of the current tab only, and the
     // status bar the current page's computation, not the Encoding page's.
     void currentViewControlsAndTiming()

@@ -1,6 +1,7 @@
 #include "figures/figurebuilder.h"
 
 #include "figures/colormaps.h"
+#include "figures/minmaxband.h"
 
 #include "analysis/phraseanalysis.h"
 
@@ -51,37 +52,6 @@ QSharedPointer<QCPGraphDataContainer> columnData(const ColumnView &column)
     }
     data->set(points, true);
     return data;
-}
-
-// The column as a band: per run of neighbouring positions its smallest and largest value,
-// `buckets` runs over the whole column (one per pixel or so).
-struct ColumnBand
-{
-    QSharedPointer<QCPGraphDataContainer> lower, upper;
-};
-ColumnBand columnBand(const ColumnView &column, qint64 buckets)
-{
-    ColumnBand band{QSharedPointer<QCPGraphDataContainer>::create(),
-                    QSharedPointer<QCPGraphDataContainer>::create()};
-    const qint64 rows = column.rows;
-    if (!column.isValid() || rows < 1)
-        return band;
-    const qint64 run = std::max<qint64>(1, (rows + buckets - 1) / buckets);
-    QVector<QCPGraphData> lo, hi;
-    for (qint64 b = 0; b < rows; b += run) {
-        const qint64 end = std::min(rows, b + run);
-        float least = column.at(b), most = least;
-        for (qint64 p = b + 1; p < end; ++p) {
-            least = std::min(least, column.at(p));
-            most = std::max(most, column.at(p));
-        }
-        const double at = 0.5 * double(b + end - 1);
-        lo.append(QCPGraphData(at, double(least)));
-        hi.append(QCPGraphData(at, double(most)));
-    }
-    band.lower->set(lo, true);
-    band.upper->set(hi, true);
-    return band;
 }
 
 // matplotlib-style ticks: outward, no minor ticks, no grid (matshow).
@@ -575,30 +545,26 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     // hides the other dims. Such a curve is drawn as its min-max band, translucent.
     const bool banded = spec.positions > qint64(bandPositionsPerPixel) * widthPx;
     for (int i = 0; i < dims.size(); ++i) {
-        auto *curve = plot->addGraph(x, y);
         const ColumnView column = result.column(dims[i]);
         // Solid, sine and cosine alike, as the book draws i = 100 and i = 101 ("b-", "r-").
         QPen pen(m_theme.curve(i), sparse ? 1.6 : 1.0, Qt::SolidLine);
         pen.setCosmetic(!sparse);
-        curve->setPen(pen);
-        curve->setAntialiased(sparse);
-        curve->setName(spec.column(dims[i]).label);
-        curve->addToLegend(legend);
+        const QString name = spec.column(dims[i]).label;
+        QCPGraph *curve = nullptr;
         if (banded && column.isValid()) {
-            const ColumnBand band = columnBand(column, widthPx);
-            curve->setData(band.upper);
-            curve->setName(curve->name() + QStringLiteral(" (min–max band)"));
-            auto *lower = plot->addGraph(x, y);
-            lower->setData(band.lower);
-            lower->setPen(pen);
-            lower->setAntialiased(false);
-            QColor fill = m_theme.curve(i);
-            fill.setAlpha(70);
-            curve->setBrush(fill);
-            curve->setChannelFillGraph(lower);
+            curve = addMinMaxBand(x, y,
+                                  minMaxBand(
+                                      column.rows, widthPx, [](qsizetype p) { return double(p); },
+                                      [&column](qsizetype p) { return double(column.at(p)); }),
+                                  pen, name);
         } else {
+            curve = plot->addGraph(x, y);
             curve->setData(columnData(column));
+            curve->setPen(pen);
+            curve->setName(name);
         }
+        curve->setAntialiased(sparse);
+        curve->addToLegend(legend);
         if (m_state.markers().isEmpty())
             continue;
         auto *dots = plot->addGraph(x, y);

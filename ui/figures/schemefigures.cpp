@@ -1,6 +1,7 @@
 #include "figures/schemefigures.h"
 
 #include "figures/colormaps.h"
+#include "figures/minmaxband.h"
 
 #include "analysis/ropeanalysis.h"
 
@@ -582,21 +583,12 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
         // Thousands of oscillating points take seconds to draw and alias into noise: the curve
         // is drawn as its min / max band over runs of neighbouring distances.
         constexpr qsizetype bands = 600;
-        const qsizetype run = (x.size() + bands - 1) / bands;
-        QVector<double> bx, blo, bhi;
-        for (qsizetype start = 0; start < x.size(); start += run) {
-            const qsizetype end = std::min(x.size(), start + run);
-            bx.append(0.5 * (x[start] + x[end - 1]));
-            blo.append(*std::min_element(y.begin() + start, y.begin() + end));
-            bhi.append(*std::max_element(y.begin() + start, y.begin() + end));
-        }
-        QCPGraph *upper = addGraph(rect, bx, bhi, pen, name + QStringLiteral(" (min–max band)"));
-        QCPGraph *lower = addGraph(rect, bx, blo, pen, QString());
-        QColor fill = pen.color();
-        fill.setAlpha(60);
-        upper->setBrush(fill);
-        upper->setChannelFillGraph(lower);
-        upper->addToLegend(legend);
+        addMinMaxBand(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
+                      minMaxBand(
+                          x.size(), bands, [&x](qsizetype i) { return x[i]; },
+                          [&y](qsizetype i) { return y[i]; }),
+                      pen, name)
+            ->addToLegend(legend);
     }
     if (result.a.originalContext > 0 && result.a.originalContext <= x.last()) {
         addLine(rect, double(result.a.originalContext), 0, double(result.a.originalContext), 1,

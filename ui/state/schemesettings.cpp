@@ -84,6 +84,31 @@ FieldTable<SchemeSettings> SchemeSettings::fields()
     return table;
 }
 
+QStringList SchemeSettings::keysReadBy(SchemeView view)
+{
+    switch (view) {
+    case SchemeView::Spectrum:
+        return {};
+    case SchemeView::Rotation:
+        return {QStringLiteral("rotationPair"), QStringLiteral("rotationPosition")};
+    case SchemeView::Decay:
+        return {QStringLiteral("decayDistance"), QStringLiteral("decayReferences"),
+                QStringLiteral("decayEnvelope"), QStringLiteral("decayLog")};
+    case SchemeView::Similarity:
+    case SchemeView::Compare:
+        return {QStringLiteral("metric"), QStringLiteral("squarePositions")};
+    case SchemeView::Alibi:
+    case SchemeView::T5:
+        return {QStringLiteral("squarePositions")};
+    }
+    return {};
+}
+
+bool SchemeSettings::drawsB(SchemeView view)
+{
+    return view == SchemeView::Spectrum || view == SchemeView::Decay || view == SchemeView::Compare;
+}
+
 RopeScheme SchemeSettings::defaultCompare()
 {
     RopeScheme b;

@@ -54,6 +54,11 @@ struct SchemeSettings
 
     static FieldTable<SchemeSettings> fields();
     static RopeScheme defaultCompare();
+    // The fields of this table that `view` reads (the rotation pair for Rotation, the metric and
+    // side for the similarity views, ...): the Schemes page shows only those.
+    static QStringList keysReadBy(SchemeView view);
+    // Whether `view` draws configuration B (spectrum, decay, compare).
+    static bool drawsB(SchemeView view);
     // Empty when valid for an encoding of `dims` columns; else the first problem.
     FieldProblem problem(qint64 dims) const;
     QString validate(qint64 dims) const;

@@ -45,6 +45,17 @@ FieldForm *partForm(ExplorerState *state, Get get, Set set, QWidget *parent,
                          parent);
 }
 
+// Every field the views read (the view itself is the tabs).
+QStringList settingsKeys()
+{
+    QStringList keys;
+    for (SchemeView view : allSchemeViews())
+        for (const QString &key : SchemeSettings::keysReadBy(view))
+            if (!keys.contains(key))
+                keys.append(key);
+    return keys;
+}
+
 } // namespace
 
 SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
@@ -77,10 +88,7 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
                    partForm<SchemeSettings>(
                        state, [](const SchemeSettings &s) { return s; },
                        [](SchemeSettings &s, const SchemeSettings &v) { s = v; }, this, {},
-                       {QStringLiteral("rotationPair"), QStringLiteral("rotationPosition"),
-                        QStringLiteral("decayDistance"), QStringLiteral("decayReferences"),
-                        QStringLiteral("decayEnvelope"), QStringLiteral("decayLog"),
-                        QStringLiteral("squarePositions"), QStringLiteral("metric")}));
+                       settingsKeys()));
     m_forms.insert(QStringLiteral("alibi"),
                    partForm<AlibiScheme>(
                        state, [](const SchemeSettings &s) { return s.alibi; },
@@ -273,35 +281,15 @@ void SchemePage::refresh()
         m_tabs->setCurrentIndex(int(allSchemeViews().indexOf(view)));
     }
     // Only the controls the current view reads: its settings, its scheme, configuration B
-    // where B is drawn (spectrum, decay, compare).
-    QStringList settings;
-    switch (view) {
-    case SchemeView::Spectrum:
-        break;
-    case SchemeView::Rotation:
-        settings = {QStringLiteral("rotationPair"), QStringLiteral("rotationPosition")};
-        break;
-    case SchemeView::Decay:
-        settings = {QStringLiteral("decayDistance"), QStringLiteral("decayReferences"),
-                    QStringLiteral("decayEnvelope"), QStringLiteral("decayLog")};
-        break;
-    case SchemeView::Similarity:
-    case SchemeView::Compare:
-        settings = {QStringLiteral("metric"), QStringLiteral("squarePositions")};
-        break;
-    case SchemeView::Alibi:
-    case SchemeView::T5:
-        settings = {QStringLiteral("squarePositions")};
-        break;
-    }
-    m_forms.value(QStringLiteral("settings"))->setShownKeys(settings);
+    // where B is drawn. A view that reads none of the settings hides their box.
+    const QStringList settings = SchemeSettings::keysReadBy(view);
+    if (!settings.isEmpty())
+        m_forms.value(QStringLiteral("settings"))->setShownKeys(settings);
     m_boxes.value(QStringLiteral("settings"))->setVisible(!settings.isEmpty());
     m_boxes.value(QStringLiteral("settings"))->setTitle(SchemeFigures::viewTitle(view));
     m_boxes.value(QStringLiteral("alibi"))->setVisible(view == SchemeView::Alibi);
     m_boxes.value(QStringLiteral("t5"))->setVisible(view == SchemeView::T5);
-    m_boxes.value(QStringLiteral("compare"))
-        ->setVisible(view == SchemeView::Spectrum || view == SchemeView::Decay ||
-                     view == SchemeView::Compare);
+    m_boxes.value(QStringLiteral("compare"))->setVisible(SchemeSettings::drawsB(view));
 }
 
 void SchemePage::updateMessage()
