@@ -18,7 +18,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqt6svg6-dev
   libqcustomplot-dev libeigen3-dev
   libgl-dev libgl1-mesa-dri libglx-mesa0 mesa-utils
-  zlib1g-dev xvfb xauth fonts-dejavu-core
+  libisal-dev zlib1g-dev xvfb xauth fonts-dejavu-core
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libavutil-dev
   python3 python3-numpy python3-matplotlib poppler-utils
 )

@@ -211,6 +211,19 @@ QStringList filesIn(const QString &folder)
     return QDir(folder).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
 }
 
+// The data of `options`' views, computed by the CPU backend once the options validate; false
+// with *error naming what failed.
+bool computeOnCpu(const ExplorerState &state, const FigureOptions &options, FigureData *data,
+                  QString *error)
+{
+    if (const QString problem = options.validate(); !problem.isEmpty()) {
+        *error = problem;
+        return false;
+    }
+    const std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Cpu, error);
+    return backend && computeFigureData(state, options.views, *backend, data, error);
+}
+
 } // namespace
 
 class TestExport : public QObject
@@ -746,6 +759,73 @@ private slots:
     // No tick label, axis title, legend entry or title runs off the figure, from the smallest
     // layout to a large one, at 72 to 600 dpi, with each legend place and a larger font: every
     // drawn text box lies inside the page. The text is recorded as the exporter paints it.
+    // A raster export draws its heatmap straight from the sampled grid; QCPColorMap's own
+    // drawing of the same grid (what animations use) is the reference, pixel for pixel.
+    void rasterHeatmapDrawsAsColorMap_data()
+    {
+        QTest::addColumn<bool>("transposed");
+        QTest::addColumn<int>("origin");
+        QTest::addColumn<bool>("interpolate");
+        QTest::addColumn<int>("dpi");
+        QTest::addColumn<QString>("colormap");
+        QTest::newRow("matshow") << false << int(Origin::Upper) << false << 96
+                                 << QStringLiteral("viridis");
+        QTest::newRow("transposed, origin lower")
+            << true << int(Origin::Lower) << false << 96 << QStringLiteral("twilight");
+        QTest::newRow("interpolated at 200 dpi")
+            << false << int(Origin::Lower) << true << 200 << QStringLiteral("RdBu");
+        QTest::newRow("transposed, interpolated")
+            << true << int(Origin::Upper) << true << 150 << QStringLiteral("magma");
+    }
+    void rasterHeatmapDrawsAsColorMap()
+    {
+        QFETCH(bool, transposed);
+        QFETCH(int, origin);
+        QFETCH(bool, interpolate);
+        QFETCH(int, dpi);
+        QFETCH(QString, colormap);
+        ExplorerState state;
+        QString error;
+        EncodingSpec spec = state.spec();
+        spec.positions = 1500;
+        spec.dims = 300;
+        QVERIFY2(state.setSpec(spec, &error), qPrintable(error));
+        ViewOptions view = state.viewOptions();
+        view.transposed = transposed;
+        view.origin = Origin(origin);
+        view.colormap = *parseAs<Colormap>(colormapNames, colormap);
+        QVERIFY2(state.setViewOptions(view, &error), qPrintable(error));
+        FigureOptions options;
+        options.views = {FigureView::Heatmap, FigureView::Waves};
+        options.width = 900 * dpi / 96;
+        options.height = 700 * dpi / 96;
+        options.dpi = dpi;
+        options.interpolate = interpolate;
+        FigureData data;
+        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        const auto render = [&](bool asColorMap) {
+            QImage image(int(options.width), int(options.height), QImage::Format_RGB32);
+            QCPPainter painter(&image);
+            painter.setMode(QCPPainter::pmNoCaching);
+            painter.scale(dpi / figureBaseDpi(), dpi / figureBaseDpi());
+            FigurePaintHooks hooks;
+            hooks.heatmapsAsColorMaps = asColorMap;
+            if (!paintFigure(&painter, FigureTarget::Raster, state, data, options, &error, hooks))
+                return QImage();
+            return image;
+        };
+        const QImage direct = render(false);
+        const QImage reference = render(true);
+        QVERIFY2(!direct.isNull() && !reference.isNull(), qPrintable(error));
+        // Not a figure without its heatmap on both sides: a colormap's worth of colours.
+        QSet<QRgb> colours;
+        for (int y = 0; y < direct.height(); y += 3)
+            for (int x = 0; x < direct.width(); x += 3)
+                colours.insert(direct.pixel(x, y));
+        QVERIFY2(colours.size() > 100, qPrintable(QString::number(colours.size())));
+        QCOMPARE(direct, reference);
+    }
+
     void noTextOutsideFigure_data()
     {
         QTest::addColumn<QString>("preset");
@@ -804,12 +884,8 @@ private slots:
         options.dpi = dpi;
         options.style.legend = *parseAs<LegendPlace>(legendPlaceNames, legend);
         options.style.fontScale = fontScale;
-        QVERIFY2(options.validate().isEmpty(), qPrintable(options.validate()));
-        const std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Cpu, &error);
-        QVERIFY(backend);
         FigureData data;
-        QVERIFY2(computeFigureData(state, options.views, *backend, &data, &error),
-                 qPrintable(error));
+        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
         const auto [width, height] = figureLayoutSize(options);
         TextDevice device(width, height);
         {

@@ -79,7 +79,7 @@ private slots:
         QTest::addColumn<QString>("package");
         for (const char *package :
              {"libc6", "libstdc++6", "libqt6core6", "libqt6gui6", "libqt6widgets6", "libqt6opengl6",
-              "libqt6svg6", "libqcustomplot2.1-qt6", "zlib1g", "libgcc-s1", "qt6-qpa-plugins"})
+              "libqt6svg6", "libqcustomplot2.1-qt6", "libisal2", "libgcc-s1", "qt6-qpa-plugins"})
             QTest::addRow("%s", package) << QString::fromLatin1(package);
     }
 

@@ -76,6 +76,7 @@ QImage AnimationExporter::paint(QImage image, bool still, QString *error) const
     // FigureBuilder's axis rects put their axes and grids on the main layer under the curves
     // (only QCustomPlot's default rect uses the "axes" and "grid" layers): the still part has
     // them; the moving part is the marker's plottables and the legend, drawn on top.
+    hooks.heatmapsAsColorMaps = true; // plottables, shown or hidden per part below
     hooks.beforePaint = [&](int, QCustomPlot *plot) {
         setLayersVisible(plot, {"legend"}, !still);
         setLayersVisible(plot, {"axes"}, still);

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <tuple>
 
 namespace pe {
 
@@ -445,9 +446,8 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     return figure;
 }
 
-void FigureBuilder::setHeatmapGrid(const HeatmapFigure &figure, const HeatmapGrid &grid) const
+HeatmapGridCells heatmapGridCells(const HeatmapGrid &grid, bool transposed)
 {
-    const bool transposed = m_state.transposed();
     const qint64 keyCells = transposed ? grid.rows : grid.cols;
     const qint64 valueCells = transposed ? grid.cols : grid.rows;
     const double keySpan = double(transposed ? grid.window.rows() : grid.window.cols());
@@ -458,23 +458,31 @@ void FigureBuilder::setHeatmapGrid(const HeatmapFigure &figure, const HeatmapGri
     // cell is doubled (see addMatrixMap) with centres at a quarter and three quarters.
     auto centres = [](double start, double span, qint64 n) {
         if (n == 1)
-            return QCPRange(start + span * 0.25, start + span * 0.75);
+            return std::pair(start + span * 0.25, start + span * 0.75);
         const double w = span / double(n);
-        return QCPRange(start + 0.5 * w, start + (double(n) - 0.5) * w);
+        return std::pair(start + 0.5 * w, start + (double(n) - 0.5) * w);
     };
-    const int keySize = int(qMax<qint64>(2, keyCells));
-    const int valueSize = int(qMax<qint64>(2, valueCells));
+    HeatmapGridCells cells;
+    cells.keyCells = keyCells;
+    cells.valueCells = valueCells;
+    cells.keySize = int(qMax<qint64>(2, keyCells));
+    cells.valueSize = int(qMax<qint64>(2, valueCells));
+    std::tie(cells.keyLower, cells.keyUpper) = centres(keyStart, keySpan, keyCells);
+    std::tie(cells.valueLower, cells.valueUpper) = centres(valueStart, valueSpan, valueCells);
+    cells.transposed = transposed;
+    return cells;
+}
+
+void FigureBuilder::setHeatmapGrid(const HeatmapFigure &figure, const HeatmapGrid &grid) const
+{
+    const HeatmapGridCells cells = heatmapGridCells(grid, m_state.transposed());
     QCPColorMapData *data = figure.map->data();
-    data->setSize(keySize, valueSize);
-    data->setRange(centres(keyStart, keySpan, keyCells),
-                   centres(valueStart, valueSpan, valueCells));
-    for (int v = 0; v < valueSize; ++v) {
-        const qint64 vc = qMin<qint64>(v, valueCells - 1);
-        for (int k = 0; k < keySize; ++k) {
-            const qint64 kc = qMin<qint64>(k, keyCells - 1);
-            data->setCell(k, v, double(transposed ? grid.at(kc, vc) : grid.at(vc, kc)));
-        }
-    }
+    data->setSize(cells.keySize, cells.valueSize);
+    data->setRange(QCPRange(cells.keyLower, cells.keyUpper),
+                   QCPRange(cells.valueLower, cells.valueUpper));
+    for (int v = 0; v < cells.valueSize; ++v)
+        for (int k = 0; k < cells.keySize; ++k)
+            data->setCell(k, v, double(cells.value(grid, k, v)));
 }
 
 void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) const

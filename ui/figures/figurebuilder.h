@@ -53,6 +53,24 @@ struct PhraseCell
 // would pass the last of `rowCount` rows), so both lines show (Fig 16-9).
 QList<double> overlayRows(const QList<qint64> &dims, qint64 rowCount);
 
+// How a HeatmapGrid lies on a colour map's key and value axes: cell counts (a single row or
+// column doubled, as QCPColorMap needs two cells per axis) and the cells' centre ranges.
+struct HeatmapGridCells
+{
+    qint64 keyCells = 0, valueCells = 0;   // the grid's
+    int keySize = 0, valueSize = 0;        // the colour map's: at least 2 each
+    double keyLower = 0, keyUpper = 0;     // centres of the first and last key cells
+    double valueLower = 0, valueUpper = 0; // ... and value cells
+    bool transposed = false; // keys are the grid's rows (positions), values its columns
+    float value(const HeatmapGrid &grid, int key, int value) const
+    {
+        const qint64 k = qMin<qint64>(key, keyCells - 1);
+        const qint64 v = qMin<qint64>(value, valueCells - 1);
+        return transposed ? grid.at(k, v) : grid.at(v, k);
+    }
+};
+HeatmapGridCells heatmapGridCells(const HeatmapGrid &grid, bool transposed);
+
 class FigureBuilder
 {
 public:

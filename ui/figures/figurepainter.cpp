@@ -4,6 +4,7 @@
 #include "figures/figurecaption.h"
 #include "figures/schemefigures.h"
 #include "figures/tablefigures.h"
+#include "parallel.h"
 
 #include "figures/qcpinclude.h"
 
@@ -129,6 +130,96 @@ private:
     QCPColorMap *m_map;
     bool m_interpolate;
     double m_deviceScale;
+};
+
+// A raster export's heatmap: draws the sampled grid as QCPColorMap::draw would (same cell
+// geometry, colours, mirroring and smoothing, so the same pixels) straight from the grid, instead
+// of copying each of its ~10^6 cells into the map's data as doubles first, which took longer
+// than colouring and drawing them.
+class RasterGridMap : public QCPLayerable
+{
+public:
+    // QCPColorMap enlarges maps of 100 cells or fewer per axis before drawing them unsmoothed;
+    // those are small enough to leave to it.
+    static bool drawsLike(const HeatmapGridCells &cells, bool interpolate)
+    {
+        return interpolate || (cells.keySize > 100 && cells.valueSize > 100);
+    }
+
+    RasterGridMap(QCPColorMap *map, HeatmapGrid grid, const HeatmapGridCells &cells)
+        : QCPLayerable(map->parentPlot(), map->layer()->name()), m_map(map),
+          m_grid(std::move(grid)), m_cells(cells)
+    {
+        // Drawn where the (hidden) map was, in its layer's order: what followed the map (the
+        // overlays) is moved behind this, which the constructor appended to the layer's end.
+        QCPLayer *layer = map->layer();
+        const QList<QCPLayerable *> children = layer->children();
+        for (qsizetype i = children.indexOf(map) + 1; i < children.size(); ++i)
+            if (children[i] != this)
+                children[i]->setLayer(layer);
+    }
+
+protected:
+    void applyDefaultAntialiasingHint(QCPPainter *painter) const override
+    {
+        applyAntialiasingHint(painter, m_map->antialiased(), QCP::aePlottables);
+    }
+
+    QRect clipRect() const override
+    {
+        return m_map->keyAxis()->axisRect()->rect() & m_map->valueAxis()->axisRect()->rect();
+    }
+
+    void draw(QCPPainter *painter) override
+    {
+        QCPAxis *keyAxis = m_map->keyAxis();
+        QCPAxis *valueAxis = m_map->valueAxis();
+        const bool keyHorizontal = keyAxis->orientation() == Qt::Horizontal;
+        const int keySize = m_cells.keySize;
+        const int valueSize = m_cells.valueSize;
+        // Image lines run along the horizontal axis, the last line holding the first cells.
+        const int lines = keyHorizontal ? valueSize : keySize;
+        const int along = keyHorizontal ? keySize : valueSize;
+        QImage image(along, lines, QImage::Format_ARGB32_Premultiplied);
+        if (image.isNull())
+            return;
+        const QCPRange dataRange = m_map->dataRange();
+        const bool logarithmic = m_map->dataScaleType() == QCPAxis::stLogarithmic;
+        parallelFor(0, lines, hardwareThreads(), 64, [&](qint64 begin, qint64 end) {
+            QCPColorGradient gradient = m_map->gradient(); // one each: it fills a table lazily
+            std::vector<double> row(std::size_t(along), 0.0);
+            for (qint64 line = begin; line < end; ++line) {
+                for (int a = 0; a < along; ++a)
+                    row[std::size_t(a)] =
+                        double(keyHorizontal ? m_cells.value(m_grid, a, int(line))
+                                             : m_cells.value(m_grid, int(line), a));
+                gradient.colorize(row.data(), dataRange,
+                                  reinterpret_cast<QRgb *>(image.scanLine(int(lines - 1 - line))),
+                                  along, 1, logarithmic);
+            }
+        });
+
+        QRectF imageRect = QRectF(m_map->coordsToPixels(m_cells.keyLower, m_cells.valueLower),
+                                  m_map->coordsToPixels(m_cells.keyUpper, m_cells.valueUpper))
+                               .normalized();
+        const double halfWidth =
+            0.5 * imageRect.width() / double((keyHorizontal ? keySize : valueSize) - 1);
+        const double halfHeight =
+            0.5 * imageRect.height() / double((keyHorizontal ? valueSize : keySize) - 1);
+        imageRect.adjust(-halfWidth, -halfHeight, halfWidth, halfHeight);
+        const bool mirrorX = (keyHorizontal ? keyAxis : valueAxis)->rangeReversed();
+        const bool mirrorY =
+            (valueAxis->orientation() == Qt::Vertical ? valueAxis : keyAxis)->rangeReversed();
+        painter->save();
+        painter->setRenderHint(QPainter::SmoothPixmapTransform, m_map->interpolate());
+        painter->drawImage(imageRect, image.mirrored(mirrorX, mirrorY));
+        painter->restore();
+    }
+
+private:
+    QCPColorMap *m_map;
+    HeatmapGrid m_grid;
+    HeatmapGridCells m_cells;
 };
 
 QFont titleFont(const QFont &base)
@@ -335,8 +426,16 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
                     colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
                 }
             }
-            builder.setHeatmapGrid(heatmap,
-                                   sampleGrid(*result.matrix, window, rowPixels, colPixels));
+            HeatmapGrid grid = sampleGrid(*result.matrix, window, rowPixels, colPixels);
+            const HeatmapGridCells cells = heatmapGridCells(grid, state.transposed());
+            if (target == FigureTarget::Raster && !hooks.heatmapsAsColorMaps &&
+                RasterGridMap::drawsLike(cells, options.interpolate)) {
+                heatmap.map->setInterpolate(options.interpolate);
+                new RasterGridMap(heatmap.map, std::move(grid), cells);
+                heatmap.map->setVisible(false);
+            } else {
+                builder.setHeatmapGrid(heatmap, grid);
+            }
         }
         for (int p = 0; p < plot.plottableCount(); ++p) {
             auto *map = qobject_cast<QCPColorMap *>(plot.plottable(p));

@@ -34,6 +34,9 @@ struct FigurePaintHooks
     bool background = true;      // fill the figure's background
     bool titleAndCaption = true; // draw them (their room is kept either way)
     std::function<void(int panel, QCustomPlot *plot)> beforePaint;
+    // Raster heatmaps drawn by their QCPColorMap, a plottable beforePaint can hide, instead of
+    // straight from the sampled grid (the same pixels, faster).
+    bool heatmapsAsColorMaps = false;
 };
 
 // Paints the figure into a painter whose coordinates are the layout size's logical pixels.

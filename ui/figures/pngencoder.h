@@ -1,5 +1,5 @@
 // PngEncoder: writes an opaque QImage as an 8-bit RGB PNG quickly: per-row adaptive filters
-// (none, sub, up) and deflate level 1, compressed in parallel blocks that form one zlib stream.
+// (none, sub, up) and ISA-L deflate level 1, in parallel blocks that form one zlib stream.
 // Figures are dominated by PNG compression otherwise (Qt's default writer takes 5x longer).
 #pragma once
 
