@@ -2,6 +2,9 @@
 # One entry point for a fresh Debian 12 machine (the README's two commands):
 #   bash bootstrap.sh run    install what is missing, build, start pescope (extra args go to it)
 #   bash bootstrap.sh test   install what is missing, build, run every test suite under Xvfb
+#   bash bootstrap.sh sanitize   CI's second step: every suite again in a build with
+#                            AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), then
+#                            each libFuzzer target for PE_FUZZ_SECONDS (60) s (tests/fuzz/run.sh)
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -65,8 +68,28 @@ case "$mode" in
     PE_REQUIRE_GPU=1 exec xvfb-run -a -s "-screen 0 1920x1200x24" \
       ctest --test-dir "$build_dir" --output-on-failure --timeout 900 "$@"
     ;;
+  sanitize)
+    install_missing "${test_packages[@]}" clang
+    asan_dir=${PE_ASAN_BUILD_DIR:-build-asan}
+    # UBSan's checks stay recoverable so that tests/sanitizers/ubsan.supp can silence other
+    # projects' code; halt_on_error makes any other report end the process all the same.
+    flags="-fsanitize=address,undefined -fno-omit-frame-pointer -g1"
+    if [ ! -f "$asan_dir/build.ninja" ]; then
+      cmake -S . -B "$asan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPE_BUILD_BENCH=OFF \
+        -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags"
+    fi
+    cmake --build "$asan_dir" --parallel
+    supp=$PWD/tests/sanitizers
+    # exitcode 86: a sanitizer's report, never mistaken for pescope's own exit codes.
+    export ASAN_OPTIONS="detect_leaks=1:exitcode=86:detect_stack_use_after_return=0"
+    export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+    export UBSAN_OPTIONS="suppressions=$supp/ubsan.supp:halt_on_error=1:print_stacktrace=1:exitcode=86"
+    PE_REQUIRE_GPU=1 xvfb-run -a -s "-screen 0 1920x1200x24" \
+      ctest --test-dir "$asan_dir" --output-on-failure --timeout 1800 "$@"
+    bash tests/fuzz/run.sh "${PE_FUZZ_SECONDS:-60}"
+    ;;
   *)
-    echo "usage: bash bootstrap.sh run|test" >&2
+    echo "usage: bash bootstrap.sh run|test|sanitize" >&2
     exit 2
     ;;
 esac

@@ -412,7 +412,10 @@ private slots:
         QCOMPARE(getrusage(RUSAGE_CHILDREN, &usage), 0);
         const double peakMiB = double(usage.ru_maxrss) / 1024.0; // ru_maxrss is in KiB
         qInfo("peak resident memory of any pescope child so far: %.1f MiB", peakMiB);
-        QVERIFY2(peakMiB < 256.0, qPrintable(QString::number(peakMiB)));
+        // Under AddressSanitizer a process also holds shadow memory (1/8 of what it touches)
+        // and up to 256 MiB of freed blocks in quarantine: 393 MiB measured, so 3x the limit.
+        const double limitMiB = test::underSanitizer ? 768.0 : 256.0;
+        QVERIFY2(peakMiB < limitMiB, qPrintable(QString::number(peakMiB)));
     }
 
     // Issue 16: the phrases figure cost grows with what is drawn (one page of phrases), not with

@@ -481,6 +481,8 @@ private slots:
         const QString qemu = QStandardPaths::findExecutable(QStringLiteral("qemu-x86_64"));
         if (qemu.isEmpty())
             QSKIP("qemu-x86_64 (Debian: qemu-user) is not installed");
+        if (test::underSanitizer) // its fixed shadow memory does not fit qemu-user's address map
+            QSKIP("AddressSanitizer's processes do not start under qemu-user");
         if (buildInfo().nativeArch)
             QSKIP("built with PE_NATIVE_ARCH=ON: this build needs this machine's CPU");
         QTemporaryDir dir;

@@ -70,6 +70,11 @@ Writer writerNamed(const QString &name, const QString &dir, int vocabularyWords 
         return {data + QStringList{at(QStringLiteral("enc.npy"))}, {QStringLiteral("enc.npy")}};
     if (name == QLatin1String("data csv"))
         return {data + QStringList{at(QStringLiteral("enc.csv"))}, {QStringLiteral("enc.csv")}};
+    if (name == QLatin1String("rope cos table")) // a golden table for inference engines
+        return {data + QStringList{at(QStringLiteral("cos.npy")), QStringLiteral("--scheme"),
+                                   QStringLiteral("rope"), QStringLiteral("--what"),
+                                   QStringLiteral("cos")},
+                {QStringLiteral("cos.npy")}};
     if (name == QLatin1String("phrases vocabulary"))
         return {phrases + QStringList{QStringLiteral("--vocab-out"), at(QStringLiteral("v.txt"))},
                 {QStringLiteral("v.txt")}};
@@ -85,11 +90,14 @@ Writer writerNamed(const QString &name, const QString &dir, int vocabularyWords 
     qFatal("unknown writer %s", qPrintable(name));
 }
 
-const QStringList allWriters = {
-    QStringLiteral("data npy"),           QStringLiteral("data csv"),
-    QStringLiteral("phrases vocabulary"), QStringLiteral("phrases npy and vocabulary"),
-    QStringLiteral("export png"),         QStringLiteral("export svg"),
-    QStringLiteral("export pdf")};
+const QStringList allWriters = {QStringLiteral("data npy"),
+                                QStringLiteral("data csv"),
+                                QStringLiteral("rope cos table"),
+                                QStringLiteral("phrases vocabulary"),
+                                QStringLiteral("phrases npy and vocabulary"),
+                                QStringLiteral("export png"),
+                                QStringLiteral("export svg"),
+                                QStringLiteral("export pdf")};
 
 QStringList entries(const QString &folder)
 {
@@ -432,6 +440,14 @@ private slots:
             << QStringLiteral("export png") << true << int(SIGTERM);
         QTest::addRow("export pdf, named, SIGINT")
             << QStringLiteral("export pdf") << true << int(SIGINT);
+        QTest::addRow("export svg, named, SIGTERM")
+            << QStringLiteral("export svg") << true << int(SIGTERM);
+        QTest::addRow("rope cos table, unnamed, SIGTERM")
+            << QStringLiteral("rope cos table") << false << int(SIGTERM);
+        QTest::addRow("rope cos table, named, SIGTERM")
+            << QStringLiteral("rope cos table") << true << int(SIGTERM);
+        QTest::addRow("phrases npy and vocabulary, named, SIGTERM")
+            << QStringLiteral("phrases npy and vocabulary") << true << int(SIGTERM);
     }
     void signalMidWrite()
     {
@@ -480,8 +496,12 @@ private slots:
                  qPrintable(QStringLiteral("finished before it could be interrupted: ") +
                             QString::fromLocal8Bit(process.readAllStandardError())));
         QVERIFY2(writingInFolder(), "never started writing");
-        if (named)
-            QCOMPARE(entries(dir).size(), 1); // the hidden temporary, visible while it writes
+        if (named) { // hidden temporaries, visible while they are written: one per output
+            const QStringList now = entries(dir);
+            QVERIFY2(!now.isEmpty() && now.size() <= w.outputs.size(), qPrintable(now.join(u' ')));
+            for (const QString &name : now)
+                QVERIFY2(name.startsWith(QLatin1Char('.')), qPrintable(name));
+        }
         QCOMPARE(::kill(pid_t(pid), sig), 0);
         QVERIFY(process.waitForFinished(30000));
         // Died of the signal, as without the handler: not finished, not exited with a code.

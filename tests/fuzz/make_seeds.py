@@ -2,8 +2,8 @@
 """Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/): small valid files of each
 format, written from the published specifications (safetensors: 8-byte little-endian header
 length, JSON header, data; GGUF v3: magic, version, counts, typed metadata, tensor infos,
-aligned data; npy v1/v2: magic, version, header dict, data), and the config.json fixtures of
-tests/data/configs. Run it again after changing it; the files are checked in.
+aligned data; npy v1/v2: magic, version, header dict, data), the config.json fixtures of
+tests/data/configs and phrase texts for the text vectorizer. Run it again after changing it; the files are checked in.
 
   /usr/bin/python3 tests/fuzz/make_seeds.py
 """
@@ -117,6 +117,13 @@ def main():
         if name.endswith(".json"):
             with open(os.path.join(configs, name), "rb") as f:
                 put("hfconfig", name, f.read())
+    # Text vectorizer: two size bytes (maxTokens, sequenceLength), then phrases one per line.
+    with open(os.path.join(HERE, "..", "..", "resources", "examples", "phrases.txt"), "rb") as f:
+        put("textvectorizer", "examples.txt", bytes([20, 10]) + f.read())
+    put("textvectorizer", "keras-seed.txt",
+        bytes([21, 10]) + b"I am a robot\nYou know I want your love\nI love you\n")
+    put("textvectorizer", "punctuation-utf8.txt",
+        bytes([5, 3]) + "Don't! Stop... caf\u00e9 \u00c9T\u00c9\t\tnaïve [UNK]\n\n  \r\n".encode())
 
 
 if __name__ == "__main__":

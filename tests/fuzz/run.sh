@@ -13,7 +13,7 @@ build=${PE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(safetensors gguf npy hfconfig)
+[ ${#targets[@]} -gt 0 ] || targets=(safetensors gguf npy hfconfig textvectorizer)
 
 flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all"
 flags+=" -fno-omit-frame-pointer -g"
