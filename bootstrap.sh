@@ -82,7 +82,9 @@ case "$mode" in
     cmake --build "$asan_dir" --parallel
     supp=$PWD/tests/sanitizers
     # exitcode 86: a sanitizer's report, never mistaken for pescope's own exit codes.
-    export ASAN_OPTIONS="detect_leaks=1:exitcode=86:detect_stack_use_after_return=0"
+    # verify_asan_link_order=0: the failure-injection suites preload tests/failwrite (LD_PRELOAD)
+    # ahead of the ASan runtime on purpose.
+    export ASAN_OPTIONS="detect_leaks=1:exitcode=86:detect_stack_use_after_return=0:verify_asan_link_order=0"
     export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS="suppressions=$supp/ubsan.supp:halt_on_error=1:print_stacktrace=1:exitcode=86"
     PE_REQUIRE_GPU=1 xvfb-run -a -s "-screen 0 1920x1200x24" \

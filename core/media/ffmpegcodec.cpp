@@ -68,6 +68,7 @@ public:
     AVFilterContext *source = nullptr, *paletteSource = nullptr, *sink = nullptr;
     int frames = 0;
     bool isOpen = false;
+    bool headerWritten = false; // and no trailer yet
 
     ~FfmpegCodec() override { release(); }
 
@@ -81,6 +82,13 @@ public:
         avfilter_graph_free(&graph);
         source = paletteSource = sink = nullptr;
         avcodec_free_context(&codec);
+        if (format && headerWritten && settings.format == VideoFormat::Gif) {
+            // FFmpeg 5.1's GIF muxer frees the packet it holds back only in its trailer (it has
+            // no deinit), so an abandoned GIF leaked it (LeakSanitizer, tst_videoencoder's
+            // cancel and disk-full cases). The trailer goes to the file being discarded.
+            av_write_trailer(format);
+        }
+        headerWritten = false;
         if (format)
             avformat_free_context(format);
         format = nullptr;
@@ -414,6 +422,7 @@ public:
         if (rc < 0)
             return fail(QStringLiteral("cannot start the %1 file").arg(QLatin1String(muxer)), rc,
                         error);
+        headerWritten = true;
 
         packet = av_packet_alloc();
         if (settings.format == VideoFormat::Gif) {
@@ -504,6 +513,7 @@ public:
         if (!encode(nullptr, error))
             return false;
         int rc = av_write_trailer(format);
+        headerWritten = false;
         if (rc < 0)
             return fail(QStringLiteral("cannot finish the file"), rc, error);
         avio_flush(io);
