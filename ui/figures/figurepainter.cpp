@@ -430,7 +430,6 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
             const HeatmapGridCells cells = heatmapGridCells(grid, state.transposed());
             if (target == FigureTarget::Raster && !hooks.heatmapsAsColorMaps &&
                 RasterGridMap::drawsLike(cells, options.interpolate)) {
-                heatmap.map->setInterpolate(options.interpolate);
                 new RasterGridMap(heatmap.map, std::move(grid), cells);
                 heatmap.map->setVisible(false);
             } else {
