@@ -5,7 +5,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -40,8 +40,12 @@ FieldForm::FieldForm(std::unique_ptr<FormModel> model, QWidget *parent)
 {
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    m_layout = new QFormLayout;
-    m_layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    // A grid, not a QFormLayout: Qt 6.4's QFormLayout writes past its row array in
+    // heightForWidth once a row is hidden by setRowVisible and another holds word-wrapped text
+    // (an error message), which corrupted the heap (tst_commit crashed in CI; valgrind showed
+    // the writes). A grid row whose widgets are hidden takes no space and no spacing.
+    m_layout = new QGridLayout;
+    m_layout->setColumnStretch(1, 1);
     outer->addLayout(m_layout);
     m_formMessage = new QLabel(this);
     m_formMessage->setObjectName(QStringLiteral("formMessage"));
@@ -70,18 +74,13 @@ void FieldForm::build()
                 o->disconnect(this);
                 o->setObjectName(QString());
             }
-    while (m_layout->rowCount() > 0) {
-        const QFormLayout::TakeRowResult taken = m_layout->takeRow(0);
-        for (QLayoutItem *item : {taken.labelItem, taken.fieldItem}) {
-            if (!item)
-                continue;
-            if (QWidget *w = item->widget()) {
+    for (const Row *r : std::as_const(m_rows))
+        for (QWidget *w : {static_cast<QWidget *>(r->label), r->container})
+            if (w) {
+                m_layout->removeWidget(w);
                 w->hide();
                 w->deleteLater();
             }
-            delete item;
-        }
-    }
     qDeleteAll(m_rows);
     m_rows.clear();
     m_builtKeys.clear();
@@ -168,13 +167,18 @@ void FieldForm::build()
         markAsMessage(row->error);
         row->error->hide();
         box->addWidget(row->error);
+        const int at = int(m_rows.size());
         if (row->check) {
-            m_layout->addRow(row->container);
+            m_layout->addWidget(row->container, at, 0, 1, 2);
         } else {
+            // The label stays level with the editor when a message below it makes the row
+            // taller (updateRows gives it the editor's height).
             row->label = new QLabel(m_labels.value(field.key, field.label), this);
             row->label->setBuddy(editor);
             row->label->setToolTip(field.toolTip);
-            m_layout->addRow(row->label, row->container);
+            row->label->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+            m_layout->addWidget(row->label, at, 0, Qt::AlignLeft | Qt::AlignTop);
+            m_layout->addWidget(row->container, at, 1);
         }
         m_rows.append(row);
     }
@@ -361,8 +365,13 @@ void FieldForm::updateRows()
 {
     for (const Row *r : std::as_const(m_rows)) {
         const QString &key = r->field.key;
-        m_layout->setRowVisible(r->container, m_model->applies(key) && (m_shownKeys.isEmpty() ||
-                                                                        m_shownKeys.contains(key)));
+        const bool shown =
+            m_model->applies(key) && (m_shownKeys.isEmpty() || m_shownKeys.contains(key));
+        r->container->setVisible(shown);
+        if (r->label) {
+            r->label->setVisible(shown);
+            r->label->setMinimumHeight(r->editor()->sizeHint().height());
+        }
     }
 }
 

@@ -16,7 +16,7 @@
 #include <functional>
 #include <memory>
 
-class QFormLayout;
+class QGridLayout;
 class QLabel;
 class QSlider;
 class QTimer;
@@ -201,7 +201,7 @@ private:
     Row *row(const QString &key) const;
 
     std::unique_ptr<FormModel> m_model;
-    QFormLayout *m_layout = nullptr;
+    QGridLayout *m_layout = nullptr;
     QLabel *m_formMessage = nullptr;
     QList<Row *> m_rows;
     QStringList m_shownKeys;
