@@ -7,11 +7,13 @@
 #include "fields/fieldoptions.h"
 #include "matrixwriter.h"
 #include "model/modelspec.h"
+#include "rope/ropetables.h"
 
 #include <QCommandLineParser>
 #include <QString>
 
 #include <stdexcept>
+#include <vector>
 
 namespace pe::cli {
 
@@ -67,6 +69,13 @@ QStringList commandNames();
 
 // One line on stderr, prefixed "pescope <command>: ".
 void report(const QString &command, const QString &message);
+
+// `pescope data`'s options (SPEC, MODEL, --what, --position-ids, --out, --format...).
+void addDataOptions(OptionSet &options);
+// --position-ids' value: "T,H,W;T,H,W;..." or "@FILE" (the same, ';' or line breaks between
+// entries, '#' comments); each entry one id p (a text token: t = h = w = p) or a (t, h, w)
+// triple. Throws UsageError naming the entry.
+std::vector<MropePositionIds> parsePositionIds(const QString &option);
 
 int runData(const QStringList &args);
 int runPhrases(const QStringList &args);

@@ -133,67 +133,6 @@ DataOutput scaledTable(const EncodingSpec &spec, DataOutput output)
 constexpr qint64 maxPositionIds = qint64(1) << 22;
 constexpr qint64 maxPositionIdBytes = qint64(64) << 20;
 
-// "T,H,W;T,H,W;..." or "@FILE" (the same, ';' or line breaks between entries, '#' comments):
-// each entry one id p (a text token: t = h = w = p) or a (t, h, w) triple, commas or spaces
-// between its numbers.
-std::vector<MropePositionIds> parsePositionIds(const QString &option)
-{
-    QString text = option;
-    QString origin = QStringLiteral("--position-ids");
-    if (option.startsWith(QLatin1Char('@'))) {
-        QString error;
-        const std::optional<QByteArray> bytes =
-            readUserFile(option.mid(1), maxPositionIdBytes, &error,
-                         QStringLiteral("a file of "
-                                        "position ids"));
-        if (!bytes)
-            throw UsageError{QStringLiteral("--position-ids: %1").arg(error)};
-        text = QString::fromUtf8(*bytes);
-        origin = option.mid(1);
-    }
-    std::vector<MropePositionIds> ids;
-    static const QRegularExpression entrySeparator(QStringLiteral("[;\\n]"));
-    static const QRegularExpression numberSeparator(QStringLiteral("[,\\s]+"));
-    const QStringList entries = text.split(entrySeparator);
-    for (qsizetype e = 0; e < entries.size(); ++e) {
-        QString entry = entries[e];
-        if (const qsizetype hash = entry.indexOf(QLatin1Char('#')); hash >= 0)
-            entry.truncate(hash);
-        entry = entry.trimmed();
-        if (entry.isEmpty())
-            continue;
-        const QStringList numbers = entry.split(numberSeparator, Qt::SkipEmptyParts);
-        std::vector<qint64> values;
-        for (const QString &n : numbers) {
-            bool ok = false;
-            const qint64 v = n.toLongLong(&ok);
-            if (!ok || v < 0 || v >= ropeMaxContext)
-                throw UsageError{QStringLiteral("%1: entry %2 (\"%3\"): \"%4\" is not a position "
-                                                "id (a whole number from 0 to %5)")
-                                     .arg(origin)
-                                     .arg(ids.size() + 1)
-                                     .arg(entry.left(80), n.left(40))
-                                     .arg(ropeMaxContext - 1)};
-            values.push_back(v);
-        }
-        if (values.size() != 1 && values.size() != 3)
-            throw UsageError{QStringLiteral("%1: entry %2 (\"%3\") has %4 numbers; give one id "
-                                            "(t = h = w) or three: t,h,w")
-                                 .arg(origin)
-                                 .arg(ids.size() + 1)
-                                 .arg(entry.left(80))
-                                 .arg(values.size())};
-        if (qint64(ids.size()) >= maxPositionIds)
-            throw UsageError{
-                QStringLiteral("%1: more than %2 position ids").arg(origin).arg(maxPositionIds)};
-        ids.push_back(values.size() == 1 ? MropePositionIds{values[0], values[0], values[0]}
-                                         : MropePositionIds{values[0], values[1], values[2]});
-    }
-    if (ids.empty())
-        throw UsageError{QStringLiteral("%1: no position ids").arg(origin)};
-    return ids;
-}
-
 // HF's cos or sin table for the given position ids, one row each: pair i turns with the id of
 // its mrope axis (all pairs with t when the config has no mrope_section). As HF's forward does
 // (dynamic_rope_update), the rules that read the sequence length see max(id) + 1.
@@ -336,16 +275,8 @@ int writeMatrix(const QCommandLineParser &parser, const EncodingSpec &spec, cons
 
 } // namespace
 
-int runData(const QStringList &args)
+void addDataOptions(OptionSet &options)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Writes one array of a positional scheme to .npy or .csv, in chunks: by default the "
-        "positions x dims float32 matrix; --what names another (RoPE's inverse frequencies, "
-        "ALiBi's slopes). Without --positions and --dims: the window's 200 x 128 (ALiBi and "
-        "T5: 200 x 200)."));
-    parser.addHelpOption();
-    OptionSet options;
     addSpecOptions(options);
     options.addPlain({QStringLiteral("what"),
                       QStringLiteral("Which array: matrix (default); rope: inv-freq; alibi: "
@@ -366,6 +297,77 @@ int runData(const QStringList &args)
     options.addPlain({QStringLiteral("out"), QStringLiteral("Output file: .npy or .csv."),
                       QStringLiteral("FILE")});
     options.addPlain(formatOption());
+}
+
+std::vector<MropePositionIds> parsePositionIds(const QString &option)
+{
+    QString text = option;
+    QString origin = QStringLiteral("--position-ids");
+    if (option.startsWith(QLatin1Char('@'))) {
+        QString error;
+        const std::optional<QByteArray> bytes =
+            readUserFile(option.mid(1), maxPositionIdBytes, &error,
+                         QStringLiteral("a file of "
+                                        "position ids"));
+        if (!bytes)
+            throw UsageError{QStringLiteral("--position-ids: %1").arg(error)};
+        text = QString::fromUtf8(*bytes);
+        origin = option.mid(1);
+    }
+    std::vector<MropePositionIds> ids;
+    static const QRegularExpression entrySeparator(QStringLiteral("[;\\n]"));
+    static const QRegularExpression numberSeparator(QStringLiteral("[,\\s]+"));
+    const QStringList entries = text.split(entrySeparator);
+    for (qsizetype e = 0; e < entries.size(); ++e) {
+        QString entry = entries[e];
+        if (const qsizetype hash = entry.indexOf(QLatin1Char('#')); hash >= 0)
+            entry.truncate(hash);
+        entry = entry.trimmed();
+        if (entry.isEmpty())
+            continue;
+        const QStringList numbers = entry.split(numberSeparator, Qt::SkipEmptyParts);
+        std::vector<qint64> values;
+        for (const QString &n : numbers) {
+            bool ok = false;
+            const qint64 v = n.toLongLong(&ok);
+            if (!ok || v < 0 || v >= ropeMaxContext)
+                throw UsageError{QStringLiteral("%1: entry %2 (\"%3\"): \"%4\" is not a position "
+                                                "id (a whole number from 0 to %5)")
+                                     .arg(origin)
+                                     .arg(ids.size() + 1)
+                                     .arg(entry.left(80), n.left(40))
+                                     .arg(ropeMaxContext - 1)};
+            values.push_back(v);
+        }
+        if (values.size() != 1 && values.size() != 3)
+            throw UsageError{QStringLiteral("%1: entry %2 (\"%3\") has %4 numbers; give one id "
+                                            "(t = h = w) or three: t,h,w")
+                                 .arg(origin)
+                                 .arg(ids.size() + 1)
+                                 .arg(entry.left(80))
+                                 .arg(values.size())};
+        if (qint64(ids.size()) >= maxPositionIds)
+            throw UsageError{
+                QStringLiteral("%1: more than %2 position ids").arg(origin).arg(maxPositionIds)};
+        ids.push_back(values.size() == 1 ? MropePositionIds{values[0], values[0], values[0]}
+                                         : MropePositionIds{values[0], values[1], values[2]});
+    }
+    if (ids.empty())
+        throw UsageError{QStringLiteral("%1: no position ids").arg(origin)};
+    return ids;
+}
+
+int runData(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Writes one array of a positional scheme to .npy or .csv, in chunks: by default the "
+        "positions x dims float32 matrix; --what names another (RoPE's inverse frequencies, "
+        "ALiBi's slopes). Without --positions and --dims: the window's 200 x 128 (ALiBi and "
+        "T5: 200 x 200)."));
+    parser.addHelpOption();
+    OptionSet options;
+    addDataOptions(options);
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))

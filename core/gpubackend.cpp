@@ -18,10 +18,6 @@
 #include <thread>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
-
 namespace pe {
 
 namespace {
@@ -633,15 +629,7 @@ std::unique_ptr<GpuBackend> GpuBackend::create(QString *why, const Options &opti
     p.requested = format;
     p.surface = std::make_unique<QOffscreenSurface>();
     p.surface->setFormat(format);
-    {
-#if defined(__SANITIZE_ADDRESS__)
-        // Under Xvfb, Qt's xcb/GLX offscreen surface leaves 128 bytes that LeakSanitizer calls
-        // leaked; Mesa's frames carry no frame pointers, so no suppression file entry can name
-        // them (valgrind finds no definite leak). Only Qt's and Mesa's allocations happen here.
-        __lsan::ScopedDisabler qtAndMesaAllocations;
-#endif
-        p.surface->create();
-    }
+    p.surface->create();
     if (!p.surface->isValid()) {
         if (why)
             *why = QStringLiteral("could not create an offscreen surface on Qt's \"%1\" platform")

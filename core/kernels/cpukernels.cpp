@@ -31,8 +31,14 @@ namespace pe::kernels {
 #undef PE_KERNEL_TARGET
 
 #define PE_KERNEL_NS avx512
+#if defined(__clang__) // the sanitizer and fuzz builds: Clang spells the vector width its own way
+#define PE_KERNEL_TARGET                                                                           \
+    [[gnu::flatten, gnu::target("avx512f,avx512bw,avx512dq,avx512vl"),                             \
+      clang::min_vector_width(512)]]
+#else
 #define PE_KERNEL_TARGET                                                                           \
     [[gnu::flatten, gnu::target("avx512f,avx512bw,avx512dq,avx512vl,prefer-vector-width=512")]]
+#endif
 #include "kernels/kernelloops.inc"
 #undef PE_KERNEL_NS
 #undef PE_KERNEL_TARGET

@@ -3,6 +3,7 @@
 // each output must keep the contract: sequenceLength ids, each an index into the vocabulary,
 // the vocabulary no longer than maxTokens and starting '' and '[UNK]', every known token
 // mapped to its own entry and every other one to [UNK].
+#include "fuzzinput.h"
 #include "textvectorizer.h"
 
 #include <QString>
@@ -11,15 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace {
-
-void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap(); // a broken contract, reported by libFuzzer as a crash
-}
-
-} // namespace
+using pe::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,10 @@
-// The fuzz targets' shared step: the model-file readers map a path, so each input is written to
-// one file of this process (in $TMPDIR) and that path is given to the reader under test.
+// The fuzz targets' shared steps: the model-file readers map a path, so each input is written to
+// one file of this process (in $TMPDIR) and that path is given to the reader under test; a
+// contract check that libFuzzer reports as a crash; a QCoreApplication for the targets whose
+// code under test wants one.
 #pragma once
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QString>
@@ -11,6 +14,22 @@
 #include <unistd.h>
 
 namespace pe::fuzz {
+
+inline void check(bool ok)
+{
+    if (!ok)
+        __builtin_trap(); // a broken contract, reported by libFuzzer as a crash
+}
+
+// ExplorerState and the command-line parser are QObjects or read the application's name; none
+// of the code under test needs a display.
+inline void ensureCoreApplication()
+{
+    static int argc = 1;
+    static char name[] = "pescope-fuzz";
+    static char *argv[] = {name, nullptr};
+    static QCoreApplication app(argc, argv);
+}
 
 inline QString writeInput(const uint8_t *data, size_t size, const char *suffix)
 {

@@ -125,6 +125,40 @@ def main():
     put("textvectorizer", "punctuation-utf8.txt",
         bytes([5, 3]) + "Don't! Stop... caf\u00e9 \u00c9T\u00c9\t\tnaïve [UNK]\n\n  \r\n".encode())
 
+    # Sessions: the format-1 session of the baseline tests (migrated on load), and each preset's
+    # state as a current-format session; then hostile cases of tst_session's kind.
+    root = os.path.join(HERE, "..", "..")
+    with open(os.path.join(root, "tests", "data", "baseline-0.1", "session-v1.json"), "rb") as f:
+        put("session", "baseline-v1.json", f.read())
+    presets = os.path.join(root, "resources", "presets")
+    for name in sorted(os.listdir(presets)):
+        with open(os.path.join(presets, name), "rb") as f:
+            state = json.load(f)["state"]
+        put("session", "preset-" + name,
+            json.dumps({"format_version": 2, "generator": "pescope 0.2.0", "state": state},
+                       indent=1).encode())
+    put("session", "future-format.json", b'{"format_version": 99, "state": {}}')
+    put("session", "truncated.json", b'{"format_version": 2, "state": {"spec": {"scheme": "ro')
+    put("session", "wrong-types.json",
+        b'{"format_version": 2, "state": {"spec": {"positions": "many", "dims": -4},'
+        b' "phrases": [1, 2], "waveDims": {"a": 1}}}')
+    # The command line: `pescope data`'s arguments, separated by NUL bytes.
+    def args(*a):
+        return b"\0".join(x.encode() for x in a)
+    put("cli", "sinusoidal.args", args("--positions", "2048", "--dims", "512", "--out", "pe.npy"))
+    put("cli", "rope-yarn.args", args("--scheme", "rope", "--rope-type", "yarn", "--factor", "4",
+                                      "--original-context", "4096", "--what",
+                                      "cos", "--out", "cos.csv", "--format", "csv"))
+    put("cli", "mrope-ids.args", args("--scheme", "rope", "--mrope-section", "4,2,2", "--dims", "16",
+                                      "--what", "cos", "--position-ids", "0;1;2,3,4;5 6 7 # x",
+                                      "--out", "/dev/stdout"))
+    put("cli", "alibi.args", args("--scheme", "alibi", "--heads", "12", "--what", "slopes",
+                                  "--out", "s.npy", "--backend", "cpu"))
+    # Relative to the repository's root, where bootstrap.sh runs the fuzzers.
+    put("cli", "model.args", args("--config", "tests/data/configs/llama-3.1-8b.json",
+                                  "--layer", "0", "--positions", "64", "--out", "m.npy"))
+    put("cli", "bad.args", args("--dims", "0", "--positions", "-1", "--no-such-option"))
+
 
 if __name__ == "__main__":
     main()

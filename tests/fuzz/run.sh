@@ -13,12 +13,16 @@ build=${PE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(safetensors gguf npy hfconfig textvectorizer)
+[ ${#targets[@]} -gt 0 ] || targets=(safetensors gguf npy hfconfig textvectorizer session cli)
 
-flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all"
-flags+=" -fno-omit-frame-pointer -g"
+# The flags of bash bootstrap.sh sanitize, whose build (PE_FUZZ_BUILD_DIR) CI fuzzes. UBSan's
+# checks stay recoverable so that tests/sanitizers/ubsan.supp applies; halt_on_error below makes
+# any other report a crash all the same.
+flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-omit-frame-pointer"
+flags+=" -gline-tables-only"
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DPE_BUILD_TESTS=OFF -DPE_BUILD_BENCH=OFF -DPE_BUILD_FUZZERS=ON \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" >/dev/null
 fi
@@ -31,7 +35,8 @@ for target in "${targets[@]}"; do
   mkdir -p "$work"
   log="$build/fuzz_$target.log"
   # Qt's leak of its global statics at exit is no finding of ours.
-  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$here/../sanitizers/lsan.supp" \
+     UBSAN_OPTIONS="suppressions=$here/../sanitizers/ubsan.supp:halt_on_error=1:print_stacktrace=1" \
      "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=65536 \
        -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$build/crashes/$target-" \
        "$work" "$here/corpus/$target" >"$log" 2>&1; then
