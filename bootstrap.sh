@@ -97,7 +97,8 @@ case "$mode" in
     export ASAN_OPTIONS="detect_leaks=1:exitcode=86:detect_stack_use_after_return=0:verify_asan_link_order=0"
     export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS="suppressions=$supp/ubsan.supp:halt_on_error=1:print_stacktrace=1:exitcode=86"
-    # Qt Test's watchdog ends a test function after 5 min; sanitized code runs 2-5x slower.
+    # Qt Test's watchdog ends a test function after 5 min; sanitized code runs several times
+    # slower (tst_commit: 489 s against 108 s in the release build).
     export QTEST_FUNCTION_TIMEOUT=900000
     keeploaded=$(cd "$asan_dir" && pwd)/tests/libkeeploaded.so
     SECONDS=0

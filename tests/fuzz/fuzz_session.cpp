@@ -7,8 +7,6 @@
 #include "state/explorerstate.h"
 #include "state/sessionfile.h"
 
-#include <QJsonDocument>
-
 #include <cstddef>
 #include <cstdint>
 
