@@ -6,6 +6,8 @@
 #                            UndefinedBehaviorSanitizer (build-sanitize/), then each libFuzzer
 #                            target for PE_FUZZ_SECONDS (60) s (tests/fuzz/run.sh); CI's second
 #                            stage (README, "Sanitizers and fuzzing")
+#   bash bootstrap.sh tidy   clang-tidy (.clang-tidy) over app/, core/ and ui/, with that
+#                            build's compile commands; CI's last step
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -55,6 +57,24 @@ build() {
   cmake --build "$build_dir" --parallel
 }
 
+# The Clang build of `sanitize`, also the compile commands `tidy` reads: everything (core, ui,
+# app, the suites and the libFuzzer targets) with AddressSanitizer + UndefinedBehaviorSanitizer.
+# Clang builds in half GCC's time; -O2 costs no more to compile than -O1 and vectorises the
+# kernels (at -O1 two suites ran past their time limits). The fuzzers' coverage instrumentation
+# (fuzzer-no-link) in every object saves a second build.
+sanitize_dir=${PE_ASAN_BUILD_DIR:-build-sanitize}
+configure_sanitize() {
+  local flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-omit-frame-pointer"
+  flags+=" -gline-tables-only"
+  if [ ! -f "$sanitize_dir/build.ninja" ]; then
+    cmake -S . -B "$sanitize_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+      -DPE_BUILD_BENCH=OFF -DPE_BUILD_FUZZERS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+      -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags"
+  fi
+}
+
 case "$mode" in
   run)
     install_missing
@@ -70,23 +90,11 @@ case "$mode" in
       ctest --test-dir "$build_dir" --output-on-failure --timeout 900 "$@"
     ;;
   sanitize)
-    # The second stage of CI (.ci/run): one Clang build of everything (core, ui, app, the suites
-    # and the libFuzzer targets) with AddressSanitizer + UndefinedBehaviorSanitizer, every suite
-    # in it, then each fuzz target for PE_FUZZ_SECONDS (default 60) s. Any report fails it.
-    # Clang builds in half GCC's time; -O2 costs no more to compile than -O1 and vectorises the
-    # kernels (at -O1 two suites ran past their time limits). The fuzzers' coverage
-    # instrumentation (fuzzer-no-link) in every object saves a second build.
+    # The second stage of CI (.ci/run): the Clang build above, every suite in it, then each fuzz
+    # target for PE_FUZZ_SECONDS (default 60) s. Any report fails it.
     install_missing "${test_packages[@]}" clang libclang-rt-dev
-    asan_dir=${PE_ASAN_BUILD_DIR:-build-sanitize}
-    flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-omit-frame-pointer"
-    flags+=" -gline-tables-only"
-    if [ ! -f "$asan_dir/build.ninja" ]; then
-      cmake -S . -B "$asan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-        -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
-        -DPE_BUILD_BENCH=OFF -DPE_BUILD_FUZZERS=ON \
-        -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags"
-    fi
+    configure_sanitize
+    asan_dir=$sanitize_dir
     SECONDS=0
     cmake --build "$asan_dir" --parallel
     echo "sanitize: built in $((SECONDS / 60)) min $((SECONDS % 60)) s"
@@ -111,8 +119,34 @@ case "$mode" in
     echo "sanitize: fuzzed in $((SECONDS / 60)) min $((SECONDS % 60)) s"
     exit $status
     ;;
+  tidy)
+    # clang-tidy with .clang-tidy's checks over every source of app/, core/ and ui/ (and the
+    # headers they include from there), with the compile commands of the sanitizer build; any
+    # finding fails. The suites are not checked: their code is checks of its own.
+    install_missing clang clang-tidy libclang-rt-dev
+    configure_sanitize
+    # The sources include the moc output and the generated headers; nothing else is built.
+    cmake --build "$sanitize_dir" --target pe_core_autogen pe_ui_autogen pe_cli_autogen
+    SECONDS=0
+    status=0
+    log=$sanitize_dir/clang-tidy.log
+    # run-clang-tidy fails when any file has a finding (WarningsAsErrors) or clang-tidy fails.
+    run-clang-tidy -quiet -j "$(nproc)" -p "$sanitize_dir" "$PWD/(app|core|ui)/.*\\.cpp\$" \
+      >"$log.raw" 2>&1 || status=$?
+    sed 's/\x1b\[[0-9;]*m//g' "$log.raw" >"$log" # without its colours
+    # The findings with their source lines; not clang-tidy's count of what the header filter
+    # left out (Qt's headers), nor the command lines.
+    grep -vE '^[0-9]+ warnings? generated|^Suppressed [0-9]+ warnings|^Use -header-filter|^clang-tidy' \
+      "$log" || true
+    files=$(grep -c '^clang-tidy' "$log" || true)
+    findings=$(grep -cE '(warning|error): ' "$log" || true)
+    echo "tidy: $files files checked in $((SECONDS / 60)) min $((SECONDS % 60)) s, $findings findings"
+    [ "$findings" -eq 0 ] && [ "$files" -gt 0 ] || status=1
+    [ "$status" -eq 0 ] || echo "tidy: FAILED (whole output: $log)" >&2
+    exit $status
+    ;;
   *)
-    echo "usage: bash bootstrap.sh run|test|sanitize" >&2
+    echo "usage: bash bootstrap.sh run|test|sanitize|tidy" >&2
     exit 2
     ;;
 esac

@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 namespace pe::cli {
@@ -218,7 +217,7 @@ QString outputPath(const QCommandLineParser &parser, const QStringList &extensio
 {
     if (!parser.isSet(QStringLiteral("out")) || parser.value(QStringLiteral("out")).isEmpty())
         throw UsageError{QStringLiteral("--out is required")};
-    const QString path = parser.value(QStringLiteral("out"));
+    QString path = parser.value(QStringLiteral("out"));
     const QFileInfo info(path);
     // A device or pipe (/dev/null, /dev/stdout, also when the shell redirected it to a file)
     // has no extension to go by: --format decides.
@@ -251,7 +250,7 @@ QCommandLineOption formatOption()
             QStringLiteral("F")};
 }
 
-void showHelp(const QCommandLineParser &parser, const QStringList &args)
+void requestHelp(const QCommandLineParser &parser, const QStringList &args)
 {
     QString text = parser.helpText();
     // Qt names the executable's path; a subcommand's usage must name the subcommand.
@@ -261,10 +260,44 @@ void showHelp(const QCommandLineParser &parser, const QStringList &args)
         if (end > 0)
             text.replace(0, end, usage + args.constFirst());
     }
-    const QByteArray bytes = text.toLocal8Bit();
-    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
-    std::fflush(stdout);
-    std::exit(Success);
+    throw HelpRequest{text};
+}
+
+QCommandLineOption dryRunOption()
+{
+    return {QStringLiteral("dry-run"),
+            QStringLiteral("Check the options and the files they name, say what would be done, "
+                           "and stop: nothing is computed or written.")};
+}
+
+int reportDryRun(const QString &command, const QString &action, const QStringList &outputs)
+{
+    for (const QString &path : outputs) {
+        if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
+            report(command, problem);
+            return Failure;
+        }
+    }
+    report(command, QStringLiteral("dry run: would ") + action);
+    return Success;
+}
+
+const std::map<QString, Command> &commands()
+{
+    static const std::map<QString, Command> table = {
+        {QStringLiteral("data"), runData},       {QStringLiteral("phrases"), runPhrases},
+        {QStringLiteral("info"), runInfo},       {QStringLiteral("export"), runExport},
+        {QStringLiteral("inspect"), runInspect}, {QStringLiteral("verify"), runVerify},
+    };
+    return table;
+}
+
+QStringList commandNames()
+{
+    QStringList names;
+    for (const auto &[name, command] : commands())
+        names.append(name);
+    return names;
 }
 
 void report(const QString &command, const QString &message)

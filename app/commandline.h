@@ -12,6 +12,8 @@
 #include <QCommandLineParser>
 #include <QString>
 
+#include <functional>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -24,6 +26,14 @@ enum ExitCode { Success = 0, Failure = 1, BadUsage = 2, Differs = 4 };
 struct UsageError
 {
     QString message;
+};
+
+// Thrown by --help (and the window's --version): main() prints the text on stdout and exits 0.
+// An exception rather than exit() so that everything reading a command line (the fuzz target
+// included) can run a command's whole option parsing and come back.
+struct HelpRequest
+{
+    QString text;
 };
 
 // Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError.
@@ -61,10 +71,23 @@ MatrixFormat matrixFormatFromOptions(const QCommandLineParser &parser, const QSt
 // The --format option itself, for commands that write matrices.
 QCommandLineOption formatOption();
 
-// --help: the parser's help with the usage line naming the subcommand ("Usage: pescope export
-// [options]", from args[0]) instead of the executable's path; exits with Success.
-[[noreturn]] void showHelp(const QCommandLineParser &parser, const QStringList &args);
-// The subcommands, as main's table has them ("data", "export", ...).
+// --help: throws HelpRequest with the parser's help, its usage line naming the subcommand
+// ("Usage: pescope export [options]", from args[0]) instead of the executable's path.
+[[noreturn]] void requestHelp(const QCommandLineParser &parser, const QStringList &args);
+
+// --dry-run, for the commands that compute or write: every option and every file they name is
+// read and checked as for a real run, then the command says what it would do and stops. Nothing
+// is computed on a backend and nothing is written. Exit 0, or 2 for what a real run would refuse.
+QCommandLineOption dryRunOption();
+// The end of a dry run: Failure with the reason when one of `outputs` (paths a real run would
+// write) cannot be written, else "dry run: would <action>" and Success.
+int reportDryRun(const QString &command, const QString &action, const QStringList &outputs = {});
+
+// A subcommand: its arguments (args[0] "pescope <command>") to its exit code. It throws
+// UsageError for bad usage and HelpRequest for --help.
+using Command = std::function<int(const QStringList &)>;
+// The subcommands by name ("data", "export", ...): main's dispatch table.
+const std::map<QString, Command> &commands();
 QStringList commandNames();
 
 // One line on stderr, prefixed "pescope <command>: ".

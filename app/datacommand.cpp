@@ -103,6 +103,16 @@ DataOutput chosenOutput(const QCommandLineParser &parser, const EncodingSpec &sp
                          .arg(names.join(QStringLiteral(" or ")), spec.schemeId(), what)};
 }
 
+// --dry-run's end: what open() would refuse (the path, the free space), else the action.
+int dryRunWrite(const MatrixWriter &writer, const QString &action)
+{
+    if (const QString problem = writer.problem(); !problem.isEmpty()) {
+        report(dataCommand, problem);
+        return Failure;
+    }
+    return reportDryRun(dataCommand, action);
+}
+
 // `output` (HF's cos or sin table) multiplied by the spec's attention factor, as HF's rotary
 // forward returns it (`cos = emb.cos() * self.attention_scaling`).
 DataOutput scaledTable(const EncodingSpec &spec, DataOutput output)
@@ -174,7 +184,8 @@ std::optional<int> writeStoredTable(const QCommandLineParser &parser)
 {
     const QStringList plain = {QStringLiteral("model"),        QStringLiteral("tensor"),
                                QStringLiteral("table-offset"), QStringLiteral("what"),
-                               QStringLiteral("out"),          QStringLiteral("format")};
+                               QStringLiteral("out"),          QStringLiteral("format"),
+                               QStringLiteral("dry-run")};
     if (parser.value(QStringLiteral("what")) != QLatin1String("positions") ||
         !parser.isSet(QStringLiteral("model")))
         return std::nullopt;
@@ -203,6 +214,11 @@ std::optional<int> writeStoredTable(const QCommandLineParser &parser)
                                     ? QStringLiteral(", positions from row %1").arg(t.offset)
                                     : QString()));
     MatrixWriter writer(path, format, {t.rows, t.columns}, ElementType::Float32);
+    if (parser.isSet(QStringLiteral("dry-run")))
+        return dryRunWrite(writer, QStringLiteral("write the %1 x %2 table (float32) to %3 as %4")
+                                       .arg(t.rows)
+                                       .arg(t.columns)
+                                       .arg(path, formatName(format)));
     bool ok = writer.open(&error);
     if (ok) {
         // CSV rows must reach the writer whole: chunks are a multiple of the row length.
@@ -229,10 +245,9 @@ std::optional<int> writeStoredTable(const QCommandLineParser &parser)
     return Success;
 }
 
-int writeMatrix(const QCommandLineParser &parser, const EncodingSpec &spec, const QString &path,
+int writeMatrix(BackendChoice choice, const EncodingSpec &spec, const QString &path,
                 MatrixFormat format)
 {
-    const BackendChoice choice = backendFromOptions(parser);
     QString why;
     const std::unique_ptr<Backend> backend = makeBackend(choice, &why);
     if (!backend) {
@@ -297,6 +312,7 @@ void addDataOptions(OptionSet &options)
     options.addPlain({QStringLiteral("out"), QStringLiteral("Output file: .npy or .csv."),
                       QStringLiteral("FILE")});
     options.addPlain(formatOption());
+    options.addPlain(dryRunOption());
 }
 
 std::vector<MropePositionIds> parsePositionIds(const QString &option)
@@ -371,7 +387,7 @@ int runData(const QStringList &args)
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        showHelp(parser, args);
+        requestHelp(parser, args);
 
     if (const std::optional<int> stored = writeStoredTable(parser))
         return *stored;
@@ -397,14 +413,29 @@ int runData(const QStringList &args)
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
     if (model)
         report(dataCommand, model->description);
-    if (!output.rows) // the matrix itself, through a backend
-        return writeMatrix(parser, spec, path, format);
-
+    const BackendChoice choice = backendFromOptions(parser);
     // The scheme's formula, on the CPU: `--backend gpu` is refused rather than quietly ignored.
-    if (backendFromOptions(parser) == BackendChoice::Gpu)
+    if (output.rows && choice == BackendChoice::Gpu)
         throw UsageError{QStringLiteral("--backend gpu is not available for --what %1 of --scheme "
                                         "%2: it is computed on the CPU")
                              .arg(output.name, spec.schemeId())};
+    if (parser.isSet(QStringLiteral("dry-run"))) {
+        if (!output.rows)
+            return dryRunWrite(
+                MatrixWriter(path, format, {spec.positions, spec.dims}),
+                QStringLiteral("write the %1 x %2 %3 matrix to %4 as %5 "
+                               "(backend: %6)")
+                    .arg(spec.positions)
+                    .arg(spec.dims)
+                    .arg(spec.schemeId(), path, formatName(format), backendChoiceName(choice)));
+        return dryRunWrite(MatrixWriter(path, format, output.shape, output.type),
+                           QStringLiteral("write %1 %2 %3 (%4) to %5 as %6, computed on the CPU")
+                               .arg(shapeText(output.shape), spec.schemeId(), output.name,
+                                    typeName(output.type), path, formatName(format)));
+    }
+    if (!output.rows) // the matrix itself, through a backend
+        return writeMatrix(choice, spec, path, format);
+
     QElapsedTimer timer;
     timer.start();
     MatrixWriter writer(path, format, output.shape, output.type);

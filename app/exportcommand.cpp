@@ -170,10 +170,11 @@ int runExport(const QStringList &args)
                       QStringLiteral("P,T")});
     options.add(PhrasePage::fields());
     options.add(SchemeSettings::fields(), QStringLiteral("schemes"));
+    options.addPlain(dryRunOption());
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        showHelp(parser, args);
+        requestHelp(parser, args);
 
     // Usage first, in the order of the command line's contract.
     if (!parser.isSet(QStringLiteral("view")))
@@ -250,6 +251,29 @@ int runExport(const QStringList &args)
     if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
         report(command, problem);
         return Failure;
+    }
+    if (parser.isSet(QStringLiteral("dry-run"))) {
+        const QString viewName = figureViewsName(*views);
+        QString action;
+        if (animationPlan)
+            action = QStringLiteral("write %1 frames of the %2 figure (%3 from %4 to %5) to %6")
+                         .arg(animationPlan->frames())
+                         .arg(viewName, animationPlan->parameter())
+                         .arg(animationPlan->from())
+                         .arg(animationPlan->to())
+                         .arg(path);
+        else if (dataOut)
+            action = QStringLiteral("write the %1 view's data (%2) to %3")
+                         .arg(viewName, viewDataDescription(state, views->constFirst()), path);
+        else
+            action = QStringLiteral("render the %1 figure (%2 x %3 px, %4 dpi) to %5")
+                         .arg(viewName)
+                         .arg(figure.width)
+                         .arg(figure.height)
+                         .arg(figure.dpi)
+                         .arg(path);
+        return reportDryRun(
+            command, action + QStringLiteral(" (backend: %1)").arg(backendChoiceName(choice)));
     }
 
     QElapsedTimer timer;

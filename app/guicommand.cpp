@@ -52,13 +52,8 @@ QString presetList()
 
 } // namespace
 
-int runGui(int argc, char **argv)
+void addGuiOptions(QCommandLineParser &parser)
 {
-    QStringList args;
-    for (int i = 0; i < argc; ++i)
-        args.append(QString::fromLocal8Bit(argv[i]));
-
-    QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
                        "Without a subcommand it opens the explorer window.\n\n"
@@ -68,40 +63,106 @@ int runGui(int argc, char **argv)
         presetList());
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption preset(QStringLiteral("preset"),
-                                    QStringLiteral("Apply a preset on start: ") +
-                                        presetIds().join(QStringLiteral(", ")) + QLatin1Char('.'),
-                                    QStringLiteral("NAME"));
-    const QCommandLineOption page(QStringLiteral("page"),
-                                  QStringLiteral("Show the encoding, phrases, schemes or model "
-                                                 "page."),
-                                  QStringLiteral("encoding|phrases|schemes|model"));
-    const QCommandLineOption model(QStringLiteral("model"),
-                                   QStringLiteral("Open a model on start (a folder, a file or a "
-                                                  "cached repo id), as File > Open model does."),
-                                   QStringLiteral("PATH|REPO_ID"));
-    const QCommandLineOption modelView(
-        QStringLiteral("model-view"),
-        QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit."),
-        QStringLiteral("NAME"));
-    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark."),
-                                   QStringLiteral("light|dark"));
-    const QCommandLineOption size(QStringLiteral("size"),
-                                  QStringLiteral("Window size in pixels, e.g. 1600x1000."),
-                                  QStringLiteral("WxH"));
-    const QCommandLineOption screenshot(
-        QStringLiteral("screenshot"),
-        QStringLiteral("Wait until every view has its result, save a PNG of the window to FILE "
-                       "and exit. Saved settings are neither read nor written."),
-        QStringLiteral("FILE"));
-    const QCommandLineOption session(QStringLiteral("session"),
-                                     QStringLiteral("Open a saved session (JSON) on start."),
-                                     QStringLiteral("FILE"));
-    parser.addOptions({preset, page, theme, size, screenshot, session, model, modelView});
+    parser.addOptions({
+        {QStringLiteral("preset"),
+         QStringLiteral("Apply a preset on start: ") + presetIds().join(QStringLiteral(", ")) +
+             QLatin1Char('.'),
+         QStringLiteral("NAME")},
+        {QStringLiteral("page"),
+         QStringLiteral("Show the encoding, phrases, schemes or model page."),
+         QStringLiteral("encoding|phrases|schemes|model")},
+        {QStringLiteral("theme"), QStringLiteral("light or dark."), QStringLiteral("light|dark")},
+        {QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1600x1000."),
+         QStringLiteral("WxH")},
+        {QStringLiteral("screenshot"),
+         QStringLiteral("Wait until every view has its result, save a PNG of the window to FILE "
+                        "and exit. Saved settings are neither read nor written."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("session"), QStringLiteral("Open a saved session (JSON) on start."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("model"),
+         QStringLiteral("Open a model on start (a folder, a file or a cached repo id), as File > "
+                        "Open model does."),
+         QStringLiteral("PATH|REPO_ID")},
+        {QStringLiteral("model-view"),
+         QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit."),
+         QStringLiteral("NAME")},
+    });
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A session file to open, as --session does."),
                                  QStringLiteral("[FILE]"));
+}
 
+GuiRequest guiRequest(const QCommandLineParser &parser)
+{
+    GuiRequest request;
+    // A bare path is a session file (a double-click in a file manager runs `pescope FILE`).
+    request.session = parser.value(QStringLiteral("session"));
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() == 1 && !parser.isSet(QStringLiteral("session")) &&
+        QFileInfo(positional[0]).isFile())
+        request.session = positional[0];
+    else if (!positional.isEmpty())
+        throw UsageError{
+            QStringLiteral("unknown command \"%1\" (%2, or options for the window; "
+                           "see --help)")
+                .arg(positional.constFirst(), cli::commandNames().join(QStringLiteral(", ")))};
+    request.preset = parser.value(QStringLiteral("preset"));
+    if (parser.isSet(QStringLiteral("preset")) && !findPreset(request.preset))
+        throw UsageError{QStringLiteral("--preset: unknown preset \"%1\" (known: %2)")
+                             .arg(request.preset, presetIds().join(QStringLiteral(", ")))};
+    if (parser.isSet(QStringLiteral("page"))) {
+        const QString name = parser.value(QStringLiteral("page"));
+        request.page = parseAs<Page>(pageNames, name);
+        if (!request.page)
+            throw UsageError{
+                QStringLiteral("--page must be %1 (got \"%2\")").arg(choiceList(pageNames), name)};
+    }
+    if (parser.isSet(QStringLiteral("theme"))) {
+        const QString name = parser.value(QStringLiteral("theme"));
+        request.theme = parseAs<Theme>(themeNames, name);
+        if (!request.theme)
+            throw UsageError{QStringLiteral("--theme must be %1 (got \"%2\")")
+                                 .arg(choiceList(themeNames), name)};
+    }
+    if (parser.isSet(QStringLiteral("size"))) {
+        static const QRegularExpression pattern(QStringLiteral("^(\\d{1,5})[xX](\\d{1,5})$"));
+        const QString text = parser.value(QStringLiteral("size"));
+        const QRegularExpressionMatch m = pattern.match(text);
+        const int w = m.hasMatch() ? m.captured(1).toInt() : 0;
+        const int h = m.hasMatch() ? m.captured(2).toInt() : 0;
+        if (w < 400 || h < 300 || w > 8192 || h > 8192)
+            throw UsageError{QStringLiteral("--size: \"%1\" is not WxH with a width of 400 to "
+                                            "8192 and a height of 300 to 8192 pixels")
+                                 .arg(text)};
+        request.size = QSize(w, h);
+    }
+    request.screenshot = parser.value(QStringLiteral("screenshot"));
+    if (parser.isSet(QStringLiteral("screenshot")) &&
+        !request.screenshot.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
+        throw UsageError{
+            QStringLiteral("--screenshot: \"%1\" must be a .png file").arg(request.screenshot)};
+    request.model = parser.value(QStringLiteral("model"));
+    if (parser.isSet(QStringLiteral("model-view"))) {
+        const QString name = parser.value(QStringLiteral("model-view"));
+        const std::optional<QList<FigureView>> views = parseFigureViews(name, nullptr);
+        if (!views || views->size() != 1 || !ModelPage::views().contains(views->constFirst()))
+            throw UsageError{QStringLiteral("--model-view must be pca, table-similarity or "
+                                            "sinusoid-fit (got \"%1\")")
+                                 .arg(name)};
+        request.modelView = views->constFirst();
+    }
+    return request;
+}
+
+int runGui(int argc, char **argv)
+{
+    QStringList args;
+    for (int i = 0; i < argc; ++i)
+        args.append(QString::fromLocal8Bit(argv[i]));
+
+    QCommandLineParser parser;
+    addGuiOptions(parser);
     if (!parser.parse(args))
         return usageError(parser.errorText());
     if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version"))) {
@@ -115,48 +176,12 @@ int runGui(int argc, char **argv)
             printLine(stdout, buildInfoText());
         return Success;
     }
-    // A bare path is a session file (a double-click in a file manager runs `pescope FILE`).
-    QString sessionPath = parser.value(session);
-    const QStringList positional = parser.positionalArguments();
-    if (positional.size() == 1 && !parser.isSet(session) && QFileInfo(positional[0]).isFile())
-        sessionPath = positional[0];
-    else if (!positional.isEmpty())
-        return usageError(QStringLiteral("unknown command \"%1\" (%2, or options for the "
-                                         "window; see --help)")
-                              .arg(parser.positionalArguments().constFirst(),
-                                   cli::commandNames().join(QStringLiteral(", "))));
-    if (parser.isSet(preset) && !findPreset(parser.value(preset)))
-        return usageError(QStringLiteral("--preset: unknown preset \"%1\" (known: %2)")
-                              .arg(parser.value(preset), presetIds().join(QStringLiteral(", "))));
-    std::optional<Page> startPage;
-    if (parser.isSet(page)) {
-        startPage = parseAs<Page>(pageNames, parser.value(page));
-        if (!startPage)
-            return usageError(QStringLiteral("--page must be %1 (got \"%2\")")
-                                  .arg(choiceList(pageNames), parser.value(page)));
+    GuiRequest request;
+    try {
+        request = guiRequest(parser);
+    } catch (const UsageError &error) {
+        return usageError(error.message);
     }
-    std::optional<Theme> startTheme;
-    if (parser.isSet(theme)) {
-        startTheme = parseAs<Theme>(themeNames, parser.value(theme));
-        if (!startTheme)
-            return usageError(QStringLiteral("--theme must be %1 (got \"%2\")")
-                                  .arg(choiceList(themeNames), parser.value(theme)));
-    }
-    QSize windowSize;
-    if (parser.isSet(size)) {
-        static const QRegularExpression pattern(QStringLiteral("^(\\d{1,5})[xX](\\d{1,5})$"));
-        const QRegularExpressionMatch m = pattern.match(parser.value(size));
-        const int w = m.hasMatch() ? m.captured(1).toInt() : 0;
-        const int h = m.hasMatch() ? m.captured(2).toInt() : 0;
-        if (w < 400 || h < 300 || w > 8192 || h > 8192)
-            return usageError(QStringLiteral("--size: \"%1\" is not WxH with a width of 400 to "
-                                             "8192 and a height of 300 to 8192 pixels")
-                                  .arg(parser.value(size)));
-        windowSize = QSize(w, h);
-    }
-    const QString shotPath = parser.value(screenshot);
-    if (parser.isSet(screenshot) && !shotPath.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
-        return usageError(QStringLiteral("--screenshot: \"%1\" must be a .png file").arg(shotPath));
 
     // Without a display Qt would abort with a core dump; say so in one line instead. (A named
     // but unreachable X display still ends in Qt's own message: only connecting tells.)
@@ -177,49 +202,42 @@ int runGui(int argc, char **argv)
 
     MainWindowOptions options;
     // A screenshot shows the preset as shipped, not the user's last session.
-    options.persistent = !parser.isSet(screenshot);
+    options.persistent = request.screenshot.isEmpty();
     MainWindow window(options);
-    if (startTheme)
-        window.state()->setTheme(*startTheme);
-    if (parser.isSet(preset)) {
+    if (request.theme)
+        window.state()->setTheme(*request.theme);
+    if (!request.preset.isEmpty()) {
         QString error;
-        if (!window.applyPreset(parser.value(preset), &error))
+        if (!window.applyPreset(request.preset, &error))
             return usageError(QStringLiteral("--preset: ") + error);
     }
-    if (!sessionPath.isEmpty()) {
+    if (!request.session.isEmpty()) {
         QString error;
-        if (!openSessionInWindow(&window, sessionPath, &error))
+        if (!openSessionInWindow(&window, request.session, &error))
             return usageError(QStringLiteral("--session: ") + error);
     }
-    if (parser.isSet(model)) {
+    if (!request.model.isEmpty()) {
         // Read here, before the window shows, so that a screenshot waits for it.
         QString error;
-        ModelRequest request;
-        request.source = parser.value(model);
-        const std::optional<ModelLayerSpec> spec = openModelSpec(request, &error);
+        ModelRequest modelRequest;
+        modelRequest.source = request.model;
+        const std::optional<ModelLayerSpec> spec = openModelSpec(modelRequest, &error);
         if (!spec || !window.state()->setSpec(spec->spec, &error))
             return usageError(QStringLiteral("--model: ") + error);
-        if (std::optional<ModelCard> card = readModelCard(request.source, &error)) {
+        if (std::optional<ModelCard> card = readModelCard(modelRequest.source, &error)) {
             if (const TableScheme *table = spec->spec.get<TableScheme>())
                 setCardTable(&*card, *table->table);
             window.modelPage()->setCard(std::make_shared<const ModelCard>(*card));
         }
     }
-    if (parser.isSet(modelView)) {
-        const std::optional<QList<FigureView>> views =
-            parseFigureViews(parser.value(modelView), nullptr);
-        if (!views || views->size() != 1 || !ModelPage::views().contains(views->constFirst()))
-            return usageError(QStringLiteral("--model-view must be pca, table-similarity or "
-                                             "sinusoid-fit (got \"%1\")")
-                                  .arg(parser.value(modelView)));
-        window.modelPage()->setCurrentView(views->constFirst());
-    }
-    if (startPage)
-        window.state()->setPage(*startPage);
-    if (windowSize.isValid())
-        window.resize(windowSize);
+    if (request.modelView)
+        window.modelPage()->setCurrentView(*request.modelView);
+    if (request.page)
+        window.state()->setPage(*request.page);
+    if (request.size.isValid())
+        window.resize(request.size);
     window.show();
-    if (!parser.isSet(screenshot))
+    if (request.screenshot.isEmpty())
         return QApplication::exec();
 
     // Settled twice in a row, 100 ms apart: a late resize may still ask for a finer grid.
@@ -239,12 +257,12 @@ int runGui(int argc, char **argv)
         if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG")) {
             printLine(stderr, QStringLiteral("pescope: cannot encode the screenshot as PNG"));
             exitCode = Failure;
-        } else if (!writeFileAtomically(shotPath, png, &error)) {
+        } else if (!writeFileAtomically(request.screenshot, png, &error)) {
             printLine(stderr, QStringLiteral("pescope: %1").arg(error));
             exitCode = Failure;
         } else {
             printLine(stderr, QStringLiteral("pescope: saved %1 (%2 x %3); %4")
-                                  .arg(shotPath)
+                                  .arg(request.screenshot)
                                   .arg(image.width())
                                   .arg(image.height())
                                   .arg(window.computeInfo()));

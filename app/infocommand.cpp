@@ -12,7 +12,7 @@ int runInfo(const QStringList &args)
     parser.addHelpOption();
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        showHelp(parser, args);
+        requestHelp(parser, args);
 
     QTextStream out(stdout);
     out << "pescope " << PE_VERSION << '\n' << "Qt " << qVersion() << '\n';

@@ -170,10 +170,10 @@ void printText(const QJsonObject &report, const std::optional<ModelConfig> &conf
     if (!report.contains(QStringLiteral("tensors")))
         return;
     printLine(QStringLiteral("tensors (%1):").arg(tensors.size()));
-    for (const QJsonValue &value : tensors) {
+    for (const QJsonValue value : tensors) {
         const QJsonObject t = value.toObject();
         QStringList dims;
-        for (const QJsonValue &n : t.value(QStringLiteral("shape")).toArray())
+        for (const QJsonValue n : t.value(QStringLiteral("shape")).toArray())
             dims.append(QString::number(n.toInteger()));
         printLine(QStringLiteral("  %1  [%2]  %3")
                       .arg(t.value(QStringLiteral("name")).toString(), dims.join(u", "),
@@ -201,7 +201,7 @@ int runInspect(const QStringList &args)
     if (!parser.parse(args))
         throw UsageError{parser.errorText()};
     if (parser.isSet(QStringLiteral("help")))
-        showHelp(parser, args);
+        requestHelp(parser, args);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         throw UsageError{positional.isEmpty()

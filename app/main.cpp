@@ -7,13 +7,9 @@
 
 #include <cstdio>
 #include <cstring>
-#include <functional>
-#include <map>
 #include <memory>
 
 namespace {
-
-using Command = std::function<int(const QStringList &)>;
 
 QtMessageHandler defaultHandler = nullptr;
 
@@ -34,31 +30,6 @@ void commandMessageHandler(QtMsgType type, const QMessageLogContext &context,
         !message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
         defaultHandler(type, context, message);
 }
-
-const std::map<QString, Command> &commands()
-{
-    static const std::map<QString, Command> table = {
-        {QStringLiteral("data"), pe::cli::runData},
-        {QStringLiteral("phrases"), pe::cli::runPhrases},
-        {QStringLiteral("info"), pe::cli::runInfo},
-        {QStringLiteral("export"), pe::cli::runExport},
-        {QStringLiteral("inspect"), pe::cli::runInspect},
-        {QStringLiteral("verify"), pe::cli::runVerify},
-    };
-    return table;
-}
-
-} // namespace
-
-QStringList pe::cli::commandNames()
-{
-    QStringList names;
-    for (const auto &[name, command] : commands())
-        names.append(name);
-    return names;
-}
-
-namespace {
 
 int runCommand(int argc, char **argv)
 {
@@ -92,7 +63,12 @@ int runCommand(int argc, char **argv)
     const QString name = args.takeAt(1);
     args[0] = QStringLiteral("pescope ") + name; // "Usage: pescope data [options]"
     try {
-        return commands().at(name)(args);
+        return pe::cli::commands().at(name)(args);
+    } catch (const pe::cli::HelpRequest &help) {
+        const QByteArray bytes = help.text.toLocal8Bit();
+        std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
+        std::fflush(stdout);
+        return pe::cli::Success;
     } catch (const pe::cli::UsageError &error) {
         pe::cli::report(name, error.message);
         return pe::cli::BadUsage;
@@ -103,7 +79,7 @@ int runCommand(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && commands().count(QString::fromLocal8Bit(argv[1])))
+    if (argc > 1 && pe::cli::commands().count(QString::fromLocal8Bit(argv[1])))
         return runCommand(argc, argv);
 
     return pe::cli::runGui(argc, argv);

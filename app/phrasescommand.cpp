@@ -58,10 +58,11 @@ int runPhrases(const QStringList &args)
     options.addPlain({QStringLiteral("vocab-out"), QStringLiteral("Vocabulary, one token a line."),
                       QStringLiteral("FILE")});
     options.addPlain(formatOption());
+    options.addPlain(dryRunOption());
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        showHelp(parser, args);
+        requestHelp(parser, args);
 
     PhraseSpec spec;
     if (const FieldProblem problem =
@@ -76,7 +77,33 @@ int runPhrases(const QStringList &args)
     const QString path = writeEmbeddings
                              ? outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")})
                              : QString();
+    const MatrixFormat format =
+        writeEmbeddings ? matrixFormatFromOptions(parser, path) : MatrixFormat::Npy;
     const QString vocabPath = parser.value(QStringLiteral("vocab-out"));
+    if (parser.isSet(QStringLiteral("dry-run"))) {
+        QStringList outputs;
+        QString action = QStringLiteral("embed %1 %2 (%3 tokens x %4 dims, backend: %5)")
+                             .arg(spec.phrases.size())
+                             .arg(spec.phrases.size() == 1 ? QStringLiteral("phrase")
+                                                           : QStringLiteral("phrases"))
+                             .arg(spec.sequenceLength)
+                             .arg(spec.dims)
+                             .arg(backendChoiceName(choice));
+        if (writeEmbeddings) {
+            const MatrixWriter writer(
+                path, format, {qint64(spec.phrases.size()), spec.sequenceLength, spec.dims});
+            if (const QString problem = writer.problem(); !problem.isEmpty()) {
+                report(command, problem);
+                return Failure;
+            }
+            action += QStringLiteral(" and write them to ") + path;
+        }
+        if (parser.isSet(QStringLiteral("vocab-out"))) {
+            outputs.append(vocabPath);
+            action += QStringLiteral("; the vocabulary to ") + vocabPath;
+        }
+        return reportDryRun(command, action, outputs);
+    }
 
     QString error;
     const std::unique_ptr<Backend> backend = makeBackend(choice, &error);
@@ -110,7 +137,7 @@ int runPhrases(const QStringList &args)
         }
     }
     if (writeEmbeddings) {
-        MatrixWriter writer(path, matrixFormatFromOptions(parser, path),
+        MatrixWriter writer(path, format,
                             {qint64(spec.phrases.size()), spec.sequenceLength, spec.dims});
         if (!writer.open(&error) ||
             !writer.write(embedding.values.data(), qint64(embedding.values.size()), &error) ||

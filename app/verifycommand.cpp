@@ -150,7 +150,7 @@ int runVerify(const QStringList &args)
     options.addTo(parser);
     parseOrThrow(parser, args);
     if (parser.isSet(QStringLiteral("help")))
-        showHelp(parser, args);
+        requestHelp(parser, args);
 
     const std::optional<ModelConfig> config = modelConfigFromOptions(parser);
     if (!config)

@@ -24,7 +24,7 @@ if(PE_NATIVE_ARCH)
 endif()
 
 # The window names its desktop entry, so desktops match the window to the menu entry and icon.
-target_compile_definitions(pescope PRIVATE PE_APP_ID="${PE_APP_ID}")
+target_compile_definitions(pe_cli PRIVATE PE_APP_ID="${PE_APP_ID}")
 
 # The release date of PROJECT_VERSION: the date of the commit built, else today (or
 # SOURCE_DATE_EPOCH), so a rebuild of the same commit gives the same files.

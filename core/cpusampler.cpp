@@ -101,10 +101,10 @@ void evaluatePlanOnCpu(const EncodingSpec &spec, const SamplingPlan &plan, float
                        int threadCount)
 {
     const int threads = threadCount > 0 ? threadCount : hardwareThreads();
-    const qint64 cellsPerRow = plan.closedForm ? plan.columnCount
-                                               : plan.columnCount *
-                                                     std::max<qint64>(1, plan.sampleRows.size()) /
-                                                     std::max(1, plan.height);
+    const qint64 cellsPerRow =
+        plan.closedForm ? plan.columnCount
+                        : plan.columnCount * std::max<qint64>(1, qint64(plan.sampleRows.size())) /
+                              std::max(1, plan.height);
     const qint64 minRows =
         std::max<qint64>(1, minCellsPerThread / std::max<qint64>(1, cellsPerRow));
     if (plan.closedForm) {

@@ -22,6 +22,12 @@ namespace pe {
 
 namespace {
 
+// The bytes a vector's elements take, as upload() counts them.
+template <class T> qint64 bytesOf(const std::vector<T> &values)
+{
+    return qint64(values.size()) * qint64(sizeof(T));
+}
+
 // Runs tasks on one long-lived thread. Qt lets a QOpenGLContext be made current only on the
 // thread it belongs to, while callers (streamEncoding's std::async, the UI's workers) come from
 // several threads; every GL call therefore happens here.
@@ -441,8 +447,8 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
         words.reserve(std::size_t(spec.dims) * 4);
         for (const kernels::ColumnPhase &c : phaseColumns->columns)
             appendPhase(words, c.step, c.offset);
-        if (!upload(EncodeTable, words.data(), qint64(words.size() * sizeof(quint32)),
-                    QStringLiteral("the phase table"), error))
+        if (!upload(EncodeTable, words.data(), bytesOf(words), QStringLiteral("the phase table"),
+                    error))
             return false;
         tableSpec = spec;
     }
@@ -519,8 +525,8 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
         return false;
 
     const std::vector<GpuSpan> columns = gpuSpans(plan->columns, plan->firstColumn, nullptr);
-    if (!upload(Sample4, columns.data(), qint64(columns.size() * sizeof(GpuSpan)),
-                QStringLiteral("the column spans"), error))
+    if (!upload(Sample4, columns.data(), bytesOf(columns), QStringLiteral("the column spans"),
+                error))
         return false;
     if (plan->closedForm) {
         std::vector<quint32> phases, runs;
@@ -533,24 +539,20 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
             dirichlet.insert(dirichlet.end(), run.dirichlet.begin(), run.dirichlet.end());
         }
         const std::vector<GpuSpan> rows = gpuSpans(plan->rows, 0, &plan->rowRun);
-        if (!upload(Sample0, phases.data(), qint64(phases.size() * 4), QStringLiteral("phases"),
+        if (!upload(Sample0, phases.data(), bytesOf(phases), QStringLiteral("phases"), error) ||
+            !upload(Sample1, runs.data(), bytesOf(runs), QStringLiteral("the closed-form tables"),
                     error) ||
-            !upload(Sample1, runs.data(), qint64(runs.size() * 4),
-                    QStringLiteral("the closed-form tables"), error) ||
-            !upload(Sample2, dirichlet.data(), qint64(dirichlet.size() * 4),
+            !upload(Sample2, dirichlet.data(), bytesOf(dirichlet),
                     QStringLiteral("the Dirichlet kernels"), error) ||
-            !upload(Sample3, rows.data(), qint64(rows.size() * sizeof(GpuSpan)),
-                    QStringLiteral("the row spans"), error))
+            !upload(Sample3, rows.data(), bytesOf(rows), QStringLiteral("the row spans"), error))
             return false;
     } else {
         std::vector<quint32> rows(plan->sampleRows.begin(), plan->sampleRows.end());
         std::vector<quint32> begins(plan->sampleBegin.begin(), plan->sampleBegin.end());
-        if (!upload(Sample0, rows.data(), qint64(rows.size() * 4), QStringLiteral("sampled rows"),
-                    error) ||
-            !upload(Sample1, plan->sampleWeights.data(), qint64(plan->sampleWeights.size() * 4),
+        if (!upload(Sample0, rows.data(), bytesOf(rows), QStringLiteral("sampled rows"), error) ||
+            !upload(Sample1, plan->sampleWeights.data(), bytesOf(plan->sampleWeights),
                     QStringLiteral("row weights"), error) ||
-            !upload(Sample2, begins.data(), qint64(begins.size() * 4),
-                    QStringLiteral("row offsets"), error))
+            !upload(Sample2, begins.data(), bytesOf(begins), QStringLiteral("row offsets"), error))
             return false;
     }
 

@@ -83,21 +83,27 @@ bool MatrixWriter::abandon()
     return false;
 }
 
-bool MatrixWriter::open(QString *error)
+QString MatrixWriter::problem() const
 {
-    if (const QString problem = outputPathProblem(m_path); !problem.isEmpty())
-        return fail(problem, error);
+    if (QString problem = outputPathProblem(m_path); !problem.isEmpty())
+        return problem;
     // Devices and pipes (/dev/null, /dev/stdout, a FIFO) are written in place and have no free
     // space to check.
     if (!AtomicFile::writesInPlace(m_path)) {
         const QStorageInfo storage(QFileInfo(m_path).absolutePath());
         if (storage.isValid() && storage.bytesAvailable() >= 0 &&
             storage.bytesAvailable() < expectedBytes())
-            return fail(QStringLiteral("cannot write %1: it needs %2 but only %3 is free there")
-                            .arg(m_path, formatBytes(double(expectedBytes())),
-                                 formatBytes(double(storage.bytesAvailable()))),
-                        error);
+            return QStringLiteral("cannot write %1: it needs %2 but only %3 is free there")
+                .arg(m_path, formatBytes(double(expectedBytes())),
+                     formatBytes(double(storage.bytesAvailable())));
     }
+    return {};
+}
+
+bool MatrixWriter::open(QString *error)
+{
+    if (const QString why = problem(); !why.isEmpty())
+        return fail(why, error);
     m_file = std::make_unique<AtomicFile>(m_path);
     if (!m_file->open(error))
         return abandon();

@@ -38,6 +38,9 @@ public:
     MatrixWriter(const MatrixWriter &) = delete;
     MatrixWriter &operator=(const MatrixWriter &) = delete;
 
+    // Empty when open() can start: the path can be written and its filesystem has room for
+    // expectedBytes(); else one sentence why not, naming the path. Creates nothing.
+    QString problem() const;
     [[nodiscard]] bool open(QString *error);
     // Appends `count` values in C order; for CSV, count must be a multiple of the last dimension.
     // The overload must match the writer's element type.

@@ -2,6 +2,7 @@
 // naming the option, no output file on any failure, streaming memory, NumPy-readable output.
 #include "testutil.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -391,6 +392,75 @@ private slots:
         };
         QCOMPARE(be32(16), 1200u);
         QCOMPARE(be32(20), 800u);
+    }
+
+    // --dry-run reads and checks everything a real run would, says what it would do, and
+    // neither computes (no vocabulary printed) nor writes; what a real run refuses it refuses
+    // with the same exit code. OUT and VOCAB stand for files in the temporary folder.
+    void dryRunWritesNothing_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        const QString out = u"OUT"_qs;
+        QTest::addRow("data matrix")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"2048"_qs,      u"--dims"_qs,
+                           u"512"_qs,  u"--out"_qs,       out + u".npy"_qs}
+            << 0 << u"dry run: would write the 2048 x 512 sinusoidal matrix to"_qs;
+        QTest::addRow("data slopes")
+            << QStringList{u"data"_qs,   u"--scheme"_qs, u"alibi"_qs, u"--heads"_qs,   u"12"_qs,
+                           u"--what"_qs, u"slopes"_qs,   u"--out"_qs, out + u".csv"_qs}
+            << 0 << u"dry run: would write 12 alibi slopes"_qs;
+        QTest::addRow("data disk too small")
+            << QStringList{u"data"_qs,  u"--positions"_qs, u"16777216"_qs,  u"--dims"_qs,
+                           u"65536"_qs, u"--out"_qs,       out + u".npy"_qs}
+            << 1 << u"needs 4.0 TiB"_qs;
+        QTest::addRow("data missing folder")
+            << QStringList{u"data"_qs, u"--out"_qs, u"/nonexistent-pescope/x.npy"_qs} << 1
+            << u"does not exist"_qs;
+        QTest::addRow("data bad dims")
+            << QStringList{u"data"_qs, u"--dims"_qs, u"0"_qs, u"--out"_qs, out + u".npy"_qs} << 2
+            << u"--dims"_qs;
+        QTest::addRow("export figure")
+            << QStringList{u"export"_qs, u"--view"_qs, u"heatmap"_qs, u"--out"_qs, out + u".png"_qs}
+            << 0 << u"dry run: would render the heatmap figure (1200 x 800 px"_qs;
+        QTest::addRow("export data")
+            << QStringList{u"export"_qs, u"--view"_qs, u"waves"_qs, u"--out"_qs, out + u".npy"_qs}
+            << 0 << u"dry run: would write the waves view's data"_qs;
+        QTest::addRow("export animation")
+            << QStringList{u"export"_qs,    u"--view"_qs,   u"waves"_qs,
+                           u"--animate"_qs, u"position"_qs, u"--frames"_qs,
+                           u"12"_qs,        u"--out"_qs,    out + u".gif"_qs}
+            << 0 << u"dry run: would write 12 frames of the waves figure"_qs;
+        QTest::addRow("export one phrase to compare")
+            << QStringList{u"export"_qs,   u"--view"_qs, u"phrase-difference"_qs, u"--text"_qs,
+                           u"only one"_qs, u"--out"_qs,  out + u".png"_qs}
+            << 2 << u"two phrases"_qs;
+        QTest::addRow("phrases") << QStringList{u"phrases"_qs,      u"--text"_qs,
+                                                u"I am a robot"_qs, u"--out"_qs,
+                                                out + u".npy"_qs,   u"--vocab-out"_qs,
+                                                u"VOCAB.txt"_qs}
+                                 << 0 << u"dry run: would embed 1 phrase"_qs;
+        QTest::addRow("phrases vocabulary folder missing")
+            << QStringList{u"phrases"_qs, u"--vocab-out"_qs, u"/nonexistent-pescope/v.txt"_qs} << 1
+            << u"does not exist"_qs;
+    }
+    void dryRunWritesNothing()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        for (QString &arg : args)
+            if (arg.startsWith(u"OUT."_qs) || arg.startsWith(u"VOCAB."_qs))
+                arg = dir.filePath(arg);
+        const test::RunResult run = test::runPescope(args + QStringList{u"--dry-run"_qs});
+        const QString err = QString::fromLocal8Bit(run.err);
+        QVERIFY2(run.exitCode == exitCode, qPrintable(err));
+        QVERIFY2(err.contains(message), qPrintable(err));
+        QVERIFY2(run.out.isEmpty(), run.out.constData());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList());
     }
 
     void helpExitsZero()

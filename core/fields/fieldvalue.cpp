@@ -101,7 +101,7 @@ QString RealRange::describe() const
 {
     if (!minOpen && !maxOpen && max < std::numeric_limits<double>::max())
         return QStringLiteral("between %1 and %2").arg(formatReal(min), formatReal(max));
-    const QString low =
+    QString low =
         (minOpen ? QStringLiteral("greater than ") : QStringLiteral("at least ")) + formatReal(min);
     const QString high =
         (maxOpen ? QStringLiteral("less than ") : QStringLiteral("at most ")) + formatReal(max);
@@ -348,7 +348,7 @@ QString readIntegerList(const QJsonValue &json, const IntegerRange &range, qint6
     if (array.size() > maxCount)
         return tooMany(maxCount, array.size());
     QList<qint64> values;
-    for (const QJsonValue &item : array) {
+    for (const QJsonValue item : array) {
         qint64 v = 0;
         if (const QString problem = readInteger(item, range, &v); !problem.isEmpty())
             return QStringLiteral("holds a value that ") + problem;
@@ -368,7 +368,7 @@ QString readRealList(const QJsonValue &json, const RealRange &range, qint64 maxC
         return tooMany(maxCount, array.size());
     std::vector<double> values;
     values.reserve(std::size_t(array.size()));
-    for (const QJsonValue &item : array) {
+    for (const QJsonValue item : array) {
         double v = 0;
         if (const QString problem = readReal(item, range, &v); !problem.isEmpty())
             return QStringLiteral("holds a value that ") + problem;
@@ -386,7 +386,7 @@ QString readTextList(const QJsonValue &json, qint64 maxCount, qint64 maxLength, 
     if (array.size() > maxCount)
         return tooMany(maxCount, array.size());
     QStringList values;
-    for (const QJsonValue &item : array) {
+    for (const QJsonValue item : array) {
         QString text;
         if (const QString problem = readText(item, maxLength, &text); !problem.isEmpty())
             return QStringLiteral("holds a value that ") + problem;
@@ -405,7 +405,7 @@ QString readCrossList(const QJsonValue &json, qint64 maxCount, QList<MatrixCell>
     if (array.size() > maxCount)
         return tooMany(maxCount, array.size());
     QStringList texts;
-    for (const QJsonValue &item : array) {
+    for (const QJsonValue item : array) {
         if (!item.isString())
             return QStringLiteral("must be a list of crosses such as [\"35@100\"] (got %1)")
                 .arg(jsonTypeName(item));

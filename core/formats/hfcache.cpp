@@ -51,7 +51,7 @@ QByteArray magicOf(const QString &path)
 
 QString HfCache::defaultHubPath()
 {
-    const QString hub = qEnvironmentVariable("HF_HUB_CACHE");
+    QString hub = qEnvironmentVariable("HF_HUB_CACHE");
     if (!hub.isEmpty())
         return hub;
     const QString home = qEnvironmentVariable("HF_HOME");

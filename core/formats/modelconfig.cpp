@@ -504,7 +504,7 @@ bool Reader::readLayerTypes()
                             .arg(key(QStringLiteral("layer_types")))
                             .arg(values.size())
                             .arg(layers));
-        for (const QJsonValue &v : values) {
+        for (const QJsonValue v : values) {
             if (!v.isString())
                 return fail(QStringLiteral("%1 must list strings, it has %2")
                                 .arg(key(QStringLiteral("layer_types")), jsonText(v)));
@@ -1129,7 +1129,7 @@ std::optional<ModelConfig> parseHfConfig(const QJsonObject &config, const QStrin
     out.modelType = modelType.toString();
     const QJsonValue architectures = config.value(QLatin1String("architectures"));
     if (architectures.isArray()) {
-        for (const QJsonValue &name : architectures.toArray()) {
+        for (const QJsonValue name : architectures.toArray()) {
             if (!name.isString())
                 return fail(QStringLiteral("architectures must list strings"));
             out.architectures += name.toString();

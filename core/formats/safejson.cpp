@@ -12,7 +12,7 @@ namespace pe {
 namespace {
 
 constexpr qint64 bytesPerEntry = 32;
-constexpr qint64 minimumBudget = 64 * 1024;
+constexpr qint64 minimumBudget = qint64(64) * 1024;
 
 struct Frame
 {

@@ -171,7 +171,7 @@ bool SafetensorsFile::parseHeader(QString *error)
         const QJsonArray shapeArray = shapeValue.toArray();
         TensorInfo tensor;
         tensor.shape.reserve(size_t(shapeArray.size()));
-        for (const QJsonValue &dimension : shapeArray) {
+        for (const QJsonValue dimension : shapeArray) {
             const std::optional<qint64> value = nonNegativeInteger(dimension);
             if (!value)
                 return fail(QStringLiteral("tensor %1: the shape must list non-negative whole "

@@ -20,7 +20,7 @@ namespace pe {
 
 namespace limits {
 // An index lists every tensor once (DeepSeek-V3's ~92k tensors take about 9 MB).
-constexpr qint64 maxShardIndexBytes = 64 * 1024 * 1024;
+constexpr qint64 maxShardIndexBytes = qint64(64) * 1024 * 1024;
 } // namespace limits
 
 class ShardedSafetensors

@@ -417,7 +417,7 @@ QString ropeConfigProblem(qint64 headDim, const RopeConfig &config)
                 .arg(number(config.highFreqFactor));
         break;
     }
-    if (const QString mrope = ropeMropeProblem(headDim, config); !mrope.isEmpty())
+    if (QString mrope = ropeMropeProblem(headDim, config); !mrope.isEmpty())
         return mrope;
 
     // Whatever else overflows (an enormous factor, a base whose powers underflow) shows here.

@@ -142,23 +142,50 @@ def main():
     put("session", "wrong-types.json",
         b'{"format_version": 2, "state": {"spec": {"positions": "many", "dims": -4},'
         b' "phrases": [1, 2], "waveDims": {"a": 1}}}')
-    # The command line: `pescope data`'s arguments, separated by NUL bytes.
+    # The command line: the command's name, then its arguments, separated by NUL bytes. Paths are
+    # relative to the repository's root, where bootstrap.sh runs the fuzzers.
     def args(*a):
         return b"\0".join(x.encode() for x in a)
-    put("cli", "sinusoidal.args", args("--positions", "2048", "--dims", "512", "--out", "pe.npy"))
-    put("cli", "rope-yarn.args", args("--scheme", "rope", "--rope-type", "yarn", "--factor", "4",
-                                      "--original-context", "4096", "--what",
-                                      "cos", "--out", "cos.csv", "--format", "csv"))
-    put("cli", "mrope-ids.args", args("--scheme", "rope", "--mrope-section", "4,2,2", "--dims", "16",
-                                      "--what", "cos", "--position-ids", "0;1;2,3,4;5 6 7 # x",
-                                      "--out", "/dev/stdout"))
-    put("cli", "alibi.args", args("--scheme", "alibi", "--heads", "12", "--what", "slopes",
-                                  "--out", "s.npy", "--backend", "cpu"))
-    # Relative to the repository's root, where bootstrap.sh runs the fuzzers.
-    put("cli", "model.args", args("--config", "tests/data/configs/llama-3.1-8b.json",
-                                  "--layer", "0", "--positions", "64", "--out", "m.npy"))
-    put("cli", "bad.args", args("--dims", "0", "--positions", "-1", "--no-such-option"))
-
+    shutil.rmtree(os.path.join(CORPUS, "cli"), ignore_errors=True)
+    llama = "tests/data/configs/llama-3.1-8b.json"
+    put("cli", "data-sinusoidal.args", args("data", "--positions", "2048", "--dims", "512", "--out", "pe.npy"))
+    put("cli", "data-rope-yarn.args", args("data", "--scheme", "rope", "--rope-type", "yarn", "--factor", "4",
+                                           "--original-context", "4096", "--what",
+                                           "cos", "--out", "cos.csv", "--format", "csv"))
+    put("cli", "data-mrope-ids.args", args("data", "--scheme", "rope", "--mrope-section", "4,2,2", "--dims", "16",
+                                           "--what", "cos", "--position-ids", "0;1;2,3,4;5 6 7 # x",
+                                           "--out", "/dev/stdout"))
+    put("cli", "data-alibi.args", args("data", "--scheme", "alibi", "--heads", "12", "--what", "slopes",
+                                       "--out", "s.npy", "--backend", "cpu"))
+    put("cli", "data-model.args", args("data", "--config", llama, "--layer", "0", "--positions", "64",
+                                       "--out", "m.npy"))
+    put("cli", "data-table.args", args("data", "--model", "tests/fuzz/corpus/safetensors/gpt2-like.safetensors",
+                                       "--what", "positions", "--out", "t.npy"))
+    put("cli", "data-bad.args", args("data", "--dims", "0", "--positions", "-1", "--no-such-option"))
+    put("cli", "export-waves.args", args("export", "--view", "waves+heatmap", "--positions", "50", "--dims", "128",
+                                         "--mark-dims", "4,5,6,7", "--markers", "10,20", "--width", "1000",
+                                         "--out", "fig.svg"))
+    put("cli", "export-preset.args", args("export", "--preset", "rope-llama31-vs-yarn", "--view", "compare",
+                                          "--out", "fig.pdf", "--theme", "dark"))
+    put("cli", "export-session.args", args("export", "--session", "tests/data/baseline-0.1/session-v1.json",
+                                           "--view", "phrases", "--text", "I love you", "--text",
+                                           "You love me", "--token", "1,2,fixed", "--out", "p.png"))
+    put("cli", "export-animate.args", args("export", "--view", "rotation", "--animate", "position", "--from", "0",
+                                           "--to", "40", "--frames", "12", "--fps", "10", "--out", "r.gif"))
+    put("cli", "export-model.args", args("export", "--config", llama, "--view", "spectrum", "--out", "s.npy"))
+    put("cli", "phrases.args", args("phrases", "--text", "I am a robot", "--text", "You know I want your love",
+                                    "--dims", "8", "--seed", "7", "--out", "e.csv", "--vocab-out", "v.txt"))
+    put("cli", "verify-npy.args", args("verify", "--config", llama, "--against",
+                                       "tests/fuzz/corpus/npy/f8-v2.npy", "--what", "inv-freq",
+                                       "--tolerance", "1e-6"))
+    put("cli", "verify-gguf.args", args("verify", "--model", "tests/fuzz/corpus/gguf/llama.gguf",
+                                        "--against", "tests/fuzz/corpus/gguf/llama.gguf"))
+    put("cli", "inspect.args", args("inspect", "tests/fuzz/corpus/gguf/llama.gguf", "--json"))
+    put("cli", "inspect-config.args", args("inspect", llama))
+    put("cli", "gui.args", args("gui", "--preset", "geron-16-9", "--page", "schemes", "--theme", "dark",
+                                "--size", "1600x1000", "--screenshot", "s.png", "--model-view", "pca"))
+    put("cli", "gui-session.args", args("gui", "tests/data/baseline-0.1/session-v1.json"))
+    put("cli", "help.args", args("export", "--help"))
 
 if __name__ == "__main__":
     main()

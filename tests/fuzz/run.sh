@@ -2,7 +2,8 @@
 # Fuzzes the parsers of users' model files with libFuzzer under AddressSanitizer and
 # UndefinedBehaviorSanitizer (Debian's clang; package clang). Builds pe_core and the targets of
 # tests/fuzz in their own folder, then runs each target for SECONDS on a working copy of its
-# seed corpus (tests/fuzz/corpus/<target>, checked in; make_seeds.py writes it).
+# seed corpus (tests/fuzz/corpus/<target>, checked in; make_seeds.py writes it), as many at a
+# time as there are cores.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     default 60 s each, every target
 # A crash, leak or sanitizer report stops that target, leaves its reproducer in
 # build-fuzz/crashes/ and makes the script exit 1; then make it a regression test.
@@ -29,22 +30,45 @@ fi
 cmake --build "$build" --parallel --target "${targets[@]/#/fuzz_}"
 
 mkdir -p "$build/crashes"
-status=0
-for target in "${targets[@]}"; do
-  work="$build/corpus/$target"
+# One target fuzzes on one core: PE_FUZZ_JOBS (default: the cores, at most the targets) run at
+# a time, each for the full SECONDS.
+jobs=${PE_FUZZ_JOBS:-$(nproc)}
+fuzz_one() {
+  local target=$1
+  local work="$build/corpus/$target" log="$build/fuzz_$target.log"
   mkdir -p "$work"
-  log="$build/fuzz_$target.log"
-  # Qt's leak of its global statics at exit is no finding of ours.
+  # Qt's leak of its global statics at exit is no finding of ours. close_fd_mask=3 silences the
+  # code's own stdout and stderr (pescope's one-line messages, for every input); libFuzzer and the
+  # sanitizers keep writing their reports to the log. stdin is /dev/null, so that an input
+  # naming /dev/stdin reads nothing rather than waiting.
   if ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$here/../sanitizers/lsan.supp" \
      UBSAN_OPTIONS="suppressions=$here/../sanitizers/ubsan.supp:halt_on_error=1:print_stacktrace=1" \
      "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len=65536 \
-       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$build/crashes/$target-" \
-       "$work" "$here/corpus/$target" >"$log" 2>&1; then
-    echo "fuzz_$target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1), nothing found"
+       -rss_limit_mb=2048 -timeout=10 -close_fd_mask=3 -artifact_prefix="$build/crashes/$target-" \
+       "$work" "$here/corpus/$target" </dev/null >"$log" 2>&1; then
+    echo "fuzz_$target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1), nothing found" \
+      >"$log.result"
   else
-    status=1
-    echo "fuzz_$target: FOUND A PROBLEM, see $log and $build/crashes/$target-*" >&2
-    grep -m1 -E 'ERROR: |runtime error|SUMMARY' "$log" >&2 || true
+    { echo "fuzz_$target: FOUND A PROBLEM, see $log and $build/crashes/$target-*"
+      grep -m1 -E 'ERROR: |runtime error|SUMMARY' "$log" || true; } >"$log.result"
+    return 1
   fi
+}
+status=0
+running=0
+for target in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
+done
+for target in "${targets[@]}"; do
+  cat "$build/fuzz_$target.log.result"
 done
 exit $status

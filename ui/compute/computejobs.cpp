@@ -56,7 +56,7 @@ std::shared_ptr<Matrix> MatrixPool::take(qint64 rows, qint64 cols)
 
 QString inMemoryProblem(const EncodingSpec &spec)
 {
-    const QString invalid = spec.validate();
+    QString invalid = spec.validate();
     if (!invalid.isEmpty())
         return invalid;
     if (spec.byteCount() > limits::maxInMemoryBytes)

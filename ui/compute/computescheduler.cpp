@@ -507,7 +507,7 @@ void ComputeScheduler::dispatch()
 }
 
 void ComputeScheduler::onEncodeFinished(quint64 generation,
-                                        std::shared_ptr<const EncodingResult> result,
+                                        const std::shared_ptr<const EncodingResult> &result,
                                         const QString &error)
 {
     --m_encode.inFlight;
@@ -534,7 +534,8 @@ void ComputeScheduler::onEncodeFinished(quint64 generation,
         schedule();
 }
 
-void ComputeScheduler::onGridFinished(quint64 generation, std::shared_ptr<const HeatmapGrid> grid)
+void ComputeScheduler::onGridFinished(quint64 generation,
+                                      const std::shared_ptr<const HeatmapGrid> &grid)
 {
     --m_grid.inFlight;
     if (grid && generation == m_grid.generation && m_encoding &&
@@ -545,7 +546,7 @@ void ComputeScheduler::onGridFinished(quint64 generation, std::shared_ptr<const 
 }
 
 void ComputeScheduler::onColumnsFinished(quint64 generation,
-                                         std::shared_ptr<const EncodingResult> encoding,
+                                         const std::shared_ptr<const EncodingResult> &encoding,
                                          JobStatus status, const QString &error)
 {
     --m_columns.inFlight;
@@ -559,7 +560,7 @@ void ComputeScheduler::onColumnsFinished(quint64 generation,
 }
 
 void ComputeScheduler::onPhrasesFinished(quint64 generation,
-                                         std::shared_ptr<const PhraseResult> result,
+                                         const std::shared_ptr<const PhraseResult> &result,
                                          JobStatus status, const QString &error)
 {
     --m_phraseLane.inFlight;
@@ -576,7 +577,7 @@ void ComputeScheduler::onPhrasesFinished(quint64 generation,
 }
 
 void ComputeScheduler::onSchemesFinished(quint64 generation,
-                                         std::shared_ptr<const SchemeResult> result,
+                                         const std::shared_ptr<const SchemeResult> &result,
                                          JobStatus status, const QString &error)
 {
     --m_schemeLane.inFlight;
@@ -592,8 +593,8 @@ void ComputeScheduler::onSchemesFinished(quint64 generation,
 }
 
 void ComputeScheduler::onTableFinished(quint64 generation,
-                                       std::shared_ptr<const TableResult> result, JobStatus status,
-                                       const QString &error)
+                                       const std::shared_ptr<const TableResult> &result,
+                                       JobStatus status, const QString &error)
 {
     --m_tableLane.inFlight;
     if (m_tableLane.current(generation)) {

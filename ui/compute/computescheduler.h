@@ -129,16 +129,17 @@ private:
     void schedule();
     void dispatch();
     void failAll(const QString &error);
-    void onEncodeFinished(quint64 generation, std::shared_ptr<const EncodingResult> result,
+    void onEncodeFinished(quint64 generation, const std::shared_ptr<const EncodingResult> &result,
                           const QString &error);
-    void onGridFinished(quint64 generation, std::shared_ptr<const HeatmapGrid> grid);
-    void onColumnsFinished(quint64 generation, std::shared_ptr<const EncodingResult> encoding,
+    void onGridFinished(quint64 generation, const std::shared_ptr<const HeatmapGrid> &grid);
+    void onColumnsFinished(quint64 generation,
+                           const std::shared_ptr<const EncodingResult> &encoding, JobStatus status,
+                           const QString &error);
+    void onPhrasesFinished(quint64 generation, const std::shared_ptr<const PhraseResult> &result,
                            JobStatus status, const QString &error);
-    void onPhrasesFinished(quint64 generation, std::shared_ptr<const PhraseResult> result,
+    void onSchemesFinished(quint64 generation, const std::shared_ptr<const SchemeResult> &result,
                            JobStatus status, const QString &error);
-    void onSchemesFinished(quint64 generation, std::shared_ptr<const SchemeResult> result,
-                           JobStatus status, const QString &error);
-    void onTableFinished(quint64 generation, std::shared_ptr<const TableResult> result,
+    void onTableFinished(quint64 generation, const std::shared_ptr<const TableResult> &result,
                          JobStatus status, const QString &error);
     void onFigureFinished(quint64 generation, const FigureData &data, JobStatus status,
                           const QString &error);

@@ -356,8 +356,8 @@ void ExportDialog::setOptions(const FigureOptions &options)
         const QSignalBlocker block(m_dpi);
         m_dpi->setValue(int(std::lround(options.dpi)));
     }
-    m_pixelWidth = options.width;
-    m_pixelHeight = options.height;
+    m_pixelWidth = int(options.width); // FigureOptions' limits fit an int
+    m_pixelHeight = int(options.height);
     onUnitChanged(); // redisplays the size in the current unit
     m_printTheme->setChecked(options.printTheme);
     m_interpolate->setChecked(options.interpolate);

@@ -312,7 +312,7 @@ FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
 
 QList<qint64> FigureBuilder::plottedDims() const
 {
-    const QList<qint64> all = m_state.plottedDims();
+    QList<qint64> all = m_state.plottedDims();
     if (m_showSelection)
         return all;
     QList<qint64> dims;

@@ -24,7 +24,7 @@ FigureExporter::FigureExporter(const ExplorerState &state, const FigureData &dat
 
 QString FigureExporter::check() const
 {
-    if (const QString problem = m_options.validate(); !problem.isEmpty())
+    if (QString problem = m_options.validate(); !problem.isEmpty())
         return problem;
     for (FigureView view : m_options.views) {
         if (viewNeedsEncoding(view) && (!m_data.encoding || !m_data.encoding->matrix))
@@ -49,7 +49,7 @@ QImage FigureExporter::renderImage(QString *error) const
         *error = problem;
         return {};
     }
-    QImage image(m_options.width, m_options.height, QImage::Format_RGB32);
+    QImage image(int(m_options.width), int(m_options.height), QImage::Format_RGB32);
     if (image.isNull()) {
         *error = QStringLiteral("not enough memory for a %1 x %2 image")
                      .arg(m_options.width)

@@ -40,7 +40,7 @@ void chunk(QByteArray &out, const char type[4], const QByteArray &data)
 void filterRows(const QImage &image, int y0, int y1, unsigned char *out)
 {
     const int width = image.width();
-    const std::size_t n = std::size_t(3 * width);
+    const std::size_t n = 3 * std::size_t(width);
     std::vector<std::uint8_t> previous(n, 0), current(n), scratch(n + 1);
     const kernels::CpuKernels &k = kernels::cpuKernels();
     const auto pixels = [&](int y) {
@@ -85,7 +85,7 @@ QByteArray encodePng(const QImage &source, const QList<PngText> &texts, QString 
                              : source.convertToFormat(QImage::Format_RGB32);
     const int width = image.width();
     const int height = image.height();
-    const std::size_t rowBytes = std::size_t(3 * width + 1);
+    const std::size_t rowBytes = 3 * std::size_t(width) + 1;
 
     // Blocks of rows are filtered and deflated independently (each starts a fresh dictionary) by
     // ISA-L's deflate, several times faster than zlib's fastest level at a slightly larger file.
@@ -142,7 +142,7 @@ QByteArray encodePng(const QImage &source, const QList<PngText> &texts, QString 
     std::size_t compressed = 0;
     for (const Block &block : results)
         compressed += block.size;
-    idat.reserve(qsizetype(compressed + 6));
+    idat.reserve(qsizetype(compressed) + 6);
     idat.append(char(0x78)).append(char(0x01)); // zlib header: deflate, 32 KiB window, fastest
     std::uint32_t adler = 1;
     for (const Block &block : results) {
@@ -183,13 +183,13 @@ QByteArray encodePng(const QImage &source, const QList<PngText> &texts, QString 
 #else
 
 // Without ISA-L's headers: Qt's writer at its fastest useful compression (same pixels, slower).
-QByteArray encodePng(const QImage &image, const QList<PngText> &texts, QString *error)
+QByteArray encodePng(const QImage &source, const QList<PngText> &texts, QString *error)
 {
-    if (image.isNull()) {
+    if (source.isNull()) {
         *error = QStringLiteral("no image to encode");
         return {};
     }
-    QImage copy = image;
+    QImage copy = source;
     for (const PngText &text : texts)
         copy.setText(text.keyword, text.text);
     QBuffer buffer;

@@ -18,6 +18,6 @@ struct PngText
 };
 
 // The image's dots per meter go into pHYs. Empty with *error when the image is null.
-QByteArray encodePng(const QImage &image, const QList<PngText> &texts, QString *error);
+QByteArray encodePng(const QImage &source, const QList<PngText> &texts, QString *error);
 
 } // namespace pe

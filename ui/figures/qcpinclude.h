@@ -4,6 +4,8 @@
 #pragma once
 
 #if defined(QT_NO_FOREACH) && !defined(foreach)
+// A declaration and an expression spliced into a range-for: parentheses would not parse.
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
 #define foreach(variable, container) for (variable : container)
 #define PE_QCP_FOREACH_SHIM
 #endif

@@ -567,8 +567,8 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
             // Qt's raster engine strokes a wide antialiased pen along thousands of zig-zags
             // slowly (a quarter second for 4,097 distances): several points a pixel are drawn
             // 1 px, aliased, which looks the same at that density.
-            const bool dense =
-                !settings.decayEnvelope && x.size() > 2 * qMax(400, plot->viewport().width());
+            const bool dense = !settings.decayEnvelope &&
+                               x.size() > 2 * qsizetype(qMax(400, plot->viewport().width()));
             if (dense) {
                 pen.setWidthF(1.0);
                 pen.setCosmetic(true);

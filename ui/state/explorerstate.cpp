@@ -116,7 +116,7 @@ qint64 PhrasePage::tokenPages(const PhraseSettings &settings)
 
 FieldProblem PhrasePage::problem(const PhraseSettings &settings) const
 {
-    if (const FieldProblem p = rangeProblem(fields(), *this))
+    if (FieldProblem p = rangeProblem(fields(), *this))
         return p;
     if (phrases > phrasePages(settings))
         return {QStringLiteral("phrasePage"),

@@ -131,8 +131,8 @@ public:
 
     // Setters refuse invalid values (return false, *error names the problem) and leave the
     // state as it was; they emit only when the value really changes.
-    bool setSpec(const EncodingSpec &spec, QString *error = nullptr);
-    bool setViewOptions(const ViewOptions &options, QString *error = nullptr);
+    bool setSpec(const EncodingSpec &requested, QString *error = nullptr);
+    bool setViewOptions(const ViewOptions &requested, QString *error = nullptr);
     void setBackendChoice(BackendChoice choice);
     void setColormap(Colormap map);
     void setTransposed(bool transposed);

@@ -95,7 +95,7 @@ QJsonObject migrateStateFromVersion1(const QJsonObject &state)
     }
     if (state.contains(QStringLiteral("crosses"))) {
         QJsonArray crosses;
-        for (const QJsonValue &c : state.value(QStringLiteral("crosses")).toArray())
+        for (const QJsonValue c : state.value(QStringLiteral("crosses")).toArray())
             crosses.append(cellText(c));
         out.insert(QStringLiteral("crosses"), crosses);
     }

@@ -72,7 +72,7 @@ QString HeatmapView::readout() const
     return m_readout->text();
 }
 
-void HeatmapView::onEncoding(std::shared_ptr<const EncodingResult> result)
+void HeatmapView::onEncoding(const std::shared_ptr<const EncodingResult> &result)
 {
     const bool sameSize = m_result && m_result->spec.positions == result->spec.positions &&
                           m_result->spec.dims == result->spec.dims;
@@ -85,7 +85,7 @@ void HeatmapView::onEncoding(std::shared_ptr<const EncodingResult> result)
         requestGrid();
 }
 
-void HeatmapView::onGrid(std::shared_ptr<const HeatmapGrid> grid)
+void HeatmapView::onGrid(const std::shared_ptr<const HeatmapGrid> &grid)
 {
     if (!m_result || !m_figure.map || grid->encodingGeneration != m_result->generation)
         return;

@@ -49,8 +49,8 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
-    void onEncoding(std::shared_ptr<const EncodingResult> result);
-    void onGrid(std::shared_ptr<const HeatmapGrid> grid);
+    void onEncoding(const std::shared_ptr<const EncodingResult> &result);
+    void onGrid(const std::shared_ptr<const HeatmapGrid> &grid);
     void rebuild(bool keepView);
     void requestGrid();
     GridRequest currentRequest() const;

@@ -112,7 +112,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
             [this] { m_pages->setCurrentIndex(int(m_state->page())); });
     connect(m_state, &ExplorerState::themeChanged, this, &MainWindow::applyTheme);
     connect(m_scheduler, &ComputeScheduler::encodingReady, this,
-            [this](std::shared_ptr<const EncodingResult> r) {
+            [this](const std::shared_ptr<const EncodingResult> &r) {
                 m_encodingInfo = tr("%1 × %2 on %3 in %4 ms")
                                      .arg(r->spec.positions)
                                      .arg(r->spec.dims)
@@ -123,7 +123,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
             });
     // A sampled viewport (pan, zoom) is a new view: say who computed it and how fast.
     connect(m_scheduler, &ComputeScheduler::gridReady, this,
-            [this](std::shared_ptr<const HeatmapGrid> g) {
+            [this](const std::shared_ptr<const HeatmapGrid> &g) {
                 const auto r = m_scheduler->encoding();
                 if (!g->sampled || !r)
                     return;
@@ -143,7 +143,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     connect(m_schemes, &SchemePage::timingChanged, this, &MainWindow::updateComputeInfo);
     connect(m_model, &ModelPage::timingChanged, this, &MainWindow::updateComputeInfo);
     connect(m_scheduler, &ComputeScheduler::phrasesReady, this,
-            [this](std::shared_ptr<const PhraseResult> r) {
+            [this](const std::shared_ptr<const PhraseResult> &r) {
                 m_phraseInfo = tr("%1 phrases on %2 in %3 ms")
                                    .arg(r->settings.phrases.size())
                                    .arg(r->backendId)

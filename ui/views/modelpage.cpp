@@ -257,7 +257,7 @@ void ModelPage::setTiming(const QString &text)
     emit timingChanged();
 }
 
-void ModelPage::onResult(std::shared_ptr<const TableResult> result)
+void ModelPage::onResult(const std::shared_ptr<const TableResult> &result)
 {
     if (!tableResultMatches(*result, FigureInputs::of(*m_state).table()))
         return; // an answer to an older question

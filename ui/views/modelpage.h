@@ -64,7 +64,7 @@ signals:
 private:
     void setTiming(const QString &text);
     void schedule();
-    void onResult(std::shared_ptr<const TableResult> result);
+    void onResult(const std::shared_ptr<const TableResult> &result);
     void redraw();
     void updateCardForSpec();
     void fillLayerMap();

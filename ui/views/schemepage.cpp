@@ -232,7 +232,7 @@ void SchemePage::setTiming(const QString &text)
     emit timingChanged();
 }
 
-void SchemePage::onResult(std::shared_ptr<const SchemeResult> result)
+void SchemePage::onResult(const std::shared_ptr<const SchemeResult> &result)
 {
     const SchemeInputs inputs{m_state->spec(), m_state->schemeSettings()};
     if (m_state->page() != Page::Schemes ||

@@ -47,7 +47,7 @@ signals:
 private:
     void setTiming(const QString &text);
     void schedule();
-    void onResult(std::shared_ptr<const SchemeResult> result);
+    void onResult(const std::shared_ptr<const SchemeResult> &result);
     void onFailure(const QString &error);
     void redraw();
     void refresh();
