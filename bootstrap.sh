@@ -21,7 +21,7 @@ build_dir=${PE_BUILD_DIR:-build}
 # poppler for the tests and benchmarks.
 packages=(
   cmake ninja-build g++ pkg-config
-  qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqt6svg6-dev
+  qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-svg-dev
   libqcustomplot-dev libeigen3-dev
   libgl-dev libgl1-mesa-dri libglx-mesa0 mesa-utils
   libisal-dev zlib1g-dev xvfb xauth fonts-dejavu-core
