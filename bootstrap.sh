@@ -66,7 +66,8 @@ sanitize_dir=${PE_ASAN_BUILD_DIR:-build-sanitize}
 configure_sanitize() {
   local flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-omit-frame-pointer"
   flags+=" -gline-tables-only"
-  if [ ! -f "$sanitize_dir/build.ninja" ]; then
+  # Also when an older configuration wrote no compile commands.
+  if [ ! -f "$sanitize_dir/build.ninja" ] || [ ! -f "$sanitize_dir/compile_commands.json" ]; then
     cmake -S . -B "$sanitize_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
@@ -131,7 +132,10 @@ case "$mode" in
     status=0
     log=$sanitize_dir/clang-tidy.log
     # run-clang-tidy fails when any file has a finding (WarningsAsErrors) or clang-tidy fails.
-    run-clang-tidy -quiet -j "$(nproc)" -p "$sanitize_dir" "$PWD/(app|core|ui)/.*\\.cpp\$" \
+    # The sources under this checkout's app/, core/ and ui/ (not the build's generated ones);
+    # the checkout's path is escaped for the regular expression.
+    root=$(pwd -P | sed 's/[][\\.*^$+?(){}|]/\\&/g')
+    run-clang-tidy -quiet -j "$(nproc)" -p "$sanitize_dir" "^$root/(app|core|ui)/.*\\.cpp\$" \
       >"$log.raw" 2>&1 || status=$?
     sed 's/\x1b\[[0-9;]*m//g' "$log.raw" >"$log" # without its colours
     # The findings with their source lines; not clang-tidy's count of what the header filter

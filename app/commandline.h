@@ -28,7 +28,7 @@ struct UsageError
     QString message;
 };
 
-// Thrown by --help (and the window's --version): main() prints the text on stdout and exits 0.
+// Thrown by a subcommand's --help: main() prints the text on stdout and exits 0.
 // An exception rather than exit() so that everything reading a command line (the fuzz target
 // included) can run a command's whole option parsing and come back.
 struct HelpRequest
@@ -77,7 +77,8 @@ QCommandLineOption formatOption();
 
 // --dry-run, for the commands that compute or write: every option and every file they name is
 // read and checked as for a real run, then the command says what it would do and stops. Nothing
-// is computed on a backend and nothing is written. Exit 0, or 2 for what a real run would refuse.
+// is computed and nothing is written, and no backend is started. Exit 0; 1 when an output cannot
+// be written (its folder, the free space); 2 for the usage a real run would refuse.
 QCommandLineOption dryRunOption();
 // The end of a dry run: Failure with the reason when one of `outputs` (paths a real run would
 // write) cannot be written, else "dry run: would <action>" and Success.

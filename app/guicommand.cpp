@@ -143,6 +143,8 @@ GuiRequest guiRequest(const QCommandLineParser &parser)
         throw UsageError{
             QStringLiteral("--screenshot: \"%1\" must be a .png file").arg(request.screenshot)};
     request.model = parser.value(QStringLiteral("model"));
+    if (parser.isSet(QStringLiteral("model")) && request.model.isEmpty())
+        throw UsageError{QStringLiteral("--model: name a model: a folder, a file or a repo id")};
     if (parser.isSet(QStringLiteral("model-view"))) {
         const QString name = parser.value(QStringLiteral("model-view"));
         const std::optional<QList<FigureView>> views = parseFigureViews(name, nullptr);

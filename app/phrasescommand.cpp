@@ -98,7 +98,7 @@ int runPhrases(const QStringList &args)
             }
             action += QStringLiteral(" and write them to ") + path;
         }
-        if (parser.isSet(QStringLiteral("vocab-out"))) {
+        if (!vocabPath.isEmpty()) {
             outputs.append(vocabPath);
             action += QStringLiteral("; the vocabulary to ") + vocabPath;
         }

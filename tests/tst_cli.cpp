@@ -322,6 +322,36 @@ private slots:
         QVERIFY2(err.startsWith("pescope: no display") && !err.contains('\n'), err.constData());
     }
 
+    // The window's options are checked before any window or display is needed: one line, exit 2.
+    void windowOptionsRefusedFirst_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("empty model") << QStringList{u"--model"_qs, QString()} << u"--model: "_qs;
+        QTest::addRow("size") << QStringList{u"--size"_qs, u"10x10"_qs} << u"--size: "_qs;
+        QTest::addRow("page") << QStringList{u"--page"_qs, u"bogus"_qs} << u"--page must be"_qs;
+        QTest::addRow("model view")
+            << QStringList{u"--model-view"_qs, u"heatmap"_qs} << u"--model-view must be"_qs;
+        QTest::addRow("screenshot")
+            << QStringList{u"--screenshot"_qs, u"shot.jpg"_qs} << u"--screenshot: "_qs;
+    }
+    void windowOptionsRefusedFirst()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char *name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QLatin1String(name));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(PE_EXECUTABLE), args);
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 2);
+        const QString err = QString::fromLocal8Bit(process.readAllStandardError());
+        QVERIFY2(err.startsWith(u"pescope: "_qs + message) && err.count(QLatin1Char('\n')) == 1,
+                 qPrintable(err));
+    }
+
     // Each subcommand's usage line names it ("Usage: pescope export [options]"), not the
     // executable's path.
     void usageNamesSubcommand_data()
@@ -441,6 +471,9 @@ private slots:
                                                 out + u".npy"_qs,   u"--vocab-out"_qs,
                                                 u"VOCAB.txt"_qs}
                                  << 0 << u"dry run: would embed 1 phrase"_qs;
+        QTest::addRow("phrases empty vocabulary name") // as a real run: no vocabulary file
+            << QStringList{u"phrases"_qs, u"--vocab-out"_qs, QString()} << 0
+            << u"dry run: would embed "_qs;
         QTest::addRow("phrases vocabulary folder missing")
             << QStringList{u"phrases"_qs, u"--vocab-out"_qs, u"/nonexistent-pescope/v.txt"_qs} << 1
             << u"does not exist"_qs;

@@ -30,9 +30,11 @@ fi
 cmake --build "$build" --parallel --target "${targets[@]/#/fuzz_}"
 
 mkdir -p "$build/crashes"
-# One target fuzzes on one core: PE_FUZZ_JOBS (default: the cores, at most the targets) run at
-# a time, each for the full SECONDS.
+# One target fuzzes on one core: PE_FUZZ_JOBS (default: the cores) run at a time, each for the
+# full SECONDS.
 jobs=${PE_FUZZ_JOBS:-$(nproc)}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+rm -f "$build"/fuzz_*.log.result
 fuzz_one() {
   local target=$1
   local work="$build/corpus/$target" log="$build/fuzz_$target.log"
@@ -69,6 +71,6 @@ while [ "$running" -gt 0 ]; do
   running=$((running - 1))
 done
 for target in "${targets[@]}"; do
-  cat "$build/fuzz_$target.log.result"
+  cat "$build/fuzz_$target.log.result" 2>/dev/null || echo "fuzz_$target: no result (see $build/fuzz_$target.log)"
 done
 exit $status
