@@ -270,10 +270,10 @@ QCommandLineOption dryRunOption()
                            "and stop: nothing is computed or written.")};
 }
 
-int reportDryRun(const QString &command, const QString &action, const QStringList &outputs)
+int reportDryRun(const QString &command, const QString &action, const QStringList &problems)
 {
-    for (const QString &path : outputs) {
-        if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
+    for (const QString &problem : problems) {
+        if (!problem.isEmpty()) {
             report(command, problem);
             return Failure;
         }

@@ -80,9 +80,10 @@ QCommandLineOption formatOption();
 // is computed and nothing is written, and no backend is started. Exit 0; 1 when an output cannot
 // be written (its folder, the free space); 2 for the usage a real run would refuse.
 QCommandLineOption dryRunOption();
-// The end of a dry run: Failure with the reason when one of `outputs` (paths a real run would
-// write) cannot be written, else "dry run: would <action>" and Success.
-int reportDryRun(const QString &command, const QString &action, const QStringList &outputs = {});
+// The end of a dry run: the first of `problems` that is not empty (what a real run's writers
+// would refuse: MatrixWriter::problem(), outputPathProblem()) and Failure, else
+// "dry run: would <action>" and Success.
+int reportDryRun(const QString &command, const QString &action, const QStringList &problems = {});
 
 // A subcommand: its arguments (args[0] "pescope <command>") to its exit code. It throws
 // UsageError for bad usage and HelpRequest for --help.

@@ -103,16 +103,6 @@ DataOutput chosenOutput(const QCommandLineParser &parser, const EncodingSpec &sp
                          .arg(names.join(QStringLiteral(" or ")), spec.schemeId(), what)};
 }
 
-// --dry-run's end: what open() would refuse (the path, the free space), else the action.
-int dryRunWrite(const MatrixWriter &writer, const QString &action)
-{
-    if (const QString problem = writer.problem(); !problem.isEmpty()) {
-        report(dataCommand, problem);
-        return Failure;
-    }
-    return reportDryRun(dataCommand, action);
-}
-
 // `output` (HF's cos or sin table) multiplied by the spec's attention factor, as HF's rotary
 // forward returns it (`cos = emb.cos() * self.attention_scaling`).
 DataOutput scaledTable(const EncodingSpec &spec, DataOutput output)
@@ -215,10 +205,12 @@ std::optional<int> writeStoredTable(const QCommandLineParser &parser)
                                     : QString()));
     MatrixWriter writer(path, format, {t.rows, t.columns}, ElementType::Float32);
     if (parser.isSet(QStringLiteral("dry-run")))
-        return dryRunWrite(writer, QStringLiteral("write the %1 x %2 table (float32) to %3 as %4")
-                                       .arg(t.rows)
-                                       .arg(t.columns)
-                                       .arg(path, formatName(format)));
+        return reportDryRun(dataCommand,
+                            QStringLiteral("write the %1 x %2 table (float32) to %3 as %4")
+                                .arg(t.rows)
+                                .arg(t.columns)
+                                .arg(path, formatName(format)),
+                            {writer.problem()});
     bool ok = writer.open(&error);
     if (ok) {
         // CSV rows must reach the writer whole: chunks are a multiple of the row length.
@@ -421,17 +413,19 @@ int runData(const QStringList &args)
                              .arg(output.name, spec.schemeId())};
     if (parser.isSet(QStringLiteral("dry-run"))) {
         if (!output.rows)
-            return dryRunWrite(
-                MatrixWriter(path, format, {spec.positions, spec.dims}),
+            return reportDryRun(
+                dataCommand,
                 QStringLiteral("write the %1 x %2 %3 matrix to %4 as %5 "
                                "(backend: %6)")
                     .arg(spec.positions)
                     .arg(spec.dims)
-                    .arg(spec.schemeId(), path, formatName(format), backendChoiceName(choice)));
-        return dryRunWrite(MatrixWriter(path, format, output.shape, output.type),
-                           QStringLiteral("write %1 %2 %3 (%4) to %5 as %6, computed on the CPU")
-                               .arg(shapeText(output.shape), spec.schemeId(), output.name,
-                                    typeName(output.type), path, formatName(format)));
+                    .arg(spec.schemeId(), path, formatName(format), backendChoiceName(choice)),
+                {MatrixWriter(path, format, {spec.positions, spec.dims}).problem()});
+        return reportDryRun(dataCommand,
+                            QStringLiteral("write %1 %2 %3 (%4) to %5 as %6, computed on the CPU")
+                                .arg(shapeText(output.shape), spec.schemeId(), output.name,
+                                     typeName(output.type), path, formatName(format)),
+                            {MatrixWriter(path, format, output.shape, output.type).problem()});
     }
     if (!output.rows) // the matrix itself, through a backend
         return writeMatrix(choice, spec, path, format);

@@ -39,6 +39,19 @@ QString idMatrix(const std::vector<std::vector<qint64>> &ids)
     return QLatin1Char('[') + rows.join(QStringLiteral("\n ")) + QLatin1Char(']');
 }
 
+// "1 phrase", "3 phrases".
+QString phraseCount(qsizetype count)
+{
+    return count == 1 ? QStringLiteral("1 phrase") : QStringLiteral("%1 phrases").arg(count);
+}
+
+// The phrases x L x D float32 embeddings' writer.
+MatrixWriter embeddingsWriter(const PhraseSpec &spec, const QString &path, MatrixFormat format)
+{
+    return MatrixWriter(path, format,
+                        {qint64(spec.phrases.size()), spec.sequenceLength, spec.dims});
+}
+
 } // namespace
 
 int runPhrases(const QStringList &args)
@@ -81,28 +94,21 @@ int runPhrases(const QStringList &args)
         writeEmbeddings ? matrixFormatFromOptions(parser, path) : MatrixFormat::Npy;
     const QString vocabPath = parser.value(QStringLiteral("vocab-out"));
     if (parser.isSet(QStringLiteral("dry-run"))) {
-        QStringList outputs;
-        QString action = QStringLiteral("embed %1 %2 (%3 tokens x %4 dims, backend: %5)")
-                             .arg(spec.phrases.size())
-                             .arg(spec.phrases.size() == 1 ? QStringLiteral("phrase")
-                                                           : QStringLiteral("phrases"))
+        QStringList problems;
+        QString action = QStringLiteral("embed %1 (%2 tokens x %3 dims, backend: %4)")
+                             .arg(phraseCount(spec.phrases.size()))
                              .arg(spec.sequenceLength)
                              .arg(spec.dims)
                              .arg(backendChoiceName(choice));
         if (writeEmbeddings) {
-            const MatrixWriter writer(
-                path, format, {qint64(spec.phrases.size()), spec.sequenceLength, spec.dims});
-            if (const QString problem = writer.problem(); !problem.isEmpty()) {
-                report(command, problem);
-                return Failure;
-            }
+            problems.append(embeddingsWriter(spec, path, format).problem());
             action += QStringLiteral(" and write them to ") + path;
         }
         if (!vocabPath.isEmpty()) {
-            outputs.append(vocabPath);
+            problems.append(outputPathProblem(vocabPath));
             action += QStringLiteral("; the vocabulary to ") + vocabPath;
         }
-        return reportDryRun(command, action, outputs);
+        return reportDryRun(command, action, problems);
     }
 
     QString error;
@@ -137,8 +143,7 @@ int runPhrases(const QStringList &args)
         }
     }
     if (writeEmbeddings) {
-        MatrixWriter writer(path, format,
-                            {qint64(spec.phrases.size()), spec.sequenceLength, spec.dims});
+        MatrixWriter writer = embeddingsWriter(spec, path, format);
         if (!writer.open(&error) ||
             !writer.write(embedding.values.data(), qint64(embedding.values.size()), &error) ||
             !writer.commit(&error)) {
@@ -153,14 +158,12 @@ int runPhrases(const QStringList &args)
             QFile::remove(path);
         return Failure;
     }
-    QString summary =
-        QStringLiteral("%1 %2 embedded (%3, %4 tokens x %5 dims) by the %6 backend")
-            .arg(spec.phrases.size())
-            .arg(spec.phrases.size() == 1 ? QStringLiteral("phrase") : QStringLiteral("phrases"))
-            .arg(nameOf(embeddingModeNames, spec.mode))
-            .arg(spec.sequenceLength)
-            .arg(spec.dims)
-            .arg(backend->id());
+    QString summary = QStringLiteral("%1 embedded (%2, %3 tokens x %4 dims) by the %5 backend")
+                          .arg(phraseCount(spec.phrases.size()))
+                          .arg(nameOf(embeddingModeNames, spec.mode))
+                          .arg(spec.sequenceLength)
+                          .arg(spec.dims)
+                          .arg(backend->id());
     if (writeEmbeddings)
         summary += QStringLiteral("; written to ") + path;
     report(command, summary);
