@@ -1,0 +1,480 @@
+// pe::LayerZero: a model's embedding output (hidden_states[0]) and layer 0's attention
+// probabilities. Known answers: transformers' own arrays for the two model folders in
+// tests/data/models (see its README). Other architectures: tiny model folders written here with
+// random weights, checked against a float64 reference written below from transformers' published
+// formulas in plain loops, sharing no code with pescope's implementation.
+#include "model/layerzero.h"
+
+#include "formats/npyfile.h"
+#include "modelfilewriter.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+
+using namespace pe;
+using namespace pe::test;
+
+namespace {
+
+constexpr double embeddingTolerance = 1e-5; // relative
+constexpr double attentionTolerance = 1e-4; // absolute
+
+// ---- comparisons -------------------------------------------------------------------------------
+
+// Empty when every |actual - expected| <= tolerance * (relative ? |expected| : 1) (relative
+// comparisons also allow 1e-30 absolute for exact zeros); else the first element that is not.
+QString firstDifference(const std::vector<float> &actual, const std::vector<double> &expected,
+                        double tolerance, bool relative)
+{
+    if (actual.size() != expected.size())
+        return QStringLiteral("%1 values, expected %2").arg(actual.size()).arg(expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+        const double bound = relative ? tolerance * std::abs(expected[i]) + 1e-30 : tolerance;
+        if (!(std::abs(double(actual[i]) - expected[i]) <= bound))
+            return QStringLiteral("element %1 is %2, expected %3")
+                .arg(i)
+                .arg(double(actual[i]), 0, 'g', 9)
+                .arg(expected[i], 0, 'g', 9);
+    }
+    return {};
+}
+
+std::vector<double> readNpy(const QString &path)
+{
+    NpyFile file;
+    QString error;
+    std::vector<float> values;
+    if (!file.open(path, &error) || !file.read(&values, &error))
+        qFatal("%s", qPrintable(error));
+    return {values.begin(), values.end()};
+}
+
+// ---- the float64 reference ---------------------------------------------------------------------
+
+using Rows = std::vector<std::vector<double>>; // tokens x features
+
+// x @ W^T + b for W stored out x in (nn.Linear); `bias` may be empty.
+Rows linear(const Rows &x, const std::vector<double> &w, std::size_t out,
+            const std::vector<double> &bias)
+{
+    Rows y(x.size(), std::vector<double>(out, 0.0));
+    const std::size_t in = x.empty() ? 0 : x[0].size();
+    for (std::size_t p = 0; p < x.size(); ++p)
+        for (std::size_t o = 0; o < out; ++o) {
+            double sum = bias.empty() ? 0.0 : bias[o];
+            for (std::size_t i = 0; i < in; ++i)
+                sum += x[p][i] * w[o * in + i];
+            y[p][o] = sum;
+        }
+    return y;
+}
+
+void layerNorm(std::vector<double> &v, const std::vector<double> &w, const std::vector<double> &b,
+               double eps)
+{
+    double mean = 0, var = 0;
+    for (const double x : v)
+        mean += x;
+    mean /= double(v.size());
+    for (const double x : v)
+        var += (x - mean) * (x - mean);
+    var /= double(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+        v[i] = (v[i] - mean) / std::sqrt(var + eps) * (w.empty() ? 1.0 : w[i]) +
+               (b.empty() ? 0.0 : b[i]);
+}
+
+// RMSNorm: x / sqrt(mean(x^2) + eps) times w (Llama) or (1 + w) (Gemma).
+void rmsNorm(double *v, std::size_t n, const std::vector<double> &w, double eps, bool gemma)
+{
+    double squares = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        squares += v[i] * v[i];
+    const double inverse = 1.0 / std::sqrt(squares / double(n) + eps);
+    for (std::size_t i = 0; i < n; ++i)
+        v[i] = v[i] * inverse * (gemma ? 1.0 + w[i] : w[i]);
+}
+
+// RoPE as RoFormer / GPT-NeoX's rotate_half: in each head, the first `rotary` dims turn in pairs
+// (i, i + rotary/2) by angle p * positionScale * theta^(-2i / rotary).
+void rope(Rows &m, std::size_t headDim, std::size_t rotary, double theta, double positionScale)
+{
+    const std::size_t half = rotary / 2;
+    for (std::size_t p = 0; p < m.size(); ++p)
+        for (std::size_t h = 0; h < m[p].size() / headDim; ++h) {
+            double *x = m[p].data() + h * headDim;
+            for (std::size_t i = 0; i < half; ++i) {
+                const double angle =
+                    double(p) * positionScale / std::pow(theta, 2.0 * double(i) / double(rotary));
+                const double a = x[i], b = x[i + half];
+                x[i] = a * std::cos(angle) - b * std::sin(angle);
+                x[i + half] = b * std::cos(angle) + a * std::sin(angle);
+            }
+        }
+}
+
+struct AttentionShape
+{
+    std::size_t heads = 0, kvHeads = 0, headDim = 0;
+    double scale = 1;   // scores are multiplied by it
+    double softcap = 0; // tanh(s / cap) * cap when > 0
+    bool causal = true;
+    std::size_t window = 0; // key j seen from query i when i - j < window
+};
+
+std::vector<double> softmaxAttention(const Rows &q, const Rows &k, const AttentionShape &s)
+{
+    const std::size_t n = q.size();
+    std::vector<double> out;
+    for (std::size_t h = 0; h < s.heads; ++h) {
+        const std::size_t kh = h / (s.heads / s.kvHeads);
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<double> e(n, 0.0);
+            double sum = 0;
+            for (std::size_t j = 0; j < n; ++j) {
+                if ((s.causal && j > i) || (s.window > 0 && i - j >= s.window && j <= i))
+                    continue;
+                double dot = 0;
+                for (std::size_t d = 0; d < s.headDim; ++d)
+                    dot += q[i][h * s.headDim + d] * k[j][kh * s.headDim + d];
+                dot *= s.scale;
+                if (s.softcap > 0)
+                    dot = std::tanh(dot / s.softcap) * s.softcap;
+                e[j] = std::exp(dot);
+                sum += e[j];
+            }
+            for (const double v : e)
+                out.push_back(v / sum);
+        }
+    }
+    return out;
+}
+
+// bfloat16 rounding (nearest, ties to even) from the value's binary exponent: 8 significant bits.
+double bfloat16Round(double v)
+{
+    int exponent = 0;
+    const double mantissa = std::frexp(v, &exponent); // v = mantissa * 2^exponent, |m| in [0.5, 1)
+    return std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
+}
+
+// ---- tiny model folders ------------------------------------------------------------------------
+
+// Tensors by name: shape and values (float32-representable doubles), written as F32 (or BF16).
+class TinyWeights
+{
+public:
+    explicit TinyWeights(unsigned seed) : m_rng(seed) {}
+
+    const std::vector<double> &add(const QString &name, std::vector<qint64> shape,
+                                   double scale = 0.3, double mean = 0.0)
+    {
+        std::normal_distribution<double> normal(mean, scale);
+        qint64 count = 1;
+        for (const qint64 d : shape)
+            count *= d;
+        std::vector<double> values(std::size_t(count), 0.0);
+        for (double &v : values)
+            v = m_bf16 ? bfloat16Round(normal(m_rng)) : double(float(normal(m_rng)));
+        m_tensors[name] = {std::move(shape), std::move(values)};
+        return m_tensors[name].second;
+    }
+    const std::vector<double> &at(const QString &name) const
+    {
+        const auto it = m_tensors.find(name);
+        if (it == m_tensors.end())
+            qFatal("no test tensor %s", qPrintable(name));
+        return it->second.second;
+    }
+    std::vector<double> row(const QString &name, qint64 r) const
+    {
+        const auto &[shape, values] = m_tensors.at(name);
+        const auto begin = values.begin() + r * shape[1];
+        return {begin, begin + shape[1]};
+    }
+    void remove(const QString &name) { m_tensors.erase(name); }
+    void setBfloat16() { m_bf16 = true; }
+    void setRawType(const QString &name, const QString &dtype) { m_rawTypes[name] = dtype; }
+
+    QByteArray safetensors() const
+    {
+        std::vector<SafetensorsEntry> entries;
+        for (const auto &[name, tensor] : m_tensors) {
+            SafetensorsEntry e{name, m_bf16 ? QStringLiteral("BF16") : QStringLiteral("F32"),
+                               tensor.first, {}};
+            if (m_rawTypes.count(name)) { // a type pescope does not read: one byte per value
+                e.dtype = m_rawTypes.at(name);
+                e.data = QByteArray(qsizetype(tensor.second.size()), '\1');
+            } else if (m_bf16) {
+                std::vector<quint16> bits;
+                for (const double v : tensor.second) {
+                    const float f = float(v);
+                    quint32 b;
+                    std::memcpy(&b, &f, 4);
+                    bits.push_back(quint16(b >> 16)); // exact: v has 8 significant bits
+                }
+                e.data = u16Bytes(bits);
+            } else {
+                e.data = f32Bytes(std::vector<float>(tensor.second.begin(), tensor.second.end()));
+            }
+            entries.push_back(e);
+        }
+        return safetensorsBytes(entries);
+    }
+
+private:
+    std::mt19937 m_rng;
+    bool m_bf16 = false;
+    std::map<QString, std::pair<std::vector<qint64>, std::vector<double>>> m_tensors;
+    std::map<QString, QString> m_rawTypes;
+};
+
+struct Reference
+{
+    std::vector<double> hidden; // tokens x hidden
+    std::vector<double> attention;
+};
+
+// A tiny model: its config, weights, a phrase, and the reference for it.
+struct TinyModel
+{
+    QJsonObject config;
+    TinyWeights weights{1};
+    std::vector<int> ids;
+    std::function<Reference(const TinyModel &, bool withPositions)> reference;
+};
+
+std::vector<double> flatten(const Rows &rows)
+{
+    std::vector<double> out;
+    for (const auto &r : rows)
+        out.insert(out.end(), r.begin(), r.end());
+    return out;
+}
+
+Rows tokenRows(const TinyModel &m, const QString &table)
+{
+    Rows x;
+    for (const int id : m.ids)
+        x.push_back(m.weights.row(table, id));
+    return x;
+}
+
+QString writeModel(const QTemporaryDir &dir, const QString &name, const TinyModel &m)
+{
+    const QString folder = dir.filePath(name);
+    if (!writeBytes(folder + QStringLiteral("/config.json"),
+                    QJsonDocument(m.config).toJson()) ||
+        !writeBytes(folder + QStringLiteral("/model.safetensors"), m.weights.safetensors()))
+        qFatal("cannot write %s", qPrintable(folder));
+    return folder;
+}
+
+constexpr qint64 H = 8, V = 16, P = 16; // hidden size, vocabulary rows, positions
+
+// Llama-like decoders (Llama, Mistral, Qwen2, Qwen3, Phi-3, Gemma 1-3): embed_tokens,
+// input_layernorm (RMSNorm), q/k projections (Phi-3: qkv_proj), optional biases and q/k norms.
+struct DecoderShape
+{
+    QString type;
+    QString prefix = QStringLiteral("model.");
+    std::size_t heads = 2, kvHeads = 2, headDim = 4;
+    bool bias = false, qkNorm = false, gemma = false, fused = false;
+    double theta = 10000, partial = 1.0, positionScale = 1.0;
+    double scale = 0; // 0: head_dim^-0.5
+    double softcap = 0, eps = 1e-6;
+    std::size_t window = 0;
+};
+
+TinyModel decoderModel(const DecoderShape &s, const QJsonObject &extra)
+{
+    TinyModel m;
+    QJsonObject c{{QStringLiteral("model_type"), s.type},
+                  {QStringLiteral("hidden_size"), H},
+                  {QStringLiteral("num_attention_heads"), qint64(s.heads)},
+                  {QStringLiteral("num_key_value_heads"), qint64(s.kvHeads)},
+                  {QStringLiteral("head_dim"), qint64(s.headDim)},
+                  {QStringLiteral("num_hidden_layers"), 2},
+                  {QStringLiteral("max_position_embeddings"), 64},
+                  {QStringLiteral("vocab_size"), V},
+                  {QStringLiteral("rms_norm_eps"), s.eps},
+                  {QStringLiteral("rope_theta"), s.theta}};
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        c.insert(it.key(), it.value());
+    m.config = c;
+    const QString p = s.prefix, a = p + QStringLiteral("layers.0.self_attn.");
+    const qint64 q = qint64(s.heads * s.headDim), k = qint64(s.kvHeads * s.headDim);
+    m.weights.add(p + QStringLiteral("embed_tokens.weight"), {V, H});
+    m.weights.add(p + QStringLiteral("layers.0.input_layernorm.weight"), {H}, 0.2,
+                  s.gemma ? 0.0 : 1.0);
+    if (s.fused) {
+        m.weights.add(a + QStringLiteral("qkv_proj.weight"), {q + 2 * k, H});
+    } else {
+        m.weights.add(a + QStringLiteral("q_proj.weight"), {q, H});
+        m.weights.add(a + QStringLiteral("k_proj.weight"), {k, H});
+        m.weights.add(a + QStringLiteral("v_proj.weight"), {k, H});
+    }
+    if (s.bias) {
+        m.weights.add(a + QStringLiteral("q_proj.bias"), {q});
+        m.weights.add(a + QStringLiteral("k_proj.bias"), {k});
+    }
+    if (s.qkNorm) {
+        m.weights.add(a + QStringLiteral("q_norm.weight"), {qint64(s.headDim)}, 0.2,
+                      s.gemma ? 0.0 : 1.0);
+        m.weights.add(a + QStringLiteral("k_norm.weight"), {qint64(s.headDim)}, 0.2,
+                      s.gemma ? 0.0 : 1.0);
+    }
+    m.ids = {3, 15, 0, 7, 7, 12};
+    m.reference = [s](const TinyModel &m, bool withPositions) {
+        const QString p = s.prefix, a = p + QStringLiteral("layers.0.self_attn.");
+        Rows x = tokenRows(m, p + QStringLiteral("embed_tokens.weight"));
+        if (s.gemma)
+            for (auto &r : x)
+                for (double &v : r)
+                    v *= std::sqrt(double(H));
+        Reference out;
+        out.hidden = flatten(x);
+        for (auto &r : x)
+            rmsNorm(r.data(), r.size(), m.weights.at(p + QStringLiteral("layers.0.input_layernorm.weight")),
+                    s.eps, s.gemma);
+        const std::size_t q = s.heads * s.headDim, k = s.kvHeads * s.headDim;
+        Rows query, key;
+        if (s.fused) { // qkv_proj rows: [q | k | v]
+            const Rows qkv = linear(x, m.weights.at(a + QStringLiteral("qkv_proj.weight")),
+                                    q + 2 * k, {});
+            for (const auto &r : qkv) {
+                query.emplace_back(r.begin(), r.begin() + long(q));
+                key.emplace_back(r.begin() + long(q), r.begin() + long(q + k));
+            }
+        } else {
+            const std::vector<double> none;
+            query = linear(x, m.weights.at(a + QStringLiteral("q_proj.weight")), q,
+                           s.bias ? m.weights.at(a + QStringLiteral("q_proj.bias")) : none);
+            key = linear(x, m.weights.at(a + QStringLiteral("k_proj.weight")), k,
+                         s.bias ? m.weights.at(a + QStringLiteral("k_proj.bias")) : none);
+        }
+        if (s.qkNorm) {
+            for (auto &r : query)
+                for (std::size_t h = 0; h < s.heads; ++h)
+                    rmsNorm(r.data() + h * s.headDim, s.headDim,
+                            m.weights.at(a + QStringLiteral("q_norm.weight")), s.eps, s.gemma);
+            for (auto &r : key)
+                for (std::size_t h = 0; h < s.kvHeads; ++h)
+                    rmsNorm(r.data() + h * s.headDim, s.headDim,
+                            m.weights.at(a + QStringLiteral("k_norm.weight")), s.eps, s.gemma);
+        }
+        if (withPositions) {
+            const auto rotary = std::size_t(double(s.headDim) * s.partial);
+            rope(query, s.headDim, rotary, s.theta, s.positionScale);
+            rope(key, s.headDim, rotary, s.theta, s.positionScale);
+        }
+        AttentionShape shape{s.heads, s.kvHeads, s.headDim,
+                             s.scale > 0 ? s.scale : 1.0 / std::sqrt(double(s.headDim)),
+                             s.softcap, true, s.window};
+        out.attention = softmaxAttention(query, key, shape);
+        return out;
+    };
+    return m;
+}
+
+} // namespace
+
+class TstLayerZero : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void knownAnswers_data();
+    void knownAnswers();
+    void architectures_data();
+    void architectures();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TstLayerZero::knownAnswers_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QJsonObject>("phrase");
+    for (const char *model : {"gpt2-tiny", "llama-tiny"}) {
+        const QString folder = QFINDTESTDATA(QStringLiteral("data/models/") + QLatin1String(model));
+        QFile file(folder + QStringLiteral("/ref/phrases.json"));
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(folder));
+        const QJsonArray cases =
+            QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
+        QVERIFY(cases.size() >= 8);
+        for (const QJsonValue c : cases)
+            QTest::addRow("%s: %s", model, qPrintable(c.toObject().value(QLatin1String("text")).toString()))
+                << folder << c.toObject();
+    }
+}
+
+// transformers' hidden_states[0] and attentions[0] for every phrase of both model folders.
+void TstLayerZero::knownAnswers()
+{
+    QFETCH(QString, folder);
+    QFETCH(QJsonObject, phrase);
+    QString error;
+    const std::unique_ptr<LayerZero> model = LayerZero::open(folder, &error);
+    QVERIFY2(model, qPrintable(error));
+    std::vector<int> ids;
+    for (const QJsonValue id : phrase.value(QLatin1String("ids")).toArray())
+        ids.push_back(id.toInt());
+    const auto hidden = model->embeddings(ids, true, &error);
+    QVERIFY2(hidden, qPrintable(error));
+    QCOMPARE(hidden->shape, (std::vector<qint64>{qint64(ids.size()), 64}));
+    const QString refs = folder + QStringLiteral("/ref/");
+    const QString hiddenProblem = firstDifference(
+        hidden->values, readNpy(refs + phrase.value(QLatin1String("hidden0")).toString()),
+        embeddingTolerance, true);
+    QVERIFY2(hiddenProblem.isEmpty(), qPrintable(hiddenProblem));
+    const auto attention = model->attention(ids, true, &error);
+    QVERIFY2(attention, qPrintable(error));
+    QCOMPARE(attention->shape, (std::vector<qint64>{4, qint64(ids.size()), qint64(ids.size())}));
+    const QString attentionProblem = firstDifference(
+        attention->values, readNpy(refs + phrase.value(QLatin1String("attn0")).toString()),
+        attentionTolerance, false);
+    QVERIFY2(attentionProblem.isEmpty(), qPrintable(attentionProblem));
+}
+
+void TstLayerZero::architectures_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addRow("llama") << QStringLiteral("llama");
+}
+
+void TstLayerZero::architectures()
+{
+    QFETCH(QString, name);
+    DecoderShape s;
+    s.type = QStringLiteral("llama");
+    TinyModel m = decoderModel(s, {});
+    const QString folder = writeModel(m_dir, name, m);
+    QString error;
+    const std::unique_ptr<LayerZero> model = LayerZero::open(folder, &error);
+    QVERIFY2(model, qPrintable(error));
+    for (const bool positions : {true, false}) {
+        const Reference ref = m.reference(m, positions);
+        const auto hidden = model->embeddings(m.ids, positions, &error);
+        QVERIFY2(hidden, qPrintable(error));
+        const QString h = firstDifference(hidden->values, ref.hidden, embeddingTolerance, true);
+        QVERIFY2(h.isEmpty(), qPrintable(h));
+        const auto attention = model->attention(m.ids, positions, &error);
+        QVERIFY2(attention, qPrintable(error));
+        const QString a = firstDifference(attention->values, ref.attention, attentionTolerance, false);
+        QVERIFY2(a.isEmpty(), qPrintable(a));
+    }
+}
+
+QTEST_GUILESS_MAIN(TstLayerZero)
+#include "tst_layerzero.moc"
