@@ -386,6 +386,243 @@ TinyModel decoderModel(const DecoderShape &s, const QJsonObject &extra)
     return m;
 }
 
+
+// BERT / RoBERTa: LayerNorm(word + token type 0 + position), then bidirectional attention with
+// no norm before it. RoBERTa's positions count non-padding tokens from padding_idx + 1.
+TinyModel encoderModel(bool roberta)
+{
+    TinyModel m;
+    const QString p = roberta ? QStringLiteral("roberta.") : QStringLiteral("bert.");
+    const double eps = roberta ? 1e-5 : 1e-12;
+    m.config = {{QStringLiteral("model_type"), roberta ? QStringLiteral("roberta") : QStringLiteral("bert")},
+                {QStringLiteral("architectures"), QJsonArray{roberta ? QStringLiteral("RobertaModel")
+                                                                     : QStringLiteral("BertModel")}},
+                {QStringLiteral("hidden_size"), H},
+                {QStringLiteral("num_attention_heads"), 2},
+                {QStringLiteral("num_hidden_layers"), 1},
+                {QStringLiteral("max_position_embeddings"), P},
+                {QStringLiteral("type_vocab_size"), 2},
+                {QStringLiteral("layer_norm_eps"), eps},
+                {QStringLiteral("vocab_size"), V}};
+    if (roberta)
+        m.config.insert(QStringLiteral("pad_token_id"), 1);
+    // google-bert's own checkpoints name the LayerNorm's parameters gamma and beta.
+    const QString norm = p + QStringLiteral("embeddings.LayerNorm.");
+    const QString w = norm + (roberta ? QStringLiteral("weight") : QStringLiteral("gamma"));
+    const QString b = norm + (roberta ? QStringLiteral("bias") : QStringLiteral("beta"));
+    m.weights.add(p + QStringLiteral("embeddings.word_embeddings.weight"), {V, H});
+    m.weights.add(p + QStringLiteral("embeddings.position_embeddings.weight"), {P, H});
+    m.weights.add(p + QStringLiteral("embeddings.token_type_embeddings.weight"), {2, H});
+    m.weights.add(w, {H}, 0.2, 1.0);
+    m.weights.add(b, {H}, 0.2);
+    const QString a = p + QStringLiteral("encoder.layer.0.attention.self.");
+    for (const char *name : {"query", "key", "value"}) {
+        m.weights.add(a + QLatin1String(name) + QStringLiteral(".weight"), {H, H});
+        m.weights.add(a + QLatin1String(name) + QStringLiteral(".bias"), {H});
+    }
+    // RoBERTa: token 1 is padding; positions 2, 3, (padding_idx 1), 4, 5, 6.
+    m.ids = roberta ? std::vector<int>{0, 9, 1, 4, 11, 2} : std::vector<int>{2, 9, 4, 4, 11, 3};
+    const std::vector<int> rows = roberta ? std::vector<int>{2, 3, 1, 4, 5, 6}
+                                          : std::vector<int>{0, 1, 2, 3, 4, 5};
+    m.reference = [=](const TinyModel &m, bool withPositions) {
+        Rows x = tokenRows(m, p + QStringLiteral("embeddings.word_embeddings.weight"));
+        const auto type0 = m.weights.row(p + QStringLiteral("embeddings.token_type_embeddings.weight"), 0);
+        for (std::size_t t = 0; t < x.size(); ++t) {
+            const auto position =
+                m.weights.row(p + QStringLiteral("embeddings.position_embeddings.weight"), rows[t]);
+            for (std::size_t c = 0; c < x[t].size(); ++c)
+                x[t][c] += type0[c] + (withPositions ? position[c] : 0.0);
+            layerNorm(x[t], m.weights.at(w), m.weights.at(b), eps);
+        }
+        Reference out;
+        out.hidden = flatten(x);
+        const Rows q = linear(x, m.weights.at(a + QStringLiteral("query.weight")), H,
+                              m.weights.at(a + QStringLiteral("query.bias")));
+        const Rows k = linear(x, m.weights.at(a + QStringLiteral("key.weight")), H,
+                              m.weights.at(a + QStringLiteral("key.bias")));
+        out.attention = softmaxAttention(q, k, {2, 2, 4, 0.5, 0, false, 0});
+        return out;
+    };
+    return m;
+}
+
+// OPT: project_in (when word_embed_proj_dim differs), + embed_positions[p + 2], the LayerNorm
+// before attention (or none: do_layer_norm_before = false), causal attention.
+TinyModel optModel(bool projectIn)
+{
+    TinyModel m;
+    const qint64 wp = projectIn ? 6 : H;
+    m.config = {{QStringLiteral("model_type"), QStringLiteral("opt")},
+                {QStringLiteral("architectures"), QJsonArray{QStringLiteral("OPTForCausalLM")}},
+                {QStringLiteral("hidden_size"), H},
+                {QStringLiteral("num_attention_heads"), 2},
+                {QStringLiteral("num_hidden_layers"), 1},
+                {QStringLiteral("max_position_embeddings"), P},
+                {QStringLiteral("word_embed_proj_dim"), wp},
+                {QStringLiteral("do_layer_norm_before"), !projectIn},
+                {QStringLiteral("vocab_size"), V}};
+    const QString d = QStringLiteral("model.decoder."), a = d + QStringLiteral("layers.0.self_attn.");
+    m.weights.add(d + QStringLiteral("embed_tokens.weight"), {V, wp});
+    m.weights.add(d + QStringLiteral("embed_positions.weight"), {P + 2, H});
+    if (projectIn)
+        m.weights.add(d + QStringLiteral("project_in.weight"), {H, wp});
+    m.weights.add(d + QStringLiteral("layers.0.self_attn_layer_norm.weight"), {H}, 0.2, 1.0);
+    m.weights.add(d + QStringLiteral("layers.0.self_attn_layer_norm.bias"), {H}, 0.2);
+    for (const char *name : {"q_proj", "k_proj", "v_proj"}) {
+        m.weights.add(a + QLatin1String(name) + QStringLiteral(".weight"), {H, H});
+        m.weights.add(a + QLatin1String(name) + QStringLiteral(".bias"), {H});
+    }
+    m.ids = {2, 5, 14, 5, 0, 9};
+    m.reference = [=](const TinyModel &m, bool withPositions) {
+        Rows x = tokenRows(m, d + QStringLiteral("embed_tokens.weight"));
+        if (projectIn)
+            x = linear(x, m.weights.at(d + QStringLiteral("project_in.weight")), H, {});
+        for (std::size_t t = 0; t < x.size(); ++t) {
+            const auto position = m.weights.row(d + QStringLiteral("embed_positions.weight"),
+                                                qint64(t) + 2);
+            for (std::size_t c = 0; c < x[t].size(); ++c)
+                x[t][c] += withPositions ? position[c] : 0.0;
+        }
+        Reference out;
+        out.hidden = flatten(x);
+        if (!projectIn)
+            for (auto &r : x)
+                layerNorm(r, m.weights.at(d + QStringLiteral("layers.0.self_attn_layer_norm.weight")),
+                          m.weights.at(d + QStringLiteral("layers.0.self_attn_layer_norm.bias")), 1e-5);
+        const Rows q = linear(x, m.weights.at(a + QStringLiteral("q_proj.weight")), H,
+                              m.weights.at(a + QStringLiteral("q_proj.bias")));
+        const Rows k = linear(x, m.weights.at(a + QStringLiteral("k_proj.weight")), H,
+                              m.weights.at(a + QStringLiteral("k_proj.bias")));
+        out.attention = softmaxAttention(q, k, {2, 2, 4, 0.5, 0, true, 0});
+        return out;
+    };
+    return m;
+}
+
+// GPT-NeoX: embed_in, LayerNorm, query_key_value laid out per head as [q_h | k_h | v_h], RoPE on
+// the first rotary_pct of each head.
+TinyModel neoxModel()
+{
+    TinyModel m;
+    m.config = {{QStringLiteral("model_type"), QStringLiteral("gpt_neox")},
+                {QStringLiteral("architectures"), QJsonArray{QStringLiteral("GPTNeoXForCausalLM")}},
+                {QStringLiteral("hidden_size"), H},
+                {QStringLiteral("num_attention_heads"), 2},
+                {QStringLiteral("num_hidden_layers"), 1},
+                {QStringLiteral("max_position_embeddings"), 64},
+                {QStringLiteral("rotary_pct"), 0.5},
+                {QStringLiteral("rotary_emb_base"), 100.0},
+                {QStringLiteral("layer_norm_eps"), 1e-5},
+                {QStringLiteral("vocab_size"), V}};
+    const QString l = QStringLiteral("gpt_neox.layers.0.");
+    m.weights.add(QStringLiteral("gpt_neox.embed_in.weight"), {V, H});
+    m.weights.add(l + QStringLiteral("input_layernorm.weight"), {H}, 0.2, 1.0);
+    m.weights.add(l + QStringLiteral("input_layernorm.bias"), {H}, 0.2);
+    m.weights.add(l + QStringLiteral("attention.query_key_value.weight"), {3 * H, H});
+    m.weights.add(l + QStringLiteral("attention.query_key_value.bias"), {3 * H});
+    m.ids = {1, 4, 9, 13, 2, 8};
+    m.reference = [=](const TinyModel &m, bool withPositions) {
+        Rows x = tokenRows(m, QStringLiteral("gpt_neox.embed_in.weight"));
+        Reference out;
+        out.hidden = flatten(x);
+        for (auto &r : x)
+            layerNorm(r, m.weights.at(l + QStringLiteral("input_layernorm.weight")),
+                      m.weights.at(l + QStringLiteral("input_layernorm.bias")), 1e-5);
+        const Rows qkv = linear(x, m.weights.at(l + QStringLiteral("attention.query_key_value.weight")),
+                                3 * H, m.weights.at(l + QStringLiteral("attention.query_key_value.bias")));
+        Rows q(x.size(), std::vector<double>(H)), k = q;
+        for (std::size_t t = 0; t < x.size(); ++t)
+            for (std::size_t h = 0; h < 2; ++h)
+                for (std::size_t d = 0; d < 4; ++d) {
+                    q[t][h * 4 + d] = qkv[t][h * 12 + d];
+                    k[t][h * 4 + d] = qkv[t][h * 12 + 4 + d];
+                }
+        if (withPositions) {
+            rope(q, 4, 2, 100.0, 1.0);
+            rope(k, 4, 2, 100.0, 1.0);
+        }
+        out.attention = softmaxAttention(q, k, {2, 2, 4, 0.5, 0, true, 0});
+        return out;
+    };
+    return m;
+}
+
+// Gemma 3 inside its multimodal wrapper: text_config, tensors under model.language_model.,
+// layer 0 a sliding layer with the local base (rope_local_base_freq), q/k norms with 1 + weight.
+TinyModel gemma3Model()
+{
+    DecoderShape s;
+    s.type = QStringLiteral("gemma3_text");
+    s.prefix = QStringLiteral("model.language_model.");
+    s.gemma = s.qkNorm = true;
+    s.headDim = 6;
+    s.theta = 100.0; // the sliding layers' rope_local_base_freq
+    s.scale = 1.0 / std::sqrt(5.0);
+    s.window = 3;
+    TinyModel m = decoderModel(s, {{QStringLiteral("rope_local_base_freq"), 100.0},
+                                   {QStringLiteral("query_pre_attn_scalar"), 5},
+                                   {QStringLiteral("sliding_window"), 3}});
+    m.config.insert(QStringLiteral("rope_theta"), 1000000.0); // the global layers' base
+    m.weights.add(QStringLiteral("model.vision_tower.vision_model.embeddings.patch_embedding.weight"),
+                  {4, 3, 2, 2});
+    m.config = {{QStringLiteral("model_type"), QStringLiteral("gemma3")},
+                {QStringLiteral("architectures"),
+                 QJsonArray{QStringLiteral("Gemma3ForConditionalGeneration")}},
+                {QStringLiteral("text_config"), m.config}};
+    return m;
+}
+
+TinyModel tinyModel(const QString &name)
+{
+    DecoderShape s;
+    s.type = name.section(QLatin1Char(' '), 0, 0);
+    QJsonObject extra;
+    if (name == QLatin1String("llama linear rope, bias")) {
+        s.bias = true;
+        s.theta = 500000;
+        s.positionScale = 0.5;
+        extra = {{QStringLiteral("attention_bias"), true},
+                 {QStringLiteral("rope_scaling"), QJsonObject{{QStringLiteral("rope_type"), QStringLiteral("linear")},
+                                                              {QStringLiteral("factor"), 2.0}}}};
+    } else if (s.type == QLatin1String("mistral")) {
+        s.heads = 4;
+        s.window = 3;
+        extra = {{QStringLiteral("sliding_window"), 3}};
+    } else if (s.type == QLatin1String("qwen2")) {
+        s.heads = 4;
+        s.bias = true;
+    } else if (s.type == QLatin1String("qwen3")) {
+        s.heads = 4;
+        s.qkNorm = true;
+    } else if (s.type == QLatin1String("phi3")) {
+        s.heads = 4;
+        s.fused = true;
+        s.partial = 0.5;
+        s.eps = 1e-5;
+        extra = {{QStringLiteral("partial_rotary_factor"), 0.5}};
+    } else if (s.type == QLatin1String("gemma")) {
+        s.gemma = true;
+        s.headDim = 6;
+    } else if (s.type == QLatin1String("gemma2")) {
+        s.gemma = true;
+        s.scale = 1.0 / std::sqrt(3.0);
+        s.softcap = 1.5;
+        s.window = 4;
+        extra = {{QStringLiteral("query_pre_attn_scalar"), 3},
+                 {QStringLiteral("attn_logit_softcapping"), 1.5},
+                 {QStringLiteral("sliding_window"), 4}};
+    } else if (s.type == QLatin1String("gemma3")) {
+        return gemma3Model();
+    } else if (s.type == QLatin1String("bert") || s.type == QLatin1String("roberta")) {
+        return encoderModel(s.type == QLatin1String("roberta"));
+    } else if (s.type == QLatin1String("opt")) {
+        return optModel(name.contains(QLatin1String("project_in")));
+    } else if (s.type == QLatin1String("gpt_neox")) {
+        return neoxModel();
+    }
+    return decoderModel(s, extra);
+}
+
 } // namespace
 
 class TstLayerZero : public QObject
@@ -450,15 +687,16 @@ void TstLayerZero::knownAnswers()
 void TstLayerZero::architectures_data()
 {
     QTest::addColumn<QString>("name");
-    QTest::addRow("llama") << QStringLiteral("llama");
+    for (const char *name : {"llama", "llama linear rope, bias", "mistral", "qwen2", "qwen3",
+                             "phi3", "gemma", "gemma2", "gemma3", "bert", "roberta", "opt",
+                             "opt project_in, post-norm", "gpt_neox"})
+        QTest::addRow("%s", name) << QString::fromLatin1(name);
 }
 
 void TstLayerZero::architectures()
 {
     QFETCH(QString, name);
-    DecoderShape s;
-    s.type = QStringLiteral("llama");
-    TinyModel m = decoderModel(s, {});
+    const TinyModel m = tinyModel(name);
     const QString folder = writeModel(m_dir, name, m);
     QString error;
     const std::unique_ptr<LayerZero> model = LayerZero::open(folder, &error);
