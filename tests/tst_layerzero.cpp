@@ -202,13 +202,23 @@ public:
         return {begin, begin + shape[1]};
     }
     void remove(const QString &name) { m_tensors.erase(name); }
+    QStringList names() const
+    {
+        QStringList out;
+        for (const auto &entry : m_tensors)
+            out += entry.first;
+        return out;
+    }
     void setBfloat16() { m_bf16 = true; }
     void setRawType(const QString &name, const QString &dtype) { m_rawTypes[name] = dtype; }
 
-    QByteArray safetensors() const
+    // The tensors `keep` accepts (all by default) as one .safetensors file.
+    QByteArray safetensors(const std::function<bool(const QString &)> &keep = {}) const
     {
         std::vector<SafetensorsEntry> entries;
         for (const auto &[name, tensor] : m_tensors) {
+            if (keep && !keep(name))
+                continue;
             SafetensorsEntry e{name, m_bf16 ? QStringLiteral("BF16") : QStringLiteral("F32"),
                                tensor.first, {}};
             if (m_rawTypes.count(name)) { // a type pescope does not read: one byte per value
@@ -279,6 +289,32 @@ QString writeModel(const QTemporaryDir &dir, const QString &name, const TinyMode
     return folder;
 }
 
+// The same model as transformers saves a large one: two shards and model.safetensors.index.json,
+// the token table alone in the first shard.
+QString writeShardedModel(const QTemporaryDir &dir, const QString &name, const TinyModel &m,
+                          const QString &tableName)
+{
+    const QString folder = dir.filePath(name);
+    const QString first = QStringLiteral("model-00001-of-00002.safetensors");
+    const QString second = QStringLiteral("model-00002-of-00002.safetensors");
+    QJsonObject map;
+    for (const QString &tensor : m.weights.names())
+        map.insert(tensor, tensor == tableName ? first : second);
+    const QJsonObject index{{QStringLiteral("metadata"), QJsonObject{}},
+                            {QStringLiteral("weight_map"), map}};
+    const bool written =
+        writeBytes(folder + QStringLiteral("/config.json"), QJsonDocument(m.config).toJson()) &&
+        writeBytes(folder + QStringLiteral("/model.safetensors.index.json"),
+                   QJsonDocument(index).toJson()) &&
+        writeBytes(folder + QLatin1Char('/') + first,
+                   m.weights.safetensors([&](const QString &n) { return n == tableName; })) &&
+        writeBytes(folder + QLatin1Char('/') + second,
+                   m.weights.safetensors([&](const QString &n) { return n != tableName; }));
+    if (!written)
+        qFatal("cannot write %s", qPrintable(folder));
+    return folder;
+}
+
 constexpr qint64 H = 8, V = 16, P = 16; // hidden size, vocabulary rows, positions
 
 // Llama-like decoders (Llama, Mistral, Qwen2, Qwen3, Phi-3, Gemma 1-3): embed_tokens,
@@ -289,6 +325,7 @@ struct DecoderShape
     QString prefix = QStringLiteral("model.");
     std::size_t heads = 2, kvHeads = 2, headDim = 4;
     bool bias = false, qkNorm = false, gemma = false, fused = false;
+    bool bf16 = false; // weights stored as BF16 and config.json's dtype bfloat16
     double theta = 10000, partial = 1.0, positionScale = 1.0;
     double scale = 0; // 0: head_dim^-0.5
     double softcap = 0, eps = 1e-6;
@@ -310,6 +347,10 @@ TinyModel decoderModel(const DecoderShape &s, const QJsonObject &extra)
                   {QStringLiteral("rope_theta"), s.theta}};
     for (auto it = extra.begin(); it != extra.end(); ++it)
         c.insert(it.key(), it.value());
+    if (s.bf16) {
+        c.insert(QStringLiteral("dtype"), QStringLiteral("bfloat16"));
+        m.weights.setBfloat16();
+    }
     m.config = c;
     const QString p = s.prefix, a = p + QStringLiteral("layers.0.self_attn.");
     const qint64 q = qint64(s.heads * s.headDim), k = qint64(s.kvHeads * s.headDim);
@@ -337,10 +378,13 @@ TinyModel decoderModel(const DecoderShape &s, const QJsonObject &extra)
     m.reference = [s](const TinyModel &m, bool withPositions) {
         const QString p = s.prefix, a = p + QStringLiteral("layers.0.self_attn.");
         Rows x = tokenRows(m, p + QStringLiteral("embed_tokens.weight"));
+        // Gemma: times sqrt(hidden_size), both rounded to the model's dtype (bfloat16: the
+        // normalizer sqrt(8) = 2.8284 is 2.828125, and the product is rounded again).
         if (s.gemma)
             for (auto &r : x)
                 for (double &v : r)
-                    v *= std::sqrt(double(H));
+                    v = s.bf16 ? bfloat16Round(v * bfloat16Round(std::sqrt(double(H))))
+                               : v * std::sqrt(double(H));
         Reference out;
         out.hidden = flatten(x);
         for (auto &r : x)
@@ -603,6 +647,7 @@ TinyModel tinyModel(const QString &name)
     } else if (s.type == QLatin1String("gemma")) {
         s.gemma = true;
         s.headDim = 6;
+        s.bf16 = name.contains(QLatin1String("bfloat16"));
     } else if (s.type == QLatin1String("gemma2")) {
         s.gemma = true;
         s.scale = 1.0 / std::sqrt(3.0);
@@ -634,8 +679,16 @@ private slots:
     void knownAnswers();
     void architectures_data();
     void architectures();
+    void sharded();
+    void refusals_data();
+    void refusals();
+    void layerOtherThanZero();
+    void phraseRefusals();
+    void describesItself();
 
 private:
+    // Opens `folder` and compares both outputs with `m`'s reference, with and without positions.
+    static void compareWithReference(const QString &folder, const TinyModel &m);
     QTemporaryDir m_dir;
 };
 
@@ -688,16 +741,13 @@ void TstLayerZero::architectures_data()
 {
     QTest::addColumn<QString>("name");
     for (const char *name : {"llama", "llama linear rope, bias", "mistral", "qwen2", "qwen3",
-                             "phi3", "gemma", "gemma2", "gemma3", "bert", "roberta", "opt",
+                             "phi3", "gemma", "gemma bfloat16", "gemma2", "gemma3", "bert", "roberta", "opt",
                              "opt project_in, post-norm", "gpt_neox"})
         QTest::addRow("%s", name) << QString::fromLatin1(name);
 }
 
-void TstLayerZero::architectures()
+void TstLayerZero::compareWithReference(const QString &folder, const TinyModel &m)
 {
-    QFETCH(QString, name);
-    const TinyModel m = tinyModel(name);
-    const QString folder = writeModel(m_dir, name, m);
     QString error;
     const std::unique_ptr<LayerZero> model = LayerZero::open(folder, &error);
     QVERIFY2(model, qPrintable(error));
@@ -705,13 +755,171 @@ void TstLayerZero::architectures()
         const Reference ref = m.reference(m, positions);
         const auto hidden = model->embeddings(m.ids, positions, &error);
         QVERIFY2(hidden, qPrintable(error));
+        QCOMPARE(hidden->shape, (std::vector<qint64>{qint64(m.ids.size()), H}));
         const QString h = firstDifference(hidden->values, ref.hidden, embeddingTolerance, true);
-        QVERIFY2(h.isEmpty(), qPrintable(h));
+        QVERIFY2(h.isEmpty(), qPrintable(QStringLiteral("positions %1: %2").arg(positions).arg(h)));
         const auto attention = model->attention(m.ids, positions, &error);
         QVERIFY2(attention, qPrintable(error));
-        const QString a = firstDifference(attention->values, ref.attention, attentionTolerance, false);
-        QVERIFY2(a.isEmpty(), qPrintable(a));
+        QCOMPARE(attention->shape.size(), std::size_t(3));
+        const QString a =
+            firstDifference(attention->values, ref.attention, attentionTolerance, false);
+        QVERIFY2(a.isEmpty(), qPrintable(QStringLiteral("positions %1: %2").arg(positions).arg(a)));
     }
+}
+
+void TstLayerZero::architectures()
+{
+    QFETCH(QString, name);
+    const TinyModel m = tinyModel(name);
+    compareWithReference(writeModel(m_dir, name, m), m);
+}
+
+// A sharded checkpoint (index + shards) gives the same as one file.
+void TstLayerZero::sharded()
+{
+    for (const char *name : {"qwen2", "bert"}) {
+        const TinyModel m = tinyModel(QLatin1String(name));
+        const QString table = QLatin1String(name) == QLatin1String("bert")
+                                  ? QStringLiteral("bert.embeddings.word_embeddings.weight")
+                                  : QStringLiteral("model.embed_tokens.weight");
+        compareWithReference(
+            writeShardedModel(m_dir, QStringLiteral("sharded ") + QLatin1String(name), m, table),
+            m);
+        if (QTest::currentTestFailed())
+            return;
+    }
+}
+
+void TstLayerZero::refusals_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QStringList>("expected"); // what the message must name
+    const auto add = [this](const char *name, const TinyModel &m, const QStringList &expected) {
+        QTest::addRow("%s", name)
+            << writeModel(m_dir, QStringLiteral("refused ") + QLatin1String(name), m) << expected;
+    };
+    const QString q = QStringLiteral("model.layers.0.self_attn.q_proj.weight");
+    const QString table = QStringLiteral("model.embed_tokens.weight");
+    TinyModel m = tinyModel(QStringLiteral("llama"));
+    m.weights.remove(QStringLiteral("model.layers.0.self_attn.k_proj.weight"));
+    add("missing k_proj", m, {QStringLiteral("model.layers.0.self_attn.k_proj.weight")});
+
+    m = tinyModel(QStringLiteral("llama"));
+    m.weights.remove(table);
+    add("missing token table", m, {QStringLiteral("no token embedding table")});
+
+    m = tinyModel(QStringLiteral("llama"));
+    m.weights.setRawType(table, QStringLiteral("F8_E4M3"));
+    add("quantized token table", m, {table, QStringLiteral("F8_E4M3")});
+
+    m = tinyModel(QStringLiteral("llama"));
+    m.weights.setRawType(q, QStringLiteral("I8"));
+    add("integer q_proj", m, {q, QStringLiteral("I8")});
+
+    m = tinyModel(QStringLiteral("llama")); // GPTQ stores qweight / scales instead of weight
+    m.weights.remove(q);
+    m.weights.add(QStringLiteral("model.layers.0.self_attn.q_proj.qweight"), {1, H});
+    m.config.insert(QStringLiteral("quantization_config"),
+                    QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("gptq")}});
+    add("gptq", m, {q, QStringLiteral("gptq")});
+
+    m = tinyModel(QStringLiteral("llama"));
+    m.weights.add(q, {7, H});
+    add("wrong shape", m, {q, QStringLiteral("[7, 8]"), QStringLiteral("[8, 8]")});
+
+    m = tinyModel(QStringLiteral("llama"));
+    m.config.insert(QStringLiteral("model_type"), QStringLiteral("falcon"));
+    m.config.insert(QStringLiteral("architectures"), QJsonArray{QStringLiteral("FalconForCausalLM")});
+    add("unknown architecture", m, {QStringLiteral("FalconForCausalLM"), QStringLiteral("falcon")});
+
+    m = tinyModel(QStringLiteral("bert"));
+    m.config.insert(QStringLiteral("position_embedding_type"), QStringLiteral("relative_key"));
+    add("relative BERT", m, {QStringLiteral("position_embedding_type"), QStringLiteral("relative_key")});
+
+    m = tinyModel(QStringLiteral("gemma2"));
+    m.config.insert(QStringLiteral("attn_logit_softcapping"), QStringLiteral("fifty"));
+    add("bad softcap", m, {QStringLiteral("attn_logit_softcapping")});
+
+    const QString noConfig = writeModel(m_dir, QStringLiteral("refused no config"),
+                                        tinyModel(QStringLiteral("llama")));
+    QFile::remove(noConfig + QStringLiteral("/config.json"));
+    QTest::addRow("no config.json") << noConfig << QStringList{QStringLiteral("config.json")};
+}
+
+// Each bad model gets one message naming what is wrong, and no reader.
+void TstLayerZero::refusals()
+{
+    QFETCH(QString, folder);
+    QFETCH(QStringList, expected);
+    QString error;
+    QVERIFY(!LayerZero::open(folder, &error));
+    for (const QString &part : expected)
+        QVERIFY2(error.contains(part), qPrintable(error));
+}
+
+void TstLayerZero::layerOtherThanZero()
+{
+    const QString folder = QFINDTESTDATA("data/models/llama-tiny");
+    QString error;
+    QVERIFY(!LayerZero::open(folder, &error, 1));
+    QVERIFY2(error.contains(QLatin1String("layer 0 only")), qPrintable(error));
+    QVERIFY(LayerZero::open(folder, &error, 0));
+}
+
+void TstLayerZero::phraseRefusals()
+{
+    QString error;
+    const std::unique_ptr<LayerZero> gpt2 =
+        LayerZero::open(QFINDTESTDATA("data/models/gpt2-tiny"), &error);
+    QVERIFY2(gpt2, qPrintable(error));
+    QVERIFY(!gpt2->embeddings(std::vector<int>{}, true, &error));
+    QVERIFY2(error.contains(QLatin1String("no tokens")), qPrintable(error));
+    QVERIFY(!gpt2->attention(std::vector<int>{5, 3000}, true, &error)); // vocab_size 3000
+    QVERIFY2(error.contains(QLatin1String("3000")) && error.contains(QLatin1String("wte.weight")),
+             qPrintable(error));
+    QVERIFY(!gpt2->embeddings(std::vector<int>{-1}, false, &error));
+    // wpe holds 256 positions (n_positions): the 257th token has none.
+    QVERIFY(gpt2->embeddings(std::vector<int>(256, 7), true, &error));
+    QVERIFY(!gpt2->attention(std::vector<int>(257, 7), true, &error));
+    QVERIFY2(error.contains(QLatin1String("at most 256")), qPrintable(error));
+
+    // Attention is held whole: 32 heads x 4096 x 4096 floats is more than the stated limit.
+    DecoderShape s;
+    s.type = QStringLiteral("llama");
+    s.heads = s.kvHeads = 32;
+    s.headDim = 2;
+    const std::unique_ptr<LayerZero> wide =
+        LayerZero::open(writeModel(m_dir, QStringLiteral("wide"), decoderModel(s, {})), &error);
+    QVERIFY2(wide, qPrintable(error));
+    QCOMPARE(wide->maxTokens(), limits::maxLayerZeroTokens);
+    QVERIFY(!wide->attention(std::vector<int>(4096, 1), true, &error));
+    QVERIFY2(error.contains(QLatin1String("more attention than")), qPrintable(error));
+    QVERIFY(!wide->embeddings(std::vector<int>(4097, 1), true, &error));
+}
+
+void TstLayerZero::describesItself()
+{
+    QString error;
+    const auto gpt2 = LayerZero::open(QFINDTESTDATA("data/models/gpt2-tiny"), &error);
+    const auto llama = LayerZero::open(QFINDTESTDATA("data/models/llama-tiny"), &error);
+    QVERIFY2(gpt2 && llama, qPrintable(error));
+    QCOMPARE(gpt2->architecture(), QStringLiteral("GPT2LMHeadModel"));
+    QCOMPARE(gpt2->positionKind(), LayerPositionKind::Absolute);
+    QCOMPARE(gpt2->maxTokens(), 256);
+    QCOMPARE(gpt2->vocabularyRows(), 3000);
+    QVERIFY2(gpt2->positionsText().contains(QLatin1String("wpe")), qPrintable(gpt2->positionsText()));
+    QCOMPARE(llama->modelType(), QStringLiteral("llama"));
+    QCOMPARE(llama->heads(), 4);
+    QCOMPARE(llama->hiddenSize(), 64);
+    QCOMPARE(llama->positionKind(), LayerPositionKind::Rope);
+    QVERIFY2(llama->positionsText().contains(QLatin1String("16 of 16")),
+             qPrintable(llama->positionsText()));
+    // RoPE models: the embedding output is the same with and without positions.
+    const std::vector<int> ids{1, 52, 322, 854};
+    const auto with = llama->embeddings(ids, true, &error);
+    const auto without = llama->embeddings(ids, false, &error);
+    QVERIFY(with && without);
+    QCOMPARE(with->values, without->values);
 }
 
 QTEST_GUILESS_MAIN(TstLayerZero)

@@ -105,11 +105,6 @@ struct LayerZeroPlan
     QString quantization; // quantization_config.quant_method, for messages about missing tensors
 };
 
-namespace limits {
-// The longest phrase layer 0 is computed for (the window caps phrases at it as well).
-constexpr qint64 maxLayerZeroTokens = 4096;
-} // namespace limits
-
 // The plan for layer `layer` of the model whose config.json is `json` (already parsed into
 // `config`). Fails, with one sentence naming the architecture or the key, for architectures
 // outside GPT-2, GPT-NeoX, OPT, BERT, RoBERTa, Llama, Mistral, Qwen2, Qwen3, Gemma 1-3, Phi-3,
