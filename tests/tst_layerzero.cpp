@@ -219,8 +219,8 @@ public:
         for (const auto &[name, tensor] : m_tensors) {
             if (keep && !keep(name))
                 continue;
-            SafetensorsEntry e{name, m_bf16 ? QStringLiteral("BF16") : QStringLiteral("F32"),
-                               tensor.first, {}};
+            SafetensorsEntry e{
+                name, m_bf16 ? QStringLiteral("BF16") : QStringLiteral("F32"), tensor.first, {}};
             if (m_rawTypes.count(name)) { // a type pescope does not read: one byte per value
                 e.dtype = m_rawTypes.at(name);
                 e.data = QByteArray(qsizetype(tensor.second.size()), '\1');
@@ -282,8 +282,7 @@ Rows tokenRows(const TinyModel &m, const QString &table)
 QString writeModel(const QTemporaryDir &dir, const QString &name, const TinyModel &m)
 {
     const QString folder = dir.filePath(name);
-    if (!writeBytes(folder + QStringLiteral("/config.json"),
-                    QJsonDocument(m.config).toJson()) ||
+    if (!writeBytes(folder + QStringLiteral("/config.json"), QJsonDocument(m.config).toJson()) ||
         !writeBytes(folder + QStringLiteral("/model.safetensors"), m.weights.safetensors()))
         qFatal("cannot write %s", qPrintable(folder));
     return folder;
@@ -388,13 +387,14 @@ TinyModel decoderModel(const DecoderShape &s, const QJsonObject &extra)
         Reference out;
         out.hidden = flatten(x);
         for (auto &r : x)
-            rmsNorm(r.data(), r.size(), m.weights.at(p + QStringLiteral("layers.0.input_layernorm.weight")),
-                    s.eps, s.gemma);
+            rmsNorm(r.data(), r.size(),
+                    m.weights.at(p + QStringLiteral("layers.0.input_layernorm.weight")), s.eps,
+                    s.gemma);
         const std::size_t q = s.heads * s.headDim, k = s.kvHeads * s.headDim;
         Rows query, key;
         if (s.fused) { // qkv_proj rows: [q | k | v]
-            const Rows qkv = linear(x, m.weights.at(a + QStringLiteral("qkv_proj.weight")),
-                                    q + 2 * k, {});
+            const Rows qkv =
+                linear(x, m.weights.at(a + QStringLiteral("qkv_proj.weight")), q + 2 * k, {});
             for (const auto &r : qkv) {
                 query.emplace_back(r.begin(), r.begin() + long(q));
                 key.emplace_back(r.begin() + long(q), r.begin() + long(q + k));
@@ -421,15 +421,15 @@ TinyModel decoderModel(const DecoderShape &s, const QJsonObject &extra)
             rope(query, s.headDim, rotary, s.theta, s.positionScale);
             rope(key, s.headDim, rotary, s.theta, s.positionScale);
         }
-        AttentionShape shape{s.heads, s.kvHeads, s.headDim,
-                             s.scale > 0 ? s.scale : 1.0 / std::sqrt(double(s.headDim)),
-                             s.softcap, true, s.window};
+        AttentionShape shape{s.heads,   s.kvHeads,
+                             s.headDim, s.scale > 0 ? s.scale : 1.0 / std::sqrt(double(s.headDim)),
+                             s.softcap, true,
+                             s.window};
         out.attention = softmaxAttention(query, key, shape);
         return out;
     };
     return m;
 }
-
 
 // BERT / RoBERTa: LayerNorm(word + token type 0 + position), then bidirectional attention with
 // no norm before it. RoBERTa's positions count non-padding tokens from padding_idx + 1.
@@ -438,16 +438,18 @@ TinyModel encoderModel(bool roberta)
     TinyModel m;
     const QString p = roberta ? QStringLiteral("roberta.") : QStringLiteral("bert.");
     const double eps = roberta ? 1e-5 : 1e-12;
-    m.config = {{QStringLiteral("model_type"), roberta ? QStringLiteral("roberta") : QStringLiteral("bert")},
-                {QStringLiteral("architectures"), QJsonArray{roberta ? QStringLiteral("RobertaModel")
-                                                                     : QStringLiteral("BertModel")}},
-                {QStringLiteral("hidden_size"), H},
-                {QStringLiteral("num_attention_heads"), 2},
-                {QStringLiteral("num_hidden_layers"), 1},
-                {QStringLiteral("max_position_embeddings"), P},
-                {QStringLiteral("type_vocab_size"), 2},
-                {QStringLiteral("layer_norm_eps"), eps},
-                {QStringLiteral("vocab_size"), V}};
+    m.config = {
+        {QStringLiteral("model_type"),
+         roberta ? QStringLiteral("roberta") : QStringLiteral("bert")},
+        {QStringLiteral("architectures"),
+         QJsonArray{roberta ? QStringLiteral("RobertaModel") : QStringLiteral("BertModel")}},
+        {QStringLiteral("hidden_size"), H},
+        {QStringLiteral("num_attention_heads"), 2},
+        {QStringLiteral("num_hidden_layers"), 1},
+        {QStringLiteral("max_position_embeddings"), P},
+        {QStringLiteral("type_vocab_size"), 2},
+        {QStringLiteral("layer_norm_eps"), eps},
+        {QStringLiteral("vocab_size"), V}};
     if (roberta)
         m.config.insert(QStringLiteral("pad_token_id"), 1);
     // google-bert's own checkpoints name the LayerNorm's parameters gamma and beta.
@@ -466,11 +468,12 @@ TinyModel encoderModel(bool roberta)
     }
     // RoBERTa: token 1 is padding; positions 2, 3, (padding_idx 1), 4, 5, 6.
     m.ids = roberta ? std::vector<int>{0, 9, 1, 4, 11, 2} : std::vector<int>{2, 9, 4, 4, 11, 3};
-    const std::vector<int> rows = roberta ? std::vector<int>{2, 3, 1, 4, 5, 6}
-                                          : std::vector<int>{0, 1, 2, 3, 4, 5};
+    const std::vector<int> rows =
+        roberta ? std::vector<int>{2, 3, 1, 4, 5, 6} : std::vector<int>{0, 1, 2, 3, 4, 5};
     m.reference = [=](const TinyModel &m, bool withPositions) {
         Rows x = tokenRows(m, p + QStringLiteral("embeddings.word_embeddings.weight"));
-        const auto type0 = m.weights.row(p + QStringLiteral("embeddings.token_type_embeddings.weight"), 0);
+        const auto type0 =
+            m.weights.row(p + QStringLiteral("embeddings.token_type_embeddings.weight"), 0);
         for (std::size_t t = 0; t < x.size(); ++t) {
             const auto position =
                 m.weights.row(p + QStringLiteral("embeddings.position_embeddings.weight"), rows[t]);
@@ -505,7 +508,8 @@ TinyModel optModel(bool projectIn)
                 {QStringLiteral("word_embed_proj_dim"), wp},
                 {QStringLiteral("do_layer_norm_before"), !projectIn},
                 {QStringLiteral("vocab_size"), V}};
-    const QString d = QStringLiteral("model.decoder."), a = d + QStringLiteral("layers.0.self_attn.");
+    const QString d = QStringLiteral("model.decoder."),
+                  a = d + QStringLiteral("layers.0.self_attn.");
     m.weights.add(d + QStringLiteral("embed_tokens.weight"), {V, wp});
     m.weights.add(d + QStringLiteral("embed_positions.weight"), {P + 2, H});
     if (projectIn)
@@ -522,8 +526,8 @@ TinyModel optModel(bool projectIn)
         if (projectIn)
             x = linear(x, m.weights.at(d + QStringLiteral("project_in.weight")), H, {});
         for (std::size_t t = 0; t < x.size(); ++t) {
-            const auto position = m.weights.row(d + QStringLiteral("embed_positions.weight"),
-                                                qint64(t) + 2);
+            const auto position =
+                m.weights.row(d + QStringLiteral("embed_positions.weight"), qint64(t) + 2);
             for (std::size_t c = 0; c < x[t].size(); ++c)
                 x[t][c] += withPositions ? position[c] : 0.0;
         }
@@ -531,8 +535,9 @@ TinyModel optModel(bool projectIn)
         out.hidden = flatten(x);
         if (!projectIn)
             for (auto &r : x)
-                layerNorm(r, m.weights.at(d + QStringLiteral("layers.0.self_attn_layer_norm.weight")),
-                          m.weights.at(d + QStringLiteral("layers.0.self_attn_layer_norm.bias")), 1e-5);
+                layerNorm(
+                    r, m.weights.at(d + QStringLiteral("layers.0.self_attn_layer_norm.weight")),
+                    m.weights.at(d + QStringLiteral("layers.0.self_attn_layer_norm.bias")), 1e-5);
         const Rows q = linear(x, m.weights.at(a + QStringLiteral("q_proj.weight")), H,
                               m.weights.at(a + QStringLiteral("q_proj.bias")));
         const Rows k = linear(x, m.weights.at(a + QStringLiteral("k_proj.weight")), H,
@@ -572,8 +577,9 @@ TinyModel neoxModel()
         for (auto &r : x)
             layerNorm(r, m.weights.at(l + QStringLiteral("input_layernorm.weight")),
                       m.weights.at(l + QStringLiteral("input_layernorm.bias")), 1e-5);
-        const Rows qkv = linear(x, m.weights.at(l + QStringLiteral("attention.query_key_value.weight")),
-                                3 * H, m.weights.at(l + QStringLiteral("attention.query_key_value.bias")));
+        const Rows qkv =
+            linear(x, m.weights.at(l + QStringLiteral("attention.query_key_value.weight")), 3 * H,
+                   m.weights.at(l + QStringLiteral("attention.query_key_value.bias")));
         Rows q(x.size(), std::vector<double>(H)), k = q;
         for (std::size_t t = 0; t < x.size(); ++t)
             for (std::size_t h = 0; h < 2; ++h)
@@ -607,8 +613,9 @@ TinyModel gemma3Model()
                                    {QStringLiteral("query_pre_attn_scalar"), 5},
                                    {QStringLiteral("sliding_window"), 3}});
     m.config.insert(QStringLiteral("rope_theta"), 1000000.0); // the global layers' base
-    m.weights.add(QStringLiteral("model.vision_tower.vision_model.embeddings.patch_embedding.weight"),
-                  {4, 3, 2, 2});
+    m.weights.add(
+        QStringLiteral("model.vision_tower.vision_model.embeddings.patch_embedding.weight"),
+        {4, 3, 2, 2});
     m.config = {{QStringLiteral("model_type"), QStringLiteral("gemma3")},
                 {QStringLiteral("architectures"),
                  QJsonArray{QStringLiteral("Gemma3ForConditionalGeneration")}},
@@ -626,8 +633,9 @@ TinyModel tinyModel(const QString &name)
         s.theta = 500000;
         s.positionScale = 0.5;
         extra = {{QStringLiteral("attention_bias"), true},
-                 {QStringLiteral("rope_scaling"), QJsonObject{{QStringLiteral("rope_type"), QStringLiteral("linear")},
-                                                              {QStringLiteral("factor"), 2.0}}}};
+                 {QStringLiteral("rope_scaling"),
+                  QJsonObject{{QStringLiteral("rope_type"), QStringLiteral("linear")},
+                              {QStringLiteral("factor"), 2.0}}}};
     } else if (s.type == QLatin1String("mistral")) {
         s.heads = 4;
         s.window = 3;
@@ -700,11 +708,14 @@ void TstLayerZero::knownAnswers_data()
         const QString folder = QFINDTESTDATA(QStringLiteral("data/models/") + QLatin1String(model));
         QFile file(folder + QStringLiteral("/ref/phrases.json"));
         QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(folder));
-        const QJsonArray cases =
-            QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
+        const QJsonArray cases = QJsonDocument::fromJson(file.readAll())
+                                     .object()
+                                     .value(QLatin1String("cases"))
+                                     .toArray();
         QVERIFY(cases.size() >= 8);
         for (const QJsonValue c : cases)
-            QTest::addRow("%s: %s", model, qPrintable(c.toObject().value(QLatin1String("text")).toString()))
+            QTest::addRow("%s: %s", model,
+                          qPrintable(c.toObject().value(QLatin1String("text")).toString()))
                 << folder << c.toObject();
     }
 }
@@ -741,8 +752,8 @@ void TstLayerZero::architectures_data()
 {
     QTest::addColumn<QString>("name");
     for (const char *name : {"llama", "llama linear rope, bias", "mistral", "qwen2", "qwen3",
-                             "phi3", "gemma", "gemma bfloat16", "gemma2", "gemma3", "bert", "roberta", "opt",
-                             "opt project_in, post-norm", "gpt_neox"})
+                             "phi3", "gemma", "gemma bfloat16", "gemma2", "gemma3", "bert",
+                             "roberta", "opt", "opt project_in, post-norm", "gpt_neox"})
         QTest::addRow("%s", name) << QString::fromLatin1(name);
 }
 
@@ -795,8 +806,9 @@ void TstLayerZero::refusals_data()
     QTest::addColumn<QString>("folder");
     QTest::addColumn<QStringList>("expected"); // what the message must name
     const auto add = [this](const char *name, const TinyModel &m, const QStringList &expected) {
-        QTest::addRow("%s", name)
-            << writeModel(m_dir, QStringLiteral("refused ") + QLatin1String(name), m) << expected;
+        QTest::addRow("%s", name) << writeModel(m_dir,
+                                                QStringLiteral("refused ") + QLatin1String(name), m)
+                                  << expected;
     };
     const QString q = QStringLiteral("model.layers.0.self_attn.q_proj.weight");
     const QString table = QStringLiteral("model.embed_tokens.weight");
@@ -829,19 +841,21 @@ void TstLayerZero::refusals_data()
 
     m = tinyModel(QStringLiteral("llama"));
     m.config.insert(QStringLiteral("model_type"), QStringLiteral("falcon"));
-    m.config.insert(QStringLiteral("architectures"), QJsonArray{QStringLiteral("FalconForCausalLM")});
+    m.config.insert(QStringLiteral("architectures"),
+                    QJsonArray{QStringLiteral("FalconForCausalLM")});
     add("unknown architecture", m, {QStringLiteral("FalconForCausalLM"), QStringLiteral("falcon")});
 
     m = tinyModel(QStringLiteral("bert"));
     m.config.insert(QStringLiteral("position_embedding_type"), QStringLiteral("relative_key"));
-    add("relative BERT", m, {QStringLiteral("position_embedding_type"), QStringLiteral("relative_key")});
+    add("relative BERT", m,
+        {QStringLiteral("position_embedding_type"), QStringLiteral("relative_key")});
 
     m = tinyModel(QStringLiteral("gemma2"));
     m.config.insert(QStringLiteral("attn_logit_softcapping"), QStringLiteral("fifty"));
     add("bad softcap", m, {QStringLiteral("attn_logit_softcapping")});
 
-    const QString noConfig = writeModel(m_dir, QStringLiteral("refused no config"),
-                                        tinyModel(QStringLiteral("llama")));
+    const QString noConfig =
+        writeModel(m_dir, QStringLiteral("refused no config"), tinyModel(QStringLiteral("llama")));
     QFile::remove(noConfig + QStringLiteral("/config.json"));
     QTest::addRow("no config.json") << noConfig << QStringList{QStringLiteral("config.json")};
 }
@@ -907,7 +921,8 @@ void TstLayerZero::describesItself()
     QCOMPARE(gpt2->positionKind(), LayerPositionKind::Absolute);
     QCOMPARE(gpt2->maxTokens(), 256);
     QCOMPARE(gpt2->vocabularyRows(), 3000);
-    QVERIFY2(gpt2->positionsText().contains(QLatin1String("wpe")), qPrintable(gpt2->positionsText()));
+    QVERIFY2(gpt2->positionsText().contains(QLatin1String("wpe")),
+             qPrintable(gpt2->positionsText()));
     QCOMPARE(llama->modelType(), QStringLiteral("llama"));
     QCOMPARE(llama->heads(), 4);
     QCOMPARE(llama->hiddenSize(), 64);

@@ -10,8 +10,6 @@
 #include "model/layerzeroweights.h"
 #include "rope/ropefrequencies.h"
 
-#include <QLocale>
-
 #include <algorithm>
 
 namespace pe {
@@ -120,13 +118,14 @@ QString LayerZero::positionsText() const
 {
     const LayerZeroPlan &plan = d->plan;
     if (plan.learnedPositions)
-        return QStringLiteral("learned table %1, added at the input").arg(d->weights.positionTensor);
+        return QStringLiteral("learned table %1, added at the input")
+            .arg(d->weights.positionTensor);
     if (plan.layer.position == LayerPositionKind::NoPE)
         return QStringLiteral("NoPE (layer 0 does not rotate)");
     if (plan.layer.position != LayerPositionKind::Rope)
         return QStringLiteral("none");
     return QStringLiteral("RoPE (%1, θ %2) on %3 of %4 dims per head")
-        .arg(ropeTypeName(plan.rope.ropeType), QLocale::system().toString(plan.rope.ropeTheta, 'g', 12))
+        .arg(ropeTypeName(plan.rope.ropeType), QString::number(plan.rope.ropeTheta, 'g', 12))
         .arg(ropeRotaryDims(plan.ropeHeadDim, plan.rope))
         .arg(plan.headDim);
 }

@@ -12,8 +12,8 @@ namespace pe {
 // heads x tokens x tokens probabilities (row i: query i over keys j), row-major, into `out`.
 // Without positions, the queries and keys are not rotated (NoPE; no attention factor either).
 [[nodiscard]] bool layerZeroProbabilities(const LayerZeroPlan &plan,
-                                          const LayerZeroWeights &weights,
-                                          const RowMatrix &hidden, bool withPositions,
-                                          std::vector<float> *out, QString *error);
+                                          const LayerZeroWeights &weights, const RowMatrix &hidden,
+                                          bool withPositions, std::vector<float> *out,
+                                          QString *error);
 
 } // namespace pe

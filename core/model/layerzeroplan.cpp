@@ -72,10 +72,10 @@ private:
 const QStringList &supportedTypes()
 {
     static const QStringList types = {
-        QStringLiteral("gpt2"),  QStringLiteral("gpt_neox"), QStringLiteral("opt"),
-        QStringLiteral("bert"),  QStringLiteral("roberta"),  QStringLiteral("llama"),
-        QStringLiteral("mistral"), QStringLiteral("qwen2"),  QStringLiteral("qwen3"),
-        QStringLiteral("gemma"), QStringLiteral("gemma2"),   QStringLiteral("gemma3_text"),
+        QStringLiteral("gpt2"),    QStringLiteral("gpt_neox"), QStringLiteral("opt"),
+        QStringLiteral("bert"),    QStringLiteral("roberta"),  QStringLiteral("llama"),
+        QStringLiteral("mistral"), QStringLiteral("qwen2"),    QStringLiteral("qwen3"),
+        QStringLiteral("gemma"),   QStringLiteral("gemma2"),   QStringLiteral("gemma3_text"),
         QStringLiteral("phi3"),
     };
     return types;
@@ -105,7 +105,7 @@ bool gpt2Plan(Keys &keys, LayerZeroPlan *p)
 // OPTDecoder / OPTDecoderLayer / OPTAttention: project_in, the learned table from row 2, the
 // pre-attention LayerNorm (eps 1e-5, nn.LayerNorm's default) unless do_layer_norm_before is
 // false, q_proj(x) * head_dim^-0.5.
-bool optPlan(Keys &keys, const QJsonObject &json, LayerZeroPlan *p)
+bool optPlan(Keys &keys, LayerZeroPlan *p)
 {
     p->embedding = EmbeddingKind::Opt;
     p->embedTensor = QStringLiteral("decoder.embed_tokens.weight");
@@ -132,7 +132,6 @@ bool optPlan(Keys &keys, const QJsonObject &json, LayerZeroPlan *p)
     p->qkBias = bias;
     p->scalingKind = ScoreScaling::MultiplyQuery;
     p->scaling = 1.0 / std::sqrt(double(p->headDim));
-    Q_UNUSED(json);
     return true;
 }
 
@@ -203,7 +202,7 @@ bool llamaPlan(Keys &keys, LayerZeroPlan *p)
         p->qTensor = QStringLiteral("layers.0.self_attn.qkv_proj");
         p->kTensor.clear();
     } else if (type == QLatin1String("qwen2")) {
-        p->qkBias = true; // Qwen2Attention: q/k/v_proj with bias=True
+        p->qkBias = true;                          // Qwen2Attention: q/k/v_proj with bias=True
     } else if (type != QLatin1String("mistral") && // MistralAttention: bias=False
                !keys.boolean("attention_bias", false, &p->qkBias)) {
         return false;
@@ -243,8 +242,8 @@ bool llamaPlan(Keys &keys, LayerZeroPlan *p)
 bool positionsPlan(const ModelConfig &config, LayerZeroPlan *p, QString *error)
 {
     if (config.layers.empty()) {
-        *error = QStringLiteral("%1 has no layer map (num_hidden_layers is missing)")
-                     .arg(config.source);
+        *error =
+            QStringLiteral("%1 has no layer map (num_hidden_layers is missing)").arg(config.source);
         return false;
     }
     p->layer = config.layers.front();
@@ -257,8 +256,7 @@ bool positionsPlan(const ModelConfig &config, LayerZeroPlan *p, QString *error)
     case AttentionKind::Chunked:
     case AttentionKind::Other:
         *error = QStringLiteral("%1: layer 0 has %2 attention (%3), which pescope does not compute")
-                     .arg(config.source, attentionKindName(p->layer.attention),
-                          p->layer.layerType);
+                     .arg(config.source, attentionKindName(p->layer.attention), p->layer.layerType);
         return false;
     }
     if (p->layer.position != LayerPositionKind::Rope)
@@ -268,7 +266,8 @@ bool positionsPlan(const ModelConfig &config, LayerZeroPlan *p, QString *error)
         return false;
     const RopeScheme *rope = spec->spec.get<RopeScheme>();
     if (!rope) {
-        *error = QStringLiteral("%1: layer 0's RoPE parameters could not be read").arg(config.source);
+        *error =
+            QStringLiteral("%1: layer 0's RoPE parameters could not be read").arg(config.source);
         return false;
     }
     p->rope = *rope;
@@ -332,10 +331,14 @@ std::optional<LayerZeroPlan> layerZeroPlan(const QJsonObject &json, const ModelC
     Keys keys(part, config.source, error);
     const QString &type = p.modelType;
     bool ok = false;
+    if (!type.startsWith(QLatin1String("gemma")) && !type.startsWith(QLatin1String("qwen")) &&
+        type != QLatin1String("llama") && type != QLatin1String("mistral") &&
+        type != QLatin1String("phi3"))
+        p.kvHeads = p.heads; // multi-head attention: no num_key_value_heads
     if (type == QLatin1String("gpt2"))
         ok = gpt2Plan(keys, &p);
     else if (type == QLatin1String("opt"))
-        ok = optPlan(keys, part, &p);
+        ok = optPlan(keys, &p);
     else if (type == QLatin1String("bert") || type == QLatin1String("roberta"))
         ok = bertPlan(keys, type == QLatin1String("roberta"), &p);
     else if (type == QLatin1String("gpt_neox"))

@@ -36,7 +36,8 @@ enum class NormKind {
 enum class QkvLayout {
     Separate,    // q_proj / k_proj (nn.Linear: out x in), each with an optional bias
     Conv1dFused, // GPT-2's c_attn: Conv1D weight in x 3*hidden (transposed vs Linear), [q | k | v]
-    NeoxPerHead, // GPT-NeoX's query_key_value: Linear 3*hidden x in, rows [q_h | k_h | v_h] per head
+    NeoxPerHead, // GPT-NeoX's query_key_value: Linear 3*hidden x in, rows [q_h | k_h | v_h] per
+                 // head
     Stacked,     // Phi-3's qkv_proj: Linear rows [all q heads | all k heads | all v heads]
 };
 
@@ -86,8 +87,8 @@ struct LayerZeroPlan
     bool causal = true;
     qint64 window = 0; // sliding window in tokens: key j is seen from query i when i - j < window
     LayerPosition layer;
-    RopeConfig rope;         // layer.position == Rope
-    qint64 ropeHeadDim = 0;  // the head_dim the rotary tables are computed for
+    RopeConfig rope;        // layer.position == Rope
+    qint64 ropeHeadDim = 0; // the head_dim the rotary tables are computed for
 
     // --- tensor names, relative to the checkpoint's prefix ("model.", "transformer.", ...) ---
     QString embedTensor;

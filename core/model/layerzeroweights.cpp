@@ -98,8 +98,8 @@ public:
     // transformers renames on load.
     bool readNorm(const QString &prefix, bool withBias, qint64 size, NormWeights *out)
     {
-        const bool legacy = !has(prefix + QLatin1String(".weight")) &&
-                            has(prefix + QLatin1String(".gamma"));
+        const bool legacy =
+            !has(prefix + QLatin1String(".weight")) && has(prefix + QLatin1String(".gamma"));
         const QString weight = legacy ? QStringLiteral(".gamma") : QStringLiteral(".weight");
         const QString bias = legacy ? QStringLiteral(".beta") : QStringLiteral(".bias");
         return read(prefix + weight, {size}, &out->weight) &&
@@ -190,9 +190,10 @@ bool readProjections(const LayerZeroPlan &plan, TensorReader &reader, LayerZeroW
             return false;
         const RowMatrix linear = conv.transpose();
         const Eigen::Map<const Eigen::VectorXf> b(bias.data(), qint64(bias.size()));
-        splitFused(linear, b, plan.heads, plan.kvHeads, hd,
-                   [&](qint64 h, qint64 part, qint64 d) { return part * qRows + h * hd + d; },
-                   &out->query, &out->key);
+        splitFused(
+            linear, b, plan.heads, plan.kvHeads, hd,
+            [&](qint64 h, qint64 part, qint64 d) { return part * qRows + h * hd + d; }, &out->query,
+            &out->key);
         return true;
     }
     case QkvLayout::NeoxPerHead: { // view(..., heads, 3 * head_size).chunk(3): [q_h | k_h | v_h]
@@ -201,9 +202,10 @@ bool readProjections(const LayerZeroPlan &plan, TensorReader &reader, LayerZeroW
             (plan.qkBias && !reader.read(plan.qTensor + biasName, {3 * qRows}, &bias)))
             return false;
         const Eigen::Map<const Eigen::VectorXf> b(bias.data(), plan.qkBias ? 3 * qRows : 0);
-        splitFused(fused, b, plan.heads, plan.kvHeads, hd,
-                   [&](qint64 h, qint64 part, qint64 d) { return (3 * h + part) * hd + d; },
-                   &out->query, &out->key);
+        splitFused(
+            fused, b, plan.heads, plan.kvHeads, hd,
+            [&](qint64 h, qint64 part, qint64 d) { return (3 * h + part) * hd + d; }, &out->query,
+            &out->key);
         return true;
     }
     case QkvLayout::Stacked: { // Phi-3: qkv[..., :q], qkv[..., q:q+k]; only those rows are read
@@ -241,8 +243,7 @@ bool readEmbeddingTables(const LayerZeroPlan &plan, TensorReader &reader, LayerZ
         !reader.readNorm(plan.embedNormPrefix, true, plan.hiddenSize, &out->embedNorm))
         return false;
     return plan.projectInTensor.isEmpty() ||
-           reader.readMatrix(plan.projectInTensor, plan.hiddenSize, plan.embedDim,
-                             &out->projectIn);
+           reader.readMatrix(plan.projectInTensor, plan.hiddenSize, plan.embedDim, &out->projectIn);
 }
 
 } // namespace

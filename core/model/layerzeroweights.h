@@ -39,18 +39,18 @@ struct Projection
 
 struct LayerZeroWeights
 {
-    QString prefix;          // the checkpoint's prefix: "model.", "transformer.", "" ...
-    QString embedTensor;     // full names
+    QString prefix;      // the checkpoint's prefix: "model.", "transformer.", "" ...
+    QString embedTensor; // full names
     QString positionTensor;
-    qint64 vocabRows = 0;    // rows of the token table
-    qint64 positionRows = 0; // rows of the position table
+    qint64 vocabRows = 0;                     // rows of the token table
+    qint64 positionRows = 0;                  // rows of the position table
     TensorDType tableType = TensorDType::F32; // the token table's stored type
     std::vector<float> tokenTypeRow;          // BERT: token type 0
     NormWeights embedNorm;                    // BERT's embeddings.LayerNorm
     RowMatrix projectIn;                      // OPT: hidden x word_embed_proj_dim
     NormWeights inputNorm;
-    Projection query; // heads * head_dim x hidden
-    Projection key;   // kv_heads * head_dim x hidden
+    Projection query;             // heads * head_dim x hidden
+    Projection key;               // kv_heads * head_dim x hidden
     std::vector<float> queryNorm; // Qwen3 / Gemma 3: head_dim
     std::vector<float> keyNorm;
 };
