@@ -281,7 +281,7 @@ Rows tokenRows(const TinyModel &m, const QString &table)
 
 QString writeModel(const QTemporaryDir &dir, const QString &name, const TinyModel &m)
 {
-    const QString folder = dir.filePath(name);
+    QString folder = dir.filePath(name);
     if (!writeBytes(folder + QStringLiteral("/config.json"), QJsonDocument(m.config).toJson()) ||
         !writeBytes(folder + QStringLiteral("/model.safetensors"), m.weights.safetensors()))
         qFatal("cannot write %s", qPrintable(folder));
@@ -293,7 +293,7 @@ QString writeModel(const QTemporaryDir &dir, const QString &name, const TinyMode
 QString writeShardedModel(const QTemporaryDir &dir, const QString &name, const TinyModel &m,
                           const QString &tableName)
 {
-    const QString folder = dir.filePath(name);
+    QString folder = dir.filePath(name);
     const QString first = QStringLiteral("model-00001-of-00002.safetensors");
     const QString second = QStringLiteral("model-00002-of-00002.safetensors");
     QJsonObject map;
@@ -352,7 +352,7 @@ TinyModel decoderModel(const DecoderShape &s, const QJsonObject &extra)
     }
     m.config = c;
     const QString p = s.prefix, a = p + QStringLiteral("layers.0.self_attn.");
-    const qint64 q = qint64(s.heads * s.headDim), k = qint64(s.kvHeads * s.headDim);
+    const auto q = qint64(s.heads) * qint64(s.headDim), k = qint64(s.kvHeads) * qint64(s.headDim);
     m.weights.add(p + QStringLiteral("embed_tokens.weight"), {V, H});
     m.weights.add(p + QStringLiteral("layers.0.input_layernorm.weight"), {H}, 0.2,
                   s.gemma ? 0.0 : 1.0);
@@ -909,6 +909,16 @@ void TstLayerZero::phraseRefusals()
     QVERIFY(!wide->attention(std::vector<int>(4096, 1), true, &error));
     QVERIFY2(error.contains(QLatin1String("more attention than")), qPrintable(error));
     QVERIFY(!wide->embeddings(std::vector<int>(4097, 1), true, &error));
+
+    // Queries and keys of 1024 heads x 64 dims for 4096 tokens: 2^29 values, refused up front.
+    s.heads = s.kvHeads = 1024;
+    s.headDim = 64;
+    const std::unique_ptr<LayerZero> many = LayerZero::open(
+        writeModel(m_dir, QStringLiteral("many heads"), decoderModel(s, {})), &error);
+    QVERIFY2(many, qPrintable(error));
+    QVERIFY(!many->embeddings(std::vector<int>(4096, 1), true, &error));
+    QVERIFY2(error.contains(QLatin1String("131072 values per token")), qPrintable(error));
+    QVERIFY2(many->embeddings(std::vector<int>(8, 1), true, &error), qPrintable(error));
 }
 
 void TstLayerZero::describesItself()

@@ -147,6 +147,18 @@ bool LayerZero::checkIds(std::span<const int> ids, QString *error) const
                               : QString());
         return false;
     }
+    // Every intermediate is tokens x (one of these): bounded like the attention it leads to.
+    const LayerZeroPlan &plan = d->plan;
+    const qint64 widest =
+        std::max({plan.embedDim, plan.hiddenSize, (plan.heads + plan.kvHeads) * plan.headDim});
+    if (qint64(ids.size()) * widest > limits::maxLayerZeroAttentionValues) {
+        *error = QStringLiteral("%1 tokens x %2 values per token is more than pescope holds (%3 "
+                                "values)")
+                     .arg(ids.size())
+                     .arg(widest)
+                     .arg(limits::maxLayerZeroAttentionValues);
+        return false;
+    }
     for (std::size_t p = 0; p < ids.size(); ++p) {
         if (ids[p] < 0 || ids[p] >= d->weights.vocabRows) {
             *error = QStringLiteral("token id %1 (token %2) is outside %3's %4 rows")

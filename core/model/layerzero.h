@@ -30,7 +30,8 @@ namespace pe {
 namespace limits {
 // The longest phrase layer 0 is computed for (fewer where a model's position table is shorter).
 constexpr qint64 maxLayerZeroTokens = 4096;
-// Largest attention result held (heads x tokens x tokens float32 values: 1 GiB).
+// Largest attention result held (heads x tokens x tokens float32 values: 1 GiB), and largest
+// intermediate (tokens x hidden, tokens x query and key dims).
 constexpr qint64 maxLayerZeroAttentionValues = qint64(1) << 28;
 } // namespace limits
 

@@ -118,7 +118,7 @@ bool optPlan(Keys &keys, LayerZeroPlan *p)
         !keys.boolean("enable_bias", true, &bias) ||
         !keys.real("word_embed_proj_dim", double(p->hiddenSize), &projDim))
         return false;
-    if (projDim < 1 || projDim != std::floor(projDim) || projDim > 1e7)
+    if (projDim < 1 || projDim != std::floor(projDim) || projDim > double(1 << 20))
         return keys.fail(QStringLiteral("word_embed_proj_dim must be a positive whole number"));
     p->embedDim = qint64(projDim);
     if (p->embedDim != p->hiddenSize)

@@ -67,11 +67,10 @@ public:
                           std::equal(shape.begin() + (anyRows ? 1 : 0), shape.end(),
                                      info->shape.begin() + (anyRows ? 1 : 0));
         if (!fits || (anyRows && info->shape[0] < 1)) {
-            std::vector<qint64> expected = shape;
             fail(QStringLiteral("%1: tensor %2 has shape %3, layer 0 of %4 needs %5")
                      .arg(info->file, name, info->shapeString(), m_plan.architecture,
                           anyRows ? QStringLiteral("[rows, %1]").arg(shape.back())
-                                  : shapeText(expected)));
+                                  : shapeText(shape)));
             return nullptr;
         }
         return info;
