@@ -271,6 +271,13 @@ std::vector<double> flatten(const Rows &rows)
     return out;
 }
 
+// nn.Linear with the test tensors `<name>.weight` (out x in) and `<name>.bias`.
+Rows linearLayer(const Rows &x, const TinyWeights &w, const QString &name, std::size_t out)
+{
+    return linear(x, w.at(name + QStringLiteral(".weight")), out,
+                  w.at(name + QStringLiteral(".bias")));
+}
+
 Rows tokenRows(const TinyModel &m, const QString &table)
 {
     Rows x;
@@ -483,10 +490,8 @@ TinyModel encoderModel(bool roberta)
         }
         Reference out;
         out.hidden = flatten(x);
-        const Rows q = linear(x, m.weights.at(a + QStringLiteral("query.weight")), H,
-                              m.weights.at(a + QStringLiteral("query.bias")));
-        const Rows k = linear(x, m.weights.at(a + QStringLiteral("key.weight")), H,
-                              m.weights.at(a + QStringLiteral("key.bias")));
+        const Rows q = linearLayer(x, m.weights, a + QStringLiteral("query"), H);
+        const Rows k = linearLayer(x, m.weights, a + QStringLiteral("key"), H);
         out.attention = softmaxAttention(q, k, {2, 2, 4, 0.5, 0, false, 0});
         return out;
     };
@@ -538,10 +543,8 @@ TinyModel optModel(bool projectIn)
                 layerNorm(
                     r, m.weights.at(d + QStringLiteral("layers.0.self_attn_layer_norm.weight")),
                     m.weights.at(d + QStringLiteral("layers.0.self_attn_layer_norm.bias")), 1e-5);
-        const Rows q = linear(x, m.weights.at(a + QStringLiteral("q_proj.weight")), H,
-                              m.weights.at(a + QStringLiteral("q_proj.bias")));
-        const Rows k = linear(x, m.weights.at(a + QStringLiteral("k_proj.weight")), H,
-                              m.weights.at(a + QStringLiteral("k_proj.bias")));
+        const Rows q = linearLayer(x, m.weights, a + QStringLiteral("q_proj"), H);
+        const Rows k = linearLayer(x, m.weights, a + QStringLiteral("k_proj"), H);
         out.attention = softmaxAttention(q, k, {2, 2, 4, 0.5, 0, true, 0});
         return out;
     };
