@@ -169,8 +169,10 @@ constexpr GLuint encodeOutputBinding = 1;
 constexpr GLuint sampleOutputBinding = 5;
 
 // One slot of the read-back ring. The shaders write `compute`, which the CPU never reads or
-// maps (drivers may move a buffer the CPU reads back into host memory; see readBack()); the
-// GPU copies it into `staging`, which the CPU reads once `fence` has signalled.
+// maps: reading chunks back straight from the shaders' buffer gave an NVIDIA H200 the first
+// chunk's values for every later one (issue 27), and a driver may move a buffer the CPU reads
+// into host memory. The GPU copies it into `staging`, which the CPU reads once `fence` has
+// signalled.
 struct ReadbackSlot
 {
     GLuint compute = 0;
@@ -180,7 +182,7 @@ struct ReadbackSlot
     GLsync fence = nullptr;       // set while a chunk is in flight
     float *destination = nullptr; // where the chunk in flight goes
     qint64 pendingBytes = 0;
-    QString what; // "computing rows 10 to 20", for errors
+    QString what; // "rows 10 to 20", for errors
 };
 
 // What runChunks() needs to know about chunk i.

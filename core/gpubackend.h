@@ -26,8 +26,9 @@ public:
         Auto,       // Persistent where glBufferStorage exists, else Plain
         Persistent, // copy into a persistently mapped buffer, then memcpy (GL 4.4 / ARB)
         Plain,      // copy into a mutable buffer, then glGetBufferSubData (any GL 4.3)
-        // Diagnostic only: glGetBufferSubData straight from the buffer the shader wrote, the
-        // pattern that gave stale chunks on NVIDIA (tests/gpu/device-check.sh compares them).
+        // Diagnostic only: glGetBufferSubData straight from the buffer the shader wrote, as
+        // before issue 27, when an NVIDIA H200 gave stale chunks (tests/gpu/device-check.sh
+        // compares the paths there).
         ShaderBuffer,
     };
 
@@ -84,7 +85,6 @@ public:
         qint64 chunks = 0;
     };
     CallTimings lastTimings() const;
-    double lastKernelMilliseconds() const { return lastTimings().kernelMs; }
 
     // Reads `bytes` (whole floats) of an idle device buffer into `out` through the same ring,
     // without kernels: the figure of the bus and this read-back path, for bench_backends;

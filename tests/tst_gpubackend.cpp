@@ -369,7 +369,7 @@ private slots:
         if (debugContext) // the driver's own words follow
             QVERIFY2(error.contains(u"(the driver: error"_qs), qPrintable(error));
         QVERIFY(std::all_of(out.begin(), out.end(), [](float v) { return std::isnan(v); }));
-        std::vector<float> pixels(20 * 10, NAN);
+        std::vector<float> pixels(std::size_t(20 * 10), NAN);
         QVERIFY(!gpu->sample(spec, MatrixWindow::whole(spec), 20, 10, pixels.data(), &error));
         QVERIFY2(error.contains(u"GL_INVALID_VALUE while computing pixel rows 0 to 10"_qs),
                  qPrintable(error));
@@ -399,7 +399,7 @@ private slots:
     {
         PE_REQUIRE_OPENGL43();
         GpuBackend::Options options;
-        options.maxBufferBytes = 1000 * 4 * 10; // 10 rows of 1,000 floats
+        options.maxBufferBytes = qint64(1000) * 4 * 10; // 10 rows of 1,000 floats
         QString why;
         const std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why, options);
         QVERIFY2(gpu, qPrintable(why));
