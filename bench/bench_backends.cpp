@@ -13,7 +13,7 @@
 // and its timer queries read ~0: it works when the results are waited for).
 //
 //   bench_backends [--runs R] [--positions N] [--dims D] [--chunk-bytes B]
-//                  [--readback auto|persistent|plain|shader-buffer] [--gl-debug]
+//                  [--readback auto|persistent|plain|shader-buffer] [--gl-debug] [--no-sampling]
 #include "benchtiming.h"
 #include "cpubackend.h"
 #include "cpusampler.h"
@@ -151,6 +151,65 @@ std::optional<GpuBackend::Readback> parseReadback(const QString &name)
     return it == names.end() ? std::nullopt : std::optional(it->second);
 }
 
+// Viewport sampling: the whole 2^20 x 8,192 matrix, and a zoomed window near 2^20.
+void benchSampling(CpuBackend &cpu, GpuBackend *gpu, int runs)
+{
+    QString why;
+    EncodingSpec big;
+    big.positions = qint64(1) << 20;
+    big.dims = 8192;
+    const int width = 1920, height = 1080;
+    const double pixelBytes = double(width) * height * sizeof(float);
+    std::vector<float> pixels(std::size_t(width) * height);
+    const auto sampleTask = [&](const QString &task, const MatrixWindow &window) {
+        Figures f;
+        f.cpu = timeRuns(runs, [&] {
+                    require(cpu.sample(big, window, width, height, pixels.data(), &why), why);
+                }).median;
+        if (gpu) {
+            const Figures bus = timeGpu(*gpu, runs, [&] {
+                require(gpu->measureReadback(qint64(pixelBytes), pixels.data(), &why), why);
+            });
+            const Figures g = timeGpu(*gpu, runs, [&] {
+                require(gpu->sample(big, window, width, height, pixels.data(), &why), why);
+            });
+            f = {f.cpu, g.gpuWall, g.kernels, g.readback, bus.gpuWall, g.hostCopy};
+        }
+        printTask(task, pixelBytes, f);
+        std::printf("  frames/s: CPU %.1f, GPU %.1f\n", 1.0 / f.cpu,
+                    f.gpuWall > 0 ? 1.0 / f.gpuWall : 0.0);
+    };
+    sampleTask(QStringLiteral("sample %1 x %2 of %3 x %4")
+                   .arg(width)
+                   .arg(height)
+                   .arg(big.positions)
+                   .arg(big.dims),
+               MatrixWindow::whole(big));
+    // Where the CPU's time goes: the plan (edges, weights, closed-form tables) vs evaluation.
+    std::optional<SamplingPlan> plan;
+    const Timing planning = timeRuns(runs, [&] {
+        plan = buildSamplingPlan(big, MatrixWindow::whole(big), width, height, &why);
+        require(plan.has_value(), why);
+    });
+    const Timing evaluation = timeRuns(runs, [&] { evaluatePlanOnCpu(big, *plan, pixels.data()); });
+    std::printf("  CPU: plan %s, evaluation %s\n", qPrintable(ms(planning.median)),
+                qPrintable(ms(evaluation.median)));
+    // A panned, zoomed view near 2^20: fractional edges everywhere.
+    sampleTask(QStringLiteral("sample %1 x %2, zoomed window near 2^20").arg(width).arg(height),
+               MatrixWindow{double(big.positions) - 200000.5, 1000.25, 150000.3, 3000.7});
+}
+
+void printDebugMessages(GpuBackend &gpu)
+{
+    // Counted by text: a driver repeats its performance notes per buffer and call.
+    std::map<QString, int> counts;
+    for (const QString &message : gpu.debugMessages())
+        ++counts[message];
+    std::printf("\nthe driver's debug messages (%zu distinct):\n", counts.size());
+    for (const auto &[message, count] : counts)
+        std::printf("  %dx %s\n", count, qPrintable(message));
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -177,6 +236,7 @@ int main(int argc, char **argv)
          QStringLiteral("B"), QStringLiteral("0")},
         {QStringLiteral("gl-debug"),
          QStringLiteral("A KHR_debug context; print the driver's messages at the end.")},
+        {QStringLiteral("no-sampling"), QStringLiteral("Materialise only.")},
     });
     parser.process(app);
     const int runs = std::max(1, parser.value(QStringLiteral("runs")).toInt());
@@ -238,58 +298,9 @@ int main(int argc, char **argv)
         compareWithCpu(cpu, spec, matrix);
     matrix = {};
 
-    // Viewport sampling.
-    EncodingSpec big;
-    big.positions = qint64(1) << 20;
-    big.dims = 8192;
-    const int width = 1920, height = 1080;
-    const double pixelBytes = double(width) * height * sizeof(float);
-    std::vector<float> pixels(std::size_t(width) * height);
-    const auto sampleTask = [&](const QString &task, const MatrixWindow &window) {
-        Figures f;
-        f.cpu = timeRuns(runs, [&] {
-                    require(cpu.sample(big, window, width, height, pixels.data(), &why), why);
-                }).median;
-        if (gpu) {
-            const Figures bus = timeGpu(*gpu, runs, [&] {
-                require(gpu->measureReadback(qint64(pixelBytes), pixels.data(), &why), why);
-            });
-            const Figures g = timeGpu(*gpu, runs, [&] {
-                require(gpu->sample(big, window, width, height, pixels.data(), &why), why);
-            });
-            f = {f.cpu, g.gpuWall, g.kernels, g.readback, bus.gpuWall, g.hostCopy};
-        }
-        printTask(task, pixelBytes, f);
-        std::printf("  frames/s: CPU %.1f, GPU %.1f\n", 1.0 / f.cpu,
-                    f.gpuWall > 0 ? 1.0 / f.gpuWall : 0.0);
-    };
-    sampleTask(QStringLiteral("sample %1 x %2 of %3 x %4")
-                   .arg(width)
-                   .arg(height)
-                   .arg(big.positions)
-                   .arg(big.dims),
-               MatrixWindow::whole(big));
-    // Where the CPU's time goes: the plan (edges, weights, closed-form tables) vs evaluation.
-    std::optional<SamplingPlan> plan;
-    const Timing planning = timeRuns(runs, [&] {
-        plan = buildSamplingPlan(big, MatrixWindow::whole(big), width, height, &why);
-        require(plan.has_value(), why);
-    });
-    const Timing evaluation = timeRuns(runs, [&] { evaluatePlanOnCpu(big, *plan, pixels.data()); });
-    std::printf("  CPU: plan %s, evaluation %s\n", qPrintable(ms(planning.median)),
-                qPrintable(ms(evaluation.median)));
-    // A panned, zoomed view near 2^20: fractional edges everywhere.
-    sampleTask(QStringLiteral("sample %1 x %2, zoomed window near 2^20").arg(width).arg(height),
-               MatrixWindow{double(big.positions) - 200000.5, 1000.25, 150000.3, 3000.7});
-
-    if (gpu && options.debugContext) {
-        // Counted by text: a driver repeats its performance notes per buffer and call.
-        std::map<QString, int> counts;
-        for (const QString &message : gpu->debugMessages())
-            ++counts[message];
-        std::printf("\nthe driver's debug messages (%zu distinct):\n", counts.size());
-        for (const auto &[message, count] : counts)
-            std::printf("  %dx %s\n", count, qPrintable(message));
-    }
+    if (!parser.isSet(QStringLiteral("no-sampling")))
+        benchSampling(cpu, gpu.get(), runs);
+    if (gpu && options.debugContext)
+        printDebugMessages(*gpu);
     return 0;
 }

@@ -28,6 +28,7 @@ prepare)
     [ -x "$build/$t" ] || { echo "build $t first (Release) in $build" >&2; exit 1; }
   done
   mkdir -p "$bundle"
+  rm -f "$bundle/make-bundle.sh" "$bundle/run.sh" # read-only copies from an earlier prepare
   cp "$shared/make-bundle.sh" "$shared/run.sh" "$bundle/"
   cp "$root/tests/gpu/extra.sh" "$bundle/extra.sh"
   bash "$bundle/make-bundle.sh" "$build"
