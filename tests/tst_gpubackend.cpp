@@ -367,14 +367,17 @@ private slots:
         std::vector<float> out(std::size_t(100 * 8), NAN);
         QString error;
         QVERIFY(!gpu->encode(spec, 0, 100, out.data(), &error));
-        QVERIFY2(error.contains(u"GL_INVALID_VALUE while computing rows 0 to 100"_qs),
+        // A driver may also refuse the dispatch that follows (nothing usable bound): both named.
+        QVERIFY2(error.contains(u"GL_INVALID_VALUE"_qs) &&
+                     error.contains(u" while computing rows 0 to 100"_qs),
                  qPrintable(error));
         if (debugContext) // the driver's own words follow
             QVERIFY2(error.contains(u"(the driver: error"_qs), qPrintable(error));
         QVERIFY(std::all_of(out.begin(), out.end(), [](float v) { return std::isnan(v); }));
         std::vector<float> pixels(std::size_t(20 * 10), NAN);
         QVERIFY(!gpu->sample(spec, MatrixWindow::whole(spec), 20, 10, pixels.data(), &error));
-        QVERIFY2(error.contains(u"GL_INVALID_VALUE while computing pixel rows 0 to 10"_qs),
+        QVERIFY2(error.contains(u"GL_INVALID_VALUE"_qs) &&
+                     error.contains(u" while computing pixel rows 0 to 10"_qs),
                  qPrintable(error));
         QVERIFY(std::all_of(pixels.begin(), pixels.end(), [](float v) { return std::isnan(v); }));
     }
@@ -664,8 +667,9 @@ private slots:
         std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Auto, &why, {4096});
         QCOMPARE(backend->id(), u"cpu"_qs);
         QVERIFY2(why.contains(u"less than starting the GPU takes"_qs), qPrintable(why));
-        // 32 GiB passes that test; then the GPU is started and measured (or passed over).
-        backend = makeBackend(BackendChoice::Auto, &why, {32768 * mib});
+        // 1 TiB passes that test (no job runs); then the GPU is started and measured (or passed
+        // over as a software renderer).
+        backend = makeBackend(BackendChoice::Auto, &why, {1048576 * mib});
         QVERIFY2(!why.contains(u"less than starting the GPU takes"_qs), qPrintable(why));
     }
 
