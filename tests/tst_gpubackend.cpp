@@ -336,8 +336,9 @@ private slots:
         const std::unique_ptr<GpuBackend> plain = GpuBackend::create(&why, options);
         QVERIFY2(plain, qPrintable(why));
         QCOMPARE(plain->readback(), GpuBackend::Readback::Plain);
-        qInfo("read-back on this driver: %s",
-              qPrintable(GpuBackend::readbackName(m_gpu->readback())));
+        qInfo("read-back on this driver: %s; GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT %d",
+              qPrintable(GpuBackend::readbackName(m_gpu->readback())),
+              m_gpu->storageBufferOffsetAlignment());
         QVERIFY(m_gpu->readback() == GpuBackend::Readback::Persistent ||
                 m_gpu->readback() == GpuBackend::Readback::Plain);
     }
