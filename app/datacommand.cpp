@@ -241,7 +241,8 @@ int writeMatrix(BackendChoice choice, const EncodingSpec &spec, const QString &p
                 MatrixFormat format)
 {
     QString why;
-    const std::unique_ptr<Backend> backend = makeBackend(choice, &why);
+    // Auto weighs starting the GPU against the whole matrix.
+    const std::unique_ptr<Backend> backend = makeBackend(choice, &why, {spec.byteCount()});
     if (!backend) {
         report(
             dataCommand,
