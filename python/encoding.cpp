@@ -162,14 +162,28 @@ py::array encode(const py::object &scheme, const py::object &positions, const py
                  const py::object &first, const py::object &backend, const py::kwargs &params)
 {
     static KeywordParser parser(QStringLiteral("encode"), cli::addSpecOptions);
-    py::dict keywords(params);
+    auto keywords = py::reinterpret_steal<py::dict>(PyDict_Copy(params.ptr()));
     keywords["scheme"] = scheme;
     keywords["positions"] = positions;
     keywords["dims"] = dims;
     keywords["backend"] = backend;
-    const QCommandLineParser &options = parser.parse(keywords);
-    EncodingSpec spec = cli::specFromOptions(options);
-    const BackendChoice choice = cli::backendFromOptions(options);
+    // The last spec read, for calls that repeat the options (rows a chunk at a time with
+    // first=): reading them costs more than computing a small table. The GIL guards it.
+    struct ReadSpec
+    {
+        QStringList arguments;
+        EncodingSpec spec;
+        BackendChoice choice = BackendChoice::Auto;
+    };
+    static ReadSpec last;
+    const QStringList arguments = parser.arguments(keywords);
+    if (arguments != last.arguments || last.arguments.isEmpty()) {
+        const QCommandLineParser &options = parser.parse(arguments);
+        ReadSpec read{arguments, cli::specFromOptions(options), cli::backendFromOptions(options)};
+        last = std::move(read);
+    }
+    EncodingSpec spec = last.spec;
+    const BackendChoice choice = last.choice;
     const qint64 rows = spec.positions;
     const qint64 start = firstRow(first, rows);
     if (start > 0) { // the rows of the matrix of first + positions positions

@@ -62,7 +62,7 @@ QByteArray Figure::render(FigureFormat format) const
 {
     requireFigureThread();
     QString error;
-    const QByteArray bytes =
+    QByteArray bytes =
         FigureExporter(*m_request.state, m_data, m_request.figure).render(format, &error);
     if (bytes.isEmpty())
         raiseRuntimeError(error);
@@ -88,7 +88,7 @@ Figure makeFigure(const py::object &view, const py::kwargs &options)
 {
     requireFigureThread();
     static KeywordParser parser(QStringLiteral("figure"), addOptions);
-    py::dict keywords(options);
+    auto keywords = py::reinterpret_steal<py::dict>(PyDict_Copy(options.ptr()));
     keywords["view"] = view;
     const QCommandLineParser &parsed = parser.parse(keywords);
     const QList<FigureView> views = cli::figureViewsFromOptions(parsed);

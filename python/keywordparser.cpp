@@ -136,9 +136,9 @@ QStringList KeywordParser::optionArguments(const QString &flag, py::handle value
     return {prefix + items.join(QLatin1Char(','))};
 }
 
-const QCommandLineParser &KeywordParser::parse(const py::dict &keywords)
+QStringList KeywordParser::arguments(const py::dict &keywords) const
 {
-    QStringList arguments = {QStringLiteral("pescope.") + m_function};
+    QStringList arguments;
     for (const auto &[key, value] : keywords) {
         if (value.is_none())
             continue;
@@ -150,8 +150,18 @@ const QCommandLineParser &KeywordParser::parse(const py::dict &keywords)
                                .arg(m_function, name));
         arguments += optionArguments(flag, value);
     }
-    cli::parseOrThrow(m_parser, arguments);
+    return arguments;
+}
+
+const QCommandLineParser &KeywordParser::parse(const QStringList &arguments)
+{
+    cli::parseOrThrow(m_parser, QStringList{QStringLiteral("pescope.") + m_function} + arguments);
     return m_parser;
+}
+
+const QCommandLineParser &KeywordParser::parse(const py::dict &keywords)
+{
+    return parse(arguments(keywords));
 }
 
 } // namespace pe::python

@@ -29,6 +29,11 @@ public:
     // for a keyword that names no option or a value of no usable type, ValueError (the command
     // line's message) for a bad value. Not thread-safe: the GIL serialises the calls.
     const QCommandLineParser &parse(const pybind11::dict &keywords);
+    // The command line parse() reads (after the program name): the same checks of the keywords,
+    // without parsing.
+    QStringList arguments(const pybind11::dict &keywords) const;
+    // Parses a command line made by arguments().
+    const QCommandLineParser &parse(const QStringList &arguments);
 
 private:
     // The option's value name ("N", "LIST", "TEXT"; empty for a switch), nullopt when there is

@@ -16,7 +16,7 @@ namespace pe::python {
 
 QString readablePath(py::handle path, const QString &what)
 {
-    const QString text = pathText(path, what);
+    QString text = pathText(path, what);
     const QFileInfo info(text);
     if (info.exists()) {
         if (!info.isReadable())

@@ -63,6 +63,8 @@ void setPythonError(const PythonError &error)
 
 void registerErrorTranslators()
 {
+    // By value: pybind11's translators are void (*)(std::exception_ptr).
+    // NOLINTNEXTLINE(performance-unnecessary-value-param)
     py::register_exception_translator([](std::exception_ptr pointer) {
         try {
             if (pointer)

@@ -149,3 +149,20 @@ def test_other_threads_run_while_it_computes():
     worker.join()
     inside = [t for t in ticks if window["start"] < t < window["end"]]
     assert len(inside) > 1000
+
+
+def test_each_call_reads_its_own_options():
+    # Options read once are reused only by calls that repeat them exactly.
+    a = pescope.encode(positions=4, dims=8, base=500)
+    b = pescope.encode(positions=4, dims=8)
+    with pytest.raises(ValueError):
+        pescope.encode(positions=4, dims=8, base=0.5)
+    assert np.array_equal(pescope.encode(positions=4, dims=8, base=500), a)
+    np.testing.assert_allclose(b, geron_positional_encoding(4, 8), atol=1e-6)
+    assert not np.allclose(a, b)
+
+
+def test_chunks_with_first_make_the_whole_matrix():
+    whole = pescope.encode(positions=1000, dims=96)
+    chunks = [pescope.encode(positions=100, dims=96, first=first) for first in range(0, 1000, 100)]
+    assert np.array_equal(np.vstack(chunks), whole)
