@@ -10,6 +10,7 @@
 #include "rope/ropetables.h"
 
 #include <QCommandLineParser>
+#include <QJsonObject>
 #include <QString>
 
 #include <functional>
@@ -101,6 +102,16 @@ void addDataOptions(OptionSet &options);
 // entries, '#' comments); each entry one id p (a text token: t = h = w = p) or a (t, h, w)
 // triple. Throws UsageError naming the entry.
 std::vector<MropePositionIds> parsePositionIds(const QString &option);
+
+// The output of `spec` that --what names (default: the scheme's first), multiplied by the
+// attention factor with --scaled-table, one row per id with --position-ids; --positions refused
+// where the output does not use it. What `pescope data` writes; pescope.rope_table() in Python.
+// Throws UsageError naming the option.
+DataOutput dataOutputFromOptions(const QCommandLineParser &parser, const EncodingSpec &spec);
+
+// `pescope inspect --json`'s object for a model folder, file or cached repo id, and the model's
+// config (nullopt when it has none) in *config when not null. Throws UsageError.
+QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *config = nullptr);
 
 int runData(const QStringList &args);
 int runPhrases(const QStringList &args);

@@ -366,6 +366,27 @@ std::vector<MropePositionIds> parsePositionIds(const QString &option)
     return ids;
 }
 
+DataOutput dataOutputFromOptions(const QCommandLineParser &parser, const EncodingSpec &spec)
+{
+    DataOutput output = chosenOutput(parser, spec);
+    const QString positions = QStringLiteral("positions");
+    if (parser.isSet(QStringLiteral("position-ids"))) {
+        refuseOptions(parser, {positions},
+                      QStringLiteral("--position-ids (the ids are the rows; HF's sequence length "
+                                     "is max(id) + 1)"));
+        output = positionIdsTable(spec, output.name,
+                                  parsePositionIds(parser.value(QStringLiteral("position-ids"))),
+                                  parser.isSet(QStringLiteral("scaled-table")));
+    } else if (parser.isSet(QStringLiteral("scaled-table"))) {
+        output = scaledTable(spec, output);
+    }
+    // Without --positions / --dims the window's defaults hold (EncodingSpec's 200 x 128; ALiBi
+    // and T5 draw 200 x 200), so `pescope data --out F` writes what the window first shows.
+    if (!output.usesPositions)
+        refuseOptions(parser, {positions}, QStringLiteral("--what ") + output.name);
+    return output;
+}
+
 int runData(const QStringList &args)
 {
     QCommandLineParser parser;
@@ -386,22 +407,7 @@ int runData(const QStringList &args)
         return *stored;
     const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
     const EncodingSpec spec = model ? model->spec : specFromOptions(parser);
-    DataOutput output = chosenOutput(parser, spec);
-    const QString positions = QStringLiteral("positions");
-    if (parser.isSet(QStringLiteral("position-ids"))) {
-        refuseOptions(parser, {positions},
-                      QStringLiteral("--position-ids (the ids are the rows; HF's sequence length "
-                                     "is max(id) + 1)"));
-        output = positionIdsTable(spec, output.name,
-                                  parsePositionIds(parser.value(QStringLiteral("position-ids"))),
-                                  parser.isSet(QStringLiteral("scaled-table")));
-    } else if (parser.isSet(QStringLiteral("scaled-table"))) {
-        output = scaledTable(spec, output);
-    }
-    // Without --positions / --dims the window's defaults hold (EncodingSpec's 200 x 128; ALiBi
-    // and T5 draw 200 x 200), so `pescope data --out F` writes what the window first shows.
-    if (!output.usesPositions)
-        refuseOptions(parser, {positions}, QStringLiteral("--what ") + output.name);
+    const DataOutput output = dataOutputFromOptions(parser, spec);
     const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
     if (model)

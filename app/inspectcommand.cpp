@@ -183,40 +183,17 @@ void printText(const QJsonObject &report, const std::optional<ModelConfig> &conf
 
 } // namespace
 
-int runInspect(const QStringList &args)
+QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *configOut)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Shows what pescope reads from a model: architecture, the positional scheme of each "
-        "layer, RoPE parameters, what was assumed, and the tensors (names, shapes, types). "
-        "Reads headers only; nothing is downloaded."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("model"),
-                                 QStringLiteral("A model folder, config.json, a .safetensors, "
-                                                ".gguf or .npy file, or a Hugging Face cache "
-                                                "repo id (gpt2, org/name)."),
-                                 QStringLiteral("PATH|REPO_ID"));
-    parser.addOption({QStringLiteral("json"), QStringLiteral("One JSON object on stdout.")});
-    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    if (!parser.parse(args))
-        throw UsageError{parser.errorText()};
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
-    const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1)
-        throw UsageError{positional.isEmpty()
-                             ? QStringLiteral("name a model: a folder, a file or a repo id")
-                             : QStringLiteral("unexpected argument \"%1\"").arg(positional.at(1))};
-
     QString error;
-    const std::optional<ModelLocation> location = resolveModel(positional.constFirst(), &error);
+    const std::optional<ModelLocation> location = resolveModel(source, &error);
     if (!location)
         throw UsageError{error};
     // config.json, or a GGUF file's metadata.
     const std::optional<ModelConfig> config = readModelConfig(*location, &error);
     if (!config && !error.isEmpty())
         throw UsageError{error};
-    QJsonObject report{{QStringLiteral("source"), positional.constFirst()},
+    QJsonObject report{{QStringLiteral("source"), source},
                        {QStringLiteral("kind"), nameOf(modelSourceKindNames, location->kind)}};
     if (!location->repoId.isEmpty()) {
         report.insert(QStringLiteral("repo_id"), location->repoId);
@@ -247,6 +224,38 @@ int runInspect(const QStringList &args)
                 report.insert(QStringLiteral("position_table"), table);
         }
     }
+    if (configOut)
+        *configOut = config;
+    return report;
+}
+
+int runInspect(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Shows what pescope reads from a model: architecture, the positional scheme of each "
+        "layer, RoPE parameters, what was assumed, and the tensors (names, shapes, types). "
+        "Reads headers only; nothing is downloaded."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("model"),
+                                 QStringLiteral("A model folder, config.json, a .safetensors, "
+                                                ".gguf or .npy file, or a Hugging Face cache "
+                                                "repo id (gpt2, org/name)."),
+                                 QStringLiteral("PATH|REPO_ID"));
+    parser.addOption({QStringLiteral("json"), QStringLiteral("One JSON object on stdout.")});
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    if (!parser.parse(args))
+        throw UsageError{parser.errorText()};
+    if (parser.isSet(QStringLiteral("help")))
+        requestHelp(parser, args);
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        throw UsageError{positional.isEmpty()
+                             ? QStringLiteral("name a model: a folder, a file or a repo id")
+                             : QStringLiteral("unexpected argument \"%1\"").arg(positional.at(1))};
+
+    std::optional<ModelConfig> config;
+    const QJsonObject report = inspectReport(positional.constFirst(), &config);
     if (parser.isSet(QStringLiteral("json"))) {
         const QByteArray json = QJsonDocument(report).toJson(QJsonDocument::Indented);
         std::fwrite(json.constData(), 1, std::size_t(json.size()), stdout);
