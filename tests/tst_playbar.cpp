@@ -13,8 +13,13 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QApplication>
+#include <QDialog>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QLineEdit>
+#include <QPointer>
+#include <QProgressBar>
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
@@ -151,6 +156,56 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return !c.bar->isPlaying(); }, 5000));
         QCOMPARE(c.slider->value(), c.slider->maximum());
         QCOMPARE(window->state()->markers().constFirst(), window->state()->spec().positions - 1);
+    }
+
+    // Issue 32: Motion bar → Export… → Enter → Escape while it renders crashed (SIGSEGV: the
+    // dialog deleted itself while the encoder's progress callback, pumping the event loop, still
+    // called into it). Escape now cancels the export: no crash, no file, nothing left running.
+    void escapeWhileExportingCancels()
+    {
+        auto window = openWindow();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        auto *button = window->findChild<QToolButton *>(QStringLiteral("motionExport"));
+        QVERIFY(button);
+        QTest::mouseClick(button, Qt::LeftButton);
+        QDialog *dialog = nullptr;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                for (QDialog *d : window->findChildren<QDialog *>())
+                    if (d->isVisible())
+                        dialog = d;
+                return dialog != nullptr;
+            },
+            5000));
+        // The file field is the one holding an animation's name.
+        QLineEdit *file = nullptr;
+        for (QLineEdit *edit : dialog->findChildren<QLineEdit *>())
+            if (edit->text().endsWith(QLatin1String(".gif")))
+                file = edit;
+        QVERIFY(file);
+        QTemporaryDir dir;
+        file->setText(dir.filePath(QStringLiteral("waves.gif")));
+        QTest::qWait(200); // the dialog's preview and frame plan settle
+
+        const QPointer<QDialog> alive(dialog);
+        bool escaped = false;
+        QTimer::singleShot(700, window.get(), [&] {
+            QWidget *target = QApplication::focusWidget();
+            QTest::keyClick(target ? target : alive.data(), Qt::Key_Escape);
+            escaped = true;
+        });
+        QWidget *focus = QApplication::focusWidget();
+        QTest::keyClick(focus ? focus : dialog, Qt::Key_Return);
+        QVERIFY(QTest::qWaitFor([&] { return escaped; }, 20000));
+        // Cancelled within moments, not rendered to the end.
+        QVERIFY(QTest::qWaitFor(
+            [&] { return !alive || !alive->findChild<QProgressBar *>() ||
+                         !alive->property("exporting").toBool(); },
+            5000));
+        QTest::qWait(500);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList());
+        QVERIFY(window->isVisible());
     }
 
     // Export… writes what the bar plays from a copy of the state (the window's marker stays),
