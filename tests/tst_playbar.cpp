@@ -2,8 +2,12 @@
 // rotation view's position step by step, the state always holding one whole step (the slider's
 // value and the marker agree whenever looked at), pause returns control at once and nothing
 // moves after it, a scheme field is swept on the spectrum page, and without loop it stops at
-// the end by itself.
-#include "dialogs/animationexportdialog.h"
+// the end by itself. Its Export… is File > Export figure preset to what it plays: the same frames
+// as `pescope export --animate`, written off the GUI thread, stopped by Escape or by closing.
+#include "compute/computescheduler.h"
+#include "dialogs/exportdialog.h"
+#include "state/presets.h"
+#include "state/sessionfile.h"
 #include "state/explorerstate.h"
 #include "testutil.h"
 #include "videoreader.h"
@@ -13,13 +17,13 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QApplication>
 #include <QDialog>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QPointer>
-#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
@@ -53,6 +57,30 @@ class TestPlayBar : public QObject
         c.speed = window.findChild<QComboBox *>(QStringLiteral("motionSpeed"));
         c.loop = window.findChild<QCheckBox *>(QStringLiteral("motionLoop"));
         return c;
+    }
+
+    // Clicks the Motion bar's Export…: File > Export figure, preset to what the bar plays.
+    static ExportDialog *openMotionExport(MainWindow &window)
+    {
+        auto *button = window.findChild<QToolButton *>(QStringLiteral("motionExport"));
+        if (!button)
+            return nullptr;
+        QTest::mouseClick(button, Qt::LeftButton);
+        auto *dialog = window.findChild<ExportDialog *>();
+        return dialog && dialog->isVisible() && dialog->isAnimated() ? dialog : nullptr;
+    }
+
+    static QPushButton *exportButton(ExportDialog &dialog)
+    {
+        for (QPushButton *button : dialog.findChildren<QPushButton *>())
+            if (button->text() == QStringLiteral("&Export"))
+                return button;
+        return nullptr;
+    }
+
+    static QStringList entries(const QString &folder)
+    {
+        return QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
     }
 
 private slots:
@@ -160,91 +188,189 @@ private slots:
 
     // Issue 32: Motion bar → Export… → Enter → Escape while it renders crashed (SIGSEGV: the
     // dialog deleted itself while the encoder's progress callback, pumping the event loop, still
-    // called into it). Escape now cancels the export: no crash, no file, nothing left running.
+    // called into it). Escape now stops the export: no crash, no file, nothing left running.
     void escapeWhileExportingCancels()
     {
         auto window = openWindow();
         QVERIFY(QTest::qWaitForWindowExposed(window.get()));
-        auto *button = window->findChild<QToolButton *>(QStringLiteral("motionExport"));
-        QVERIFY(button);
-        QTest::mouseClick(button, Qt::LeftButton);
-        QDialog *dialog = nullptr;
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                for (QDialog *d : window->findChildren<QDialog *>())
-                    if (d->isVisible())
-                        dialog = d;
-                return dialog != nullptr;
-            },
-            5000));
-        // The file field is the one holding an animation's name.
-        QLineEdit *file = nullptr;
-        for (QLineEdit *edit : dialog->findChildren<QLineEdit *>())
-            if (edit->text().endsWith(QLatin1String(".gif")))
-                file = edit;
-        QVERIFY(file);
+        ExportDialog *dialog = openMotionExport(*window);
+        QVERIFY(dialog);
+        // The file field holds an animation's name: the Motion bar asked for one.
+        auto *file = dialog->findChild<QLineEdit *>(QStringLiteral("exportPath"));
+        QVERIFY(file && file->text().endsWith(QLatin1String(".gif")));
+        QCOMPARE(dialog->options().views,
+                 (QList<FigureView>{FigureView::Waves, FigureView::Heatmap}));
         QTemporaryDir dir;
         file->setText(dir.filePath(QStringLiteral("waves.gif")));
-        QTest::qWait(200); // the dialog's preview and frame plan settle
+        QVERIFY(QTest::qWaitFor([&] { return exportButton(*dialog)->isEnabled(); }, 20000));
 
-        const QPointer<QDialog> alive(dialog);
+        const QPointer<ExportDialog> alive(dialog);
         bool escaped = false;
+        bool wasExporting = false;
         QTimer::singleShot(700, window.get(), [&] {
-            QWidget *target = QApplication::focusWidget();
-            QTest::keyClick(target ? target : alive.data(), Qt::Key_Escape);
             escaped = true;
+            if (!alive)
+                return;
+            wasExporting = alive->isExporting();
+            QWidget *target = alive->focusWidget();
+            QTest::keyClick(target ? target : alive.data(), Qt::Key_Escape);
         });
-        QWidget *focus = QApplication::focusWidget();
+        // Enter and Escape go where a person's keys go: the focused field of the active dialog.
+        QVERIFY(QTest::qWaitForWindowActive(dialog));
+        QWidget *focus = dialog->focusWidget();
         QTest::keyClick(focus ? focus : dialog, Qt::Key_Return);
+        QVERIFY(dialog->isExporting()); // started, and Enter returned at once
         QVERIFY(QTest::qWaitFor([&] { return escaped; }, 20000));
-        // Cancelled within moments, not rendered to the end.
-        QVERIFY(QTest::qWaitFor(
-            [&] { return !alive || !alive->findChild<QProgressBar *>() ||
-                         !alive->property("exporting").toBool(); },
-            5000));
-        QTest::qWait(500);
-        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
-                 QStringList());
-        QVERIFY(window->isVisible());
+        QVERIFY(wasExporting);
+        QVERIFY(alive);
+        QVERIFY(QTest::qWaitFor([&] { return !dialog->isExporting(); }, 10000));
+        QCOMPARE(dialog->message(), QStringLiteral("Stopped; no file was written."));
+        QVERIFY(dialog->isVisible()); // Escape stopped the export; a second one closes
+        QVERIFY(QTest::qWaitFor([&] { return window->scheduler()->isIdle(); }, 10000));
+        QCOMPARE(entries(dir.path()), QStringList());
+        QTest::keyClick(dialog, Qt::Key_Escape);
+        QVERIFY(!dialog->isVisible());
     }
 
-    // Export… writes what the bar plays from a copy of the state (the window's marker stays),
-    // and Cancel stops it with no file left.
-    void exportDialogWritesAndCancels()
+    // The window closed while an animation is written: the export stops and waits for the
+    // writer's frame, and leaves no file.
+    void closingTheWindowStopsTheExport()
+    {
+        auto window = openWindow();
+        ExportDialog *dialog = openMotionExport(*window);
+        QVERIFY(dialog);
+        QTemporaryDir dir;
+        dialog->setPath(dir.filePath(QStringLiteral("long.mp4")));
+        AnimationOptions animation = dialog->animation();
+        animation.frames = 3600;
+        dialog->setAnimation(animation);
+        QVERIFY(QTest::qWaitFor([&] { return exportButton(*dialog)->isEnabled(); }, 20000));
+        QString error;
+        QVERIFY2(dialog->exportFigure(&error), qPrintable(error));
+        QVERIFY(dialog->isExporting());
+        QTest::qWait(800);
+        window.reset();
+        QCOMPARE(entries(dir.path()), QStringList());
+    }
+
+    // Export… from the window writes what `pescope export --animate` writes for the same
+    // session and options: Fig 16-9 (waves over heatmap) with its marker moving, frame for
+    // frame; the window's own marker stays where it was.
+    void windowExportEqualsTheCommandLine()
     {
         auto window = openWindow();
         ExplorerState *state = window->state();
-        const Controls c = controls(*window);
-        c.slider->setValue(30);
-        const QList<qint64> markers = state->markers();
-        c.bar->exportAnimation();
-        auto *dialog = window->findChild<AnimationExportDialog *>();
-        QVERIFY(dialog);
-        QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("waves.gif"));
-        dialog->setPath(path);
-        dialog->setFrames(6);
-        dialog->setFps(10);
-        dialog->setFigureSize(320, 240);
         QString error;
-        QVERIFY2(dialog->exportAnimation(&error), qPrintable(error));
+        QVERIFY(applyPreset(*state, QStringLiteral("geron-16-9"), &error));
+        const QList<qint64> markers = state->markers();
+        ExportDialog *dialog = openMotionExport(*window);
+        QVERIFY(dialog);
+        AnimationOptions animation = dialog->animation();
+        QCOMPARE(animation.parameter, QStringLiteral("position"));
+        animation.from = 10;
+        animation.to = 150;
+        animation.frames = 6;
+        FigureOptions figure = dialog->options();
+        figure.width = 480;
+        figure.height = 360;
+        figure.style.fontScale = 1.5;
+        figure.title = QStringLiteral("Fig 16-9, animated");
+        dialog->setOptions(figure);
+        dialog->setAnimation(animation, 10);
+        QTemporaryDir dir;
+        const QString windowFile = dir.filePath(QStringLiteral("window.gif"));
+        dialog->setPath(windowFile);
+        QVERIFY(QTest::qWaitFor([&] { return exportButton(*dialog)->isEnabled(); }, 20000));
+        QSignalSpy exported(dialog, &ExportDialog::exported);
+        QTest::mouseClick(exportButton(*dialog), Qt::LeftButton);
+        QVERIFY2(exported.wait(60000) || exported.size() == 1, qPrintable(dialog->message()));
         QCOMPARE(state->markers(), markers);
-        const auto video = pe::test::readVideo(path, false);
-        QVERIFY2(video.error.isEmpty(), qPrintable(video.error));
-        QCOMPARE(video.frameCount, 6);
-        QCOMPARE(video.width, 320);
 
-        const QString long_ = dir.filePath(QStringLiteral("long.mp4"));
-        dialog->setPath(long_);
-        dialog->setFrames(3600);
-        QTimer::singleShot(200, dialog, &AnimationExportDialog::cancel);
-        QElapsedTimer timer;
-        timer.start();
-        QVERIFY(!dialog->exportAnimation(&error));
-        QVERIFY(timer.elapsed() < 20000);
-        QCOMPARE(error, QStringLiteral("Cancelled; no file was written."));
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
-                 QStringList{QStringLiteral("waves.gif")});
+        const QString session = dir.filePath(QStringLiteral("s.pescope.json"));
+        QVERIFY2(saveSession(*state, session, &error), qPrintable(error));
+        const QString cliFile = dir.filePath(QStringLiteral("cli.gif"));
+        const pe::test::RunResult r = pe::test::runPescope(
+            {QStringLiteral("export"), QStringLiteral("--session"), session,
+             QStringLiteral("--view"), QStringLiteral("waves+heatmap"), QStringLiteral("--animate"),
+             QStringLiteral("position"), QStringLiteral("--from"), QStringLiteral("10"),
+             QStringLiteral("--to"), QStringLiteral("150"), QStringLiteral("--frames"),
+             QStringLiteral("6"), QStringLiteral("--fps"), QStringLiteral("10"),
+             QStringLiteral("--width"), QStringLiteral("480"), QStringLiteral("--height"),
+             QStringLiteral("360"), QStringLiteral("--font-scale"), QStringLiteral("1.5"),
+             QStringLiteral("--title"), figure.title, QStringLiteral("--backend"),
+             QStringLiteral("cpu"), QStringLiteral("--out"), cliFile});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto fromWindow = pe::test::readVideo(windowFile);
+        const auto fromCli = pe::test::readVideo(cliFile);
+        QVERIFY2(fromWindow.error.isEmpty(), qPrintable(fromWindow.error));
+        QVERIFY2(fromCli.error.isEmpty(), qPrintable(fromCli.error));
+        QCOMPARE(fromWindow.frameCount, 6);
+        QCOMPARE(fromWindow.width, 480);
+        PE_COMPARE_NEAR(fromWindow.fps, 10.0, 1e-6);
+        QCOMPARE(fromCli.frames.size(), fromWindow.frames.size());
+        for (qsizetype k = 0; k < fromWindow.frames.size(); ++k)
+            QVERIFY2(fromWindow.frames[k] == fromCli.frames[k],
+                     qPrintable(QStringLiteral("frame %1 differs").arg(k)));
+        // The marker moved: the first and last frames differ.
+        QVERIFY(fromWindow.frames.first() != fromWindow.frames.last());
+    }
+
+    // A swept field of the scheme: each frame's numbers come from the scheduler's frame lane,
+    // and the frames are the command line's.
+    void parameterSweepEqualsTheCommandLine()
+    {
+        auto window = openWindow();
+        ExplorerState *state = window->state();
+        QString error;
+        EncodingSpec spec = state->spec();
+        spec.positions = 64;
+        spec.dims = 32;
+        QVERIFY(state->setSpec(spec, &error));
+        ExportDialog *dialog = openMotionExport(*window);
+        QVERIFY(dialog);
+        const int base = dialog->findChild<QComboBox *>(QStringLiteral("exportAnimate"))
+                             ->findText(QStringLiteral("base"));
+        QVERIFY(base >= 0);
+        AnimationOptions animation;
+        animation.parameter = QStringLiteral("base");
+        animation.from = 100;
+        animation.to = 10000;
+        animation.frames = 4;
+        FigureOptions figure = dialog->options();
+        figure.width = 400;
+        figure.height = 300;
+        dialog->setOptions(figure);
+        dialog->setAnimation(animation, 5);
+        QTemporaryDir dir;
+        const QString windowFile = dir.filePath(QStringLiteral("window.gif"));
+        dialog->setPath(windowFile);
+        QVERIFY(QTest::qWaitFor([&] { return exportButton(*dialog)->isEnabled(); }, 20000));
+        QSignalSpy exported(dialog, &ExportDialog::exported);
+        QVERIFY2(dialog->exportFigure(&error), qPrintable(error));
+        QVERIFY2(exported.wait(60000) || exported.size() == 1, qPrintable(dialog->message()));
+        QCOMPARE(std::get<SinusoidalScheme>(state->spec().scheme).base, 10000.0); // unmoved
+
+        const QString session = dir.filePath(QStringLiteral("s.pescope.json"));
+        QVERIFY2(saveSession(*state, session, &error), qPrintable(error));
+        const QString cliFile = dir.filePath(QStringLiteral("cli.gif"));
+        const pe::test::RunResult r = pe::test::runPescope(
+            {QStringLiteral("export"), QStringLiteral("--session"), session,
+             QStringLiteral("--view"), QStringLiteral("waves+heatmap"), QStringLiteral("--animate"),
+             QStringLiteral("base"), QStringLiteral("--from"), QStringLiteral("100"),
+             QStringLiteral("--to"), QStringLiteral("10000"), QStringLiteral("--frames"),
+             QStringLiteral("4"), QStringLiteral("--fps"), QStringLiteral("5"),
+             QStringLiteral("--width"), QStringLiteral("400"), QStringLiteral("--height"),
+             QStringLiteral("300"), QStringLiteral("--backend"), QStringLiteral("cpu"),
+             QStringLiteral("--out"), cliFile});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto fromWindow = pe::test::readVideo(windowFile);
+        const auto fromCli = pe::test::readVideo(cliFile);
+        QCOMPARE(fromWindow.frames.size(), 4);
+        QCOMPARE(fromCli.frames.size(), 4);
+        for (qsizetype k = 0; k < 4; ++k)
+            QVERIFY2(fromWindow.frames[k] == fromCli.frames[k],
+                     qPrintable(QStringLiteral("frame %1 differs").arg(k)));
+        QVERIFY(fromWindow.frames.first() != fromWindow.frames.last());
     }
 };
 

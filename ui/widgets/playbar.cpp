@@ -1,6 +1,5 @@
 #include "widgets/playbar.h"
 
-#include "dialogs/animationexportdialog.h"
 #include "fields/field.h"
 #include "state/explorerstate.h"
 
@@ -80,7 +79,8 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     addWidget(m_loop);
     m_export->setObjectName(QStringLiteral("motionExport"));
     m_export->setText(tr("Export…"));
-    m_export->setToolTip(tr("Write what plays here as a GIF, MP4 or WebM"));
+    m_export->setToolTip(tr("File > Export figure, preset to what plays here as a GIF, MP4 or "
+                            "WebM"));
     addWidget(m_export);
     connect(m_export, &QToolButton::clicked, this, &PlayBar::exportAnimation);
 
@@ -128,7 +128,7 @@ QList<FigureView> PlayBar::exportViews() const
 {
     switch (m_state->page()) {
     case Page::Encoding:
-        return {FigureView::Waves};
+        return {FigureView::Waves, FigureView::Heatmap};
     case Page::Phrases:
         return {FigureView::Phrases};
     case Page::Schemes:
@@ -152,9 +152,7 @@ AnimationOptions PlayBar::currentAnimation() const
 void PlayBar::exportAnimation()
 {
     pause();
-    auto *dialog = new AnimationExportDialog(m_state, exportViews(), currentAnimation(), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->open();
+    emit exportRequested(exportViews(), currentAnimation());
 }
 
 void PlayBar::rebuild()
