@@ -6,11 +6,11 @@
 #include "figures/colormaps.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
-#include "figures/tablefigures.h"
 #include "figures/qcpinclude.h"
-#include "state/presets.h"
+#include "figures/tablefigures.h"
 #include "model/modelspec.h"
 #include "modelfilewriter.h"
+#include "state/presets.h"
 #include "state/sessionfile.h"
 
 #include <QApplication>
@@ -1023,8 +1023,9 @@ private slots:
         {
             QCPPainter painter(&image);
             painter.setMode(QCPPainter::pmNoCaching);
-            QVERIFY2(paintFigure(&painter, FigureTarget::Raster, state, data, options, &error, hooks),
-                     qPrintable(error));
+            QVERIFY2(
+                paintFigure(&painter, FigureTarget::Raster, state, data, options, &error, hooks),
+                qPrintable(error));
         }
         QVERIFY2(legends > 0, "no legend drawn");
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
@@ -1069,9 +1070,9 @@ private slots:
         QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
         const QByteArray svg = FigureExporter(state, data, options).renderSvg(&error);
         QVERIFY2(!svg.isEmpty(), qPrintable(error));
-        static const QStringList generic = {QStringLiteral("serif"), QStringLiteral("sans-serif"),
-                                            QStringLiteral("monospace"), QStringLiteral("cursive"),
-                                            QStringLiteral("fantasy"), QStringLiteral("system-ui")};
+        static const QStringList generic = {
+            QStringLiteral("serif"),   QStringLiteral("sans-serif"), QStringLiteral("monospace"),
+            QStringLiteral("cursive"), QStringLiteral("fantasy"),    QStringLiteral("system-ui")};
         const QStringList installed = QFontDatabase::families();
         QXmlStreamReader xml(svg);
         int texts = 0;
@@ -1085,9 +1086,10 @@ private slots:
             QStringList names = family.split(QLatin1Char(','));
             for (QString &name : names)
                 name = name.trimmed().remove(QLatin1Char('\'')).remove(QLatin1Char('"'));
-            QVERIFY2(names.size() >= 2 && generic.contains(names.last()),
-                     qPrintable(QStringLiteral("font-family=\"%1\" has no generic family last")
-                                    .arg(family)));
+            QVERIFY2(
+                names.size() >= 2 && generic.contains(names.last()),
+                qPrintable(
+                    QStringLiteral("font-family=\"%1\" has no generic family last").arg(family)));
             QVERIFY2(installed.contains(names.first()),
                      qPrintable(QStringLiteral("font-family=\"%1\": %2 is not an installed font")
                                     .arg(family, names.first())));

@@ -6,9 +6,9 @@
 // as `pescope export --animate`, written off the GUI thread, stopped by Escape or by closing.
 #include "compute/computescheduler.h"
 #include "dialogs/exportdialog.h"
+#include "state/explorerstate.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
-#include "state/explorerstate.h"
 #include "testutil.h"
 #include "videoreader.h"
 #include "views/mainwindow.h"
@@ -76,6 +76,30 @@ class TestPlayBar : public QObject
             if (button->text() == QStringLiteral("&Export"))
                 return button;
         return nullptr;
+    }
+
+    // `pescope export --session FILE` with `options` (words split at spaces) and `more`.
+    static pe::test::RunResult exportSession(const QString &session, const QString &options,
+                                             const QStringList &more)
+    {
+        return pe::test::runPescope(
+            QStringList{QStringLiteral("export"), QStringLiteral("--session"), session} +
+            options.split(QLatin1Char(' ')) + more);
+    }
+
+    // Two animations decoded: `count` frames each, pixel for pixel the same, and moving (the
+    // first and last frames differ).
+    static void sameFrames(const pe::test::DecodedVideo &a, const pe::test::DecodedVideo &b,
+                           int count)
+    {
+        QVERIFY2(a.error.isEmpty(), qPrintable(a.error));
+        QVERIFY2(b.error.isEmpty(), qPrintable(b.error));
+        QCOMPARE(a.frames.size(), count);
+        QCOMPARE(b.frames.size(), count);
+        for (int k = 0; k < count; ++k)
+            QVERIFY2(a.frames[k] == b.frames[k],
+                     qPrintable(QStringLiteral("frame %1 differs").arg(k)));
+        QVERIFY(a.frames.first() != a.frames.last());
     }
 
     static QStringList entries(const QString &folder)
@@ -289,30 +313,16 @@ private slots:
         const QString session = dir.filePath(QStringLiteral("s.pescope.json"));
         QVERIFY2(saveSession(*state, session, &error), qPrintable(error));
         const QString cliFile = dir.filePath(QStringLiteral("cli.gif"));
-        const pe::test::RunResult r = pe::test::runPescope(
-            {QStringLiteral("export"), QStringLiteral("--session"), session,
-             QStringLiteral("--view"), QStringLiteral("waves+heatmap"), QStringLiteral("--animate"),
-             QStringLiteral("position"), QStringLiteral("--from"), QStringLiteral("10"),
-             QStringLiteral("--to"), QStringLiteral("150"), QStringLiteral("--frames"),
-             QStringLiteral("6"), QStringLiteral("--fps"), QStringLiteral("10"),
-             QStringLiteral("--width"), QStringLiteral("480"), QStringLiteral("--height"),
-             QStringLiteral("360"), QStringLiteral("--font-scale"), QStringLiteral("1.5"),
-             QStringLiteral("--title"), figure.title, QStringLiteral("--backend"),
-             QStringLiteral("cpu"), QStringLiteral("--out"), cliFile});
+        const pe::test::RunResult r = exportSession(
+            session,
+            QStringLiteral("--view waves+heatmap --animate position --from 10 --to 150 --frames 6 "
+                           "--fps 10 --width 480 --height 360 --font-scale 1.5 --backend cpu"),
+            {QStringLiteral("--title"), figure.title, QStringLiteral("--out"), cliFile});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const auto fromWindow = pe::test::readVideo(windowFile);
-        const auto fromCli = pe::test::readVideo(cliFile);
-        QVERIFY2(fromWindow.error.isEmpty(), qPrintable(fromWindow.error));
-        QVERIFY2(fromCli.error.isEmpty(), qPrintable(fromCli.error));
-        QCOMPARE(fromWindow.frameCount, 6);
         QCOMPARE(fromWindow.width, 480);
         PE_COMPARE_NEAR(fromWindow.fps, 10.0, 1e-6);
-        QCOMPARE(fromCli.frames.size(), fromWindow.frames.size());
-        for (qsizetype k = 0; k < fromWindow.frames.size(); ++k)
-            QVERIFY2(fromWindow.frames[k] == fromCli.frames[k],
-                     qPrintable(QStringLiteral("frame %1 differs").arg(k)));
-        // The marker moved: the first and last frames differ.
-        QVERIFY(fromWindow.frames.first() != fromWindow.frames.last());
+        sameFrames(fromWindow, pe::test::readVideo(cliFile), 6); // the marker moves
     }
 
     // A swept field of the scheme: each frame's numbers come from the scheduler's frame lane,
@@ -353,24 +363,13 @@ private slots:
         const QString session = dir.filePath(QStringLiteral("s.pescope.json"));
         QVERIFY2(saveSession(*state, session, &error), qPrintable(error));
         const QString cliFile = dir.filePath(QStringLiteral("cli.gif"));
-        const pe::test::RunResult r = pe::test::runPescope(
-            {QStringLiteral("export"), QStringLiteral("--session"), session,
-             QStringLiteral("--view"), QStringLiteral("waves+heatmap"), QStringLiteral("--animate"),
-             QStringLiteral("base"), QStringLiteral("--from"), QStringLiteral("100"),
-             QStringLiteral("--to"), QStringLiteral("10000"), QStringLiteral("--frames"),
-             QStringLiteral("4"), QStringLiteral("--fps"), QStringLiteral("5"),
-             QStringLiteral("--width"), QStringLiteral("400"), QStringLiteral("--height"),
-             QStringLiteral("300"), QStringLiteral("--backend"), QStringLiteral("cpu"),
-             QStringLiteral("--out"), cliFile});
+        const pe::test::RunResult r = exportSession(
+            session,
+            QStringLiteral("--view waves+heatmap --animate base --from 100 --to 10000 --frames 4 "
+                           "--fps 5 --width 400 --height 300 --backend cpu"),
+            {QStringLiteral("--out"), cliFile});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        const auto fromWindow = pe::test::readVideo(windowFile);
-        const auto fromCli = pe::test::readVideo(cliFile);
-        QCOMPARE(fromWindow.frames.size(), 4);
-        QCOMPARE(fromCli.frames.size(), 4);
-        for (qsizetype k = 0; k < 4; ++k)
-            QVERIFY2(fromWindow.frames[k] == fromCli.frames[k],
-                     qPrintable(QStringLiteral("frame %1 differs").arg(k)));
-        QVERIFY(fromWindow.frames.first() != fromWindow.frames.last());
+        sameFrames(pe::test::readVideo(windowFile), pe::test::readVideo(cliFile), 4);
     }
 };
 

@@ -659,8 +659,8 @@ void ComputeScheduler::onTableFinished(quint64 generation,
     }
 }
 
-void ComputeScheduler::onFrameFinished(quint64 generation, const FigureData &data,
-                                       JobStatus status, const QString &error)
+void ComputeScheduler::onFrameFinished(quint64 generation, const FigureData &data, JobStatus status,
+                                       const QString &error)
 {
     --m_frameLane.inFlight;
     if (!m_frameLane.current(generation))

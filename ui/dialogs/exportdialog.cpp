@@ -670,8 +670,8 @@ void ExportDialog::syncAnimationControls()
             onParameterChanged();
     }
     const bool animated = isAnimated();
-    for (QWidget *field : std::initializer_list<QWidget *>{m_parameter, m_from, m_to, m_frames,
-                                                           m_fps})
+    for (QWidget *field :
+         std::initializer_list<QWidget *>{m_parameter, m_from, m_to, m_frames, m_fps})
         field->setEnabled(animated && !names.isEmpty());
 }
 
@@ -708,7 +708,8 @@ QString ExportDialog::animationProblem() const
     if (!FigureAnimation::plan(*m_state, o.views, animation(), &error))
         return error;
     VideoSettings settings;
-    settings.format = *videoFormatForPath(QStringLiteral("x.") + m_format->currentData().toString());
+    settings.format =
+        *videoFormatForPath(QStringLiteral("x.") + m_format->currentData().toString());
     settings.width = int(o.width);
     settings.height = int(o.height);
     settings.frames = m_frames->value();

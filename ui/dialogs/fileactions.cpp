@@ -538,8 +538,7 @@ ExportDialog *FileActions::exportDialog()
     return m_dialog;
 }
 
-void FileActions::exportAnimation(const QList<FigureView> &views,
-                                  const AnimationOptions &animation)
+void FileActions::exportAnimation(const QList<FigureView> &views, const AnimationOptions &animation)
 {
     ExportDialog *dialog = exportDialog();
     FigureOptions options = dialog->options();

@@ -64,9 +64,9 @@ private:
     VideoSettings m_settings;
     QList<int> m_paletteFrames; // a GIF's: drawn first, kept for the encoding pass
     QList<QImage> m_palette;
-    int m_next = 0;             // the next frame to hand to the writer
-    quint64 m_ticket = 0;       // the scheduler's answer awaited, 0 when none
-    QString m_failure;          // why a failed job stopped (reported once the file is gone)
+    int m_next = 0;       // the next frame to hand to the writer
+    quint64 m_ticket = 0; // the scheduler's answer awaited, 0 when none
+    QString m_failure;    // why a failed job stopped (reported once the file is gone)
     bool m_running = false;
     bool m_finishing = false; // every frame handed over; the writer commits the file
     bool m_cancelling = false;

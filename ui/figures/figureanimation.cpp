@@ -130,8 +130,8 @@ AnimationOptions FigureAnimation::defaultOptions(const ExplorerState &state,
     options.parameter = parameter;
     if (parameter == QLatin1String("position")) {
         QString ignored;
-        if (const std::optional<FigureAnimation> plan = FigureAnimation::plan(state, views, options,
-                                                                              &ignored)) {
+        if (const std::optional<FigureAnimation> plan =
+                FigureAnimation::plan(state, views, options, &ignored)) {
             options.from = plan->from();
             options.to = plan->to();
         }

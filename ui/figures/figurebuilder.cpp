@@ -367,8 +367,8 @@ bool fitLegends(QCustomPlot *plot)
     for (QCPLegend *legend : plot->findChildren<QCPLegend *>()) {
         if (!legend->visible() || legend->itemCount() == 0)
             continue;
-        const int room = legendRoom(plot, legend) - legend->margins().left() -
-                         legend->margins().right();
+        const int room =
+            legendRoom(plot, legend) - legend->margins().left() - legend->margins().right();
         for (int i = 0; i < legend->itemCount(); ++i) {
             auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
             // Through the base class: QCPPlottableLegendItem makes it protected.

@@ -37,13 +37,14 @@ QString withGenericFamilies(QString svg)
         if (it == resolved.end()) {
             const QFontInfo info{QFont(requested)};
             const QString name = info.family().remove(QLatin1Char('\''));
-            const QString generic = info.fixedPitch() ? QStringLiteral("monospace")
-                                    : name.contains(QLatin1String("Serif")) &&
-                                            !name.contains(QLatin1String("Sans"))
-                                        ? QStringLiteral("serif")
-                                        : QStringLiteral("sans-serif");
-            it = resolved.insert(requested, QStringLiteral("font-family=\"'%1', %2\"")
-                                                .arg(name.toHtmlEscaped(), generic));
+            const QString generic =
+                info.fixedPitch() ? QStringLiteral("monospace")
+                : name.contains(QLatin1String("Serif")) && !name.contains(QLatin1String("Sans"))
+                    ? QStringLiteral("serif")
+                    : QStringLiteral("sans-serif");
+            it = resolved.insert(
+                requested,
+                QStringLiteral("font-family=\"'%1', %2\"").arg(name.toHtmlEscaped(), generic));
         }
         out += QStringView(svg).mid(last, m.capturedStart() - last);
         out += *it;

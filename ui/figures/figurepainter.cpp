@@ -369,8 +369,7 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
             break;
         case FigureView::TableSimilarity:
         case FigureView::Pca:
-        case FigureView::SinusoidFit:
-        {
+        case FigureView::SinusoidFit: {
             TableFigures figures(state, theme);
             figures.setLegendPlace(options.style.legend);
             figures.build(options.views[i], plot.get(), *data.table);
