@@ -1,6 +1,5 @@
 #include "widgets/playbar.h"
 
-#include "fields/field.h"
 #include "state/explorerstate.h"
 
 #include <QCheckBox>
@@ -168,27 +167,8 @@ void PlayBar::rebuild()
     }
     const QString parameter = m_parameter->currentText();
     // The default range: every position, or the field's value up to 8 times it.
-    AnimationOptions options;
-    options.parameter = parameter;
+    AnimationOptions options = FigureAnimation::defaultOptions(*m_state, currentViews(), parameter);
     options.frames = steps + 1;
-    if (parameter != QLatin1String("position")) {
-        // The field's current value, in its one text syntax.
-        const double value = [&] {
-            const EncodingSpec spec = m_state->spec();
-            double v = 1;
-            std::visit(
-                [&](const auto &s) {
-                    using S = std::decay_t<decltype(s)>;
-                    for (const Field<S> &f : S::fields())
-                        if (f.flag && parameter == QString::fromUtf8(f.flag))
-                            v = fieldText(f, s).toDouble();
-                },
-                spec.scheme);
-            return v == 0 ? 1.0 : v;
-        }();
-        options.from = value;
-        options.to = value * 8;
-    }
     QString error;
     m_plan = names.isEmpty() ? std::nullopt
                              : FigureAnimation::plan(*m_state, currentViews(), options, &error);
