@@ -525,37 +525,31 @@ void ComputeScheduler::dispatch()
 // The export dialog's figure and an animation's frame: what views need for given parameters.
 void ComputeScheduler::dispatchFigureJobs(Backend *backend)
 {
-    if (m_frameLane.dirty) {
-        const quint64 generation = m_frameLane.start();
-        ++m_frameLane.inFlight;
-        post([this, generation, request = m_frameRequest, backend,
-              isStale = m_frameLane.staleness(generation)] {
-            QString error;
-            FigureData data = request.held;
-            const JobStatus status = isStale()
-                                         ? JobStatus::Cancelled
-                                         : computeFigureData(request.inputs, request.views,
-                                                             *backend, isStale, &data, &error);
-            reportNotice(backend);
-            reply([=, this] { onFrameFinished(generation, data, status, error); });
-        });
-    }
-    if (m_figureLane.dirty) {
-        const quint64 generation = m_figureLane.start();
-        ++m_figureLane.inFlight;
-        post([this, generation, request = m_figureRequest,
-              held = heldData(m_figureRequest.inputs, m_figureRequest.views), backend,
-              isStale = m_figureLane.staleness(generation)] {
-            QString error;
-            FigureData data = held;
-            const JobStatus status = isStale()
-                                         ? JobStatus::Cancelled
-                                         : computeFigureData(request.inputs, request.views,
-                                                             *backend, isStale, &data, &error);
-            reportNotice(backend);
-            reply([=, this] { onFigureFinished(generation, data, status, error); });
-        });
-    }
+    if (m_frameLane.dirty)
+        postFigureJob(m_frameLane, m_frameRequest.inputs, m_frameRequest.views, m_frameRequest.held,
+                      backend, &ComputeScheduler::onFrameFinished);
+    if (m_figureLane.dirty)
+        postFigureJob(m_figureLane, m_figureRequest.inputs, m_figureRequest.views,
+                      heldData(m_figureRequest.inputs, m_figureRequest.views), backend,
+                      &ComputeScheduler::onFigureFinished);
+}
+
+void ComputeScheduler::postFigureJob(Lane &lane, const FigureInputs &inputs,
+                                     const QList<FigureView> &views, const FigureData &held,
+                                     Backend *backend, FigureFinished finished)
+{
+    const quint64 generation = lane.start();
+    ++lane.inFlight;
+    post([this, generation, inputs, views, held, backend, finished,
+          isStale = lane.staleness(generation)] {
+        QString error;
+        FigureData data = held;
+        const JobStatus status =
+            isStale() ? JobStatus::Cancelled
+                      : computeFigureData(inputs, views, *backend, isStale, &data, &error);
+        reportNotice(backend);
+        reply([=, this] { (this->*finished)(generation, data, status, error); });
+    });
 }
 
 void ComputeScheduler::onEncodeFinished(quint64 generation,

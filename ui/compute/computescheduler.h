@@ -162,6 +162,11 @@ private:
     void onFrameFinished(quint64 generation, const FigureData &data, JobStatus status,
                          const QString &error);
     void dispatchFigureJobs(Backend *backend);
+    using FigureFinished = void (ComputeScheduler::*)(quint64, const FigureData &, JobStatus,
+                                                      const QString &);
+    // computeFigureData for `inputs` from `held` on the worker; `finished` answers here.
+    void postFigureJob(Lane &lane, const FigureInputs &inputs, const QList<FigureView> &views,
+                       const FigureData &held, Backend *backend, FigureFinished finished);
     bool schemesHeld(const SchemeRequest &request) const;
     FigureData heldData(const FigureInputs &inputs, const QList<FigureView> &views) const;
     // Runs `job` on the worker thread; it answers through reply().

@@ -207,23 +207,26 @@ QString shortText(const QString &text, int length)
 }
 
 // `text` broken at spaces into lines no wider than `width` pixels in `font` (a title must not
-// run off a narrow panel); a single word wider than that stays whole.
+// run off a narrow panel, nor a legend entry off the page); a single word wider than that stays
+// whole, and the text's own line breaks stay.
 QString wrapText(const QString &text, const QFont &font, int width)
 {
     const QFontMetrics metrics(font);
     QStringList lines;
-    QString line;
-    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
-        if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
-            lines.append(line);
-            line = word;
-        } else {
-            line = candidate;
+    for (const QString &paragraph : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString &word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
+                lines.append(line);
+                line = word;
+            } else {
+                line = candidate;
+            }
         }
+        if (!line.isEmpty())
+            lines.append(line);
     }
-    if (!line.isEmpty())
-        lines.append(line);
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -327,27 +330,6 @@ void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
 
 namespace {
 
-// `text`'s lines broken at spaces so that each is at most `width` pixels wide in `metrics`
-// (a word wider than that keeps its own line).
-QString wrapped(const QString &text, const QFontMetrics &metrics, int width)
-{
-    QStringList lines;
-    for (const QString &paragraph : text.split(QLatin1Char('\n'))) {
-        QString line;
-        for (const QString &word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-            const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
-            if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
-                lines.append(line);
-                line = word;
-            } else {
-                line = longer;
-            }
-        }
-        lines.append(line);
-    }
-    return lines.join(QLatin1Char('\n'));
-}
-
 // The width a laid-out legend may take: its axis rect's inside for a legend in a corner, the
 // page for one beside or below the plot.
 int legendRoom(QCustomPlot *plot, QCPLegend *legend)
@@ -376,11 +358,11 @@ bool fitLegends(QCustomPlot *plot)
             if (!item || element->minimumOuterSizeHint().width() <= room)
                 continue;
             QCPAbstractPlottable *plottable = item->plottable();
-            const QFontMetrics metrics(item->font());
-            const int text =
-                metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, plottable->name()).width();
+            const int text = QFontMetrics(item->font())
+                                 .boundingRect(0, 0, 0, 0, Qt::TextDontClip, plottable->name())
+                                 .width();
             const int rest = element->minimumOuterSizeHint().width() - text;
-            plottable->setName(wrapped(plottable->name(), metrics, qMax(1, room - rest)));
+            plottable->setName(wrapText(plottable->name(), item->font(), qMax(1, room - rest)));
             changed = true;
         }
         if (changed) // centred() held it at its size before

@@ -25,7 +25,7 @@ namespace {
 // alias no SVG renderer knows): each becomes the family it resolves to here, then the CSS
 // generic family, so a renderer without that font picks one of the same kind instead of any
 // (rsvg's choice ran the legend's text into its line samples).
-QString withGenericFamilies(QString svg)
+QString withGenericFamilies(const QString &svg)
 {
     static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
     QHash<QString, QString> resolved;
