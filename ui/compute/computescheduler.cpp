@@ -71,7 +71,7 @@ ComputeScheduler::~ComputeScheduler()
 {
     // Every running job goes stale and stops at its next check.
     for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
-                       &m_tableLane})
+                       &m_tableLane, &m_frameLane})
         lane->drop();
     m_thread.quit();
     m_thread.wait();
@@ -131,7 +131,7 @@ bool ComputeScheduler::isIdle() const
     if (m_timer.isActive())
         return false;
     for (const Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane,
-                             &m_figureLane, &m_tableLane})
+                             &m_figureLane, &m_tableLane, &m_frameLane})
         if (lane->busy())
             return false;
     return true;
@@ -240,12 +240,38 @@ void ComputeScheduler::releaseFigureData()
     m_figureData = {};
 }
 
+quint64 ComputeScheduler::requestFrameData(const FigureInputs &inputs,
+                                           const QList<FigureView> &views, const FigureData &held)
+{
+    // What the window's pages or the export preview computed for these parameters is used,
+    // not computed again; computeFigureData keeps the members of `held` that still match.
+    FigureData start = held;
+    const FigureData window = heldData(inputs, views);
+    if (window.encoding)
+        start.encoding = window.encoding;
+    if (window.phrases)
+        start.phrases = window.phrases;
+    if (window.schemes)
+        start.schemes = window.schemes;
+    if (window.table)
+        start.table = window.table;
+    m_frameRequest = FrameRequest{inputs, views, start};
+    m_frameLane.request();
+    schedule();
+    return m_frameLane.generation + 1; // the generation its job will run as
+}
+
+void ComputeScheduler::cancelFrameData()
+{
+    m_frameLane.drop();
+}
+
 void ComputeScheduler::cancel()
 {
     const bool running = !isIdle();
     m_timer.stop();
     for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
-                       &m_tableLane})
+                       &m_tableLane, &m_frameLane})
         lane->drop();
     if (running)
         emit cancelled();
@@ -281,8 +307,8 @@ void ComputeScheduler::schedule()
     if (m_timer.isActive())
         return;
     bool working = false;
-    for (const Lane *lane :
-         {&m_encode, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane, &m_tableLane})
+    for (const Lane *lane : {&m_encode, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
+                             &m_tableLane, &m_frameLane})
         working = working || lane->inFlight > 0;
     m_timer.start(working ? burstMs : 0);
 }
@@ -314,6 +340,11 @@ void ComputeScheduler::failAll(const QString &error)
     if (m_tableLane.dirty) {
         m_tableLane.drop();
         emit tableFailed(error);
+    }
+    if (m_frameLane.dirty) {
+        const quint64 ticket = m_frameLane.generation + 1;
+        m_frameLane.drop();
+        emit frameDataFailed(ticket, error);
     }
 }
 
@@ -488,22 +519,37 @@ void ComputeScheduler::dispatch()
             reply([=, this] { onTableFinished(generation, done, status, error); });
         });
     }
-    if (m_figureLane.dirty) {
-        const quint64 generation = m_figureLane.start();
-        ++m_figureLane.inFlight;
-        post([this, generation, request = m_figureRequest,
-              held = heldData(m_figureRequest.inputs, m_figureRequest.views), backend,
-              isStale = m_figureLane.staleness(generation)] {
-            QString error;
-            FigureData data = held;
-            const JobStatus status = isStale()
-                                         ? JobStatus::Cancelled
-                                         : computeFigureData(request.inputs, request.views,
-                                                             *backend, isStale, &data, &error);
-            reportNotice(backend);
-            reply([=, this] { onFigureFinished(generation, data, status, error); });
-        });
-    }
+    dispatchFigureJobs(backend);
+}
+
+// The export dialog's figure and an animation's frame: what views need for given parameters.
+void ComputeScheduler::dispatchFigureJobs(Backend *backend)
+{
+    if (m_frameLane.dirty)
+        postFigureJob(m_frameLane, m_frameRequest.inputs, m_frameRequest.views, m_frameRequest.held,
+                      backend, &ComputeScheduler::onFrameFinished);
+    if (m_figureLane.dirty)
+        postFigureJob(m_figureLane, m_figureRequest.inputs, m_figureRequest.views,
+                      heldData(m_figureRequest.inputs, m_figureRequest.views), backend,
+                      &ComputeScheduler::onFigureFinished);
+}
+
+void ComputeScheduler::postFigureJob(Lane &lane, const FigureInputs &inputs,
+                                     const QList<FigureView> &views, const FigureData &held,
+                                     Backend *backend, FigureFinished finished)
+{
+    const quint64 generation = lane.start();
+    ++lane.inFlight;
+    post([this, generation, inputs, views, held, backend, finished,
+          isStale = lane.staleness(generation)] {
+        QString error;
+        FigureData data = held;
+        const JobStatus status =
+            isStale() ? JobStatus::Cancelled
+                      : computeFigureData(inputs, views, *backend, isStale, &data, &error);
+        reportNotice(backend);
+        reply([=, this] { (this->*finished)(generation, data, status, error); });
+    });
 }
 
 void ComputeScheduler::onEncodeFinished(quint64 generation,
@@ -605,6 +651,18 @@ void ComputeScheduler::onTableFinished(quint64 generation,
             emit tableFailed(error);
         }
     }
+}
+
+void ComputeScheduler::onFrameFinished(quint64 generation, const FigureData &data, JobStatus status,
+                                       const QString &error)
+{
+    --m_frameLane.inFlight;
+    if (!m_frameLane.current(generation))
+        return;
+    if (status == JobStatus::Done)
+        emit frameDataReady(generation, data);
+    else if (status == JobStatus::Failed)
+        emit frameDataFailed(generation, error);
 }
 
 void ComputeScheduler::onFigureFinished(quint64 generation, const FigureData &data,

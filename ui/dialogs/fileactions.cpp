@@ -17,6 +17,7 @@
 #include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
+#include "widgets/playbar.h"
 
 #include <QAction>
 #include <QApplication>
@@ -100,6 +101,9 @@ FileActions *FileActions::install(MainWindow *window)
     window->installEventFilter(actions);
     connect(actions, &FileActions::message, window,
             [window](const QString &text) { window->statusBar()->showMessage(text, 10000); });
+    // The Motion bar's Export… is this menu's Export figure, preset to what the bar plays.
+    if (auto *motion = window->findChild<PlayBar *>())
+        connect(motion, &PlayBar::exportRequested, actions, &FileActions::exportAnimation);
     return actions;
 }
 
@@ -532,6 +536,21 @@ ExportDialog *FileActions::exportDialog()
     }
     m_dialog->setOptions(options);
     return m_dialog;
+}
+
+void FileActions::exportAnimation(const QList<FigureView> &views, const AnimationOptions &animation)
+{
+    ExportDialog *dialog = exportDialog();
+    FigureOptions options = dialog->options();
+    options.views = views;
+    // A common video size (even sides, as MP4 and WebM need), at the still's font scale.
+    options.width = 1280;
+    options.height = 720;
+    dialog->setOptions(options);
+    dialog->setAnimation(animation);
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
 }
 
 void FileActions::report(const QString &text, bool error, const QString &title)

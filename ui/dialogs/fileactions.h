@@ -3,6 +3,7 @@
 // its own unit; MainWindow installs it with one call.
 #pragma once
 
+#include "figures/figureanimation.h"
 #include "figures/figureexporter.h"
 
 #include <QImage>
@@ -53,6 +54,8 @@ public:
     bool exportCurrentData(const QString &path, QString *error);
 
     ExportDialog *exportDialog();
+    // File > Export figure preset to an animation of `views` (the Motion bar's Export…).
+    void exportAnimation(const QList<FigureView> &views, const AnimationOptions &animation);
     QMenu *recentMenu() const { return m_recentMenu; }
     QMenu *recentModelsMenu() const { return m_recentModelsMenu; }
     // File > Recent models: the last 8 models opened, newest first (paths absolute, repo ids as

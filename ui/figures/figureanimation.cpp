@@ -122,6 +122,38 @@ QStringList FigureAnimation::parameterNames(const ExplorerState &state,
     return names;
 }
 
+AnimationOptions FigureAnimation::defaultOptions(const ExplorerState &state,
+                                                 const QList<FigureView> &views,
+                                                 const QString &parameter)
+{
+    AnimationOptions options;
+    options.parameter = parameter;
+    if (parameter == QLatin1String("position")) {
+        QString ignored;
+        if (const std::optional<FigureAnimation> plan =
+                FigureAnimation::plan(state, views, options, &ignored)) {
+            options.from = plan->from();
+            options.to = plan->to();
+        }
+        return options;
+    }
+    // The field's current value, in its one text syntax.
+    double value = 1;
+    std::visit(
+        [&](const auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            for (const Field<S> &f : S::fields())
+                if (f.flag && parameter == QString::fromUtf8(f.flag))
+                    value = fieldText(f, s).toDouble();
+        },
+        state.spec().scheme);
+    if (value == 0)
+        value = 1;
+    options.from = value;
+    options.to = value * 8;
+    return options;
+}
+
 QString FigureAnimation::parameter() const
 {
     return m_field.isEmpty() ? QStringLiteral("position") : m_field;

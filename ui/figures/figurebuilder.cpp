@@ -19,6 +19,9 @@ namespace pe {
 
 namespace {
 
+// Room between a legend placed outside the plot and the page's edge.
+constexpr int legendEdgeRoom = 4;
+
 // Wave curves are decimated to a min/max envelope beyond this many points per curve.
 constexpr qint64 maxCurvePoints = 16384;
 // Waves of more positions than this per pixel are drawn as min-max bands.
@@ -204,23 +207,26 @@ QString shortText(const QString &text, int length)
 }
 
 // `text` broken at spaces into lines no wider than `width` pixels in `font` (a title must not
-// run off a narrow panel); a single word wider than that stays whole.
+// run off a narrow panel, nor a legend entry off the page); a single word wider than that stays
+// whole, and the text's own line breaks stay.
 QString wrapText(const QString &text, const QFont &font, int width)
 {
     const QFontMetrics metrics(font);
     QStringList lines;
-    QString line;
-    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
-        if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
-            lines.append(line);
-            line = word;
-        } else {
-            line = candidate;
+    for (const QString &paragraph : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString &word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
+                lines.append(line);
+                line = word;
+            } else {
+                line = candidate;
+            }
         }
+        if (!line.isEmpty())
+            lines.append(line);
     }
-    if (!line.isEmpty())
-        lines.append(line);
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -229,6 +235,11 @@ QString wrapText(const QString &text, const QFont &font, int width)
 QCPLayoutGrid *centred(QCustomPlot *plot, QCPLayoutElement *element, Qt::Orientation along)
 {
     auto *grid = new QCPLayoutGrid;
+    // QCPLegend strokes its frame on its outer rect, one pixel past its right and bottom
+    // edges: at the page's edge (the last cell of the layout) that line was clipped.
+    // Below the plot, that one pixel only: the panel is short on small pages.
+    grid->setMargins(along == Qt::Vertical ? QMargins(0, 0, legendEdgeRoom, 0)
+                                           : QMargins(0, 0, 0, 1));
     const QSize hint = element->minimumOuterSizeHint();
     element->setMaximumSize(hint);
     for (int i = 0; i < 3; ++i) {
@@ -245,8 +256,8 @@ QCPLayoutGrid *centred(QCustomPlot *plot, QCPLayoutElement *element, Qt::Orienta
     return grid;
 }
 
-// Moves the legend (built in `rect`'s inset layout) to `place`. Auto goes beside the plot when
-// the legend takes at most 30% of the width, else below it, so it never covers the curves.
+} // namespace
+
 void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
                  std::optional<LegendPlace> requested)
 {
@@ -285,10 +296,21 @@ void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
     }
     inset->take(legend);
     inset->simplify();
-    QCPLayoutGrid *main = plot->plotLayout();
+    // Beside or below `rect` in the grid that holds it (the plot's, or a figure's own grid of
+    // several rects).
+    auto *main = qobject_cast<QCPLayoutGrid *>(rect->layout());
+    if (!main)
+        main = plot->plotLayout();
+    int row = 0, column = 0;
+    for (int r = 0; r < main->rowCount(); ++r)
+        for (int c = 0; c < main->columnCount(); ++c)
+            if (main->element(r, c) == rect)
+                row = r, column = c;
     if (place == LegendPlace::OutsideRight) {
-        main->addElement(0, 1, centred(plot, legend, Qt::Vertical));
-        main->setColumnStretchFactor(1, 0.01);
+        if (main->hasElement(row, column + 1))
+            main->insertColumn(column + 1);
+        main->addElement(row, column + 1, centred(plot, legend, Qt::Vertical));
+        main->setColumnStretchFactor(column + 1, 0.01);
         return;
     }
     // Below: entries side by side, as many per row as the width holds.
@@ -300,11 +322,78 @@ void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
         qBound(1, (width - 40) / qMax(1, itemWidth + legend->columnSpacing()), legend->itemCount());
     legend->setWrap(perRow);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-    main->addElement(1, 0, centred(plot, legend, Qt::Horizontal));
-    main->setRowStretchFactor(1, 0.01);
+    if (main->hasElement(row + 1, column))
+        main->insertRow(row + 1);
+    main->addElement(row + 1, column, centred(plot, legend, Qt::Horizontal));
+    main->setRowStretchFactor(row + 1, 0.01);
+}
+
+namespace {
+
+// The width a laid-out legend may take: its axis rect's inside for a legend in a corner, the
+// page for one beside or below the plot.
+int legendRoom(QCustomPlot *plot, QCPLegend *legend)
+{
+    if (auto *inset = qobject_cast<QCPLayoutInset *>(legend->layout())) {
+        const QMargins m = inset->margins();
+        return inset->rect().width() - m.left() - m.right();
+    }
+    return plot->viewport().width() - 2 * legendEdgeRoom;
 }
 
 } // namespace
+
+bool fitLegends(QCustomPlot *plot)
+{
+    bool changed = false;
+    for (QCPLegend *legend : plot->findChildren<QCPLegend *>()) {
+        if (!legend->visible() || legend->itemCount() == 0)
+            continue;
+        const int room =
+            legendRoom(plot, legend) - legend->margins().left() - legend->margins().right();
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
+            // Through the base class: QCPPlottableLegendItem makes it protected.
+            const QCPLayoutElement *element = item;
+            if (!item || element->minimumOuterSizeHint().width() <= room)
+                continue;
+            QCPAbstractPlottable *plottable = item->plottable();
+            const int text = QFontMetrics(item->font())
+                                 .boundingRect(0, 0, 0, 0, Qt::TextDontClip, plottable->name())
+                                 .width();
+            const int rest = element->minimumOuterSizeHint().width() - text;
+            plottable->setName(wrapText(plottable->name(), item->font(), qMax(1, room - rest)));
+            changed = true;
+        }
+        if (changed) // centred() held it at its size before
+            legend->setMaximumSize(legend->minimumOuterSizeHint());
+        // QCPLayoutGrid rounds each row's and column's size, which can take a pixel more than
+        // the page has: the frame of a legend outside the plot moves in by that much.
+        const QRect page(QPoint(0, 0), plot->viewport().size());
+        const QRect frame = legend->outerRect().adjusted(0, 0, 1, 1); // drawRect's extra pixel
+        auto *holder = qobject_cast<QCPLayoutGrid *>(legend->layout());
+        if (holder && !page.contains(frame)) {
+            QMargins m = holder->margins();
+            m.setRight(m.right() + qMax(0, frame.right() - page.right()));
+            m.setBottom(m.bottom() + qMax(0, frame.bottom() - page.bottom()));
+            holder->setMargins(m);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+QCPLegend *addFigureLegend(QCPAxisRect *rect)
+{
+    QCustomPlot *plot = rect->parentPlot();
+    auto *legend = new QCPLegend;
+    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
+    legend->setFont(plot->font());
+    legend->setLayer(QStringLiteral("legend"));
+    legend->setVisible(true);
+    plot->legend = legend;
+    return legend;
+}
 
 FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
@@ -491,12 +580,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     auto *rect = new QCPAxisRect(plot, true);
     plot->plotLayout()->addElement(0, 0, rect);
     // Placed once its entries are in (placeLegend): its size decides where it fits.
-    auto *legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
-    legend->setFont(plot->font());
-    legend->setLayer(QStringLiteral("legend"));
-    plot->legend = legend;
-    legend->setVisible(true);
+    QCPLegend *legend = addFigureLegend(rect);
 
     QCPAxis *x = rect->axis(QCPAxis::atBottom);
     QCPAxis *y = rect->axis(QCPAxis::atLeft);
@@ -899,6 +983,7 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
         auto *legendRow = new QCPLayoutGrid;
         main->addElement(1, 0, legendRow);
         auto *legend = new QCPLegend;
+        legend->setFont(plot->font()); // the figure's, scaled: QCPLegend starts in the app's
         // Plain elements as spacers (an empty QCPLayoutGrid has a maximum width of 0).
         legendRow->addElement(0, 0, new QCPLayoutElement(plot));
         legendRow->addElement(0, 1, legend);

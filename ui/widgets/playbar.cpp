@@ -1,7 +1,5 @@
 #include "widgets/playbar.h"
 
-#include "dialogs/animationexportdialog.h"
-#include "fields/field.h"
 #include "state/explorerstate.h"
 
 #include <QCheckBox>
@@ -80,7 +78,8 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     addWidget(m_loop);
     m_export->setObjectName(QStringLiteral("motionExport"));
     m_export->setText(tr("Export…"));
-    m_export->setToolTip(tr("Write what plays here as a GIF, MP4 or WebM"));
+    m_export->setToolTip(tr("File > Export figure, preset to what plays here as a GIF, MP4 or "
+                            "WebM"));
     addWidget(m_export);
     connect(m_export, &QToolButton::clicked, this, &PlayBar::exportAnimation);
 
@@ -128,7 +127,7 @@ QList<FigureView> PlayBar::exportViews() const
 {
     switch (m_state->page()) {
     case Page::Encoding:
-        return {FigureView::Waves};
+        return {FigureView::Waves, FigureView::Heatmap};
     case Page::Phrases:
         return {FigureView::Phrases};
     case Page::Schemes:
@@ -152,9 +151,7 @@ AnimationOptions PlayBar::currentAnimation() const
 void PlayBar::exportAnimation()
 {
     pause();
-    auto *dialog = new AnimationExportDialog(m_state, exportViews(), currentAnimation(), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->open();
+    emit exportRequested(exportViews(), currentAnimation());
 }
 
 void PlayBar::rebuild()
@@ -170,27 +167,8 @@ void PlayBar::rebuild()
     }
     const QString parameter = m_parameter->currentText();
     // The default range: every position, or the field's value up to 8 times it.
-    AnimationOptions options;
-    options.parameter = parameter;
+    AnimationOptions options = FigureAnimation::defaultOptions(*m_state, currentViews(), parameter);
     options.frames = steps + 1;
-    if (parameter != QLatin1String("position")) {
-        // The field's current value, in its one text syntax.
-        const double value = [&] {
-            const EncodingSpec spec = m_state->spec();
-            double v = 1;
-            std::visit(
-                [&](const auto &s) {
-                    using S = std::decay_t<decltype(s)>;
-                    for (const Field<S> &f : S::fields())
-                        if (f.flag && parameter == QString::fromUtf8(f.flag))
-                            v = fieldText(f, s).toDouble();
-                },
-                spec.scheme);
-            return v == 0 ? 1.0 : v;
-        }();
-        options.from = value;
-        options.to = value * 8;
-    }
     QString error;
     m_plan = names.isEmpty() ? std::nullopt
                              : FigureAnimation::plan(*m_state, currentViews(), options, &error);

@@ -32,8 +32,8 @@ public:
     bool isPlaying() const;
     // The views of the state's current page the control moves.
     QList<FigureView> currentViews() const;
-    // What Export… writes: the page's main view (waves, phrases or the Schemes view) and the
-    // bar's parameter and range.
+    // What Export… writes: the page's main figure (Fig 16-9's waves over heatmap, the phrases
+    // or the Schemes view) and the bar's parameter and range.
     QList<FigureView> exportViews() const;
     AnimationOptions currentAnimation() const;
 
@@ -41,11 +41,12 @@ public slots:
     void play();
     void pause(); // stops at once; the state keeps the value shown
     void setStep(int step);
-    // Opens the animation export for what the bar plays.
+    // Pauses and asks for File > Export figure preset to what the bar plays (exportRequested).
     void exportAnimation();
 
 signals:
     void playingChanged(bool playing);
+    void exportRequested(const QList<pe::FigureView> &views, const pe::AnimationOptions &animation);
 
 private:
     void rebuild(); // the parameter list, range and plan for the current page and scheme
