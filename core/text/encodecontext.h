@@ -1,0 +1,38 @@
+// The state of one encode() call that every stage shares: the first error, and a deadline, so
+// that a file's pattern that is slow on every position of a long text ends with a message.
+#pragma once
+
+#include <QDeadlineTimer>
+#include <QString>
+
+namespace pe {
+
+struct EncodeContext
+{
+    // Ten seconds: a megabyte of text takes well under one with the tokenizers in use.
+    static constexpr qint64 defaultDeadlineMs = 10000;
+
+    QDeadlineTimer deadline{defaultDeadlineMs};
+    QString error;
+
+    bool failed() const { return !error.isEmpty(); }
+    // Records `message` unless an earlier error is there; returns false for `return fail(...)`.
+    bool fail(const QString &message)
+    {
+        if (error.isEmpty())
+            error = message;
+        return false;
+    }
+    // true (with the message recorded) once the deadline has passed.
+    bool expired()
+    {
+        if (!deadline.hasExpired())
+            return false;
+        fail(QStringLiteral("tokenizing this text took longer than %1 s; a pattern of the "
+                            "tokenizer backtracks too much for it")
+                 .arg(defaultDeadlineMs / 1000));
+        return true;
+    }
+};
+
+} // namespace pe
