@@ -63,6 +63,12 @@ public:
     bool byteFallback = false;
     bool ignoreMerges = false;
     std::array<qint32, 256> byteIds{}; // <0xNN> tokens, -1 when missing
+    // The ids of one-character tokens, alone and after the continuing-subword prefix: what
+    // every character of every piece is looked up as first.
+    std::unordered_map<char32_t, qint32> charIds;
+    std::unordered_map<char32_t, qint32> continuingCharIds;
+
+    void indexCharacters();
 
     bool tokenize(std::u32string_view piece, std::vector<Token> *out,
                   EncodeContext &context) const override;
@@ -80,10 +86,33 @@ public:
     bool readMerges(const QJsonArray &list, const QString &path, JsonReader &r);
 
 private:
+    // vocab.find(s) for s, the character c with the prefix and suffix its place gives it.
+    std::optional<qint32> findCharacter(char32_t c, bool continuing, bool last,
+                                        const std::u32string &s) const
+    {
+        if (last && !endOfWordSuffix.empty())
+            return vocab.find(s);
+        const auto &ids =
+            continuing && !continuingSubwordPrefix.empty() ? continuingCharIds : charIds;
+        const auto it = ids.find(c);
+        return it == ids.end() ? std::nullopt : std::optional<qint32>(it->second);
+    }
     bool initialSymbols(std::u32string_view piece, std::vector<Symbol> *symbols,
                         EncodeContext &context) const;
     void mergeAll(std::vector<Symbol> &symbols) const;
 };
+
+void BpeModel::indexCharacters()
+{
+    const std::size_t prefix = continuingSubwordPrefix.size();
+    for (const auto &[token, id] : vocab.entries()) {
+        if (token.size() == 1)
+            charIds.emplace(token.front(), id);
+        if (prefix > 0 && token.size() == prefix + 1 &&
+            token.compare(0, prefix, continuingSubwordPrefix) == 0)
+            continuingCharIds.emplace(token.back(), id);
+    }
+}
 
 bool BpeModel::initialSymbols(std::u32string_view piece, std::vector<Symbol> *symbols,
                               EncodeContext &context) const
@@ -101,13 +130,14 @@ bool BpeModel::initialSymbols(std::u32string_view piece, std::vector<Symbol> *sy
     };
     std::u32string s;
     for (qsizetype i = 0; i < n; ++i) {
-        const qsizetype charBytes = utf8Length(piece[std::size_t(i)]);
-        s.assign(1, piece[std::size_t(i)]);
+        const char32_t c = piece[std::size_t(i)];
+        const qsizetype charBytes = utf8Length(c);
+        s.assign(1, c);
         if (i > 0)
             s.insert(0, continuingSubwordPrefix);
         if (i == n - 1)
             s.append(endOfWordSuffix);
-        if (const std::optional<qint32> id = vocab.find(s)) {
+        if (const std::optional<qint32> id = findCharacter(c, i > 0, i == n - 1, s)) {
             if (pending) {
                 add(unk.id, unk.bytes);
                 pending = false;
@@ -322,6 +352,7 @@ std::unique_ptr<TokenizerModel> readBpeModel(const QJsonObject &o, const QString
     const QJsonArray mergeList = r.requiredArray(o, path, "merges");
     if (!r.ok() || !model->readMerges(mergeList, JsonReader::child(path, "merges"), r))
         return nullptr;
+    model->indexCharacters();
     return model;
 }
 

@@ -60,6 +60,11 @@ void NormalizedString::transformRange(qsizetype start, qsizetype end,
         }
         text.push_back(d.c);
     }
+    if (start == 0 && end == size()) {
+        m_text = std::move(text);
+        m_align = std::move(align);
+        return;
+    }
     m_text.replace(std::size_t(start), std::size_t(end - start), text);
     m_align.erase(m_align.begin() + start, m_align.begin() + end);
     m_align.insert(m_align.begin() + start, align.begin(), align.end());

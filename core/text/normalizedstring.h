@@ -7,6 +7,7 @@
 
 #include <QtGlobal>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,6 +100,8 @@ private:
 template <class Keep> void NormalizedString::filter(Keep keep)
 {
     // NormalizedString::filter: each kept character carries the count of removed ones after it.
+    if (std::all_of(m_text.begin(), m_text.end(), keep))
+        return; // the library's transform would change nothing
     std::vector<CharChange> changes;
     changes.reserve(m_text.size());
     qsizetype removed = 0;

@@ -162,7 +162,11 @@ bool TextPattern::findRegex(std::u32string_view text, std::vector<PatternMatch> 
     while (searchFrom <= subject.size()) {
         if (context.expired())
             return false;
-        const QRegularExpressionMatch m = m_regex.match(subject, searchFrom);
+        // The subject is valid UTF-16 (made from code points); checking it costs its length
+        // on every call.
+        const QRegularExpressionMatch m =
+            m_regex.match(subject, searchFrom, QRegularExpression::NormalMatch,
+                          QRegularExpression::DontCheckSubjectStringMatchOption);
         if (!m.isValid())
             return context.fail(
                 QStringLiteral("the pattern %1 gave up on this text (more than %2 backtracking "

@@ -64,6 +64,7 @@ public:
         return it == m_tokens.end() ? QString() : it->second;
     }
     qint64 size() const { return qint64(m_ids.size()); }
+    const U32Map<qint32> &entries() const { return m_ids; }
     // The longest token, in code points.
     qsizetype maxTokenLength() const { return m_maxTokenLength; }
 

@@ -163,6 +163,8 @@ void normalize(NormalizedString &text, QString::NormalizationForm form)
     const bool compatibility =
         form == QString::NormalizationForm_KD || form == QString::NormalizationForm_KC;
     const std::u32string &s = text.text();
+    if (std::all_of(s.begin(), s.end(), [](char32_t c) { return c < 0x80; }))
+        return; // ASCII is in every normal form
     std::vector<CharChange> changes;
     changes.reserve(s.size());
     bool changed = false;
