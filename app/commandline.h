@@ -108,5 +108,6 @@ int runInfo(const QStringList &args);
 int runExport(const QStringList &args);
 int runVerify(const QStringList &args);
 int runInspect(const QStringList &args);
+int runTokens(const QStringList &args);
 
 } // namespace pe::cli

@@ -9,10 +9,17 @@ namespace pe {
 
 struct EncodeContext
 {
-    // Ten seconds: a megabyte of text takes well under one with the tokenizers in use.
-    static constexpr qint64 defaultDeadlineMs = 10000;
+    // Ten seconds, and ten more per million characters: the tokenizers in use take under one
+    // second of CPU time for a megabyte of text, and a busy machine may make that several.
+    static constexpr qint64 baseDeadlineMs = 10000;
+    static constexpr qint64 charactersPerMs = 100;
 
-    QDeadlineTimer deadline{defaultDeadlineMs};
+    explicit EncodeContext(qint64 characters = 0)
+        : deadlineMs(baseDeadlineMs + characters / charactersPerMs), deadline(deadlineMs)
+    {}
+
+    qint64 deadlineMs;
+    QDeadlineTimer deadline;
     QString error;
 
     bool failed() const { return !error.isEmpty(); }
@@ -30,7 +37,7 @@ struct EncodeContext
             return false;
         fail(QStringLiteral("tokenizing this text took longer than %1 s; a pattern of the "
                             "tokenizer backtracks too much for it")
-                 .arg(defaultDeadlineMs / 1000));
+                 .arg(deadlineMs / 1000));
         return true;
     }
 };

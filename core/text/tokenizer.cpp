@@ -231,7 +231,7 @@ TokenEncoding postProcess(const TokenizerData &d, std::vector<TokenEncoding> enc
 std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpecialTokens,
                                                QString *error) const
 {
-    EncodeContext context;
+    EncodeContext context(text.size());
     std::optional<TokenEncoding> e = encodeSequence(*m_d, text, 0, context);
     if (!e) {
         if (error)
@@ -244,7 +244,7 @@ std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpec
 std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const QString &second,
                                                    bool addSpecialTokens, QString *error) const
 {
-    EncodeContext context;
+    EncodeContext context(first.size() + second.size());
     std::optional<TokenEncoding> a = encodeSequence(*m_d, first, 0, context);
     std::optional<TokenEncoding> b = a ? encodeSequence(*m_d, second, 1, context) : std::nullopt;
     if (!b) {
