@@ -749,6 +749,10 @@ void TestTokenizer::decoders_data()
     // ByteLevel: each character a byte (Ã© is C3 A9, é; Ġ a space).
     QTest::newRow("byte level") << QJsonValue(typed("ByteLevel")) << list({"h", "Ã©", "Ġx"})
                                 << QString::fromUtf8("hé x");
+    // An incomplete UTF-8 sequence (E2 82, "âĤ") is one U+FFFD, as Rust's from_utf8_lossy
+    // makes it; a byte that starts nothing (FF, "ÿ") one of its own.
+    QTest::newRow("byte level lossy") << QJsonValue(typed("ByteLevel")) << list({"âĤ", "x", "ÿ"})
+                                      << QString::fromUtf8("\uFFFDx\uFFFD");
     QTest::newRow("none") << QJsonValue() << list({"a", "b"}) << QStringLiteral("a b");
 }
 

@@ -20,5 +20,8 @@ void toByteCharacters(NormalizedString &text);
 // The UTF-8 bytes of `token`: table characters decoded, or, when one is not in the table, the
 // token's own UTF-8 (ByteLevel::decode_chain).
 QByteArray bytesOfToken(std::u32string_view token);
+// Rust's String::from_utf8_lossy: one U+FFFD for each maximal invalid subpart (an incomplete
+// sequence is one replacement, where QString::fromUtf8 gives one per byte).
+QString fromUtf8Lossy(const QByteArray &bytes);
 
 } // namespace pe::bytelevel

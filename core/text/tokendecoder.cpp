@@ -29,7 +29,7 @@ public:
         QByteArray bytes;
         for (const QString &t : tokens)
             bytes.append(bytelevel::bytesOfToken(unicode::toU32(t)));
-        return {QString::fromUtf8(bytes)};
+        return {bytelevel::fromUtf8Lossy(bytes)};
     }
 };
 
