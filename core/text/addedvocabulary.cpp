@@ -167,7 +167,7 @@ std::vector<AddedVocabulary::Found> AddedVocabulary::findMatches(std::u32string_
     return out;
 }
 
-void AddedVocabulary::splitWithIndices(NormalizedString text, const Trie &trie,
+void AddedVocabulary::splitWithIndices(const NormalizedString &text, const Trie &trie,
                                        std::vector<TextSplit> *out) const
 {
     for (const Found &f : findMatches(text.text(), trie)) {
@@ -188,15 +188,15 @@ bool AddedVocabulary::extractAndNormalize(const Normalizer *normalizer, Normaliz
 {
     *out = PreTokenizedString(std::move(text));
     const bool original =
-        out->splitWithTokens([&](NormalizedString piece, std::vector<TextSplit> *parts) {
-            splitWithIndices(std::move(piece), m_originalTrie, parts);
+        out->splitWithTokens([&](const NormalizedString &piece, std::vector<TextSplit> *parts) {
+            splitWithIndices(piece, m_originalTrie, parts);
             return true;
         });
     return original &&
            out->splitWithTokens([&](NormalizedString piece, std::vector<TextSplit> *parts) {
                if (normalizer && !normalizer->normalize(piece, context))
                    return false;
-               splitWithIndices(std::move(piece), m_normalizedTrie, parts);
+               splitWithIndices(piece, m_normalizedTrie, parts);
                return true;
            });
 }

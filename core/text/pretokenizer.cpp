@@ -18,7 +18,7 @@ bool splitWith(PreTokenizedString &text, const TextPattern &pattern, SplitBehavi
                EncodeContext &context)
 {
     std::vector<PatternMatch> matches;
-    return text.split([&](NormalizedString piece, std::vector<NormalizedString> *parts) {
+    return text.split([&](const NormalizedString &piece, std::vector<NormalizedString> *parts) {
         if (!pattern.findMatches(piece.text(), &matches, context))
             return false;
         *parts = piece.split(matches, behavior);
@@ -157,7 +157,7 @@ public:
     qsizetype length = 5;
     bool preTokenize(PreTokenizedString &text, EncodeContext &) const override
     {
-        return text.split([&](NormalizedString piece, std::vector<NormalizedString> *parts) {
+        return text.split([&](const NormalizedString &piece, std::vector<NormalizedString> *parts) {
             for (qsizetype i = 0; i < piece.size(); i += length)
                 parts->push_back(piece.slice(i, std::min(piece.size(), i + length)));
             return true;
@@ -173,7 +173,7 @@ public:
     {
         // unicode_scripts/pre_tokenizer.rs: a piece ends wherever the script changes, spaces and
         // unassigned characters belonging to any script; kana and U+30FC count as Han.
-        return text.split([&](NormalizedString piece, std::vector<NormalizedString> *parts) {
+        return text.split([&](const NormalizedString &piece, std::vector<NormalizedString> *parts) {
             std::vector<qsizetype> bounds;
             std::optional<int> last;
             for (qsizetype i = 0; i < piece.size(); ++i) {

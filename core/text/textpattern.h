@@ -27,7 +27,7 @@ public:
     // of real tokenizers need a few dozen, a run of 20,000 spaces under Llama 3's pattern
     // about 40,000. Between searches the encoding's deadline is checked too.
     static constexpr int matchLimit = 100000;
-    static constexpr qsizetype maxPatternLength = 64 * 1024;
+    static constexpr qsizetype maxPatternLength = qsizetype(64) * 1024;
 
     // A literal string, found left to right without overlaps (the library escapes it into a
     // regular expression; an empty string matches between every two characters there too).
