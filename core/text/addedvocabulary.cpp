@@ -6,38 +6,6 @@
 
 namespace pe {
 
-void AddedVocabulary::Trie::add(std::u32string_view pattern, qint32 token)
-{
-    if (pattern.empty())
-        return; // an empty pattern matches nothing
-    qint32 node = 0;
-    for (const char32_t c : pattern) {
-        const auto [it, added] =
-            children.try_emplace((std::uint64_t(node) << 21) | std::uint64_t(c), nodes);
-        if (added)
-            ++nodes;
-        node = it->second;
-    }
-    tokenAt[node] = token;
-}
-
-std::pair<qsizetype, qint32> AddedVocabulary::Trie::longestAt(std::u32string_view text,
-                                                              qsizetype start) const
-{
-    std::pair<qsizetype, qint32> best{-1, -1};
-    qint32 node = 0;
-    for (qsizetype i = start; i < qsizetype(text.size()); ++i) {
-        const auto child =
-            children.find((std::uint64_t(node) << 21) | std::uint64_t(text[std::size_t(i)]));
-        if (child == children.end())
-            break;
-        node = child->second;
-        if (const auto t = tokenAt.find(node); t != tokenAt.end())
-            best = {i + 1, t->second};
-    }
-    return best;
-}
-
 bool AddedVocabulary::read(const QJsonValue &value, const QString &path, JsonReader &r,
                            const TokenizerModel &model, const Normalizer *normalizer)
 {
@@ -113,10 +81,10 @@ void AddedVocabulary::buildTries()
     for (qsizetype i = 0; i < qsizetype(m_tokens.size()); ++i) {
         const AddedToken &t = m_tokens[std::size_t(i)];
         if (t.normalized)
-            m_normalizedTrie.add(t.normalizedContent.empty() ? t.content : t.normalizedContent,
-                                 qint32(i));
+            m_normalizedTrie.insert(t.normalizedContent.empty() ? t.content : t.normalizedContent,
+                                    qint32(i));
         else
-            m_originalTrie.add(t.content, qint32(i));
+            m_originalTrie.insert(t.content, qint32(i));
     }
 }
 
@@ -131,7 +99,12 @@ std::vector<AddedVocabulary::Found> AddedVocabulary::findMatches(std::u32string_
     qsizetype startOffset = 0;
     qsizetype pos = 0;
     while (pos < n) {
-        const auto [end, index] = trie.longestAt(sentence, pos);
+        qsizetype end = -1;
+        qint32 index = -1;
+        trie.forEachPrefix(sentence, pos, [&](qsizetype e, qint32 token) {
+            end = e;
+            index = token;
+        });
         if (end < 0) {
             ++pos;
             continue;

@@ -4,6 +4,7 @@
 // original text, the others in the normalized pieces between them.
 #pragma once
 
+#include "codepointtrie.h"
 #include "normalizer.h"
 #include "pretokenizedstring.h"
 #include "tokenizermodel.h"
@@ -55,18 +56,9 @@ public:
     qint64 countNotIn(const TokenizerModel &model) const;
 
 private:
-    // A trie over code points: leftmost-longest search, as the library's Aho-Corasick
-    // automaton with MatchKind::LeftmostLongest finds them.
-    struct Trie
-    {
-        std::unordered_map<std::uint64_t, qint32> children; // (node << 21 | char) -> node
-        std::unordered_map<qint32, qint32> tokenAt;         // node -> index in m_tokens
-        qint32 nodes = 1;
-        bool empty() const { return tokenAt.empty(); }
-        void add(std::u32string_view pattern, qint32 token);
-        // The longest pattern starting at `start`: (end, token index), or end -1.
-        std::pair<qsizetype, qint32> longestAt(std::u32string_view text, qsizetype start) const;
-    };
+    // The contents to search for, to indexes in m_tokens. Searched leftmost-longest, as the
+    // library's Aho-Corasick automaton with MatchKind::LeftmostLongest finds them.
+    using Trie = CodePointTrie;
     struct Found
     {
         qsizetype start;

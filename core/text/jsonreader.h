@@ -7,7 +7,11 @@
 #include <QJsonValue>
 #include <QString>
 
+#include <QStringList>
+
 #include <limits>
+#include <memory>
+#include <vector>
 
 namespace pe {
 
@@ -51,5 +55,29 @@ private:
     QString m_file;
     QString m_error;
 };
+
+// A Sequence's steps: the list `key` of `object`, each element read by
+// read(value, path, reader); stops at the first problem (left in `reader`).
+template <class T, class Read>
+std::vector<std::unique_ptr<T>> readSteps(const QJsonObject &object, const QString &path,
+                                          const char *key, JsonReader &reader, Read read)
+{
+    std::vector<std::unique_ptr<T>> steps;
+    const QString listPath = JsonReader::child(path, key);
+    const QJsonArray list = reader.requiredArray(object, path, key);
+    for (qsizetype i = 0; i < list.size() && reader.ok(); ++i)
+        if (std::unique_ptr<T> step = read(list[i], JsonReader::element(listPath, i), reader))
+            steps.push_back(std::move(step));
+    return steps;
+}
+
+// "Sequence [NFC, Lowercase]", for a tokenizer's summary.
+template <class Steps> QString describeSteps(const Steps &steps)
+{
+    QStringList names;
+    for (const auto &step : steps)
+        names.append(step->describe());
+    return QStringLiteral("Sequence [%1]").arg(names.join(u", "));
+}
 
 } // namespace pe

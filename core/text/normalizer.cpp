@@ -224,27 +224,8 @@ public:
                 return false;
         return true;
     }
-    QString describe() const override
-    {
-        QStringList names;
-        for (const auto &step : steps)
-            names.append(step->describe());
-        return QStringLiteral("Sequence [%1]").arg(names.join(u", "));
-    }
+    QString describe() const override { return describeSteps(steps); }
 };
-
-std::unique_ptr<Normalizer> readSequence(const QJsonObject &o, const QString &path, JsonReader &r)
-{
-    auto seq = std::make_unique<SequenceNormalizer>();
-    const QString listPath = JsonReader::child(path, "normalizers");
-    const QJsonArray list = r.requiredArray(o, path, "normalizers");
-    for (qsizetype i = 0; i < list.size() && r.ok(); ++i) {
-        auto step = readNormalizer(list.at(i), JsonReader::element(listPath, i), r);
-        if (step)
-            seq->steps.push_back(std::move(step));
-    }
-    return r.ok() ? std::move(seq) : nullptr;
-}
 
 } // namespace
 
@@ -319,7 +300,9 @@ std::unique_ptr<Normalizer> readNormalizer(const QJsonValue &value, const QStrin
     } else if (type == QLatin1StringView("ByteLevel")) {
         out = std::make_unique<ByteLevelNormalizer>();
     } else if (type == QLatin1StringView("Sequence")) {
-        out = readSequence(o, path, r);
+        auto seq = std::make_unique<SequenceNormalizer>();
+        seq->steps = readSteps<Normalizer>(o, path, "normalizers", r, readNormalizer);
+        out = std::move(seq);
     } else if (type == QLatin1StringView("Precompiled")) {
         r.fail(path, QStringLiteral("the normalizer \"Precompiled\" (SentencePiece's compiled "
                                     "normalization rules) is not supported"));

@@ -7,9 +7,7 @@
 
 namespace pe {
 
-namespace {
-
-void append(TokenEncoding &to, const TokenEncoding &from)
+void appendEncoding(TokenEncoding &to, const TokenEncoding &from)
 {
     to.ids.insert(to.ids.end(), from.ids.begin(), from.ids.end());
     to.tokens.append(from.tokens);
@@ -17,6 +15,8 @@ void append(TokenEncoding &to, const TokenEncoding &from)
     to.typeIds.insert(to.typeIds.end(), from.typeIds.begin(), from.typeIds.end());
     to.special.insert(to.special.end(), from.special.begin(), from.special.end());
 }
+
+namespace {
 
 // Special tokens as an encoding of their own: offsets (0, 0), marked special.
 TokenEncoding specialTokens(const std::vector<qint64> &ids, const QStringList &tokens,
@@ -99,9 +99,9 @@ public:
         for (std::size_t i = 0; i < encodings.size(); ++i) {
             TokenEncoding e;
             if (i == 0)
-                append(e, specialTokens({cls.id}, {cls.token}, 0));
-            append(e, encodings[i]);
-            append(e, specialTokens({sep.id}, {sep.token}, i == 0 ? 0 : 1));
+                appendEncoding(e, specialTokens({cls.id}, {cls.token}, 0));
+            appendEncoding(e, encodings[i]);
+            appendEncoding(e, specialTokens({sep.id}, {sep.token}, i == 0 ? 0 : 1));
             out.push_back(std::move(e));
         }
         return out;
@@ -131,9 +131,9 @@ public:
         for (std::size_t i = 0; i < encodings.size(); ++i) {
             TokenEncoding e;
             const NamedToken &first = i == 0 ? cls : sep;
-            append(e, specialTokens({first.id}, {first.token}, 0));
-            append(e, encodings[i]);
-            append(e, specialTokens({sep.id}, {sep.token}, 0));
+            appendEncoding(e, specialTokens({first.id}, {first.token}, 0));
+            appendEncoding(e, encodings[i]);
+            appendEncoding(e, specialTokens({sep.id}, {sep.token}, 0));
             out.push_back(std::move(e));
         }
         return out;
@@ -195,13 +195,7 @@ public:
             encodings = step->process(std::move(encodings), addSpecialTokens);
         return encodings;
     }
-    QString describe() const override
-    {
-        QStringList names;
-        for (const auto &step : steps)
-            names.append(step->describe());
-        return QStringLiteral("Sequence [%1]").arg(names.join(u", "));
-    }
+    QString describe() const override { return describeSteps(steps); }
 };
 
 // A ["token", id] pair (Bert's and Roberta's sep and cls).
@@ -314,11 +308,7 @@ std::unique_ptr<PostProcessor> readPostProcessor(const QJsonValue &value, const 
         out = std::move(p);
     } else if (type == QLatin1StringView("Sequence")) {
         auto seq = std::make_unique<SequenceProcessor>();
-        const QString listPath = JsonReader::child(path, "processors");
-        const QJsonArray list = r.requiredArray(o, path, "processors");
-        for (qsizetype i = 0; i < list.size() && r.ok(); ++i)
-            if (auto step = readPostProcessor(list[i], JsonReader::element(listPath, i), r))
-                seq->steps.push_back(std::move(step));
+        seq->steps = readSteps<PostProcessor>(o, path, "processors", r, readPostProcessor);
         out = std::move(seq);
     } else {
         r.fail(path, QStringLiteral("unknown post-processor type \"%1\"").arg(type));

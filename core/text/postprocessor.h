@@ -22,6 +22,9 @@ public:
     virtual QString describe() const = 0;
 };
 
+// Encoding::merge_with without growing offsets: `from`'s tokens after `to`'s.
+void appendEncoding(TokenEncoding &to, const TokenEncoding &from);
+
 std::unique_ptr<PostProcessor> readPostProcessor(const QJsonValue &value, const QString &path,
                                                  JsonReader &reader);
 

@@ -54,27 +54,6 @@ private:
     std::vector<TextSplit> m_splits;
 };
 
-template <class F> bool PreTokenizedString::split(F f)
-{
-    std::vector<TextSplit> out;
-    out.reserve(m_splits.size());
-    std::vector<NormalizedString> parts;
-    for (TextSplit &s : m_splits) {
-        if (s.tokens) {
-            out.push_back(std::move(s));
-            continue;
-        }
-        parts.clear();
-        if (!f(std::move(s.text), &parts))
-            return false;
-        for (NormalizedString &p : parts)
-            if (!p.isEmpty())
-                out.push_back({std::move(p), {}});
-    }
-    m_splits = std::move(out);
-    return true;
-}
-
 template <class F> bool PreTokenizedString::splitWithTokens(F f)
 {
     std::vector<TextSplit> out;
@@ -94,6 +73,19 @@ template <class F> bool PreTokenizedString::splitWithTokens(F f)
     }
     m_splits = std::move(out);
     return true;
+}
+
+template <class F> bool PreTokenizedString::split(F f)
+{
+    std::vector<NormalizedString> parts;
+    return splitWithTokens([&](NormalizedString piece, std::vector<TextSplit> *out) {
+        parts.clear();
+        if (!f(std::move(piece), &parts))
+            return false;
+        for (NormalizedString &p : parts)
+            out->push_back({std::move(p), {}});
+        return true;
+    });
 }
 
 template <class F> bool PreTokenizedString::normalize(F f)

@@ -219,13 +219,7 @@ public:
                 return false;
         return true;
     }
-    QString describe() const override
-    {
-        QStringList names;
-        for (const auto &step : steps)
-            names.append(step->describe());
-        return QStringLiteral("Sequence [%1]").arg(names.join(u", "));
-    }
+    QString describe() const override { return describeSteps(steps); }
 };
 
 // "behavior"; Split requires one (fallback null), Punctuation defaults to Isolated.
@@ -352,11 +346,7 @@ std::unique_ptr<PreTokenizer> readPreTokenizer(const QJsonValue &value, const QS
         out = readSplit(o, path, r);
     } else if (type == QLatin1StringView("Sequence")) {
         auto seq = std::make_unique<SequencePreTokenizer>();
-        const QString listPath = JsonReader::child(path, "pretokenizers");
-        const QJsonArray list = r.requiredArray(o, path, "pretokenizers");
-        for (qsizetype i = 0; i < list.size() && r.ok(); ++i)
-            if (auto step = readPreTokenizer(list.at(i), JsonReader::element(listPath, i), r))
-                seq->steps.push_back(std::move(step));
+        seq->steps = readSteps<PreTokenizer>(o, path, "pretokenizers", r, readPreTokenizer);
         out = std::move(seq);
     } else {
         out = readSimple(type, o, path, r);

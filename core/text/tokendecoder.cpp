@@ -280,11 +280,7 @@ std::unique_ptr<TokenDecoder> readTokenDecoder(const QJsonValue &value, const QS
             out = std::make_unique<ReplaceDecoder>(std::move(*pattern), content);
     } else if (type == QLatin1StringView("Sequence")) {
         auto seq = std::make_unique<SequenceDecoder>();
-        const QString listPath = JsonReader::child(path, "decoders");
-        const QJsonArray list = r.requiredArray(o, path, "decoders");
-        for (qsizetype i = 0; i < list.size() && r.ok(); ++i)
-            if (auto step = readTokenDecoder(list[i], JsonReader::element(listPath, i), r))
-                seq->steps.push_back(std::move(step));
+        seq->steps = readSteps<TokenDecoder>(o, path, "decoders", r, readTokenDecoder);
         out = std::move(seq);
     } else {
         out = readSimpleDecoder(type, o, path, r);

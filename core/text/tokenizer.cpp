@@ -55,15 +55,6 @@ private:
     U32Map<std::vector<Token>> m_tokens;
 };
 
-void append(TokenEncoding &to, const TokenEncoding &from)
-{
-    to.ids.insert(to.ids.end(), from.ids.begin(), from.ids.end());
-    to.tokens.append(from.tokens);
-    to.offsets.insert(to.offsets.end(), from.offsets.begin(), from.offsets.end());
-    to.typeIds.insert(to.typeIds.end(), from.typeIds.begin(), from.typeIds.end());
-    to.special.insert(to.special.end(), from.special.begin(), from.special.end());
-}
-
 QString notTokenizerJson(const QString &folder)
 {
     // The other files a model folder may have for its tokenizer, none of which is read here.
@@ -222,7 +213,7 @@ TokenEncoding postProcess(const TokenizerData &d, std::vector<TokenEncoding> enc
     }
     TokenEncoding out;
     for (const TokenEncoding &e : encodings)
-        append(out, e);
+        appendEncoding(out, e);
     return out;
 }
 

@@ -4,6 +4,7 @@
 // and adjacent unknown characters are fused into one token.
 #include "tokenizermodel.h"
 
+#include "codepointtrie.h"
 #include "unicodetext.h"
 
 #include <array>
@@ -42,10 +43,7 @@ public:
 
 private:
     static constexpr double unknownPenalty = 10.0; // K_UNK_PENALTY
-    // A trie over code points: (node << 21 | character) -> child node; the token index of
-    // the nodes that end a token.
-    std::unordered_map<std::uint64_t, qint32> m_children;
-    std::unordered_map<qint32, qint32> m_tokenAt;
+    CodePointTrie m_tokens; // token -> its index (the last, for a token listed twice)
 
     struct BestPath
     {
@@ -61,19 +59,8 @@ private:
 
 void UnigramModel::buildTrie()
 {
-    qint32 nodes = 1;
-    for (const auto &[token, score] : pieces) {
-        qint32 node = 0;
-        for (const char32_t c : token) {
-            const auto [it, added] =
-                m_children.try_emplace((std::uint64_t(node) << 21) | std::uint64_t(c), nodes);
-            if (added)
-                ++nodes;
-            node = it->second;
-        }
-        if (!token.empty())
-            m_tokenAt[node] = ids.at(token);
-    }
+    for (const auto &[token, score] : pieces)
+        m_tokens.insert(token, ids.at(token));
 }
 
 bool UnigramModel::viterbi(std::u32string_view piece, std::vector<BestPath> *best,
@@ -90,19 +77,10 @@ bool UnigramModel::viterbi(std::u32string_view piece, std::vector<BestPath> *bes
     for (qsizetype start = 0; start < n; ++start) {
         const double here = (*best)[std::size_t(start)].score;
         bool singleCharacter = false;
-        qint32 node = 0;
-        for (qsizetype end = start; end < n; ++end) {
-            const auto child = m_children.find((std::uint64_t(node) << 21) |
-                                               std::uint64_t(piece[std::size_t(end)]));
-            if (child == m_children.end())
-                break;
-            node = child->second;
-            const auto token = m_tokenAt.find(node);
-            if (token == m_tokenAt.end())
-                continue;
-            offer(end + 1, start, pieces[std::size_t(token->second)].second + here, token->second);
-            singleCharacter = singleCharacter || end == start;
-        }
+        m_tokens.forEachPrefix(piece, start, [&](qsizetype end, qint32 token) {
+            offer(end, start, pieces[std::size_t(token)].second + here, token);
+            singleCharacter = singleCharacter || end == start + 1;
+        });
         if (!singleCharacter) {
             BestPath &target = (*best)[std::size_t(start) + 1];
             if (target.startsAt < 0 || unknownScore + here > target.score) {
