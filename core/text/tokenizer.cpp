@@ -211,6 +211,8 @@ TokenEncoding postProcess(const TokenizerData &d, std::vector<TokenEncoding> enc
             encodings[i].typeIds.assign(encodings[i].ids.size(), qint64(i));
         encodings = d.postProcessor->process(std::move(encodings), addSpecialTokens);
     }
+    if (encodings.size() == 1)
+        return std::move(encodings.front());
     TokenEncoding out;
     for (const TokenEncoding &e : encodings)
         appendEncoding(out, e);
@@ -229,7 +231,9 @@ std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpec
             *error = context.error;
         return std::nullopt;
     }
-    return postProcess(*m_d, {std::move(*e)}, addSpecialTokens);
+    std::vector<TokenEncoding> encodings;
+    encodings.push_back(std::move(*e));
+    return postProcess(*m_d, std::move(encodings), addSpecialTokens);
 }
 
 std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const QString &second,
@@ -243,7 +247,10 @@ std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const Q
             *error = context.error;
         return std::nullopt;
     }
-    return postProcess(*m_d, {std::move(*a), std::move(*b)}, addSpecialTokens);
+    std::vector<TokenEncoding> encodings;
+    encodings.push_back(std::move(*a));
+    encodings.push_back(std::move(*b));
+    return postProcess(*m_d, std::move(encodings), addSpecialTokens);
 }
 
 QString Tokenizer::decode(const std::vector<qint64> &ids, bool skipSpecialTokens) const

@@ -21,9 +21,7 @@ bool Vocabulary::read(const QJsonValue &value, const QString &path, JsonReader &
             return r.fail(path, QStringLiteral("the tokens \"%1\" and \"%2\" have the same id %3")
                                     .arg(previous->second, it.key())
                                     .arg(id));
-        std::u32string token = unicode::toU32(it.key());
-        m_maxTokenLength = std::max(m_maxTokenLength, qsizetype(token.size()));
-        m_ids.emplace(std::move(token), qint32(id));
+        m_ids.emplace(unicode::toU32(it.key()), qint32(id));
     }
     return true;
 }

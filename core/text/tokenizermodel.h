@@ -65,13 +65,10 @@ public:
     }
     qint64 size() const { return qint64(m_ids.size()); }
     const U32Map<qint32> &entries() const { return m_ids; }
-    // The longest token, in code points.
-    qsizetype maxTokenLength() const { return m_maxTokenLength; }
 
 private:
     U32Map<qint32> m_ids;
     std::unordered_map<qint32, QString> m_tokens;
-    qsizetype m_maxTokenLength = 0;
 };
 
 std::unique_ptr<TokenizerModel> readBpeModel(const QJsonObject &object, const QString &path,

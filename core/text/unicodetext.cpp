@@ -57,17 +57,37 @@ struct Decomposed
     qsizetype change;
 };
 
-// The full canonical or compatibility decomposition of one character.
+// Hangul syllables decompose, and their jamo compose, by the algorithm of Unicode's chapter
+// 3.12 rather than by table: S = SBase + (L * VCount + V) * TCount + T.
+constexpr char32_t hangulSyllableFirst = 0xAC00;
+constexpr char32_t hangulSyllableLast = 0xD7A3;
+constexpr char32_t hangulVowelFirst = 0x1161; // VBase, VCount 21
+constexpr char32_t hangulVowelLast = 0x1175;
+constexpr char32_t hangulTrailingFirst = 0x11A8; // TBase + 1, TCount 28
+constexpr char32_t hangulTrailingLast = 0x11C2;
+
+// The full canonical or compatibility decomposition of one character. Strings are normalized one
+// character at a time: QString::normalized inserts into the whole string for each decomposed
+// character, which is quadratic in a long text.
 std::u32string decomposeOne(char32_t c, bool compatibility)
 {
+    const QChar::Decomposition tag = QChar::decompositionTag(c);
+    const bool hangul = c >= hangulSyllableFirst && c <= hangulSyllableLast;
+    if (!hangul && (tag == QChar::NoDecomposition || (!compatibility && tag != QChar::Canonical)))
+        return std::u32string(1, c);
     return toU32(QString::fromUcs4(&c, 1).normalized(compatibility ? QString::NormalizationForm_KD
                                                                    : QString::NormalizationForm_D));
 }
 
 // The primary composite of a starter (or a composite already made) and the next character,
-// when Unicode composes them.
+// when Unicode composes them. Only marks and Hangul vowels and trailing consonants come second
+// in a composition.
 std::optional<char32_t> composePair(char32_t a, char32_t b)
 {
+    const bool jamo = (b >= hangulVowelFirst && b <= hangulVowelLast) ||
+                      (b >= hangulTrailingFirst && b <= hangulTrailingLast);
+    if (!jamo && !QChar::isMark(b))
+        return std::nullopt;
     const char32_t pair[2] = {a, b};
     const std::u32string composed =
         toU32(QString::fromUcs4(pair, 2).normalized(QString::NormalizationForm_C));
@@ -165,61 +185,42 @@ void normalize(NormalizedString &text, QString::NormalizationForm form)
     const std::u32string &s = text.text();
     if (std::all_of(s.begin(), s.end(), [](char32_t c) { return c < 0x80; }))
         return; // ASCII is in every normal form
+    const std::vector<Decomposed> decomposed = decompose(s, compatibility);
     std::vector<CharChange> changes;
-    changes.reserve(s.size());
-    bool changed = false;
-    // An ASCII character is a starter that decomposes to itself and composes with nothing
-    // before it, so the text normalizes in independent segments, each starting at one.
-    std::size_t i = 0;
-    while (i < s.size()) {
-        std::size_t j = i + 1;
-        while (j < s.size() && s[j] >= 0x80)
-            ++j;
-        const std::u32string_view segment(s.data() + i, j - i);
-        const QString q = QString::fromUcs4(segment.data(), qsizetype(segment.size()));
-        if ((j - i == 1 && s[i] < 0x80) || q.normalized(form) == q) {
-            // Unchanged by the form: every character replaces itself.
-            for (const char32_t c : segment)
-                changes.push_back({c, 0});
-        } else {
-            changed = true;
-            const std::vector<Decomposed> decomposed = decompose(segment, compatibility);
-            if (compose) {
-                recompose(decomposed, &changes);
-            } else {
-                for (const Decomposed &d : decomposed)
-                    changes.push_back({d.c, d.change});
-            }
-        }
-        i = j;
+    changes.reserve(decomposed.size());
+    if (compose) {
+        recompose(decomposed, &changes);
+    } else {
+        for (const Decomposed &d : decomposed)
+            changes.push_back({d.c, d.change});
     }
-    if (changed)
+    const bool unchanged =
+        changes.size() == s.size() &&
+        std::equal(changes.begin(), changes.end(), s.begin(),
+                   [](const CharChange &d, char32_t c) { return d.c == c && d.change == 0; });
+    if (!unchanged)
         text.transform(changes, 0);
 }
 
 void lowercase(NormalizedString &text)
 {
-    std::vector<CharChange> changes;
-    changes.reserve(std::size_t(text.size()));
-    bool expands = false;
-    for (const char32_t c : text.text()) {
-        if (c < 0x80) {
-            changes.push_back({c >= u'A' && c <= u'Z' ? c + 32 : c, 0});
-            continue;
-        }
-        // QString::toLower applies the full mappings (İ becomes i + U+0307), as Rust's
-        // char::to_lowercase does; QChar::toLower only the simple ones.
-        const std::u32string lower = toU32(QString::fromUcs4(&c, 1).toLower());
-        for (std::size_t k = 0; k < lower.size(); ++k)
-            changes.push_back({lower[k], k == 0 ? 0 : 1});
-        expands = expands || lower.size() != 1;
-    }
-    if (expands) {
-        text.transform(changes, 0);
-    } else {
+    // QString::toLower applies the full mappings (İ becomes i + U+0307), as Rust's
+    // char::to_lowercase does, one character at a time (no context). When the whole text keeps
+    // its length, every character became one: the common case, in one call.
+    const std::u32string lower = toU32(fromU32(text.text()).toLower());
+    if (lower.size() == text.text().size()) {
         std::size_t k = 0;
-        text.map([&](char32_t) { return changes[k++].c; });
+        text.map([&](char32_t) { return lower[k++]; });
+        return;
     }
+    std::vector<CharChange> changes;
+    changes.reserve(lower.size());
+    for (const char32_t c : text.text()) {
+        const std::u32string one = toU32(QString::fromUcs4(&c, 1).toLower());
+        for (std::size_t k = 0; k < one.size(); ++k)
+            changes.push_back({one[k], k == 0 ? 0 : 1});
+    }
+    text.transform(changes, 0);
 }
 
 } // namespace pe::unicode

@@ -19,7 +19,8 @@ class UnigramModel : public TokenizerModel
 {
 public:
     std::vector<std::pair<std::u32string, double>> pieces;
-    U32Map<qint32> ids; // a token listed twice keeps its last index, as token_to_ids does
+    std::vector<QString> texts; // the pieces as QString, for the tokens of each encoding
+    U32Map<qint32> ids;         // a token listed twice keeps its last index, as token_to_ids does
     std::optional<qint32> unkId;
     bool byteFallback = false;
     double minScore = std::numeric_limits<double>::infinity();
@@ -34,9 +35,7 @@ public:
     }
     QString idToToken(qint32 id) const override
     {
-        return id >= 0 && std::size_t(id) < pieces.size()
-                   ? unicode::fromU32(pieces[std::size_t(id)].first)
-                   : QString();
+        return id >= 0 && std::size_t(id) < texts.size() ? texts[std::size_t(id)] : QString();
     }
     qint64 vocabularySize() const override { return qint64(pieces.size()); }
     QString describe() const override { return QStringLiteral("Unigram"); }
@@ -59,8 +58,11 @@ private:
 
 void UnigramModel::buildTrie()
 {
-    for (const auto &[token, score] : pieces)
+    texts.reserve(pieces.size());
+    for (const auto &[token, score] : pieces) {
         m_tokens.insert(token, ids.at(token));
+        texts.push_back(unicode::fromU32(token));
+    }
 }
 
 bool UnigramModel::viterbi(std::u32string_view piece, std::vector<BestPath> *best,

@@ -3,6 +3,7 @@
 // no such split, or longer than max_input_chars_per_word, is one unknown token.
 #include "tokenizermodel.h"
 
+#include "codepointtrie.h"
 #include "unicodetext.h"
 
 namespace pe {
@@ -24,24 +25,22 @@ public:
         if (n > maxInputCharsPerWord)
             return unknown(n, out, context);
         const std::size_t first = out->size();
-        std::u32string candidate;
         qsizetype start = 0;
         while (start < n) {
-            // Nothing longer than the longest token can match: the same result as trying every
-            // end from the piece's, without the quadratic cost on a long piece.
-            qsizetype end = std::min(n, start + vocab.maxTokenLength());
-            std::optional<qint32> found;
-            for (; end > start; --end) {
-                candidate.assign(start > 0 ? continuingSubwordPrefix : std::u32string());
-                candidate.append(piece.substr(std::size_t(start), std::size_t(end - start)));
-                if ((found = vocab.find(candidate)))
-                    break;
-            }
-            if (!found) {
+            // The longest token the rest starts with (after the prefix past the first
+            // character): what trying every end from the piece's down finds, in one walk.
+            qsizetype end = -1;
+            qint32 found = 0;
+            (start == 0 ? m_starts : m_continuations)
+                .forEachPrefix(piece, start, [&](qsizetype e, qint32 id) {
+                    end = e;
+                    found = id;
+                });
+            if (end < 0) {
                 out->resize(first);
                 return unknown(n, out, context);
             }
-            out->push_back({*found, start, end, {}});
+            out->push_back({found, start, end, {}});
             start = end;
         }
         return true;
@@ -54,7 +53,21 @@ public:
     qint64 vocabularySize() const override { return vocab.size(); }
     QString describe() const override { return QStringLiteral("WordPiece"); }
 
+    // The tokens that may start a piece, and those that may follow (without their prefix).
+    void buildTries()
+    {
+        const std::size_t prefix = continuingSubwordPrefix.size();
+        for (const auto &[token, id] : vocab.entries()) {
+            m_starts.insert(token, id);
+            if (token.compare(0, prefix, continuingSubwordPrefix) == 0)
+                m_continuations.insert(std::u32string_view(token).substr(prefix), id);
+        }
+    }
+
 private:
+    CodePointTrie m_starts;
+    CodePointTrie m_continuations;
+
     bool unknown(qsizetype n, std::vector<Token> *out, EncodeContext &context) const
     {
         const std::optional<qint32> id = vocab.find(unkToken);
@@ -79,7 +92,10 @@ std::unique_ptr<TokenizerModel> readWordPieceModel(const QJsonObject &o, const Q
         unicode::toU32(r.string(o, path, "continuing_subword_prefix", QStringLiteral("##")));
     model->maxInputCharsPerWord = r.integer(o, path, "max_input_chars_per_word", 100, 0,
                                             std::numeric_limits<qint64>::max() / 2);
-    return r.ok() ? std::move(model) : nullptr;
+    if (!r.ok())
+        return nullptr;
+    model->buildTries();
+    return model;
 }
 
 } // namespace pe
