@@ -16,8 +16,26 @@ namespace pe::cli {
 
 namespace {
 
-// --model: a folder as it is, else what resolveModel makes of it (a file in a model folder, a
-// repo id of the Hugging Face cache).
+// --model: a model folder; the folder of a file in one; a models--ORG--NAME folder of the
+// Hugging Face cache, or a repo id cached there, as its snapshot.
+QString modelFolder(const QString &path)
+{
+    const QFileInfo info(path);
+    QString error;
+    std::optional<CachedModel> cached;
+    if (info.isDir() && info.fileName().startsWith(QLatin1StringView("models--")))
+        cached = HfCache::snapshotOf(path, &error);
+    else if (info.isDir())
+        return path;
+    else if (info.exists())
+        return info.absolutePath();
+    else
+        cached = HfCache().find(path, &error);
+    if (!cached)
+        throw UsageError{error};
+    return cached->snapshot;
+}
+
 Tokenizer tokenizerFromOptions(const QCommandLineParser &parser)
 {
     const bool model = parser.isSet(QStringLiteral("model"));
@@ -26,18 +44,13 @@ Tokenizer tokenizerFromOptions(const QCommandLineParser &parser)
         throw UsageError{model ? QStringLiteral("give --model or --tokenizer, not both")
                                : QStringLiteral("name the tokenizer: --model PATH or "
                                                 "--tokenizer FILE")};
-    QString path = parser.value(model ? QStringLiteral("model") : QStringLiteral("tokenizer"));
+    const QString option = model ? QStringLiteral("model") : QStringLiteral("tokenizer");
+    const QString path = parser.value(option);
     if (path.isEmpty())
-        throw UsageError{QStringLiteral("--%1 is empty")
-                             .arg(model ? QStringLiteral("model") : QStringLiteral("tokenizer"))};
+        throw UsageError{QStringLiteral("--%1 is empty").arg(option)};
     QString error;
-    if (model && !QFileInfo(path).isDir()) {
-        const std::optional<ModelLocation> location = resolveModel(path, &error);
-        if (!location)
-            throw UsageError{error};
-        path = location->folder;
-    }
-    std::optional<Tokenizer> tokenizer = Tokenizer::fromPath(path, &error);
+    std::optional<Tokenizer> tokenizer =
+        Tokenizer::fromPath(model ? modelFolder(path) : path, &error);
     if (!tokenizer)
         throw UsageError{error};
     return *tokenizer;

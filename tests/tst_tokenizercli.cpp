@@ -3,6 +3,7 @@
 // folder, and the exit codes and one-line messages of bad usage and bad files.
 #include "testutil.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -60,6 +61,7 @@ private slots:
     void jsonMatchesTheLibrary();
     void textOutput();
     void modelFolder();
+    void cachedRepoId();
     void usage_data();
     void usage();
     void badFiles();
@@ -151,6 +153,40 @@ void TestTokenizerCli::modelFolder()
         QCOMPARE(got[i].toObject().value(QStringLiteral("tokens")),
                  phrases[i].toObject().value(QStringLiteral("tokens")));
     }
+}
+
+void TestTokenizerCli::cachedRepoId()
+{
+    // A repo id of the Hugging Face cache ($HF_HUB_CACHE): its snapshot's tokenizer.json, even
+    // without config.json or weights beside it.
+    QTemporaryDir hub;
+    const QString snapshot = hub.filePath(QStringLiteral("models--org--tiny/snapshots/abc123"));
+    QVERIFY(QDir().mkpath(snapshot));
+    QVERIFY(QFile::copy(dataPath(QStringLiteral("models/llama-tiny/tokenizer.json")),
+                        snapshot + QStringLiteral("/tokenizer.json")));
+    const QByteArray previous = qgetenv("HF_HUB_CACHE");
+    qputenv("HF_HUB_CACHE", hub.path().toLocal8Bit());
+    const pe::test::RunResult byId =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"), QStringLiteral("org/tiny"),
+                    QStringLiteral("Hi")});
+    const pe::test::RunResult byFolder =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"),
+                    hub.filePath(QStringLiteral("models--org--tiny")), QStringLiteral("Hi")});
+    const pe::test::RunResult missing =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"),
+                    QStringLiteral("org/absent"), QStringLiteral("Hi")});
+    qputenv("HF_HUB_CACHE", previous);
+    QVERIFY2(byId.exitCode == 0, byId.err.constData());
+    // The same as the model folder it was copied from (checked against transformers above).
+    const pe::test::RunResult original =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"),
+                    QFileInfo(dataPath(QStringLiteral("models/llama-tiny/tokenizer.json"))).path(),
+                    QStringLiteral("Hi")});
+    QVERIFY(!original.out.isEmpty());
+    QCOMPARE(byId.out, original.out);
+    QCOMPARE(byFolder.out, original.out);
+    QCOMPARE(missing.exitCode, 2);
+    checkOneLine(missing.err, QStringLiteral("org/absent"));
 }
 
 void TestTokenizerCli::usage_data()
