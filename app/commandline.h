@@ -119,5 +119,6 @@ int runInfo(const QStringList &args);
 int runExport(const QStringList &args);
 int runVerify(const QStringList &args);
 int runInspect(const QStringList &args);
+int runTokens(const QStringList &args);
 
 } // namespace pe::cli

@@ -58,7 +58,7 @@ void addGuiOptions(QCommandLineParser &parser)
         QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
                        "Without a subcommand it opens the explorer window.\n\n"
                        "Subcommands (pescope <command> --help for each): data, phrases, info, "
-                       "export, inspect, verify.\n\n"
+                       "export, inspect, verify, tokens.\n\n"
                        "Presets (--preset):\n") +
         presetList());
     parser.addHelpOption();

@@ -11,7 +11,6 @@ namespace pe {
 
 namespace {
 
-constexpr qint64 bytesPerEntry = 32;
 constexpr qint64 minimumBudget = qint64(64) * 1024;
 
 struct Frame
@@ -39,7 +38,7 @@ QString decodeKey(QByteArrayView quoted, bool hasEscapes)
 } // namespace
 
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
-                                           int maxDepth)
+                                           int maxDepth, qint64 bytesPerEntry)
 {
     const auto fail = [&](const QString &why) -> std::optional<QJsonObject> {
         if (error)
@@ -47,7 +46,7 @@ std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &w
         return std::nullopt;
     };
     const qint64 size = text.size();
-    const qint64 maxEntries = std::max(size, minimumBudget) / bytesPerEntry;
+    const qint64 maxEntries = std::max(size, minimumBudget) / std::max<qint64>(bytesPerEntry, 1);
     std::vector<Frame> stack;
     qint64 i = 0;
     const auto countEntry = [&](qint64) { return ++stack.back().entries <= maxEntries; };

@@ -5,8 +5,9 @@
 // and silently keeps the last of duplicate keys; its containers grow with the number of entries,
 // 16 bytes per value. The pre-scan, iterative and without recursion, refuses nesting deeper than
 // a caller's limit (far below Qt's), any duplicate key (compared after unescaping), and any
-// container with more entries than max(text size, 64 KiB) / 32, so no single container the
-// parser allocates is larger than the text it came from.
+// container with more entries than max(text size, 64 KiB) / bytesPerEntry (32 unless a caller
+// says otherwise), so no single container the parser allocates is larger than the text it came
+// from.
 #pragma once
 
 #include <QByteArrayView>
@@ -19,7 +20,9 @@ namespace pe {
 
 // Parses `text` as a JSON document whose top level is an object. On failure `error` gets one
 // sentence starting with `what` (the file's name) and naming the problem and its byte offset.
+// A tokenizer.json's vocabulary has an entry every 10 bytes or so, and asks for a smaller
+// bytesPerEntry.
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
-                                           int maxDepth = 64);
+                                           int maxDepth = 64, qint64 bytesPerEntry = 32);
 
 } // namespace pe
