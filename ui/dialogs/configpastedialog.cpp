@@ -31,6 +31,7 @@ bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *erro
     const std::optional<ModelLayerSpec> spec = modelLayerSpec(*config, -1, error);
     if (!spec)
         return false;
+    const ExplorerState::Step step(*window->state(), QStringLiteral("Paste config.json"));
     if (!window->state()->setSpec(spec->spec, error))
         return false;
     auto card = std::make_shared<ModelCard>();

@@ -1,11 +1,14 @@
 #include "views/heatmapview.h"
 
+#include "dialogs/viewhelp.h"
 #include "figures/plottheme.h"
 
 #include "figures/qcpinclude.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QStatusTipEvent>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -60,11 +63,26 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
         rebuild(false);
         requestGrid();
     });
+    // A new scheme, model or size makes the hovered numbers false until its matrix arrives.
+    connect(state, &ExplorerState::specChanged, this, [this] {
+        m_readout->setText(hint());
+        if (m_formulaShown) {
+            m_formulaShown = false;
+            QStatusTipEvent clear{QString()};
+            QCoreApplication::sendEvent(m_plot, &clear);
+        }
+    });
+    m_plot->installEventFilter(this);
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &HeatmapView::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &HeatmapView::onMouseRelease);
     // The scheduler dispatches on its next timer tick, after this constructor has run.
     m_scheduler->requestGrid(currentRequest());
+}
+
+QString HeatmapView::hint()
+{
+    return tr("Hover over the matrix for p, i and the value; click to select");
 }
 
 QString HeatmapView::readout() const
@@ -76,8 +94,6 @@ void HeatmapView::onEncoding(const std::shared_ptr<const EncodingResult> &result
 {
     const bool sameSize = m_result && m_result->spec.positions == result->spec.positions &&
                           m_result->spec.dims == result->spec.dims;
-    if (!m_result)
-        m_readout->setText(tr("Hover over the matrix for p, i and the value; click to select"));
     m_result = result;
     m_grid = std::make_shared<HeatmapGrid>(result->grid);
     rebuild(sameSize);
@@ -119,6 +135,7 @@ void HeatmapView::rebuild(bool keepView)
 
 void HeatmapView::finishRender(qint64 startNs)
 {
+    updateReadout(); // the same pixel may be another cell, or another value, now
     m_plot->replot(QCustomPlot::rpQueuedRefresh);
     m_lastRenderMs = double(monotonicNs() - startNs) / 1e6;
     emit rendered(m_lastRenderMs);
@@ -218,15 +235,42 @@ QPoint HeatmapView::cellCentre(qint64 position, qint64 dim) const
 
 void HeatmapView::onMouseMove(QMouseEvent *event)
 {
-    const std::optional<Selection> cell = cellAt(event->position());
-    if (!cell) {
-        m_readout->setText(tr("Hover over the matrix for p, i and the value"));
-        return;
+    m_hover = event->position();
+    updateReadout();
+}
+
+bool HeatmapView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_plot && event->type() == QEvent::Leave) {
+        m_hover.reset();
+        updateReadout();
     }
-    m_readout->setText(tr("p = %1, i = %2, value = %3")
-                           .arg(cell->position)
-                           .arg(cell->dim)
-                           .arg(double(m_result->value(cell->position, cell->dim)), 0, 'f', 6));
+    return QWidget::eventFilter(watched, event);
+}
+
+void HeatmapView::updateReadout()
+{
+    if (!m_result)
+        return;
+    const std::optional<Selection> cell = m_hover ? cellAt(*m_hover) : std::nullopt;
+    QString formula;
+    if (!cell) {
+        m_readout->setText(hint());
+    } else {
+        const double value = double(m_result->value(cell->position, cell->dim));
+        m_readout->setText(tr("p = %1, i = %2, value = %3")
+                               .arg(cell->position)
+                               .arg(cell->dim)
+                               .arg(value, 0, 'f', 6));
+        formula = cellFormula(m_result->spec, cell->position, cell->dim, value);
+    }
+    // The window's status bar shows it (QMainWindow takes status tips from its children);
+    // other messages stay unless a formula of ours is there to replace or clear.
+    if (formula.isEmpty() && !m_formulaShown)
+        return;
+    m_formulaShown = !formula.isEmpty();
+    QStatusTipEvent tip(formula);
+    QCoreApplication::sendEvent(m_plot, &tip);
 }
 
 void HeatmapView::onMousePress(QMouseEvent *event)

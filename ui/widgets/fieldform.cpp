@@ -288,6 +288,9 @@ void FieldForm::commit(const QString &key, const QString &text)
         return;
     }
     clearProblems();
+    // Applied: what the field holds is the window's now (Ctrl+Z undoes it there).
+    if (r && r->line)
+        r->line->setModified(false);
     emit committed();
     refresh();
 }

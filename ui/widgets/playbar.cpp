@@ -7,10 +7,12 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QLabel>
+#include <QPainter>
+#include <QScopedValueRollback>
 #include <QSignalBlocker>
 #include <QSlider>
-#include <QStyle>
 #include <QTimer>
 #include <QToolButton>
 
@@ -23,6 +25,43 @@ namespace {
 // Steps across the range: the slider's resolution and one pass at 1x takes steps / 30 s.
 constexpr int steps = 240;
 constexpr int tickMs = 33; // about 30 frames per second; the views repaint queued
+
+// A numeric scheme field's value in its one text syntax; nullopt when the scheme lacks it.
+std::optional<double> schemeFieldValue(const EncodingSpec &spec, const QString &flag)
+{
+    std::optional<double> value;
+    std::visit(
+        [&](const auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            for (const Field<S> &f : S::fields())
+                if (f.flag && flag == QString::fromUtf8(f.flag))
+                    value = fieldText(f, s).toDouble();
+        },
+        spec.scheme);
+    return value;
+}
+
+// Play (a triangle) or pause (two bars) in `colour`, on a transparent square of `side` pixels.
+QPixmap mediaPixmap(bool pause, const QColor &colour, int side)
+{
+    QPixmap pixmap(side, side);
+    pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(colour);
+    const double margin = side * 0.2;
+    if (pause) {
+        const double bar = side * 0.22;
+        painter.drawRect(QRectF(margin, margin, bar, side - 2 * margin));
+        painter.drawRect(QRectF(side - margin - bar, margin, bar, side - 2 * margin));
+    } else {
+        const QPointF corners[] = {{margin, margin}, {side - margin, side / 2.0},
+                                   {margin, side - margin}};
+        painter.drawPolygon(corners, 3);
+    }
+    return pixmap;
+}
 
 } // namespace
 
@@ -39,7 +78,6 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
                                "views) or a numeric field of the scheme"));
     m_play->setObjectName(QStringLiteral("motionPlay"));
     m_play->setCheckable(true);
-    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     m_play->setToolTip(tr("Play / pause"));
     m_slider->setObjectName(QStringLiteral("motionSlider"));
     m_slider->setRange(0, steps);
@@ -106,7 +144,35 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     connect(m_state, &ExplorerState::schemeSettingsChanged, this, structural);
     connect(m_state, &ExplorerState::specChanged, this, structural);
     connect(m_state, &ExplorerState::phraseSettingsChanged, this, structural);
+    // A click elsewhere (a cell, a token) moves what the bar shows: the knob follows.
+    for (auto signal : {&ExplorerState::selectionChanged, &ExplorerState::phraseSelectionChanged})
+        connect(m_state, signal, this, [this] {
+            if (!m_applying)
+                followState();
+        });
+    updatePlayIcon();
     rebuild();
+}
+
+void PlayBar::changeEvent(QEvent *event)
+{
+    QToolBar::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        updatePlayIcon();
+}
+
+void PlayBar::updatePlayIcon()
+{
+    QIcon icon;
+    const bool pause = m_timer->isActive();
+    for (int side : {16, 24, 32, 48}) {
+        icon.addPixmap(mediaPixmap(pause, palette().color(QPalette::Active, QPalette::ButtonText),
+                                   side));
+        icon.addPixmap(
+            mediaPixmap(pause, palette().color(QPalette::Disabled, QPalette::ButtonText), side),
+            QIcon::Disabled);
+    }
+    m_play->setIcon(icon);
 }
 
 QList<FigureView> PlayBar::currentViews() const
@@ -175,19 +241,8 @@ void PlayBar::rebuild()
     options.frames = steps + 1;
     if (parameter != QLatin1String("position")) {
         // The field's current value, in its one text syntax.
-        const double value = [&] {
-            const EncodingSpec spec = m_state->spec();
-            double v = 1;
-            std::visit(
-                [&](const auto &s) {
-                    using S = std::decay_t<decltype(s)>;
-                    for (const Field<S> &f : S::fields())
-                        if (f.flag && parameter == QString::fromUtf8(f.flag))
-                            v = fieldText(f, s).toDouble();
-                },
-                spec.scheme);
-            return v == 0 ? 1.0 : v;
-        }();
+        const double v = schemeFieldValue(m_state->spec(), parameter).value_or(1.0);
+        const double value = v == 0 ? 1.0 : v;
         options.from = value;
         options.to = value * 8;
     }
@@ -203,7 +258,10 @@ void PlayBar::rebuild()
         m_to->setValue(m_plan->to());
     }
     setEnabled(m_plan.has_value());
-    m_value->setText(m_plan ? m_plan->valueText(0) : QString());
+    if (m_plan)
+        followState();
+    else
+        m_value->clear();
 }
 
 void PlayBar::replan()
@@ -224,7 +282,54 @@ void PlayBar::replan()
     }
     m_plan = plan;
     m_value->setToolTip({});
-    setStep(m_slider->value());
+    followState(); // a new range moves the knob, not the views
+}
+
+std::optional<double> PlayBar::stateValue() const
+{
+    if (!m_plan)
+        return std::nullopt;
+    if (!m_plan->animatesPosition())
+        return schemeFieldValue(m_state->spec(), m_plan->parameter());
+    switch (m_state->page()) {
+    case Page::Encoding:
+        return double(m_state->selection().position);
+    case Page::Phrases:
+        return double(m_state->phraseSelection().token);
+    case Page::Schemes:
+        return double(m_state->schemeSettings().rotationPosition);
+    case Page::Model:
+        break;
+    }
+    return std::nullopt;
+}
+
+void PlayBar::followState()
+{
+    const std::optional<double> value = stateValue();
+    int step = 0;
+    if (value && m_plan->to() != m_plan->from())
+        step = qBound(0,
+                      int(std::lround((*value - m_plan->from()) / (m_plan->to() - m_plan->from()) *
+                                      double(steps))),
+                      steps);
+    showStep(step);
+}
+
+void PlayBar::showStep(int step)
+{
+    {
+        const QSignalBlocker block(m_slider);
+        m_slider->setValue(step);
+    }
+    m_value->setText(m_plan ? QStringLiteral("%1 = %2").arg(m_plan->parameter(),
+                                                            m_plan->valueText(step))
+                            : QString());
+}
+
+QString PlayBar::valueText() const
+{
+    return m_value->text();
 }
 
 bool PlayBar::isPlaying() const
@@ -242,7 +347,7 @@ void PlayBar::play()
     m_timer->start();
     const QSignalBlocker block(m_play);
     m_play->setChecked(true);
-    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+    updatePlayIcon();
     emit playingChanged(true);
 }
 
@@ -252,7 +357,7 @@ void PlayBar::pause()
     m_timer->stop();
     const QSignalBlocker block(m_play);
     m_play->setChecked(false);
-    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    updatePlayIcon();
     if (was)
         emit playingChanged(false);
 }
@@ -280,25 +385,30 @@ void PlayBar::setStep(int step)
 {
     if (!m_plan)
         return;
-    {
-        const QSignalBlocker block(m_slider);
-        m_slider->setValue(step);
-    }
-    m_applying = true;
+    const QScopedValueRollback applying(m_applying, true);
     QString error;
-    bool ok = m_plan->apply(*m_state, step, &error);
-    // In the window the selection rides along the waves' marker, so the value readout follows.
-    if (ok && m_plan->animatesPosition() && m_state->page() == Page::Encoding) {
-        Selection selection = m_state->selection();
-        selection.position = qint64(m_plan->valueAt(step));
-        m_state->setSelection(selection);
+    bool ok = true;
+    const Page page = m_state->page();
+    if (m_plan->animatesPosition() && page != Page::Schemes) {
+        // Where the user looks, as a click would set it: the selected cell (the readout and the
+        // waves' ring follow it) or the clicked token. The markers stay as typed.
+        if (page == Page::Encoding) {
+            Selection selection = m_state->selection();
+            selection.position = qint64(m_plan->valueAt(step));
+            m_state->setSelection(selection);
+        } else {
+            ok = m_plan->apply(*m_state, step, &error);
+        }
+    } else {
+        // A parameter (the rotation's position, a swept field): shown, never saved.
+        const ExplorerState::Preview preview(*m_state);
+        ok = m_plan->apply(*m_state, step, &error);
     }
-    m_applying = false;
-    m_value->setText(
-        ok ? QStringLiteral("%1 = %2").arg(m_plan->parameter(), m_plan->valueText(step))
-           : error.left(60));
-    if (!ok)
+    showStep(step);
+    if (!ok) {
+        m_value->setText(error.left(60));
         pause();
+    }
 }
 
 } // namespace pe
