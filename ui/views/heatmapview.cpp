@@ -73,6 +73,9 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
         }
     });
     m_plot->installEventFilter(this);
+    // Once drawn (the layout final), the pixel under a still mouse may be another cell or hold
+    // another value.
+    connect(m_plot, &QCustomPlot::afterReplot, this, &HeatmapView::updateReadout);
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &HeatmapView::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &HeatmapView::onMouseRelease);
@@ -135,7 +138,6 @@ void HeatmapView::rebuild(bool keepView)
 
 void HeatmapView::finishRender(qint64 startNs)
 {
-    updateReadout(); // the same pixel may be another cell, or another value, now
     m_plot->replot(QCustomPlot::rpQueuedRefresh);
     m_lastRenderMs = double(monotonicNs() - startNs) / 1e6;
     emit rendered(m_lastRenderMs);
