@@ -2,9 +2,9 @@
 // checks through the state and the rendered pixels. Expected colours come from the float64
 // formula and matplotlib's colormap tables, never from pescope's own output.
 #include "compute/computescheduler.h"
+#include "cpubackend.h"
 #include "dialogs/shortcutsdialog.h"
 #include "dialogs/viewhelpdialog.h"
-#include "cpubackend.h"
 #include "figures/figurebuilder.h"
 #include "figures/plottheme.h"
 #include "figures/qcpinclude.h"
@@ -30,8 +30,8 @@
 #include <QSlider>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTableWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>

@@ -211,7 +211,7 @@ private slots:
         }
         QVERIFY(state.isPreviewing());
         QCOMPARE(state.spec().get<SinusoidalScheme>()->base, 40000.0); // shown
-        QCOMPARE(state.toJson(), saved);                                // not saved
+        QCOMPARE(state.toJson(), saved);                               // not saved
         QCOMPARE(stack.count(), 0);
         state.setColormap(Colormap::Magma);
         QVERIFY(!state.isPreviewing());
@@ -245,9 +245,9 @@ private slots:
         QJsonObject back = state.toJson();
         back.insert(QStringLiteral("page"), typed.value(QStringLiteral("page")));
         QJsonObject phrasesBack = back.value(QStringLiteral("phrases")).toObject();
-        phrasesBack.insert(QStringLiteral("selection"), typed.value(QStringLiteral("phrases"))
-                                                            .toObject()
-                                                            .value(QStringLiteral("selection")));
+        phrasesBack.insert(
+            QStringLiteral("selection"),
+            typed.value(QStringLiteral("phrases")).toObject().value(QStringLiteral("selection")));
         back.insert(QStringLiteral("phrases"), phrasesBack);
         QCOMPARE(QJsonDocument(back).toJson(), QJsonDocument(typed).toJson());
     }

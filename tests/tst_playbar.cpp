@@ -123,8 +123,8 @@ private slots:
         QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
         QTest::keyClick(window.get(), Qt::Key_1, Qt::ControlModifier);
         const qint64 last = state->spec().positions - 1;
-        const qint64 knob = std::llround(double(c.slider->value()) * double(last) /
-                                         double(c.slider->maximum()));
+        const qint64 knob =
+            std::llround(double(c.slider->value()) * double(last) / double(c.slider->maximum()));
         QCOMPARE(knob, state->selection().position);
         QCOMPARE(c.bar->valueText(), QStringLiteral("position = %1").arg(knob));
     }
@@ -138,8 +138,8 @@ private slots:
         for (Theme theme : {Theme::Light, Theme::Dark}) {
             window->state()->setTheme(theme);
             QCoreApplication::processEvents();
-            const QImage icon = c.play->icon().pixmap(24, 24).toImage().convertToFormat(
-                QImage::Format_ARGB32);
+            const QImage icon =
+                c.play->icon().pixmap(24, 24).toImage().convertToFormat(QImage::Format_ARGB32);
             const QColor text = c.play->palette().color(QPalette::ButtonText);
             const QColor button = c.play->palette().color(QPalette::Button);
             // The opaque pixels are the text colour, far from the button's.

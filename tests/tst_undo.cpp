@@ -290,7 +290,8 @@ private slots:
         QVERIFY2(files->openSession(path, &error), qPrintable(error));
         QCOMPARE(saved(window->state()), lesson);
         QVERIFY(!window->isWindowModified());
-        QCOMPARE(stack->text(stack->index() - 1), QStringLiteral("Open session lesson.pescope.json"));
+        QCOMPARE(stack->text(stack->index() - 1),
+                 QStringLiteral("Open session lesson.pescope.json"));
         pressUndo(window.get());
         QCOMPARE(saved(window->state()), untransposed);
         QVERIFY(window->isWindowModified());

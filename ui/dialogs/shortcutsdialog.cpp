@@ -76,15 +76,14 @@ QList<ShortcutEntry> shortcutEntries(const QWidget *window)
     const QList<QShortcut *> shortcuts = window->findChildren<QShortcut *>();
     for (const QShortcut *shortcut : shortcuts)
         if (!shortcut->keys().isEmpty())
-            out.append({keysText(shortcut->keys()),
-                        shortcut->whatsThis().isEmpty() ? shortcut->objectName()
-                                                        : shortcut->whatsThis(),
-                        QString()});
+            out.append(
+                {keysText(shortcut->keys()),
+                 shortcut->whatsThis().isEmpty() ? shortcut->objectName() : shortcut->whatsThis(),
+                 QString()});
     return out;
 }
 
-ShortcutsDialog::ShortcutsDialog(QWidget *window)
-    : QDialog(window), m_table(new QTableWidget(this))
+ShortcutsDialog::ShortcutsDialog(QWidget *window) : QDialog(window), m_table(new QTableWidget(this))
 {
     setObjectName(QStringLiteral("shortcutsDialog"));
     setWindowTitle(tr("Keyboard shortcuts"));

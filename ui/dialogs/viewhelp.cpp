@@ -16,6 +16,12 @@ QString number(double v)
     return QString::number(v, 'g', 6);
 }
 
+// A parameter as people write it: 500000, not the forms' shortest 5e+05.
+QString parameter(double v)
+{
+    return QString::number(v, 'g', 12);
+}
+
 // The angular frequency of a phase column (radians per position): the plan's own fixed-point
 // step, so the text shows what the backends computed with.
 double columnOmega(const EncodingSpec &spec, qint64 column)
@@ -24,13 +30,13 @@ double columnOmega(const EncodingSpec &spec, qint64 column)
     const auto *phases = std::get_if<PhaseColumnsPlan>(&plan);
     if (!phases || column < 0 || column >= qint64(phases->columns.size()))
         return 0.0;
-    return 2.0 * std::numbers::pi * std::ldexp(double(phases->columns[std::size_t(column)].step),
-                                               -64);
+    return 2.0 * std::numbers::pi *
+           std::ldexp(double(phases->columns[std::size_t(column)].step), -64);
 }
 
 QString sinusoidalFormula(const SinusoidalScheme &s, qint64 dims)
 {
-    const QString base = formatReal(s.base);
+    const QString base = parameter(s.base);
     const QString angle =
         QStringLiteral("<i>p</i> / %1<sup>2<i>i</i>/%2</sup>").arg(base).arg(dims);
     if (s.layout == Layout::Interleaved)
@@ -59,7 +65,7 @@ QString sinusoidalCell(const EncodingSpec &spec, const SinusoidalScheme &s, qint
     return QStringLiteral("PE(%1, %2) = %3(%1 / %4^(%5/%6)) = %3(%1 × %7) = %8")
         .arg(p)
         .arg(j)
-        .arg(cosine ? QStringLiteral("cos") : QStringLiteral("sin"), formatReal(s.base))
+        .arg(cosine ? QStringLiteral("cos") : QStringLiteral("sin"), parameter(s.base))
         .arg(2 * pair)
         .arg(d)
         .arg(number(columnOmega(spec, j)), number(value));
@@ -99,7 +105,7 @@ QString ropeCell(const EncodingSpec &spec, const RopeScheme &s, qint64 p, qint64
         .arg(j)
         .arg(c.cosine ? QStringLiteral("cos") : QStringLiteral("sin"))
         .arg(c.pair)
-        .arg(number(theta[std::size_t(c.pair)]), formatReal(s.ropeTheta), type, number(value));
+        .arg(number(theta[std::size_t(c.pair)]), parameter(s.ropeTheta), type, number(value));
 }
 
 QString alibiFormula(const AlibiScheme &s)
@@ -131,14 +137,14 @@ QString t5Formula(const T5Scheme &s)
 
 QString ropeScalingRule(const RopeConfig &c, qint64 rotaryDims)
 {
-    const QString base = formatReal(c.ropeTheta);
+    const QString base = parameter(c.ropeTheta);
     const QString d = QString::number(rotaryDims);
     const QString plain =
         QStringLiteral("θ<sub><i>i</i></sub> = %1<sup>−2<i>i</i>/%2</sup>").arg(base, d);
     const QString s = number(ropeEffectiveFactor(c).value_or(1.0));
-    const QString original = QString::number(c.originalMaxPositionEmbeddings > 0
-                                                 ? c.originalMaxPositionEmbeddings
-                                                 : c.maxPositionEmbeddings);
+    const QString original =
+        QString::number(c.originalMaxPositionEmbeddings > 0 ? c.originalMaxPositionEmbeddings
+                                                            : c.maxPositionEmbeddings);
     switch (c.ropeType) {
     case RopeType::Default:
         return plain + QStringLiteral(" (no scaling)");
@@ -376,11 +382,13 @@ ViewHelp viewHelp(FigureView view, const ExplorerState &state)
 QString viewHelpHtml(const QList<FigureView> &views, const ExplorerState &state)
 {
     QString html;
+    QStringList shown; // views of one matrix (waves, heatmap) share its formula: written once
     for (FigureView view : views) {
         const ViewHelp help = viewHelp(view, state);
         html += QStringLiteral("<h3>%1</h3><p>%2</p>").arg(help.title.toHtmlEscaped(), help.text);
-        if (!help.formula.isEmpty())
+        if (!help.formula.isEmpty() && !shown.contains(help.formula))
             html += QStringLiteral("<p style=\"margin-left:1em\">%1</p>").arg(help.formula);
+        shown.append(help.formula);
     }
     return html;
 }

@@ -1,6 +1,6 @@
-// ViewHelpDialog: Help > What am I looking at? (F1, or the toolbar's ⓘ): the current page's views,
-// what each shows and its formula with the window's parameters (dialogs/viewhelp.h), following
-// the page and the parameters while it is open.
+// ViewHelpDialog: Help > What am I looking at? (F1, or the toolbar's button): the current page's
+// views, what each shows and its formula with the window's parameters (dialogs/viewhelp.h),
+// following the page and the parameters while it is open.
 #pragma once
 
 #include "figures/figureviews.h"

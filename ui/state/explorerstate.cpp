@@ -406,8 +406,8 @@ bool ExplorerState::setSpec(const EncodingSpec &requested, QString *error)
             v.crosses.removeIf([&](const CrossMarker &c) {
                 return c.position >= spec.positions || c.dim >= spec.dims;
             });
-            next.schemes.rotationPair = qBound<qint64>(0, next.schemes.rotationPair,
-                                                       qMax<qint64>(1, spec.dims / 2) - 1);
+            next.schemes.rotationPair =
+                qBound<qint64>(0, next.schemes.rotationPair, qMax<qint64>(1, spec.dims / 2) - 1);
             fitNavigation(next);
             return true;
         },

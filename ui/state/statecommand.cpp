@@ -81,19 +81,22 @@ std::optional<Change> phraseChange(const PhraseSettings &a, const PhraseSettings
             if (x[i] != y[i])
                 edited.append(i);
         if (edited.size() == 1)
-            return Change{QStringLiteral("%1[%2]").arg(key).arg(edited.constFirst()), label, {},
-                          false, QStringLiteral("Edit %1").arg(b.title(edited.constFirst()))};
+            return Change{QStringLiteral("%1[%2]").arg(key).arg(edited.constFirst()),
+                          label,
+                          {},
+                          false,
+                          QStringLiteral("Edit %1").arg(b.title(edited.constFirst()))};
         return Change{QString(), label, {}, false, QStringLiteral("Edit phrases")};
     }
     qsizetype first = 0;
     while (first < qMin(x.size(), y.size()) && x[first] == y[first])
         ++first;
     if (y.size() == x.size() + 1 && x.mid(first) == y.mid(first + 1))
-        return Change{QString(), label, {}, false,
-                      QStringLiteral("Add %1").arg(b.title(int(first)))};
+        return Change{
+            QString(), label, {}, false, QStringLiteral("Add %1").arg(b.title(int(first)))};
     if (x.size() == y.size() + 1 && x.mid(first + 1) == y.mid(first))
-        return Change{QString(), label, {}, false,
-                      QStringLiteral("Remove %1").arg(a.title(int(first)))};
+        return Change{
+            QString(), label, {}, false, QStringLiteral("Remove %1").arg(a.title(int(first)))};
     return Change{QString(), label, {}, false, QStringLiteral("Replace the phrases")};
 }
 
@@ -114,18 +117,20 @@ QList<Change> changes(const ExplorerState::Values &a, const ExplorerState::Value
         skip.append(QStringLiteral("titles"));
     collect(PhraseSettings::fields(), a.phrases, b.phrases, phrases, QString(), &out, skip);
     if (a.compareA != b.compareA || a.compareB != b.compareB)
-        out.append({QStringLiteral("phrases.compare"), QStringLiteral("Compared phrases"), {},
+        out.append({QStringLiteral("phrases.compare"),
+                    QStringLiteral("Compared phrases"),
+                    {},
                     false,
                     QStringLiteral("Compare %1 with %2")
                         .arg(b.phrases.title(b.compareA), b.phrases.title(b.compareB))});
     const QString schemes = QStringLiteral("schemes.");
     collect(SchemeSettings::fields(), a.schemes, b.schemes, schemes, QString(), &out);
-    collect(AlibiScheme::fields(), a.schemes.alibi, b.schemes.alibi, schemes + QStringLiteral("alibi."),
-            QStringLiteral(" (ALiBi view)"), &out);
+    collect(AlibiScheme::fields(), a.schemes.alibi, b.schemes.alibi,
+            schemes + QStringLiteral("alibi."), QStringLiteral(" (ALiBi view)"), &out);
     collect(T5Scheme::fields(), a.schemes.t5, b.schemes.t5, schemes + QStringLiteral("t5."),
             QStringLiteral(" (T5 view)"), &out);
-    collect(RopeScheme::fields(), a.schemes.compare, b.schemes.compare, schemes + QStringLiteral("compare."),
-            QStringLiteral(" (B)"), &out);
+    collect(RopeScheme::fields(), a.schemes.compare, b.schemes.compare,
+            schemes + QStringLiteral("compare."), QStringLiteral(" (B)"), &out);
     collect(FigureStyle::fields(), a.figure, b.figure, QStringLiteral("figure."),
             QStringLiteral(" (figures)"), &out);
     return out;

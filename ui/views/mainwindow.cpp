@@ -26,8 +26,8 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
-#include <QKeyEvent>
 #include <QJsonDocument>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -47,8 +47,8 @@ namespace pe {
 
 MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     : QMainWindow(parent), m_options(options), m_state(new ExplorerState(this)),
-      m_undo(new QUndoStack(this)), m_scheduler(new ComputeScheduler(m_state, this)), m_pages(new QTabWidget(this)),
-      m_panel(new ParameterPanel(m_state, this)),
+      m_undo(new QUndoStack(this)), m_scheduler(new ComputeScheduler(m_state, this)),
+      m_pages(new QTabWidget(this)), m_panel(new ParameterPanel(m_state, this)),
       m_waves(new WavesView(m_state, m_scheduler, this)),
       m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
       m_phrases(new PhraseView(m_state, m_scheduler, this)),
@@ -323,12 +323,7 @@ void MainWindow::createActions()
     toolbar->addAction(transpose);
     toolbar->addAction(reseed);
     toolbar->addAction(dark);
-    auto *info = new QToolButton(toolbar);
-    info->setObjectName(QStringLiteral("viewHelpButton"));
-    info->setText(QStringLiteral("ⓘ"));
-    info->setToolTip(tr("What am I looking at? The current views and their formulas (F1)"));
-    connect(info, &QToolButton::clicked, this, &MainWindow::showViewHelp);
-    toolbar->addWidget(info);
+    toolbar->addAction(findChild<QAction *>(QStringLiteral("viewHelpAction")));
     toolbar->addSeparator();
     toolbar->addWidget(new QLabel(tr(" Backend "), toolbar));
     toolbar->addWidget(m_backendCombo);
@@ -375,8 +370,7 @@ void MainWindow::createHelpMenu()
     what->setObjectName(QStringLiteral("viewHelpAction"));
     what->setShortcut(QKeySequence::HelpContents);
     what->setToolTip(tr("What the current page's views show, and their formulas (F1)"));
-    QAction *keys =
-        help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+    QAction *keys = help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
     keys->setObjectName(QStringLiteral("shortcutsAction"));
     keys->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
     help->addSeparator();
@@ -395,7 +389,8 @@ void MainWindow::showViewHelp()
 {
     auto *dialog = findChild<ViewHelpDialog *>(QString(), Qt::FindDirectChildrenOnly);
     if (!dialog)
-        dialog = new ViewHelpDialog(m_state, [this] { return helpViews(); }, this);
+        dialog = new ViewHelpDialog(
+            m_state, [this] { return helpViews(); }, this);
     dialog->show();
     dialog->raise();
     dialog->activateWindow();

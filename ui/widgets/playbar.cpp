@@ -56,8 +56,8 @@ QPixmap mediaPixmap(bool pause, const QColor &colour, int side)
         painter.drawRect(QRectF(margin, margin, bar, side - 2 * margin));
         painter.drawRect(QRectF(side - margin - bar, margin, bar, side - 2 * margin));
     } else {
-        const QPointF corners[] = {{margin, margin}, {side - margin, side / 2.0},
-                                   {margin, side - margin}};
+        const QPointF corners[] = {
+            {margin, margin}, {side - margin, side / 2.0}, {margin, side - margin}};
         painter.drawPolygon(corners, 3);
     }
     return pixmap;
@@ -166,8 +166,8 @@ void PlayBar::updatePlayIcon()
     QIcon icon;
     const bool pause = m_timer->isActive();
     for (int side : {16, 24, 32, 48}) {
-        icon.addPixmap(mediaPixmap(pause, palette().color(QPalette::Active, QPalette::ButtonText),
-                                   side));
+        icon.addPixmap(
+            mediaPixmap(pause, palette().color(QPalette::Active, QPalette::ButtonText), side));
         icon.addPixmap(
             mediaPixmap(pause, palette().color(QPalette::Disabled, QPalette::ButtonText), side),
             QIcon::Disabled);
@@ -322,9 +322,9 @@ void PlayBar::showStep(int step)
         const QSignalBlocker block(m_slider);
         m_slider->setValue(step);
     }
-    m_value->setText(m_plan ? QStringLiteral("%1 = %2").arg(m_plan->parameter(),
-                                                            m_plan->valueText(step))
-                            : QString());
+    m_value->setText(
+        m_plan ? QStringLiteral("%1 = %2").arg(m_plan->parameter(), m_plan->valueText(step))
+               : QString());
 }
 
 QString PlayBar::valueText() const

@@ -25,7 +25,8 @@ bool PlotAligner::eventFilter(QObject *watched, QEvent *event)
     // A plot rebuilt while hidden (its margins reset) replotted when align() could not measure
     // it: align once it is on screen again.
     if (event->type() == QEvent::Show)
-        QMetaObject::invokeMethod(this, [this] { align(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { align(); }, Qt::QueuedConnection);
     return QObject::eventFilter(watched, event);
 }
 
