@@ -203,12 +203,9 @@ private slots:
         QUndoStack stack;
         state.setUndoStack(&stack);
         const QJsonObject saved = state.toJson();
-        {
-            const ExplorerState::Preview preview(state);
-            EncodingSpec s = state.spec();
-            std::get<SinusoidalScheme>(s.scheme).base = 40000;
-            QVERIFY(state.setSpec(s));
-        }
+        EncodingSpec s = state.spec();
+        std::get<SinusoidalScheme>(s.scheme).base = 40000;
+        QVERIFY(state.preview([&] { return state.setSpec(s); }));
         QVERIFY(state.isPreviewing());
         QCOMPARE(state.spec().get<SinusoidalScheme>()->base, 40000.0); // shown
         QCOMPARE(state.toJson(), saved);                               // not saved

@@ -576,17 +576,20 @@ void FileActions::openModel(const QString &source, bool interactive)
                 if (!self)
                     return;
                 QString problem = error;
+                ExplorerState *state = self->m_window->state();
                 // The spec and the layer chosen below are one step; undo restores the encoding
                 // the window showed before.
-                const ExplorerState::Step step(*self->m_window->state(),
-                                               tr("Open model %1").arg(modelName(source)));
-                if (spec && self->m_window->state()->setSpec(spec->spec, &problem))
-                    problem.clear();
-                if (problem.isEmpty()) {
+                const auto show = [&] {
+                    if (!state->setSpec(spec->spec, &problem))
+                        return false;
                     if (card)
                         self->m_window->modelPage()->setCard(card);
                     if (spec->layer >= 0)
                         self->m_window->modelPage()->layerTable()->selectRow(spec->layer);
+                    return true;
+                };
+                if (spec && state->asOneStep(tr("Open model %1").arg(modelName(source)), show)) {
+                    problem.clear();
                     if (self->m_window->isPersistent())
                         addRecentModel(self->recentSettings().get(), source);
                     self->report(tr("Opened %1").arg(spec->description), false);

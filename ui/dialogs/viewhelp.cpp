@@ -139,7 +139,7 @@ QString ropeScalingRule(const RopeConfig &c, qint64 rotaryDims)
 {
     const QString base = parameter(c.ropeTheta);
     const QString d = QString::number(rotaryDims);
-    const QString plain =
+    QString plain =
         QStringLiteral("θ<sub><i>i</i></sub> = %1<sup>−2<i>i</i>/%2</sup>").arg(base, d);
     const QString s = number(ropeEffectiveFactor(c).value_or(1.0));
     const QString original =
@@ -219,8 +219,10 @@ QString encodingFormula(const EncodingSpec &spec)
         spec.scheme);
 }
 
-QString cellFormula(const EncodingSpec &spec, qint64 p, qint64 j, double value)
+QString cellFormula(const EncodingSpec &spec, qint64 position, qint64 column, double value)
 {
+    const qint64 p = position;
+    const qint64 j = column;
     return std::visit(
         Overloaded{
             [&](const SinusoidalScheme &s) { return sinusoidalCell(spec, s, p, j, value); },
@@ -265,118 +267,134 @@ QString cellFormula(const EncodingSpec &spec, qint64 p, qint64 j, double value)
         spec.scheme);
 }
 
-ViewHelp viewHelp(FigureView view, const ExplorerState &state)
+namespace {
+
+// What each view shows, in one table: its title and how to read it (HTML).
+struct ViewText
+{
+    FigureView view;
+    const char *title;
+    const char *text;
+};
+
+constexpr ViewText viewTexts[] = {
+    {FigureView::Heatmap, "Heatmap",
+     "The whole encoding matrix: one row per position <i>p</i>, one column per dimension <i>i</i> "
+     "(dims across the rows when transposed, as in Géron's Fig 16-9), coloured by value. Hover a "
+     "cell for its numbers (the status bar shows its formula); click to select it."},
+    {FigureView::Waves, "Waves",
+     "Chosen columns of the matrix against the position: each curve is one dimension <i>i</i>. "
+     "Markers put dots on every curve at their positions; the readout lists the positions whose "
+     "values in every plotted dim lie within the tolerance of the selected position's (Fig "
+     "16-9's p = 22 and p = 60)."},
+    {FigureView::Phrases, "Phrases",
+     "Each phrase as its model sees it (MachineLearningMastery, Keras): lower-cased, punctuation "
+     "stripped, split on spaces, each word an id (by frequency; 1 for unknown words, 0 for "
+     "padding), padded or cut to the sequence length. Each row is one token's vector; "
+     "<i>random</i> draws both tables, <i>fixed</i> makes both sinusoidal."},
+    {FigureView::PhraseDifference, "Phrase difference",
+     "Phrase B minus phrase A, token by token: where both have the same word at the same "
+     "position the difference is zero, since the same word at the same position embeds the "
+     "same."},
+    {FigureView::TokenSimilarity, "Token similarity",
+     "How alike the clicked token of one phrase is to every token of the other: the cosine of "
+     "their embedding vectors."},
+    {FigureView::Spectrum, "Spectrum",
+     "Each rotary pair's wavelength, the positions one full turn takes, for configuration A (the "
+     "window's encoding) and B, against the original context: scaling rules stretch the long "
+     "wavelengths."},
+    {FigureView::Rotation, "Rotation",
+     "The vector of a few pairs as the position advances: pair <i>i</i> turns by "
+     "θ<sub><i>i</i></sub> per position, so fast pairs circle many times while slow ones barely "
+     "move."},
+    {FigureView::Decay, "Decay",
+     "RoFormer §3.4.3: the score of an all-ones query and key at relative distance <i>n</i>, "
+     "over the score at 0. It falls with distance; scaling moves where."},
+    {FigureView::Similarity, "Position similarity",
+     "How alike two positions' vectors are: near the diagonal alike, far from it less so, for a "
+     "good encoding."},
+    {FigureView::Alibi, "ALiBi",
+     "No position vectors at all: attention scores get a penalty growing linearly with the "
+     "distance between query and key."},
+    {FigureView::T5, "T5 buckets",
+     "T5's relative positions: each query-key distance falls in a bucket, and each bucket has a "
+     "learned bias."},
+    {FigureView::Compare, "Compare A/B",
+     "Two RoPE configurations side by side: A is the window's encoding, B the Schemes page's "
+     "configuration B."},
+    {FigureView::TableSimilarity, "Table: position similarity",
+     "The cosine of every pair of rows of the model's learned position table: a band along the "
+     "diagonal means nearby positions look alike."},
+    {FigureView::Pca, "Table: PCA",
+     "Each position's row projected on the table's first principal components, coloured by "
+     "position: GPT-2's table draws a helix."},
+    {FigureView::SinusoidFit, "Table: sinusoid fit",
+     "For one dimension of the learned table, its values against the position and the sinusoid "
+     "that fits them best (R² says how well): how close training came to the formula."},
+};
+
+// Each view's formula, with the window's parameters where it has any (HTML).
+QString viewFormula(FigureView view, const ExplorerState &state)
 {
     const EncodingSpec &spec = state.spec();
-    const QString ropeA = encodingFormula(ropeSpecA(spec));
     switch (view) {
     case FigureView::Heatmap:
-        return {QStringLiteral("Heatmap"),
-                QStringLiteral("The whole encoding matrix: one row per position <i>p</i>, one "
-                               "column per dimension <i>i</i> (dims across the rows when "
-                               "transposed, as in Géron's Fig 16-9), coloured by value. Hover a "
-                               "cell for its numbers (the status bar shows its formula); click "
-                               "to select it."),
-                encodingFormula(spec)};
     case FigureView::Waves:
-        return {QStringLiteral("Waves"),
-                QStringLiteral("Chosen columns of the matrix against the position: each curve "
-                               "is one dimension <i>i</i>. Markers put dots on every curve at "
-                               "their positions; the readout lists the positions whose values "
-                               "in every plotted dim lie within the tolerance of the selected "
-                               "position's (Fig 16-9's p = 22 and p = 60)."),
-                encodingFormula(spec)};
+        return encodingFormula(spec);
     case FigureView::Phrases:
-        return {QStringLiteral("Phrases"),
-                QStringLiteral("Each phrase as its model sees it (MachineLearningMastery, Keras): "
-                               "lower-cased, punctuation stripped, split on spaces, each word "
-                               "an id (by frequency; 1 for unknown words, 0 for padding), padded "
-                               "or cut to the sequence length. Each row is one token's "
-                               "vector; <i>random</i> draws both tables, <i>fixed</i> makes both "
-                               "sinusoidal."),
-                QStringLiteral("out[<i>t</i>] = word_table[id<sub><i>t</i></sub>] + "
-                               "position_table[<i>t</i>]")};
+        return QStringLiteral("out[<i>t</i>] = word_table[id<sub><i>t</i></sub>] + "
+                              "position_table[<i>t</i>]");
     case FigureView::PhraseDifference:
-        return {QStringLiteral("Phrase difference"),
-                QStringLiteral("Phrase B minus phrase A, token by token: where both have the "
-                               "same word at the same position the difference is zero, since "
-                               "the same word at the same position embeds the same."),
-                QStringLiteral("diff[<i>t</i>, <i>i</i>] = out<sub>B</sub>[<i>t</i>, <i>i</i>] − "
-                               "out<sub>A</sub>[<i>t</i>, <i>i</i>]")};
+        return QStringLiteral("diff[<i>t</i>, <i>i</i>] = out<sub>B</sub>[<i>t</i>, <i>i</i>] − "
+                              "out<sub>A</sub>[<i>t</i>, <i>i</i>]");
     case FigureView::TokenSimilarity:
-        return {QStringLiteral("Token similarity"),
-                QStringLiteral("How alike the clicked token of one phrase is to every token of "
-                               "the other: the cosine of their embedding vectors."),
-                QStringLiteral("cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / "
-                               "(|<i>u</i>| |<i>v</i>|)")};
+        return QStringLiteral("cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / "
+                              "(|<i>u</i>| |<i>v</i>|)");
     case FigureView::Spectrum:
-        return {QStringLiteral("Spectrum"),
-                QStringLiteral("Each rotary pair's wavelength, the positions one full turn takes, "
-                               "for configuration A (the window's encoding) and B, against the "
-                               "original context: scaling rules stretch the long wavelengths."),
-                QStringLiteral("λ<sub><i>i</i></sub> = 2π / θ<sub><i>i</i></sub>; A: ") + ropeA};
+        return QStringLiteral("λ<sub><i>i</i></sub> = 2π / θ<sub><i>i</i></sub>; A: ") +
+               encodingFormula(ropeSpecA(spec));
     case FigureView::Rotation:
-        return {QStringLiteral("Rotation"),
-                QStringLiteral("The vector of a few pairs as the position advances: pair "
-                               "<i>i</i> turns by θ<sub><i>i</i></sub> per position, so fast pairs "
-                               "circle many times while slow ones barely move."),
-                QStringLiteral("(x′, y′) = (x cos <i>p</i>θ<sub><i>i</i></sub> − y sin "
-                               "<i>p</i>θ<sub><i>i</i></sub>, x sin <i>p</i>θ<sub><i>i</i></sub> + "
-                               "y cos <i>p</i>θ<sub><i>i</i></sub>); ") +
-                    ropeA};
+        return QStringLiteral("(x′, y′) = (x cos <i>p</i>θ<sub><i>i</i></sub> − y sin "
+                              "<i>p</i>θ<sub><i>i</i></sub>, x sin <i>p</i>θ<sub><i>i</i></sub> + "
+                              "y cos <i>p</i>θ<sub><i>i</i></sub>); ") +
+               encodingFormula(ropeSpecA(spec));
     case FigureView::Decay:
-        return {QStringLiteral("Decay"),
-                QStringLiteral("RoFormer §3.4.3: the score of an all-ones query and key at "
-                               "relative distance <i>n</i>, over the score at 0. It falls with "
-                               "distance; scaling moves where."),
-                QStringLiteral("score(<i>n</i>) = [(<i>d</i> − <i>r</i>) + 2 Σ<sub><i>i</i></sub> "
-                               "cos(<i>n</i>θ<sub><i>i</i></sub>)] / <i>d</i>, <i>r</i> rotated "
-                               "dims; ") +
-                    ropeA};
+        return QStringLiteral("score(<i>n</i>) = [(<i>d</i> − <i>r</i>) + 2 Σ<sub><i>i</i></sub> "
+                              "cos(<i>n</i>θ<sub><i>i</i></sub>)] / <i>d</i>, <i>r</i> rotated "
+                              "dims; ") +
+               encodingFormula(ropeSpecA(spec));
     case FigureView::Similarity:
-        return {QStringLiteral("Position similarity"),
-                QStringLiteral("How alike two positions' vectors are: near the diagonal alike, "
-                               "far from it less so, for a good encoding."),
-                QStringLiteral("sim(<i>p</i>, <i>q</i>) = PE(<i>p</i>)·PE(<i>q</i>) or its "
-                               "cosine; ") +
-                    encodingFormula(spec)};
+        return QStringLiteral("sim(<i>p</i>, <i>q</i>) = PE(<i>p</i>)·PE(<i>q</i>) or its "
+                              "cosine; ") +
+               encodingFormula(spec);
     case FigureView::Alibi:
-        return {QStringLiteral("ALiBi"),
-                QStringLiteral("No position vectors at all: attention scores get a penalty "
-                               "growing linearly with the distance between query and key."),
-                alibiFormula(state.schemeSettings().alibi)};
+        return alibiFormula(state.schemeSettings().alibi);
     case FigureView::T5:
-        return {QStringLiteral("T5 buckets"),
-                QStringLiteral("T5's relative positions: each query-key distance falls in a "
-                               "bucket, and each bucket has a learned bias."),
-                t5Formula(state.schemeSettings().t5)};
+        return t5Formula(state.schemeSettings().t5);
     case FigureView::Compare:
-        return {QStringLiteral("Compare A/B"),
-                QStringLiteral("Two RoPE configurations side by side: A is the window's "
-                               "encoding, B the Schemes page's configuration B."),
-                QStringLiteral("A: ") + ropeA + QStringLiteral("<br>B: ") +
-                    encodingFormula(ropeSpecB(spec, state.schemeSettings()))};
+        return QStringLiteral("A: ") + encodingFormula(ropeSpecA(spec)) +
+               QStringLiteral("<br>B: ") + encodingFormula(ropeSpecB(spec, state.schemeSettings()));
     case FigureView::TableSimilarity:
-        return {QStringLiteral("Table: position similarity"),
-                QStringLiteral("The cosine of every pair of rows of the model's learned position "
-                               "table: a band along the diagonal means nearby positions look "
-                               "alike."),
-                QStringLiteral("sim(<i>p</i>, <i>q</i>) = cos(W[<i>p</i>], W[<i>q</i>])")};
+        return QStringLiteral("sim(<i>p</i>, <i>q</i>) = cos(W[<i>p</i>], W[<i>q</i>])");
     case FigureView::Pca:
-        return {QStringLiteral("Table: PCA"),
-                QStringLiteral("Each position's row projected on the table's first principal "
-                               "components, coloured by position: GPT-2's table draws a helix."),
-                QStringLiteral("x<sub><i>p</i></sub> = (W[<i>p</i>] − mean)·<i>v</i><sub>k</sub>, "
-                               "<i>v</i><sub>k</sub> the covariance's top eigenvectors")};
+        return QStringLiteral("x<sub><i>p</i></sub> = (W[<i>p</i>] − mean)·<i>v</i><sub>k</sub>, "
+                              "<i>v</i><sub>k</sub> the covariance's top eigenvectors");
     case FigureView::SinusoidFit:
-        return {QStringLiteral("Table: sinusoid fit"),
-                QStringLiteral("For one dimension of the learned table, its values against "
-                               "the position and the sinusoid that fits them best (R² says "
-                               "how well): how close training came to the formula."),
-                QStringLiteral("W[<i>p</i>, <i>i</i>] ≈ <i>a</i> sin(ω<i>p</i> + φ) + <i>c</i>, "
-                               "least squares")};
+        return QStringLiteral("W[<i>p</i>, <i>i</i>] ≈ <i>a</i> sin(ω<i>p</i> + φ) + <i>c</i>, "
+                              "least squares");
     }
-    return {figureViewName(view), QString(), QString()};
+    return {};
+}
+
+} // namespace
+
+ViewHelp viewHelp(FigureView view, const ExplorerState &state)
+{
+    for (const ViewText &t : viewTexts)
+        if (t.view == view)
+            return {QString::fromUtf8(t.title), QString::fromUtf8(t.text),
+                    viewFormula(view, state)};
+    return {figureViewName(view), QString(), viewFormula(view, state)};
 }
 
 QString viewHelpHtml(const QList<FigureView> &views, const ExplorerState &state)

@@ -214,8 +214,7 @@ void ExplorerState::setDefaults()
 
 void ExplorerState::resetToDefaults()
 {
-    const Step step(*this, QStringLiteral("Reset to defaults"));
-    applyJson(QJsonObject{});
+    asOneStep(QStringLiteral("Reset to defaults"), [this] { return applyJson(QJsonObject{}); });
 }
 
 qint64 ExplorerState::visibleDims() const
@@ -251,33 +250,29 @@ QUndoStack *ExplorerState::undoStack() const
     return m_undo;
 }
 
-ExplorerState::Step::Step(ExplorerState &state, const QString &text) : m_state(state)
+bool ExplorerState::asOneStep(const QString &text, const std::function<bool()> &work)
 {
-    if (m_state.m_stepDepth++ > 0)
-        return;
-    // A step made outside a preview starts from the saved values: the preview ends in it.
-    m_state.m_stepBefore = m_state.m_saved.value_or(m_state.values());
-    m_state.m_stepText = text;
+    if (m_stepDepth++ == 0) {
+        // A step made outside a preview starts from the saved values: the preview ends in it.
+        m_stepBefore = m_saved.value_or(values());
+        m_stepText = text;
+    }
+    const bool done = work();
+    if (--m_stepDepth == 0)
+        record(m_stepBefore, m_stepText);
+    return done;
 }
 
-ExplorerState::Step::~Step()
+bool ExplorerState::preview(const std::function<bool()> &work)
 {
-    if (--m_state.m_stepDepth == 0)
-        m_state.record(m_state.m_stepBefore, m_state.m_stepText);
-}
-
-ExplorerState::Preview::Preview(ExplorerState &state) : m_state(state)
-{
-    if (!m_state.m_saved)
-        m_state.m_saved = m_state.values();
-    ++m_state.m_previewDepth;
-}
-
-ExplorerState::Preview::~Preview()
-{
+    if (!m_saved)
+        m_saved = values();
+    ++m_previewDepth;
+    const bool done = work();
     // Back where it started (a frame equal to the saved state): there is nothing to hide.
-    if (--m_state.m_previewDepth == 0 && m_state.m_saved && *m_state.m_saved == m_state.values())
-        m_state.m_saved.reset();
+    if (--m_previewDepth == 0 && m_saved && *m_saved == values())
+        m_saved.reset();
+    return done;
 }
 
 void ExplorerState::endPreview()
@@ -306,9 +301,10 @@ bool ExplorerState::change(const Edit &edit, QString *error)
             return true;
     }
     // Changes the signals below cause (a view that follows) join this one's undo step.
-    const Step step(*this, QString());
-    adopt(next);
-    return true;
+    return asOneStep(QString(), [&] {
+        adopt(next);
+        return true;
+    });
 }
 
 void ExplorerState::takeNavigation(Values &to, const Values &from)

@@ -134,36 +134,16 @@ public:
     void setUndoStack(QUndoStack *stack);
     QUndoStack *undoStack() const;
 
-    // Every change made while a Step lives is one undo step named `text` ("Apply preset
-    // rope-decay", "Open model gpt2"); steps opened inside it join it. An empty text is made
-    // from what changed.
-    class Step
-    {
-    public:
-        Step(ExplorerState &state, const QString &text);
-        ~Step();
-        Step(const Step &) = delete;
-        Step &operator=(const Step &) = delete;
+    // Every change `work` makes is one undo step named `text` ("Apply preset rope-decay", "Open
+    // model gpt2"); steps made inside it join it. An empty text is made from what changed.
+    // Returns what `work` returns.
+    bool asOneStep(const QString &text, const std::function<bool()> &work);
 
-    private:
-        ExplorerState &m_state;
-    };
-
-    // The Motion bar's frames: changes made while a Preview lives are shown (views and the
-    // scheduler follow them) but saved nowhere: no undo step, and toJson() keeps the values from
-    // before the preview. The preview outlives the scope (a paused frame stays on screen) until
-    // a change is made outside one, which first returns to the saved values, or endPreview().
-    class Preview
-    {
-    public:
-        explicit Preview(ExplorerState &state);
-        ~Preview();
-        Preview(const Preview &) = delete;
-        Preview &operator=(const Preview &) = delete;
-
-    private:
-        ExplorerState &m_state;
-    };
+    // The Motion bar's frames: changes `work` makes are shown (views and the scheduler follow
+    // them) but saved nowhere: no undo step, and toJson() keeps the values from before the
+    // preview. The preview outlives `work` (a paused frame stays on screen) until a change is
+    // made outside one, which first returns to the saved values, or endPreview().
+    bool preview(const std::function<bool()> &work);
     bool isPreviewing() const { return m_saved.has_value(); }
     void endPreview();
 

@@ -94,8 +94,8 @@ bool applyPreset(ExplorerState &state, const QString &id, QString *error)
     QJsonObject json = preset->state;
     if (!json.contains(QStringLiteral("phrases")))
         json.insert(QStringLiteral("phrases"), state.toJson().value(QStringLiteral("phrases")));
-    const ExplorerState::Step step(state, QStringLiteral("Apply preset %1").arg(preset->id));
-    return state.applyJson(json, error);
+    return state.asOneStep(QStringLiteral("Apply preset %1").arg(preset->id),
+                           [&] { return state.applyJson(json, error); });
 }
 
 } // namespace pe

@@ -66,6 +66,7 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
     // A new scheme, model or size makes the hovered numbers false until its matrix arrives.
     connect(state, &ExplorerState::specChanged, this, [this] {
         m_readout->setText(hint());
+        m_readoutResult.reset(); // the next matrix is read afresh
         if (m_formulaShown) {
             m_formulaShown = false;
             QStatusTipEvent clear{QString()};
@@ -255,6 +256,11 @@ void HeatmapView::updateReadout()
     if (!m_result)
         return;
     const std::optional<Selection> cell = m_hover ? cellAt(*m_hover) : std::nullopt;
+    // Replots come often (a drag, a zoom): the same cell of the same matrix says nothing new.
+    if (cell == m_readoutCell && m_result == m_readoutResult)
+        return;
+    m_readoutCell = cell;
+    m_readoutResult = m_result;
     QString formula;
     if (!cell) {
         m_readout->setText(hint());

@@ -75,6 +75,9 @@ private:
     QPointF m_pressPos;
     std::optional<QPointF> m_hover; // the mouse over the plot, in its pixels
     bool m_formulaShown = false;    // the status bar shows a cell's formula of ours
+    // What the readout describes now.
+    std::optional<Selection> m_readoutCell;
+    std::shared_ptr<const EncodingResult> m_readoutResult;
     bool m_pressed = false;
     bool m_building = false;
     double m_lastRenderMs = 0.0;

@@ -45,6 +45,10 @@
 
 namespace pe {
 
+namespace {
+constexpr int undoSteps = 100;
+} // namespace
+
 MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     : QMainWindow(parent), m_options(options), m_state(new ExplorerState(this)),
       m_undo(new QUndoStack(this)), m_scheduler(new ComputeScheduler(m_state, this)),
@@ -61,6 +65,9 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
 {
     setObjectName(QStringLiteral("mainWindow"));
     m_undo->setObjectName(QStringLiteral("undoStack"));
+    // A step holds the parameters before and after it (a model's table among them): the history
+    // is bounded.
+    m_undo->setUndoLimit(undoSteps);
     updateTitle();
     connect(m_undo, &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 

@@ -401,8 +401,7 @@ void PlayBar::setStep(int step)
         }
     } else {
         // A parameter (the rotation's position, a swept field): shown, never saved.
-        const ExplorerState::Preview preview(*m_state);
-        ok = m_plan->apply(*m_state, step, &error);
+        ok = m_state->preview([&] { return m_plan->apply(*m_state, step, &error); });
     }
     showStep(step);
     if (!ok) {
