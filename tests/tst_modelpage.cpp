@@ -384,7 +384,7 @@ private slots:
         QTRY_VERIFY(map->isVisible());
         QCOMPARE(map->item(0, 4)->text(), QStringLiteral("256 of 256"));
         for (int row : {0, 5})
-            for (int column = 0; column < map->columnCount() - 1; ++column) {
+            for (int column = 0; column < map->columnCount(); ++column) {
                 const QTableWidgetItem *item = map->item(row, column);
                 QCOMPARE(item->toolTip(), item->text());
                 const int needed = map->fontMetrics().horizontalAdvance(item->text());

@@ -762,9 +762,12 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
             QCPColorMap *map = addMatrixMap(
                 rect, w.tokens(), drawnDims, m_state.colormap(), range,
                 [&](qint64 r, qint64 k) { return valueAt(mode, b, r, k); }, w.firstToken, dims);
-            // Tokens and dims are counted: no tick at 2.5.
-            useIntegerTicks(rect->axis(QCPAxis::atLeft));
-            useIntegerTicks(rect->axis(QCPAxis::atTop));
+            // Tokens and dims are counted: no tick at 2.5. Before the first layout, a heatmap
+            // is taken as half the figure's height less about ten lines of titles, tick labels
+            // and the note, and its share of the width (a colour bar beside each row or plot).
+            useIntegerTicks(rect->axis(QCPAxis::atLeft), 0.5, 10);
+            useIntegerTicks(rect->axis(QCPAxis::atTop),
+                            0.8 / double(perPlot ? 2 * phrases : phrases));
             cells.append({rect, map, int(b), mode});
             if (m_showSelection && sel.phrase == b && sel.mode == mode &&
                 w.containsToken(sel.token))
@@ -834,8 +837,9 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
         // Signed data: RdBu, centred on zero.
         QCPColorMap *map = addMatrixMap(rect, w.tokens(), drawnDims, Colormap::RdBu,
                                         {-extent, extent}, value, w.firstToken, dims);
-        useIntegerTicks(rect->axis(QCPAxis::atLeft));
-        useIntegerTicks(rect->axis(QCPAxis::atTop));
+        // Two heatmaps with their colour bars side by side under a title (see the grid).
+        useIntegerTicks(rect->axis(QCPAxis::atLeft), 1.0, 6);
+        useIntegerTicks(rect->axis(QCPAxis::atTop), 0.3);
         QCPColorGradient masked = map->gradient();
         masked.setNanHandling(QCPColorGradient::nhNanColor);
         masked.setNanColor(m_theme.grid);

@@ -23,13 +23,31 @@ protected:
     QSize minimumOuterSizeHint() const override;
 };
 
-// Ticks at whole numbers only: steps of 1, 2 or 5 times a power of ten, never below 1.
+// Ticks at whole numbers only: steps of 1, 2 or 5 times a power of ten, never below 1; no more
+// ticks than the axis has room for labels (a short heatmap's "0 5 10 15" overlapped).
+// QCustomPlot places ticks before it lays a figure out, so the first time (a new figure, an
+// export) a vertical axis' length is taken as `share` of the figure's height less
+// `reservedLines` lines of text (titles, tick labels), a horizontal one's as `share` of its width.
 class IntegerTicker : public QCPAxisTicker
 {
+public:
+    IntegerTicker(QCPAxis *axis, double share, int reservedLines)
+        : m_axis(axis), m_share(share), m_reservedLines(reservedLines)
+    {}
+
 protected:
     double getTickStep(const QCPRange &range) override;
+
+private:
+    QCPAxis *m_axis;
+    double m_share;
+    int m_reservedLines;
 };
 
-void useIntegerTicks(QCPAxis *axis);
+void useIntegerTicks(QCPAxis *axis, double share, int reservedLines = 0);
+
+// A window's plot drawn once more whenever a layout changed its axis rects' sizes (a new figure,
+// a resize), so that ticks placed before that layout (IntegerTicker) follow the new lengths.
+void relayTicksAfterLayout(QCustomPlot *plot);
 
 } // namespace pe

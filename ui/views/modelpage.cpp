@@ -98,7 +98,8 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     // Every column as wide as its widest cell: the panel scrolls sideways rather than cut
     // "256 of 256" to "256 of 2…" (each cell's tooltip holds its whole text too).
     m_layers->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_layers->horizontalHeader()->setStretchLastSection(true);
+    m_layers->horizontalHeader()->setStretchLastSection(false);
+    m_layers->setWordWrap(false);
     m_layers->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_layers->setToolTip(tr("Choose a layer: its RoPE (or NoPE) becomes the window's encoding, "
                             "shown by the Encoding and Schemes pages"));

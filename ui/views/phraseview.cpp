@@ -1,5 +1,6 @@
 #include "views/phraseview.h"
 
+#include "figures/fittedtext.h"
 #include "figures/plottheme.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
@@ -246,6 +247,9 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     m_similarityPlot->setToolTip(
         tr("Cosine similarity of the clicked token to every token of the other phrase"));
     m_similarityPlot->setMinimumSize(200, 150);
+    // Token and dim ticks spaced by the laid-out heatmaps (QCustomPlot places them before).
+    for (QCustomPlot *plot : {m_gridPlot, m_differencePlot, m_similarityPlot})
+        relayTicksAfterLayout(plot);
     m_readout->setObjectName(QStringLiteral("phraseReadout"));
     m_readout->setToolTip(tr("The cell under the mouse"));
 
