@@ -38,32 +38,48 @@ namespace {
 
 constexpr int settleTimeoutMs = 30000;
 
-// Every row of the page shows the state's phrase at its place, and there is no other row.
-void verifyRowsAreTheState(MainWindow *window)
+// Why the page's rows are not the state's phrases (each at its place, no other row); empty
+// when they are.
+QString rowsProblem(MainWindow *window)
 {
     PhraseView *view = window->phraseView();
     const PhraseSettings &s = window->state()->phraseSettings();
     const PhraseWindow w = window->state()->phraseWindow();
-    QCOMPARE(view->phraseEditCount(), int(w.phrases()));
+    if (view->phraseEditCount() != int(w.phrases()))
+        return QStringLiteral("%1 rows for %2 phrases")
+            .arg(view->phraseEditCount())
+            .arg(w.phrases());
     for (int row = 0; row < view->phraseEditCount(); ++row)
-        QCOMPARE(view->phraseEdit(row)->text(), s.phrases[w.firstPhrase + row]);
+        if (view->phraseEdit(row)->text() != s.phrases[w.firstPhrase + row])
+            return QStringLiteral("row %1 shows \"%2\", the state \"%3\"")
+                .arg(row)
+                .arg(view->phraseEdit(row)->text().left(40),
+                     s.phrases[w.firstPhrase + row].left(40));
     // Nothing more by name either (a dropped row's widgets lose their names).
-    QVERIFY(!view->findChild<QLineEdit *>(QStringLiteral("phrase%1").arg(w.phrases())));
-    QVERIFY(!view->findChild<QToolButton *>(QStringLiteral("phrase%1Remove").arg(w.phrases())));
+    if (view->findChild<QLineEdit *>(QStringLiteral("phrase%1").arg(w.phrases())) ||
+        view->findChild<QToolButton *>(QStringLiteral("phrase%1Remove").arg(w.phrases())))
+        return QStringLiteral("a row past the phrases is still named");
+    return {};
 }
 
-// Adds a phrase as a user does: the Add phrase button, typing, Enter.
-void addPhraseByHand(MainWindow *window, const QString &text)
+// Adds a phrase as a user does: the Add phrase button, typing, Enter. Empty when the state took
+// it, else what went wrong.
+QString addPhraseByHand(MainWindow *window, const QString &text)
 {
     PhraseView *view = window->phraseView();
     const qsizetype before = window->state()->phraseSettings().phrases.size();
     QTest::mouseClick(view->addPhraseButton(), Qt::LeftButton);
     QLineEdit *edit = view->phraseEdit(view->phraseEditCount() - 1);
-    QVERIFY(edit);
+    if (!edit)
+        return QStringLiteral("no new row");
     QTest::keyClicks(edit, text);
     QTest::keyClick(edit, Qt::Key_Return);
-    QCOMPARE(window->state()->phraseSettings().phrases.size(), before + 1);
-    QCOMPARE(window->state()->phraseSettings().phrases.last(), text);
+    const QStringList &phrases = window->state()->phraseSettings().phrases;
+    if (phrases.size() != before + 1 || phrases.last() != text)
+        return QStringLiteral("the state holds %1 phrases, the last \"%2\"")
+            .arg(phrases.size())
+            .arg(phrases.last());
+    return {};
 }
 
 // A phrase of exactly `length` characters: words of "abcdefg " and a tail.
@@ -106,33 +122,26 @@ QString figureText(QCustomPlot *plot)
     return all.join(QLatin1Char('\n'));
 }
 
-// Every title of `plot` lies inside the figure and takes two lines at most; returns the first
-// title as drawn.
-QString verifyTitlesFit(QCustomPlot *plot)
+// Why a title of `plot` overruns the figure or takes more than two lines; empty when each fits.
+QString titlesProblem(QCustomPlot *plot)
 {
     const QList<FittedTextElement *> texts = fittedTexts(plot);
-    if (texts.isEmpty()) {
-        QTest::qFail("no titles", __FILE__, __LINE__);
-        return {};
-    }
+    if (texts.isEmpty())
+        return QStringLiteral("%1: no titles").arg(plot->objectName());
     for (FittedTextElement *text : texts) {
         const QString shown = text->shownText();
         const QFontMetrics metrics(text->font());
         for (const QString &line : shown.split(QLatin1Char('\n')))
             if (metrics.horizontalAdvance(line) > text->outerRect().width() ||
-                !plot->viewport().contains(text->outerRect())) {
-                QTest::qFail(qPrintable(QStringLiteral("%1: \"%2\" overruns its place")
-                                            .arg(plot->objectName(), line)),
-                             __FILE__, __LINE__);
-                return {};
-            }
+                !plot->viewport().contains(text->outerRect()))
+                return QStringLiteral("%1: \"%2\" overruns its place")
+                    .arg(plot->objectName(), line);
         if (shown.count(QLatin1Char('\n')) > 1)
-            QTest::qFail(qPrintable(QStringLiteral("%1: %2 lines")
-                                        .arg(plot->objectName())
-                                        .arg(shown.count(u'\n') + 1)),
-                         __FILE__, __LINE__);
+            return QStringLiteral("%1: %2 lines")
+                .arg(plot->objectName())
+                .arg(shown.count(u'\n') + 1);
     }
-    return texts.constFirst()->shownText();
+    return {};
 }
 
 } // namespace
@@ -173,13 +182,13 @@ private slots:
         PhraseSettings s = window->state()->phraseSettings();
         s.phrases.resize(2);
         QVERIFY(window->state()->setPhraseSettings(s));
-        addPhraseByHand(window.get(), QStringLiteral("zebras dance at night"));
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(addPhraseByHand(window.get(), QStringLiteral("zebras dance at night")), QString());
+        QCOMPARE(rowsProblem(window.get()), QString());
         auto *remove = view->findChild<QToolButton *>(QStringLiteral("phrase2Remove"));
         QVERIFY(remove && remove->isEnabled());
         QTest::mouseClick(remove, Qt::LeftButton);
         QCOMPARE(window->state()->phraseSettings().phrases.size(), 2);
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
         for (int row = 0; row < view->phraseEditCount(); ++row)
             QVERIFY(!view->phraseEdit(row)->text().contains(QLatin1String("zebras")));
         // Two phrases left: neither can go.
@@ -191,14 +200,14 @@ private slots:
         QCOMPARE(window->state()->phraseSettings().phrases,
                  (QStringList{window->state()->phraseSettings().phrases[0],
                               QStringLiteral("giraffes sing")}));
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
 
         // The middle one of three: the rows below move up.
-        addPhraseByHand(window.get(), QStringLiteral("lions sleep"));
+        QCOMPARE(addPhraseByHand(window.get(), QStringLiteral("lions sleep")), QString());
         QTest::mouseClick(view->findChild<QToolButton *>(QStringLiteral("phrase1Remove")),
                           Qt::LeftButton);
         QCOMPARE(window->state()->phraseSettings().phrases.value(1), QStringLiteral("lions sleep"));
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
     }
 
     // Issue 32 item 6: three phrases, then a preset with two (Ctrl+Alt+2, keras-phrases): the
@@ -207,7 +216,7 @@ private slots:
     {
         auto window = phrasesWindow();
         PhraseView *view = window->phraseView();
-        addPhraseByHand(window.get(), QStringLiteral("zebras dance at night"));
+        QCOMPARE(addPhraseByHand(window.get(), QStringLiteral("zebras dance at night")), QString());
         QVERIFY(window->state()->phraseSettings().phrases.size() >= 3);
         // Typed, not committed, in Phrase 3.
         QLineEdit *third = view->phraseEdit(2);
@@ -216,18 +225,18 @@ private slots:
         QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier | Qt::AltModifier);
         QCOMPARE(window->state()->phraseSettings().phrases.size(), 2);
         QVERIFY(window->state()->phraseSettings().phrases[0].startsWith(u"to understand"_qs));
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
         // Editing the rows now changes the preset's phrases, never adds Phrase 3 back.
         typeInto(view->phraseEdit(1), QStringLiteral("patrick henry spoke"));
         QCOMPARE(window->state()->phraseSettings().phrases.size(), 2);
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
 
         // A new phrase's row, empty and refused, goes too when a preset replaces the phrases.
         QTest::mouseClick(view->addPhraseButton(), Qt::LeftButton);
         QCOMPARE(view->phraseEditCount(), 3);
         QVERIFY(view->message().contains(QLatin1String("empty")));
         QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier | Qt::AltModifier);
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
         QVERIFY2(view->message().isEmpty(), qPrintable(view->message()));
         // A change that leaves the phrases alone (a reseed) keeps a new phrase's row open.
         QTest::mouseClick(view->addPhraseButton(), Qt::LeftButton);
@@ -237,7 +246,7 @@ private slots:
         QTest::keyClicks(view->phraseEdit(2), QStringLiteral("owls hoot"));
         QTest::keyClick(view->phraseEdit(2), Qt::Key_Return);
         QCOMPARE(window->state()->phraseSettings().phrases.value(2), QStringLiteral("owls hoot"));
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
     }
 
     // Issue 32 item 6: File > Open session (and --session, the same loader) with fewer phrases.
@@ -253,15 +262,15 @@ private slots:
             QVERIFY2(saveSession(*source->state(), path, &error), qPrintable(error));
         }
         auto window = phrasesWindow();
-        addPhraseByHand(window.get(), QStringLiteral("zebras dance at night"));
-        addPhraseByHand(window.get(), QStringLiteral("lions sleep"));
+        QCOMPARE(addPhraseByHand(window.get(), QStringLiteral("zebras dance at night")), QString());
+        QCOMPARE(addPhraseByHand(window.get(), QStringLiteral("lions sleep")), QString());
         QVERIFY(window->state()->phraseSettings().phrases.size() >= 4);
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
         QString error;
         QVERIFY2(openSessionInWindow(window.get(), path, &error), qPrintable(error));
         QCOMPARE(window->state()->phraseSettings().phrases,
                  (QStringList{QStringLiteral("cats purr"), QStringLiteral("dogs bark")}));
-        verifyRowsAreTheState(window.get());
+        QCOMPARE(rowsProblem(window.get()), QString());
         // And the command line's --session at start.
         const QString shot = m_dir.filePath(QStringLiteral("session.png"));
         const test::RunResult r =
@@ -398,7 +407,7 @@ private slots:
         QVERIFY(waitSettled(*window));
         for (QCustomPlot *plot : view->findChildren<QCustomPlot *>()) {
             plot->replot();
-            verifyTitlesFit(plot);
+            QCOMPARE(titlesProblem(plot), QString());
             for (QCPAxisRect *rect : plot->axisRects())
                 for (QCPAxis *axis : rect->axes())
                     if (axis->visible() && axis->tickLabels() &&
@@ -437,14 +446,16 @@ private slots:
             plot.resize(width, 320);
             builder.buildPhraseDifference(&plot, *result);
             plot.replot();
-            QString title = verifyTitlesFit(&plot);
+            QCOMPARE(titlesProblem(&plot), QString());
+            QString title = fittedTexts(&plot).constFirst()->shownText();
             QVERIFY2(title.contains(QChar(0x2026)), qPrintable(title));
             QVERIFY2(title.startsWith(u"Difference"_qs), qPrintable(title));
             QCustomPlot similarity;
             similarity.resize(width, 320);
             builder.buildTokenSimilarity(&similarity, *result);
             similarity.replot();
-            title = verifyTitlesFit(&similarity);
+            QCOMPARE(titlesProblem(&similarity), QString());
+            title = fittedTexts(&similarity).constFirst()->shownText();
             QVERIFY2(title.startsWith(u"Cosine similarity"_qs), qPrintable(title));
         }
     }
