@@ -11,6 +11,7 @@
 #include "state/schemesettings.h"
 #include "testutil.h"
 #include "widgets/fieldform.h"
+#include "widgets/messageslot.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -237,6 +238,52 @@ private slots:
             form->message(QStringLiteral("captionText")).contains(u"at most 2000 characters"_qs),
             qPrintable(form->messages().join(u'|')));
         QCOMPARE(value.captionText, QString(2000, QLatin1Char('x')));
+    }
+
+    // The slots messages appear in keep their room: empty or not, a short message or a long
+    // one, a fixed slot is as tall as its reserved lines (a longer message ends in "…", the whole
+    // of it in the tooltip); a growing one grows past them only for a longer message.
+    void messageSlotsKeepTheirRoom()
+    {
+        QWidget window;
+        auto *fixed = new MessageSlot(2, MessageSlot::Height::Fixed, false, &window);
+        auto *growing = new MessageSlot(2, MessageSlot::Height::Growing, true, &window);
+        auto *below = new QLabel(QStringLiteral("below"), &window);
+        auto *layout = new QVBoxLayout(&window);
+        layout->addWidget(fixed);
+        layout->addWidget(growing);
+        layout->addWidget(below);
+        layout->addStretch(1);
+        window.resize(240, 400);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const int lineSpacing = fixed->fontMetrics().lineSpacing();
+        QVERIFY(fixed->height() >= 2 * lineSpacing);
+        const QRect before = below->geometry();
+        const QString shortText = QStringLiteral("Computed in 3 ms");
+        QString longText;
+        for (int i = 0; i < 40; ++i)
+            longText += QStringLiteral("word%1 ").arg(i);
+        for (const QString &text : {shortText, longText, QString()}) {
+            fixed->setMessage(text);
+            QApplication::processEvents();
+            QCOMPARE(fixed->height(), fixed->reservedHeight());
+            QCOMPARE(fixed->message(), text);
+        }
+        fixed->setMessage(longText);
+        QApplication::processEvents();
+        QVERIFY2(fixed->text().endsWith(QChar(0x2026)), qPrintable(fixed->text()));
+        QVERIFY(fixed->text().size() < longText.size());
+        QCOMPARE(fixed->toolTip(), longText);
+        growing->setMessage(shortText);
+        window.layout()->activate();
+        QApplication::processEvents();
+        QCOMPARE(below->geometry(), before); // a message within the reserved lines moves nothing
+        growing->setMessage(longText);
+        window.layout()->activate();
+        QApplication::processEvents();
+        QVERIFY(growing->height() > growing->reservedHeight()); // shown whole
+        QCOMPARE(growing->text(), longText);
     }
 };
 

@@ -16,7 +16,6 @@ QString elideToLines(const QString &text, const QFont &font, int width, int line
     layout.setTextOption(option);
     layout.beginLayout();
     int shown = 0;
-    int end = 0;
     bool more = false;
     for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
         line.setLineWidth(qMax(1, width));
@@ -25,7 +24,6 @@ QString elideToLines(const QString &text, const QFont &font, int width, int line
             break;
         }
         ++shown;
-        end = line.textStart() + line.textLength();
     }
     layout.endLayout();
     if (!more)
@@ -35,7 +33,6 @@ QString elideToLines(const QString &text, const QFont &font, int width, int line
     const int lastStart = lines > 1 ? layout.lineAt(lines - 1).textStart() : 0;
     const QString last = metrics.elidedText(text.mid(lastStart), Qt::ElideRight, qMax(1, width));
     return text.left(lastStart) + (last.endsWith(QChar(0x2026)) ? last : last + QChar(0x2026));
-    Q_UNUSED(end);
 }
 
 MessageSlot::MessageSlot(int lines, Height height, bool warning, QWidget *parent)
