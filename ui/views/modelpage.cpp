@@ -309,10 +309,14 @@ void ModelPage::updateTabs()
     // The wanted tab first: a tab cannot be hidden while it is the current one.
     const FigureView wanted = kind() == Kind::Table ? m_tableView : m_rotaryView;
     const int index = int(all.indexOf(shown.contains(wanted) ? wanted : shown.constFirst()));
-    m_tabs->setTabVisible(index, true);
-    m_tabs->setCurrentIndex(index);
+    // Only what differs: this runs on every change of the state.
+    if (!m_tabs->isTabVisible(index))
+        m_tabs->setTabVisible(index, true);
+    if (m_tabs->currentIndex() != index)
+        m_tabs->setCurrentIndex(index);
     for (int i = 0; i < all.size(); ++i)
-        m_tabs->setTabVisible(i, shown.contains(all[i]));
+        if (m_tabs->isTabVisible(i) != shown.contains(all[i]))
+            m_tabs->setTabVisible(i, shown.contains(all[i]));
 }
 
 void ModelPage::schedule()
