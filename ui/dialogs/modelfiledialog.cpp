@@ -72,7 +72,7 @@ void ModelFileDialog::accept()
         return;
     }
     m_chosen = info.absoluteFilePath();
-    QDialog::accept(); // QFileDialog's would enter a folder
+    done(QDialog::Accepted); // not QFileDialog::accept(), which would enter a folder
 }
 
 } // namespace pe

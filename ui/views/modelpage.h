@@ -99,7 +99,7 @@ private:
     QPlainTextEdit *m_cardText;
     QTableWidget *m_layers;
     QSpinBox *m_dim;
-    QGroupBox *m_tableBox; // the learned-table views' controls
+    QGroupBox *m_tableBox = nullptr; // the learned-table views' controls
     QPushButton *m_useAsB;
     MessageSlot *m_message;
     MessageSlot *m_info;
