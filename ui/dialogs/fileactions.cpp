@@ -5,6 +5,7 @@
 #include "compute/computescheduler.h"
 #include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
+#include "dialogs/modelfiledialog.h"
 #include "figures/qcpinclude.h"
 #include "formats/hfcache.h"
 #include "model/modelcard.h"
@@ -229,13 +230,12 @@ void FileActions::createActions()
     openModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openModelAction->setToolTip(
         tr("A model's positions, from files you have: its learned table (GPT-2's wpe) or its "
-           "first rotary layer's RoPE (config.json, .safetensors, .gguf, .npy)"));
+           "first rotary layer's RoPE (a model folder, config.json, .safetensors, .gguf, .npy)"));
     connect(openModelAction, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            m_window, tr("Open model"), QDir::homePath(),
-            tr("Models (*.json *.safetensors *.gguf *.npy);;All files (*)"));
-        if (!path.isEmpty())
-            openModel(path, true);
+        // A file or a model folder, typed or chosen.
+        ModelFileDialog dialog(m_window, QDir::homePath());
+        if (dialog.exec() == QDialog::Accepted && !dialog.chosenPath().isEmpty())
+            openModel(dialog.chosenPath(), true);
     });
 
     auto *pasteConfig = new QAction(tr("&Paste config.json…"), this);
