@@ -7,6 +7,7 @@
 #include "fields/fieldoptions.h"
 #include "matrixwriter.h"
 #include "model/modelspec.h"
+#include "rope/enginecheck.h"
 #include "rope/ropetables.h"
 
 #include <QCommandLineParser>
@@ -101,6 +102,15 @@ void addDataOptions(OptionSet &options);
 // entries, '#' comments); each entry one id p (a text token: t = h = w = p) or a (t, h, w)
 // triple. Throws UsageError naming the entry.
 std::vector<MropePositionIds> parsePositionIds(const QString &option);
+
+// `verify`'s options after MODEL (--against, --what, --layout, --positions, --tolerance,
+// --unscaled, --strict), shared with `export --view verify` (verifycommand.cpp). `positions`:
+// whether --positions is one of them (export has its own, which the check reads too).
+void addVerifyOptions(OptionSet &options, bool positions = true);
+// The engine check those options ask for, against the rotary layer `model` of `config`; throws
+// UsageError naming the option.
+EngineCheckRequest engineCheckRequest(const QCommandLineParser &parser, const ModelLayerSpec &model,
+                                      const QString &source);
 
 int runData(const QStringList &args);
 int runPhrases(const QStringList &args);

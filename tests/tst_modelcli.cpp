@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <numbers>
 
@@ -67,6 +68,22 @@ std::vector<float> cosTable(const std::vector<double> &theta, int positions, dou
 std::vector<float> toFloat(const std::vector<double> &v)
 {
     return {v.begin(), v.end()};
+}
+
+// HF's rotary forward in float32 (LlamaRotaryEmbedding.forward, transformers 5: inv_freq and the
+// positions float32, their product one float32 multiply with autocast off, cos in float32, times
+// the attention factor), inv_freq from torch's float32 pow: 1.0 / (base ** (arange(0, dim, 2)
+// .float() / dim)) for the default type. cat(freqs, freqs): the half layout.
+std::vector<float> hfFloat32DefaultCos(double base, int dim, int positions)
+{
+    std::vector<float> theta;
+    for (int i = 0; i < dim; i += 2)
+        theta.push_back(1.0f / std::pow(float(base), float(i) / float(dim)));
+    std::vector<float> out;
+    for (int p = 0; p < positions; ++p)
+        for (int c = 0; c < dim; ++c)
+            out.push_back(std::cos(float(p) * theta[std::size_t(c % (dim / 2))]));
+    return out;
 }
 
 } // namespace
@@ -204,6 +221,52 @@ private slots:
         run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, inv});
         QVERIFY2(run.exitCode == 0, run.out.constData());
         QVERIFY(run.out.contains("as inv-freq"));
+    }
+
+    // The verdicts match the truth: HF's own float32 forward agrees (exit 0, saying it agrees up
+    // to float32 angles and by how much), --strict demands float64 angles (exit 4, diagnosed);
+    // pescope's own float64 table is read as float64 and agrees to 1e-10.
+    void verifyVerdicts()
+    {
+        const QString hf =
+            npy(u"hf-forward.npy"_qs, {4096, 128}, hfFloat32DefaultCos(10000.0, 128, 4096));
+        test::RunResult run = verify(u"llama-2-7b.json"_qs, {u"--against"_qs, hf});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("cos agrees with Hugging Face up to float32 rounding of the "
+                                  "angles p*theta"),
+                 run.out.constData());
+        QVERIFY(run.out.contains("largest difference from the float64 values"));
+        QVERIFY(run.out.contains("layout:    half: cat(f, f)"));
+        QVERIFY(run.out.contains("(detected)"));
+        run = verify(u"llama-2-7b.json"_qs, {u"--against"_qs, hf, u"--strict"_qs});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: float32 rounding of p*theta"), run.out.constData());
+
+        const QString gold = path(u"gold.npy"_qs);
+        run = test::runPescope({u"data"_qs, u"--config"_qs, fixture("llama-3.1-8b.json"),
+                                u"--what"_qs, u"cos"_qs, u"--positions"_qs, u"4096"_qs, u"--out"_qs,
+                                gold});
+        QCOMPARE(run.exitCode, 0);
+        run = verify(u"llama-3.1-8b.json"_qs,
+                     {u"--against"_qs, gold, u"--tolerance"_qs, u"1e-10"_qs, u"--strict"_qs});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+        QVERIFY(run.out.contains("within 1e-10 at F64 precision"));
+
+        // A BF16 tensor of the float64 table, rounded here: compared at BF16 precision.
+        const std::vector<double> theta = llama31InverseFrequencies();
+        std::vector<quint16> bf16;
+        for (int p = 0; p < 64; ++p)
+            for (int c = 0; c < 128; ++c) {
+                const float v = float(std::cos(p * theta[std::size_t(c % 64)]));
+                const auto bits = std::bit_cast<quint32>(v);
+                bf16.push_back(quint16((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16));
+            }
+        const QString file = path(u"bf16.safetensors"_qs);
+        test::writeBytes(file, test::safetensorsBytes(
+                                   {{u"cos"_qs, u"BF16"_qs, {64, 128}, test::u16Bytes(bf16)}}));
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, file});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+        QVERIFY(run.out.contains("at BF16 precision"));
     }
 
     void verifyAttentionFactorDropped()
