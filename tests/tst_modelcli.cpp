@@ -2,6 +2,7 @@
 // (issue 11) from the command line: exit codes, messages, and the numbers, against float64
 // formulas written here from Hugging Face's modeling_rope_utils.py and llama.cpp's ggml_rope.
 #include "modelfilewriter.h"
+#include "ropetestdata.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -63,6 +64,24 @@ std::vector<float> cosTable(const std::vector<double> &theta, int positions, dou
         for (std::size_t c = 0; c < 2 * n; ++c)
             out.push_back(float(std::cos(p * theta[c % n]) * scale));
     return out;
+}
+
+// A case of tests/data/rope/references.json: NumPy's float64 transcription of transformers'
+// rope functions for real models (make_references.py).
+QJsonObject referenceCase(const QString &name)
+{
+    static const QJsonObject data =
+        test::loadRopeData(QStringLiteral(PE_SOURCE_DIR "/tests/data/rope/references.json"));
+    for (const QJsonValue &item : data.value(u"cases"_qs).toArray())
+        if (item.toObject().value(u"name"_qs).toString() == name)
+            return item.toObject();
+    qWarning("no reference case %s", qPrintable(name));
+    return {};
+}
+
+std::vector<double> jsonTheta(const QJsonObject &record)
+{
+    return test::jsonDoubles(record.value(u"inv_freq"_qs));
 }
 
 std::vector<float> toFloat(const std::vector<double> &v)
@@ -267,6 +286,148 @@ private slots:
         run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, file});
         QVERIFY2(run.exitCode == 0, run.out.constData());
         QVERIFY(run.out.contains("at BF16 precision"));
+    }
+
+    // Every layout HF and the engines emit: gpt-oss's one column per pair (with HF's batch
+    // dimension), Llama 4's freqs_cis as (real, imag) pairs, HF's half table for a model that
+    // pairs interleaved columns (a note, not a failure), and an explicit --layout it contradicts.
+    void verifyLayouts()
+    {
+        const QJsonObject gptOss = referenceCase(u"gpt-oss yarn"_qs);
+        const std::vector<double> theta = jsonTheta(gptOss);
+        const double scale = gptOss.value(u"attention_factor"_qs).toDouble();
+        std::vector<float> perPair;
+        for (int p = 0; p < 300; ++p)
+            for (double t : theta)
+                perPair.push_back(std::cos(float(p) * float(t)) * float(scale));
+        const QString config = path(u"gpt-oss.json"_qs);
+        test::writeBytes(config, R"({"model_type": "llama", "hidden_size": 2880,
+            "num_attention_heads": 64, "head_dim": 64, "num_hidden_layers": 1,
+            "max_position_embeddings": 131072, "rope_theta": 150000.0, "rope_scaling": {
+            "rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+            "truncate": false, "original_max_position_embeddings": 4096}})");
+        test::RunResult run =
+            test::runPescope({u"verify"_qs, u"--config"_qs, config, u"--against"_qs,
+                              npy(u"gpt-oss-cos.npy"_qs, {1, 300, 32}, perPair)});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("layout:    one column per pair, 32 pairs") &&
+                     run.out.contains("<f4 [1, 300, 32]"),
+                 run.out.constData());
+
+        // Llama 4 Scout: freqs_cis (positions x 64 complex, view_as_real: x 2), interleaved.
+        const std::vector<double> llama = llama31InverseFrequencies();
+        std::vector<float> complexPairs, half;
+        for (int p = 0; p < 300; ++p) {
+            for (double t : llama) {
+                const float angle = float(p) * float(t);
+                complexPairs.push_back(std::cos(angle));
+                complexPairs.push_back(std::sin(angle));
+            }
+            for (int c = 0; c < 128; ++c)
+                half.push_back(std::cos(float(p) * float(llama[std::size_t(c % 64)])));
+        }
+        const QString scout = u"llama-4-scout-17b-16e.json"_qs;
+        run = verify(scout,
+                     {u"--against"_qs, npy(u"freqs-cis.npy"_qs, {1, 300, 64, 2}, complexPairs)});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("layout:    complex") &&
+                     run.out.contains("(from the tensor's shape)") &&
+                     run.out.contains("as cos-sin"),
+                 run.out.constData());
+        QVERIFY(!run.out.contains("note:"));
+        const QString halfTable = npy(u"scout-half.npy"_qs, {300, 128}, half);
+        run = verify(scout, {u"--against"_qs, halfTable});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+        QVERIFY2(run.out.contains("note:      the model pairs its columns interleaved"),
+                 run.out.constData());
+        run = verify(scout, {u"--against"_qs, halfTable, u"--layout"_qs, u"interleaved"_qs});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: half vs interleaved pairing swapped"),
+                 run.out.constData());
+    }
+
+    // The issue's silent cases, now named: Phi-3 with short_factor beyond the original context,
+    // Llama 3.1 computed with linear scaling, positions off by one.
+    void verifyNamesMistakes()
+    {
+        const QJsonObject phi = referenceCase(u"phi-3-mini-128k longrope, init (short)"_qs);
+        const std::vector<double> shortTheta = jsonTheta(phi); // the short factors' frequencies
+        const double phiScale = phi.value(u"attention_factor"_qs).toDouble();
+        std::vector<float> table;
+        for (int p = 0; p < 4200; ++p)
+            for (int c = 0; c < 96; ++c)
+                table.push_back(std::cos(float(p) * float(shortTheta[std::size_t(c % 48)])) *
+                                float(phiScale));
+        // This fixture's factors are Phi-3-mini-128k's first release; references.json has the
+        // same model's factors: write the config they belong to.
+        const QString config = path(u"phi3.json"_qs);
+        QJsonObject parameters = phi.value(u"rope_parameters"_qs).toObject();
+        parameters.insert(u"type"_qs, u"longrope"_qs);
+        parameters.remove(u"rope_type"_qs);
+        test::writeBytes(config,
+                         QJsonDocument(QJsonObject{{u"model_type"_qs, u"phi3"_qs},
+                                                   {u"hidden_size"_qs, 3072},
+                                                   {u"num_attention_heads"_qs, 32},
+                                                   {u"num_hidden_layers"_qs, 1},
+                                                   {u"max_position_embeddings"_qs, 131072},
+                                                   {u"original_max_position_embeddings"_qs, 4096},
+                                                   {u"rope_theta"_qs, 10000.0},
+                                                   {u"rope_scaling"_qs, parameters}})
+                             .toJson());
+        test::RunResult run =
+            test::runPescope({u"verify"_qs, u"--config"_qs, config, u"--against"_qs,
+                              npy(u"phi3-short.npy"_qs, {4200, 96}, table)});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: the other longrope factor set: the table matches "
+                                  "short_factor, but at sequence length 4200"),
+                 run.out.constData());
+        QVERIFY2(run.out.contains("length:    longrope: sequence length 4200 (the table's rows"),
+                 run.out.constData());
+
+        const std::vector<double> linear = [] {
+            std::vector<double> t = defaultInverseFrequencies(500000.0, 128);
+            for (double &x : t)
+                x /= 8.0;
+            return t;
+        }();
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, npy(u"linear.npy"_qs, {512, 128},
+                                                                    cosTable(linear, 512, 1.0))});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: another scaling rule: the table matches rope_type "
+                                  "\"linear\" with factor 8 (the config says \"llama3\")"),
+                 run.out.constData());
+
+        std::vector<float> offByOne;
+        const std::vector<double> theta = llama31InverseFrequencies();
+        for (int p = 1; p <= 256; ++p)
+            for (int c = 0; c < 128; ++c)
+                offByOne.push_back(float(std::cos(p * theta[std::size_t(c % 64)])));
+        run = verify(u"llama-3.1-8b.json"_qs,
+                     {u"--against"_qs, npy(u"shifted.npy"_qs, {256, 128}, offByOne)});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: positions shifted by +1"), run.out.constData());
+    }
+
+    // inspect states each model's pairing, and a config transformers 5 itself refuses.
+    void inspectPairingAndRefusal()
+    {
+        test::RunResult run =
+            test::runPescope({u"inspect"_qs, fixture("llama-4-scout-17b-16e.json")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("pairing:  interleaved"), run.out.constData());
+        run = test::runPescope({u"inspect"_qs, fixture("deepseek-v3.json")});
+        QVERIFY2(run.out.contains("pairing:  interleaved") &&
+                     run.out.contains("DeepseekV3Config's default"),
+                 run.out.constData());
+        run = test::runPescope({u"inspect"_qs, fixture("llama-3.1-8b.json"), u"--json"_qs});
+        QVERIFY2(run.out.contains("\"pairing\": \"half\""), run.out.constData());
+        run = test::runPescope({u"inspect"_qs, fixture("phi-3-mini-128k-instruct.json")});
+        QVERIFY2(run.out.contains("assumed:  transformers 5 refuses this config: Phi3Config "
+                                  "renames rope_scaling's \"su\" to \"longrope\"") &&
+                     run.out.contains("original_max_position_embeddings = 4096"),
+                 run.out.constData());
+        run = test::runPescope({u"inspect"_qs, fixture("phi-3.5-mini-instruct.json")});
+        QVERIFY2(!run.out.contains("refuses"), run.out.constData());
     }
 
     void verifyAttentionFactorDropped()
