@@ -5,16 +5,20 @@
 #include "ropetestdata.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <numbers>
+#include <tuple>
 
 using namespace pe;
 
@@ -428,6 +432,117 @@ private slots:
                  run.out.constData());
         run = test::runPescope({u"inspect"_qs, fixture("phi-3.5-mini-instruct.json")});
         QVERIFY2(!run.out.contains("refuses"), run.out.constData());
+    }
+
+    // HF's defaults: without --positions, longrope's inv_freq is what transformers' rotary
+    // module holds once loaded (the short factors; _compute_longrope_parameters with seq_len
+    // None), with --positions beyond the original context the long ones; each run says which.
+    void dataLongropeDefault()
+    {
+        const QString config = fixture("phi-3.5-mini-instruct.json");
+        QFile file(config);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject scaling =
+            QJsonDocument::fromJson(file.readAll()).object().value(u"rope_scaling"_qs).toObject();
+        const auto theta = [&](const char *key) {
+            std::vector<double> t = defaultInverseFrequencies(10000.0, 96);
+            const QJsonArray factors = scaling.value(QLatin1String(key)).toArray();
+            for (std::size_t i = 0; i < t.size(); ++i)
+                t[i] /= factors.at(qsizetype(i)).toDouble();
+            return t;
+        };
+        const auto inverse = [&](const QStringList &more) {
+            const QString out = path(u"phi-inv.npy"_qs);
+            const test::RunResult run =
+                test::runPescope(QStringList{u"data"_qs, u"--config"_qs, config, u"--what"_qs,
+                                             u"inv-freq"_qs, u"--out"_qs, out} +
+                                 more);
+            QFile f(out);
+            if (run.exitCode != 0 || !f.open(QIODevice::ReadOnly))
+                return std::pair{run, std::vector<double>{}};
+            const QByteArray bytes = f.readAll();
+            std::vector<double> values(48);
+            std::memcpy(values.data(), bytes.constData() + bytes.size() - 48 * 8, 48 * 8);
+            return std::pair{run, values};
+        };
+        const auto near = [](const std::vector<double> &a, const std::vector<double> &b) {
+            for (std::size_t i = 0; i < a.size(); ++i)
+                if (!(std::abs(a[i] - b[i]) <= 1e-14 * b[i]))
+                    return false;
+            return a.size() == b.size();
+        };
+        auto [run, values] = inverse({});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(near(values, theta("short_factor")));
+        QVERIFY2(run.err.contains("longrope: no sequence length (no --positions): transformers' "
+                                  "rotary module as loaded, seq_len None: short_factor"),
+                 run.err.constData());
+        std::tie(run, values) = inverse({u"--positions"_qs, u"8192"_qs});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(near(values, theta("long_factor")));
+        QVERIFY2(run.err.contains("longrope: sequence length 8192 (--positions: HF's forward over "
+                                  "positions 0..8191) > original_max_position_embeddings 4096: "
+                                  "long_factor"),
+                 run.err.constData());
+        // Dynamic NTK says the base it scaled to: 10000 * (2 * 10000 / 4096 - 1)^(64 / 62).
+        const QString dynamic = path(u"dynamic.json"_qs);
+        test::writeBytes(dynamic, R"({"model_type": "llama", "hidden_size": 256,
+            "num_attention_heads": 4, "num_hidden_layers": 1, "max_position_embeddings": 4096,
+            "rope_theta": 10000.0, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}})");
+        run = test::runPescope({u"data"_qs, u"--config"_qs, dynamic, u"--what"_qs, u"inv-freq"_qs,
+                                u"--positions"_qs, u"10000"_qs, u"--out"_qs, path(u"d.npy"_qs)});
+        QCOMPARE(run.exitCode, 0);
+        const double base = 10000.0 * std::pow(2.0 * 10000.0 / 4096.0 - 1.0, 64.0 / 62.0);
+        QVERIFY2(run.err.contains("dynamic: sequence length 10000") &&
+                     run.err.contains(
+                         QByteArray("base 10000 scaled to " +
+                                    QByteArray::number(base, 'g', QLocale::FloatingPointShortest))),
+                 run.err.constData());
+        run = test::runPescope({u"data"_qs, u"--config"_qs, dynamic, u"--what"_qs, u"cos"_qs,
+                                u"--positions"_qs, u"8"_qs, u"--out"_qs, path(u"c.npy"_qs)});
+        QVERIFY2(run.err.contains("base 10000 unchanged") &&
+                     run.err.contains("layout: half: cat(f, f)"),
+                 run.err.constData());
+    }
+
+    // OPT keeps 2 rows before position 0: `data --what positions` writes positions only.
+    void dataLearnedOffset()
+    {
+        std::vector<float> values;
+        for (int r = 0; r < 6; ++r)
+            values.insert(values.end(), {float(10 * r), float(10 * r + 1)});
+        const QString folder = path(u"opt"_qs);
+        QDir().mkpath(folder);
+        test::writeBytes(folder + u"/config.json"_qs,
+                         R"({"model_type": "opt", "hidden_size": 2, "num_attention_heads": 1,
+                             "num_hidden_layers": 1, "max_position_embeddings": 4})");
+        test::writeBytes(folder + u"/model.safetensors"_qs,
+                         test::safetensorsBytes({{u"model.decoder.embed_positions.weight"_qs,
+                                                  u"F32"_qs,
+                                                  {6, 2},
+                                                  test::f32Bytes(values)}}));
+        // Streamed from the file, and (another option set) through the scheme's own output.
+        for (const bool streamed : {true, false}) {
+            const QString out = path(streamed ? u"streamed.npy"_qs : u"general.npy"_qs);
+            QStringList args{u"data"_qs,      u"--model"_qs, folder, u"--what"_qs,
+                             u"positions"_qs, u"--out"_qs,   out};
+            if (!streamed)
+                args << u"--backend"_qs << u"cpu"_qs;
+            const test::RunResult run = test::runPescope(args);
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            if (streamed)
+                QVERIFY2(run.err.contains("positions from row 2 (rows 0-1 are no positions") &&
+                             run.err.contains("4 x 2 table of positions") &&
+                             run.err.contains("rows 2 to 5 of the stored 6"),
+                         run.err.constData());
+            else
+                QVERIFY2(run.err.contains("from row 2"), run.err.constData());
+            QFile file(out);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray bytes = file.readAll();
+            QVERIFY(bytes.contains("'shape': (4, 2)"));
+            QVERIFY(bytes.endsWith(test::f32Bytes({values.begin() + 4, values.end()})));
+        }
     }
 
     void verifyAttentionFactorDropped()

@@ -4,7 +4,6 @@
 #include "formats/modeltensors.h"
 
 #include <QFileInfo>
-#include <QRegularExpression>
 
 namespace pe {
 
@@ -172,8 +171,12 @@ RopeQuantity guessRopeQuantity(const RopeCandidate &candidate)
 
 QString EngineCheck::verdict() const
 {
-    const qsizetype index = lines.indexOf(QRegularExpression(QStringLiteral(" (agrees|differs) ")));
-    return index >= 0 ? lines.at(index) : QString();
+    // ropeVerifyReport()'s first line: "cos agrees with ..." or "cos differs from ...".
+    for (const QString &line : lines)
+        if (line.contains(QLatin1String(" agrees with Hugging Face")) ||
+            line.contains(QLatin1String(" differs from Hugging Face")))
+            return line;
+    return {};
 }
 
 QString EngineCheck::diagnosis() const

@@ -465,10 +465,10 @@ public:
         for (const ScaleHypothesis &h : scaleHypotheses(m_c))
             if (matches(theta, h.scale, 0, m_roles))
                 return Diagnosis{h.mistake, h.text};
-        if (const auto swapped = pairingSwapped())
+        if (auto swapped = pairingSwapped())
             return swapped;
-        std::vector<ThetaHypothesis> hypotheses = frequencyHypotheses(m_c, fittedBase());
-        if (const auto found = firstTheta(hypotheses))
+        const std::vector<ThetaHypothesis> hypotheses = frequencyHypotheses(m_c, fittedBase());
+        if (auto found = firstTheta(hypotheses))
             return found;
         return shifted();
     }
