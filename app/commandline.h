@@ -104,13 +104,15 @@ void addDataOptions(OptionSet &options);
 std::vector<MropePositionIds> parsePositionIds(const QString &option);
 
 // `verify`'s options after MODEL (--against, --what, --layout, --positions, --tolerance,
-// --unscaled, --strict), shared with `export --view verify` (verifycommand.cpp). `positions`:
-// whether --positions is one of them (export has its own, which the check reads too).
-void addVerifyOptions(OptionSet &options, bool positions = true);
-// The engine check those options ask for, against the rotary layer `model` of `config`; throws
-// UsageError naming the option.
+// --unscaled, --strict), shared with `export --view verify` (verifycommand.cpp), where --layout
+// and --positions mean the figure's own (the table's layout is detected there).
+enum class VerifyOptionSet { Verify, Export };
+void addVerifyOptions(OptionSet &options, VerifyOptionSet set = VerifyOptionSet::Verify);
+// The engine check those options ask for, against the rotary layer `model` read from `source`;
+// throws UsageError naming the option.
 EngineCheckRequest engineCheckRequest(const QCommandLineParser &parser, const ModelLayerSpec &model,
-                                      const QString &source);
+                                      const QString &source,
+                                      VerifyOptionSet set = VerifyOptionSet::Verify);
 
 int runData(const QStringList &args);
 int runPhrases(const QStringList &args);

@@ -10,8 +10,9 @@
 
 namespace pe::cli {
 
-void addVerifyOptions(OptionSet &options, bool positions)
+void addVerifyOptions(OptionSet &options, VerifyOptionSet set)
 {
+    const bool verify = set == VerifyOptionSet::Verify;
     options.addPlain({QStringLiteral("against"),
                       QStringLiteral("The numbers to check: a .npy file, FILE.safetensors:TENSOR, "
                                      "or a .gguf file (its rope_freqs.weight). Read at their own "
@@ -24,14 +25,15 @@ void addVerifyOptions(OptionSet &options, bool positions)
                                      "cos-sin for complex pairs, cos for a table).")
                           .arg(choiceList(ropeQuantityNames)),
                       QStringLiteral("NAME")});
-    options.addPlain({QStringLiteral("layout"),
-                      QStringLiteral("How a table's columns hold the pairs: %1 (default auto: "
-                                     "detected from the values; half is HF's cat(f, f), pairs "
-                                     "gpt-oss's one column per pair, complex Llama 4's "
-                                     "freqs_cis).")
-                          .arg(choiceList(ropeLayoutNames)),
-                      QStringLiteral("NAME")});
-    if (positions)
+    if (verify)
+        options.addPlain({QStringLiteral("layout"),
+                          QStringLiteral("How a table's columns hold the pairs: %1 (default auto: "
+                                         "detected from the values; half is HF's cat(f, f), pairs "
+                                         "gpt-oss's one column per pair, complex Llama 4's "
+                                         "freqs_cis).")
+                              .arg(choiceList(ropeLayoutNames)),
+                          QStringLiteral("NAME")});
+    if (verify)
         options.addPlain({QStringLiteral("positions"),
                           QStringLiteral("The sequence length HF's rules see (dynamic, "
                                          "longrope); default: the table's rows, none for "
@@ -54,8 +56,9 @@ void addVerifyOptions(OptionSet &options, bool positions)
 }
 
 EngineCheckRequest engineCheckRequest(const QCommandLineParser &parser, const ModelLayerSpec &model,
-                                      const QString &source)
+                                      const QString &source, VerifyOptionSet set)
 {
+    const bool verify = set == VerifyOptionSet::Verify;
     const RopeScheme *rope = model.spec.get<RopeScheme>();
     if (!rope)
         throw UsageError{QStringLiteral("%1 has no rotation to verify").arg(model.description)};
@@ -73,7 +76,7 @@ EngineCheckRequest engineCheckRequest(const QCommandLineParser &parser, const Mo
             throw UsageError{QStringLiteral("--what must be %1 (got \"%2\")")
                                  .arg(choiceList(ropeQuantityNames), name)};
     }
-    if (parser.isSet(QStringLiteral("layout"))) {
+    if (verify && parser.isSet(QStringLiteral("layout"))) {
         const QString name = parser.value(QStringLiteral("layout"));
         const auto layout = parseAs<RopeLayout>(ropeLayoutNames, name);
         if (!layout)
@@ -81,7 +84,7 @@ EngineCheckRequest engineCheckRequest(const QCommandLineParser &parser, const Mo
                                  .arg(choiceList(ropeLayoutNames), name)};
         request.options.layout = *layout;
     }
-    if (parser.isSet(QStringLiteral("positions")))
+    if (verify && parser.isSet(QStringLiteral("positions")))
         request.sequenceLength =
             integerOption(parser, QStringLiteral("positions"), 1, ropeMaxContext, 0);
     request.options.tolerance =

@@ -103,9 +103,10 @@ QString pairingNote(const EngineCheck &check)
 
 } // namespace
 
-QString RopeCandidate::description() const
+QString RopeCandidate::description(bool brief) const
 {
-    return QStringLiteral("%1 of %2, %3 %4").arg(tensor, file, typeName, shapeText(shape));
+    return QStringLiteral("%1 of %2, %3 %4")
+        .arg(tensor, brief ? QFileInfo(file).fileName() : file, typeName, shapeText(shape));
 }
 
 std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *error)
@@ -198,6 +199,7 @@ std::optional<EngineCheck> runEngineCheck(const EngineCheckRequest &request, QSt
     EngineCheck check;
     check.request = request;
     check.candidate = candidate->description();
+    check.candidateBrief = candidate->description(true);
     RopeVerifyOptions &options = check.options;
     options = request.options;
     options.what = request.what.value_or(guessRopeQuantity(*candidate));
@@ -231,8 +233,20 @@ std::optional<EngineCheck> runEngineCheck(const EngineCheckRequest &request, QSt
     if (!result)
         return fail(QStringLiteral("%1 (%2)").arg(*error, candidate->description()));
     check.result = *result;
-    if (options.what == RopeQuantity::InverseFrequencies)
+    if (options.what == RopeQuantity::InverseFrequencies) {
         check.candidateFrequencies = candidate->values.values;
+        // The figure's grid: the cos / sin error these frequencies cause over the context.
+        const std::vector<double> reference =
+            ropeInverseFrequencies(request.headDim, check.config).inverseFrequencies;
+        const qint64 context =
+            check.config.maxPositionEmbeddings > 0
+                ? check.config.maxPositionEmbeddings
+                : 2 * std::max<qint64>(check.config.originalMaxPositionEmbeddings, 2048);
+        if (request.errorGridRows > 0)
+            check.result.errors = ropeFrequencyErrorGrid(check.candidateFrequencies, reference,
+                                                         std::min<qint64>(context, qint64(1) << 20),
+                                                         request.errorGridRows);
+    }
 
     check.lines << QStringLiteral("reference: %1").arg(request.reference)
                 << QStringLiteral("checked:   %1, as %2").arg(check.candidate, whatName);

@@ -25,8 +25,8 @@ struct RopeCandidate
     bool complexPairs = false;            // a trailing dimension of 2: (real, imag) per pair
     bool ggufFrequencyFactors = false;    // llama.cpp's rope_freqs.weight: divisors of theta_i
 
-    // "cos of engine.npy, <f4 [1, 4096, 64]"
-    QString description() const;
+    // "cos of /path/engine.npy, <f4 [1, 4096, 64]"; brief: the file's name only.
+    QString description(bool brief = false) const;
 };
 
 // FILE or FILE:TENSOR (a path that exists as given wins over a split at its last colon); a .gguf
@@ -55,10 +55,12 @@ struct EngineCheck
 {
     EngineCheckRequest request;
     QString candidate;         // RopeCandidate::description()
+    QString candidateBrief;    // the same with the file's name only, for figure titles
     RopeVerifyOptions options; // as compared
     RopeConfig config;         // as compared (sequenceLength set)
     RopeVerifyResult result;
-    // For inv_freq candidates: the cos / sin difference their frequencies make over the context.
+    // For inv_freq candidates, their frequencies; the result's error grid then holds the cos /
+    // sin difference they make over max_position_embeddings (at most 2^20 positions).
     std::vector<double> candidateFrequencies;
     // What the command prints: reference, checked, layout, sequence length, the verdict lines.
     QStringList lines;

@@ -63,6 +63,10 @@ public:
     // Stops the figure job and lets go of its results (a materialised matrix may be large): the
     // export dialog closed.
     void releaseFigureData();
+    // File > Check engine table: reads `request`'s file and compares it with Hugging Face's
+    // numbers (core/rope/enginecheck.h) on the worker; engineCheckReady() or
+    // engineCheckFailed() follows, unless a newer request has superseded it.
+    void requestEngineCheck(const pe::EngineCheckRequest &request);
 
 public slots:
     // The heatmap's viewport; a grid for it follows through gridReady().
@@ -84,6 +88,8 @@ signals:
     void phrasesFailed(const QString &message);
     void schemesFailed(const QString &message);
     void figureDataFailed(const QString &message);
+    void engineCheckReady(std::shared_ptr<const pe::EngineCheck> check);
+    void engineCheckFailed(const QString &message);
     // 0..100 while a long encode runs, -1 when none does.
     void progressChanged(int percent);
     void cancelled();
@@ -143,6 +149,9 @@ private:
                          JobStatus status, const QString &error);
     void onFigureFinished(quint64 generation, const FigureData &data, JobStatus status,
                           const QString &error);
+    void onEngineCheckFinished(quint64 generation, const std::shared_ptr<const EngineCheck> &check,
+                               const QString &error);
+    void dispatchEngineCheck();
     bool schemesHeld(const SchemeRequest &request) const;
     FigureData heldData(const FigureInputs &inputs, const QList<FigureView> &views) const;
     // Runs `job` on the worker thread; it answers through reply().
@@ -168,6 +177,8 @@ private:
     QString m_notice;
 
     Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane, m_tableLane;
+    Lane m_checkLane;
+    EngineCheckRequest m_checkRequest;
 
     GridRequest m_gridRequest;
     GridRequest m_lastGridSent;
