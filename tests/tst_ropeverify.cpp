@@ -13,6 +13,7 @@
 
 #include <bit>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -212,6 +213,27 @@ std::vector<double> longropeTheta(double base, qint64 dim, const std::vector<dou
     std::vector<double> out = defaultTheta(base, dim);
     for (std::size_t i = 0; i < out.size(); ++i)
         out[i] /= factors[i];
+    return out;
+}
+
+// _compute_yarn_parameters in float64 (beta_fast 32, beta_slow 1, truncated correction range),
+// and its attention factor get_mscale(factor) = 0.1 ln(factor) + 1.
+std::vector<double> yarnTheta(double base, qint64 dim, double factor, double original)
+{
+    const auto correction = [&](double rotations) {
+        return double(dim) * std::log(original / (rotations * 2 * std::numbers::pi)) /
+               (2 * std::log(base));
+    };
+    const double low = std::max(std::floor(correction(32)), 0.0);
+    double high = std::min(std::ceil(correction(1)), double(dim - 1));
+    if (low == high)
+        high += 0.001;
+    std::vector<double> out;
+    for (qint64 i = 0; i < dim / 2; ++i) {
+        const double pos = std::pow(base, double(2 * i) / double(dim));
+        const double ramp = std::clamp((double(i) - low) / (high - low), 0.0, 1.0);
+        out.push_back(1.0 / (factor * pos) * ramp + 1.0 / pos * (1.0 - ramp));
+    }
     return out;
 }
 
@@ -782,6 +804,13 @@ private slots:
                               Part::Cos, true}));
         QCOMPARE(result.mistake, RopeMistake::ScalingRuleSwapped);
         QVERIFY2(result.diagnosis.contains(u"\"llama3\""_qs), qPrintable(result.diagnosis));
+        // Llama 3.1 computed with YaRN by its factor 8 from 8192, with YaRN's attention factor.
+        result = verify(128, llama31(), options,
+                        make({yarnTheta(500000.0, 128, 8.0, 8192.0), 0.1 * std::log(8.0) + 1.0, 512,
+                              Form::Half, Part::Cos, true}));
+        QCOMPARE(result.mistake, RopeMistake::ScalingRuleSwapped);
+        QVERIFY2(result.diagnosis.contains(u"rope_type \"yarn\" with factor 8"_qs),
+                 qPrintable(result.diagnosis));
         // Dynamic NTK at 10,000 positions computed as linear scaling.
         const QJsonObject dynamic = referenceCase(u"dynamic x2, seq_len 10000"_qs);
         RopeConfig config = configOf(dynamic);

@@ -1,8 +1,7 @@
 #include "dialogs/fileactions.h"
 
-#include "dialogs/enginecheckdialog.h"
-
 #include "dialogs/configpastedialog.h"
+#include "dialogs/enginecheckdialog.h"
 
 #include "compute/computescheduler.h"
 #include "compute/viewdata.h"
