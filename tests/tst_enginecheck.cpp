@@ -4,6 +4,7 @@
 // dropped while a rotary layer is shown, computed by the ComputeScheduler) and from
 // `pescope export --view verify`. The tables are made here from float64 formulas.
 #include "modelfilewriter.h"
+#include "ropetestdata.h"
 #include "testutil.h"
 #include "windowtestutil.h"
 
@@ -49,25 +50,10 @@ RopeConfig tinyYarn()
     return c;
 }
 
-// _compute_yarn_parameters for that config in float64 (dim 16, base 10000, beta 32 / 1,
-// truncated correction range) and its attention factor 0.1 ln 2 + 1.
+// _compute_yarn_parameters for that config (dim 16, base 10000), and its attention factor.
 std::vector<double> tinyYarnTheta()
 {
-    const double dim = 16, base = 10000, factor = 2, original = 16;
-    const auto correction = [&](double rotations) {
-        return dim * std::log(original / (rotations * 2 * std::numbers::pi)) / (2 * std::log(base));
-    };
-    double low = std::max(std::floor(correction(32)), 0.0);
-    double high = std::min(std::ceil(correction(1)), dim - 1);
-    if (low == high)
-        high += 0.001;
-    std::vector<double> theta;
-    for (int i = 0; i < 8; ++i) {
-        const double pos = std::pow(base, 2.0 * i / dim);
-        const double ramp = std::clamp((i - low) / (high - low), 0.0, 1.0);
-        theta.push_back(1.0 / (factor * pos) * ramp + 1.0 / pos * (1.0 - ramp));
-    }
-    return theta;
+    return yarnTheta(10000.0, 16, 2.0, 16.0);
 }
 
 constexpr double tinyYarnScale = 1.0693147180559945; // 0.1 ln 2 + 1

@@ -30,33 +30,15 @@ QString fixture(const char *name)
 }
 
 // Llama 3.1 8B (config.json): head_dim 128, rope_theta 500000, llama3 factor 8, low 1, high 4,
-// original context 8192. _compute_llama3_parameters, transcribed in float64.
+// original context 8192.
 std::vector<double> llama31InverseFrequencies()
 {
-    const double base = 500000.0, factor = 8.0, low = 1.0, high = 4.0, original = 8192.0;
-    const int dim = 128;
-    std::vector<double> out;
-    for (int i = 0; i < dim; i += 2) {
-        const double inv = 1.0 / std::pow(base, double(i) / dim);
-        const double wavelen = 2 * std::numbers::pi / inv;
-        if (wavelen > original / low) {
-            out.push_back(inv / factor);
-        } else if (wavelen < original / high) {
-            out.push_back(inv);
-        } else {
-            const double smooth = (original / wavelen - low) / (high - low);
-            out.push_back((1 - smooth) * inv / factor + smooth * inv);
-        }
-    }
-    return out;
+    return test::llama3Theta(500000.0, 8.0, 1.0, 4.0, 8192.0, 128);
 }
 
 std::vector<double> defaultInverseFrequencies(double base, int dim)
 {
-    std::vector<double> out;
-    for (int i = 0; i < dim; i += 2)
-        out.push_back(1.0 / std::pow(base, double(i) / dim));
-    return out;
+    return test::defaultTheta(base, dim);
 }
 
 // HF's cos table: cat(freqs, freqs), cos(p theta) times `scale`, float32 as engines store it.

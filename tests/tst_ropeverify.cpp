@@ -161,15 +161,6 @@ RopeTable make(const Made &m)
     return t;
 }
 
-// 1 / base^(2i / dim): compute_default_rope_parameters in float64.
-std::vector<double> defaultTheta(double base, qint64 dim)
-{
-    std::vector<double> out;
-    for (qint64 i = 0; i < dim; i += 2)
-        out.push_back(1.0 / std::pow(base, double(i) / double(dim)));
-    return out;
-}
-
 // The same as torch computes it in float32: 1.0 / (base ** (arange(0, dim, 2).float() / dim)).
 std::vector<double> hfFloat32Theta(double base, qint64 dim)
 {
@@ -188,52 +179,12 @@ std::vector<double> divided(std::vector<double> theta, double s)
     return theta;
 }
 
-// _compute_llama3_parameters in float64.
-std::vector<double> llama3Theta(double base, double factor, double low, double high,
-                                double original, qint64 dim)
-{
-    std::vector<double> out;
-    for (double inv : defaultTheta(base, dim)) {
-        const double wavelen = 2 * std::numbers::pi / inv;
-        if (wavelen > original / low) {
-            out.push_back(inv / factor);
-        } else if (wavelen < original / high) {
-            out.push_back(inv);
-        } else {
-            const double smooth = (original / wavelen - low) / (high - low);
-            out.push_back((1 - smooth) * inv / factor + smooth * inv);
-        }
-    }
-    return out;
-}
-
 // _compute_longrope_parameters: 1 / (ext_i * base^(2i / dim)).
 std::vector<double> longropeTheta(double base, qint64 dim, const std::vector<double> &factors)
 {
     std::vector<double> out = defaultTheta(base, dim);
     for (std::size_t i = 0; i < out.size(); ++i)
         out[i] /= factors[i];
-    return out;
-}
-
-// _compute_yarn_parameters in float64 (beta_fast 32, beta_slow 1, truncated correction range),
-// and its attention factor get_mscale(factor) = 0.1 ln(factor) + 1.
-std::vector<double> yarnTheta(double base, qint64 dim, double factor, double original)
-{
-    const auto correction = [&](double rotations) {
-        return double(dim) * std::log(original / (rotations * 2 * std::numbers::pi)) /
-               (2 * std::log(base));
-    };
-    const double low = std::max(std::floor(correction(32)), 0.0);
-    double high = std::min(std::ceil(correction(1)), double(dim - 1));
-    if (low == high)
-        high += 0.001;
-    std::vector<double> out;
-    for (qint64 i = 0; i < dim / 2; ++i) {
-        const double pos = std::pow(base, double(2 * i) / double(dim));
-        const double ramp = std::clamp((double(i) - low) / (high - low), 0.0, 1.0);
-        out.push_back(1.0 / (factor * pos) * ramp + 1.0 / pos * (1.0 - ramp));
-    }
     return out;
 }
 
