@@ -16,6 +16,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -71,6 +72,10 @@ public:
     quint64 requestFrameData(const pe::FigureInputs &inputs, const QList<pe::FigureView> &views,
                              const pe::FigureData &held);
     void cancelFrameData();
+    // File > Check engine table: reads `request`'s file and compares it with Hugging Face's
+    // numbers (core/rope/enginecheck.h) on the worker; engineCheckReady() or
+    // engineCheckFailed() follows, unless a newer request has superseded it.
+    void requestEngineCheck(const pe::EngineCheckRequest &request);
 
 public slots:
     // The heatmap's viewport; a grid for it follows through gridReady().
@@ -94,6 +99,8 @@ signals:
     void figureDataFailed(const QString &message);
     void frameDataReady(quint64 ticket, const pe::FigureData &data);
     void frameDataFailed(quint64 ticket, const QString &message);
+    void engineCheckReady(std::shared_ptr<const pe::EngineCheck> check);
+    void engineCheckFailed(const QString &message);
     // 0..100 while a long encode runs, -1 when none does.
     void progressChanged(int percent);
     void cancelled();
@@ -167,6 +174,9 @@ private:
     // computeFigureData for `inputs` from `held` on the worker; `finished` answers here.
     void postFigureJob(Lane &lane, const FigureInputs &inputs, const QList<FigureView> &views,
                        const FigureData &held, Backend *backend, FigureFinished finished);
+    void onEngineCheckFinished(quint64 generation, const std::shared_ptr<const EngineCheck> &check,
+                               const QString &error);
+    void dispatchEngineCheck();
     bool schemesHeld(const SchemeRequest &request) const;
     FigureData heldData(const FigureInputs &inputs, const QList<FigureView> &views) const;
     // Runs `job` on the worker thread; it answers through reply().
@@ -193,6 +203,20 @@ private:
 
     Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane, m_tableLane,
         m_frameLane;
+    Lane m_checkLane;
+    EngineCheckRequest m_checkRequest;
+    // Every lane, for what applies to all (cancel, idle, drop): one list, so a new lane is added
+    // here and nowhere else.
+    std::array<Lane *, 9> lanes()
+    {
+        return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane};
+    }
+    std::array<const Lane *, 9> lanes() const
+    {
+        return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane};
+    }
 
     GridRequest m_gridRequest;
     GridRequest m_lastGridSent;

@@ -1,6 +1,7 @@
 #include "dialogs/fileactions.h"
 
 #include "dialogs/configpastedialog.h"
+#include "dialogs/enginecheckdialog.h"
 
 #include "compute/computescheduler.h"
 #include "compute/viewdata.h"
@@ -267,6 +268,7 @@ void FileActions::createActions()
     file->insertAction(before, cachedModel);
     file->insertAction(before, pasteConfig);
     file->insertMenu(before, m_recentModelsMenu);
+    file->insertAction(before, checkEngineTableAction());
     file->insertAction(before, save);
     file->insertAction(before, saveAs);
     file->insertSeparator(before);
@@ -371,6 +373,51 @@ void FileActions::openCachedModel()
         openModel(id, true);
 }
 
+QAction *FileActions::checkEngineTableAction()
+{
+    auto *action = new QAction(tr("Chec&k engine table…"), this);
+    action->setObjectName(QStringLiteral("checkEngineTableAction"));
+    action->setToolTip(tr("An inference engine's RoPE numbers (.npy, a .safetensors tensor, a "
+                          "GGUF file's rope_freqs) against Hugging Face's for the rotary layer "
+                          "the window shows: the error per position and pair, the verdict, the "
+                          "mistake it matches"));
+    connect(action, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            m_window, tr("Check engine table"), QDir::homePath(),
+            tr("Engine tables (*.npy *.safetensors *.gguf);;All files (*)"));
+        if (!path.isEmpty())
+            checkEngineTable(path);
+    });
+    return action;
+}
+
+EngineCheckDialog *FileActions::checkEngineTable(const QString &against)
+{
+    if (!m_engineCheck)
+        m_engineCheck = new EngineCheckDialog(m_window);
+    QString error;
+    if (!m_engineCheck->check(against, &error)) {
+        report(error, true, tr("Check engine table"));
+        return nullptr;
+    }
+    m_engineCheck->show();
+    m_engineCheck->raise();
+    return m_engineCheck;
+}
+
+bool FileActions::isEngineTableDrop(const QString &path) const
+{
+    // A dump, not a model: a tensor file without config.json beside it and no larger than the
+    // largest table compared, dropped while the window shows a rotary layer to check it against.
+    const QFileInfo info(path);
+    static const QStringList suffixes{QStringLiteral("npy"), QStringLiteral("safetensors"),
+                                      QStringLiteral("gguf")};
+    return m_window->state()->spec().get<RopeScheme>() && info.isFile() &&
+           suffixes.contains(info.suffix().toLower()) &&
+           !QFileInfo::exists(info.dir().filePath(QStringLiteral("config.json"))) &&
+           info.size() <= maxRopeCandidateValues * qint64(sizeof(double)) + (qint64(1) << 20);
+}
+
 bool FileActions::canOpenDropped(const QList<QUrl> &urls)
 {
     return std::any_of(urls.begin(), urls.end(), [](const QUrl &url) {
@@ -389,7 +436,9 @@ bool FileActions::openDropped(const QList<QUrl> &urls)
         if (!canOpenDropped({url}))
             continue;
         const QString path = url.toLocalFile();
-        if (isSessionFile(path)) {
+        if (isEngineTableDrop(path)) {
+            checkEngineTable(path);
+        } else if (isSessionFile(path)) {
             QString error;
             if (!openSession(path, &error))
                 report(error, true, tr("Open session"));
