@@ -54,15 +54,18 @@ Hugging Face cache. Reads headers only.)");
     bindVerification(module);
     module.def("verify", &verify, py::arg("config"), py::arg("table"), py::arg("what") = py::none(),
                py::arg("positions") = py::none(), py::arg("tolerance") = py::none(),
-               py::arg("strict") = false, py::arg("unscaled") = false,
+               py::arg("layout") = py::none(), py::arg("strict") = false,
+               py::arg("unscaled") = false,
                R"(Checks RoPE numbers against Hugging Face's rotary embedding for a model's config.
 
 table: anything with __array__ or __dlpack__ (NumPy, a PyTorch tensor on the CPU, JAX), read in
 place where it is float32 or float64. what: "inv_freq", "attention_factor", "cos", "sin" or
 "cos_sin" (default: inv_freq for 1-D, attention_factor for one value, cos for a table).
 positions: the sequence length the rules see (default: the table's rows). tolerance: absolute
-for tables, relative for inv_freq and the attention factor (default 1e-6). unscaled: the tables
-are not multiplied by the attention factor. Returns a pescope.Verification: true when the table
+for tables, relative for inv_freq and the attention factor (default 1e-6). layout: "half",
+"interleaved", "pairs" or "complex" (default: detected). strict: float64 exactness (a table
+within float32 rounding then differs). unscaled: the tables are not multiplied by the attention
+factor. Returns a pescope.Verification: true when the table
 agrees; str() is `pescope verify`'s report, with the diagnosis of a known mistake.)");
 
     bindFigure(module);

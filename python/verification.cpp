@@ -4,7 +4,7 @@
 #include "keywordparser.h"
 #include "modelinput.h"
 #include "pythonerror.h"
-#include "rope/ropeverify.h"
+#include "rope/enginecheck.h"
 
 namespace py = pybind11;
 
@@ -12,15 +12,12 @@ namespace pe::python {
 
 namespace {
 
-// The largest table compared, as `pescope verify --against` reads at most (values; the
-// reference and each hypothesis are as large, in float64).
-constexpr qint64 maxTableValues = qint64(1) << 25;
-
 void addVerifyOptions(OptionSet &options)
 {
     options.addPlain({QStringLiteral("what"), QString(), QStringLiteral("NAME")});
     options.addPlain({QStringLiteral("positions"), QString(), QStringLiteral("N")});
     options.addPlain({QStringLiteral("tolerance"), QString(), QStringLiteral("T")});
+    options.addPlain({QStringLiteral("layout"), QString(), QStringLiteral("NAME")});
     options.addPlain({QStringLiteral("strict"), QString()});
     options.addPlain({QStringLiteral("unscaled"), QString()});
 }
@@ -63,9 +60,10 @@ template <class T> void readValues(const py::array &array, std::vector<double> *
     }
 }
 
-// `table` as the command line reads a file given with --against: rows x columns (one row for a
-// 1-D array), float64; *description says what it was ("a float32 array").
-RopeTable tableFrom(py::handle table, QString *description)
+// `table` as the command line reads a file given with --against (core/rope/enginecheck.h): its
+// shape turned into a table, read at its own precision (float32 and float64 in place; other real
+// types as float64).
+RopeCandidate candidateFrom(py::handle table)
 {
     py::array array = arrayOf(table);
     const py::dtype type = array.dtype();
@@ -76,39 +74,52 @@ RopeTable tableFrom(py::handle table, QString *description)
     if (array.ndim() > 2)
         raiseValueError(QStringLiteral("table has %1 dimensions; a RoPE table has 2, inv_freq 1")
                             .arg(array.ndim()));
-    if (array.size() > maxTableValues)
+    if (array.size() > maxRopeCandidateValues)
         raiseValueError(QStringLiteral("table has %1 values; verify compares at most %2 (fewer "
                                        "positions will do)")
                             .arg(array.size())
-                            .arg(maxTableValues));
+                            .arg(maxRopeCandidateValues));
     if (array.size() == 0)
         raiseValueError(QStringLiteral("table is empty"));
-    *description = QStringLiteral("a %1 array").arg(textOf(type));
-    RopeTable out;
-    out.rows = array.ndim() == 2 ? array.shape(0) : 1;
-    out.columns = array.ndim() == 0 ? 1 : array.shape(array.ndim() - 1);
-    out.values.reserve(std::size_t(array.size()));
+    RopeCandidate out;
+    out.tensor = QStringLiteral("table");
+    out.typeName = textOf(type);
+    for (py::ssize_t i = 0; i < array.ndim(); ++i)
+        out.shape.push_back(array.shape(i));
+    out.values.rows = array.ndim() == 2 ? array.shape(0) : 1;
+    out.values.columns = array.ndim() == 0 ? 1 : array.shape(array.ndim() - 1);
+    out.values.values.reserve(std::size_t(array.size()));
     if (type.equal(py::dtype::of<float>())) {
-        readValues<float>(array, &out.values);
+        out.dtype = TensorDType::F32;
+        readValues<float>(array, &out.values.values);
     } else {
+        out.dtype = TensorDType::F64;
         if (!type.equal(py::dtype::of<double>()))
             array = array.attr("astype")(py::dtype::of<double>());
-        readValues<double>(array, &out.values);
+        readValues<double>(array, &out.values.values);
     }
     return out;
 }
 
-// The adapter to the command line's verify (core/rope/ropeverify.h as app/verifycommand.cpp
-// drives it): the model's first rotary layer, the quantity guessed from the shape as the command
-// line guesses it, the comparison, and the lines `pescope verify` prints. Issue 26 reworks
-// verify (verdicts, layouts, --strict); this function is the one place that follows it.
-Verification verifyAgainstReference(const ModelConfig &config, const RopeTable &candidate,
-                                    const QString &description, const QCommandLineParser &options)
+template <class Enum, std::size_t N>
+std::optional<Enum> choiceOption(const QCommandLineParser &options, const QString &name,
+                                 const ChoiceName (&names)[N])
 {
-    if (options.isSet(QStringLiteral("strict")))
-        throw PythonError{PythonError::Kind::NotImplemented,
-                          QStringLiteral("strict=True needs `pescope verify --strict` (issue 26), "
-                                         "which this build does not have yet")};
+    if (!options.isSet(name))
+        return std::nullopt;
+    const QString value = options.value(name);
+    const auto chosen = parseAs<Enum>(names, value);
+    if (!chosen)
+        raiseValueError(QStringLiteral("--%1 must be %2 (got \"%3\")")
+                            .arg(name, choiceList(names), value));
+    return chosen;
+}
+
+// The adapter to the command line's verify: the model's first rotary layer and the same check
+// `pescope verify` runs (core/rope/enginecheck.h), so the report is the command line's.
+Verification verifyAgainstReference(const ModelConfig &config, RopeCandidate candidate,
+                                    const QCommandLineParser &options)
+{
     QString error;
     const std::optional<ModelLayerSpec> model = modelLayerSpec(config, -1, &error);
     if (!model)
@@ -116,62 +127,50 @@ Verification verifyAgainstReference(const ModelConfig &config, const RopeTable &
     const RopeScheme *rope = model->spec.get<RopeScheme>();
     if (!rope)
         raiseValueError(QStringLiteral("%1 has no rotation to verify").arg(model->description));
-    RopeVerifyOptions verify;
-    // 1-D arrays are inverse frequencies, one value the attention factor, a matrix a cos table.
-    verify.what = candidate.rows == 1 && candidate.columns > 1 ? RopeQuantity::InverseFrequencies
-                  : candidate.rows == 1                        ? RopeQuantity::AttentionFactor
-                                                               : RopeQuantity::Cos;
-    if (options.isSet(QStringLiteral("what"))) {
-        const QString name = options.value(QStringLiteral("what"));
-        const auto chosen = parseAs<RopeQuantity>(ropeQuantityNames, name);
-        if (!chosen)
-            raiseValueError(QStringLiteral("--what must be %1 (got \"%2\")")
-                                .arg(choiceList(ropeQuantityNames), name));
-        verify.what = *chosen;
-    }
-    verify.tolerance =
+    EngineCheckRequest request;
+    request.headDim = model->spec.dims;
+    request.config = *rope;
+    request.reference = QStringLiteral("%1 (%2)").arg(model->description, config.source);
+    request.what = choiceOption<RopeQuantity>(options, QStringLiteral("what"), ropeQuantityNames);
+    if (const auto layout =
+            choiceOption<RopeLayout>(options, QStringLiteral("layout"), ropeLayoutNames))
+        request.options.layout = *layout;
+    if (options.isSet(QStringLiteral("positions")))
+        request.sequenceLength =
+            cli::integerOption(options, QStringLiteral("positions"), 1, ropeMaxContext, 0);
+    request.options.tolerance =
         cli::numberOption(options, QStringLiteral("tolerance"), ropeDefaultTolerance);
-    if (verify.tolerance < 0)
-        raiseValueError(
-            QStringLiteral("--tolerance must be at least 0 (got %1)").arg(verify.tolerance));
-    verify.scaled = !options.isSet(QStringLiteral("unscaled"));
-    const bool table = verify.what == RopeQuantity::Cos || verify.what == RopeQuantity::Sin ||
-                       verify.what == RopeQuantity::CosSin;
-    RopeConfig reference = *rope;
-    reference.sequenceLength = cli::integerOption(options, QStringLiteral("positions"), 1,
-                                                  ropeMaxContext, table ? candidate.rows : 0);
-    const std::optional<RopeVerifyResult> result =
-        ropeVerify(model->spec.dims, reference, verify, candidate, &error);
-    if (!result)
-        raiseValueError(QStringLiteral("%1 (the table, %2)").arg(error, description));
+    if (!(request.options.tolerance >= 0))
+        raiseValueError(QStringLiteral("--tolerance must be at least 0 (got %1)")
+                            .arg(request.options.tolerance));
+    request.options.scaled = !options.isSet(QStringLiteral("unscaled"));
+    request.options.strict = options.isSet(QStringLiteral("strict"));
+    const std::optional<EngineCheck> check =
+        checkRopeCandidate(request, std::move(candidate), &error);
+    if (!check)
+        raiseValueError(error);
 
+    const RopeVerifyResult &result = check->result;
     Verification out;
-    out.agrees = result->agrees;
-    out.what = nameOf(ropeQuantityNames, verify.what);
-    out.compared = result->compared;
-    out.differing = result->differing;
-    out.maxAbsError = result->maxAbsError;
-    out.maxRelError = result->maxRelError;
-    if (!result->diagnosis.isEmpty())
-        out.diagnosis = result->diagnosis;
-    out.report =
-        QStringList{QStringLiteral("reference: %1 (%2)").arg(model->description, config.source),
-                    QStringLiteral("checked:   %1, %2 x %3, as %4")
-                        .arg(description)
-                        .arg(candidate.rows)
-                        .arg(candidate.columns)
-                        .arg(out.what)};
-    out.report += ropeVerifyReport(*result, verify);
+    out.agrees = result.agrees;
+    out.what = nameOf(ropeQuantityNames, check->options.what);
+    out.compared = result.compared;
+    out.differing = result.differing;
+    out.maxAbsError = result.maxAbsError;
+    out.maxRelError = result.maxRelError;
+    if (!result.agrees && !result.diagnosis.isEmpty())
+        out.diagnosis = result.diagnosis;
+    out.report = check->lines;
     out.firstDifference = py::none();
-    if (!result->agrees && result->differing > 0) {
+    if (!result.agrees && result.differing > 0) {
         py::dict first;
-        for (const auto &[key, index] :
-             {std::pair{"position", result->position}, std::pair{"column", result->column},
-              std::pair{"pair", result->pair}})
+        for (const auto &[key, index] : {std::pair{"position", result.first.position},
+                                         std::pair{"column", result.first.column},
+                                         std::pair{"pair", result.first.pair}})
             if (index >= 0)
                 first[key] = index;
-        first["value"] = result->candidateValue;
-        first["expected"] = result->referenceValue;
+        first["value"] = result.first.candidate;
+        first["expected"] = result.first.reference;
         out.firstDifference = first;
     }
     return out;
@@ -181,20 +180,21 @@ Verification verifyAgainstReference(const ModelConfig &config, const RopeTable &
 
 Verification verify(const py::object &config, const py::object &table, const py::object &what,
                     const py::object &positions, const py::object &tolerance,
-                    const py::object &strict, const py::object &unscaled)
+                    const py::object &layout, const py::object &strict,
+                    const py::object &unscaled)
 {
     static KeywordParser parser(QStringLiteral("verify"), addVerifyOptions);
     const ModelConfig model = modelConfigFrom(config);
-    QString description;
-    const RopeTable candidate = tableFrom(table, &description);
+    RopeCandidate candidate = candidateFrom(table);
     py::dict keywords;
     keywords["what"] = py::isinstance<py::str>(what) ? py::str(what).attr("replace")("_", "-")
                                                      : py::reinterpret_borrow<py::object>(what);
+    keywords["layout"] = layout;
     keywords["positions"] = positions;
     keywords["tolerance"] = tolerance;
     keywords["strict"] = strict;
     keywords["unscaled"] = unscaled;
-    return verifyAgainstReference(model, candidate, description, parser.parse(keywords));
+    return verifyAgainstReference(model, std::move(candidate), parser.parse(keywords));
 }
 
 void bindVerification(py::module_ &module)

@@ -27,8 +27,8 @@ struct Verification
 
 Verification verify(const pybind11::object &config, const pybind11::object &table,
                     const pybind11::object &what, const pybind11::object &positions,
-                    const pybind11::object &tolerance, const pybind11::object &strict,
-                    const pybind11::object &unscaled);
+                    const pybind11::object &tolerance, const pybind11::object &layout,
+                    const pybind11::object &strict, const pybind11::object &unscaled);
 
 // pescope.Verification, its attributes, __bool__, __str__ and __repr__.
 void bindVerification(pybind11::module_ &module);

@@ -105,6 +105,8 @@ QString pairingNote(const EngineCheck &check)
 
 QString RopeCandidate::description(bool brief) const
 {
+    if (file.isEmpty()) // an array in memory (pescope.verify)
+        return QStringLiteral("a %1 array %2").arg(typeName, shapeText(shape));
     return QStringLiteral("%1 of %2, %3 %4")
         .arg(tensor, brief ? QFileInfo(file).fileName() : file, typeName, shapeText(shape));
 }
@@ -189,13 +191,20 @@ QString EngineCheck::diagnosis() const
 
 std::optional<EngineCheck> runEngineCheck(const EngineCheckRequest &request, QString *error)
 {
+    std::optional<RopeCandidate> candidate = readRopeCandidate(request.against, error);
+    if (!candidate)
+        return std::nullopt;
+    return checkRopeCandidate(request, std::move(*candidate), error);
+}
+
+std::optional<EngineCheck> checkRopeCandidate(const EngineCheckRequest &request,
+                                              RopeCandidate candidateValue, QString *error)
+{
     const auto fail = [&](const QString &message) -> std::optional<EngineCheck> {
         *error = message;
         return std::nullopt;
     };
-    std::optional<RopeCandidate> candidate = readRopeCandidate(request.against, error);
-    if (!candidate)
-        return std::nullopt;
+    RopeCandidate *candidate = &candidateValue;
     EngineCheck check;
     check.request = request;
     check.candidate = candidate->description();

@@ -72,4 +72,9 @@ struct EngineCheck
 // file that cannot be read or a candidate no layout explains.
 std::optional<EngineCheck> runEngineCheck(const EngineCheckRequest &request, QString *error);
 
+// The same for a candidate already in memory (pescope.verify's arrays; request.against unused):
+// its description is the "checked:" line's.
+std::optional<EngineCheck> checkRopeCandidate(const EngineCheckRequest &request,
+                                              RopeCandidate candidate, QString *error);
+
 } // namespace pe

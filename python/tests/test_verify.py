@@ -70,6 +70,16 @@ def test_a_float32_table_agrees(references):
     assert pescope.verify(LLAMA31, inv_freq.astype(np.float32))  # 1-D: inv_freq
 
 
+def test_strict_demands_float64(references):
+    (cos, _), _, _ = llama31_tables(references, 512)
+    assert pescope.verify(LLAMA31, cos, strict=True)  # float64: exact
+    result = pescope.verify(LLAMA31, cos.astype(np.float32), strict=True)
+    assert not result and "float32" in result.diagnosis, str(result)
+    interleaved = np.repeat(cos[:, :cos.shape[1] // 2], 2, axis=1)
+    assert "interleaved" in str(pescope.verify(LLAMA31, interleaved))
+    assert not pescope.verify(LLAMA31, interleaved, layout="half")
+
+
 def test_a_planted_mistake_is_diagnosed(references):
     # An engine that ignored rope_scaling: Llama 3.1's cos with the default frequencies.
     _, (ignored, _), _ = llama31_tables(references, 512)
@@ -135,7 +145,7 @@ def test_the_report_is_the_command_lines(references, run_pescope, tmp_path):
     (dict(what="phase"), ValueError, '--what must be inv-freq, attention-factor, cos, sin'),
     (dict(tolerance=-1), ValueError, "--tolerance must be at least 0 (got -1)"),
     (dict(positions=0), ValueError, "--positions must be between 1"),
-    (dict(strict=True), NotImplementedError, "issue 26"),
+    (dict(layout="diagonal"), ValueError, '--layout must be auto, half, interleaved, pairs'),
     (dict(unscaled="yes"), TypeError, "--unscaled is a switch"),
 ])
 def test_bad_arguments(keywords, error, message):
