@@ -75,7 +75,7 @@ Candidate readCandidate(const QString &against)
     }
     candidate.ggufFrequencyFactors = location->kind == ModelSourceKind::Gguf &&
                                      candidate.tensor == QLatin1String("rope_freqs.weight");
-    const TensorInfo *info = tensors.find(candidate.tensor, &error);
+    const std::optional<TensorInfo> info = tensors.find(candidate.tensor, &error);
     if (!info)
         throw UsageError{QStringLiteral("--against: %1").arg(error)};
     if (info->shape.size() > 2)
