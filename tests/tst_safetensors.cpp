@@ -546,14 +546,14 @@ void TestSafetensors::refusesWhatIsNotARegularFile_data()
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("expected");
     QTest::addRow("missing") << QStringLiteral("missing") << QStringLiteral("no such file");
-    QTest::addRow("directory") << QStringLiteral("directory") << QStringLiteral("is a directory");
+    QTest::addRow("directory") << QStringLiteral("directory") << QStringLiteral("is a folder");
 #ifdef Q_OS_UNIX
-    QTest::addRow("fifo") << QStringLiteral("fifo") << QStringLiteral("is a FIFO (named pipe)");
+    QTest::addRow("fifo") << QStringLiteral("fifo") << QStringLiteral("is a named pipe (FIFO)");
     QTest::addRow("character device")
         << QStringLiteral("device") << QStringLiteral("is a character device");
     QTest::addRow("socket") << QStringLiteral("socket") << QStringLiteral("is a socket");
     QTest::addRow("symlink to a directory")
-        << QStringLiteral("symlink") << QStringLiteral("is a directory");
+        << QStringLiteral("symlink") << QStringLiteral("is a folder");
 #endif
 }
 

@@ -175,7 +175,8 @@ QString Scanner::run(std::vector<std::pair<qint64, qint64>> *members)
         } else if (c == '}' || c == ']') {
             if (m_stack.empty())
                 continue; // Qt's parser names it
-            if (m_stack.back().isObject != (c == '}'))
+            // With `members`, the skeleton must be sound here; otherwise Qt's parser says it.
+            if (members && m_stack.back().isObject != (c == '}'))
                 return QStringLiteral("invalid JSON at byte %1: '%2' closes %3")
                     .arg(i)
                     .arg(QLatin1Char(c))
@@ -226,6 +227,11 @@ QString Scanner::skeletonProblem(const std::vector<std::pair<qint64, qint64>> &m
 
 } // namespace
 
+QString jsonTextProblem(QByteArrayView text, int maxDepth, DuplicateKeys duplicates)
+{
+    return Scanner(text, maxDepth, duplicates).run(nullptr);
+}
+
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
                                            int maxDepth, DuplicateKeys duplicates)
 {
@@ -234,8 +240,7 @@ std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &w
             *error = QStringLiteral("%1: %2").arg(what, why);
         return std::nullopt;
     };
-    if (const QString problem = Scanner(text, maxDepth, duplicates).run(nullptr);
-        !problem.isEmpty())
+    if (const QString problem = jsonTextProblem(text, maxDepth, duplicates); !problem.isEmpty())
         return fail(problem);
     QJsonParseError parseError;
     // Qt keeps the last of duplicate keys (DuplicateKeys::KeepLast relies on it).
