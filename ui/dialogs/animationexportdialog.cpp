@@ -1,13 +1,13 @@
 #include "dialogs/animationexportdialog.h"
 
 #include "backendfactory.h"
+#include "dialogs/filedialog.h"
 #include "figures/animationexporter.h"
 #include "state/sessionfile.h"
 
 #include <QApplication>
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -121,7 +121,7 @@ QString AnimationExportDialog::message() const
 
 void AnimationExportDialog::browse()
 {
-    const QString chosen = QFileDialog::getSaveFileName(
+    const QString chosen = saveFileName(
         this, tr("Export animation"), m_path->text(),
         tr("Animations (*.gif *.mp4 *.webm);;GIF (*.gif);;MP4 (*.mp4);;WebM (*.webm)"));
     if (!chosen.isEmpty())

@@ -2,6 +2,7 @@
 
 #include "compute/computescheduler.h"
 #include "compute/tabledata.h"
+#include "dialogs/filedialog.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
 
@@ -12,7 +13,6 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -506,7 +506,7 @@ void ExportDialog::browse()
     const FigureFormat format = FigureFormat(m_format->currentData().toInt());
     const QString filter =
         tr("%1 files (*.%2)").arg(figureFormatName(format).toUpper(), figureFormatName(format));
-    const QString chosen = QFileDialog::getSaveFileName(this, tr("Export figure"), path(), filter);
+    const QString chosen = saveFileName(this, tr("Export figure"), path(), filter);
     if (!chosen.isEmpty())
         setPath(chosen);
 }

@@ -1,6 +1,7 @@
 #include "dialogs/fileactions.h"
 
 #include "dialogs/configpastedialog.h"
+#include "dialogs/filedialog.h"
 
 #include "compute/computescheduler.h"
 #include "compute/viewdata.h"
@@ -24,7 +25,6 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMenu>
@@ -126,10 +126,10 @@ void FileActions::createActions()
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Restore every parameter, phrase and view option from a session file"));
     connect(open, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            m_window, tr("Open session"),
-            m_sessionPath.isEmpty() ? QDir::homePath() : QFileInfo(m_sessionPath).path(),
-            sessionFileFilter());
+        const QString path = openFileName(m_window, tr("Open session"),
+                                          m_sessionPath.isEmpty() ? QDir::homePath()
+                                                                  : QFileInfo(m_sessionPath).path(),
+                                          sessionFileFilter());
         QString error;
         if (!path.isEmpty() && !openSession(path, &error))
             report(error, true, tr("Open session"));
@@ -151,11 +151,11 @@ void FileActions::createActions()
         if (ask || path.isEmpty()) {
             const QString folder =
                 QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-            path = QFileDialog::getSaveFileName(
-                m_window, tr("Save session"),
-                path.isEmpty() ? QDir(folder).filePath(QStringLiteral("session.pescope.json"))
-                               : path,
-                sessionFileFilter());
+            path = saveFileName(m_window, tr("Save session"),
+                                path.isEmpty()
+                                    ? QDir(folder).filePath(QStringLiteral("session.pescope.json"))
+                                    : path,
+                                sessionFileFilter());
             if (path.isEmpty())
                 return;
             if (QFileInfo(path).suffix().isEmpty())
@@ -196,7 +196,7 @@ void FileActions::createActions()
     connect(data, &QAction::triggered, this, [this] {
         const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
         QString selected;
-        QString path = QFileDialog::getSaveFileName(
+        QString path = saveFileName(
             m_window,
             tr("Export data (%1)").arg(viewDataDescription(*m_window->state(), currentDataView())),
             QDir(folder).filePath(figureViewName(currentDataView()) + QStringLiteral(".npy")),
@@ -218,9 +218,9 @@ void FileActions::createActions()
         tr("A model's positions, from files you have: its learned table (GPT-2's wpe) or its "
            "first rotary layer's RoPE (config.json, .safetensors, .gguf, .npy)"));
     connect(openModelAction, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            m_window, tr("Open model"), QDir::homePath(),
-            tr("Models (*.json *.safetensors *.gguf *.npy);;All files (*)"));
+        const QString path =
+            openFileName(m_window, tr("Open model"), QDir::homePath(),
+                         tr("Models (*.json *.safetensors *.gguf *.npy);;All files (*)"));
         if (!path.isEmpty())
             openModel(path, true);
     });
