@@ -31,10 +31,11 @@ packages=(
 # For `test` only: the validators of the desktop entry, AppStream metainfo, MIME type and man
 # page, the tools that build and read the .deb (cpack -G DEB), and QEMU's user-mode emulator,
 # which runs pescope on an emulated CPU without AVX; ffmpeg for the animation benchmark
-# (matplotlib's writer runs it).
+# (matplotlib's writer runs it); for the monkey test, xdotool (input), xclip (pasted text), gdb
+# (a backtrace on failure) and imagemagick (a screenshot).
 test_packages=(
   desktop-file-utils appstream shared-mime-info groff-base dpkg-dev fakeroot binutils qemu-user
-  ffmpeg
+  ffmpeg xdotool xclip gdb imagemagick
 )
 
 install_missing() {

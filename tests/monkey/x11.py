@@ -57,6 +57,12 @@ _lib.XPending.argtypes = [Display_p]
 _lib.XNextEvent.argtypes = [Display_p, ctypes.POINTER(XEvent)]
 _lib.XConnectionNumber.argtypes = [Display_p]
 _lib.XSync.argtypes = [Display_p, ctypes.c_int]
+_lib.XGetInputFocus.argtypes = [Display_p, ctypes.POINTER(Window), ctypes.POINTER(ctypes.c_int)]
+_lib.XGetGeometry.argtypes = [Display_p, Window, ctypes.POINTER(Window)] + \
+    [ctypes.POINTER(ctypes.c_int)] * 2 + [ctypes.POINTER(ctypes.c_uint)] * 4
+_lib.XTranslateCoordinates.argtypes = [Display_p, Window, Window, ctypes.c_int, ctypes.c_int,
+                                       ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
+                                       ctypes.POINTER(Window)]
 # Errors (a window that went away between finding it and pinging it) are reported, not fatal.
 _ERROR_HANDLER = ctypes.CFUNCTYPE(ctypes.c_int, Display_p, ctypes.c_void_p)(lambda d, e: 0)
 _lib.XSetErrorHandler(_ERROR_HANDLER)
@@ -81,6 +87,26 @@ class Connection:
         if self._dpy:
             _lib.XCloseDisplay(self._dpy)
             self._dpy = None
+
+    def focus(self):
+        """The window with the input focus; None for none (or PointerRoot)."""
+        window, revert = Window(), ctypes.c_int()
+        _lib.XGetInputFocus(self._dpy, ctypes.byref(window), ctypes.byref(revert))
+        return window.value if window.value > 1 else None
+
+    def geometry(self, window):
+        """(x, y, width, height) of `window` on the screen; None when it is gone."""
+        root, x, y = Window(), ctypes.c_int(), ctypes.c_int()
+        width, height, border, depth = (ctypes.c_uint() for _ in range(4))
+        if not _lib.XGetGeometry(self._dpy, window, ctypes.byref(root), ctypes.byref(x),
+                                 ctypes.byref(y), ctypes.byref(width), ctypes.byref(height),
+                                 ctypes.byref(border), ctypes.byref(depth)):
+            return None
+        child = Window()
+        if not _lib.XTranslateCoordinates(self._dpy, window, self.root, 0, 0, ctypes.byref(x),
+                                          ctypes.byref(y), ctypes.byref(child)):
+            return None
+        return x.value, y.value, width.value, height.value
 
     def ping(self, window, timeout):
         """Seconds until `window`'s client answered a _NET_WM_PING, or None after `timeout`."""
