@@ -279,13 +279,14 @@ class Run:
         return geometry
 
     def command(self, event, geometries):
-        """The xdotool line for `event`."""
+        """The xdotool line for `event`. Delays are given: xdotool's defaults (100 ms after a
+        click, 12 ms between keys) would make input, not pescope, the test's bottleneck."""
         f = event.fields
         if "target" in f:
             x0, y0, w, h = geometries[f["target"]]
             x, y = x0 + int(f["x"] * (w - 1)), y0 + int(f["y"] * (h - 1))
         if event.kind == "click":
-            return f"mousemove {x} {y} click {f['button']}"
+            return f"mousemove {x} {y} click --delay 0 {f['button']}"
         if event.kind == "doubleclick":
             return f"mousemove {x} {y} click --repeat 2 --delay 40 1"
         if event.kind == "drag":
@@ -295,16 +296,16 @@ class Run:
                              "sleep 0.01" for i in range(1, steps + 1))
             return f"mousemove {x} {y} mousedown {f['button']} {moves} mouseup {f['button']}"
         if event.kind == "wheel":
-            down = f"keydown {f['modifier']} " if f["modifier"] else ""
-            up = f" keyup {f['modifier']}" if f["modifier"] else ""
-            return (f"mousemove {x} {y} {down}click --repeat {f['turns']} --delay 10 "
+            down = f"keydown --delay 0 {f['modifier']} " if f["modifier"] else ""
+            up = f" keyup --delay 0 {f['modifier']}" if f["modifier"] else ""
+            return (f"mousemove {x} {y} {down}click --repeat {f['turns']} --delay 5 "
                     f"{f['button']}{up}")
         if event.kind in ("key", "dialog"):
-            return f"key --clearmodifiers {f['key']}"
+            return f"key --delay 0 --clearmodifiers {f['key']}"
         if event.kind == "type":
             return "key --delay 2 " + " ".join(keysym(c) for c in f["text"])
         if event.kind == "paste":
-            return ("key ctrl+a " if f["select_all"] else "") + "key ctrl+v"
+            return ("key --delay 0 ctrl+a " if f["select_all"] else "") + "key --delay 0 ctrl+v"
         raise ValueError(event.kind)
 
     def set_clipboard(self, text):
@@ -451,6 +452,10 @@ def main():
     parser.add_argument("--screenshots", action="store_true",
                         help="a screenshot at every check, in the run's folder (with --keep)")
     args = parser.parse_args()
+    # pescope runs in its HOME: relative paths would not be found from there.
+    args.pescope = str(Path(args.pescope).resolve())
+    args.guard = str(Path(args.guard).resolve()) if args.guard else None
+    args.data = str(Path(args.data).resolve()) if args.data else None
 
     missing = [tool for tool in ("xdotool", "Xvfb", "xclip") if not shutil.which(tool)]
     if missing:
