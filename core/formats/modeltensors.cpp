@@ -219,14 +219,6 @@ bool ModelTensors::forEachTensor(const std::function<void(const TensorInfo &)> &
     return true;
 }
 
-std::optional<std::vector<TensorInfo>> ModelTensors::allTensors(QString *error)
-{
-    std::vector<TensorInfo> all;
-    if (!forEachTensor([&](const TensorInfo &tensor) { all.push_back(tensor); }, error))
-        return std::nullopt;
-    return all;
-}
-
 QString findPositionTable(const ModelConfig &config, const QStringList &tensorNames)
 {
     for (const QString &candidate : config.absolute.tensorNames) {

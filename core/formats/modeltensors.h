@@ -45,13 +45,11 @@ public:
     [[nodiscard]] bool streamRows(const QString &name,
                                   const std::function<bool(const float *, qint64)> &sink,
                                   QString *error, qint64 chunkBytes = qint64(4) << 20);
-    // Every descriptor in tensorNames() order, one at a time (a sharded model's shard headers
+    // Every descriptor in name order, one at a time (a sharded model's shard headers
     // all get parsed, no tensor data is read), for listings such as `pescope inspect`: memory
     // stays that of the open files' tables. False with *error when a shard cannot be read.
     [[nodiscard]] bool forEachTensor(const std::function<void(const TensorInfo &)> &visit,
                                      QString *error);
-    // The same, collected.
-    std::optional<std::vector<TensorInfo>> allTensors(QString *error);
     // The GGUF file's metadata, when the source is GGUF; null otherwise.
     const GgufFile *gguf() const { return std::get_if<GgufFile>(&m_source); }
 
