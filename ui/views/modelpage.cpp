@@ -7,6 +7,7 @@
 #include "model/positiontable.h"
 #include "schemes/tablescheme.h"
 #include "widgets/fieldmarks.h"
+#include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
 
@@ -55,6 +56,7 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
         auto *plot = new QCustomPlot(m_tabs);
         plot->setObjectName(QStringLiteral("modelPlot-") + figureViewName(view));
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        WheelCoalescer::install(plot); // one replot per burst of wheel turns
         m_plots.append(plot);
         m_tabs->addTab(plot, TableFigures::viewTitle(view));
         m_tabs->setTabToolTip(m_tabs->count() - 1, tips.value(m_tabs->count() - 1));
