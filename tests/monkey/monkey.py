@@ -357,7 +357,9 @@ class Run:
     def report(self, failure, seed):
         lines = [f"monkey: FAILED: {failure}",
                  f"monkey: seed {seed}, session {self.session}, {self.sent} events sent",
-                 "monkey: replay: " + " ".join(replay_command(self.args, seed))]
+                 "monkey: replay: " + " ".join(replay_command(self.args, seed)),
+                 "monkey: this session alone: add --only-session "
+                 + self.session.split(":", 1)[0]]
         lines.append(f"monkey: the last {min(len(self.history), 60)} events:")
         lines += [f"  [{s} #{i}] {e}" for s, i, e in self.history[-60:]]
         if self.app and self.app.poll() is None:
@@ -448,6 +450,8 @@ def main():
     parser.add_argument("--ping-timeout", type=float, default=20)
     parser.add_argument("--start-timeout", type=float, default=60)
     parser.add_argument("--pause", type=float, default=0.01, help="seconds between events")
+    parser.add_argument("--only-session", type=int,
+                        help="run only session N (1, 2, ...) of the list, with its own events")
     parser.add_argument("--keep", action="store_true", help="keep the run's folder")
     parser.add_argument("--screenshots", action="store_true",
                         help="a screenshot at every check, in the run's folder (with --keep)")
@@ -481,6 +485,8 @@ def main():
     try:
         available = models(run, args.data)
         for number, (geometry, scale) in enumerate(sessions):
+            if args.only_session and number + 1 != args.only_session:
+                continue
             run.session = f"{number + 1}:{geometry}@{scale}"
             rng = random.Random(f"{args.seed}:{number}")
             model = available[(args.seed + number) % len(available)]
@@ -489,7 +495,8 @@ def main():
             run.start_pescope(model)
             run.history.append((run.session, -1, f"pescope --model {model}"))
             index = 0
-            budget_end = run.started + args.seconds * (number + 1) / len(sessions)
+            share = 1 if args.only_session else (number + 1) / len(sessions)
+            budget_end = run.started + args.seconds * share
             while index < per_session and time.monotonic() < budget_end:
                 if index % 100 == 0:
                     # Every page gets its share, whatever the draw.
@@ -511,8 +518,9 @@ def main():
     (run.root / "events.log").write_text("".join(f"[{s} #{i}] {e}\n" for s, i, e in run.history))
     refused = (run.root / "refused.log")
     refusals = refused.read_text().splitlines() if refused.exists() else []
-    print(f"monkey: seed {args.seed}: {run.sent} events in {len(sessions)} sessions "
-          f"({args.sessions}), {run.pings} pings answered (slowest {run.slowest_ping:.2f} s), "
+    ran = 1 if args.only_session else len(sessions)
+    print(f"monkey: seed {args.seed}: {run.sent} events in {ran} session(s) "
+          f"({args.sessions}{f', session {args.only_session} only' if args.only_session else ''}), {run.pings} pings answered (slowest {run.slowest_ping:.2f} s), "
           f"{run.restarts} normal quits restarted, {len(refusals)} writes outside the run's "
           f"folder refused, {time.monotonic() - run.started:.0f} s: passed")
     for line in refusals[:20]:
