@@ -471,8 +471,10 @@ def main():
         return 2
 
     run = Run(args)
-    # The hard limit: whatever hangs (pescope, an X call, gdb), the test ends.
-    hard_limit = int(args.seconds + 60 + args.start_timeout * 2)
+    # The hard limit: whatever hangs (pescope, an X call, gdb), the test ends, with its report.
+    # Events stop at --seconds; a last check may wait a ping timeout; starts, the report and
+    # its backtrace fit in the 90 s left.
+    hard_limit = int(args.seconds + args.ping_timeout + 90)
 
     def on_alarm(signum, frame):
         raise Failure(f"the monkey test ran past its hard limit of {hard_limit} s")
