@@ -147,6 +147,7 @@ class Run:
         self.pings = 0
         self.slowest_ping = 0.0
         self.restarts = 0
+        self.slow = []  # (seconds, the events before) for answers slower than a quarter limit
         self.xvfb = self.app = self.conn = self.xdo = None
         self.display = ""
         self.env = {}
@@ -348,6 +349,9 @@ class Run:
             raise Failure(f"pescope's main thread did not return to its event loop: no answer "
                           f"to _NET_WM_PING within {self.args.ping_timeout} s")
         self.slowest_ping = max(self.slowest_ping, waited)
+        if waited > self.args.ping_timeout / 4:
+            # Not a failure, but worth a look: the events that led to it.
+            self.slow.append((waited, self.history[-12:]))
         if self.args.screenshots:
             subprocess.run(["import", "-window", "root",
                             str(self.root / f"check-{self.pings:04d}.png")],
@@ -527,6 +531,9 @@ def main():
           f"folder refused, {time.monotonic() - run.started:.0f} s: passed")
     for line in refusals[:20]:
         print("  " + line)
+    for waited, before in run.slow:
+        print(f"monkey: a slow answer, {waited:.1f} s, after:")
+        print("\n".join(f"  [{s} #{i}] {e}" for s, i, e in before))
     if run.sent < args.events:
         print(f"monkey: the time limit ({args.seconds:.0f} s) came before {args.events} events")
     if not args.keep:
