@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace pe {
@@ -61,9 +62,12 @@ size_t keyHash(QByteArrayView quoted)
 class Scanner
 {
 public:
-    Scanner(QByteArrayView text, int maxDepth, DuplicateKeys duplicates)
+    Scanner(QByteArrayView text, int maxDepth, DuplicateKeys duplicates,
+            bool boundContainers = true)
         : m_text(text), m_maxDepth(maxDepth), m_duplicates(duplicates),
-          m_maxEntries(std::max(qint64(text.size()), minimumBudget) / bytesPerEntry)
+          m_maxEntries(boundContainers
+                           ? std::max(qint64(text.size()), minimumBudget) / bytesPerEntry
+                           : std::numeric_limits<qint64>::max())
     {}
 
     // Empty when the text passes; else what is wrong, with its byte offset. With `members`,
@@ -227,9 +231,10 @@ QString Scanner::skeletonProblem(const std::vector<std::pair<qint64, qint64>> &m
 
 } // namespace
 
-QString jsonTextProblem(QByteArrayView text, int maxDepth, DuplicateKeys duplicates)
+QString jsonTextProblem(QByteArrayView text, int maxDepth, DuplicateKeys duplicates,
+                        bool boundContainers)
 {
-    return Scanner(text, maxDepth, duplicates).run(nullptr);
+    return Scanner(text, maxDepth, duplicates, boundContainers).run(nullptr);
 }
 
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,

@@ -25,9 +25,11 @@ namespace pe {
 enum class DuplicateKeys { Refuse, KeepLast };
 
 // The pre-scan alone, for readers that parse with messages of their own (sessions): empty when
-// `text` passes, else the problem with its byte offset.
+// `text` passes, else the problem with its byte offset. Without `boundContainers`, containers
+// may hold any number of entries (for formats that bound their lists themselves).
 QString jsonTextProblem(QByteArrayView text, int maxDepth = 64,
-                        DuplicateKeys duplicates = DuplicateKeys::Refuse);
+                        DuplicateKeys duplicates = DuplicateKeys::Refuse,
+                        bool boundContainers = true);
 
 // Parses `text` as a JSON document whose top level is an object. On failure `error` gets one
 // sentence starting with `what` (the file's name) and naming the problem and its byte offset.

@@ -60,8 +60,10 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
         return false;
     }
     // Qt's parser keeps the last of repeated keys: a session with "state" twice would load the
-    // second silently. The pre-scan refuses repeated keys, naming the first, and bounds depth.
-    if (const QString problem = jsonTextProblem(bytes); !problem.isEmpty()) {
+    // second silently. The pre-scan refuses repeated keys, naming the first, and bounds depth;
+    // its lists may be long (10,000 short phrases): the state bounds them itself.
+    if (const QString problem = jsonTextProblem(bytes, 64, DuplicateKeys::Refuse, false);
+        !problem.isEmpty()) {
         *error = QStringLiteral("%1: %2").arg(name, problem);
         return false;
     }
