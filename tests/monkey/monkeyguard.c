@@ -94,8 +94,8 @@ static int refused(const char *operation, int dirfd, const char *path)
     char line[PATH_MAX * 2 + 64];
     const int n = snprintf(line, sizeof line, "monkeyguard: refused %s %s\n", operation, full);
     int (*real_open)(const char *, int, ...) = (int (*)(const char *, int, ...))real("open");
-    const int fd = log && real_open ? real_open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)
-                                    : -1;
+    const int fd =
+        log && real_open ? real_open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
     if (fd >= 0) {
         if (write(fd, line, (size_t)n) < 0) { /* nothing more to do */
         }
@@ -140,7 +140,8 @@ OPEN_HOOK(open64)
         MODE_ARG(flags, mode)                                                                      \
         if (writes(flags) && refused(#name, dirfd, path))                                          \
             return -1;                                                                             \
-        int (*next)(int, const char *, int, ...) = (int (*)(int, const char *, int, ...))real(#name); \
+        int (*next)(int, const char *, int, ...) =                                                 \
+            (int (*)(int, const char *, int, ...))real(#name);                                     \
         return next(dirfd, path, flags, mode);                                                     \
     }
 OPENAT_HOOK(openat)
@@ -191,7 +192,7 @@ int renameat(int fromfd, const char *from, int tofd, const char *to)
     if (refused("renameat", fromfd, from) || refused("renameat", tofd, to))
         return -1;
     return ((int (*)(int, const char *, int, const char *))real("renameat"))(fromfd, from, tofd,
-                                                                           to);
+                                                                             to);
 }
 
 int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
@@ -215,7 +216,7 @@ int linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
     if (refused("linkat", tofd, to))
         return -1;
     return ((int (*)(int, const char *, int, const char *, int))real("linkat"))(fromfd, from, tofd,
-                                                                              to, flags);
+                                                                                to, flags);
 }
 
 int symlink(const char *target, const char *path)
