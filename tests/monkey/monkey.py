@@ -25,6 +25,7 @@ CI runs it through CTest (`ctest -L monkey`) with 3,000 events in at most 150 s;
 """
 
 import argparse
+import ctypes
 import os
 import random
 import select
@@ -41,6 +42,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import x11  # noqa: E402
 
 SKIP = 77  # CTest's SKIP_RETURN_CODE for this test: a tool it needs is missing
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def dies_with_us():
+    """For Popen's preexec_fn: the child gets SIGKILL when this script ends, however it ends
+    (CTest's timeout kills it with SIGKILL), so no Xvfb or pescope outlives a run."""
+    _libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 PAGES = ["ctrl+1", "ctrl+2", "ctrl+3", "ctrl+4"]
 NAVIGATION = ["Return", "KP_Enter", "Escape", "Tab", "shift+Tab", "space", "BackSpace", "Delete",
@@ -163,7 +172,8 @@ class Run:
         self.xvfb = subprocess.Popen(
             ["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{geometry}x24",
              "-nolisten", "tcp", "-noreset"],
-            pass_fds=[write_end], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            pass_fds=[write_end], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=dies_with_us)
         os.close(write_end)
         number = b""
         while not number.endswith(b"\n"):
@@ -206,8 +216,10 @@ class Run:
     def start_pescope(self, model):
         command = [self.args.pescope] + (["--model", str(model)] if model else [])
         self.stderr_path = self.root / f"pescope-{self.session}-{self.restarts}.log"
-        self.app = subprocess.Popen(command, env=self.env, cwd=self.env["HOME"],
-                                    stdout=subprocess.DEVNULL, stderr=open(self.stderr_path, "wb"))
+        with open(self.stderr_path, "wb") as stderr:
+            self.app = subprocess.Popen(command, env=self.env, cwd=self.env["HOME"],
+                                        stdout=subprocess.DEVNULL, stderr=stderr,
+                                        preexec_fn=dies_with_us)
         deadline = time.monotonic() + self.args.start_timeout
         while time.monotonic() < deadline:
             if self.app.poll() is not None:
@@ -245,7 +257,7 @@ class Run:
         if self.xdo is None or self.xdo.poll() is not None:
             self.xdo = subprocess.Popen(["xdotool", "-"], env=self.env, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        text=True, bufsize=1)
+                                        text=True, bufsize=1, preexec_fn=dies_with_us)
         return self.xdo
 
     def run_lines(self, lines):
@@ -484,6 +496,11 @@ def main():
         raise Failure(f"the monkey test ran past its hard limit of {hard_limit} s")
     signal.signal(signal.SIGALRM, on_alarm)
     signal.alarm(hard_limit)
+
+    def on_stop(signum, frame):
+        raise Failure(f"stopped by {signal.Signals(signum).name}")
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
 
     sessions = [s.split("@") for s in args.sessions.split(",")]
     per_session = max(args.events // len(sessions), 1)
