@@ -288,6 +288,7 @@ const std::map<QString, Command> &commands()
         {QStringLiteral("data"), runData},       {QStringLiteral("phrases"), runPhrases},
         {QStringLiteral("info"), runInfo},       {QStringLiteral("export"), runExport},
         {QStringLiteral("inspect"), runInspect}, {QStringLiteral("verify"), runVerify},
+        {QStringLiteral("tokens"), runTokens},
     };
     return table;
 }

@@ -121,9 +121,10 @@ int writeAnimation(ExplorerState &state, const FigureOptions &figure,
         }
         return true;
     };
-    AnimationExporter exporter(state, figure, animation, backend);
+    AnimationExporter exporter(state, figure, animation);
     QString error;
-    const VideoEncoder::Status status = exporter.write(path, request.fps, progress, &error);
+    const VideoEncoder::Status status =
+        exporter.write(path, request.fps, backend, progress, &error);
     if (terminal && shown >= 0)
         std::fprintf(stderr, "\r\033[K");
     if (status != VideoEncoder::Status::Done) {

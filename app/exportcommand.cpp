@@ -1,6 +1,7 @@
 // `pescope export --view NAME [SPEC] [view options] --out FIG.png|FIG.svg|FIG.pdf`: a figure
 // built by the window's FigureBuilder from the same ExplorerState, rendered without a display.
-#include "commandline.h"
+#include "exportcommand.h"
+
 #include "exportanimation.h"
 
 #include "compute/viewdata.h"
@@ -123,31 +124,41 @@ void applyOptions(const QCommandLineParser &parser, ExplorerState &state)
         throw UsageError{error};
 }
 
+// The verify view's check: the --config / --model layer (or a --scheme rope spec) against
+// --against, with error rows for the figure.
+EngineCheckRequest engineCheckFor(const QCommandLineParser &parser, const ExplorerState &state)
+{
+    std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
+    QString source = QStringLiteral("the command line");
+    if (const std::optional<ModelConfig> config = modelConfigFromOptions(parser))
+        source = config->source;
+    if (!model) {
+        const RopeScheme *rope = state.spec().get<RopeScheme>();
+        if (!rope)
+            throw UsageError{QStringLiteral("the verify view needs a rotary spec: --config, "
+                                            "--model or --scheme rope")};
+        model = ModelLayerSpec{
+            state.spec(), -1,
+            QStringLiteral("rope, %1, %2 dims").arg(rope->configLabel()).arg(state.spec().dims)};
+    }
+    model->spec = state.spec(); // --positions and rope options on top, as the figure shows
+    EngineCheckRequest request =
+        engineCheckRequest(parser, *model, source, VerifyOptionSet::Export);
+    request.errorGridRows = 2048;
+    return request;
+}
+
 } // namespace
 
-int runExport(const QStringList &args)
+QCommandLineOption figureViewOption()
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Renders a figure of the explorer (the same figure builders as the window) to PNG, SVG "
-        "or PDF without a display; .npy or .csv writes the view's numbers instead.\n"
-        "Views: heatmap, waves, phrases, phrase-difference, token-similarity; several joined by "
-        "+ are stacked (waves+heatmap is Fig 16-9).\n"
-        "Schemes page views: spectrum, rotation, decay, similarity, alibi, t5, compare; their "
-        "options come from --preset or --session (e.g. --preset rope-llama31-vs-yarn), RoPE "
-        "options set configuration A.\n"
-        "A model's learned position table (--model PATH|REPO_ID): pca, table-similarity, "
-        "sinusoid-fit, and heatmap or waves of the table."));
-    parser.addHelpOption();
-    OptionSet options;
-    options.addPlain({QStringLiteral("view"),
-                      QStringLiteral("The figure: a view name, or views joined by +."),
-                      QStringLiteral("NAME")});
-    options.addPlain({QStringLiteral("out"),
-                      QStringLiteral("FIG.png, FIG.svg or FIG.pdf (or DATA.npy/.csv; "
-                                     "FIG.gif/.mp4/.webm with --animate)."),
-                      QStringLiteral("FILE")});
-    addAnimationOptions(options);
+    return {QStringLiteral("view"),
+            QStringLiteral("The figure: a view name, or views joined by +."),
+            QStringLiteral("NAME")};
+}
+
+void addFigureOptions(OptionSet &options)
+{
     options.addPlain(
         {QStringLiteral("preset"),
          QStringLiteral("Start from a preset: %1.").arg(presetIds().join(QStringLiteral(", "))),
@@ -170,6 +181,98 @@ int runExport(const QStringList &args)
                       QStringLiteral("P,T")});
     options.add(PhrasePage::fields());
     options.add(SchemeSettings::fields(), QStringLiteral("schemes"));
+}
+
+QList<FigureView> figureViewsFromOptions(const QCommandLineParser &parser)
+{
+    if (!parser.isSet(QStringLiteral("view")))
+        throw UsageError{QStringLiteral("--view is required (heatmap, waves, phrases, "
+                                        "phrase-difference, token-similarity, spectrum, "
+                                        "rotation, decay, similarity, alibi, t5, compare, "
+                                        "table-similarity, pca, sinusoid-fit, verify, or several "
+                                        "joined by +)")};
+    QString error;
+    const std::optional<QList<FigureView>> views =
+        parseFigureViews(parser.value(QStringLiteral("view")), &error);
+    if (!views)
+        throw UsageError{QStringLiteral("--view: ") + error};
+    return *views;
+}
+
+FigureOptions figureOptionsFromOptions(const QCommandLineParser &parser,
+                                       const QList<FigureView> &views)
+{
+    FigureOptions figure;
+    figure.views = views;
+    throwIf(FigureOptions::fields(),
+            readOptions(FigureOptions::fields(), parser, &figure, QString()));
+    if (const QString problem = figure.validate(); !problem.isEmpty())
+        throw UsageError{QStringLiteral("--width / --height / --dpi: ") + problem};
+    return figure;
+}
+
+FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureOptions figure)
+{
+    FigureRequest request;
+    request.state = std::make_unique<ExplorerState>();
+    ExplorerState &state = *request.state;
+    const QList<FigureView> &views = figure.views;
+    QString error;
+    const bool fromPreset = parser.isSet(QStringLiteral("preset"));
+    const bool fromSession = parser.isSet(QStringLiteral("session"));
+    if (fromPreset && fromSession)
+        throw UsageError{QStringLiteral("--preset and --session cannot be combined")};
+    if (fromPreset && !applyPreset(state, parser.value(QStringLiteral("preset")), &error))
+        throw UsageError{QStringLiteral("--preset: ") + error};
+    if (fromSession && !loadSession(parser.value(QStringLiteral("session")), &state, &error))
+        throw UsageError{QStringLiteral("--session: ") + error};
+    const bool needsEncoding = std::any_of(views.begin(), views.end(), viewNeedsEncoding);
+    request.backend = parser.isSet(QStringLiteral("backend")) ? backendFromOptions(parser)
+                                                              : state.backendChoice();
+    applyOptions(parser, state);
+    // The look a session or preset saved, then the command line's options on top.
+    figure.style = state.figureStyle();
+    throwIf(FigureStyle::fields(),
+            readOptions(FigureStyle::fields(), parser, &figure.style, QString()));
+    if (needsEncoding) {
+        if (const QString problem = inMemoryProblem(state.spec()); !problem.isEmpty())
+            throw UsageError{QStringLiteral("--positions / --dims: ") + problem};
+    }
+    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases) &&
+        state.phraseSettings().phrases.isEmpty())
+        throw UsageError{
+            QStringLiteral("--text is required for the %1 view").arg(figureViewsName(views))};
+    if (views.contains(FigureView::PhraseDifference) && state.phraseSettings().phrases.size() < 2)
+        throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
+    request.figure = std::move(figure);
+    return request;
+}
+
+int runExport(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Renders a figure of the explorer (the same figure builders as the window) to PNG, SVG "
+        "or PDF without a display; .npy or .csv writes the view's numbers instead.\n"
+        "Views: heatmap, waves, phrases, phrase-difference, token-similarity; several joined by "
+        "+ are stacked (waves+heatmap is Fig 16-9).\n"
+        "Schemes page views: spectrum, rotation, decay, similarity, alibi, t5, compare; their "
+        "options come from --preset or --session (e.g. --preset rope-llama31-vs-yarn), RoPE "
+        "options set configuration A.\n"
+        "A model's learned position table (--model PATH|REPO_ID): pca, table-similarity, "
+        "sinusoid-fit, and heatmap or waves of the table.\n"
+        "An engine's RoPE table against Hugging Face (--config or --model, and --against "
+        "FILE[:TENSOR] as `pescope verify` takes them): verify."));
+    parser.addHelpOption();
+    OptionSet options;
+    options.addPlain(figureViewOption());
+    options.addPlain({QStringLiteral("out"),
+                      QStringLiteral("FIG.png, FIG.svg or FIG.pdf (or DATA.npy/.csv; "
+                                     "FIG.gif/.mp4/.webm with --animate)."),
+                      QStringLiteral("FILE")});
+    addAnimationOptions(options);
+    addFigureOptions(options);
+    addVerifyOptions(options, VerifyOptionSet::Export);
     options.addPlain(dryRunOption());
     options.addTo(parser);
     parseOrThrow(parser, args);
@@ -177,17 +280,7 @@ int runExport(const QStringList &args)
         requestHelp(parser, args);
 
     // Usage first, in the order of the command line's contract.
-    if (!parser.isSet(QStringLiteral("view")))
-        throw UsageError{QStringLiteral("--view is required (heatmap, waves, phrases, "
-                                        "phrase-difference, token-similarity, spectrum, "
-                                        "rotation, decay, similarity, alibi, t5, compare, "
-                                        "table-similarity, pca, sinusoid-fit, or several "
-                                        "joined by +)")};
-    QString error;
-    const std::optional<QList<FigureView>> views =
-        parseFigureViews(parser.value(QStringLiteral("view")), &error);
-    if (!views)
-        throw UsageError{QStringLiteral("--view: ") + error};
+    const QList<FigureView> views = figureViewsFromOptions(parser);
     if (!parser.isSet(QStringLiteral("out")) || parser.value(QStringLiteral("out")).isEmpty())
         throw UsageError{QStringLiteral("--out is required")};
     const QString path = parser.value(QStringLiteral("out"));
@@ -198,54 +291,43 @@ int runExport(const QStringList &args)
                                         "for the view's data, .gif, .mp4 or .webm with "
                                         "--animate) (got \"%1\")")
                              .arg(path)};
-    if (dataOut && views->size() != 1)
+    if (dataOut && views.size() != 1)
         throw UsageError{QStringLiteral("--out %1: data is written for one view, not %2")
-                             .arg(path, figureViewsName(*views))};
+                             .arg(path, figureViewsName(views))};
 
-    FigureOptions figure;
-    figure.views = *views;
-    throwIf(FigureOptions::fields(),
-            readOptions(FigureOptions::fields(), parser, &figure, QString()));
-    if (const QString problem = figure.validate(); !problem.isEmpty())
-        throw UsageError{QStringLiteral("--width / --height / --dpi: ") + problem};
-    const std::optional<AnimationRequest> animation = animationFromOptions(parser, path, figure);
+    const FigureOptions figureOptions = figureOptionsFromOptions(parser, views);
+    const std::optional<AnimationRequest> animation =
+        animationFromOptions(parser, path, figureOptions);
+    const bool checksEngine = std::any_of(views.begin(), views.end(), viewNeedsEngineCheck);
+    if (!checksEngine)
+        refuseOptions(parser,
+                      {QStringLiteral("against"), QStringLiteral("what"),
+                       QStringLiteral("tolerance"), QStringLiteral("unscaled"),
+                       QStringLiteral("strict")},
+                      QStringLiteral("--view %1 (only the verify view checks a table)")
+                          .arg(figureViewsName(views)));
+    else if (!parser.isSet(QStringLiteral("against")))
+        throw UsageError{QStringLiteral("--against is required for the verify view")};
+    else if (animation || dataOut)
+        throw UsageError{QStringLiteral("the verify view is a figure: --out must end in .png, .svg "
+                                        "or .pdf")};
 
     // The state: defaults, a preset or a session, then the command line on top.
-    ExplorerState state;
-    const bool fromPreset = parser.isSet(QStringLiteral("preset"));
-    const bool fromSession = parser.isSet(QStringLiteral("session"));
-    if (fromPreset && fromSession)
-        throw UsageError{QStringLiteral("--preset and --session cannot be combined")};
-    if (fromPreset && !applyPreset(state, parser.value(QStringLiteral("preset")), &error))
-        throw UsageError{QStringLiteral("--preset: ") + error};
-    if (fromSession && !loadSession(parser.value(QStringLiteral("session")), &state, &error))
-        throw UsageError{QStringLiteral("--session: ") + error};
-    const bool needsEncoding = std::any_of(views->begin(), views->end(), viewNeedsEncoding);
-    const BackendChoice choice = parser.isSet(QStringLiteral("backend"))
-                                     ? backendFromOptions(parser)
-                                     : state.backendChoice();
-    applyOptions(parser, state);
-    // The look a session or preset saved, then the command line's options on top.
-    figure.style = state.figureStyle();
-    throwIf(FigureStyle::fields(),
-            readOptions(FigureStyle::fields(), parser, &figure.style, QString()));
-    if (needsEncoding) {
-        if (const QString problem = inMemoryProblem(state.spec()); !problem.isEmpty())
-            throw UsageError{QStringLiteral("--positions / --dims: ") + problem};
-    }
-    if (std::any_of(views->begin(), views->end(), viewNeedsPhrases) &&
-        state.phraseSettings().phrases.isEmpty())
-        throw UsageError{
-            QStringLiteral("--text is required for the %1 view").arg(figureViewsName(*views))};
-    if (views->contains(FigureView::PhraseDifference) && state.phraseSettings().phrases.size() < 2)
-        throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
+    FigureRequest request = figureRequestFromOptions(parser, figureOptions);
+    ExplorerState &state = *request.state;
+    const FigureOptions &figure = request.figure;
+    const BackendChoice choice = request.backend;
+    QString error;
 
     const std::optional<FigureAnimation> animationPlan =
-        animation ? std::optional(planAnimation(state, *views, *animation)) : std::nullopt;
+        animation ? std::optional(planAnimation(state, views, *animation)) : std::nullopt;
     if (animation && AtomicFile::writesInPlace(path))
         throw UsageError{QStringLiteral("--out %1: an animation is written to a file, not to a "
                                         "device or pipe")
                              .arg(path)};
+
+    const std::optional<EngineCheckRequest> engineRequest =
+        checksEngine ? std::optional(engineCheckFor(parser, state)) : std::nullopt;
 
     // The folder is checked before any work, so a typo costs no computing.
     if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
@@ -253,7 +335,7 @@ int runExport(const QStringList &args)
         return Failure;
     }
     if (parser.isSet(QStringLiteral("dry-run"))) {
-        const QString viewName = figureViewsName(*views);
+        const QString viewName = figureViewsName(views);
         QString action;
         if (animationPlan)
             action = QStringLiteral("write %1 frames of the %2 figure (%3 from %4 to %5) to %6")
@@ -264,7 +346,7 @@ int runExport(const QStringList &args)
                          .arg(path);
         else if (dataOut)
             action = QStringLiteral("write the %1 view's data (%2) to %3")
-                         .arg(viewName, viewDataDescription(state, views->constFirst()), path);
+                         .arg(viewName, viewDataDescription(state, views.constFirst()), path);
         else
             action = QStringLiteral("render the %1 figure (%2 x %3 px, %4 dpi) to %5")
                          .arg(viewName)
@@ -291,7 +373,16 @@ int runExport(const QStringList &args)
         return rc;
     }
     FigureData data;
-    const bool computed = computeFigureData(state, *views, *backend, &data, &error);
+    if (engineRequest) {
+        std::optional<EngineCheck> check = runEngineCheck(*engineRequest, &error);
+        if (!check)
+            throw UsageError{QStringLiteral("--against: ") + error};
+        report(command, check->verdict());
+        if (const QString diagnosis = check->diagnosis(); !diagnosis.isEmpty())
+            report(command, diagnosis);
+        data.engineCheck = std::make_shared<const EngineCheck>(std::move(*check));
+    }
+    const bool computed = computeFigureData(state, views, *backend, &data, &error);
     if (const QString notice = backend->notice(); !notice.isEmpty())
         report(command, notice);
     if (!computed) {
@@ -299,14 +390,14 @@ int runExport(const QStringList &args)
         return Failure;
     }
     if (dataOut) {
-        if (!writeViewData(state, data, views->constFirst(), path, &error)) {
+        if (!writeViewData(state, data, views.constFirst(), path, &error)) {
             report(command, error);
             return Failure;
         }
         report(command,
                QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
                               "in %5 ms")
-                   .arg(figureViewsName(*views), viewDataDescription(state, views->constFirst()),
+                   .arg(figureViewsName(views), viewDataDescription(state, views.constFirst()),
                         path, backend->id())
                    .arg(timer.elapsed()));
         return Success;
@@ -318,7 +409,7 @@ int runExport(const QStringList &args)
     }
     report(command, QStringLiteral("%1 figure written to %2 (%3 x %4 px, %5 dpi), computed by "
                                    "the %6 backend, in %7 ms")
-                        .arg(figureViewsName(*views), path)
+                        .arg(figureViewsName(views), path)
                         .arg(figure.width)
                         .arg(figure.height)
                         .arg(figure.dpi)

@@ -19,6 +19,7 @@
 #include <QImageWriter>
 #include <QRegularExpression>
 #include <QTimer>
+#include <QUndoStack>
 
 #include <cstdio>
 
@@ -58,7 +59,7 @@ void addGuiOptions(QCommandLineParser &parser)
         QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
                        "Without a subcommand it opens the explorer window.\n\n"
                        "Subcommands (pescope <command> --help for each): data, phrases, info, "
-                       "export, inspect, verify.\n\n"
+                       "export, inspect, verify, tokens.\n\n"
                        "Presets (--preset):\n") +
         presetList());
     parser.addHelpOption();
@@ -85,7 +86,8 @@ void addGuiOptions(QCommandLineParser &parser)
                         "Open model does."),
          QStringLiteral("PATH|REPO_ID")},
         {QStringLiteral("model-view"),
-         QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit."),
+         QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit (a "
+                        "learned table); spectrum, rotation or decay (a rotary layer)."),
          QStringLiteral("NAME")},
     });
     parser.addPositionalArgument(QStringLiteral("file"),
@@ -149,8 +151,9 @@ GuiRequest guiRequest(const QCommandLineParser &parser)
         const QString name = parser.value(QStringLiteral("model-view"));
         const std::optional<QList<FigureView>> views = parseFigureViews(name, nullptr);
         if (!views || views->size() != 1 || !ModelPage::views().contains(views->constFirst()))
-            throw UsageError{QStringLiteral("--model-view must be pca, table-similarity or "
-                                            "sinusoid-fit (got \"%1\")")
+            throw UsageError{QStringLiteral("--model-view must be pca, table-similarity, "
+                                            "sinusoid-fit, spectrum, rotation or decay (got "
+                                            "\"%1\")")
                                  .arg(name)};
         request.modelView = views->constFirst();
     }
@@ -236,6 +239,8 @@ int runGui(int argc, char **argv)
         window.modelPage()->setCurrentView(*request.modelView);
     if (request.page)
         window.state()->setPage(*request.page);
+    // What the command line asked for is where the session starts: nothing to undo, not modified.
+    window.undoStack()->clear();
     if (request.size.isValid())
         window.resize(request.size);
     window.show();

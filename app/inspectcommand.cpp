@@ -47,6 +47,24 @@ QJsonArray shapeJson(const std::vector<qint64> &shape)
     return out;
 }
 
+// A GGUF file stores no pairing (llama.cpp picks it per architecture, after permuting the
+// weights): only config.json's models get a pairing line.
+bool statesPairing(const ModelConfig &c)
+{
+    return c.usesRope() && !c.source.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive);
+}
+
+// How the model pairs its rotary columns, for people: the tables pescope writes follow it.
+QString pairingText(const ModelConfig &c)
+{
+    return c.interleavedPairs
+               ? QStringLiteral("interleaved: columns 2i and 2i + 1 of each head form pair i "
+                                "(Llama 4's apply_rotary_emb, DeepSeek's rope_interleave); "
+                                "pescope's tables follow it")
+               : QStringLiteral("half: columns i and i + d/2 of each rotated head form pair i "
+                                "(rotate_half, HF's cat(f, f) tables)");
+}
+
 QJsonObject configJson(const ModelConfig &c)
 {
     QJsonArray layers;
@@ -82,6 +100,10 @@ QJsonObject configJson(const ModelConfig &c)
             {QStringLiteral("max_position_embeddings"), c.maxPositionEmbeddings},
             {QStringLiteral("absolute_positions"), absolute},
             {QStringLiteral("rope_parameters"), c.ropeParameters},
+            {QStringLiteral("pairing"),
+             statesPairing(c) ? QJsonValue(c.interleavedPairs ? QStringLiteral("interleaved")
+                                                              : QStringLiteral("half"))
+                              : QJsonValue()},
             {QStringLiteral("layers"), layers},
             {QStringLiteral("read"), QJsonArray::fromStringList(c.readFrom)},
             {QStringLiteral("assumed"), QJsonArray::fromStringList(c.assumed)}};
@@ -155,6 +177,8 @@ void printText(const QJsonObject &report, const std::optional<ModelConfig> &conf
             printLine(QStringLiteral("rope_parameters: %1")
                           .arg(QString::fromUtf8(
                               QJsonDocument(c.ropeParameters).toJson(QJsonDocument::Compact))));
+        if (statesPairing(c))
+            printLine(QStringLiteral("pairing:  ") + pairingText(c));
         for (const QString &line : c.readFrom)
             printLine(QStringLiteral("read:     ") + line);
         for (const QString &line : c.assumed)
@@ -208,40 +232,17 @@ void printTensors(ModelTensors &tensors, qsizetype count, bool json)
 
 } // namespace
 
-int runInspect(const QStringList &args)
+QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *configOut)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Shows what pescope reads from a model: architecture, the positional scheme of each "
-        "layer, RoPE parameters, what was assumed, and the tensors (names, shapes, types). "
-        "Reads headers only; nothing is downloaded."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("model"),
-                                 QStringLiteral("A model folder, config.json, a .safetensors, "
-                                                ".gguf or .npy file, or a Hugging Face cache "
-                                                "repo id (gpt2, org/name)."),
-                                 QStringLiteral("PATH|REPO_ID"));
-    parser.addOption({QStringLiteral("json"), QStringLiteral("One JSON object on stdout.")});
-    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    if (!parser.parse(args))
-        throw UsageError{parser.errorText()};
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
-    const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1)
-        throw UsageError{positional.isEmpty()
-                             ? QStringLiteral("name a model: a folder, a file or a repo id")
-                             : QStringLiteral("unexpected argument \"%1\"").arg(positional.at(1))};
-
     QString error;
-    const std::optional<ModelLocation> location = resolveModel(positional.constFirst(), &error);
+    const std::optional<ModelLocation> location = resolveModel(source, &error);
     if (!location)
         throw UsageError{error};
     // config.json, or a GGUF file's metadata.
     const std::optional<ModelConfig> config = readModelConfig(*location, &error);
     if (!config && !error.isEmpty())
         throw UsageError{error};
-    QJsonObject report{{QStringLiteral("source"), positional.constFirst()},
+    QJsonObject report{{QStringLiteral("source"), source},
                        {QStringLiteral("kind"), nameOf(modelSourceKindNames, location->kind)}};
     if (!location->repoId.isEmpty()) {
         report.insert(QStringLiteral("repo_id"), location->repoId);
@@ -269,6 +270,38 @@ int runInspect(const QStringList &args)
                 report.insert(QStringLiteral("position_table"), table);
         }
     }
+    if (configOut)
+        *configOut = config;
+    return report;
+}
+
+int runInspect(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Shows what pescope reads from a model: architecture, the positional scheme of each "
+        "layer, RoPE parameters, what was assumed, and the tensors (names, shapes, types). "
+        "Reads headers only; nothing is downloaded."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("model"),
+                                 QStringLiteral("A model folder, config.json, a .safetensors, "
+                                                ".gguf or .npy file, or a Hugging Face cache "
+                                                "repo id (gpt2, org/name)."),
+                                 QStringLiteral("PATH|REPO_ID"));
+    parser.addOption({QStringLiteral("json"), QStringLiteral("One JSON object on stdout.")});
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    if (!parser.parse(args))
+        throw UsageError{parser.errorText()};
+    if (parser.isSet(QStringLiteral("help")))
+        requestHelp(parser, args);
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        throw UsageError{positional.isEmpty()
+                             ? QStringLiteral("name a model: a folder, a file or a repo id")
+                             : QStringLiteral("unexpected argument \"%1\"").arg(positional.at(1))};
+
+    std::optional<ModelConfig> config;
+    const QJsonObject report = inspectReport(positional.constFirst(), &config);
     if (parser.isSet(QStringLiteral("json"))) {
         const QByteArray json = QJsonDocument(report).toJson(QJsonDocument::Indented);
         // The placeholder, as the indented format writes an empty array at the top level; no

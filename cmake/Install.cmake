@@ -111,6 +111,26 @@ foreach(size IN LISTS PE_ICON_SIZES)
           DESTINATION "${CMAKE_INSTALL_DATADIR}/icons/hicolor/${size}x${size}/apps")
 endforeach()
 
+# The Python module (python/, issue 31): in Debian's folder for public modules under the prefix,
+# lib/python3/dist-packages, where Debian's python3 finds it under /usr (the .deb). Under any
+# other prefix (/usr/local by default) python3 does not look there: a pescope.pth in the site
+# folder Debian's python3 reads under that prefix (lib/python3.X/dist-packages) names the folder.
+# Decided at install time, so the .deb (installed under /usr) has no .pth.
+set(PE_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
+    "Where the Python module is installed, relative to the prefix")
+if(TARGET pe_python)
+  install(TARGETS pe_python LIBRARY DESTINATION "${PE_PYTHON_INSTALL_DIR}"
+    PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+  install(CODE "
+    if(NOT CMAKE_INSTALL_PREFIX MATCHES \"/usr/?$\")
+      set(pe_site \"lib/python${PE_PYTHON_VERSION}/dist-packages\")
+      file(WRITE \"${PROJECT_BINARY_DIR}/python/pescope.pth\"
+           \"\${CMAKE_INSTALL_PREFIX}/${PE_PYTHON_INSTALL_DIR}\\n\")
+      file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/\${pe_site}\"
+           TYPE FILE FILES \"${PROJECT_BINARY_DIR}/python/pescope.pth\")
+    endif()")
+endif()
+
 # The Debian package. Depends come from dpkg-shlibdeps on the installed binary, plus the Qt
 # platform plugins (loaded at run time, so no library dependency names them) and, for the GPU
 # backend, Mesa's OpenGL drivers as a recommendation. Menus, MIME and icon caches are refreshed
@@ -128,6 +148,14 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri")
+if(TARGET pe_python)
+  # The Python module: built for one Python version (its file name says which), and NumPy.
+  string(REPLACE "." ";" pe_python_version_parts "${PE_PYTHON_VERSION}")
+  list(GET pe_python_version_parts 1 pe_python_minor)
+  math(EXPR pe_python_next "${pe_python_minor} + 1")
+  string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS ", python3 (>= ${PE_PYTHON_VERSION}), "
+         "python3 (<< 3.${pe_python_next}), python3-numpy")
+endif()
 # The long description; CPack puts the summary line above it and indents it as Debian wants.
 set(CPACK_PACKAGE_DESCRIPTION
     "pescope shows and exports the positional encodings of transformer models:

@@ -6,8 +6,8 @@
 
 namespace pe {
 
-FallbackBackend::FallbackBackend(std::unique_ptr<GpuBackend> gpu)
-    : m_gpu(std::move(gpu)), m_last(m_gpu.get())
+FallbackBackend::FallbackBackend(std::unique_ptr<GpuBackend> gpu, GpuRoutes routes)
+    : m_gpu(std::move(gpu)), m_routes(routes), m_last(m_gpu.get())
 {}
 
 FallbackBackend::~FallbackBackend() = default;
@@ -29,13 +29,17 @@ QString FallbackBackend::description() const
     return m_last->description();
 }
 
-bool FallbackBackend::run(const EncodingSpec &spec, const QString &problem,
+bool FallbackBackend::run(const EncodingSpec &spec, const QString &problem, bool onGpu,
                           const std::function<bool(Backend &, QString *)> &call, QString *error)
 {
     if (!problem.isEmpty()) { // the CPU would refuse it too: not the GPU's failure
         if (error)
             *error = problem;
         return false;
+    }
+    if (!onGpu) {
+        m_last = &cpu();
+        return call(*m_last, error);
     }
     if (!m_failed && GpuBackend::supports(spec)) {
         QString reason;
@@ -61,7 +65,7 @@ bool FallbackBackend::encode(const EncodingSpec &spec, qint64 firstRow, qint64 r
                              QString *error)
 {
     return run(
-        spec, encodeRequestProblem(spec, firstRow, rowCount),
+        spec, encodeRequestProblem(spec, firstRow, rowCount), m_routes.encodeOnGpu,
         [&](Backend &b, QString *e) { return b.encode(spec, firstRow, rowCount, out, e); }, error);
 }
 
@@ -69,7 +73,7 @@ bool FallbackBackend::sample(const EncodingSpec &spec, const MatrixWindow &windo
                              int height, float *out, QString *error)
 {
     return run(
-        spec, sampleRequestProblem(spec, window, width, height),
+        spec, sampleRequestProblem(spec, window, width, height), m_routes.sampleOnGpu,
         [&](Backend &b, QString *e) { return b.sample(spec, window, width, height, out, e); },
         error);
 }

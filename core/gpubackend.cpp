@@ -1,8 +1,10 @@
 #include "gpubackend.h"
 
+#include "parallel.h"
 #include "samplingplan.h"
 #include "schemes/sinusoidalscheme.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QGuiApplication>
 #include <QOffscreenSurface>
@@ -12,6 +14,7 @@
 #include <QOpenGLVersionFunctionsFactory>
 
 #include <condition_variable>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -146,18 +149,67 @@ quint32 seedKey(quint64 seed)
 // 64-bit product over exact additions; 16 is 2x faster than 1 on llvmpipe.
 constexpr int rowsPerInvocation = 16;
 
-// Buffer slots; the binding points are the shaders'.
-enum Slot {
-    EncodeTable,
-    EncodeValues,
-    Sample0,
-    Sample1,
-    Sample2,
-    Sample3,
-    Sample4,
-    Pixels,
-    SlotCount
+// A chunk's bytes at most (whole rows, at least one): 16 MiB keeps three chunks in flight
+// within 48 MiB of GPU and 48 MiB of host memory, and a 256 MiB matrix in 16 chunks, each
+// costing tens of microseconds of GL calls (dispatch, copy, fence).
+constexpr qint64 defaultChunkBytes = qint64(16) << 20;
+
+// Host copies of finished chunks run on several cores: one core's memcpy (~10 GB/s) is slower
+// than a PCIe 4/5 bus. Blocks of at least 4 MiB keep thread start-up small against the copy.
+constexpr qint64 hostCopyBlockBytes = qint64(4) << 20;
+
+// The longest wait for one chunk before the call fails (a hung GPU must not hang the caller).
+constexpr GLuint64 chunkTimeoutNs = GLuint64(120) * 1000 * 1000 * 1000;
+
+// Input buffer slots; the binding points are the shaders'.
+enum Input { EncodeTable, Sample0, Sample1, Sample2, Sample3, Sample4, InputCount };
+
+// The binding points the shaders write their results to.
+constexpr GLuint encodeOutputBinding = 1;
+constexpr GLuint sampleOutputBinding = 5;
+
+// One slot of the read-back ring. The shaders write `compute`, which the CPU never reads or
+// maps: reading chunks back straight from the shaders' buffer gave an NVIDIA H200 the first
+// chunk's values for every later one (issue 27), and a driver may move a buffer the CPU reads
+// into host memory. The GPU copies it into `staging`, which the CPU reads once `fence` has
+// signalled.
+struct ReadbackSlot
+{
+    GLuint compute = 0;
+    GLuint staging = 0;
+    GLsizeiptr bytes = 0;
+    const char *mapped = nullptr; // Readback::Persistent: staging's persistent mapping
+    GLsync fence = nullptr;       // set while a chunk is in flight
+    float *destination = nullptr; // where the chunk in flight goes
+    qint64 pendingBytes = 0;
+    QString what; // "rows 10 to 20", for errors
 };
+
+// What runChunks() needs to know about chunk i.
+struct Chunk
+{
+    qint64 bytes = 0;
+    float *destination = nullptr;
+    QString what;
+};
+
+QString debugTypeName(GLenum type)
+{
+    switch (type) {
+    case GL_DEBUG_TYPE_ERROR:
+        return QStringLiteral("error");
+    case GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR:
+        return QStringLiteral("undefined behaviour");
+    case GL_DEBUG_TYPE_DEPRECATED_BEHAVIOR:
+        return QStringLiteral("deprecated");
+    case GL_DEBUG_TYPE_PERFORMANCE:
+        return QStringLiteral("performance");
+    case GL_DEBUG_TYPE_PORTABILITY:
+        return QStringLiteral("portability");
+    default:
+        return QStringLiteral("other");
+    }
+}
 
 } // namespace
 
@@ -171,40 +223,62 @@ struct GpuBackend::Private
     // Everything below is touched only on the GL thread.
     std::unique_ptr<QOpenGLContext> context;
     QOpenGLFunctions_4_3_Core *gl = nullptr;
+    PFNGLBUFFERSTORAGEPROC bufferStorage = nullptr; // GL 4.4 or ARB_buffer_storage, else null
+    // KHR_debug (core in 4.3, though Qt's 4.3 function table leaves it out).
+    PFNGLGETDEBUGMESSAGELOGPROC getDebugMessageLog = nullptr;
+    Readback mode = Readback::Plain;
     std::map<QString, std::unique_ptr<QOpenGLShaderProgram>> programs;
-    GLuint buffers[SlotCount] = {};
-    GLsizeiptr bufferSizes[SlotCount] = {};
-    std::vector<GLuint> queries;
+    GLuint inputs[InputCount] = {};
+    GLsizeiptr inputSizes[InputCount] = {};
+    std::vector<ReadbackSlot> ring;
+    GLuint idleSource = 0; // measureReadback's device buffer, kept between calls
+    qint64 idleSourceBytes = 0;
+    std::vector<GLuint> kernelQueries, transferQueries;
     GLint maxGroups[3] = {65535, 65535, 65535};
     GLint64 maxStorageBlock = GLint64(1) << 27;
+    GLint storageAlignment = 1;
     bool timerQueries = false;
     QString renderer;
     QString version;
-    std::optional<EncodingSpec> tableSpec; // whose phase table EncodeTable holds
-    double lastKernelMs = -1.0;
+    std::optional<EncodingSpec> tableSpec; // whose phase table inputs[EncodeTable] holds
+    CallTimings timings;
+    QStringList debugLog;
 
     bool initialize(QString *why);
+    void queryLimits();
     void release();
+    void releaseRing();
     bool begin(QString *error);
     bool checkErrors(const QString &what, QString *error);
+    QStringList drainDebugLog();
     // QOpenGLShaderProgram::setUniformValue(GLuint) calls glUniform1i, wrong for a uint.
     void setUint(QOpenGLShaderProgram *shader, const char *name, GLuint value)
     {
         gl->glUniform1ui(shader->uniformLocation(name), value);
     }
     QOpenGLShaderProgram *program(const QString &name, QString *error);
-    bool upload(Slot slot, const void *data, qint64 bytes, const QString &what, QString *error);
-    bool reserve(Slot slot, qint64 bytes, QString *error);
+    bool upload(Input slot, const void *data, qint64 bytes, const QString &what, QString *error);
     qint64 bufferLimit() const;
     int groupLimit(int axis) const;
-    void beginTimer(std::size_t index);
+    void beginTimer(std::vector<GLuint> &pool, std::size_t index);
     void endTimer();
-    void collectTimers(std::size_t used);
+    double collectTimers(const std::vector<GLuint> &pool, std::size_t used);
+
+    GLuint makeBuffer(GLsizeiptr bytes, GLbitfield storageFlags, GLenum usage);
+    bool reserveRing(qint64 bytes, QString *error);
+    void bindOutput(GLuint binding, GLuint buffer);
+    bool runChunks(qint64 count, qint64 slotBytes, GLuint binding,
+                   const std::function<Chunk(qint64)> &chunk,
+                   const std::function<void(qint64)> &dispatch, QString *error, GLuint source = 0);
+    bool readBack(ReadbackSlot &slot, QString *error);
+    void abandonChunks();
 
     bool encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount, float *out,
                 QString *error);
     bool sample(const EncodingSpec &spec, const MatrixWindow &window, int width, int height,
                 float *out, QString *error);
+    bool uploadSamplingPlan(const SamplingPlan &plan, QString *error);
+    bool measureReadback(qint64 bytes, float *out, QString *error);
 };
 
 bool GpuBackend::Private::initialize(QString *why)
@@ -242,30 +316,85 @@ bool GpuBackend::Private::initialize(QString *why)
         *why = QStringLiteral("the OpenGL 4.3 core functions could not be resolved");
         return false;
     }
-    renderer = QString::fromLatin1(reinterpret_cast<const char *>(gl->glGetString(GL_RENDERER)));
-    version = QString::fromLatin1(reinterpret_cast<const char *>(gl->glGetString(GL_VERSION)));
-    for (GLuint axis = 0; axis < 3; ++axis)
-        gl->glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, axis, &maxGroups[axis]);
-    gl->glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &maxStorageBlock);
-    GLint timerBits = 0;
-    gl->glGetQueryiv(GL_TIME_ELAPSED, GL_QUERY_COUNTER_BITS, &timerBits);
-    timerQueries = timerBits > 0;
-    gl->glGenBuffers(SlotCount, buffers);
+    queryLimits();
+    // NVIDIA gives exactly the 4.3 asked for, so buffer storage comes as ARB_buffer_storage there.
+    if (got.version() >= qMakePair(4, 4) ||
+        context->hasExtension(QByteArrayLiteral("GL_ARB_buffer_storage")))
+        bufferStorage =
+            reinterpret_cast<PFNGLBUFFERSTORAGEPROC>(context->getProcAddress("glBufferStorage"));
+    mode = options.readback;
+    if (mode == Readback::Auto)
+        mode = bufferStorage ? Readback::Persistent : Readback::Plain;
+    if (mode == Readback::Persistent && !bufferStorage) {
+        *why = QStringLiteral("persistent read-back needs glBufferStorage (OpenGL 4.4 or "
+                              "GL_ARB_buffer_storage), which this driver lacks");
+        return false;
+    }
+    if (options.debugContext) {
+        // Messages queue in the context's log (no callback: they are read on the GL thread
+        // after each dispatch), in call order, every severity.
+        getDebugMessageLog = reinterpret_cast<PFNGLGETDEBUGMESSAGELOGPROC>(
+            context->getProcAddress("glGetDebugMessageLog"));
+        const auto control = reinterpret_cast<PFNGLDEBUGMESSAGECONTROLPROC>(
+            context->getProcAddress("glDebugMessageControl"));
+        if (!getDebugMessageLog || !control) {
+            *why = QStringLiteral("the driver's debug context has no KHR_debug functions");
+            return false;
+        }
+        gl->glEnable(GL_DEBUG_OUTPUT);
+        gl->glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+        control(GL_DONT_CARE, GL_DONT_CARE, GL_DONT_CARE, 0, nullptr, GL_TRUE);
+    }
+    gl->glGenBuffers(InputCount, inputs);
     if (!checkErrors(QStringLiteral("querying the compute limits"), why))
         return false;
     // Proves compute shaders work here; the other kernels compile on first use.
     return program(QStringLiteral("encode_phase"), why) != nullptr;
 }
 
+void GpuBackend::Private::queryLimits()
+{
+    renderer = QString::fromLatin1(reinterpret_cast<const char *>(gl->glGetString(GL_RENDERER)));
+    version = QString::fromLatin1(reinterpret_cast<const char *>(gl->glGetString(GL_VERSION)));
+    for (GLuint axis = 0; axis < 3; ++axis)
+        gl->glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, axis, &maxGroups[axis]);
+    gl->glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &maxStorageBlock);
+    gl->glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &storageAlignment);
+    GLint timerBits = 0;
+    gl->glGetQueryiv(GL_TIME_ELAPSED, GL_QUERY_COUNTER_BITS, &timerBits);
+    timerQueries = timerBits > 0;
+}
+
+void GpuBackend::Private::releaseRing()
+{
+    for (ReadbackSlot &slot : ring) {
+        if (slot.fence)
+            gl->glDeleteSync(slot.fence);
+        if (slot.mapped) {
+            gl->glBindBuffer(GL_COPY_WRITE_BUFFER, slot.staging);
+            gl->glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+        }
+        for (GLuint buffer : {slot.compute, slot.staging})
+            if (buffer)
+                gl->glDeleteBuffers(1, &buffer);
+    }
+    ring.clear();
+}
+
 void GpuBackend::Private::release()
 {
     if (gl && context && context->isValid() && context->makeCurrent(surface.get())) {
-        gl->glDeleteBuffers(SlotCount, buffers);
-        if (!queries.empty())
-            gl->glDeleteQueries(GLsizei(queries.size()), queries.data());
+        releaseRing();
+        gl->glDeleteBuffers(InputCount, inputs);
+        if (idleSource)
+            gl->glDeleteBuffers(1, &idleSource);
+        for (const std::vector<GLuint> *pool : {&kernelQueries, &transferQueries})
+            if (!pool->empty())
+                gl->glDeleteQueries(GLsizei(pool->size()), pool->data());
         programs.clear();
         context->doneCurrent();
     }
+    ring.clear();
     programs.clear();
     context.reset();
 }
@@ -283,17 +412,66 @@ bool GpuBackend::Private::begin(QString *error)
     while (gl->glGetError() != GL_NO_ERROR) {
         // Errors from before this call are not this call's.
     }
+    drainDebugLog();
+    timings = {};
     return true;
 }
 
+// Reads the debug context's queued messages into debugLog; returns the ones that mean a call
+// was refused or its result is undefined.
+QStringList GpuBackend::Private::drainDebugLog()
+{
+    QStringList failures;
+    if (!getDebugMessageLog)
+        return failures;
+    constexpr GLuint batch = 16;
+    GLint maxLength = 0;
+    gl->glGetIntegerv(GL_MAX_DEBUG_MESSAGE_LENGTH, &maxLength);
+    std::vector<GLchar> text(std::size_t(std::max(maxLength, 256)) * batch);
+    GLenum sources[batch], types[batch], severities[batch];
+    GLuint ids[batch];
+    GLsizei lengths[batch];
+    for (;;) {
+        const GLuint count = getDebugMessageLog(batch, GLsizei(text.size()), sources, types, ids,
+                                                severities, lengths, text.data());
+        if (count == 0)
+            break;
+        const GLchar *at = text.data();
+        for (GLuint i = 0; i < count; ++i) {
+            // lengths include the terminating NUL.
+            const QString message = QString::fromUtf8(at, std::max(0, lengths[i] - 1)).trimmed();
+            at += lengths[i];
+            const QString line = QStringLiteral("%1 (id %2): %3")
+                                     .arg(debugTypeName(types[i]))
+                                     .arg(ids[i])
+                                     .arg(message);
+            if (debugLog.size() < 1000)
+                debugLog += line;
+            if (types[i] == GL_DEBUG_TYPE_ERROR || types[i] == GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR)
+                failures += line;
+        }
+    }
+    return failures;
+}
+
+// After every dispatch, copy and read-back: a call the GL refused leaves the buffers as they
+// were, so going on would hand the caller stale numbers; the call fails instead.
 bool GpuBackend::Private::checkErrors(const QString &what, QString *error)
 {
     QStringList names;
     for (GLenum e = gl->glGetError(); e != GL_NO_ERROR && names.size() < 8; e = gl->glGetError())
         names += glErrorName(e);
-    if (names.isEmpty())
+    const QStringList messages = drainDebugLog();
+    if (names.isEmpty() && messages.isEmpty())
         return true;
-    *error = QStringLiteral("OpenGL error %1 while %2").arg(names.join(QStringLiteral(", ")), what);
+    if (names.isEmpty())
+        *error = QStringLiteral("the OpenGL driver reported %1 while %2")
+                     .arg(messages.join(QStringLiteral("; ")), what);
+    else
+        *error =
+            QStringLiteral("OpenGL error %1 while %2").arg(names.join(QStringLiteral(", ")), what);
+    if (!names.isEmpty() && !messages.isEmpty())
+        *error += QStringLiteral(" (the driver: %1)").arg(messages.join(QStringLiteral("; ")));
     return false;
 }
 
@@ -337,7 +515,7 @@ QOpenGLShaderProgram *GpuBackend::Private::program(const QString &name, QString 
 
 qint64 GpuBackend::Private::bufferLimit() const
 {
-    qint64 limit = std::min<qint64>(maxStorageBlock, qint64(64) << 20);
+    qint64 limit = std::min<qint64>(maxStorageBlock, defaultChunkBytes);
     if (options.maxBufferBytes > 0)
         limit = std::min(limit, options.maxBufferBytes);
     return limit;
@@ -351,48 +529,38 @@ int GpuBackend::Private::groupLimit(int axis) const
                : limit;
 }
 
-bool GpuBackend::Private::reserve(Slot slot, qint64 bytes, QString *error)
-{
-    bytes = std::max<qint64>(bytes, 16);
-    if (bytes > maxStorageBlock) {
-        *error = QStringLiteral("a %1 buffer exceeds the driver's storage block limit of %2")
-                     .arg(formatBytes(double(bytes)), formatBytes(double(maxStorageBlock)));
-        return false;
-    }
-    if (bufferSizes[slot] >= bytes)
-        return true;
-    gl->glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers[slot]);
-    gl->glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
-    if (!checkErrors(QStringLiteral("allocating %1 of GPU memory").arg(formatBytes(double(bytes))),
-                     error)) {
-        bufferSizes[slot] = 0;
-        return false;
-    }
-    bufferSizes[slot] = GLsizeiptr(bytes);
-    return true;
-}
-
-bool GpuBackend::Private::upload(Slot slot, const void *data, qint64 bytes, const QString &what,
+bool GpuBackend::Private::upload(Input slot, const void *data, qint64 bytes, const QString &what,
                                  QString *error)
 {
-    if (!reserve(slot, bytes, error))
+    const qint64 size = std::max<qint64>(bytes, 16);
+    if (size > maxStorageBlock) {
+        *error = QStringLiteral("%1 (%2) exceed the driver's storage block limit of %3")
+                     .arg(what, formatBytes(double(size)), formatBytes(double(maxStorageBlock)));
         return false;
-    gl->glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers[slot]);
+    }
+    gl->glBindBuffer(GL_SHADER_STORAGE_BUFFER, inputs[slot]);
+    if (inputSizes[slot] < size) {
+        gl->glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(size), nullptr, GL_DYNAMIC_DRAW);
+        inputSizes[slot] = GLsizeiptr(size);
+    }
     if (bytes > 0)
         gl->glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), data);
-    return checkErrors(QStringLiteral("uploading ") + what, error);
+    if (checkErrors(QStringLiteral("uploading ") + what, error))
+        return true;
+    inputSizes[slot] = 0;
+    return false;
 }
 
-void GpuBackend::Private::beginTimer(std::size_t index)
+void GpuBackend::Private::beginTimer(std::vector<GLuint> &pool, std::size_t index)
 {
     if (!timerQueries)
         return;
-    if (queries.size() <= index) {
-        const std::size_t old = queries.size();
-        queries.resize(index + 1);
-        gl->glGenQueries(GLsizei(queries.size() - old), queries.data() + old);
+    if (pool.size() <= index) {
+        const std::size_t old = pool.size();
+        pool.resize(std::max(index + 1, old * 2));
+        gl->glGenQueries(GLsizei(pool.size() - old), pool.data() + old);
     }
-    gl->glBeginQuery(GL_TIME_ELAPSED, queries[index]);
+    gl->glBeginQuery(GL_TIME_ELAPSED, pool[index]);
 }
 
 void GpuBackend::Private::endTimer()
@@ -401,24 +569,197 @@ void GpuBackend::Private::endTimer()
         gl->glEndQuery(GL_TIME_ELAPSED);
 }
 
-void GpuBackend::Private::collectTimers(std::size_t used)
+// Milliseconds of the first `used` queries of `pool`, or -1 without timer queries.
+double GpuBackend::Private::collectTimers(const std::vector<GLuint> &pool, std::size_t used)
 {
-    if (!timerQueries) {
-        lastKernelMs = -1.0;
-        return;
-    }
+    if (!timerQueries)
+        return -1.0;
     double ns = 0.0;
     for (std::size_t i = 0; i < used; ++i) {
         GLuint64 elapsed = 0;
-        gl->glGetQueryObjectui64v(queries[i], GL_QUERY_RESULT, &elapsed);
+        gl->glGetQueryObjectui64v(pool[i], GL_QUERY_RESULT, &elapsed);
         ns += double(elapsed);
     }
-    lastKernelMs = ns * 1e-6;
+    return ns * 1e-6;
+}
+
+// A buffer bound to GL_COPY_WRITE_BUFFER on return: immutable storage with `storageFlags` on the
+// persistent path, else mutable with `usage`, as on a driver without glBufferStorage.
+GLuint GpuBackend::Private::makeBuffer(GLsizeiptr bytes, GLbitfield storageFlags, GLenum usage)
+{
+    GLuint buffer = 0;
+    gl->glGenBuffers(1, &buffer);
+    gl->glBindBuffer(GL_COPY_WRITE_BUFFER, buffer);
+    if (mode == Readback::Persistent)
+        bufferStorage(GL_COPY_WRITE_BUFFER, bytes, nullptr, storageFlags);
+    else
+        gl->glBufferData(GL_COPY_WRITE_BUFFER, bytes, nullptr, usage);
+    return buffer;
+}
+
+// Ring slots of at least `bytes`, allocated once and grown in powers of two up to the chunk
+// limit, so that calls of similar sizes allocate nothing.
+bool GpuBackend::Private::reserveRing(qint64 bytes, QString *error)
+{
+    const auto slotCount = std::size_t(std::max(1, options.ringSlots));
+    if (ring.size() == slotCount && ring.front().bytes >= bytes)
+        return true;
+    qint64 size = 64 << 10;
+    while (size < bytes)
+        size *= 2;
+    size = std::min(size, std::max(bytes, bufferLimit()));
+    if (size > maxStorageBlock) {
+        *error = QStringLiteral("a %1 buffer exceeds the driver's storage block limit of %2")
+                     .arg(formatBytes(double(size)), formatBytes(double(maxStorageBlock)));
+        return false;
+    }
+    releaseRing();
+    ring.resize(slotCount);
+    constexpr GLbitfield readable = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    for (ReadbackSlot &slot : ring) {
+        slot.bytes = GLsizeiptr(size);
+        // GPU-only: no map flags, so the driver keeps it in device memory.
+        slot.compute = makeBuffer(slot.bytes, 0, GL_DYNAMIC_COPY);
+        if (mode == Readback::ShaderBuffer)
+            continue;
+        // Host memory the GPU copies into (CLIENT_STORAGE), mapped once for good: coherent,
+        // so a signalled fence is all the CPU waits for (ARB_buffer_storage).
+        slot.staging = makeBuffer(slot.bytes, readable | GL_CLIENT_STORAGE_BIT, GL_STREAM_READ);
+        if (mode == Readback::Persistent)
+            slot.mapped = static_cast<const char *>(
+                gl->glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, slot.bytes, readable));
+    }
+    const QString what = QStringLiteral("allocating %1 read-back slots of %2")
+                             .arg(slotCount)
+                             .arg(formatBytes(double(size)));
+    bool ok = checkErrors(what, error);
+    if (ok && mode == Readback::Persistent &&
+        std::any_of(ring.begin(), ring.end(), [](const ReadbackSlot &s) { return !s.mapped; })) {
+        *error = QStringLiteral("the driver could not map a read-back buffer while %1").arg(what);
+        ok = false;
+    }
+    if (!ok)
+        releaseRing();
+    return ok;
+}
+
+void GpuBackend::Private::bindOutput(GLuint binding, GLuint buffer)
+{
+    if (options.misalignOutputBindingForTesting)
+        gl->glBindBufferRange(GL_SHADER_STORAGE_BUFFER, binding, buffer, 1, 16);
+    else
+        gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, buffer); // offset 0: aligned
+}
+
+// Runs `count` chunks through the read-back ring. For chunk i, `dispatch(i)` binds what the
+// shader reads, sets its uniforms and dispatches (the output buffer is bound here); the result
+// is copied into the slot's host-visible buffer behind a fence, and the CPU copies a chunk out
+// only when its slot comes round again, so up to ring.size() chunks compute meanwhile. Without
+// `dispatch`, the chunks copy `source` instead (measureReadback). Every chunk's calls are
+// checked; on failure nothing more is written to the caller's memory.
+bool GpuBackend::Private::runChunks(qint64 count, qint64 slotBytes, GLuint binding,
+                                    const std::function<Chunk(qint64)> &chunk,
+                                    const std::function<void(qint64)> &dispatch, QString *error,
+                                    GLuint source)
+{
+    if (!reserveRing(slotBytes, error))
+        return false;
+    const auto fail = [this] {
+        abandonChunks();
+        return false;
+    };
+    const auto slotCount = qint64(ring.size());
+    const bool copies = mode != Readback::ShaderBuffer;
+    for (qint64 i = 0; i < count; ++i) {
+        ReadbackSlot &slot = ring[std::size_t(i % slotCount)];
+        if (slot.fence && !readBack(slot, error))
+            return fail();
+        const Chunk c = chunk(i);
+        slot.destination = c.destination;
+        slot.pendingBytes = c.bytes;
+        slot.what = c.what;
+        if (dispatch) {
+            bindOutput(binding, slot.compute);
+            beginTimer(kernelQueries, std::size_t(i));
+            dispatch(i);
+            endTimer();
+            if (!checkErrors(QStringLiteral("computing ") + c.what, error))
+                return fail();
+            // The copy or read below must see the shaders' writes (GL 4.6, 7.13.2).
+            gl->glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        }
+        if (copies) {
+            beginTimer(transferQueries, std::size_t(i));
+            gl->glBindBuffer(GL_COPY_READ_BUFFER, source ? source : slot.compute);
+            gl->glBindBuffer(GL_COPY_WRITE_BUFFER, slot.staging);
+            gl->glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
+                                    GLsizeiptr(c.bytes));
+            endTimer();
+        }
+        slot.fence = gl->glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        gl->glFlush(); // the GPU starts on this chunk while the CPU copies out an earlier one
+        if (!checkErrors(QStringLiteral("copying ") + c.what + QStringLiteral(" to host memory"),
+                         error))
+            return fail();
+    }
+    for (qint64 i = std::max<qint64>(0, count - slotCount); i < count; ++i)
+        if (!readBack(ring[std::size_t(i % slotCount)], error))
+            return fail();
+    timings.chunks = count;
+    timings.kernelMs = dispatch ? collectTimers(kernelQueries, std::size_t(count)) : 0.0;
+    timings.transferMs = copies ? collectTimers(transferQueries, std::size_t(count)) : 0.0;
+    return checkErrors(QStringLiteral("reading the timers"), error);
+}
+
+// Waits for a slot's chunk and copies it to the caller's memory.
+bool GpuBackend::Private::readBack(ReadbackSlot &slot, QString *error)
+{
+    const GLenum status =
+        gl->glClientWaitSync(slot.fence, GL_SYNC_FLUSH_COMMANDS_BIT, chunkTimeoutNs);
+    gl->glDeleteSync(slot.fence);
+    slot.fence = nullptr;
+    if (status != GL_ALREADY_SIGNALED && status != GL_CONDITION_SATISFIED) {
+        *error = status == GL_TIMEOUT_EXPIRED
+                     ? QStringLiteral("the GPU did not finish %1 within %2 s")
+                           .arg(slot.what)
+                           .arg(chunkTimeoutNs / 1000000000)
+                     : QStringLiteral("waiting for %1 failed").arg(slot.what);
+        return false;
+    }
+    QElapsedTimer timer;
+    timer.start();
+    if (mode == Readback::Persistent) {
+        char *to = reinterpret_cast<char *>(slot.destination);
+        const char *from = slot.mapped;
+        parallelFor(0, slot.pendingBytes, hardwareThreads(), hostCopyBlockBytes,
+                    [to, from](qint64 lo, qint64 hi) {
+                        std::memcpy(to + lo, from + lo, std::size_t(hi - lo));
+                    });
+    } else {
+        // Plain reads its staging copy; ShaderBuffer the very buffer the shader wrote.
+        gl->glBindBuffer(GL_COPY_READ_BUFFER,
+                         mode == Readback::Plain ? slot.staging : slot.compute);
+        gl->glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(slot.pendingBytes),
+                               slot.destination);
+    }
+    timings.hostCopyMs += double(timer.nsecsElapsed()) * 1e-6;
+    return checkErrors(QStringLiteral("reading back ") + slot.what, error);
+}
+
+// After a failure: chunks still in flight are dropped, never copied to the caller's memory.
+void GpuBackend::Private::abandonChunks()
+{
+    for (ReadbackSlot &slot : ring)
+        if (slot.fence) {
+            gl->glDeleteSync(slot.fence);
+            slot.fence = nullptr;
+        }
 }
 
 bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint64 rowCount,
                                  float *out, QString *error)
 {
+    timings = {};
     if (const QString problem = encodeRequestProblem(spec, firstRow, rowCount);
         !problem.isEmpty()) {
         *error = problem;
@@ -429,19 +770,18 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
             QStringLiteral("the GPU backend has no kernel for the %1 scheme").arg(spec.schemeId());
         return false;
     }
-    lastKernelMs = 0.0;
     if (rowCount == 0)
         return true;
     if (!begin(error))
         return false;
     const MatrixPlan matrixPlan = spec.plan();
     const auto *phaseColumns = std::get_if<PhaseColumnsPlan>(&matrixPlan);
-    const bool phases = phaseColumns != nullptr;
-    QOpenGLShaderProgram *shader =
-        program(phases ? QStringLiteral("encode_phase") : QStringLiteral("encode_learned"), error);
+    const auto *hashed = std::get_if<HashedUniformPlan>(&matrixPlan);
+    QOpenGLShaderProgram *shader = program(
+        phaseColumns ? QStringLiteral("encode_phase") : QStringLiteral("encode_learned"), error);
     if (!shader)
         return false;
-    if (phases && tableSpec != spec) {
+    if (phaseColumns && tableSpec != spec) {
         tableSpec.reset();
         std::vector<quint32> words;
         words.reserve(std::size_t(spec.dims) * 4);
@@ -465,49 +805,79 @@ bool GpuBackend::Private::encode(const EncodingSpec &spec, qint64 firstRow, qint
                      .arg(groupLimit(0));
         return false;
     }
-    // Chunks: a buffer of whole rows within the storage block limit, read back after each;
-    // within it, dispatches of at most the work-group count limit.
-    const qint64 rowsPerBuffer = std::max<qint64>(1, bufferLimit() / rowBytes);
+    // Chunks of whole rows within the buffer limit (one row where a row is larger); within a
+    // chunk, dispatches of at most the work-group count limit, placed by the outRow uniform
+    // (binding offsets would have to be multiples of GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT,
+    // which a row of 333 floats, 1,332 bytes, is not).
+    const qint64 rowsPerChunk = std::max<qint64>(1, bufferLimit() / rowBytes);
     const qint64 rowsPerDispatch = qint64(groupLimit(1)) * rowsPerGroup;
-    const qint64 bufferRows = std::min(rowsPerBuffer, rowCount);
-    if (!reserve(EncodeValues, bufferRows * rowBytes, error))
-        return false;
-    shader->bind();
-    gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffers[EncodeTable]);
-    gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buffers[EncodeValues]);
-    setUint(shader, "dims", GLuint(dims));
-    if (const auto *hashed = std::get_if<HashedUniformPlan>(&matrixPlan))
-        setUint(shader, "seedKey", GLuint(seedKey(hashed->seed)));
-    std::size_t timers = 0;
-    for (qint64 done = 0; done < rowCount; done += rowsPerBuffer) {
-        const qint64 rows = std::min(rowsPerBuffer, rowCount - done);
-        beginTimer(timers++);
+    const auto rowsIn = [&](qint64 i) {
+        return std::min(rowsPerChunk, rowCount - i * rowsPerChunk);
+    };
+    const auto chunk = [&](qint64 i) {
+        const qint64 first = firstRow + i * rowsPerChunk;
+        return Chunk{rowsIn(i) * rowBytes, out + i * rowsPerChunk * dims,
+                     QStringLiteral("rows %1 to %2").arg(first).arg(first + rowsIn(i))};
+    };
+    // Everything a dispatch reads is set again for every chunk: nothing rides on state left
+    // from before the previous chunk's copy.
+    const auto dispatch = [&](qint64 i) {
+        shader->bind();
+        gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, inputs[EncodeTable]);
+        setUint(shader, "dims", GLuint(dims));
+        if (hashed)
+            setUint(shader, "seedKey", GLuint(seedKey(hashed->seed)));
+        const qint64 rows = rowsIn(i);
         for (qint64 sub = 0; sub < rows; sub += rowsPerDispatch) {
             const qint64 subRows = std::min(rowsPerDispatch, rows - sub);
-            setUint(shader, "firstRow", GLuint(firstRow + done + sub));
+            setUint(shader, "firstRow", GLuint(firstRow + i * rowsPerChunk + sub));
             setUint(shader, "rowCount", GLuint(subRows));
             setUint(shader, "outRow", GLuint(sub));
             gl->glDispatchCompute(GLuint(groupsX),
                                   GLuint((subRows + rowsPerGroup - 1) / rowsPerGroup), 1);
         }
-        endTimer();
-        gl->glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        gl->glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers[EncodeValues]);
-        gl->glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(rows * rowBytes),
-                               out + done * dims);
-        if (!checkErrors(QStringLiteral("computing rows %1 to %2")
-                             .arg(firstRow + done)
-                             .arg(firstRow + done + rows),
-                         error))
-            return false;
+    };
+    const qint64 chunks = (rowCount + rowsPerChunk - 1) / rowsPerChunk;
+    return runChunks(chunks, std::min(rowsPerChunk, rowCount) * rowBytes, encodeOutputBinding,
+                     chunk, dispatch, error);
+}
+
+bool GpuBackend::Private::uploadSamplingPlan(const SamplingPlan &plan, QString *error)
+{
+    const std::vector<GpuSpan> columns = gpuSpans(plan.columns, plan.firstColumn, nullptr);
+    if (!upload(Sample4, columns.data(), bytesOf(columns), QStringLiteral("the column spans"),
+                error))
+        return false;
+    if (plan.closedForm) {
+        std::vector<quint32> phases, runs;
+        std::vector<float> dirichlet;
+        for (const kernels::ColumnPhase &c : plan.phases)
+            appendPhase(phases, c.step, c.offset);
+        for (const PhaseRun &run : plan.runs) {
+            for (std::size_t j = 0; j < run.centre.size(); ++j)
+                appendPhase(runs, run.centre[j], run.span[j]);
+            dirichlet.insert(dirichlet.end(), run.dirichlet.begin(), run.dirichlet.end());
+        }
+        const std::vector<GpuSpan> rows = gpuSpans(plan.rows, 0, &plan.rowRun);
+        return upload(Sample0, phases.data(), bytesOf(phases), QStringLiteral("phases"), error) &&
+               upload(Sample1, runs.data(), bytesOf(runs), QStringLiteral("the closed-form tables"),
+                      error) &&
+               upload(Sample2, dirichlet.data(), bytesOf(dirichlet),
+                      QStringLiteral("the Dirichlet kernels"), error) &&
+               upload(Sample3, rows.data(), bytesOf(rows), QStringLiteral("the row spans"), error);
     }
-    collectTimers(timers);
-    return checkErrors(QStringLiteral("reading the timers"), error);
+    std::vector<quint32> rows(plan.sampleRows.begin(), plan.sampleRows.end());
+    std::vector<quint32> begins(plan.sampleBegin.begin(), plan.sampleBegin.end());
+    return upload(Sample0, rows.data(), bytesOf(rows), QStringLiteral("sampled rows"), error) &&
+           upload(Sample1, plan.sampleWeights.data(), bytesOf(plan.sampleWeights),
+                  QStringLiteral("row weights"), error) &&
+           upload(Sample2, begins.data(), bytesOf(begins), QStringLiteral("row offsets"), error);
 }
 
 bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &window, int width,
                                  int height, float *out, QString *error)
 {
+    timings = {};
     const std::optional<SamplingPlan> plan = buildSamplingPlan(spec, window, width, height, error);
     if (!plan)
         return false;
@@ -521,40 +891,8 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
     QOpenGLShaderProgram *shader = program(plan->closedForm ? QStringLiteral("sample_phase")
                                                             : QStringLiteral("sample_learned"),
                                            error);
-    if (!shader)
+    if (!shader || !uploadSamplingPlan(*plan, error))
         return false;
-
-    const std::vector<GpuSpan> columns = gpuSpans(plan->columns, plan->firstColumn, nullptr);
-    if (!upload(Sample4, columns.data(), bytesOf(columns), QStringLiteral("the column spans"),
-                error))
-        return false;
-    if (plan->closedForm) {
-        std::vector<quint32> phases, runs;
-        std::vector<float> dirichlet;
-        for (const kernels::ColumnPhase &c : plan->phases)
-            appendPhase(phases, c.step, c.offset);
-        for (const PhaseRun &run : plan->runs) {
-            for (std::size_t j = 0; j < run.centre.size(); ++j)
-                appendPhase(runs, run.centre[j], run.span[j]);
-            dirichlet.insert(dirichlet.end(), run.dirichlet.begin(), run.dirichlet.end());
-        }
-        const std::vector<GpuSpan> rows = gpuSpans(plan->rows, 0, &plan->rowRun);
-        if (!upload(Sample0, phases.data(), bytesOf(phases), QStringLiteral("phases"), error) ||
-            !upload(Sample1, runs.data(), bytesOf(runs), QStringLiteral("the closed-form tables"),
-                    error) ||
-            !upload(Sample2, dirichlet.data(), bytesOf(dirichlet),
-                    QStringLiteral("the Dirichlet kernels"), error) ||
-            !upload(Sample3, rows.data(), bytesOf(rows), QStringLiteral("the row spans"), error))
-            return false;
-    } else {
-        std::vector<quint32> rows(plan->sampleRows.begin(), plan->sampleRows.end());
-        std::vector<quint32> begins(plan->sampleBegin.begin(), plan->sampleBegin.end());
-        if (!upload(Sample0, rows.data(), bytesOf(rows), QStringLiteral("sampled rows"), error) ||
-            !upload(Sample1, plan->sampleWeights.data(), bytesOf(plan->sampleWeights),
-                    QStringLiteral("row weights"), error) ||
-            !upload(Sample2, begins.data(), bytesOf(begins), QStringLiteral("row offsets"), error))
-            return false;
-    }
 
     constexpr int local = 16; // the shaders' local_size in x and y
     const qint64 rowBytes = qint64(width) * qint64(sizeof(float));
@@ -567,37 +905,66 @@ bool GpuBackend::Private::sample(const EncodingSpec &spec, const MatrixWindow &w
                      .arg(groupLimit(0));
         return false;
     }
-    if (!reserve(Pixels, std::min<qint64>(bandRows, height) * rowBytes, error))
+    const auto rowsIn = [&](qint64 i) { return std::min<qint64>(bandRows, height - i * bandRows); };
+    const auto chunk = [&](qint64 i) {
+        const qint64 y0 = i * bandRows;
+        return Chunk{rowsIn(i) * rowBytes, out + y0 * width,
+                     QStringLiteral("pixel rows %1 to %2").arg(y0).arg(y0 + rowsIn(i))};
+    };
+    const auto dispatch = [&](qint64 i) {
+        shader->bind();
+        for (GLuint b = 0; b < 5; ++b)
+            gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, inputs[Sample0 + b]);
+        setUint(shader, "width", GLuint(width));
+        setUint(shader, "height", GLuint(height));
+        if (plan->closedForm) {
+            setUint(shader, "columnCount", GLuint(plan->columnCount));
+        } else {
+            setUint(shader, "firstColumn", GLuint(plan->firstColumn));
+            setUint(shader, "seedKey",
+                    GLuint(seedKey(std::get<HashedUniformPlan>(plan->matrix).seed)));
+        }
+        setUint(shader, "firstY", GLuint(i * bandRows));
+        gl->glDispatchCompute(GLuint(groupsX), GLuint((rowsIn(i) + local - 1) / local), 1);
+    };
+    const qint64 bands = (height + bandRows - 1) / bandRows;
+    return runChunks(bands, std::min<qint64>(bandRows, height) * rowBytes, sampleOutputBinding,
+                     chunk, dispatch, error);
+}
+
+bool GpuBackend::Private::measureReadback(qint64 bytes, float *out, QString *error)
+{
+    timings = {};
+    if (bytes <= 0 || bytes % qint64(sizeof(float)) != 0) {
+        *error = QStringLiteral("the read-back test needs a positive number of floats");
         return false;
-    shader->bind();
-    for (GLuint b = 0; b < 5; ++b)
-        gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, buffers[Sample0 + b]);
-    gl->glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, buffers[Pixels]);
-    setUint(shader, "width", GLuint(width));
-    setUint(shader, "height", GLuint(height));
-    if (plan->closedForm) {
-        setUint(shader, "columnCount", GLuint(plan->columnCount));
-    } else {
-        setUint(shader, "firstColumn", GLuint(plan->firstColumn));
-        setUint(shader, "seedKey", GLuint(seedKey(std::get<HashedUniformPlan>(plan->matrix).seed)));
     }
-    std::size_t timers = 0;
-    for (qint64 y0 = 0; y0 < height; y0 += bandRows) {
-        const qint64 rows = std::min<qint64>(bandRows, height - y0);
-        beginTimer(timers++);
-        setUint(shader, "firstY", GLuint(y0));
-        gl->glDispatchCompute(GLuint(groupsX), GLuint((rows + local - 1) / local), 1);
-        endTimer();
-        gl->glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        gl->glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers[Pixels]);
-        gl->glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(rows * rowBytes),
-                               out + y0 * width);
-        if (!checkErrors(QStringLiteral("sampling pixel rows %1 to %2").arg(y0).arg(y0 + rows),
-                         error))
+    if (!begin(error))
+        return false;
+    const qint64 chunkBytes = bufferLimit() / qint64(sizeof(float)) * qint64(sizeof(float));
+    // One chunk-sized device buffer, copied once per chunk: the bus does not care which.
+    if (idleSourceBytes < chunkBytes) {
+        if (!idleSource)
+            gl->glGenBuffers(1, &idleSource);
+        gl->glBindBuffer(GL_COPY_READ_BUFFER, idleSource);
+        gl->glBufferData(GL_COPY_READ_BUFFER, GLsizeiptr(chunkBytes), nullptr, GL_STATIC_COPY);
+        const float zero = 0.0f;
+        gl->glClearBufferData(GL_COPY_READ_BUFFER, GL_R32F, GL_RED, GL_FLOAT, &zero);
+        idleSourceBytes = chunkBytes;
+        if (!checkErrors(QStringLiteral("preparing the read-back test"), error)) {
+            idleSourceBytes = 0;
             return false;
+        }
     }
-    collectTimers(timers);
-    return checkErrors(QStringLiteral("reading the timers"), error);
+    const auto chunk = [&](qint64 i) {
+        const qint64 first = i * chunkBytes;
+        const qint64 size = std::min(chunkBytes, bytes - first);
+        return Chunk{
+            size, out + first / qint64(sizeof(float)),
+            QStringLiteral("bytes %1 to %2 of the read-back test").arg(first).arg(first + size)};
+    };
+    return runChunks((bytes + chunkBytes - 1) / chunkBytes, std::min(chunkBytes, bytes), 0, chunk,
+                     {}, error, idleSource);
 }
 
 GpuBackend::GpuBackend() : d(std::make_unique<Private>()) {}
@@ -628,6 +995,8 @@ std::unique_ptr<GpuBackend> GpuBackend::create(QString *why, const Options &opti
     format.setProfile(QSurfaceFormat::CoreProfile);
     // Where the driver can tell, a GPU reset then shows as isValid() == false ("lost").
     format.setOption(QSurfaceFormat::ResetNotification);
+    if (options.debugContext)
+        format.setOption(QSurfaceFormat::DebugContext);
     p.requested = format;
     p.surface = std::make_unique<QOffscreenSurface>();
     p.surface->setFormat(format);
@@ -688,21 +1057,69 @@ bool GpuBackend::sample(const EncodingSpec &spec, const MatrixWindow &window, in
     return ok;
 }
 
-double GpuBackend::lastKernelMilliseconds() const
+bool GpuBackend::measureReadback(qint64 bytes, float *out, QString *error)
 {
-    return d->lastKernelMs;
+    bool ok = false;
+    QString message;
+    d->thread->run([&] { ok = d->measureReadback(bytes, out, &message); });
+    if (!ok && error)
+        *error = message;
+    return ok;
+}
+
+GpuBackend::CallTimings GpuBackend::lastTimings() const
+{
+    CallTimings timings;
+    d->thread->run([&] { timings = d->timings; });
+    return timings;
+}
+
+GpuBackend::Readback GpuBackend::readback() const
+{
+    return d->mode;
+}
+
+QString GpuBackend::readbackName(Readback readback)
+{
+    switch (readback) {
+    case Readback::Auto:
+        return QStringLiteral("auto");
+    case Readback::Persistent:
+        return QStringLiteral("persistent mapped buffers");
+    case Readback::Plain:
+        return QStringLiteral("glGetBufferSubData from a copy");
+    case Readback::ShaderBuffer:
+        return QStringLiteral("glGetBufferSubData from the shader's buffer (diagnostic)");
+    }
+    return {};
+}
+
+int GpuBackend::storageBufferOffsetAlignment() const
+{
+    return d->storageAlignment;
+}
+
+QStringList GpuBackend::debugMessages() const
+{
+    QStringList messages;
+    d->thread->run([&] { messages = d->debugLog; });
+    return messages;
 }
 
 void GpuBackend::loseContextForTesting()
 {
     d->thread->run([this] {
         if (d->context && d->context->makeCurrent(d->surface.get())) {
+            d->releaseRing();
             d->programs.clear();
             d->context->doneCurrent();
         }
+        d->ring.clear();
         d->programs.clear();
         d->context.reset();
-        std::fill(std::begin(d->bufferSizes), std::end(d->bufferSizes), 0);
+        d->idleSource = 0;
+        d->idleSourceBytes = 0;
+        std::fill(std::begin(d->inputSizes), std::end(d->inputSizes), 0);
         d->tableSpec.reset();
     });
 }

@@ -2,16 +2,23 @@
 // the files' own structure, plus every bad input of issue 4 (one line, exit code, no file).
 #include "testutil.h"
 
+#include "dialogs/exportdialog.h"
 #include "figures/colormaps.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/qcpinclude.h"
+#include "figures/tablefigures.h"
+#include "model/modelspec.h"
+#include "modelfilewriter.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFontDatabase>
 #include <QImage>
+#include <QLabel>
 #include <QPaintEngine>
 #include <QRegularExpression>
 #include <QSet>
@@ -222,6 +229,33 @@ bool computeOnCpu(const ExplorerState &state, const FigureOptions &options, Figu
     }
     const std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Cpu, error);
     return backend && computeFigureData(state, options.views, *backend, data, error);
+}
+
+// A learned position table (48 positions x 8 dims of sinusoids) as the Model page's views see
+// it: written as .npy and opened as a model.
+bool openTableState(const QString &folder, ExplorerState *state, QString *error)
+{
+    const qint64 positions = 48, dims = 8;
+    std::vector<float> values;
+    for (qint64 p = 0; p < positions; ++p)
+        for (qint64 j = 0; j < dims; ++j)
+            values.push_back(float(std::sin(double(p) * 0.2 * double(j + 1) + double(j))));
+    const QString file = QDir(folder).filePath(QStringLiteral("table.npy"));
+    if (!writeBytes(file, npyBytes("<f4", {positions, dims}, f32Bytes(values))))
+        return false;
+    ModelRequest request;
+    request.source = file;
+    request.table = true;
+    const std::optional<ModelLayerSpec> model = openModelSpec(request, error);
+    return model && state->setSpec(model->spec, error);
+}
+
+// The state a figure view is drawn from: the preset that shows it, or a learned table.
+bool stateFor(const QString &source, const QString &folder, ExplorerState *state, QString *error)
+{
+    if (source == QLatin1String("table"))
+        return openTableState(folder, state, error);
+    return applyPreset(*state, source, error);
 }
 
 } // namespace
@@ -906,6 +940,182 @@ private slots:
                                                         .arg(box.height())
                                                         .arg(width)
                                                         .arg(height)));
+    }
+
+    void legendsInsideThePage_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("views");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<double>("fontScale");
+        const QList<std::pair<QString, QString>> figures = {
+            {QStringLiteral("geron-16-9"), QStringLiteral("waves+heatmap")},
+            {QStringLiteral("geron-16-9"), QStringLiteral("waves")},
+            {QStringLiteral("keras-phrases"), QStringLiteral("token-similarity")},
+            {QStringLiteral("rope-llama31-vs-yarn"), QStringLiteral("spectrum")},
+            {QStringLiteral("rope-llama31-vs-yarn"), QStringLiteral("decay")},
+            {QStringLiteral("rope-decay"), QStringLiteral("decay")},
+            {QStringLiteral("table"), QStringLiteral("sinusoid-fit")},
+        };
+        for (const auto &[source, views] : figures)
+            for (const QSize &size : {QSize(1280, 720), QSize(800, 600)})
+                for (double scale : {0.5, 1.0, 1.5, 2.0, 2.5, 3.0})
+                    QTest::addRow("%s %s %dx%d font x%.1f", qPrintable(source), qPrintable(views),
+                                  size.width(), size.height(), scale)
+                        << source << views << size << scale;
+    }
+
+    // Issue 25: every legend lies inside the page, its frame included (at font x1.5 the right
+    // border was clipped at the page's edge), and its text follows the font scale (the
+    // sinusoid fit's and the Schemes page's legends kept the window's size).
+    void legendsInsideThePage()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, views);
+        QFETCH(QSize, size);
+        QFETCH(double, fontScale);
+        ExplorerState state;
+        QString error;
+        QVERIFY2(stateFor(source, m_dir.path(), &state, &error), qPrintable(error));
+        FigureOptions options;
+        options.views = *parseFigureViews(views, &error);
+        options.width = size.width();
+        options.height = size.height();
+        options.dpi = figureBaseDpi(); // layout pixels are the page's pixels
+        options.style.fontScale = fontScale;
+        FigureData data;
+        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        const double pointSize = QApplication::font("QCustomPlot").pointSizeF() * fontScale;
+        QStringList problems;
+        int legends = 0;
+        FigurePaintHooks hooks;
+        hooks.beforePaint = [&](int panel, QCustomPlot *plot) {
+            // The panel's band of the page: legends and their frames stay inside it.
+            const QRect band(QPoint(0, 0), plot->viewport().size());
+            for (QCPLegend *legend : plot->findChildren<QCPLegend *>()) {
+                if (!legend->visible() || legend->itemCount() == 0)
+                    continue;
+                ++legends;
+                // drawRect(QRect) strokes one pixel past right() and bottom().
+                const QRect frame = legend->outerRect().adjusted(0, 0, 1, 1);
+                if (!band.contains(frame))
+                    problems.append(QStringLiteral("panel %1: legend at (%2, %3, %4 x %5) leaves "
+                                                   "the %6 x %7 band")
+                                        .arg(panel)
+                                        .arg(frame.x())
+                                        .arg(frame.y())
+                                        .arg(frame.width())
+                                        .arg(frame.height())
+                                        .arg(band.width())
+                                        .arg(band.height()));
+                for (int i = 0; i < legend->itemCount(); ++i) {
+                    const QCPAbstractLegendItem *item = legend->item(i);
+                    if (item && std::abs(item->font().pointSizeF() - pointSize) > 0.01)
+                        problems.append(QStringLiteral("panel %1: legend text at %2 pt, not %3")
+                                            .arg(panel)
+                                            .arg(item->font().pointSizeF())
+                                            .arg(pointSize));
+                }
+            }
+        };
+        const auto [width, height] = figureLayoutSize(options);
+        QImage image(width, height, QImage::Format_RGB32);
+        {
+            QCPPainter painter(&image);
+            painter.setMode(QCPPainter::pmNoCaching);
+            QVERIFY2(
+                paintFigure(&painter, FigureTarget::Raster, state, data, options, &error, hooks),
+                qPrintable(error));
+        }
+        QVERIFY2(legends > 0, "no legend drawn");
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    // Issue 25: in the window the sinusoid fit's legend covered the table's values; it goes
+    // under the plot there now, as the waves' does.
+    void sinusoidFitLegendLeavesTheDataInTheWindow()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY2(openTableState(m_dir.path(), &state, &error), qPrintable(error));
+        FigureOptions options;
+        options.views = {FigureView::SinusoidFit};
+        FigureData data;
+        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        QCustomPlot plot; // as the Model page builds it: no legend place chosen
+        plot.resize(1280, 720);
+        TableFigures(state, plotTheme(state.theme()))
+            .build(FigureView::SinusoidFit, &plot, *data.table);
+        plot.replot();
+        QCPLegend *legend = plot.legend;
+        QVERIFY(legend && legend->visible() && legend->itemCount() == 2);
+        QVERIFY(QRect(QPoint(0, 0), plot.size()).contains(legend->outerRect()));
+        for (QCPAxisRect *rect : plot.axisRects())
+            QVERIFY2(!rect->rect().intersects(legend->outerRect()),
+                     "the legend lies over a plot's data");
+        QCOMPARE(legend->item(0)->font().pointSizeF(), plot.font().pointSizeF());
+    }
+
+    // Issue 25: SVG text names a family a renderer has and a CSS generic family to fall back on
+    // ("Sans Serif" is neither: rsvg chose a font whose legend ran into the line samples).
+    void svgFontFamilyHasAGenericFallback()
+    {
+        ExplorerState state;
+        QString error;
+        QVERIFY(applyPreset(state, QStringLiteral("geron-16-9"), &error));
+        FigureOptions options;
+        options.views = {FigureView::Waves, FigureView::Heatmap};
+        options.title = QStringLiteral("Fig 16-9");
+        FigureData data;
+        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        const QByteArray svg = FigureExporter(state, data, options).renderSvg(&error);
+        QVERIFY2(!svg.isEmpty(), qPrintable(error));
+        static const QStringList generic = {
+            QStringLiteral("serif"),   QStringLiteral("sans-serif"), QStringLiteral("monospace"),
+            QStringLiteral("cursive"), QStringLiteral("fantasy"),    QStringLiteral("system-ui")};
+        const QStringList installed = QFontDatabase::families();
+        QXmlStreamReader xml(svg);
+        int texts = 0;
+        while (!xml.atEnd()) {
+            if (xml.readNext() != QXmlStreamReader::StartElement)
+                continue;
+            const QString family = xml.attributes().value(QStringLiteral("font-family")).toString();
+            if (family.isEmpty())
+                continue;
+            ++texts;
+            QStringList names = family.split(QLatin1Char(','));
+            for (QString &name : names)
+                name = name.trimmed().remove(QLatin1Char('\'')).remove(QLatin1Char('"'));
+            QVERIFY2(
+                names.size() >= 2 && generic.contains(names.last()),
+                qPrintable(
+                    QStringLiteral("font-family=\"%1\" has no generic family last").arg(family)));
+            QVERIFY2(installed.contains(names.first()),
+                     qPrintable(QStringLiteral("font-family=\"%1\": %2 is not an installed font")
+                                    .arg(family, names.first())));
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(texts > 10);
+    }
+
+    // Issue 25: "Si&ze:" and "&File:" showed their ampersands: a label's '&' marks a shortcut
+    // only when the label has a buddy, which QFormLayout gives text rows of widgets, not of
+    // layouts. Every label of the export dialog with a '&' has one, so none shows it.
+    void dialogLabelsShowNoAmpersand()
+    {
+        ExplorerState state;
+        ExportDialog dialog(&state, nullptr);
+        dialog.setAnimation(AnimationOptions{}); // the animation's rows too
+        int withShortcut = 0;
+        for (const QLabel *label : dialog.findChildren<QLabel *>()) {
+            const QString text = QString(label->text()).remove(QStringLiteral("&&"));
+            if (!text.contains(QLatin1Char('&')) || label->textFormat() == Qt::RichText)
+                continue;
+            ++withShortcut;
+            QVERIFY2(label->buddy(),
+                     qPrintable(QStringLiteral("\"%1\" shows its '&'").arg(label->text())));
+        }
+        QVERIFY(withShortcut >= 10);
     }
 
     void exporterRefuses()

@@ -11,6 +11,7 @@
 #include <QGuiApplication>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cstring>
 
 #include <future>
@@ -50,6 +51,28 @@ Difference compare(const std::vector<float> &a, const std::vector<float> &b)
     return d;
 }
 
+// Empty when every |a - b| <= tolerance, else how many values differ and where the first is
+// (row and column of a matrix `width` across), for the failure message.
+QString describeMismatch(const std::vector<float> &a, const std::vector<float> &b, qint64 width,
+                         double tolerance)
+{
+    qsizetype count = 0, firstAt = -1;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!(std::abs(double(a[i]) - double(b[i])) <= tolerance)) { // NaN counts as wrong
+            firstAt = firstAt < 0 ? qsizetype(i) : firstAt;
+            ++count;
+        }
+    if (count == 0)
+        return {};
+    return QStringLiteral("%1 of %2 values wrong, the first at row %3, column %4 (%5, expected %6)")
+        .arg(count)
+        .arg(a.size())
+        .arg(firstAt / width)
+        .arg(firstAt % width)
+        .arg(a[std::size_t(firstAt)])
+        .arg(b[std::size_t(firstAt)]);
+}
+
 const char *const badShader = "void main() { this_is_not_glsl(); }\n";
 
 } // namespace
@@ -76,7 +99,10 @@ private slots:
         if (!test::cachedMissingOpenGl43().isEmpty())
             return; // every test skips (or fails under PE_REQUIRE_GPU) with the reason
         QString why;
-        m_gpu = GpuBackend::create(&why);
+        // In a debug context: the driver's error messages fail every call (and cleanupTestCase).
+        GpuBackend::Options options;
+        options.debugContext = true;
+        m_gpu = GpuBackend::create(&why, options);
         // A 4.3 context exists, so the backend must start: anything else is a bug.
         QVERIFY2(m_gpu, qPrintable(why));
         qInfo("%s", qPrintable(m_gpu->description()));
@@ -201,37 +227,197 @@ private slots:
         QVERIFY2(worst <= 1e-6, qPrintable(QString::number(worst)));
     }
 
-    // Tiny buffers and group counts force many chunks and dispatches; results must not change.
+    // Every limit the chunking has, on small matrices: buffers of a few rows, of one row, and
+    // smaller than a row (a chunk is then one row); chunk boundaries at every 4-byte offset
+    // modulo 64 in the caller's memory, aligned and not; dispatches of a single work group;
+    // one ring slot (each chunk waits for the last) and three; each read-back path. The
+    // backend runs in a debug context: an error or undefined-behaviour message from the
+    // driver, like a GL error, fails the call, and none may appear. On fb2ffab the first three
+    // rows failed on an NVIDIA H200 (every chunk after the first read back stale) and passed
+    // on llvmpipe.
     void chunkingKeepsResults_data()
     {
         QTest::addColumn<qint64>("maxBufferBytes");
         QTest::addColumn<int>("maxRowGroups");
-        QTest::addRow("a buffer per row") << qint64(3000) << 0; // under 2 rows of 333 floats
-        QTest::addRow("a dispatch per 64 rows") << qint64(0) << 1;
-        QTest::addRow("both") << qint64(200000) << 1;
+        QTest::addColumn<qint64>("dims");
+        QTest::addColumn<int>("outOffset"); // floats: 1 puts every chunk off 16-byte alignment
+        QTest::addColumn<int>("readback");
+        QTest::addColumn<int>("ringSlots");
+        QTest::addColumn<int>("width");
+        const int any = int(GpuBackend::Readback::Auto);
+        const int plain = int(GpuBackend::Readback::Plain);
+        const int shaderBuffer = int(GpuBackend::Readback::ShaderBuffer);
+        // The H200's three failures (fb2ffab): 2 rows of 333 floats per buffer, 64 rows per
+        // dispatch, and both.
+        QTest::addRow("a buffer per 2 rows") << qint64(3000) << 0 << 333ll << 0 << any << 3 << 40;
+        QTest::addRow("a dispatch per 64 rows") << qint64(0) << 1 << 333ll << 0 << any << 3 << 40;
+        QTest::addRow("both") << qint64(200000) << 1 << 333ll << 0 << any << 3 << 40;
+        QTest::addRow("buffer smaller than a row")
+            << qint64(1000) << 0 << 333ll << 1 << any << 3 << 40;
+        // 12-byte chunks: boundaries at every multiple of 4 modulo 64 (gcd(12, 64) = 4).
+        QTest::addRow("12-byte chunks, every offset")
+            << qint64(12) << 0 << 3ll << 0 << any << 3 << 3;
+        QTest::addRow("12-byte chunks, unaligned out")
+            << qint64(12) << 0 << 3ll << 1 << any << 3 << 3;
+        QTest::addRow("60-byte chunks of 3 rows of 5")
+            << qint64(60) << 0 << 5ll << 1 << any << 3 << 5;
+        QTest::addRow("dispatches of one work group")
+            << qint64(0) << 1 << 64ll << 0 << any << 3 << 16;
+        QTest::addRow("one work group, 1 dim, 4-byte chunks")
+            << qint64(4) << 1 << 1ll << 1 << any << 3 << 1;
+        QTest::addRow("one ring slot") << qint64(3000) << 1 << 333ll << 0 << any << 1 << 40;
+        QTest::addRow("fallback: no buffer storage")
+            << qint64(3000) << 1 << 333ll << 1 << plain << 3 << 40;
+        QTest::addRow("fallback, one slot") << qint64(12) << 0 << 3ll << 0 << plain << 1 << 3;
+        QTest::addRow("diagnostic: read the shader's buffer")
+            << qint64(3000) << 1 << 333ll << 0 << shaderBuffer << 3 << 40;
     }
     void chunkingKeepsResults()
     {
         PE_REQUIRE_OPENGL43();
         QFETCH(qint64, maxBufferBytes);
         QFETCH(int, maxRowGroups);
+        QFETCH(qint64, dims);
+        QFETCH(int, outOffset);
+        QFETCH(int, readback);
+        QFETCH(int, ringSlots);
+        QFETCH(int, width);
+        if (readback == int(GpuBackend::Readback::ShaderBuffer) &&
+            !m_gpu->renderer().contains(u"llvmpipe"_qs))
+            QSKIP("the pre-fix pattern is compared on hardware by bench_backends --readback "
+                  "shader-buffer (tests/gpu/device-check.sh), which reports and does not fail");
         GpuBackend::Options options;
         options.maxBufferBytes = maxBufferBytes;
         options.maxRowGroupsPerDispatch = maxRowGroups;
+        options.readback = GpuBackend::Readback(readback);
+        options.ringSlots = ringSlots;
+        options.debugContext = true;
         QString why;
         const std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why, options);
         QVERIFY2(gpu, qPrintable(why));
+        const qint64 first = 4000, rows = 777;
+        const int height = 700;
         for (const QString &scheme : {u"sinusoidal"_qs, u"learned"_qs}) {
-            const EncodingSpec spec = makeSpec(scheme, 5000, 333, 1e4, u"split"_qs, 9);
-            std::vector<float> out(std::size_t(777 * spec.dims), NAN);
-            QVERIFY2(gpu->encode(spec, 4000, 777, out.data(), &why), qPrintable(why));
-            QVERIFY(compare(out, cpuRows(spec, 4000, 777)).worst <= 1e-6);
-            std::vector<float> pixels(std::size_t(40 * 700), NAN), expected(pixels.size());
-            const MatrixWindow window{10.5, 3.25, 4000.0, 300.0};
-            QVERIFY2(gpu->sample(spec, window, 40, 700, pixels.data(), &why), qPrintable(why));
-            QVERIFY2(m_cpu.sample(spec, window, 40, 700, expected.data(), &why), qPrintable(why));
-            QVERIFY(compare(pixels, expected).worst <= 1e-6);
+            const EncodingSpec spec = makeSpec(scheme, 5000, dims, 1e4, u"split"_qs, 9);
+            std::vector<float> buffer(std::size_t(rows * dims + outOffset + 1), NAN);
+            float *out = buffer.data() + outOffset;
+            QVERIFY2(gpu->encode(spec, first, rows, out, &why), qPrintable(why));
+            QVERIFY(std::isnan(buffer[std::size_t(rows * dims + outOffset)])); // nothing past
+            const std::vector<float> values(out, out + rows * dims);
+            QString wrong = describeMismatch(values, cpuRows(spec, first, rows), dims, 1e-6);
+            QVERIFY2(wrong.isEmpty(), qPrintable(scheme + u": encode: "_qs + wrong));
+
+            const MatrixWindow window{10.5, 0.25, 4000.0, double(dims) - 0.5};
+            std::vector<float> pixels(std::size_t(width) * height + 1, NAN);
+            std::vector<float> expected(std::size_t(width) * height);
+            QVERIFY2(gpu->sample(spec, window, width, height, pixels.data() + 1, &why),
+                     qPrintable(why));
+            QVERIFY2(m_cpu.sample(spec, window, width, height, expected.data(), &why),
+                     qPrintable(why));
+            pixels.erase(pixels.begin());
+            wrong = describeMismatch(pixels, expected, width, 1e-6);
+            QVERIFY2(wrong.isEmpty(), qPrintable(scheme + u": sample: "_qs + wrong));
         }
+        if (readback != int(GpuBackend::Readback::Auto))
+            QCOMPARE(int(gpu->readback()), readback);
+        for (const QString &message : gpu->debugMessages())
+            QVERIFY2(!message.startsWith(u"error"_qs) && !message.startsWith(u"undefined"_qs),
+                     qPrintable(message));
+    }
+
+    // The switch that disables buffer storage gives the fallback path; auto takes persistent
+    // mapping where the driver has it (llvmpipe does: GL 4.5).
+    void readbackPathIsChosen()
+    {
+        PE_REQUIRE_OPENGL43();
+        QString why;
+        GpuBackend::Options options;
+        options.readback = GpuBackend::Readback::Plain;
+        const std::unique_ptr<GpuBackend> plain = GpuBackend::create(&why, options);
+        QVERIFY2(plain, qPrintable(why));
+        QCOMPARE(plain->readback(), GpuBackend::Readback::Plain);
+        qInfo("read-back on this driver: %s; GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT %d",
+              qPrintable(GpuBackend::readbackName(m_gpu->readback())),
+              m_gpu->storageBufferOffsetAlignment());
+        QVERIFY(m_gpu->readback() == GpuBackend::Readback::Persistent ||
+                m_gpu->readback() == GpuBackend::Readback::Plain);
+    }
+
+    // A call the driver refuses (here: an output binding at a misaligned offset, which leaves
+    // the previous binding in place) fails the call, naming the error, after the dispatch it
+    // belongs to; nothing reaches the caller's memory. With and without a debug context.
+    void refusedCallFailsLoudly_data()
+    {
+        QTest::addColumn<bool>("debugContext");
+        QTest::addRow("glGetError") << false;
+        QTest::addRow("debug context") << true;
+    }
+    void refusedCallFailsLoudly()
+    {
+        PE_REQUIRE_OPENGL43();
+        QFETCH(bool, debugContext);
+        if (m_gpu->storageBufferOffsetAlignment() <= 1)
+            QSKIP("GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT is 1: no offset is misaligned");
+        GpuBackend::Options options;
+        options.misalignOutputBindingForTesting = true;
+        options.debugContext = debugContext;
+        QString why;
+        const std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why, options);
+        QVERIFY2(gpu, qPrintable(why));
+        const EncodingSpec spec = makeSpec(u"sinusoidal"_qs, 100, 8, 1e4, u"interleaved"_qs, 0);
+        std::vector<float> out(std::size_t(100 * 8), NAN);
+        QString error;
+        QVERIFY(!gpu->encode(spec, 0, 100, out.data(), &error));
+        // A driver may also refuse the dispatch that follows (nothing usable bound): both named.
+        QVERIFY2(error.contains(u"GL_INVALID_VALUE"_qs) &&
+                     error.contains(u" while computing rows 0 to 100"_qs),
+                 qPrintable(error));
+        if (debugContext) // the driver's own words follow
+            QVERIFY2(error.contains(u"(the driver: error"_qs), qPrintable(error));
+        QVERIFY(std::all_of(out.begin(), out.end(), [](float v) { return std::isnan(v); }));
+        std::vector<float> pixels(std::size_t(20 * 10), NAN);
+        QVERIFY(!gpu->sample(spec, MatrixWindow::whole(spec), 20, 10, pixels.data(), &error));
+        QVERIFY2(error.contains(u"GL_INVALID_VALUE"_qs) &&
+                     error.contains(u" while computing pixel rows 0 to 10"_qs),
+                 qPrintable(error));
+        QVERIFY(std::all_of(pixels.begin(), pixels.end(), [](float v) { return std::isnan(v); }));
+    }
+
+    // The bus's figure for bench_backends: an idle device buffer read back through the ring.
+    void measureReadbackCopiesTheBuffer()
+    {
+        PE_REQUIRE_OPENGL43();
+        GpuBackend::Options options;
+        options.maxBufferBytes = 1 << 16;
+        QString why;
+        const std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why, options);
+        QVERIFY2(gpu, qPrintable(why));
+        const qint64 floats = (qint64(1) << 18) + 3; // 16 chunks and 12 bytes
+        std::vector<float> out(std::size_t(floats) + 1, NAN);
+        QVERIFY2(gpu->measureReadback(floats * 4, out.data(), &why), qPrintable(why));
+        QVERIFY(std::all_of(out.begin(), out.end() - 1, [](float v) { return v == 0.0f; }));
+        QVERIFY(std::isnan(out.back()));
+        QCOMPARE(gpu->lastTimings().chunks, 17);
+        QVERIFY(!gpu->measureReadback(6, out.data(), &why)); // not whole floats
+    }
+
+    // lastTimings() counts the chunks a call took and, where timer queries exist, their time.
+    void timingsCountChunks()
+    {
+        PE_REQUIRE_OPENGL43();
+        GpuBackend::Options options;
+        options.maxBufferBytes = qint64(1000) * 4 * 10; // 10 rows of 1,000 floats
+        QString why;
+        const std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why, options);
+        QVERIFY2(gpu, qPrintable(why));
+        const EncodingSpec spec = makeSpec(u"sinusoidal"_qs, 1000, 1000, 1e4, u"split"_qs, 0);
+        std::vector<float> out(std::size_t(95 * 1000));
+        QVERIFY2(gpu->encode(spec, 0, 95, out.data(), &why), qPrintable(why));
+        const GpuBackend::CallTimings t = gpu->lastTimings();
+        QCOMPARE(t.chunks, 10);
+        QVERIFY(t.hostCopyMs >= 0.0);
+        QVERIFY(t.kernelMs == -1.0 || t.kernelMs >= 0.0);
+        QVERIFY(t.transferMs == -1.0 || t.transferMs >= 0.0);
     }
 
     // Sampling on the GPU: same plan, same numbers as the CPU (semantics in tst_sampling).
@@ -397,9 +583,14 @@ private slots:
         const QString renderer = m_gpu->renderer();
         const bool software = renderer.contains(u"llvmpipe"_qs) ||
                               renderer.contains(u"softpipe"_qs) || renderer.contains(u"swrast"_qs);
-        QCOMPARE(automatic->id(), software ? u"cpu"_qs : u"gpu"_qs);
-        if (software)
+        if (software) {
+            QCOMPARE(automatic->id(), u"cpu"_qs);
             QVERIFY2(why.contains(u"software renderer"_qs), qPrintable(why));
+        } else { // measured: the GPU where it was faster at some kind of job, and why
+            QVERIFY2(why.contains(u"materialising to host memory: 16.0 MiB on the "_qs),
+                     qPrintable(why));
+            QCOMPARE(automatic->id(), why.contains(u"on the GPU"_qs) ? u"gpu"_qs : u"cpu"_qs);
+        }
         const std::unique_ptr<Backend> gpu = makeBackend(BackendChoice::Gpu, &why);
         QVERIFY2(gpu, qPrintable(why));
         QCOMPARE(gpu->id(), u"gpu"_qs);
@@ -413,6 +604,110 @@ private slots:
                 QVERIFY2(status.description.contains(u"OpenGL"_qs), qPrintable(status.description));
             }
         QVERIFY(listed);
+    }
+
+    // Auto's rule with injected timings (ms of the same jobs on each backend).
+    void autoDecidesByMeasurement()
+    {
+        AutoTimings t;
+        t.encodeBytes = qint64(16) << 20;
+        t.sampleWidth = 960;
+        t.sampleHeight = 540;
+        // The GPU faster at both.
+        t.cpuEncodeMs = 5.0;
+        t.gpuEncodeMs = 1.0;
+        t.cpuSampleMs = 3.0;
+        t.gpuSampleMs = 0.5;
+        AutoDecision d = decideAuto(t);
+        QVERIFY(d.encodeOnGpu && d.sampleOnGpu);
+        QVERIFY2(d.why.contains(u"materialising to host memory: 16.0 MiB on the GPU (CPU 5.00 "
+                                u"ms, GPU 1.00 ms)"_qs),
+                 qPrintable(d.why));
+        QVERIFY2(d.why.contains(u"sampling a 960 x 540 viewport on the GPU"_qs), qPrintable(d.why));
+        // As on the H200 (fb2ffab): the CPU's 16 cores fill memory faster than the bus brings
+        // a GPU result, while the GPU samples faster.
+        t.cpuEncodeMs = 0.33;
+        t.gpuEncodeMs = 3.4;
+        t.gpuSampleMs = 1.0;
+        d = decideAuto(t);
+        QVERIFY(!d.encodeOnGpu);
+        QVERIFY(d.sampleOnGpu);
+        QVERIFY2(d.why.contains(u"16.0 MiB on the CPU (CPU 0.33 ms, GPU 3.40 ms)"_qs),
+                 qPrintable(d.why));
+        // Within 10% is not worth a second code path; 10% faster is.
+        t.cpuSampleMs = 1.0;
+        t.gpuSampleMs = 0.95;
+        QVERIFY(!decideAuto(t).sampleOnGpu);
+        t.gpuSampleMs = 0.9;
+        QVERIFY(decideAuto(t).sampleOnGpu);
+        // Not measured (sampling for a job that only encodes, or a GPU that failed): the CPU.
+        t.gpuSampleMs = -1.0;
+        t.gpuEncodeMs = -1.0;
+        d = decideAuto(t);
+        QVERIFY(!d.encodeOnGpu && !d.sampleOnGpu);
+        QVERIFY2(d.why.contains(u"on the CPU (the GPU was not measured)"_qs), qPrintable(d.why));
+    }
+
+    // A job the CPU finishes before the GPU could start does not start it.
+    void autoSkipsTheGpuForShortJobs()
+    {
+        AutoTimings t;
+        t.encodeBytes = qint64(16) << 20;
+        t.cpuEncodeMs = 1.0; // 16 GB/s
+        const qint64 mib = qint64(1) << 20;
+        QVERIFY(cpuFinishesBeforeGpuStarts(t, 256 * mib));    // 16 ms < typicalGpuStartMs
+        QVERIFY(!cpuFinishesBeforeGpuStarts(t, 32768 * mib)); // 2 s
+        t.gpuStartMs = 10.0;                                  // measured in this process
+        QVERIFY(!cpuFinishesBeforeGpuStarts(t, 256 * mib));
+        QVERIFY(cpuFinishesBeforeGpuStarts(t, 128 * mib));
+        t.cpuEncodeMs = -1.0; // the CPU not measured: no shortcut
+        QVERIFY(!cpuFinishesBeforeGpuStarts(t, mib));
+
+        PE_REQUIRE_OPENGL43();
+        QString why;
+        std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Auto, &why, {4096});
+        QCOMPARE(backend->id(), u"cpu"_qs);
+        QVERIFY2(why.contains(u"less than starting the GPU takes"_qs), qPrintable(why));
+        // 1 TiB passes that test (no job runs); then the GPU is started and measured (or passed
+        // over as a software renderer).
+        backend = makeBackend(BackendChoice::Auto, &why, {1048576 * mib});
+        QVERIFY2(!why.contains(u"less than starting the GPU takes"_qs), qPrintable(why));
+    }
+
+    // The calibration on this machine's GPU: real timings for each job on each backend.
+    void calibrationMeasuresBoth()
+    {
+        PE_REQUIRE_OPENGL43();
+        CpuBackend cpu;
+        const AutoTimings t = calibrateBackends(cpu, *m_gpu, true);
+        QCOMPARE(t.encodeBytes, qint64(16) << 20);
+        QCOMPARE(t.sampleWidth, 960);
+        QCOMPARE(t.sampleHeight, 540);
+        QVERIFY(t.cpuEncodeMs > 0 && t.gpuEncodeMs > 0 && t.cpuSampleMs > 0 && t.gpuSampleMs > 0);
+        qInfo("calibration: %s", qPrintable(decideAuto(t).why));
+    }
+
+    // Routes: auto's choice per kind of job; a routed job is not a fallback and has no notice.
+    void routesSendJobsWhereAutoChose()
+    {
+        PE_REQUIRE_OPENGL43();
+        QString why;
+        std::unique_ptr<GpuBackend> gpu = GpuBackend::create(&why);
+        QVERIFY2(gpu, qPrintable(why));
+        FallbackBackend backend(std::move(gpu), GpuRoutes{false, true});
+        const EncodingSpec spec = makeSpec(u"sinusoidal"_qs, 500, 20, 1e4, u"interleaved"_qs, 0);
+        std::vector<float> rows(std::size_t(500 * 20));
+        QVERIFY2(backend.encode(spec, 0, 500, rows.data(), &why), qPrintable(why));
+        QCOMPARE(backend.id(), u"cpu"_qs);
+        QCOMPARE(compare(rows, cpuRows(spec, 0, 500)).worst, 0.0); // the CPU's own numbers
+        std::vector<float> pixels(std::size_t(30 * 20)), expected(pixels.size());
+        QVERIFY2(backend.sample(spec, MatrixWindow::whole(spec), 30, 20, pixels.data(), &why),
+                 qPrintable(why));
+        QCOMPARE(backend.id(), u"gpu"_qs);
+        QVERIFY(m_cpu.sample(spec, MatrixWindow::whole(spec), 30, 20, expected.data(), &why));
+        QVERIFY(compare(pixels, expected).worst <= 1e-6);
+        QVERIFY(!backend.fellBack());
+        QVERIFY(backend.notice().isEmpty());
     }
 
     // The command line: --backend gpu computes on the GPU and says so. Headless (no display,
@@ -457,6 +752,12 @@ private slots:
         QVERIFY(compare(gpuValues, values(u"cpu.npy"_qs)).worst <= 1e-6);
         r = run({u"info"_qs}, withDisplay);
         QVERIFY2(r.out.contains("backend gpu: available, GPU ("), r.out.constData());
+        // What auto chose and why: llvmpipe is passed over unmeasured; a hardware GPU is timed.
+        const bool software = m_gpu->renderer().contains(u"llvmpipe"_qs) ||
+                              m_gpu->renderer().contains(u"softpipe"_qs);
+        QVERIFY2(r.out.contains(software ? QByteArray("backend auto: the CPU for every job: ")
+                                         : QByteArray("materialising to host memory: 16.0 MiB")),
+                 r.out.constData());
 
         QProcessEnvironment headless = withDisplay;
         for (const QString &name : {u"DISPLAY"_qs, u"WAYLAND_DISPLAY"_qs, u"QT_QPA_PLATFORM"_qs})
@@ -472,9 +773,21 @@ private slots:
         QCOMPARE(r.err.count('\n'), 1); // Qt's start-up chatter does not reach stderr
         r = run({u"info"_qs}, headless);
         QVERIFY2(r.out.contains("backend gpu: not available: could not create"), r.out.constData());
+        QVERIFY2(r.out.contains("backend auto: the CPU for every job: could not create"),
+                 r.out.constData());
     }
 
-    void cleanupTestCase() { m_gpu.reset(); }
+    void cleanupTestCase()
+    {
+        if (m_gpu) {
+            const QStringList messages = m_gpu->debugMessages();
+            qInfo("%lld debug message(s) from the driver", qint64(messages.size()));
+            for (const QString &message : messages)
+                QVERIFY2(!message.startsWith(u"error"_qs) && !message.startsWith(u"undefined"_qs),
+                         qPrintable(message));
+        }
+        m_gpu.reset();
+    }
 };
 
 int main(int argc, char **argv)

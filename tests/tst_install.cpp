@@ -1,7 +1,8 @@
 // `cmake --install` into a temporary prefix (cmake/Install.cmake): every file a desktop expects
 // is there, the desktop entry and the AppStream metainfo pass their validators (when installed),
 // the MIME type compiles, the man page covers every subcommand and every option the live --help
-// output lists, and the bash completion completes subcommands, options and presets.
+// output lists, the bash completion completes subcommands, options and presets, and the Python
+// module imports from the install tree.
 #include "testutil.h"
 
 #include <QDir>
@@ -151,6 +152,53 @@ private slots:
             runTool(installed(QStringLiteral("bin/pescope")), {QStringLiteral("--version")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.startsWith("pescope " PE_VERSION "\n"), r.out.constData());
+    }
+
+    // The Python module (python/): in lib/python3/dist-packages, importable from there with
+    // the interpreter it was built for; a pescope.pth in that Python's site folder under the
+    // prefix names the folder (the prefix is not /usr), so `import pescope` works without
+    // PYTHONPATH.
+    void pythonModule()
+    {
+#ifndef PE_PYTHON_MODULE
+        QSKIP("the Python module was not built (python3-dev and pybind11-dev not found)");
+#else
+        const QString folder = installed(QStringLiteral(PE_PYTHON_INSTALL_DIR));
+        const QFileInfo module(folder + QStringLiteral("/" PE_PYTHON_MODULE));
+        QVERIFY2(module.isFile() && module.size() > 0, qPrintable(module.filePath()));
+        QVERIFY(!module.isExecutable());
+        const QString script =
+            QStringLiteral("import math, pescope\n"
+                           "table = pescope.encode(positions=2, dims=2)\n"
+                           "assert abs(table[1, 0] - math.sin(1)) < 1e-6, table\n"
+                           "print(pescope.__version__)\n"
+                           "print(pescope.__file__)\n");
+        QProcess python;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PYTHONPATH"), folder);
+        python.setProcessEnvironment(env);
+        python.start(QStringLiteral(PE_PYTHON_EXECUTABLE), {QStringLiteral("-c"), script});
+        QVERIFY(python.waitForFinished(120000));
+        const QByteArray err = python.readAllStandardError();
+        QVERIFY2(python.exitCode() == 0, err.constData());
+        const QList<QByteArray> lines = python.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.value(0), QByteArray(PE_VERSION));
+        QCOMPARE(QString::fromUtf8(lines.value(1)), module.filePath());
+
+        // Without PYTHONPATH: the site folder's .pth (site.addsitedir reads .pth files as the
+        // interpreter does for its own site folders).
+        const QString site = installed(QStringLiteral(PE_PYTHON_SITE_DIR));
+        QCOMPARE(readAll(site + QStringLiteral("/pescope.pth")).trimmed(), folder.toUtf8());
+        env.remove(QStringLiteral("PYTHONPATH"));
+        python.setProcessEnvironment(env);
+        python.start(QStringLiteral(PE_PYTHON_EXECUTABLE),
+                     {QStringLiteral("-c"),
+                      QStringLiteral("import site; site.addsitedir(%1); import pescope; "
+                                     "print(pescope.__file__)")
+                          .arg(QLatin1Char('\'') + site + QLatin1Char('\''))});
+        QVERIFY(python.waitForFinished(120000));
+        QCOMPARE(QString::fromUtf8(python.readAllStandardOutput().trimmed()), module.filePath());
+#endif
     }
 
     void desktopEntry()

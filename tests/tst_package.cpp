@@ -1,6 +1,7 @@
 // The Debian package: `cpack -G DEB` builds pescope_<version>_<arch>.deb, read back with
 // dpkg-deb: its version is the CMake project's, Depends names the shared libraries the binary
-// links (from dpkg-shlibdeps) and Qt's platform plugins, and it holds every installed file.
+// links (from dpkg-shlibdeps) and Qt's platform plugins, it holds every installed file, and the
+// Python module imports from it.
 // A separate suite because it builds the package (tens of seconds).
 #include "testutil.h"
 
@@ -21,6 +22,16 @@ test::RunResult runTool(const QString &program, const QStringList &args,
     if (!process.waitForFinished(600000) || process.exitStatus() != QProcess::NormalExit)
         return {-1, {}, process.readAllStandardError()};
     return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+bool isPythonModule(const QByteArray &path)
+{
+#ifdef PE_PYTHON_MODULE
+    return path == "./usr/" PE_PYTHON_INSTALL_DIR "/" PE_PYTHON_MODULE;
+#else
+    Q_UNUSED(path);
+    return false;
+#endif
 }
 
 } // namespace
@@ -112,6 +123,9 @@ private slots:
         for (const int size : {16, 22, 24, 32, 48, 64, 128, 256, 512})
             paths.append(
                 QStringLiteral("./usr/share/icons/hicolor/%1x%1/apps/pescope.png").arg(size));
+#ifdef PE_PYTHON_MODULE
+        paths.append(QStringLiteral("./usr/" PE_PYTHON_INSTALL_DIR "/" PE_PYTHON_MODULE));
+#endif
         for (const QString &path : paths)
             QTest::addRow("%s", qPrintable(path)) << path;
     }
@@ -146,9 +160,40 @@ private slots:
             if (line.isEmpty() || line.startsWith('d'))
                 continue;
             QVERIFY2(path.startsWith("./usr/bin/pescope") || path.startsWith("./usr/share/") ||
-                         path == "./usr/lib/pescope/libpe_media.so",
+                         path == "./usr/lib/pescope/libpe_media.so" || isPythonModule(path),
                      line.constData());
         }
+    }
+
+    // The Python module imports from the unpacked package with the interpreter it was built
+    // for (Debian's python3, which searches /usr/lib/python3/dist-packages); the package
+    // recommends that interpreter and NumPy.
+    void pythonModuleImports()
+    {
+#ifndef PE_PYTHON_MODULE
+        QSKIP("the Python module was not built (python3-dev and pybind11-dev not found)");
+#else
+        QVERIFY(field(QStringLiteral("Recommends")).contains(QLatin1String("python3-numpy")));
+        const QString root = m_dir.filePath(QStringLiteral("unpacked"));
+        const test::RunResult unpacked = runTool(m_dpkgDeb, {QStringLiteral("-x"), m_deb, root});
+        QVERIFY2(unpacked.exitCode == 0, unpacked.err.constData());
+        QProcess python;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        const QString folder = root + QStringLiteral("/usr/" PE_PYTHON_INSTALL_DIR);
+        env.insert(QStringLiteral("PYTHONPATH"), folder);
+        python.setProcessEnvironment(env);
+        python.start(QStringLiteral(PE_PYTHON_EXECUTABLE),
+                     {QStringLiteral("-c"),
+                      QStringLiteral("import pescope; print(pescope.__version__); "
+                                     "print(pescope.__file__); "
+                                     "print(pescope.encode(positions=3, dims=4).shape)")});
+        QVERIFY(python.waitForFinished(120000));
+        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        const QList<QByteArray> lines = python.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.value(0), QByteArray(PE_VERSION));
+        QCOMPARE(QString::fromUtf8(lines.value(1)), folder + QStringLiteral("/" PE_PYTHON_MODULE));
+        QCOMPARE(lines.value(2), QByteArray("(3, 4)"));
+#endif
     }
 };
 

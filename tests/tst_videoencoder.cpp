@@ -11,9 +11,11 @@
 #include <QDir>
 #include <QFile>
 #include <QPainter>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include <dlfcn.h>
@@ -157,6 +159,33 @@ private slots:
         QCOMPARE(video.frameCount, 2);
         const auto d = imageDifference(video.frames[0], ramp(0, nullptr), 8);
         QVERIFY2(d.worstBlock < 3.0, qPrintable(QString::number(d.worstBlock)));
+    }
+
+    // The frames a GIF's palette is built from (the window and the command line draw them
+    // first, in this order): up to 16, spread from the first frame to the last, as many as fit
+    // in 256 MiB; none for MP4 and WebM.
+    void paletteFrames()
+    {
+        VideoSettings s;
+        s.format = VideoFormat::Gif;
+        s.width = 1280;
+        s.height = 720;
+        s.frames = 60;
+        const QList<int> sixteen = VideoEncoder::paletteFrames(s);
+        QCOMPARE(sixteen.size(), 16);
+        QCOMPARE(sixteen.first(), 0);
+        QCOMPARE(sixteen.last(), 59);
+        QVERIFY(std::is_sorted(sixteen.begin(), sixteen.end()));
+        QCOMPARE(QSet<int>(sixteen.begin(), sixteen.end()).size(), 16);
+        s.frames = 5; // fewer frames than samples: each frame once
+        QCOMPARE(VideoEncoder::paletteFrames(s), (QList<int>{0, 1, 2, 3, 4}));
+        s.width = s.height = 4096; // 64 MiB a frame: 4 fit in 256 MiB
+        s.frames = 100;
+        QCOMPARE(VideoEncoder::paletteFrames(s), (QList<int>{0, 33, 66, 99}));
+        for (VideoFormat other : {VideoFormat::Mp4, VideoFormat::WebM}) {
+            s.format = other;
+            QVERIFY(VideoEncoder::paletteFrames(s).isEmpty());
+        }
     }
 
     void refusedBeforeAnyWork_data()

@@ -12,6 +12,8 @@
 #include <QList>
 #include <QMap>
 
+#include <optional>
+
 namespace pe {
 
 // A command's own spelling of some of a table's flags ("phrase-dims" -> "dims" for
@@ -50,6 +52,10 @@ public:
     void addPlain(const QCommandLineOption &option);
     void addTo(QCommandLineParser &parser) const;
     bool contains(const QString &flag) const { return m_entries.contains(flag); }
+    // The option named `flag` as addTo() gives it to a parser, table-made or plain; nullopt
+    // when the set has none. For programs that build a command line (the Python module): whether
+    // an option takes a value, and which kind (valueName()).
+    std::optional<QCommandLineOption> option(const QString &flag) const;
 
 private:
     struct Entry
@@ -60,6 +66,7 @@ private:
     };
     void add(const QString &flag, bool isSwitch, const QString &valueName, const QString &help,
              const QString &context);
+    QCommandLineOption tableOption(const QString &flag) const;
 
     template <class P> static bool isSwitch(const Field<P> &f, const P &defaults)
     {

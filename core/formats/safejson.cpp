@@ -12,7 +12,6 @@ namespace pe {
 
 namespace {
 
-constexpr qint64 bytesPerEntry = 32;
 constexpr qint64 minimumBudget = qint64(64) * 1024;
 
 // A key of an open object: where its quoted text lies and the hash of its unescaped UTF-8.
@@ -62,10 +61,11 @@ size_t keyHash(QByteArrayView quoted)
 class Scanner
 {
 public:
+    // bytesPerEntry 0: containers may hold any number of entries.
     Scanner(QByteArrayView text, int maxDepth, DuplicateKeys duplicates,
-            bool boundContainers = true)
+            qint64 bytesPerEntry = defaultJsonBytesPerEntry)
         : m_text(text), m_maxDepth(maxDepth), m_duplicates(duplicates),
-          m_maxEntries(boundContainers
+          m_maxEntries(bytesPerEntry > 0
                            ? std::max(qint64(text.size()), minimumBudget) / bytesPerEntry
                            : std::numeric_limits<qint64>::max())
     {}
@@ -234,18 +234,22 @@ QString Scanner::skeletonProblem(const std::vector<std::pair<qint64, qint64>> &m
 QString jsonTextProblem(QByteArrayView text, int maxDepth, DuplicateKeys duplicates,
                         bool boundContainers)
 {
-    return Scanner(text, maxDepth, duplicates, boundContainers).run(nullptr);
+    return Scanner(text, maxDepth, duplicates, boundContainers ? defaultJsonBytesPerEntry : 0)
+        .run(nullptr);
 }
 
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
-                                           int maxDepth, DuplicateKeys duplicates)
+                                           int maxDepth, DuplicateKeys duplicates,
+                                           qint64 bytesPerEntry)
 {
     const auto fail = [&](const QString &why) -> std::optional<QJsonObject> {
         if (error)
             *error = QStringLiteral("%1: %2").arg(what, why);
         return std::nullopt;
     };
-    if (const QString problem = jsonTextProblem(text, maxDepth, duplicates); !problem.isEmpty())
+    if (const QString problem =
+            Scanner(text, maxDepth, duplicates, std::max<qint64>(bytesPerEntry, 1)).run(nullptr);
+        !problem.isEmpty())
         return fail(problem);
     QJsonParseError parseError;
     // Qt keeps the last of duplicate keys (DuplicateKeys::KeepLast relies on it).

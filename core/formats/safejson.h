@@ -7,8 +7,9 @@
 // 16 bytes per value. The pre-scan, iterative and without recursion, refuses nesting deeper than
 // a caller's limit (far below Qt's), any duplicate key (compared after unescaping; unless the
 // caller follows a reference that keeps the last one), and any container with more entries than
-// max(text size, 64 KiB) / 32, so no single container the parser allocates is larger than the
-// text it came from. It keeps 16 bytes per key of the containers open at a time.
+// max(text size, 64 KiB) / bytesPerEntry (32 unless a caller says otherwise), so no single
+// container the parser allocates is larger than the text it came from. It keeps 16 bytes per key
+// of the containers open at a time.
 #pragma once
 
 #include <QByteArrayView>
@@ -24,6 +25,8 @@ namespace pe {
 
 enum class DuplicateKeys { Refuse, KeepLast };
 
+constexpr qint64 defaultJsonBytesPerEntry = 32;
+
 // The pre-scan alone, for readers that parse with messages of their own (sessions): empty when
 // `text` passes, else the problem with its byte offset. Without `boundContainers`, containers
 // may hold any number of entries (for formats that bound their lists themselves).
@@ -33,6 +36,8 @@ QString jsonTextProblem(QByteArrayView text, int maxDepth = 64,
 
 // Parses `text` as a JSON document whose top level is an object. On failure `error` gets one
 // sentence starting with `what` (the file's name) and naming the problem and its byte offset.
+// A tokenizer.json's vocabulary has an entry every 10 bytes or so, and asks for a smaller
+// bytesPerEntry.
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
                                            int maxDepth = 64,
                                            DuplicateKeys duplicates = DuplicateKeys::Refuse);

@@ -218,49 +218,59 @@ bool VideoEncoder::finish(QString *error)
     return d->codec->finish(error);
 }
 
+QList<int> VideoEncoder::paletteFrames(const VideoSettings &settings)
+{
+    QList<int> indices;
+    if (settings.format != VideoFormat::Gif || settings.frames < 1)
+        return indices;
+    const qint64 frameBytes = qint64(settings.width) * settings.height * 4;
+    const int count = int(std::clamp<qint64>(paletteSampleBytes / std::max<qint64>(1, frameBytes),
+                                             std::min(2, settings.frames),
+                                             std::min(paletteSamples, settings.frames)));
+    for (int k = 0; k < count; ++k) {
+        const int index = count > 1 ? int(qint64(k) * (settings.frames - 1) / (count - 1)) : 0;
+        if (indices.isEmpty() || indices.last() != index)
+            indices.append(index);
+    }
+    return indices;
+}
+
+QString VideoEncoder::moduleProblem()
+{
+    QString error;
+    return createVideoCodec(&error) ? QString() : error;
+}
+
 VideoEncoder::Status VideoEncoder::encode(const QString &path, const VideoSettings &settings,
                                           const FrameSource &source, const Progress &progress,
                                           QString *error)
 {
-    // GIF: the palette's sample frames, kept for the encoding pass.
-    QList<QImage> samples;
-    QList<int> sampleIndex;
     if (const QString problem = check(path, settings); !problem.isEmpty()) {
         *error = problem;
         return Status::Failed;
     }
     // The media module first: without it, nothing is rendered for nothing.
-    if (!createVideoCodec(error)) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, *error);
+    if (const QString problem = moduleProblem(); !problem.isEmpty()) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, problem);
         return Status::Failed;
     }
-    if (settings.format == VideoFormat::Gif) {
-        const qint64 frameBytes = qint64(settings.width) * settings.height * 4;
-        const int count =
-            int(std::clamp<qint64>(paletteSampleBytes / std::max<qint64>(1, frameBytes), 2,
-                                   std::min(paletteSamples, settings.frames)));
-        for (int k = 0; k < count; ++k) {
-            const int index = int(qint64(k) * (settings.frames - 1) / (count - 1));
-            if (!sampleIndex.isEmpty() && sampleIndex.last() == index)
-                continue;
-            if (progress && !progress(0, settings.frames))
-                return Status::Cancelled;
-            QImage image = source(index, error);
-            if (image.isNull())
-                return Status::Failed;
-            samples.append(image);
-            sampleIndex.append(index);
-        }
+    // GIF: the palette's frames, kept for the encoding pass.
+    const QList<int> sampleIndex = paletteFrames(settings);
+    QList<QImage> samples;
+    for (int index : sampleIndex) {
+        if (progress && !progress(0, settings.frames))
+            return Status::Cancelled;
+        QImage image = source(index, error);
+        if (image.isNull())
+            return Status::Failed;
+        samples.append(image);
     }
     VideoEncoder encoder;
     if (!encoder.open(path, settings, samples, error))
         return Status::Failed;
-    const qint64 frameBytes = qint64(settings.width) * settings.height * 4;
-    const bool keepSamples = qint64(samples.size()) * frameBytes <= paletteSampleBytes;
     for (int i = 0; i < settings.frames; ++i) {
         QImage image;
-        const qsizetype cached = keepSamples ? sampleIndex.indexOf(i) : -1;
-        if (cached >= 0) {
+        if (const qsizetype cached = sampleIndex.indexOf(i); cached >= 0) {
             image = samples[cached];
             samples[cached] = QImage(); // frees it once encoded
         } else {

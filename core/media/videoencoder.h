@@ -82,8 +82,16 @@ public:
     void cancel();
     int framesWritten() const;
 
-    // The whole job: frames from `source`, GIF palettes sampled from up to 16 of them (kept,
-    // not rendered twice, while they fit in 256 MiB), progress after each frame.
+    // The frames (indices, ascending) a GIF's palette is built from: up to 16 spread over the
+    // animation, as many as fit in 256 MiB; none for MP4 and WebM. Kept once drawn, so the
+    // encoding pass does not draw them again.
+    static QList<int> paletteFrames(const VideoSettings &settings);
+    // Empty when the media module (FFmpeg) loads; else why not, naming where it looked. Asked
+    // before any frame is drawn.
+    static QString moduleProblem();
+
+    // The whole job: frames from `source`, the GIF palette's frames (paletteFrames()) first,
+    // progress after each frame.
     static Status encode(const QString &path, const VideoSettings &settings,
                          const FrameSource &source, const Progress &progress, QString *error);
 

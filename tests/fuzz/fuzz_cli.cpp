@@ -3,7 +3,7 @@
 // "verify", "inspect", or "gui" for the window's options). Each runs as pescope runs it:
 // - data, export and phrases with --dry-run, so every option and every file they name is read
 //   and checked and nothing is computed or written;
-// - verify and inspect whole: they only read files and print;
+// - verify, inspect and tokens whole: they only read files and print;
 // - the window's options through guiRequest(), everything it checks before a window exists.
 // `info` is left out: it has no options of its own and probes the GPU. Beyond not crashing: a
 // refusal is a UsageError with a message, --help gives a text, and a command's exit code is

@@ -186,6 +186,142 @@ def main():
                                 "--size", "1600x1000", "--screenshot", "s.png", "--model-view", "pca"))
     put("cli", "gui-session.args", args("gui", "tests/data/baseline-0.1/session-v1.json"))
     put("cli", "help.args", args("export", "--help"))
+    put("cli", "tokens.args", args("tokens", "--tokenizer", "tests/fuzz/corpus/tokenizer/wordpiece.json",
+                                   "--json", "Hello world", "--", "-x"))
+    put("cli", "tokens-model.args", args("tokens", "--model", "tests/data/tokenizers/models/llama-tiny",
+                                         "--no-special-tokens", "caf\u00e9 \U0001F642"))
+    tokenizer_seeds()
+
+
+def bytes_to_unicode():
+    """GPT-2's encoder.py bytes_to_unicode: printable bytes as themselves, the rest from U+0100."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    table, n = {}, 0
+    for b in range(256):
+        if b in printable:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
+
+
+def tokenizer_json(model, normalizer=None, pre_tokenizer=None, post_processor=None, decoder=None, added=()):
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": list(added),
+            "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "model": model,
+            "post_processor": post_processor, "decoder": decoder}
+
+
+def added_token(i, content, special=True, **flags):
+    token = {"id": i, "content": content, "single_word": False, "lstrip": False, "rstrip": False,
+             "normalized": not special, "special": special}
+    token.update(flags)
+    return token
+
+
+def template(single, pair, specials):
+    def pieces(text):
+        out = []
+        for part in text.split():
+            name, _, type_id = part.partition(":")
+            type_id = int(type_id or 0)
+            if name in ("$A", "$B"):
+                out.append({"Sequence": {"id": name[1], "type_id": type_id}})
+            else:
+                out.append({"SpecialToken": {"id": name, "type_id": type_id}})
+        return out
+    return {"type": "TemplateProcessing", "single": pieces(single), "pair": pieces(pair),
+            "special_tokens": {t: {"id": t, "ids": [i], "tokens": [t]} for t, i in specials.items()}}
+
+
+def tokenizer_seeds():
+    """Small tokenizer.json files of each family, written from tokenizers' serialization (the
+    fields its components read), each followed by texts after NUL bytes."""
+    texts = ["Hello world", "  na\u00efve caf\u00e9 \U0001F642\n", "\u6771\u4eac 1,000 <|endoftext|>",
+             "e\u0301 \ufb01 I'm [CLS] <mask> x"]
+    def seed(name, tokenizer):
+        put("tokenizer", name, json.dumps(tokenizer, ensure_ascii=False).encode() + b"\0" +
+            b"\0".join(t.encode() for t in texts))
+    shutil.rmtree(os.path.join(CORPUS, "tokenizer"), ignore_errors=True)
+    chars = bytes_to_unicode()
+    vocab = {chars[b]: b for b in range(256)}
+    merges = []
+    for a, b in [("\u0120", "w"), ("o", "r"), ("\u0120w", "or"), ("l", "d"), ("H", "e"), ("l", "l"),
+                 ("He", "ll"), ("Hell", "o")]:
+        vocab[a + b] = len(vocab)
+        merges.append([a, b])
+    seed("bytelevel.json", tokenizer_json(
+        {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+         "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+         "vocab": vocab, "merges": merges},
+        pre_tokenizer={"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        post_processor={"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        decoder={"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        added=[added_token(len(vocab), "<|endoftext|>")]))
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hel", "##lo", "wor", "##ld", "na", "##ive",
+              "cafe", "\u6771", "1", ",", "000", "'", "i", "m", "e", "x", "<", ">", "|"]
+    seed("wordpiece.json", tokenizer_json(
+        {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+         "max_input_chars_per_word": 100, "vocab": {p: i for i, p in enumerate(pieces)}},
+        normalizer={"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                    "strip_accents": None, "lowercase": True},
+        pre_tokenizer={"type": "BertPreTokenizer"},
+        post_processor=template("[CLS]:0 $A:0 [SEP]:0", "[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+                                {"[CLS]": 2, "[SEP]": 3}),
+        decoder={"type": "WordPiece", "prefix": "##", "cleanup": True},
+        added=[added_token(i, p) for i, p in enumerate(pieces[:5])] +
+              [added_token(4, "[MASK]", lstrip=True)]))
+    scored = [["<pad>", 0.0], ["</s>", 0.0], ["<unk>", 0.0], ["\u2581", -2.0], ["\u2581Hello", -5.0],
+              ["H", -6.0], ["e", -4.0], ["l", -4.5], ["o", -4.2], ["\u2581world", -7.0], ["w", -6.5],
+              ["r", -5.5], ["d", -6.1], ["<0xC3>", -9.0], ["<0xA9>", -9.0], ["1", -5.0], [",", -5.0]]
+    seed("unigram.json", tokenizer_json(
+        {"type": "Unigram", "unk_id": 2, "vocab": scored, "byte_fallback": True},
+        normalizer={"type": "Sequence", "normalizers": [
+            {"type": "Nmt"}, {"type": "NFKC"},
+            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]},
+        pre_tokenizer={"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        post_processor=template("$A:0 </s>:0", "$A:0 </s>:0 $B:0 </s>:0", {"</s>": 1}),
+        decoder={"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        added=[added_token(0, "<pad>"), added_token(1, "</s>"), added_token(2, "<unk>")]))
+    fallback = {"<unk>": 0, "<s>": 1, "</s>": 2}
+    for b in range(256):
+        fallback["<0x%02X>" % b] = len(fallback)
+    for p in ["\u2581", "H", "e", "l", "o", "w", "r", "d", "\u2581H", "ll", "\u2581Hell"]:
+        fallback[p] = len(fallback)
+    seed("bytefallback.json", tokenizer_json(
+        {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+         "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+         "vocab": fallback, "merges": ["\u2581 H", "l l"]},
+        normalizer={"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "\u2581"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+        post_processor=template("<s>:0 $A:0", "<s>:0 $A:0 <s>:0 $B:0", {"<s>": 1}),
+        decoder={"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+            {"type": "ByteFallback"}, {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+        added=[added_token(0, "<unk>"), added_token(1, "<s>"), added_token(2, "</s>")]))
+    words = ["[UNK]", "<s>", "</s>", "hello", "world", "1", "0", ",", "'", "m", "i", "naive", "cafe"]
+    seed("wordlevel.json", tokenizer_json(
+        {"type": "WordLevel", "vocab": {w: i for i, w in enumerate(words)}, "unk_token": "[UNK]"},
+        normalizer={"type": "Sequence", "normalizers": [
+            {"type": "NFD"}, {"type": "StripAccents"}, {"type": "Lowercase"},
+            {"type": "Strip", "strip_left": True, "strip_right": True}]},
+        pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "\\s+"}, "behavior": "Removed", "invert": False},
+            {"type": "Digits", "individual_digits": True},
+            {"type": "Punctuation", "behavior": "MergedWithNext"},
+            {"type": "UnicodeScripts"}, {"type": "WhitespaceSplit"}, {"type": "Whitespace"},
+            {"type": "CharDelimiterSplit", "delimiter": "|"}, {"type": "FixedLength", "length": 8}]},
+        post_processor={"type": "Sequence", "processors": [
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+            {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": True,
+             "add_prefix_space": False}]},
+        decoder={"type": "Sequence", "decoders": [
+            {"type": "BPEDecoder", "suffix": "</w>"},
+            {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True}]},
+        added=[added_token(13, "<mask>", lstrip=True, rstrip=True),
+               added_token(14, "ab", special=False, single_word=True)]))
 
 if __name__ == "__main__":
     main()

@@ -14,7 +14,7 @@ build=${PE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(safetensors gguf npy hfconfig textvectorizer session cli)
+[ ${#targets[@]} -gt 0 ] || targets=(safetensors gguf npy hfconfig textvectorizer tokenizer session cli)
 
 # The flags of bash bootstrap.sh sanitize, whose build (PE_FUZZ_BUILD_DIR) CI fuzzes. UBSan's
 # checks stay recoverable so that tests/sanitizers/ubsan.supp applies; halt_on_error below makes

@@ -39,6 +39,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     qRegisterMetaType<std::shared_ptr<const pe::SchemeResult>>();
     qRegisterMetaType<pe::FigureData>();
     qRegisterMetaType<std::shared_ptr<const pe::TableResult>>();
+    qRegisterMetaType<std::shared_ptr<const pe::EngineCheck>>();
 
     // The jobs run on this thread. The backends they use are made and destroyed by the scheduler
     // on the GUI thread (the GPU backend's offscreen surface must be) and are only ever called
@@ -70,8 +71,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
 ComputeScheduler::~ComputeScheduler()
 {
     // Every running job goes stale and stops at its next check.
-    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
-                       &m_tableLane})
+    for (Lane *lane : lanes())
         lane->drop();
     m_thread.quit();
     m_thread.wait();
@@ -130,8 +130,7 @@ bool ComputeScheduler::isIdle() const
 {
     if (m_timer.isActive())
         return false;
-    for (const Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane,
-                             &m_figureLane, &m_tableLane})
+    for (const Lane *lane : lanes())
         if (lane->busy())
             return false;
     return true;
@@ -240,12 +239,37 @@ void ComputeScheduler::releaseFigureData()
     m_figureData = {};
 }
 
+quint64 ComputeScheduler::requestFrameData(const FigureInputs &inputs,
+                                           const QList<FigureView> &views, const FigureData &held)
+{
+    // What the window's pages or the export preview computed for these parameters is used,
+    // not computed again; computeFigureData keeps the members of `held` that still match.
+    FigureData start = held;
+    const FigureData window = heldData(inputs, views);
+    if (window.encoding)
+        start.encoding = window.encoding;
+    if (window.phrases)
+        start.phrases = window.phrases;
+    if (window.schemes)
+        start.schemes = window.schemes;
+    if (window.table)
+        start.table = window.table;
+    m_frameRequest = FrameRequest{inputs, views, start};
+    m_frameLane.request();
+    schedule();
+    return m_frameLane.generation + 1; // the generation its job will run as
+}
+
+void ComputeScheduler::cancelFrameData()
+{
+    m_frameLane.drop();
+}
+
 void ComputeScheduler::cancel()
 {
     const bool running = !isIdle();
     m_timer.stop();
-    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
-                       &m_tableLane})
+    for (Lane *lane : lanes())
         lane->drop();
     if (running)
         emit cancelled();
@@ -281,9 +305,8 @@ void ComputeScheduler::schedule()
     if (m_timer.isActive())
         return;
     bool working = false;
-    for (const Lane *lane :
-         {&m_encode, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane, &m_tableLane})
-        working = working || lane->inFlight > 0;
+    for (const Lane *lane : lanes())
+        working = working || (lane != &m_grid && lane->inFlight > 0);
     m_timer.start(working ? burstMs : 0);
 }
 
@@ -315,10 +338,53 @@ void ComputeScheduler::failAll(const QString &error)
         m_tableLane.drop();
         emit tableFailed(error);
     }
+    if (m_frameLane.dirty) {
+        const quint64 ticket = m_frameLane.generation + 1;
+        m_frameLane.drop();
+        emit frameDataFailed(ticket, error);
+    }
+}
+
+void ComputeScheduler::requestEngineCheck(const EngineCheckRequest &request)
+{
+    m_checkRequest = request;
+    m_checkLane.request();
+    schedule();
+}
+
+void ComputeScheduler::dispatchEngineCheck()
+{
+    // Reads a file and compares on the CPU: no backend needed.
+    const quint64 generation = m_checkLane.start();
+    ++m_checkLane.inFlight;
+    post([this, generation, request = m_checkRequest, isStale = m_checkLane.staleness(generation)] {
+        QString error;
+        std::shared_ptr<const EngineCheck> check;
+        if (!isStale()) {
+            if (std::optional<EngineCheck> done = runEngineCheck(request, &error))
+                check = std::make_shared<const EngineCheck>(std::move(*done));
+        }
+        reply([=, this] { onEngineCheckFinished(generation, check, error); });
+    });
+}
+
+void ComputeScheduler::onEngineCheckFinished(quint64 generation,
+                                             const std::shared_ptr<const EngineCheck> &check,
+                                             const QString &error)
+{
+    --m_checkLane.inFlight;
+    if (!m_checkLane.current(generation))
+        return;
+    if (check)
+        emit engineCheckReady(check);
+    else if (!error.isEmpty())
+        emit engineCheckFailed(error);
 }
 
 void ComputeScheduler::dispatch()
 {
+    if (m_checkLane.dirty)
+        dispatchEngineCheck();
     QString backendError;
     Backend *backend = this->backend(m_state->backendChoice(), &backendError);
     if (!backend) {
@@ -488,22 +554,37 @@ void ComputeScheduler::dispatch()
             reply([=, this] { onTableFinished(generation, done, status, error); });
         });
     }
-    if (m_figureLane.dirty) {
-        const quint64 generation = m_figureLane.start();
-        ++m_figureLane.inFlight;
-        post([this, generation, request = m_figureRequest,
-              held = heldData(m_figureRequest.inputs, m_figureRequest.views), backend,
-              isStale = m_figureLane.staleness(generation)] {
-            QString error;
-            FigureData data = held;
-            const JobStatus status = isStale()
-                                         ? JobStatus::Cancelled
-                                         : computeFigureData(request.inputs, request.views,
-                                                             *backend, isStale, &data, &error);
-            reportNotice(backend);
-            reply([=, this] { onFigureFinished(generation, data, status, error); });
-        });
-    }
+    dispatchFigureJobs(backend);
+}
+
+// The export dialog's figure and an animation's frame: what views need for given parameters.
+void ComputeScheduler::dispatchFigureJobs(Backend *backend)
+{
+    if (m_frameLane.dirty)
+        postFigureJob(m_frameLane, m_frameRequest.inputs, m_frameRequest.views, m_frameRequest.held,
+                      backend, &ComputeScheduler::onFrameFinished);
+    if (m_figureLane.dirty)
+        postFigureJob(m_figureLane, m_figureRequest.inputs, m_figureRequest.views,
+                      heldData(m_figureRequest.inputs, m_figureRequest.views), backend,
+                      &ComputeScheduler::onFigureFinished);
+}
+
+void ComputeScheduler::postFigureJob(Lane &lane, const FigureInputs &inputs,
+                                     const QList<FigureView> &views, const FigureData &held,
+                                     Backend *backend, FigureFinished finished)
+{
+    const quint64 generation = lane.start();
+    ++lane.inFlight;
+    post([this, generation, inputs, views, held, backend, finished,
+          isStale = lane.staleness(generation)] {
+        QString error;
+        FigureData data = held;
+        const JobStatus status =
+            isStale() ? JobStatus::Cancelled
+                      : computeFigureData(inputs, views, *backend, isStale, &data, &error);
+        reportNotice(backend);
+        reply([=, this] { (this->*finished)(generation, data, status, error); });
+    });
 }
 
 void ComputeScheduler::onEncodeFinished(quint64 generation,
@@ -605,6 +686,18 @@ void ComputeScheduler::onTableFinished(quint64 generation,
             emit tableFailed(error);
         }
     }
+}
+
+void ComputeScheduler::onFrameFinished(quint64 generation, const FigureData &data, JobStatus status,
+                                       const QString &error)
+{
+    --m_frameLane.inFlight;
+    if (!m_frameLane.current(generation))
+        return;
+    if (status == JobStatus::Done)
+        emit frameDataReady(generation, data);
+    else if (status == JobStatus::Failed)
+        emit frameDataFailed(generation, error);
 }
 
 void ComputeScheduler::onFigureFinished(quint64 generation, const FigureData &data,

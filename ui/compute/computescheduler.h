@@ -3,7 +3,8 @@
 // export dialog's figure data) runs on one worker thread on the backend the state chooses. Each
 // kind of job is a lane where the newest request wins: a superseded job stops at its next check
 // and its result is dropped; cancel() stops them all. Bursts of edits are merged by a
-// single-shot QTimer; failures arrive as signals.
+// single-shot QTimer; failures arrive as signals. An animated export's frames have a lane of
+// their own, for parameters other than the window's (requestFrameData).
 #pragma once
 
 #include "compute/computejobs.h"
@@ -15,6 +16,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -63,6 +65,17 @@ public:
     // Stops the figure job and lets go of its results (a materialised matrix may be large): the
     // export dialog closed.
     void releaseFigureData();
+    // An animation frame's numbers: what `views` need for `inputs` (a frame's parameters, not
+    // the window's), reusing the members of `held` and of the results held here that match.
+    // frameDataReady() or frameDataFailed() follows with the returned ticket; a newer request or
+    // cancelFrameData() supersedes it (its job stops at its next check, its answer is dropped).
+    quint64 requestFrameData(const pe::FigureInputs &inputs, const QList<pe::FigureView> &views,
+                             const pe::FigureData &held);
+    void cancelFrameData();
+    // File > Check engine table: reads `request`'s file and compares it with Hugging Face's
+    // numbers (core/rope/enginecheck.h) on the worker; engineCheckReady() or
+    // engineCheckFailed() follows, unless a newer request has superseded it.
+    void requestEngineCheck(const pe::EngineCheckRequest &request);
 
 public slots:
     // The heatmap's viewport; a grid for it follows through gridReady().
@@ -84,6 +97,10 @@ signals:
     void phrasesFailed(const QString &message);
     void schemesFailed(const QString &message);
     void figureDataFailed(const QString &message);
+    void frameDataReady(quint64 ticket, const pe::FigureData &data);
+    void frameDataFailed(quint64 ticket, const QString &message);
+    void engineCheckReady(std::shared_ptr<const pe::EngineCheck> check);
+    void engineCheckFailed(const QString &message);
     // 0..100 while a long encode runs, -1 when none does.
     void progressChanged(int percent);
     void cancelled();
@@ -122,6 +139,12 @@ private:
         QList<FigureView> views;
         bool operator==(const FigureRequest &) const = default;
     };
+    struct FrameRequest
+    {
+        FigureInputs inputs;
+        QList<FigureView> views;
+        FigureData held;
+    };
 
     void markEncodingDirty();
     void markPhrasesDirty();
@@ -143,6 +166,17 @@ private:
                          JobStatus status, const QString &error);
     void onFigureFinished(quint64 generation, const FigureData &data, JobStatus status,
                           const QString &error);
+    void onFrameFinished(quint64 generation, const FigureData &data, JobStatus status,
+                         const QString &error);
+    void dispatchFigureJobs(Backend *backend);
+    using FigureFinished = void (ComputeScheduler::*)(quint64, const FigureData &, JobStatus,
+                                                      const QString &);
+    // computeFigureData for `inputs` from `held` on the worker; `finished` answers here.
+    void postFigureJob(Lane &lane, const FigureInputs &inputs, const QList<FigureView> &views,
+                       const FigureData &held, Backend *backend, FigureFinished finished);
+    void onEngineCheckFinished(quint64 generation, const std::shared_ptr<const EngineCheck> &check,
+                               const QString &error);
+    void dispatchEngineCheck();
     bool schemesHeld(const SchemeRequest &request) const;
     FigureData heldData(const FigureInputs &inputs, const QList<FigureView> &views) const;
     // Runs `job` on the worker thread; it answers through reply().
@@ -167,12 +201,28 @@ private:
     static constexpr int burstMs = 15; // merges the edits that arrive while a job runs
     QString m_notice;
 
-    Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane, m_tableLane;
+    Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane, m_tableLane,
+        m_frameLane;
+    Lane m_checkLane;
+    EngineCheckRequest m_checkRequest;
+    // Every lane, for what applies to all (cancel, idle, drop): one list, so a new lane is added
+    // here and nowhere else.
+    std::array<Lane *, 9> lanes()
+    {
+        return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane};
+    }
+    std::array<const Lane *, 9> lanes() const
+    {
+        return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane};
+    }
 
     GridRequest m_gridRequest;
     GridRequest m_lastGridSent;
     SchemeRequest m_schemeRequest;
     FigureRequest m_figureRequest;
+    FrameRequest m_frameRequest;
     TableInputs m_tableRequest;
     std::shared_ptr<const TableResult> m_table;
     std::shared_ptr<const EncodingResult> m_encoding;

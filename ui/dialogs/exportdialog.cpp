@@ -3,6 +3,7 @@
 #include "compute/computescheduler.h"
 #include "compute/tabledata.h"
 #include "dialogs/filedialog.h"
+#include "figures/animationjob.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
 
@@ -20,6 +21,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -120,9 +122,12 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
       m_title(new QLineEdit(this)),
       m_caption(new QCheckBox(tr("&Caption with the parameters"), this)),
       m_captionText(new QLineEdit(this)), m_path(new QLineEdit(this)),
+      m_parameter(new QComboBox(this)), m_from(new QDoubleSpinBox(this)),
+      m_to(new QDoubleSpinBox(this)), m_frames(new QSpinBox(this)), m_fps(new QSpinBox(this)),
       m_previewLabel(new QLabel(this)), m_message(new QLabel(this)),
-      m_exportButton(new QPushButton(tr("&Export"), this)),
-      m_copyButton(new QPushButton(tr("Copy to c&lipboard"), this))
+      m_progress(new QProgressBar(this)), m_exportButton(new QPushButton(tr("&Export"), this)),
+      m_copyButton(new QPushButton(tr("Copy to c&lipboard"), this)),
+      m_cancelButton(new QPushButton(tr("Stop"), this))
 {
     setWindowTitle(tr("Export figure"));
     setObjectName(QStringLiteral("exportDialog"));
@@ -132,10 +137,14 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_view->setObjectName(QStringLiteral("exportView"));
     m_view->setToolTip(tr("Which figure to export; the same builders draw the window's views"));
     for (FigureFormat format : {FigureFormat::Png, FigureFormat::Svg, FigureFormat::Pdf})
-        m_format->addItem(figureFormatName(format).toUpper(), int(format));
+        m_format->addItem(figureFormatName(format).toUpper(), figureFormatName(format));
+    for (VideoFormat format : {VideoFormat::Gif, VideoFormat::Mp4, VideoFormat::WebM})
+        m_format->addItem(tr("%1 (animated)").arg(videoFormatName(format).toUpper()),
+                          videoFormatName(format));
     m_format->setObjectName(QStringLiteral("exportFormat"));
     m_format->setToolTip(tr("PNG: pixels; SVG and PDF: lines, markers and text stay vectors, "
-                            "heatmaps are embedded at full resolution"));
+                            "heatmaps are embedded at full resolution; GIF, MP4 and WebM: the "
+                            "figure animated, as pescope export --animate writes it"));
     m_unit->addItems({tr("pixels"), tr("inches"), tr("cm")});
     m_unit->setObjectName(QStringLiteral("exportUnit"));
     for (QDoubleSpinBox *box : {m_width, m_height}) {
@@ -193,6 +202,27 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_showSelection->setObjectName(QStringLiteral("exportShowSelection"));
     m_showSelection->setToolTip(tr("Draw the selected cell, its dim's wave and the clicked token "
                                    "as the window marks them"));
+    m_parameter->setObjectName(QStringLiteral("exportAnimate"));
+    m_parameter->setToolTip(tr("What moves: the position (the marker of the waves and heatmap, "
+                               "the rotation's position, the phrases' token) or a numeric field "
+                               "of the scheme, swept from one value to the other"));
+    for (QDoubleSpinBox *box : {m_from, m_to}) {
+        box->setRange(-1e12, 1e12);
+        box->setKeyboardTracking(false);
+    }
+    m_from->setObjectName(QStringLiteral("exportFrom"));
+    m_to->setObjectName(QStringLiteral("exportTo"));
+    m_from->setToolTip(tr("The value at the first frame"));
+    m_to->setToolTip(tr("The value at the last frame"));
+    m_frames->setObjectName(QStringLiteral("exportFrames"));
+    m_frames->setRange(videolimits::minFrames, videolimits::maxFrames);
+    m_frames->setValue(AnimationOptions().frames);
+    m_frames->setKeyboardTracking(false);
+    m_fps->setObjectName(QStringLiteral("exportFps"));
+    m_fps->setRange(videolimits::minFps, videolimits::maxFps);
+    m_fps->setValue(30);
+    m_fps->setSuffix(tr(" frames per second"));
+    m_fps->setKeyboardTracking(false);
     m_previewLabel->setObjectName(QStringLiteral("exportPreview"));
     m_previewLabel->setMinimumSize(previewWidth, previewHeight);
     m_previewLabel->setAlignment(Qt::AlignCenter);
@@ -200,22 +230,92 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_message->setObjectName(QStringLiteral("exportMessage"));
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_progress->setObjectName(QStringLiteral("exportProgress"));
+    // Shown while an animation is written; its room is kept, so nothing moves when it shows.
+    QSizePolicy keep = m_progress->sizePolicy();
+    keep.setRetainSizeWhenHidden(true);
+    m_progress->setSizePolicy(keep);
+    m_progress->hide();
+    m_cancelButton->setObjectName(QStringLiteral("exportCancel"));
+    m_cancelButton->setToolTip(tr("Stop writing the animation; no file is left (Escape)"));
+    m_cancelButton->setEnabled(false);
 
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    buttons->addButton(m_copyButton, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_cancelButton, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_exportButton, QDialogButtonBox::AcceptRole);
+    m_exportButton->setDefault(true);
+    connect(buttons, &QDialogButtonBox::rejected, this, &ExportDialog::reject);
+
+    auto *layout = new QVBoxLayout(this);
+    auto *top = new QHBoxLayout;
+    top->addLayout(buildForm(), 1);
+    top->addWidget(m_previewLabel);
+    layout->addLayout(top);
+    layout->addWidget(m_message);
+    layout->addWidget(m_progress);
+    layout->addWidget(buttons);
+
+    connectControls();
+    syncViewAvailability();
+
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    m_path->setText(QDir(folder.isEmpty() ? QDir::homePath() : folder)
+                        .filePath(QStringLiteral("pescope-figure.png")));
+    setUnit(Unit::Pixels);
+    syncAnimationControls();
+    syncSizeInfo();
+    schedulePreview();
+}
+
+ExportDialog::~ExportDialog()
+{
+    // Stops an animation being written (nothing is left at its path) while the dialog is whole.
+    delete m_job;
+}
+
+// The form's rows. A row whose field is a layout gets a label with that layout's first field as
+// its buddy: QFormLayout gives a text label a buddy only for a widget field, and a label without
+// one shows its '&' as it is ("Si&ze:").
+QLayout *ExportDialog::buildForm()
+{
+    auto *form = new QFormLayout;
+    const auto addRow = [&](const QString &text, QLayout *fields, QWidget *buddy) {
+        auto *label = new QLabel(text, this);
+        label->setBuddy(buddy);
+        form->addRow(label, fields);
+    };
     auto *sizeRow = new QHBoxLayout;
     sizeRow->addWidget(m_width);
     sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
     sizeRow->addWidget(m_height);
     sizeRow->addWidget(m_unit);
     sizeRow->addWidget(m_dpi);
+    auto *animateRow = new QHBoxLayout;
+    animateRow->addWidget(m_parameter, 1);
+    auto *fromLabel = new QLabel(tr("f&rom"), this);
+    fromLabel->setBuddy(m_from);
+    auto *toLabel = new QLabel(tr("to"), this);
+    toLabel->setBuddy(m_to);
+    animateRow->addWidget(fromLabel);
+    animateRow->addWidget(m_from, 1);
+    animateRow->addWidget(toLabel);
+    animateRow->addWidget(m_to, 1);
+    auto *framesRow = new QHBoxLayout;
+    framesRow->addWidget(m_frames, 1);
+    auto *atLabel = new QLabel(tr("at"), this);
+    atLabel->setBuddy(m_fps);
+    framesRow->addWidget(atLabel);
+    framesRow->addWidget(m_fps, 2);
     auto *pathRow = new QHBoxLayout;
     pathRow->addWidget(m_path, 1);
     auto *browseButton = new QPushButton(tr("&Browse…"), this);
+    connect(browseButton, &QPushButton::clicked, this, &ExportDialog::browse);
     pathRow->addWidget(browseButton);
 
-    auto *form = new QFormLayout;
     form->addRow(tr("&View:"), m_view);
     form->addRow(tr("&Format:"), m_format);
-    form->addRow(tr("Si&ze:"), sizeRow);
+    addRow(tr("Si&ze:"), sizeRow, m_width);
     form->addRow(QString(), m_sizeInfo);
     form->addRow(QString(), m_printTheme);
     form->addRow(QString(), m_interpolate);
@@ -228,25 +328,21 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     form->addRow(tr("&Title:"), m_title);
     form->addRow(QString(), m_caption);
     form->addRow(tr("Caption &text:"), m_captionText);
-    form->addRow(tr("&File:"), pathRow);
+    addRow(tr("A&nimate:"), animateRow, m_parameter);
+    addRow(tr("Fra&mes:"), framesRow, m_frames);
+    addRow(tr("&File:"), pathRow, m_path);
+    return form;
+}
 
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
-    buttons->addButton(m_copyButton, QDialogButtonBox::ActionRole);
-    buttons->addButton(m_exportButton, QDialogButtonBox::AcceptRole);
-    m_exportButton->setDefault(true);
-
-    auto *layout = new QVBoxLayout(this);
-    auto *top = new QHBoxLayout;
-    top->addLayout(form, 1);
-    top->addWidget(m_previewLabel);
-    layout->addLayout(top);
-    layout->addWidget(m_message);
-    layout->addWidget(buttons);
-
+void ExportDialog::connectControls()
+{
     m_previewTimer.setSingleShot(true);
     m_previewTimer.setInterval(120);
     connect(&m_previewTimer, &QTimer::timeout, this, &ExportDialog::refreshPreview);
-    connect(m_view, &QComboBox::currentIndexChanged, this, &ExportDialog::schedulePreview);
+    connect(m_view, &QComboBox::currentIndexChanged, this, [this] {
+        syncAnimationControls();
+        schedulePreview();
+    });
     connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::onFormatChanged);
     connect(m_unit, &QComboBox::currentIndexChanged, this, &ExportDialog::onUnitChanged);
     connect(m_width, &QDoubleSpinBox::valueChanged, this, [this](double v) {
@@ -279,17 +375,22 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     connect(m_colorbar, &QComboBox::currentIndexChanged, this, &ExportDialog::schedulePreview);
     for (QLineEdit *edit : {m_title, m_captionText, m_xLabel, m_yLabel})
         connect(edit, &QLineEdit::textChanged, this, &ExportDialog::schedulePreview);
-    connect(browseButton, &QPushButton::clicked, this, &ExportDialog::browse);
+    connect(m_parameter, &QComboBox::currentIndexChanged, this, &ExportDialog::onParameterChanged);
+    for (QDoubleSpinBox *box : {m_from, m_to})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &ExportDialog::schedulePreview);
+    for (QSpinBox *box : {m_frames, m_fps})
+        connect(box, &QSpinBox::valueChanged, this, &ExportDialog::schedulePreview);
     connect(m_exportButton, &QPushButton::clicked, this, [this] {
         QString error;
-        if (exportFigure(&error))
+        // A still is written at once and the dialog closes; an animation closes it when done.
+        if (exportFigure(&error) && !isAnimated())
             accept();
     });
     connect(m_copyButton, &QPushButton::clicked, this, [this] {
         QString error;
         copyToClipboard(&error);
     });
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ExportDialog::cancelExport);
     if (m_scheduler) {
         connect(m_scheduler, &ComputeScheduler::encodingReady, this,
                 &ExportDialog::schedulePreview);
@@ -314,14 +415,6 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     }
     connect(m_state, &ExplorerState::changed, this, &ExportDialog::syncViewAvailability);
     connect(m_state, &ExplorerState::changed, this, &ExportDialog::schedulePreview);
-    syncViewAvailability();
-
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    m_path->setText(QDir(folder.isEmpty() ? QDir::homePath() : folder)
-                        .filePath(QStringLiteral("pescope-figure.png")));
-    setUnit(Unit::Pixels);
-    syncSizeInfo();
-    schedulePreview();
 }
 
 FigureOptions ExportDialog::options() const
@@ -413,9 +506,15 @@ QString ExportDialog::path() const
 void ExportDialog::setPath(const QString &path)
 {
     m_path->setText(path);
-    if (const std::optional<FigureFormat> format = figureFormatForPath(path)) {
-        const QSignalBlocker block(m_format);
-        m_format->setCurrentIndex(m_format->findData(int(*format)));
+    const int index = m_format->findData(QFileInfo(path).suffix().toLower());
+    if (index >= 0 && index != m_format->currentIndex()) {
+        {
+            const QSignalBlocker block(m_format);
+            m_format->setCurrentIndex(index);
+        }
+        syncAnimationControls();
+        syncSizeInfo();
+        schedulePreview();
     }
 }
 
@@ -493,22 +592,136 @@ void ExportDialog::syncSizeInfo()
 
 void ExportDialog::onFormatChanged()
 {
-    const FigureFormat format = FigureFormat(m_format->currentData().toInt());
+    const QString extension = m_format->currentData().toString();
     QFileInfo info(path());
     if (!info.fileName().isEmpty())
         m_path->setText(
-            QDir(info.path())
-                .filePath(info.completeBaseName() + QLatin1Char('.') + figureFormatName(format)));
+            QDir(info.path()).filePath(info.completeBaseName() + QLatin1Char('.') + extension));
+    syncAnimationControls();
+    syncSizeInfo();
+    schedulePreview();
 }
 
 void ExportDialog::browse()
 {
-    const FigureFormat format = FigureFormat(m_format->currentData().toInt());
-    const QString filter =
-        tr("%1 files (*.%2)").arg(figureFormatName(format).toUpper(), figureFormatName(format));
+    const QString extension = m_format->currentData().toString();
+    const QString filter = tr("%1 files (*.%2)").arg(extension.toUpper(), extension);
     const QString chosen = saveFileName(this, tr("Export figure"), path(), filter);
     if (!chosen.isEmpty())
         setPath(chosen);
+}
+
+bool ExportDialog::isAnimated() const
+{
+    return videoFormatForPath(QStringLiteral("x.") + m_format->currentData().toString())
+        .has_value();
+}
+
+AnimationOptions ExportDialog::animation() const
+{
+    AnimationOptions options;
+    options.parameter = m_parameter->currentText();
+    options.from = m_from->value();
+    options.to = m_to->value();
+    options.frames = m_frames->value();
+    return options;
+}
+
+int ExportDialog::fps() const
+{
+    return m_fps->value();
+}
+
+void ExportDialog::setAnimation(const AnimationOptions &options, int fps)
+{
+    if (!isAnimated())
+        m_format->setCurrentIndex(m_format->findData(videoFormatName(VideoFormat::Gif)));
+    syncAnimationControls();
+    const int index = m_parameter->findText(options.parameter);
+    if (index >= 0)
+        m_parameter->setCurrentIndex(index);
+    if (options.from)
+        m_from->setValue(*options.from);
+    if (options.to)
+        m_to->setValue(*options.to);
+    m_frames->setValue(options.frames);
+    m_fps->setValue(fps);
+    schedulePreview();
+}
+
+// The parameters the chosen views can sweep; the animation's rows are enabled for an animated
+// format only (disabled, not hidden, so that no control moves).
+void ExportDialog::syncAnimationControls()
+{
+    const QList<FigureView> views = options().views;
+    const QStringList names = FigureAnimation::parameterNames(*m_state, views);
+    QStringList shown;
+    for (int i = 0; i < m_parameter->count(); ++i)
+        shown.append(m_parameter->itemText(i));
+    if (names != shown) {
+        const QString current = m_parameter->currentText();
+        {
+            const QSignalBlocker block(m_parameter);
+            m_parameter->clear();
+            m_parameter->addItems(names);
+            m_parameter->setCurrentIndex(std::max(0, int(names.indexOf(current))));
+        }
+        if (m_parameter->currentText() != current)
+            onParameterChanged();
+    }
+    const bool animated = isAnimated();
+    for (QWidget *field :
+         std::initializer_list<QWidget *>{m_parameter, m_from, m_to, m_frames, m_fps})
+        field->setEnabled(animated && !names.isEmpty());
+}
+
+// A new parameter starts from its default range: every position, or the field's value to 8
+// times it.
+void ExportDialog::onParameterChanged()
+{
+    const AnimationOptions defaults =
+        FigureAnimation::defaultOptions(*m_state, options().views, m_parameter->currentText());
+    const bool position = defaults.parameter == QLatin1String("position");
+    for (QDoubleSpinBox *box : {m_from, m_to}) {
+        const QSignalBlocker block(box);
+        box->setDecimals(position ? 0 : 3);
+        box->setSingleStep(position ? 1.0 : 0.1);
+    }
+    {
+        const QSignalBlocker a(m_from), b(m_to);
+        m_from->setValue(defaults.from.value_or(0));
+        m_to->setValue(defaults.to.value_or(0));
+    }
+    schedulePreview();
+}
+
+QString ExportDialog::animationProblem() const
+{
+    if (!isAnimated())
+        return {};
+    const FigureOptions o = options();
+    if (m_parameter->count() == 0)
+        return tr("The %1 view has nothing to animate: no position and no numeric field of the "
+                  "scheme.")
+            .arg(figureViewsName(o.views));
+    QString error;
+    if (!FigureAnimation::plan(*m_state, o.views, animation(), &error))
+        return error;
+    VideoSettings settings;
+    settings.format =
+        *videoFormatForPath(QStringLiteral("x.") + m_format->currentData().toString());
+    settings.width = int(o.width);
+    settings.height = int(o.height);
+    settings.frames = m_frames->value();
+    settings.fps = fps();
+    if (const VideoProblem problem = videoProblem(settings)) {
+        const QString setting = problem.setting == VideoSetting::Width    ? tr("The width")
+                                : problem.setting == VideoSetting::Height ? tr("The height")
+                                : problem.setting == VideoSetting::Frames ? tr("The frame count")
+                                                                          : tr("The frame rate");
+        return setting + QLatin1Char(' ') + problem.message;
+    }
+    return {};
 }
 
 FigureData ExportDialog::currentData() const
@@ -518,6 +731,7 @@ FigureData ExportDialog::currentData() const
 
 void ExportDialog::hideEvent(QHideEvent *event)
 {
+    cancelExport(); // a dialog that closes leaves nothing running
     if (m_scheduler)
         m_scheduler->releaseFigureData();
     QDialog::hideEvent(event);
@@ -535,9 +749,7 @@ void ExportDialog::refreshPreview()
         // Explained once, beside the size fields (syncSizeInfo).
         m_preview = QImage();
         m_previewLabel->setText(tr("No preview at this size"));
-        setMessage(QString(), false);
-        m_exportButton->setEnabled(false);
-        m_copyButton->setEnabled(false);
+        showReadiness(QString(), false);
         return;
     }
     const FigureData data = currentData();
@@ -547,9 +759,7 @@ void ExportDialog::refreshPreview()
             m_scheduler->requestFigureData(o.views);
         m_preview = QImage();
         m_previewLabel->setText(m_scheduler ? tr("Computing…") : tr("Nothing to show"));
-        setMessage(tr("Waiting for the current parameters to be computed."), false);
-        m_exportButton->setEnabled(false);
-        m_copyButton->setEnabled(false);
+        showReadiness(tr("Waiting for the current parameters to be computed."), false);
         return;
     }
     // The same layout as the file, drawn smaller: the DPI shrinks with the pixel size.
@@ -564,9 +774,7 @@ void ExportDialog::refreshPreview()
     if (image.isNull()) {
         m_preview = QImage();
         m_previewLabel->setText(error);
-        setMessage(error, true);
-        m_exportButton->setEnabled(false);
-        m_copyButton->setEnabled(false);
+        showReadiness(error, false, true);
         return;
     }
     m_preview = image.width() > previewWidth || image.height() > previewHeight
@@ -574,13 +782,25 @@ void ExportDialog::refreshPreview()
                                    Qt::SmoothTransformation)
                     : image;
     m_previewLabel->setPixmap(QPixmap::fromImage(m_preview));
-    setMessage(QString(), false);
-    m_exportButton->setEnabled(true);
-    m_copyButton->setEnabled(true);
+    const QString problem = animationProblem();
+    showReadiness(problem, problem.isEmpty(), !problem.isEmpty());
+}
+
+// The message under the form and whether Export and Copy can be pressed; while an animation is
+// written they tell its progress instead.
+void ExportDialog::showReadiness(const QString &message, bool canExport, bool error)
+{
+    if (isExporting())
+        return;
+    setMessage(message, error);
+    m_exportButton->setEnabled(canExport);
+    m_copyButton->setEnabled(!m_preview.isNull()); // a still of what the preview shows
 }
 
 bool ExportDialog::exportFigure(QString *error)
 {
+    if (isAnimated())
+        return startAnimation(error);
     const FigureData data = currentData();
     const FigureOptions o = options();
     const QString file = path();
@@ -598,6 +818,91 @@ bool ExportDialog::exportFigure(QString *error)
     setMessage(tr("Exported %1").arg(QDir::toNativeSeparators(file)), false);
     emit exported(file);
     return true;
+}
+
+bool ExportDialog::startAnimation(QString *error)
+{
+    const FigureOptions o = options();
+    std::optional<FigureAnimation> plan;
+    if (isExporting())
+        *error = tr("an animation is being written; stop it first");
+    else if (path().isEmpty())
+        *error = tr("choose a file to export to");
+    else if (const QString problem = animationProblem(); !problem.isEmpty())
+        *error = problem;
+    else
+        plan = FigureAnimation::plan(*m_state, o.views, animation(), error);
+    if (plan) {
+        m_job = new AnimationJob(*m_state, o, *plan, m_scheduler, this);
+        connect(m_job, &AnimationJob::progress, this, [this](int done, int total, bool palette) {
+            m_progress->setRange(0, total);
+            m_progress->setValue(done);
+            m_progress->setFormat(palette ? tr("Choosing the GIF's colours: %v of %m frames")
+                                          : tr("%v of %m frames written"));
+        });
+        connect(m_job, &AnimationJob::finished, this,
+                [this](VideoEncoder::Status status, const QString &why) {
+                    onAnimationFinished(int(status), why);
+                });
+        if (!m_job->start(path(), fps(), error)) {
+            delete m_job;
+            m_job = nullptr;
+        }
+    }
+    if (!m_job) {
+        setMessage(*error, true);
+        return false;
+    }
+    m_jobPath = path();
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancelButton->setEnabled(true);
+    m_exportButton->setEnabled(false);
+    setMessage(tr("Writing %1…").arg(QDir::toNativeSeparators(m_jobPath)), false);
+    return true;
+}
+
+void ExportDialog::onAnimationFinished(int status, const QString &error)
+{
+    m_job->deleteLater();
+    m_job = nullptr;
+    m_progress->hide();
+    m_cancelButton->setEnabled(false);
+    m_exportButton->setEnabled(true);
+    switch (VideoEncoder::Status(status)) {
+    case VideoEncoder::Status::Done:
+        setMessage(tr("Exported %1").arg(QDir::toNativeSeparators(m_jobPath)), false);
+        emit exported(m_jobPath);
+        accept();
+        return;
+    case VideoEncoder::Status::Cancelled:
+        setMessage(tr("Stopped; no file was written."), false);
+        break;
+    case VideoEncoder::Status::Failed:
+        setMessage(error, true);
+        break;
+    }
+    emit exportStopped(message());
+}
+
+bool ExportDialog::isExporting() const
+{
+    return m_job != nullptr;
+}
+
+void ExportDialog::cancelExport()
+{
+    if (m_job)
+        m_job->cancel();
+}
+
+void ExportDialog::reject()
+{
+    if (isExporting()) {
+        cancelExport();
+        return;
+    }
+    QDialog::reject();
 }
 
 bool ExportDialog::copyToClipboard(QString *error)

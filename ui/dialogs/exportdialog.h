@@ -1,8 +1,13 @@
-// ExportDialog: File → Export figure. Chooses the view, format, size (pixels, inches or cm at a
-// DPI), print theme, title and caption, shows a live preview rendered by the same FigureExporter
-// that writes the file, and copies the figure to the clipboard.
+// ExportDialog: File → Export figure, the window's one export path. Chooses the view, format,
+// size (pixels, inches or cm at a DPI), print theme, font size, legend, colorbar, title and
+// caption, as `pescope export` does; shows a live preview rendered by the same FigureExporter
+// that writes the file, and copies the figure to the clipboard. GIF, MP4 and WebM animate the
+// view (the position or a field of the scheme swept between two values) through an
+// AnimationJob: computed by the scheduler, encoded off the GUI thread, with progress and Cancel.
+// The Motion bar's Export… opens it preset to what the bar plays.
 #pragma once
 
+#include "figures/figureanimation.h"
 #include "figures/figureexporter.h"
 
 #include <QDialog>
@@ -14,11 +19,13 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QProgressBar;
 class QPushButton;
 class QSpinBox;
 
 namespace pe {
 
+class AnimationJob;
 class ComputeScheduler;
 
 class ExportDialog : public QDialog
@@ -29,6 +36,7 @@ public:
 
     ExportDialog(const ExplorerState *state, ComputeScheduler *scheduler,
                  QWidget *parent = nullptr);
+    ~ExportDialog() override;
 
     FigureOptions options() const;
     void setOptions(const FigureOptions &options);
@@ -41,8 +49,22 @@ public:
     // The scheduler's results for the chosen views when they match the state's parameters, else
     // empty members.
     FigureData currentData() const;
-    // Renders with options() and writes path(); false with *error, also shown in the dialog.
+    // The format chosen is GIF, MP4 or WebM.
+    bool isAnimated() const;
+    // What moves, its range and frame count (frames and fps are the dialog's).
+    AnimationOptions animation() const;
+    int fps() const;
+    // Chooses an animation (GIF unless an animated format is chosen already) of `options`.
+    void setAnimation(const AnimationOptions &options, int fps = 30);
+    // Empty when the animation can be written; else why not, as shown in the dialog.
+    QString animationProblem() const;
+
+    // Writes path() with options(): a still at once (false with *error, also shown), an
+    // animation in the background (false when it cannot start; exported() or a message follows).
     bool exportFigure(QString *error);
+    bool isExporting() const;
+    // Stops an animation being written; nothing is left at its path.
+    void cancelExport();
     bool copyToClipboard(QString *error);
     // The last preview, at most 480 x 360 pixels; null while there is nothing to show (the
     // figure's numbers are still being computed by the scheduler).
@@ -56,11 +78,21 @@ public slots:
 
 signals:
     void exported(const QString &path);
+    // An animation stopped without a file: cancelled or failed (the message says which).
+    void exportStopped(const QString &message);
 
 protected:
     void hideEvent(QHideEvent *event) override;
+    // Escape and Close stop an animation being written instead of closing.
+    void reject() override;
 
 private:
+    QLayout *buildForm();
+    void connectControls();
+    void syncAnimationControls();
+    void onParameterChanged();
+    bool startAnimation(QString *error);
+    void onAnimationFinished(int status, const QString &error);
     void onFormatChanged();
     void onUnitChanged();
     void syncSizeInfo();
@@ -68,6 +100,7 @@ private:
     void schedulePreview();
     void browse();
     void setMessage(const QString &text, bool error);
+    void showReadiness(const QString &message, bool canExport, bool error = false);
     double pixelsToUnit(int pixels) const;
     int unitToPixels(double value) const;
 
@@ -92,10 +125,19 @@ private:
     QCheckBox *m_caption;
     QLineEdit *m_captionText;
     QLineEdit *m_path;
+    QComboBox *m_parameter;
+    QDoubleSpinBox *m_from;
+    QDoubleSpinBox *m_to;
+    QSpinBox *m_frames;
+    QSpinBox *m_fps;
     QLabel *m_previewLabel;
     QLabel *m_message;
+    QProgressBar *m_progress;
     QPushButton *m_exportButton;
     QPushButton *m_copyButton;
+    QPushButton *m_cancelButton;
+    AnimationJob *m_job = nullptr; // the animation being written, a child
+    QString m_jobPath;
     QTimer m_previewTimer;
     QImage m_preview;
     Unit m_currentUnit = Unit::Pixels;

@@ -1,11 +1,13 @@
 #include "dialogs/fileactions.h"
 
 #include "dialogs/configpastedialog.h"
+#include "dialogs/enginecheckdialog.h"
 #include "dialogs/filedialog.h"
 
 #include "compute/computescheduler.h"
 #include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
+#include "dialogs/modelfiledialog.h"
 #include "figures/qcpinclude.h"
 #include "formats/hfcache.h"
 #include "model/modelcard.h"
@@ -18,6 +20,7 @@
 #include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
+#include "widgets/playbar.h"
 
 #include <QAction>
 #include <QApplication>
@@ -56,6 +59,15 @@ QString modelEntry(const QString &source)
 bool looksLikePath(const QString &source)
 {
     return QFileInfo(source).isAbsolute() || source.startsWith(QLatin1Char('.'));
+}
+
+// What an undo step calls a model: its folder or file name, or the repo id as given.
+QString modelName(const QString &source)
+{
+    if (!looksLikePath(source))
+        return source;
+    const QFileInfo info(QDir::cleanPath(source));
+    return info.fileName().isEmpty() ? source : info.fileName();
 }
 
 bool isSessionFile(const QString &path)
@@ -100,6 +112,9 @@ FileActions *FileActions::install(MainWindow *window)
     window->installEventFilter(actions);
     connect(actions, &FileActions::message, window,
             [window](const QString &text) { window->statusBar()->showMessage(text, 10000); });
+    // The Motion bar's Export… is this menu's Export figure, preset to what the bar plays.
+    if (auto *motion = window->findChild<PlayBar *>())
+        connect(motion, &PlayBar::exportRequested, actions, &FileActions::exportAnimation);
     return actions;
 }
 
@@ -216,13 +231,12 @@ void FileActions::createActions()
     openModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openModelAction->setToolTip(
         tr("A model's positions, from files you have: its learned table (GPT-2's wpe) or its "
-           "first rotary layer's RoPE (config.json, .safetensors, .gguf, .npy)"));
+           "first rotary layer's RoPE (a model folder, config.json, .safetensors, .gguf, .npy)"));
     connect(openModelAction, &QAction::triggered, this, [this] {
-        const QString path =
-            openFileName(m_window, tr("Open model"), QDir::homePath(),
-                         tr("Models (*.json *.safetensors *.gguf *.npy);;All files (*)"));
-        if (!path.isEmpty())
-            openModel(path, true);
+        // A file or a model folder, typed or chosen.
+        ModelFileDialog dialog(m_window, QDir::homePath());
+        if (dialog.exec() == QDialog::Accepted && !dialog.chosenPath().isEmpty())
+            openModel(dialog.chosenPath(), true);
     });
 
     auto *pasteConfig = new QAction(tr("&Paste config.json…"), this);
@@ -254,6 +268,7 @@ void FileActions::createActions()
     file->insertAction(before, cachedModel);
     file->insertAction(before, pasteConfig);
     file->insertMenu(before, m_recentModelsMenu);
+    file->insertAction(before, checkEngineTableAction());
     file->insertAction(before, save);
     file->insertAction(before, saveAs);
     file->insertSeparator(before);
@@ -358,6 +373,51 @@ void FileActions::openCachedModel()
         openModel(id, true);
 }
 
+QAction *FileActions::checkEngineTableAction()
+{
+    auto *action = new QAction(tr("Chec&k engine table…"), this);
+    action->setObjectName(QStringLiteral("checkEngineTableAction"));
+    action->setToolTip(tr("An inference engine's RoPE numbers (.npy, a .safetensors tensor, a "
+                          "GGUF file's rope_freqs) against Hugging Face's for the rotary layer "
+                          "the window shows: the error per position and pair, the verdict, the "
+                          "mistake it matches"));
+    connect(action, &QAction::triggered, this, [this] {
+        const QString path = openFileName(
+            m_window, tr("Check engine table"), QDir::homePath(),
+            tr("Engine tables (*.npy *.safetensors *.gguf);;All files (*)"));
+        if (!path.isEmpty())
+            checkEngineTable(path);
+    });
+    return action;
+}
+
+EngineCheckDialog *FileActions::checkEngineTable(const QString &against)
+{
+    if (!m_engineCheck)
+        m_engineCheck = new EngineCheckDialog(m_window);
+    QString error;
+    if (!m_engineCheck->check(against, &error)) {
+        report(error, true, tr("Check engine table"));
+        return nullptr;
+    }
+    m_engineCheck->show();
+    m_engineCheck->raise();
+    return m_engineCheck;
+}
+
+bool FileActions::isEngineTableDrop(const QString &path) const
+{
+    // A dump, not a model: a tensor file without config.json beside it and no larger than the
+    // largest table compared, dropped while the window shows a rotary layer to check it against.
+    const QFileInfo info(path);
+    static const QStringList suffixes{QStringLiteral("npy"), QStringLiteral("safetensors"),
+                                      QStringLiteral("gguf")};
+    return m_window->state()->spec().get<RopeScheme>() && info.isFile() &&
+           suffixes.contains(info.suffix().toLower()) &&
+           !QFileInfo::exists(info.dir().filePath(QStringLiteral("config.json"))) &&
+           info.size() <= maxRopeCandidateValues * qint64(sizeof(double)) + (qint64(1) << 20);
+}
+
 bool FileActions::canOpenDropped(const QList<QUrl> &urls)
 {
     return std::any_of(urls.begin(), urls.end(), [](const QUrl &url) {
@@ -376,7 +436,9 @@ bool FileActions::openDropped(const QList<QUrl> &urls)
         if (!canOpenDropped({url}))
             continue;
         const QString path = url.toLocalFile();
-        if (isSessionFile(path)) {
+        if (isEngineTableDrop(path)) {
+            checkEngineTable(path);
+        } else if (isSessionFile(path)) {
             QString error;
             if (!openSession(path, &error))
                 report(error, true, tr("Open session"));
@@ -414,7 +476,7 @@ bool FileActions::openSession(const QString &path, QString *error)
         return false;
     m_sessionPath = QFileInfo(path).absoluteFilePath();
     addRecentSession(m_sessionPath);
-    m_window->setWindowFilePath(m_sessionPath);
+    m_window->setSessionFile(m_sessionPath);
     report(tr("Opened session %1").arg(QDir::toNativeSeparators(path)), false);
     return true;
 }
@@ -425,7 +487,7 @@ bool FileActions::saveSession(const QString &path, QString *error)
         return false;
     m_sessionPath = QFileInfo(path).absoluteFilePath();
     addRecentSession(m_sessionPath);
-    m_window->setWindowFilePath(m_sessionPath);
+    m_window->setSessionFile(m_sessionPath);
     report(tr("Saved session %1").arg(QDir::toNativeSeparators(path)), false);
     return true;
 }
@@ -534,6 +596,21 @@ ExportDialog *FileActions::exportDialog()
     return m_dialog;
 }
 
+void FileActions::exportAnimation(const QList<FigureView> &views, const AnimationOptions &animation)
+{
+    ExportDialog *dialog = exportDialog();
+    FigureOptions options = dialog->options();
+    options.views = views;
+    // A common video size (even sides, as MP4 and WebM need), at the still's font scale.
+    options.width = 1280;
+    options.height = 720;
+    dialog->setOptions(options);
+    dialog->setAnimation(animation);
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
+}
+
 void FileActions::report(const QString &text, bool error, const QString &title)
 {
     emit message(text);
@@ -567,13 +644,20 @@ void FileActions::openModel(const QString &source, bool interactive)
                 if (!self)
                     return;
                 QString problem = error;
-                if (spec && self->m_window->state()->setSpec(spec->spec, &problem))
-                    problem.clear();
-                if (problem.isEmpty()) {
+                ExplorerState *state = self->m_window->state();
+                // The spec and the layer chosen below are one step; undo restores the encoding
+                // the window showed before.
+                const auto show = [&] {
+                    if (!state->setSpec(spec->spec, &problem))
+                        return false;
                     if (card)
                         self->m_window->modelPage()->setCard(card);
                     if (spec->layer >= 0)
                         self->m_window->modelPage()->layerTable()->selectRow(spec->layer);
+                    return true;
+                };
+                if (spec && state->asOneStep(tr("Open model %1").arg(modelName(source)), show)) {
+                    problem.clear();
                     if (self->m_window->isPersistent())
                         addRecentModel(self->recentSettings().get(), source);
                     self->report(tr("Opened %1").arg(spec->description), false);

@@ -3,6 +3,7 @@
 // its own unit; MainWindow installs it with one call.
 #pragma once
 
+#include "figures/figureanimation.h"
 #include "figures/figureexporter.h"
 
 #include <QImage>
@@ -19,6 +20,7 @@ class QUrl;
 
 namespace pe {
 
+class EngineCheckDialog;
 class ExportDialog;
 class MainWindow;
 
@@ -53,6 +55,8 @@ public:
     bool exportCurrentData(const QString &path, QString *error);
 
     ExportDialog *exportDialog();
+    // File > Export figure preset to an animation of `views` (the Motion bar's Export…).
+    void exportAnimation(const QList<FigureView> &views, const AnimationOptions &animation);
     QMenu *recentMenu() const { return m_recentMenu; }
     QMenu *recentModelsMenu() const { return m_recentModelsMenu; }
     // File > Recent models: the last 8 models opened, newest first (paths absolute, repo ids as
@@ -66,6 +70,11 @@ public:
     // config.json, .safetensors, .gguf, .npy). False when nothing in `urls` can be opened.
     static bool canOpenDropped(const QList<QUrl> &urls);
     bool openDropped(const QList<QUrl> &urls);
+    // File > Check engine table…, and a tensor file dropped while a rotary layer is shown (see
+    // isEngineTableDrop): checks `against` (FILE or FILE:TENSOR) in the engine-check dialog.
+    // Null, with a message, when the window shows no rotary layer.
+    EngineCheckDialog *checkEngineTable(const QString &against);
+    bool isEngineTableDrop(const QString &path) const;
     QAction *exportFigureAction() const { return m_exportFigure; }
 
 signals:
@@ -93,6 +102,8 @@ private:
     QMenu *m_recentModelsMenu = nullptr;
     QAction *m_exportFigure = nullptr;
     QPointer<ExportDialog> m_dialog;
+    QPointer<EngineCheckDialog> m_engineCheck;
+    QAction *checkEngineTableAction();
 };
 
 // The recent models list in `settings` (newest first, at most 8).

@@ -91,6 +91,14 @@ void limitFileNameField(QFileDialog *dialog)
 
 } // namespace
 
+void protectFileDialog(QFileDialog *dialog)
+{
+    // Before the dialog lists its first folder on its own thread (Qt's own dialog only; a
+    // native one has no model and ignores it).
+    dialog->setIconProvider(nameOnlyIconProvider());
+    limitFileNameField(dialog);
+}
+
 QFileDialog *createFileDialog(QWidget *parent, const QString &caption, const QString &directory,
                               const QString &filter, QFileDialog::AcceptMode mode)
 {
@@ -100,15 +108,12 @@ QFileDialog *createFileDialog(QWidget *parent, const QString &caption, const QSt
     const bool isFile = !directory.isEmpty() && !start.isDir() &&
                         (mode == QFileDialog::AcceptSave || start.exists());
     auto *dialog = new QFileDialog(parent, caption, isFile ? start.path() : directory, filter);
-    // Before the dialog lists its first folder on its own thread (Qt's own dialog only; a
-    // native one has no model and ignores it).
-    dialog->setIconProvider(nameOnlyIconProvider());
+    protectFileDialog(dialog);
     dialog->setAcceptMode(mode);
     dialog->setFileMode(mode == QFileDialog::AcceptSave ? QFileDialog::AnyFile
                                                         : QFileDialog::ExistingFile);
     if (isFile)
         dialog->selectFile(start.fileName());
-    limitFileNameField(dialog);
     return dialog;
 }
 

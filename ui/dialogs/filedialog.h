@@ -21,6 +21,10 @@ namespace limits {
 constexpr int maxPathLength = 4096;
 } // namespace limits
 
+// The icon provider and the field limit above, for a dialog made elsewhere (ModelFileDialog);
+// call it before the dialog is shown.
+void protectFileDialog(QFileDialog *dialog);
+
 // A file dialog as QFileDialog's static functions would make it (native where the platform has
 // one), with the provider and the field limit above when it is Qt's own. Not yet shown; the
 // caller owns it.

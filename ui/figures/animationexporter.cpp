@@ -41,24 +41,59 @@ int dotsPerMeter(double dpi)
 } // namespace
 
 AnimationExporter::AnimationExporter(ExplorerState &state, const FigureOptions &figure,
-                                     const FigureAnimation &animation, Backend &backend)
-    : m_state(state), m_figure(figure), m_animation(animation), m_backend(backend)
+                                     const FigureAnimation &animation)
+    : m_state(state), m_figure(figure), m_animation(animation)
 {}
 
-bool AnimationExporter::prepare(int frame, QString *error)
+std::optional<VideoSettings> AnimationExporter::videoSettings(const QString &path, int fps,
+                                                              QString *error) const
 {
-    if (!m_animation.apply(m_state, frame, error))
-        return false;
-    // Kept members that still match are not computed again (a moving marker never is).
-    return figureDataMatches(m_state, m_figure.views, m_data) ||
-           computeFigureData(m_state, m_figure.views, m_backend, &m_data, error);
+    const std::optional<VideoFormat> format = videoFormatForPath(path);
+    if (!format) {
+        *error = QStringLiteral("cannot tell the format of \"%1\": an animation's name ends in "
+                                ".gif, .mp4 or .webm")
+                     .arg(path);
+        return std::nullopt;
+    }
+    VideoSettings settings;
+    settings.format = *format;
+    settings.width = int(m_figure.width);
+    settings.height = int(m_figure.height);
+    settings.frames = m_animation.frames();
+    settings.fps = fps;
+    return settings;
 }
 
-QImage AnimationExporter::renderStill(int frame, QString *error)
+bool AnimationExporter::apply(int frame, QString *error)
 {
-    if (!prepare(frame, error))
+    return m_animation.apply(m_state, frame, error);
+}
+
+bool AnimationExporter::hasData() const
+{
+    return figureDataMatches(m_state, m_figure.views, m_data);
+}
+
+bool AnimationExporter::prepare(int frame, Backend &backend, QString *error)
+{
+    if (!apply(frame, error))
+        return false;
+    // Kept members that still match are not computed again (a moving marker never is).
+    return hasData() || computeFigureData(m_state, m_figure.views, backend, &m_data, error);
+}
+
+QImage AnimationExporter::renderStill(int frame, Backend &backend, QString *error)
+{
+    if (!prepare(frame, backend, error))
         return {};
     return FigureExporter(m_state, m_data, m_figure).renderImage(error);
+}
+
+QImage AnimationExporter::renderFrame(int frame, Backend &backend, QString *error)
+{
+    if (!prepare(frame, backend, error))
+        return {};
+    return render(error);
 }
 
 // Paints the still part (everything but the moving marker, its dots and the legend) into a
@@ -109,10 +144,8 @@ QImage AnimationExporter::paint(QImage image, bool still, QString *error) const
     return image;
 }
 
-QImage AnimationExporter::renderFrame(int frame, QString *error)
+QImage AnimationExporter::render(QString *error)
 {
-    if (!prepare(frame, error))
-        return {};
     if (m_still.isNull()) {
         m_markerOnly = m_animation.animatesPosition() &&
                        m_figure.views == QList<FigureView>{FigureView::Waves} &&
@@ -135,26 +168,17 @@ QImage AnimationExporter::renderFrame(int frame, QString *error)
     return paint(m_still.copy(), false, error);
 }
 
-VideoEncoder::Status AnimationExporter::write(const QString &path, int fps,
+VideoEncoder::Status AnimationExporter::write(const QString &path, int fps, Backend &backend,
                                               const VideoEncoder::Progress &progress,
                                               QString *error)
 {
-    const std::optional<VideoFormat> format = videoFormatForPath(path);
-    if (!format) {
-        *error = QStringLiteral("cannot tell the format of \"%1\": an animation's name ends in "
-                                ".gif, .mp4 or .webm")
-                     .arg(path);
+    const std::optional<VideoSettings> settings = videoSettings(path, fps, error);
+    if (!settings)
         return VideoEncoder::Status::Failed;
-    }
-    VideoSettings settings;
-    settings.format = *format;
-    settings.width = int(m_figure.width);
-    settings.height = int(m_figure.height);
-    settings.frames = m_animation.frames();
-    settings.fps = fps;
     return VideoEncoder::encode(
-        path, settings, [this](int frame, QString *e) { return renderFrame(frame, e); }, progress,
-        error);
+        path, *settings,
+        [this, &backend](int frame, QString *e) { return renderFrame(frame, backend, e); },
+        progress, error);
 }
 
 } // namespace pe

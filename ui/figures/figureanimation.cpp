@@ -122,6 +122,45 @@ QStringList FigureAnimation::parameterNames(const ExplorerState &state,
     return names;
 }
 
+AnimationOptions FigureAnimation::defaultOptions(const ExplorerState &state,
+                                                 const QList<FigureView> &views,
+                                                 const QString &parameter)
+{
+    AnimationOptions options;
+    options.parameter = parameter;
+    if (parameter == QLatin1String("position")) {
+        QString ignored;
+        if (const std::optional<FigureAnimation> plan =
+                FigureAnimation::plan(state, views, options, &ignored)) {
+            options.from = plan->from();
+            options.to = plan->to();
+        }
+        return options;
+    }
+    double value = schemeFieldValue(state.spec(), parameter).value_or(1.0);
+    if (value == 0)
+        value = 1;
+    options.from = value;
+    options.to = value * 8;
+    return options;
+}
+
+std::optional<double> FigureAnimation::schemeFieldValue(const EncodingSpec &spec,
+                                                        const QString &flag)
+{
+    // In the field's one text syntax, as the command line reads it.
+    std::optional<double> value;
+    std::visit(
+        [&](const auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            for (const Field<S> &f : S::fields())
+                if (f.flag && flag == QString::fromUtf8(f.flag))
+                    value = fieldText(f, s).toDouble();
+        },
+        spec.scheme);
+    return value;
+}
+
 QString FigureAnimation::parameter() const
 {
     return m_field.isEmpty() ? QStringLiteral("position") : m_field;

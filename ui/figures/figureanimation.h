@@ -36,6 +36,13 @@ public:
     // What --animate accepts for these views and this scheme: "position" (when a view has one)
     // and the scheme's numeric fields' flags.
     static QStringList parameterNames(const ExplorerState &state, const QList<FigureView> &views);
+    // The range offered for `parameter` when none is chosen: every position the views show, or
+    // a field from its value in the state to 8 times it (as the Motion bar offers).
+    static AnimationOptions defaultOptions(const ExplorerState &state,
+                                           const QList<FigureView> &views,
+                                           const QString &parameter);
+    // A numeric scheme field's value (its flag, e.g. "base"); nullopt when the scheme lacks it.
+    static std::optional<double> schemeFieldValue(const EncodingSpec &spec, const QString &flag);
 
     int frames() const { return m_frames; }
     bool animatesPosition() const { return m_field.isEmpty(); }

@@ -1,6 +1,7 @@
 #include "figures/figurebuilder.h"
 
 #include "figures/colormaps.h"
+#include "figures/fittedtext.h"
 #include "figures/minmaxband.h"
 
 #include "analysis/phraseanalysis.h"
@@ -8,6 +9,7 @@
 #include "figures/qcpinclude.h"
 
 #include <QFontMetrics>
+#include <QLocale>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +20,9 @@
 namespace pe {
 
 namespace {
+
+// Room between a legend placed outside the plot and the page's edge.
+constexpr int legendEdgeRoom = 4;
 
 // Wave curves are decimated to a min/max envelope beyond this many points per curve.
 constexpr qint64 maxCurvePoints = 16384;
@@ -66,13 +71,15 @@ void matshowAxis(QCPAxis *axis, bool labels)
     axis->grid()->setVisible(false);
 }
 
-QCPTextElement *addTitle(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
-                         const QString &text, double pointSizeDelta, bool bold)
+// A title whose lines are elided to the width its column gets (fittedtext.h): a long title
+// never widens its column past the figure.
+FittedTextElement *addTitle(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
+                            const QString &text, double pointSizeDelta, bool bold)
 {
     QFont font = plot->font();
     font.setPointSizeF(font.pointSizeF() + pointSizeDelta);
     font.setBold(bold);
-    auto *title = new QCPTextElement(plot, text, font);
+    auto *title = new FittedTextElement(plot, text, font);
     grid->addElement(row, column, title);
     return title;
 }
@@ -204,24 +211,55 @@ QString shortText(const QString &text, int length)
 }
 
 // `text` broken at spaces into lines no wider than `width` pixels in `font` (a title must not
-// run off a narrow panel); a single word wider than that stays whole.
+// run off a narrow panel, nor a legend entry off the page); a single word wider than that stays
+// whole, and the text's own line breaks stay.
 QString wrapText(const QString &text, const QFont &font, int width)
 {
     const QFontMetrics metrics(font);
     QStringList lines;
-    QString line;
-    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
-        if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
-            lines.append(line);
-            line = word;
-        } else {
-            line = candidate;
+    for (const QString &paragraph : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString &word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
+                lines.append(line);
+                line = word;
+            } else {
+                line = candidate;
+            }
         }
+        if (!line.isEmpty())
+            lines.append(line);
     }
-    if (!line.isEmpty())
-        lines.append(line);
     return lines.join(QLatin1Char('\n'));
+}
+
+// "Phrase 1 cut to its first 20 of 1,666 tokens": the phrases of the page that the sequence length
+// truncated (Keras keeps the first output_sequence_length tokens); empty when none was.
+QString truncationNote(const PhraseResult &result, const PhraseWindow &w)
+{
+    const std::vector<qint64> &counts = result.fixed.tokenCounts;
+    const qint64 length = result.settings.sequenceLength;
+    QStringList cut;
+    qint64 more = 0;
+    for (qint64 b = w.firstPhrase; b < w.endPhrase && b < qint64(counts.size()); ++b) {
+        if (counts[std::size_t(b)] <= length)
+            continue;
+        if (cut.size() == 2) {
+            ++more;
+            continue;
+        }
+        cut.append(QStringLiteral("%1 cut to its first %2 of %3 tokens")
+                       .arg(shortText(result.settings.title(int(b)), 24))
+                       .arg(length)
+                       .arg(QLocale(QLocale::English).toString(counts[std::size_t(b)])));
+    }
+    if (cut.isEmpty())
+        return {};
+    QString text = cut.join(QStringLiteral(" · "));
+    if (more > 0)
+        text += QStringLiteral(" · %1 more cut").arg(more);
+    return text + QStringLiteral(" (sequence length %1)").arg(length);
 }
 
 // An element that keeps `element` at its minimum size, centred in the cell it gets: QCPLayoutGrid
@@ -229,6 +267,11 @@ QString wrapText(const QString &text, const QFont &font, int width)
 QCPLayoutGrid *centred(QCustomPlot *plot, QCPLayoutElement *element, Qt::Orientation along)
 {
     auto *grid = new QCPLayoutGrid;
+    // QCPLegend strokes its frame on its outer rect, one pixel past its right and bottom
+    // edges: at the page's edge (the last cell of the layout) that line was clipped.
+    // Below the plot, that one pixel only: the panel is short on small pages.
+    grid->setMargins(along == Qt::Vertical ? QMargins(0, 0, legendEdgeRoom, 0)
+                                           : QMargins(0, 0, 0, 1));
     const QSize hint = element->minimumOuterSizeHint();
     element->setMaximumSize(hint);
     for (int i = 0; i < 3; ++i) {
@@ -245,8 +288,8 @@ QCPLayoutGrid *centred(QCustomPlot *plot, QCPLayoutElement *element, Qt::Orienta
     return grid;
 }
 
-// Moves the legend (built in `rect`'s inset layout) to `place`. Auto goes beside the plot when
-// the legend takes at most 30% of the width, else below it, so it never covers the curves.
+} // namespace
+
 void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
                  std::optional<LegendPlace> requested)
 {
@@ -285,10 +328,21 @@ void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
     }
     inset->take(legend);
     inset->simplify();
-    QCPLayoutGrid *main = plot->plotLayout();
+    // Beside or below `rect` in the grid that holds it (the plot's, or a figure's own grid of
+    // several rects).
+    auto *main = qobject_cast<QCPLayoutGrid *>(rect->layout());
+    if (!main)
+        main = plot->plotLayout();
+    int row = 0, column = 0;
+    for (int r = 0; r < main->rowCount(); ++r)
+        for (int c = 0; c < main->columnCount(); ++c)
+            if (main->element(r, c) == rect)
+                row = r, column = c;
     if (place == LegendPlace::OutsideRight) {
-        main->addElement(0, 1, centred(plot, legend, Qt::Vertical));
-        main->setColumnStretchFactor(1, 0.01);
+        if (main->hasElement(row, column + 1))
+            main->insertColumn(column + 1);
+        main->addElement(row, column + 1, centred(plot, legend, Qt::Vertical));
+        main->setColumnStretchFactor(column + 1, 0.01);
         return;
     }
     // Below: entries side by side, as many per row as the width holds.
@@ -300,11 +354,78 @@ void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
         qBound(1, (width - 40) / qMax(1, itemWidth + legend->columnSpacing()), legend->itemCount());
     legend->setWrap(perRow);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-    main->addElement(1, 0, centred(plot, legend, Qt::Horizontal));
-    main->setRowStretchFactor(1, 0.01);
+    if (main->hasElement(row + 1, column))
+        main->insertRow(row + 1);
+    main->addElement(row + 1, column, centred(plot, legend, Qt::Horizontal));
+    main->setRowStretchFactor(row + 1, 0.01);
+}
+
+namespace {
+
+// The width a laid-out legend may take: its axis rect's inside for a legend in a corner, the
+// page for one beside or below the plot.
+int legendRoom(QCustomPlot *plot, QCPLegend *legend)
+{
+    if (auto *inset = qobject_cast<QCPLayoutInset *>(legend->layout())) {
+        const QMargins m = inset->margins();
+        return inset->rect().width() - m.left() - m.right();
+    }
+    return plot->viewport().width() - 2 * legendEdgeRoom;
 }
 
 } // namespace
+
+bool fitLegends(QCustomPlot *plot)
+{
+    bool changed = false;
+    for (QCPLegend *legend : plot->findChildren<QCPLegend *>()) {
+        if (!legend->visible() || legend->itemCount() == 0)
+            continue;
+        const int room =
+            legendRoom(plot, legend) - legend->margins().left() - legend->margins().right();
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
+            // Through the base class: QCPPlottableLegendItem makes it protected.
+            const QCPLayoutElement *element = item;
+            if (!item || element->minimumOuterSizeHint().width() <= room)
+                continue;
+            QCPAbstractPlottable *plottable = item->plottable();
+            const int text = QFontMetrics(item->font())
+                                 .boundingRect(0, 0, 0, 0, Qt::TextDontClip, plottable->name())
+                                 .width();
+            const int rest = element->minimumOuterSizeHint().width() - text;
+            plottable->setName(wrapText(plottable->name(), item->font(), qMax(1, room - rest)));
+            changed = true;
+        }
+        if (changed) // centred() held it at its size before
+            legend->setMaximumSize(legend->minimumOuterSizeHint());
+        // QCPLayoutGrid rounds each row's and column's size, which can take a pixel more than
+        // the page has: the frame of a legend outside the plot moves in by that much.
+        const QRect page(QPoint(0, 0), plot->viewport().size());
+        const QRect frame = legend->outerRect().adjusted(0, 0, 1, 1); // drawRect's extra pixel
+        auto *holder = qobject_cast<QCPLayoutGrid *>(legend->layout());
+        if (holder && !page.contains(frame)) {
+            QMargins m = holder->margins();
+            m.setRight(m.right() + qMax(0, frame.right() - page.right()));
+            m.setBottom(m.bottom() + qMax(0, frame.bottom() - page.bottom()));
+            holder->setMargins(m);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+QCPLegend *addFigureLegend(QCPAxisRect *rect)
+{
+    QCustomPlot *plot = rect->parentPlot();
+    auto *legend = new QCPLegend;
+    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
+    legend->setFont(plot->font());
+    legend->setLayer(QStringLiteral("legend"));
+    legend->setVisible(true);
+    plot->legend = legend;
+    return legend;
+}
 
 FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
@@ -491,12 +612,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     auto *rect = new QCPAxisRect(plot, true);
     plot->plotLayout()->addElement(0, 0, rect);
     // Placed once its entries are in (placeLegend): its size decides where it fits.
-    auto *legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
-    legend->setFont(plot->font());
-    legend->setLayer(QStringLiteral("legend"));
-    plot->legend = legend;
-    legend->setVisible(true);
+    QCPLegend *legend = addFigureLegend(rect);
 
     QCPAxis *x = rect->axis(QCPAxis::atBottom);
     QCPAxis *y = rect->axis(QCPAxis::atLeft);
@@ -751,6 +867,12 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
             QCPColorMap *map = addMatrixMap(
                 rect, w.tokens(), drawnDims, m_state.colormap(), range,
                 [&](qint64 r, qint64 k) { return valueAt(mode, b, r, k); }, w.firstToken, dims);
+            // Tokens and dims are counted: no tick at 2.5. Before the first layout, a heatmap
+            // is taken as half the figure's height less about ten lines of titles, tick labels
+            // and the note, and its share of the width (a colour bar beside each row or plot).
+            useIntegerTicks(rect->axis(QCPAxis::atLeft), 0.5, 10);
+            useIntegerTicks(rect->axis(QCPAxis::atTop),
+                            0.8 / double(perPlot ? 2 * phrases : phrases));
             cells.append({rect, map, int(b), mode});
             if (m_showSelection && sel.phrase == b && sel.mode == mode &&
                 w.containsToken(sel.token))
@@ -766,8 +888,10 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
     }
     body->setRowStretchFactor(0, 0.01);
     body->setRowStretchFactor(2, 0.01);
-    if (const QString note = phraseWindowNote(w, s, true); !note.isEmpty()) {
-        addTitle(plot, body, row, 0, note, 0.0, false);
+    QStringList notes{phraseWindowNote(w, s, true), truncationNote(result, w)};
+    notes.removeAll(QString());
+    if (!notes.isEmpty()) {
+        addTitle(plot, body, row, 0, notes.join(QLatin1Char('\n')), 0.0, false);
         body->setRowStretchFactor(row, 0.01);
     }
     applyPlotTheme(plot, m_theme);
@@ -787,8 +911,9 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
     const qint64 dims = s.dims;
     const qint64 drawnDims = w.drawnDims();
     auto *main = plot->plotLayout();
+    // Two lines, each elided to the panel: one long line overran a narrow panel on both sides.
     addTitle(plot, main, 0, 0,
-             QStringLiteral("Difference: %1 − %2 (grey rows: padding in both)")
+             QStringLiteral("Difference: %1 − %2\n(grey rows: padding in both)")
                  .arg(s.title(b), s.title(a)),
              1.5, true);
     auto *sub = new QCPLayoutGrid;
@@ -817,6 +942,9 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
         // Signed data: RdBu, centred on zero.
         QCPColorMap *map = addMatrixMap(rect, w.tokens(), drawnDims, Colormap::RdBu,
                                         {-extent, extent}, value, w.firstToken, dims);
+        // Two heatmaps with their colour bars side by side under a title (see the grid).
+        useIntegerTicks(rect->axis(QCPAxis::atLeft), 1.0, 6);
+        useIntegerTicks(rect->axis(QCPAxis::atTop), 0.3);
         QCPColorGradient masked = map->gradient();
         masked.setNanHandling(QCPColorGradient::nhNanColor);
         masked.setNanColor(m_theme.grid);
@@ -852,59 +980,48 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     const bool valid =
         sel.phrase >= 0 && sel.phrase < s.phrases.size() && sel.token < s.sequenceLength;
     const int other = otherPhrase();
+    // Two lines at most, each elided to the panel's width: wrapped word by word, the title took
+    // five lines of a narrow panel and squashed the axis below it.
     const QString title =
-        valid ? QStringLiteral("Cosine similarity of “%1” (%2, token %3) to %4")
-                        .arg(shortText(tokenLabel(result, sel.phrase, sel.token), 24),
+        valid ? QStringLiteral("Cosine similarity to %1\nof “%2” (%3, token %4)")
+                        .arg(shortText(s.title(other), 24),
+                             shortText(tokenLabel(result, sel.phrase, sel.token), 24),
                              shortText(s.title(sel.phrase), 24))
-                        .arg(sel.token)
-                        .arg(shortText(s.title(other), 24)) +
+                        .arg(sel.token) +
                     (w.tokens() < s.sequenceLength ? QStringLiteral(", tokens %1–%2 of %3")
                                                          .arg(w.firstToken)
                                                          .arg(w.endToken - 1)
                                                          .arg(s.sequenceLength)
                                                    : QString())
-              : QStringLiteral("Click a token in the grid to compare it with another phrase");
-    QCPTextElement *heading = addTitle(plot, main, 0, 0, title, 1.5, true);
-    // Wrapped to the plot's width, so a narrow panel shows the whole title.
-    heading->setText(wrapText(title, heading->font(), qMax(120, plot->viewport().width() - 24)));
+              : QStringLiteral("Click a token in the grid\nto compare it with another phrase");
+    addTitle(plot, main, 0, 0, title, 1.5, true);
     auto *rect = new QCPAxisRect(plot, true);
-    main->addElement(2, 0, rect);
+    main->addElement(1, 0, rect);
     main->setRowStretchFactor(0, 0.01);
-    main->setRowStretchFactor(1, 0.01);
     QCPAxis *x = rect->axis(QCPAxis::atBottom);
     QCPAxis *y = rect->axis(QCPAxis::atLeft);
     y->setLabel(QStringLiteral("cosine similarity"));
     y->setRange(-1.05, 1.05);
     x->setRange(double(w.firstToken) - 0.7, double(w.endToken) - 0.3);
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    // Thinned, not overlapped: labels rotated 60° need about their line height / sin 60° of
-    // axis each; every step-th token is labelled so that they fit the plot's width.
-    const double labelSpan =
-        QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
-    const double axisWidth = std::max(60.0, double(plot->viewport().width()) - 100.0);
-    const double perToken = axisWidth / double(std::max<qint64>(1, w.tokens()));
-    const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
-    for (qint64 q = w.firstToken; q < w.endToken; q += step)
-        ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 14));
-    x->setTicker(ticker);
-    x->setTickLabelRotation(60);
-    x->setSubTicks(false);
-    x->grid()->setVisible(false);
+    int legendWidth = 0;
     if (valid) {
         auto *group = new QCPBarsGroup(plot);
         group->setSpacing(1);
         int colour = 0;
-        // The legend sits in a row of its own between the title and the plot, centred, one
-        // entry beside the other: inside the plot it covered the bars.
-        auto *legendRow = new QCPLayoutGrid;
-        main->addElement(1, 0, legendRow);
+        // The legend stands beside the plot, one entry above the other: inside the plot it
+        // covered the bars, and in a row of its own it took the height a short panel needs
+        // for the axis.
+        auto *legendColumn = new QCPLayoutGrid;
+        main->addElement(1, 1, legendColumn);
+        main->setColumnStretchFactor(1, 0.01);
         auto *legend = new QCPLegend;
-        // Plain elements as spacers (an empty QCPLayoutGrid has a maximum width of 0).
-        legendRow->addElement(0, 0, new QCPLayoutElement(plot));
-        legendRow->addElement(0, 1, legend);
-        legendRow->addElement(0, 2, new QCPLayoutElement(plot));
-        legendRow->setColumnStretchFactor(1, 0.01);
-        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        legend->setFont(plot->font()); // the figure's, scaled: QCPLegend starts in the app's
+        // Plain elements as spacers (an empty QCPLayoutGrid has a maximum height of 0).
+        legendColumn->addElement(0, 0, new QCPLayoutElement(plot));
+        legendColumn->addElement(1, 0, legend);
+        legendColumn->addElement(2, 0, new QCPLayoutElement(plot));
+        legendColumn->setRowStretchFactor(1, 0.01);
+        legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
         legend->setLayer(QStringLiteral("legend"));
         plot->legend = legend;
         for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
@@ -923,7 +1040,24 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
             bars->addToLegend(legend);
         }
         legend->setMaximumSize(legend->minimumOuterSizeHint());
+        legendWidth = legend->minimumOuterSizeHint().width();
     }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    // Thinned, not overlapped: labels rotated 60° need about their line height / sin 60° of
+    // axis each; every step-th token is labelled so that they fit the plot's width.
+    const double labelSpan =
+        QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
+    const double axisWidth =
+        std::max(60.0, double(plot->viewport().width()) - 100.0 - double(legendWidth));
+    const double perToken = axisWidth / double(std::max<qint64>(1, w.tokens()));
+    const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
+    // Labels of 10 characters at most: rotated, their length is the axis' height.
+    for (qint64 q = w.firstToken; q < w.endToken; q += step)
+        ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 10));
+    x->setTicker(ticker);
+    x->setTickLabelRotation(60);
+    x->setSubTicks(false);
+    x->grid()->setVisible(false);
     applyPlotTheme(plot, m_theme);
 }
 

@@ -19,9 +19,25 @@ class QCPAxis;
 class QCPAxisRect;
 class QCPColorMap;
 class QCPColorScale;
+class QCPLegend;
 class QCPRange;
 
 namespace pe {
+
+// A legend for `rect`'s plottables, in the plot's font (the figure's, scaled by its font
+// scale: QCPLegend starts in the application's), its entries to be added before placeLegend().
+QCPLegend *addFigureLegend(QCPAxisRect *rect);
+// Moves a legend built in `rect`'s inset layout to `requested`. Unset (the window) it goes in a row
+// under the plot, where it never hides the data; Auto goes beside the plot when the legend takes
+// at most 30% of the width, else below it. Outside the plot its frame keeps clear of the page's
+// edges at any font size.
+void placeLegend(QCustomPlot *plot, QCPAxisRect *rect, QCPLegend *legend,
+                 std::optional<LegendPlace> requested);
+// After the plot is laid out: the entries of a legend wider than its room (the axis rect for a
+// legend in a corner, the page for one outside) broken into lines at spaces, and a legend
+// outside the plot moved in where the layout's rounding put its frame past the page's edge.
+// True when one changed, and the plot must be laid out again.
+bool fitLegends(QCustomPlot *plot);
 
 // Handles into a built heatmap, for the view's hit-testing and grid updates.
 struct HeatmapFigure

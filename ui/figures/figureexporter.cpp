@@ -8,6 +8,8 @@
 #include "figures/qcpinclude.h"
 
 #include <QBuffer>
+#include <QFontInfo>
+#include <QHash>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QRegularExpression>
@@ -16,6 +18,43 @@
 #include <cmath>
 
 namespace pe {
+
+namespace {
+
+// QSvgGenerator writes the font's family as Qt names it (font-family="Sans Serif", a fontconfig
+// alias no SVG renderer knows): each becomes the family it resolves to here, then the CSS
+// generic family, so a renderer without that font picks one of the same kind instead of any
+// (rsvg's choice ran the legend's text into its line samples).
+QString withGenericFamilies(const QString &svg)
+{
+    static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
+    QHash<QString, QString> resolved;
+    QString out;
+    qsizetype last = 0;
+    for (const QRegularExpressionMatch &m : family.globalMatch(svg)) {
+        const QString requested = m.captured(1);
+        auto it = resolved.find(requested);
+        if (it == resolved.end()) {
+            const QFontInfo info{QFont(requested)};
+            const QString name = info.family().remove(QLatin1Char('\''));
+            const QString generic =
+                info.fixedPitch() ? QStringLiteral("monospace")
+                : name.contains(QLatin1String("Serif")) && !name.contains(QLatin1String("Sans"))
+                    ? QStringLiteral("serif")
+                    : QStringLiteral("sans-serif");
+            it = resolved.insert(
+                requested,
+                QStringLiteral("font-family=\"'%1', %2\"").arg(name.toHtmlEscaped(), generic));
+        }
+        out += QStringView(svg).mid(last, m.capturedStart() - last);
+        out += *it;
+        last = m.capturedEnd();
+    }
+    out += QStringView(svg).mid(last);
+    return out;
+}
+
+} // namespace
 
 FigureExporter::FigureExporter(const ExplorerState &state, const FigureData &data,
                                const FigureOptions &options)
@@ -37,6 +76,8 @@ QString FigureExporter::check() const
         if (viewNeedsTable(view) && !m_data.table)
             return QStringLiteral("the %1 view has no learned table to show")
                 .arg(figureViewName(view));
+        if (viewNeedsEngineCheck(view) && !m_data.engineCheck)
+            return QStringLiteral("the verify view has no engine table checked");
         if (view == FigureView::PhraseDifference && m_data.phrases->settings.phrases.size() < 2)
             return QStringLiteral("the phrase-difference view needs at least two phrases");
     }
@@ -122,7 +163,7 @@ QByteArray FigureExporter::renderSvg(QString *error) const
         QStringLiteral("width=\"[0-9.]+mm\" height=\"[0-9.]+mm\""));
     QString text = QString::fromUtf8(svg);
     text.replace(text.indexOf(sizeAttributes), sizeAttributes.match(text).capturedLength(), size);
-    return text.toUtf8();
+    return withGenericFamilies(text).toUtf8();
 }
 
 QByteArray FigureExporter::renderPdf(QString *error) const

@@ -1,5 +1,7 @@
 #include "figures/figurepainter.h"
 
+#include "figures/enginecheckfigure.h"
+
 #include "figures/figurebuilder.h"
 #include "figures/figurecaption.h"
 #include "figures/schemefigures.h"
@@ -369,8 +371,14 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
             break;
         case FigureView::TableSimilarity:
         case FigureView::Pca:
-        case FigureView::SinusoidFit:
-            TableFigures(state, theme).build(options.views[i], plot.get(), *data.table);
+        case FigureView::SinusoidFit: {
+            TableFigures figures(state, theme);
+            figures.setLegendPlace(options.style.legend);
+            figures.build(options.views[i], plot.get(), *data.table);
+            break;
+        }
+        case FigureView::EngineCheck:
+            EngineCheckFigure(state, theme).build(plot.get(), *data.engineCheck);
             break;
         default:
             if (const auto scheme = schemeViewOf(options.views[i]))
@@ -406,6 +414,9 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
 
     for (int i = 0; i < panels; ++i) {
         ExportPlot &plot = *plots[std::size_t(i)];
+        // Large fonts on small pages: legend entries wider than their room take two lines.
+        if (fitLegends(&plot))
+            plot.layoutAt(width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
         const HeatmapFigure &heatmap = heatmaps[std::size_t(i)];
         if (heatmap.map) {
             const EncodingResult &result = *data.encoding;

@@ -66,6 +66,8 @@ QCPLegend *addLegend(QCPAxisRect *rect, Qt::Alignment where)
     auto *legend = new QCPLegend;
     rect->insetLayout()->addElement(legend, where);
     rect->insetLayout()->setMargins(QMargins(10, 10, 10, 10));
+    // The figure's font, scaled by its font scale: QCPLegend starts in the application's.
+    legend->setFont(rect->parentPlot()->font());
     legend->setLayer(QStringLiteral("legend"));
     legend->setVisible(true);
     rect->parentPlot()->legend = legend;

@@ -1,6 +1,7 @@
 #include "figures/tablefigures.h"
 
 #include "figures/colormaps.h"
+#include "figures/figurebuilder.h"
 #include "figures/schemefigures.h"
 #include "model/positiontable.h"
 
@@ -274,13 +275,11 @@ void TableFigures::buildSinusoidFit(QCustomPlot *plot, const TableResult &result
                        .arg(2 * std::numbers::pi / f.angularFrequency, 0, 'f', 1)
                        .arg(f.phase, 0, 'f', 3)
                        .arg(f.rSquared, 0, 'f', 4));
-    auto *legend = new QCPLegend;
-    bottom->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
-    legend->setLayer(QStringLiteral("legend"));
-    legend->setVisible(true);
-    plot->legend = legend;
+    QCPLegend *legend = addFigureLegend(bottom);
     values->addToLegend(legend);
     curve->addToLegend(legend);
+    // Beside or below the plot, never over the table's values (inside, it covered them).
+    placeLegend(plot, bottom, legend, m_legend);
     bottom->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("position p"));
     bottom->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("value of dimension %1").arg(dim));
     bottom->axis(QCPAxis::atBottom)->setRange(0, double(std::max<qint64>(1, n - 1)));

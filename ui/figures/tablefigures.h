@@ -4,11 +4,14 @@
 #pragma once
 
 #include "compute/tabledata.h"
+#include "figures/figurestyle.h"
 #include "figures/figureviews.h"
 #include "figures/plottheme.h"
 #include "state/explorerstate.h"
 
 #include <QString>
+
+#include <optional>
 
 class QCustomPlot;
 
@@ -18,6 +21,8 @@ class TableFigures
 {
 public:
     TableFigures(const ExplorerState &state, const PlotTheme &theme);
+    // Where the sinusoid fit's legend goes in an export; unset (the window), under the plot.
+    void setLegendPlace(LegendPlace place) { m_legend = place; }
 
     // Dispatches to the builder of `view` (one of the viewNeedsTable views).
     void build(FigureView view, QCustomPlot *plot, const TableResult &result) const;
@@ -37,6 +42,7 @@ public:
 private:
     const ExplorerState &m_state;
     PlotTheme m_theme;
+    std::optional<LegendPlace> m_legend;
 };
 
 } // namespace pe

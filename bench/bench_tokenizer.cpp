@@ -1,0 +1,140 @@
+// Benchmark for issue 28: MB/s encoding about 1 MB of mixed text (English prose, code, numbers,
+// accented Latin, CJK, Arabic, Devanagari, emoji) with each of the four tokenizer families of
+// tests/data/tokenizers, one thread, beside a plain whitespace split of the same text in the
+// same process as the baseline. Prints medians and ratios; it never passes or fails on time.
+//
+//   bench_tokenizer [--megabytes M] [--runs R] [--family NAME]
+#include "benchtiming.h"
+#include "text/tokenizer.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QSysInfo>
+#include <QThread>
+
+#include <cstdio>
+#include <ctime>
+
+namespace {
+
+// Words of several scripts, and made-up words so that not every word repeats (a tokenizer's
+// cost is in the words it has not seen yet).
+QString mixedText(qint64 bytes)
+{
+    const QStringList words =
+        QStringLiteral(
+            "the quick brown fox jumps over the lazy dog ; positional encodings rotate queries and "
+            "keys by angles that grow with position , so attention sees relative distance . "
+            "def encode(self, text: str) -> list[int]: return self._ids[text] "
+            "1,000,000 3.14159 2026-11-26 https://example.org/path?q=rope&theta=10000 "
+            "Ångström naïve café déjà-vu l'été dernier "
+            "東京タワー 日本語のテキスト 中文文本 "
+            "مرحبا بالعالم नमस्ते दुनिया 한국어 텍스트 "
+            "🙂 🇩🇪 👩‍💻 C++20 Qt6 Eigen3.4 I'm you're isn't")
+            .split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const QString letters = QStringLiteral("abcdefghijklmnopqrstuvwxyzéèàüößçñ");
+    QRandomGenerator rng(28);
+    QString text;
+    qint64 size = 0;
+    while (size < bytes) {
+        QString line;
+        for (int w = 0; w < 400; ++w) {
+            if (rng.bounded(4) == 0) {
+                const int length = 3 + int(rng.bounded(8));
+                for (int i = 0; i < length; ++i)
+                    line += letters[rng.bounded(int(letters.size()))];
+            } else {
+                line += words[rng.bounded(int(words.size()))];
+            }
+            line += rng.bounded(12) == 0 ? QStringLiteral("\n") : QStringLiteral(" ");
+        }
+        text += line;
+        size += line.toUtf8().size();
+    }
+    return text;
+}
+
+// CPU seconds of this thread: on a shared machine the wall clock also counts the time other
+// processes had the core.
+double threadSeconds()
+{
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+// Median wall and CPU seconds of `runs` runs after a warm-up.
+struct Measured
+{
+    double wall = 0;
+    double cpu = 0;
+};
+
+Measured measure(int runs, const std::function<void()> &work)
+{
+    std::vector<double> cpu;
+    const pe::bench::Timing wall = pe::bench::timeRuns(runs, [&] {
+        const double start = threadSeconds();
+        work();
+        cpu.push_back(threadSeconds() - start);
+    });
+    cpu.erase(cpu.begin()); // the warm-up
+    return {wall.median, pe::bench::median(cpu)};
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addOptions({{QStringLiteral("megabytes"), QStringLiteral("text size"),
+                        QStringLiteral("M"), QStringLiteral("1")},
+                       {QStringLiteral("runs"), QStringLiteral("timed runs"), QStringLiteral("R"),
+                        QStringLiteral("5")},
+                       {QStringLiteral("family"), QStringLiteral("only this tokenizer"),
+                        QStringLiteral("NAME")}});
+    parser.process(app);
+    const qint64 bytes = qint64(parser.value(QStringLiteral("megabytes")).toDouble() * 1e6);
+    const int runs = parser.value(QStringLiteral("runs")).toInt();
+    const QString text = mixedText(bytes);
+    const double megabytes = double(text.toUtf8().size()) / 1e6;
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    std::printf("text: %.2f MB of UTF-8, %lld characters; %s, %d cores, one thread used\n",
+                megabytes, qlonglong(text.size()), qPrintable(QSysInfo::prettyProductName()),
+                QThread::idealThreadCount());
+
+    std::printf("%-20s %12s %12s %10s\n", "", "MB/s (CPU)", "MB/s (wall)", "tokens");
+    qsizetype words = 0;
+    const Measured baseline = measure(runs, [&] {
+        words = text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts).size();
+    });
+    std::printf("%-20s %12.2f %12.2f %10lld  (words: the baseline)\n", "whitespace split",
+                megabytes / baseline.cpu, megabytes / baseline.wall, qlonglong(words));
+
+    for (const char *family :
+         {"bpe-bytelevel", "wordpiece-bert", "unigram-metaspace", "bpe-bytefallback"}) {
+        if (parser.isSet(QStringLiteral("family")) &&
+            parser.value(QStringLiteral("family")) != QLatin1String(family))
+            continue;
+        QString error;
+        const std::optional<pe::Tokenizer> tokenizer = pe::Tokenizer::fromPath(
+            QStringLiteral(PE_SOURCE_DIR "/tests/data/tokenizers/%1/tokenizer.json")
+                .arg(QLatin1String(family)),
+            &error);
+        if (!tokenizer)
+            qFatal("%s", qPrintable(error));
+        qsizetype tokens = 0;
+        const Measured t = measure(runs, [&] {
+            const std::optional<pe::TokenEncoding> e = tokenizer->encode(text, true, &error);
+            if (!e)
+                qFatal("%s", qPrintable(error));
+            tokens = e->size();
+        });
+        std::printf("%-20s %12.2f %12.2f %10lld  (%.1fx the baseline's CPU time)\n", family,
+                    megabytes / t.cpu, megabytes / t.wall, qlonglong(tokens), t.cpu / baseline.cpu);
+    }
+    return 0;
+}

@@ -1,0 +1,19 @@
+// Layer 0's attention probabilities from the embedding layer's output, as transformers' eager
+// attention computes them in float32: input norm, query / key projections with their biases,
+// per-head q/k norms, RoPE (pescope's rope tables), scaling, soft-capping, the causal (or
+// sliding-window, or no) mask, softmax. Internal to core/model.
+#pragma once
+
+#include "model/layerzeroplan.h"
+#include "model/layerzeroweights.h"
+
+namespace pe {
+
+// heads x tokens x tokens probabilities (row i: query i over keys j), row-major, into `out`.
+// Without positions, the queries and keys are not rotated (NoPE; no attention factor either).
+[[nodiscard]] bool layerZeroProbabilities(const LayerZeroPlan &plan,
+                                          const LayerZeroWeights &weights, const RowMatrix &hidden,
+                                          bool withPositions, std::vector<float> *out,
+                                          QString *error);
+
+} // namespace pe

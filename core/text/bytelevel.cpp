@@ -1,0 +1,136 @@
+#include "bytelevel.h"
+
+#include <QString>
+
+#include <array>
+
+namespace pe::bytelevel {
+
+namespace {
+
+struct Table
+{
+    std::array<char32_t, 256> charOf{};
+    std::array<int, 512> byteOf{}; // the table's characters are all below U+0200
+};
+
+Table makeTable()
+{
+    // Printable bytes stand for themselves; the others, in order, for U+0100, U+0101, ...
+    Table t;
+    t.byteOf.fill(-1);
+    const auto printable = [](int b) {
+        return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+    };
+    char32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+        const char32_t c = printable(b) ? char32_t(b) : next++;
+        t.charOf[std::size_t(b)] = c;
+        t.byteOf[std::size_t(c)] = b;
+    }
+    return t;
+}
+
+const Table &table()
+{
+    static const Table t = makeTable();
+    return t;
+}
+
+} // namespace
+
+char32_t charOfByte(unsigned char byte)
+{
+    return table().charOf[byte];
+}
+
+int byteOfChar(char32_t c)
+{
+    return c < 512 ? table().byteOf[std::size_t(c)] : -1;
+}
+
+void toByteCharacters(NormalizedString &text)
+{
+    std::vector<CharChange> changes;
+    changes.reserve(std::size_t(text.size()) * 2);
+    bool expands = false;
+    for (const char32_t c : text.text()) {
+        if (c < 0x80) {
+            changes.push_back({charOfByte(static_cast<unsigned char>(c)), 0});
+            continue;
+        }
+        const QByteArray utf8 = QString::fromUcs4(&c, 1).toUtf8();
+        for (qsizetype i = 0; i < utf8.size(); ++i)
+            changes.push_back({charOfByte(static_cast<unsigned char>(utf8[i])), i == 0 ? 0 : 1});
+        expands = true;
+    }
+    if (expands) {
+        text.transform(changes, 0);
+    } else {
+        std::size_t k = 0;
+        text.map([&](char32_t) { return changes[k++].c; });
+    }
+}
+
+QByteArray bytesOfToken(std::u32string_view token)
+{
+    QByteArray out;
+    out.reserve(qsizetype(token.size()));
+    for (const char32_t c : token) {
+        const int b = byteOfChar(c);
+        if (b < 0)
+            return QString::fromUcs4(token.data(), qsizetype(token.size())).toUtf8();
+        out.append(char(b));
+    }
+    return out;
+}
+
+QString fromUtf8Lossy(const QByteArray &bytes)
+{
+    // Unicode's "maximal subpart" practice (chapter 3, U+FFFD substitution): the bytes a valid
+    // sequence could start with are consumed together.
+    std::u32string out;
+    const qsizetype n = bytes.size();
+    const auto at = [&](qsizetype i) { return static_cast<unsigned char>(bytes[i]); };
+    qsizetype i = 0;
+    while (i < n) {
+        const unsigned char lead = at(i);
+        if (lead < 0x80) {
+            out.push_back(lead);
+            ++i;
+            continue;
+        }
+        int length = 0;
+        unsigned char low = 0x80;
+        unsigned char high = 0xBF;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            length = 2;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            length = 3;
+            low = lead == 0xE0 ? 0xA0 : 0x80;
+            high = lead == 0xED ? 0x9F : 0xBF;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            length = 4;
+            low = lead == 0xF0 ? 0x90 : 0x80;
+            high = lead == 0xF4 ? 0x8F : 0xBF;
+        }
+        qsizetype valid = 1; // bytes of the sequence seen so far
+        char32_t c = lead & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+        while (length > 0 && valid < length && i + valid < n) {
+            const unsigned char b = at(i + valid);
+            if (b < (valid == 1 ? low : 0x80) || b > (valid == 1 ? high : 0xBF))
+                break;
+            c = (c << 6) | (b & 0x3F);
+            ++valid;
+        }
+        if (length > 0 && valid == length) {
+            out.push_back(c);
+        } else {
+            out.push_back(0xFFFD);
+        }
+        i += valid;
+    }
+    return QString::fromUcs4(out.data(), qsizetype(out.size()));
+}
+
+} // namespace pe::bytelevel

@@ -1,0 +1,313 @@
+#include "tokenizer.h"
+
+#include "addedvocabulary.h"
+#include "formats/safejson.h"
+#include "io/userfile.h"
+#include "normalizer.h"
+#include "postprocessor.h"
+#include "pretokenizer.h"
+#include "tokendecoder.h"
+#include "tokenizermodel.h"
+#include "unicodetext.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace pe {
+
+struct TokenizerData
+{
+    QString source;
+    std::unique_ptr<Normalizer> normalizer;
+    std::unique_ptr<PreTokenizer> preTokenizer;
+    std::unique_ptr<TokenizerModel> model;
+    std::unique_ptr<PostProcessor> postProcessor;
+    std::unique_ptr<TokenDecoder> decoder;
+    AddedVocabulary added;
+};
+
+namespace {
+
+// Real files nest five levels deep (a Sequence in a Sequence); safejson's own limit is far
+// below the depth a recursive reader of components could not take.
+constexpr int maxJsonDepth = 32;
+constexpr qint64 minBytesPerEntry = 4;
+
+// Words repeat: one encode() call remembers the tokens of the short pieces it has seen (the
+// library keeps a cache of 10,000 pieces of up to 256 bytes per model).
+class PieceCache
+{
+public:
+    const std::vector<Token> *find(std::u32string_view piece) const
+    {
+        const auto it = m_tokens.find(piece);
+        return it == m_tokens.end() ? nullptr : &it->second;
+    }
+    void add(std::u32string_view piece, const std::vector<Token> &tokens)
+    {
+        if (piece.size() < maxPieceLength && m_tokens.size() < capacity)
+            m_tokens.emplace(std::u32string(piece), tokens);
+    }
+
+private:
+    static constexpr std::size_t capacity = 10000;
+    static constexpr std::size_t maxPieceLength = 256;
+    U32Map<std::vector<Token>> m_tokens;
+};
+
+QString notTokenizerJson(const QString &folder)
+{
+    // The other files a model folder may have for its tokenizer, none of which is read here.
+    const QDir dir(folder);
+    const auto has = [&](const char *name) { return dir.exists(QString::fromLatin1(name)); };
+    const QString name = QDir::toNativeSeparators(folder);
+    if (has("tokenizer.model") || has("spiece.model") || has("sentencepiece.bpe.model"))
+        return QStringLiteral("%1 has a SentencePiece model (tokenizer.model) but no "
+                              "tokenizer.json; pescope reads tokenizer.json only (transformers "
+                              "writes one when it saves a fast tokenizer)")
+            .arg(name);
+    if (has("vocab.json") && has("merges.txt"))
+        return QStringLiteral("%1 has vocab.json and merges.txt but no tokenizer.json; pescope "
+                              "reads tokenizer.json only")
+            .arg(name);
+    if (has("vocab.txt"))
+        return QStringLiteral("%1 has vocab.txt but no tokenizer.json; pescope reads "
+                              "tokenizer.json only")
+            .arg(name);
+    return QStringLiteral("%1 has no tokenizer.json").arg(name);
+}
+
+} // namespace
+
+Tokenizer::Tokenizer(std::shared_ptr<const TokenizerData> data) : m_d(std::move(data)) {}
+
+std::optional<Tokenizer> Tokenizer::fromPath(const QString &path, QString *error)
+{
+    const QFileInfo info(path);
+    QString file = path;
+    if (info.isDir()) {
+        file = QDir(path).filePath(QStringLiteral("tokenizer.json"));
+        if (!QFileInfo(file).isFile()) {
+            if (error)
+                *error = notTokenizerJson(path);
+            return std::nullopt;
+        }
+    } else if (info.suffix() == QLatin1StringView("model")) {
+        if (error)
+            *error = QStringLiteral("%1 is a SentencePiece model; pescope reads tokenizer.json "
+                                    "only")
+                         .arg(QDir::toNativeSeparators(path));
+        return std::nullopt;
+    }
+    const std::optional<QByteArray> text =
+        readUserFile(file, maxFileBytes, error, QStringLiteral("a tokenizer.json"));
+    if (!text)
+        return std::nullopt;
+    return fromJson(*text, QDir::toNativeSeparators(file), error);
+}
+
+std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString &what,
+                                             QString *error)
+{
+    // "x":1, is an entry in six bytes; a vocabulary's entries average about ten.
+    const std::optional<QJsonObject> document =
+        parseJsonObject(json, what, error, maxJsonDepth, DuplicateKeys::Refuse, minBytesPerEntry);
+    if (!document)
+        return std::nullopt;
+    const QJsonObject &o = *document;
+    JsonReader r(what);
+    auto d = std::make_shared<TokenizerData>();
+    d->source = what;
+    const QJsonValue version = o.value(QLatin1StringView("version"));
+    if (!version.isUndefined() && version.toString() != QLatin1StringView("1.0"))
+        r.fail(QStringLiteral("version"),
+               QStringLiteral("unknown tokenizer.json version (only \"1.0\" is read)"));
+    const auto present = [&](const char *key) {
+        const QJsonValue v = o.value(QLatin1StringView(key));
+        return !v.isUndefined() && !v.isNull();
+    };
+    if (r.ok() && present("normalizer"))
+        d->normalizer = readNormalizer(o.value(QLatin1StringView("normalizer")),
+                                       QStringLiteral("normalizer"), r);
+    if (r.ok() && present("pre_tokenizer"))
+        d->preTokenizer = readPreTokenizer(o.value(QLatin1StringView("pre_tokenizer")),
+                                           QStringLiteral("pre_tokenizer"), r);
+    if (r.ok() && !present("model"))
+        r.fail(QString(), QStringLiteral("has no \"model\""));
+    if (r.ok())
+        d->model = readModel(o.value(QLatin1StringView("model")), QStringLiteral("model"), r);
+    if (r.ok() && present("post_processor"))
+        d->postProcessor = readPostProcessor(o.value(QLatin1StringView("post_processor")),
+                                             QStringLiteral("post_processor"), r);
+    if (r.ok() && present("decoder"))
+        d->decoder =
+            readTokenDecoder(o.value(QLatin1StringView("decoder")), QStringLiteral("decoder"), r);
+    if (r.ok())
+        d->added.read(o.value(QLatin1StringView("added_tokens")), QStringLiteral("added_tokens"), r,
+                      *d->model, d->normalizer.get());
+    if (!r.ok()) {
+        if (error)
+            *error = r.error();
+        return std::nullopt;
+    }
+    return Tokenizer(std::move(d));
+}
+
+namespace {
+
+// TokenizerImpl::encode_single_sequence for raw text, offsets in characters: the added tokens,
+// the normalizer, the pre-tokenizer, the model, then into_encoding.
+std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QString &text,
+                                            qint64 typeId, EncodeContext &context)
+{
+    std::u32string chars = unicode::toU32(text);
+    if (qint64(chars.size()) > Tokenizer::maxTextLength) {
+        context.fail(QStringLiteral("the text is %1 characters long (at most %2)")
+                         .arg(chars.size())
+                         .arg(Tokenizer::maxTextLength));
+        return std::nullopt;
+    }
+    PreTokenizedString pieces{NormalizedString()};
+    if (!d.added.extractAndNormalize(d.normalizer.get(), NormalizedString(std::move(chars)),
+                                     &pieces, context) ||
+        (d.preTokenizer && !d.preTokenizer->preTokenize(pieces, context)))
+        return std::nullopt;
+    PieceCache cache;
+    TokenEncoding out;
+    for (TextSplit &split : pieces.splits()) {
+        if (!split.tokens) {
+            if (context.expired())
+                return std::nullopt;
+            const std::u32string &piece = split.text.text();
+            if (const std::vector<Token> *known = cache.find(piece)) {
+                split.tokens = *known;
+            } else {
+                split.tokens.emplace();
+                if (!d.model->tokenize(piece, &*split.tokens, context))
+                    return std::nullopt;
+                cache.add(piece, *split.tokens);
+            }
+        }
+        for (const Token &t : *split.tokens) {
+            const std::optional<TextSpan> span = split.text.originalSpan(t.start, t.end);
+            out.ids.push_back(t.id);
+            out.tokens.append(t.value.isNull() ? d.model->idToToken(t.id) : t.value);
+            out.offsets.push_back(span ? std::pair<qint64, qint64>(span->start, span->end)
+                                       : std::pair<qint64, qint64>(t.start, t.end));
+            out.typeIds.push_back(typeId);
+            out.special.push_back(false);
+        }
+    }
+    return out;
+}
+
+// TokenizerImpl::post_process without truncation or padding.
+TokenEncoding postProcess(const TokenizerData &d, std::vector<TokenEncoding> encodings,
+                          bool addSpecialTokens)
+{
+    if (d.postProcessor) {
+        // PostProcessor::process: each sequence's type ids are its index first.
+        for (std::size_t i = 0; i < encodings.size(); ++i)
+            encodings[i].typeIds.assign(encodings[i].ids.size(), qint64(i));
+        encodings = d.postProcessor->process(std::move(encodings), addSpecialTokens);
+    }
+    if (encodings.size() == 1)
+        return std::move(encodings.front());
+    TokenEncoding out;
+    for (const TokenEncoding &e : encodings)
+        appendEncoding(out, e);
+    return out;
+}
+
+} // namespace
+
+std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpecialTokens,
+                                               QString *error) const
+{
+    EncodeContext context(text.size());
+    std::optional<TokenEncoding> e = encodeSequence(*m_d, text, 0, context);
+    if (!e) {
+        if (error)
+            *error = context.error;
+        return std::nullopt;
+    }
+    std::vector<TokenEncoding> encodings;
+    encodings.push_back(std::move(*e));
+    return postProcess(*m_d, std::move(encodings), addSpecialTokens);
+}
+
+std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const QString &second,
+                                                   bool addSpecialTokens, QString *error) const
+{
+    EncodeContext context(first.size() + second.size());
+    std::optional<TokenEncoding> a = encodeSequence(*m_d, first, 0, context);
+    std::optional<TokenEncoding> b = a ? encodeSequence(*m_d, second, 1, context) : std::nullopt;
+    if (!b) {
+        if (error)
+            *error = context.error;
+        return std::nullopt;
+    }
+    std::vector<TokenEncoding> encodings;
+    encodings.push_back(std::move(*a));
+    encodings.push_back(std::move(*b));
+    return postProcess(*m_d, std::move(encodings), addSpecialTokens);
+}
+
+QString Tokenizer::decode(const std::vector<qint64> &ids, bool skipSpecialTokens) const
+{
+    QStringList tokens;
+    for (const qint64 id : ids) {
+        if (id < 0 || id > std::numeric_limits<qint32>::max())
+            continue;
+        QString token = idToToken(id);
+        if (token.isNull() ||
+            (skipSpecialTokens && m_d->added.isSpecialContent(unicode::toU32(token))))
+            continue;
+        tokens.append(token);
+    }
+    return m_d->decoder ? m_d->decoder->decode(tokens) : tokens.join(QLatin1Char(' '));
+}
+
+qint64 Tokenizer::vocabularySize() const
+{
+    return m_d->model->vocabularySize() + m_d->added.countNotIn(*m_d->model);
+}
+
+std::optional<qint64> Tokenizer::tokenToId(const QString &token) const
+{
+    const std::u32string t = unicode::toU32(token);
+    if (const std::optional<qint32> id = m_d->added.tokenToId(t))
+        return *id;
+    if (const std::optional<qint32> id = m_d->model->tokenToId(t))
+        return *id;
+    return std::nullopt;
+}
+
+QString Tokenizer::idToToken(qint64 id) const
+{
+    if (id < 0 || id > std::numeric_limits<qint32>::max())
+        return {};
+    if (const AddedToken *t = m_d->added.tokenOfId(qint32(id)))
+        return unicode::fromU32(t->normalizedContent.empty() ? t->content : t->normalizedContent);
+    return m_d->model->idToToken(qint32(id));
+}
+
+QString Tokenizer::source() const
+{
+    return m_d->source;
+}
+
+QString Tokenizer::summary() const
+{
+    const auto name = [](const auto &part) {
+        return part ? part->describe() : QStringLiteral("none");
+    };
+    return QStringLiteral("%1, %2 tokens (%3 added); normalizer %4; pre-tokenizer %5; "
+                          "post-processor %6")
+        .arg(m_d->model->describe())
+        .arg(vocabularySize())
+        .arg(m_d->added.size())
+        .arg(name(m_d->normalizer), name(m_d->preTokenizer), name(m_d->postProcessor));
+}
+
+} // namespace pe

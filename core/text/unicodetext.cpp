@@ -1,0 +1,226 @@
+#include "unicodetext.h"
+
+#include <QChar>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <optional>
+
+namespace pe::unicode {
+
+std::u32string toU32(const QString &s)
+{
+    const QList<uint> units = s.toUcs4();
+    return {units.begin(), units.end()};
+}
+
+bool isWhitespace(char32_t c)
+{
+    // QChar::isSpace is the Separator categories plus U+0009-U+000D and U+0085: White_Space.
+    return QChar::isSpace(c);
+}
+
+bool isNumeric(char32_t c)
+{
+    return QChar::isNumber(c);
+}
+
+bool isPunctuation(char32_t c)
+{
+    const bool asciiPunctuation = (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) ||
+                                  (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
+    return asciiPunctuation || QChar::isPunct(c);
+}
+
+QString wordCharacterClass()
+{
+    return QStringLiteral("\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}");
+}
+
+bool isWordCharacter(char32_t c)
+{
+    if (c < 0x80)
+        return (c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') ||
+               c == u'_';
+    // Alphabetic is a property QChar does not expose; PCRE2 (through Qt) knows it.
+    static const QRegularExpression word(QStringLiteral("^[%1]$").arg(wordCharacterClass()),
+                                         QRegularExpression::UseUnicodePropertiesOption);
+    return word.match(QString::fromUcs4(&c, 1)).hasMatch();
+}
+
+namespace {
+
+struct Decomposed
+{
+    int combiningClass;
+    char32_t c;
+    qsizetype change;
+};
+
+// Hangul syllables decompose, and their jamo compose, by the algorithm of Unicode's chapter
+// 3.12 rather than by table: S = SBase + (L * VCount + V) * TCount + T.
+constexpr char32_t hangulSyllableFirst = 0xAC00;
+constexpr char32_t hangulSyllableLast = 0xD7A3;
+constexpr char32_t hangulVowelFirst = 0x1161; // VBase, VCount 21
+constexpr char32_t hangulVowelLast = 0x1175;
+constexpr char32_t hangulTrailingFirst = 0x11A8; // TBase + 1, TCount 28
+constexpr char32_t hangulTrailingLast = 0x11C2;
+
+// The full canonical or compatibility decomposition of one character. Strings are normalized one
+// character at a time: QString::normalized inserts into the whole string for each decomposed
+// character, which is quadratic in a long text.
+std::u32string decomposeOne(char32_t c, bool compatibility)
+{
+    const QChar::Decomposition tag = QChar::decompositionTag(c);
+    const bool hangul = c >= hangulSyllableFirst && c <= hangulSyllableLast;
+    if (!hangul && (tag == QChar::NoDecomposition || (!compatibility && tag != QChar::Canonical)))
+        return std::u32string(1, c);
+    return toU32(QString::fromUcs4(&c, 1).normalized(compatibility ? QString::NormalizationForm_KD
+                                                                   : QString::NormalizationForm_D));
+}
+
+// The primary composite of a starter (or a composite already made) and the next character,
+// when Unicode composes them. Only marks and Hangul vowels and trailing consonants come second
+// in a composition.
+std::optional<char32_t> composePair(char32_t a, char32_t b)
+{
+    const bool jamo = (b >= hangulVowelFirst && b <= hangulVowelLast) ||
+                      (b >= hangulTrailingFirst && b <= hangulTrailingLast);
+    if (!jamo && !QChar::isMark(b))
+        return std::nullopt;
+    const char32_t pair[2] = {a, b};
+    const std::u32string composed =
+        toU32(QString::fromUcs4(pair, 2).normalized(QString::NormalizationForm_C));
+    if (composed.size() == 1)
+        return composed.front();
+    return std::nullopt;
+}
+
+// unicode-normalization-alignments' Decompositions: each character's decomposition, its first
+// character with change 0 and the rest 1, then every run of non-starters ordered by combining
+// class (stable), as the buffer is sorted whenever a starter arrives.
+std::vector<Decomposed> decompose(std::u32string_view segment, bool compatibility)
+{
+    std::vector<Decomposed> out;
+    std::size_t readyEnd = 0;
+    const auto sortPending = [&] {
+        std::stable_sort(out.begin() + qsizetype(readyEnd), out.end(),
+                         [](const Decomposed &a, const Decomposed &b) {
+                             return a.combiningClass < b.combiningClass;
+                         });
+        readyEnd = out.size();
+    };
+    for (const char32_t c : segment) {
+        bool first = true;
+        for (const char32_t d : decomposeOne(c, compatibility)) {
+            const int cc = QChar::combiningClass(d);
+            if (cc == 0)
+                sortPending();
+            out.push_back({cc, d, first ? 0 : 1});
+            first = false;
+        }
+    }
+    sortPending();
+    return out;
+}
+
+// unicode-normalization-alignments' Recompositions: the canonical composition state machine,
+// a composite carrying change k + change - 1 of the two it joins.
+void recompose(const std::vector<Decomposed> &input, std::vector<CharChange> *out)
+{
+    std::optional<CharChange> composee;
+    int lastClass = -1; // none: nothing blocked since the composee
+    std::vector<CharChange> blocked;
+    const auto flush = [&](const CharChange &k) {
+        out->push_back(k);
+        out->insert(out->end(), blocked.begin(), blocked.end());
+        blocked.clear();
+    };
+    for (const Decomposed &d : input) {
+        const CharChange ch{d.c, d.change};
+        if (!composee) {
+            if (d.combiningClass != 0)
+                out->push_back(ch);
+            else
+                composee = ch;
+            continue;
+        }
+        const CharChange k = *composee;
+        if (lastClass >= 0 && lastClass >= d.combiningClass) {
+            // Blocked from the composee by a mark of the same or a higher class.
+            if (d.combiningClass == 0) {
+                composee = ch;
+                lastClass = -1;
+                flush(k);
+            } else {
+                blocked.push_back(ch);
+                lastClass = d.combiningClass;
+            }
+            continue;
+        }
+        if (const std::optional<char32_t> r = composePair(k.c, d.c)) {
+            composee = CharChange{*r, k.change + d.change - 1};
+            continue;
+        }
+        if (lastClass < 0 && d.combiningClass == 0) {
+            composee = ch;
+            flush(k);
+            continue;
+        }
+        blocked.push_back(ch);
+        lastClass = d.combiningClass;
+    }
+    if (composee)
+        flush(*composee);
+}
+
+} // namespace
+
+void normalize(NormalizedString &text, QString::NormalizationForm form)
+{
+    const bool compose =
+        form == QString::NormalizationForm_C || form == QString::NormalizationForm_KC;
+    const bool compatibility =
+        form == QString::NormalizationForm_KD || form == QString::NormalizationForm_KC;
+    const std::u32string &s = text.text();
+    if (std::all_of(s.begin(), s.end(), [](char32_t c) { return c < 0x80; }))
+        return; // ASCII is in every normal form
+    const std::vector<Decomposed> decomposed = decompose(s, compatibility);
+    std::vector<CharChange> changes;
+    changes.reserve(decomposed.size());
+    if (compose) {
+        recompose(decomposed, &changes);
+    } else {
+        for (const Decomposed &d : decomposed)
+            changes.push_back({d.c, d.change});
+    }
+    const bool unchanged =
+        changes.size() == s.size() &&
+        std::equal(changes.begin(), changes.end(), s.begin(),
+                   [](const CharChange &d, char32_t c) { return d.c == c && d.change == 0; });
+    if (!unchanged)
+        text.transform(changes, 0);
+}
+
+void lowercase(NormalizedString &text)
+{
+    // QString::toLower applies the full mappings (İ becomes i + U+0307), as Rust's
+    // char::to_lowercase does, one character at a time (no context). When the whole text keeps
+    // its length, every character became one: the common case, in one call.
+    const std::u32string lower = toU32(fromU32(text.text()).toLower());
+    if (lower.size() == text.text().size()) {
+        std::size_t k = 0;
+        text.map([&](char32_t) { return lower[k++]; });
+        return;
+    }
+    std::vector<CharChange> changes;
+    changes.reserve(lower.size());
+    for (const char32_t c : text.text()) {
+        const std::u32string one = toU32(QString::fromUcs4(&c, 1).toLower());
+        for (std::size_t k = 0; k < one.size(); ++k)
+            changes.push_back({one[k], k == 0 ? 0 : 1});
+    }
+    text.transform(changes, 0);
+}
+
+} // namespace pe::unicode

@@ -1,0 +1,80 @@
+// The `pescope` Python module: pescope's encodings, model readers, verify and figures over the
+// same libraries as the command line, for NumPy, PyTorch and Jupyter (README, "Python").
+#include "encoding.h"
+#include "figure.h"
+#include "modelinput.h"
+#include "pythonerror.h"
+#include "verification.h"
+
+#include "pybindinclude.h"
+
+namespace py = pybind11;
+using namespace pe::python;
+
+PYBIND11_MODULE(pescope, module)
+{
+    module.doc() =
+        "pescope: transformer positional encodings - the matrices, a model's RoPE tables, what "
+        "a model file holds, a check of someone's RoPE numbers against Hugging Face, and the "
+        "figures of `pescope export`. Keyword names are the command line's long options with _ "
+        "for -; bad values raise ValueError with the command line's message.";
+    module.attr("__version__") = PE_VERSION;
+    registerErrorTranslators();
+
+    module.def("encode", &encode, py::arg("scheme") = "sinusoidal", py::kw_only(),
+               py::arg("positions") = py::none(), py::arg("dims") = py::none(),
+               py::arg("first") = 0, py::arg("backend") = "auto",
+               R"(The scheme's encoding matrix: a positions x dims float32 array.
+
+Rows first .. first + positions - 1 of the matrix `pescope data --scheme SCHEME --positions
+first + positions --dims DIMS` writes (positions and dims default to the command line's 200 and
+128). The scheme's own options are keywords named as its command-line options: base=,
+layout= (sinusoidal), rope_type=, factor=, pairing= (rope), seed= (learned), heads= (alibi), ...
+(`pescope data --help` lists them). backend: "auto", "cpu" or "gpu". The values are written
+straight into the new array's memory with the GIL released.)");
+
+    module.def("rope_table", &ropeTable, py::arg("config"), py::arg("what") = "inv_freq",
+               py::arg("positions") = py::none(), py::arg("layer") = py::none(),
+               py::arg("scaled") = false,
+               R"(One of a model's RoPE arrays, as `pescope data --config F --what WHAT` writes it.
+
+config: a path to config.json, a model folder, a .gguf file (or a cached repo id), or a dict of
+config.json. what: "inv_freq" (float64, one per pair), "attention_factor" (float64, one value),
+"cos" or "sin" (float64, positions x rotated dims, Hugging Face's layout), or "matrix" (pescope's
+float32 matrix). positions: rows of cos and sin, or the sequence length the dynamic and longrope
+rules see (default: max_position_embeddings). layer: the layer (default: the first rotary one).
+scaled: cos and sin times the attention factor, as transformers' rotary forward returns them.)");
+
+    module.def("inspect", &inspectModel, py::arg("path"),
+               R"(What pescope reads from a model: the dict `pescope inspect PATH --json` prints.
+
+path: a model folder, config.json, a .safetensors, .gguf or .npy file, or a repo id in the
+Hugging Face cache. Reads headers only.)");
+
+    bindVerification(module);
+    module.def("verify", &verify, py::arg("config"), py::arg("table"), py::arg("what") = py::none(),
+               py::arg("positions") = py::none(), py::arg("tolerance") = py::none(),
+               py::arg("strict") = false, py::arg("unscaled") = false,
+               R"(Checks RoPE numbers against Hugging Face's rotary embedding for a model's config.
+
+table: anything with __array__ or __dlpack__ (NumPy, a PyTorch tensor on the CPU, JAX), read in
+place where it is float32 or float64. what: "inv_freq", "attention_factor", "cos", "sin" or
+"cos_sin" (default: inv_freq for 1-D, attention_factor for one value, cos for a table).
+positions: the sequence length the rules see (default: the table's rows). tolerance: absolute
+for tables, relative for inv_freq and the attention factor (default 1e-6). unscaled: the tables
+are not multiplied by the attention factor. Returns a pescope.Verification: true when the table
+agrees; str() is `pescope verify`'s report, with the diagnosis of a known mistake.)");
+
+    bindFigure(module);
+    module.def("figure", &makeFigure, py::arg("view") = "heatmap",
+               R"(A figure of `pescope export --view VIEW`, with its options as keywords.
+
+preset=, session=, width=, height=, dpi=, print_theme=, font_scale=, colormap=, transpose=,
+mark_dims=, mark_positions=, cross=, text= (a list of phrases), the scheme's options, ... (`pescope
+export --help` lists them). Shows inline in Jupyter; .save(path) writes PNG, SVG or PDF. Qt runs
+on its offscreen platform: no display is needed and no window opens.)");
+
+    // GPU contexts are given back while the interpreter still runs.
+    module.add_object("_release_backends", py::cpp_function(&releaseBackends));
+    py::module_::import("atexit").attr("register")(module.attr("_release_backends"));
+}

@@ -1,0 +1,965 @@
+// The tokenizer.json reader (issue 28) against Hugging Face's own answers: every case of the four
+// tokenizers in tests/data/tokenizers (ids, tokens, offsets, ids with special tokens, decoded
+// text, the pair), the model folders' phrases, then small files written here whose expected
+// tokens follow by hand from the documented rules of each component, and hostile files.
+#include "text/tokenizer.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace pe;
+
+namespace {
+
+const char *const families[] = {"bpe-bytelevel", "wordpiece-bert", "unigram-metaspace",
+                                "bpe-bytefallback"};
+
+QString dataPath(const QString &relative)
+{
+    return QFINDTESTDATA(QStringLiteral("data/tokenizers/") + relative);
+}
+
+QJsonObject readJson(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+std::vector<qint64> idsOf(const QJsonValue &v)
+{
+    std::vector<qint64> out;
+    for (const QJsonValue x : v.toArray())
+        out.push_back(x.toInteger());
+    return out;
+}
+
+QStringList stringsOf(const QJsonValue &v)
+{
+    QStringList out;
+    for (const QJsonValue x : v.toArray())
+        out.append(x.toString());
+    return out;
+}
+
+std::vector<std::pair<qint64, qint64>> offsetsOf(const QJsonValue &v)
+{
+    std::vector<std::pair<qint64, qint64>> out;
+    for (const QJsonValue x : v.toArray())
+        out.emplace_back(x.toArray().at(0).toInteger(), x.toArray().at(1).toInteger());
+    return out;
+}
+
+Tokenizer load(const QString &family)
+{
+    QString error;
+    std::optional<Tokenizer> t =
+        Tokenizer::fromPath(dataPath(family + QStringLiteral("/tokenizer.json")), &error);
+    if (!t)
+        qFatal("%s", qPrintable(error));
+    return *t;
+}
+
+// A tokenizer from a JSON object written in the test; fails the test with the reader's message.
+std::optional<Tokenizer> fromObject(const QJsonObject &o, QString *error = nullptr)
+{
+    QString message;
+    std::optional<Tokenizer> t =
+        Tokenizer::fromJson(QJsonDocument(o).toJson(), QStringLiteral("test.json"), &message);
+    if (error)
+        *error = message;
+    return t;
+}
+
+// A WordLevel model whose vocabulary is `tokens` (ids in order) and "[UNK]".
+QJsonObject wordLevel(const QStringList &tokens)
+{
+    QJsonObject vocab;
+    for (qsizetype i = 0; i < tokens.size(); ++i)
+        vocab.insert(tokens[i], i);
+    if (!vocab.contains(QStringLiteral("[UNK]")))
+        vocab.insert(QStringLiteral("[UNK]"), tokens.size());
+    return {{QStringLiteral("type"), QStringLiteral("WordLevel")},
+            {QStringLiteral("vocab"), vocab},
+            {QStringLiteral("unk_token"), QStringLiteral("[UNK]")}};
+}
+
+QJsonObject tokenizerJson(const QJsonObject &model, const QJsonValue &normalizer = QJsonValue(),
+                          const QJsonValue &preTokenizer = QJsonValue(),
+                          const QJsonValue &postProcessor = QJsonValue(),
+                          const QJsonValue &decoder = QJsonValue(), const QJsonArray &added = {})
+{
+    return {{QStringLiteral("version"), QStringLiteral("1.0")},
+            {QStringLiteral("added_tokens"), added},
+            {QStringLiteral("normalizer"), normalizer},
+            {QStringLiteral("pre_tokenizer"), preTokenizer},
+            {QStringLiteral("model"), model},
+            {QStringLiteral("post_processor"), postProcessor},
+            {QStringLiteral("decoder"), decoder}};
+}
+
+QJsonObject typed(const char *type, QJsonObject fields = {})
+{
+    fields.insert(QStringLiteral("type"), QString::fromLatin1(type));
+    return fields;
+}
+
+QJsonObject addedToken(qint64 id, const QString &content, bool special, QJsonObject flags = {})
+{
+    flags.insert(QStringLiteral("id"), id);
+    flags.insert(QStringLiteral("content"), content);
+    flags.insert(QStringLiteral("special"), special);
+    if (!flags.contains(QStringLiteral("normalized")))
+        flags.insert(QStringLiteral("normalized"), !special);
+    return flags;
+}
+
+using Offsets = std::vector<std::pair<qint64, qint64>>;
+
+QString show(const TokenEncoding &e)
+{
+    QStringList parts;
+    for (qsizetype i = 0; i < e.size(); ++i)
+        parts.append(QStringLiteral("%1:%2(%3,%4)")
+                         .arg(e.tokens[i])
+                         .arg(e.ids[std::size_t(i)])
+                         .arg(e.offsets[std::size_t(i)].first)
+                         .arg(e.offsets[std::size_t(i)].second));
+    return parts.join(u' ');
+}
+
+} // namespace
+
+class TestTokenizer : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void knownAnswers_data();
+    void knownAnswers();
+    void pairs_data();
+    void pairs();
+    void modelPhrases_data();
+    void modelPhrases();
+    // Small files whose tokens follow by hand from the components' documented rules.
+    void documentedRules_data();
+    void documentedRules();
+    void postProcessors_data();
+    void postProcessors();
+    void decoders_data();
+    void decoders();
+    void refusals_data();
+    void refusals();
+    void encodeFailures();
+    void foldersAndFiles();
+};
+
+void TestTokenizer::knownAnswers_data()
+{
+    QTest::addColumn<QString>("family");
+    QTest::addColumn<QJsonObject>("expected");
+    for (const char *family : families) {
+        const QJsonObject cases =
+            readJson(dataPath(QString::fromLatin1(family) + QStringLiteral("/cases.json")));
+        const QJsonArray list = cases.value(QStringLiteral("cases")).toArray();
+        QVERIFY2(list.size() >= 30, family);
+        for (qsizetype i = 0; i < list.size(); ++i)
+            QTest::addRow("%s/%lld", family, qlonglong(i))
+                << QString::fromLatin1(family) << list[i].toObject();
+    }
+}
+
+void TestTokenizer::knownAnswers()
+{
+    QFETCH(QString, family);
+    QFETCH(QJsonObject, expected);
+    const Tokenizer t = load(family);
+    const QString text = expected.value(QStringLiteral("text")).toString();
+    QString error;
+    const std::optional<TokenEncoding> plain = t.encode(text, false, &error);
+    QVERIFY2(plain, qPrintable(error));
+    const QStringList tokens = stringsOf(expected.value(QStringLiteral("tokens")));
+    if (plain->tokens != tokens)
+        qWarning("%s\n  expected %s", qPrintable(show(*plain)), qPrintable(tokens.join(u' ')));
+    QCOMPARE(plain->tokens, tokens);
+    QCOMPARE(plain->ids, idsOf(expected.value(QStringLiteral("ids"))));
+    if (plain->offsets != offsetsOf(expected.value(QStringLiteral("offsets"))))
+        qWarning("%s", qPrintable(show(*plain)));
+    QCOMPARE(plain->offsets, offsetsOf(expected.value(QStringLiteral("offsets"))));
+    const std::optional<TokenEncoding> special = t.encode(text, true, &error);
+    QVERIFY2(special, qPrintable(error));
+    QCOMPARE(special->ids, idsOf(expected.value(QStringLiteral("ids_special"))));
+    QCOMPARE(t.decode(plain->ids), expected.value(QStringLiteral("decoded")).toString());
+}
+
+void TestTokenizer::pairs_data()
+{
+    QTest::addColumn<QString>("family");
+    for (const char *family : families)
+        QTest::newRow(family) << QString::fromLatin1(family);
+}
+
+void TestTokenizer::pairs()
+{
+    QFETCH(QString, family);
+    const QJsonObject pair = readJson(dataPath(family + QStringLiteral("/cases.json")))
+                                 .value(QStringLiteral("pair"))
+                                 .toObject();
+    QString error;
+    const std::optional<TokenEncoding> e =
+        load(family).encodePair(pair.value(QStringLiteral("a")).toString(),
+                                pair.value(QStringLiteral("b")).toString(), true, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(e->ids, idsOf(pair.value(QStringLiteral("ids"))));
+    QCOMPARE(e->typeIds, idsOf(pair.value(QStringLiteral("type_ids"))));
+}
+
+void TestTokenizer::modelPhrases_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<bool>("addSpecialTokens");
+    QTest::addColumn<QJsonObject>("expected");
+    for (const char *model : {"gpt2-tiny", "llama-tiny"}) {
+        const QJsonObject ref =
+            readJson(dataPath(QStringLiteral("models/%1/phrases.json").arg(QLatin1String(model))));
+        const QJsonArray list = ref.value(QStringLiteral("cases")).toArray();
+        QVERIFY(!list.isEmpty());
+        for (qsizetype i = 0; i < list.size(); ++i)
+            QTest::addRow("%s/%lld", model, qlonglong(i))
+                << QString::fromLatin1(model)
+                << ref.value(QStringLiteral("add_special_tokens")).toBool() << list[i].toObject();
+    }
+}
+
+void TestTokenizer::modelPhrases()
+{
+    QFETCH(QString, model);
+    QFETCH(bool, addSpecialTokens);
+    QFETCH(QJsonObject, expected);
+    // The model folder itself, as --model names it.
+    QString error;
+    const std::optional<Tokenizer> t = Tokenizer::fromPath(
+        QFileInfo(dataPath(QStringLiteral("models/%1/tokenizer.json").arg(model))).path(), &error);
+    QVERIFY2(t, qPrintable(error));
+    const std::optional<TokenEncoding> e =
+        t->encode(expected.value(QStringLiteral("text")).toString(), addSpecialTokens, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(e->tokens, stringsOf(expected.value(QStringLiteral("tokens"))));
+    QCOMPARE(e->ids, idsOf(expected.value(QStringLiteral("ids"))));
+}
+
+namespace {
+
+// A row of documentedRules: what a file makes of a text, tokens and offsets as pairs.
+void addRule(const char *name, const QJsonObject &tokenizer, const QString &text,
+             std::initializer_list<const char *> tokens, const QList<qint64> &offsets)
+{
+    QStringList list;
+    for (const char *t : tokens)
+        list.append(QString::fromUtf8(t));
+    QTest::newRow(name) << tokenizer << text << list << offsets;
+}
+
+QJsonObject splitOn(const char *behavior, bool invert = false,
+                    const QJsonObject &pattern = {{QStringLiteral("String"), QStringLiteral("-")}})
+{
+    return typed("Split", {{QStringLiteral("pattern"), pattern},
+                           {QStringLiteral("behavior"), QString::fromLatin1(behavior)},
+                           {QStringLiteral("invert"), invert}});
+}
+
+QJsonObject sequence(const char *type, const char *key, const QJsonArray &steps)
+{
+    return typed(type, {{QString::fromLatin1(key), steps}});
+}
+
+QJsonObject metaspace(const char *scheme, bool split = true)
+{
+    return typed("Metaspace", {{QStringLiteral("replacement"), QString::fromUtf8("▁")},
+                               {QStringLiteral("prepend_scheme"), QString::fromLatin1(scheme)},
+                               {QStringLiteral("split"), split}});
+}
+
+void addMetaspaceRules()
+{
+    // Metaspace: spaces become ▁, one is prepended (always; only at the text's start for
+    // "first"; never), and pieces start at each ▁. The added token splits the text in two.
+    const QJsonObject vocab =
+        wordLevel({QString::fromUtf8("▁hey"), QString::fromUtf8("▁you"), QStringLiteral("hey"),
+                   QStringLiteral("you"), QString::fromUtf8("▁hello"), QString::fromUtf8("▁world"),
+                   QString::fromUtf8("▁hello▁world")});
+    const QJsonArray sep{addedToken(8, QStringLiteral("<sep>"), true)};
+    const QString text = QStringLiteral("hey<sep>you");
+    addRule("metaspace always", tokenizerJson(vocab, {}, metaspace("always"), {}, {}, sep), text,
+            {"▁hey", "<sep>", "▁you"}, {0, 3, 3, 8, 8, 11});
+    addRule("metaspace first", tokenizerJson(vocab, {}, metaspace("first"), {}, {}, sep), text,
+            {"▁hey", "<sep>", "you"}, {0, 3, 3, 8, 8, 11});
+    addRule("metaspace never", tokenizerJson(vocab, {}, metaspace("never"), {}, {}, sep), text,
+            {"hey", "<sep>", "you"}, {0, 3, 3, 8, 8, 11});
+    addRule("metaspace split", tokenizerJson(vocab, {}, metaspace("always")),
+            QStringLiteral("hello world"), {"▁hello", "▁world"}, {0, 5, 5, 11});
+    addRule("metaspace no split", tokenizerJson(vocab, {}, metaspace("always", false)),
+            QStringLiteral("hello world"), {"▁hello▁world"}, {0, 11});
+}
+
+void addAddedTokenRules()
+{
+    // Added tokens are found before the normalizer; their flags as AddedToken documents them.
+    const QJsonObject vocab =
+        wordLevel({QStringLiteral("cab"), QStringLiteral("c"), QStringLiteral("a"),
+                   QStringLiteral("b"), QStringLiteral("hi"), QStringLiteral("world")});
+    const QJsonObject ws = typed("WhitespaceSplit");
+    const QJsonObject singleWord{{QStringLiteral("single_word"), true}};
+    addRule("added single word",
+            tokenizerJson(vocab, {}, ws, {}, {},
+                          {addedToken(7, QStringLiteral("ab"), false, singleWord)}),
+            QStringLiteral("ab cab ab"), {"ab", "cab", "ab"}, {0, 2, 3, 6, 7, 9});
+    addRule("added anywhere",
+            tokenizerJson(vocab, {}, ws, {}, {}, {addedToken(7, QStringLiteral("ab"), false)}),
+            QStringLiteral("ab cab ab"), {"ab", "c", "ab", "ab"}, {0, 2, 3, 4, 4, 6, 7, 9});
+    // lstrip / rstrip: the token takes the spaces beside it, and shows them.
+    addRule("added lstrip",
+            tokenizerJson(vocab, {}, ws, {}, {},
+                          {addedToken(7, QStringLiteral("<mask>"), true,
+                                      {{QStringLiteral("lstrip"), true}})}),
+            QStringLiteral("a <mask>b"), {"a", " <mask>", "b"}, {0, 1, 1, 8, 8, 9});
+    addRule("added rstrip",
+            tokenizerJson(vocab, {}, ws, {}, {},
+                          {addedToken(7, QStringLiteral("<mask>"), true,
+                                      {{QStringLiteral("rstrip"), true}})}),
+            QStringLiteral("a<mask> b"), {"a", "<mask> ", "b"}, {0, 1, 1, 8, 8, 9});
+    // normalized: found in the lowercased text; not normalized: found in the original.
+    addRule("added normalized",
+            tokenizerJson(vocab, typed("Lowercase"), ws, {}, {},
+                          {addedToken(7, QStringLiteral("hello"), false)}),
+            QStringLiteral("HELLO World"), {"hello", "world"}, {0, 5, 6, 11});
+    addRule("added not normalized",
+            tokenizerJson(vocab, typed("Lowercase"), ws, {}, {},
+                          {addedToken(7, QStringLiteral("[CLS]"), true)}),
+            QStringLiteral("[CLS] HI [cls]"), {"[CLS]", "hi", "[UNK]"}, {0, 5, 6, 8, 9, 14});
+}
+
+QJsonObject bpe(const QStringList &tokens, const QJsonArray &merges, QJsonObject fields = {})
+{
+    QJsonObject vocab;
+    for (qsizetype i = 0; i < tokens.size(); ++i)
+        vocab.insert(tokens[i], i);
+    fields.insert(QStringLiteral("type"), QStringLiteral("BPE"));
+    fields.insert(QStringLiteral("vocab"), vocab);
+    fields.insert(QStringLiteral("merges"), merges);
+    return fields;
+}
+
+QJsonObject unigram(const QJsonArray &vocab, const QJsonValue &unkId, bool byteFallback = false)
+{
+    return typed("Unigram", {{QStringLiteral("vocab"), vocab},
+                             {QStringLiteral("unk_id"), unkId},
+                             {QStringLiteral("byte_fallback"), byteFallback}});
+}
+
+QJsonArray scored(std::initializer_list<std::pair<const char *, double>> entries)
+{
+    QJsonArray out;
+    for (const auto &[token, score] : entries)
+        out.append(QJsonArray{QString::fromUtf8(token), score});
+    return out;
+}
+
+void addBpeRules()
+{
+    // The pair with the lowest rank merges first, wherever it is.
+    const QStringList abc{QStringLiteral("a"),  QStringLiteral("b"),  QStringLiteral("c"),
+                          QStringLiteral("ab"), QStringLiteral("bc"), QStringLiteral("abc")};
+    addRule("bpe rank order",
+            tokenizerJson(bpe(abc, {QStringLiteral("b c"), QStringLiteral("a b")})),
+            QStringLiteral("abc"), {"a", "bc"}, {0, 1, 1, 3});
+    addRule("bpe rank order reversed",
+            tokenizerJson(bpe(abc, {QStringLiteral("a b"), QStringLiteral("b c")})),
+            QStringLiteral("abc"), {"ab", "c"}, {0, 2, 2, 3});
+    // ignore_merges: a piece that is a token is that token, merges or not.
+    addRule(
+        "bpe ignore merges",
+        tokenizerJson(bpe(abc, {QStringLiteral("a b")}, {{QStringLiteral("ignore_merges"), true}})),
+        QStringLiteral("abc"), {"abc"}, {0, 3});
+    addRule("bpe without ignore merges", tokenizerJson(bpe(abc, {QStringLiteral("a b")})),
+            QStringLiteral("abc"), {"ab", "c"}, {0, 2, 2, 3});
+    // continuing_subword_prefix: characters after the first carry "##"; a merge's result
+    // drops the right part's prefix.
+    addRule("bpe continuing prefix",
+            tokenizerJson(
+                bpe({QStringLiteral("a"), QStringLiteral("##b"), QStringLiteral("ab"),
+                     QStringLiteral("##c")},
+                    QJsonArray{QJsonValue(QJsonArray{QStringLiteral("a"), QStringLiteral("##b")})},
+                    {{QStringLiteral("continuing_subword_prefix"), QStringLiteral("##")}})),
+            QStringLiteral("abc"), {"ab", "##c"}, {0, 2, 2, 3});
+    // end_of_word_suffix: the last character carries "</w>".
+    addRule(
+        "bpe end of word suffix",
+        tokenizerJson(bpe({QStringLiteral("a"), QStringLiteral("b</w>"), QStringLiteral("ab</w>")},
+                          {QStringLiteral("a b</w>")},
+                          {{QStringLiteral("end_of_word_suffix"), QStringLiteral("</w>")}})),
+        QStringLiteral("ab"), {"ab</w>"}, {0, 2});
+    // Unknown characters: one <unk> each, or one for a run with fuse_unk.
+    const QStringList withUnk{QStringLiteral("a"), QStringLiteral("<unk>")};
+    addRule("bpe fuse unk",
+            tokenizerJson(bpe(withUnk, {},
+                              {{QStringLiteral("unk_token"), QStringLiteral("<unk>")},
+                               {QStringLiteral("fuse_unk"), true}})),
+            QStringLiteral("axxa"), {"a", "<unk>", "a"}, {0, 1, 1, 3, 3, 4});
+    addRule(
+        "bpe unk not fused",
+        tokenizerJson(bpe(withUnk, {}, {{QStringLiteral("unk_token"), QStringLiteral("<unk>")}})),
+        QStringLiteral("axxa"), {"a", "<unk>", "<unk>", "a"}, {0, 1, 1, 2, 2, 3, 3, 4});
+    // byte_fallback: an unknown character as its UTF-8 bytes (é is C3 A9), each covering it.
+    addRule(
+        "bpe byte fallback",
+        tokenizerJson(bpe({QStringLiteral("a"), QStringLiteral("<0xC3>"), QStringLiteral("<0xA9>")},
+                          {}, {{QStringLiteral("byte_fallback"), true}})),
+        QString::fromUtf8("aé"), {"a", "<0xC3>", "<0xA9>"}, {0, 1, 1, 2, 1, 2});
+}
+
+void addModelRules()
+{
+    addBpeRules();
+    // WordPiece's own example: greedy longest match first.
+    const QJsonObject wordpiece{
+        {QStringLiteral("type"), QStringLiteral("WordPiece")},
+        {QStringLiteral("vocab"), QJsonObject{{QStringLiteral("un"), 0},
+                                              {QStringLiteral("##aff"), 1},
+                                              {QStringLiteral("##able"), 2},
+                                              {QStringLiteral("[UNK]"), 3}}},
+        {QStringLiteral("unk_token"), QStringLiteral("[UNK]")},
+        {QStringLiteral("continuing_subword_prefix"), QStringLiteral("##")},
+        {QStringLiteral("max_input_chars_per_word"), 100}};
+    addRule("wordpiece", tokenizerJson(wordpiece), QStringLiteral("unaffable"),
+            {"un", "##aff", "##able"}, {0, 2, 2, 5, 5, 9});
+    QJsonObject shortWords = wordpiece;
+    shortWords.insert(QStringLiteral("max_input_chars_per_word"), 5);
+    addRule("wordpiece too long", tokenizerJson(shortWords), QStringLiteral("unaffable"), {"[UNK]"},
+            {0, 9});
+    addRule("wordpiece no split", tokenizerJson(wordpiece), QStringLiteral("unx"), {"[UNK]"},
+            {0, 3});
+    // Unigram: the segmentation with the highest total score (a + b = -2 beats ab = -3, loses
+    // to ab = -1.5); an unknown run is one token, scored 10 below the lowest score.
+    addRule("unigram pieces",
+            tokenizerJson(unigram(scored({{"<unk>", 0}, {"a", -1}, {"b", -1}, {"ab", -3}}), 0)),
+            QStringLiteral("ab"), {"a", "b"}, {0, 1, 1, 2});
+    addRule("unigram whole",
+            tokenizerJson(unigram(scored({{"<unk>", 0}, {"a", -1}, {"b", -1}, {"ab", -1.5}}), 0)),
+            QStringLiteral("ab"), {"ab"}, {0, 2});
+    addRule("unigram unknown fused",
+            tokenizerJson(unigram(scored({{"<unk>", 0}, {"a", -1}, {"b", -1}}), 0)),
+            QStringLiteral("axyb"), {"a", "xy", "b"}, {0, 1, 1, 3, 3, 4});
+    addRule("unigram byte fallback",
+            tokenizerJson(unigram(scored({{"<unk>", 0}, {"a", -1}, {"<0xC3>", -2}, {"<0xA9>", -2}}),
+                                  0, true)),
+            QString::fromUtf8("aé"), {"a", "<0xC3>", "<0xA9>"}, {0, 1, 1, 2, 1, 2});
+    // ByteLevel: the GPT-2 split, a prefix space, and offsets trimmed of the spaces (Ġ).
+    const QJsonObject byteVocab =
+        wordLevel({QString::fromUtf8("Ġhi"), QString::fromUtf8("Ġthere")});
+    const QJsonObject byteLevelPre =
+        typed("ByteLevel", {{QStringLiteral("add_prefix_space"), true}});
+    addRule("byte level trimmed offsets",
+            tokenizerJson(byteVocab, {}, byteLevelPre,
+                          typed("ByteLevel", {{QStringLiteral("trim_offsets"), true}})),
+            QStringLiteral("hi there"), {"Ġhi", "Ġthere"}, {0, 2, 3, 8});
+    addRule("byte level offsets with spaces",
+            tokenizerJson(byteVocab, {}, byteLevelPre,
+                          typed("ByteLevel", {{QStringLiteral("trim_offsets"), false}})),
+            QStringLiteral("hi there"), {"Ġhi", "Ġthere"}, {0, 2, 2, 8});
+}
+
+} // namespace
+
+void TestTokenizer::documentedRules_data()
+{
+    QTest::addColumn<QJsonObject>("tokenizer");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QStringList>("tokens");
+    QTest::addColumn<QList<qint64>>("offsets");
+
+    // SplitDelimiterBehavior's documentation, on "the-final--countdown" split at '-'.
+    const QString countdown = QStringLiteral("the-final--countdown");
+    const QJsonObject pieces =
+        wordLevel({QStringLiteral("the"), QStringLiteral("final"), QStringLiteral("countdown"),
+                   QStringLiteral("-"), QStringLiteral("the-"), QStringLiteral("final-"),
+                   QStringLiteral("-final"), QStringLiteral("-countdown"), QStringLiteral("--")});
+    const auto split = [&](const QJsonObject &pre) { return tokenizerJson(pieces, {}, pre); };
+    addRule("split removed", split(splitOn("Removed")), countdown, {"the", "final", "countdown"},
+            {0, 3, 4, 9, 11, 20});
+    addRule("split isolated", split(splitOn("Isolated")), countdown,
+            {"the", "-", "final", "-", "-", "countdown"},
+            {0, 3, 3, 4, 4, 9, 9, 10, 10, 11, 11, 20});
+    addRule("split merged with previous", split(splitOn("MergedWithPrevious")), countdown,
+            {"the-", "final-", "-", "countdown"}, {0, 4, 4, 10, 10, 11, 11, 20});
+    addRule("split merged with next", split(splitOn("MergedWithNext")), countdown,
+            {"the", "-final", "-", "-countdown"}, {0, 3, 3, 9, 9, 10, 10, 20});
+    addRule("split contiguous", split(splitOn("Contiguous")), countdown,
+            {"the", "-", "final", "--", "countdown"}, {0, 3, 3, 4, 4, 9, 9, 11, 11, 20});
+    // invert: the regex matches the words, so the dashes between them are the delimiters.
+    addRule("split regex inverted",
+            split(splitOn("Removed", true, {{QStringLiteral("Regex"), QStringLiteral("[a-z]+")}})),
+            countdown, {"the", "final", "countdown"}, {0, 3, 4, 9, 11, 20});
+
+    // Digits: runs of digits, or each digit alone (individual_digits).
+    const QJsonObject callPieces =
+        wordLevel({QStringLiteral("Call "), QStringLiteral("123"), QStringLiteral(" please"),
+                   QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("3")});
+    addRule("digits", tokenizerJson(callPieces, {}, typed("Digits")),
+            QStringLiteral("Call 123 please"), {"Call ", "123", " please"}, {0, 5, 5, 8, 8, 15});
+    addRule("digits individual",
+            tokenizerJson(callPieces, {},
+                          typed("Digits", {{QStringLiteral("individual_digits"), true}})),
+            QStringLiteral("Call 123 please"), {"Call ", "1", "2", "3", " please"},
+            {0, 5, 5, 6, 6, 7, 7, 8, 8, 15});
+    // Punctuation after a whitespace split: each punctuation mark on its own.
+    const QJsonObject hey = wordLevel({QStringLiteral("Hey"), QStringLiteral(","),
+                                       QStringLiteral("friend"), QStringLiteral("!")});
+    addRule("punctuation",
+            tokenizerJson(hey, {},
+                          sequence("Sequence", "pretokenizers",
+                                   {typed("WhitespaceSplit"), typed("Punctuation")})),
+            QStringLiteral("Hey, friend!"), {"Hey", ",", "friend", "!"},
+            {0, 3, 3, 4, 5, 11, 11, 12});
+    // Whitespace: \w+|[^\w\s]+.
+    const QJsonObject hello =
+        wordLevel({QStringLiteral("Hello"), QStringLiteral(","), QStringLiteral("world"),
+                   QStringLiteral("!"), QStringLiteral("123")});
+    addRule("whitespace", tokenizerJson(hello, {}, typed("Whitespace")),
+            QStringLiteral("Hello, world! 123"), {"Hello", ",", "world", "!", "123"},
+            {0, 5, 5, 6, 7, 12, 12, 13, 14, 17});
+    // WordLevel: a piece is a token or the unknown token.
+    addRule("word level unknown", tokenizerJson(hello, {}, typed("WhitespaceSplit")),
+            QStringLiteral("Hello big world"), {"Hello", "[UNK]", "world"}, {0, 5, 6, 9, 10, 15});
+
+    // Normalizers keep each character's place in the original text.
+    const QJsonObject words = wordLevel(
+        {QStringLiteral("hello"), QStringLiteral("hello  "), QStringLiteral("creme"),
+         QStringLiteral("brulee"), QStringLiteral("fi"), QStringLiteral("x2"), QStringLiteral("a"),
+         QStringLiteral("b"), QStringLiteral("ab"), QStringLiteral("c"), QString::fromUtf8("中")});
+    addRule("strip",
+            tokenizerJson(words, typed("Strip", {{QStringLiteral("strip_left"), true},
+                                                 {QStringLiteral("strip_right"), true}})),
+            QStringLiteral("  hello  "), {"hello"}, {2, 7});
+    addRule("strip left",
+            tokenizerJson(words, typed("Strip", {{QStringLiteral("strip_left"), true},
+                                                 {QStringLiteral("strip_right"), false}})),
+            QStringLiteral("  hello  "), {"hello  "}, {2, 9});
+    addRule("NFD, strip accents, lowercase",
+            tokenizerJson(words,
+                          sequence("Sequence", "normalizers",
+                                   {typed("NFD"), typed("StripAccents"), typed("Lowercase")}),
+                          typed("WhitespaceSplit")),
+            QString::fromUtf8("Crème BRÛLÉE"), {"creme", "brulee"}, {0, 5, 6, 12});
+    // NFKC: the ligature ﬁ is two letters, both from the one character.
+    addRule("NFKC ligature", tokenizerJson(words, typed("NFKC")), QString::fromUtf8("ﬁ"), {"fi"},
+            {0, 1});
+    addRule("NFKC superscript", tokenizerJson(words, typed("NFKC")), QString::fromUtf8("x²"),
+            {"x2"}, {0, 2});
+    addRule("replace",
+            tokenizerJson(
+                words,
+                typed("Replace", {{QStringLiteral("pattern"),
+                                   QJsonObject{{QStringLiteral("String"), QStringLiteral("-")}}},
+                                  {QStringLiteral("content"), QStringLiteral(" ")}}),
+                typed("WhitespaceSplit")),
+            QStringLiteral("a-b"), {"a", "b"}, {0, 1, 2, 3});
+    // BertNormalizer puts spaces around CJK ideographs.
+    addRule("bert chinese characters",
+            tokenizerJson(words, typed("BertNormalizer"), typed("BertPreTokenizer")),
+            QString::fromUtf8("ab中c"), {"ab", "中", "c"}, {0, 2, 2, 3, 3, 4});
+    addMetaspaceRules();
+    addAddedTokenRules();
+    addModelRules();
+}
+
+void TestTokenizer::documentedRules()
+{
+    QFETCH(QJsonObject, tokenizer);
+    QFETCH(QString, text);
+    QFETCH(QStringList, tokens);
+    QFETCH(QList<qint64>, offsets);
+    QString error;
+    const std::optional<Tokenizer> t = fromObject(tokenizer, &error);
+    QVERIFY2(t, qPrintable(error));
+    const std::optional<TokenEncoding> e = t->encode(text, false, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(e->tokens, tokens);
+    QList<qint64> flat;
+    for (const auto &[start, end] : e->offsets)
+        flat << start << end;
+    QCOMPARE(flat, offsets);
+}
+
+void TestTokenizer::postProcessors_data()
+{
+    QTest::addColumn<QJsonObject>("processor");
+    QTest::addColumn<QStringList>("texts");
+    QTest::addColumn<bool>("addSpecialTokens");
+    QTest::addColumn<QList<qint64>>("ids");
+    QTest::addColumn<QList<qint64>>("typeIds");
+    QTest::addColumn<QList<qint64>>("special");
+    // Vocabulary: [CLS] 0, [SEP] 1, a 2, b 3. BertProcessing: [CLS] A [SEP] B [SEP], B's type 1;
+    // RobertaProcessing: <s> A </s> </s> B </s>, every type 0; TemplateProcessing as written.
+    const QJsonObject bert =
+        typed("BertProcessing", {{QStringLiteral("sep"), QJsonArray{QStringLiteral("[SEP]"), 1}},
+                                 {QStringLiteral("cls"), QJsonArray{QStringLiteral("[CLS]"), 0}}});
+    const QJsonObject roberta =
+        typed("RobertaProcessing", {{QStringLiteral("sep"), QJsonArray{QStringLiteral("[SEP]"), 1}},
+                                    {QStringLiteral("cls"), QJsonArray{QStringLiteral("[CLS]"), 0}},
+                                    {QStringLiteral("trim_offsets"), true},
+                                    {QStringLiteral("add_prefix_space"), false}});
+    const auto special = [](const char *id, int type) {
+        return QJsonObject{{QStringLiteral("SpecialToken"),
+                            QJsonObject{{QStringLiteral("id"), QString::fromLatin1(id)},
+                                        {QStringLiteral("type_id"), type}}}};
+    };
+    const auto piece = [](const char *id, int type) {
+        return QJsonObject{{QStringLiteral("Sequence"),
+                            QJsonObject{{QStringLiteral("id"), QString::fromLatin1(id)},
+                                        {QStringLiteral("type_id"), type}}}};
+    };
+    const QJsonObject specials{
+        {QStringLiteral("[CLS]"),
+         QJsonObject{{QStringLiteral("id"), QStringLiteral("[CLS]")},
+                     {QStringLiteral("ids"), QJsonArray{0}},
+                     {QStringLiteral("tokens"), QJsonArray{QStringLiteral("[CLS]")}}}},
+        {QStringLiteral("[SEP]"),
+         QJsonObject{{QStringLiteral("id"), QStringLiteral("[SEP]")},
+                     {QStringLiteral("ids"), QJsonArray{1}},
+                     {QStringLiteral("tokens"), QJsonArray{QStringLiteral("[SEP]")}}}}};
+    const QJsonObject templ =
+        typed("TemplateProcessing",
+              {{QStringLiteral("single"),
+                QJsonArray{special("[CLS]", 0), piece("A", 0), special("[SEP]", 0)}},
+               {QStringLiteral("pair"),
+                QJsonArray{special("[CLS]", 0), piece("A", 0), special("[SEP]", 0), piece("B", 1),
+                           special("[SEP]", 1)}},
+               {QStringLiteral("special_tokens"), specials}});
+    const QStringList one{QStringLiteral("a")};
+    const QStringList two{QStringLiteral("a"), QStringLiteral("b")};
+    using L = QList<qint64>;
+    QTest::newRow("bert single") << bert << one << true << L{0, 2, 1} << L{0, 0, 0} << L{1, 0, 1};
+    QTest::newRow("bert pair") << bert << two << true << L{0, 2, 1, 3, 1} << L{0, 0, 0, 1, 1}
+                               << L{1, 0, 1, 0, 1};
+    QTest::newRow("bert pair without specials")
+        << bert << two << false << L{2, 3} << L{0, 1} << L{0, 0};
+    QTest::newRow("roberta pair") << roberta << two << true << L{0, 2, 1, 1, 3, 1}
+                                  << L{0, 0, 0, 0, 0, 0} << L{1, 0, 1, 1, 0, 1};
+    QTest::newRow("roberta pair without specials")
+        << roberta << two << false << L{2, 3} << L{0, 0} << L{0, 0};
+    QTest::newRow("template single")
+        << templ << one << true << L{0, 2, 1} << L{0, 0, 0} << L{1, 0, 1};
+    QTest::newRow("template pair")
+        << templ << two << true << L{0, 2, 1, 3, 1} << L{0, 0, 0, 1, 1} << L{1, 0, 1, 0, 1};
+    QTest::newRow("template pair without specials")
+        << templ << two << false << L{2, 3} << L{0, 1} << L{0, 0};
+    QTest::newRow("no processor pair")
+        << QJsonObject() << two << true << L{2, 3} << L{0, 1} << L{0, 0};
+}
+
+void TestTokenizer::postProcessors()
+{
+    QFETCH(QJsonObject, processor);
+    QFETCH(QStringList, texts);
+    QFETCH(bool, addSpecialTokens);
+    QFETCH(QList<qint64>, ids);
+    QFETCH(QList<qint64>, typeIds);
+    QFETCH(QList<qint64>, special);
+    QString error;
+    const std::optional<Tokenizer> t = fromObject(
+        tokenizerJson(wordLevel({QStringLiteral("[CLS]"), QStringLiteral("[SEP]"),
+                                 QStringLiteral("a"), QStringLiteral("b")}),
+                      {}, {}, processor.isEmpty() ? QJsonValue() : QJsonValue(processor)),
+        &error);
+    QVERIFY2(t, qPrintable(error));
+    const std::optional<TokenEncoding> e =
+        texts.size() == 1 ? t->encode(texts[0], addSpecialTokens, &error)
+                          : t->encodePair(texts[0], texts[1], addSpecialTokens, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(QList<qint64>(e->ids.begin(), e->ids.end()), ids);
+    QCOMPARE(QList<qint64>(e->typeIds.begin(), e->typeIds.end()), typeIds);
+    QList<qint64> mask;
+    for (const bool s : e->special)
+        mask << (s ? 1 : 0);
+    QCOMPARE(mask, special);
+    for (qsizetype i = 0; i < e->size(); ++i)
+        if (e->special[std::size_t(i)])
+            QCOMPARE(e->offsets[std::size_t(i)], (std::pair<qint64, qint64>(0, 0)));
+}
+
+void TestTokenizer::decoders_data()
+{
+    QTest::addColumn<QJsonValue>("decoder");
+    QTest::addColumn<QStringList>("tokens");
+    QTest::addColumn<QString>("text");
+    const auto list = [](std::initializer_list<const char *> items) {
+        QStringList out;
+        for (const char *i : items)
+            out.append(QString::fromUtf8(i));
+        return out;
+    };
+    // decoders/wordpiece.rs: "##" joins, a space before every other token, then each token's
+    // cleanup (" ." to ".", ...).
+    QTest::newRow("wordpiece")
+        << QJsonValue(typed("WordPiece", {{QStringLiteral("prefix"), QStringLiteral("##")},
+                                          {QStringLiteral("cleanup"), true}}))
+        << list({"i", "'", "m", "a", "##b", "."}) << QStringLiteral("i ' m ab.");
+    // Metaspace: ▁ is a space, except in the first token when one was prepended.
+    QTest::newRow("metaspace") << QJsonValue(metaspace("always")) << list({"▁hey", "▁you"})
+                               << QStringLiteral("hey you");
+    QTest::newRow("metaspace never")
+        << QJsonValue(metaspace("never")) << list({"▁hey", "▁you"}) << QStringLiteral(" hey you");
+    // ByteFallback: <0xNN> runs become their UTF-8 text (E2 82 AC is €), or U+FFFD per byte.
+    const QJsonValue bytes =
+        sequence("Sequence", "decoders", {typed("ByteFallback"), typed("Fuse")});
+    QTest::newRow("byte fallback")
+        << bytes << list({"<0xE2>", "<0x82>", "<0xAC>", "x"}) << QString::fromUtf8("€x");
+    QTest::newRow("byte fallback invalid")
+        << bytes << list({"<0xE2>", "<0x82>", "x"}) << QString::fromUtf8("\uFFFD\uFFFDx");
+    QTest::newRow("strip") << QJsonValue(sequence(
+                                  "Sequence", "decoders",
+                                  {typed("Fuse"),
+                                   typed("Strip", {{QStringLiteral("content"), QStringLiteral(" ")},
+                                                   {QStringLiteral("start"), 1},
+                                                   {QStringLiteral("stop"), 0}})}))
+                           << list({"  a", " b"}) << QStringLiteral(" a b");
+    QTest::newRow("replace")
+        << QJsonValue(
+               typed("Replace", {{QStringLiteral("pattern"),
+                                  QJsonObject{{QStringLiteral("String"), QString::fromUtf8("▁")}}},
+                                 {QStringLiteral("content"), QStringLiteral(" ")}}))
+        << list({"▁a", "▁b"}) << QStringLiteral(" a b");
+    // BPEDecoder: the end-of-word suffix is a space, except after the last token.
+    QTest::newRow("bpe") << QJsonValue(typed("BPEDecoder",
+                                             {{QStringLiteral("suffix"), QStringLiteral("</w>")}}))
+                         << list({"hel", "lo</w>", "world</w>"}) << QStringLiteral("hello world");
+    // CTC: repeats collapse, pads go, the word delimiter is a space.
+    QTest::newRow("ctc")
+        << QJsonValue(typed("CTC", {{QStringLiteral("pad_token"), QStringLiteral("<pad>")},
+                                    {QStringLiteral("word_delimiter_token"), QStringLiteral("|")},
+                                    {QStringLiteral("cleanup"), true}}))
+        << list({"<pad>", "h", "h", "e", "<pad>", "l", "l", "<pad>", "l", "o", "|", "w"})
+        << QStringLiteral("hello w");
+    // ByteLevel: each character a byte (Ã© is C3 A9, é; Ġ a space).
+    QTest::newRow("byte level") << QJsonValue(typed("ByteLevel")) << list({"h", "Ã©", "Ġx"})
+                                << QString::fromUtf8("hé x");
+    // An incomplete UTF-8 sequence (E2 82, "âĤ") is one U+FFFD, as Rust's from_utf8_lossy
+    // makes it; a byte that starts nothing (FF, "ÿ") one of its own.
+    QTest::newRow("byte level lossy") << QJsonValue(typed("ByteLevel")) << list({"âĤ", "x", "ÿ"})
+                                      << QString::fromUtf8("\uFFFDx\uFFFD");
+    QTest::newRow("none") << QJsonValue() << list({"a", "b"}) << QStringLiteral("a b");
+}
+
+void TestTokenizer::decoders()
+{
+    QFETCH(QJsonValue, decoder);
+    QFETCH(QStringList, tokens);
+    QFETCH(QString, text);
+    QStringList vocab;
+    for (const QString &token : tokens)
+        if (!vocab.contains(token))
+            vocab.append(token);
+    QString error;
+    const std::optional<Tokenizer> t =
+        fromObject(tokenizerJson(wordLevel(vocab), {}, {}, {}, decoder), &error);
+    QVERIFY2(t, qPrintable(error));
+    std::vector<qint64> ids;
+    for (const QString &token : tokens)
+        ids.push_back(vocab.indexOf(token));
+    QCOMPARE(t->decode(ids), text);
+}
+
+void TestTokenizer::refusals_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QStringList>("message");
+    const auto row = [](const char *name, const QJsonObject &o,
+                        std::initializer_list<const char *> parts) {
+        QStringList words;
+        for (const char *p : parts)
+            words.append(QString::fromUtf8(p));
+        QTest::newRow(name) << QJsonDocument(o).toJson() << words;
+    };
+    const QJsonObject model = wordLevel({QStringLiteral("a")});
+    const auto wordLevelVocab = [](const QJsonObject &vocab) {
+        return typed("WordLevel", {{QStringLiteral("vocab"), vocab},
+                                   {QStringLiteral("unk_token"), QStringLiteral("a")}});
+    };
+    row("unknown normalizer", tokenizerJson(model, typed("Foo")),
+        {"test.json", "normalizer", "\"Foo\""});
+    row("unknown pre-tokenizer in a sequence",
+        tokenizerJson(
+            model, {},
+            sequence("Sequence", "pretokenizers", {typed("WhitespaceSplit"), typed("Bar")})),
+        {"test.json", "pre_tokenizer.pretokenizers[1]", "\"Bar\""});
+    row("unknown model", tokenizerJson(typed("Baz", {{QStringLiteral("vocab"), QJsonObject()}})),
+        {"model", "\"Baz\""});
+    row("unknown post-processor", tokenizerJson(model, {}, {}, typed("Qux")),
+        {"post_processor", "\"Qux\""});
+    row("unknown decoder", tokenizerJson(model, {}, {}, {}, typed("Quux")),
+        {"decoder", "\"Quux\""});
+    row("precompiled",
+        tokenizerJson(model, typed("Precompiled", {{QStringLiteral("precompiled_charsmap"),
+                                                    QStringLiteral("AAAA")}})),
+        {"normalizer", "Precompiled", "not supported"});
+    row("no model", QJsonObject{{QStringLiteral("version"), QStringLiteral("1.0")}},
+        {"test.json", "model"});
+    row("version",
+        QJsonObject{{QStringLiteral("version"), QStringLiteral("2.0")},
+                    {QStringLiteral("model"), model}},
+        {"version", "1.0"});
+    row("merge of an unknown token",
+        tokenizerJson(bpe({QStringLiteral("a"), QStringLiteral("ab")}, {QStringLiteral("a b")})),
+        {"model.merges[0]", "\"b\"", "not in the vocabulary"});
+    row("merge into an unknown token",
+        tokenizerJson(bpe({QStringLiteral("a"), QStringLiteral("b")}, {QStringLiteral("a b")})),
+        {"model.merges[0]", "\"ab\"", "not in the vocabulary"});
+    row("malformed merge", tokenizerJson(bpe({QStringLiteral("a")}, {QStringLiteral("a b c")})),
+        {"model.merges[0]"});
+    row("negative id", tokenizerJson(wordLevelVocab({{QStringLiteral("a"), -1}})),
+        {"model.vocab[\"a\"]", "token id"});
+    row("id too large", tokenizerJson(wordLevelVocab({{QStringLiteral("a"), 2147483648.0}})),
+        {"model.vocab[\"a\"]", "token id"});
+    row("fractional id", tokenizerJson(wordLevelVocab({{QStringLiteral("a"), 1.5}})),
+        {"model.vocab[\"a\"]", "token id"});
+    row("duplicate id",
+        tokenizerJson(wordLevelVocab({{QStringLiteral("a"), 1}, {QStringLiteral("b"), 1}})),
+        {"model.vocab", "same id 1"});
+    row("regex that does not compile",
+        tokenizerJson(
+            model, {},
+            splitOn("Isolated", false, {{QStringLiteral("Regex"), QStringLiteral("(a")}})),
+        {"pre_tokenizer.pattern.Regex", "does not compile"});
+    row("dropout",
+        tokenizerJson(bpe({QStringLiteral("a")}, {}, {{QStringLiteral("dropout"), 0.1}})),
+        {"model.dropout", "random"});
+    row("unknown split behaviour", tokenizerJson(model, {}, splitOn("Sideways")),
+        {"behavior", "Sideways"});
+    row("unigram unk_id", tokenizerJson(unigram(scored({{"a", -1}}), 5)), {"model.unk_id", "5"});
+    row("template without its special token",
+        tokenizerJson(model, {}, {},
+                      typed("TemplateProcessing",
+                            {{QStringLiteral("single"),
+                              QJsonArray{QJsonObject{
+                                  {QStringLiteral("SpecialToken"),
+                                   QJsonObject{{QStringLiteral("id"), QStringLiteral("<s>")},
+                                               {QStringLiteral("type_id"), 0}}}}}},
+                             {QStringLiteral("pair"), QJsonArray()},
+                             {QStringLiteral("special_tokens"), QJsonObject()}})),
+        {"post_processor", "\"<s>\""});
+    // Nesting: a Sequence of Sequences 40 deep.
+    QJsonObject deep = typed("Lowercase");
+    for (int i = 0; i < 40; ++i)
+        deep = sequence("Sequence", "normalizers", {deep});
+    row("deep nesting", tokenizerJson(model, deep), {"test.json", "nested deeper"});
+    // Truncated: the reference file cut in the middle.
+    QFile file(dataPath(QStringLiteral("bpe-bytelevel/tokenizer.json")));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QTest::newRow("truncated") << file.read(100000)
+                               << QStringList{QStringLiteral("test.json"),
+                                              QStringLiteral("invalid JSON")};
+    QTest::newRow("not JSON") << QByteArray("\x00\xff garbage", 10)
+                              << QStringList{QStringLiteral("test.json")};
+}
+
+void TestTokenizer::refusals()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QStringList, message);
+    QString error;
+    QVERIFY(!Tokenizer::fromJson(json, QStringLiteral("test.json"), &error));
+    for (const QString &part : message)
+        QVERIFY2(error.contains(part),
+                 qPrintable(QStringLiteral("\"%1\" is not in: %2").arg(part, error)));
+    QVERIFY2(!error.contains(QLatin1Char('\n')), qPrintable(error));
+}
+
+void TestTokenizer::encodeFailures()
+{
+    QString error;
+    // A pattern that backtracks catastrophically gives up at the first position, with a
+    // message, instead of running for hours: (a+)+$ on 40 a's and a '!'.
+    const QString evilText = QString(40, QLatin1Char('a')) + QLatin1Char('!');
+    for (const char *pattern : {"(a+)+$", "(*LIMIT_MATCH=1000000000)(a+)+$"}) {
+        // The second cannot raise the limit with its own setting.
+        const std::optional<Tokenizer> evil = fromObject(
+            tokenizerJson(wordLevel({QStringLiteral("a")}), {},
+                          splitOn("Isolated", false,
+                                  {{QStringLiteral("Regex"), QString::fromLatin1(pattern)}})),
+            &error);
+        QVERIFY2(evil, qPrintable(error));
+        QVERIFY(!evil->encode(evilText, false, &error));
+        QVERIFY2(error.contains(QStringLiteral("gave up")), qPrintable(error));
+    }
+    // A WordPiece model whose unknown token is not in its vocabulary.
+    const std::optional<Tokenizer> noUnk = fromObject(
+        tokenizerJson(
+            typed("WordPiece", {{QStringLiteral("vocab"), QJsonObject{{QStringLiteral("a"), 0}}},
+                                {QStringLiteral("unk_token"), QStringLiteral("[UNK]")}})),
+        &error);
+    QVERIFY2(noUnk, qPrintable(error));
+    QVERIFY(noUnk->encode(QStringLiteral("a"), false, &error));
+    QVERIFY(!noUnk->encode(QStringLiteral("b"), false, &error));
+    QVERIFY2(error.contains(QStringLiteral("[UNK]")), qPrintable(error));
+    // A Unigram model without unk_id meeting a character it has no token for.
+    const std::optional<Tokenizer> noUnkId =
+        fromObject(tokenizerJson(unigram(scored({{"a", -1}}), QJsonValue())), &error);
+    QVERIFY2(noUnkId, qPrintable(error));
+    QVERIFY(!noUnkId->encode(QStringLiteral("ab"), false, &error));
+    QVERIFY2(error.contains(QStringLiteral("unk_id")), qPrintable(error));
+    // A text longer than the limit is refused before any work.
+    const Tokenizer bytes = load(QStringLiteral("bpe-bytelevel"));
+    QVERIFY(!bytes.encode(QString(Tokenizer::maxTextLength + 1, QLatin1Char('a')), true, &error));
+    QVERIFY2(error.contains(QStringLiteral("characters long")), qPrintable(error));
+    // A long word of one letter: one "a" token each, as the library gives (no merge "a a").
+    const std::optional<TokenEncoding> word =
+        bytes.encode(QString(100000, QLatin1Char('a')), false, &error);
+    QVERIFY2(word, qPrintable(error));
+    QCOMPARE(word->size(), 100000);
+}
+
+void TestTokenizer::foldersAndFiles()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto touch = [&](const QString &name) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x");
+    };
+    QString error;
+    QVERIFY(!Tokenizer::fromPath(dir.path(), &error));
+    QVERIFY2(error.contains(QStringLiteral("no tokenizer.json")), qPrintable(error));
+    touch(QStringLiteral("vocab.txt"));
+    QVERIFY(!Tokenizer::fromPath(dir.path(), &error));
+    QVERIFY2(error.contains(QStringLiteral("vocab.txt")), qPrintable(error));
+    touch(QStringLiteral("tokenizer.model"));
+    QVERIFY(!Tokenizer::fromPath(dir.path(), &error));
+    QVERIFY2(error.contains(QStringLiteral("SentencePiece")) && error.contains(dir.path()),
+             qPrintable(error));
+    QVERIFY(!Tokenizer::fromPath(dir.filePath(QStringLiteral("tokenizer.model")), &error));
+    QVERIFY2(error.contains(QStringLiteral("SentencePiece")), qPrintable(error));
+    // A file larger than the limit is refused from its size, unread (a sparse file here).
+    QFile big(dir.filePath(QStringLiteral("tokenizer.json")));
+    QVERIFY(big.open(QIODevice::WriteOnly));
+    QVERIFY(big.resize(Tokenizer::maxFileBytes + 1));
+    big.close();
+    QVERIFY(!Tokenizer::fromPath(dir.path(), &error));
+    QVERIFY2(error.contains(QStringLiteral("too large")), qPrintable(error));
+    // Lookups and the summary of a reference file.
+    const Tokenizer t = load(QStringLiteral("bpe-bytelevel"));
+    QCOMPARE(t.tokenToId(QStringLiteral("<|endoftext|>")), std::optional<qint64>(0));
+    QCOMPARE(t.idToToken(0), QStringLiteral("<|endoftext|>"));
+    QCOMPARE(t.vocabularySize(), 3000);
+    QVERIFY(t.idToToken(3000).isNull());
+    QVERIFY2(t.summary().startsWith(QStringLiteral("BPE, 3000 tokens")), qPrintable(t.summary()));
+}
+
+QTEST_GUILESS_MAIN(TestTokenizer)
+#include "tst_tokenizer.moc"

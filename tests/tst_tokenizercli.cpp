@@ -1,0 +1,286 @@
+// `pescope tokens` (issue 28) through the executable: ids, tokens and offsets against Hugging
+// Face's answers in tests/data/tokenizers, --json, --no-special-tokens, --model with a model
+// folder, and the exit codes and one-line messages of bad usage and bad files.
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using pe::test::runPescope;
+
+namespace {
+
+QString dataPath(const QString &relative)
+{
+    return QFINDTESTDATA(QStringLiteral("data/tokenizers/") + relative);
+}
+
+QJsonObject readJson(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+// The cases of one reference tokenizer.
+QJsonArray cases(const char *family)
+{
+    return readJson(dataPath(QStringLiteral("%1/cases.json").arg(QLatin1String(family))))
+        .value(QStringLiteral("cases"))
+        .toArray();
+}
+
+QString tokenizerFile(const char *family)
+{
+    return dataPath(QStringLiteral("%1/tokenizer.json").arg(QLatin1String(family)));
+}
+
+// stderr is one line naming the problem.
+void checkOneLine(const QByteArray &err, const QString &part)
+{
+    const QString text = QString::fromUtf8(err);
+    QVERIFY2(text.startsWith(QStringLiteral("pescope tokens: ")), qPrintable(text));
+    QVERIFY2(text.count(QLatin1Char('\n')) == 1, qPrintable(text));
+    QVERIFY2(text.contains(part), qPrintable(QStringLiteral("\"%1\" not in: %2").arg(part, text)));
+}
+
+} // namespace
+
+class TestTokenizerCli : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void jsonMatchesTheLibrary_data();
+    void jsonMatchesTheLibrary();
+    void textOutput();
+    void modelFolder();
+    void cachedRepoId();
+    void usage_data();
+    void usage();
+    void badFiles();
+    void encodeFailure();
+    void help();
+};
+
+void TestTokenizerCli::jsonMatchesTheLibrary_data()
+{
+    QTest::addColumn<QString>("family");
+    QTest::addColumn<bool>("special");
+    for (const char *family :
+         {"bpe-bytelevel", "wordpiece-bert", "unigram-metaspace", "bpe-bytefallback"}) {
+        QTest::addRow("%s", family) << QString::fromLatin1(family) << true;
+        QTest::addRow("%s no special tokens", family) << QString::fromLatin1(family) << false;
+    }
+}
+
+void TestTokenizerCli::jsonMatchesTheLibrary()
+{
+    // Every case of the family in one run, in order; not the one with a NUL character, which
+    // no command-line argument can hold.
+    QFETCH(QString, family);
+    QFETCH(bool, special);
+    QJsonArray expected;
+    for (const QJsonValue c : cases(family.toLatin1().constData()))
+        if (!c.toObject().value(QStringLiteral("text")).toString().contains(QChar(0)))
+            expected.append(c);
+    QVERIFY(expected.size() >= 30);
+    QStringList args{QStringLiteral("tokens"), QStringLiteral("--tokenizer"),
+                     tokenizerFile(family.toLatin1().constData()), QStringLiteral("--json")};
+    if (!special)
+        args << QStringLiteral("--no-special-tokens");
+    args << QStringLiteral("--");
+    for (const QJsonValue c : expected)
+        args << c.toObject().value(QStringLiteral("text")).toString();
+    const pe::test::RunResult r = runPescope(args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.err.isEmpty());
+    QJsonParseError parseError;
+    const QJsonArray got = QJsonDocument::fromJson(r.out, &parseError).array();
+    QVERIFY2(parseError.error == QJsonParseError::NoError, qPrintable(parseError.errorString()));
+    QCOMPARE(got.size(), expected.size());
+    for (qsizetype i = 0; i < got.size(); ++i) {
+        const QJsonObject g = got[i].toObject();
+        const QJsonObject e = expected[i].toObject();
+        QCOMPARE(g.value(QStringLiteral("text")), e.value(QStringLiteral("text")));
+        QCOMPARE(g.value(QStringLiteral("ids")),
+                 e.value(special ? QStringLiteral("ids_special") : QStringLiteral("ids")));
+        if (!special) {
+            QCOMPARE(g.value(QStringLiteral("tokens")), e.value(QStringLiteral("tokens")));
+            QCOMPARE(g.value(QStringLiteral("offsets")), e.value(QStringLiteral("offsets")));
+        }
+    }
+}
+
+void TestTokenizerCli::textOutput()
+{
+    // cases.json's first case of the BERT tokenizer: "Hello world".
+    const pe::test::RunResult r =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--tokenizer"),
+                    tokenizerFile("wordpiece-bert"), QStringLiteral("Hello world")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(QString::fromUtf8(r.out),
+             QStringLiteral("text:    \"Hello world\"\n"
+                            "ids:     [2,608,410,814,1078,3]\n"
+                            "tokens:  [\"[CLS]\",\"hel\",\"##lo\",\"wor\",\"##ld\",\"[SEP]\"]\n"
+                            "offsets: [[0,0],[0,3],[3,5],[6,9],[9,11],[0,0]]\n"));
+}
+
+void TestTokenizerCli::modelFolder()
+{
+    // The Llama folder's phrases, with the model's special tokens (BOS), as transformers gives.
+    const QString folder =
+        QFileInfo(dataPath(QStringLiteral("models/llama-tiny/tokenizer.json"))).path();
+    const QJsonObject ref = readJson(dataPath(QStringLiteral("models/llama-tiny/phrases.json")));
+    QStringList args{QStringLiteral("tokens"), QStringLiteral("--model"), folder,
+                     QStringLiteral("--json")};
+    const QJsonArray phrases = ref.value(QStringLiteral("cases")).toArray();
+    for (const QJsonValue p : phrases)
+        args << p.toObject().value(QStringLiteral("text")).toString();
+    const pe::test::RunResult r = runPescope(args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonArray got = QJsonDocument::fromJson(r.out).array();
+    QCOMPARE(got.size(), phrases.size());
+    for (qsizetype i = 0; i < got.size(); ++i) {
+        QCOMPARE(got[i].toObject().value(QStringLiteral("ids")),
+                 phrases[i].toObject().value(QStringLiteral("ids")));
+        QCOMPARE(got[i].toObject().value(QStringLiteral("tokens")),
+                 phrases[i].toObject().value(QStringLiteral("tokens")));
+    }
+}
+
+void TestTokenizerCli::cachedRepoId()
+{
+    // A repo id of the Hugging Face cache ($HF_HUB_CACHE): its snapshot's tokenizer.json, even
+    // without config.json or weights beside it.
+    QTemporaryDir hub;
+    const QString snapshot = hub.filePath(QStringLiteral("models--org--tiny/snapshots/abc123"));
+    QVERIFY(QDir().mkpath(snapshot));
+    QVERIFY(QFile::copy(dataPath(QStringLiteral("models/llama-tiny/tokenizer.json")),
+                        snapshot + QStringLiteral("/tokenizer.json")));
+    const QByteArray previous = qgetenv("HF_HUB_CACHE");
+    qputenv("HF_HUB_CACHE", hub.path().toLocal8Bit());
+    const pe::test::RunResult byId =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"), QStringLiteral("org/tiny"),
+                    QStringLiteral("Hi")});
+    const pe::test::RunResult byFolder =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"),
+                    hub.filePath(QStringLiteral("models--org--tiny")), QStringLiteral("Hi")});
+    const pe::test::RunResult missing =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"),
+                    QStringLiteral("org/absent"), QStringLiteral("Hi")});
+    qputenv("HF_HUB_CACHE", previous);
+    QVERIFY2(byId.exitCode == 0, byId.err.constData());
+    // The same as the model folder it was copied from (checked against transformers above).
+    const pe::test::RunResult original =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"),
+                    QFileInfo(dataPath(QStringLiteral("models/llama-tiny/tokenizer.json"))).path(),
+                    QStringLiteral("Hi")});
+    QVERIFY(!original.out.isEmpty());
+    QCOMPARE(byId.out, original.out);
+    QCOMPARE(byFolder.out, original.out);
+    QCOMPARE(missing.exitCode, 2);
+    checkOneLine(missing.err, QStringLiteral("org/absent"));
+}
+
+void TestTokenizerCli::usage_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QString file = tokenizerFile("bpe-bytelevel");
+    QTest::newRow("no tokenizer") << QStringList{QStringLiteral("x")}
+                                  << QStringLiteral("--model PATH or --tokenizer FILE");
+    QTest::newRow("both") << QStringList{QStringLiteral("--model"), file,
+                                         QStringLiteral("--tokenizer"), file, QStringLiteral("x")}
+                          << QStringLiteral("not both");
+    QTest::newRow("no text") << QStringList{QStringLiteral("--tokenizer"), file}
+                             << QStringLiteral("TEXT");
+    QTest::newRow("unknown option")
+        << QStringList{QStringLiteral("--tokenizer"), file, QStringLiteral("--frobnicate"),
+                       QStringLiteral("x")}
+        << QStringLiteral("frobnicate");
+    QTest::newRow("missing file") << QStringList{QStringLiteral("--tokenizer"),
+                                                 QStringLiteral("/nonexistent/tokenizer.json"),
+                                                 QStringLiteral("x")}
+                                  << QStringLiteral("/nonexistent/tokenizer.json");
+    QTest::newRow("empty model") << QStringList{QStringLiteral("--model="), QStringLiteral("x")}
+                                 << QStringLiteral("--model");
+}
+
+void TestTokenizerCli::usage()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const pe::test::RunResult r = runPescope(QStringList{QStringLiteral("tokens")} + args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.out.isEmpty());
+    checkOneLine(r.err, message);
+}
+
+void TestTokenizerCli::badFiles()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto write = [&](const QString &name, const QByteArray &bytes) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+    };
+    // A component pescope does not know: refused, naming it and the file.
+    write(QStringLiteral("unknown.json"),
+          R"({"version": "1.0", "pre_tokenizer": {"type": "Mystery"},
+              "model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}})");
+    pe::test::RunResult r =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--tokenizer"),
+                    dir.filePath(QStringLiteral("unknown.json")), QStringLiteral("a")});
+    QCOMPARE(r.exitCode, 2);
+    checkOneLine(r.err, QStringLiteral("\"Mystery\""));
+    checkOneLine(r.err, dir.filePath(QStringLiteral("unknown.json")));
+    // A folder with a SentencePiece model only.
+    write(QStringLiteral("tokenizer.model"), "\x0a\x05");
+    r = runPescope(
+        {QStringLiteral("tokens"), QStringLiteral("--model"), dir.path(), QStringLiteral("a")});
+    QCOMPARE(r.exitCode, 2);
+    checkOneLine(r.err, QStringLiteral("SentencePiece"));
+    // Truncated JSON.
+    write(QStringLiteral("cut.json"),
+          R"({"version": "1.0", "model": {"type": "BPE", "vocab": {"a")");
+    r = runPescope({QStringLiteral("tokens"), QStringLiteral("--tokenizer"),
+                    dir.filePath(QStringLiteral("cut.json")), QStringLiteral("a")});
+    QCOMPARE(r.exitCode, 2);
+    checkOneLine(r.err, QStringLiteral("invalid JSON"));
+}
+
+void TestTokenizerCli::encodeFailure()
+{
+    // A readable file that cannot encode this text (its unknown token is missing): a failure
+    // while working, exit 1, naming the text.
+    QTemporaryDir dir;
+    QFile f(dir.filePath(QStringLiteral("tokenizer.json")));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(
+        R"({"version": "1.0", "model": {"type": "WordPiece", "vocab": {"a": 0}, "unk_token": "[UNK]"}})");
+    f.close();
+    const pe::test::RunResult r =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--model"), dir.path(),
+                    QStringLiteral("a"), QStringLiteral("b")});
+    QCOMPARE(r.exitCode, 1);
+    checkOneLine(r.err, QStringLiteral("text 2"));
+}
+
+void TestTokenizerCli::help()
+{
+    const pe::test::RunResult r = runPescope({QStringLiteral("tokens"), QStringLiteral("--help")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith("Usage: pescope tokens"));
+    QVERIFY(r.out.contains("--no-special-tokens"));
+}
+
+QTEST_GUILESS_MAIN(TestTokenizerCli)
+#include "tst_tokenizercli.moc"
