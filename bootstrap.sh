@@ -34,11 +34,14 @@ packages=(
 # page, the tools that build and read the .deb (cpack -G DEB), and QEMU's user-mode emulator,
 # which runs pescope on an emulated CPU without AVX; ffmpeg for the animation benchmark
 # (matplotlib's writer runs it); pytest for the Python module's suite, and Jupyter's nbconvert
-# and Python kernel to run its notebook (47 packages, 4.5 MB to download, 26 MB installed).
+# and Python kernel to run its notebook (47 packages, 4.5 MB to download, 26 MB installed); for
+# the monkey test, xdotool (input), xclip (pasted text), gdb (a backtrace on failure) and
+# imagemagick (a screenshot).
 test_packages=(
   desktop-file-utils appstream shared-mime-info groff-base dpkg-dev fakeroot binutils qemu-user
   ffmpeg
   python3-pytest jupyter-nbconvert python3-ipykernel
+  xdotool xclip gdb imagemagick
 )
 
 install_missing() {

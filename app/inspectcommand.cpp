@@ -190,19 +190,44 @@ void printText(const QJsonObject &report, const std::optional<ModelConfig> &conf
                       .arg(it.key(), it.value().isString()
                                          ? it.value().toString()
                                          : QString::number(it.value().toDouble(), 'g', 12)));
-    const QJsonArray tensors = report.value(QStringLiteral("tensors")).toArray();
-    if (!report.contains(QStringLiteral("tensors")))
+}
+
+QJsonObject tensorJson(const TensorInfo &t)
+{
+    return {{QStringLiteral("name"), t.name},
+            {QStringLiteral("shape"), shapeJson(t.shape)},
+            {QStringLiteral("type"), t.typeName},
+            {QStringLiteral("file"), t.file}};
+}
+
+// The tensor list is written one tensor at a time, never held whole: a header may list a
+// million tensors (limits::maxTensorsPerFile), and a JSON document of them would cost ten times
+// the header. `tensors` was checked by a first pass, so no shard fails half-way.
+void printTensors(ModelTensors &tensors, qsizetype count, bool json)
+{
+    QString error;
+    if (!json) {
+        printLine(QStringLiteral("tensors (%1):").arg(count));
+        (void)tensors.forEachTensor(
+            [](const TensorInfo &t) {
+                printLine(QStringLiteral("  %1  %2  %3").arg(t.name, t.shapeString(), t.typeName));
+            },
+            &error);
         return;
-    printLine(QStringLiteral("tensors (%1):").arg(tensors.size()));
-    for (const QJsonValue value : tensors) {
-        const QJsonObject t = value.toObject();
-        QStringList dims;
-        for (const QJsonValue n : t.value(QStringLiteral("shape")).toArray())
-            dims.append(QString::number(n.toInteger()));
-        printLine(QStringLiteral("  %1  [%2]  %3")
-                      .arg(t.value(QStringLiteral("name")).toString(), dims.join(u", "),
-                           t.value(QStringLiteral("type")).toString()));
     }
+    // Each element as QJsonDocument's indented format writes it at depth 2: its lines indented
+    // by 8 spaces, elements separated by ",\n".
+    bool first = true;
+    (void)tensors.forEachTensor(
+        [&](const TensorInfo &t) {
+            QByteArray element = QJsonDocument(tensorJson(t)).toJson(QJsonDocument::Indented);
+            element.chop(1); // its final newline
+            element.replace('\n', "\n        ");
+            std::fputs(first ? "\n        " : ",\n        ", stdout);
+            std::fwrite(element.constData(), 1, std::size_t(element.size()), stdout);
+            first = false;
+        },
+        &error);
 }
 
 } // namespace
@@ -225,21 +250,18 @@ QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *con
     }
     if (config)
         report.insert(QStringLiteral("config"), configJson(*config));
+    ModelTensors tensors;
+    qsizetype tensorCount = -1; // none listed for a config alone
     if (location->kind != ModelSourceKind::ConfigOnly) {
-        ModelTensors tensors;
         if (!tensors.open(*location, &error))
             throw UsageError{error};
         report.insert(QStringLiteral("weights"), tensors.path());
-        const std::optional<std::vector<TensorInfo>> all = tensors.allTensors(&error);
-        if (!all)
+        // Every shard read (and counted) before anything is printed.
+        tensorCount = 0;
+        if (!tensors.forEachTensor([&](const TensorInfo &) { ++tensorCount; }, &error))
             throw UsageError{error};
-        QJsonArray list;
-        for (const TensorInfo &t : *all)
-            list.append(QJsonObject{{QStringLiteral("name"), t.name},
-                                    {QStringLiteral("shape"), shapeJson(t.shape)},
-                                    {QStringLiteral("type"), t.typeName},
-                                    {QStringLiteral("file"), t.file}});
-        report.insert(QStringLiteral("tensors"), list);
+        // A placeholder, replaced by the streamed list in the output.
+        report.insert(QStringLiteral("tensors"), QJsonArray());
         if (const GgufFile *gguf = tensors.gguf())
             report.insert(QStringLiteral("gguf"), ggufJson(*gguf));
         if (config) {
@@ -282,9 +304,23 @@ int runInspect(const QStringList &args)
     const QJsonObject report = inspectReport(positional.constFirst(), &config);
     if (parser.isSet(QStringLiteral("json"))) {
         const QByteArray json = QJsonDocument(report).toJson(QJsonDocument::Indented);
-        std::fwrite(json.constData(), 1, std::size_t(json.size()), stdout);
+        // The placeholder, as the indented format writes an empty array at the top level; no
+        // value can contain it (strings escape their newlines).
+        const QByteArray placeholder = "\n    \"tensors\": [\n    ]";
+        const qsizetype at = tensorCount < 0 ? -1 : json.indexOf(placeholder);
+        if (at < 0) {
+            std::fwrite(json.constData(), 1, std::size_t(json.size()), stdout);
+        } else {
+            const qsizetype open = at + placeholder.size() - 6; // just past the '['
+            std::fwrite(json.constData(), 1, std::size_t(open), stdout);
+            printTensors(tensors, tensorCount, true);
+            const QByteArray rest = json.sliced(open);
+            std::fwrite(rest.constData(), 1, std::size_t(rest.size()), stdout);
+        }
     } else {
         printText(report, config);
+        if (tensorCount >= 0)
+            printTensors(tensors, tensorCount, false);
         if (report.contains(QStringLiteral("position_table")))
             printLine(QStringLiteral("position table: %1")
                           .arg(report.value(QStringLiteral("position_table")).toString()));

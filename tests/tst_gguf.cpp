@@ -160,8 +160,8 @@ void TestGguf::readsTensorsInCOrder()
     GgufFile gguf;
     QString error;
     QVERIFY2(gguf.open(file, &error), qPrintable(error));
-    QCOMPARE(gguf.tensors().size(), size_t(5));
-    const TensorInfo *wpe = gguf.positionEmbedding();
+    QCOMPARE(gguf.tensors().size(), qsizetype(5));
+    const std::optional<TensorInfo> wpe = gguf.positionEmbedding();
     QVERIFY(wpe);
     QCOMPARE(wpe->shape, (std::vector<qint64>{4, 3}));
     QCOMPARE(wpe->typeName, QStringLiteral("F32"));
@@ -218,7 +218,7 @@ void TestGguf::honoursAlignment()
     // data section starts at the end of the file, never past it (a fuzz finding, issue 14).
     const QByteArray bare = "GGUF" + le32(3) + le64(0) + le64(0); // 24 bytes, no padding to 32
     QVERIFY2(gguf.open(write(bare), &error), qPrintable(error));
-    QCOMPARE(gguf.tensors().size(), std::size_t(0));
+    QCOMPARE(gguf.tensors().size(), qsizetype(0));
     QCOMPARE(gguf.dataOffset(), qint64(bare.size()));
 }
 
@@ -378,7 +378,7 @@ void TestGguf::refusesQuantizedTensorsByName()
     QString error;
     const QString file = write(b.build());
     QVERIFY2(gguf.open(file, &error), qPrintable(error));
-    const TensorInfo *q = gguf.find(QStringLiteral("blk.0.attn_q.weight"));
+    const std::optional<TensorInfo> q = gguf.find(QStringLiteral("blk.0.attn_q.weight"));
     QVERIFY(q);
     QVERIFY(q->quantized);
     QCOMPARE(q->shape, (std::vector<qint64>{2, 256}));
@@ -414,6 +414,13 @@ void TestGguf::hostileFiles_data()
     QTest::addRow("2^60 tensors") << QByteArray(header3 + le64(quint64(1) << 60) + le64(0))
                                   << QStringLiteral("declares 0 metadata entries and "
                                                     "1152921504606846976 tensors");
+    // limits::maxTensorsPerFile: one more, with room in the file for that many (24 bytes each),
+    // is refused before any tensor info is read.
+    QTest::addRow("more tensors than pescope reads")
+        << QByteArray(header3 + le64(quint64(limits::maxTensorsPerFile) + 1) + le64(0) +
+                      QByteArray((limits::maxTensorsPerFile + 1) * 24, '\0'))
+        << QStringLiteral("the header declares 1000001 tensors, more than the 1000000 "
+                          "pescope reads from one file");
     QTest::addRow("2^64-1 metadata entries") << QByteArray(header3 + le64(0) + le64(~quint64(0)))
                                              << QStringLiteral("more than the remaining");
     QTest::addRow("kv count beyond the file")

@@ -95,6 +95,7 @@ private slots:
     void hostileConfigs_data();
     void hostileConfigs();
     void hostileFiles();
+    void repeatedKeysKeepTheLast();
 };
 
 void TestHfConfig::gpt2LearnedTable()
@@ -647,15 +648,31 @@ void TestHfConfig::hostileFiles()
     QVERIFY(refuses("[1, 2]", QStringLiteral("not an object")));
     QVERIFY(refuses("{\"a\":" + QByteArray(10000, '[') + QByteArray(10000, ']') + "}",
                     QStringLiteral("nested deeper than 32 levels")));
-    QVERIFY(refuses(R"({"hidden_size":768,"hidden_size":1024})",
-                    QStringLiteral("duplicate key \"hidden_size\"")));
     QVERIFY(
         refuses(QByteArray(17 * 1024 * 1024, ' '), QStringLiteral("too large for a config.json")));
     QVERIFY(refuses({}, QStringLiteral("invalid JSON")));
     QVERIFY(!readHfConfig(dir.filePath(QStringLiteral("missing.json")), &error));
     QVERIFY2(error.contains(QLatin1String("no such file")), qPrintable(error));
     QVERIFY(!readHfConfig(dir.path(), &error));
-    QVERIFY2(error.contains(QLatin1String("is a directory")), qPrintable(error));
+    QVERIFY2(error.contains(QLatin1String("is a folder")), qPrintable(error));
+}
+
+void TestHfConfig::repeatedKeysKeepTheLast()
+{
+    // transformers reads config.json with Python's json.loads, which keeps the last of
+    // repeated keys (json.loads('{"a":1,"a":2}') == {'a': 2}), at the top level and inside:
+    // pescope reads the same numbers.
+    QString error;
+    const std::optional<ModelConfig> config = parseHfConfigText(
+        R"({"model_type":"llama","hidden_size":768,"num_attention_heads":8,)"
+        R"("num_hidden_layers":2,"hidden_size":1024,"rope_theta":10000,)"
+        R"("rope_scaling":{"rope_type":"linear","factor":2.0,"factor":4.0},"rope_theta":500000})",
+        QStringLiteral("config.json"), &error);
+    QVERIFY2(config, qPrintable(error));
+    QCOMPARE(config->hiddenSize, qint64(1024));
+    QCOMPARE(config->headDim, qint64(128));
+    QCOMPARE(config->ropeParameters.value(QStringLiteral("rope_theta")).toDouble(), 500000.0);
+    QCOMPARE(config->ropeParameters.value(QStringLiteral("factor")).toDouble(), 4.0);
 }
 
 QTEST_GUILESS_MAIN(TestHfConfig)

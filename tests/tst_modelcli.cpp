@@ -20,6 +20,8 @@
 #include <numbers>
 #include <tuple>
 
+#include <sys/stat.h>
+
 using namespace pe;
 
 namespace {
@@ -680,6 +682,47 @@ private slots:
         const QString truncated = path(u"truncated.safetensors"_qs);
         test::writeBytes(truncated, test::le64(4096) + "{}");
         QTest::addRow("truncated") << QStringList{truncated} << u"truncated.safetensors"_qs;
+
+        // Issue 32: what is not a regular file under a name pescope reads is named, never
+        // skipped (inspect used to say "no .safetensors file" and exit 0). A FIFO nobody
+        // writes would block a reader that opened it: the run's time limit catches that.
+        const QByteArray weights = test::safetensorsBytes(
+            {{u"wpe.weight"_qs, u"F32"_qs, {2, 2}, test::f32Bytes({1, 2, 3, 4})}});
+        const QString config = fixture("gpt2.json");
+        const auto folder = [&](const QString &name, const QString &special, const char *kind,
+                                const QString &regular, const QByteArray &bytes) {
+            const QString dir = path(name);
+            QVERIFY(QDir().mkpath(dir));
+            test::writeBytes(dir + u'/' + regular, bytes);
+            const QString target = dir + u'/' + special;
+            if (qstrcmp(kind, "fifo") == 0)
+                QCOMPARE(::mkfifo(QFile::encodeName(target).constData(), 0600), 0);
+            else if (qstrcmp(kind, "folder") == 0)
+                QVERIFY(QDir().mkpath(target));
+            else
+                QVERIFY(QFile::link(QStringLiteral("/dev/zero"), target));
+            QTest::addRow("%s", qPrintable(name))
+                << QStringList{dir}
+                << QStringLiteral("%1 is %2, not a regular file")
+                       .arg(target, qstrcmp(kind, "fifo") == 0     ? u"a named pipe (FIFO)"_qs
+                                    : qstrcmp(kind, "folder") == 0 ? u"a folder"_qs
+                                                                   : u"a character device"_qs);
+        };
+        QFile configFile(config);
+        QVERIFY(configFile.open(QIODevice::ReadOnly));
+        const QByteArray configBytes = configFile.readAll();
+        folder(u"config a FIFO"_qs, u"config.json"_qs, "fifo", u"model.safetensors"_qs, weights);
+        folder(u"config a folder"_qs, u"config.json"_qs, "folder", u"model.safetensors"_qs,
+               weights);
+        folder(u"config is /dev/zero"_qs, u"config.json"_qs, "device", u"model.safetensors"_qs,
+               weights);
+        folder(u"weights a FIFO"_qs, u"model.safetensors"_qs, "fifo", u"config.json"_qs,
+               configBytes);
+        folder(u"GGUF a FIFO"_qs, u"model.gguf"_qs, "fifo", u"notes.txt"_qs, "notes");
+        const QString fifo = path(u"alone.safetensors"_qs);
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        QTest::addRow("a FIFO named directly")
+            << QStringList{fifo} << fifo + u" is a named pipe (FIFO), not a regular file"_qs;
     }
     void inspectRefusals()
     {

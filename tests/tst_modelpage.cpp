@@ -18,6 +18,7 @@
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
 
+#include <QClipboard>
 #include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -581,6 +582,35 @@ private slots:
         QCOMPARE(rope->longFactor, listOf(u"long_factor"_qs));
         QCOMPARE(window->state()->spec().dims, qint64(3072 / 32));
         QCOMPARE(window->modelPage()->layerTable()->rowCount(), 32);
+    }
+
+    // Issue 32 (the monkey test, seed 4): Qt 6.4's text control reads the first format of
+    // pasted data without checking there is one, so a middle-click with a primary selection
+    // of no format crashed the window. Nothing is inserted; real text still is.
+    void configPasteTakesNoFormatlessData()
+    {
+        auto window = openWindow();
+        ConfigPasteDialog dialog(window.get());
+        dialog.editor()->setPlainText(u"{}"_qs);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QClipboard *clipboard = QGuiApplication::clipboard();
+        const QClipboard::Mode mode =
+            clipboard->supportsSelection() ? QClipboard::Selection : QClipboard::Clipboard;
+        clipboard->setMimeData(new QMimeData, mode);
+        QWidget *viewport = dialog.editor()->viewport();
+        if (mode == QClipboard::Selection)
+            QTest::mouseClick(viewport, Qt::MiddleButton, {}, QPoint(40, 10));
+        dialog.editor()->setFocus();
+        QTest::keyClick(dialog.editor(), Qt::Key_V, Qt::ControlModifier);
+        QCOMPARE(dialog.editor()->toPlainText(), u"{}"_qs);
+        clipboard->setText(u"\"x\""_qs, mode);
+        if (mode == QClipboard::Selection)
+            QTest::mouseClick(viewport, Qt::MiddleButton, {}, QPoint(4, 4));
+        else
+            QTest::keyClick(dialog.editor(), Qt::Key_V, Qt::ControlModifier);
+        QVERIFY2(dialog.editor()->toPlainText().contains(u"\"x\""_qs),
+                 qPrintable(dialog.editor()->toPlainText()));
     }
 
     // A GGUF file has no config.json: the card and layer map come from its metadata. Llama 4 as

@@ -182,6 +182,20 @@ private slots:
                               "inferno_r, magma, magma_r, cividis, cividis_r, gray, gray_r, "
                               "Greys, Greys_r, RdBu, RdBu_r, coolwarm, coolwarm_r, twilight or "
                               "twilight_r (got \"jet\")");
+        // Issue 32: Qt's parser keeps the last of repeated keys, so appending "state": {} to a
+        // saved session loaded the defaults with no word. Repeated keys are refused, named.
+        QByteArray appended = good.trimmed();
+        appended.chop(1);
+        appended += ", \"state\": {}}";
+        QTest::addRow("state twice, appended")
+            << appended << QStringLiteral("duplicate key \"state\" in a JSON object (byte");
+        QTest::addRow("a key twice inside the state")
+            << QByteArray("{\"format_version\": 2, \"state\": {\"colormap\": \"gray\", "
+                          "\"colormap\": \"magma\"}}")
+            << QStringLiteral("duplicate key \"colormap\"");
+        QTest::addRow("format_version twice, one escaped")
+            << QByteArray("{\"format_version\": 2, \"format\\u005fversion\": 1, \"state\": {}}")
+            << QStringLiteral("duplicate key \"format_version\"");
         QTest::addRow("marker beyond the matrix")
             << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 10, "
                           "\"dims\": 8}, \"markers\": [50]}}")

@@ -80,10 +80,10 @@ class TestUserFile : public QObject
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("reason");
-        QTest::addRow("/dev/zero")
-            << QStringLiteral("/dev/zero") << QStringLiteral("/dev/zero is a device, not ");
-        QTest::addRow("link to /dev/zero")
-            << path(QStringLiteral("zero-link.json")) << QStringLiteral("is a device, not ");
+        QTest::addRow("/dev/zero") << QStringLiteral("/dev/zero")
+                                   << QStringLiteral("/dev/zero is a character device, not ");
+        QTest::addRow("link to /dev/zero") << path(QStringLiteral("zero-link.json"))
+                                           << QStringLiteral("is a character device, not ");
         QTest::addRow("FIFO without a writer")
             << path(QStringLiteral("fifo.json")) << QStringLiteral("is a named pipe (FIFO), not ");
         QTest::addRow("socket") << path(QStringLiteral("socket.json"))

@@ -132,8 +132,8 @@ bool Reader::number(const QString &suffix, double min, double max, std::optional
 // A 1-D float tensor of `count` positive, finite per-pair factors.
 bool Reader::factors(const QString &tensor, qint64 count, std::vector<double> *out, bool *present)
 {
-    const TensorInfo *info = m_file.find(tensor);
-    *present = info != nullptr;
+    const std::optional<TensorInfo> info = m_file.find(tensor);
+    *present = info.has_value();
     if (!info)
         return true;
     if (info->shape.size() != 1 || info->shape[0] != count)
@@ -279,7 +279,7 @@ bool Reader::run(QString *error)
     const QString ropePrefix = key(QStringLiteral("rope."));
     for (const QString &k : m_file.keys())
         ropeKeys = ropeKeys || k.startsWith(ropePrefix);
-    const TensorInfo *table = m_file.positionEmbedding();
+    const std::optional<TensorInfo> table = m_file.positionEmbedding();
     const bool alibi = m_file.value(key(QStringLiteral("attention.max_alibi_bias"))) != nullptr;
     LayerPositionKind kind = LayerPositionKind::None;
     if (ropeKeys)

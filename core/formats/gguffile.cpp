@@ -274,14 +274,12 @@ bool GgufFile::open(const QString &path, QString *error)
     m_keys.clear();
     m_values.clear();
     m_tensors.clear();
-    m_byName.clear();
     if (!m_file.open(path, error))
         return false;
     if (!parse(error)) {
         m_keys.clear();
         m_values.clear();
         m_tensors.clear();
-        m_byName.clear();
         m_file.close();
         return false;
     }
@@ -340,6 +338,11 @@ bool GgufFile::parse(QString *error)
                         .arg(kvCount)
                         .arg(tensorCount)
                         .arg(room));
+    if (tensorCount > quint64(limits::maxTensorsPerFile))
+        return fail(QStringLiteral("the header declares %1 tensors, more than the %2 pescope "
+                                   "reads from one file")
+                        .arg(tensorCount)
+                        .arg(limits::maxTensorsPerFile));
 
     const auto readString = [&](QString *text, const QString &what) -> bool {
         quint64 length = 0;
@@ -459,23 +462,20 @@ bool GgufFile::parse(QString *error)
         m_alignment = quint32(a);
     }
 
-    struct Pending
-    {
-        quint64 offset;
-        qint64 bytes;
-    };
-    std::vector<Pending> pending;
+    m_tensors.setFile(file);
+    m_tensors.reserve(qsizetype(tensorCount), 0, qsizetype(tensorCount) * 2);
+    // Offsets are relative to the data section until its start is known.
+    std::optional<std::pair<qsizetype, quint64>> farOffset;
     for (quint64 i = 0; i < tensorCount; ++i) {
-        TensorInfo tensor;
-        if (!readString(&tensor.name, QStringLiteral("the name of tensor #%1").arg(i)))
+        QString name;
+        if (!readString(&name, QStringLiteral("the name of tensor #%1").arg(i)))
             return false;
-        const QString where = QStringLiteral("tensor %1").arg(tensor.name);
-        if (tensor.name.toUtf8().size() >= limits::maxGgmlName)
+        const QString where = QStringLiteral("tensor %1").arg(name);
+        const QByteArray utf8Name = name.toUtf8();
+        if (utf8Name.size() >= limits::maxGgmlName)
             return fail(QStringLiteral("%1: the name is longer than GGML's limit of %2 bytes")
                             .arg(where)
                             .arg(limits::maxGgmlName - 1));
-        if (m_byName.contains(tensor.name))
-            return fail(QStringLiteral("%1 appears twice").arg(where));
         quint32 dims = 0;
         if (!cursor.read(&dims))
             return truncated(where);
@@ -496,7 +496,7 @@ bool GgufFile::parse(QString *error)
                                 .arg(extent));
             ne.push_back(qint64(extent));
         }
-        tensor.shape.assign(ne.rbegin(), ne.rend());
+        const std::vector<qint64> shape(ne.rbegin(), ne.rend());
         quint32 typeId = 0;
         quint64 offset = 0;
         if (!cursor.read(&typeId) || !cursor.read(&offset))
@@ -511,9 +511,9 @@ bool GgufFile::parse(QString *error)
                             .arg(where, type->name)
                             .arg(typeId));
         qint64 elements = 0;
-        if (!shapeElementCount(tensor.shape, &elements))
+        if (!shapeElementCount(shape, &elements))
             return fail(QStringLiteral("%1: shape %2 has more elements than a 64-bit count holds")
-                            .arg(where, tensor.shapeString()));
+                            .arg(where, shapeString(shape)));
         const qint64 rowElements = ne.empty() ? 1 : ne.front();
         if (rowElements % type->blockSize != 0)
             return fail(QStringLiteral("%1: %2 rows of %3 elements are not a whole number of "
@@ -524,21 +524,21 @@ bool GgufFile::parse(QString *error)
         qint64 bytes = 0;
         if (!checkedMultiply(elements / type->blockSize, type->typeSize, &bytes))
             return fail(QStringLiteral("%1: shape %2 of %3 is larger than a 64-bit size")
-                            .arg(where, tensor.shapeString(), type->name));
+                            .arg(where, shapeString(shape), type->name));
         if (offset % m_alignment != 0)
             return fail(QStringLiteral("%1: its offset %2 is not a multiple of the alignment %3")
                             .arg(where)
                             .arg(offset)
                             .arg(m_alignment));
-        tensor.dtype = type->dtype;
-        tensor.typeName = type->name;
-        tensor.quantized = type->quantized;
-        tensor.byteSize = bytes;
-        tensor.file = file;
-        pending.push_back({offset, bytes});
-        m_byName.insert(tensor.name, qsizetype(m_tensors.size()));
-        m_tensors.push_back(std::move(tensor));
+        // Past the end whatever the data section's start: kept as the file's size plus one.
+        if (offset > quint64(size) && !farOffset)
+            farOffset = {m_tensors.size(), offset};
+        m_tensors.append(utf8Name, type->dtype, type->name, type->quantized, shape,
+                         qint64(std::min(offset, quint64(size) + 1)), bytes);
     }
+    QString duplicate;
+    if (!m_tensors.indexNames(&duplicate))
+        return fail(QStringLiteral("tensor %1 appears twice").arg(duplicate));
 
     // The data section starts at the next multiple of the alignment.
     const qint64 end = cursor.pos();
@@ -548,37 +548,48 @@ bool GgufFile::parse(QString *error)
     // reads it all the same): the section then starts at the end, never past it.
     if (m_tensors.empty())
         m_dataOffset = std::min(m_dataOffset, size);
-    std::vector<size_t> order(m_tensors.size());
-    for (size_t i = 0; i < order.size(); ++i) {
-        TensorInfo &tensor = m_tensors[i];
-        const Pending &p = pending[i];
+    for (qsizetype i = 0; i < m_tensors.size(); ++i) {
+        const qint64 relative = m_tensors.offset(i);
+        const qint64 bytes = m_tensors.byteSize(i);
         qint64 begin = 0;
-        if (p.offset > quint64(size) || !checkedAdd(m_dataOffset, qint64(p.offset), &begin) ||
-            !m_file.contains(begin, p.bytes))
-            return fail(QStringLiteral("tensor %1: its data (%2 bytes at offset %3 of the data "
-                                       "section, which starts at byte %4) runs past the end of "
-                                       "the file (%5 bytes): truncated?")
-                            .arg(tensor.name)
-                            .arg(p.bytes)
-                            .arg(p.offset)
-                            .arg(m_dataOffset)
-                            .arg(size));
-        tensor.offset = begin;
-        order[i] = i;
+        if (relative > size || !checkedAdd(m_dataOffset, relative, &begin) ||
+            !m_file.contains(begin, bytes))
+            return fail(
+                QStringLiteral("tensor %1: its data (%2 bytes at offset %3 of the data "
+                               "section, which starts at byte %4) runs past the end of "
+                               "the file (%5 bytes): truncated?")
+                    .arg(m_tensors.name(i))
+                    .arg(bytes)
+                    .arg(farOffset && farOffset->first == i ? farOffset->second : quint64(relative))
+                    .arg(m_dataOffset)
+                    .arg(size));
+        m_tensors.setOffset(i, begin);
     }
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return m_tensors[a].offset != m_tensors[b].offset
-                   ? m_tensors[a].offset < m_tensors[b].offset
-                   : m_tensors[a].byteSize < m_tensors[b].byteSize;
+    return checkOverlaps(error);
+}
+
+// No two tensors' bytes may overlap (checked in the order of their offsets).
+bool GgufFile::checkOverlaps(QString *error) const
+{
+    std::vector<quint32> order(size_t(m_tensors.size()));
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = quint32(i);
+    std::sort(order.begin(), order.end(), [&](quint32 a, quint32 b) {
+        return m_tensors.offset(a) != m_tensors.offset(b)
+                   ? m_tensors.offset(a) < m_tensors.offset(b)
+                   : m_tensors.byteSize(a) < m_tensors.byteSize(b);
     });
     for (size_t k = 1; k < order.size(); ++k) {
-        const TensorInfo &previous = m_tensors[order[k - 1]];
-        const TensorInfo &current = m_tensors[order[k]];
-        if (current.offset < previous.offset + previous.byteSize)
-            return fail(QStringLiteral("tensors %1 and %2 overlap (bytes %3 to %4)")
-                            .arg(previous.name, current.name)
-                            .arg(current.offset)
-                            .arg(previous.offset + previous.byteSize));
+        const qsizetype previous = order[k - 1], current = order[k];
+        const qint64 previousEnd = m_tensors.offset(previous) + m_tensors.byteSize(previous);
+        if (m_tensors.offset(current) < previousEnd) {
+            if (error)
+                *error = QStringLiteral("%1: tensors %2 and %3 overlap (bytes %4 to %5)")
+                             .arg(m_file.path(), m_tensors.name(previous), m_tensors.name(current))
+                             .arg(m_tensors.offset(current))
+                             .arg(previousEnd);
+            return false;
+        }
     }
     return true;
 }
@@ -672,16 +683,10 @@ std::optional<QStringList> GgufFile::stringArray(const QString &key, QString *er
     return values;
 }
 
-const TensorInfo *GgufFile::find(const QString &name) const
-{
-    const auto it = m_byName.constFind(name);
-    return it == m_byName.cend() ? nullptr : &m_tensors[size_t(*it)];
-}
-
 bool GgufFile::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                         std::vector<float> *out, QString *error) const
 {
-    const TensorInfo *tensor = find(name);
+    const std::optional<TensorInfo> tensor = find(name);
     if (!tensor) {
         if (error)
             *error = QStringLiteral("%1: no tensor named %2").arg(path(), name);

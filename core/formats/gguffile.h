@@ -123,9 +123,10 @@ public:
     std::optional<QStringList> stringArray(const QString &key, QString *error,
                                            qint64 maxElements = 1 << 20) const;
 
-    // Tensors in file order; shapes outermost first (ne[] reversed).
-    const std::vector<TensorInfo> &tensors() const { return m_tensors; }
-    const TensorInfo *find(const QString &name) const;
+    // Tensors in file order; shapes outermost first (ne[] reversed). At most
+    // limits::maxTensorsPerFile: a header declaring more is refused before any is read.
+    const TensorTable &tensors() const { return m_tensors; }
+    std::optional<TensorInfo> find(const QString &name) const { return m_tensors.find(name); }
     [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                 std::vector<float> *out, QString *error) const;
     [[nodiscard]] bool read(const QString &name, std::vector<float> *out, QString *error) const
@@ -169,15 +170,19 @@ public:
     // Every "{arch}.rope.scaling.*" key present, in file order.
     QStringList ropeScalingKeys() const;
     // position_embd.weight (learned absolute positions, e.g. GPT-2) and rope_freqs.weight
-    // (per-pair frequency factors of llama3-scaled and longrope models); null when absent.
-    const TensorInfo *positionEmbedding() const
+    // (per-pair frequency factors of llama3-scaled and longrope models); nullopt when absent.
+    std::optional<TensorInfo> positionEmbedding() const
     {
         return find(QStringLiteral("position_embd.weight"));
     }
-    const TensorInfo *ropeFrequencies() const { return find(QStringLiteral("rope_freqs.weight")); }
+    std::optional<TensorInfo> ropeFrequencies() const
+    {
+        return find(QStringLiteral("rope_freqs.weight"));
+    }
 
 private:
     bool parse(QString *error);
+    bool checkOverlaps(QString *error) const;
     bool checkArray(const QString &key, const GgufValue *value, bool (*accepts)(GgufType),
                     const QString &kind, qint64 maxElements, QString *error) const;
 
@@ -187,8 +192,7 @@ private:
     qint64 m_dataOffset = 0;
     QStringList m_keys;
     QHash<QString, GgufValue> m_values;
-    std::vector<TensorInfo> m_tensors;
-    QHash<QString, qsizetype> m_byName;
+    TensorTable m_tensors;
 };
 
 } // namespace pe

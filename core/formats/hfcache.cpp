@@ -1,5 +1,7 @@
 #include "hfcache.h"
 
+#include "io/userfile.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -178,6 +180,17 @@ std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *
         location.folder = native(dir.absolutePath());
         location.repoId = repoId;
         location.revision = revision;
+        // A FIFO, folder or device under a name pescope reads is named, never skipped.
+        const QStringList readNames = {QStringLiteral("config.json"),
+                                       QStringLiteral("*.safetensors"), QStringLiteral("*.gguf"),
+                                       QStringLiteral("model.safetensors.index.json")};
+        for (const QString &name :
+             dir.entryList(readNames,
+                           QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot)) {
+            if (const QString kind = nonRegularKind(dir.filePath(name)); !kind.isEmpty())
+                return fail(QStringLiteral("%1 is %2, not a regular file")
+                                .arg(native(dir.filePath(name)), kind));
+        }
         if (QFileInfo(dir.filePath(QStringLiteral("config.json"))).isFile())
             location.configPath = native(dir.filePath(QStringLiteral("config.json")));
         const QString index = dir.filePath(QStringLiteral("model.safetensors.index.json"));
@@ -225,7 +238,8 @@ std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *
     }
     if (info.exists()) {
         if (!info.isFile())
-            return fail(QStringLiteral("%1: not a regular file").arg(native(pathOrRepoId)));
+            return fail(QStringLiteral("%1 is %2, not a regular file")
+                            .arg(native(pathOrRepoId), nonRegularKind(pathOrRepoId)));
         ModelLocation location;
         const QDir dir = info.absoluteDir();
         location.folder = native(dir.absolutePath());

@@ -1,5 +1,7 @@
 #include "mappedfile.h"
 
+#include "io/userfile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -20,24 +22,6 @@ namespace pe {
 namespace {
 
 #ifdef Q_OS_UNIX
-// What a non-regular file is, for the message; empty for a regular file.
-QString nonRegularKind(mode_t mode)
-{
-    if (S_ISREG(mode))
-        return {};
-    if (S_ISDIR(mode))
-        return QStringLiteral("a directory");
-    if (S_ISFIFO(mode))
-        return QStringLiteral("a FIFO (named pipe)");
-    if (S_ISCHR(mode))
-        return QStringLiteral("a character device");
-    if (S_ISBLK(mode))
-        return QStringLiteral("a block device");
-    if (S_ISSOCK(mode))
-        return QStringLiteral("a socket");
-    return QStringLiteral("not a regular file");
-}
-
 QString errnoText(int code)
 {
     return QString::fromLocal8Bit(std::strerror(code));
@@ -103,7 +87,7 @@ bool MappedFile::open(const QString &path, QString *error)
     if (::stat(native.constData(), &before) != 0)
         return fail(errno == ENOENT ? QStringLiteral("no such file")
                                     : QStringLiteral("cannot be read: %1").arg(errnoText(errno)));
-    if (const QString kind = nonRegularKind(before.st_mode); !kind.isEmpty())
+    if (const QString kind = nonRegularKind(quint32(before.st_mode)); !kind.isEmpty())
         return fail(QStringLiteral("is %1, not a model file").arg(kind));
 
     // O_NONBLOCK: should the path have become a FIFO since stat(), open() must not wait for a
@@ -117,7 +101,7 @@ bool MappedFile::open(const QString &path, QString *error)
         ::close(fd);
         return fail(QStringLiteral("cannot be read: %1").arg(errnoText(code)));
     }
-    if (const QString kind = nonRegularKind(opened.st_mode); !kind.isEmpty()) {
+    if (const QString kind = nonRegularKind(quint32(opened.st_mode)); !kind.isEmpty()) {
         ::close(fd);
         return fail(QStringLiteral("is %1, not a model file").arg(kind));
     }

@@ -1245,7 +1245,11 @@ std::optional<ModelConfig> parseHfConfigText(QByteArrayView text, const QString 
                          .arg(limits::maxConfigBytes);
         return std::nullopt;
     }
-    const std::optional<QJsonObject> json = parseJsonObject(text, source, error, 32);
+    // transformers reads config.json with json.loads (PretrainedConfig._dict_from_json_file),
+    // which keeps the last of repeated keys, at every level: so does pescope (Qt's parser
+    // does the same), unlike sessions, which refuse them.
+    const std::optional<QJsonObject> json =
+        parseJsonObject(text, source, error, 32, DuplicateKeys::KeepLast);
     if (!json)
         return std::nullopt;
     return parseHfConfig(*json, source, error);

@@ -76,8 +76,10 @@ QStringList ModelTensors::tensorNames() const
                 return {source.tensor().name};
             } else {
                 QStringList list;
-                for (const TensorInfo &tensor : source.tensors())
-                    list += tensor.name;
+                const TensorTable &table = source.tensors();
+                list.reserve(table.size());
+                for (const quint32 i : table.nameOrder())
+                    list += table.name(i);
                 return list;
             }
         },
@@ -86,17 +88,18 @@ QStringList ModelTensors::tensorNames() const
     return names;
 }
 
-const TensorInfo *ModelTensors::find(const QString &name, QString *error)
+std::optional<TensorInfo> ModelTensors::find(const QString &name, QString *error)
 {
-    const TensorInfo *found = std::visit(
-        [&](auto &source) -> const TensorInfo * {
+    std::optional<TensorInfo> found = std::visit(
+        [&](auto &source) -> std::optional<TensorInfo> {
             using T = std::decay_t<decltype(source)>;
             if constexpr (std::is_same_v<T, std::monostate>)
-                return nullptr;
+                return std::nullopt;
             else if constexpr (std::is_same_v<T, ShardedSafetensors>)
                 return source.find(name, error);
             else if constexpr (std::is_same_v<T, NpyFile>)
-                return source.tensor().name == name ? &source.tensor() : nullptr;
+                return source.tensor().name == name ? std::optional<TensorInfo>(source.tensor())
+                                                    : std::nullopt;
             else
                 return source.find(name);
         },
@@ -128,7 +131,7 @@ bool ModelTensors::readRowsAs(const QString &name, qint64 firstRow, qint64 rowCo
 {
     if (auto *sharded = std::get_if<ShardedSafetensors>(&m_source))
         return sharded->readRows(name, firstRow, rowCount, out, error);
-    const TensorInfo *tensor = find(name, error);
+    const std::optional<TensorInfo> tensor = find(name, error);
     if (!tensor)
         return false;
     const MappedFile *file = singleFile();
@@ -151,7 +154,7 @@ bool ModelTensors::streamRows(const QString &name,
                               const std::function<bool(const float *, qint64)> &sink,
                               QString *error, qint64 chunkBytes)
 {
-    const TensorInfo *tensor = find(name, error);
+    const std::optional<TensorInfo> tensor = find(name, error);
     if (!tensor)
         return false;
     const qint64 rows = tensor->rowCount(), rowLength = std::max<qint64>(tensor->rowLength(), 1);
@@ -194,16 +197,39 @@ bool ModelTensors::streamRows(const QString &name,
     return true;
 }
 
-std::optional<std::vector<TensorInfo>> ModelTensors::allTensors(QString *error)
+bool ModelTensors::forEachTensor(const std::function<void(const TensorInfo &)> &visit,
+                                 QString *error)
 {
-    std::vector<TensorInfo> all;
-    for (const QString &name : tensorNames()) {
-        const TensorInfo *tensor = find(name, error);
-        if (!tensor)
-            return std::nullopt;
-        all.push_back(*tensor);
+    if (auto *sharded = std::get_if<ShardedSafetensors>(&m_source)) {
+        for (const QString &name : sharded->tensorNames()) {
+            const std::optional<TensorInfo> tensor = sharded->find(name, error);
+            if (!tensor)
+                return false;
+            visit(*tensor);
+        }
+        return true;
     }
-    return all;
+    if (const auto *npy = std::get_if<NpyFile>(&m_source)) {
+        visit(npy->tensor());
+        return true;
+    }
+    const TensorTable *table = std::visit(
+        [](const auto &source) -> const TensorTable * {
+            using T = std::decay_t<decltype(source)>;
+            if constexpr (std::is_same_v<T, SafetensorsFile> || std::is_same_v<T, GgufFile>)
+                return &source.tensors();
+            else
+                return nullptr;
+        },
+        m_source);
+    if (!table) {
+        if (error)
+            *error = QStringLiteral("no model is open");
+        return false;
+    }
+    for (const quint32 i : table->nameOrder())
+        visit(table->at(i));
+    return true;
 }
 
 QString findPositionTable(const ModelConfig &config, const QStringList &tensorNames)

@@ -35,7 +35,7 @@ public:
     // Sorted names; a sharded model's come from its index, without opening any shard.
     QStringList tensorNames() const;
     // The descriptor; for a sharded model this opens (once) the one shard that holds it.
-    const TensorInfo *find(const QString &name, QString *error);
+    std::optional<TensorInfo> find(const QString &name, QString *error);
     [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                 std::vector<float> *out, QString *error);
     // At the stored precision: F64 as F64, F32 / F16 / BF16 widened exactly.
@@ -48,9 +48,11 @@ public:
     [[nodiscard]] bool streamRows(const QString &name,
                                   const std::function<bool(const float *, qint64)> &sink,
                                   QString *error, qint64 chunkBytes = qint64(4) << 20);
-    // Every descriptor in name order (a sharded model's shard headers all get parsed, no tensor
-    // data is read), for listings such as `pescope inspect`.
-    std::optional<std::vector<TensorInfo>> allTensors(QString *error);
+    // Every descriptor in name order, one at a time (a sharded model's shard headers
+    // all get parsed, no tensor data is read), for listings such as `pescope inspect`: memory
+    // stays that of the open files' tables. False with *error when a shard cannot be read.
+    [[nodiscard]] bool forEachTensor(const std::function<void(const TensorInfo &)> &visit,
+                                     QString *error);
     // The GGUF file's metadata, when the source is GGUF; null otherwise.
     const GgufFile *gguf() const { return std::get_if<GgufFile>(&m_source); }
 

@@ -82,14 +82,12 @@ QStringList safetensorsDTypeNames()
 bool SafetensorsFile::open(const QString &path, QString *error)
 {
     m_tensors.clear();
-    m_byName.clear();
     m_metadata.clear();
     m_headerSize = 0;
     if (!m_file.open(path, error))
         return false;
     if (!parseHeader(error)) {
         m_tensors.clear();
-        m_byName.clear();
         m_metadata.clear();
         m_file.close();
         return false;
@@ -127,157 +125,165 @@ bool SafetensorsFile::parseHeader(QString *error)
         return fail(QStringLiteral("the header does not start with '{' (is this a safetensors "
                                    "file?)"));
     // Three levels suffice (header, tensor, shape); a little room for future metadata.
-    const std::optional<QJsonObject> json = parseJsonObject(header, file, error, 8);
-    if (!json)
+    JsonMembers members;
+    if (!members.scan(header, file, error, 8))
         return false;
-
-    const qint64 dataSize = size - dataOffset();
-    struct Span
-    {
-        qint64 begin, end;
-        qsizetype tensor;
+    // Refused before any is stored; one entry may be __metadata__.
+    if (members.size() > limits::maxTensorsPerFile + 1)
+        return fail(QStringLiteral("the header lists %1 entries, more than the %2 tensors "
+                                   "pescope reads from one file")
+                        .arg(members.size())
+                        .arg(limits::maxTensorsPerFile));
+    m_tensors.setFile(file);
+    const qsizetype expected = std::min<qsizetype>(members.size(), limits::maxTensorsPerFile);
+    m_tensors.reserve(expected, 0, 2 * expected);
+    const auto visit = [&](const QString &name, const QJsonValue &value) {
+        return parseEntry(name, value, error);
     };
-    std::vector<Span> spans;
-    for (auto it = json->begin(); it != json->end(); ++it) {
-        const QString name = it.key();
-        if (name == QLatin1String("__metadata__")) {
-            if (!it.value().isObject())
-                return fail(QStringLiteral("__metadata__ is not a JSON object"));
-            const QJsonObject metadata = it.value().toObject();
-            for (auto m = metadata.begin(); m != metadata.end(); ++m) {
-                if (!m.value().isString())
-                    return fail(QStringLiteral("__metadata__ entry \"%1\" is not a string "
-                                               "(the format allows strings only)")
-                                    .arg(m.key()));
-                m_metadata.insert(m.key(), m.value().toString());
-            }
-            continue;
-        }
-        if (!it.value().isObject())
-            return fail(
-                QStringLiteral("the header entry for tensor %1 is not a JSON object").arg(name));
-        const QJsonObject entry = it.value().toObject();
-        const QJsonValue dtypeValue = entry.value(QLatin1String("dtype"));
-        if (!dtypeValue.isString())
-            return fail(QStringLiteral("tensor %1 has no dtype string").arg(name));
-        const std::optional<SafetensorsDType> dtype = safetensorsDType(dtypeValue.toString());
-        if (!dtype)
-            return fail(QStringLiteral("tensor %1 has the unknown dtype \"%2\"")
-                            .arg(name, dtypeValue.toString()));
-
-        const QJsonValue shapeValue = entry.value(QLatin1String("shape"));
-        if (!shapeValue.isArray())
-            return fail(QStringLiteral("tensor %1 has no shape list").arg(name));
-        const QJsonArray shapeArray = shapeValue.toArray();
-        TensorInfo tensor;
-        tensor.shape.reserve(size_t(shapeArray.size()));
-        for (const QJsonValue dimension : shapeArray) {
-            const std::optional<qint64> value = nonNegativeInteger(dimension);
-            if (!value)
-                return fail(QStringLiteral("tensor %1: the shape must list non-negative whole "
-                                           "numbers below 2^63")
-                                .arg(name));
-            tensor.shape.push_back(*value);
-        }
-        qint64 elements = 0, bits = 0;
-        if (!shapeElementCount(tensor.shape, &elements) ||
-            !checkedMultiply(elements, dtype->bits, &bits))
-            return fail(QStringLiteral("tensor %1: shape %2 has more elements than a 64-bit "
-                                       "count holds")
-                            .arg(name, tensor.shapeString()));
-        if (bits % 8 != 0)
-            return fail(QStringLiteral("tensor %1: %2 elements of %3 do not end on a byte "
-                                       "boundary")
-                            .arg(name)
-                            .arg(elements)
-                            .arg(dtype->name));
-
-        const QJsonArray offsets = entry.value(QLatin1String("data_offsets")).toArray();
-        const std::optional<qint64> first =
-            offsets.size() == 2 ? nonNegativeInteger(offsets.at(0)) : std::nullopt;
-        const std::optional<qint64> second =
-            offsets.size() == 2 ? nonNegativeInteger(offsets.at(1)) : std::nullopt;
-        if (!first || !second)
-            return fail(QStringLiteral("tensor %1: data_offsets must be two non-negative whole "
-                                       "numbers [begin, end]")
-                            .arg(name));
-        const qint64 begin = *first, end = *second;
-        if (end < begin)
-            return fail(QStringLiteral("tensor %1: data_offsets [%2, %3] end before they begin")
-                            .arg(name)
-                            .arg(begin)
-                            .arg(end));
-        if (end > dataSize)
-            return fail(QStringLiteral("tensor %1: data_offsets [%2, %3] run past the end of "
-                                       "the file (the data section has %4 bytes)")
-                            .arg(name)
-                            .arg(begin)
-                            .arg(end)
-                            .arg(dataSize));
-        if (end - begin != bits / 8)
-            return fail(QStringLiteral("tensor %1: data_offsets [%2, %3] hold %4 bytes, but %5 "
-                                       "%6 needs %7")
-                            .arg(name)
-                            .arg(begin)
-                            .arg(end)
-                            .arg(end - begin)
-                            .arg(dtype->name, tensor.shapeString())
-                            .arg(bits / 8));
-        tensor.name = name;
-        tensor.dtype = dtype->dtype;
-        tensor.typeName = dtype->name;
-        tensor.offset = dataOffset() + begin;
-        tensor.byteSize = end - begin;
-        tensor.file = file;
-        spans.push_back({begin, end, qsizetype(m_tensors.size())});
-        m_tensors.push_back(std::move(tensor));
-    }
-
+    if (!members.forEach(visit, error))
+        return false;
     // As the reference library: the tensors, in offset order, cover the data exactly.
-    std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-    });
+    m_tensors.sortByOffset();
+    if (!checkCoverage(error))
+        return false;
+    QString duplicate; // none: the scan refused repeated keys
+    return m_tensors.indexNames(&duplicate) ||
+           fail(QStringLiteral("tensor %1 appears twice").arg(duplicate));
+}
+
+// One member of the header: "__metadata__" or a tensor, appended to m_tensors.
+bool SafetensorsFile::parseEntry(const QString &name, const QJsonValue &value, QString *error)
+{
+    const auto fail = [&](const QString &why) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(m_file.path(), why);
+        return false;
+    };
+    if (name == QLatin1String("__metadata__")) {
+        if (!value.isObject())
+            return fail(QStringLiteral("__metadata__ is not a JSON object"));
+        const QJsonObject metadata = value.toObject();
+        for (auto m = metadata.begin(); m != metadata.end(); ++m) {
+            if (!m.value().isString())
+                return fail(QStringLiteral("__metadata__ entry \"%1\" is not a string (the "
+                                           "format allows strings only)")
+                                .arg(m.key()));
+            m_metadata.insert(m.key(), m.value().toString());
+        }
+        return true;
+    }
+    if (m_tensors.size() >= limits::maxTensorsPerFile)
+        return fail(QStringLiteral("the header lists more than %1 tensors, the most pescope "
+                                   "reads from one file")
+                        .arg(limits::maxTensorsPerFile));
+    if (!value.isObject())
+        return fail(
+            QStringLiteral("the header entry for tensor %1 is not a JSON object").arg(name));
+    const QJsonObject entry = value.toObject();
+    const QJsonValue dtypeValue = entry.value(QLatin1String("dtype"));
+    if (!dtypeValue.isString())
+        return fail(QStringLiteral("tensor %1 has no dtype string").arg(name));
+    const std::optional<SafetensorsDType> dtype = safetensorsDType(dtypeValue.toString());
+    if (!dtype)
+        return fail(QStringLiteral("tensor %1 has the unknown dtype \"%2\"")
+                        .arg(name, dtypeValue.toString()));
+
+    const QJsonValue shapeValue = entry.value(QLatin1String("shape"));
+    if (!shapeValue.isArray())
+        return fail(QStringLiteral("tensor %1 has no shape list").arg(name));
+    const QJsonArray shapeArray = shapeValue.toArray();
+    std::vector<qint64> shape;
+    shape.reserve(size_t(shapeArray.size()));
+    for (const QJsonValue dimension : shapeArray) {
+        const std::optional<qint64> extent = nonNegativeInteger(dimension);
+        if (!extent)
+            return fail(QStringLiteral("tensor %1: the shape must list non-negative whole "
+                                       "numbers below 2^63")
+                            .arg(name));
+        shape.push_back(*extent);
+    }
+    qint64 elements = 0, bits = 0;
+    if (!shapeElementCount(shape, &elements) || !checkedMultiply(elements, dtype->bits, &bits))
+        return fail(QStringLiteral("tensor %1: shape %2 has more elements than a 64-bit count "
+                                   "holds")
+                        .arg(name, shapeString(shape)));
+    if (bits % 8 != 0)
+        return fail(QStringLiteral("tensor %1: %2 elements of %3 do not end on a byte boundary")
+                        .arg(name)
+                        .arg(elements)
+                        .arg(dtype->name));
+
+    const QJsonArray offsets = entry.value(QLatin1String("data_offsets")).toArray();
+    const std::optional<qint64> first =
+        offsets.size() == 2 ? nonNegativeInteger(offsets.at(0)) : std::nullopt;
+    const std::optional<qint64> second =
+        offsets.size() == 2 ? nonNegativeInteger(offsets.at(1)) : std::nullopt;
+    if (!first || !second)
+        return fail(QStringLiteral("tensor %1: data_offsets must be two non-negative whole "
+                                   "numbers [begin, end]")
+                        .arg(name));
+    const qint64 begin = *first, end = *second;
+    const qint64 dataSize = m_file.size() - dataOffset();
+    if (end < begin)
+        return fail(QStringLiteral("tensor %1: data_offsets [%2, %3] end before they begin")
+                        .arg(name)
+                        .arg(begin)
+                        .arg(end));
+    if (end > dataSize)
+        return fail(QStringLiteral("tensor %1: data_offsets [%2, %3] run past the end of the "
+                                   "file (the data section has %4 bytes)")
+                        .arg(name)
+                        .arg(begin)
+                        .arg(end)
+                        .arg(dataSize));
+    if (end - begin != bits / 8)
+        return fail(QStringLiteral("tensor %1: data_offsets [%2, %3] hold %4 bytes, but %5 %6 "
+                                   "needs %7")
+                        .arg(name)
+                        .arg(begin)
+                        .arg(end)
+                        .arg(end - begin)
+                        .arg(dtype->name, shapeString(shape))
+                        .arg(bits / 8));
+    m_tensors.append(name.toUtf8(), dtype->dtype, dtype->name, false, shape, dataOffset() + begin,
+                     end - begin);
+    return true;
+}
+
+// The tensors, sorted by offset, must cover the data section without gaps or overlaps.
+bool SafetensorsFile::checkCoverage(QString *error) const
+{
+    const auto fail = [&](const QString &why) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(m_file.path(), why);
+        return false;
+    };
+    const qint64 dataSize = m_file.size() - dataOffset();
     qint64 covered = 0;
-    const TensorInfo *previous = nullptr;
-    for (const Span &span : spans) {
-        const TensorInfo &tensor = m_tensors[size_t(span.tensor)];
-        if (span.begin < covered)
+    for (qsizetype i = 0; i < m_tensors.size(); ++i) {
+        const qint64 begin = m_tensors.offset(i) - dataOffset();
+        if (begin < covered)
             return fail(QStringLiteral("tensors %1 and %2 overlap (bytes %3 to %4 of the data)")
-                            .arg(previous ? previous->name : QString(), tensor.name)
-                            .arg(span.begin)
+                            .arg(m_tensors.name(i - 1), m_tensors.name(i))
+                            .arg(begin)
                             .arg(covered));
-        if (span.begin > covered)
+        if (begin > covered)
             return fail(QStringLiteral("bytes %1 to %2 of the data belong to no tensor (the "
                                        "format allows no gaps)")
                             .arg(covered)
-                            .arg(span.begin));
-        covered = span.end;
-        previous = &tensor;
+                            .arg(begin));
+        covered = begin + m_tensors.byteSize(i);
     }
     if (covered != dataSize)
         return fail(QStringLiteral("%1 bytes after the last tensor's data belong to no tensor")
                         .arg(dataSize - covered));
-
-    std::vector<TensorInfo> ordered;
-    ordered.reserve(m_tensors.size());
-    for (const Span &span : spans)
-        ordered.push_back(std::move(m_tensors[size_t(span.tensor)]));
-    m_tensors = std::move(ordered);
-    for (qsizetype i = 0; i < qsizetype(m_tensors.size()); ++i)
-        m_byName.insert(m_tensors[size_t(i)].name, i);
     return true;
-}
-
-const TensorInfo *SafetensorsFile::find(const QString &name) const
-{
-    const auto it = m_byName.constFind(name);
-    return it == m_byName.cend() ? nullptr : &m_tensors[size_t(*it)];
 }
 
 bool SafetensorsFile::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                std::vector<float> *out, QString *error) const
 {
-    const TensorInfo *tensor = find(name);
+    const std::optional<TensorInfo> tensor = find(name);
     if (!tensor) {
         if (error)
             *error = QStringLiteral("%1: no tensor named %2").arg(path(), name);

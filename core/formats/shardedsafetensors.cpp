@@ -49,6 +49,11 @@ bool ShardedSafetensors::open(const QString &indexPath, QString *error)
     if (!weightMap.isObject())
         return fail(QStringLiteral("there is no \"weight_map\" object"));
     const QJsonObject map = weightMap.toObject();
+    if (map.size() > limits::maxTensorsPerFile)
+        return fail(QStringLiteral("weight_map lists %1 tensors, more than the %2 pescope reads "
+                                   "from one model")
+                        .arg(map.size())
+                        .arg(limits::maxTensorsPerFile));
     for (auto it = map.begin(); it != map.end(); ++it) {
         if (!it.value().isString())
             return fail(QStringLiteral("weight_map entry for %1 is not a file name").arg(it.key()));
@@ -60,8 +65,8 @@ bool ShardedSafetensors::open(const QString &indexPath, QString *error)
             return fail(QStringLiteral("weight_map names \"%1\" as the shard of %2; shards "
                                        "must be plain file names beside the index")
                             .arg(shard, it.key()));
-        m_weightMap.insert(it.key(), shard);
-        m_shardNames.insert(shard);
+        // One copy of each shard's name, shared by its tensors' entries.
+        m_weightMap.insert(it.key(), *m_shardNames.insert(shard));
     }
     m_metadata = metadata.toObject();
     return true;
@@ -101,18 +106,18 @@ const SafetensorsFile *ShardedSafetensors::shard(const QString &fileName, QStrin
     return m_shards.emplace(fileName, std::move(file)).first->second.get();
 }
 
-const TensorInfo *ShardedSafetensors::find(const QString &name, QString *error)
+std::optional<TensorInfo> ShardedSafetensors::find(const QString &name, QString *error)
 {
     const QString shardName = m_weightMap.value(name);
     if (shardName.isEmpty()) {
         if (error)
             *error = QStringLiteral("%1: the index lists no tensor %2").arg(m_indexPath, name);
-        return nullptr;
+        return std::nullopt;
     }
     const SafetensorsFile *file = shard(shardName, error);
     if (!file)
-        return nullptr;
-    const TensorInfo *tensor = file->find(name);
+        return std::nullopt;
+    std::optional<TensorInfo> tensor = file->find(name);
     if (!tensor && error)
         *error = QStringLiteral("%1: the index places tensor %2 in %3, which has no such tensor")
                      .arg(m_indexPath, name, shardName);
@@ -125,7 +130,7 @@ template <typename Out>
 bool readShardRows(ShardedSafetensors &model, const QString &name, qint64 firstRow, qint64 rowCount,
                    std::vector<Out> *out, QString *error)
 {
-    const TensorInfo *tensor = model.find(name, error);
+    const std::optional<TensorInfo> tensor = model.find(name, error);
     if (!tensor)
         return false;
     const SafetensorsFile *file = model.shard(model.shardOf(name), error);

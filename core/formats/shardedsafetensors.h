@@ -42,9 +42,9 @@ public:
     // The index's "metadata" object (e.g. {"total_size": ...}); empty when absent.
     const QJsonObject &metadata() const { return m_metadata; }
 
-    // The tensor's descriptor, opening (once) only the shard the index names for it. Null
+    // The tensor's descriptor, opening (once) only the shard the index names for it. Nullopt
     // with `error` set when the tensor is unknown, its shard is bad, or the shard lacks it.
-    const TensorInfo *find(const QString &name, QString *error);
+    std::optional<TensorInfo> find(const QString &name, QString *error);
     [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                 std::vector<float> *out, QString *error);
     [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,

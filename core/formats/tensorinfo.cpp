@@ -107,10 +107,124 @@ qint64 TensorInfo::rowLength() const
 
 QString TensorInfo::shapeString() const
 {
+    return pe::shapeString(shape);
+}
+
+QString shapeString(const std::vector<qint64> &shape)
+{
     QStringList parts;
     for (const qint64 dimension : shape)
         parts += QString::number(dimension);
     return QLatin1Char('[') + parts.join(QLatin1String(", ")) + QLatin1Char(']');
+}
+
+void TensorTable::clear()
+{
+    m_file.clear();
+    m_entries = {};
+    m_names = {};
+    m_dimensions = {};
+    m_typeNames.clear();
+    m_byName = {};
+}
+
+void TensorTable::reserve(qsizetype tensors, qsizetype nameBytes, qsizetype dimensions)
+{
+    m_entries.reserve(size_t(tensors));
+    m_names.reserve(nameBytes);
+    m_dimensions.reserve(size_t(dimensions));
+}
+
+void TensorTable::append(QByteArrayView utf8Name, TensorDType dtype, const QString &typeName,
+                         bool quantized, const std::vector<qint64> &shape, qint64 offset,
+                         qint64 byteSize)
+{
+    // The readers' limits (a 100 MB safetensors header, GGUF's 64-byte names times
+    // limits::maxTensorsPerFile) keep both buffers far below 4 GiB.
+    Q_ASSERT(m_names.size() + utf8Name.size() <= qsizetype(UINT32_MAX));
+    Q_ASSERT(m_dimensions.size() + shape.size() <= size_t(UINT32_MAX));
+    qsizetype type = m_typeNames.indexOf(typeName);
+    if (type < 0) {
+        type = m_typeNames.size();
+        m_typeNames += typeName;
+    }
+    Q_ASSERT(type <= 0xff); // every reader knows fewer than 256 type names
+    m_entries.push_back(Entry{offset, byteSize, quint32(m_names.size()), quint32(utf8Name.size()),
+                              quint32(m_dimensions.size()), quint32(shape.size()), dtype,
+                              quint8(type), quantized});
+    m_names.append(utf8Name);
+    m_dimensions.insert(m_dimensions.end(), shape.begin(), shape.end());
+}
+
+QByteArrayView TensorTable::nameBytes(const Entry &entry) const
+{
+    return QByteArrayView(m_names).sliced(entry.nameStart, entry.nameLength);
+}
+
+bool TensorTable::indexNames(QString *duplicate)
+{
+    m_byName.resize(m_entries.size());
+    for (size_t i = 0; i < m_byName.size(); ++i)
+        m_byName[i] = quint32(i);
+    const auto nameOf = [this](quint32 i) { return nameBytes(m_entries[i]); };
+    std::sort(m_byName.begin(), m_byName.end(),
+              [&](quint32 a, quint32 b) { return nameOf(a) < nameOf(b); });
+    const auto repeated =
+        std::adjacent_find(m_byName.begin(), m_byName.end(),
+                           [&](quint32 a, quint32 b) { return nameOf(a) == nameOf(b); });
+    if (repeated == m_byName.end())
+        return true;
+    if (duplicate)
+        *duplicate = name(*repeated);
+    m_byName.clear();
+    return false;
+}
+
+void TensorTable::sortByOffset()
+{
+    std::sort(m_entries.begin(), m_entries.end(), [](const Entry &a, const Entry &b) {
+        return a.offset != b.offset ? a.offset < b.offset : a.byteSize < b.byteSize;
+    });
+    if (!m_byName.empty())
+        (void)indexNames(nullptr); // the names were unique before the entries moved
+}
+
+QString TensorTable::name(qsizetype i) const
+{
+    return QString::fromUtf8(nameBytes(m_entries[size_t(i)]));
+}
+
+TensorInfo TensorTable::at(qsizetype i) const
+{
+    const Entry &entry = m_entries[size_t(i)];
+    TensorInfo tensor;
+    tensor.name = QString::fromUtf8(nameBytes(entry));
+    tensor.dtype = entry.dtype;
+    tensor.typeName = m_typeNames.at(entry.typeIndex);
+    tensor.quantized = entry.quantized;
+    const auto first = m_dimensions.begin() + qsizetype(entry.shapeStart);
+    tensor.shape.assign(first, first + qsizetype(entry.rank));
+    tensor.offset = entry.offset;
+    tensor.byteSize = entry.byteSize;
+    tensor.file = m_file;
+    return tensor;
+}
+
+qsizetype TensorTable::indexOf(const QString &name) const
+{
+    const QByteArray wanted = name.toUtf8();
+    const auto it = std::lower_bound(
+        m_byName.begin(), m_byName.end(), QByteArrayView(wanted),
+        [this](quint32 i, QByteArrayView key) { return nameBytes(m_entries[i]) < key; });
+    if (it == m_byName.end() || nameBytes(m_entries[*it]) != QByteArrayView(wanted))
+        return -1;
+    return qsizetype(*it);
+}
+
+std::optional<TensorInfo> TensorTable::find(const QString &name) const
+{
+    const qsizetype i = indexOf(name);
+    return i < 0 ? std::nullopt : std::optional<TensorInfo>(at(i));
 }
 
 QString tensorUnreadableReason(const TensorInfo &tensor)

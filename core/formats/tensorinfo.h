@@ -1,10 +1,16 @@
-// Tensor descriptors shared by the model-file readers (safetensors, GGUF, npy), and the one
-// conversion of a stored tensor, or a range of its rows, to float32.
+// Tensor descriptors shared by the model-file readers (safetensors, GGUF, npy), the compact
+// table that holds a file's many descriptors, and the one conversion of a stored tensor, or a
+// range of its rows, to float32.
 #pragma once
 
+#include <QByteArray>
+#include <QByteArrayView>
 #include <QString>
+#include <QStringList>
 #include <QtGlobal>
 
+#include <iterator>
+#include <optional>
 #include <vector>
 
 namespace pe {
@@ -44,6 +50,97 @@ struct TensorInfo
     QString shapeString() const; // "[1024, 768]"
 };
 
+namespace limits {
+// Tensors one safetensors or GGUF file may list (and a shard index may map). The largest
+// checkpoints list under 100,000 in all their shards (DeepSeek-V3: about 92,000); a header
+// listing more is refused before its tensors are stored.
+constexpr qint64 maxTensorsPerFile = 1'000'000;
+} // namespace limits
+
+// A file's tensor descriptors, stored compactly: names (UTF-8) in one buffer, dimensions in
+// another, and a 40-byte record per tensor, so a header listing a million tensors costs about
+// as much memory as its own text (a std::vector<TensorInfo> costs three times that). Entries
+// come back as TensorInfo values; lookups by name go through a sorted index.
+class TensorTable
+{
+public:
+    void clear();
+    // The file every entry lies in (TensorInfo::file).
+    void setFile(const QString &file) { m_file = file; }
+    const QString &file() const { return m_file; }
+    void reserve(qsizetype tensors, qsizetype nameBytes, qsizetype dimensions);
+
+    // `typeName` is stored once per distinct name; `shape` in C order.
+    void append(QByteArrayView utf8Name, TensorDType dtype, const QString &typeName, bool quantized,
+                const std::vector<qint64> &shape, qint64 offset, qint64 byteSize);
+    // Builds the name index; false, with the first repeated name in *duplicate, when a name
+    // appears twice. Call once every entry is in and before find().
+    [[nodiscard]] bool indexNames(QString *duplicate);
+    // Puts the entries in the order of their data (offset, then size) and rebuilds the index.
+    void sortByOffset();
+
+    qsizetype size() const { return qsizetype(m_entries.size()); }
+    bool empty() const { return m_entries.empty(); }
+    TensorInfo at(qsizetype i) const;
+    TensorInfo operator[](qsizetype i) const { return at(i); }
+    QString name(qsizetype i) const;
+    qint64 offset(qsizetype i) const { return m_entries[size_t(i)].offset; }
+    qint64 byteSize(qsizetype i) const { return m_entries[size_t(i)].byteSize; }
+    void setOffset(qsizetype i, qint64 offset) { m_entries[size_t(i)].offset = offset; }
+    // -1 when no entry has that name (or indexNames() was not called).
+    qsizetype indexOf(const QString &name) const;
+    std::optional<TensorInfo> find(const QString &name) const;
+    // Entry numbers in name order (UTF-8 byte order, which is code point order).
+    const std::vector<quint32> &nameOrder() const { return m_byName; }
+
+    // Iteration yields TensorInfo values: `for (const TensorInfo &tensor : table)`.
+    class const_iterator
+    {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = TensorInfo;
+        using difference_type = qsizetype;
+        using pointer = void;
+        using reference = TensorInfo;
+        const_iterator(const TensorTable *table, qsizetype i) : m_table(table), m_i(i) {}
+        TensorInfo operator*() const { return m_table->at(m_i); }
+        const_iterator &operator++()
+        {
+            ++m_i;
+            return *this;
+        }
+        bool operator==(const const_iterator &other) const { return m_i == other.m_i; }
+
+    private:
+        const TensorTable *m_table;
+        qsizetype m_i;
+    };
+    const_iterator begin() const { return {this, 0}; }
+    const_iterator end() const { return {this, size()}; }
+
+private:
+    struct Entry
+    {
+        qint64 offset;
+        qint64 byteSize;
+        quint32 nameStart;
+        quint32 nameLength;
+        quint32 shapeStart;
+        quint32 rank;
+        TensorDType dtype;
+        quint8 typeIndex;
+        bool quantized;
+    };
+    QByteArrayView nameBytes(const Entry &entry) const;
+
+    QString m_file;
+    std::vector<Entry> m_entries;
+    QByteArray m_names;
+    std::vector<qint64> m_dimensions;
+    QStringList m_typeNames;
+    std::vector<quint32> m_byName;
+};
+
 // Empty when `tensor` can be converted; otherwise one sentence naming the tensor and its type:
 // "tensor blk.0.attn_q.weight is Q4_K, a quantized type pescope cannot read".
 QString tensorUnreadableReason(const TensorInfo &tensor);
@@ -65,6 +162,9 @@ QString tensorUnreadableReason(const TensorInfo &tensor);
                                   qint64 rowCount, std::vector<float> *out, QString *error);
 [[nodiscard]] bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
                                   qint64 rowCount, std::vector<double> *out, QString *error);
+
+// "[1024, 768]"
+QString shapeString(const std::vector<qint64> &shape);
 
 // Overflow-checked helpers for the readers: false when the result does not fit in qint64.
 bool checkedMultiply(qint64 a, qint64 b, qint64 *result);

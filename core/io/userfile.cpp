@@ -17,22 +17,6 @@ namespace pe {
 
 namespace {
 
-// What a stat'ed thing is when it is not a regular file; empty for a regular file.
-QString notAFile(mode_t mode)
-{
-    if (S_ISDIR(mode))
-        return QStringLiteral("a folder");
-    if (S_ISCHR(mode) || S_ISBLK(mode))
-        return QStringLiteral("a device");
-    if (S_ISFIFO(mode))
-        return QStringLiteral("a named pipe (FIFO)");
-    if (S_ISSOCK(mode))
-        return QStringLiteral("a socket");
-    if (!S_ISREG(mode))
-        return QStringLiteral("not a regular file");
-    return {};
-}
-
 class Descriptor
 {
 public:
@@ -52,6 +36,31 @@ private:
 
 } // namespace
 
+QString nonRegularKind(quint32 mode)
+{
+    if (S_ISREG(mode))
+        return {};
+    if (S_ISDIR(mode))
+        return QStringLiteral("a folder");
+    if (S_ISFIFO(mode))
+        return QStringLiteral("a named pipe (FIFO)");
+    if (S_ISCHR(mode))
+        return QStringLiteral("a character device");
+    if (S_ISBLK(mode))
+        return QStringLiteral("a block device");
+    if (S_ISSOCK(mode))
+        return QStringLiteral("a socket");
+    return QStringLiteral("not a regular file");
+}
+
+QString nonRegularKind(const QString &path)
+{
+    struct stat st;
+    if (path.isEmpty() || ::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return {};
+    return nonRegularKind(quint32(st.st_mode));
+}
+
 std::optional<QByteArray> readUserFile(const QString &path, qint64 maxBytes, QString *error,
                                        const QString &what)
 {
@@ -66,7 +75,7 @@ std::optional<QByteArray> readUserFile(const QString &path, qint64 maxBytes, QSt
                           .arg(name, size, what, formatBytes(double(maxBytes))));
     };
     const auto kindProblem = [&](mode_t mode) {
-        const QString kind = notAFile(mode);
+        const QString kind = nonRegularKind(quint32(mode));
         return refuse(kind.startsWith(QLatin1String("a "))
                           ? QStringLiteral("%1 is %2, not %3").arg(name, kind, what)
                           : QStringLiteral("%1 is %2").arg(name, kind));

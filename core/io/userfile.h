@@ -20,6 +20,13 @@ constexpr qint64 maxConfigBytes = qint64(16) << 20;
 constexpr qint64 maxPhraseFileBytes = qint64(64) << 20;
 } // namespace limits
 
+// What a file is when it is not a regular one, from its st_mode: "a folder", "a named pipe
+// (FIFO)", "a character device", "a block device", "a socket" or "not a regular file"; empty for
+// a regular file. The one wording of every reader of user files.
+QString nonRegularKind(quint32 mode);
+// The same for `path`, following symbolic links; empty also when nothing is there.
+QString nonRegularKind(const QString &path);
+
 // The whole of `path` when it is a regular file of at most `maxBytes` bytes; nullopt with one
 // sentence in *error otherwise. A folder, device (/dev/zero), FIFO or socket is refused before
 // it is opened (and a FIFO put there in between is opened without blocking); at most

@@ -46,21 +46,21 @@ public:
     bool has(const QString &relative) const { return m_names.contains(m_prefix + relative); }
 
     // The descriptor of prefix + relative with exactly `shape`, in a type pescope converts.
-    const TensorInfo *find(const QString &relative, const std::vector<qint64> &shape)
+    std::optional<TensorInfo> find(const QString &relative, const std::vector<qint64> &shape)
     {
         const QString name = m_prefix + relative;
         if (!m_names.contains(name)) {
             fail(QStringLiteral("%1 has no tensor %2, which layer 0 of %3 needs%4")
                      .arg(m_tensors.path(), name, m_plan.architecture, quantizationNote()));
-            return nullptr;
+            return std::nullopt;
         }
-        const TensorInfo *info = m_tensors.find(name, m_error);
+        std::optional<TensorInfo> info = m_tensors.find(name, m_error);
         if (!info)
-            return nullptr;
+            return std::nullopt;
         const QString unreadable = tensorUnreadableReason(*info);
         if (!unreadable.isEmpty()) {
             fail(QStringLiteral("%1: %2").arg(info->file, unreadable));
-            return nullptr;
+            return std::nullopt;
         }
         const bool anyRows = !shape.empty() && shape[0] < 0; // tables: any number of rows
         const bool fits = info->shape.size() == shape.size() &&
@@ -71,7 +71,7 @@ public:
                      .arg(info->file, name, info->shapeString(), m_plan.architecture,
                           anyRows ? QStringLiteral("[rows, %1]").arg(shape.back())
                                   : shapeText(shape)));
-            return nullptr;
+            return std::nullopt;
         }
         return info;
     }
@@ -79,7 +79,7 @@ public:
     bool read(const QString &relative, const std::vector<qint64> &shape, std::vector<float> *out,
               qint64 rows = -1)
     {
-        const TensorInfo *info = find(relative, shape);
+        const std::optional<TensorInfo> info = find(relative, shape);
         return info && m_tensors.readRows(info->name, 0, rows, out, m_error);
     }
 
@@ -222,14 +222,14 @@ bool readProjections(const LayerZeroPlan &plan, TensorReader &reader, LayerZeroW
 
 bool readEmbeddingTables(const LayerZeroPlan &plan, TensorReader &reader, LayerZeroWeights *out)
 {
-    const TensorInfo *table = reader.find(plan.embedTensor, {-1, plan.embedDim});
+    const std::optional<TensorInfo> table = reader.find(plan.embedTensor, {-1, plan.embedDim});
     if (!table)
         return false;
     out->embedTensor = table->name;
     out->vocabRows = table->rowCount();
     out->tableType = table->dtype;
     if (plan.learnedPositions) {
-        const TensorInfo *positions = reader.find(plan.positionTensor, {-1, plan.hiddenSize});
+        const std::optional<TensorInfo> positions = reader.find(plan.positionTensor, {-1, plan.hiddenSize});
         if (!positions)
             return false;
         out->positionTensor = positions->name;

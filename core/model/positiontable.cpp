@@ -44,7 +44,7 @@ std::optional<PositionTableSource> locatePositionTable(const QString &source, co
             return std::nullopt;
         }
     }
-    const TensorInfo *info = tensors.find(name, error);
+    const std::optional<TensorInfo> info = tensors.find(name, error);
     if (!info)
         return std::nullopt;
     if (info->shape.size() != 2) {

@@ -138,7 +138,7 @@ std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *
     c.tensor = *name;
     c.ggufFrequencyFactors =
         location->kind == ModelSourceKind::Gguf && c.tensor == QLatin1String("rope_freqs.weight");
-    const TensorInfo *info = tensors.find(c.tensor, error);
+    const std::optional<TensorInfo> info = tensors.find(c.tensor, error);
     if (!info)
         return std::nullopt;
     c.typeName = info->typeName;

@@ -111,7 +111,7 @@ std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString 
 {
     // "x":1, is an entry in six bytes; a vocabulary's entries average about ten.
     const std::optional<QJsonObject> document =
-        parseJsonObject(json, what, error, maxJsonDepth, minBytesPerEntry);
+        parseJsonObject(json, what, error, maxJsonDepth, DuplicateKeys::Refuse, minBytesPerEntry);
     if (!document)
         return std::nullopt;
     const QJsonObject &o = *document;

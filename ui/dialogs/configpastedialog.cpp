@@ -10,6 +10,7 @@
 #include <QClipboard>
 #include <QDialogButtonBox>
 #include <QLabel>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTableWidget>
@@ -44,8 +45,34 @@ bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *erro
     });
 }
 
+namespace {
+
+// Qt 6.4's QWidgetTextControl::insertFromMimeData reads the first of the data's formats without
+// checking there is one: a middle-click (X11's primary selection), drop or paste of data with
+// no format at all crashed the window (the monkey test, seed 4). Such data has nothing to
+// insert; everything else goes to Qt.
+class PasteTextEdit : public QPlainTextEdit
+{
+public:
+    using QPlainTextEdit::QPlainTextEdit;
+
+protected:
+    bool canInsertFromMimeData(const QMimeData *source) const override
+    {
+        return source && !source->formats().isEmpty() &&
+               QPlainTextEdit::canInsertFromMimeData(source);
+    }
+    void insertFromMimeData(const QMimeData *source) override
+    {
+        if (source && !source->formats().isEmpty())
+            QPlainTextEdit::insertFromMimeData(source);
+    }
+};
+
+} // namespace
+
 ConfigPasteDialog::ConfigPasteDialog(MainWindow *window)
-    : QDialog(window), m_window(window), m_text(new QPlainTextEdit(this)),
+    : QDialog(window), m_window(window), m_text(new PasteTextEdit(this)),
       m_message(new QLabel(this))
 {
     setWindowTitle(tr("Paste config.json"));

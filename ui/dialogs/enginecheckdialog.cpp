@@ -1,5 +1,7 @@
 #include "dialogs/enginecheckdialog.h"
 
+#include "dialogs/filedialog.h"
+
 #include "compute/computescheduler.h"
 #include "figures/enginecheckfigure.h"
 #include "figures/figureexporter.h"
@@ -9,7 +11,6 @@
 
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
@@ -163,7 +164,7 @@ bool EngineCheckDialog::exportFigure(const QString &path, QString *error) const
 
 void EngineCheckDialog::exportInteractively()
 {
-    const QString path = QFileDialog::getSaveFileName(
+    const QString path = saveFileName(
         this, tr("Export figure"),
         QFileInfo(m_check ? m_check->request.against : QString()).path() +
             QStringLiteral("/engine-check.png"),

@@ -2,6 +2,7 @@
 
 #include "compute/computescheduler.h"
 #include "compute/tabledata.h"
+#include "dialogs/filedialog.h"
 #include "figures/animationjob.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
@@ -13,7 +14,6 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -606,7 +606,7 @@ void ExportDialog::browse()
 {
     const QString extension = m_format->currentData().toString();
     const QString filter = tr("%1 files (*.%2)").arg(extension.toUpper(), extension);
-    const QString chosen = QFileDialog::getSaveFileName(this, tr("Export figure"), path(), filter);
+    const QString chosen = saveFileName(this, tr("Export figure"), path(), filter);
     if (!chosen.isEmpty())
         setPath(chosen);
 }

@@ -2,6 +2,7 @@
 
 #include "dialogs/configpastedialog.h"
 #include "dialogs/enginecheckdialog.h"
+#include "dialogs/filedialog.h"
 
 #include "compute/computescheduler.h"
 #include "compute/viewdata.h"
@@ -27,7 +28,6 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMenu>
@@ -141,10 +141,10 @@ void FileActions::createActions()
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Restore every parameter, phrase and view option from a session file"));
     connect(open, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            m_window, tr("Open session"),
-            m_sessionPath.isEmpty() ? QDir::homePath() : QFileInfo(m_sessionPath).path(),
-            sessionFileFilter());
+        const QString path = openFileName(m_window, tr("Open session"),
+                                          m_sessionPath.isEmpty() ? QDir::homePath()
+                                                                  : QFileInfo(m_sessionPath).path(),
+                                          sessionFileFilter());
         QString error;
         if (!path.isEmpty() && !openSession(path, &error))
             report(error, true, tr("Open session"));
@@ -166,11 +166,11 @@ void FileActions::createActions()
         if (ask || path.isEmpty()) {
             const QString folder =
                 QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-            path = QFileDialog::getSaveFileName(
-                m_window, tr("Save session"),
-                path.isEmpty() ? QDir(folder).filePath(QStringLiteral("session.pescope.json"))
-                               : path,
-                sessionFileFilter());
+            path = saveFileName(m_window, tr("Save session"),
+                                path.isEmpty()
+                                    ? QDir(folder).filePath(QStringLiteral("session.pescope.json"))
+                                    : path,
+                                sessionFileFilter());
             if (path.isEmpty())
                 return;
             if (QFileInfo(path).suffix().isEmpty())
@@ -211,7 +211,7 @@ void FileActions::createActions()
     connect(data, &QAction::triggered, this, [this] {
         const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
         QString selected;
-        QString path = QFileDialog::getSaveFileName(
+        QString path = saveFileName(
             m_window,
             tr("Export data (%1)").arg(viewDataDescription(*m_window->state(), currentDataView())),
             QDir(folder).filePath(figureViewName(currentDataView()) + QStringLiteral(".npy")),
@@ -382,7 +382,7 @@ QAction *FileActions::checkEngineTableAction()
                           "the window shows: the error per position and pair, the verdict, the "
                           "mistake it matches"));
     connect(action, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
+        const QString path = openFileName(
             m_window, tr("Check engine table"), QDir::homePath(),
             tr("Engine tables (*.npy *.safetensors *.gguf);;All files (*)"));
         if (!path.isEmpty())

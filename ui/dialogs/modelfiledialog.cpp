@@ -1,5 +1,7 @@
 #include "dialogs/modelfiledialog.h"
 
+#include "dialogs/filedialog.h"
+
 #include <QAbstractItemView>
 #include <QDir>
 #include <QFileInfo>
@@ -17,6 +19,7 @@ ModelFileDialog::ModelFileDialog(QWidget *parent, const QString &directory)
     // A native dialog's accept cannot be changed: Qt's own opens folders too.
     setOption(QFileDialog::DontUseNativeDialog);
     setLabelText(QFileDialog::FileName, tr("File or folder:"));
+    protectFileDialog(this); // names only, never a file's bytes; paths of bounded length
 }
 
 bool ModelFileDialog::holdsModel(const QString &folder)

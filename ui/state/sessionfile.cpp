@@ -1,5 +1,6 @@
 #include "state/sessionfile.h"
 
+#include "formats/safejson.h"
 #include "io/atomicfile.h"
 #include "io/userfile.h"
 #include "state/explorerstate.h"
@@ -56,6 +57,14 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
 {
     if (bytes.trimmed().isEmpty()) {
         *error = QStringLiteral("%1 is empty, not a pescope session").arg(name);
+        return false;
+    }
+    // Qt's parser keeps the last of repeated keys: a session with "state" twice would load the
+    // second silently. The pre-scan refuses repeated keys, naming the first, and bounds depth;
+    // its lists may be long (10,000 short phrases): the state bounds them itself.
+    if (const QString problem = jsonTextProblem(bytes, 64, DuplicateKeys::Refuse, false);
+        !problem.isEmpty()) {
+        *error = QStringLiteral("%1: %2").arg(name, problem);
         return false;
     }
     QJsonParseError parseError;

@@ -2,6 +2,7 @@
 
 #include "dialogs/viewhelp.h"
 #include "figures/plottheme.h"
+#include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
 
@@ -43,6 +44,7 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
     m_plot->setToolTip(tr("Encoding matrix. Hover for p, i and the value; click a cell to select "
                           "it; wheel to zoom, drag to pan; Ctrl+0 resets the view."));
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    WheelCoalescer::install(m_plot); // one replot per burst of wheel turns
     m_plot->setMinimumSize(200, 150);
     m_readout->setObjectName(QStringLiteral("heatmapReadout"));
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);

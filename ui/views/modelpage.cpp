@@ -7,7 +7,9 @@
 #include "model/modelspec.h"
 #include "model/positiontable.h"
 #include "schemes/tablescheme.h"
+#include "widgets/fieldmarks.h"
 #include "widgets/messageslot.h"
+#include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
 
@@ -74,6 +76,7 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
         auto *plot = new QCustomPlot(m_tabs);
         plot->setObjectName(QStringLiteral("modelPlot-") + figureViewName(view));
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        WheelCoalescer::install(plot); // one replot per burst of wheel turns
         m_plots.append(plot);
         const std::optional<SchemeView> scheme = schemeViewOf(view);
         m_tabs->addTab(plot,

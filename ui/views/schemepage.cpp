@@ -6,6 +6,7 @@
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
 #include "widgets/fittingscrollarea.h"
+#include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
 
@@ -79,6 +80,7 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
         auto *plot = new QCustomPlot(m_tabs);
         plot->setObjectName(QStringLiteral("schemePlot-") + schemeViewName(views[i]));
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        WheelCoalescer::install(plot); // one replot per burst of wheel turns
         m_plots.append(plot);
         m_tabs->addTab(plot, SchemeFigures::viewTitle(views[i]));
         m_tabs->setTabToolTip(i, tips.value(i));

@@ -2,6 +2,7 @@
 
 #include "figures/figurebuilder.h"
 #include "figures/plottheme.h"
+#include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
 
@@ -24,6 +25,7 @@ WavesView::WavesView(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     m_plot->setToolTip(tr("Chosen dims against position, each in its own colour. Click near "
                           "a curve to select that position and dim; wheel zooms, drag pans."));
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    WheelCoalescer::install(m_plot); // one replot per burst of wheel turns
     m_plot->setMinimumSize(200, 120);
     m_readout->setObjectName(QStringLiteral("shareReadout"));
     m_readout->setWordWrap(true);
