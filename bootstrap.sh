@@ -6,7 +6,7 @@
 #                            in a Clang build with AddressSanitizer +
 #                            UndefinedBehaviorSanitizer (build-sanitize/), then each libFuzzer
 #                            target for PE_FUZZ_SECONDS (30) s (tests/fuzz/run.sh); CI's second
-#                            stage (README, "Sanitizers and fuzzing")
+#                            stage (docs/engineering.md, "Sanitizers and fuzzing")
 #   bash bootstrap.sh tidy   clang-tidy (.clang-tidy) over app/, core/ and ui/, with that
 #                            build's compile commands; CI's last step
 # Idempotent: a second run installs nothing and rebuilds only what changed.

@@ -1,5 +1,5 @@
 // The `pescope` Python module: pescope's encodings, model readers, verify and figures over the
-// same libraries as the command line, for NumPy, PyTorch and Jupyter (README, "Python").
+// same libraries as the command line, for NumPy, PyTorch and Jupyter (docs/python.md).
 #include "encoding.h"
 #include "figure.h"
 #include "modelinput.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the README's teaching figures, one `pescope export` process per figure.
+# Regenerates the teaching figures of docs/figures.md, one `pescope export` process per figure.
 #   docs/figures/make-figures.sh [PATH/TO/pescope] [OUT_FOLDER] [png|svg|pdf]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

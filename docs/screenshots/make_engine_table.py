@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes the cos table an inference engine with a common mistake produces for Llama 3.1 8B, for
-the README's "Checking an inference engine's RoPE" figure: the llama3 scaling rule ignored (the
+docs/models.md's "Checking an inference engine's RoPE" figure: the llama3 scaling rule ignored (the
 default frequencies 1 / 500000^(2i/128)), computed in float32 as engines do, 16,384 positions x
 128 columns in HF's cat(freqs, freqs) layout. `pescope verify` names the mistake; the figure shows
 its error growing in the low-frequency pairs only, beyond float32's noise elsewhere.

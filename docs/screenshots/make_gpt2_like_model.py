@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes a GPT-2-like model folder (config.json + model.safetensors) with a synthetic learned
-position table, for the README's "Your own model" screenshot (no weights can be downloaded).
+position table, for docs/models.md's screenshot (no weights can be downloaded).
 
 GPT-2's wpe is known to lie close to a low-dimensional helix: its top principal components are
 close to the first cosines cos(pi k p / n) of the position. This table is exactly that plus noise:

@@ -1,4 +1,4 @@
-"""Shared fixtures of the pescope module's tests (run by CTest as `python`, README "Python").
+"""Shared fixtures of the pescope module's tests (run by CTest as `python`, docs/python.md).
 
 PYTHONPATH names the folder holding the built module (build/python); PE_SOURCE_DIR the checkout
 (tests/data); PESCOPE_EXECUTABLE the command line, for the checks that the module gives what

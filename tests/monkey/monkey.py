@@ -20,8 +20,8 @@ them. A Ctrl+Q or File > Quit ends pescope normally: it is started again and the
     python3 tests/monkey/monkey.py --pescope build/app/pescope \\
         --guard build/tests/libmonkeyguard.so --seed 7 --events 20000 --seconds 3600
 
-CI runs it through CTest (`ctest -L monkey`) with 3,000 events in at most 150 s; the README
-("Monkey test") says how to run it longer before a release.
+CI runs it through CTest (`ctest -L monkey`) with 3,000 events in at most 150 s;
+docs/engineering.md ("Monkey test") says how to run it longer before a release.
 """
 
 import argparse
