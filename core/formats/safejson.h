@@ -40,7 +40,8 @@ QString jsonTextProblem(QByteArrayView text, int maxDepth = 64,
 // bytesPerEntry.
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
                                            int maxDepth = 64,
-                                           DuplicateKeys duplicates = DuplicateKeys::Refuse);
+                                           DuplicateKeys duplicates = DuplicateKeys::Refuse,
+                                           qint64 bytesPerEntry = defaultJsonBytesPerEntry);
 
 // The members of the top-level object of a JSON text, for texts with many members (a
 // safetensors header lists every tensor): scan() runs parseJsonObject's checks without building
