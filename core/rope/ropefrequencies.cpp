@@ -307,10 +307,18 @@ RopeYarnRange ropeYarnCorrectionRange(qint64 headDim, const RopeConfig &config)
 
 namespace {
 
-// The first field the type reads whose value is outside the field's bounds (ropefields.h).
+// The first field the type reads whose value is outside the field's bounds (ropefields.h). The
+// two contexts are checked for every type: the model code and the figures read them beside the
+// rope type's rule.
 QString boundsProblem(const RopeConfig &config)
 {
     const FieldTable<RopeConfig> table = ropeFieldTable<RopeConfig>();
+    for (const auto member :
+         {&RopeConfig::maxPositionEmbeddings, &RopeConfig::originalMaxPositionEmbeddings}) {
+        const Field<RopeConfig> &field = ropeFieldOf(member).field;
+        if (QString message = fieldRangeProblem(field, config); !message.isEmpty())
+            return QString::fromUtf8(field.key) + QLatin1Char(' ') + message;
+    }
     const FieldProblem problem = rangeProblem(table, config);
     return problem ? describe(table, problem, FieldNaming::Bare) : QString();
 }
