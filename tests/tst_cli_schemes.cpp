@@ -524,7 +524,7 @@ assert (s == alibi_slopes(12)).all(), s
                                                    u"--original-context"_qs, u"512"_qs};
         QTest::addRow("beta fast negative")
             << yarn + QStringList{u"--beta-fast"_qs, u"-1"_qs}
-            << u"--beta-fast must be at least 0 and at most 1e+12 (got -1)"_qs;
+            << u"--beta-fast must be between 0 and 1e+12 (got -1)"_qs;
         QTest::addRow("positions with inv-freq")
             << inv + QStringList{u"--dims"_qs, u"8"_qs, u"--positions"_qs, u"8"_qs}
             << u"--positions does not apply to --what inv-freq"_qs;

@@ -644,7 +644,7 @@ private slots:
             << u"rope_theta must be greater than 1 and at most 1e+12 (got 0.5)"_qs;
         QTest::addRow("yarn beta_fast negative")
             << 64 << with(y, [](auto &c) { c.betaFast = -1.0; })
-            << u"beta_fast must be at least 0 and at most 1e+12 (got -1)"_qs;
+            << u"beta_fast must be between 0 and 1e+12 (got -1)"_qs;
         QTest::addRow("yarn beta_slow infinite")
             << 64 << with(y, [](auto &c) { c.betaSlow = INFINITY; }) << u"beta_slow must be"_qs;
         QTest::addRow("yarn odd 5 dims") << 5 << y << u"even number of rotary dims"_qs;
