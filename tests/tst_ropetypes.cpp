@@ -773,8 +773,8 @@ private slots:
         QTest::addRow("llama3 high_freq_factor 0")
             << with(llama31(), [](auto &c) { c.highFreqFactor = 0; }) << 128
             << u"high_freq_factor"_qs;
-        QTest::addRow("yarn beta_fast 0") << with(y, [](auto &c) { c.betaFast = 0; }) << 64
-                                          << QString();
+        QTest::addRow("yarn beta_fast 0")
+            << with(y, [](auto &c) { c.betaFast = 0; }) << 64 << QString();
         QTest::addRow("yarn beta_fast -1")
             << with(y, [](auto &c) { c.betaFast = -1; }) << 64 << u"beta_fast"_qs;
         QTest::addRow("yarn beta_slow -0.5")
@@ -785,8 +785,7 @@ private slots:
             << with(longrope, [](auto &c) { c.longFactor[5] = -2; }) << 64 << QString();
         QTest::addRow("yarn attention_factor negative (HF warns)")
             << with(y, [](auto &c) { c.attentionFactor = -1.0; }) << 64 << QString();
-        QTest::addRow("factor 0") << with(y, [](auto &c) { c.factor = 0.0; }) << 64
-                                  << u"factor"_qs;
+        QTest::addRow("factor 0") << with(y, [](auto &c) { c.factor = 0.0; }) << 64 << u"factor"_qs;
     }
     void tableAndChecksAgree()
     {

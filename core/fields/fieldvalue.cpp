@@ -100,7 +100,8 @@ bool RealRange::contains(double v) const
 QString RealRange::describe() const
 {
     // ", and not 0" only where the bounds alone would take 0.
-    const bool zeroWithin = (minOpen ? 0.0 > min : 0.0 >= min) && (maxOpen ? 0.0 < max : 0.0 <= max);
+    const bool zeroWithin =
+        (minOpen ? 0.0 > min : 0.0 >= min) && (maxOpen ? 0.0 < max : 0.0 <= max);
     const QString notZero = nonZero && zeroWithin ? QStringLiteral(", and not 0") : QString();
     if (!minOpen && !maxOpen && max < std::numeric_limits<double>::max())
         return QStringLiteral("between %1 and %2").arg(formatReal(min), formatReal(max)) + notZero;

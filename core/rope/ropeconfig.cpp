@@ -181,9 +181,7 @@ void Reader::readValue(const Row &row)
     std::visit(Overloaded{
                    [&](const IntegerKind<RopeConfig> &k) { c.*k.member = whole(key, value); },
                    [&](const RealKind<RopeConfig> &k) { c.*k.member = number(key, value); },
-                   [&](const OptionalRealKind<RopeConfig> &k) {
-                       c.*k.member = number(key, value);
-                   },
+                   [&](const OptionalRealKind<RopeConfig> &k) { c.*k.member = number(key, value); },
                    [&](const BoolKind<RopeConfig> &k) { c.*k.member = boolean(key, value); },
                    [&](const IntegerListKind<RopeConfig> &k) {
                        c.*k.member = array<QList<qint64>>(key, value);
@@ -218,8 +216,8 @@ RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
     // standardize_rope_params: the types that read the original context get
     // max_position_embeddings when the object has none.
     const Row &original = ropeFieldOf(&RopeConfig::originalMaxPositionEmbeddings);
-    const bool fillOriginal = ropeReadsOriginalContext(config.ropeType) && !in.has(original) &&
-                              maxPositionEmbeddings > 0;
+    const bool fillOriginal =
+        ropeReadsOriginalContext(config.ropeType) && !in.has(original) && maxPositionEmbeddings > 0;
     if (fillOriginal)
         config.originalMaxPositionEmbeddings = maxPositionEmbeddings;
     for (const Row *row : rows)

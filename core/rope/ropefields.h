@@ -20,8 +20,8 @@
 #pragma once
 
 #include "fields/field.h"
-#include "speclimits.h"
 #include "ropefrequencies.h"
+#include "speclimits.h"
 
 #include <span>
 #include <type_traits>
@@ -42,10 +42,10 @@ enum class RopeNull {
 // that read it).
 struct RopeHfKey
 {
-    const char *key = nullptr;       // the rope_parameters key, where it is not the field's key
-    const char *legacyKey = nullptr; // read when the key is absent (rope_scaling's "type")
-    bool inRopeParameters = true;    // false: the config keeps it elsewhere
-    quint32 keyRequired = 0;         // types whose _validate_<type> requires the key
+    const char *key = nullptr;         // the rope_parameters key, where it is not the field's key
+    const char *legacyKey = nullptr;   // read when the key is absent (rope_scaling's "type")
+    bool inRopeParameters = true;      // false: the config keeps it elsewhere
+    quint32 keyRequired = 0;           // types whose _validate_<type> requires the key
     RopeNull null = RopeNull::Refused; // what null means to the types of nullFor; the other
     quint32 nullFor = ~0u;             // types that read the field refuse it
     bool alwaysWritten = false;        // standardize_rope_params puts it in every object
