@@ -63,7 +63,7 @@ public:
     // (standardize_rope_params: rope_type = rope_parameters.get("type", "default")).
     QString keyOf(const Row &row) const
     {
-        const QString key = QString::fromUtf8(ropeHfKey(row));
+        QString key = QString::fromUtf8(ropeHfKey(row));
         if (!m_object.contains(key) && row.hf.legacyKey &&
             m_object.contains(QLatin1String(row.hf.legacyKey)))
             return QString::fromUtf8(row.hf.legacyKey);
