@@ -87,6 +87,24 @@ RopeConfig yarn(double factor, qint64 original, double theta)
     return config;
 }
 
+// A copy of `config` changed by `change`, for the rows of the parameter checks.
+template <class Change> RopeConfig with(RopeConfig config, Change change)
+{
+    change(config);
+    return config;
+}
+
+// longrope over 64 dims: 32 short factors 1, 32 long factors 2, factor 32 from 4,096.
+RopeConfig phi3Like()
+{
+    RopeConfig config = make(RopeType::Longrope);
+    config.originalMaxPositionEmbeddings = 4096;
+    config.factor = 32.0;
+    config.shortFactor.assign(32, 1.0);
+    config.longFactor.assign(32, 2.0);
+    return config;
+}
+
 } // namespace
 
 class TestRopeTypes : public QObject
@@ -585,17 +603,9 @@ private slots:
         QTest::addColumn<int>("headDim");
         QTest::addColumn<RopeConfig>("config");
         QTest::addColumn<QString>("message");
-        const auto with = [](RopeConfig c, auto change) {
-            change(c);
-            return c;
-        };
         const RopeConfig base;
         const RopeConfig y = yarn(4.0, 4096, 10000.0);
-        RopeConfig longrope = make(RopeType::Longrope);
-        longrope.originalMaxPositionEmbeddings = 4096;
-        longrope.factor = 32.0;
-        longrope.shortFactor.assign(32, 1.0);
-        longrope.longFactor.assign(32, 2.0);
+        const RopeConfig longrope = phi3Like();
 
         QTest::addRow("head dim 0") << 0 << base << u"head dim must be between 1 and"_qs;
         QTest::addRow("theta 0") << 64 << with(base, [](auto &c) { c.ropeTheta = 0; })
@@ -755,16 +765,8 @@ private slots:
         QTest::addColumn<RopeConfig>("config");
         QTest::addColumn<int>("headDim");
         QTest::addColumn<QString>("refusedKey"); // empty: accepted
-        const auto with = [](RopeConfig c, auto change) {
-            change(c);
-            return c;
-        };
         const RopeConfig y = yarn(4.0, 4096, 10000.0);
-        RopeConfig longrope = make(RopeType::Longrope);
-        longrope.originalMaxPositionEmbeddings = 4096;
-        longrope.factor = 32.0;
-        longrope.shortFactor.assign(32, 1.0);
-        longrope.longFactor.assign(32, 2.0);
+        const RopeConfig longrope = phi3Like();
         QTest::addRow("llama3 low_freq_factor 0")
             << with(llama31(), [](auto &c) { c.lowFreqFactor = 0; }) << 128
             << u"low_freq_factor"_qs;
