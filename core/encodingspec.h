@@ -4,18 +4,12 @@
 // limits are checked; nothing downstream re-checks.
 #pragma once
 
+#include "speclimits.h"
+
 #include <QString>
 #include <QtGlobal>
 
 namespace pe {
-
-namespace limits {
-constexpr qint64 maxPositions = qint64(1) << 24;
-constexpr qint64 maxDims = 65536;
-constexpr double maxBase = 1e12;
-// Largest matrix a command or view may hold in memory at once. Streaming paths ignore it.
-constexpr qint64 maxInMemoryBytes = qint64(1) << 30;
-} // namespace limits
 
 // Human-readable byte count ("1.5 GiB") for messages.
 QString formatBytes(double bytes);

@@ -509,6 +509,27 @@ assert (s == alibi_slopes(12)).all(), s
         QTest::addRow("partial factor 0")
             << table + QStringList{u"--dims"_qs, u"8"_qs, u"--partial-rotary-factor"_qs, u"0"_qs}
             << u"--partial-rotary-factor must be greater than 0"_qs;
+        // The same bounds as a model's rope_parameters (tst_ropetypes' tableAndChecksAgree):
+        // transformers 5 divides by low_freq_factor, and reads beta_fast 0 as 32.
+        const QStringList llama3 = inv + QStringList{u"--dims"_qs,
+                                                     u"8"_qs,
+                                                     u"--rope-type"_qs,
+                                                     u"llama3"_qs,
+                                                     u"--factor"_qs,
+                                                     u"8"_qs,
+                                                     u"--original-context"_qs,
+                                                     u"8192"_qs,
+                                                     u"--high-freq-factor"_qs,
+                                                     u"4"_qs};
+        QTest::addRow("low freq factor 0")
+            << llama3 + QStringList{u"--low-freq-factor"_qs, u"0"_qs}
+            << u"--low-freq-factor must be between -1e+12 and 1e+12, and not 0 (got 0)"_qs;
+        const QStringList yarn =
+            inv + QStringList{u"--dims"_qs,   u"8"_qs, u"--rope-type"_qs,        u"yarn"_qs,
+                              u"--factor"_qs, u"4"_qs, u"--original-context"_qs, u"512"_qs};
+        QTest::addRow("beta fast negative")
+            << yarn + QStringList{u"--beta-fast"_qs, u"-1"_qs}
+            << u"--beta-fast must be between 0 and 1e+12 (got -1)"_qs;
         QTest::addRow("positions with inv-freq")
             << inv + QStringList{u"--dims"_qs, u"8"_qs, u"--positions"_qs, u"8"_qs}
             << u"--positions does not apply to --what inv-freq"_qs;

@@ -387,6 +387,21 @@ private slots:
         s.size = 2.0;
         QCOMPARE(fieldSummary(Sample::fields(), s), u"size 2"_qs);
     }
+
+    // A divisor that may be negative (llama3's low_freq_factor): every number of the range but 0.
+    void nonZeroRange()
+    {
+        constexpr RealRange divisor{-10.0, 10.0, false, false, true};
+        QVERIFY(divisor.contains(-10.0));
+        QVERIFY(divisor.contains(-1e-300));
+        QVERIFY(divisor.contains(10.0));
+        QVERIFY(!divisor.contains(0.0));
+        QVERIFY(!divisor.contains(-0.0));
+        QVERIFY(!divisor.contains(10.5));
+        QCOMPARE(divisor.describe(), u"between -10 and 10, and not 0"_qs);
+        constexpr RealRange open{0.0, std::numeric_limits<double>::max(), true, false, true};
+        QCOMPARE(open.describe(), u"greater than 0"_qs); // 0 is outside already
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFields)

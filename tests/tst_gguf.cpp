@@ -28,6 +28,7 @@ private slots:
     void honoursAlignment();
     void modelKeyHelpers();
     void olderLinearScalingKey();
+    void ropeScalingKeyOfTheWrongType();
     void ggmlTypeTable_data();
     void ggmlTypeTable();
     void refusesQuantizedTensorsByName();
@@ -292,8 +293,40 @@ void TestGguf::olderLinearScalingKey()
     QVERIFY2(gguf.open(write(b.build()), &error), qPrintable(error));
     QCOMPARE(gguf.ropeScaling().type, QStringLiteral("linear"));
     QCOMPARE(gguf.ropeScaling().factor, std::optional<double>(4.0));
+    QVERIFY(gguf.ropeScaling().factorFromScaleLinear);
+    QVERIFY(gguf.ropeScaling().problem.isEmpty());
     QVERIFY(!gguf.ropeFreqBase());
     QVERIFY(gguf.architecture() == QLatin1String("llama"));
+
+    // llama.cpp's load_hparams: rope.scaling.factor first, the older key only without it; an
+    // absent type is "linear".
+    GgufBuilder both(2);
+    both.addString("general.architecture", "llama");
+    both.addF32("llama.rope.scaling.factor", 2.0f);
+    both.addF32("llama.rope.scale_linear", 4.0f);
+    QVERIFY2(gguf.open(write(both.build()), &error), qPrintable(error));
+    QCOMPARE(gguf.ropeScaling().type, QStringLiteral("linear"));
+    QCOMPARE(gguf.ropeScaling().factor, std::optional<double>(2.0));
+    QVERIFY(!gguf.ropeScaling().factorFromScaleLinear);
+}
+
+// A rope.scaling key of the wrong type is named, with its type, and left unset.
+void TestGguf::ropeScalingKeyOfTheWrongType()
+{
+    GgufBuilder b(2);
+    b.addString("general.architecture", "llama");
+    b.addString("llama.rope.scaling.type", "yarn");
+    b.addString("llama.rope.scaling.factor", "eight");
+    b.addU64("llama.rope.scaling.original_context_length", ~quint64(0));
+    GgufFile gguf;
+    QString error;
+    QVERIFY2(gguf.open(write(b.build()), &error), qPrintable(error));
+    const GgufRopeScaling s = gguf.ropeScaling();
+    QCOMPARE(s.type, QStringLiteral("yarn"));
+    QVERIFY(!s.factor);
+    QVERIFY(!s.originalContextLength);
+    QCOMPARE(s.problem,
+             QStringLiteral("llama.rope.scaling.factor must be a number, it is a STRING"));
 }
 
 void TestGguf::ggmlTypeTable_data()

@@ -431,6 +431,16 @@ private slots:
         QTest::addRow("factor string")
             << QByteArray("llama.rope.scaling.factor") << 0
             << u"llama.rope.scaling.factor must be a number, it is a STRING"_qs;
+        // The older key's factor is checked under its own name.
+        QTest::addRow("scale_linear negative")
+            << QByteArray("llama.rope.scale_linear") << 1
+            << u"llama.rope.scale_linear is -1; it must be a number between"_qs;
+        QTest::addRow("yarn_beta_fast nan") << QByteArray("llama.rope.scaling.yarn_beta_fast") << 3
+                                            << u"llama.rope.scaling.yarn_beta_fast is nan"_qs;
+        // llama.cpp's get_key refuses a key of the wrong type, also one pescope does not use.
+        QTest::addRow("finetuned a string")
+            << QByteArray("llama.rope.scaling.finetuned") << 0
+            << u"llama.rope.scaling.finetuned must be true or false, it is a STRING"_qs;
         QTest::addRow("original context negative")
             << QByteArray("llama.rope.scaling.original_context_length") << 1
             << u"llama.rope.scaling.original_context_length must be an integer"_qs;

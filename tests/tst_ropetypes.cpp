@@ -8,6 +8,7 @@
 #include "rope/ropeconfig.h"
 #include "rope/ropefrequencies.h"
 #include "rope/ropetables.h"
+#include "schemes/ropescheme.h"
 
 #include <QDir>
 #include <QProcess>
@@ -83,6 +84,24 @@ RopeConfig yarn(double factor, qint64 original, double theta)
     config.factor = factor;
     config.originalMaxPositionEmbeddings = original;
     config.pairing = RopePairing::Half;
+    return config;
+}
+
+// A copy of `config` changed by `change`, for the rows of the parameter checks.
+template <class Change> RopeConfig with(RopeConfig config, Change change)
+{
+    change(config);
+    return config;
+}
+
+// longrope over 64 dims: 32 short factors 1, 32 long factors 2, factor 32 from 4,096.
+RopeConfig phi3Like()
+{
+    RopeConfig config = make(RopeType::Longrope);
+    config.originalMaxPositionEmbeddings = 4096;
+    config.factor = 32.0;
+    config.shortFactor.assign(32, 1.0);
+    config.longFactor.assign(32, 2.0);
     return config;
 }
 
@@ -584,17 +603,9 @@ private slots:
         QTest::addColumn<int>("headDim");
         QTest::addColumn<RopeConfig>("config");
         QTest::addColumn<QString>("message");
-        const auto with = [](RopeConfig c, auto change) {
-            change(c);
-            return c;
-        };
         const RopeConfig base;
         const RopeConfig y = yarn(4.0, 4096, 10000.0);
-        RopeConfig longrope = make(RopeType::Longrope);
-        longrope.originalMaxPositionEmbeddings = 4096;
-        longrope.factor = 32.0;
-        longrope.shortFactor.assign(32, 1.0);
-        longrope.longFactor.assign(32, 2.0);
+        const RopeConfig longrope = phi3Like();
 
         QTest::addRow("head dim 0") << 0 << base << u"head dim must be between 1 and"_qs;
         QTest::addRow("theta 0") << 64 << with(base, [](auto &c) { c.ropeTheta = 0; })
@@ -613,7 +624,7 @@ private slots:
             << 64 << make(RopeType::Linear) << u"factor is required by rope_type \"linear\""_qs;
         QTest::addRow("factor 0") << 64
                                   << with(make(RopeType::Linear), [](auto &c) { c.factor = 0.0; })
-                                  << u"factor must be a finite number greater than 0"_qs;
+                                  << u"factor must be greater than 0 and at most 1e+12 (got 0)"_qs;
         QTest::addRow("factor negative")
             << 64 << with(y, [](auto &c) { c.factor = -2.0; }) << u"factor must be"_qs;
         QTest::addRow("factor nan")
@@ -633,10 +644,17 @@ private slots:
         QTest::addRow("ntk at 2 dims")
             << 2 << with(make(RopeType::Ntk), [](auto &c) { c.factor = 2.0; })
             << u"divides by zero at 2 rotary dims"_qs;
+        // DESIGN.md's base limit (> 1, <= 1e12) holds for a model's rope_theta as for --base;
+        // it also keeps yarn's correction range from dividing by ln(1) = 0.
         QTest::addRow("yarn theta 1")
-            << 64 << with(y, [](auto &c) { c.ropeTheta = 1.0; }) << u"ln(1) = 0"_qs;
+            << 64 << with(y, [](auto &c) { c.ropeTheta = 1.0; })
+            << u"rope_theta must be greater than 1 and at most 1e+12 (got 1)"_qs;
+        QTest::addRow("theta 0.5")
+            << 64 << with(base, [](auto &c) { c.ropeTheta = 0.5; })
+            << u"rope_theta must be greater than 1 and at most 1e+12 (got 0.5)"_qs;
         QTest::addRow("yarn beta_fast negative")
-            << 64 << with(y, [](auto &c) { c.betaFast = -1.0; }) << u"beta_fast must be"_qs;
+            << 64 << with(y, [](auto &c) { c.betaFast = -1.0; })
+            << u"beta_fast must be between 0 and 1e+12 (got -1)"_qs;
         QTest::addRow("yarn beta_slow infinite")
             << 64 << with(y, [](auto &c) { c.betaSlow = INFINITY; }) << u"beta_slow must be"_qs;
         QTest::addRow("yarn odd 5 dims") << 5 << y << u"even number of rotary dims"_qs;
@@ -648,7 +666,7 @@ private slots:
         }) << u"long_factor has 5 values"_qs;
         QTest::addRow("short_factor zero")
             << 64 << with(longrope, [](auto &c) { c.shortFactor[3] = 0.0; })
-            << u"short_factor[3] must be a finite number other than 0"_qs;
+            << u"short_factor must hold numbers between -1e+12 and 1e+12, and not 0 (got 0)"_qs;
         QTest::addRow("short_factor empty")
             << 64 << with(longrope, [](auto &c) { c.shortFactor.clear(); })
             << u"short_factor is empty"_qs;
@@ -657,7 +675,13 @@ private slots:
             << u"ln(1) = 0"_qs;
         QTest::addRow("llama3 low 0")
             << 128 << with(llama31(), [](auto &c) { c.lowFreqFactor = 0; })
-            << u"low_freq_factor must be"_qs;
+            << u"low_freq_factor must be between -1e+12 and 1e+12, and not 0 (got 0)"_qs;
+        QTest::addRow("llama3 high 0")
+            << 128 << with(llama31(), [](auto &c) { c.highFreqFactor = 0; })
+            << u"high_freq_factor must be between -1e+12 and 1e+12, and not 0 (got 0)"_qs;
+        QTest::addRow("max_position_embeddings negative, default type")
+            << 64 << with(base, [](auto &c) { c.maxPositionEmbeddings = -1; })
+            << u"max_position_embeddings must be between 0 and"_qs;
         QTest::addRow("mrope 2 entries") << 128 << with(base, [](auto &c) {
             c.mropeSection = {32, 32};
         }) << u"mrope_section must have 3 entries"_qs;
@@ -666,7 +690,7 @@ private slots:
         }) << u"mrope_section [16, 24, 20] covers 60 pairs, but the head rotates 64"_qs;
         QTest::addRow("mrope negative") << 128 << with(base, [](auto &c) {
             c.mropeSection = {16, -24, 72};
-        }) << u"mrope_section entries must be"_qs;
+        }) << u"mrope_section must hold whole numbers between 0 and 32768 (got -24)"_qs;
     }
     void problems()
     {
@@ -726,6 +750,82 @@ private slots:
         QVERIFY(ropeConfigWarnings(64, config).join(u'\n').contains(u"implicit factor"_qs));
         config.factor = 32.0;
         QVERIFY(ropeConfigWarnings(64, config).isEmpty());
+    }
+
+    // The field table (command line, sessions, forms), ropeConfigProblem() and the
+    // rope_parameters reader apply one set of bounds (issue 30: the table once wanted
+    // low_freq_factor > 0 where the checks took any number but 0, and beta_fast's message said
+    // "greater than 0" while 0 was accepted). The rules are transformers 5's:
+    // _compute_llama3_parameters divides the original context by low_freq_factor and
+    // high_freq_factor (0 fails, a negative one is computed with); _compute_yarn_parameters reads
+    // `.get("beta_fast") or 32` and `.get("beta_slow") or 1` and takes log(original / (beta 2 pi))
+    // (0 is the default, a negative one fails); longrope divides by its factors.
+    void tableAndChecksAgree_data()
+    {
+        QTest::addColumn<RopeConfig>("config");
+        QTest::addColumn<int>("headDim");
+        QTest::addColumn<QString>("refusedKey"); // empty: accepted
+        const RopeConfig y = yarn(4.0, 4096, 10000.0);
+        const RopeConfig longrope = phi3Like();
+        QTest::addRow("llama3 low_freq_factor 0")
+            << with(llama31(), [](auto &c) { c.lowFreqFactor = 0; }) << 128
+            << u"low_freq_factor"_qs;
+        QTest::addRow("llama3 low_freq_factor -1")
+            << with(llama31(), [](auto &c) { c.lowFreqFactor = -1; }) << 128 << QString();
+        QTest::addRow("llama3 high_freq_factor 0")
+            << with(llama31(), [](auto &c) { c.highFreqFactor = 0; }) << 128
+            << u"high_freq_factor"_qs;
+        QTest::addRow("yarn beta_fast 0")
+            << with(y, [](auto &c) { c.betaFast = 0; }) << 64 << QString();
+        QTest::addRow("yarn beta_fast -1")
+            << with(y, [](auto &c) { c.betaFast = -1; }) << 64 << u"beta_fast"_qs;
+        QTest::addRow("yarn beta_slow -0.5")
+            << with(y, [](auto &c) { c.betaSlow = -0.5; }) << 64 << u"beta_slow"_qs;
+        QTest::addRow("longrope short_factor 0")
+            << with(longrope, [](auto &c) { c.shortFactor[5] = 0; }) << 64 << u"short_factor"_qs;
+        QTest::addRow("longrope long_factor negative")
+            << with(longrope, [](auto &c) { c.longFactor[5] = -2; }) << 64 << QString();
+        QTest::addRow("yarn attention_factor negative (HF warns)")
+            << with(y, [](auto &c) { c.attentionFactor = -1.0; }) << 64 << QString();
+        QTest::addRow("factor 0") << with(y, [](auto &c) { c.factor = 0.0; }) << 64 << u"factor"_qs;
+    }
+    void tableAndChecksAgree()
+    {
+        QFETCH(RopeConfig, config);
+        QFETCH(int, headDim);
+        QFETCH(QString, refusedKey);
+        RopeScheme scheme;
+        static_cast<RopeConfig &>(scheme) = config;
+        const FieldProblem table = rangeProblem(RopeScheme::fields(), scheme);
+        const QString problem = ropeConfigProblem(headDim, config);
+        QString error;
+        ropeConfigFromJson(ropeConfigToJson(config), headDim, config.maxPositionEmbeddings, &error);
+        if (refusedKey.isEmpty()) {
+            QVERIFY2(table.isEmpty(), qPrintable(table.key + u' ' + table.message));
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            return;
+        }
+        QCOMPARE(table.key, refusedKey);
+        QCOMPARE(problem, refusedKey + u' ' + table.message);
+        QCOMPARE(error, u"rope_parameters: "_qs + problem);
+    }
+
+    // The values accepted above compute as transformers 5 does.
+    void acceptedValuesComputeAsHf()
+    {
+        // A negative low_freq_factor makes low_freq_wavelen negative: every wavelength is longer,
+        // so every frequency is divided by the factor.
+        RopeConfig config = llama31();
+        config.lowFreqFactor = -1.0;
+        compareFrequencies(ropeInverseFrequencies(128, config).inverseFrequencies,
+                           llama3Theta(500000.0, 8.0, -1.0, 4.0, 8192.0, 128), 1e-12);
+        // beta_fast 0 and beta_slow 0 are HF's 32 and 1.
+        config = yarn(4.0, 4096, 10000.0);
+        config.betaFast = 0.0;
+        config.betaSlow = 0.0;
+        compareFrequencies(ropeInverseFrequencies(64, config).inverseFrequencies,
+                           yarnTheta(10000.0, 64, 4.0, 4096.0), 1e-12);
     }
 
     // --- rope_parameters JSON ----------------------------------------------------------------

@@ -94,20 +94,24 @@ bool RealRange::contains(double v) const
         return false;
     const bool aboveMin = minOpen ? v > min : v >= min;
     const bool belowMax = maxOpen ? v < max : v <= max;
-    return aboveMin && belowMax;
+    return aboveMin && belowMax && !(nonZero && v == 0.0);
 }
 
 QString RealRange::describe() const
 {
+    // ", and not 0" only where the bounds alone would take 0.
+    const bool zeroWithin =
+        (minOpen ? 0.0 > min : 0.0 >= min) && (maxOpen ? 0.0 < max : 0.0 <= max);
+    const QString notZero = nonZero && zeroWithin ? QStringLiteral(", and not 0") : QString();
     if (!minOpen && !maxOpen && max < std::numeric_limits<double>::max())
-        return QStringLiteral("between %1 and %2").arg(formatReal(min), formatReal(max));
+        return QStringLiteral("between %1 and %2").arg(formatReal(min), formatReal(max)) + notZero;
     QString low =
         (minOpen ? QStringLiteral("greater than ") : QStringLiteral("at least ")) + formatReal(min);
     const QString high =
         (maxOpen ? QStringLiteral("less than ") : QStringLiteral("at most ")) + formatReal(max);
     if (max >= std::numeric_limits<double>::max())
-        return low;
-    return low + QStringLiteral(" and ") + high;
+        return low + notZero;
+    return low + QStringLiteral(" and ") + high + notZero;
 }
 
 QString formatReal(double value)

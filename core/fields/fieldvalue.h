@@ -29,6 +29,7 @@ struct RealRange
     double max = 0;
     bool minOpen = false; // min itself is excluded
     bool maxOpen = false;
+    bool nonZero = false; // 0 itself is excluded (a divisor that may be negative)
     bool contains(double v) const;
     QString describe() const; // "greater than 1 and at most 1e+12"
 };

@@ -30,12 +30,6 @@ constexpr ArchPattern archPatterns[] = {
     {"cohere2", 4, 0.0},
 };
 
-QString typeText(const GgufValue &v)
-{
-    return v.isArray() ? QStringLiteral("an array of %1").arg(ggufTypeName(v.arrayType))
-                       : QStringLiteral("a %1").arg(ggufTypeName(v.type));
-}
-
 QString numberText(double x)
 {
     return QString::number(x, 'g', 17);
@@ -65,6 +59,9 @@ private:
     bool integer(const QString &suffix, qint64 min, qint64 max, std::optional<qint64> *out,
                  bool perLayer = false);
     bool number(const QString &suffix, double min, double max, std::optional<double> *out);
+    // A value read elsewhere (GgufFile::ropeScaling()) in [min, max]; absent: true.
+    bool inRange(const QString &suffix, std::optional<qint64> value, qint64 min, qint64 max);
+    bool inRange(const QString &suffix, std::optional<double> value, double min, double max);
     bool factors(const QString &tensor, qint64 count, std::vector<double> *out, bool *present);
     bool sliding(qint64 layers, std::vector<bool> *swa, qint64 *window);
     QJsonObject rope(double base, const QJsonObject &scaling) const;
@@ -97,19 +94,22 @@ bool Reader::integer(const QString &suffix, qint64 min, qint64 max, std::optiona
     } else {
         value = v->toInt();
         if (!value)
-            return fail(QStringLiteral("%1 must be an integer, it is %2%3")
-                            .arg(name, typeText(*v),
-                                 v->type == GgufType::UInt64
-                                     ? QStringLiteral(" too large for a signed 64-bit integer")
-                                     : QString()));
+            return fail(ggufTypeProblem(name, *v, QStringLiteral("an integer")));
     }
-    if (*value < min || *value > max)
+    if (!inRange(suffix, value, min, max))
+        return false;
+    *out = value;
+    return true;
+}
+
+bool Reader::inRange(const QString &suffix, std::optional<qint64> value, qint64 min, qint64 max)
+{
+    if (value && (*value < min || *value > max))
         return fail(QStringLiteral("%1 is %2; it must be between %3 and %4")
-                        .arg(name)
+                        .arg(key(suffix))
                         .arg(*value)
                         .arg(min)
                         .arg(max));
-    *out = value;
     return true;
 }
 
@@ -121,11 +121,18 @@ bool Reader::number(const QString &suffix, double min, double max, std::optional
         return true;
     const std::optional<double> value = v->toDouble();
     if (!value)
-        return fail(QStringLiteral("%1 must be a number, it is %2").arg(name, typeText(*v)));
-    if (!std::isfinite(*value) || *value < min || *value > max)
-        return fail(QStringLiteral("%1 is %2; it must be a number between %3 and %4")
-                        .arg(name, numberText(*value), numberText(min), numberText(max)));
+        return fail(ggufTypeProblem(name, *v, QStringLiteral("a number")));
+    if (!inRange(suffix, value, min, max))
+        return false;
     *out = value;
+    return true;
+}
+
+bool Reader::inRange(const QString &suffix, std::optional<double> value, double min, double max)
+{
+    if (value && (!std::isfinite(*value) || *value < min || *value > max))
+        return fail(QStringLiteral("%1 is %2; it must be a number between %3 and %4")
+                        .arg(key(suffix), numberText(*value), numberText(min), numberText(max)));
     return true;
 }
 
@@ -174,8 +181,8 @@ bool Reader::sliding(qint64 layers, std::vector<bool> *swa, qint64 *window)
     std::optional<qint64> pattern;
     if (p && p->isArray()) {
         if (p->arrayType != GgufType::Bool)
-            return fail(QStringLiteral("%1 must be an integer or an array of BOOL, it is %2")
-                            .arg(patternKey, typeText(*p)));
+            return fail(
+                ggufTypeProblem(patternKey, *p, QStringLiteral("an integer or an array of BOOL")));
         if (p->arrayCount != layers)
             return fail(QStringLiteral("%1 holds %2 flags; block_count is %3")
                             .arg(patternKey)
@@ -222,8 +229,9 @@ bool Reader::run(QString *error)
     const GgufValue *archValue = m_file.value(QStringLiteral("general.architecture"));
     const std::optional<QString> arch = archValue ? archValue->toString() : std::nullopt;
     if (!arch)
-        return finish(fail(QStringLiteral("general.architecture must be a string, it is %1")
-                               .arg(typeText(*archValue))));
+        return finish(fail(archValue ? ggufTypeProblem(QStringLiteral("general.architecture"),
+                                                       *archValue, QStringLiteral("a string"))
+                                     : QStringLiteral("general.architecture is missing")));
     m_arch = *arch;
     if (m_arch.isEmpty() || m_arch.size() > 64 || m_arch.contains(QLatin1Char('.')))
         return finish(fail(QStringLiteral("general.architecture \"%1\" is not an architecture "
@@ -344,34 +352,35 @@ bool Reader::run(QString *error)
 
         // Scaling.
         QJsonObject scaling;
-        const GgufValue *typeValue = m_file.value(key(QStringLiteral("rope.scaling.type")));
-        QString type;
-        if (typeValue) {
-            const std::optional<QString> t = typeValue->toString();
-            if (!t)
-                return finish(
-                    fail(QStringLiteral("%1 must be a string, it is %2")
-                             .arg(key(QStringLiteral("rope.scaling.type")), typeText(*typeValue))));
-            type = *t;
-        }
-        std::optional<double> factor, attnFactor, yarnAttn, betaFast, betaSlow, logMul, linear;
-        std::optional<qint64> original;
-        if (!number(QStringLiteral("rope.scaling.factor"), 1e-300, 1e300, &factor) ||
-            !number(QStringLiteral("rope.scale_linear"), 1e-300, 1e300, &linear) ||
-            !number(QStringLiteral("rope.scaling.attn_factor"), 1e-300, 1e300, &attnFactor) ||
-            !number(QStringLiteral("rope.scaling.yarn_attn_factor"), 1e-300, 1e300, &yarnAttn) ||
-            !number(QStringLiteral("rope.scaling.yarn_beta_fast"), -1e300, 1e300, &betaFast) ||
-            !number(QStringLiteral("rope.scaling.yarn_beta_slow"), -1e300, 1e300, &betaSlow) ||
-            !number(QStringLiteral("rope.scaling.yarn_log_multiplier"), 0, 1e300, &logMul) ||
-            !integer(QStringLiteral("rope.scaling.original_context_length"), 1, maxContext,
-                     &original))
+        const GgufRopeScaling keys = m_file.ropeScaling();
+        if (!keys.problem.isEmpty())
+            return finish(fail(keys.problem));
+        const QString factorKey = keys.factorFromScaleLinear
+                                      ? QStringLiteral("rope.scale_linear")
+                                      : QStringLiteral("rope.scaling.factor");
+        const auto positive = [&](const char *suffix, std::optional<double> value) {
+            return inRange(QLatin1String(suffix), value, 1e-300, 1e300);
+        };
+        if (!inRange(factorKey, keys.factor, 1e-300, 1e300) ||
+            !positive("rope.scaling.attn_factor", keys.attnFactor) ||
+            !positive("rope.scaling.yarn_attn_factor", keys.yarnAttnFactor) ||
+            !inRange(QStringLiteral("rope.scaling.yarn_beta_fast"), keys.yarnBetaFast, -1e300,
+                     1e300) ||
+            !inRange(QStringLiteral("rope.scaling.yarn_beta_slow"), keys.yarnBetaSlow, -1e300,
+                     1e300) ||
+            !inRange(QStringLiteral("rope.scaling.yarn_log_multiplier"), keys.yarnLogMultiplier,
+                     0.0, 1e300) ||
+            !inRange(QStringLiteral("rope.scaling.original_context_length"),
+                     keys.originalContextLength, 1, maxContext))
             return finish(false);
-        if (type.isEmpty() && linear) { // files converted before rope.scaling.* existed
-            type = QStringLiteral("linear");
-            factor = linear;
-            read(QStringLiteral("linear scaling, factor %1").arg(numberText(*linear)),
+        const QString &type = keys.type;
+        const std::optional<double> factor = keys.factor, attnFactor = keys.attnFactor,
+                                    yarnAttn = keys.yarnAttnFactor, betaFast = keys.yarnBetaFast,
+                                    betaSlow = keys.yarnBetaSlow, logMul = keys.yarnLogMultiplier;
+        const std::optional<qint64> original = keys.originalContextLength;
+        if (keys.factorFromScaleLinear)
+            read(QStringLiteral("linear scaling, factor %1").arg(numberText(*factor)),
                  QStringLiteral("rope.scale_linear"));
-        }
         const qint64 pairs = (rotaryDims + 1) / 2;
         std::vector<double> freqs, shortFactors, longFactors;
         bool hasFreqs = false, hasShort = false, hasLong = false;

@@ -718,26 +718,57 @@ std::optional<double> GgufFile::archDouble(const QString &suffix) const
     return v ? v->toDouble() : std::nullopt;
 }
 
+QString ggufTypeProblem(const QString &key, const GgufValue &value, const QString &wanted)
+{
+    const QString type = value.isArray()
+                             ? QStringLiteral("an array of %1").arg(ggufTypeName(value.arrayType))
+                             : QStringLiteral("a %1").arg(ggufTypeName(value.type));
+    const QString tooLarge = value.type == GgufType::UInt64
+                                 ? QStringLiteral(" too large for a signed 64-bit integer")
+                                 : QString();
+    return QStringLiteral("%1 must be %2, it is %3%4").arg(key, wanted, type, tooLarge);
+}
+
 GgufRopeScaling GgufFile::ropeScaling() const
 {
     GgufRopeScaling scaling;
-    const auto number = [&](const char *suffix) -> std::optional<double> {
-        return archDouble(QLatin1String(suffix));
+    // One key's value as `convert` gives it; a value of another type is the problem.
+    const auto read = [&](const char *suffix, auto convert, const char *wanted) {
+        const QString key = archKey(QLatin1String(suffix));
+        const GgufValue *v = value(key);
+        decltype(convert(GgufValue())) out;
+        if (!v)
+            return out;
+        out = convert(*v);
+        if (!out && scaling.problem.isEmpty())
+            scaling.problem = ggufTypeProblem(key, *v, QLatin1String(wanted));
+        return out;
     };
-    if (const GgufValue *type = value(archKey(QStringLiteral("rope.scaling.type"))))
-        scaling.type = type->toString().value_or(QString());
+    const auto number = [&](const char *suffix) {
+        return read(
+            suffix, [](const GgufValue &v) { return v.toDouble(); }, "a number");
+    };
+    scaling.type =
+        read(
+            "rope.scaling.type", [](const GgufValue &v) { return v.toString(); }, "a string")
+            .value_or(QString());
     scaling.factor = number("rope.scaling.factor");
-    // Files converted before rope.scaling.* existed (llama.cpp's LLM_KV_ROPE_SCALE_LINEAR).
-    if (scaling.type.isEmpty() && !scaling.factor) {
-        if (const std::optional<double> linear = number("rope.scale_linear")) {
-            scaling.type = QStringLiteral("linear");
+    // llama.cpp's llama_model::load_hparams: the type defaults to "linear", the factor to the
+    // older LLM_KV_ROPE_SCALE_LINEAR key when rope.scaling.factor is absent.
+    if (const std::optional<double> linear = number("rope.scale_linear");
+        linear && scaling.type.isEmpty()) {
+        scaling.type = QStringLiteral("linear");
+        if (!scaling.factor) {
             scaling.factor = linear;
+            scaling.factorFromScaleLinear = true;
         }
     }
     scaling.attnFactor = number("rope.scaling.attn_factor");
-    scaling.originalContextLength = archInt(QStringLiteral("rope.scaling.original_context_length"));
-    if (const GgufValue *finetuned = value(archKey(QStringLiteral("rope.scaling.finetuned"))))
-        scaling.finetuned = finetuned->toBool();
+    scaling.originalContextLength = read(
+        "rope.scaling.original_context_length", [](const GgufValue &v) { return v.toInt(); },
+        "an integer");
+    scaling.finetuned = read(
+        "rope.scaling.finetuned", [](const GgufValue &v) { return v.toBool(); }, "true or false");
     scaling.yarnLogMultiplier = number("rope.scaling.yarn_log_multiplier");
     scaling.yarnExtFactor = number("rope.scaling.yarn_ext_factor");
     scaling.yarnAttnFactor = number("rope.scaling.yarn_attn_factor");

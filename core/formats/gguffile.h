@@ -78,8 +78,11 @@ struct GgufValue
     std::optional<bool> toBool() const;
     std::optional<QString> toString() const;
 };
+// "key must be WANTED, it is a STRING" (an unsigned value too large for qint64 says so).
+QString ggufTypeProblem(const QString &key, const GgufValue &value, const QString &wanted);
 
-// llama.cpp's {arch}.rope.scaling.* keys (and the older {arch}.rope.scale_linear).
+// llama.cpp's {arch}.rope.scaling.* keys and the older {arch}.rope.scale_linear, read in
+// GgufFile::ropeScaling() only (the model config and `inspect` take them from there).
 struct GgufRopeScaling
 {
     QString type; // "none", "linear", "yarn", "longrope", ...; empty when absent
@@ -92,6 +95,11 @@ struct GgufRopeScaling
     std::optional<double> yarnAttnFactor;
     std::optional<double> yarnBetaFast;
     std::optional<double> yarnBetaSlow;
+    // The factor is rope.scale_linear's (files converted before rope.scaling.* existed).
+    bool factorFromScaleLinear = false;
+    // The first key present with a value of the wrong type, as one sentence naming it
+    // ("llama.rope.scaling.factor must be a number, it is a STRING"); that value is left unset.
+    QString problem;
 };
 
 namespace limits {

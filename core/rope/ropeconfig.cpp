@@ -1,5 +1,6 @@
 #include "ropeconfig.h"
 
+#include "ropefields.h"
 #include "ropefrequencies.h"
 
 #include <QJsonArray>
@@ -11,11 +12,6 @@
 namespace pe {
 
 namespace {
-
-QString typeList()
-{
-    return choiceNameList(ropeTypeNames).join(QStringLiteral(", "));
-}
 
 QString jsonKind(const QJsonValue &value)
 {
@@ -46,11 +42,14 @@ bool isWholeNumber(double x)
     return std::isfinite(x) && std::trunc(x) == x && std::abs(x) <= maxJsonInteger;
 }
 
-// Reads one rope_parameters object; stops at the first problem.
+using Row = RopeField<RopeConfig>;
+
+// Reads one rope_parameters object into a RopeConfig, row by row of the field table
+// (ropefields.h); stops at the first problem.
 class Reader
 {
 public:
-    explicit Reader(const QJsonObject &object) : m_object(object) {}
+    Reader(const QJsonObject &object, RopeConfig *config) : m_object(object), m_config(*config) {}
 
     bool failed() const { return !m_error.isEmpty(); }
     QString error() const { return m_error; }
@@ -60,103 +59,139 @@ public:
             m_error = QStringLiteral("rope_parameters: ") + message;
     }
 
-    bool has(const char *key) const { return m_object.contains(QLatin1String(key)); }
+    // The key a row is read from: its own, or its legacy one when only that is given
+    // (standardize_rope_params: rope_type = rope_parameters.get("type", "default")).
+    QString keyOf(const Row &row) const
+    {
+        QString key = QString::fromUtf8(ropeHfKey(row));
+        if (!m_object.contains(key) && row.hf.legacyKey &&
+            m_object.contains(QLatin1String(row.hf.legacyKey)))
+            return QString::fromUtf8(row.hf.legacyKey);
+        return key;
+    }
+    bool has(const Row &row) const { return m_object.contains(keyOf(row)); }
 
-    // A number; absent or null leaves `out` alone (HF's .get() gives None).
-    void number(const char *key, double *out)
-    {
-        const QJsonValue value = m_object.value(QLatin1String(key));
-        if (value.isUndefined() || value.isNull())
-            return;
-        if (!value.isDouble())
-            return fail(QStringLiteral("%1 must be a number (got %2)")
-                            .arg(QLatin1String(key), jsonKind(value)));
-        *out = value.toDouble();
-    }
-    void number(const char *key, std::optional<double> *out)
-    {
-        double x = 0;
-        const QJsonValue value = m_object.value(QLatin1String(key));
-        if (value.isUndefined() || value.isNull())
-            return;
-        number(key, &x);
-        if (!failed())
-            *out = x;
-    }
-    void whole(const char *key, qint64 *out)
-    {
-        const QJsonValue value = m_object.value(QLatin1String(key));
-        if (value.isUndefined() || value.isNull())
-            return;
-        double x = 0;
-        number(key, &x);
-        if (failed())
-            return;
-        if (!isWholeNumber(x))
-            return fail(QStringLiteral("%1 must be a whole number (got %2)")
-                            .arg(QLatin1String(key))
-                            .arg(QString::number(x, 'g', QLocale::FloatingPointShortest)));
-        *out = qint64(x);
-    }
-    void boolean(const char *key, bool *out)
-    {
-        const QJsonValue value = m_object.value(QLatin1String(key));
-        if (value.isUndefined() || value.isNull())
-            return;
-        if (!value.isBool())
-            return fail(QStringLiteral("%1 must be true or false (got %2)")
-                            .arg(QLatin1String(key), jsonKind(value)));
-        *out = value.toBool();
-    }
-    template <typename List> void array(const char *key, List *out, bool wholeNumbers)
-    {
-        const QJsonValue value = m_object.value(QLatin1String(key));
-        if (value.isUndefined() || value.isNull())
-            return;
-        if (!value.isArray())
-            return fail(QStringLiteral("%1 must be an array of numbers (got %2)")
-                            .arg(QLatin1String(key), jsonKind(value)));
-        const QJsonArray items = value.toArray();
-        out->clear();
-        out->reserve(items.size());
-        for (qsizetype i = 0; i < items.size(); ++i) {
-            const QJsonValue item = items.at(i);
-            if (!item.isDouble())
-                return fail(QStringLiteral("%1[%2] must be a number (got %3)")
-                                .arg(QLatin1String(key))
-                                .arg(i)
-                                .arg(jsonKind(item)));
-            const double x = item.toDouble();
-            if (wholeNumbers && !isWholeNumber(x))
-                return fail(QStringLiteral("%1[%2] must be a whole number (got %3)")
-                                .arg(QLatin1String(key))
-                                .arg(i)
-                                .arg(QString::number(x, 'g', QLocale::FloatingPointShortest)));
-            out->push_back(typename List::value_type(x));
-        }
-    }
-    // HF's _check_received_keys: a required key must be present (its value may still be null).
-    void require(const char *key, RopeType type)
-    {
-        if (!has(key))
-            fail(QStringLiteral("%1 is required by rope_type \"%2\"")
-                     .arg(QLatin1String(key), ropeTypeName(type)));
-    }
-    // Present but null, where HF would compute with None and fail (TypeError).
-    void notNull(const char *key)
-    {
-        if (has(key) && m_object.value(QLatin1String(key)).isNull())
-            fail(QStringLiteral("%1 must not be null").arg(QLatin1String(key)));
-    }
+    void readChoice(const Row &row);
+    void requireKey(const Row &row);
+    void readNull(const Row &row);
+    void readValue(const Row &row);
 
 private:
+    double number(const QString &key, const QJsonValue &value)
+    {
+        if (!value.isDouble())
+            fail(QStringLiteral("%1 must be a number (got %2)").arg(key, jsonKind(value)));
+        return value.toDouble();
+    }
+    qint64 whole(const QString &key, const QJsonValue &value)
+    {
+        const double x = number(key, value);
+        if (!failed() && !isWholeNumber(x))
+            fail(QStringLiteral("%1 must be a whole number (got %2)")
+                     .arg(key, QString::number(x, 'g', QLocale::FloatingPointShortest)));
+        return failed() ? 0 : qint64(x);
+    }
+    bool boolean(const QString &key, const QJsonValue &value)
+    {
+        if (!value.isBool())
+            fail(QStringLiteral("%1 must be true or false (got %2)").arg(key, jsonKind(value)));
+        return value.toBool();
+    }
+    template <typename List> List array(const QString &key, const QJsonValue &value)
+    {
+        constexpr bool wholeNumbers = std::is_integral_v<typename List::value_type>;
+        if (!value.isArray()) {
+            fail(QStringLiteral("%1 must be an array of numbers (got %2)")
+                     .arg(key, jsonKind(value)));
+            return {};
+        }
+        const QJsonArray items = value.toArray();
+        List read;
+        read.reserve(items.size());
+        for (qsizetype i = 0; i < items.size() && !failed(); ++i) {
+            const QString item = QStringLiteral("%1[%2]").arg(key).arg(i);
+            read.push_back(typename List::value_type(wholeNumbers ? double(whole(item, items.at(i)))
+                                                                  : number(item, items.at(i))));
+        }
+        return read;
+    }
+
     const QJsonObject &m_object;
+    RopeConfig &m_config;
     QString m_error;
 };
 
-bool readsOriginalContext(RopeType type)
+// A choice, by name (rope_type); one HF keeps as a boolean (rope_interleave) is its false
+// choice unless the object says true.
+void Reader::readChoice(const Row &row)
 {
-    return type == RopeType::Llama3 || type == RopeType::Yarn || type == RopeType::Longrope;
+    const auto &choice = std::get<ChoiceKind<RopeConfig>>(row.field.kind);
+    const QString key = keyOf(row);
+    const QJsonValue value = m_object.value(key);
+    if (row.hf.trueChoice >= 0) {
+        const bool on = has(row) && !value.isNull() && boolean(key, value);
+        choice.set(m_config, on ? row.hf.trueChoice : row.hf.falseChoice);
+    } else if (!has(row)) {
+        return;
+    } else if (!value.isString()) {
+        fail(QStringLiteral("%1 must be a string (got %2)").arg(key, jsonKind(value)));
+    } else if (const std::optional<int> parsed = parseChoice(choice.names, value.toString())) {
+        choice.set(m_config, *parsed);
+    } else {
+        fail(QStringLiteral("%1 \"%2\" is not a %3 pescope knows (%4)")
+                 .arg(key, value.toString(), QString::fromUtf8(row.field.label).toLower(),
+                      choiceNameList(choice.names).join(QStringLiteral(", "))));
+    }
+}
+
+// HF's _check_received_keys: a key the type requires must be present (its value may be null).
+void Reader::requireKey(const Row &row)
+{
+    const RopeType type = m_config.ropeType;
+    if (((row.hf.keyRequired >> int(type)) & 1u) && !has(row))
+        fail(QStringLiteral("%1 is required by rope_type \"%2\"")
+                 .arg(QString::fromUtf8(ropeHfKey(row)), ropeTypeName(type)));
+}
+
+// A key present with null is HF's None: what the types that test for None make of it, an error
+// for the other types that compute with the field, nothing for the types that never read it.
+void Reader::readNull(const Row &row)
+{
+    if (!has(row) || !m_object.value(keyOf(row)).isNull())
+        return;
+    const RopeNull meaning =
+        ((row.hf.nullFor >> int(m_config.ropeType)) & 1u) ? row.hf.null : RopeNull::Refused;
+    if (meaning == RopeNull::Unset)
+        m_config.*std::get<OptionalRealKind<RopeConfig>>(row.field.kind).member = std::nullopt;
+    else if (meaning == RopeNull::False)
+        m_config.*std::get<BoolKind<RopeConfig>>(row.field.kind).member = false;
+    else if (meaning == RopeNull::Refused &&
+             fieldApplies(ropeFieldTable<RopeConfig>(), row.field, m_config))
+        fail(QStringLiteral("%1 must not be null").arg(keyOf(row)));
+}
+
+// A value present and not null, read as the row's kind; its bounds are ropeConfigProblem()'s.
+void Reader::readValue(const Row &row)
+{
+    const QString key = keyOf(row);
+    const QJsonValue value = m_object.value(key);
+    if (value.isUndefined() || value.isNull())
+        return;
+    RopeConfig &c = m_config;
+    std::visit(Overloaded{
+                   [&](const IntegerKind<RopeConfig> &k) { c.*k.member = whole(key, value); },
+                   [&](const RealKind<RopeConfig> &k) { c.*k.member = number(key, value); },
+                   [&](const OptionalRealKind<RopeConfig> &k) { c.*k.member = number(key, value); },
+                   [&](const BoolKind<RopeConfig> &k) { c.*k.member = boolean(key, value); },
+                   [&](const IntegerListKind<RopeConfig> &k) {
+                       c.*k.member = array<QList<qint64>>(key, value);
+                   },
+                   [&](const RealListKind<RopeConfig> &k) {
+                       c.*k.member = array<std::vector<double>>(key, value);
+                   },
+                   [](const auto &) {}, // choices are read first; no other kind is a rope field
+               },
+               row.field.kind);
 }
 
 } // namespace
@@ -164,103 +199,34 @@ bool readsOriginalContext(RopeType type)
 RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
                               qint64 maxPositionEmbeddings, QString *error)
 {
-    Reader in(ropeParameters);
     RopeConfig config;
     config.maxPositionEmbeddings = maxPositionEmbeddings;
-    config.pairing = RopePairing::Half;
-
-    // standardize_rope_params: rope_type = rope_parameters.get("type", "default") unless set.
-    const char *typeKey = in.has("rope_type") ? "rope_type" : "type";
-    const QJsonValue typeValue = ropeParameters.value(QLatin1String(typeKey));
-    if (!typeValue.isUndefined()) {
-        if (!typeValue.isString()) {
-            in.fail(QStringLiteral("%1 must be a string (got %2)")
-                        .arg(QLatin1String(typeKey), jsonKind(typeValue)));
-        } else if (const auto type = parseRopeType(typeValue.toString())) {
-            config.ropeType = *type;
-        } else {
-            in.fail(QStringLiteral("%1 \"%2\" is not a rope type pescope knows (%3)")
-                        .arg(QLatin1String(typeKey), typeValue.toString(), typeList()));
-        }
-    }
-    const RopeType type = config.ropeType;
-
-    // Required keys per type, as v5's _validate_<type>_rope_parameters list them (pescope's ntk
-    // needs its factor). standardize_rope_params fills original_max_position_embeddings first.
+    Reader in(ropeParameters, &config);
+    std::vector<const Row *> rows;
+    for (const Row &row : ropeFields<RopeConfig>())
+        if (row.hf.inRopeParameters)
+            rows.push_back(&row);
+    const auto isChoice = [](const Row *row) {
+        return std::holds_alternative<ChoiceKind<RopeConfig>>(row->field.kind);
+    };
+    // The choices first: rope_type decides which keys are required and which are read.
+    for (const Row *row : rows)
+        if (isChoice(row))
+            in.readChoice(*row);
+    // standardize_rope_params: the types that read the original context get
+    // max_position_embeddings when the object has none.
+    const Row &original = ropeFieldOf(&RopeConfig::originalMaxPositionEmbeddings);
     const bool fillOriginal =
-        readsOriginalContext(type) && !in.has("original_max_position_embeddings");
-    if (fillOriginal && maxPositionEmbeddings > 0)
+        ropeReadsOriginalContext(config.ropeType) && !in.has(original) && maxPositionEmbeddings > 0;
+    if (fillOriginal)
         config.originalMaxPositionEmbeddings = maxPositionEmbeddings;
-    switch (type) {
-    case RopeType::Default:
-        break;
-    case RopeType::Linear:
-    case RopeType::Dynamic:
-    case RopeType::Ntk:
-        in.require("factor", type);
-        break;
-    case RopeType::Yarn:
-        in.require("factor", type);
-        if (fillOriginal && maxPositionEmbeddings <= 0)
-            in.require("original_max_position_embeddings", type);
-        break;
-    case RopeType::Longrope:
-        in.require("short_factor", type);
-        in.require("long_factor", type);
-        if (fillOriginal && maxPositionEmbeddings <= 0)
-            in.require("original_max_position_embeddings", type);
-        break;
-    case RopeType::Llama3:
-        in.require("factor", type);
-        if (fillOriginal && maxPositionEmbeddings <= 0)
-            in.require("original_max_position_embeddings", type);
-        in.require("low_freq_factor", type);
-        in.require("high_freq_factor", type);
-        in.require("rope_theta", type);
-        break;
-    case RopeType::Proportional:
-        in.require("rope_theta", type);
-        break;
-    }
-    // A key present with null is HF's None: computing with it fails (TypeError) except where HF
-    // tests it (yarn / longrope infer a None factor; attention_factor, beta_*, mscale* fall back).
-    if (type != RopeType::Yarn && type != RopeType::Longrope && type != RopeType::Default)
-        in.notNull("factor");
-    in.notNull("rope_theta");
-    in.notNull("partial_rotary_factor");
-    if (type == RopeType::Llama3) {
-        in.notNull("low_freq_factor");
-        in.notNull("high_freq_factor");
-    }
-    if (readsOriginalContext(type))
-        in.notNull("original_max_position_embeddings");
-    if (type == RopeType::Longrope) {
-        in.notNull("short_factor");
-        in.notNull("long_factor");
-    }
-    // `truncate = rope_parameters.get("truncate", True)` then `if truncate:`: null is false.
-    if (in.has("truncate") && ropeParameters.value(QLatin1String("truncate")).isNull())
-        config.truncate = false;
-
-    in.number("rope_theta", &config.ropeTheta);
-    in.number("partial_rotary_factor", &config.partialRotaryFactor);
-    in.number("factor", &config.factor);
-    in.whole("original_max_position_embeddings", &config.originalMaxPositionEmbeddings);
-    in.number("attention_factor", &config.attentionFactor);
-    in.number("beta_fast", &config.betaFast);
-    in.number("beta_slow", &config.betaSlow);
-    in.number("mscale", &config.mscale);
-    in.number("mscale_all_dim", &config.mscaleAllDim);
-    in.boolean("truncate", &config.truncate);
-    in.array("short_factor", &config.shortFactor, false);
-    in.array("long_factor", &config.longFactor, false);
-    in.number("low_freq_factor", &config.lowFreqFactor);
-    in.number("high_freq_factor", &config.highFreqFactor);
-    in.array("mrope_section", &config.mropeSection, true);
-    in.boolean("mrope_interleaved", &config.mropeInterleaved);
-    bool interleave = false;
-    in.boolean("rope_interleave", &interleave);
-    config.pairing = ropePairingForRopeInterleave(interleave);
+    for (const Row *row : rows)
+        in.requireKey(*row);
+    for (const Row *row : rows)
+        in.readNull(*row);
+    for (const Row *row : rows)
+        if (!isChoice(row))
+            in.readValue(*row);
 
     if (!in.failed()) {
         const QString problem = ropeConfigProblem(headDim, config);
@@ -278,52 +244,26 @@ RopeConfig ropeConfigFromJson(const QJsonObject &ropeParameters, qint64 headDim,
 QJsonObject ropeConfigToJson(const RopeConfig &config)
 {
     const RopeConfig defaults;
-    const RopeType type = config.ropeType;
+    const int type = int(config.ropeType);
     QJsonObject out;
-    out.insert(QStringLiteral("rope_type"), ropeTypeName(type));
-    out.insert(QStringLiteral("rope_theta"), config.ropeTheta);
-    if (config.partialRotaryFactor != defaults.partialRotaryFactor)
-        out.insert(QStringLiteral("partial_rotary_factor"), config.partialRotaryFactor);
-    if (config.factor)
-        out.insert(QStringLiteral("factor"), *config.factor);
-    else if (type == RopeType::Linear || type == RopeType::Dynamic || type == RopeType::Yarn ||
-             type == RopeType::Llama3 || type == RopeType::Ntk)
-        out.insert(QStringLiteral("factor"), QJsonValue::Null); // required key, left to HF
-    if (config.originalMaxPositionEmbeddings > 0)
-        out.insert(QStringLiteral("original_max_position_embeddings"),
-                   config.originalMaxPositionEmbeddings);
-    if (config.attentionFactor)
-        out.insert(QStringLiteral("attention_factor"), *config.attentionFactor);
-    if (config.betaFast != defaults.betaFast)
-        out.insert(QStringLiteral("beta_fast"), config.betaFast);
-    if (config.betaSlow != defaults.betaSlow)
-        out.insert(QStringLiteral("beta_slow"), config.betaSlow);
-    if (config.mscale)
-        out.insert(QStringLiteral("mscale"), *config.mscale);
-    if (config.mscaleAllDim)
-        out.insert(QStringLiteral("mscale_all_dim"), *config.mscaleAllDim);
-    if (config.truncate != defaults.truncate)
-        out.insert(QStringLiteral("truncate"), config.truncate);
-    const auto numbers = [](const auto &values) {
-        QJsonArray array;
-        for (const auto x : values)
-            array.append(QJsonValue(x));
-        return array;
-    };
-    if (type == RopeType::Longrope || !config.shortFactor.empty())
-        out.insert(QStringLiteral("short_factor"), numbers(config.shortFactor));
-    if (type == RopeType::Longrope || !config.longFactor.empty())
-        out.insert(QStringLiteral("long_factor"), numbers(config.longFactor));
-    if (type == RopeType::Llama3 || config.lowFreqFactor != defaults.lowFreqFactor)
-        out.insert(QStringLiteral("low_freq_factor"), config.lowFreqFactor);
-    if (type == RopeType::Llama3 || config.highFreqFactor != defaults.highFreqFactor)
-        out.insert(QStringLiteral("high_freq_factor"), config.highFreqFactor);
-    if (!config.mropeSection.empty())
-        out.insert(QStringLiteral("mrope_section"), numbers(config.mropeSection));
-    if (config.mropeInterleaved)
-        out.insert(QStringLiteral("mrope_interleaved"), true);
-    if (config.pairing == RopePairing::Interleaved)
-        out.insert(QStringLiteral("rope_interleave"), true);
+    for (const Row &row : ropeFields<RopeConfig>()) {
+        if (!row.hf.inRopeParameters)
+            continue;
+        const QString key = QString::fromUtf8(ropeHfKey(row));
+        const bool required = (row.hf.keyRequired >> type) & 1u;
+        if (row.hf.trueChoice >= 0) { // absent is the false choice
+            if (std::get<ChoiceKind<RopeConfig>>(row.field.kind).get(config) == row.hf.trueChoice)
+                out.insert(key, true);
+            continue;
+        }
+        const QJsonValue value = fieldJson(row.field, config);
+        if (value.isNull()) { // an optional number not given: HF's None where the key is required
+            if (required)
+                out.insert(key, QJsonValue::Null);
+        } else if (row.hf.alwaysWritten || required || value != fieldJson(row.field, defaults)) {
+            out.insert(key, value);
+        }
+    }
     return out;
 }
 

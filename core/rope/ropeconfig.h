@@ -104,6 +104,39 @@ struct RopeConfig
     bool operator==(const RopeConfig &) const = default;
 };
 
+// What a rope type's rule reads, answered here once.
+// The types that scale from the pretraining context, original_max_position_embeddings: HF's
+// standardize_rope_params gives exactly "llama3", "yarn" and "longrope" one.
+constexpr bool ropeReadsOriginalContext(RopeType type)
+{
+    return type == RopeType::Llama3 || type == RopeType::Yarn || type == RopeType::Longrope;
+}
+// The types whose rule reads HF's seq_len: dynamic rescales its base, longrope picks its factor
+// set (the others ignore the argument).
+constexpr bool ropeReadsSequenceLength(RopeType type)
+{
+    return type == RopeType::Dynamic || type == RopeType::Longrope;
+}
+// The context a type's rule scales from: original_max_position_embeddings for the types that read
+// it (max_position_embeddings when it is not given), max_position_embeddings for dynamic, 0 for
+// the types that scale from no context.
+inline qint64 ropeScalingContext(const RopeConfig &config)
+{
+    if (ropeReadsOriginalContext(config.ropeType))
+        return config.originalMaxPositionEmbeddings > 0 ? config.originalMaxPositionEmbeddings
+                                                        : config.maxPositionEmbeddings;
+    return config.ropeType == RopeType::Dynamic ? config.maxPositionEmbeddings : 0;
+}
+// Bit t set for every rope type t that `has`, for the gates of the field table (ropefields.h).
+template <class Predicate> constexpr quint32 ropeTypesWhere(Predicate has)
+{
+    quint32 mask = 0;
+    for (const ChoiceName &name : ropeTypeNames)
+        if (has(RopeType(name.value)))
+            mask |= quint32(1) << name.value;
+    return mask;
+}
+
 // Reads ONE normalized v5 `rope_parameters` object (rope_type - or legacy `type` -, rope_theta,
 // factor, ...; what standardize_rope_params leaves). Checks, each with a message naming the key:
 // JSON types, unknown rope_type, HF's required keys per type (_validate_*_rope_parameters), then

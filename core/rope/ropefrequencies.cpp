@@ -1,5 +1,6 @@
 #include "ropefrequencies.h"
 
+#include "ropefields.h"
 #include "ropetables.h"
 
 #include <QLocale>
@@ -28,22 +29,6 @@ QString number(double x)
 QString typeName(RopeType type)
 {
     return QLatin1Char('"') + ropeTypeName(type) + QLatin1Char('"');
-}
-
-bool usesFactor(RopeType type)
-{
-    return type != RopeType::Default;
-}
-
-bool requiresFactor(RopeType type)
-{
-    return type == RopeType::Linear || type == RopeType::Dynamic || type == RopeType::Llama3 ||
-           type == RopeType::Ntk;
-}
-
-bool usesOriginal(RopeType type)
-{
-    return type == RopeType::Yarn || type == RopeType::Longrope || type == RopeType::Llama3;
 }
 
 // 1 / base^(arange(0, dim, 2) / dim): HF's default frequencies (each model's
@@ -320,27 +305,34 @@ RopeYarnRange ropeYarnCorrectionRange(qint64 headDim, const RopeConfig &config)
     return {std::max(low, 0.0), std::min(high, dim - 1.0)};
 }
 
-QString ropeConfigProblem(qint64 headDim, const RopeConfig &config)
+namespace {
+
+// The first field the type reads whose value is outside the field's bounds (ropefields.h). The
+// two contexts are checked for every type: the model code and the figures read them beside the
+// rope type's rule.
+QString boundsProblem(const RopeConfig &config)
 {
-    const RopeType type = config.ropeType;
-    if (headDim < 1 || headDim > ropeMaxHeadDim)
-        return QStringLiteral("head dim must be between 1 and %1 (got %2)")
-            .arg(ropeMaxHeadDim)
-            .arg(headDim);
-    if (!(finite(config.ropeTheta) && config.ropeTheta > 0.0))
-        return QStringLiteral("rope_theta must be a finite number greater than 0 (got %1)")
-            .arg(number(config.ropeTheta));
-    if (!(finite(config.partialRotaryFactor) && config.partialRotaryFactor > 0.0 &&
-          config.partialRotaryFactor <= 1.0))
-        return QStringLiteral("partial_rotary_factor must be greater than 0 and at most 1 (got %1)")
-            .arg(number(config.partialRotaryFactor));
+    const FieldTable<RopeConfig> table = ropeFieldTable<RopeConfig>();
+    for (const auto member :
+         {&RopeConfig::maxPositionEmbeddings, &RopeConfig::originalMaxPositionEmbeddings}) {
+        const Field<RopeConfig> &field = ropeFieldOf(member).field;
+        if (QString message = fieldRangeProblem(field, config); !message.isEmpty())
+            return QString::fromUtf8(field.key) + QLatin1Char(' ') + message;
+    }
+    const FieldProblem problem = rangeProblem(table, config);
+    return problem ? describe(table, problem, FieldNaming::Bare) : QString();
+}
+
+// The head and what of it rotates, and HF's seq_len.
+QString shapeProblem(qint64 headDim, const RopeConfig &config)
+{
     const qint64 dim = ropeRotaryDims(headDim, config);
     if (ropeFrequencyCount(headDim, config) < 1)
-        return type == RopeType::Proportional
+        return config.ropeType == RopeType::Proportional
                    ? QStringLiteral("head dim %1 has no pair of columns to rotate").arg(headDim)
-                   : QStringLiteral("partial_rotary_factor %1 leaves no rotated dims: int(%2 x "
-                                    "%1) = %3")
-                         .arg(number(config.partialRotaryFactor))
+                   : QStringLiteral("%1 %2 leaves no rotated dims: int(%3 x %2) = %4")
+                         .arg(ropeKey(&RopeConfig::partialRotaryFactor),
+                              number(config.partialRotaryFactor))
                          .arg(headDim)
                          .arg(dim);
     if (config.sequenceLength < 0 || config.sequenceLength > ropeMaxContext)
@@ -348,127 +340,121 @@ QString ropeConfigProblem(qint64 headDim, const RopeConfig &config)
                               "(got %2)")
             .arg(ropeMaxContext)
             .arg(config.sequenceLength);
-    if (config.maxPositionEmbeddings < 0 || config.maxPositionEmbeddings > ropeMaxContext)
-        return QStringLiteral("max_position_embeddings must be between 0 (not given) and %1 "
-                              "(got %2)")
-            .arg(ropeMaxContext)
-            .arg(config.maxPositionEmbeddings);
-    if (config.originalMaxPositionEmbeddings < 0 ||
-        config.originalMaxPositionEmbeddings > ropeMaxContext)
-        return QStringLiteral("original_max_position_embeddings must be between 0 (not given) "
-                              "and %1 (got %2)")
-            .arg(ropeMaxContext)
-            .arg(config.originalMaxPositionEmbeddings);
+    return {};
+}
 
-    if (usesFactor(type)) {
-        if (config.factor) {
-            if (!(finite(*config.factor) && *config.factor > 0.0))
-                return QStringLiteral("factor must be a finite number greater than 0 (got %1)")
-                    .arg(number(*config.factor));
-        } else if (requiresFactor(type)) {
-            return QStringLiteral("factor is required by rope_type %1").arg(typeName(type));
-        }
+// The values the type cannot do without: the fields the table requires for it (an optional
+// number or a context of 0 is not given), the original context of the types that read it, and
+// what yarn and longrope infer a missing factor from.
+QString requiredProblem(const RopeConfig &config)
+{
+    const RopeType type = config.ropeType;
+    const FieldTable<RopeConfig> table = ropeFieldTable<RopeConfig>();
+    for (const Field<RopeConfig> &f : table) {
+        if (!fieldRequired(table, f, config))
+            continue;
+        const auto *optional = std::get_if<OptionalRealKind<RopeConfig>>(&f.kind);
+        const auto *integer = std::get_if<IntegerKind<RopeConfig>>(&f.kind);
+        if ((optional && !(config.*optional->member)) || (integer && config.*integer->member == 0))
+            return QStringLiteral("%1 is required by rope_type %2")
+                .arg(QString::fromUtf8(f.key), typeName(type));
     }
-    if (usesOriginal(type) && config.originalMaxPositionEmbeddings < 1)
-        return QStringLiteral("original_max_position_embeddings is required by rope_type %1 (a "
-                              "whole number from 1 to %2)")
-            .arg(typeName(type))
+    if (ropeReadsOriginalContext(type) && config.originalMaxPositionEmbeddings < 1)
+        return QStringLiteral("%1 is required by rope_type %2 (a whole number from 1 to %3)")
+            .arg(ropeKey(&RopeConfig::originalMaxPositionEmbeddings), typeName(type))
             .arg(ropeMaxContext);
-    if ((type == RopeType::Yarn || type == RopeType::Longrope) && !config.factor &&
-        config.maxPositionEmbeddings < 1)
-        return QStringLiteral(
-                   "factor is not given and max_position_embeddings is unknown: rope_type "
-                   "%1 then uses max_position_embeddings / "
-                   "original_max_position_embeddings")
-            .arg(typeName(type));
-    if (config.attentionFactor && !finite(*config.attentionFactor) &&
-        (type == RopeType::Yarn || type == RopeType::Longrope))
-        return QStringLiteral("attention_factor must be a finite number (got %1)")
-            .arg(number(*config.attentionFactor));
+    if (type != RopeType::Default && !ropeEffectiveFactor(config))
+        return QStringLiteral("%1 is not given and %2 is unknown: rope_type %3 then uses %2 / %4")
+            .arg(ropeKey(&RopeConfig::factor), ropeKey(&RopeConfig::maxPositionEmbeddings),
+                 typeName(type), ropeKey(&RopeConfig::originalMaxPositionEmbeddings));
+    return {};
+}
 
+QString yarnProblem(qint64 headDim, const RopeConfig &config)
+{
+    const qint64 dim = ropeRotaryDims(headDim, config);
+    // torch broadcasts the dim // 2 ramp values against ceil(dim / 2) frequencies only when
+    // the lengths match or the ramp has one value.
+    if (dim / 2 < 1)
+        return QStringLiteral("yarn needs at least 2 rotary dims: its ramp has dim // 2 = 0 "
+                              "values (dim %1)")
+            .arg(dim);
+    if (dim % 2 != 0 && dim / 2 != 1)
+        return QStringLiteral("yarn needs an even number of rotary dims: its ramp has dim // 2 "
+                              "= %1 values for %2 frequencies (dim %3)")
+            .arg(dim / 2)
+            .arg((dim + 1) / 2)
+            .arg(dim);
+    return {};
+}
+
+QString longropeProblem(qint64 headDim, const RopeConfig &config)
+{
+    const bool useLong = ropeUsesLongFactors(config);
+    const QString key =
+        useLong ? ropeKey(&RopeConfig::longFactor) : ropeKey(&RopeConfig::shortFactor);
+    const std::vector<double> &ext = longropeFactors(config);
+    const qint64 count = ropeFrequencyCount(headDim, config);
+    if (ext.empty())
+        return QStringLiteral("%1 is empty: longrope needs one factor per frequency (%2)")
+            .arg(key)
+            .arg(count);
+    if (qint64(ext.size()) != count && ext.size() != 1)
+        return QStringLiteral("%1 has %2 values; this head rotates %3 frequencies (or give "
+                              "one value for all)")
+            .arg(key)
+            .arg(ext.size())
+            .arg(count);
+    if (!config.attentionFactor && config.originalMaxPositionEmbeddings == 1 &&
+        ropeEffectiveFactor(config).value_or(1.0) > 1.0)
+        return QStringLiteral("%1 1 makes longrope's attention factor divide by ln(1) = 0")
+            .arg(ropeKey(&RopeConfig::originalMaxPositionEmbeddings));
+    return {};
+}
+
+// Rules between the fields of one type.
+QString typeProblem(qint64 headDim, const RopeConfig &config)
+{
+    const RopeType type = config.ropeType;
     switch (type) {
-    case RopeType::Default:
-    case RopeType::Linear:
-    case RopeType::Proportional:
-        break;
     case RopeType::Dynamic:
     case RopeType::Ntk:
-        if (type == RopeType::Dynamic && config.maxPositionEmbeddings < 1)
-            return QStringLiteral("max_position_embeddings is required by rope_type \"dynamic\": "
-                                  "it scales from that length");
-        if (dim == 2)
+        if (ropeRotaryDims(headDim, config) == 2)
             return QStringLiteral("rope_type %1 divides by zero at 2 rotary dims: its exponent "
                                   "is dim / (dim - 2)")
                 .arg(typeName(type));
         break;
     case RopeType::Yarn:
-        if (config.ropeTheta == 1.0)
-            return QStringLiteral("rope_theta 1 makes yarn's correction range divide by ln(1) = 0");
-        if (!(finite(config.betaFast) && config.betaFast >= 0.0))
-            return QStringLiteral("beta_fast must be a finite number greater than 0 (0 means 32; "
-                                  "got %1)")
-                .arg(number(config.betaFast));
-        if (!(finite(config.betaSlow) && config.betaSlow >= 0.0))
-            return QStringLiteral("beta_slow must be a finite number greater than 0 (0 means 1; "
-                                  "got %1)")
-                .arg(number(config.betaSlow));
-        if (config.mscale && !finite(*config.mscale))
-            return QStringLiteral("mscale must be a finite number (got %1)")
-                .arg(number(*config.mscale));
-        if (config.mscaleAllDim && !finite(*config.mscaleAllDim))
-            return QStringLiteral("mscale_all_dim must be a finite number (got %1)")
-                .arg(number(*config.mscaleAllDim));
-        // torch broadcasts the dim // 2 ramp values against ceil(dim / 2) frequencies only when
-        // the lengths match or the ramp has one value.
-        if (dim / 2 < 1)
-            return QStringLiteral("yarn needs at least 2 rotary dims: its ramp has dim // 2 = 0 "
-                                  "values (dim %1)")
-                .arg(dim);
-        if (dim % 2 != 0 && dim / 2 != 1)
-            return QStringLiteral("yarn needs an even number of rotary dims: its ramp has dim // 2 "
-                                  "= %1 values for %2 frequencies (dim %3)")
-                .arg(dim / 2)
-                .arg((dim + 1) / 2)
-                .arg(dim);
-        break;
-    case RopeType::Longrope: {
-        const bool useLong = &longropeFactors(config) == &config.longFactor;
-        const char *key = useLong ? "long_factor" : "short_factor";
-        const std::vector<double> &ext = longropeFactors(config);
-        const qint64 count = ropeFrequencyCount(headDim, config);
-        if (ext.empty())
-            return QStringLiteral("%1 is empty: longrope needs one factor per frequency (%2)")
-                .arg(QLatin1String(key))
-                .arg(count);
-        if (qint64(ext.size()) != count && ext.size() != 1)
-            return QStringLiteral("%1 has %2 values; this head rotates %3 frequencies (or give "
-                                  "one value for all)")
-                .arg(QLatin1String(key))
-                .arg(ext.size())
-                .arg(count);
-        for (std::size_t k = 0; k < ext.size(); ++k)
-            if (!(finite(ext[k]) && ext[k] != 0.0))
-                return QStringLiteral("%1[%2] must be a finite number other than 0 (got %3)")
-                    .arg(QLatin1String(key))
-                    .arg(k)
-                    .arg(number(ext[k]));
-        if (!config.attentionFactor && config.originalMaxPositionEmbeddings == 1 &&
-            ropeEffectiveFactor(config).value_or(1.0) > 1.0)
-            return QStringLiteral("original_max_position_embeddings 1 makes longrope's attention "
-                                  "factor divide by ln(1) = 0");
-        break;
-    }
+        return yarnProblem(headDim, config);
+    case RopeType::Longrope:
+        return longropeProblem(headDim, config);
+    case RopeType::Default:
+    case RopeType::Linear:
     case RopeType::Llama3:
-        if (!(finite(config.lowFreqFactor) && config.lowFreqFactor != 0.0))
-            return QStringLiteral("low_freq_factor must be a finite number other than 0 (got %1)")
-                .arg(number(config.lowFreqFactor));
-        if (!(finite(config.highFreqFactor) && config.highFreqFactor != 0.0))
-            return QStringLiteral("high_freq_factor must be a finite number other than 0 (got %1)")
-                .arg(number(config.highFreqFactor));
+    case RopeType::Proportional:
         break;
     }
-    if (QString mrope = ropeMropeProblem(headDim, config); !mrope.isEmpty())
-        return mrope;
+    return {};
+}
+
+} // namespace
+
+QString ropeConfigProblem(qint64 headDim, const RopeConfig &config)
+{
+    if (headDim < 1 || headDim > ropeMaxHeadDim)
+        return QStringLiteral("head dim must be between 1 and %1 (got %2)")
+            .arg(ropeMaxHeadDim)
+            .arg(headDim);
+    if (QString problem = boundsProblem(config); !problem.isEmpty())
+        return problem;
+    if (QString problem = shapeProblem(headDim, config); !problem.isEmpty())
+        return problem;
+    if (QString problem = requiredProblem(config); !problem.isEmpty())
+        return problem;
+    if (QString problem = typeProblem(headDim, config); !problem.isEmpty())
+        return problem;
+    if (QString problem = ropeMropeProblem(headDim, config); !problem.isEmpty())
+        return problem;
 
     // Whatever else overflows (an enormous factor, a base whose powers underflow) shows here.
     const RopeFrequencies result = compute(headDim, config);

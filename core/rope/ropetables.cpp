@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <numeric>
 
 namespace pe {
 
@@ -130,14 +131,8 @@ QString ropeMropeProblem(qint64 headDim, const RopeConfig &config)
         return QStringLiteral("mrope_section must have 3 entries (temporal, height, width pairs); "
                               "got %1")
             .arg(text());
-    qint64 sum = 0;
-    for (qint64 s : section) {
-        if (s < 0 || s > ropeMaxHeadDim)
-            return QStringLiteral("mrope_section entries must be between 0 and %1; got %2")
-                .arg(ropeMaxHeadDim)
-                .arg(text());
-        sum += s;
-    }
+    // Each entry's bounds are the field table's (ropefields.h), checked before.
+    const qint64 sum = std::accumulate(section.begin(), section.end(), qint64(0));
     // apply_multimodal_rotary_pos_emb splits cos by mrope_section * 2: the sections must cover
     // the frequencies exactly. Qwen3-VL's interleaved slices clip and need no such match.
     const qint64 count = ropeFrequencyCount(headDim, config);

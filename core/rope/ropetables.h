@@ -92,8 +92,8 @@ enum class MropeAxis { Temporal, Height, Width };
 //    i % 3 == 1 and i < 3h, the width id when i % 3 == 2 and i < 3w, else the temporal id.
 //  No section: every pair follows the temporal id (plain RoPE).
 std::vector<MropeAxis> ropeMropeAxes(qint64 headDim, const RopeConfig &config);
-// Empty when mrope_section fits the head; otherwise one sentence naming mrope_section.
-// ropeConfigProblem() includes it.
+// Empty when mrope_section (its entries within the field table's bounds) fits the head;
+// otherwise one sentence naming mrope_section. ropeConfigProblem() includes it.
 QString ropeMropeProblem(qint64 headDim, const RopeConfig &config);
 
 struct MropePositionIds

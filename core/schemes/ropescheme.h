@@ -8,10 +8,6 @@
 
 namespace pe {
 
-namespace limits {
-constexpr qint64 maxRopeContext = ropeMaxContext;
-} // namespace limits
-
 struct RopeScheme : RopeConfig
 {
     static constexpr SchemeInfo info{"rope", "RoPE (rotary)",

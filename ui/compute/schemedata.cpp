@@ -92,25 +92,11 @@ RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec)
         longSet.sequenceLength = std::max<qint64>(config.originalMaxPositionEmbeddings + 1, 1);
         data.shortScaled = ropeInverseFrequencies(ropeSpec.dims, shortSet).inverseFrequencies;
         data.longScaled = ropeInverseFrequencies(ropeSpec.dims, longSet).inverseFrequencies;
-        data.longApplies = config.sequenceLength > 0 &&
-                           config.sequenceLength > config.originalMaxPositionEmbeddings;
+        data.longApplies = ropeUsesLongFactors(config);
     }
     if (!config.mropeSection.isEmpty() && ropeMropeProblem(ropeSpec.dims, config).isEmpty())
         data.mropeAxes = ropeMropeAxes(ropeSpec.dims, config);
-    switch (rope.ropeType) {
-    case RopeType::Dynamic: // scales from the context it is used at
-        data.originalContext = rope.maxPositionEmbeddings;
-        break;
-    case RopeType::Yarn:
-    case RopeType::Longrope:
-    case RopeType::Llama3:
-        data.originalContext = rope.originalMaxPositionEmbeddings > 0
-                                   ? rope.originalMaxPositionEmbeddings
-                                   : rope.maxPositionEmbeddings;
-        break;
-    default:
-        break;
-    }
+    data.originalContext = ropeScalingContext(rope);
     return data;
 }
 

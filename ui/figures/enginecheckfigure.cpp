@@ -109,12 +109,9 @@ EngineCheckFigure::EngineCheckFigure(const ExplorerState &state, const PlotTheme
 
 qint64 EngineCheckFigure::boundary(const EngineCheck &check)
 {
-    const RopeConfig &c = check.config;
-    const bool original = c.ropeType == RopeType::Yarn || c.ropeType == RopeType::Longrope ||
-                          c.ropeType == RopeType::Llama3;
-    const qint64 at = original && c.originalMaxPositionEmbeddings > 0
-                          ? c.originalMaxPositionEmbeddings
-                          : c.maxPositionEmbeddings;
+    // The context the rope type scales from, else the one the model is used at.
+    const qint64 scaling = ropeScalingContext(check.config);
+    const qint64 at = scaling > 0 ? scaling : check.config.maxPositionEmbeddings;
     const RopeErrorGrid &g = check.result.errors;
     return at > 0 && at < g.rows * g.rowsPerBin ? at : -1;
 }
