@@ -19,6 +19,10 @@
 #include <stdexcept>
 #include <vector>
 
+namespace pe {
+class ModelTensors;
+}
+
 namespace pe::cli {
 
 // Differs: `verify` found numbers beyond the tolerance.
@@ -112,8 +116,12 @@ std::vector<MropePositionIds> parsePositionIds(const QString &option);
 DataOutput dataOutputFromOptions(const QCommandLineParser &parser, EncodingSpec &spec);
 
 // `pescope inspect --json`'s object for a model folder, file or cached repo id, and the model's
-// config (nullopt when it has none) in *config when not null. Throws UsageError.
-QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *config = nullptr);
+// config (nullopt when it has none) in *config when not null. With `tensors`, the weights are
+// opened there and the report's "tensors" list is left empty for the caller to stream (a header
+// may list a million tensors), *tensorCount the number (-1: a config alone); without, the list
+// is in the report. Throws UsageError.
+QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *config = nullptr,
+                          ModelTensors *tensors = nullptr, qsizetype *tensorCount = nullptr);
 
 // `verify`'s options after MODEL (--against, --what, --layout, --positions, --tolerance,
 // --unscaled, --strict), shared with `export --view verify` (verifycommand.cpp), where --layout

@@ -232,7 +232,8 @@ void printTensors(ModelTensors &tensors, qsizetype count, bool json)
 
 } // namespace
 
-QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *configOut)
+QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *configOut,
+                          ModelTensors *tensorsOut, qsizetype *tensorCount)
 {
     QString error;
     const std::optional<ModelLocation> location = resolveModel(source, &error);
@@ -250,18 +251,26 @@ QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *con
     }
     if (config)
         report.insert(QStringLiteral("config"), configJson(*config));
-    ModelTensors tensors;
-    qsizetype tensorCount = -1; // none listed for a config alone
+    ModelTensors ownTensors;
+    ModelTensors &tensors = tensorsOut ? *tensorsOut : ownTensors;
+    qsizetype count = -1; // none listed for a config alone
     if (location->kind != ModelSourceKind::ConfigOnly) {
         if (!tensors.open(*location, &error))
             throw UsageError{error};
         report.insert(QStringLiteral("weights"), tensors.path());
-        // Every shard read (and counted) before anything is printed.
-        tensorCount = 0;
-        if (!tensors.forEachTensor([&](const TensorInfo &) { ++tensorCount; }, &error))
+        // Every shard read (and counted) before anything is printed. With tensorsOut the list
+        // is left empty, a placeholder the caller streams into.
+        QJsonArray list;
+        count = 0;
+        if (!tensors.forEachTensor(
+                [&](const TensorInfo &t) {
+                    ++count;
+                    if (!tensorsOut)
+                        list.append(tensorJson(t));
+                },
+                &error))
             throw UsageError{error};
-        // A placeholder, replaced by the streamed list in the output.
-        report.insert(QStringLiteral("tensors"), QJsonArray());
+        report.insert(QStringLiteral("tensors"), list);
         if (const GgufFile *gguf = tensors.gguf())
             report.insert(QStringLiteral("gguf"), ggufJson(*gguf));
         if (config) {
@@ -272,6 +281,8 @@ QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *con
     }
     if (configOut)
         *configOut = config;
+    if (tensorCount)
+        *tensorCount = count;
     return report;
 }
 
@@ -301,7 +312,10 @@ int runInspect(const QStringList &args)
                              : QStringLiteral("unexpected argument \"%1\"").arg(positional.at(1))};
 
     std::optional<ModelConfig> config;
-    const QJsonObject report = inspectReport(positional.constFirst(), &config);
+    ModelTensors tensors;
+    qsizetype tensorCount = -1;
+    const QJsonObject report =
+        inspectReport(positional.constFirst(), &config, &tensors, &tensorCount);
     if (parser.isSet(QStringLiteral("json"))) {
         const QByteArray json = QJsonDocument(report).toJson(QJsonDocument::Indented);
         // The placeholder, as the indented format writes an empty array at the top level; no

@@ -331,6 +331,9 @@ constexpr ViewText viewTexts[] = {
     {FigureView::SinusoidFit, "Table: sinusoid fit",
      "For one dimension of the learned table, its values against the position and the sinusoid "
      "that fits them best (R² says how well): how close training came to the formula."},
+    {FigureView::EngineCheck, "Engine check",
+     "An inference engine's RoPE table against Hugging Face's for the model's config: the error "
+     "per position and pair, the verdict, and the known mistake the difference matches."},
 };
 
 // Each view's formula, with the window's parameters where it has any (HTML).
@@ -382,6 +385,10 @@ QString viewFormula(FigureView view, const ExplorerState &state)
     case FigureView::SinusoidFit:
         return QStringLiteral("W[<i>p</i>, <i>i</i>] ≈ <i>a</i> sin(ω<i>p</i> + φ) + <i>c</i>, "
                               "least squares");
+    case FigureView::EngineCheck:
+        return QStringLiteral("err(<i>p</i>, <i>i</i>) = max |table − HF| over pair <i>i</i>'s "
+                              "columns at position <i>p</i>; HF: cos / sin(<i>p</i>θ<sub><i>i</i>"
+                              "</sub>) × attention factor");
     }
     return {};
 }
