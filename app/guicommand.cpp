@@ -19,6 +19,7 @@
 #include <QImageWriter>
 #include <QRegularExpression>
 #include <QTimer>
+#include <QUndoStack>
 
 #include <cstdio>
 
@@ -236,6 +237,8 @@ int runGui(int argc, char **argv)
         window.modelPage()->setCurrentView(*request.modelView);
     if (request.page)
         window.state()->setPage(*request.page);
+    // What the command line asked for is where the session starts: nothing to undo, not modified.
+    window.undoStack()->clear();
     if (request.size.isValid())
         window.resize(request.size);
     window.show();

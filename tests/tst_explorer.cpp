@@ -3,6 +3,8 @@
 // formula and matplotlib's colormap tables, never from pescope's own output.
 #include "compute/computescheduler.h"
 #include "cpubackend.h"
+#include "dialogs/shortcutsdialog.h"
+#include "dialogs/viewhelpdialog.h"
 #include "figures/figurebuilder.h"
 #include "figures/plottheme.h"
 #include "figures/qcpinclude.h"
@@ -26,8 +28,10 @@
 #include <QPushButton>
 #include <QSet>
 #include <QSlider>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
@@ -416,6 +420,139 @@ private slots:
         const double value = test::referenceInterleaved(30, 7, 128, 10000.0);
         QVERIFY2(heatmap->readout().contains(QString::number(value, 'f', 4).left(6)),
                  qPrintable(heatmap->readout()));
+        // The status bar gives the cell's formula with its numbers: column 7 is the cosine of
+        // pair 3, angle 30 / 10000^(6/128).
+        const auto status = [&] { return window->statusBar()->currentMessage(); };
+        QTRY_VERIFY2(status().startsWith(QStringLiteral("PE(30, 7) = cos(30 / 10000^(6/128)) = "
+                                                        "cos(30 × ")),
+                     qPrintable(status()));
+        QVERIFY2(status().contains(QString::number(std::pow(10000.0, -6.0 / 128.0), 'g', 6)),
+                 qPrintable(status()));
+
+        // Issue 25: what the readout says follows the matrix under a mouse that stays put: a new
+        // base recomputes the hovered cell's value and formula.
+        typeInto(qobject_cast<QLineEdit *>(
+                     window->parameterPanel()->specForm()->editor(QStringLiteral("base"))),
+                 QStringLiteral("500"));
+        QVERIFY(waitSettled(*window));
+        const double rebased = test::referenceInterleaved(30, 7, 128, 500.0);
+        QTRY_VERIFY2(heatmap->readout().contains(
+                         QStringLiteral("p = 30, i = 7, value = %1").arg(rebased, 0, 'f', 6)),
+                     qPrintable(heatmap->readout()));
+        QVERIFY2(status().startsWith(QLatin1String("PE(30, 7) = cos(30 / 500^(6/128))")),
+                 qPrintable(status()));
+        // Another scheme: no number of the old one stays on screen.
+        auto *scheme = qobject_cast<QComboBox *>(
+            window->parameterPanel()->specForm()->editor(QStringLiteral("scheme")));
+        QVERIFY(scheme);
+        scheme->setFocus();
+        QTest::keyClick(scheme, Qt::Key_Down); // learned
+        QCOMPARE(window->state()->spec().schemeId(), QStringLiteral("learned"));
+        QVERIFY(!heatmap->readout().contains(QString::number(rebased, 'f', 6)));
+        QVERIFY(waitSettled(*window));
+        QVERIFY2(!status().startsWith(QLatin1String("PE(")), qPrintable(status()));
+        // The mouse leaves: the hint again, and the formula goes.
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(heatmap->plot(), &leave);
+        QCOMPARE(heatmap->readout(), HeatmapView::hint());
+        QCOMPARE(status(), QString());
+    }
+
+    // Issue 25: the dark theme toggled on the Phrases page, then Ctrl+1: the waves still sit over
+    // the heatmap pixel for pixel (the plots were rebuilt while hidden).
+    void themeChangedOnAnotherPageKeepsTheAlignment()
+    {
+        auto window = openWindow();
+        QVERIFY(waitSettled(*window));
+        QTest::keyClick(window.get(), Qt::Key_1, Qt::ControlModifier | Qt::AltModifier); // Géron
+        QVERIFY(waitSettled(*window));
+        QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
+        QVERIFY(waitSettled(*window));
+        QTest::keyClick(window.get(), Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(window->state()->theme(), Theme::Dark);
+        QVERIFY(waitSettled(*window));
+        QTest::keyClick(window.get(), Qt::Key_1, Qt::ControlModifier);
+        QVERIFY(waitSettled(*window));
+        QCustomPlot *waves = window->wavesView()->plot();
+        HeatmapView *heatmap = window->heatmapView();
+        const auto wavesX = [&](qint64 p) {
+            return waves->mapTo(window.get(), window->wavesView()->curvePoint(p, 100)).x();
+        };
+        const auto heatmapX = [&](qint64 p) {
+            return heatmap->plot()->mapTo(window.get(), heatmap->cellCentre(p, 0)).x();
+        };
+        for (const qint64 p : {0, 60, 200})
+            QTRY_VERIFY2(std::abs(wavesX(p) - heatmapX(p)) <= 1,
+                         qPrintable(QStringLiteral("p = %1: waves at %2, heatmap at %3")
+                                        .arg(p)
+                                        .arg(wavesX(p))
+                                        .arg(heatmapX(p))));
+    }
+
+    // Help > Keyboard shortcuts lists every shortcut of every action, generated from the window;
+    // F1 explains the current page's views with their formulas.
+    void helpListsEveryShortcutAndExplainsTheViews()
+    {
+        auto window = openWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window.get()));
+        const QList<ShortcutEntry> entries = shortcutEntries(window.get());
+        ShortcutsDialog dialog(window.get());
+        QTableWidget *table = dialog.table();
+        QCOMPARE(table->rowCount(), int(entries.size()));
+        QStringList listed;
+        for (int r = 0; r < table->rowCount(); ++r)
+            listed.append(table->item(r, 0)->text() + QLatin1Char('|') + table->item(r, 1)->text());
+        const QList<QAction *> actions = window->findChildren<QAction *>();
+        int withKeys = 0;
+        for (const QAction *action : actions) {
+            if (action->shortcuts().isEmpty())
+                continue;
+            ++withKeys;
+            for (const QKeySequence &keys : action->shortcuts()) {
+                const QString text = keys.toString(QKeySequence::NativeText);
+                QVERIFY2(std::any_of(listed.begin(), listed.end(),
+                                     [&](const QString &row) {
+                                         return row.section(QLatin1Char('|'), 0, 0)
+                                             .split(QStringLiteral(", "))
+                                             .contains(text);
+                                     }),
+                         qPrintable(action->text() + QStringLiteral(": ") + text));
+            }
+        }
+        QVERIFY(withKeys >= 20);
+        const QString undoKeys =
+            QKeySequence(QKeySequence::Undo).toString(QKeySequence::NativeText);
+        QVERIFY2(std::any_of(listed.begin(), listed.end(),
+                             [&](const QString &row) {
+                                 return row.startsWith(undoKeys) &&
+                                        row.endsWith(QLatin1String("|Undo"));
+                             }),
+                 qPrintable(listed.join(QLatin1Char('\n'))));
+        QVERIFY(listed.contains(QStringLiteral("Ctrl+T|Transpose heatmap")));
+
+        // F1 on the Encoding page: the waves and the heatmap, with the sinusoid's formula.
+        QTest::keyClick(window.get(), Qt::Key_F1);
+        auto *help = window->findChild<ViewHelpDialog *>();
+        QVERIFY(help);
+        QVERIFY(help->isVisible());
+        QString html = help->html();
+        for (const char *words : {"Heatmap", "Waves", "PE(", "sin(", "10000"})
+            QVERIFY2(html.contains(QLatin1String(words)), words);
+        // It follows the window: the rope-decay preset shows RoPE's θ and the Decay view.
+        QTest::keyClick(window.get(), Qt::Key_4, Qt::ControlModifier | Qt::AltModifier);
+        html = help->html();
+        for (const char *words : {"Decay", "RoFormer", "θ", "no scaling"})
+            QVERIFY2(html.contains(QString::fromUtf8(words)), words);
+        // With Llama 3.1's scaling, the rule in use is named with its numbers.
+        EncodingSpec spec = window->state()->spec();
+        RopeScheme &rope = std::get<RopeScheme>(spec.scheme);
+        rope.ropeType = RopeType::Llama3;
+        rope.factor = 8;
+        rope.originalMaxPositionEmbeddings = 8192;
+        QVERIFY(window->state()->setSpec(spec));
+        html = help->html();
+        for (const char *words : {"Llama 3", "8192", "= 8"})
+            QVERIFY2(html.contains(QString::fromUtf8(words)), words);
     }
 
     void typingAPhraseUpdatesVocabularyAndGrid()

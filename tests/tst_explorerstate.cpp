@@ -1,13 +1,16 @@
-// ExplorerState: setters emit only on real change and refuse bad values, JSON round trip, and
-// the presets give the parameters of the seed figures (DESIGN.md, seeds 000/001/003).
+// ExplorerState: setters emit only on real change and refuse bad values, JSON round trip, the
+// presets give the parameters of the seed figures (DESIGN.md, seeds 000/001/003), every change is
+// one undo step that restores the parameters exactly, and a preview is never saved.
 #include "modelfilewriter.h"
 #include "state/explorerstate.h"
 #include "state/presets.h"
 #include "testutil.h"
 
+#include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 using namespace pe;
 
@@ -151,6 +154,99 @@ private slots:
         QCOMPARE(p.title(1), QStringLiteral("Wise Phrase"));
         QCOMPARE(state.colormap(), Colormap::Viridis);
         QCOMPARE(state.page(), Page::Phrases);
+    }
+
+    // Undo restores every parameter as it was; where the user looks (page, selected cell) stays,
+    // clamped into the restored matrix.
+    void undoRestoresParametersAndKeepsNavigation()
+    {
+        ExplorerState state;
+        QUndoStack stack;
+        state.setUndoStack(&stack);
+        const QJsonObject first = state.toJson();
+        EncodingSpec s = state.spec();
+        s.dims = 64;
+        s.positions = 100;
+        QVERIFY(state.setSpec(s));
+        QCOMPARE(stack.count(), 1);
+        QCOMPARE(stack.text(0), QStringLiteral("Change Positions and Dims"));
+        state.setSelection({90, 60});
+        state.setPage(Page::Phrases);
+        QCOMPARE(stack.count(), 1); // no steps of their own
+        QVERIFY(state.setWaveDims({1, 2}));
+        QCOMPARE(stack.text(1), QStringLiteral("Set Wave dims to 1,2"));
+
+        stack.undo();
+        QCOMPARE(state.waveDims(), (QList<qint64>{20, 21}));
+        stack.undo();
+        QCOMPARE(state.spec().dims, 128);
+        QCOMPARE(state.page(), Page::Phrases);
+        QCOMPARE(state.selection(), (Selection{90, 60}));
+        QJsonObject restored = state.toJson();
+        restored.insert(QStringLiteral("page"), first.value(QStringLiteral("page")));
+        restored.insert(QStringLiteral("selection"), first.value(QStringLiteral("selection")));
+        QCOMPARE(restored, first);
+        stack.redo();
+        QCOMPARE(state.spec().dims, 64);
+        QCOMPARE(state.selection(), (Selection{90, 60}));
+
+        // A new change after an undo drops the redo branch, as QUndoStack does.
+        state.setColormap(Colormap::Magma);
+        QVERIFY(!stack.canRedo());
+    }
+
+    // Changes made during a preview are shown but saved nowhere; the first change outside it
+    // starts from the saved values.
+    void previewIsNeitherSavedNorAStep()
+    {
+        ExplorerState state;
+        QUndoStack stack;
+        state.setUndoStack(&stack);
+        const QJsonObject saved = state.toJson();
+        EncodingSpec s = state.spec();
+        std::get<SinusoidalScheme>(s.scheme).base = 40000;
+        QVERIFY(state.preview([&] { return state.setSpec(s); }));
+        QVERIFY(state.isPreviewing());
+        QCOMPARE(state.spec().get<SinusoidalScheme>()->base, 40000.0); // shown
+        QCOMPARE(state.toJson(), saved);                               // not saved
+        QCOMPARE(stack.count(), 0);
+        state.setColormap(Colormap::Magma);
+        QVERIFY(!state.isPreviewing());
+        QCOMPARE(state.spec().get<SinusoidalScheme>()->base, 10000.0);
+        QCOMPARE(stack.count(), 1);
+        QCOMPARE(stack.text(0), QStringLiteral("Set Colormap to magma"));
+        stack.undo();
+        QCOMPARE(state.toJson(), saved);
+    }
+
+    // A preset keeps the phrases typed by hand unless it brings its own, and is one step.
+    void presetsKeepTypedPhrases()
+    {
+        ExplorerState state;
+        QUndoStack stack;
+        state.setUndoStack(&stack);
+        PhraseSettings phrases = state.phraseSettings();
+        phrases.phrases[0] = QStringLiteral("my own lesson phrase");
+        QVERIFY(state.setPhraseSettings(phrases));
+        const QJsonObject typed = state.toJson();
+        QString error;
+        QVERIFY2(applyPreset(state, QStringLiteral("rope-decay"), &error), qPrintable(error));
+        QCOMPARE(state.phraseSettings().phrases, phrases.phrases);
+        QCOMPARE(stack.count(), 2);
+        QCOMPARE(stack.text(1), QStringLiteral("Apply preset rope-decay"));
+        QVERIFY2(applyPreset(state, QStringLiteral("keras-phrases"), &error), qPrintable(error));
+        QCOMPARE(state.phraseSettings().title(0), QStringLiteral("Tech Phrase"));
+        stack.undo();
+        stack.undo();
+        // Where the user looks (the page, the clicked token) stays where the Keras preset put it.
+        QJsonObject back = state.toJson();
+        back.insert(QStringLiteral("page"), typed.value(QStringLiteral("page")));
+        QJsonObject phrasesBack = back.value(QStringLiteral("phrases")).toObject();
+        phrasesBack.insert(
+            QStringLiteral("selection"),
+            typed.value(QStringLiteral("phrases")).toObject().value(QStringLiteral("selection")));
+        back.insert(QStringLiteral("phrases"), phrasesBack);
+        QCOMPARE(QJsonDocument(back).toJson(), QJsonDocument(typed).toJson());
     }
 
     void unknownPreset()

@@ -5,14 +5,15 @@
 
 #include <QString>
 #include <QTest>
+#include <QUndoStack>
 #include <QWidget>
 
 #include <memory>
 
 namespace pe::test {
 
-// A window on the CPU backend, shown at a fixed size; it touches no settings file unless
-// `settingsFile` names one.
+// A window on the CPU backend, shown at a fixed size, its undo stack empty; it touches no
+// settings file unless `settingsFile` names one.
 inline std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QString())
 {
     MainWindowOptions options;
@@ -20,6 +21,7 @@ inline std::unique_ptr<MainWindow> openWindow(const QString &settingsFile = QStr
     options.settingsFile = settingsFile;
     auto window = std::make_unique<MainWindow>(options);
     window->state()->setBackendChoice(BackendChoice::Cpu);
+    window->undoStack()->clear(); // the test's own set-up is no step of the user's
     window->resize(1400, 900);
     window->show();
     window->activateWindow();

@@ -31,15 +31,17 @@ bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *erro
     const std::optional<ModelLayerSpec> spec = modelLayerSpec(*config, -1, error);
     if (!spec)
         return false;
-    if (!window->state()->setSpec(spec->spec, error))
-        return false;
-    auto card = std::make_shared<ModelCard>();
-    card->source = pastedName;
-    card->config = config;
-    window->modelPage()->setCard(card);
-    if (spec->layer >= 0)
-        window->modelPage()->layerTable()->selectRow(spec->layer);
-    return true;
+    return window->state()->asOneStep(QStringLiteral("Paste config.json"), [&] {
+        if (!window->state()->setSpec(spec->spec, error))
+            return false;
+        auto card = std::make_shared<ModelCard>();
+        card->source = pastedName;
+        card->config = config;
+        window->modelPage()->setCard(card);
+        if (spec->layer >= 0)
+            window->modelPage()->layerTable()->selectRow(spec->layer);
+        return true;
+    });
 }
 
 ConfigPasteDialog::ConfigPasteDialog(MainWindow *window)

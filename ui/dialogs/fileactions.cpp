@@ -59,6 +59,15 @@ bool looksLikePath(const QString &source)
     return QFileInfo(source).isAbsolute() || source.startsWith(QLatin1Char('.'));
 }
 
+// What an undo step calls a model: its folder or file name, or the repo id as given.
+QString modelName(const QString &source)
+{
+    if (!looksLikePath(source))
+        return source;
+    const QFileInfo info(QDir::cleanPath(source));
+    return info.fileName().isEmpty() ? source : info.fileName();
+}
+
 bool isSessionFile(const QString &path)
 {
     return path.endsWith(QLatin1String(".pescope.json"), Qt::CaseInsensitive);
@@ -418,7 +427,7 @@ bool FileActions::openSession(const QString &path, QString *error)
         return false;
     m_sessionPath = QFileInfo(path).absoluteFilePath();
     addRecentSession(m_sessionPath);
-    m_window->setWindowFilePath(m_sessionPath);
+    m_window->setSessionFile(m_sessionPath);
     report(tr("Opened session %1").arg(QDir::toNativeSeparators(path)), false);
     return true;
 }
@@ -429,7 +438,7 @@ bool FileActions::saveSession(const QString &path, QString *error)
         return false;
     m_sessionPath = QFileInfo(path).absoluteFilePath();
     addRecentSession(m_sessionPath);
-    m_window->setWindowFilePath(m_sessionPath);
+    m_window->setSessionFile(m_sessionPath);
     report(tr("Saved session %1").arg(QDir::toNativeSeparators(path)), false);
     return true;
 }
@@ -586,13 +595,20 @@ void FileActions::openModel(const QString &source, bool interactive)
                 if (!self)
                     return;
                 QString problem = error;
-                if (spec && self->m_window->state()->setSpec(spec->spec, &problem))
-                    problem.clear();
-                if (problem.isEmpty()) {
+                ExplorerState *state = self->m_window->state();
+                // The spec and the layer chosen below are one step; undo restores the encoding
+                // the window showed before.
+                const auto show = [&] {
+                    if (!state->setSpec(spec->spec, &problem))
+                        return false;
                     if (card)
                         self->m_window->modelPage()->setCard(card);
                     if (spec->layer >= 0)
                         self->m_window->modelPage()->layerTable()->selectRow(spec->layer);
+                    return true;
+                };
+                if (spec && state->asOneStep(tr("Open model %1").arg(modelName(source)), show)) {
+                    problem.clear();
                     if (self->m_window->isPersistent())
                         addRecentModel(self->recentSettings().get(), source);
                     self->report(tr("Opened %1").arg(spec->description), false);

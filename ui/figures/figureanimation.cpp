@@ -137,21 +137,27 @@ AnimationOptions FigureAnimation::defaultOptions(const ExplorerState &state,
         }
         return options;
     }
-    // The field's current value, in its one text syntax.
-    double value = 1;
-    std::visit(
-        [&](const auto &s) {
-            using S = std::decay_t<decltype(s)>;
-            for (const Field<S> &f : S::fields())
-                if (f.flag && parameter == QString::fromUtf8(f.flag))
-                    value = fieldText(f, s).toDouble();
-        },
-        state.spec().scheme);
+    double value = schemeFieldValue(state.spec(), parameter).value_or(1.0);
     if (value == 0)
         value = 1;
     options.from = value;
     options.to = value * 8;
     return options;
+}
+
+std::optional<double> FigureAnimation::schemeFieldValue(const EncodingSpec &spec, const QString &flag)
+{
+    // In the field's one text syntax, as the command line reads it.
+    std::optional<double> value;
+    std::visit(
+        [&](const auto &s) {
+            using S = std::decay_t<decltype(s)>;
+            for (const Field<S> &f : S::fields())
+                if (f.flag && flag == QString::fromUtf8(f.flag))
+                    value = fieldText(f, s).toDouble();
+        },
+        spec.scheme);
+    return value;
 }
 
 QString FigureAnimation::parameter() const

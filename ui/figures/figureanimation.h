@@ -41,6 +41,8 @@ public:
     static AnimationOptions defaultOptions(const ExplorerState &state,
                                            const QList<FigureView> &views,
                                            const QString &parameter);
+    // A numeric scheme field's value (its flag, e.g. "base"); nullopt when the scheme lacks it.
+    static std::optional<double> schemeFieldValue(const EncodingSpec &spec, const QString &flag);
 
     int frames() const { return m_frames; }
     bool animatesPosition() const { return m_field.isEmpty(); }

@@ -1,8 +1,12 @@
 #include "state/explorerstate.h"
 
+#include "state/statecommand.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QRandomGenerator>
+#include <QScopedValueRollback>
+#include <QUndoStack>
 
 namespace pe {
 
@@ -210,7 +214,7 @@ void ExplorerState::setDefaults()
 
 void ExplorerState::resetToDefaults()
 {
-    applyJson(QJsonObject{});
+    asOneStep(QStringLiteral("Reset to defaults"), [this] { return applyJson(QJsonObject{}); });
 }
 
 qint64 ExplorerState::visibleDims() const
@@ -234,6 +238,116 @@ ExplorerState::Values ExplorerState::values() const
 {
     return {m_spec,       m_view,     m_window,   m_phrases, m_phraseSelection,
             m_phrasePage, m_compareA, m_compareB, m_schemes, m_figure};
+}
+
+void ExplorerState::setUndoStack(QUndoStack *stack)
+{
+    m_undo = stack;
+}
+
+QUndoStack *ExplorerState::undoStack() const
+{
+    return m_undo;
+}
+
+bool ExplorerState::asOneStep(const QString &text, const std::function<bool()> &work)
+{
+    if (m_stepDepth++ == 0) {
+        // A step made outside a preview starts from the saved values: the preview ends in it.
+        m_stepBefore = m_saved.value_or(values());
+        m_stepText = text;
+    }
+    const bool done = work();
+    if (--m_stepDepth == 0)
+        record(m_stepBefore, m_stepText);
+    return done;
+}
+
+bool ExplorerState::preview(const std::function<bool()> &work)
+{
+    if (!m_saved)
+        m_saved = values();
+    ++m_previewDepth;
+    const bool done = work();
+    // Back where it started (a frame equal to the saved state): there is nothing to hide.
+    if (--m_previewDepth == 0 && m_saved && *m_saved == values())
+        m_saved.reset();
+    return done;
+}
+
+void ExplorerState::endPreview()
+{
+    if (!m_saved || m_previewDepth > 0)
+        return;
+    const Values saved = *m_saved;
+    m_saved.reset();
+    adopt(saved);
+}
+
+bool ExplorerState::change(const Edit &edit, QString *error)
+{
+    Values next = values();
+    if (!edit(next, error))
+        return false;
+    if (next == values())
+        return true;
+    if (m_saved && m_previewDepth == 0) {
+        // A change of the user's own: it applies to the saved values, not to a played frame.
+        endPreview();
+        next = values();
+        if (!edit(next, error))
+            return false;
+        if (next == values())
+            return true;
+    }
+    // Changes the signals below cause (a view that follows) join this one's undo step.
+    return asOneStep(QString(), [&] {
+        adopt(next);
+        return true;
+    });
+}
+
+void ExplorerState::takeNavigation(Values &to, const Values &from)
+{
+    to.window.page = from.window.page;
+    to.view.selection = from.view.selection;
+    to.phraseSelection = from.phraseSelection;
+    to.phrasePage = from.phrasePage;
+}
+
+bool ExplorerState::sameParameters(const Values &a, const Values &b)
+{
+    Values plain = b;
+    takeNavigation(plain, a);
+    return plain == a;
+}
+
+void ExplorerState::fitNavigation(Values &v)
+{
+    v.view.selection = {qBound<qint64>(0, v.view.selection.position, v.spec.positions - 1),
+                        qBound<qint64>(0, v.view.selection.dim, v.spec.dims - 1)};
+    if (v.phraseSelection.phrase >= int(v.phrases.phrases.size()))
+        v.phraseSelection.phrase = -1;
+    v.phraseSelection.token =
+        qBound<qint64>(0, v.phraseSelection.token, v.phrases.sequenceLength - 1);
+    v.phrasePage = v.phrasePage.clamped(v.phrases);
+}
+
+void ExplorerState::record(const Values &before, const QString &text)
+{
+    if (!m_undo || m_restoring || m_saved || sameParameters(before, values()))
+        return;
+    m_undo->push(new StateCommand(this, before, values(), text));
+}
+
+void ExplorerState::restoreParameters(const Values &parameters)
+{
+    endPreview();
+    Values next = parameters;
+    takeNavigation(next, values());
+    fitNavigation(next);
+    const QScopedValueRollback restoring(m_restoring, true);
+    adopt(next);
 }
 
 void ExplorerState::adopt(const Values &next)
@@ -275,98 +389,101 @@ bool ExplorerState::setSpec(const EncodingSpec &requested, QString *error)
     const EncodingSpec spec = requested.normalized();
     if (const QString problem = spec.validate(); !problem.isEmpty())
         return refuse(error, problem);
-    if (spec == m_spec)
-        return true;
-    Values next = values();
-    next.spec = spec;
-    // What no longer fits the new matrix follows it: the selection and rotation pair clamp,
-    // wave dims, markers and crosses outside it are dropped.
-    ViewOptions &v = next.view;
-    v.selection = {qBound<qint64>(0, v.selection.position, spec.positions - 1),
-                   qBound<qint64>(0, v.selection.dim, spec.dims - 1)};
-    v.waveDims.removeIf([&](qint64 d) { return d >= spec.dims; });
-    v.markers.removeIf([&](qint64 p) { return p >= spec.positions; });
-    v.crosses.removeIf(
-        [&](const CrossMarker &c) { return c.position >= spec.positions || c.dim >= spec.dims; });
-    next.schemes.rotationPair =
-        qBound<qint64>(0, next.schemes.rotationPair, qMax<qint64>(1, spec.dims / 2) - 1);
-    adopt(next);
-    return true;
+    return change(
+        [&](Values &next, QString *) {
+            if (next.spec == spec)
+                return true;
+            next.spec = spec;
+            // What no longer fits the new matrix follows it: the selection and rotation pair
+            // clamp, wave dims, markers and crosses outside it are dropped.
+            ViewOptions &v = next.view;
+            v.waveDims.removeIf([&](qint64 d) { return d >= spec.dims; });
+            v.markers.removeIf([&](qint64 p) { return p >= spec.positions; });
+            v.crosses.removeIf([&](const CrossMarker &c) {
+                return c.position >= spec.positions || c.dim >= spec.dims;
+            });
+            next.schemes.rotationPair =
+                qBound<qint64>(0, next.schemes.rotationPair, qMax<qint64>(1, spec.dims / 2) - 1);
+            fitNavigation(next);
+            return true;
+        },
+        error);
 }
 
 bool ExplorerState::setViewOptions(const ViewOptions &requested, QString *error)
 {
-    const ViewOptions options = requested.resolved(m_spec);
-    if (const FieldProblem p = options.problem(m_spec))
-        return refuse(error, describe(ViewOptions::fields(), p, FieldNaming::Label));
-    Values next = values();
-    next.view = options;
-    adopt(next);
-    return true;
+    return change(
+        [&](Values &next, QString *why) {
+            const ViewOptions options = requested.resolved(next.spec);
+            if (const FieldProblem p = options.problem(next.spec))
+                return refuse(why, describe(ViewOptions::fields(), p, FieldNaming::Label));
+            next.view = options;
+            return true;
+        },
+        error);
+}
+
+bool ExplorerState::editView(const std::function<void(ViewOptions &)> &edit, QString *error)
+{
+    return change(
+        [&](Values &next, QString *why) {
+            ViewOptions v = next.view;
+            edit(v);
+            const ViewOptions options = v.resolved(next.spec);
+            if (const FieldProblem p = options.problem(next.spec))
+                return refuse(why, describe(ViewOptions::fields(), p, FieldNaming::Label));
+            next.view = options;
+            return true;
+        },
+        error);
 }
 
 void ExplorerState::setBackendChoice(BackendChoice choice)
 {
-    if (assign(m_window.backend, choice)) {
-        emit backendChoiceChanged();
-        emit changed();
-    }
+    change([&](Values &next, QString *) {
+        next.window.backend = choice;
+        return true;
+    });
 }
 
 void ExplorerState::setColormap(Colormap map)
 {
-    ViewOptions v = m_view;
-    v.colormap = map;
-    setViewOptions(v);
+    editView([&](ViewOptions &v) { v.colormap = map; });
 }
 
 void ExplorerState::setTransposed(bool transposed)
 {
-    ViewOptions v = m_view;
-    v.transposed = transposed;
-    setViewOptions(v);
+    editView([&](ViewOptions &v) { v.transposed = transposed; });
 }
 
 bool ExplorerState::setHeatmapDimLimit(qint64 limit, QString *error)
 {
-    ViewOptions v = m_view;
-    v.heatmapDimLimit = limit;
-    return setViewOptions(v, error);
+    return editView([&](ViewOptions &v) { v.heatmapDimLimit = limit; }, error);
 }
 
 void ExplorerState::setSelection(const Selection &selection)
 {
-    ViewOptions v = m_view;
-    v.selection = selection;
-    setViewOptions(v); // resolved() clamps it into the matrix
+    editView([&](ViewOptions &v) { v.selection = selection; }); // resolved() clamps it
 }
 
 bool ExplorerState::setWaveDims(const QList<qint64> &dims, QString *error)
 {
-    ViewOptions v = m_view;
-    v.waveDims = dims;
-    return setViewOptions(v, error);
+    return editView([&](ViewOptions &v) { v.waveDims = dims; }, error);
 }
 
 bool ExplorerState::setMarkers(const QList<qint64> &positions, QString *error)
 {
-    ViewOptions v = m_view;
-    v.markers = positions;
-    return setViewOptions(v, error);
+    return editView([&](ViewOptions &v) { v.markers = positions; }, error);
 }
 
 bool ExplorerState::setCrosses(const QList<CrossMarker> &crosses, QString *error)
 {
-    ViewOptions v = m_view;
-    v.crosses = crosses;
-    return setViewOptions(v, error);
+    return editView([&](ViewOptions &v) { v.crosses = crosses; }, error);
 }
 
 bool ExplorerState::setShareTolerance(double tolerance, QString *error)
 {
-    ViewOptions v = m_view;
-    v.shareTolerance = tolerance;
-    return setViewOptions(v, error);
+    return editView([&](ViewOptions &v) { v.shareTolerance = tolerance; }, error);
 }
 
 bool ExplorerState::setPhraseSettings(const PhraseSettings &settings, QString *error)
@@ -378,98 +495,93 @@ bool ExplorerState::setPhraseSettings(const PhraseSettings &settings, QString *e
         return refuse(error, problem);
     if (const QString problem = windowPhraseProblem(settings); !problem.isEmpty())
         return refuse(error, problem);
-    if (!assign(m_phrases, settings))
-        return true;
-    emit phraseSettingsChanged();
-    if (assign(m_phrasePage, m_phrasePage.clamped(m_phrases)))
-        emit phrasePageChanged();
-    const int count = int(m_phrases.phrases.size());
-    if (m_compareA >= count || m_compareB >= count) {
-        m_compareA = 0;
-        m_compareB = 1;
-        emit compareChanged();
-    }
-    PhraseSelection ps = m_phraseSelection;
-    if (ps.phrase >= count)
-        ps.phrase = -1;
-    ps.token = qBound<qint64>(0, ps.token, m_phrases.sequenceLength - 1);
-    if (assign(m_phraseSelection, ps))
-        emit phraseSelectionChanged();
-    emit changed();
-    return true;
+    return change(
+        [&](Values &next, QString *) {
+            if (next.phrases == settings)
+                return true;
+            next.phrases = settings;
+            const int count = int(settings.phrases.size());
+            if (next.compareA >= count || next.compareB >= count) {
+                next.compareA = 0;
+                next.compareB = 1;
+            }
+            fitNavigation(next);
+            return true;
+        },
+        error);
 }
 
 void ExplorerState::setPhraseSelection(const PhraseSelection &selection)
 {
-    PhraseSelection ps = selection;
-    if (ps.phrase >= int(m_phrases.phrases.size()))
-        ps.phrase = -1;
-    ps.token = qBound<qint64>(0, ps.token, m_phrases.sequenceLength - 1);
-    if (assign(m_phraseSelection, ps)) {
-        emit phraseSelectionChanged();
-        emit changed();
-    }
+    change([&](Values &next, QString *) {
+        next.phraseSelection = selection;
+        fitNavigation(next);
+        return true;
+    });
 }
 
 bool ExplorerState::setPhrasePage(const PhrasePage &page, QString *error)
 {
-    if (const FieldProblem p = page.problem(m_phrases))
-        return refuse(error, describe(PhrasePage::fields(), p, FieldNaming::Label));
-    if (assign(m_phrasePage, page)) {
-        emit phrasePageChanged();
-        emit changed();
-    }
-    return true;
+    return change(
+        [&](Values &next, QString *why) {
+            if (const FieldProblem p = page.problem(next.phrases))
+                return refuse(why, describe(PhrasePage::fields(), p, FieldNaming::Label));
+            next.phrasePage = page;
+            return true;
+        },
+        error);
 }
 
 bool ExplorerState::setCompare(int a, int b, QString *error)
 {
-    const int count = int(m_phrases.phrases.size());
-    if (a < 0 || b < 0 || a >= count || b >= count || a == b)
-        return refuse(error,
-                      QStringLiteral("compare two different phrases between 1 and %1").arg(count));
-    if (m_compareA != a || m_compareB != b) {
-        m_compareA = a;
-        m_compareB = b;
-        emit compareChanged();
-        emit changed();
-    }
-    return true;
+    return change(
+        [&](Values &next, QString *why) {
+            const int count = int(next.phrases.phrases.size());
+            if (a < 0 || b < 0 || a >= count || b >= count || a == b)
+                return refuse(
+                    why,
+                    QStringLiteral("compare two different phrases between 1 and %1").arg(count));
+            next.compareA = a;
+            next.compareB = b;
+            return true;
+        },
+        error);
 }
 
 void ExplorerState::setTheme(Theme theme)
 {
-    if (assign(m_window.theme, theme)) {
-        emit themeChanged();
-        emit changed();
-    }
+    change([&](Values &next, QString *) {
+        next.window.theme = theme;
+        return true;
+    });
 }
 
 void ExplorerState::setPage(Page page)
 {
-    if (assign(m_window.page, page)) {
-        emit pageChanged();
-        emit changed();
-    }
+    change([&](Values &next, QString *) {
+        next.window.page = page;
+        return true;
+    });
 }
 
 bool ExplorerState::setSchemeSettings(const SchemeSettings &settings, QString *error)
 {
-    if (const QString problem = settings.validate(m_spec.dims); !problem.isEmpty())
-        return refuse(error, problem);
-    if (assign(m_schemes, settings)) {
-        emit schemeSettingsChanged();
-        emit changed();
-    }
-    return true;
+    return change(
+        [&](Values &next, QString *why) {
+            if (const QString problem = settings.validate(next.spec.dims); !problem.isEmpty())
+                return refuse(why, problem);
+            next.schemes = settings;
+            return true;
+        },
+        error);
 }
 
 void ExplorerState::setFigureStyle(const FigureStyle &style)
 {
-    if (assign(m_figure, style)) {
-        emit figureStyleChanged();
-        emit changed();
-    }
+    change([&](Values &next, QString *) {
+        next.figure = style;
+        return true;
+    });
 }
 
 void ExplorerState::reseedPhrases()
@@ -484,21 +596,26 @@ void ExplorerState::reseedPhrases()
 
 QJsonObject ExplorerState::toJson() const
 {
-    QJsonObject json = pe::toJson(ViewOptions::fields(), m_view);
-    const QJsonObject window = pe::toJson(WindowOptions::fields(), m_window);
+    return jsonOf(m_saved.value_or(values()));
+}
+
+QJsonObject ExplorerState::jsonOf(const Values &v)
+{
+    QJsonObject json = pe::toJson(ViewOptions::fields(), v.view);
+    const QJsonObject window = pe::toJson(WindowOptions::fields(), v.window);
     for (auto it = window.begin(); it != window.end(); ++it)
         json.insert(it.key(), it.value());
-    json.insert(specKey, m_spec.toJson());
-    QJsonObject phrases = pe::toJson(PhraseSettings::fields(), m_phrases);
+    json.insert(specKey, v.spec.toJson());
+    QJsonObject phrases = pe::toJson(PhraseSettings::fields(), v.phrases);
     phrases.remove(QStringLiteral("embedding")); // the window shows both
-    phrases.insert(compareKey, QJsonArray{m_compareA, m_compareB});
-    phrases.insert(selectionKey, phraseSelectionJson(m_phraseSelection));
-    const QJsonObject page = pe::toJson(PhrasePage::fields(), m_phrasePage);
+    phrases.insert(compareKey, QJsonArray{v.compareA, v.compareB});
+    phrases.insert(selectionKey, phraseSelectionJson(v.phraseSelection));
+    const QJsonObject page = pe::toJson(PhrasePage::fields(), v.phrasePage);
     for (auto it = page.begin(); it != page.end(); ++it)
         phrases.insert(it.key(), it.value());
     json.insert(phrasesKey, phrases);
-    json.insert(schemesKey, m_schemes.toJson());
-    json.insert(figureKey, pe::toJson(FigureStyle::fields(), m_figure));
+    json.insert(schemesKey, v.schemes.toJson());
+    json.insert(figureKey, pe::toJson(FigureStyle::fields(), v.figure));
     return json;
 }
 
@@ -594,8 +711,12 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
                                             &scratch.m_figure))
             return failWith(p, QStringLiteral("figure: "), FigureStyle::fields());
     }
-    adopt(scratch.values());
-    return true;
+    return change(
+        [&](Values &next, QString *) {
+            next = scratch.values();
+            return true;
+        },
+        error);
 }
 
 } // namespace pe

@@ -1,7 +1,8 @@
 // ExplorerState: the one object that owns every user-visible parameter of the explorer window.
 // Controls edit it, views and the compute scheduler observe it; setters refuse invalid values
-// and emit only on a real change. Its JSON (sessions, presets, saved settings) is derived from
-// the field tables of its parts.
+// and emit only on a real change. Every setter goes through one place (change()), which records
+// the change on the window's undo stack (StateCommand) when one is attached. Its JSON (sessions,
+// presets, saved settings) is derived from the field tables of its parts.
 #pragma once
 
 #include "figures/figurestyle.h"
@@ -15,7 +16,13 @@
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
+#include <QPointer>
 #include <QStringList>
+
+#include <functional>
+#include <optional>
+
+class QUndoStack;
 
 namespace pe {
 
@@ -103,6 +110,43 @@ class ExplorerState : public QObject
 public:
     explicit ExplorerState(QObject *parent = nullptr);
 
+    // Every parameter at one moment: what an undo step holds from before and after a change.
+    struct Values
+    {
+        EncodingSpec spec;
+        ViewOptions view;
+        WindowOptions window;
+        PhraseSettings phrases;
+        PhraseSelection phraseSelection;
+        PhrasePage phrasePage;
+        int compareA = 0;
+        int compareB = 1;
+        SchemeSettings schemes;
+        FigureStyle figure;
+        bool operator==(const Values &) const = default;
+    };
+
+    // Undo: with a stack attached, every change of a parameter becomes one command on it
+    // (StateCommand, "Set Base to 500000"), consecutive changes of one field merged. Where the
+    // user looks is no undo step: the page, the selected cell, the clicked token and the phrase
+    // page change without one, and undo and redo leave them where they are (clamped to what
+    // the restored parameters allow). Null detaches.
+    void setUndoStack(QUndoStack *stack);
+    QUndoStack *undoStack() const;
+
+    // Every change `work` makes is one undo step named `text` ("Apply preset rope-decay", "Open
+    // model gpt2"); steps made inside it join it. An empty text is made from what changed.
+    // Returns what `work` returns.
+    bool asOneStep(const QString &text, const std::function<bool()> &work);
+
+    // The Motion bar's frames: changes `work` makes are shown (views and the scheduler follow
+    // them) but saved nowhere: no undo step, and toJson() keeps the values from before the
+    // preview. The preview outlives `work` (a paused frame stays on screen) until a change is
+    // made outside one, which first returns to the saved values, or endPreview().
+    bool preview(const std::function<bool()> &work);
+    bool isPreviewing() const { return m_saved.has_value(); }
+    void endPreview();
+
     const EncodingSpec &spec() const { return m_spec; }
     const ViewOptions &viewOptions() const { return m_view; }
     BackendChoice backendChoice() const { return m_window.backend; }
@@ -154,7 +198,8 @@ public:
     // A fresh random seed for the phrase page's random row.
     void reseedPhrases();
 
-    // Every parameter as JSON (sessions, presets, QSettings), in the current session format.
+    // Every parameter as JSON (sessions, presets, QSettings), in the current session format; the
+    // saved values while a preview shows others.
     QJsonObject toJson() const;
     // Resets to the defaults, then applies `json` (keys it lacks keep their defaults). Theme and
     // backend are user preferences and are kept unless the JSON names them. On error nothing
@@ -182,22 +227,29 @@ signals:
     void changed(); // after any of the above
 
 private:
-    struct Values
-    {
-        EncodingSpec spec;
-        ViewOptions view;
-        WindowOptions window;
-        PhraseSettings phrases;
-        PhraseSelection phraseSelection;
-        PhrasePage phrasePage;
-        int compareA = 0;
-        int compareB = 1;
-        SchemeSettings schemes;
-        FigureStyle figure;
-    };
+    friend class StateCommand;
+    // Makes the next values from the current ones; false with *error refuses the change.
+    using Edit = std::function<bool(Values &next, QString *error)>;
+
     Values values() const;
+    // The one way a setter changes the state: applies `edit` to the current values and, when
+    // that changes anything, ends a preview made outside it, takes the result and records it.
+    bool change(const Edit &edit, QString *error = nullptr);
+    // A change of the view options, resolved and checked against the spec.
+    bool editView(const std::function<void(ViewOptions &)> &edit, QString *error = nullptr);
     // Emits the signals of what differs between the current values and `next`, then takes them.
     void adopt(const Values &next);
+    // Pushes the change from `before` to now as one undo step, unless nothing but where the
+    // user looks changed (or no stack is attached, or an undo or a preview is under way).
+    void record(const Values &before, const QString &text);
+    // Undo and redo: `parameters`' parameters with the current page, selections and phrase page.
+    void restoreParameters(const Values &parameters);
+    // Where the user looks (page, selected cell, clicked token, phrase page): not undo steps.
+    static void takeNavigation(Values &to, const Values &from);
+    static bool sameParameters(const Values &a, const Values &b);
+    // The selections and the phrase page clamped into what the parameters allow.
+    static void fitNavigation(Values &values);
+    static QJsonObject jsonOf(const Values &values);
     void setDefaults(); // silently, for construction
 
     EncodingSpec m_spec;
@@ -210,6 +262,14 @@ private:
     int m_compareB = 1;
     SchemeSettings m_schemes;
     FigureStyle m_figure;
+
+    QPointer<QUndoStack> m_undo;
+    int m_stepDepth = 0;
+    Values m_stepBefore;
+    QString m_stepText;
+    bool m_restoring = false; // undo or redo is applying a command
+    int m_previewDepth = 0;
+    std::optional<Values> m_saved; // the values a preview hides
 };
 
 // Empty when the window can hold `settings`' phrases: it computes both embeddings (random and

@@ -89,7 +89,13 @@ bool applyPreset(ExplorerState &state, const QString &id, QString *error)
                          .arg(id, presetIds().join(QStringLiteral(", ")));
         return false;
     }
-    return state.applyJson(preset->state, error);
+    // A preset is about its figure: phrases typed on the phrase page stay unless it brings its
+    // own (the Keras phrases). Either way the whole preset is one undo step.
+    QJsonObject json = preset->state;
+    if (!json.contains(QStringLiteral("phrases")))
+        json.insert(QStringLiteral("phrases"), state.toJson().value(QStringLiteral("phrases")));
+    return state.asOneStep(QStringLiteral("Apply preset %1").arg(preset->id),
+                           [&] { return state.applyJson(json, error); });
 }
 
 } // namespace pe

@@ -27,7 +27,8 @@ struct Preset
 QList<Preset> presets();
 QStringList presetIds();
 std::optional<Preset> findPreset(const QString &id);
-// Resets the state to its defaults and applies the preset; false with *error for an unknown id.
+// Resets the state to its defaults and applies the preset, keeping the state's phrases when the
+// preset names none; one undo step. False with *error for an unknown id.
 bool applyPreset(ExplorerState &state, const QString &id, QString *error);
 
 } // namespace pe

@@ -126,7 +126,8 @@ bool loadSession(const QString &path, ExplorerState *state, QString *error)
     if (!parseSession(*bytes, name, &json, error))
         return false;
     QString problem;
-    if (!state->applyJson(json, &problem)) {
+    const QString step = QStringLiteral("Open session %1").arg(QFileInfo(path).fileName());
+    if (!state->asOneStep(step, [&] { return state->applyJson(json, &problem); })) {
         *error = QStringLiteral("%1: %2").arg(name, problem);
         return false;
     }

@@ -1,11 +1,14 @@
 #include "views/heatmapview.h"
 
+#include "dialogs/viewhelp.h"
 #include "figures/plottheme.h"
 
 #include "figures/qcpinclude.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QStatusTipEvent>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -60,11 +63,30 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
         rebuild(false);
         requestGrid();
     });
+    // A new scheme, model or size makes the hovered numbers false until its matrix arrives.
+    connect(state, &ExplorerState::specChanged, this, [this] {
+        m_readout->setText(hint());
+        m_readoutResult.reset(); // the next matrix is read afresh
+        if (m_formulaShown) {
+            m_formulaShown = false;
+            QStatusTipEvent clear{QString()};
+            QCoreApplication::sendEvent(m_plot, &clear);
+        }
+    });
+    m_plot->installEventFilter(this);
+    // Once drawn (the layout final), the pixel under a still mouse may be another cell or hold
+    // another value.
+    connect(m_plot, &QCustomPlot::afterReplot, this, &HeatmapView::updateReadout);
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &HeatmapView::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &HeatmapView::onMouseRelease);
     // The scheduler dispatches on its next timer tick, after this constructor has run.
     m_scheduler->requestGrid(currentRequest());
+}
+
+QString HeatmapView::hint()
+{
+    return tr("Hover over the matrix for p, i and the value; click to select");
 }
 
 QString HeatmapView::readout() const
@@ -76,8 +98,6 @@ void HeatmapView::onEncoding(const std::shared_ptr<const EncodingResult> &result
 {
     const bool sameSize = m_result && m_result->spec.positions == result->spec.positions &&
                           m_result->spec.dims == result->spec.dims;
-    if (!m_result)
-        m_readout->setText(tr("Hover over the matrix for p, i and the value; click to select"));
     m_result = result;
     m_grid = std::make_shared<HeatmapGrid>(result->grid);
     rebuild(sameSize);
@@ -218,15 +238,47 @@ QPoint HeatmapView::cellCentre(qint64 position, qint64 dim) const
 
 void HeatmapView::onMouseMove(QMouseEvent *event)
 {
-    const std::optional<Selection> cell = cellAt(event->position());
-    if (!cell) {
-        m_readout->setText(tr("Hover over the matrix for p, i and the value"));
-        return;
+    m_hover = event->position();
+    updateReadout();
+}
+
+bool HeatmapView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_plot && event->type() == QEvent::Leave) {
+        m_hover.reset();
+        updateReadout();
     }
-    m_readout->setText(tr("p = %1, i = %2, value = %3")
-                           .arg(cell->position)
-                           .arg(cell->dim)
-                           .arg(double(m_result->value(cell->position, cell->dim)), 0, 'f', 6));
+    return QWidget::eventFilter(watched, event);
+}
+
+void HeatmapView::updateReadout()
+{
+    if (!m_result)
+        return;
+    const std::optional<Selection> cell = m_hover ? cellAt(*m_hover) : std::nullopt;
+    // Replots come often (a drag, a zoom): the same cell of the same matrix says nothing new.
+    if (cell == m_readoutCell && m_result == m_readoutResult)
+        return;
+    m_readoutCell = cell;
+    m_readoutResult = m_result;
+    QString formula;
+    if (!cell) {
+        m_readout->setText(hint());
+    } else {
+        const double value = double(m_result->value(cell->position, cell->dim));
+        m_readout->setText(tr("p = %1, i = %2, value = %3")
+                               .arg(cell->position)
+                               .arg(cell->dim)
+                               .arg(value, 0, 'f', 6));
+        formula = cellFormula(m_result->spec, cell->position, cell->dim, value);
+    }
+    // The window's status bar shows it (QMainWindow takes status tips from its children);
+    // other messages stay unless a formula of ours is there to replace or clear.
+    if (formula.isEmpty() && !m_formulaShown)
+        return;
+    m_formulaShown = !formula.isEmpty();
+    QStatusTipEvent tip(formula);
+    QCoreApplication::sendEvent(m_plot, &tip);
 }
 
 void HeatmapView::onMousePress(QMouseEvent *event)

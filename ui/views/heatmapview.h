@@ -26,7 +26,10 @@ public:
     HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent = nullptr);
 
     QCustomPlot *plot() const { return m_plot; }
+    // The hovered cell's p, i and value (its formula goes to the status bar), or a hint while
+    // none is: recomputed whenever the matrix or its layout changes under a still mouse.
     QString readout() const;
+    static QString hint(); // the readout while no cell is hovered
     std::shared_ptr<const EncodingResult> result() const { return m_result; }
     std::shared_ptr<const HeatmapGrid> grid() const { return m_grid; }
     // Widget coordinates (of plot()) of the centre of cell (position, dim) in the current view.
@@ -47,6 +50,7 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void onEncoding(const std::shared_ptr<const EncodingResult> &result);
@@ -55,6 +59,8 @@ private:
     void requestGrid();
     GridRequest currentRequest() const;
     void onMouseMove(QMouseEvent *event);
+    // The readout and the status bar's formula for the cell under m_hover.
+    void updateReadout();
     void onMousePress(QMouseEvent *event);
     void onMouseRelease(QMouseEvent *event);
     void finishRender(qint64 startNs);
@@ -67,6 +73,11 @@ private:
     std::shared_ptr<const EncodingResult> m_result;
     std::shared_ptr<const HeatmapGrid> m_grid;
     QPointF m_pressPos;
+    std::optional<QPointF> m_hover; // the mouse over the plot, in its pixels
+    bool m_formulaShown = false;    // the status bar shows a cell's formula of ours
+    // What the readout describes now.
+    std::optional<Selection> m_readoutCell;
+    std::shared_ptr<const EncodingResult> m_readoutResult;
     bool m_pressed = false;
     bool m_building = false;
     double m_lastRenderMs = 0.0;

@@ -3,6 +3,8 @@
 #include "compute/computescheduler.h"
 #include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
+#include "dialogs/shortcutsdialog.h"
+#include "dialogs/viewhelpdialog.h"
 #include "figures/plottheme.h"
 #include "state/presets.h"
 #include "views/backendnotice.h"
@@ -16,13 +18,18 @@
 #include "widgets/playbar.h"
 #include "widgets/plotaligner.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QFileInfo>
 #include <QJsonDocument>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QScrollArea>
@@ -33,13 +40,19 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QToolButton>
+#include <QUndoStack>
+#include <QUndoView>
 
 namespace pe {
 
+namespace {
+constexpr int undoSteps = 100;
+} // namespace
+
 MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     : QMainWindow(parent), m_options(options), m_state(new ExplorerState(this)),
-      m_scheduler(new ComputeScheduler(m_state, this)), m_pages(new QTabWidget(this)),
-      m_panel(new ParameterPanel(m_state, this)),
+      m_undo(new QUndoStack(this)), m_scheduler(new ComputeScheduler(m_state, this)),
+      m_pages(new QTabWidget(this)), m_panel(new ParameterPanel(m_state, this)),
       m_waves(new WavesView(m_state, m_scheduler, this)),
       m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
       m_phrases(new PhraseView(m_state, m_scheduler, this)),
@@ -50,8 +63,13 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
       m_progress(new QProgressBar(this)), m_cancel(new QToolButton(this)),
       m_backendCombo(new QComboBox(this))
 {
-    setWindowTitle(QStringLiteral("pescope"));
     setObjectName(QStringLiteral("mainWindow"));
+    m_undo->setObjectName(QStringLiteral("undoStack"));
+    // A step holds the parameters before and after it (a model's table among them): the history
+    // is bounded.
+    m_undo->setUndoLimit(undoSteps);
+    updateTitle();
+    connect(m_undo, &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 
     // As wide as the panel's widest row: no horizontal scroll bar, nothing clipped.
     auto *panelScroll = new FittingScrollArea(m_panel, 260, this);
@@ -169,6 +187,9 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     resize(1400, 900);
     if (m_options.persistent)
         restoreSettings();
+    // What the window starts with is no step of this session: recording begins now.
+    m_state->setUndoStack(m_undo);
+    qApp->installEventFilter(this);
     applyTheme();
     m_pages->setCurrentIndex(int(m_state->page()));
 }
@@ -181,6 +202,7 @@ void MainWindow::createActions()
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setToolTip(tr("Close the window (Ctrl+Q)"));
+    createEditMenu();
 
     auto *view = menuBar()->addMenu(tr("&View"));
     QAction *encodingPage =
@@ -294,11 +316,7 @@ void MainWindow::createActions()
         compute->addAction(tr("&Cancel computation"), m_scheduler, &ComputeScheduler::cancel);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
 
-    auto *help = menuBar()->addMenu(tr("&Help"));
-    QAction *about =
-        help->addAction(tr("&About pescope"), this, [this] { AboutDialog(this).exec(); });
-    about->setObjectName(QStringLiteral("aboutAction"));
-    about->setMenuRole(QAction::AboutRole);
+    createHelpMenu();
 
     auto *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
@@ -312,9 +330,125 @@ void MainWindow::createActions()
     toolbar->addAction(transpose);
     toolbar->addAction(reseed);
     toolbar->addAction(dark);
+    toolbar->addAction(findChild<QAction *>(QStringLiteral("viewHelpAction")));
     toolbar->addSeparator();
     toolbar->addWidget(new QLabel(tr(" Backend "), toolbar));
     toolbar->addWidget(m_backendCombo);
+}
+
+void MainWindow::createEditMenu()
+{
+    auto *edit = menuBar()->addMenu(tr("&Edit"));
+    edit->setObjectName(QStringLiteral("editMenu"));
+    // The actions name the step they undo ("Undo Set Base to 500000"); the shortcut list calls
+    // them by their icon text.
+    QAction *undo = m_undo->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("undoAction"));
+    undo->setIconText(tr("Undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction *redo = m_undo->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    redo->setIconText(tr("Redo"));
+    redo->setShortcuts(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    // Every step of this session, the current one selected: clicking a row goes back or forth
+    // to it.
+    auto *historyDock = new QDockWidget(tr("Undo history"), this);
+    historyDock->setObjectName(QStringLiteral("undoHistory"));
+    auto *history = new QUndoView(m_undo, historyDock);
+    history->setEmptyLabel(tr("<opened>"));
+    historyDock->setWidget(history);
+    addDockWidget(Qt::RightDockWidgetArea, historyDock);
+    historyDock->hide();
+    QAction *showHistory = historyDock->toggleViewAction();
+    showHistory->setText(tr("Undo &history"));
+    showHistory->setObjectName(QStringLiteral("undoHistoryAction"));
+    showHistory->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
+    edit->addAction(showHistory);
+}
+
+void MainWindow::createHelpMenu()
+{
+    auto *help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName(QStringLiteral("helpMenu"));
+    QAction *what = help->addAction(tr("&What am I looking at?"), this, &MainWindow::showViewHelp);
+    what->setObjectName(QStringLiteral("viewHelpAction"));
+    what->setShortcut(QKeySequence::HelpContents);
+    what->setToolTip(tr("What the current page's views show, and their formulas (F1)"));
+    QAction *keys = help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+    keys->setObjectName(QStringLiteral("shortcutsAction"));
+    keys->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    help->addSeparator();
+    QAction *about =
+        help->addAction(tr("&About pescope"), this, [this] { AboutDialog(this).exec(); });
+    about->setObjectName(QStringLiteral("aboutAction"));
+    about->setMenuRole(QAction::AboutRole);
+}
+
+void MainWindow::showShortcuts()
+{
+    ShortcutsDialog(this).exec();
+}
+
+void MainWindow::showViewHelp()
+{
+    auto *dialog = findChild<ViewHelpDialog *>(QString(), Qt::FindDirectChildrenOnly);
+    if (!dialog)
+        dialog = new ViewHelpDialog(
+            m_state, [this] { return helpViews(); }, this);
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
+}
+
+QList<FigureView> MainWindow::helpViews() const
+{
+    switch (m_state->page()) {
+    case Page::Encoding:
+        return {FigureView::Waves, FigureView::Heatmap};
+    case Page::Phrases:
+        return {FigureView::Phrases, FigureView::PhraseDifference, FigureView::TokenSimilarity};
+    case Page::Schemes:
+        return {figureViewOf(m_state->schemeSettings().view)};
+    case Page::Model:
+        return {m_model->currentView()};
+    }
+    return {};
+}
+
+void MainWindow::updateTitle()
+{
+    const QString file = windowFilePath();
+    setWindowTitle(file.isEmpty() ? QStringLiteral("pescope[*]")
+                                  : QFileInfo(file).fileName() + QStringLiteral("[*] — pescope"));
+    setWindowModified(!m_undo->isClean());
+}
+
+void MainWindow::setSessionFile(const QString &path)
+{
+    setWindowFilePath(path);
+    m_undo->setClean();
+    updateTitle();
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() != QEvent::ShortcutOverride)
+        return QMainWindow::eventFilter(watched, event);
+    const auto *key = static_cast<QKeyEvent *>(event);
+    auto *widget = qobject_cast<QWidget *>(watched);
+    if (!widget || widget->window() != this ||
+        !(key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)))
+        return false;
+    // A spin box applies each step at once, and a line edit with nothing typed since it was
+    // committed (or refreshed) has nothing of its own to undo: the window's step is meant.
+    auto *line = qobject_cast<QLineEdit *>(widget);
+    const bool inSpinBox = qobject_cast<QAbstractSpinBox *>(widget) ||
+                           (line && qobject_cast<QAbstractSpinBox *>(line->parentWidget()));
+    // Returning true leaves the override unaccepted: the shortcut goes to the window's action.
+    return inSpinBox || (line && (line->isReadOnly() || !line->isModified()));
 }
 
 bool MainWindow::applyPreset(const QString &id, QString *error)

@@ -1,8 +1,10 @@
-// MainWindow: the explorer window. It owns the ExplorerState and the ComputeScheduler, lays out
-// the encoding page (controls, waves over heatmap) and the phrase page, and holds the menus,
-// shortcuts, status bar, theme and the QSettings persistence.
+// MainWindow: the explorer window. It owns the ExplorerState, its undo stack and the
+// ComputeScheduler, lays out the encoding page (controls, waves over heatmap) and the phrase
+// page, and holds the menus (File, Edit, View, ..., Help), shortcuts, status bar, theme and the
+// QSettings persistence.
 #pragma once
 
+#include "figures/figureviews.h"
 #include "state/explorerstate.h"
 
 #include <QMainWindow>
@@ -16,6 +18,7 @@ class QSettings;
 class QSplitter;
 class QTabWidget;
 class QToolButton;
+class QUndoStack;
 
 namespace pe {
 
@@ -43,6 +46,14 @@ public:
     ~MainWindow() override;
 
     ExplorerState *state() const { return m_state; }
+    // Every change of the state's parameters, one command each (Edit > Undo / Redo); clean
+    // when the window shows what was last opened or saved (the title's "*" says otherwise).
+    QUndoStack *undoStack() const { return m_undo; }
+    // The session file the window shows (title, Save): called after a session was opened or
+    // saved; marks the undo stack clean.
+    void setSessionFile(const QString &path);
+    // The views of the current page, those F1's "What am I looking at?" explains.
+    QList<FigureView> helpViews() const;
     ComputeScheduler *scheduler() const { return m_scheduler; }
     ParameterPanel *parameterPanel() const { return m_panel; }
     HeatmapView *heatmapView() const { return m_heatmap; }
@@ -61,11 +72,21 @@ public:
     // False for screenshots and tests: nothing is written to the settings.
     bool isPersistent() const { return m_options.persistent; }
 
+public slots:
+    void showShortcuts();
+    void showViewHelp();
+
 protected:
     void closeEvent(QCloseEvent *event) override;
+    // Ctrl+Z / Ctrl+Shift+Z in a field with nothing typed since its last commit go to the
+    // window's undo stack instead of the field's own (empty) text history.
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void createActions();
+    void createEditMenu();
+    void createHelpMenu();
+    void updateTitle();
     void applyTheme();
     void updateComputeInfo();
     void restoreSettings();
@@ -73,6 +94,7 @@ private:
 
     MainWindowOptions m_options;
     ExplorerState *m_state;
+    QUndoStack *m_undo;
     ComputeScheduler *m_scheduler;
     QTabWidget *m_pages;
     ParameterPanel *m_panel;

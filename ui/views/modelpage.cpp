@@ -334,7 +334,8 @@ bool ModelPage::useLayerAsB(int layer, QString *error)
     }
     SchemeSettings settings = m_state->schemeSettings();
     settings.compare = *rope;
-    if (!m_state->setSchemeSettings(settings, error))
+    if (!m_state->asOneStep(tr("Use layer %1 as B").arg(layer),
+                            [&] { return m_state->setSchemeSettings(settings, error); }))
         return false;
     m_info->setText(tr("B is now %1 of %2; the Schemes page's Compare A/B shows it against the "
                        "window's encoding")
@@ -353,7 +354,8 @@ bool ModelPage::selectLayer(int layer, QString *error)
     const std::optional<ModelLayerSpec> spec = modelLayerSpec(*m_card->config, layer, error);
     if (!spec)
         return false;
-    if (!m_state->setSpec(spec->spec, error))
+    if (!m_state->asOneStep(tr("Show layer %1").arg(layer),
+                            [&] { return m_state->setSpec(spec->spec, error); }))
         return false;
     {
         const QSignalBlocker block(m_layers);

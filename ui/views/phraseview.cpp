@@ -360,6 +360,11 @@ QString PhraseView::message() const
     return all.join(QLatin1Char('\n'));
 }
 
+QString PhraseView::readoutHint()
+{
+    return tr("Hover over a heatmap for the token and value; click a row to compare that token");
+}
+
 QString PhraseView::readout() const
 {
     return m_readout->text();
@@ -513,6 +518,7 @@ void PhraseView::commitRow(int row)
     if (const int i = rowOf(key); i >= 0) {
         m_rows[i].error->hide();
         markInvalid(m_rows[i].edit, false);
+        m_rows[i].edit->setModified(false); // applied: Ctrl+Z undoes it in the window
     }
 }
 
@@ -620,6 +626,8 @@ void PhraseView::refresh()
 void PhraseView::onResult(std::shared_ptr<const PhraseResult> result)
 {
     m_result = std::move(result);
+    m_readout->setText(readoutHint()); // the hovered cell's numbers were the old phrases'
+
     updateTables();
     rebuildGrid();
     rebuildDifference();
@@ -699,8 +707,7 @@ void PhraseView::onGridMove(QMouseEvent *event)
 {
     const auto hit = cellAt(event->position());
     if (!hit) {
-        m_readout->setText(tr("Hover over a heatmap for the token and value; click a row to "
-                              "compare that token"));
+        m_readout->setText(readoutHint());
         return;
     }
     const auto &[cell, where] = *hit;

@@ -53,6 +53,8 @@ public:
     // Every refusal shown, one per line; empty when every input holds a good value.
     QString message() const;
     QString readout() const;
+    // What the readout says while no cell is hovered.
+    static QString readoutHint();
     std::shared_ptr<const PhraseResult> result() const { return m_result; }
     // Widget coordinates (of gridPlot()) of cell (token, dim) of a phrase's heatmap.
     QPoint gridCellCentre(int phrase, EmbeddingMode mode, qint64 token, qint64 dim) const;

@@ -288,6 +288,10 @@ void FieldForm::commit(const QString &key, const QString &text)
         return;
     }
     clearProblems();
+    // Applied: what the field holds is the window's now (Ctrl+Z undoes it there). The rows may
+    // have been rebuilt by the change (a choice shows other fields): look the row up again.
+    if (Row *applied = row(key); applied && applied->line)
+        applied->line->setModified(false);
     emit committed();
     refresh();
 }

@@ -5,10 +5,12 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QLabel>
+#include <QPainter>
+#include <QScopedValueRollback>
 #include <QSignalBlocker>
 #include <QSlider>
-#include <QStyle>
 #include <QTimer>
 #include <QToolButton>
 
@@ -21,6 +23,28 @@ namespace {
 // Steps across the range: the slider's resolution and one pass at 1x takes steps / 30 s.
 constexpr int steps = 240;
 constexpr int tickMs = 33; // about 30 frames per second; the views repaint queued
+
+// Play (a triangle) or pause (two bars) in `colour`, on a transparent square of `side` pixels.
+QPixmap mediaPixmap(bool pause, const QColor &colour, int side)
+{
+    QPixmap pixmap(side, side);
+    pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(colour);
+    const double margin = side * 0.2;
+    if (pause) {
+        const double bar = side * 0.22;
+        painter.drawRect(QRectF(margin, margin, bar, side - 2 * margin));
+        painter.drawRect(QRectF(side - margin - bar, margin, bar, side - 2 * margin));
+    } else {
+        const QPointF corners[] = {
+            {margin, margin}, {side - margin, side / 2.0}, {margin, side - margin}};
+        painter.drawPolygon(corners, 3);
+    }
+    return pixmap;
+}
 
 } // namespace
 
@@ -37,7 +61,6 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
                                "views) or a numeric field of the scheme"));
     m_play->setObjectName(QStringLiteral("motionPlay"));
     m_play->setCheckable(true);
-    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     m_play->setToolTip(tr("Play / pause"));
     m_slider->setObjectName(QStringLiteral("motionSlider"));
     m_slider->setRange(0, steps);
@@ -105,7 +128,35 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     connect(m_state, &ExplorerState::schemeSettingsChanged, this, structural);
     connect(m_state, &ExplorerState::specChanged, this, structural);
     connect(m_state, &ExplorerState::phraseSettingsChanged, this, structural);
+    // A click elsewhere (a cell, a token) moves what the bar shows: the knob follows.
+    for (auto signal : {&ExplorerState::selectionChanged, &ExplorerState::phraseSelectionChanged})
+        connect(m_state, signal, this, [this] {
+            if (!m_applying)
+                followState();
+        });
+    updatePlayIcon();
     rebuild();
+}
+
+void PlayBar::changeEvent(QEvent *event)
+{
+    QToolBar::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        updatePlayIcon();
+}
+
+void PlayBar::updatePlayIcon()
+{
+    QIcon icon;
+    const bool pause = m_timer->isActive();
+    for (int side : {16, 24, 32, 48}) {
+        icon.addPixmap(
+            mediaPixmap(pause, palette().color(QPalette::Active, QPalette::ButtonText), side));
+        icon.addPixmap(
+            mediaPixmap(pause, palette().color(QPalette::Disabled, QPalette::ButtonText), side),
+            QIcon::Disabled);
+    }
+    m_play->setIcon(icon);
 }
 
 QList<FigureView> PlayBar::currentViews() const
@@ -181,7 +232,10 @@ void PlayBar::rebuild()
         m_to->setValue(m_plan->to());
     }
     setEnabled(m_plan.has_value());
-    m_value->setText(m_plan ? m_plan->valueText(0) : QString());
+    if (m_plan)
+        followState();
+    else
+        m_value->clear();
 }
 
 void PlayBar::replan()
@@ -202,7 +256,54 @@ void PlayBar::replan()
     }
     m_plan = plan;
     m_value->setToolTip({});
-    setStep(m_slider->value());
+    followState(); // a new range moves the knob, not the views
+}
+
+std::optional<double> PlayBar::stateValue() const
+{
+    if (!m_plan)
+        return std::nullopt;
+    if (!m_plan->animatesPosition())
+        return FigureAnimation::schemeFieldValue(m_state->spec(), m_plan->parameter());
+    switch (m_state->page()) {
+    case Page::Encoding:
+        return double(m_state->selection().position);
+    case Page::Phrases:
+        return double(m_state->phraseSelection().token);
+    case Page::Schemes:
+        return double(m_state->schemeSettings().rotationPosition);
+    case Page::Model:
+        break;
+    }
+    return std::nullopt;
+}
+
+void PlayBar::followState()
+{
+    const std::optional<double> value = stateValue();
+    int step = 0;
+    if (value && m_plan->to() != m_plan->from())
+        step = qBound(0,
+                      int(std::lround((*value - m_plan->from()) / (m_plan->to() - m_plan->from()) *
+                                      double(steps))),
+                      steps);
+    showStep(step);
+}
+
+void PlayBar::showStep(int step)
+{
+    {
+        const QSignalBlocker block(m_slider);
+        m_slider->setValue(step);
+    }
+    m_value->setText(
+        m_plan ? QStringLiteral("%1 = %2").arg(m_plan->parameter(), m_plan->valueText(step))
+               : QString());
+}
+
+QString PlayBar::valueText() const
+{
+    return m_value->text();
 }
 
 bool PlayBar::isPlaying() const
@@ -220,7 +321,7 @@ void PlayBar::play()
     m_timer->start();
     const QSignalBlocker block(m_play);
     m_play->setChecked(true);
-    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+    updatePlayIcon();
     emit playingChanged(true);
 }
 
@@ -230,7 +331,7 @@ void PlayBar::pause()
     m_timer->stop();
     const QSignalBlocker block(m_play);
     m_play->setChecked(false);
-    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    updatePlayIcon();
     if (was)
         emit playingChanged(false);
 }
@@ -258,25 +359,29 @@ void PlayBar::setStep(int step)
 {
     if (!m_plan)
         return;
-    {
-        const QSignalBlocker block(m_slider);
-        m_slider->setValue(step);
-    }
-    m_applying = true;
+    const QScopedValueRollback applying(m_applying, true);
     QString error;
-    bool ok = m_plan->apply(*m_state, step, &error);
-    // In the window the selection rides along the waves' marker, so the value readout follows.
-    if (ok && m_plan->animatesPosition() && m_state->page() == Page::Encoding) {
-        Selection selection = m_state->selection();
-        selection.position = qint64(m_plan->valueAt(step));
-        m_state->setSelection(selection);
+    bool ok = true;
+    const Page page = m_state->page();
+    if (m_plan->animatesPosition() && page != Page::Schemes) {
+        // Where the user looks, as a click would set it: the selected cell (the readout and the
+        // waves' ring follow it) or the clicked token. The markers stay as typed.
+        if (page == Page::Encoding) {
+            Selection selection = m_state->selection();
+            selection.position = qint64(m_plan->valueAt(step));
+            m_state->setSelection(selection);
+        } else {
+            ok = m_plan->apply(*m_state, step, &error);
+        }
+    } else {
+        // A parameter (the rotation's position, a swept field): shown, never saved.
+        ok = m_state->preview([&] { return m_plan->apply(*m_state, step, &error); });
     }
-    m_applying = false;
-    m_value->setText(
-        ok ? QStringLiteral("%1 = %2").arg(m_plan->parameter(), m_plan->valueText(step))
-           : error.left(60));
-    if (!ok)
+    showStep(step);
+    if (!ok) {
+        m_value->setText(error.left(60));
         pause();
+    }
 }
 
 } // namespace pe

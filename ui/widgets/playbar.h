@@ -1,7 +1,11 @@
 // PlayBar: the window's motion control (issue 13): a slider over the position (waves, heatmap,
 // rotation, phrase views) or over one numeric field of the scheme (any view, e.g. the spectrum's
-// RoPE factor), with play / pause, speed and loop. Each step sets the value in the state, as an
-// edit would; the views and the ComputeScheduler (off the UI thread, newest wins) follow.
+// RoPE factor), with play / pause, speed and loop. Playing is looking, not editing: on the
+// Encoding and Phrases pages a step moves the selected cell or the clicked token (where the user
+// looks, as a click would; the markers stay as typed), and a step of a parameter (the rotation's
+// position, a swept field) is an ExplorerState::Preview, shown but never saved nor an undo step.
+// The views and the ComputeScheduler (off the UI thread, newest wins) follow. The slider's knob
+// and the value beside it always say the same value: the state's, when it is not playing.
 #pragma once
 
 #include "figures/figureanimation.h"
@@ -44,14 +48,26 @@ public slots:
     // Pauses and asks for File > Export figure preset to what the bar plays (exportRequested).
     void exportAnimation();
 
+    // The value the slider and its label show ("position = 50").
+    QString valueText() const;
+
 signals:
     void playingChanged(bool playing);
     void exportRequested(const QList<pe::FigureView> &views, const pe::AnimationOptions &animation);
+
+protected:
+    void changeEvent(QEvent *event) override;
 
 private:
     void rebuild(); // the parameter list, range and plan for the current page and scheme
     void replan();
     void advance();
+    // Puts the knob (and its label) on the state's own value of what the bar moves.
+    void followState();
+    std::optional<double> stateValue() const;
+    void showStep(int step);
+    // Play and pause drawn in the palette's text colour: visible in both themes.
+    void updatePlayIcon();
 
     ExplorerState *m_state;
     QComboBox *m_parameter;

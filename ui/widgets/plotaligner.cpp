@@ -2,6 +2,8 @@
 
 #include "figures/qcpinclude.h"
 
+#include <QEvent>
+
 #include <algorithm>
 
 namespace pe {
@@ -12,8 +14,20 @@ PlotAligner::PlotAligner(QCustomPlot *upper, QCustomPlot *lower, SharedRange sha
 {
     // Queued: a replot's own layout is final when afterReplot fires, and a second replot asked
     // from inside it would be dropped.
-    for (QCustomPlot *plot : {upper, lower})
+    for (QCustomPlot *plot : {upper, lower}) {
         connect(plot, &QCustomPlot::afterReplot, this, &PlotAligner::align, Qt::QueuedConnection);
+        plot->installEventFilter(this);
+    }
+}
+
+bool PlotAligner::eventFilter(QObject *watched, QEvent *event)
+{
+    // A plot rebuilt while hidden (its margins reset) replotted when align() could not measure
+    // it: align once it is on screen again.
+    if (event->type() == QEvent::Show)
+        QMetaObject::invokeMethod(
+            this, [this] { align(); }, Qt::QueuedConnection);
+    return QObject::eventFilter(watched, event);
 }
 
 bool PlotAligner::align()

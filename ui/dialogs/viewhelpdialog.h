@@ -1,0 +1,37 @@
+// ViewHelpDialog: Help > What am I looking at? (F1, or the toolbar's button): the current page's
+// views, what each shows and its formula with the window's parameters (dialogs/viewhelp.h),
+// following the page and the parameters while it is open.
+#pragma once
+
+#include "figures/figureviews.h"
+
+#include <QDialog>
+
+#include <functional>
+
+class QTextBrowser;
+
+namespace pe {
+
+class ExplorerState;
+
+class ViewHelpDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    // `views` says which views the window shows now.
+    ViewHelpDialog(ExplorerState *state, std::function<QList<FigureView>()> views,
+                   QWidget *parent = nullptr);
+
+    QString html() const;
+
+public slots:
+    void refresh();
+
+private:
+    ExplorerState *m_state;
+    std::function<QList<FigureView>()> m_views;
+    QTextBrowser *m_text;
+};
+
+} // namespace pe

@@ -1,0 +1,46 @@
+// StateCommand: one undo step of the explorer window, the parameters before and after one
+// committed change of its ExplorerState. ExplorerState pushes it (every setter goes through one
+// place); its text names the change from the field tables ("Set Base to 500000", "Edit Phrase 1")
+// unless the caller named the step ("Apply preset rope-decay"), and consecutive changes of the
+// same field merge into one step (a slider drag, a field stepped again and again), as Qt
+// Designer's property commands do.
+#pragma once
+
+#include "state/explorerstate.h"
+
+#include <QString>
+#include <QUndoCommand>
+
+namespace pe {
+
+class StateCommand : public QUndoCommand
+{
+public:
+    // Pushed after the change was made: the stack's first redo() has nothing to do.
+    StateCommand(ExplorerState *state, ExplorerState::Values before, ExplorerState::Values after,
+                 const QString &text);
+
+    int id() const override;
+    bool mergeWith(const QUndoCommand *other) override;
+    void undo() override;
+    void redo() override;
+
+    // What one step changed, in words; `key` names the field when exactly one changed (the
+    // merge key), else it is empty.
+    struct Description
+    {
+        QString text;
+        QString key;
+    };
+    static Description describe(const ExplorerState::Values &before,
+                                const ExplorerState::Values &after);
+
+private:
+    ExplorerState *m_state;
+    ExplorerState::Values m_before;
+    ExplorerState::Values m_after;
+    QString m_key; // the one field this step changed; empty: no merging
+    bool m_applied = true;
+};
+
+} // namespace pe
