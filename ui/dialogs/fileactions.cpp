@@ -3,6 +3,7 @@
 #include "dialogs/configpastedialog.h"
 
 #include "compute/computescheduler.h"
+#include "compute/phrasemodeldata.h"
 #include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
 #include "figures/qcpinclude.h"
@@ -601,6 +602,7 @@ void FileActions::openModel(const QString &source, bool interactive)
                 const auto show = [&] {
                     if (!state->setSpec(spec->spec, &problem))
                         return false;
+                    setPhraseModel(state, source);
                     if (card)
                         self->m_window->modelPage()->setCard(card);
                     if (spec->layer >= 0)
