@@ -2,9 +2,10 @@
 # One entry point for a fresh Debian 12 machine (the README's two commands):
 #   bash bootstrap.sh run    install what is missing, build, start pescope (extra args go to it)
 #   bash bootstrap.sh test   install what is missing, build, run every test suite under Xvfb
-#   bash bootstrap.sh sanitize   every suite again in a Clang build with AddressSanitizer +
+#   bash bootstrap.sh sanitize   the suites of core, formats, sessions and the command line again
+#                            in a Clang build with AddressSanitizer +
 #                            UndefinedBehaviorSanitizer (build-sanitize/), then each libFuzzer
-#                            target for PE_FUZZ_SECONDS (60) s (tests/fuzz/run.sh); CI's second
+#                            target for PE_FUZZ_SECONDS (30) s (tests/fuzz/run.sh); CI's second
 #                            stage (README, "Sanitizers and fuzzing")
 #   bash bootstrap.sh tidy   clang-tidy (.clang-tidy) over app/, core/ and ui/, with that
 #                            build's compile commands; CI's last step
@@ -26,7 +27,7 @@ packages=(
   libgl-dev libgl1-mesa-dri libglx-mesa0 mesa-utils
   libisal-dev zlib1g-dev xvfb xauth fonts-dejavu-core
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libavutil-dev
-  python3 python3-numpy python3-matplotlib poppler-utils
+  python3 python3-numpy python3-matplotlib poppler-utils ccache
   python3-dev pybind11-dev
 )
 # For `test` only: the validators of the desktop entry, AppStream metainfo, MIME type and man
@@ -53,30 +54,43 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# ccache (installed above), when present, makes a rebuild of unchanged sources nearly free; it
+# does nothing for CI's first build on a new machine, whose cache is empty.
+launcher=()
+find_launcher() {
+  if command -v ccache >/dev/null 2>&1; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+}
+
 build() {
+  find_launcher
   if [ ! -f "$build_dir/build.ninja" ]; then
-    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
   fi
   cmake --build "$build_dir" --parallel
 }
 
-# The Clang build of `sanitize`, also the compile commands `tidy` reads: everything (core, ui,
-# app, the suites and the libFuzzer targets) with AddressSanitizer + UndefinedBehaviorSanitizer.
+# The Clang build of `sanitize`, also the compile commands `tidy` reads: core, ui, app, the
+# suites of the code where memory errors hide (not those that drive Widgets or check packaging:
+# PE_SANITIZER_SUITES_ONLY, tests/CMakeLists.txt) and the libFuzzer targets, with
+# AddressSanitizer + UndefinedBehaviorSanitizer.
 # Clang builds in half GCC's time; -O2 costs no more to compile than -O1 and vectorises the
 # kernels (at -O1 two suites ran past their time limits). The fuzzers' coverage instrumentation
 # (fuzzer-no-link) in every object saves a second build.
 sanitize_dir=${PE_ASAN_BUILD_DIR:-build-sanitize}
 configure_sanitize() {
+  find_launcher
   local flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-omit-frame-pointer"
   flags+=" -gline-tables-only"
-  # Also when an older configuration wrote no compile commands.
-  if [ ! -f "$sanitize_dir/build.ninja" ] || [ ! -f "$sanitize_dir/compile_commands.json" ]; then
-    cmake -S . -B "$sanitize_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-      -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
-      -DPE_BUILD_BENCH=OFF -DPE_BUILD_FUZZERS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
-      -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags"
-  fi
+  # Every time: a folder configured before PE_SANITIZER_SUITES_ONLY existed takes it up, and an
+  # unchanged configuration costs a few seconds and rebuilds nothing.
+  cmake -S . -B "$sanitize_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+    -DPE_BUILD_BENCH=OFF -DPE_BUILD_FUZZERS=ON -DPE_SANITIZER_SUITES_ONLY=ON \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${launcher[@]}" \
+    -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" >/dev/null
 }
 
 case "$mode" in
@@ -94,8 +108,8 @@ case "$mode" in
       ctest --test-dir "$build_dir" --output-on-failure --timeout 900 "$@"
     ;;
   sanitize)
-    # The second stage of CI (.ci/run): the Clang build above, every suite in it, then each fuzz
-    # target for PE_FUZZ_SECONDS (default 60) s. Any report fails it.
+    # The second stage of CI (.ci/run): the Clang build above, its suites, then each fuzz target
+    # for PE_FUZZ_SECONDS (default 30) s, one per core at a time. Any report fails it.
     install_missing "${test_packages[@]}" clang libclang-rt-dev
     configure_sanitize
     asan_dir=$sanitize_dir
@@ -119,39 +133,29 @@ case "$mode" in
       ctest --test-dir "$asan_dir" --output-on-failure --timeout 1800 "$@" || status=$?
     echo "sanitize: suites ran in $((SECONDS / 60)) min $((SECONDS % 60)) s"
     SECONDS=0
-    PE_FUZZ_BUILD_DIR="$asan_dir" bash tests/fuzz/run.sh "${PE_FUZZ_SECONDS:-60}" || status=$?
+    PE_FUZZ_BUILD_DIR="$asan_dir" bash tests/fuzz/run.sh "${PE_FUZZ_SECONDS:-30}" || status=$?
     echo "sanitize: fuzzed in $((SECONDS / 60)) min $((SECONDS % 60)) s"
     exit $status
     ;;
   tidy)
     # clang-tidy with .clang-tidy's checks over every source of app/, core/ and ui/ (and the
     # headers they include from there), with the compile commands of the sanitizer build; any
-    # finding fails. The suites are not checked: their code is checks of its own.
+    # finding fails. The suites are not checked: their code is checks of its own. A unit whose
+    # preprocessed text, flags, checks and clang-tidy version are those of a run that passed is
+    # not checked again: tests/tidy/run-tidy.py keeps their keys in tests/tidy/passed.txt
+    # (checked in; commit it with your change). PE_TIDY_ALL=1 checks every unit.
     install_missing clang clang-tidy libclang-rt-dev
     configure_sanitize
     # The sources include the moc output. Its targets wait for the libraries they link (CMake's
     # autogen order), so on its own this builds core and ui in build-sanitize/ first (about 10
     # min); after the sanitizer stage, as in CI, there is nothing left to build.
     cmake --build "$sanitize_dir" --target pe_core_autogen pe_ui_autogen pe_cli_autogen
-    SECONDS=0
+    all=()
+    [ "${PE_TIDY_ALL:-0}" = 1 ] && all=(--all)
     status=0
-    log=$sanitize_dir/clang-tidy.log
-    # run-clang-tidy fails when any file has a finding (WarningsAsErrors) or clang-tidy fails.
-    # The sources under this checkout's app/, core/ and ui/ (not the build's generated ones);
-    # the checkout's path is escaped for the regular expression.
-    root=$(pwd -P | sed 's/[][\\.*^$+?(){}|]/\\&/g')
-    run-clang-tidy -quiet -j "$(nproc)" -p "$sanitize_dir" "^$root/(app|core|ui)/.*\\.cpp\$" \
-      >"$log.raw" 2>&1 || status=$?
-    sed 's/\x1b\[[0-9;]*m//g' "$log.raw" >"$log" # without its colours
-    # The findings with their source lines; not clang-tidy's count of what the header filter
-    # left out (Qt's headers), nor the command lines.
-    grep -vE '^[0-9]+ warnings? generated|^Suppressed [0-9]+ warnings|^Use -header-filter|^clang-tidy' \
-      "$log" || true
-    files=$(grep -c '^clang-tidy' "$log" || true)
-    findings=$(grep -cE '(warning|error): ' "$log" || true)
-    echo "tidy: $files files checked in $((SECONDS / 60)) min $((SECONDS % 60)) s, $findings findings"
-    [ "$findings" -eq 0 ] && [ "$files" -gt 0 ] || status=1
-    [ "$status" -eq 0 ] || echo "tidy: FAILED (whole output: $log)" >&2
+    /usr/bin/python3 tests/tidy/run-tidy.py --build "$sanitize_dir" --cache tests/tidy/passed.txt \
+      --log "$sanitize_dir/clang-tidy.log" --jobs "$(nproc)" "${all[@]}" || status=$?
+    [ "$status" -eq 0 ] || echo "tidy: FAILED (whole output: $sanitize_dir/clang-tidy.log)" >&2
     exit $status
     ;;
   *)

@@ -8,6 +8,7 @@
 #include "matrixwriter.h"
 #include "model/modelspec.h"
 #include "model/phrasemodel.h"
+#include "rope/enginecheck.h"
 #include "rope/ropetables.h"
 
 #include <QCommandLineParser>
@@ -131,8 +132,9 @@ PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser);
 // The output of `spec` that --what names (default: the scheme's first), multiplied by the
 // attention factor with --scaled-table, one row per id with --position-ids; --positions refused
 // where the output does not use it. What `pescope data` writes; pescope.rope_table() in Python.
-// Throws UsageError naming the option.
-DataOutput dataOutputFromOptions(const QCommandLineParser &parser, const EncodingSpec &spec);
+// Without --positions a RoPE `spec` is marked to take the sequence length transformers' module
+// holds once loaded (RopeScheme::lengthAsLoaded). Throws UsageError naming the option.
+DataOutput dataOutputFromOptions(const QCommandLineParser &parser, EncodingSpec &spec);
 
 // `pescope inspect --json`'s object for a model folder, file or cached repo id, and the model's
 // config (nullopt when it has none) in *config when not null. Throws UsageError.
@@ -142,6 +144,17 @@ QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *con
 // a file in one, a models--ORG--NAME cache folder or a cached repo id. Throws UsageError naming
 // the file and the problem.
 Tokenizer readTokenizer(const QString &path, bool file);
+
+// `verify`'s options after MODEL (--against, --what, --layout, --positions, --tolerance,
+// --unscaled, --strict), shared with `export --view verify` (verifycommand.cpp), where --layout
+// and --positions mean the figure's own (the table's layout is detected there).
+enum class VerifyOptionSet { Verify, Export };
+void addVerifyOptions(OptionSet &options, VerifyOptionSet set = VerifyOptionSet::Verify);
+// The engine check those options ask for, against the rotary layer `model` read from `source`;
+// throws UsageError naming the option.
+EngineCheckRequest engineCheckRequest(const QCommandLineParser &parser, const ModelLayerSpec &model,
+                                      const QString &source,
+                                      VerifyOptionSet set = VerifyOptionSet::Verify);
 
 int runData(const QStringList &args);
 int runPhrases(const QStringList &args);

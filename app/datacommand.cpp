@@ -9,6 +9,7 @@
 #include "matrixwriter.h"
 #include "model/positiontable.h"
 #include "rope/ropetables.h"
+#include "rope/ropeverify.h"
 
 #include <QElapsedTimer>
 
@@ -137,6 +138,10 @@ DataOutput positionIdsTable(const EncodingSpec &spec, const QString &what,
     for (const MropePositionIds &id : ids)
         longest = std::max({longest, id.temporal, id.height, id.width});
     config.sequenceLength = longest + 1;
+    if (const QString note = ropeSequenceLengthNote(spec.dims, config,
+                                                    QStringLiteral("--position-ids: max(id) + 1"));
+        !note.isEmpty())
+        report(dataCommand, note);
     DataOutput out;
     out.name = what;
     out.help = QStringLiteral("HF's %1 table for the given (t, h, w) position ids").arg(what);
@@ -154,9 +159,20 @@ DataOutput positionIdsTable(const EncodingSpec &spec, const QString &what,
     return out;
 }
 
-// `--model M [--tensor T] [--table-offset N] --what positions --out F`: the stored table, rows
-// straight from the mapped file to the output (F32) or converted a chunk at a time, never held
-// whole in memory. nullopt when other options are set: the general path checks and refuses them.
+// ", positions from row 2 (rows 0-1 are no positions: padding_idx + 1 ...)" for a table whose
+// position 0 is not its first row.
+QString offsetText(const PositionTable &t)
+{
+    return QStringLiteral(", positions from row %1 (rows 0-%2 are no positions%3)")
+        .arg(t.offset)
+        .arg(t.offset - 1)
+        .arg(t.offsetReason.isEmpty() ? QString() : QStringLiteral(": ") + t.offsetReason);
+}
+
+// `--model M [--tensor T] [--table-offset N] --what positions --out F`: the stored table's
+// positions (its rows from the offset on), straight from the mapped file to the output (F32) or
+// converted a chunk at a time, never held whole in memory. nullopt when other options are set: the
+// general path checks and refuses them.
 std::optional<int> writeStoredTable(const QCommandLineParser &parser)
 {
     const QStringList plain = {QStringLiteral("model"),        QStringLiteral("tensor"),
@@ -182,19 +198,19 @@ std::optional<int> writeStoredTable(const QCommandLineParser &parser)
     const PositionTable &t = found->table;
     const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
-    report(dataCommand,
-           QStringLiteral("%1 of %2: %3 x %4 %5%6")
-               .arg(t.tensor, t.file)
-               .arg(t.rows)
-               .arg(t.columns)
-               .arg(t.typeName, t.offset > 0
-                                    ? QStringLiteral(", positions from row %1").arg(t.offset)
-                                    : QString()));
-    MatrixWriter writer(path, format, {t.rows, t.columns}, ElementType::Float32);
+    // Positions only: rows before the offset (OPT's 2, RoBERTa's padding_idx + 1) are none.
+    const qint64 positions = t.positions();
+    report(dataCommand, QStringLiteral("%1 of %2: %3 x %4 %5%6")
+                            .arg(t.tensor, t.file)
+                            .arg(t.rows)
+                            .arg(t.columns)
+                            .arg(t.typeName, t.offset > 0 ? offsetText(t) : QString()));
+    MatrixWriter writer(path, format, {positions, t.columns}, ElementType::Float32);
     if (parser.isSet(QStringLiteral("dry-run")))
         return reportDryRun(dataCommand,
-                            QStringLiteral("write the %1 x %2 table (float32) to %3 as %4")
-                                .arg(t.rows)
+                            QStringLiteral("write the %1 x %2 table of positions (float32) to %3 "
+                                           "as %4")
+                                .arg(positions)
                                 .arg(t.columns)
                                 .arg(path, formatName(format)),
                             {writer.problem()});
@@ -203,10 +219,14 @@ std::optional<int> writeStoredTable(const QCommandLineParser &parser)
         // CSV rows must reach the writer whole: chunks are a multiple of the row length.
         const qint64 chunk =
             std::max<qint64>(1, (qint64(4) << 20) / (t.columns * 4)) * t.columns * 4;
+        qint64 skip = t.offset * t.columns; // values before position 0
         ok = found->tensors->streamRows(
                  t.tensor,
                  [&](const float *values, qint64 count) {
-                     return writer.write(values, count, &error);
+                     const qint64 skipped = std::min(skip, count);
+                     skip -= skipped;
+                     return count == skipped ||
+                            writer.write(values + skipped, count - skipped, &error);
                  },
                  &error, chunk) &&
              writer.commit(&error);
@@ -215,13 +235,45 @@ std::optional<int> writeStoredTable(const QCommandLineParser &parser)
         report(dataCommand, error);
         return Failure;
     }
-    report(dataCommand, QStringLiteral("%1 x %2 table positions (float32) written to %3 as %4, "
-                                       "read from the file in %5 ms")
-                            .arg(t.rows)
-                            .arg(t.columns)
-                            .arg(path, formatName(format))
-                            .arg(timer.elapsed()));
+    report(dataCommand,
+           QStringLiteral("%1 x %2 table of positions (float32) written to %3 as %4%5, "
+                          "read from the file in %6 ms")
+               .arg(positions)
+               .arg(t.columns)
+               .arg(path, formatName(format),
+                    t.offset > 0 ? QStringLiteral(" (rows %1 to %2 of the stored %3)")
+                                       .arg(t.offset)
+                                       .arg(t.rows - 1)
+                                       .arg(t.rows)
+                                 : QString())
+               .arg(timer.elapsed()));
     return Success;
+}
+
+// The sequence length the dynamic and longrope rules saw and what it gave, and the layout of
+// HF's cos / sin tables: every output that depends on them says so.
+void reportRopeLength(const RopeScheme &rope, const EncodingSpec &spec, const DataOutput &output,
+                      bool positionIds)
+{
+    const bool table = output.name == QLatin1String("cos") || output.name == QLatin1String("sin");
+    if (table)
+        report(dataCommand, QStringLiteral("layout: %1%2")
+                                .arg(ropeLayoutDescription(rope.pairing == RopePairing::Half
+                                                               ? RopeLayout::Half
+                                                               : RopeLayout::Interleaved,
+                                                           ropeFrequencyCount(spec.dims, rope)),
+                                     rope.pairing == RopePairing::Interleaved
+                                         ? QStringLiteral(", the model's own pairing")
+                                         : QString()));
+    if (positionIds)
+        return; // positionIdsTable says max(id) + 1 in its help
+    RopeConfig config = rope.config({spec.positions, spec.dims});
+    const QString origin = rope.lengthAsLoaded
+                               ? QStringLiteral("no --positions")
+                               : QStringLiteral("--positions: HF's forward over positions 0..%1")
+                                     .arg(spec.positions - 1);
+    if (const QString note = ropeSequenceLengthNote(spec.dims, config, origin); !note.isEmpty())
+        report(dataCommand, note);
 }
 
 int writeMatrix(BackendChoice choice, const EncodingSpec &spec, const QString &path,
@@ -355,10 +407,14 @@ std::vector<MropePositionIds> parsePositionIds(const QString &option)
     return ids;
 }
 
-DataOutput dataOutputFromOptions(const QCommandLineParser &parser, const EncodingSpec &spec)
+DataOutput dataOutputFromOptions(const QCommandLineParser &parser, EncodingSpec &spec)
 {
-    DataOutput output = chosenOutput(parser, spec);
     const QString positions = QStringLiteral("positions");
+    // Without --positions the rules that read the sequence length see what transformers'
+    // rotary module holds once loaded (seq_len None): longrope's short factors, dynamic's base.
+    if (auto *rope = std::get_if<RopeScheme>(&spec.scheme))
+        rope->lengthAsLoaded = !parser.isSet(positions);
+    DataOutput output = chosenOutput(parser, spec);
     if (parser.isSet(QStringLiteral("position-ids"))) {
         refuseOptions(parser, {positions},
                       QStringLiteral("--position-ids (the ids are the rows; HF's sequence length "
@@ -397,12 +453,14 @@ int runData(const QStringList &args)
     if (const std::optional<int> stored = writeStoredTable(parser))
         return *stored;
     const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
-    const EncodingSpec spec = model ? model->spec : specFromOptions(parser);
+    EncodingSpec spec = model ? model->spec : specFromOptions(parser);
     const DataOutput output = dataOutputFromOptions(parser, spec);
     const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
     if (model)
         report(dataCommand, model->description);
+    if (const RopeScheme *rope = spec.get<RopeScheme>())
+        reportRopeLength(*rope, spec, output, parser.isSet(QStringLiteral("position-ids")));
     const BackendChoice choice = backendFromOptions(parser);
     // The scheme's formula, on the CPU: `--backend gpu` is refused rather than quietly ignored.
     if (output.rows && choice == BackendChoice::Gpu)

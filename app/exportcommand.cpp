@@ -124,6 +124,30 @@ void applyOptions(const QCommandLineParser &parser, ExplorerState &state)
         throw UsageError{error};
 }
 
+// The verify view's check: the --config / --model layer (or a --scheme rope spec) against
+// --against, with error rows for the figure.
+EngineCheckRequest engineCheckFor(const QCommandLineParser &parser, const ExplorerState &state)
+{
+    std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
+    QString source = QStringLiteral("the command line");
+    if (const std::optional<ModelConfig> config = modelConfigFromOptions(parser))
+        source = config->source;
+    if (!model) {
+        const RopeScheme *rope = state.spec().get<RopeScheme>();
+        if (!rope)
+            throw UsageError{QStringLiteral("the verify view needs a rotary spec: --config, "
+                                            "--model or --scheme rope")};
+        model = ModelLayerSpec{
+            state.spec(), -1,
+            QStringLiteral("rope, %1, %2 dims").arg(rope->configLabel()).arg(state.spec().dims)};
+    }
+    model->spec = state.spec(); // --positions and rope options on top, as the figure shows
+    EngineCheckRequest request =
+        engineCheckRequest(parser, *model, source, VerifyOptionSet::Export);
+    request.errorGridRows = 2048;
+    return request;
+}
+
 } // namespace
 
 QCommandLineOption figureViewOption()
@@ -165,7 +189,7 @@ QList<FigureView> figureViewsFromOptions(const QCommandLineParser &parser)
         throw UsageError{QStringLiteral("--view is required (heatmap, waves, phrases, "
                                         "phrase-difference, token-similarity, spectrum, "
                                         "rotation, decay, similarity, alibi, t5, compare, "
-                                        "table-similarity, pca, sinusoid-fit, or several "
+                                        "table-similarity, pca, sinusoid-fit, verify, or several "
                                         "joined by +)")};
     QString error;
     const std::optional<QList<FigureView>> views =
@@ -236,7 +260,9 @@ int runExport(const QStringList &args)
         "options come from --preset or --session (e.g. --preset rope-llama31-vs-yarn), RoPE "
         "options set configuration A.\n"
         "A model's learned position table (--model PATH|REPO_ID): pca, table-similarity, "
-        "sinusoid-fit, and heatmap or waves of the table."));
+        "sinusoid-fit, and heatmap or waves of the table.\n"
+        "An engine's RoPE table against Hugging Face (--config or --model, and --against "
+        "FILE[:TENSOR] as `pescope verify` takes them): verify."));
     parser.addHelpOption();
     OptionSet options;
     options.addPlain(figureViewOption());
@@ -246,6 +272,7 @@ int runExport(const QStringList &args)
                       QStringLiteral("FILE")});
     addAnimationOptions(options);
     addFigureOptions(options);
+    addVerifyOptions(options, VerifyOptionSet::Export);
     options.addPlain(dryRunOption());
     options.addTo(parser);
     parseOrThrow(parser, args);
@@ -271,6 +298,19 @@ int runExport(const QStringList &args)
     const FigureOptions figureOptions = figureOptionsFromOptions(parser, views);
     const std::optional<AnimationRequest> animation =
         animationFromOptions(parser, path, figureOptions);
+    const bool checksEngine = std::any_of(views.begin(), views.end(), viewNeedsEngineCheck);
+    if (!checksEngine)
+        refuseOptions(parser,
+                      {QStringLiteral("against"), QStringLiteral("what"),
+                       QStringLiteral("tolerance"), QStringLiteral("unscaled"),
+                       QStringLiteral("strict")},
+                      QStringLiteral("--view %1 (only the verify view checks a table)")
+                          .arg(figureViewsName(views)));
+    else if (!parser.isSet(QStringLiteral("against")))
+        throw UsageError{QStringLiteral("--against is required for the verify view")};
+    else if (animation || dataOut)
+        throw UsageError{QStringLiteral("the verify view is a figure: --out must end in .png, .svg "
+                                        "or .pdf")};
 
     // The state: defaults, a preset or a session, then the command line on top.
     FigureRequest request = figureRequestFromOptions(parser, figureOptions);
@@ -285,6 +325,9 @@ int runExport(const QStringList &args)
         throw UsageError{QStringLiteral("--out %1: an animation is written to a file, not to a "
                                         "device or pipe")
                              .arg(path)};
+
+    const std::optional<EngineCheckRequest> engineRequest =
+        checksEngine ? std::optional(engineCheckFor(parser, state)) : std::nullopt;
 
     // The folder is checked before any work, so a typo costs no computing.
     if (const QString problem = outputPathProblem(path); !problem.isEmpty()) {
@@ -330,6 +373,15 @@ int runExport(const QStringList &args)
         return rc;
     }
     FigureData data;
+    if (engineRequest) {
+        std::optional<EngineCheck> check = runEngineCheck(*engineRequest, &error);
+        if (!check)
+            throw UsageError{QStringLiteral("--against: ") + error};
+        report(command, check->verdict());
+        if (const QString diagnosis = check->diagnosis(); !diagnosis.isEmpty())
+            report(command, diagnosis);
+        data.engineCheck = std::make_shared<const EngineCheck>(std::move(*check));
+    }
     const bool computed = computeFigureData(state, views, *backend, &data, &error);
     if (const QString notice = backend->notice(); !notice.isEmpty())
         report(command, notice);

@@ -87,7 +87,8 @@ void addGuiOptions(QCommandLineParser &parser)
                         "Open model does."),
          QStringLiteral("PATH|REPO_ID")},
         {QStringLiteral("model-view"),
-         QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit."),
+         QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit (a "
+                        "learned table); spectrum, rotation or decay (a rotary layer)."),
          QStringLiteral("NAME")},
         {QStringLiteral("phrase-tokenizer"),
          QStringLiteral("The Phrases page's tokenizer: textvectorization (the Keras tutorial's) "
@@ -155,8 +156,9 @@ GuiRequest guiRequest(const QCommandLineParser &parser)
         const QString name = parser.value(QStringLiteral("model-view"));
         const std::optional<QList<FigureView>> views = parseFigureViews(name, nullptr);
         if (!views || views->size() != 1 || !ModelPage::views().contains(views->constFirst()))
-            throw UsageError{QStringLiteral("--model-view must be pca, table-similarity or "
-                                            "sinusoid-fit (got \"%1\")")
+            throw UsageError{QStringLiteral("--model-view must be pca, table-similarity, "
+                                            "sinusoid-fit, spectrum, rotation or decay (got "
+                                            "\"%1\")")
                                  .arg(name)};
         request.modelView = views->constFirst();
     }

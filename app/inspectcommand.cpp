@@ -47,6 +47,24 @@ QJsonArray shapeJson(const std::vector<qint64> &shape)
     return out;
 }
 
+// A GGUF file stores no pairing (llama.cpp picks it per architecture, after permuting the
+// weights): only config.json's models get a pairing line.
+bool statesPairing(const ModelConfig &c)
+{
+    return c.usesRope() && !c.source.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive);
+}
+
+// How the model pairs its rotary columns, for people: the tables pescope writes follow it.
+QString pairingText(const ModelConfig &c)
+{
+    return c.interleavedPairs
+               ? QStringLiteral("interleaved: columns 2i and 2i + 1 of each head form pair i "
+                                "(Llama 4's apply_rotary_emb, DeepSeek's rope_interleave); "
+                                "pescope's tables follow it")
+               : QStringLiteral("half: columns i and i + d/2 of each rotated head form pair i "
+                                "(rotate_half, HF's cat(f, f) tables)");
+}
+
 QJsonObject configJson(const ModelConfig &c)
 {
     QJsonArray layers;
@@ -82,6 +100,10 @@ QJsonObject configJson(const ModelConfig &c)
             {QStringLiteral("max_position_embeddings"), c.maxPositionEmbeddings},
             {QStringLiteral("absolute_positions"), absolute},
             {QStringLiteral("rope_parameters"), c.ropeParameters},
+            {QStringLiteral("pairing"),
+             statesPairing(c) ? QJsonValue(c.interleavedPairs ? QStringLiteral("interleaved")
+                                                              : QStringLiteral("half"))
+                              : QJsonValue()},
             {QStringLiteral("layers"), layers},
             {QStringLiteral("read"), QJsonArray::fromStringList(c.readFrom)},
             {QStringLiteral("assumed"), QJsonArray::fromStringList(c.assumed)}};
@@ -155,6 +177,8 @@ void printText(const QJsonObject &report, const std::optional<ModelConfig> &conf
             printLine(QStringLiteral("rope_parameters: %1")
                           .arg(QString::fromUtf8(
                               QJsonDocument(c.ropeParameters).toJson(QJsonDocument::Compact))));
+        if (statesPairing(c))
+            printLine(QStringLiteral("pairing:  ") + pairingText(c));
         for (const QString &line : c.readFrom)
             printLine(QStringLiteral("read:     ") + line);
         for (const QString &line : c.assumed)

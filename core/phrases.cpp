@@ -130,8 +130,11 @@ bool embedPhrases(Backend &backend, const PhraseSpec &spec, PhraseEmbedding *res
     vectorizer.adapt(spec.phrases);
     result->vocabulary = vectorizer.vocabulary();
     result->ids.clear();
-    for (const QString &phrase : spec.phrases)
+    result->tokenCounts.clear();
+    for (const QString &phrase : spec.phrases) {
         result->ids.push_back(vectorizer.vectorize(phrase));
+        result->tokenCounts.push_back(qint64(tokenize(phrase).size()));
+    }
 
     const qint64 length = spec.sequenceLength;
     const qint64 dims = spec.dims;

@@ -49,7 +49,10 @@ struct PhraseEmbedding
 {
     QStringList vocabulary;
     std::vector<std::vector<qint64>> ids; // phrases x sequenceLength
-    std::vector<float> values;            // phrases x sequenceLength x dims, C order
+    // Each phrase's tokens before padding or truncation: more than sequenceLength means the
+    // phrase was cut to its first sequenceLength tokens (as Keras does).
+    std::vector<qint64> tokenCounts;
+    std::vector<float> values; // phrases x sequenceLength x dims, C order
     qint64 sequenceLength = 0;
     qint64 dims = 0;
     qint64 phraseCount() const { return qint64(ids.size()); }

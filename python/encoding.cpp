@@ -220,7 +220,7 @@ py::array ropeTable(const py::object &config, const py::object &what, const py::
     std::optional<ModelLayerSpec> layerSpec = modelLayerSpec(model, layerIndex, &error);
     if (!layerSpec)
         raiseValueError(error);
-    const EncodingSpec spec = cli::specFromOptions(options, layerSpec->spec); // --positions
+    EncodingSpec spec = cli::specFromOptions(options, layerSpec->spec); // --positions
     const DataOutput output = cli::dataOutputFromOptions(options, spec);
     if (!output.rows) { // the scheme's matrix, through the CPU backend
         checkBudget(output.shape, sizeof(float), QStringLiteral("matrix"));

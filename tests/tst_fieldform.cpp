@@ -7,17 +7,21 @@
 // wrote past its row array in heightForWidth once rows were hidden with setRowVisible and
 // another row held word-wrapped text. tst_commit crashed in CI on the corrupted heap, one run in
 // fifteen; under malloc checking this suite aborted every time on that code.
+#include "figures/figureoptions.h"
 #include "state/schemesettings.h"
 #include "testutil.h"
 #include "widgets/fieldform.h"
+#include "widgets/messageslot.h"
 
 #include <QApplication>
+#include <QClipboard>
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
 #include <QTest>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace pe;
@@ -105,19 +109,42 @@ private slots:
         }
     }
 
-    // Every message beside its field, with rows hidden around it and after it, at several
-    // widths (the word-wrapped message is what asks the layout for heightForWidth), and the
-    // label level with its editor however tall the message makes the row.
-    void messagesBesideHiddenAndShownRows()
+    // Issue 25: a message beside its field pushed the fields below it down under the mouse.
+    // Now a refusal shows in the form's slot below every row, its room reserved: no editor and
+    // no label moves when a message appears or goes, at several widths, with rows hidden around
+    // it (the word-wrapped message is what asks the grid for heightForWidth), and the slot stays
+    // within the form.
+    void messagesMoveNoField()
     {
         SettingsForm f;
         const QList<FormField> fields = integerFields();
         QVERIFY(!fields.isEmpty());
+        const auto placeOf = [&f](const QWidget *w) {
+            return QRect(w->mapTo(&f.window, QPoint()), w->size());
+        };
+        // Every shown editor's and label's place, and the form's height.
+        const auto places = [&] {
+            QList<QRect> out;
+            for (const FormField &field : fields) {
+                QWidget *editor = f.form->editor(field.key);
+                out.append(editor->isVisibleTo(&f.window) ? placeOf(editor) : QRect());
+            }
+            for (auto *label : f.form->findChildren<QLabel *>())
+                if (label->buddy() && label->isVisibleTo(&f.window))
+                    out.append(placeOf(label));
+            out.append(QRect(0, 0, 0, f.form->height()));
+            return out;
+        };
         for (const FormField &field : fields) {
-            f.form->setShownKeys({field.key});
+            QStringList shown;
+            for (const FormField &other : fields)
+                if (other.key != fields.constLast().key || other.key == field.key)
+                    shown.append(other.key); // one row hidden, unless it is this one
+            f.form->setShownKeys(shown);
             f.layOutAt(320);
             auto *line = qobject_cast<QLineEdit *>(f.form->editor(field.key));
             QVERIFY2(line, qPrintable(field.key));
+            const QList<QRect> before = places();
             line->setFocus();
             line->selectAll();
             const QString tooLarge = QString::number(field.maximum) + QStringLiteral("9");
@@ -125,37 +152,138 @@ private slots:
             QTest::keyClick(line, Qt::Key_Return);
             const QString message = f.form->message(field.key);
             QVERIFY2(!message.isEmpty(), qPrintable(field.key + QStringLiteral(" = ") + tooLarge));
-            for (int width : {180, 320, 640, 240}) {
+            QVERIFY2(message.contains(field.label, Qt::CaseInsensitive), qPrintable(message));
+            f.layOutAt(320);
+            QCOMPARE(places(), before);
+            for (int width : {240, 320, 640}) {
                 f.layOutAt(width);
-                auto *shown =
+                auto *slot =
                     f.window.findChild<QLabel *>(line->objectName() + QStringLiteral("Message"));
-                QVERIFY(shown && shown->isVisibleTo(&f.window));
-                // Below its editor, within the form.
-                const QRect editorRect(line->mapTo(&f.window, QPoint()), line->size());
-                const QRect messageRect(shown->mapTo(&f.window, QPoint()), shown->size());
-                QVERIFY(messageRect.top() >= editorRect.bottom());
-                QVERIFY(f.form->geometry().contains(messageRect));
-                int labels = 0;
-                for (auto *candidate : f.form->findChildren<QLabel *>()) {
-                    if (candidate->buddy() != line || !candidate->isVisibleTo(&f.window))
-                        continue;
-                    ++labels;
-                    const QRect labelRect(candidate->mapTo(&f.window, QPoint()), candidate->size());
-                    QVERIFY2(std::abs(labelRect.center().y() - editorRect.center().y()) <= 2,
-                             qPrintable(QStringLiteral("%1: label at y %2, editor at y %3")
-                                            .arg(field.key)
-                                            .arg(labelRect.center().y())
-                                            .arg(editorRect.center().y())));
-                }
-                QCOMPARE(labels, 1);
+                QVERIFY(slot && slot->isVisibleTo(&f.window));
+                QCOMPARE(slot->text(), message);
+                // Below every editor, within the form.
+                const QRect slotRect = placeOf(slot);
+                for (const FormField &other : fields)
+                    if (QWidget *editor = f.form->editor(other.key); editor->isVisibleTo(&f.window))
+                        QVERIFY(slotRect.top() >= placeOf(editor).bottom());
+                QVERIFY(f.form->geometry().contains(slotRect));
             }
+            // A good value clears the message; nothing moves back either.
+            f.layOutAt(320);
+            line->selectAll();
+            QTest::keyClicks(line, QString::number(field.minimum));
+            QTest::keyClick(line, Qt::Key_Return);
+            QVERIFY2(f.form->messages().isEmpty(), qPrintable(f.form->messages().join(u'|')));
+            QCOMPARE(places(), before);
             // The row with the message hidden, another shown, and back.
+            QTest::keyClicks(line, QStringLiteral("9"));
+            QTest::keyClick(line, Qt::Key_Return);
             f.form->setShownKeys({fields.constLast().key, fields.constFirst().key});
             f.layOutAt(200);
             f.form->setShownKeys({});
             f.layOutAt(500);
             f.form->refresh();
         }
+    }
+
+    // Issue 32: a text field takes text up to its table's limit; longer text is refused with
+    // the field's message instead of being cut at QLineEdit's 32,767 characters.
+    void textFieldsTakeTheirTablesLimit()
+    {
+        const QList<FormField> all = formFields(FigureOptions::fields());
+        const auto text = std::find_if(all.begin(), all.end(), [](const FormField &field) {
+            return field.key == QLatin1String("captionText");
+        });
+        QVERIFY(text != all.end());
+        QCOMPARE(text->maxLength, qint64(2000)); // the table's limit, in figureoptions.cpp
+        FigureOptions value;
+        QWidget window;
+        auto *form = new FieldForm(std::make_unique<TableFormModel<FigureOptions>>(
+                                       FigureOptions::fields(), [&value] { return value; },
+                                       TableFormModel<FigureOptions>::Rules(),
+                                       [&value](const FigureOptions &o, QString *) {
+                                           value = o;
+                                           return true;
+                                       },
+                                       QStringList{QStringLiteral("captionText")}),
+                                   &window);
+        (new QVBoxLayout(&window))->addWidget(form);
+        window.show();
+        auto *line = qobject_cast<QLineEdit *>(form->editor(QStringLiteral("captionText")));
+        QVERIFY(line);
+        QGuiApplication::clipboard()->setText(QString(2000, QLatin1Char('x')));
+        line->setFocus();
+        QTest::keyClick(line, Qt::Key_V, Qt::ControlModifier);
+        QTest::keyClick(line, Qt::Key_Return);
+        QCOMPARE(value.captionText.size(), 2000);
+        QVERIFY(form->messages().isEmpty());
+        // 2,500 pasted: refused at once with the limit named; the field and the state keep
+        // their 2,000.
+        QGuiApplication::clipboard()->setText(QString(2500, QLatin1Char('y')));
+        QTest::keyClick(line, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClick(line, Qt::Key_V, Qt::ControlModifier);
+        const QString refused = form->message(QStringLiteral("captionText"));
+        QVERIFY2(refused.contains(u"at most 2000 characters"_qs) &&
+                     refused.contains(u"make it 2500"_qs),
+                 qPrintable(form->messages().join(u'|')));
+        QCOMPARE(line->text(), QString(2000, QLatin1Char('x')));
+        QTest::keyClick(line, Qt::Key_Return);
+        QCOMPARE(value.captionText, QString(2000, QLatin1Char('x')));
+        // One typed character more is refused on commit, not dropped.
+        QTest::keyClick(line, Qt::Key_End);
+        QTest::keyClick(line, Qt::Key_Z);
+        QCOMPARE(line->text().size(), 2001);
+        QTest::keyClick(line, Qt::Key_Return);
+        QVERIFY2(
+            form->message(QStringLiteral("captionText")).contains(u"at most 2000 characters"_qs),
+            qPrintable(form->messages().join(u'|')));
+        QCOMPARE(value.captionText, QString(2000, QLatin1Char('x')));
+    }
+
+    // The slots messages appear in keep their room: empty or not, a short message or a long
+    // one, a fixed slot is as tall as its reserved lines (a longer message ends in "…", the whole
+    // of it in the tooltip); a growing one grows past them only for a longer message.
+    void messageSlotsKeepTheirRoom()
+    {
+        QWidget window;
+        auto *fixed = new MessageSlot(2, MessageSlot::Height::Fixed, false, &window);
+        auto *growing = new MessageSlot(2, MessageSlot::Height::Growing, true, &window);
+        auto *below = new QLabel(QStringLiteral("below"), &window);
+        auto *layout = new QVBoxLayout(&window);
+        layout->addWidget(fixed);
+        layout->addWidget(growing);
+        layout->addWidget(below);
+        layout->addStretch(1);
+        window.resize(240, 400);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const int lineSpacing = fixed->fontMetrics().lineSpacing();
+        QVERIFY(fixed->height() >= 2 * lineSpacing);
+        const QRect before = below->geometry();
+        const QString shortText = QStringLiteral("Computed in 3 ms");
+        QString longText;
+        for (int i = 0; i < 40; ++i)
+            longText += QStringLiteral("word%1 ").arg(i);
+        for (const QString &text : {shortText, longText, QString()}) {
+            fixed->setMessage(text);
+            QApplication::processEvents();
+            QCOMPARE(fixed->height(), fixed->reservedHeight());
+            QCOMPARE(fixed->message(), text);
+        }
+        fixed->setMessage(longText);
+        QApplication::processEvents();
+        QVERIFY2(fixed->text().endsWith(QChar(0x2026)), qPrintable(fixed->text()));
+        QVERIFY(fixed->text().size() < longText.size());
+        QCOMPARE(fixed->toolTip(), longText);
+        growing->setMessage(shortText);
+        window.layout()->activate();
+        QApplication::processEvents();
+        QCOMPARE(below->geometry(), before); // a message within the reserved lines moves nothing
+        growing->setMessage(longText);
+        window.layout()->activate();
+        QApplication::processEvents();
+        QVERIFY(growing->height() > growing->reservedHeight()); // shown whole
+        QCOMPARE(growing->text(), longText);
     }
 };
 

@@ -2,17 +2,23 @@
 // (issue 11) from the command line: exit codes, messages, and the numbers, against float64
 // formulas written here from Hugging Face's modeling_rope_utils.py and llama.cpp's ggml_rope.
 #include "modelfilewriter.h"
+#include "ropetestdata.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <numbers>
+#include <tuple>
 
 using namespace pe;
 
@@ -24,33 +30,15 @@ QString fixture(const char *name)
 }
 
 // Llama 3.1 8B (config.json): head_dim 128, rope_theta 500000, llama3 factor 8, low 1, high 4,
-// original context 8192. _compute_llama3_parameters, transcribed in float64.
+// original context 8192.
 std::vector<double> llama31InverseFrequencies()
 {
-    const double base = 500000.0, factor = 8.0, low = 1.0, high = 4.0, original = 8192.0;
-    const int dim = 128;
-    std::vector<double> out;
-    for (int i = 0; i < dim; i += 2) {
-        const double inv = 1.0 / std::pow(base, double(i) / dim);
-        const double wavelen = 2 * std::numbers::pi / inv;
-        if (wavelen > original / low) {
-            out.push_back(inv / factor);
-        } else if (wavelen < original / high) {
-            out.push_back(inv);
-        } else {
-            const double smooth = (original / wavelen - low) / (high - low);
-            out.push_back((1 - smooth) * inv / factor + smooth * inv);
-        }
-    }
-    return out;
+    return test::llama3Theta(500000.0, 8.0, 1.0, 4.0, 8192.0, 128);
 }
 
 std::vector<double> defaultInverseFrequencies(double base, int dim)
 {
-    std::vector<double> out;
-    for (int i = 0; i < dim; i += 2)
-        out.push_back(1.0 / std::pow(base, double(i) / dim));
-    return out;
+    return test::defaultTheta(base, dim);
 }
 
 // HF's cos table: cat(freqs, freqs), cos(p theta) times `scale`, float32 as engines store it.
@@ -64,9 +52,43 @@ std::vector<float> cosTable(const std::vector<double> &theta, int positions, dou
     return out;
 }
 
+// A case of tests/data/rope/references.json: NumPy's float64 transcription of transformers'
+// rope functions for real models (make_references.py).
+QJsonObject referenceCase(const QString &name)
+{
+    static const QJsonObject data =
+        test::loadRopeData(QStringLiteral(PE_SOURCE_DIR "/tests/data/rope/references.json"));
+    for (const QJsonValue &item : data.value(u"cases"_qs).toArray())
+        if (item.toObject().value(u"name"_qs).toString() == name)
+            return item.toObject();
+    qWarning("no reference case %s", qPrintable(name));
+    return {};
+}
+
+std::vector<double> jsonTheta(const QJsonObject &record)
+{
+    return test::jsonDoubles(record.value(u"inv_freq"_qs));
+}
+
 std::vector<float> toFloat(const std::vector<double> &v)
 {
     return {v.begin(), v.end()};
+}
+
+// HF's rotary forward in float32 (LlamaRotaryEmbedding.forward, transformers 5: inv_freq and the
+// positions float32, their product one float32 multiply with autocast off, cos in float32, times
+// the attention factor), inv_freq from torch's float32 pow: 1.0 / (base ** (arange(0, dim, 2)
+// .float() / dim)) for the default type. cat(freqs, freqs): the half layout.
+std::vector<float> hfFloat32DefaultCos(double base, int dim, int positions)
+{
+    std::vector<float> theta;
+    for (int i = 0; i < dim; i += 2)
+        theta.push_back(1.0f / std::pow(float(base), float(i) / float(dim)));
+    std::vector<float> out;
+    for (int p = 0; p < positions; ++p)
+        for (int c = 0; c < dim; ++c)
+            out.push_back(std::cos(float(p) * theta[std::size_t(c % (dim / 2))]));
+    return out;
 }
 
 } // namespace
@@ -204,6 +226,305 @@ private slots:
         run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, inv});
         QVERIFY2(run.exitCode == 0, run.out.constData());
         QVERIFY(run.out.contains("as inv-freq"));
+    }
+
+    // The verdicts match the truth: HF's own float32 forward agrees (exit 0, saying it agrees up
+    // to float32 angles and by how much), --strict demands float64 angles (exit 4, diagnosed);
+    // pescope's own float64 table is read as float64 and agrees to 1e-10.
+    void verifyVerdicts()
+    {
+        const QString hf =
+            npy(u"hf-forward.npy"_qs, {4096, 128}, hfFloat32DefaultCos(10000.0, 128, 4096));
+        test::RunResult run = verify(u"llama-2-7b.json"_qs, {u"--against"_qs, hf});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("cos agrees with Hugging Face up to float32 rounding of the "
+                                  "angles p*theta"),
+                 run.out.constData());
+        QVERIFY(run.out.contains("largest difference from the float64 values"));
+        QVERIFY(run.out.contains("layout:    half: cat(f, f)"));
+        QVERIFY(run.out.contains("(detected)"));
+        run = verify(u"llama-2-7b.json"_qs, {u"--against"_qs, hf, u"--strict"_qs});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: float32 rounding of p*theta"), run.out.constData());
+
+        const QString gold = path(u"gold.npy"_qs);
+        run = test::runPescope({u"data"_qs, u"--config"_qs, fixture("llama-3.1-8b.json"),
+                                u"--what"_qs, u"cos"_qs, u"--positions"_qs, u"4096"_qs, u"--out"_qs,
+                                gold});
+        QCOMPARE(run.exitCode, 0);
+        run = verify(u"llama-3.1-8b.json"_qs,
+                     {u"--against"_qs, gold, u"--tolerance"_qs, u"1e-10"_qs, u"--strict"_qs});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+        QVERIFY(run.out.contains("within 1e-10 at F64 precision"));
+
+        // A BF16 tensor of the float64 table, rounded here: compared at BF16 precision.
+        const std::vector<double> theta = llama31InverseFrequencies();
+        std::vector<quint16> bf16;
+        for (int p = 0; p < 64; ++p)
+            for (int c = 0; c < 128; ++c) {
+                const float v = float(std::cos(p * theta[std::size_t(c % 64)]));
+                const auto bits = std::bit_cast<quint32>(v);
+                bf16.push_back(quint16((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16));
+            }
+        const QString file = path(u"bf16.safetensors"_qs);
+        test::writeBytes(file, test::safetensorsBytes(
+                                   {{u"cos"_qs, u"BF16"_qs, {64, 128}, test::u16Bytes(bf16)}}));
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, file});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+        QVERIFY(run.out.contains("at BF16 precision"));
+    }
+
+    // Every layout HF and the engines emit: gpt-oss's one column per pair (with HF's batch
+    // dimension), Llama 4's freqs_cis as (real, imag) pairs, HF's half table for a model that
+    // pairs interleaved columns (a note, not a failure), and an explicit --layout it contradicts.
+    void verifyLayouts()
+    {
+        const QJsonObject gptOss = referenceCase(u"gpt-oss yarn"_qs);
+        const std::vector<double> theta = jsonTheta(gptOss);
+        const double scale = gptOss.value(u"attention_factor"_qs).toDouble();
+        std::vector<float> perPair;
+        for (int p = 0; p < 300; ++p)
+            for (double t : theta)
+                perPair.push_back(std::cos(float(p) * float(t)) * float(scale));
+        const QString config = path(u"gpt-oss.json"_qs);
+        test::writeBytes(config, R"({"model_type": "llama", "hidden_size": 2880,
+            "num_attention_heads": 64, "head_dim": 64, "num_hidden_layers": 1,
+            "max_position_embeddings": 131072, "rope_theta": 150000.0, "rope_scaling": {
+            "rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+            "truncate": false, "original_max_position_embeddings": 4096}})");
+        test::RunResult run =
+            test::runPescope({u"verify"_qs, u"--config"_qs, config, u"--against"_qs,
+                              npy(u"gpt-oss-cos.npy"_qs, {1, 300, 32}, perPair)});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("layout:    one column per pair, 32 pairs") &&
+                     run.out.contains("<f4 [1, 300, 32]"),
+                 run.out.constData());
+
+        // Llama 4 Scout: freqs_cis (positions x 64 complex, view_as_real: x 2), interleaved.
+        const std::vector<double> llama = llama31InverseFrequencies();
+        std::vector<float> complexPairs, half;
+        for (int p = 0; p < 300; ++p) {
+            for (double t : llama) {
+                const float angle = float(p) * float(t);
+                complexPairs.push_back(std::cos(angle));
+                complexPairs.push_back(std::sin(angle));
+            }
+            for (int c = 0; c < 128; ++c)
+                half.push_back(std::cos(float(p) * float(llama[std::size_t(c % 64)])));
+        }
+        const QString scout = u"llama-4-scout-17b-16e.json"_qs;
+        run = verify(scout,
+                     {u"--against"_qs, npy(u"freqs-cis.npy"_qs, {1, 300, 64, 2}, complexPairs)});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("layout:    complex") &&
+                     run.out.contains("(from the tensor's shape)") &&
+                     run.out.contains("as cos-sin"),
+                 run.out.constData());
+        QVERIFY(!run.out.contains("note:"));
+        const QString halfTable = npy(u"scout-half.npy"_qs, {300, 128}, half);
+        run = verify(scout, {u"--against"_qs, halfTable});
+        QVERIFY2(run.exitCode == 0, run.out.constData());
+        QVERIFY2(run.out.contains("note:      the model pairs its columns interleaved"),
+                 run.out.constData());
+        run = verify(scout, {u"--against"_qs, halfTable, u"--layout"_qs, u"interleaved"_qs});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: half vs interleaved pairing swapped"),
+                 run.out.constData());
+    }
+
+    // The issue's silent cases, now named: Phi-3 with short_factor beyond the original context,
+    // Llama 3.1 computed with linear scaling, positions off by one.
+    void verifyNamesMistakes()
+    {
+        const QJsonObject phi = referenceCase(u"phi-3-mini-128k longrope, init (short)"_qs);
+        const std::vector<double> shortTheta = jsonTheta(phi); // the short factors' frequencies
+        const double phiScale = phi.value(u"attention_factor"_qs).toDouble();
+        std::vector<float> table;
+        for (int p = 0; p < 4200; ++p)
+            for (int c = 0; c < 96; ++c)
+                table.push_back(std::cos(float(p) * float(shortTheta[std::size_t(c % 48)])) *
+                                float(phiScale));
+        // This fixture's factors are Phi-3-mini-128k's first release; references.json has the
+        // same model's factors: write the config they belong to.
+        const QString config = path(u"phi3.json"_qs);
+        QJsonObject parameters = phi.value(u"rope_parameters"_qs).toObject();
+        parameters.insert(u"type"_qs, u"longrope"_qs);
+        parameters.remove(u"rope_type"_qs);
+        test::writeBytes(config,
+                         QJsonDocument(QJsonObject{{u"model_type"_qs, u"phi3"_qs},
+                                                   {u"hidden_size"_qs, 3072},
+                                                   {u"num_attention_heads"_qs, 32},
+                                                   {u"num_hidden_layers"_qs, 1},
+                                                   {u"max_position_embeddings"_qs, 131072},
+                                                   {u"original_max_position_embeddings"_qs, 4096},
+                                                   {u"rope_theta"_qs, 10000.0},
+                                                   {u"rope_scaling"_qs, parameters}})
+                             .toJson());
+        test::RunResult run =
+            test::runPescope({u"verify"_qs, u"--config"_qs, config, u"--against"_qs,
+                              npy(u"phi3-short.npy"_qs, {4200, 96}, table)});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: the other longrope factor set: the table matches "
+                                  "short_factor, but at sequence length 4200"),
+                 run.out.constData());
+        QVERIFY2(run.out.contains("length:    longrope: sequence length 4200 (the table's rows"),
+                 run.out.constData());
+
+        const std::vector<double> linear = [] {
+            std::vector<double> t = defaultInverseFrequencies(500000.0, 128);
+            for (double &x : t)
+                x /= 8.0;
+            return t;
+        }();
+        run = verify(u"llama-3.1-8b.json"_qs, {u"--against"_qs, npy(u"linear.npy"_qs, {512, 128},
+                                                                    cosTable(linear, 512, 1.0))});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: another scaling rule: the table matches rope_type "
+                                  "\"linear\" with factor 8 (the config says \"llama3\")"),
+                 run.out.constData());
+
+        std::vector<float> offByOne;
+        const std::vector<double> theta = llama31InverseFrequencies();
+        for (int p = 1; p <= 256; ++p)
+            for (int c = 0; c < 128; ++c)
+                offByOne.push_back(float(std::cos(p * theta[std::size_t(c % 64)])));
+        run = verify(u"llama-3.1-8b.json"_qs,
+                     {u"--against"_qs, npy(u"shifted.npy"_qs, {256, 128}, offByOne)});
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.out.contains("diagnosis: positions shifted by +1"), run.out.constData());
+    }
+
+    // inspect states each model's pairing, and a config transformers 5 itself refuses.
+    void inspectPairingAndRefusal()
+    {
+        test::RunResult run =
+            test::runPescope({u"inspect"_qs, fixture("llama-4-scout-17b-16e.json")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("pairing:  interleaved"), run.out.constData());
+        run = test::runPescope({u"inspect"_qs, fixture("deepseek-v3.json")});
+        QVERIFY2(run.out.contains("pairing:  interleaved") &&
+                     run.out.contains("DeepseekV3Config's default"),
+                 run.out.constData());
+        run = test::runPescope({u"inspect"_qs, fixture("llama-3.1-8b.json"), u"--json"_qs});
+        QVERIFY2(run.out.contains("\"pairing\": \"half\""), run.out.constData());
+        run = test::runPescope({u"inspect"_qs, fixture("phi-3-mini-128k-instruct.json")});
+        QVERIFY2(run.out.contains("assumed:  transformers 5 refuses this config: Phi3Config "
+                                  "renames rope_scaling's \"su\" to \"longrope\"") &&
+                     run.out.contains("original_max_position_embeddings = 4096"),
+                 run.out.constData());
+        run = test::runPescope({u"inspect"_qs, fixture("phi-3.5-mini-instruct.json")});
+        QVERIFY2(!run.out.contains("refuses"), run.out.constData());
+    }
+
+    // HF's defaults: without --positions, longrope's inv_freq is what transformers' rotary
+    // module holds once loaded (the short factors; _compute_longrope_parameters with seq_len
+    // None), with --positions beyond the original context the long ones; each run says which.
+    void dataLongropeDefault()
+    {
+        const QString config = fixture("phi-3.5-mini-instruct.json");
+        QFile file(config);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject scaling =
+            QJsonDocument::fromJson(file.readAll()).object().value(u"rope_scaling"_qs).toObject();
+        const auto theta = [&](const char *key) {
+            std::vector<double> t = defaultInverseFrequencies(10000.0, 96);
+            const QJsonArray factors = scaling.value(QLatin1String(key)).toArray();
+            for (std::size_t i = 0; i < t.size(); ++i)
+                t[i] /= factors.at(qsizetype(i)).toDouble();
+            return t;
+        };
+        const auto inverse = [&](const QStringList &more) {
+            const QString out = path(u"phi-inv.npy"_qs);
+            const test::RunResult run =
+                test::runPescope(QStringList{u"data"_qs, u"--config"_qs, config, u"--what"_qs,
+                                             u"inv-freq"_qs, u"--out"_qs, out} +
+                                 more);
+            QFile f(out);
+            if (run.exitCode != 0 || !f.open(QIODevice::ReadOnly))
+                return std::pair{run, std::vector<double>{}};
+            const QByteArray bytes = f.readAll();
+            std::vector<double> values(48);
+            std::memcpy(values.data(), bytes.constData() + bytes.size() - 48 * 8, 48 * 8);
+            return std::pair{run, values};
+        };
+        const auto near = [](const std::vector<double> &a, const std::vector<double> &b) {
+            for (std::size_t i = 0; i < a.size(); ++i)
+                if (!(std::abs(a[i] - b[i]) <= 1e-14 * b[i]))
+                    return false;
+            return a.size() == b.size();
+        };
+        auto [run, values] = inverse({});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(near(values, theta("short_factor")));
+        QVERIFY2(run.err.contains("longrope: no sequence length (no --positions): transformers' "
+                                  "rotary module as loaded, seq_len None: short_factor"),
+                 run.err.constData());
+        std::tie(run, values) = inverse({u"--positions"_qs, u"8192"_qs});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(near(values, theta("long_factor")));
+        QVERIFY2(run.err.contains("longrope: sequence length 8192 (--positions: HF's forward over "
+                                  "positions 0..8191) > original_max_position_embeddings 4096: "
+                                  "long_factor"),
+                 run.err.constData());
+        // Dynamic NTK says the base it scaled to: 10000 * (2 * 10000 / 4096 - 1)^(64 / 62).
+        const QString dynamic = path(u"dynamic.json"_qs);
+        test::writeBytes(dynamic, R"({"model_type": "llama", "hidden_size": 256,
+            "num_attention_heads": 4, "num_hidden_layers": 1, "max_position_embeddings": 4096,
+            "rope_theta": 10000.0, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}})");
+        run = test::runPescope({u"data"_qs, u"--config"_qs, dynamic, u"--what"_qs, u"inv-freq"_qs,
+                                u"--positions"_qs, u"10000"_qs, u"--out"_qs, path(u"d.npy"_qs)});
+        QCOMPARE(run.exitCode, 0);
+        const double base = 10000.0 * std::pow(2.0 * 10000.0 / 4096.0 - 1.0, 64.0 / 62.0);
+        QVERIFY2(run.err.contains("dynamic: sequence length 10000") &&
+                     run.err.contains(
+                         QByteArray("base 10000 scaled to " +
+                                    QByteArray::number(base, 'g', QLocale::FloatingPointShortest))),
+                 run.err.constData());
+        run = test::runPescope({u"data"_qs, u"--config"_qs, dynamic, u"--what"_qs, u"cos"_qs,
+                                u"--positions"_qs, u"8"_qs, u"--out"_qs, path(u"c.npy"_qs)});
+        QVERIFY2(run.err.contains("base 10000 unchanged") &&
+                     run.err.contains("layout: half: cat(f, f)"),
+                 run.err.constData());
+    }
+
+    // OPT keeps 2 rows before position 0: `data --what positions` writes positions only.
+    void dataLearnedOffset()
+    {
+        std::vector<float> values;
+        for (int r = 0; r < 6; ++r)
+            values.insert(values.end(), {float(10 * r), float(10 * r + 1)});
+        const QString folder = path(u"opt"_qs);
+        QDir().mkpath(folder);
+        test::writeBytes(folder + u"/config.json"_qs,
+                         R"({"model_type": "opt", "hidden_size": 2, "num_attention_heads": 1,
+                             "num_hidden_layers": 1, "max_position_embeddings": 4})");
+        test::writeBytes(folder + u"/model.safetensors"_qs,
+                         test::safetensorsBytes({{u"model.decoder.embed_positions.weight"_qs,
+                                                  u"F32"_qs,
+                                                  {6, 2},
+                                                  test::f32Bytes(values)}}));
+        // Streamed from the file, and (another option set) through the scheme's own output.
+        for (const bool streamed : {true, false}) {
+            const QString out = path(streamed ? u"streamed.npy"_qs : u"general.npy"_qs);
+            QStringList args{u"data"_qs,      u"--model"_qs, folder, u"--what"_qs,
+                             u"positions"_qs, u"--out"_qs,   out};
+            if (!streamed)
+                args << u"--backend"_qs << u"cpu"_qs;
+            const test::RunResult run = test::runPescope(args);
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            if (streamed)
+                QVERIFY2(run.err.contains("positions from row 2 (rows 0-1 are no positions") &&
+                             run.err.contains("4 x 2 table of positions") &&
+                             run.err.contains("rows 2 to 5 of the stored 6"),
+                         run.err.constData());
+            else
+                QVERIFY2(run.err.contains("from row 2"), run.err.constData());
+            QFile file(out);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray bytes = file.readAll();
+            QVERIFY(bytes.contains("'shape': (4, 2)"));
+            QVERIFY(bytes.endsWith(test::f32Bytes({values.begin() + 4, values.end()})));
+        }
     }
 
     void verifyAttentionFactorDropped()

@@ -11,6 +11,7 @@
 #include "dialogs/configpastedialog.h"
 #include "dialogs/exportdialog.h"
 #include "dialogs/fileactions.h"
+#include "dialogs/modelfiledialog.h"
 #include "figures/qcpinclude.h"
 #include "model/positiontable.h"
 #include "schemes/tablescheme.h"
@@ -21,12 +22,16 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QUrl>
 
 #include <cmath>
@@ -286,11 +291,224 @@ private slots:
         map->selectRow(2);
         QTRY_VERIFY(window->state()->spec().get<RopeScheme>());
         QCOMPARE(window->state()->spec().dims, qint64(32));
-        // The learned-table views say why they show nothing for a rotary model.
+        // A rotary layer: the Model page shows its views, not the learned table's empty axes.
         window->state()->setPage(Page::Model);
+        ModelPage *page = window->modelPage();
         QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
-        QVERIFY2(window->modelPage()->message().contains(QStringLiteral("position table")),
-                 qPrintable(window->modelPage()->message()));
+        QVERIFY2(page->message().isEmpty(), qPrintable(page->message()));
+        QCOMPARE(page->shownViews(), (QList<FigureView>{FigureView::Spectrum, FigureView::Rotation,
+                                                        FigureView::Decay}));
+        QCOMPARE(page->currentView(), FigureView::Spectrum);
+        QVERIFY(page->currentPlot()->plottableCount() > 0);
+        QVERIFY(page->notice().isEmpty());
+        // A NoPE layer says so in place of a figure.
+        QTest::mouseClick(map->viewport(), Qt::LeftButton, {},
+                          map->visualItemRect(map->item(3, 0)).center());
+        QTRY_VERIFY(window->state()->spec().get<NopeScheme>());
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QVERIFY2(page->notice().contains(QStringLiteral("NoPE")), qPrintable(page->notice()));
+        QCOMPARE(page->currentPlot()->axisRectCount(), 0);
+        QCOMPARE(page->currentPlot()->plottableCount(), 0);
+    }
+
+    // Issue 25: after File > Paste config.json of a RoPE model the Model page showed empty PCA
+    // axes. Now it shows the chosen layer's spectrum, rotation and decay. Llama 2: θ = 10,000
+    // (transformers' default), head_dim 4096 / 32 = 128, so pair i turns with wavelength
+    // 2π · 10000^(2i/128), written here from the formula.
+    void rotaryModelShowsItsLayerViews()
+    {
+        auto window = openWindow();
+        QFile file(QFINDTESTDATA("data/configs/llama-2-7b.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        ConfigPasteDialog dialog(window.get());
+        dialog.editor()->setPlainText(QString::fromUtf8(file.readAll()));
+        QVERIFY2(dialog.apply(), qPrintable(dialog.message()));
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QTest::keyClick(window.get(), Qt::Key_4, Qt::ControlModifier);
+        QCOMPARE(window->state()->page(), Page::Model);
+        ModelPage *page = window->modelPage();
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QCOMPARE(page->currentView(), FigureView::Spectrum);
+        auto *tabs = page->findChild<QTabWidget *>(QStringLiteral("modelTabs"));
+        QVERIFY(tabs);
+        for (int i = 0; i < tabs->count(); ++i)
+            QCOMPARE(tabs->isTabVisible(i), i >= 3); // spectrum, rotation, decay only
+        QCPGraph *unscaled = nullptr;
+        for (int i = 0; i < page->currentPlot()->graphCount(); ++i)
+            if (!unscaled && page->currentPlot()->graph(i)->name().startsWith(u"unscaled"_qs))
+                unscaled = page->currentPlot()->graph(i);
+        QVERIFY(unscaled);
+        QCOMPARE(unscaled->data()->size(), 64);
+        for (int i : {0, 1, 31, 63}) {
+            const double expected = 2 * pi * std::pow(10000.0, 2.0 * i / 128.0);
+            const double got = unscaled->data()->at(i)->value;
+            QVERIFY2(std::abs(got - expected) <= 1e-9 * expected,
+                     qPrintable(
+                         QStringLiteral("pair %1: %2, expected %3").arg(i).arg(got).arg(expected)));
+        }
+        // Rotation and decay draw too (Ctrl+Tab walks the visible tabs).
+        for (FigureView view : {FigureView::Rotation, FigureView::Decay}) {
+            page->setCurrentView(view);
+            QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+            QCOMPARE(page->currentView(), view);
+            QVERIFY(page->currentPlot()->plottableCount() > 0);
+            QVERIFY(page->notice().isEmpty());
+        }
+        // A learned table brings the table's tabs back, on the view last chosen for tables.
+        QString error;
+        QVERIFY2(openAndWait(window.get(), writeGpt2Folder(QStringLiteral("gpt2-after-rope"), 24),
+                             &error),
+                 qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        QCOMPARE(page->currentView(), FigureView::Pca);
+        QCOMPARE(page->shownViews(),
+                 (QList<FigureView>{FigureView::Pca, FigureView::TableSimilarity,
+                                    FigureView::SinusoidFit}));
+    }
+
+    // Gemma 3's layer map: "256 of 256" rotated dims was cut to "256 of 2…"; every cell fits
+    // its column and says its whole text in its tooltip.
+    void layerMapColumnsFit()
+    {
+        auto window = openWindow();
+        QFile file(QFINDTESTDATA("data/configs/gemma-3-4b-it.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        ConfigPasteDialog dialog(window.get());
+        dialog.editor()->setPlainText(QString::fromUtf8(file.readAll()));
+        QVERIFY2(dialog.apply(), qPrintable(dialog.message()));
+        window->resize(1280, 720);
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QTest::keyClick(window.get(), Qt::Key_4, Qt::ControlModifier);
+        QCOMPARE(window->state()->page(), Page::Model);
+        QTableWidget *map = window->modelPage()->layerTable();
+        QTRY_VERIFY(map->isVisible());
+        QCOMPARE(map->item(0, 4)->text(), QStringLiteral("256 of 256"));
+        for (int row : {0, 5})
+            for (int column = 0; column < map->columnCount(); ++column) {
+                const QTableWidgetItem *item = map->item(row, column);
+                QCOMPARE(item->toolTip(), item->text());
+                const int needed = map->fontMetrics().horizontalAdvance(item->text());
+                QVERIFY2(map->columnWidth(column) > needed,
+                         qPrintable(QStringLiteral("column %1: %2 px for \"%3\" (%4 px)")
+                                        .arg(column)
+                                        .arg(map->columnWidth(column))
+                                        .arg(item->text())
+                                        .arg(needed)));
+            }
+    }
+
+    // Issue 25: "Use layer as B" moved (y = 509 → 481 → 467) as the status text below it
+    // changed between clicks. Its place holds through layer choices and messages.
+    void controlsHoldStillAsStatusChanges()
+    {
+        auto window = openWindow();
+        window->resize(1280, 720);
+        QString error;
+        QVERIFY2(openAndWait(window.get(), path(QStringLiteral("cohere2")), &error),
+                 qPrintable(error));
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QTest::keyClick(window.get(), Qt::Key_4, Qt::ControlModifier);
+        QCOMPARE(window->state()->page(), Page::Model);
+        ModelPage *page = window->modelPage();
+        auto *useAsB = page->findChild<QPushButton *>(QStringLiteral("useLayerAsB"));
+        QTableWidget *map = page->layerTable();
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+        const auto place = [&](QWidget *w) {
+            return QRect(w->mapTo(window.get(), QPoint()), w->size());
+        };
+        const QRect button = place(useAsB), table = place(map);
+        QStringList infos;
+        for (int layer : {3, 0, 1, 3}) {
+            QTest::mouseClick(map->viewport(), Qt::LeftButton, {},
+                              map->visualItemRect(map->item(layer, 0)).center());
+            QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);
+            QTest::mouseClick(useAsB, Qt::LeftButton);
+            QApplication::processEvents();
+            infos.append(page->info());
+            QCOMPARE(place(useAsB), button);
+            QCOMPARE(place(map), table);
+        }
+        // The status said different things, of different lengths (a NoPE layer is refused).
+        QVERIFY2(infos.constFirst().contains(u"NoPE"_qs), qPrintable(infos.constFirst()));
+        QVERIFY(infos.at(1) != infos.at(0));
+    }
+
+    // File > Open model takes a folder, typed or chosen, as well as a file; a folder that holds
+    // no model is entered, as a file dialog does.
+    void openModelAcceptsAFolder()
+    {
+        const QString folder = writeGpt2Folder(QStringLiteral("dialog-model"), 24);
+        QDir().mkpath(path(QStringLiteral("dialog-plain/inner")));
+        const auto typeAndEnter = [](ModelFileDialog &dialog, const QString &text) {
+            auto *name = dialog.findChild<QLineEdit *>(QStringLiteral("fileNameEdit"));
+            QVERIFY(name);
+            name->setFocus();
+            name->setText(text);
+            QTest::keyClick(name, Qt::Key_Return);
+        };
+        {
+            ModelFileDialog dialog(nullptr, m_dir.path());
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            typeAndEnter(dialog, folder);
+            QCOMPARE(dialog.result(), int(QDialog::Accepted));
+            QCOMPARE(dialog.chosenPath(), QFileInfo(folder).absoluteFilePath());
+        }
+        {
+            ModelFileDialog dialog(nullptr, m_dir.path());
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            typeAndEnter(dialog, path(QStringLiteral("dialog-plain")));
+            QVERIFY(dialog.isVisible()); // entered, not opened
+            QCOMPARE(QFileInfo(dialog.directory().absolutePath()).canonicalFilePath(),
+                     QFileInfo(path(QStringLiteral("dialog-plain"))).canonicalFilePath());
+            QVERIFY(dialog.chosenPath().isEmpty());
+            // A file still opens as a file.
+            typeAndEnter(dialog, folder + QStringLiteral("/config.json"));
+            QCOMPARE(dialog.result(), int(QDialog::Accepted));
+            QCOMPARE(QFileInfo(dialog.chosenPath()).fileName(), QStringLiteral("config.json"));
+        }
+        // Through the File menu (Ctrl+Shift+O): a typed folder's path and Enter open the model.
+        auto window = openWindow();
+        auto *action = window->findChild<QAction *>(QStringLiteral("openModelAction"));
+        QVERIFY(action);
+        // Answered as a user does once the dialog shows; closed whatever happens, so that a
+        // failure cannot leave the test waiting in the dialog.
+        QString answered;
+        QTimer poll;
+        poll.setInterval(100);
+        connect(&poll, &QTimer::timeout, [&] {
+            QDialog *shown = nullptr;
+            for (QWidget *w : QApplication::topLevelWidgets())
+                if (auto *d = qobject_cast<QDialog *>(w); d && d->isVisible())
+                    shown = d;
+            if (!shown)
+                return;
+            poll.stop();
+            auto *dialog = qobject_cast<ModelFileDialog *>(shown);
+            if (!dialog) {
+                answered = u"another dialog: "_qs + shown->windowTitle();
+                shown->reject();
+                return;
+            }
+            // The folder's path typed, as issue 25 did (Qt's dialog entered the folder).
+            auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit"));
+            name->setFocus();
+            QTest::keyClicks(name, folder);
+            QTest::keyClick(name, Qt::Key_Return);
+            answered = dialog->isVisible() ? u"still open"_qs : u"opened"_qs;
+            if (dialog->isVisible())
+                dialog->reject();
+        });
+        poll.start();
+        QSignalSpy opened(FileActions::of(window.get()), &FileActions::modelOpened);
+        action->trigger();
+        QCOMPARE(answered, u"opened"_qs);
+        QVERIFY(opened.wait(30000));
+        QCOMPARE(opened.at(0).at(0).toString(), QString());
+        const TableScheme *table = window->state()->spec().get<TableScheme>();
+        QVERIFY(table && table->table);
+        QCOMPARE(table->table->rows, qint64(24));
     }
 
     // File > Export figure offers the Model views only while a learned table is open.

@@ -87,6 +87,9 @@ private slots:
         const PhraseEmbedding result = embed(spec);
         QCOMPARE(result.values.size(), std::size_t(2 * 20 * 50));
         QCOMPARE(result.vocabulary.size(), 2 + 36); // all 36 distinct words fit in 200 tokens
+        // The words of each phrase, counted by hand: the first has 23, so Keras keeps its first
+        // 20 (the window notes the cut); the second's 19 are padded to 20.
+        QCOMPARE(result.tokenCounts, (std::vector<qint64>{23, 19}));
         for (float v : result.values)
             QVERIFY(std::abs(v) <= 2.0f);
         // First word of phrase 1 is "to" (count 2): its row = PE_200(id) + PE_20(0).

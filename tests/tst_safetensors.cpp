@@ -2,6 +2,7 @@
 // opened shard by shard, and every hostile header refused with one message naming the file.
 // Files are written by tests/modelfilewriter.h from the format's README, not by pescope.
 #include "formats/mappedfile.h"
+#include "formats/modeltensors.h"
 #include "formats/safetensorsfile.h"
 #include "formats/shardedsafetensors.h"
 #include "modelfilewriter.h"
@@ -53,6 +54,7 @@ private slots:
     void readsF16Exactly();
     void readsBF16Exactly();
     void roundsF64ToNearestEven();
+    void readsAtStoredPrecision();
     void readsRowRanges();
     void describesTensorsAndMetadata();
     void recognisesEveryDtypeName();
@@ -192,6 +194,40 @@ void TestSafetensors::roundsF64ToNearestEven()
                                 .arg(cases[i].second, 0, 'g', 17)));
     QVERIFY(std::signbit(out[9]));
     QVERIFY(!std::signbit(out[3]));
+}
+
+// `pescope verify` reads at the stored precision (issue 26): F64 as F64, values float32 cannot
+// hold included; F32, F16 and BF16 widened exactly; a row range alike.
+void TestSafetensors::readsAtStoredPrecision()
+{
+    const std::vector<double> wide = {1.0 + std::ldexp(1.0, -40), 0.1, -M_PI, 1e300};
+    const std::vector<quint16> half = {0x3555, 0x0001, 0xc000};
+    const std::vector<quint16> brain = {0x4049, 0x0001, 0xc000};
+    const std::vector<float> single = {0.1f, -3.5f, 1e-40f};
+    const QString file = path(QStringLiteral("precision.safetensors"));
+    QVERIFY(writeBytes(
+        file,
+        safetensorsBytes({{QStringLiteral("d"), QStringLiteral("F64"), {2, 2}, f64Bytes(wide)},
+                          {QStringLiteral("h"), QStringLiteral("F16"), {3}, u16Bytes(half)},
+                          {QStringLiteral("b"), QStringLiteral("BF16"), {3}, u16Bytes(brain)},
+                          {QStringLiteral("f"), QStringLiteral("F32"), {3}, f32Bytes(single)}})));
+    ModelTensors tensors;
+    QString error;
+    QVERIFY2(tensors.open(file, ModelSourceKind::Safetensors, &error), qPrintable(error));
+    std::vector<double> out;
+    QVERIFY2(tensors.readRows(QStringLiteral("d"), 0, -1, &out, &error), qPrintable(error));
+    QCOMPARE(out, wide);
+    QVERIFY(tensors.readRows(QStringLiteral("d"), 1, 1, &out, &error));
+    QCOMPARE(out, (std::vector<double>{-M_PI, 1e300}));
+    QVERIFY(tensors.readRows(QStringLiteral("h"), 0, -1, &out, &error));
+    for (std::size_t i = 0; i < half.size(); ++i)
+        QCOMPARE(out[i], halfReference(half[i]));
+    QVERIFY(tensors.readRows(QStringLiteral("b"), 0, -1, &out, &error));
+    for (std::size_t i = 0; i < brain.size(); ++i)
+        QCOMPARE(out[i], bfloat16Reference(brain[i]));
+    QVERIFY(tensors.readRows(QStringLiteral("f"), 0, -1, &out, &error));
+    for (std::size_t i = 0; i < single.size(); ++i)
+        QCOMPARE(out[i], double(single[i]));
 }
 
 void TestSafetensors::readsRowRanges()

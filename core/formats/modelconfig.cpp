@@ -162,6 +162,7 @@ private:
     bool readNoRope();
     bool readAbsolute();
     bool normalizeRope();
+    bool readPairing();
     bool normalizePerLayerRope(const QString &globalKey, const QString &localKey,
                                bool scalingToBoth);
     bool standardize(QJsonObject *parameters, const QString &what);
@@ -293,7 +294,7 @@ bool Reader::run()
 
     if (!readSizes() || !readNoRope() || !readLayerTypes() || !readAbsolute())
         return false;
-    if (m_family == Family::Rope && !normalizeRope())
+    if (m_family == Family::Rope && (!normalizeRope() || !readPairing()))
         return false;
     buildLayers();
     return true;
@@ -775,6 +776,35 @@ bool Reader::standardize(QJsonObject *p, const QString &what)
     return true;
 }
 
+// Llama 4 rotates consecutive pairs of each head (apply_rotary_emb: view_as_complex of
+// x.reshape(..., -1, 2)); DeepSeek-V3's checkpoints store them so too (rope_interleave,
+// DeepseekV3Config's default true: its attention permutes q and k into halves before applying
+// HF's cat(f, f) tables). Every other model rotates halves.
+bool Reader::readPairing()
+{
+    if (m_out.modelType == QLatin1String("llama4_text")) {
+        m_out.interleavedPairs = true;
+        assume(QStringLiteral("pairing = interleaved: Llama 4's apply_rotary_emb rotates "
+                              "consecutive pairs of each head (view_as_complex), not halves"));
+        return true;
+    }
+    std::optional<bool> interleave;
+    if (!boolean(QStringLiteral("rope_interleave"), &interleave))
+        return false;
+    if (interleave) {
+        m_out.interleavedPairs = *interleave;
+        read(QStringLiteral("pairing = %1 (%2)")
+                 .arg(*interleave ? QStringLiteral("interleaved") : QStringLiteral("half"),
+                      key(QStringLiteral("rope_interleave"))));
+    } else if (m_out.modelType == QLatin1String("deepseek_v3")) {
+        m_out.interleavedPairs = true;
+        assume(QStringLiteral("pairing = interleaved: rope_interleave = true, DeepseekV3Config's "
+                              "default in transformers v5 (the checkpoint pairs consecutive "
+                              "columns)"));
+    }
+    return true;
+}
+
 bool Reader::normalizeRope()
 {
     const QString type = m_out.modelType;
@@ -894,6 +924,23 @@ bool Reader::normalizeRope()
             p.insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
             read(QStringLiteral("rope_type = longrope: Phi3Config renames \"%1\"").arg(ropeType));
         }
+        // Phi3Config.convert_rope_params_to_dict renames "su" only after
+        // standardize_rope_params, which copies the top-level original_max_position_embeddings
+        // for llama3 / yarn / longrope alone; validate_rope then requires the key.
+        if (ropeType == QLatin1String("su") &&
+            !p.contains(QLatin1String("original_max_position_embeddings")))
+            assume(QStringLiteral("transformers 5 refuses this config: Phi3Config renames "
+                                  "rope_scaling's \"su\" to \"longrope\" after "
+                                  "standardize_rope_params, which copies the top-level "
+                                  "original_max_position_embeddings only for llama3, yarn and "
+                                  "longrope, so validation raises KeyError: Missing required "
+                                  "keys in `rope_parameters` for 'rope_type'='longrope': "
+                                  "{'original_max_position_embeddings'}; pescope reads it as "
+                                  "transformers 4 did, with the top-level "
+                                  "original_max_position_embeddings%1")
+                       .arg(m_out.originalMaxPositionEmbeddings > 0
+                                ? QStringLiteral(" = %1").arg(m_out.originalMaxPositionEmbeddings)
+                                : QString()));
     }
     if (!nested && type == QLatin1String("deepseek_v3")) {
         // DeepseekV3Config converts these to float ("models on the hub were saved as int").

@@ -118,6 +118,10 @@ struct ModelConfig
     // ropeParametersPerLayerType); empty for models without rotary positions.
     QJsonObject ropeParameters;
     bool ropeParametersPerLayerType = false;
+    // How the checkpoint's q and k pair their rotary columns: false, halves (rotate_half, HF's
+    // default); true, consecutive pairs (Llama 4's apply_rotary_emb; DeepSeek-V3's
+    // rope_interleave). Not a rope_parameters key in transformers: a fact of the model class.
+    bool interleavedPairs = false;
     std::vector<LayerPosition> layers;
     QStringList readFrom; // "hidden_size = 768 (config.json n_embd)"
     QStringList assumed;  // "rope_theta = 10000: ... (LlamaConfig's default in transformers v5)"

@@ -122,8 +122,9 @@ const MappedFile *ModelTensors::singleFile() const
         m_source);
 }
 
-bool ModelTensors::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
-                            std::vector<float> *out, QString *error)
+template <typename Out>
+bool ModelTensors::readRowsAs(const QString &name, qint64 firstRow, qint64 rowCount,
+                              std::vector<Out> *out, QString *error)
 {
     if (auto *sharded = std::get_if<ShardedSafetensors>(&m_source))
         return sharded->readRows(name, firstRow, rowCount, out, error);
@@ -132,6 +133,18 @@ bool ModelTensors::readRows(const QString &name, qint64 firstRow, qint64 rowCoun
         return false;
     const MappedFile *file = singleFile();
     return file && readTensorRows(*file, *tensor, firstRow, rowCount, out, error);
+}
+
+bool ModelTensors::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
+                            std::vector<float> *out, QString *error)
+{
+    return readRowsAs(name, firstRow, rowCount, out, error);
+}
+
+bool ModelTensors::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
+                            std::vector<double> *out, QString *error)
+{
+    return readRowsAs(name, firstRow, rowCount, out, error);
 }
 
 bool ModelTensors::streamRows(const QString &name,

@@ -38,6 +38,9 @@ public:
     const TensorInfo *find(const QString &name, QString *error);
     [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                 std::vector<float> *out, QString *error);
+    // At the stored precision: F64 as F64, F32 / F16 / BF16 widened exactly.
+    [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
+                                std::vector<double> *out, QString *error);
     // Passes the rows of `name` to `sink` as float32, in chunks of about `chunkBytes`, without
     // materialising the tensor: aligned F32 rows straight from the mapped file, other types (and
     // a sharded model's) converted one chunk at a time. `sink(values, count)` returns false to
@@ -53,6 +56,9 @@ public:
 
 private:
     const MappedFile *singleFile() const;
+    template <typename Out>
+    bool readRowsAs(const QString &name, qint64 firstRow, qint64 rowCount, std::vector<Out> *out,
+                    QString *error);
     ModelSourceKind m_kind = ModelSourceKind::ConfigOnly;
     std::variant<std::monostate, SafetensorsFile, ShardedSafetensors, GgufFile, NpyFile> m_source;
 };

@@ -119,14 +119,31 @@ const TensorInfo *ShardedSafetensors::find(const QString &name, QString *error)
     return tensor;
 }
 
+namespace {
+
+template <typename Out>
+bool readShardRows(ShardedSafetensors &model, const QString &name, qint64 firstRow, qint64 rowCount,
+                   std::vector<Out> *out, QString *error)
+{
+    const TensorInfo *tensor = model.find(name, error);
+    if (!tensor)
+        return false;
+    const SafetensorsFile *file = model.shard(model.shardOf(name), error);
+    return file && readTensorRows(file->file(), *tensor, firstRow, rowCount, out, error);
+}
+
+} // namespace
+
 bool ShardedSafetensors::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                   std::vector<float> *out, QString *error)
 {
-    const TensorInfo *tensor = find(name, error);
-    if (!tensor)
-        return false;
-    const SafetensorsFile *file = m_shards.at(m_weightMap.value(name)).get();
-    return readTensorRows(file->file(), *tensor, firstRow, rowCount, out, error);
+    return readShardRows(*this, name, firstRow, rowCount, out, error);
+}
+
+bool ShardedSafetensors::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
+                                  std::vector<double> *out, QString *error)
+{
+    return readShardRows(*this, name, firstRow, rowCount, out, error);
 }
 
 } // namespace pe

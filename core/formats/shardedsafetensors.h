@@ -47,6 +47,8 @@ public:
     const TensorInfo *find(const QString &name, QString *error);
     [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                 std::vector<float> *out, QString *error);
+    [[nodiscard]] bool readRows(const QString &name, qint64 firstRow, qint64 rowCount,
+                                std::vector<double> *out, QString *error);
     // The shard `fileName` (as listed in shardFiles()), opened on first use.
     const SafetensorsFile *shard(const QString &fileName, QString *error);
     int openShardCount() const { return int(m_shards.size()); }

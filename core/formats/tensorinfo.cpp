@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 
 namespace pe {
 
@@ -123,8 +124,12 @@ QString tensorUnreadableReason(const TensorInfo &tensor)
         .arg(tensor.name, tensor.typeName);
 }
 
-bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
-                       qint64 rowCount, float *out, QString *error)
+namespace {
+
+// Converts rows of `tensor` to Out (float: F64 rounded to nearest; double: every type exact).
+template <typename Out>
+bool convertRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow, qint64 rowCount,
+                 Out *out, QString *error)
 {
     const auto fail = [&](const QString &why) {
         if (error)
@@ -159,28 +164,28 @@ bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 
     const uchar *source = file.data() + tensor.offset + firstRow * rowLength * elementSize;
     switch (tensor.dtype) {
     case TensorDType::F32:
-        if constexpr (Q_BYTE_ORDER == Q_LITTLE_ENDIAN) {
+        if constexpr (Q_BYTE_ORDER == Q_LITTLE_ENDIAN && std::is_same_v<Out, float>) {
             std::memcpy(out, source, size_t(count) * 4);
         } else {
             for (qint64 i = 0; i < count; ++i)
-                out[i] = std::bit_cast<float>(qFromLittleEndian<quint32>(source + 4 * i));
+                out[i] = Out(std::bit_cast<float>(qFromLittleEndian<quint32>(source + 4 * i)));
         }
         break;
     case TensorDType::F16:
         for (qint64 i = 0; i < count; ++i)
-            out[i] = halfToFloat(qFromLittleEndian<quint16>(source + 2 * i));
+            out[i] = Out(halfToFloat(qFromLittleEndian<quint16>(source + 2 * i)));
         break;
     case TensorDType::BF16:
         // bfloat16 is the upper half of a float32.
         for (qint64 i = 0; i < count; ++i)
-            out[i] =
-                std::bit_cast<float>(quint32(qFromLittleEndian<quint16>(source + 2 * i)) << 16);
+            out[i] = Out(
+                std::bit_cast<float>(quint32(qFromLittleEndian<quint16>(source + 2 * i)) << 16));
         break;
     case TensorDType::F64:
-        // The default rounding mode of a double -> float conversion is round to nearest, ties
-        // to even (IEEE-754), what numpy's astype(float32) does.
+        // To float: the default rounding mode of a double -> float conversion is round to
+        // nearest, ties to even (IEEE-754), what numpy's astype(float32) does.
         for (qint64 i = 0; i < count; ++i)
-            out[i] = float(std::bit_cast<double>(qFromLittleEndian<quint64>(source + 8 * i)));
+            out[i] = Out(std::bit_cast<double>(qFromLittleEndian<quint64>(source + 8 * i)));
         break;
     case TensorDType::Unsupported:
         return fail(tensorUnreadableReason(tensor));
@@ -188,25 +193,52 @@ bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 
     return true;
 }
 
-bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
-                    qint64 rowCount, std::vector<float> *out, QString *error)
+template <typename Out>
+bool readRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow, qint64 rowCount,
+              std::vector<Out> *out, QString *error)
 {
     out->clear();
     const qint64 rows = tensor.rowCount();
     const qint64 wanted = rowCount < 0 ? rows - firstRow : rowCount;
     const bool inRange =
         firstRow >= 0 && firstRow <= rows && wanted >= 0 && wanted <= rows - firstRow;
-    // Out of range: convertTensorRows() writes nothing and reports the rows.
-    float none = 0;
+    // Out of range: convertRows() writes nothing and reports the rows.
+    Out none = 0;
     if (!inRange || tensor.elementCount() == 0)
-        return convertTensorRows(file, tensor, firstRow, rowCount, &none, error);
+        return convertRows(file, tensor, firstRow, rowCount, &none, error);
     // At most the tensor's element count, which the readers checked against the file's size.
     out->resize(size_t(wanted * tensor.rowLength()));
-    if (!convertTensorRows(file, tensor, firstRow, wanted, out->data(), error)) {
+    if (!convertRows(file, tensor, firstRow, wanted, out->data(), error)) {
         out->clear();
         return false;
     }
     return true;
+}
+
+} // namespace
+
+bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
+                       qint64 rowCount, float *out, QString *error)
+{
+    return convertRows(file, tensor, firstRow, rowCount, out, error);
+}
+
+bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
+                       qint64 rowCount, double *out, QString *error)
+{
+    return convertRows(file, tensor, firstRow, rowCount, out, error);
+}
+
+bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
+                    qint64 rowCount, std::vector<float> *out, QString *error)
+{
+    return readRows(file, tensor, firstRow, rowCount, out, error);
+}
+
+bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
+                    qint64 rowCount, std::vector<double> *out, QString *error)
+{
+    return readRows(file, tensor, firstRow, rowCount, out, error);
 }
 
 } // namespace pe

@@ -56,9 +56,15 @@ QString tensorUnreadableReason(const TensorInfo &tensor);
 // checked against it again. A row is a slice along the first dimension, as numpy's a[r0:r1].
 [[nodiscard]] bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor,
                                      qint64 firstRow, qint64 rowCount, float *out, QString *error);
+// The same at the stored precision, for comparisons that must not lose it (`pescope verify`):
+// F64 is copied, F32, F16 and BF16 are widened exactly.
+[[nodiscard]] bool convertTensorRows(const MappedFile &file, const TensorInfo &tensor,
+                                     qint64 firstRow, qint64 rowCount, double *out, QString *error);
 // The same into a vector sized to fit.
 [[nodiscard]] bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
                                   qint64 rowCount, std::vector<float> *out, QString *error);
+[[nodiscard]] bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
+                                  qint64 rowCount, std::vector<double> *out, QString *error);
 
 // Overflow-checked helpers for the readers: false when the result does not fit in qint64.
 bool checkedMultiply(qint64 a, qint64 b, qint64 *result);

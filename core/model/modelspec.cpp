@@ -112,6 +112,8 @@ std::optional<ModelLayerSpec> modelLayerSpec(const ModelConfig &config, int laye
     }
     RopeScheme scheme;
     static_cast<RopeConfig &>(scheme) = rope;
+    if (config.interleavedPairs) // the model's own pairing: its tables follow it
+        scheme.pairing = RopePairing::Interleaved;
     out.spec.scheme = scheme;
     out.spec.dims = dims;
     out.description =

@@ -81,10 +81,7 @@ double longropeAttentionFactor(const RopeConfig &config, double factor)
 
 const std::vector<double> &longropeFactors(const RopeConfig &config)
 {
-    // `if seq_len and seq_len > original_max_position_embeddings: long_factor else short_factor`
-    return config.sequenceLength > 0 && config.sequenceLength > config.originalMaxPositionEmbeddings
-               ? config.longFactor
-               : config.shortFactor;
+    return ropeUsesLongFactors(config) ? config.longFactor : config.shortFactor;
 }
 
 // The computation itself, for parameters ropeConfigProblem() has accepted (up to finiteness).
@@ -103,17 +100,9 @@ RopeFrequencies compute(qint64 headDim, const RopeConfig &config)
         for (double &theta : out.inverseFrequencies)
             theta /= factor;
         break;
-    case RopeType::Dynamic: { // _compute_dynamic_ntk_parameters
-        // seq_len: None -> max_position_embeddings, else max(seq_len, max_position_embeddings)
-        const double maxPositions = double(config.maxPositionEmbeddings);
-        const double seqLen = config.sequenceLength > 0
-                                  ? std::max(double(config.sequenceLength), maxPositions)
-                                  : maxPositions;
-        const double scaledBase = base * std::pow((factor * seqLen / maxPositions) - (factor - 1.0),
-                                                  double(dim) / double(dim - 2));
-        out.inverseFrequencies = defaultFrequencies(scaledBase, dim);
+    case RopeType::Dynamic: // _compute_dynamic_ntk_parameters
+        out.inverseFrequencies = defaultFrequencies(ropeDynamicBase(headDim, config), dim);
         break;
-    }
     case RopeType::Ntk: // the community NTK-aware formula (not an HF v5 type): base * s^(r/(r-2))
         out.inverseFrequencies =
             defaultFrequencies(base * std::pow(factor, double(dim) / double(dim - 2)), dim);
@@ -206,6 +195,67 @@ qint64 ropeFrequencyCount(qint64 headDim, const RopeConfig &config)
     if (config.ropeType == RopeType::Proportional)
         return headDim / 2;
     return (ropeRotaryDims(headDim, config) + 1) / 2;
+}
+
+bool ropeUsesLongFactors(const RopeConfig &config)
+{
+    // `if seq_len and seq_len > original_max_position_embeddings: long_factor else short_factor`
+    return config.sequenceLength > 0 &&
+           config.sequenceLength > config.originalMaxPositionEmbeddings;
+}
+
+double ropeDynamicBase(qint64 headDim, const RopeConfig &config)
+{
+    // seq_len: None -> max_position_embeddings, else max(seq_len, max_position_embeddings)
+    const double factor = ropeEffectiveFactor(config).value_or(1.0);
+    const double dim = double(ropeRotaryDims(headDim, config));
+    const double maxPositions = double(config.maxPositionEmbeddings);
+    const double seqLen = config.sequenceLength > 0
+                              ? std::max(double(config.sequenceLength), maxPositions)
+                              : maxPositions;
+    return config.ropeTheta *
+           std::pow((factor * seqLen / maxPositions) - (factor - 1.0), dim / (dim - 2.0));
+}
+
+QString ropeSequenceLengthNote(qint64 headDim, const RopeConfig &config, const QString &origin)
+{
+    const qint64 length = config.sequenceLength;
+    const QString seen = length > 0
+                             ? QStringLiteral("sequence length %1 (%2)").arg(length).arg(origin)
+                             : QStringLiteral("no sequence length (%1): transformers' rotary "
+                                              "module as loaded, seq_len None")
+                                   .arg(origin);
+    if (config.ropeType == RopeType::Longrope) {
+        const qint64 original = config.originalMaxPositionEmbeddings;
+        if (ropeUsesLongFactors(config))
+            return QStringLiteral("longrope: %1 > original_max_position_embeddings %2: long_factor "
+                                  "(dynamic_rope_update's longrope_frequency_update)")
+                .arg(seen)
+                .arg(original);
+        return QStringLiteral("longrope: %1%2: short_factor (HF's forward takes long_factor beyond "
+                              "%3 positions)")
+            .arg(seen, length > 0
+                           ? QStringLiteral(" <= original_max_position_embeddings %1").arg(original)
+                           : QString())
+            .arg(original);
+    }
+    if (config.ropeType == RopeType::Dynamic && ropeConfigProblem(headDim, config).isEmpty()) {
+        const qint64 maxPositions = config.maxPositionEmbeddings;
+        const double base = ropeDynamicBase(headDim, config);
+        if (length <= maxPositions)
+            return QStringLiteral("dynamic: %1%2: base %3 unchanged (it grows beyond "
+                                  "max_position_embeddings %4)")
+                .arg(seen,
+                     length > 0 ? QStringLiteral(" <= max_position_embeddings %1").arg(maxPositions)
+                                : QString(),
+                     number(config.ropeTheta))
+                .arg(maxPositions);
+        return QStringLiteral("dynamic: %1 > max_position_embeddings %2: base %3 scaled to %4")
+            .arg(seen)
+            .arg(maxPositions)
+            .arg(number(config.ropeTheta), number(base));
+    }
+    return {};
 }
 
 std::vector<double> ropeFrequenciesFromFactors(qint64 headDim, const RopeConfig &config,

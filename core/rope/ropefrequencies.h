@@ -59,6 +59,19 @@ RopeFrequencies ropeInverseFrequencies(qint64 headDim, const RopeConfig &config)
 // neither is available.
 std::optional<double> ropeEffectiveFactor(const RopeConfig &config);
 
+// The base HF's _compute_dynamic_ntk_parameters scales to for config.sequenceLength: base *
+// ((factor * L / max_position_embeddings) - (factor - 1))^(dim / (dim - 2)), L = max(seq_len,
+// max_position_embeddings); seq_len None (0) is max_position_embeddings, the base unchanged.
+// The parameters must be valid for rope_type "dynamic".
+double ropeDynamicBase(qint64 headDim, const RopeConfig &config);
+// Whether _compute_longrope_parameters takes long_factor for config.sequenceLength (`seq_len and
+// seq_len > original_max_position_embeddings`); short_factor otherwise, seq_len None included.
+bool ropeUsesLongFactors(const RopeConfig &config);
+// For the rules that read the sequence length (dynamic, longrope), one sentence: the length the
+// rule sees (`origin` says where it came from: "the table's rows", "--positions"), and the factor
+// set or base that gives. Empty for the other types.
+QString ropeSequenceLengthNote(qint64 headDim, const RopeConfig &config, const QString &origin);
+
 // llama.cpp's per-pair frequency factors (a GGUF file's rope_freqs.weight, written for llama3
 // scaling; ggml_rope_ext's freq_factors) turned into inv_freq: theta_i = base^(-2i/d) / f_i with
 // base = config.ropeTheta and d = ropeRotaryDims(headDim, config), the default frequencies HF

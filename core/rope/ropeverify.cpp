@@ -1,456 +1,728 @@
 #include "ropeverify.h"
 
+#include "ropeverifymodel.h"
+
+#include <QtCore/qfloat16.h>
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <functional>
 #include <limits>
 
 namespace pe {
 
+using namespace verifymodel;
+
 namespace {
 
-QString number(double x)
+constexpr double infinity = std::numeric_limits<double>::infinity();
+constexpr double float32Unit = 1.0 / 16777216.0; // 2^-24
+
+QString shortNumber(double x)
 {
-    return QString::number(x, 'g', 10);
+    return QString::number(x, 'g', 3);
 }
 
-// Values of a candidate-shaped table under one hypothesis about how it was computed.
-struct TableModel
+bool isTable(RopeQuantity what)
 {
-    std::vector<double> theta;
-    double scale = 1.0;
-    RopePairing pairing = RopePairing::Half;
-    RopeTableKind kind = RopeTableKind::Cos;
-    bool float32Angles = false; // theta and p * theta rounded to float32, as torch's float32 does
-    qint64 total = 0;           // candidate columns (>= 2 * theta.size(): cos-sin pass-through)
+    return what == RopeQuantity::Cos || what == RopeQuantity::Sin || what == RopeQuantity::CosSin;
+}
 
-    double value(qint64 p, qint64 c) const
-    {
-        const qint64 rotary = 2 * qint64(theta.size());
-        if (c >= rotary) { // pescope's pass-through block: the identity rotation, unscaled
-            const qint64 k = c - rotary;
-            const bool cosine =
-                pairing == RopePairing::Interleaved ? k % 2 == 0 : k < (total - rotary) / 2;
-            return cosine ? 1.0 : 0.0;
-        }
-        const RopeColumn column = ropeTableColumn(kind, pairing, qint64(theta.size()), c);
-        const double t = theta[std::size_t(column.pair)];
-        double angle = double(p) * t;
-        if (float32Angles) {
-            const float angle32 = float(p) * float(t);
-            angle = double(angle32);
-        }
-        return (column.cosine ? std::cos(angle) : std::sin(angle)) * scale;
+RopeLayout layoutOf(RopePairing pairing)
+{
+    return pairing == RopePairing::Half ? RopeLayout::Half : RopeLayout::Interleaved;
+}
+
+// The share of cells (row, i < count) where column a(i) equals column b(i).
+template <typename A, typename B>
+double repeatShare(const RopeTable &t, qint64 count, A a, B b, double eps)
+{
+    qint64 equal = 0;
+    for (qint64 r = 0; r < t.rows; ++r)
+        for (qint64 i = 0; i < count; ++i)
+            equal += std::abs(t.at(r, a(i)) - t.at(r, b(i))) <= eps ? 1 : 0;
+    return double(equal) / double(std::max<qint64>(t.rows * count, 1));
+}
+
+// The share of cells where the point (column a(i), column b(i)) lies on the circle of row 0's
+// first pair: cos^2 + sin^2 is the same scale^2 for every pair and position.
+template <typename A, typename B>
+double circleShare(const RopeTable &t, qint64 count, A a, B b, double eps)
+{
+    const auto square = [&](qint64 r, qint64 i) {
+        return t.at(r, a(i)) * t.at(r, a(i)) + t.at(r, b(i)) * t.at(r, b(i));
+    };
+    const double radius = square(0, 0);
+    qint64 on = 0;
+    for (qint64 r = 0; r < t.rows; ++r)
+        for (qint64 i = 0; i < count; ++i)
+            on += std::abs(square(r, i) - radius) <= 1e-3 * radius + eps ? 1 : 0;
+    return double(on) / double(std::max<qint64>(t.rows * count, 1));
+}
+
+// The better of half (share `half`) and interleaved; a tie goes to the model's own pairing.
+RopeLayout betterPairing(double half, double interleaved, RopePairing pairing)
+{
+    if (half != interleaved)
+        return half > interleaved ? RopeLayout::Half : RopeLayout::Interleaved;
+    return layoutOf(pairing);
+}
+
+// The layout the candidate's values show (see RopeLayout): cos and sin tables repeat each pair's
+// column (half: i and i + m; interleaved: 2i and 2i + 1), cos-sin tables put each pair's cos and
+// sin on a circle; the arrangement more cells follow wins, so a few wrong values do not change
+// it. A cos / sin table of any width but twice the pair count is one column per pair unless it
+// repeats its columns exactly. Where the values cannot tell (a single row at position 0), the
+// model's own pairing decides.
+RopeLayout detectLayout(const RopeTable &t, RopeQuantity what, qint64 pairs, qint64 headDim,
+                        RopePairing pairing, double eps)
+{
+    const qint64 columns = t.columns;
+    const auto first = [](qint64 i) { return i; };
+    const auto even = [](qint64 i) { return 2 * i; };
+    const auto odd = [](qint64 i) { return 2 * i + 1; };
+    if (what != RopeQuantity::CosSin) {
+        if (columns % 2 != 0)
+            return RopeLayout::PerPair;
+        const qint64 m = columns / 2;
+        const auto second = [m](qint64 i) { return i + m; };
+        const double half = repeatShare(t, m, first, second, eps);
+        const double interleaved = repeatShare(t, m, even, odd, eps);
+        // Distinct frequencies never repeat a column over several rows: a table of the expected
+        // width that does is half as many pairs, repeated (another rotary width).
+        const bool repeats = t.rows > 1 && std::max(half, interleaved) == 1.0;
+        if (columns == 2 * pairs || repeats)
+            return betterPairing(half, interleaved, pairing);
+        return RopeLayout::PerPair;
     }
-};
-
-using Values = std::function<double(qint64 index)>; // by row-major index
-
-bool within(double candidate, double reference, double tolerance, bool relative)
-{
-    const double bound = relative && reference != 0.0 ? tolerance * std::abs(reference) : tolerance;
-    return std::abs(candidate - reference) <= bound; // NaN: false
+    const qint64 rotary = columns == headDim && headDim > 2 * pairs ? 2 * pairs : columns;
+    if (rotary % 2 != 0 || t.rows < 1)
+        return layoutOf(pairing);
+    const qint64 m = rotary / 2;
+    return betterPairing(circleShare(
+                             t, m, first, [m](qint64 i) { return i + m; }, eps),
+                         circleShare(t, m, even, odd, eps), pairing);
 }
 
-// True when every candidate value lies within `bound(index, reference)` of the model's value.
-bool allWithin(const RopeTable &candidate, const Values &model,
-               const std::function<bool(qint64, double, double)> &agrees)
+QString expectedShapes(RopeQuantity what, qint64 pairs, qint64 headDim)
 {
-    const qint64 n = qint64(candidate.values.size());
-    for (qint64 i = 0; i < n; ++i)
-        if (!agrees(i, candidate.values[std::size_t(i)], model(i)))
+    if (what == RopeQuantity::CosSin)
+        return QStringLiteral("expected positions x %1 (the rotary dims: cos and sin of %2 pairs, "
+                              "half or interleaved%3) or positions x %2 x 2 (complex pairs)")
+            .arg(2 * pairs)
+            .arg(pairs)
+            .arg(headDim > 2 * pairs
+                     ? QStringLiteral(", or x %1 with the pass-through columns").arg(headDim)
+                     : QString());
+    return QStringLiteral("expected positions x %1 (the rotary dims, half or interleaved) or "
+                          "positions x %2 (one column per pair)")
+        .arg(2 * pairs)
+        .arg(pairs);
+}
+
+// Fills the comparison of every value against the model (differences, errors, the first and
+// worst cells, the error grid) and returns how many values lie beyond the tolerance of the
+// reference rounded to the candidate's precision.
+void compareTable(const RopeTable &candidate, const TableModel &reference,
+                  const RopeVerifyOptions &options, qint64 pairs, RopeVerifyResult *result)
+{
+    const qint64 columns = candidate.columns;
+    RopeErrorGrid &grid = result->errors;
+    if (options.errorGridRows > 0) {
+        grid.rowsPerBin = std::max<qint64>(1, (candidate.rows + options.errorGridRows - 1) /
+                                                  options.errorGridRows);
+        grid.rows = (candidate.rows + grid.rowsPerBin - 1) / grid.rowsPerBin;
+        grid.pairs = pairs;
+        grid.error.assign(std::size_t(grid.rows * grid.pairs), 0.0f);
+    }
+    double worstDiff = -1;
+    result->compared = qint64(candidate.values.size());
+    for (qint64 i = 0; i < result->compared; ++i) {
+        const qint64 row = i / columns, column = i % columns;
+        const double got = candidate.values[std::size_t(i)];
+        const double want = reference.value(row, column);
+        const double diff = std::isnan(got - want) ? infinity : std::abs(got - want);
+        const qint64 pair = reference.roles[std::size_t(column)].pair;
+        const RopeCell cell{row, column, pair, got, want};
+        result->maxAbsError = std::max(result->maxAbsError, diff);
+        if (want != 0.0)
+            result->maxRelError = std::max(result->maxRelError, diff / std::abs(want));
+        if (diff > worstDiff) {
+            worstDiff = diff;
+            result->worst = cell;
+        }
+        if (!grid.error.empty() && pair >= 0) {
+            float &e = grid.error[std::size_t((row / grid.rowsPerBin) * grid.pairs + pair)];
+            e = std::max(e, float(diff));
+        }
+        const double rounded = roundTo(options.precision, want);
+        if (!(std::abs(got - rounded) <= options.tolerance) && result->differing++ == 0)
+            result->first = cell;
+    }
+}
+
+// The verdict's level, strictest first (see RopeAgreement), and the allowance it accepted.
+void grade(const RopeTable &candidate, const TableModel &reference, const Allowance &float32,
+           RopeVerifyResult *result)
+{
+    if (result->differing == 0) {
+        result->agreement = RopeAgreement::Exact;
+        return;
+    }
+    Allowance values = float32;
+    values.float32Angles = false;
+    const qint64 columns = candidate.columns;
+    const qint64 worst = result->worst.position * columns + result->worst.column;
+    const auto at = [&](const Allowance &a) {
+        return a.bound(reference, worst / columns, worst % columns) - a.tolerance;
+    };
+    if (tableMatches(candidate, reference, values)) {
+        result->agreement = RopeAgreement::RoundedValues;
+        result->roundingAllowance = at(values);
+    } else if (tableMatches(candidate, reference, float32)) {
+        result->agreement = RopeAgreement::RoundedAngles;
+        result->roundingAllowance = at(float32);
+    } else {
+        result->agreement = RopeAgreement::Differs;
+    }
+}
+
+QString float32Diagnosis(RopeAgreement agreement, RopeQuantity what, TensorDType precision)
+{
+    if (agreement == RopeAgreement::RoundedValues)
+        return QStringLiteral("%1 rounding of the values: every difference is within one %1 unit "
+                              "of the float64 values")
+            .arg(precision == TensorDType::F16 || precision == TensorDType::BF16
+                     ? tensorDTypeName(precision)
+                     : QStringLiteral("float32"));
+    return isTable(what) ? QStringLiteral("float32 rounding of p*theta: every difference is within "
+                                          "what float32 angles give (it grows with the position), "
+                                          "as HF's own float32 forward computes them")
+                         : QStringLiteral("float32 rounding of theta: every difference is within "
+                                          "float32 precision of the frequencies, as HF computes "
+                                          "inv_freq");
+}
+
+// Sets agrees and, for a strict comparison that only float32 explains, the diagnosis.
+void settle(const RopeVerifyOptions &options, RopeVerifyResult *result)
+{
+    result->agrees = result->agreement == RopeAgreement::Exact ||
+                     (!options.strict && result->agreement != RopeAgreement::Differs);
+    if (!result->agrees && result->agreement != RopeAgreement::Differs) {
+        result->mistake = result->agreement == RopeAgreement::RoundedValues
+                              ? RopeMistake::Float32Values
+                              : RopeMistake::Float32Angles;
+        result->diagnosis = float32Diagnosis(result->agreement, options.what, options.precision);
+    }
+}
+
+void applyDiagnosis(const std::optional<Diagnosis> &diagnosis, RopeVerifyResult *result)
+{
+    if (diagnosis) {
+        result->mistake = diagnosis->mistake;
+        result->diagnosis = diagnosis->text;
+    } else {
+        result->diagnosis = QStringLiteral("no known mistake explains this");
+    }
+}
+
+std::optional<RopeVerifyResult> fail(QString *error, const QString &message)
+{
+    if (error)
+        *error = message;
+    return std::nullopt;
+}
+
+std::optional<RopeVerifyResult> verifyTable(Context context, const RopeTable &candidate,
+                                            QString *error)
+{
+    const RopeVerifyOptions &options = context.options;
+    const std::vector<double> &theta = context.reference.inverseFrequencies;
+    const qint64 n = qint64(theta.size());
+    if (candidate.rows < 1)
+        return fail(error, QStringLiteral("%1; the candidate is %2 x %3")
+                               .arg(expectedShapes(options.what, n, context.headDim))
+                               .arg(candidate.rows)
+                               .arg(candidate.columns));
+    RopeVerifyResult result;
+    result.layout = options.layout;
+    if (options.layout == RopeLayout::Auto) {
+        result.layout = detectLayout(candidate, options.what, n, context.headDim,
+                                     context.config.pairing, std::max(options.tolerance, 1e-6));
+        result.layoutDetected = true;
+    }
+    if (result.layout == RopeLayout::PerPair && options.what == RopeQuantity::CosSin)
+        return fail(error, QStringLiteral("one column per pair holds cos or sin, not both: give "
+                                          "--what cos or sin"));
+    if (result.layout == RopeLayout::Complex && options.what != RopeQuantity::CosSin)
+        return fail(error, QStringLiteral("complex pairs hold cos and sin: give --what cos-sin"));
+    const bool passThrough =
+        options.what == RopeQuantity::CosSin && context.headDim > 2 * n &&
+        candidate.columns == context.headDim &&
+        (result.layout == RopeLayout::Half || result.layout == RopeLayout::Interleaved);
+    result.pairs = passThrough ? n : pairsInColumns(options.what, result.layout, candidate.columns);
+    context.layout = result.layout;
+    context.candidatePairs = result.pairs;
+    if (result.pairs != n) {
+        // Another rotary width, or a table no layout explains.
+        const std::optional<Diagnosis> width =
+            result.pairs > 0 ? diagnoseTable(context, candidate) : std::nullopt;
+        if (!width)
+            return fail(error, QStringLiteral("%1; the candidate is %2 x %3")
+                                   .arg(expectedShapes(options.what, n, context.headDim))
+                                   .arg(candidate.rows)
+                                   .arg(candidate.columns));
+        result.agrees = false;
+        result.agreement = RopeAgreement::Differs;
+        result.compared = qint64(candidate.values.size());
+        result.differing = result.compared;
+        applyDiagnosis(width, &result);
+        return result;
+    }
+    const TableModel reference{theta, context.referenceScale, 0,
+                               columnRoles(options.what, result.layout, n, candidate.columns)};
+    compareTable(candidate, reference, options, n, &result);
+    grade(candidate, reference, context.allowance, &result);
+    settle(options, &result);
+    if (result.agreement == RopeAgreement::Differs)
+        applyDiagnosis(diagnoseTable(context, candidate), &result);
+    return result;
+}
+
+std::optional<RopeVerifyResult> verifyFrequencies(const Context &context,
+                                                  const RopeTable &candidate, QString *error)
+{
+    const RopeVerifyOptions &options = context.options;
+    const std::vector<double> &theta = context.reference.inverseFrequencies;
+    const qint64 n = qint64(theta.size());
+    const bool vector = candidate.rows == 1 || candidate.columns == 1;
+    RopeVerifyResult result;
+    result.pairs = qint64(candidate.values.size());
+    if (!vector || result.pairs != n) {
+        Context width = context;
+        width.candidatePairs = result.pairs;
+        const std::optional<Diagnosis> found = vector && result.pairs > 0
+                                                   ? diagnoseFrequencies(width, candidate.values)
+                                                   : std::nullopt;
+        if (!found)
+            return fail(error, QStringLiteral("inv_freq has %1 values (1 x %1); the candidate is "
+                                              "%2 x %3")
+                                   .arg(n)
+                                   .arg(candidate.rows)
+                                   .arg(candidate.columns));
+        result.agrees = false;
+        result.agreement = RopeAgreement::Differs;
+        result.compared = result.differing = result.pairs;
+        applyDiagnosis(found, &result);
+        return result;
+    }
+    double worstRel = -1;
+    result.compared = n;
+    for (qint64 i = 0; i < n; ++i) {
+        const double got = candidate.values[std::size_t(i)];
+        const double want = theta[std::size_t(i)];
+        const double diff = std::isnan(got - want) ? infinity : std::abs(got - want);
+        const RopeCell cell{-1, i, i, got, want};
+        result.maxAbsError = std::max(result.maxAbsError, diff);
+        const double rel = want != 0.0 ? diff / std::abs(want) : diff;
+        if (want != 0.0)
+            result.maxRelError = std::max(result.maxRelError, rel);
+        if (rel > worstRel) {
+            worstRel = rel;
+            result.worst = cell;
+        }
+        const double rounded = roundTo(options.precision, want);
+        const double bound =
+            rounded != 0.0 ? options.tolerance * std::abs(rounded) : options.tolerance;
+        if (!(std::abs(got - rounded) <= bound) && result.differing++ == 0)
+            result.first = cell;
+    }
+    Allowance values = context.allowance;
+    values.float32Angles = false;
+    const qint64 w = result.worst.pair;
+    if (result.differing == 0) {
+        result.agreement = RopeAgreement::Exact;
+    } else if (vectorMatches(candidate.values, theta, values)) {
+        result.agreement = RopeAgreement::RoundedValues;
+        result.roundingAllowance = vectorBound(values, theta[std::size_t(w)], w);
+    } else if (vectorMatches(candidate.values, theta, context.allowance)) {
+        result.agreement = RopeAgreement::RoundedAngles;
+        result.roundingAllowance = vectorBound(context.allowance, theta[std::size_t(w)], w);
+    } else {
+        result.agreement = RopeAgreement::Differs;
+    }
+    settle(options, &result);
+    if (result.agreement == RopeAgreement::Differs)
+        applyDiagnosis(diagnoseFrequencies(context, candidate.values), &result);
+    return result;
+}
+
+std::optional<RopeVerifyResult> verifyAttentionFactor(const Context &context,
+                                                      const RopeTable &candidate, QString *error)
+{
+    if (candidate.values.size() != 1)
+        return fail(error,
+                    QStringLiteral("the attention factor is one value; the candidate is %1 x %2")
+                        .arg(candidate.rows)
+                        .arg(candidate.columns));
+    const RopeVerifyOptions &options = context.options;
+    const double want = context.reference.attentionFactor;
+    const double got = candidate.values.front();
+    RopeVerifyResult result;
+    result.compared = 1;
+    result.maxAbsError = std::isnan(got - want) ? infinity : std::abs(got - want);
+    result.maxRelError = result.maxAbsError / std::abs(want);
+    result.worst = {-1, -1, -1, got, want};
+    const double rounded = roundTo(options.precision, want);
+    const double unit = std::max(precisionSpacing(options.precision, std::abs(want)),
+                                 precisionSpacing(TensorDType::F32, std::abs(want)));
+    if (std::abs(got - rounded) <= options.tolerance * std::abs(rounded)) {
+        result.agreement = RopeAgreement::Exact;
+    } else {
+        result.differing = 1;
+        result.first = result.worst;
+        const double bound = options.tolerance * std::abs(want) + unit;
+        result.agreement =
+            std::abs(got - want) <= bound ? RopeAgreement::RoundedValues : RopeAgreement::Differs;
+        result.roundingAllowance = unit;
+    }
+    settle(options, &result);
+    if (result.agreement == RopeAgreement::Differs)
+        applyDiagnosis(diagnoseAttentionFactor(context, got), &result);
+    return result;
+}
+
+} // namespace
+
+namespace verifymodel {
+
+qint64 pairsInColumns(RopeQuantity what, RopeLayout layout, qint64 columns)
+{
+    switch (layout) {
+    case RopeLayout::PerPair:
+        return what == RopeQuantity::CosSin ? 0 : columns;
+    case RopeLayout::Complex:
+        return what == RopeQuantity::CosSin && columns % 2 == 0 ? columns / 2 : 0;
+    case RopeLayout::Half:
+    case RopeLayout::Interleaved:
+        return columns % 2 == 0 ? columns / 2 : 0;
+    case RopeLayout::Auto:
+        break;
+    }
+    return 0;
+}
+
+std::vector<ColumnRole> columnRoles(RopeQuantity what, RopeLayout layout, qint64 pairs,
+                                    qint64 columns)
+{
+    std::vector<ColumnRole> roles(std::size_t(std::max<qint64>(columns, 0)));
+    const bool both = what == RopeQuantity::CosSin;
+    const bool cosTable = what == RopeQuantity::Cos;
+    const bool adjacent = layout == RopeLayout::Interleaved || layout == RopeLayout::Complex;
+    const qint64 rotary = std::min(columns, layout == RopeLayout::PerPair ? pairs : 2 * pairs);
+    for (qint64 c = 0; c < columns; ++c) {
+        ColumnRole &role = roles[std::size_t(c)];
+        if (c >= rotary) { // pescope's pass-through block: the identity rotation
+            const qint64 k = c - rotary;
+            role.cosine = adjacent ? k % 2 == 0 : k < (columns - rotary) / 2;
+        } else if (layout == RopeLayout::PerPair) {
+            role = {c, cosTable};
+        } else if (adjacent) {
+            role = {c / 2, both ? c % 2 == 0 : cosTable};
+        } else {
+            role = {c < pairs ? c : c - pairs, both ? c < pairs : cosTable};
+        }
+    }
+    return roles;
+}
+
+double precisionSpacing(TensorDType dtype, double magnitude)
+{
+    int mantissa = 0;
+    switch (dtype) {
+    case TensorDType::F32:
+        mantissa = 23;
+        break;
+    case TensorDType::F16:
+        mantissa = 10;
+        break;
+    case TensorDType::BF16:
+        mantissa = 7;
+        break;
+    case TensorDType::F64:
+    case TensorDType::Unsupported:
+        return 0.0;
+    }
+    const double m = magnitude > 0.0 && std::isfinite(magnitude) ? magnitude : 1.0;
+    return std::ldexp(1.0, int(std::floor(std::log2(m))) - mantissa);
+}
+
+double roundTo(TensorDType dtype, double x)
+{
+    switch (dtype) {
+    case TensorDType::F32:
+        return double(float(x));
+    case TensorDType::F16:
+        return double(float(qfloat16(float(x))));
+    case TensorDType::BF16: {
+        const auto bits = std::bit_cast<quint32>(float(x));
+        if (std::isnan(x))
+            return x;
+        const quint32 rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+        return double(std::bit_cast<float>(rounded));
+    }
+    case TensorDType::F64:
+    case TensorDType::Unsupported:
+        break;
+    }
+    return x;
+}
+
+double TableModel::value(qint64 row, qint64 column) const
+{
+    const ColumnRole &role = roles[std::size_t(column)];
+    if (role.pair < 0)
+        return role.cosine ? 1.0 : 0.0; // pass-through: unscaled
+    const double a = angle(row, role.pair);
+    return (role.cosine ? std::cos(a) : std::sin(a)) * scale;
+}
+
+double Allowance::bound(const TableModel &model, qint64 row, qint64 column) const
+{
+    const ColumnRole &role = model.roles[std::size_t(column)];
+    if (role.pair < 0)
+        return tolerance;
+    const double s = std::abs(model.scale);
+    double b = tolerance;
+    if (roundedValues || float32Angles)
+        b += std::max(precisionSpacing(precision, s), precisionSpacing(TensorDType::F32, s));
+    if (float32Angles)
+        b += s * float32Unit *
+             (2.0 + (thetaSlope * double(role.pair) + 7.0) * std::abs(model.angle(row, role.pair)));
+    return b;
+}
+
+bool tableMatches(const RopeTable &candidate, const TableModel &model, const Allowance &allowance)
+{
+    const qint64 columns = candidate.columns;
+    const qint64 count = qint64(candidate.values.size());
+    for (qint64 i = 0; i < count; ++i) {
+        const qint64 row = i / columns, column = i % columns;
+        const double diff = std::abs(candidate.values[std::size_t(i)] - model.value(row, column));
+        if (!(diff <= allowance.bound(model, row, column)))
+            return false;
+    }
+    return true;
+}
+
+double vectorBound(const Allowance &allowance, double reference, qint64 index)
+{
+    const double m = std::abs(reference);
+    double b = m != 0.0 ? allowance.tolerance * m : allowance.tolerance;
+    if (allowance.roundedValues || allowance.float32Angles)
+        b += std::max(precisionSpacing(allowance.precision, m),
+                      precisionSpacing(TensorDType::F32, m));
+    if (allowance.float32Angles)
+        b += m * float32Unit * (allowance.thetaSlope * double(index) + 6.0);
+    return b;
+}
+
+bool vectorMatches(std::span<const double> candidate, std::span<const double> model,
+                   const Allowance &allowance)
+{
+    if (candidate.size() != model.size())
+        return false;
+    for (std::size_t i = 0; i < model.size(); ++i)
+        if (!(std::abs(candidate[i] - model[i]) <= vectorBound(allowance, model[i], qint64(i))))
             return false;
     return true;
 }
 
-struct Hypothesis
+double thetaSlope(qint64 headDim, const RopeConfig &config)
 {
-    RopeMistake mistake;
-    QString diagnosis;
-    Values values;
-};
-
-RopeConfig asDefaultType(const RopeConfig &config)
-{
-    RopeConfig plain = config;
-    plain.ropeType = RopeType::Default;
-    if (config.ropeType == RopeType::Proportional)
-        plain.partialRotaryFactor = 1.0; // proportional rotates the whole head
-    return plain;
+    const double lnBase = std::abs(std::log(config.ropeTheta));
+    const double lnFactor = std::abs(std::log(ropeEffectiveFactor(config).value_or(1.0)));
+    return (lnBase + lnFactor) / double(std::max<qint64>(ropeFrequencyCount(headDim, config), 1));
 }
 
-std::vector<double> defaultThetaWithBase(qint64 headDim, const RopeConfig &config, double base)
-{
-    RopeConfig plain = asDefaultType(config);
-    plain.ropeTheta = base;
-    return ropeInverseFrequencies(headDim, plain).inverseFrequencies;
-}
+} // namespace verifymodel
 
-// The attention factors other implementations compute for yarn / longrope.
-struct AttentionAlternative
+QString ropeLayoutDescription(RopeLayout layout, qint64 pairs)
 {
-    double value;
-    QString what;
-};
-
-std::vector<AttentionAlternative> attentionAlternatives(const RopeConfig &config, double reference)
-{
-    std::vector<AttentionAlternative> out;
-    const double factor = ropeEffectiveFactor(config).value_or(1.0);
-    if (config.ropeType == RopeType::Yarn) {
-        const bool ratio = config.mscale && *config.mscale != 0.0 && config.mscaleAllDim &&
-                           *config.mscaleAllDim != 0.0;
-        double computed = ropeYarnGetMscale(factor);
-        if (ratio)
-            computed = ropeYarnGetMscale(factor, *config.mscale) /
-                       ropeYarnGetMscale(factor, *config.mscaleAllDim);
-        if (config.attentionFactor)
-            out.push_back({computed, QStringLiteral("the explicit attention_factor %1 ignored: "
-                                                    "matches the computed %2")
-                                         .arg(number(reference), number(computed))});
-        if (ratio) {
-            const double plain = ropeYarnGetMscale(factor);
-            out.push_back({plain, QStringLiteral("mscale / mscale_all_dim ignored: matches "
-                                                 "get_mscale(factor) = %1 instead of "
-                                                 "get_mscale(factor, mscale) / get_mscale(factor, "
-                                                 "mscale_all_dim) = %2")
-                                      .arg(number(plain), number(reference))});
-            const double numerator = ropeYarnGetMscale(factor, *config.mscale);
-            out.push_back({numerator, QStringLiteral("mscale_all_dim ignored: matches "
-                                                     "get_mscale(factor, mscale) = %1 instead of "
-                                                     "the ratio %2")
-                                          .arg(number(numerator), number(reference))});
-        }
-    } else if (config.ropeType == RopeType::Longrope && config.attentionFactor) {
-        const double computed =
-            factor <= 1.0
-                ? 1.0
-                : std::sqrt(1.0 + std::log(factor) /
-                                      std::log(double(config.originalMaxPositionEmbeddings)));
-        out.push_back({computed, QStringLiteral("the explicit attention_factor %1 ignored: matches "
-                                                "the computed sqrt(1 + ln s / ln L0) = %2")
-                                     .arg(number(reference), number(computed))});
+    switch (layout) {
+    case RopeLayout::Half:
+        return QStringLiteral("half: cat(f, f), columns i and i + %1 hold pair i (HF's rotary "
+                              "embeddings, rotate_half)")
+            .arg(pairs);
+    case RopeLayout::Interleaved:
+        return QStringLiteral("interleaved: columns 2i and 2i + 1 hold pair i (GPT-J, llama.cpp, "
+                              "Meta's complex RoPE)");
+    case RopeLayout::PerPair:
+        return QStringLiteral("one column per pair, %1 pairs (gpt-oss's rotary forward)")
+            .arg(pairs);
+    case RopeLayout::Complex:
+        return QStringLiteral("complex: (cos, sin) of each of %1 pairs as real and imaginary part "
+                              "(Llama 4's freqs_cis)")
+            .arg(pairs);
+    case RopeLayout::Auto:
+        break;
     }
-    // Values that equal the reference or an earlier alternative would say nothing new.
-    std::vector<AttentionAlternative> distinct;
-    for (const AttentionAlternative &alt : out) {
-        const bool seen = alt.value == reference ||
-                          std::any_of(distinct.begin(), distinct.end(),
-                                      [&](const auto &d) { return d.value == alt.value; });
-        if (!seen)
-            distinct.push_back(alt);
-    }
-    return distinct;
+    return QStringLiteral("detected from the table");
 }
-
-QString typeText(const RopeConfig &config)
-{
-    return QLatin1Char('"') + ropeTypeName(config.ropeType) + QLatin1Char('"');
-}
-
-} // namespace
 
 std::optional<RopeVerifyResult> ropeVerify(qint64 headDim, const RopeConfig &config,
                                            const RopeVerifyOptions &options,
                                            const RopeTable &candidate, QString *error)
 {
-    const auto fail = [&](const QString &message) -> std::optional<RopeVerifyResult> {
-        if (error)
-            *error = message;
-        return std::nullopt;
-    };
     if (const QString problem = ropeConfigProblem(headDim, config); !problem.isEmpty())
-        return fail(problem);
+        return fail(error, problem);
     if (!(std::isfinite(options.tolerance) && options.tolerance >= 0.0))
-        return fail(QStringLiteral("tolerance must be a finite number >= 0 (got %1)")
-                        .arg(options.tolerance));
+        return fail(error, QStringLiteral("tolerance must be a finite number >= 0 (got %1)")
+                               .arg(options.tolerance));
     if (candidate.rows < 0 || candidate.columns < 0 ||
         qint64(candidate.values.size()) != candidate.rows * candidate.columns)
-        return fail(QStringLiteral("the candidate's %1 values do not fill %2 x %3")
-                        .arg(candidate.values.size())
-                        .arg(candidate.rows)
-                        .arg(candidate.columns));
-
-    const RopeFrequencies reference = ropeInverseFrequencies(headDim, config);
-    const std::vector<double> &theta = reference.inverseFrequencies;
-    const qint64 count = qint64(theta.size());
-    const double af = reference.attentionFactor;
-    const double tol = options.tolerance;
-    const RopeQuantity what = options.what;
-    const bool isTable =
-        what == RopeQuantity::Cos || what == RopeQuantity::Sin || what == RopeQuantity::CosSin;
-    const bool relative = !isTable;
-    const double lnBase = std::abs(std::log(config.ropeTheta));
-    constexpr double infinity = std::numeric_limits<double>::infinity();
-
-    // Shape.
-    if (what == RopeQuantity::InverseFrequencies &&
-        !(candidate.values.size() == std::size_t(count) &&
-          (candidate.rows == 1 || candidate.columns == 1)))
-        return fail(QStringLiteral("inv_freq has %1 values (1 x %1); the candidate is %2 x %3")
-                        .arg(count)
-                        .arg(candidate.rows)
-                        .arg(candidate.columns));
-    if (what == RopeQuantity::AttentionFactor && candidate.values.size() != 1)
-        return fail(QStringLiteral("the attention factor is one value; the candidate is %1 x %2")
-                        .arg(candidate.rows)
-                        .arg(candidate.columns));
-    const qint64 width = 2 * count;
-    if (isTable) {
-        const bool passThrough =
-            what == RopeQuantity::CosSin && headDim > width && candidate.columns == headDim;
-        if (candidate.rows < 1 || (candidate.columns != width && !passThrough))
-            return fail(
-                QStringLiteral("expected positions x %1 (the rotary dims%2); the candidate "
-                               "is %3 x %4")
-                    .arg(width)
-                    .arg(
-                        what == RopeQuantity::CosSin && headDim > width
-                            ? QStringLiteral(", or x %1 with the pass-through columns").arg(headDim)
-                            : QString())
-                    .arg(candidate.rows)
-                    .arg(candidate.columns));
+        return fail(error, QStringLiteral("the candidate's %1 values do not fill %2 x %3")
+                               .arg(candidate.values.size())
+                               .arg(candidate.rows)
+                               .arg(candidate.columns));
+    Context context;
+    context.headDim = headDim;
+    context.config = config;
+    context.options = options;
+    context.reference = ropeInverseFrequencies(headDim, config);
+    context.referenceScale = options.scaled ? context.reference.attentionFactor : 1.0;
+    context.allowance = {options.tolerance, options.precision, true, true,
+                         thetaSlope(headDim, config)};
+    switch (options.what) {
+    case RopeQuantity::InverseFrequencies:
+        return verifyFrequencies(context, candidate, error);
+    case RopeQuantity::AttentionFactor:
+        return verifyAttentionFactor(context, candidate, error);
+    case RopeQuantity::Cos:
+    case RopeQuantity::Sin:
+    case RopeQuantity::CosSin:
+        break;
     }
-
-    const qint64 columns = std::max<qint64>(candidate.columns, 1);
-    const RopeTableKind kind = what == RopeQuantity::Sin   ? RopeTableKind::Sin
-                               : what == RopeQuantity::Cos ? RopeTableKind::Cos
-                                                           : RopeTableKind::CosSin;
-    const auto table = [&](std::vector<double> thetas, double scale, RopePairing pairing,
-                           bool float32) -> Values {
-        TableModel model{std::move(thetas), scale, pairing, kind, float32, candidate.columns};
-        return [model, columns](qint64 i) { return model.value(i / columns, i % columns); };
-    };
-    const auto vector = [](std::vector<double> values) -> Values {
-        return [values = std::move(values)](qint64 i) { return values[std::size_t(i)]; };
-    };
-    const double refScale = options.scaled ? af : 1.0;
-    Values expected;
-    if (isTable)
-        expected = table(theta, refScale, config.pairing, false);
-    else if (what == RopeQuantity::InverseFrequencies)
-        expected = vector(theta);
-    else
-        expected = vector({af});
-
-    // The comparison itself.
-    RopeVerifyResult result;
-    result.compared = qint64(candidate.values.size());
-    for (qint64 i = 0; i < result.compared; ++i) {
-        const double got = candidate.values[std::size_t(i)];
-        const double want = expected(i);
-        const double diff = std::abs(got - want);
-        result.maxAbsError = std::max(result.maxAbsError, std::isnan(diff) ? infinity : diff);
-        if (want != 0.0)
-            result.maxRelError =
-                std::max(result.maxRelError, std::isnan(diff) ? infinity : diff / std::abs(want));
-        if (!within(got, want, tol, relative)) {
-            if (result.differing++ == 0) {
-                result.candidateValue = got;
-                result.referenceValue = want;
-                if (isTable) {
-                    result.position = i / columns;
-                    result.column = i % columns;
-                    result.pair =
-                        result.column < width
-                            ? ropeTableColumn(kind, config.pairing, count, result.column).pair
-                            : -1;
-                } else if (what == RopeQuantity::InverseFrequencies) {
-                    result.pair = i;
-                    result.column = i;
-                }
-            }
-        }
-    }
-    result.agrees = result.differing == 0;
-    if (result.agrees)
-        return result;
-
-    // Hypotheses, most specific first; the first one the candidate matches names the mistake.
-    std::vector<Hypothesis> hypotheses;
-    const QString type = typeText(config);
-    const std::optional<double> factor = ropeEffectiveFactor(config);
-    const qint64 dim = ropeRotaryDims(headDim, config);
-    if (what == RopeQuantity::AttentionFactor) {
-        if (af != 1.0) {
-            hypotheses.push_back(
-                {RopeMistake::AttentionFactorDropped,
-                 QStringLiteral("attention factor dropped: got 1, but rope_type %1 "
-                                "scales cos and sin by %2")
-                     .arg(type, number(af)),
-                 vector({1.0})});
-            hypotheses.push_back({RopeMistake::AttentionFactorTwice,
-                                  QStringLiteral("attention factor applied twice: %1^2 = %2")
-                                      .arg(number(af), number(af * af)),
-                                  vector({af * af})});
-        }
-        for (const AttentionAlternative &alt : attentionAlternatives(config, af))
-            hypotheses.push_back(
-                {RopeMistake::AttentionFactorFormula, alt.what, vector({alt.value})});
-    }
-    if (isTable && af != 1.0) {
-        if (options.scaled) {
-            hypotheses.push_back({RopeMistake::AttentionFactorDropped,
-                                  QStringLiteral("attention factor dropped: the table matches cos "
-                                                 "and sin without the factor %1 that HF's forward "
-                                                 "multiplies them by")
-                                      .arg(number(af)),
-                                  table(theta, 1.0, config.pairing, false)});
-            hypotheses.push_back(
-                {RopeMistake::AttentionFactorTwice,
-                 QStringLiteral("attention factor applied twice: the table matches "
-                                "cos and sin times %1^2 = %2")
-                     .arg(number(af), number(af * af)),
-                 table(theta, af * af, config.pairing, false)});
-            for (const AttentionAlternative &alt : attentionAlternatives(config, af))
-                hypotheses.push_back({RopeMistake::AttentionFactorFormula, alt.what,
-                                      table(theta, alt.value, config.pairing, false)});
-        } else {
-            hypotheses.push_back({RopeMistake::AttentionFactorTwice,
-                                  QStringLiteral("multiplied by the attention factor %1, which "
-                                                 "this comparison of the unscaled table leaves out")
-                                      .arg(number(af)),
-                                  table(theta, af, config.pairing, false)});
-        }
-    }
-    if (isTable && count > 1) {
-        const RopePairing other =
-            config.pairing == RopePairing::Half ? RopePairing::Interleaved : RopePairing::Half;
-        hypotheses.push_back(
-            {RopeMistake::PairingSwapped,
-             QStringLiteral("half vs interleaved pairing swapped: the table is in the %1 layout, "
-                            "the reference in the %2 layout")
-                 .arg(labelOf(ropePairingNames, other), labelOf(ropePairingNames, config.pairing)),
-             table(theta, refScale, other, false)});
-    }
-    if (what != RopeQuantity::AttentionFactor) {
-        const auto add = [&](RopeMistake mistake, const QString &text,
-                             const std::vector<double> &t) {
-            if (t.size() != theta.size())
-                return;
-            if (isTable) {
-                hypotheses.push_back({mistake, text, table(t, 1.0, config.pairing, false)});
-                if (refScale != 1.0)
-                    hypotheses.push_back(
-                        {mistake, text, table(t, refScale, config.pairing, false)});
-            } else {
-                hypotheses.push_back({mistake, text, vector(t)});
-            }
-        };
-        if (config.ropeType != RopeType::Default)
-            add(RopeMistake::ScalingIgnored,
-                QStringLiteral("rope_type %1 scaling ignored: matches the default type's "
-                               "frequencies (rope_theta %2, no scaling)")
-                    .arg(type, number(config.ropeTheta)),
-                defaultThetaWithBase(headDim, config, config.ropeTheta));
-        if (factor && *factor != 1.0 && config.ropeType != RopeType::Default) {
-            const double s = *factor;
-            add(RopeMistake::FactorOnBase,
-                QStringLiteral("factor applied to the base instead of theta: matches the default "
-                               "frequencies with rope_theta x factor = %1")
-                    .arg(number(config.ropeTheta * s)),
-                defaultThetaWithBase(headDim, config, config.ropeTheta * s));
-            if (dim > 2 && config.ropeType != RopeType::Ntk)
-                add(RopeMistake::FactorOnBase,
-                    QStringLiteral("factor applied to the base instead of theta: matches the "
-                                   "NTK-aware base rope_theta x factor^(dim/(dim-2)) = %1")
-                        .arg(number(config.ropeTheta * std::pow(s, double(dim) / double(dim - 2)))),
-                    defaultThetaWithBase(headDim, config,
-                                         config.ropeTheta *
-                                             std::pow(s, double(dim) / double(dim - 2))));
-        }
-    }
-    if (isTable)
-        hypotheses.push_back({RopeMistake::Float32Angles,
-                              QStringLiteral("float32 rounding of p*theta: the table matches one "
-                                             "computed with float32 angles"),
-                              table(theta, refScale, config.pairing, true)});
-
-    const auto agreesWithin = [&](qint64, double got, double want) {
-        return within(got, want, tol, relative);
-    };
-    for (const Hypothesis &h : hypotheses) {
-        if (allWithin(candidate, h.values, agreesWithin)) {
-            result.mistake = h.mistake;
-            result.diagnosis = h.diagnosis;
-            return result;
-        }
-    }
-
-    // Float32 arithmetic in general (HF's own torch code, say): every difference within what
-    // float32 explains. theta_k = base^(-x_k) loses about ln(base) x_k ulps to the float32
-    // exponent x_k = 2k / dim, a few more to pow and the type's rule (ln s for its factor); the
-    // angle carries that relative error times p * theta; cos / sin and the scaling round once each.
-    if (what != RopeQuantity::AttentionFactor) {
-        constexpr double ulp = 1.0 / 16777216.0; // 2^-24
-        const double lnFactor = std::abs(std::log(factor.value_or(1.0)));
-        const auto thetaUlps = [&](qint64 pair) {
-            return (lnBase + lnFactor) * double(pair) / double(count) + 6.0;
-        };
-        const auto envelope = [&](qint64 i, double got, double want) {
-            if (isTable) {
-                const qint64 p = i / columns, c = i % columns;
-                if (c >= width)
-                    return within(got, want, tol, false);
-                const qint64 pair = ropeTableColumn(kind, config.pairing, count, c).pair;
-                const double angle = double(p) * theta[std::size_t(pair)];
-                const double bound =
-                    tol + std::abs(refScale) * ulp * (2.0 + thetaUlps(pair) * angle);
-                return std::abs(got - want) <= bound;
-            }
-            const double bound = want == 0.0 ? tol : (tol + thetaUlps(i) * ulp) * std::abs(want);
-            return std::abs(got - want) <= bound;
-        };
-        if (allWithin(candidate, expected, envelope)) {
-            result.mistake = RopeMistake::Float32Angles;
-            result.diagnosis =
-                isTable ? QStringLiteral("float32 rounding of p*theta: every difference is within "
-                                         "what float32 angles give (it grows with the position)")
-                        : QStringLiteral("float32 rounding of theta: every difference is within "
-                                         "float32 precision of the frequencies");
-        }
-    }
-    return result;
+    return verifyTable(context, candidate, error);
 }
+
+namespace {
+
+QString cellText(const RopeCell &cell)
+{
+    if (cell.position >= 0)
+        return cell.pair >= 0 ? QStringLiteral("position %1, pair %2 (column %3)")
+                                    .arg(cell.position)
+                                    .arg(cell.pair)
+                                    .arg(cell.column)
+                              : QStringLiteral("position %1, column %2 (pass-through)")
+                                    .arg(cell.position)
+                                    .arg(cell.column);
+    if (cell.pair >= 0)
+        return QStringLiteral("pair %1").arg(cell.pair);
+    return QStringLiteral("the value");
+}
+
+QString agreementLine(const RopeVerifyResult &result, const RopeVerifyOptions &options,
+                      const QString &what, const QString &errors)
+{
+    const QString at = cellText(result.worst);
+    const QString size =
+        QStringLiteral("largest difference from the float64 values %1 at %2, "
+                       "where %3 allows %4")
+            .arg(shortNumber(std::abs(result.worst.candidate - result.worst.reference)), at);
+    switch (result.agreement) {
+    case RopeAgreement::Exact:
+        return QStringLiteral("%1 agrees with Hugging Face within %2 at %3 precision (%4 values): "
+                              "%5")
+            .arg(what, shortNumber(options.tolerance), tensorDTypeName(options.precision))
+            .arg(result.compared)
+            .arg(errors);
+    case RopeAgreement::RoundedValues: {
+        const bool coarse =
+            options.precision == TensorDType::F16 || options.precision == TensorDType::BF16;
+        const QString type =
+            coarse ? tensorDTypeName(options.precision) : QStringLiteral("float32");
+        return QStringLiteral("%1 agrees with Hugging Face up to the rounding of its values to "
+                              "%2 (%3 values): %4%5")
+            .arg(what, type)
+            .arg(result.compared)
+            .arg(size.arg(QStringLiteral("one %1 unit").arg(type),
+                          shortNumber(result.roundingAllowance)),
+                 QStringLiteral("; --strict demands float64 exactness"));
+    }
+    case RopeAgreement::RoundedAngles:
+        return QStringLiteral("%1 agrees with Hugging Face up to float32 rounding of %2 (%3 "
+                              "values): %4; --strict demands float64 %5")
+            .arg(what,
+                 isTable(options.what)
+                     ? QStringLiteral("the angles p*theta, as HF's own float32 forward computes "
+                                      "cos(float32(p) * float32(inv_freq))")
+                     : QStringLiteral("theta, as HF computes inv_freq in float32"))
+            .arg(result.compared)
+            .arg(size.arg(QStringLiteral("float32"), shortNumber(result.roundingAllowance)),
+                 isTable(options.what) ? QStringLiteral("angles") : QStringLiteral("frequencies"));
+    case RopeAgreement::Differs:
+        break;
+    }
+    return {};
+}
+
+} // namespace
 
 QStringList ropeVerifyReport(const RopeVerifyResult &result, const RopeVerifyOptions &options)
 {
     QStringList lines;
     const QString what = nameOf(ropeQuantityNames, options.what);
-    const QString errors = QStringLiteral("max abs error %1, max rel error %2")
-                               .arg(QString::number(result.maxAbsError, 'g', 3),
-                                    QString::number(result.maxRelError, 'g', 3));
+    const QString errors =
+        QStringLiteral("max abs error %1, max rel error %2")
+            .arg(shortNumber(result.maxAbsError), shortNumber(result.maxRelError));
     if (result.agrees) {
-        lines << QStringLiteral("%1 agrees with Hugging Face within %2 (%3 values): %4")
-                     .arg(what, QString::number(options.tolerance, 'g', 3))
-                     .arg(result.compared)
-                     .arg(errors);
+        lines << agreementLine(result, options, what, errors);
         return lines;
     }
-    lines << QStringLiteral("%1 differs from Hugging Face: %2 of %3 values beyond %4; %5")
-                 .arg(what)
-                 .arg(result.differing)
-                 .arg(result.compared)
-                 .arg(QString::number(options.tolerance, 'g', 3), errors);
-    QString where;
-    if (result.position >= 0)
-        where = result.pair >= 0 ? QStringLiteral("position %1, pair %2 (column %3)")
-                                       .arg(result.position)
-                                       .arg(result.pair)
-                                       .arg(result.column)
-                                 : QStringLiteral("position %1, column %2 (pass-through)")
-                                       .arg(result.position)
-                                       .arg(result.column);
-    else if (result.pair >= 0)
-        where = QStringLiteral("pair %1").arg(result.pair);
-    else
-        where = QStringLiteral("the value");
-    lines << QStringLiteral("first difference at %1: got %2, expected %3")
-                 .arg(where, QString::number(result.candidateValue, 'g', 17),
-                      QString::number(result.referenceValue, 'g', 17));
-    if (!result.diagnosis.isEmpty())
-        lines << QStringLiteral("diagnosis: ") + result.diagnosis;
+    if (result.first.position < 0 && result.first.pair < 0 && result.differing == result.compared &&
+        result.mistake == RopeMistake::RotaryWidth) {
+        lines << QStringLiteral("%1 differs from Hugging Face: the candidate holds %2 pairs")
+                     .arg(what)
+                     .arg(result.pairs);
+    } else {
+        lines << QStringLiteral("%1 differs from Hugging Face: %2 of %3 values beyond %4; %5")
+                     .arg(what)
+                     .arg(result.differing)
+                     .arg(result.compared)
+                     .arg(shortNumber(options.tolerance), errors);
+        lines << QStringLiteral("first difference at %1: got %2, expected %3")
+                     .arg(cellText(result.first), QString::number(result.first.candidate, 'g', 17),
+                          QString::number(result.first.reference, 'g', 17));
+    }
+    lines << QStringLiteral("diagnosis: ") + result.diagnosis;
     return lines;
+}
+
+RopeErrorGrid ropeFrequencyErrorGrid(std::span<const double> candidate,
+                                     std::span<const double> reference, qint64 positions,
+                                     qint64 maxRows)
+{
+    RopeErrorGrid grid;
+    if (candidate.size() != reference.size() || positions < 1 || maxRows < 1)
+        return grid;
+    grid.pairs = qint64(reference.size());
+    grid.rowsPerBin = std::max<qint64>(1, (positions + maxRows - 1) / maxRows);
+    grid.rows = (positions + grid.rowsPerBin - 1) / grid.rowsPerBin;
+    grid.error.assign(std::size_t(grid.rows * grid.pairs), 0.0f);
+    for (qint64 p = 0; p < positions; ++p)
+        for (qint64 i = 0; i < grid.pairs; ++i) {
+            const double a = double(p) * candidate[std::size_t(i)];
+            const double b = double(p) * reference[std::size_t(i)];
+            double e =
+                std::max(std::abs(std::cos(a) - std::cos(b)), std::abs(std::sin(a) - std::sin(b)));
+            if (std::isnan(e))
+                e = infinity;
+            float &cell = grid.error[std::size_t((p / grid.rowsPerBin) * grid.pairs + i)];
+            cell = std::max(cell, float(e));
+        }
+    return grid;
 }
 
 } // namespace pe

@@ -152,7 +152,7 @@ FieldTable<RopeScheme> RopeScheme::fields()
 RopeConfig RopeScheme::config(const MatrixShape &shape) const
 {
     RopeConfig c = *this;
-    c.sequenceLength = shape.positions;
+    c.sequenceLength = lengthAsLoaded ? 0 : shape.positions;
     return c;
 }
 

@@ -34,8 +34,13 @@ struct RopeScheme : RopeConfig
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const RopeScheme &) const = default;
 
-    // The parameters the frequency rules see for `shape`: HF's seq_len is the positions shown.
+    // The parameters the frequency rules see for `shape`: HF's seq_len is the positions shown,
+    // or None (transformers' module as loaded: longrope's short factors, dynamic's own base)
+    // when lengthAsLoaded.
     RopeConfig config(const MatrixShape &shape) const;
+
+    // Not a field: `pescope data` without --positions asks for the module as loaded.
+    bool lengthAsLoaded = false;
 };
 
 } // namespace pe

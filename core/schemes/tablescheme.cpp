@@ -114,12 +114,12 @@ std::vector<DataOutput> TableScheme::outputs(const MatrixShape &shape) const
     const auto t = table;
     DataOutput stored;
     stored.name = QStringLiteral("positions");
-    stored.help = QStringLiteral("the learned table as stored (every row), float32");
-    stored.shape = {t->rows, t->columns};
+    stored.help = QStringLiteral("the learned table's positions as stored, from its offset row "
+                                 "(OPT's and RoBERTa's first rows are no positions), float32");
+    stored.shape = {t->positions(), t->columns};
     stored.usesPositions = false;
     stored.rows = [t](qint64 first, qint64 count, void *out) {
-        std::copy(t->values.begin() + first * t->columns,
-                  t->values.begin() + (first + count) * t->columns, static_cast<float *>(out));
+        std::copy(t->row(first), t->row(first + count), static_cast<float *>(out));
     };
     outputs.push_back(stored);
     const qint64 n = shape.positions;

@@ -41,6 +41,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     qRegisterMetaType<pe::FigureData>();
     qRegisterMetaType<std::shared_ptr<const pe::TableResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::PhraseModelResult>>();
+    qRegisterMetaType<std::shared_ptr<const pe::EngineCheck>>();
 
     // The jobs run on this thread. The backends they use are made and destroyed by the scheduler
     // on the GUI thread (the GPU backend's offscreen surface must be) and are only ever called
@@ -76,8 +77,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
 ComputeScheduler::~ComputeScheduler()
 {
     // Every running job goes stale and stops at its next check.
-    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
-                       &m_tableLane, &m_frameLane, &m_phraseModelLane})
+    for (Lane *lane : lanes())
         lane->drop();
     m_thread.quit();
     m_thread.wait();
@@ -136,8 +136,7 @@ bool ComputeScheduler::isIdle() const
 {
     if (m_timer.isActive())
         return false;
-    for (const Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane,
-                             &m_figureLane, &m_tableLane, &m_frameLane, &m_phraseModelLane})
+    for (const Lane *lane : lanes())
         if (lane->busy())
             return false;
     return true;
@@ -276,8 +275,7 @@ void ComputeScheduler::cancel()
 {
     const bool running = !isIdle();
     m_timer.stop();
-    for (Lane *lane : {&m_encode, &m_grid, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
-                       &m_tableLane, &m_frameLane, &m_phraseModelLane})
+    for (Lane *lane : lanes())
         lane->drop();
     if (running)
         emit cancelled();
@@ -325,9 +323,8 @@ void ComputeScheduler::schedule()
     if (m_timer.isActive())
         return;
     bool working = false;
-    for (const Lane *lane : {&m_encode, &m_columns, &m_phraseLane, &m_schemeLane, &m_figureLane,
-                             &m_tableLane, &m_frameLane, &m_phraseModelLane})
-        working = working || lane->inFlight > 0;
+    for (const Lane *lane : lanes())
+        working = working || (lane != &m_grid && lane->inFlight > 0);
     m_timer.start(working ? burstMs : 0);
 }
 
@@ -366,9 +363,47 @@ void ComputeScheduler::failAll(const QString &error)
     }
 }
 
+void ComputeScheduler::requestEngineCheck(const EngineCheckRequest &request)
+{
+    m_checkRequest = request;
+    m_checkLane.request();
+    schedule();
+}
+
+void ComputeScheduler::dispatchEngineCheck()
+{
+    // Reads a file and compares on the CPU: no backend needed.
+    const quint64 generation = m_checkLane.start();
+    ++m_checkLane.inFlight;
+    post([this, generation, request = m_checkRequest, isStale = m_checkLane.staleness(generation)] {
+        QString error;
+        std::shared_ptr<const EngineCheck> check;
+        if (!isStale()) {
+            if (std::optional<EngineCheck> done = runEngineCheck(request, &error))
+                check = std::make_shared<const EngineCheck>(std::move(*done));
+        }
+        reply([=, this] { onEngineCheckFinished(generation, check, error); });
+    });
+}
+
+void ComputeScheduler::onEngineCheckFinished(quint64 generation,
+                                             const std::shared_ptr<const EngineCheck> &check,
+                                             const QString &error)
+{
+    --m_checkLane.inFlight;
+    if (!m_checkLane.current(generation))
+        return;
+    if (check)
+        emit engineCheckReady(check);
+    else if (!error.isEmpty())
+        emit engineCheckFailed(error);
+}
+
 void ComputeScheduler::dispatch()
 {
     dispatchPhraseModel(); // CPU only, whatever the backend
+    if (m_checkLane.dirty)
+        dispatchEngineCheck();
     QString backendError;
     Backend *backend = this->backend(m_state->backendChoice(), &backendError);
     if (!backend) {

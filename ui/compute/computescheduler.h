@@ -17,6 +17,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -77,6 +78,10 @@ public:
     quint64 requestFrameData(const pe::FigureInputs &inputs, const QList<pe::FigureView> &views,
                              const pe::FigureData &held);
     void cancelFrameData();
+    // File > Check engine table: reads `request`'s file and compares it with Hugging Face's
+    // numbers (core/rope/enginecheck.h) on the worker; engineCheckReady() or
+    // engineCheckFailed() follows, unless a newer request has superseded it.
+    void requestEngineCheck(const pe::EngineCheckRequest &request);
 
 public slots:
     // The heatmap's viewport; a grid for it follows through gridReady().
@@ -102,6 +107,8 @@ signals:
     void figureDataFailed(const QString &message);
     void frameDataReady(quint64 ticket, const pe::FigureData &data);
     void frameDataFailed(quint64 ticket, const QString &message);
+    void engineCheckReady(std::shared_ptr<const pe::EngineCheck> check);
+    void engineCheckFailed(const QString &message);
     // 0..100 while a long encode runs, -1 when none does.
     void progressChanged(int percent);
     void cancelled();
@@ -180,6 +187,9 @@ private:
     // computeFigureData for `inputs` from `held` on the worker; `finished` answers here.
     void postFigureJob(Lane &lane, const FigureInputs &inputs, const QList<FigureView> &views,
                        const FigureData &held, Backend *backend, FigureFinished finished);
+    void onEngineCheckFinished(quint64 generation, const std::shared_ptr<const EngineCheck> &check,
+                               const QString &error);
+    void dispatchEngineCheck();
     bool schemesHeld(const SchemeRequest &request) const;
     FigureData heldData(const FigureInputs &inputs, const QList<FigureView> &views) const;
     // Runs `job` on the worker thread; it answers through reply().
@@ -205,7 +215,21 @@ private:
     QString m_notice;
 
     Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane, m_tableLane,
-        m_frameLane, m_phraseModelLane;
+        m_frameLane;
+    Lane m_checkLane, m_phraseModelLane;
+    EngineCheckRequest m_checkRequest;
+    // Every lane, for what applies to all (cancel, idle, drop): one list, so a new lane is added
+    // here and nowhere else.
+    std::array<Lane *, 10> lanes()
+    {
+        return {&m_encode,    &m_grid,       &m_columns,   &m_phraseLane, &m_schemeLane,
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane, &m_phraseModelLane};
+    }
+    std::array<const Lane *, 10> lanes() const
+    {
+        return {&m_encode,    &m_grid,       &m_columns,   &m_phraseLane, &m_schemeLane,
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane, &m_phraseModelLane};
+    }
 
     GridRequest m_gridRequest;
     GridRequest m_lastGridSent;

@@ -43,6 +43,8 @@ bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &view
     if (std::any_of(views.begin(), views.end(), viewNeedsTable) &&
         !(data.table && tableResultMatches(*data.table, inputs.table())))
         return false;
+    if (std::any_of(views.begin(), views.end(), viewNeedsEngineCheck) && !data.engineCheck)
+        return false;
     const QList<SchemeView> schemes = schemeViewsIn(views);
     return schemes.isEmpty() || schemesMatch(inputs, schemes, data.schemes);
 }
@@ -82,6 +84,11 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
         if (status != JobStatus::Done)
             return status;
         data->schemes = result;
+    }
+    if (std::any_of(views.begin(), views.end(), viewNeedsEngineCheck) && !data->engineCheck) {
+        *error = QStringLiteral("the verify view checks an engine's table: give it with --against "
+                                "(pescope export) or File > Check engine table (the window)");
+        return JobStatus::Failed;
     }
     if (std::any_of(views.begin(), views.end(), viewNeedsTable) &&
         !(data->table && tableResultMatches(*data->table, inputs.table()))) {

@@ -7,6 +7,7 @@
 #include "compute/schemedata.h"
 #include "compute/tabledata.h"
 #include "figures/figureviews.h"
+#include "rope/enginecheck.h"
 #include "state/explorerstate.h"
 
 #include <QList>
@@ -39,6 +40,9 @@ struct FigureData
     std::shared_ptr<const PhraseResult> phrases;
     std::shared_ptr<const SchemeResult> schemes;
     std::shared_ptr<const TableResult> table;
+    // The verify view's: made from a file the parameters do not name (the window's File > Check
+    // engine table, `pescope export --against`), so never computed here.
+    std::shared_ptr<const EngineCheck> engineCheck;
 };
 
 // True when `data` holds what `views` need for `inputs`.
@@ -62,3 +66,4 @@ bool computeFigureData(const ExplorerState &state, const QList<FigureView> &view
 } // namespace pe
 
 Q_DECLARE_METATYPE(pe::FigureData)
+Q_DECLARE_METATYPE(std::shared_ptr<const pe::EngineCheck>)

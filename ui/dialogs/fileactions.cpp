@@ -1,11 +1,13 @@
 #include "dialogs/fileactions.h"
 
 #include "dialogs/configpastedialog.h"
+#include "dialogs/enginecheckdialog.h"
 
 #include "compute/computescheduler.h"
 #include "compute/phrasemodeldata.h"
 #include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
+#include "dialogs/modelfiledialog.h"
 #include "figures/qcpinclude.h"
 #include "formats/hfcache.h"
 #include "model/modelcard.h"
@@ -230,13 +232,12 @@ void FileActions::createActions()
     openModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openModelAction->setToolTip(
         tr("A model's positions, from files you have: its learned table (GPT-2's wpe) or its "
-           "first rotary layer's RoPE (config.json, .safetensors, .gguf, .npy)"));
+           "first rotary layer's RoPE (a model folder, config.json, .safetensors, .gguf, .npy)"));
     connect(openModelAction, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            m_window, tr("Open model"), QDir::homePath(),
-            tr("Models (*.json *.safetensors *.gguf *.npy);;All files (*)"));
-        if (!path.isEmpty())
-            openModel(path, true);
+        // A file or a model folder, typed or chosen.
+        ModelFileDialog dialog(m_window, QDir::homePath());
+        if (dialog.exec() == QDialog::Accepted && !dialog.chosenPath().isEmpty())
+            openModel(dialog.chosenPath(), true);
     });
 
     auto *pasteConfig = new QAction(tr("&Paste config.json…"), this);
@@ -268,6 +269,7 @@ void FileActions::createActions()
     file->insertAction(before, cachedModel);
     file->insertAction(before, pasteConfig);
     file->insertMenu(before, m_recentModelsMenu);
+    file->insertAction(before, checkEngineTableAction());
     file->insertAction(before, save);
     file->insertAction(before, saveAs);
     file->insertSeparator(before);
@@ -372,6 +374,51 @@ void FileActions::openCachedModel()
         openModel(id, true);
 }
 
+QAction *FileActions::checkEngineTableAction()
+{
+    auto *action = new QAction(tr("Chec&k engine table…"), this);
+    action->setObjectName(QStringLiteral("checkEngineTableAction"));
+    action->setToolTip(tr("An inference engine's RoPE numbers (.npy, a .safetensors tensor, a "
+                          "GGUF file's rope_freqs) against Hugging Face's for the rotary layer "
+                          "the window shows: the error per position and pair, the verdict, the "
+                          "mistake it matches"));
+    connect(action, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            m_window, tr("Check engine table"), QDir::homePath(),
+            tr("Engine tables (*.npy *.safetensors *.gguf);;All files (*)"));
+        if (!path.isEmpty())
+            checkEngineTable(path);
+    });
+    return action;
+}
+
+EngineCheckDialog *FileActions::checkEngineTable(const QString &against)
+{
+    if (!m_engineCheck)
+        m_engineCheck = new EngineCheckDialog(m_window);
+    QString error;
+    if (!m_engineCheck->check(against, &error)) {
+        report(error, true, tr("Check engine table"));
+        return nullptr;
+    }
+    m_engineCheck->show();
+    m_engineCheck->raise();
+    return m_engineCheck;
+}
+
+bool FileActions::isEngineTableDrop(const QString &path) const
+{
+    // A dump, not a model: a tensor file without config.json beside it and no larger than the
+    // largest table compared, dropped while the window shows a rotary layer to check it against.
+    const QFileInfo info(path);
+    static const QStringList suffixes{QStringLiteral("npy"), QStringLiteral("safetensors"),
+                                      QStringLiteral("gguf")};
+    return m_window->state()->spec().get<RopeScheme>() && info.isFile() &&
+           suffixes.contains(info.suffix().toLower()) &&
+           !QFileInfo::exists(info.dir().filePath(QStringLiteral("config.json"))) &&
+           info.size() <= maxRopeCandidateValues * qint64(sizeof(double)) + (qint64(1) << 20);
+}
+
 bool FileActions::canOpenDropped(const QList<QUrl> &urls)
 {
     return std::any_of(urls.begin(), urls.end(), [](const QUrl &url) {
@@ -390,7 +437,9 @@ bool FileActions::openDropped(const QList<QUrl> &urls)
         if (!canOpenDropped({url}))
             continue;
         const QString path = url.toLocalFile();
-        if (isSessionFile(path)) {
+        if (isEngineTableDrop(path)) {
+            checkEngineTable(path);
+        } else if (isSessionFile(path)) {
             QString error;
             if (!openSession(path, &error))
                 report(error, true, tr("Open session"));

@@ -20,6 +20,7 @@ class QUrl;
 
 namespace pe {
 
+class EngineCheckDialog;
 class ExportDialog;
 class MainWindow;
 
@@ -69,6 +70,11 @@ public:
     // config.json, .safetensors, .gguf, .npy). False when nothing in `urls` can be opened.
     static bool canOpenDropped(const QList<QUrl> &urls);
     bool openDropped(const QList<QUrl> &urls);
+    // File > Check engine table…, and a tensor file dropped while a rotary layer is shown (see
+    // isEngineTableDrop): checks `against` (FILE or FILE:TENSOR) in the engine-check dialog.
+    // Null, with a message, when the window shows no rotary layer.
+    EngineCheckDialog *checkEngineTable(const QString &against);
+    bool isEngineTableDrop(const QString &path) const;
     QAction *exportFigureAction() const { return m_exportFigure; }
 
 signals:
@@ -96,6 +102,8 @@ private:
     QMenu *m_recentModelsMenu = nullptr;
     QAction *m_exportFigure = nullptr;
     QPointer<ExportDialog> m_dialog;
+    QPointer<EngineCheckDialog> m_engineCheck;
+    QAction *checkEngineTableAction();
 };
 
 // The recent models list in `settings` (newest first, at most 8).

@@ -145,7 +145,8 @@ AnimationOptions FigureAnimation::defaultOptions(const ExplorerState &state,
     return options;
 }
 
-std::optional<double> FigureAnimation::schemeFieldValue(const EncodingSpec &spec, const QString &flag)
+std::optional<double> FigureAnimation::schemeFieldValue(const EncodingSpec &spec,
+                                                        const QString &flag)
 {
     // In the field's one text syntax, as the command line reads it.
     std::optional<double> value;

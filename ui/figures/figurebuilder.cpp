@@ -1,6 +1,7 @@
 #include "figures/figurebuilder.h"
 
 #include "figures/colormaps.h"
+#include "figures/fittedtext.h"
 #include "figures/minmaxband.h"
 
 #include "analysis/phraseanalysis.h"
@@ -8,6 +9,7 @@
 #include "figures/qcpinclude.h"
 
 #include <QFontMetrics>
+#include <QLocale>
 
 #include <algorithm>
 #include <cmath>
@@ -69,13 +71,15 @@ void matshowAxis(QCPAxis *axis, bool labels)
     axis->grid()->setVisible(false);
 }
 
-QCPTextElement *addTitle(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
-                         const QString &text, double pointSizeDelta, bool bold)
+// A title whose lines are elided to the width its column gets (fittedtext.h): a long title
+// never widens its column past the figure.
+FittedTextElement *addTitle(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
+                            const QString &text, double pointSizeDelta, bool bold)
 {
     QFont font = plot->font();
     font.setPointSizeF(font.pointSizeF() + pointSizeDelta);
     font.setBold(bold);
-    auto *title = new QCPTextElement(plot, text, font);
+    auto *title = new FittedTextElement(plot, text, font);
     grid->addElement(row, column, title);
     return title;
 }
@@ -228,6 +232,34 @@ QString wrapText(const QString &text, const QFont &font, int width)
             lines.append(line);
     }
     return lines.join(QLatin1Char('\n'));
+}
+
+// "Phrase 1 cut to its first 20 of 1,666 tokens": the phrases of the page that the sequence length
+// truncated (Keras keeps the first output_sequence_length tokens); empty when none was.
+QString truncationNote(const PhraseResult &result, const PhraseWindow &w)
+{
+    const std::vector<qint64> &counts = result.fixed.tokenCounts;
+    const qint64 length = result.settings.sequenceLength;
+    QStringList cut;
+    qint64 more = 0;
+    for (qint64 b = w.firstPhrase; b < w.endPhrase && b < qint64(counts.size()); ++b) {
+        if (counts[std::size_t(b)] <= length)
+            continue;
+        if (cut.size() == 2) {
+            ++more;
+            continue;
+        }
+        cut.append(QStringLiteral("%1 cut to its first %2 of %3 tokens")
+                       .arg(shortText(result.settings.title(int(b)), 24))
+                       .arg(length)
+                       .arg(QLocale(QLocale::English).toString(counts[std::size_t(b)])));
+    }
+    if (cut.isEmpty())
+        return {};
+    QString text = cut.join(QStringLiteral(" · "));
+    if (more > 0)
+        text += QStringLiteral(" · %1 more cut").arg(more);
+    return text + QStringLiteral(" (sequence length %1)").arg(length);
 }
 
 // An element that keeps `element` at its minimum size, centred in the cell it gets: QCPLayoutGrid
@@ -835,6 +867,12 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
             QCPColorMap *map = addMatrixMap(
                 rect, w.tokens(), drawnDims, m_state.colormap(), range,
                 [&](qint64 r, qint64 k) { return valueAt(mode, b, r, k); }, w.firstToken, dims);
+            // Tokens and dims are counted: no tick at 2.5. Before the first layout, a heatmap
+            // is taken as half the figure's height less about ten lines of titles, tick labels
+            // and the note, and its share of the width (a colour bar beside each row or plot).
+            useIntegerTicks(rect->axis(QCPAxis::atLeft), 0.5, 10);
+            useIntegerTicks(rect->axis(QCPAxis::atTop),
+                            0.8 / double(perPlot ? 2 * phrases : phrases));
             cells.append({rect, map, int(b), mode});
             if (m_showSelection && sel.phrase == b && sel.mode == mode &&
                 w.containsToken(sel.token))
@@ -850,8 +888,10 @@ QList<PhraseCell> FigureBuilder::buildPhraseGrid(QCustomPlot *plot,
     }
     body->setRowStretchFactor(0, 0.01);
     body->setRowStretchFactor(2, 0.01);
-    if (const QString note = phraseWindowNote(w, s, true); !note.isEmpty()) {
-        addTitle(plot, body, row, 0, note, 0.0, false);
+    QStringList notes{phraseWindowNote(w, s, true), truncationNote(result, w)};
+    notes.removeAll(QString());
+    if (!notes.isEmpty()) {
+        addTitle(plot, body, row, 0, notes.join(QLatin1Char('\n')), 0.0, false);
         body->setRowStretchFactor(row, 0.01);
     }
     applyPlotTheme(plot, m_theme);
@@ -871,8 +911,9 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
     const qint64 dims = s.dims;
     const qint64 drawnDims = w.drawnDims();
     auto *main = plot->plotLayout();
+    // Two lines, each elided to the panel: one long line overran a narrow panel on both sides.
     addTitle(plot, main, 0, 0,
-             QStringLiteral("Difference: %1 − %2 (grey rows: padding in both)")
+             QStringLiteral("Difference: %1 − %2\n(grey rows: padding in both)")
                  .arg(s.title(b), s.title(a)),
              1.5, true);
     auto *sub = new QCPLayoutGrid;
@@ -901,6 +942,9 @@ QList<PhraseCell> FigureBuilder::buildPhraseDifference(QCustomPlot *plot,
         // Signed data: RdBu, centred on zero.
         QCPColorMap *map = addMatrixMap(rect, w.tokens(), drawnDims, Colormap::RdBu,
                                         {-extent, extent}, value, w.firstToken, dims);
+        // Two heatmaps with their colour bars side by side under a title (see the grid).
+        useIntegerTicks(rect->axis(QCPAxis::atLeft), 1.0, 6);
+        useIntegerTicks(rect->axis(QCPAxis::atTop), 0.3);
         QCPColorGradient masked = map->gradient();
         masked.setNanHandling(QCPColorGradient::nhNanColor);
         masked.setNanColor(m_theme.grid);
@@ -936,60 +980,48 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     const bool valid =
         sel.phrase >= 0 && sel.phrase < s.phrases.size() && sel.token < s.sequenceLength;
     const int other = otherPhrase();
+    // Two lines at most, each elided to the panel's width: wrapped word by word, the title took
+    // five lines of a narrow panel and squashed the axis below it.
     const QString title =
-        valid ? QStringLiteral("Cosine similarity of “%1” (%2, token %3) to %4")
-                        .arg(shortText(tokenLabel(result, sel.phrase, sel.token), 24),
+        valid ? QStringLiteral("Cosine similarity to %1\nof “%2” (%3, token %4)")
+                        .arg(shortText(s.title(other), 24),
+                             shortText(tokenLabel(result, sel.phrase, sel.token), 24),
                              shortText(s.title(sel.phrase), 24))
-                        .arg(sel.token)
-                        .arg(shortText(s.title(other), 24)) +
+                        .arg(sel.token) +
                     (w.tokens() < s.sequenceLength ? QStringLiteral(", tokens %1–%2 of %3")
                                                          .arg(w.firstToken)
                                                          .arg(w.endToken - 1)
                                                          .arg(s.sequenceLength)
                                                    : QString())
-              : QStringLiteral("Click a token in the grid to compare it with another phrase");
-    QCPTextElement *heading = addTitle(plot, main, 0, 0, title, 1.5, true);
-    // Wrapped to the plot's width, so a narrow panel shows the whole title.
-    heading->setText(wrapText(title, heading->font(), qMax(120, plot->viewport().width() - 24)));
+              : QStringLiteral("Click a token in the grid\nto compare it with another phrase");
+    addTitle(plot, main, 0, 0, title, 1.5, true);
     auto *rect = new QCPAxisRect(plot, true);
-    main->addElement(2, 0, rect);
+    main->addElement(1, 0, rect);
     main->setRowStretchFactor(0, 0.01);
-    main->setRowStretchFactor(1, 0.01);
     QCPAxis *x = rect->axis(QCPAxis::atBottom);
     QCPAxis *y = rect->axis(QCPAxis::atLeft);
     y->setLabel(QStringLiteral("cosine similarity"));
     y->setRange(-1.05, 1.05);
     x->setRange(double(w.firstToken) - 0.7, double(w.endToken) - 0.3);
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    // Thinned, not overlapped: labels rotated 60° need about their line height / sin 60° of
-    // axis each; every step-th token is labelled so that they fit the plot's width.
-    const double labelSpan =
-        QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
-    const double axisWidth = std::max(60.0, double(plot->viewport().width()) - 100.0);
-    const double perToken = axisWidth / double(std::max<qint64>(1, w.tokens()));
-    const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
-    for (qint64 q = w.firstToken; q < w.endToken; q += step)
-        ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 14));
-    x->setTicker(ticker);
-    x->setTickLabelRotation(60);
-    x->setSubTicks(false);
-    x->grid()->setVisible(false);
+    int legendWidth = 0;
     if (valid) {
         auto *group = new QCPBarsGroup(plot);
         group->setSpacing(1);
         int colour = 0;
-        // The legend sits in a row of its own between the title and the plot, centred, one
-        // entry beside the other: inside the plot it covered the bars.
-        auto *legendRow = new QCPLayoutGrid;
-        main->addElement(1, 0, legendRow);
+        // The legend stands beside the plot, one entry above the other: inside the plot it
+        // covered the bars, and in a row of its own it took the height a short panel needs
+        // for the axis.
+        auto *legendColumn = new QCPLayoutGrid;
+        main->addElement(1, 1, legendColumn);
+        main->setColumnStretchFactor(1, 0.01);
         auto *legend = new QCPLegend;
         legend->setFont(plot->font()); // the figure's, scaled: QCPLegend starts in the app's
-        // Plain elements as spacers (an empty QCPLayoutGrid has a maximum width of 0).
-        legendRow->addElement(0, 0, new QCPLayoutElement(plot));
-        legendRow->addElement(0, 1, legend);
-        legendRow->addElement(0, 2, new QCPLayoutElement(plot));
-        legendRow->setColumnStretchFactor(1, 0.01);
-        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        // Plain elements as spacers (an empty QCPLayoutGrid has a maximum height of 0).
+        legendColumn->addElement(0, 0, new QCPLayoutElement(plot));
+        legendColumn->addElement(1, 0, legend);
+        legendColumn->addElement(2, 0, new QCPLayoutElement(plot));
+        legendColumn->setRowStretchFactor(1, 0.01);
+        legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
         legend->setLayer(QStringLiteral("legend"));
         plot->legend = legend;
         for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
@@ -1008,7 +1040,24 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
             bars->addToLegend(legend);
         }
         legend->setMaximumSize(legend->minimumOuterSizeHint());
+        legendWidth = legend->minimumOuterSizeHint().width();
     }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    // Thinned, not overlapped: labels rotated 60° need about their line height / sin 60° of
+    // axis each; every step-th token is labelled so that they fit the plot's width.
+    const double labelSpan =
+        QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
+    const double axisWidth =
+        std::max(60.0, double(plot->viewport().width()) - 100.0 - double(legendWidth));
+    const double perToken = axisWidth / double(std::max<qint64>(1, w.tokens()));
+    const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
+    // Labels of 10 characters at most: rotated, their length is the axis' height.
+    for (qint64 q = w.firstToken; q < w.endToken; q += step)
+        ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 10));
+    x->setTicker(ticker);
+    x->setTickLabelRotation(60);
+    x->setSubTicks(false);
+    x->grid()->setVisible(false);
     applyPlotTheme(plot, m_theme);
 }
 

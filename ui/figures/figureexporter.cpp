@@ -76,6 +76,8 @@ QString FigureExporter::check() const
         if (viewNeedsTable(view) && !m_data.table)
             return QStringLiteral("the %1 view has no learned table to show")
                 .arg(figureViewName(view));
+        if (viewNeedsEngineCheck(view) && !m_data.engineCheck)
+            return QStringLiteral("the verify view has no engine table checked");
         if (view == FigureView::PhraseDifference && m_data.phrases->settings.phrases.size() < 2)
             return QStringLiteral("the phrase-difference view needs at least two phrases");
     }

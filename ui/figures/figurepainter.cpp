@@ -1,5 +1,7 @@
 #include "figures/figurepainter.h"
 
+#include "figures/enginecheckfigure.h"
+
 #include "figures/figurebuilder.h"
 #include "figures/figurecaption.h"
 #include "figures/schemefigures.h"
@@ -375,6 +377,9 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
             figures.build(options.views[i], plot.get(), *data.table);
             break;
         }
+        case FigureView::EngineCheck:
+            EngineCheckFigure(state, theme).build(plot.get(), *data.engineCheck);
+            break;
         default:
             if (const auto scheme = schemeViewOf(options.views[i]))
                 SchemeFigures(state, theme).build(*scheme, plot.get(), *data.schemes);

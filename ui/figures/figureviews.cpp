@@ -19,6 +19,7 @@ constexpr ChoiceName pageViewNames[] = {
     choice(FigureView::TableSimilarity, "table-similarity", "Table: position similarity"),
     choice(FigureView::Pca, "pca", "Table: PCA"),
     choice(FigureView::SinusoidFit, "sinusoid-fit", "Table: sinusoid fit"),
+    choice(FigureView::EngineCheck, "verify", "Engine check"),
 };
 
 constexpr ChoiceName figureFormatNames[] = {
@@ -51,6 +52,7 @@ QList<FigureView> allFigureViews()
     for (SchemeView view : allSchemeViews())
         views.append(figureViewOf(view));
     views.append({FigureView::TableSimilarity, FigureView::Pca, FigureView::SinusoidFit});
+    views.append(FigureView::EngineCheck);
     return views;
 }
 
@@ -85,6 +87,11 @@ bool viewNeedsTable(FigureView view)
 {
     return view == FigureView::TableSimilarity || view == FigureView::Pca ||
            view == FigureView::SinusoidFit;
+}
+
+bool viewNeedsEngineCheck(FigureView view)
+{
+    return view == FigureView::EngineCheck;
 }
 
 bool viewNeedsEncoding(FigureView view)

@@ -30,7 +30,9 @@ enum class FigureView {
     // The Model page: a learned position table's analyses (compute/tabledata.h).
     TableSimilarity,
     Pca,
-    SinusoidFit
+    SinusoidFit,
+    // An engine's RoPE table against Hugging Face (enginecheckfigure.h): "verify".
+    EngineCheck
 };
 
 QString figureViewName(FigureView view); // "heatmap", "waves", "phrases", ...
@@ -42,7 +44,8 @@ QString figureViewsName(const QList<FigureView> &views); // the inverse of parse
 bool viewNeedsEncoding(FigureView view);
 bool viewNeedsPhrases(FigureView view);
 bool viewNeedsSchemes(FigureView view);
-bool viewNeedsTable(FigureView view); // the learned-table views (TableResult)
+bool viewNeedsTable(FigureView view);       // the learned-table views (TableResult)
+bool viewNeedsEngineCheck(FigureView view); // the verify view (an EngineCheck)
 // The Schemes page view a figure view shows, nullopt for the other pages' views.
 std::optional<SchemeView> schemeViewOf(FigureView view);
 FigureView figureViewOf(SchemeView view);

@@ -2,11 +2,12 @@
 
 #include "compute/computescheduler.h"
 #include "figures/plottheme.h"
+#include "figures/schemefigures.h"
 #include "figures/tablefigures.h"
 #include "model/modelspec.h"
 #include "model/positiontable.h"
 #include "schemes/tablescheme.h"
-#include "widgets/fieldmarks.h"
+#include "widgets/messageslot.h"
 
 #include "figures/qcpinclude.h"
 
@@ -14,10 +15,10 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHeaderView>
-#include <QLabel>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -35,13 +36,26 @@ QString thetaText(double theta)
     return theta > 0 ? QLocale().toString(theta, 'g', 10) : QString();
 }
 
+// What the Model page says instead of drawing, for an encoding that is neither a learned table
+// nor rotary.
+QString noticeFor(const EncodingSpec &spec)
+{
+    if (spec.get<NopeScheme>())
+        return QObject::tr("This layer has no positional encoding (NoPE): no frequencies, "
+                           "nothing rotates.\nChoose a rotary layer in the layer map.");
+    return QObject::tr("The Model page shows an opened model: its learned position table, or "
+                       "its rotary layers' frequencies.\nFile > Open model, File > Paste "
+                       "config.json, or drop a model folder on the window.");
+}
+
 } // namespace
 
 ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_scheduler(scheduler), m_tabs(new QTabWidget(this)),
       m_cardText(new QPlainTextEdit(this)), m_layers(new QTableWidget(this)),
       m_dim(new QSpinBox(this)), m_useAsB(new QPushButton(tr("Use layer as &B"), this)),
-      m_message(new QLabel(this)), m_info(new QLabel(this))
+      m_message(new MessageSlot(2, MessageSlot::Height::Fixed, true, this)),
+      m_info(new MessageSlot(2, MessageSlot::Height::Fixed, false, this))
 {
     setObjectName(QStringLiteral("modelPage"));
     m_tabs->setObjectName(QStringLiteral("modelTabs"));
@@ -50,13 +64,20 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
            "draws a helix"),
         tr("Cosine similarity of every pair of positions of the learned table"),
         tr("For each dimension the best-fitting sinusoid (frequency, phase, R²): how close the "
-           "learned table is to the formula")};
+           "learned table is to the formula"),
+        tr("The chosen layer's wavelength 2π/θ per pair, unscaled and scaled, and its original "
+           "context (B: the Schemes page's comparison, when it differs)"),
+        tr("The chosen layer's rotating vector of a few pairs as the position advances"),
+        tr("RoFormer §3.4.3: the chosen layer's score of identical all-ones q and k against "
+           "relative distance")};
     for (FigureView view : views()) {
         auto *plot = new QCustomPlot(m_tabs);
         plot->setObjectName(QStringLiteral("modelPlot-") + figureViewName(view));
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         m_plots.append(plot);
-        m_tabs->addTab(plot, TableFigures::viewTitle(view));
+        const std::optional<SchemeView> scheme = schemeViewOf(view);
+        m_tabs->addTab(plot,
+                       scheme ? SchemeFigures::viewTitle(*scheme) : TableFigures::viewTitle(view));
         m_tabs->setTabToolTip(m_tabs->count() - 1, tips.value(m_tabs->count() - 1));
     }
 
@@ -74,18 +95,21 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     m_layers->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_layers->setSelectionMode(QAbstractItemView::SingleSelection);
     m_layers->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_layers->horizontalHeader()->setStretchLastSection(true);
+    // Every column as wide as its widest cell: the panel scrolls sideways rather than cut
+    // "256 of 256" to "256 of 2…" (each cell's tooltip holds its whole text too).
+    m_layers->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_layers->horizontalHeader()->setStretchLastSection(false);
+    m_layers->setWordWrap(false);
+    m_layers->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_layers->setToolTip(tr("Choose a layer: its RoPE (or NoPE) becomes the window's encoding, "
                             "shown by the Encoding and Schemes pages"));
     m_dim->setObjectName(QStringLiteral("fitDim"));
     m_dim->setToolTip(tr("The dimension whose values and best-fitting sinusoid are drawn (the "
                          "selected cell's dimension)"));
+    // The status lines keep their height whatever they say: a taller one pushed the layer map's
+    // button up between two clicks (issue 25).
     m_message->setObjectName(QStringLiteral("modelMessage"));
-    m_message->setWordWrap(true);
-    markAsMessage(m_message);
-    m_message->hide();
     m_info->setObjectName(QStringLiteral("modelInfo"));
-    m_info->setWordWrap(true);
 
     auto *controls = new QWidget(this);
     auto *layout = new QVBoxLayout(controls);
@@ -104,16 +128,16 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
         const QList<QTableWidgetItem *> items = m_layers->selectedItems();
         QString error;
         if (items.isEmpty())
-            m_info->setText(tr("Choose a rotary layer first"));
+            setInfo(tr("Choose a rotary layer first"));
         else if (!useLayerAsB(items.constFirst()->row(), &error))
-            m_info->setText(error);
+            setInfo(error);
     });
-    auto *viewBox = new QGroupBox(tr("Learned table views"), controls);
-    auto *form = new QFormLayout(viewBox);
+    m_tableBox = new QGroupBox(tr("Learned table views"), controls);
+    auto *form = new QFormLayout(m_tableBox);
     form->addRow(tr("Fit dimension"), m_dim);
     layout->addWidget(cardBox, 2);
     layout->addWidget(layerBox, 2);
-    layout->addWidget(viewBox);
+    layout->addWidget(m_tableBox);
     layout->addWidget(m_message);
     layout->addWidget(m_info);
 
@@ -128,8 +152,11 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     outer->addWidget(splitter);
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_updatingTabs)
+            return;
+        (kind() == Kind::Table ? m_tableView : m_rotaryView) = currentView();
         m_drawnCurrent = false;
-        redraw();
+        schedule();
     });
     connect(m_dim, &QSpinBox::valueChanged, this, [this](int dim) {
         Selection selection = m_state->selection();
@@ -143,24 +170,37 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
         if (items.isEmpty())
             return;
         QString error;
-        if (!selectLayer(items.constFirst()->row(), &error)) {
-            m_info->setText(error);
-        }
+        if (!selectLayer(items.constFirst()->row(), &error))
+            setInfo(error);
     });
     connect(m_state, &ExplorerState::specChanged, this, &ModelPage::updateCardForSpec);
     connect(m_state, &ExplorerState::changed, this, &ModelPage::schedule);
+    connect(m_state, &ExplorerState::themeChanged, this, [this] {
+        m_drawnCurrent = false;
+        schedule();
+    });
     connect(m_scheduler, &ComputeScheduler::tableReady, this, &ModelPage::onResult);
     connect(m_scheduler, &ComputeScheduler::tableFailed, this, [this](const QString &error) {
+        if (kind() != Kind::Table)
+            return;
         m_pending = false;
         m_error = error;
-        m_message->setText(tr("Cannot compute: %1").arg(error));
-        m_message->show();
+        setMessage(tr("Cannot compute: %1").arg(error));
+        setTiming(tr("Model: not computed"));
+    });
+    connect(m_scheduler, &ComputeScheduler::schemesReady, this, &ModelPage::onSchemes);
+    connect(m_scheduler, &ComputeScheduler::schemesFailed, this, [this](const QString &error) {
+        if (m_state->page() != Page::Model || kind() != Kind::Rotary)
+            return;
+        m_pending = false;
+        m_error = error;
+        setMessage(tr("Cannot compute: %1").arg(error));
         setTiming(tr("Model: not computed"));
     });
     connect(m_scheduler, &ComputeScheduler::cancelled, this, [this] {
         if (m_pending) {
             m_pending = false;
-            m_info->setText(tr("Cancelled; showing the last result"));
+            setInfo(tr("Cancelled; showing the last result"));
             setTiming(tr("Model: cancelled"));
         }
     });
@@ -170,7 +210,23 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
 
 QList<FigureView> ModelPage::views()
 {
-    return {FigureView::Pca, FigureView::TableSimilarity, FigureView::SinusoidFit};
+    return {FigureView::Pca,      FigureView::TableSimilarity, FigureView::SinusoidFit,
+            FigureView::Spectrum, FigureView::Rotation,        FigureView::Decay};
+}
+
+QList<FigureView> ModelPage::shownViews() const
+{
+    QList<FigureView> shown = views();
+    const bool table = kind() == Kind::Table;
+    shown.removeIf([table](FigureView view) { return viewNeedsTable(view) != table; });
+    return shown;
+}
+
+ModelPage::Kind ModelPage::kind() const
+{
+    if (m_state->spec().get<TableScheme>())
+        return Kind::Table;
+    return m_state->spec().get<RopeScheme>() ? Kind::Rotary : Kind::NoPositions;
 }
 
 FigureView ModelPage::currentView() const
@@ -180,8 +236,11 @@ FigureView ModelPage::currentView() const
 
 void ModelPage::setCurrentView(FigureView view)
 {
-    if (const int index = int(views().indexOf(view)); index >= 0)
-        m_tabs->setCurrentIndex(index);
+    if (const int index = int(views().indexOf(view)); index >= 0) {
+        (viewNeedsTable(view) ? m_tableView : m_rotaryView) = view;
+        if (m_tabs->isTabVisible(index))
+            m_tabs->setCurrentIndex(index);
+    }
 }
 
 QCustomPlot *ModelPage::currentPlot() const
@@ -201,17 +260,63 @@ QString ModelPage::cardText() const
 
 QString ModelPage::message() const
 {
-    return m_message->isVisible() ? m_message->text() : QString();
+    return m_message->message();
+}
+
+QString ModelPage::info() const
+{
+    return m_info->message();
+}
+
+void ModelPage::setMessage(const QString &text)
+{
+    m_message->setMessage(text);
+}
+
+void ModelPage::setInfo(const QString &text)
+{
+    m_info->setMessage(text);
 }
 
 bool ModelPage::isUpToDate() const
 {
     if (!m_loadingCard.isEmpty())
         return false;
-    if (!tableProblem(m_state->spec()).isEmpty() || !m_error.isEmpty())
-        return !m_pending;
-    return !m_pending && m_result &&
-           tableResultMatches(*m_result, FigureInputs::of(*m_state).table()) && m_drawnCurrent;
+    switch (kind()) {
+    case Kind::Table:
+        if (!tableProblem(m_state->spec()).isEmpty() || !m_error.isEmpty())
+            return !m_pending;
+        return !m_pending && m_result &&
+               tableResultMatches(*m_result, FigureInputs::of(*m_state).table()) && m_drawnCurrent;
+    case Kind::Rotary:
+        if (!m_error.isEmpty())
+            return !m_pending;
+        return !m_pending && m_schemes &&
+               schemeResultMatches(*m_schemes, {m_state->spec(), m_state->schemeSettings()},
+                                   {*schemeViewOf(currentView())}) &&
+               m_drawnCurrent;
+    case Kind::NoPositions:
+        return true;
+    }
+    return true;
+}
+
+void ModelPage::updateTabs()
+{
+    const QScopedValueRollback updating(m_updatingTabs, true);
+    const QList<FigureView> shown = shownViews();
+    const QList<FigureView> all = views();
+    // The wanted tab first: a tab cannot be hidden while it is the current one.
+    const FigureView wanted = kind() == Kind::Table ? m_tableView : m_rotaryView;
+    const int index = int(all.indexOf(shown.contains(wanted) ? wanted : shown.constFirst()));
+    // Only what differs: this runs on every change of the state.
+    if (!m_tabs->isTabVisible(index))
+        m_tabs->setTabVisible(index, true);
+    if (m_tabs->currentIndex() != index)
+        m_tabs->setCurrentIndex(index);
+    for (int i = 0; i < all.size(); ++i)
+        if (m_tabs->isTabVisible(i) != shown.contains(all[i]))
+            m_tabs->setTabVisible(i, shown.contains(all[i]));
 }
 
 void ModelPage::schedule()
@@ -221,18 +326,39 @@ void ModelPage::schedule()
         m_dim->setRange(0, int(std::max<qint64>(0, m_state->spec().dims - 1)));
         m_dim->setValue(int(m_state->selection().dim));
     }
+    updateTabs();
+    if (currentView() != m_drawnView || kind() != m_drawnKind)
+        m_drawnCurrent = false;
+    m_tableBox->setVisible(kind() == Kind::Table);
     if (m_state->page() != Page::Model)
         return; // computed when the page is shown; exports ask the scheduler themselves
-    const QString problem = tableProblem(m_state->spec());
     m_error.clear();
-    if (!problem.isEmpty()) {
+    switch (kind()) {
+    case Kind::Table:
+        return scheduleTable();
+    case Kind::Rotary:
+        return scheduleSchemes();
+    case Kind::NoPositions:
         m_pending = false;
-        m_message->setText(problem);
-        m_message->show();
-        m_info->clear();
+        setMessage(QString());
+        setInfo(QString());
+        setTiming(tr("Model: nothing to compute"));
+        if (const QString text = noticeFor(m_state->spec()); !m_drawnCurrent || text != m_notice)
+            showNotice(text);
         return;
     }
-    m_message->hide();
+}
+
+void ModelPage::scheduleTable()
+{
+    const QString problem = tableProblem(m_state->spec());
+    if (!problem.isEmpty()) {
+        m_pending = false;
+        setMessage(problem);
+        setInfo(QString());
+        return;
+    }
+    setMessage(QString());
     if (m_scheduler->requestTable()) {
         m_pending = false;
         if (m_result != m_scheduler->table()) {
@@ -245,8 +371,42 @@ void ModelPage::schedule()
     }
     m_pending = true;
     m_drawnCurrent = false;
-    m_info->setText(tr("Computing…"));
+    setInfo(tr("Computing…"));
     setTiming(tr("Model: computing…"));
+}
+
+void ModelPage::scheduleSchemes()
+{
+    setMessage(QString());
+    if (m_scheduler->requestSchemes({*schemeViewOf(currentView())})) {
+        m_pending = false;
+        if (m_schemes != m_scheduler->schemes()) {
+            m_schemes = m_scheduler->schemes();
+            m_drawnCurrent = false;
+        }
+        if (!m_drawnCurrent)
+            redraw();
+        return;
+    }
+    m_pending = true;
+    m_drawnCurrent = false;
+    setInfo(tr("Computing…"));
+    setTiming(tr("Model: computing…"));
+}
+
+void ModelPage::showNotice(const QString &text)
+{
+    QCustomPlot *plot = currentPlot();
+    resetFigure(plot, plotTheme(m_state->theme()));
+    plot->plotLayout()->clear();
+    auto *element = new QCPTextElement(plot, text);
+    element->setTextColor(plotTheme(m_state->theme()).foreground);
+    plot->plotLayout()->addElement(0, 0, element);
+    plot->replot();
+    m_notice = text;
+    m_drawnKind = kind();
+    m_drawnView = currentView();
+    m_drawnCurrent = true;
 }
 
 void ModelPage::setTiming(const QString &text)
@@ -269,20 +429,49 @@ void ModelPage::onResult(const std::shared_ptr<const TableResult> &result)
         redraw();
 }
 
+void ModelPage::onSchemes(const std::shared_ptr<const SchemeResult> &result)
+{
+    if (m_state->page() != Page::Model || kind() != Kind::Rotary ||
+        !schemeResultMatches(*result, {m_state->spec(), m_state->schemeSettings()},
+                             {*schemeViewOf(currentView())}))
+        return; // an answer to an older question, or the Schemes page's
+    m_pending = false;
+    m_error.clear();
+    m_schemes = result;
+    m_drawnCurrent = false;
+    redraw();
+}
+
 void ModelPage::redraw()
 {
-    if (!m_result || !tableProblem(m_state->spec()).isEmpty())
-        return;
     QCustomPlot *plot = currentPlot();
-    TableFigures(*m_state, plotTheme(m_state->theme())).build(currentView(), plot, *m_result);
+    const FigureView view = currentView();
+    const PlotTheme theme = plotTheme(m_state->theme());
+    if (kind() == Kind::Rotary) {
+        if (!m_schemes)
+            return;
+        SchemeFigures(*m_state, theme).build(*schemeViewOf(view), plot, *m_schemes);
+        setInfo(
+            tr("Computed in %1 ms; %2").arg(m_schemes->totalMs, 0, 'f', 1).arg(m_schemes->a.label));
+        setTiming(tr("Model: %1 in %2 ms")
+                      .arg(SchemeFigures::viewTitle(*schemeViewOf(view)))
+                      .arg(m_schemes->totalMs, 0, 'f', 1));
+    } else {
+        if (!m_result || !tableProblem(m_state->spec()).isEmpty())
+            return;
+        TableFigures(*m_state, theme).build(view, plot, *m_result);
+        setInfo(tr("Computed in %1 ms; %2")
+                    .arg(m_result->totalMs, 0, 'f', 1)
+                    .arg(TableFigures::varianceText(m_result->pca)));
+        setTiming(tr("Model: %1 × %2 table analysed in %3 ms")
+                      .arg(m_state->spec().positions)
+                      .arg(m_state->spec().dims)
+                      .arg(m_result->totalMs, 0, 'f', 1));
+    }
     plot->replot();
-    m_info->setText(tr("Computed in %1 ms; %2")
-                        .arg(m_result->totalMs, 0, 'f', 1)
-                        .arg(TableFigures::varianceText(m_result->pca)));
-    setTiming(tr("Model: %1 × %2 table analysed in %3 ms")
-                  .arg(m_state->spec().positions)
-                  .arg(m_state->spec().dims)
-                  .arg(m_result->totalMs, 0, 'f', 1));
+    m_notice.clear();
+    m_drawnKind = kind();
+    m_drawnView = view;
     m_drawnCurrent = true;
 }
 
@@ -310,10 +499,12 @@ void ModelPage::fillLayerMap()
             row.rotatedDims > 0 ? QStringLiteral("%1 of %2").arg(row.rotatedDims).arg(row.headDims)
                                 : QString(),
             row.scaling};
-        for (int c = 0; c < cells.size(); ++c)
-            m_layers->setItem(r, c, new QTableWidgetItem(cells[c]));
+        for (int c = 0; c < cells.size(); ++c) {
+            auto *item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(cells[c]);
+            m_layers->setItem(r, c, item);
+        }
     }
-    m_layers->resizeColumnsToContents();
     m_useAsB->setEnabled(!rows.empty());
 }
 
@@ -337,11 +528,10 @@ bool ModelPage::useLayerAsB(int layer, QString *error)
     if (!m_state->asOneStep(tr("Use layer %1 as B").arg(layer),
                             [&] { return m_state->setSchemeSettings(settings, error); }))
         return false;
-    m_info->setText(tr("B is now %1 of %2; the Schemes page's Compare A/B shows it against the "
-                       "window's encoding")
-                        .arg(spec->description, m_card->location.repoId.isEmpty()
-                                                    ? m_card->source
-                                                    : m_card->location.repoId));
+    setInfo(tr("B is now %1 of %2; the Schemes page's Compare A/B shows it against the "
+               "window's encoding")
+                .arg(spec->description,
+                     m_card->location.repoId.isEmpty() ? m_card->source : m_card->location.repoId));
     return true;
 }
 
@@ -361,7 +551,7 @@ bool ModelPage::selectLayer(int layer, QString *error)
         const QSignalBlocker block(m_layers);
         m_layers->selectRow(layer);
     }
-    m_info->setText(tr("Showing %1").arg(spec->description));
+    setInfo(tr("Showing %1").arg(spec->description));
     return true;
 }
 

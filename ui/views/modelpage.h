@@ -1,9 +1,12 @@
 // ModelPage: the Model page. On the left the opened model's card (architecture, context, what
 // was read from which file, what was assumed) and its layer map (choosing a rotary or NoPE layer
-// shows that layer's positions); on the right the learned-table views (PCA, position similarity,
-// sinusoid fits), computed by the ComputeScheduler and drawn by TableFigures.
+// shows that layer's positions); on the right the views of what the model holds: for a learned
+// table PCA, position similarity and sinusoid fits (TableFigures), for a rotary layer its
+// frequency spectrum, rotation and decay (the Schemes page's SchemeFigures), all computed by the
+// ComputeScheduler. A layer without positions (NoPE) says so instead of drawing empty axes.
 #pragma once
 
+#include "compute/schemedata.h"
 #include "compute/tabledata.h"
 #include "figures/figureviews.h"
 #include "model/modelcard.h"
@@ -15,7 +18,7 @@
 #include <memory>
 
 class QCustomPlot;
-class QLabel;
+class QGroupBox;
 class QPushButton;
 class QPlainTextEdit;
 class QSpinBox;
@@ -25,6 +28,7 @@ class QTabWidget;
 namespace pe {
 
 class ComputeScheduler;
+class MessageSlot;
 
 class ModelPage : public QWidget
 {
@@ -32,8 +36,11 @@ class ModelPage : public QWidget
 public:
     ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent = nullptr);
 
-    // The views in tab order: pca, table-similarity, sinusoid-fit.
+    // The views in tab order: pca, table-similarity, sinusoid-fit (a learned table's), then
+    // spectrum, rotation, decay (a rotary layer's). Only one kind's tabs show at a time.
     static QList<FigureView> views();
+    // The views of the state's encoding: a learned table's, or else a rotary layer's.
+    QList<FigureView> shownViews() const;
     FigureView currentView() const;
     void setCurrentView(FigureView view);
     QCustomPlot *currentPlot() const;
@@ -42,8 +49,12 @@ public:
     std::shared_ptr<const ModelCard> card() const { return m_card; }
     QTableWidget *layerTable() const { return m_layers; }
     QString cardText() const;
-    // The learned-table views' refusal or computation message; empty when none.
+    // Why the current view shows nothing, or a computation's failure; empty when none.
     QString message() const;
+    // The status line below the controls (what was computed or chosen).
+    QString info() const;
+    // The text the current plot shows in place of a figure; empty when it draws one.
+    QString notice() const { return m_notice; }
     // True when the current view shows the state's table (or says why it cannot).
     bool isUpToDate() const;
 
@@ -63,8 +74,20 @@ signals:
 
 private:
     void setTiming(const QString &text);
+    void setMessage(const QString &text);
+    void setInfo(const QString &text);
     void schedule();
+    void scheduleTable();
+    void scheduleSchemes();
+    // What the page can draw for the state's encoding.
+    enum class Kind { Table, Rotary, NoPositions };
+    Kind kind() const;
+    // Shows the current kind's tabs (keeping the view last chosen for that kind).
+    void updateTabs();
+    // The current plot shows `text` where a figure would be.
+    void showNotice(const QString &text);
     void onResult(const std::shared_ptr<const TableResult> &result);
+    void onSchemes(const std::shared_ptr<const SchemeResult> &result);
     void redraw();
     void updateCardForSpec();
     void fillLayerMap();
@@ -76,12 +99,21 @@ private:
     QPlainTextEdit *m_cardText;
     QTableWidget *m_layers;
     QSpinBox *m_dim;
+    QGroupBox *m_tableBox = nullptr; // the learned-table views' controls
     QPushButton *m_useAsB;
-    QLabel *m_message;
-    QLabel *m_info;
+    MessageSlot *m_message;
+    MessageSlot *m_info;
     QString m_timing;
+    QString m_notice;
     std::shared_ptr<const ModelCard> m_card;
     std::shared_ptr<const TableResult> m_result;
+    std::shared_ptr<const SchemeResult> m_schemes;
+    FigureView m_tableView = FigureView::Pca; // the view last chosen for each kind
+    FigureView m_rotaryView = FigureView::Spectrum;
+    // What the current plot was last drawn for: another kind or view draws anew.
+    Kind m_drawnKind = Kind::NoPositions;
+    FigureView m_drawnView = FigureView::Pca;
+    bool m_updatingTabs = false;
     QString m_error;
     QString m_loadingCard; // the source whose card is being read
     bool m_pending = false;

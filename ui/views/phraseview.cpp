@@ -1,9 +1,12 @@
 #include "views/phraseview.h"
 
+#include "figures/fittedtext.h"
 #include "figures/plottheme.h"
 #include "views/modelphraseview.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
+#include "widgets/limitedlineedit.h"
+#include "widgets/messageslot.h"
 
 #include "figures/qcpinclude.h"
 
@@ -16,6 +19,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -116,6 +120,19 @@ private:
 
 namespace {
 
+// Phrase `phrase` (from 0) would be longer than a phrase may be; `resulting` is its length had
+// a paste gone in (0: not known).
+QString tooLongMessage(qint64 phrase, qint64 resulting)
+{
+    QString text = QObject::tr("phrase %1 would be longer than %2 characters, the most a phrase "
+                               "may hold (on the command line too)")
+                       .arg(phrase + 1)
+                       .arg(limits::maxPhraseLength);
+    if (resulting > 0)
+        text += QObject::tr("; the paste would make it %1: nothing was pasted").arg(resulting);
+    return text + QObject::tr("; the last good phrase stays");
+}
+
 const QStringList settingsKeys{QStringLiteral("maxTokens"), QStringLiteral("sequenceLength"),
                                QStringLiteral("dims"), QStringLiteral("seed")};
 
@@ -139,7 +156,9 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     : QWidget(parent), m_state(state), m_rowsLayout(new QVBoxLayout),
       m_addPhrase(new QPushButton(tr("&Add phrase"), this)), m_pageInfo(new QLabel(this)),
       m_reseed(new QPushButton(tr("&Reseed"), this)), m_compareA(new QComboBox(this)),
-      m_compareB(new QComboBox(this)), m_message(new QLabel(this)),
+      m_compareB(new QComboBox(this)),
+      m_rowMessage(new MessageSlot(2, MessageSlot::Height::Growing, true, this)),
+      m_message(new MessageSlot(1, MessageSlot::Height::Growing, true, this)),
       m_vocabularyModel(new VocabularyModel(this)), m_idsModel(new PhraseIdsModel(this)),
       m_gridPlot(new QCustomPlot(this)), m_differencePlot(new QCustomPlot(this)),
       m_similarityPlot(new QCustomPlot(this)), m_readout(new QLabel(this))
@@ -205,11 +224,11 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     m_compareB->setObjectName(QStringLiteral("compareB"));
     m_compareB->setToolTip(tr("Phrase B of the difference B − A; a clicked token is compared "
                               "with the other phrase of the pair"));
+    // Both slots keep their room while empty: a message never moves the controls below it.
+    m_rowMessage->setObjectName(QStringLiteral("phraseRowMessage"));
+    m_rowMessage->setToolTip(tr("Why a phrase was refused; the state keeps the last good one"));
     m_message->setObjectName(QStringLiteral("phraseMessage"));
-    m_message->setWordWrap(true);
-    markAsMessage(m_message);
     m_message->setToolTip(tr("Why the last choice was refused; the view keeps the last good one"));
-    m_message->hide();
     m_vocabulary->setObjectName(QStringLiteral("vocabulary"));
     m_vocabulary->verticalHeader()->hide();
     m_vocabulary->horizontalHeader()->setStretchLastSection(true);
@@ -229,6 +248,9 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     m_similarityPlot->setToolTip(
         tr("Cosine similarity of the clicked token to every token of the other phrase"));
     m_similarityPlot->setMinimumSize(200, 150);
+    // Token and dim ticks spaced by the laid-out heatmaps (QCustomPlot places them before).
+    for (QCustomPlot *plot : {m_gridPlot, m_differencePlot, m_similarityPlot})
+        relayTicksAfterLayout(plot);
     m_readout->setObjectName(QStringLiteral("phraseReadout"));
     m_readout->setToolTip(tr("The cell under the mouse"));
 
@@ -238,6 +260,7 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     auto *phrasesBox = new QGroupBox(tr("Phrases"), left);
     auto *phrasesLayout = new QVBoxLayout(phrasesBox);
     phrasesLayout->addLayout(m_rowsLayout);
+    phrasesLayout->addWidget(m_rowMessage);
     phrasesLayout->addWidget(m_addPhrase);
     // The tokenizer choice above the phrases; its figures replace the tutorial's (below).
     leftLayout->addWidget(makePhraseTokenizerChoice(state, left));
@@ -353,13 +376,12 @@ QLineEdit *PhraseView::phraseEdit(int row) const
 QString PhraseView::message() const
 {
     QStringList all;
-    for (const Row &row : m_rows)
-        if (!row.error->isHidden())
-            all.append(row.error->text());
+    if (!m_rowMessage->isEmpty())
+        all.append(m_rowMessage->message());
     all += m_settings->messages();
     all += m_page->messages();
-    if (!m_message->isHidden())
-        all.append(m_message->text());
+    if (!m_message->isEmpty())
+        all.append(m_message->message());
     return all.join(QLatin1Char('\n'));
 }
 
@@ -380,9 +402,10 @@ void PhraseView::addPhrase()
     PhrasePage page = m_state->phrasePage();
     page.phrases = PhrasePage::phrasePages(m_state->phraseSettings());
     m_state->setPhrasePage(page);
-    if (m_rows.isEmpty() || m_rows.last().phrase < count) {
+    if (m_rows.isEmpty() || !m_rows.last().pending) {
         insertRow(int(m_rows.size()));
         m_rows.last().phrase = count;
+        m_rows.last().pending = true;
         m_rows.last().title->setText(m_state->phraseSettings().title(int(count)) +
                                      QLatin1Char(':'));
     }
@@ -403,12 +426,13 @@ void PhraseView::insertRow(int at)
 {
     Row row;
     row.widget = new QWidget(this);
-    auto *outer = new QVBoxLayout(row.widget);
-    outer->setContentsMargins(0, 0, 0, 0);
-    outer->setSpacing(2);
-    auto *layout = new QHBoxLayout;
+    auto *layout = new QHBoxLayout(row.widget);
+    layout->setContentsMargins(0, 0, 0, 0);
     row.title = new QLabel(row.widget);
-    row.edit = new QLineEdit(row.widget);
+    // What the command line and sessions accept, not QLineEdit's 32,767 characters.
+    auto *edit = new LimitedLineEdit(row.widget);
+    edit->setLimit(limits::maxPhraseLength);
+    row.edit = edit;
     row.edit->setToolTip(tr("A phrase; Keras' standardisation lower-cases it and strips "
                             "punctuation, then splits on whitespace. Applied on Enter, on "
                             "leaving the field or after a pause"));
@@ -416,18 +440,12 @@ void PhraseView::insertRow(int at)
     row.remove = new QToolButton(row.widget);
     row.remove->setText(QStringLiteral("×"));
     row.remove->setToolTip(tr("Remove this phrase (at least two stay)"));
-    row.error = new QLabel(row.widget);
-    row.error->setWordWrap(true);
-    markAsMessage(row.error);
-    row.error->hide();
     row.pause = new QTimer(row.widget);
     row.pause->setSingleShot(true);
     row.pause->setInterval(FieldForm::commitPauseMs);
     layout->addWidget(row.title);
     layout->addWidget(row.edit, 1);
     layout->addWidget(row.remove);
-    outer->addLayout(layout);
-    outer->addWidget(row.error);
     m_rowsLayout->insertWidget(at, row.widget);
     QWidget *key = row.widget;
     connect(row.edit, &QLineEdit::textEdited, this, [this, key] {
@@ -440,6 +458,10 @@ void PhraseView::insertRow(int at)
         if (const int i = rowOf(key); i >= 0 && m_rows[i].typing)
             commitRow(i);
     };
+    connect(edit, &LimitedLineEdit::pasteRefused, this, [this, key](qint64 resulting) {
+        if (const int i = rowOf(key); i >= 0)
+            showRowError(i, tooLongMessage(m_rows[i].phrase, resulting));
+    });
     connect(row.pause, &QTimer::timeout, this, commitTyped);
     connect(row.edit, &QLineEdit::editingFinished, this, commitTyped);
     connect(row.remove, &QToolButton::clicked, this, [this, key] {
@@ -449,14 +471,19 @@ void PhraseView::insertRow(int at)
     m_rows.insert(at, row);
     for (int i = 0; i < m_rows.size(); ++i) {
         m_rows[i].edit->setObjectName(QStringLiteral("phrase%1").arg(i));
-        m_rows[i].error->setObjectName(QStringLiteral("phrase%1Message").arg(i));
+        m_rows[i].remove->setObjectName(QStringLiteral("phrase%1Remove").arg(i));
     }
 }
 
 void PhraseView::dropRow(int at)
 {
-    // Later: the row may be the sender of the signal being handled.
+    // Later: the row may be the sender of the signal being handled. Its names go at once, so
+    // that a lookup by name finds only the rows shown.
     QWidget *widget = m_rows[at].widget;
+    if (m_messageRow == widget)
+        clearRowError();
+    for (QObject *named : widget->findChildren<QObject *>())
+        named->setObjectName(QString());
     m_rows.removeAt(at);
     widget->hide();
     widget->deleteLater();
@@ -480,7 +507,7 @@ void PhraseView::removePhrase(int index)
     if (index < settings.titles.size())
         settings.titles.removeAt(index);
     QString error;
-    if (!m_state->setPhraseSettings(settings, &error))
+    if (!setOwnPhraseSettings(settings, &error))
         for (int i = 0; i < m_rows.size(); ++i)
             if (m_rows[i].phrase == index)
                 showRowError(i, error);
@@ -501,14 +528,23 @@ void PhraseView::commitRow(int row)
     const qint64 phrase = m_rows[row].phrase;
     const bool isNew = phrase >= settings.phrases.size();
     const QString text = m_rows[row].edit->text();
+    // The line holds one character past the limit at most: how much more was typed is unknown.
+    if (text.size() > limits::maxPhraseLength) {
+        showRowError(row, tooLongMessage(phrase, 0));
+        return;
+    }
     if (isNew)
         settings.phrases.append(text);
     else
         settings.phrases[phrase] = text;
     while (settings.titles.size() > settings.phrases.size())
         settings.titles.removeLast();
+    // The row is the new phrase's own once the state holds it (the rows are synced while the
+    // state tells of it); refused, it stays the new phrase's row.
+    m_rows[row].pending = false;
     QString error;
-    if (!m_state->setPhraseSettings(settings, &error)) {
+    if (!setOwnPhraseSettings(settings, &error)) {
+        m_rows[row].pending = isNew;
         showRowError(row, error);
         return;
     }
@@ -518,11 +554,10 @@ void PhraseView::commitRow(int row)
         m_state->setPhrasePage(page);
     }
     syncRows();
-    if (const int i = rowOf(key); i >= 0) {
-        m_rows[i].error->hide();
-        markInvalid(m_rows[i].edit, false);
+    if (m_messageRow == key)
+        clearRowError();
+    if (const int i = rowOf(key); i >= 0)
         m_rows[i].edit->setModified(false); // applied: Ctrl+Z undoes it in the window
-    }
 }
 
 void PhraseView::showRowError(int row, const QString &message)
@@ -534,11 +569,18 @@ void PhraseView::showRowError(int row, const QString &message)
             target = i;
             break;
         }
-    for (int i = 0; i < m_rows.size(); ++i) {
-        m_rows[i].error->setVisible(i == target);
+    for (int i = 0; i < m_rows.size(); ++i)
         markInvalid(m_rows[i].edit, i == target);
-    }
-    m_rows[target].error->setText(message);
+    m_messageRow = m_rows[target].widget;
+    m_rowMessage->setMessage(message);
+}
+
+void PhraseView::clearRowError()
+{
+    if (const int i = rowOf(m_messageRow); i >= 0)
+        markInvalid(m_rows[i].edit, false);
+    m_messageRow = nullptr;
+    m_rowMessage->setMessage(QString());
 }
 
 void PhraseView::applyCompare()
@@ -552,8 +594,7 @@ void PhraseView::applyCompare()
 
 void PhraseView::setCompareError(const QString &message)
 {
-    m_message->setText(message);
-    m_message->setVisible(!message.isEmpty());
+    m_message->setMessage(message);
     markInvalid(m_compareA, !message.isEmpty());
 }
 
@@ -562,8 +603,16 @@ void PhraseView::syncRows()
     const PhraseSettings &settings = m_state->phraseSettings();
     const qint64 count = settings.phrases.size();
     const PhraseWindow w = m_state->phraseWindow();
-    // A new phrase not yet accepted keeps its row, after the last page's phrases.
-    const bool keepNew = w.endPhrase == count && !m_rows.isEmpty() && m_rows.last().phrase >= count;
+    // Phrases replaced from elsewhere (a preset, a session, an undo): the rows show the state's
+    // phrases and nothing else, so typed text and a new phrase not yet accepted go.
+    const bool replaced = !m_ownChange && settings.phrases != m_shownPhrases;
+    m_shownPhrases = settings.phrases;
+    // A new phrase not yet accepted keeps its row, after the last page's phrases. Only the row
+    // addPhrase made is one: a row left over from a removed phrase is dropped like any other.
+    const bool hasNew = !m_rows.isEmpty() && m_rows.last().pending;
+    const bool keepNew = hasNew && !replaced && w.endPhrase == count;
+    if (hasNew && !keepNew)
+        dropRow(int(m_rows.size()) - 1);
     const int shown = int(w.phrases());
     const int existing = int(m_rows.size()) - (keepNew ? 1 : 0);
     for (int i = existing - 1; i >= shown; --i)
@@ -577,18 +626,24 @@ void PhraseView::syncRows()
         const bool moved = r.phrase != phrase;
         r.phrase = phrase;
         // Text typed and not yet applied stays: the user is not done with it.
-        const bool busy = r.typing && r.edit->hasFocus() && !moved;
+        const bool busy = !replaced && r.typing && r.edit->hasFocus() && !moved;
         if (!busy && !isNew) {
             r.typing = false;
             r.pause->stop();
             if (r.edit->text() != settings.phrases[phrase])
                 r.edit->setText(settings.phrases[phrase]);
-            r.error->hide();
-            markInvalid(r.edit, false);
+            if (m_messageRow == r.widget)
+                clearRowError(); // it explained text that is gone
         }
         r.title->setText(settings.title(int(phrase)) + QLatin1Char(':'));
         r.remove->setEnabled(isNew || count > 2);
     }
+}
+
+bool PhraseView::setOwnPhraseSettings(const PhraseSettings &settings, QString *error)
+{
+    const QScopedValueRollback own(m_ownChange, true);
+    return m_state->setPhraseSettings(settings, error);
 }
 
 void PhraseView::updatePageInfo()

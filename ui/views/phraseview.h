@@ -25,6 +25,7 @@ class QVBoxLayout;
 namespace pe {
 
 class FieldForm;
+class MessageSlot;
 class PhraseIdsModel;
 class VocabularyModel;
 
@@ -72,10 +73,10 @@ private:
         QLabel *title = nullptr;
         QLineEdit *edit = nullptr;
         QToolButton *remove = nullptr;
-        QLabel *error = nullptr;
         QTimer *pause = nullptr;
-        qint64 phrase = 0;   // which phrase the row edits; == the phrase count: a new one
-        bool typing = false; // text typed since the last commit
+        qint64 phrase = 0;    // which phrase the row edits; == the phrase count: a new one
+        bool typing = false;  // text typed since the last commit
+        bool pending = false; // made by addPhrase, its phrase not yet accepted by the state
     };
     void insertRow(int at);
     void dropRow(int at);
@@ -84,6 +85,9 @@ private:
     void applyCompare();
     void refresh();
     void syncRows();
+    // Sets the state's phrase settings from this view (a row's commit, a removal): the rows
+    // keep their typed text and the new phrase's row, which a change from elsewhere replaces.
+    bool setOwnPhraseSettings(const PhraseSettings &settings, QString *error);
     void updatePageInfo();
     void onResult(std::shared_ptr<const PhraseResult> result);
     void rebuildGrid();
@@ -94,7 +98,9 @@ private:
     void onGridRelease(QMouseEvent *event);
     std::optional<std::pair<PhraseCell, std::pair<qint64, qint64>>>
     cellAt(const QPointF &pos) const;
+    // Shows `message` below the rows, the row it is about tinted; one message at a time.
     void showRowError(int row, const QString &message);
+    void clearRowError();
     void setCompareError(const QString &message);
 
     ExplorerState *m_state;
@@ -107,7 +113,9 @@ private:
     QPushButton *m_reseed;
     QComboBox *m_compareA;
     QComboBox *m_compareB;
-    QLabel *m_message;
+    MessageSlot *m_rowMessage;       // a refused phrase's message, below the rows
+    QWidget *m_messageRow = nullptr; // the row (its widget) the message is about
+    MessageSlot *m_message;          // a refused comparison's message
     QTableView *m_vocabulary;
     QTableView *m_ids;
     VocabularyModel *m_vocabularyModel;
@@ -119,6 +127,8 @@ private:
     QList<PhraseCell> m_cells;
     std::shared_ptr<const PhraseResult> m_result;
     QPointF m_pressPos;
+    QStringList m_shownPhrases; // the state's phrases when the rows were last synced
+    bool m_ownChange = false;   // the state's phrases are being set by this view
 };
 
 } // namespace pe

@@ -1,6 +1,8 @@
 #include "widgets/fieldform.h"
 
 #include "widgets/fieldmarks.h"
+#include "widgets/limitedlineedit.h"
+#include "widgets/messageslot.h"
 #include "widgets/stepedit.h"
 
 #include <QCheckBox>
@@ -14,6 +16,20 @@
 
 namespace pe {
 
+namespace {
+
+// "must be at most 2000 characters long (the paste would make it 2500; nothing was pasted)";
+// `resulting` 0 when the length is not known.
+QString tooLong(qint64 limit, qint64 resulting)
+{
+    QString text = QStringLiteral("must be at most %1 characters long").arg(limit);
+    if (resulting > 0)
+        text += QStringLiteral(" (the paste would make it %1; nothing was pasted)").arg(resulting);
+    return text;
+}
+
+} // namespace
+
 struct FieldForm::Row
 {
     FormField field;
@@ -23,7 +39,6 @@ struct FieldForm::Row
     QCheckBox *check = nullptr;
     QComboBox *combo = nullptr;
     QSlider *slider = nullptr;
-    QLabel *error = nullptr;
     QTimer *pause = nullptr;
     bool typing = false; // the line holds text typed since the last commit
 
@@ -47,12 +62,12 @@ FieldForm::FieldForm(std::unique_ptr<FormModel> model, QWidget *parent)
     m_layout = new QGridLayout;
     m_layout->setColumnStretch(1, 1);
     outer->addLayout(m_layout);
-    m_formMessage = new QLabel(this);
-    m_formMessage->setObjectName(QStringLiteral("formMessage"));
-    m_formMessage->setWordWrap(true);
-    markAsMessage(m_formMessage);
-    m_formMessage->hide();
-    outer->addWidget(m_formMessage);
+    // One slot for the form's message, below every row: a message beside its field made the rows
+    // below it jump down under the mouse (issue 25). Two lines fit the usual message at the
+    // panels' widths; a longer one grows the slot, which moves nothing of the form.
+    m_messageSlot = new MessageSlot(2, MessageSlot::Height::Growing, true, this);
+    m_messageSlot->setObjectName(QStringLiteral("formMessage"));
+    outer->addWidget(m_messageSlot);
     build();
     refresh();
 }
@@ -68,8 +83,8 @@ void FieldForm::build()
     // other fields): its row is unhooked now and deleted once that signal has returned.
     // Their names go at once too, so that a lookup by name finds the new rows' editors.
     for (Row *r : std::as_const(m_rows))
-        for (QObject *o : std::initializer_list<QObject *>{r->line, r->check, r->combo, r->slider,
-                                                           r->pause, r->error})
+        for (QObject *o :
+             std::initializer_list<QObject *>{r->line, r->check, r->combo, r->slider, r->pause})
             if (o) {
                 o->disconnect(this);
                 o->setObjectName(QString());
@@ -104,9 +119,18 @@ void FieldForm::build()
             row->line = edit;
             break;
         }
-        case FormField::Editor::Line:
-            row->line = new QLineEdit(row->container);
+        case FormField::Editor::Line: {
+            // A text field holds what its table allows (the command line's limit), no less.
+            auto *edit = new LimitedLineEdit(row->container);
+            edit->setLimit(field.maxLength);
+            connect(edit, &LimitedLineEdit::pasteRefused, this, [this, row](qint64 resulting) {
+                showProblem(
+                    row->field.key,
+                    m_model->describe({row->field.key, tooLong(row->field.maxLength, resulting)}));
+            });
+            row->line = edit;
             break;
+        }
         case FormField::Editor::Check:
             row->check = new QCheckBox(m_labels.value(field.key, field.label), row->container);
             connect(row->check, &QCheckBox::clicked, this, [this, row](bool on) {
@@ -161,17 +185,11 @@ void FieldForm::build()
             });
             box->addWidget(row->slider);
         }
-        row->error = new QLabel(row->container);
-        row->error->setObjectName(name + QStringLiteral("Message"));
-        row->error->setWordWrap(true);
-        markAsMessage(row->error);
-        row->error->hide();
-        box->addWidget(row->error);
         const int at = int(m_rows.size());
         if (row->check) {
             m_layout->addWidget(row->container, at, 0, 1, 2);
         } else {
-            // The label stays level with the editor when a message below it makes the row
+            // The label stays level with the editor when a slider below it makes the row
             // taller (updateRows gives it the editor's height).
             row->label = new QLabel(m_labels.value(field.key, field.label), this);
             row->label->setBuddy(editor);
@@ -226,19 +244,15 @@ QWidget *FieldForm::editor(const QString &key) const
 QString FieldForm::message(const QString &key) const
 {
     if (key.isEmpty())
-        return m_formMessage->isVisible() ? m_formMessage->text() : QString();
-    const Row *r = row(key);
-    return r && !r->error->isHidden() ? r->error->text() : QString();
+        return m_messageKey.isEmpty() ? m_messageSlot->message() : QString();
+    return m_messageKey == key ? m_messageSlot->message() : QString();
 }
 
 QStringList FieldForm::messages() const
 {
     QStringList all;
-    for (const Row *r : m_rows)
-        if (!r->error->isHidden())
-            all.append(r->error->text());
-    if (!m_formMessage->isHidden())
-        all.append(m_formMessage->text());
+    if (!m_messageSlot->isEmpty())
+        all.append(m_messageSlot->message());
     return all;
 }
 
@@ -254,6 +268,11 @@ void FieldForm::commit(const QString &key, const QString &text)
     }
     // A refused value must not ride along with a later commit of another field, so the draft
     // takes this field's last good value back. A choice stays: it shows the fields it needs.
+    // Text at the line's length limit may have been cut there: its true length is unknown.
+    if (r && r->field.maxLength > 0 && text.size() > r->field.maxLength) {
+        showProblem(key, m_model->describe({key, tooLong(r->field.maxLength, 0)}));
+        return;
+    }
     const QString previous = m_model->text(key);
     const bool keep = r && r->combo;
     const auto undo = [&] {
@@ -299,23 +318,23 @@ void FieldForm::commit(const QString &key, const QString &text)
 void FieldForm::showProblem(const QString &key, const QString &message)
 {
     clearProblems();
-    Row *r = row(key);
-    QLabel *label = r ? r->error : m_formMessage;
-    label->setText(message);
-    label->show();
+    const Row *r = row(key);
+    m_messageKey = r ? key : QString();
+    // Named after the field it explains ("dimsMessage"), as the row's own label was.
+    m_messageSlot->setObjectName(r ? r->editor()->objectName() + QStringLiteral("Message")
+                                   : QStringLiteral("formMessage"));
+    m_messageSlot->setMessage(message);
     if (r)
         markInvalid(r->editor(), true);
 }
 
 void FieldForm::clearProblems()
 {
-    for (Row *r : m_rows) {
-        r->error->hide();
-        r->error->clear();
+    for (Row *r : m_rows)
         markInvalid(r->editor(), false);
-    }
-    m_formMessage->hide();
-    m_formMessage->clear();
+    m_messageKey.clear();
+    m_messageSlot->setObjectName(QStringLiteral("formMessage"));
+    m_messageSlot->setMessage(QString());
 }
 
 void FieldForm::refresh()
@@ -372,6 +391,8 @@ void FieldForm::updateRows()
         const bool shown =
             m_model->applies(key) && (m_shownKeys.isEmpty() || m_shownKeys.contains(key));
         r->container->setVisible(shown);
+        if (!shown && key == m_messageKey)
+            clearProblems(); // about a field no longer shown
         if (r->label) {
             r->label->setVisible(shown);
             r->label->setMinimumHeight(r->editor()->sizeHint().height());

@@ -3,7 +3,8 @@
 // edit), its tooltip is the field's help and domain, and rows of fields that do not apply are
 // hidden. Edits are applied on commit — Enter, leaving the field, a pause once typing stops, a
 // step key, a click — and only when the whole value is valid; a refused value is explained once,
-// beside its field, and the state keeps its last good value.
+// in the form's message slot below its rows (its room reserved, so no field moves when a message
+// appears) with the field tinted, and the state keeps its last good value.
 #pragma once
 
 #include "fields/field.h"
@@ -23,6 +24,8 @@ class QTimer;
 
 namespace pe {
 
+class MessageSlot;
+
 // One row of a form, without its struct's type.
 struct FormField
 {
@@ -35,6 +38,7 @@ struct FormField
     QList<ChoiceName> choices;
     qint64 minimum = 0; // Integer: the step keys stay within [minimum, maximum]
     qint64 maximum = 0;
+    qint64 maxLength = 0; // Line over a text field: its table's limit; 0 for none
 };
 
 // A draft of one parameter struct behind a form: rows come from its field table(s); edits
@@ -88,6 +92,10 @@ template <class P> QList<FormField> formFields(FieldTable<P> table)
                        [&](const ChoiceKind<P> &k) {
                            row.editor = FormField::Editor::Choice;
                            row.choices = QList<ChoiceName>(k.names.begin(), k.names.end());
+                       },
+                       [&](const TextKind<P> &k) {
+                           row.editor = FormField::Editor::Line;
+                           row.maxLength = k.maxLength;
                        },
                        [&](const auto &) { row.editor = FormField::Editor::Line; },
                    },
@@ -175,7 +183,7 @@ public:
     void setShownKeys(const QStringList &keys);
     // The editor of a field (tests and shortcuts); null when the form has no such row.
     QWidget *editor(const QString &key) const;
-    // The message shown beside a field, or below the form for a whole-form problem.
+    // The message shown about a field, or (no key) about the whole form; empty when none.
     QString message(const QString &key = QString()) const;
     // Every message shown, for a status summary.
     QStringList messages() const;
@@ -202,7 +210,8 @@ private:
 
     std::unique_ptr<FormModel> m_model;
     QGridLayout *m_layout = nullptr;
-    QLabel *m_formMessage = nullptr;
+    MessageSlot *m_messageSlot = nullptr;
+    QString m_messageKey; // the field the slot's message is about; empty: the whole form
     QList<Row *> m_rows;
     QStringList m_shownKeys;
     QHash<QString, int> m_sliders; // key -> maximum, kept across rebuilds

@@ -1,0 +1,620 @@
+// The known mistakes `pescope verify` names: each is a hypothesis about how the candidate was
+// computed, recomputed from the config and checked against the candidate with float32's
+// allowance (an engine that makes a mistake usually computes in float32 as well). The first
+// hypothesis the candidate matches, most specific first, names the mistake.
+#include "ropeverifymodel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace pe::verifymodel {
+
+namespace {
+
+QString number(double x)
+{
+    return QString::number(x, 'g', 10);
+}
+
+QString typeText(RopeType type)
+{
+    return QLatin1Char('"') + ropeTypeName(type) + QLatin1Char('"');
+}
+
+// Frequencies another computation gives, and what to call that computation.
+struct ThetaHypothesis
+{
+    RopeMistake mistake;
+    QString text;
+    std::vector<double> theta;
+    std::vector<double> scales; // attention factors to try (tables only), besides the reference's
+};
+
+bool sameFrequencies(const std::vector<double> &a, const std::vector<double> &b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!(std::abs(a[i] - b[i]) <= 1e-12 * std::abs(b[i])))
+            return false;
+    return true;
+}
+
+std::vector<double> frequencies(qint64 headDim, const RopeConfig &config)
+{
+    return ropeInverseFrequencies(headDim, config).inverseFrequencies;
+}
+
+RopeConfig asType(const RopeConfig &config, RopeType type)
+{
+    RopeConfig other = config;
+    other.ropeType = type;
+    if (config.ropeType == RopeType::Proportional)
+        other.partialRotaryFactor = 1.0; // proportional rotates the whole head
+    return other;
+}
+
+// The default type's frequencies for `base` (scaling ignored, the factor on the base).
+std::vector<double> defaultWithBase(qint64 headDim, const RopeConfig &config, double base)
+{
+    RopeConfig plain = asType(config, RopeType::Default);
+    plain.ropeTheta = base;
+    return frequencies(headDim, plain);
+}
+
+// The other longrope factor set: long_factor within the original context, short beyond it.
+void longropeSet(const Context &c, std::vector<ThetaHypothesis> *out)
+{
+    const RopeConfig &config = c.config;
+    if (config.ropeType != RopeType::Longrope)
+        return;
+    RopeConfig other = config;
+    const bool usesLong = ropeUsesLongFactors(config);
+    other.sequenceLength = usesLong ? 0 : config.originalMaxPositionEmbeddings + 1;
+    const qint64 length = config.sequenceLength;
+    const QString seen = length > 0 ? QStringLiteral("sequence length %1").arg(length)
+                                    : QStringLiteral("seq_len None (the module as loaded)");
+    const QString text =
+        usesLong ? QStringLiteral("the other longrope factor set: the table matches short_factor, "
+                                  "but at %1 (> original_max_position_embeddings %2) HF's forward "
+                                  "uses long_factor")
+                       .arg(seen)
+                       .arg(config.originalMaxPositionEmbeddings)
+                 : QStringLiteral("the other longrope factor set: the table matches long_factor, "
+                                  "but at %1 (<= original_max_position_embeddings %2) HF uses "
+                                  "short_factor")
+                       .arg(seen)
+                       .arg(config.originalMaxPositionEmbeddings);
+    out->push_back({RopeMistake::LongropeFactorSet, text, frequencies(c.headDim, other), {}});
+}
+
+// The config's factor under another rope type's rule (linear, dynamic, yarn, llama3).
+void otherRules(const Context &c, std::vector<ThetaHypothesis> *out)
+{
+    const RopeConfig &config = c.config;
+    const std::optional<double> factor = ropeEffectiveFactor(config);
+    if (!factor || config.ropeType == RopeType::Default)
+        return;
+    // (The NTK-aware base is factorOnBase's second hypothesis.)
+    for (RopeType type : {RopeType::Linear, RopeType::Dynamic, RopeType::Yarn, RopeType::Llama3}) {
+        if (type == config.ropeType)
+            continue;
+        RopeConfig other = asType(config, type);
+        other.factor = *factor;
+        if (other.originalMaxPositionEmbeddings < 1 && config.maxPositionEmbeddings > 0)
+            other.originalMaxPositionEmbeddings =
+                std::max<qint64>(1, qint64(std::llround(config.maxPositionEmbeddings / *factor)));
+        if (config.ropeType != RopeType::Llama3) { // Llama 3.1's published values
+            other.lowFreqFactor = 1.0;
+            other.highFreqFactor = 4.0;
+        }
+        if (config.ropeType != RopeType::Yarn) {
+            other.attentionFactor.reset();
+            other.mscale.reset();
+            other.mscaleAllDim.reset();
+        }
+        if (!ropeConfigProblem(c.headDim, other).isEmpty())
+            continue;
+        const RopeFrequencies f = ropeInverseFrequencies(c.headDim, other);
+        out->push_back({RopeMistake::ScalingRuleSwapped,
+                        QStringLiteral("another scaling rule: the table matches rope_type %1 with "
+                                       "factor %2 (the config says %3)")
+                            .arg(typeText(type), number(*factor), typeText(config.ropeType)),
+                        f.inverseFrequencies,
+                        {f.attentionFactor}});
+    }
+}
+
+void factorOnBase(const Context &c, std::vector<ThetaHypothesis> *out)
+{
+    const RopeConfig &config = c.config;
+    const std::optional<double> factor = ropeEffectiveFactor(config);
+    if (!factor || *factor == 1.0 || config.ropeType == RopeType::Default)
+        return;
+    const double s = *factor;
+    const double base = config.ropeTheta;
+    out->push_back({RopeMistake::FactorOnBase,
+                    QStringLiteral("factor applied to the base instead of theta: matches the "
+                                   "default frequencies with rope_theta x factor = %1")
+                        .arg(number(base * s)),
+                    defaultWithBase(c.headDim, config, base * s),
+                    {}});
+    const qint64 dim = ropeRotaryDims(c.headDim, config);
+    if (dim > 2 && config.ropeType != RopeType::Ntk) {
+        const double ntk = base * std::pow(s, double(dim) / double(dim - 2));
+        out->push_back({RopeMistake::FactorOnBase,
+                        QStringLiteral("factor applied to the base instead of theta: matches the "
+                                       "NTK-aware base rope_theta x factor^(dim/(dim-2)) = %1")
+                            .arg(number(ntk)),
+                        defaultWithBase(c.headDim, config, ntk),
+                        {}});
+    }
+}
+
+// x rounded to `digits` significant digits.
+double significant(double x, int digits)
+{
+    const double scale = std::pow(10.0, digits - 1 - int(std::floor(std::log10(x))));
+    return std::round(x * scale) / scale;
+}
+
+// Another rope_theta: the base fitted from the ratio of the first two frequencies (which every
+// rule but longrope leaves unscaled), rounded to a few significant digits, and HF's default.
+void otherBases(const Context &c, std::optional<double> fitted, std::vector<ThetaHypothesis> *out)
+{
+    const RopeConfig &config = c.config;
+    std::vector<double> bases;
+    if (fitted && std::isfinite(*fitted) && *fitted > 1.0) {
+        for (int digits = 1; digits <= 5; ++digits)
+            bases.push_back(significant(*fitted, digits));
+        bases.push_back(std::round(*fitted));
+    }
+    bases.push_back(10000.0); // transformers' default_theta
+    std::vector<double> tried;
+    for (double base : bases) {
+        const bool seen = std::any_of(tried.begin(), tried.end(),
+                                      [&](double b) { return std::abs(b - base) <= 1e-9 * base; });
+        if (seen || std::abs(base - config.ropeTheta) <= 1e-9 * config.ropeTheta || base <= 1.0)
+            continue;
+        tried.push_back(base);
+        RopeConfig other = config;
+        other.ropeTheta = base;
+        if (!ropeConfigProblem(c.headDim, other).isEmpty())
+            continue;
+        out->push_back({RopeMistake::BaseChanged,
+                        QStringLiteral("another base theta: the table matches rope_theta %1 (the "
+                                       "config says %2)%3")
+                            .arg(number(base), number(config.ropeTheta),
+                                 fitted ? QStringLiteral("; fitted from the ratio of its first two "
+                                                         "frequencies: %1")
+                                              .arg(QString::number(*fitted, 'g', 7))
+                                        : QString()),
+                        frequencies(c.headDim, other),
+                        {}});
+    }
+}
+
+void otherWidthsUnmerged(const Context &c, qint64 pairs, std::vector<ThetaHypothesis> *out);
+
+// Frequencies of another rotary width: `pairs` is the candidate's pair count. Explanations that
+// give the same frequencies (head_dim 64, or partial_rotary_factor 0.5 of 128) are named together.
+void otherWidths(const Context &c, qint64 pairs, std::vector<ThetaHypothesis> *out)
+{
+    std::vector<ThetaHypothesis> found;
+    otherWidthsUnmerged(c, pairs, &found);
+    const QString prefix = QStringLiteral("another rotary width: ");
+    for (ThetaHypothesis &h : found) {
+        const auto same = std::find_if(out->begin(), out->end(), [&](const ThetaHypothesis &o) {
+            return o.mistake == RopeMistake::RotaryWidth && sameFrequencies(o.theta, h.theta);
+        });
+        if (same == out->end())
+            out->push_back(std::move(h));
+        else
+            same->text += QStringLiteral("; or, the same frequencies: ") +
+                          h.text.mid(h.text.startsWith(prefix) ? prefix.size() : 0);
+    }
+}
+
+void otherWidthsUnmerged(const Context &c, qint64 pairs, std::vector<ThetaHypothesis> *out)
+{
+    const RopeConfig &config = c.config;
+    const qint64 headDim = c.headDim;
+    const qint64 dims = ropeRotaryDims(headDim, config);
+    const auto add = [&](qint64 dim, const RopeConfig &other, const QString &text) {
+        std::vector<double> theta = frequencies(dim, other);
+        if (qint64(theta.size()) < pairs)
+            return;
+        theta.resize(std::size_t(pairs)); // the exponent over another width, fewer pairs kept
+        out->push_back({RopeMistake::RotaryWidth, text, theta, {}});
+    };
+    const QString configured =
+        QStringLiteral("the config rotates %1 dims (head_dim %2 x partial_rotary_factor %3)")
+            .arg(dims)
+            .arg(headDim)
+            .arg(number(config.partialRotaryFactor));
+    if (config.ropeType == RopeType::Proportional) {
+        RopeConfig partial = config;
+        partial.ropeType = RopeType::Default;
+        add(headDim, partial,
+            QStringLiteral("another rotary width: the table matches partial rotary over %1 of "
+                           "the head's %2 dims (exponent 2i/%1); proportional RoPE rotates "
+                           "frequencies 2i/%2 and zeros")
+                .arg(ropeRotaryDims(headDim, partial))
+                .arg(headDim));
+    }
+    if (config.partialRotaryFactor < 1.0) {
+        RopeConfig whole = config;
+        whole.partialRotaryFactor = 1.0;
+        add(headDim, whole,
+            QStringLiteral("another rotary width: partial_rotary_factor %1 ignored: the table "
+                           "matches frequencies over all %2 dims of the head; %3")
+                .arg(number(config.partialRotaryFactor))
+                .arg(headDim)
+                .arg(configured));
+    } else if (2 * pairs < headDim) {
+        RopeConfig part = config;
+        part.partialRotaryFactor = double(2 * pairs) / double(headDim);
+        add(headDim, part,
+            QStringLiteral("another rotary width: the table rotates %1 of the head's %2 dims "
+                           "(partial_rotary_factor %3); the config rotates all %2")
+                .arg(2 * pairs)
+                .arg(headDim)
+                .arg(number(part.partialRotaryFactor)));
+    }
+    // Another head_dim: hidden_size / heads where the config gives head_dim, or the reverse.
+    const double perPart = config.partialRotaryFactor;
+    for (const qint64 other : {qint64(std::llround(double(2 * pairs) / perPart)), 2 * pairs}) {
+        if (other < 2 || other == headDim || other > ropeMaxHeadDim)
+            continue;
+        add(other, config,
+            QStringLiteral("another rotary width: the table matches head_dim %1 (%2 rotary "
+                           "dims); %3")
+                .arg(other)
+                .arg(ropeRotaryDims(other, config))
+                .arg(configured));
+    }
+}
+
+// The candidate's angle p * theta of `pair` at `row`, from its cos and / or sin columns.
+std::optional<double> angleAt(const RopeTable &t, const std::vector<ColumnRole> &roles, qint64 pair,
+                              qint64 row, double scale)
+{
+    std::optional<double> cosine, sine;
+    for (std::size_t c = 0; c < roles.size(); ++c)
+        if (roles[c].pair == pair)
+            (roles[c].cosine ? cosine : sine) = t.at(row, qint64(c)) / scale;
+    if (cosine && sine)
+        return std::atan2(*sine, *cosine);
+    if (cosine)
+        return std::acos(std::clamp(*cosine, -1.0, 1.0));
+    if (sine)
+        return std::asin(std::clamp(*sine, -1.0, 1.0));
+    return std::nullopt;
+}
+
+// theta of `pair` read from the table: the angle at position 1, refined at the furthest row
+// whose angle stays below a half turn (a quarter for sin alone).
+std::optional<double> thetaOf(const RopeTable &t, const std::vector<ColumnRole> &roles, qint64 pair,
+                              double scale)
+{
+    if (t.rows < 2)
+        return std::nullopt;
+    const std::optional<double> rough = angleAt(t, roles, pair, 1, scale);
+    if (!rough || !(*rough > 0.0))
+        return std::nullopt;
+    const bool sinOnly = std::none_of(roles.begin(), roles.end(), [&](const ColumnRole &r) {
+        return r.pair == pair && r.cosine;
+    });
+    const double reach = (sinOnly ? 0.45 : 0.9) * std::numbers::pi;
+    const qint64 row = std::clamp<qint64>(qint64(std::floor(reach / *rough)), 1, t.rows - 1);
+    const std::optional<double> far = angleAt(t, roles, pair, row, scale);
+    return far ? std::optional(*far / double(row)) : std::nullopt;
+}
+
+// The base whose frequencies have the ratio theta0 / theta1: theta_i = base^(-2i/d).
+std::optional<double> baseFromRatio(const Context &c, double theta0, double theta1)
+{
+    if (!(theta0 > 0.0 && theta1 > 0.0 && theta0 > theta1))
+        return std::nullopt;
+    const double d = c.config.ropeType == RopeType::Proportional
+                         ? double(c.headDim)
+                         : double(ropeRotaryDims(c.headDim, c.config));
+    return std::pow(theta0 / theta1, d / 2.0);
+}
+
+// The frequency hypotheses for a candidate of the config's width, most specific first.
+std::vector<ThetaHypothesis> frequencyHypotheses(const Context &c, std::optional<double> fitted)
+{
+    std::vector<ThetaHypothesis> out;
+    longropeSet(c, &out);
+    if (c.config.ropeType != RopeType::Default)
+        out.push_back({RopeMistake::ScalingIgnored,
+                       QStringLiteral("rope_type %1 scaling ignored: matches the default type's "
+                                      "frequencies (rope_theta %2, no scaling)")
+                           .arg(typeText(c.config.ropeType), number(c.config.ropeTheta)),
+                       defaultWithBase(c.headDim, c.config, c.config.ropeTheta),
+                       {}});
+    otherRules(c, &out);
+    factorOnBase(c, &out);
+    // Before the bases: exponents over another width are also another base's (10000^(2i/64) is
+    // 10^(2i/16)); the width is the likelier mistake.
+    otherWidths(c, qint64(c.reference.inverseFrequencies.size()), &out);
+    otherBases(c, fitted, &out);
+    // A hypothesis that computes the reference's own frequencies says nothing.
+    std::erase_if(out, [&](const ThetaHypothesis &h) {
+        return sameFrequencies(h.theta, c.reference.inverseFrequencies);
+    });
+    return out;
+}
+
+// Scale-only hypotheses: the attention factor dropped, doubled, computed another way.
+struct ScaleHypothesis
+{
+    RopeMistake mistake;
+    QString text;
+    double scale;
+};
+
+// The attention factors other implementations compute for yarn / longrope.
+std::vector<ScaleHypothesis> attentionAlternatives(const RopeConfig &config, double reference)
+{
+    std::vector<ScaleHypothesis> out;
+    const double factor = ropeEffectiveFactor(config).value_or(1.0);
+    const RopeMistake formula = RopeMistake::AttentionFactorFormula;
+    if (config.ropeType == RopeType::Yarn) {
+        const bool ratio = config.mscale && *config.mscale != 0.0 && config.mscaleAllDim &&
+                           *config.mscaleAllDim != 0.0;
+        double computed = ropeYarnGetMscale(factor);
+        if (ratio)
+            computed = ropeYarnGetMscale(factor, *config.mscale) /
+                       ropeYarnGetMscale(factor, *config.mscaleAllDim);
+        if (config.attentionFactor)
+            out.push_back({formula,
+                           QStringLiteral("the explicit attention_factor %1 ignored: matches the "
+                                          "computed %2")
+                               .arg(number(reference), number(computed)),
+                           computed});
+        if (ratio) {
+            const double plain = ropeYarnGetMscale(factor);
+            out.push_back({formula,
+                           QStringLiteral("mscale / mscale_all_dim ignored: matches "
+                                          "get_mscale(factor) = %1 instead of get_mscale(factor, "
+                                          "mscale) / get_mscale(factor, mscale_all_dim) = %2")
+                               .arg(number(plain), number(reference)),
+                           plain});
+            const double numerator = ropeYarnGetMscale(factor, *config.mscale);
+            out.push_back({formula,
+                           QStringLiteral("mscale_all_dim ignored: matches get_mscale(factor, "
+                                          "mscale) = %1 instead of the ratio %2")
+                               .arg(number(numerator), number(reference)),
+                           numerator});
+        }
+    } else if (config.ropeType == RopeType::Longrope && config.attentionFactor) {
+        const double computed =
+            factor <= 1.0
+                ? 1.0
+                : std::sqrt(1.0 + std::log(factor) /
+                                      std::log(double(config.originalMaxPositionEmbeddings)));
+        out.push_back({formula,
+                       QStringLiteral("the explicit attention_factor %1 ignored: matches the "
+                                      "computed sqrt(1 + ln s / ln L0) = %2")
+                           .arg(number(reference), number(computed)),
+                       computed});
+    }
+    // Values that equal the reference or an earlier alternative would say nothing new.
+    std::vector<ScaleHypothesis> distinct;
+    for (const ScaleHypothesis &alt : out) {
+        const bool seen = alt.scale == reference ||
+                          std::any_of(distinct.begin(), distinct.end(),
+                                      [&](const auto &d) { return d.scale == alt.scale; });
+        if (!seen)
+            distinct.push_back(alt);
+    }
+    return distinct;
+}
+
+std::vector<ScaleHypothesis> scaleHypotheses(const Context &c)
+{
+    const double af = c.reference.attentionFactor;
+    std::vector<ScaleHypothesis> out;
+    if (af == 1.0)
+        return out;
+    if (!c.options.scaled) {
+        out.push_back({RopeMistake::AttentionFactorTwice,
+                       QStringLiteral("multiplied by the attention factor %1, which this "
+                                      "comparison of the unscaled table leaves out")
+                           .arg(number(af)),
+                       af});
+        return out;
+    }
+    out.push_back({RopeMistake::AttentionFactorDropped,
+                   QStringLiteral("attention factor dropped: the table matches cos and sin "
+                                  "without the factor %1 that HF's forward multiplies them by (an "
+                                  "engine that applies it elsewhere: pass --unscaled)")
+                       .arg(number(af)),
+                   1.0});
+    out.push_back({RopeMistake::AttentionFactorTwice,
+                   QStringLiteral("attention factor applied twice: the table matches cos and sin "
+                                  "times %1^2 = %2")
+                       .arg(number(af), number(af * af)),
+                   af * af});
+    for (const ScaleHypothesis &alt : attentionAlternatives(c.config, af))
+        out.push_back(alt);
+    return out;
+}
+
+// Tables: the hypotheses above, each checked against the candidate.
+class TableDiagnoser
+{
+public:
+    TableDiagnoser(const Context &context, const RopeTable &candidate)
+        : m_c(context), m_t(candidate),
+          m_roles(columnRoles(context.options.what, context.layout, context.candidatePairs,
+                              candidate.columns))
+    {}
+
+    std::optional<Diagnosis> run() const
+    {
+        const std::vector<double> &theta = m_c.reference.inverseFrequencies;
+        if (m_c.candidatePairs != qint64(theta.size())) {
+            std::vector<ThetaHypothesis> widths;
+            otherWidths(m_c, m_c.candidatePairs, &widths);
+            return firstTheta(widths);
+        }
+        for (const ScaleHypothesis &h : scaleHypotheses(m_c))
+            if (matches(theta, h.scale, 0, m_roles))
+                return Diagnosis{h.mistake, h.text};
+        if (auto swapped = pairingSwapped())
+            return swapped;
+        const std::vector<ThetaHypothesis> hypotheses = frequencyHypotheses(m_c, fittedBase());
+        if (auto found = firstTheta(hypotheses))
+            return found;
+        return shifted();
+    }
+
+private:
+    bool matches(const std::vector<double> &theta, double scale, qint64 shift,
+                 const std::vector<ColumnRole> &roles) const
+    {
+        return tableMatches(m_t, TableModel{theta, scale, shift, roles}, m_c.allowance);
+    }
+
+    std::optional<Diagnosis> firstTheta(const std::vector<ThetaHypothesis> &hypotheses) const
+    {
+        const double reference = m_c.referenceScale;
+        for (const ThetaHypothesis &h : hypotheses) {
+            std::vector<double> scales{reference, 1.0};
+            scales.insert(scales.end(), h.scales.begin(), h.scales.end());
+            for (double scale : scales) {
+                if (!matches(h.theta, scale, 0, m_roles))
+                    continue;
+                QString text = h.text;
+                if (scale != reference)
+                    text += QStringLiteral(" (times %1, not the attention factor %2)")
+                                .arg(number(scale), number(reference));
+                return Diagnosis{h.mistake, text};
+            }
+        }
+        return std::nullopt;
+    }
+
+    // Against an explicit layout: the other of half and interleaved.
+    std::optional<Diagnosis> pairingSwapped() const
+    {
+        const RopeLayout layout = m_c.layout;
+        if (m_c.options.layout == RopeLayout::Auto || m_c.candidatePairs < 2 ||
+            (layout != RopeLayout::Half && layout != RopeLayout::Interleaved))
+            return std::nullopt;
+        const RopeLayout other =
+            layout == RopeLayout::Half ? RopeLayout::Interleaved : RopeLayout::Half;
+        const auto roles = columnRoles(m_c.options.what, other, m_c.candidatePairs, m_t.columns);
+        if (!matches(m_c.reference.inverseFrequencies, m_c.referenceScale, 0, roles))
+            return std::nullopt;
+        return Diagnosis{RopeMistake::PairingSwapped,
+                         QStringLiteral("half vs interleaved pairing swapped: the table is in the "
+                                        "%1 layout, the comparison asked for the %2 layout")
+                             .arg(nameOf(ropeLayoutNames, other), nameOf(ropeLayoutNames, layout))};
+    }
+
+    std::optional<double> fittedBase() const
+    {
+        if (m_c.candidatePairs < 2)
+            return std::nullopt;
+        // The scale read from position 0's cos, where there is one.
+        double scale = m_c.referenceScale;
+        for (std::size_t c = 0; c < m_roles.size(); ++c)
+            if (m_roles[c].pair == 0 && m_roles[c].cosine && m_t.at(0, qint64(c)) > 0.0)
+                scale = m_t.at(0, qint64(c));
+        const auto t0 = thetaOf(m_t, m_roles, 0, scale);
+        const auto t1 = thetaOf(m_t, m_roles, 1, scale);
+        return t0 && t1 ? baseFromRatio(m_c, *t0, *t1) : std::nullopt;
+    }
+
+    // Row p holds position p + k: k searched exactly, row 0 first, then the whole table.
+    std::optional<Diagnosis> shifted() const
+    {
+        const std::vector<double> &theta = m_c.reference.inverseFrequencies;
+        const TableModel probe{theta, m_c.referenceScale, 0, m_roles};
+        const qint64 reach = std::clamp<qint64>(4 * m_t.rows, 64, qint64(1) << 16);
+        const qint64 columns = std::min<qint64>(m_t.columns, 16);
+        for (qint64 k = 1; k <= reach; ++k) {
+            for (const qint64 shift : {k, -k}) {
+                TableModel model = probe;
+                model.shift = shift;
+                bool close = true;
+                for (qint64 c = 0; c < columns && close; ++c)
+                    close = std::abs(m_t.at(0, c) - model.value(0, c)) <=
+                            m_c.allowance.bound(model, 0, c);
+                if (!close || !tableMatches(m_t, model, m_c.allowance))
+                    continue;
+                return Diagnosis{RopeMistake::PositionsShifted,
+                                 QStringLiteral("positions shifted by %1%2: row p holds position "
+                                                "p %3 %4 (HF's row p is position p)")
+                                     .arg(shift > 0 ? QStringLiteral("+") : QString())
+                                     .arg(shift)
+                                     .arg(shift > 0 ? QStringLiteral("+") : QStringLiteral("-"))
+                                     .arg(std::abs(shift))};
+            }
+        }
+        return std::nullopt;
+    }
+
+    const Context &m_c;
+    const RopeTable &m_t;
+    std::vector<ColumnRole> m_roles;
+};
+
+} // namespace
+
+std::optional<Diagnosis> diagnoseTable(const Context &context, const RopeTable &candidate)
+{
+    return TableDiagnoser(context, candidate).run();
+}
+
+std::optional<Diagnosis> diagnoseFrequencies(const Context &context,
+                                             std::span<const double> candidate)
+{
+    const std::vector<double> &theta = context.reference.inverseFrequencies;
+    std::vector<ThetaHypothesis> hypotheses;
+    if (qint64(candidate.size()) != qint64(theta.size())) {
+        otherWidths(context, qint64(candidate.size()), &hypotheses);
+    } else {
+        const std::optional<double> fitted =
+            candidate.size() >= 2 ? baseFromRatio(context, candidate[0], candidate[1])
+                                  : std::nullopt;
+        hypotheses = frequencyHypotheses(context, fitted);
+    }
+    for (const ThetaHypothesis &h : hypotheses)
+        if (vectorMatches(candidate, h.theta, context.allowance))
+            return Diagnosis{h.mistake, h.text};
+    return std::nullopt;
+}
+
+std::optional<Diagnosis> diagnoseAttentionFactor(const Context &context, double candidate)
+{
+    const double af = context.reference.attentionFactor;
+    std::vector<ScaleHypothesis> hypotheses;
+    if (af != 1.0) {
+        hypotheses.push_back({RopeMistake::AttentionFactorDropped,
+                              QStringLiteral("attention factor dropped: got 1, but rope_type %1 "
+                                             "scales cos and sin by %2")
+                                  .arg(typeText(context.config.ropeType), number(af)),
+                              1.0});
+        hypotheses.push_back({RopeMistake::AttentionFactorTwice,
+                              QStringLiteral("attention factor applied twice: %1^2 = %2")
+                                  .arg(number(af), number(af * af)),
+                              af * af});
+    }
+    for (const ScaleHypothesis &alt : attentionAlternatives(context.config, af))
+        hypotheses.push_back(alt);
+    for (const ScaleHypothesis &h : hypotheses) {
+        const double bound = context.options.tolerance * std::abs(h.scale) +
+                             precisionSpacing(TensorDType::F32, std::abs(h.scale));
+        if (std::abs(candidate - h.scale) <= bound)
+            return Diagnosis{h.mistake, h.text};
+    }
+    return std::nullopt;
+}
+
+} // namespace pe::verifymodel

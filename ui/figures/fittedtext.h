@@ -1,0 +1,53 @@
+// Figure text that fits its panel: a title element whose lines are elided ("…") to the width the
+// layout gives it instead of widening its column past the figure (a long title was cut on both
+// sides at scale factor 2), and an axis ticker that puts ticks on whole numbers only (tokens and
+// dims are counted, never 2.5). Used by the phrase figures.
+#pragma once
+
+#include "figures/qcpinclude.h"
+
+namespace pe {
+
+class FittedTextElement : public QCPTextElement
+{
+public:
+    FittedTextElement(QCustomPlot *plot, const QString &text, const QFont &font);
+
+    // The text as drawn at the element's current width (lines elided where they do not fit).
+    QString shownText() const;
+
+protected:
+    void draw(QCPPainter *painter) override;
+    // As tall as all its lines, and no wider than a few characters: the column's width comes
+    // from the plots, and each line is elided to it.
+    QSize minimumOuterSizeHint() const override;
+};
+
+// Ticks at whole numbers only: steps of 1, 2 or 5 times a power of ten, never below 1; no more
+// ticks than the axis has room for labels (a short heatmap's "0 5 10 15" overlapped).
+// QCustomPlot places ticks before it lays a figure out, so the first time (a new figure, an
+// export) a vertical axis' length is taken as `share` of the figure's height less
+// `reservedLines` lines of text (titles, tick labels), a horizontal one's as `share` of its width.
+class IntegerTicker : public QCPAxisTicker
+{
+public:
+    IntegerTicker(QCPAxis *axis, double share, int reservedLines)
+        : m_axis(axis), m_share(share), m_reservedLines(reservedLines)
+    {}
+
+protected:
+    double getTickStep(const QCPRange &range) override;
+
+private:
+    QCPAxis *m_axis;
+    double m_share;
+    int m_reservedLines;
+};
+
+void useIntegerTicks(QCPAxis *axis, double share, int reservedLines = 0);
+
+// A window's plot drawn once more whenever a layout changed its axis rects' sizes (a new figure,
+// a resize), so that ticks placed before that layout (IntegerTicker) follow the new lengths.
+void relayTicksAfterLayout(QCustomPlot *plot);
+
+} // namespace pe
