@@ -4,7 +4,8 @@
 // transformers' layer-0 attention arrays (ref/attn0_N.npy); the normalized text from the
 // normalizers' documented rules (Llama's Prepend "▁" then Replace " " by "▁"). Also: the choice
 // is an undo step and saved in sessions, a long phrase is cut with a notice, and without a model
-// the page says how to get one.
+// the page says how to get one, and a folder without tokenizer.json or an ALiBi model is named
+// as such.
 #include "testutil.h"
 #include "windowtestutil.h"
 
@@ -16,6 +17,7 @@
 #include "views/phraseview.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -25,6 +27,7 @@
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 
@@ -115,6 +118,7 @@ private slots:
     void choiceIsUndoableAndSaved();
     void longPhraseCapped();
     void withoutAModel();
+    void modelsItCannotDoSaySo();
 
 private:
     // A window on the Phrases page with llama-tiny open, its tokenizer chosen, and phrases A and
@@ -296,6 +300,57 @@ void TestModelPhrases::withoutAModel()
     ModelPhraseView *view = modelView(window.get());
     QVERIFY2(view->notice().contains(QLatin1String("File > Open model")),
              qPrintable(view->notice()));
+}
+
+// gpt2-tiny copied twice: without its tokenizer.json, and with config.json's model_type made
+// "bloom" (an ALiBi model, which layer 0 here does not compute). Each gets its message alone: the
+// tokens and figures of the model before it are gone.
+void TestModelPhrases::modelsItCannotDoSaySo()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString source = modelFolder("gpt2-tiny");
+    const QString noTokenizer = dir.filePath(QStringLiteral("no-tokenizer"));
+    const QString bloom = dir.filePath(QStringLiteral("bloom"));
+    for (const QString &folder : {noTokenizer, bloom}) {
+        QVERIFY(QDir().mkpath(folder));
+        for (const char *name : {"config.json", "model.safetensors", "tokenizer.json"})
+            if (folder != noTokenizer || QLatin1String(name) != QLatin1String("tokenizer.json"))
+                QVERIFY(QFile::copy(source + QLatin1Char('/') + QLatin1String(name),
+                                    folder + QLatin1Char('/') + QLatin1String(name)));
+    }
+    QFile config(bloom + QStringLiteral("/config.json"));
+    QVERIFY(config.open(QIODevice::ReadOnly));
+    QJsonObject json = QJsonDocument::fromJson(config.readAll()).object();
+    config.close();
+    json.insert(QStringLiteral("model_type"), QStringLiteral("bloom"));
+    QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    config.write(QJsonDocument(json).toJson());
+    config.close();
+
+    auto window = modelWindow("gpt2-tiny", QStringLiteral("the cat"), QStringLiteral("a dog"));
+    ModelPhraseView *view = modelView(window.get());
+    QVERIFY(view->figureTabs()->isVisible());
+    const struct
+    {
+        QString folder;
+        QString says;
+    } cases[] = {{noTokenizer, QStringLiteral("has no tokenizer.json")},
+                 {bloom, QStringLiteral("ALiBi")}};
+    for (const auto &c : cases) {
+        setPhraseModel(window->state(), c.folder);
+        QVERIFY(waitSettled(*window));
+        QVERIFY2(view->notice().contains(c.says), qPrintable(view->notice()));
+        QVERIFY(!view->figureTabs()->isVisible());
+        QVERIFY(!view->tokenList(0)->isVisible());
+        QVERIFY(view->info().isEmpty());
+    }
+    // Back to a model it computes: the figures return.
+    setPhraseModel(window->state(), source);
+    QVERIFY(waitSettled(*window));
+    QVERIFY2(view->notice().isEmpty(), qPrintable(view->notice()));
+    QVERIFY(view->figureTabs()->isVisible());
+    QVERIFY(view->tokenList(0)->count() > 0);
 }
 
 QTEST_MAIN(TestModelPhrases)

@@ -711,6 +711,9 @@ void ComputeScheduler::onPhraseModelFinished(quint64 generation,
         m_phraseModelError.clear();
         emit phraseModelReady(result);
     } else if (status == JobStatus::Failed) {
+        // The page shows the message alone now: the next inputs, even the last good ones again,
+        // are computed rather than taken for what is shown.
+        m_phraseModel.reset();
         m_phraseModelError = error;
         emit phraseModelFailed(error);
     }

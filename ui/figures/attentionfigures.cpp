@@ -1,6 +1,7 @@
 #include "figures/attentionfigures.h"
 
 #include "figures/colormaps.h"
+#include "figures/fittedtext.h"
 #include "figures/schemefigures.h" // addScale
 
 #include "figures/qcpinclude.h"
@@ -16,13 +17,14 @@ namespace {
 
 constexpr int maxLabelChars = 12;
 
-// A bold title row over a grid the builder fills.
+// A bold title row (two lines at most, elided to the figure's width as the phrase figures' are)
+// over a grid the builder fills.
 QCPLayoutGrid *titledGrid(QCustomPlot *plot, const QString &title)
 {
     QFont font = plot->font();
     font.setPointSizeF(font.pointSizeF() + 1.0);
     font.setBold(true);
-    auto *text = new QCPTextElement(plot, title, font);
+    auto *text = new FittedTextElement(plot, title, font);
     text->setTextFlags(Qt::AlignCenter);
     plot->plotLayout()->addElement(0, 0, text);
     auto *grid = new QCPLayoutGrid;
@@ -182,7 +184,7 @@ void AttentionFigures::buildTokenCosine(QCustomPlot *plot, const PhraseModelResu
         return;
     const QString note = result.positionKind == LayerPositionKind::Absolute
                              ? QString()
-                             : QStringLiteral("\nthe same: %1 adds no positions to the embeddings")
+                             : QStringLiteral(" (the same: %1 adds no positions to them)")
                                    .arg(labelOf(layerPositionKindNames, result.positionKind));
     QCPLayoutGrid *grid = titledGrid(
         plot, QStringLiteral("Cosine of every token pair, phrase A (rows) and B (columns)\nwhole "

@@ -143,7 +143,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     for (QCustomPlot *plot : {m_embeddingsPlot, m_cosinePlot, m_attentionPlot})
         plot->installEventFilter(this);
     connect(scheduler, &ComputeScheduler::phraseModelReady, this, &ModelPhraseView::onResult);
-    connect(scheduler, &ComputeScheduler::phraseModelFailed, this, &ModelPhraseView::showProblem);
+    connect(scheduler, &ComputeScheduler::phraseModelFailed, this, &ModelPhraseView::onFailure);
     connect(m_phrase, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuild);
     connect(m_head, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuild);
     for (auto signal : {&ExplorerState::colormapChanged, &ExplorerState::themeChanged})
@@ -151,7 +151,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     if (scheduler->phraseModel())
         onResult(scheduler->phraseModel());
     else
-        showProblem(phraseModelProblem(phraseModelInputs(*state)));
+        onFailure(phraseModelProblem(phraseModelInputs(*state)));
 }
 
 QListWidget *ModelPhraseView::tokenList(int phrase) const
@@ -175,6 +175,18 @@ void ModelPhraseView::showProblem(const QString &message)
     m_notice->setVisible(!message.isEmpty());
 }
 
+void ModelPhraseView::onFailure(const QString &message)
+{
+    // Nothing of an earlier phrase or model stays on screen beside the message.
+    m_result.reset();
+    m_info->clear();
+    m_info->setToolTip({});
+    for (int p = 0; p < int(m_tokens.size()); ++p)
+        fillTokens(p);
+    m_tabs->hide();
+    showProblem(message);
+}
+
 void ModelPhraseView::onResult(std::shared_ptr<const PhraseModelResult> result)
 {
     m_result = std::move(result);
@@ -193,6 +205,7 @@ void ModelPhraseView::onResult(std::shared_ptr<const PhraseModelResult> result)
     showProblem(r.capNotice());
     for (int p = 0; p < int(m_tokens.size()); ++p)
         fillTokens(p);
+    m_tabs->show();
     fillHeads();
     rebuild();
 }

@@ -57,6 +57,9 @@ private:
     static void fitHeight(QListWidget *list);
     void onResult(std::shared_ptr<const PhraseModelResult> result);
     void showProblem(const QString &message);
+    // The computation failed (no model, no tokenizer.json, an architecture not computed): the
+    // message alone, without tokens or figures.
+    void onFailure(const QString &message);
     void fillTokens(int phrase);
     void fillHeads();
     void rebuild();
