@@ -184,11 +184,11 @@ void AttentionFigures::buildTokenCosine(QCustomPlot *plot, const PhraseModelResu
         return;
     const QString note = result.positionKind == LayerPositionKind::Absolute
                              ? QString()
-                             : QStringLiteral(" (the same: %1 adds no positions to them)")
+                             : QStringLiteral(" (%1 adds none here)")
                                    .arg(labelOf(layerPositionKindNames, result.positionKind));
     QCPLayoutGrid *grid = titledGrid(
         plot, QStringLiteral("Cosine of every token pair, phrase A (rows) and B (columns)\nwhole "
-                             "phrases (mean token vectors): %1 with positions, %2 without%3")
+                             "phrases (mean vectors): %1 with positions, %2 without%3")
                   .arg(result.phraseCosine[at(Positions::With)], 0, 'f', 3)
                   .arg(result.phraseCosine[at(Positions::Without)], 0, 'f', 3)
                   .arg(note));
