@@ -2,10 +2,10 @@
 
 #include "buildinfo.h"
 #include "commandline.h"
+#include "compute/phrasemodeldata.h"
 #include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
 #include "io/atomicfile.h"
-#include "compute/phrasemodeldata.h"
 #include "model/modelcard.h"
 #include "model/modelspec.h"
 #include "schemes/tablescheme.h"

@@ -21,8 +21,8 @@
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QSignalSpy>
-#include <QTimer>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
 
 #include <cstdio>
@@ -139,8 +139,7 @@ int main(int argc, char **argv)
     auto *view = window.findChild<ModelPhraseView *>();
     QLineEdit *edit = window.phraseView()->phraseEdit(window.state()->compareA());
     PaintClock clock(view->attentionPlot());
-    QObject::connect(view, &ModelPhraseView::figuresUpdated, &window,
-                     [&] { clock.markRebuilt(); });
+    QObject::connect(view, &ModelPhraseView::figuresUpdated, &window, [&] { clock.markRebuilt(); });
     bool rebuilt = false;
     QObject::connect(view, &ModelPhraseView::figuresUpdated, &window, [&] { rebuilt = true; });
     // Wakes the wait below at least every 100 ms, so that its time limit is read even when no
@@ -162,8 +161,8 @@ int main(int argc, char **argv)
         while (clock.paintedNs() < 0 && timer.elapsed() < 30000)
             QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
         if (clock.paintedNs() < 0)
-            qFatal("round %d: no repaint of Positions in attention within 30 s (figures %s; %s)",
-                   i, rebuilt ? "rebuilt" : "not rebuilt", qPrintable(view->notice()));
+            qFatal("round %d: no repaint of Positions in attention within 30 s (figures %s; %s)", i,
+                   rebuilt ? "rebuilt" : "not rebuilt", qPrintable(view->notice()));
         if (i < 3)
             continue; // warm-up
         total.push_back(double(clock.paintedNs()) / 1e6);

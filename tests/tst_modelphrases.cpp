@@ -179,9 +179,8 @@ void TestModelPhrases::modelTokensShown()
         QVERIFY(list->isVisible());
         QCOMPARE(list->count(), ids.size());
         for (int t = 0; t < list->count(); ++t)
-            QCOMPARE(list->item(t)->text(), QStringLiteral("%1\n%2")
-                                                .arg(tokens[t].toString())
-                                                .arg(ids[t].toInteger()));
+            QCOMPARE(list->item(t)->text(),
+                     QStringLiteral("%1\n%2").arg(tokens[t].toString()).arg(ids[t].toInteger()));
     }
     // Hover: the BOS is the post-processor's; "The▁" covers "The " and the normalizer
     // (Prepend "▁", Replace " " by "▁") made "▁The▁cat▁sat▁on▁the▁mat.".
@@ -252,7 +251,8 @@ void TestModelPhrases::choiceIsUndoableAndSaved()
     QCOMPARE(window->undoStack()->count(), 1);
     QVERIFY2(window->undoStack()->text(0).contains(QLatin1String("Tokenizer")),
              qPrintable(window->undoStack()->text(0)));
-    const QJsonObject phrases = window->state()->toJson().value(QLatin1String("phrases")).toObject();
+    const QJsonObject phrases =
+        window->state()->toJson().value(QLatin1String("phrases")).toObject();
     QCOMPARE(phrases.value(QLatin1String("tokenizer")).toString(), QStringLiteral("model"));
     QCOMPARE(phrases.value(QLatin1String("model")).toString(),
              QFileInfo(modelFolder("llama-tiny")).absoluteFilePath());

@@ -588,10 +588,9 @@ void ComputeScheduler::dispatchPhraseModel()
           isStale = m_phraseModelLane.staleness(generation)] {
         QString error;
         auto result = std::make_shared<PhraseModelResult>();
-        const JobStatus status =
-            isStale() ? JobStatus::Cancelled
-                      : computePhraseModelData(inputs, *m_phraseModels, isStale, result.get(),
-                                               &error);
+        const JobStatus status = isStale() ? JobStatus::Cancelled
+                                           : computePhraseModelData(inputs, *m_phraseModels,
+                                                                    isStale, result.get(), &error);
         std::shared_ptr<const PhraseModelResult> done;
         if (status == JobStatus::Done)
             done = result;

@@ -222,13 +222,13 @@ private:
     // here and nowhere else.
     std::array<Lane *, 10> lanes()
     {
-        return {&m_encode,    &m_grid,       &m_columns,   &m_phraseLane, &m_schemeLane,
-                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane, &m_phraseModelLane};
+        return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane,  &m_phraseModelLane};
     }
     std::array<const Lane *, 10> lanes() const
     {
-        return {&m_encode,    &m_grid,       &m_columns,   &m_phraseLane, &m_schemeLane,
-                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane, &m_phraseModelLane};
+        return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane,  &m_phraseModelLane};
     }
 
     GridRequest m_gridRequest;

@@ -54,9 +54,9 @@ struct ValueGrid
 struct ModelPhrase
 {
     QString text;
-    TokenEncoding tokens;   // the first `cap` tokens
-    qint64 allTokens = 0;   // how many the tokenizer gave
-    QString normalizedText; // the text after the tokenizer's normalizer
+    TokenEncoding tokens;                   // the first `cap` tokens
+    qint64 allTokens = 0;                   // how many the tokenizer gave
+    QString normalizedText;                 // the text after the tokenizer's normalizer
     ByPositions<LayerZeroArray> embeddings; // {tokens, hidden}
     ByPositions<LayerZeroArray> attention;  // {heads, tokens, tokens}
     bool capped() const { return allTokens > tokens.size(); }

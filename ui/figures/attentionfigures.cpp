@@ -78,7 +78,8 @@ QCPColorMap *addGridMap(QCPAxisRect *rect, const ValueGrid &g, const QCPColorGra
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c)
             map->data()->setCell(
-                c, r, double(g.at(std::min<qint64>(r, g.rows - 1), std::min<qint64>(c, g.cols - 1))));
+                c, r,
+                double(g.at(std::min<qint64>(r, g.rows - 1), std::min<qint64>(c, g.cols - 1))));
     map->setGradient(gradient);
     map->setDataRange(range);
     x->setRange(-0.5, double(g.cols) - 0.5);
@@ -163,14 +164,15 @@ void AttentionFigures::buildEmbeddings(QCustomPlot *plot, const PhraseModelResul
                              .arg(phraseName(phrase), result.architecture, note));
     const ByPositions<ValueGrid> grids{gridOf(p.embeddings[at(Positions::With)]),
                                        gridOf(p.embeddings[at(Positions::Without)])};
-    const QCPRange range = rangeOf({&grids[0], &grids[1]});
+    const QCPRange range = rangeOf({&grids[at(Positions::With)], &grids[at(Positions::Without)]});
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());
     int column = 0;
     for (const Positions which : {Positions::With, Positions::Without}) {
         auto *rect = new QCPAxisRect(plot, true);
         grid->addElement(0, column++, rect);
         addGridMap(rect, grids[at(which)], gradient, range);
-        rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("dim (%1)").arg(positionsWord(which)));
+        rect->axis(QCPAxis::atBottom)
+            ->setLabel(QStringLiteral("dim (%1)").arg(positionsWord(which)));
         labelTokens(rect->axis(QCPAxis::atLeft), p, axisPixels(plot, true));
     }
     addScale(plot, grid, 0, column, gradient, range, QStringLiteral("value"));

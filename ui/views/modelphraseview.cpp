@@ -75,8 +75,7 @@ QCustomPlot *makePlot(const QString &name, QWidget *parent)
 
 } // namespace
 
-ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *scheduler,
-                                 QWidget *parent)
+ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_info(new QLabel(this)), m_notice(new QLabel(this)),
       m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_tabs(new QTabWidget(this)),
       m_embeddingsPlot(makePlot(QStringLiteral("modelEmbeddingsPlot"), this)),
