@@ -243,6 +243,19 @@ MatrixFormat matrixFormatFromOptions(const QCommandLineParser &parser, const QSt
     return matrixFormatForPath(path).value_or(MatrixFormat::Npy);
 }
 
+QString formatName(MatrixFormat format)
+{
+    return format == MatrixFormat::Csv ? QStringLiteral("CSV") : QStringLiteral(".npy");
+}
+
+QString shapeText(const std::vector<qint64> &shape)
+{
+    QStringList parts;
+    for (const qint64 n : shape)
+        parts.append(QString::number(n));
+    return parts.join(QStringLiteral(" x "));
+}
+
 QCommandLineOption formatOption()
 {
     return {QStringLiteral("format"),

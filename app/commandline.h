@@ -7,6 +7,7 @@
 #include "fields/fieldoptions.h"
 #include "matrixwriter.h"
 #include "model/modelspec.h"
+#include "model/phrasemodel.h"
 #include "rope/enginecheck.h"
 #include "rope/ropetables.h"
 
@@ -74,6 +75,10 @@ BackendChoice backendFromOptions(const QCommandLineParser &parser);
 QString outputPath(const QCommandLineParser &parser, const QStringList &extensions);
 // --format when given, else the path's extension (.npy for a device or pipe).
 MatrixFormat matrixFormatFromOptions(const QCommandLineParser &parser, const QString &path);
+// ".npy" or "CSV", for messages.
+QString formatName(MatrixFormat format);
+// "4 x 10 x 10", for messages.
+QString shapeText(const std::vector<qint64> &shape);
 // The --format option itself, for commands that write matrices.
 QCommandLineOption formatOption();
 
@@ -107,6 +112,26 @@ void addDataOptions(OptionSet &options);
 // entries, '#' comments); each entry one id p (a text token: t = h = w = p) or a (t, h, w)
 // triple. Throws UsageError naming the entry.
 std::vector<MropePositionIds> parsePositionIds(const QString &option);
+// `pescope data --model M --phrase TEXT`'s options (--phrase, --no-positions), and the command
+// itself (app/phrasedata.cpp): its exit code when --phrase is set, else nullopt after refusing
+// the phrase-only options (--no-positions, --what embeddings|attention).
+void addPhraseDataOptions(OptionSet &options);
+std::optional<int> writePhraseData(const QCommandLineParser &parser);
+// What --model, --phrase, --what, --layer and --no-positions ask for (pescope.phrase() too).
+struct PhraseDataRequest
+{
+    std::unique_ptr<PhraseModel> model;
+    TokenEncoding tokens;
+    PhraseArray what = PhraseArray::Embeddings;
+    bool withPositions = true;
+    QString encodeError; // the tokenizer could not encode the phrase (a failure: exit 1)
+    // {tokens, hidden} or {heads, tokens, tokens}.
+    std::vector<qint64> shape() const;
+};
+// Opens the model and encodes the phrase; throws UsageError naming the option or file for the
+// usage a real run refuses (other options, a bad --what or --layer, a model that cannot be read,
+// a phrase longer than the model takes).
+PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser);
 
 // The output of `spec` that --what names (default: the scheme's first), multiplied by the
 // attention factor with --scaled-table, one row per id with --position-ids; --positions refused
@@ -122,6 +147,11 @@ DataOutput dataOutputFromOptions(const QCommandLineParser &parser, EncodingSpec 
 // is in the report. Throws UsageError.
 QJsonObject inspectReport(const QString &source, std::optional<ModelConfig> *config = nullptr,
                           ModelTensors *tensors = nullptr, qsizetype *tensorCount = nullptr);
+
+// The tokenizer `pescope tokens` reads: a tokenizer.json (`file`), or the one of a model folder,
+// a file in one, a models--ORG--NAME cache folder or a cached repo id. Throws UsageError naming
+// the file and the problem.
+Tokenizer readTokenizer(const QString &path, bool file);
 
 // `verify`'s options after MODEL (--against, --what, --layout, --positions, --tolerance,
 // --unscaled, --strict), shared with `export --view verify` (verifycommand.cpp), where --layout

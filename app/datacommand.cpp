@@ -25,11 +25,6 @@ namespace {
 
 const QString dataCommand = QStringLiteral("data");
 
-QString formatName(MatrixFormat format)
-{
-    return format == MatrixFormat::Csv ? QStringLiteral("CSV") : QStringLiteral(".npy");
-}
-
 QString typeName(ElementType type)
 {
     switch (type) {
@@ -41,14 +36,6 @@ QString typeName(ElementType type)
         break;
     }
     return QStringLiteral("float32");
-}
-
-QString shapeText(const std::vector<qint64> &shape)
-{
-    QStringList parts;
-    for (qint64 n : shape)
-        parts.append(QString::number(n));
-    return parts.join(QStringLiteral(" x "));
 }
 
 // Streams an output computed by its rows() function in ~16 MiB chunks: memory stays flat
@@ -340,9 +327,11 @@ void addDataOptions(OptionSet &options)
     addSpecOptions(options);
     options.addPlain({QStringLiteral("what"),
                       QStringLiteral("Which array: matrix (default); rope: inv-freq; alibi: "
-                                     "slopes. The first array of each scheme is its default."),
+                                     "slopes. The first array of each scheme is its default. "
+                                     "With --phrase: embeddings (default) or attention."),
                       QStringLiteral("NAME")});
     addModelOptions(options);
+    addPhraseDataOptions(options);
     options.addPlain({QStringLiteral("scaled-table"),
                       QStringLiteral("rope: --what cos and sin multiplied by the attention factor, "
                                      "as Hugging Face's rotary forward returns them.")});
@@ -459,6 +448,8 @@ int runData(const QStringList &args)
     if (parser.isSet(QStringLiteral("help")))
         requestHelp(parser, args);
 
+    if (const std::optional<int> phrase = writePhraseData(parser))
+        return *phrase;
     if (const std::optional<int> stored = writeStoredTable(parser))
         return *stored;
     const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);

@@ -2,6 +2,7 @@
 
 #include "buildinfo.h"
 #include "commandline.h"
+#include "compute/phrasemodeldata.h"
 #include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
 #include "io/atomicfile.h"
@@ -89,6 +90,10 @@ void addGuiOptions(QCommandLineParser &parser)
          QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit (a "
                         "learned table); spectrum, rotation or decay (a rotary layer)."),
          QStringLiteral("NAME")},
+        {QStringLiteral("phrase-tokenizer"),
+         QStringLiteral("The Phrases page's tokenizer: textvectorization (the Keras tutorial's) "
+                        "or model (the open model's own, with its embeddings and layer 0)."),
+         QStringLiteral("NAME")},
     });
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A session file to open, as --session does."),
@@ -156,6 +161,13 @@ GuiRequest guiRequest(const QCommandLineParser &parser)
                                             "\"%1\")")
                                  .arg(name)};
         request.modelView = views->constFirst();
+    }
+    if (parser.isSet(QStringLiteral("phrase-tokenizer"))) {
+        const QString name = parser.value(QStringLiteral("phrase-tokenizer"));
+        request.phraseTokenizer = parseAs<PhraseTokenizer>(phraseTokenizerNames, name);
+        if (!request.phraseTokenizer)
+            throw UsageError{QStringLiteral("--phrase-tokenizer must be %1 (got \"%2\")")
+                                 .arg(choiceList(phraseTokenizerNames), name)};
     }
     return request;
 }
@@ -229,6 +241,7 @@ int runGui(int argc, char **argv)
         const std::optional<ModelLayerSpec> spec = openModelSpec(modelRequest, &error);
         if (!spec || !window.state()->setSpec(spec->spec, &error))
             return usageError(QStringLiteral("--model: ") + error);
+        setPhraseModel(window.state(), request.model);
         if (std::optional<ModelCard> card = readModelCard(modelRequest.source, &error)) {
             if (const TableScheme *table = spec->spec.get<TableScheme>())
                 setCardTable(&*card, *table->table);
@@ -237,6 +250,11 @@ int runGui(int argc, char **argv)
     }
     if (request.modelView)
         window.modelPage()->setCurrentView(*request.modelView);
+    if (request.phraseTokenizer) {
+        PhraseSource source = window.state()->phraseSource();
+        source.tokenizer = *request.phraseTokenizer;
+        window.state()->setPhraseSource(source);
+    }
     if (request.page)
         window.state()->setPage(*request.page);
     // What the command line asked for is where the session starts: nothing to undo, not modified.

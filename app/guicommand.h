@@ -26,6 +26,7 @@ struct GuiRequest
     QString screenshot;
     QString model; // read when the window is built: it may take a while
     std::optional<FigureView> modelView;
+    std::optional<PhraseTokenizer> phraseTokenizer; // the Phrases page's tokenizer
 };
 
 // The window's options (--help, --version, --preset, --page...) and its FILE argument.

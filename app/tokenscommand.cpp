@@ -48,12 +48,7 @@ Tokenizer tokenizerFromOptions(const QCommandLineParser &parser)
     const QString path = parser.value(option);
     if (path.isEmpty())
         throw UsageError{QStringLiteral("--%1 is empty").arg(option)};
-    QString error;
-    std::optional<Tokenizer> tokenizer =
-        Tokenizer::fromPath(model ? modelFolder(path) : path, &error);
-    if (!tokenizer)
-        throw UsageError{error};
-    return *tokenizer;
+    return readTokenizer(path, file);
 }
 
 QJsonArray idsJson(const TokenEncoding &e)
@@ -89,6 +84,16 @@ void write(const QByteArray &bytes)
 }
 
 } // namespace
+
+Tokenizer readTokenizer(const QString &path, bool file)
+{
+    QString error;
+    std::optional<Tokenizer> tokenizer =
+        Tokenizer::fromPath(file ? path : modelFolder(path), &error);
+    if (!tokenizer)
+        throw UsageError{error};
+    return *tokenizer;
+}
 
 int runTokens(const QStringList &args)
 {

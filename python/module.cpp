@@ -3,6 +3,7 @@
 #include "encoding.h"
 #include "figure.h"
 #include "modelinput.h"
+#include "phrase.h"
 #include "pythonerror.h"
 #include "verification.h"
 
@@ -50,6 +51,26 @@ scaled: cos and sin times the attention factor, as transformers' rotary forward 
 
 path: a model folder, config.json, a .safetensors, .gguf or .npy file, or a repo id in the
 Hugging Face cache. Reads headers only.)");
+
+    module.def("tokens", &tokens, py::arg("model"), py::arg("text"), py::kw_only(),
+               py::arg("no_special_tokens") = false,
+               R"(A text's tokens as the model's own tokenizer.json gives them (`pescope tokens`).
+
+model: a model folder, a file in one, a repo id in the Hugging Face cache, or a tokenizer.json.
+Returns {"text", "ids", "tokens", "offsets"} - offsets as (start, end) Unicode code points into
+the text, as the tokenizers library's Encoding.offsets - or a list of them for a list of texts.
+The tokenizer's special tokens are added unless no_special_tokens=True.)");
+
+    module.def("phrase", &phrase, py::arg("model"), py::arg("text"), py::kw_only(),
+               py::arg("what") = "embeddings", py::arg("layer") = 0, py::arg("positions") = true,
+               R"(A typed phrase's embeddings or layer 0's attention, as transformers computes them.
+
+`pescope data --model MODEL --phrase TEXT --what WHAT` as a float32 array: "embeddings" is
+hidden_states[0] (tokens x hidden), "attention" layer 0's attention probabilities (heads x
+tokens x tokens), for the tokens of the model's own tokenizer with its special tokens.
+positions=False: the same without the model's positions (no rotation in a RoPE layer, no
+position table added at an absolute model's input). layer: 0 (later layers are refused). A
+phrase longer than the model takes raises ValueError.)");
 
     bindVerification(module);
     module.def("verify", &verify, py::arg("config"), py::arg("table"), py::arg("what") = py::none(),

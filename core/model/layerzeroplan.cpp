@@ -4,6 +4,7 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pe {
@@ -311,11 +312,19 @@ std::optional<LayerZeroPlan> layerZeroPlan(const QJsonObject &json, const ModelC
                                  ? json
                                  : json.value(QLatin1String("text_config")).toObject();
     if (!supportedTypes().contains(p.modelType)) {
+        // An ALiBi model (BLOOM, MPT, Falcon with alibi) is named as such: its positions are a
+        // bias on the attention scores, which layer 0 here does not add.
+        const bool alibi =
+            std::any_of(config.layers.begin(), config.layers.end(),
+                        [](const auto &l) { return l.position == LayerPositionKind::Alibi; });
         *error = QStringLiteral("%1: %2 (model_type %3) is not an architecture pescope computes "
-                                "layer 0 for; it does for GPT-2, GPT-NeoX, OPT, BERT, RoBERTa, "
+                                "layer 0 for%4; it does for GPT-2, GPT-NeoX, OPT, BERT, RoBERTa, "
                                 "Llama, Mistral, Qwen2, Qwen3, Gemma 1-3 and Phi-3")
                      .arg(config.source, p.architecture,
-                          p.modelType.isEmpty() ? QStringLiteral("missing") : p.modelType);
+                          p.modelType.isEmpty() ? QStringLiteral("missing") : p.modelType,
+                          alibi ? QStringLiteral(" (its positions are ALiBi biases on the "
+                                                 "attention scores)")
+                                : QString());
         return std::nullopt;
     }
     if (layer != 0) {

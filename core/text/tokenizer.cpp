@@ -236,6 +236,26 @@ std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpec
     return postProcess(*m_d, std::move(encodings), addSpecialTokens);
 }
 
+std::optional<QString> Tokenizer::normalized(const QString &text, QString *error) const
+{
+    EncodeContext context(text.size());
+    std::u32string chars = unicode::toU32(text);
+    if (qint64(chars.size()) > maxTextLength) {
+        if (error)
+            *error = QStringLiteral("the text is %1 characters long (at most %2)")
+                         .arg(chars.size())
+                         .arg(maxTextLength);
+        return std::nullopt;
+    }
+    NormalizedString normalizedText(std::move(chars));
+    if (m_d->normalizer && !m_d->normalizer->normalize(normalizedText, context)) {
+        if (error)
+            *error = context.error;
+        return std::nullopt;
+    }
+    return unicode::fromU32(normalizedText.text());
+}
+
 std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const QString &second,
                                                    bool addSpecialTokens, QString *error) const
 {

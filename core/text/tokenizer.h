@@ -59,6 +59,10 @@ public:
     std::optional<TokenEncoding> encodePair(const QString &first, const QString &second,
                                             bool addSpecialTokens, QString *error) const;
 
+    // normalizer.normalize_str(text): the text as the file's normalizer makes it before it is
+    // split (the text itself without a normalizer); nullopt with *error as encode() has it.
+    std::optional<QString> normalized(const QString &text, QString *error) const;
+
     // Tokenizer.decode(ids, skip_special_tokens): the text for display, through the file's
     // decoder (tokens joined by spaces without one). Unknown ids are left out.
     QString decode(const std::vector<qint64> &ids, bool skipSpecialTokens = true) const;

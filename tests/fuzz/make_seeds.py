@@ -161,6 +161,11 @@ def main():
                                        "--out", "m.npy"))
     put("cli", "data-table.args", args("data", "--model", "tests/fuzz/corpus/safetensors/gpt2-like.safetensors",
                                        "--what", "positions", "--out", "t.npy"))
+    put("cli", "data-phrase.args", args("data", "--model", "tests/data/models/llama-tiny", "--phrase",
+                                        "na\u00efve caf\u00e9 \U0001F642", "--what", "attention",
+                                        "--no-positions", "--layer", "0", "--out", "a.npy"))
+    put("cli", "data-phrase-gpt2.args", args("data", "--model", "tests/data/models/gpt2-tiny", "--phrase",
+                                             "the the the", "--out", "h.csv"))
     put("cli", "data-bad.args", args("data", "--dims", "0", "--positions", "-1", "--no-such-option"))
     put("cli", "export-waves.args", args("export", "--view", "waves+heatmap", "--positions", "50", "--dims", "128",
                                          "--mark-dims", "4,5,6,7", "--markers", "10,20", "--width", "1000",

@@ -31,7 +31,8 @@ CancelCheck ComputeScheduler::Lane::staleness(quint64 g) const
 }
 
 ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
-    : QObject(parent), m_state(state), m_pool(std::make_unique<MatrixPool>())
+    : QObject(parent), m_state(state), m_pool(std::make_unique<MatrixPool>()),
+      m_phraseModels(std::make_unique<PhraseModelHolder>())
 {
     qRegisterMetaType<std::shared_ptr<const pe::EncodingResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::HeatmapGrid>>();
@@ -39,6 +40,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     qRegisterMetaType<std::shared_ptr<const pe::SchemeResult>>();
     qRegisterMetaType<pe::FigureData>();
     qRegisterMetaType<std::shared_ptr<const pe::TableResult>>();
+    qRegisterMetaType<std::shared_ptr<const pe::PhraseModelResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::EngineCheck>>();
 
     // The jobs run on this thread. The backends they use are made and destroyed by the scheduler
@@ -60,11 +62,15 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     });
     connect(state, &ExplorerState::phraseSettingsChanged, this,
             &ComputeScheduler::markPhrasesDirty);
+    for (auto signal : {&ExplorerState::phraseSettingsChanged, &ExplorerState::compareChanged,
+                        &ExplorerState::phraseSourceChanged})
+        connect(state, signal, this, &ComputeScheduler::markPhraseModelDirty);
     // The wave view plots the wave dims and the selected one.
     connect(state, &ExplorerState::waveOptionsChanged, this, &ComputeScheduler::markColumnsDirty);
     connect(state, &ExplorerState::selectionChanged, this, &ComputeScheduler::markColumnsDirty);
     m_encode.dirty = true;
     m_phraseLane.dirty = true;
+    m_phraseModelLane.dirty = state->phraseSource().tokenizer == PhraseTokenizer::Model;
     schedule();
 }
 
@@ -290,6 +296,18 @@ void ComputeScheduler::markPhrasesDirty()
     schedule();
 }
 
+void ComputeScheduler::markPhraseModelDirty()
+{
+    // TextVectorization shows nothing of the model: nothing to compute until it is chosen.
+    if (m_state->phraseSource().tokenizer != PhraseTokenizer::Model)
+        return;
+    if (m_phraseModel && m_phraseModel->inputs == phraseModelInputs(*m_state) &&
+        !m_phraseModelLane.busy())
+        return;
+    m_phraseModelLane.request();
+    schedule();
+}
+
 void ComputeScheduler::markColumnsDirty()
 {
     // A pending encode computes the plotted columns itself, and its arrival checks again.
@@ -383,6 +401,7 @@ void ComputeScheduler::onEngineCheckFinished(quint64 generation,
 
 void ComputeScheduler::dispatch()
 {
+    dispatchPhraseModel(); // CPU only, whatever the backend
     if (m_checkLane.dirty)
         dispatchEngineCheck();
     QString backendError;
@@ -557,6 +576,28 @@ void ComputeScheduler::dispatch()
     dispatchFigureJobs(backend);
 }
 
+// The model's tokenizer and layer 0 for the compared phrases, on the CPU (the model is small
+// next to an encoding); the model is opened on the worker, once per model.
+void ComputeScheduler::dispatchPhraseModel()
+{
+    if (!m_phraseModelLane.dirty)
+        return;
+    const quint64 generation = m_phraseModelLane.start();
+    ++m_phraseModelLane.inFlight;
+    post([this, generation, inputs = phraseModelInputs(*m_state),
+          isStale = m_phraseModelLane.staleness(generation)] {
+        QString error;
+        auto result = std::make_shared<PhraseModelResult>();
+        const JobStatus status = isStale() ? JobStatus::Cancelled
+                                           : computePhraseModelData(inputs, *m_phraseModels,
+                                                                    isStale, result.get(), &error);
+        std::shared_ptr<const PhraseModelResult> done;
+        if (status == JobStatus::Done)
+            done = result;
+        reply([=, this] { onPhraseModelFinished(generation, done, status, error); });
+    });
+}
+
 // The export dialog's figure and an animation's frame: what views need for given parameters.
 void ComputeScheduler::dispatchFigureJobs(Backend *backend)
 {
@@ -654,6 +695,26 @@ void ComputeScheduler::onPhrasesFinished(quint64 generation,
             m_phrasesError = error;
             emit phrasesFailed(error);
         }
+    }
+}
+
+void ComputeScheduler::onPhraseModelFinished(quint64 generation,
+                                             const std::shared_ptr<const PhraseModelResult> &result,
+                                             JobStatus status, const QString &error)
+{
+    --m_phraseModelLane.inFlight;
+    if (!m_phraseModelLane.current(generation))
+        return;
+    if (status == JobStatus::Done) {
+        m_phraseModel = result;
+        m_phraseModelError.clear();
+        emit phraseModelReady(result);
+    } else if (status == JobStatus::Failed) {
+        // The page shows the message alone now: the next inputs, even the last good ones again,
+        // are computed rather than taken for what is shown.
+        m_phraseModel.reset();
+        m_phraseModelError = error;
+        emit phraseModelFailed(error);
     }
 }
 

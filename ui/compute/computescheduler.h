@@ -9,6 +9,7 @@
 
 #include "compute/computejobs.h"
 #include "compute/figuredata.h"
+#include "compute/phrasemodeldata.h"
 #include "compute/schemedata.h"
 #include "state/explorerstate.h"
 
@@ -37,6 +38,11 @@ public:
     std::shared_ptr<const SchemeResult> schemes() const { return m_schemes; }
     // The Model page's last learned-table result; null before the first.
     std::shared_ptr<const TableResult> table() const { return m_table; }
+    // The Phrases page's model arrays (its tokenizer the model's own) for the state's phrase
+    // model and compared phrases; null before the first. Computed whenever those change while
+    // the tokenizer is the model's.
+    std::shared_ptr<const PhraseModelResult> phraseModel() const { return m_phraseModel; }
+    QString phraseModelError() const { return m_phraseModelError; }
     // What `views` need for the state's current parameters, taken from the results held here
     // (the encoding when materialised, the phrases, the Schemes page's and the last figure
     // job's); the members that do not match are empty. Computes nothing.
@@ -89,6 +95,8 @@ signals:
     // The sampled encoding now holds the columns of the newly plotted dims.
     void columnsReady(std::shared_ptr<const pe::EncodingResult> result);
     void phrasesReady(std::shared_ptr<const pe::PhraseResult> result);
+    void phraseModelReady(std::shared_ptr<const pe::PhraseModelResult> result);
+    void phraseModelFailed(const QString &message);
     void schemesReady(std::shared_ptr<const pe::SchemeResult> result);
     void tableReady(std::shared_ptr<const pe::TableResult> result);
     void tableFailed(const QString &message);
@@ -149,6 +157,8 @@ private:
     void markEncodingDirty();
     void markPhrasesDirty();
     void markColumnsDirty();
+    void markPhraseModelDirty();
+    void dispatchPhraseModel();
     void schedule();
     void dispatch();
     void failAll(const QString &error);
@@ -160,6 +170,9 @@ private:
                            const QString &error);
     void onPhrasesFinished(quint64 generation, const std::shared_ptr<const PhraseResult> &result,
                            JobStatus status, const QString &error);
+    void onPhraseModelFinished(quint64 generation,
+                               const std::shared_ptr<const PhraseModelResult> &result,
+                               JobStatus status, const QString &error);
     void onSchemesFinished(quint64 generation, const std::shared_ptr<const SchemeResult> &result,
                            JobStatus status, const QString &error);
     void onTableFinished(quint64 generation, const std::shared_ptr<const TableResult> &result,
@@ -203,19 +216,19 @@ private:
 
     Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane, m_tableLane,
         m_frameLane;
-    Lane m_checkLane;
+    Lane m_checkLane, m_phraseModelLane;
     EngineCheckRequest m_checkRequest;
     // Every lane, for what applies to all (cancel, idle, drop): one list, so a new lane is added
     // here and nowhere else.
-    std::array<Lane *, 9> lanes()
+    std::array<Lane *, 10> lanes()
     {
         return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
-                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane};
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane,  &m_phraseModelLane};
     }
-    std::array<const Lane *, 9> lanes() const
+    std::array<const Lane *, 10> lanes() const
     {
         return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
-                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane};
+                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane,  &m_phraseModelLane};
     }
 
     GridRequest m_gridRequest;
@@ -227,6 +240,8 @@ private:
     std::shared_ptr<const TableResult> m_table;
     std::shared_ptr<const EncodingResult> m_encoding;
     std::shared_ptr<const PhraseResult> m_phrases;
+    std::shared_ptr<const PhraseModelResult> m_phraseModel;
+    QString m_phraseModelError;
     std::shared_ptr<const SchemeResult> m_schemes;
     BackendChoice m_schemesBackend = BackendChoice::Auto; // what computed m_schemes
     FigureData m_figureData;                              // the last figure job's
@@ -234,6 +249,8 @@ private:
     QString m_phrasesError;
     // Used by the worker thread only: recycles the encode's matrix buffers.
     std::unique_ptr<MatrixPool> m_pool;
+    // Used by the worker thread only: the phrase model, opened once per model.
+    std::unique_ptr<PhraseModelHolder> m_phraseModels;
     std::map<BackendChoice, BackendSlot> m_backends; // destroyed after the thread has stopped
 };
 

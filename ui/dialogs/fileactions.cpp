@@ -5,6 +5,7 @@
 #include "dialogs/filedialog.h"
 
 #include "compute/computescheduler.h"
+#include "compute/phrasemodeldata.h"
 #include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
 #include "dialogs/modelfiledialog.h"
@@ -650,6 +651,7 @@ void FileActions::openModel(const QString &source, bool interactive)
                 const auto show = [&] {
                     if (!state->setSpec(spec->spec, &problem))
                         return false;
+                    setPhraseModel(state, source);
                     if (card)
                         self->m_window->modelPage()->setCard(card);
                     if (spec->layer >= 0)

@@ -210,6 +210,7 @@ void ExplorerState::setDefaults()
     m_window.page = Page::Encoding;
     m_schemes = SchemeSettings{};
     m_figure = FigureStyle{};
+    m_phraseSource = PhraseSource{};
 }
 
 void ExplorerState::resetToDefaults()
@@ -236,8 +237,8 @@ QList<qint64> ExplorerState::plottedDims() const
 
 ExplorerState::Values ExplorerState::values() const
 {
-    return {m_spec,       m_view,     m_window,   m_phrases, m_phraseSelection,
-            m_phrasePage, m_compareA, m_compareB, m_schemes, m_figure};
+    return {m_spec,     m_view,     m_window,  m_phrases, m_phraseSelection, m_phrasePage,
+            m_compareA, m_compareB, m_schemes, m_figure,  m_phraseSource};
 }
 
 void ExplorerState::setUndoStack(QUndoStack *stack)
@@ -376,6 +377,7 @@ void ExplorerState::adopt(const Values &next)
     note(a || b, &ExplorerState::compareChanged);
     note(assign(m_phraseSelection, next.phraseSelection), &ExplorerState::phraseSelectionChanged);
     note(assign(m_phrasePage, next.phrasePage), &ExplorerState::phrasePageChanged);
+    note(assign(m_phraseSource, next.phraseSource), &ExplorerState::phraseSourceChanged);
     note(assign(m_window.theme, next.window.theme), &ExplorerState::themeChanged);
     note(assign(m_window.page, next.window.page), &ExplorerState::pageChanged);
     note(assign(m_schemes, next.schemes), &ExplorerState::schemeSettingsChanged);
@@ -532,6 +534,18 @@ bool ExplorerState::setPhrasePage(const PhrasePage &page, QString *error)
         error);
 }
 
+bool ExplorerState::setPhraseSource(const PhraseSource &source, QString *error)
+{
+    if (const FieldProblem p = rangeProblem(PhraseSource::fields(), source))
+        return refuse(error, describe(PhraseSource::fields(), p, FieldNaming::Label));
+    return change(
+        [&](Values &next, QString *) {
+            next.phraseSource = source;
+            return true;
+        },
+        error);
+}
+
 bool ExplorerState::setCompare(int a, int b, QString *error)
 {
     return change(
@@ -610,9 +624,10 @@ QJsonObject ExplorerState::jsonOf(const Values &v)
     phrases.remove(QStringLiteral("embedding")); // the window shows both
     phrases.insert(compareKey, QJsonArray{v.compareA, v.compareB});
     phrases.insert(selectionKey, phraseSelectionJson(v.phraseSelection));
-    const QJsonObject page = pe::toJson(PhrasePage::fields(), v.phrasePage);
-    for (auto it = page.begin(); it != page.end(); ++it)
-        phrases.insert(it.key(), it.value());
+    for (const QJsonObject &part : {pe::toJson(PhrasePage::fields(), v.phrasePage),
+                                    pe::toJson(PhraseSource::fields(), v.phraseSource)})
+        for (auto it = part.begin(); it != part.end(); ++it)
+            phrases.insert(it.key(), it.value());
     json.insert(phrasesKey, phrases);
     json.insert(schemesKey, v.schemes.toJson());
     json.insert(figureKey, pe::toJson(FigureStyle::fields(), v.figure));
@@ -668,8 +683,12 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
         QStringList pageKeys;
         for (const Field<PhrasePage> &f : PhrasePage::fields())
             pageKeys.append(QString::fromUtf8(f.key));
-        if (const FieldProblem problem = readJson(PhraseSettings::fields(), p, &settings,
-                                                  QStringList{compareKey, selectionKey} + pageKeys))
+        QStringList sourceKeys;
+        for (const Field<PhraseSource> &f : PhraseSource::fields())
+            sourceKeys.append(QString::fromUtf8(f.key));
+        if (const FieldProblem problem =
+                readJson(PhraseSettings::fields(), p, &settings,
+                         QStringList{compareKey, selectionKey} + pageKeys + sourceKeys))
             return failWith(problem, QStringLiteral("phrases: "), PhraseSettings::fields());
         if (!scratch.setPhraseSettings(settings, error)) {
             if (error)
@@ -680,8 +699,12 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
         for (const Field<PhraseSettings> &f : PhraseSettings::fields())
             settingsKeys.append(QString::fromUtf8(f.key));
         PhrasePage page;
-        if (const FieldProblem problem = readJson(PhrasePage::fields(), p, &page, settingsKeys))
+        if (const FieldProblem problem =
+                readJson(PhrasePage::fields(), p, &page, settingsKeys + sourceKeys))
             return failWith(problem, QStringLiteral("phrases: "), PhrasePage::fields());
+        if (const FieldProblem problem = readJson(PhraseSource::fields(), p,
+                                                  &scratch.m_phraseSource, settingsKeys + pageKeys))
+            return failWith(problem, QStringLiteral("phrases: "), PhraseSource::fields());
         if (const FieldProblem problem = page.problem(scratch.m_phrases))
             return failWith(problem, QStringLiteral("phrases: "), PhrasePage::fields());
         scratch.m_phrasePage = page;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "figures/figurestyle.h"
+#include "state/phrasesource.h"
 #include "state/schemesettings.h"
 #include "state/viewoptions.h"
 
@@ -123,6 +124,7 @@ public:
         int compareB = 1;
         SchemeSettings schemes;
         FigureStyle figure;
+        PhraseSource phraseSource;
         bool operator==(const Values &) const = default;
     };
 
@@ -164,6 +166,8 @@ public:
     const PhraseSettings &phraseSettings() const { return m_phrases; }
     const PhraseSelection &phraseSelection() const { return m_phraseSelection; }
     const PhrasePage &phrasePage() const { return m_phrasePage; }
+    // The Phrases page's tokenizer: the tutorial's TextVectorization or the model's own.
+    const PhraseSource &phraseSource() const { return m_phraseSource; }
     PhraseWindow phraseWindow() const { return m_phrasePage.window(m_phrases); }
     int compareA() const { return m_compareA; }
     int compareB() const { return m_compareB; }
@@ -189,6 +193,7 @@ public:
     bool setPhraseSettings(const PhraseSettings &settings, QString *error = nullptr);
     void setPhraseSelection(const PhraseSelection &selection);
     bool setPhrasePage(const PhrasePage &page, QString *error = nullptr);
+    bool setPhraseSource(const PhraseSource &source, QString *error = nullptr);
     bool setCompare(int a, int b, QString *error = nullptr);
     void setTheme(Theme theme);
     void setPage(Page page);
@@ -219,6 +224,7 @@ signals:
     void phraseSettingsChanged();
     void phraseSelectionChanged();
     void phrasePageChanged();
+    void phraseSourceChanged();
     void compareChanged();
     void themeChanged();
     void pageChanged();
@@ -262,6 +268,7 @@ private:
     int m_compareB = 1;
     SchemeSettings m_schemes;
     FigureStyle m_figure;
+    PhraseSource m_phraseSource;
 
     QPointer<QUndoStack> m_undo;
     int m_stepDepth = 0;

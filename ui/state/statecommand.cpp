@@ -116,6 +116,7 @@ QList<Change> changes(const ExplorerState::Values &a, const ExplorerState::Value
     if (a.phrases.phrases != b.phrases.phrases)
         skip.append(QStringLiteral("titles"));
     collect(PhraseSettings::fields(), a.phrases, b.phrases, phrases, QString(), &out, skip);
+    collect(PhraseSource::fields(), a.phraseSource, b.phraseSource, phrases, QString(), &out);
     if (a.compareA != b.compareA || a.compareB != b.compareB)
         out.append({QStringLiteral("phrases.compare"),
                     QStringLiteral("Compared phrases"),

@@ -2,6 +2,7 @@
 
 #include "figures/fittedtext.h"
 #include "figures/plottheme.h"
+#include "views/modelphraseview.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
 #include "widgets/limitedlineedit.h"
@@ -261,6 +262,8 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     phrasesLayout->addLayout(m_rowsLayout);
     phrasesLayout->addWidget(m_rowMessage);
     phrasesLayout->addWidget(m_addPhrase);
+    // The tokenizer choice above the phrases; its figures replace the tutorial's (below).
+    leftLayout->addWidget(makePhraseTokenizerChoice(state, left));
     leftLayout->addWidget(phrasesBox);
     auto *settingsBox = new QGroupBox(tr("Vectorizer and embedding"), left);
     auto *settingsLayout = new QVBoxLayout(settingsBox);
@@ -310,7 +313,7 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("phraseSplitter"));
     split->addWidget(scroll);
-    split->addWidget(right);
+    split->addWidget(makePhraseFigureStack(right, state, scheduler, this));
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
     split->setSizes({400, 1000});

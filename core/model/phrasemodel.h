@@ -1,0 +1,66 @@
+// PhraseModel: a model folder's own tokenizer and its layer 0 together, for typed phrases: the
+// text to token ids as transformers' `tokenizer(text)` gives them (the tokenizer's default
+// special tokens), and those ids to the embedding output (`hidden_states[0]`) or layer 0's
+// attention probabilities, with or without the model's positions. What `pescope data --phrase`,
+// pescope.tokens() / pescope.phrase() and the window's model phrases share. Like LayerZero, not
+// for concurrent use: one thread at a time.
+#pragma once
+
+#include "fields/choicenames.h"
+#include "model/layerzero.h"
+#include "text/tokenizer.h"
+
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+namespace pe {
+
+enum class PhraseArray { Embeddings, Attention };
+
+inline constexpr ChoiceName phraseArrayNames[] = {
+    choice(PhraseArray::Embeddings, "embeddings", "embeddings (hidden_states[0])"),
+    choice(PhraseArray::Attention, "attention", "layer 0's attention probabilities"),
+};
+
+class PhraseModel
+{
+public:
+    // `model`: a model folder (or a file in one, or a cached repo id) with tokenizer.json,
+    // config.json and safetensors weights. Null with one sentence in *error naming the file at
+    // fault; `layer` other than 0 is refused, saying why.
+    static std::unique_ptr<PhraseModel> open(const QString &model, QString *error, int layer = 0);
+
+    const Tokenizer &tokenizer() const { return m_tokenizer; }
+    LayerZero &layerZero() { return *m_layerZero; }
+    const LayerZero &layerZero() const { return *m_layerZero; }
+    // The folder the files were read from.
+    const QString &folder() const { return m_folder; }
+
+    // The most tokens `what` is computed for: the model's maxTokens(), and for the attention
+    // also the tokens whose heads x tokens x tokens fit limits::maxLayerZeroAttentionValues.
+    qint64 maxTokens(PhraseArray what) const;
+
+    // The text's tokens with the tokenizer's default special tokens; nullopt with *error when
+    // the tokenizer cannot encode it.
+    std::optional<TokenEncoding> encode(const QString &text, QString *error) const;
+    // The first `count` tokens of `encoding` (all when it has fewer).
+    static TokenEncoding firstTokens(const TokenEncoding &encoding, qint64 count);
+
+    // Why `what` cannot be computed for `encoding` (no tokens, more than maxTokens(what), an id
+    // outside the model's token table), found without computing; empty when it can.
+    QString problem(const TokenEncoding &encoding, PhraseArray what) const;
+
+    // `what` for the encoding's ids: {tokens, hidden} or {heads, tokens, tokens} float32.
+    std::optional<LayerZeroArray> compute(const TokenEncoding &encoding, PhraseArray what,
+                                          bool withPositions, QString *error);
+
+private:
+    PhraseModel(Tokenizer tokenizer, std::unique_ptr<LayerZero> layerZero, QString folder);
+    Tokenizer m_tokenizer;
+    std::unique_ptr<LayerZero> m_layerZero;
+    QString m_folder;
+};
+
+} // namespace pe

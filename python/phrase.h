@@ -1,0 +1,21 @@
+// pescope.tokens() and pescope.phrase(): a typed text through a model's own tokenizer, and its
+// embedding output or layer 0's attention, as `pescope tokens` and `pescope data --phrase` give
+// them (core/model/phrasemodel.h).
+#pragma once
+
+#include "pybindinclude.h"
+
+namespace pe::python {
+
+// `pescope tokens --json`'s object for `text` ({"text", "ids", "tokens", "offsets"}; offsets as
+// (start, end) tuples of code points), or a list of them for a list of texts. `model`: a model
+// folder, a file in one, a cached repo id, or a tokenizer.json.
+pybind11::object tokens(const pybind11::object &model, const pybind11::object &text,
+                        bool noSpecialTokens);
+
+// `pescope data --model M --phrase TEXT --what WHAT [--layer N] [--no-positions]`'s array:
+// tokens x hidden (embeddings) or heads x tokens x tokens (attention), float32.
+pybind11::array phrase(const pybind11::object &model, const pybind11::object &text,
+                       const pybind11::object &what, const pybind11::object &layer, bool positions);
+
+} // namespace pe::python

@@ -1,0 +1,357 @@
+// The Phrases page with the open model's own tokenizer (issue 28 item 4), driven as a user does:
+// File > Open model on tests/data/models (transformers' folders), the tokenizer chosen in the
+// page's combo box, phrases typed. Known answers: ref/phrases.json's ids and tokens and
+// transformers' layer-0 attention arrays (ref/attn0_N.npy); the normalized text from the
+// normalizers' documented rules (Llama's Prepend "▁" then Replace " " by "▁"). Also: the choice
+// is an undo step and saved in sessions, a long phrase is cut with a notice, and without a model
+// the page says how to get one, and a folder without tokenizer.json or an ALiBi model is named
+// as such.
+#include "testutil.h"
+#include "windowtestutil.h"
+
+#include "compute/computescheduler.h"
+#include "dialogs/fileactions.h"
+#include "figures/qcpinclude.h"
+#include "formats/npyfile.h"
+#include "views/modelphraseview.h"
+#include "views/phraseview.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace pe;
+using namespace pe::test;
+
+namespace {
+
+constexpr double attentionTolerance = 1e-4; // absolute, as for the command line
+
+QString modelFolder(const char *name)
+{
+    return QFINDTESTDATA(QStringLiteral("data/models/") + QLatin1String(name));
+}
+
+QJsonObject phraseCase(const char *model, int index)
+{
+    QFile file(modelFolder(model) + QStringLiteral("/ref/phrases.json"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll())
+        .object()
+        .value(QLatin1String("cases"))
+        .toArray()
+        .at(index)
+        .toObject();
+}
+
+std::vector<float> readNpy(const QString &path)
+{
+    NpyFile file;
+    QString error;
+    std::vector<float> values;
+    if (!file.open(path, &error) || !file.read(&values, &error))
+        qFatal("%s", qPrintable(error));
+    return values;
+}
+
+bool waitSettled(MainWindow &window, int timeoutMs = 60000)
+{
+    for (int round = 0; round < 2; ++round) {
+        if (!QTest::qWaitFor([&] { return window.isSettled(); }, timeoutMs))
+            return false;
+        QTest::qWait(30);
+    }
+    return true;
+}
+
+bool openModel(MainWindow *window, const QString &source)
+{
+    QSignalSpy opened(FileActions::of(window), &FileActions::modelOpened);
+    FileActions::of(window)->openModel(source);
+    return opened.wait(30000) && opened.at(0).at(0).toString().isEmpty();
+}
+
+// Picks `text` in a combo box with the keyboard, as a user does.
+void choose(QComboBox *combo, const QString &text)
+{
+    const int index = combo->findText(text);
+    QVERIFY2(index >= 0, qPrintable(text));
+    combo->setFocus();
+    QTest::keyClick(combo, Qt::Key_Home);
+    for (int i = 0; i < index; ++i)
+        QTest::keyClick(combo, Qt::Key_Down);
+    QCOMPARE(combo->currentIndex(), index);
+}
+
+// The colour maps of a plot, in the order they were added.
+QList<QCPColorMap *> colorMaps(QCustomPlot *plot)
+{
+    QList<QCPColorMap *> maps;
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto *map = qobject_cast<QCPColorMap *>(plot->plottable(i)))
+            maps.append(map);
+    return maps;
+}
+
+} // namespace
+
+class TestModelPhrases : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void textVectorizationByDefault();
+    void modelTokensShown();
+    void attentionEqualsTransformers();
+    void choiceIsUndoableAndSaved();
+    void longPhraseCapped();
+    void withoutAModel();
+    void modelsItCannotDoSaySo();
+
+private:
+    // A window on the Phrases page with llama-tiny open, its tokenizer chosen, and phrases A and
+    // B set to `a` and `b` by typing them.
+    std::unique_ptr<MainWindow> modelWindow(const char *model, const QString &a, const QString &b);
+    static ModelPhraseView *modelView(MainWindow *window)
+    {
+        return window->findChild<ModelPhraseView *>();
+    }
+};
+
+std::unique_ptr<MainWindow> TestModelPhrases::modelWindow(const char *model, const QString &a,
+                                                          const QString &b)
+{
+    auto window = openWindow();
+    window->state()->setPage(Page::Phrases);
+    if (!openModel(window.get(), modelFolder(model)))
+        qFatal("cannot open %s", model);
+    auto *combo = window->findChild<QComboBox *>(QStringLiteral("phraseTokenizer"));
+    choose(combo, QStringLiteral("The model's own"));
+    PhraseView *view = window->phraseView();
+    typeInto(view->phraseEdit(window->state()->compareA()), a);
+    typeInto(view->phraseEdit(window->state()->compareB()), b);
+    if (!waitSettled(*window))
+        qFatal("the window did not settle");
+    return window;
+}
+
+void TestModelPhrases::textVectorizationByDefault()
+{
+    auto window = openWindow();
+    auto *combo = window->findChild<QComboBox *>(QStringLiteral("phraseTokenizer"));
+    QVERIFY(combo);
+    QCOMPARE(combo->currentText(), QStringLiteral("TextVectorization (the tutorial's)"));
+    QCOMPARE(window->state()->phraseSource().tokenizer, PhraseTokenizer::TextVectorization);
+    auto *stack = window->findChild<QStackedWidget *>(QStringLiteral("phraseFigureStack"));
+    QCOMPARE(stack->currentIndex(), 0); // the tutorial's grid
+    QVERIFY(waitSettled(*window));
+    QVERIFY(!window->scheduler()->phraseModel()); // nothing of a model is computed
+}
+
+void TestModelPhrases::modelTokensShown()
+{
+    const QJsonObject a = phraseCase("llama-tiny", 0); // "The cat sat on the mat."
+    const QJsonObject b = phraseCase("llama-tiny", 2); // "same same same ..."
+    auto window = modelWindow("llama-tiny", a.value(QLatin1String("text")).toString(),
+                              b.value(QLatin1String("text")).toString());
+    auto *stack = window->findChild<QStackedWidget *>(QStringLiteral("phraseFigureStack"));
+    QCOMPARE(stack->currentIndex(), 1);
+    ModelPhraseView *view = modelView(window.get());
+    QVERIFY2(view->info().contains(QLatin1String("LlamaForCausalLM")), qPrintable(view->info()));
+    QVERIFY2(view->notice().isEmpty(), qPrintable(view->notice()));
+    for (int p = 0; p < 2; ++p) {
+        const QJsonObject expected = p == 0 ? a : b;
+        const QJsonArray ids = expected.value(QLatin1String("ids")).toArray();
+        const QJsonArray tokens = expected.value(QLatin1String("tokens")).toArray();
+        QListWidget *list = view->tokenList(p);
+        QVERIFY(list->isVisible());
+        QCOMPARE(list->count(), ids.size());
+        for (int t = 0; t < list->count(); ++t)
+            QCOMPARE(list->item(t)->text(),
+                     QStringLiteral("%1\n%2").arg(tokens[t].toString()).arg(ids[t].toInteger()));
+    }
+    // Hover: the BOS is the post-processor's; "The▁" covers "The " and the normalizer
+    // (Prepend "▁", Replace " " by "▁") made "▁The▁cat▁sat▁on▁the▁mat.".
+    const QString bos = view->tokenList(0)->item(0)->toolTip();
+    QVERIFY2(bos.contains(QLatin1String("special token")), qPrintable(bos));
+    const QString the = view->tokenList(0)->item(2)->toolTip();
+    QVERIFY2(the.contains(QString::fromUtf8("“The▁” (id 808)")), qPrintable(the));
+    QVERIFY2(the.contains(QString::fromUtf8("offsets [0, 4) of the phrase: “The ”")),
+             qPrintable(the));
+    QVERIFY2(the.contains(QString::fromUtf8("“▁The▁cat▁sat▁on▁the▁mat.”")), qPrintable(the));
+}
+
+void TestModelPhrases::attentionEqualsTransformers()
+{
+    const QJsonObject a = phraseCase("llama-tiny", 1); // "I love positional encodings!"
+    const QJsonObject b = phraseCase("llama-tiny", 7); // "the the the"
+    auto window = modelWindow("llama-tiny", a.value(QLatin1String("text")).toString(),
+                              b.value(QLatin1String("text")).toString());
+    ModelPhraseView *view = modelView(window.get());
+    const std::vector<float> ref = readNpy(modelFolder("llama-tiny") + QStringLiteral("/ref/") +
+                                           a.value(QLatin1String("attn0")).toString());
+    const qint64 n = a.value(QLatin1String("ids")).toArray().size();
+    QCOMPARE(qint64(ref.size()), 4 * n * n);
+    for (int head = 0; head < 4; ++head) {
+        QSignalSpy updated(view, &ModelPhraseView::figuresUpdated);
+        choose(view->headChoice(), QStringLiteral("head %1").arg(head));
+        QVERIFY(updated.count() >= 1);
+        const QList<QCPColorMap *> maps = colorMaps(view->attentionPlot());
+        QCOMPARE(maps.size(), 3); // with positions, without, their difference
+        for (qint64 i = 0; i < n; ++i)
+            for (qint64 j = 0; j < n; ++j) {
+                const double with = maps[0]->data()->cell(int(j), int(i));
+                const double expected = ref[std::size_t((head * n + i) * n + j)];
+                PE_COMPARE_NEAR(with, expected, attentionTolerance);
+                // Without positions: a causal softmax row all the same, and the difference map
+                // is the two subtracted.
+                const double without = maps[1]->data()->cell(int(j), int(i));
+                PE_COMPARE_NEAR(maps[2]->data()->cell(int(j), int(i)), with - without, 1e-6);
+                if (j > i)
+                    PE_COMPARE_NEAR(without, 0.0, 0.0);
+            }
+    }
+    // Phrase B, with the mean of the heads: transformers' four heads averaged.
+    choose(view->phraseChoice(), QStringLiteral("B"));
+    choose(view->headChoice(), QStringLiteral("mean of the heads"));
+    const std::vector<float> refB = readNpy(modelFolder("llama-tiny") + QStringLiteral("/ref/") +
+                                            b.value(QLatin1String("attn0")).toString());
+    const qint64 m = b.value(QLatin1String("ids")).toArray().size();
+    const QList<QCPColorMap *> maps = colorMaps(view->attentionPlot());
+    QCOMPARE(maps.at(0)->data()->keySize(), int(m));
+    for (qint64 i = 0; i < m; ++i)
+        for (qint64 j = 0; j < m; ++j) {
+            double mean = 0;
+            for (qint64 h = 0; h < 4; ++h)
+                mean += refB[std::size_t((h * m + i) * m + j)] / 4.0;
+            PE_COMPARE_NEAR(maps[0]->data()->cell(int(j), int(i)), mean, attentionTolerance);
+        }
+}
+
+void TestModelPhrases::choiceIsUndoableAndSaved()
+{
+    auto window = openWindow();
+    QVERIFY(openModel(window.get(), modelFolder("llama-tiny")));
+    window->undoStack()->clear();
+    auto *combo = window->findChild<QComboBox *>(QStringLiteral("phraseTokenizer"));
+    choose(combo, QStringLiteral("The model's own"));
+    QCOMPARE(window->state()->phraseSource().tokenizer, PhraseTokenizer::Model);
+    QCOMPARE(window->undoStack()->count(), 1);
+    QVERIFY2(window->undoStack()->text(0).contains(QLatin1String("Tokenizer")),
+             qPrintable(window->undoStack()->text(0)));
+    const QJsonObject phrases =
+        window->state()->toJson().value(QLatin1String("phrases")).toObject();
+    QCOMPARE(phrases.value(QLatin1String("tokenizer")).toString(), QStringLiteral("model"));
+    QCOMPARE(phrases.value(QLatin1String("model")).toString(),
+             QFileInfo(modelFolder("llama-tiny")).absoluteFilePath());
+    window->undoStack()->undo();
+    QCOMPARE(window->state()->phraseSource().tokenizer, PhraseTokenizer::TextVectorization);
+    QCOMPARE(combo->currentIndex(), 0);
+    // A session brings it back.
+    ExplorerState restored;
+    QString error;
+    QJsonObject session = window->state()->toJson();
+    session.insert(QStringLiteral("phrases"), phrases);
+    QVERIFY2(restored.applyJson(session, &error), qPrintable(error));
+    QCOMPARE(restored.phraseSource().tokenizer, PhraseTokenizer::Model);
+    QCOMPARE(restored.phraseSource().model, phrases.value(QLatin1String("model")).toString());
+    // A bad value is refused, naming it.
+    QJsonObject bad = phrases;
+    bad.insert(QStringLiteral("tokenizer"), QStringLiteral("sentencepiece"));
+    session.insert(QStringLiteral("phrases"), bad);
+    QVERIFY(!restored.applyJson(session, &error));
+    QVERIFY2(error.contains(QLatin1String("tokenizer")), qPrintable(error));
+}
+
+// GPT-2's table holds 256 positions; the window cuts a phrase of more at 256 and says so.
+void TestModelPhrases::longPhraseCapped()
+{
+    QStringList words;
+    for (int i = 0; i < 300; ++i)
+        words << QStringLiteral("cat");
+    auto window =
+        modelWindow("gpt2-tiny", words.join(QLatin1Char(' ')), QStringLiteral("the the the"));
+    ModelPhraseView *view = modelView(window.get());
+    QVERIFY2(view->notice().contains(QLatin1String("the first 256 are shown")),
+             qPrintable(view->notice()));
+    QCOMPARE(view->tokenList(0)->count(), 256);
+    QCOMPARE(colorMaps(view->attentionPlot()).at(0)->data()->keySize(), 256);
+}
+
+void TestModelPhrases::withoutAModel()
+{
+    auto window = openWindow();
+    window->state()->setPage(Page::Phrases);
+    auto *combo = window->findChild<QComboBox *>(QStringLiteral("phraseTokenizer"));
+    choose(combo, QStringLiteral("The model's own"));
+    QVERIFY(waitSettled(*window));
+    ModelPhraseView *view = modelView(window.get());
+    QVERIFY2(view->notice().contains(QLatin1String("File > Open model")),
+             qPrintable(view->notice()));
+}
+
+// gpt2-tiny copied twice: without its tokenizer.json, and with config.json's model_type made
+// "bloom" (an ALiBi model, which layer 0 here does not compute). Each gets its message alone: the
+// tokens and figures of the model before it are gone.
+void TestModelPhrases::modelsItCannotDoSaySo()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString source = modelFolder("gpt2-tiny");
+    const QString noTokenizer = dir.filePath(QStringLiteral("no-tokenizer"));
+    const QString bloom = dir.filePath(QStringLiteral("bloom"));
+    for (const QString &folder : {noTokenizer, bloom}) {
+        QVERIFY(QDir().mkpath(folder));
+        for (const char *name : {"config.json", "model.safetensors", "tokenizer.json"})
+            if (folder != noTokenizer || QLatin1String(name) != QLatin1String("tokenizer.json"))
+                QVERIFY(QFile::copy(source + QLatin1Char('/') + QLatin1String(name),
+                                    folder + QLatin1Char('/') + QLatin1String(name)));
+    }
+    QFile config(bloom + QStringLiteral("/config.json"));
+    QVERIFY(config.open(QIODevice::ReadOnly));
+    QJsonObject json = QJsonDocument::fromJson(config.readAll()).object();
+    config.close();
+    json.insert(QStringLiteral("model_type"), QStringLiteral("bloom"));
+    QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    config.write(QJsonDocument(json).toJson());
+    config.close();
+
+    auto window = modelWindow("gpt2-tiny", QStringLiteral("the cat"), QStringLiteral("a dog"));
+    ModelPhraseView *view = modelView(window.get());
+    QVERIFY(view->figureTabs()->isVisible());
+    const struct
+    {
+        QString folder;
+        QString says;
+    } cases[] = {{noTokenizer, QStringLiteral("has no tokenizer.json")},
+                 {bloom, QStringLiteral("ALiBi")}};
+    for (const auto &c : cases) {
+        setPhraseModel(window->state(), c.folder);
+        QVERIFY(waitSettled(*window));
+        QVERIFY2(view->notice().contains(c.says), qPrintable(view->notice()));
+        QVERIFY(!view->figureTabs()->isVisible());
+        QVERIFY(!view->tokenList(0)->isVisible());
+        QVERIFY(view->info().isEmpty());
+    }
+    // Back to a model it computes: the figures return.
+    setPhraseModel(window->state(), source);
+    QVERIFY(waitSettled(*window));
+    QVERIFY2(view->notice().isEmpty(), qPrintable(view->notice()));
+    QVERIFY(view->figureTabs()->isVisible());
+    QVERIFY(view->tokenList(0)->count() > 0);
+}
+
+QTEST_MAIN(TestModelPhrases)
+#include "tst_modelphrases.moc"

@@ -1,0 +1,407 @@
+// `pescope data --model M --phrase TEXT --what embeddings|attention` (issue 28) through the
+// executable. Known answers: transformers' own arrays for the two model folders in
+// tests/data/models (see its README) for every phrase of their ref/phrases.json. Without
+// positions, where transformers gave no array: the token table's rows read from the safetensors
+// file by the small reader below (GPT-2's wte; Llama's embed_tokens, which RoPE leaves alone),
+// and for the attention what NoPE implies - keys holding the same token get the same weight.
+// Then the refusals: exit 2 with one line naming the option or file, and no file left behind.
+#include "formats/npyfile.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtEndian>
+#include <QtTest>
+
+#include <cstring>
+
+using pe::test::runPescope;
+
+namespace {
+
+constexpr double embeddingTolerance = 1e-5; // relative
+constexpr double attentionTolerance = 1e-4; // absolute
+
+QString modelFolder(const char *name)
+{
+    return QFINDTESTDATA(QStringLiteral("data/models/") + QLatin1String(name));
+}
+
+QJsonArray phraseCases(const QString &folder)
+{
+    QFile file(folder + QStringLiteral("/ref/phrases.json"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
+}
+
+struct Array
+{
+    std::vector<qint64> shape;
+    std::vector<float> values;
+};
+
+Array readNpy(const QString &path)
+{
+    pe::NpyFile file;
+    QString error;
+    Array out;
+    if (!file.open(path, &error) || !file.read(&out.values, &error))
+        qFatal("%s", qPrintable(error));
+    out.shape = file.tensor().shape;
+    return out;
+}
+
+// Rows `rows` of an F32 tensor of a .safetensors file: 8 bytes of header length, the JSON
+// header, then the data (the format's README).
+std::vector<float> tensorRows(const QString &file, const QString &name, const QJsonArray &rows)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(file));
+    const QByteArray bytes = f.readAll();
+    const auto headerLength = qFromLittleEndian<quint64>(bytes.constData());
+    const QJsonObject header =
+        QJsonDocument::fromJson(bytes.mid(8, qsizetype(headerLength))).object();
+    const QJsonObject tensor = header.value(name).toObject();
+    if (tensor.value(QLatin1String("dtype")).toString() != QLatin1String("F32"))
+        qFatal("%s is not F32", qPrintable(name));
+    const qint64 columns = tensor.value(QLatin1String("shape")).toArray().at(1).toInteger();
+    const qint64 begin = 8 + qint64(headerLength) +
+                         tensor.value(QLatin1String("data_offsets")).toArray().at(0).toInteger();
+    std::vector<float> out;
+    for (const QJsonValue row : rows) {
+        std::vector<float> values(static_cast<std::size_t>(columns));
+        std::memcpy(values.data(), bytes.constData() + begin + row.toInteger() * columns * 4,
+                    std::size_t(columns) * 4);
+        out.insert(out.end(), values.begin(), values.end());
+    }
+    return out;
+}
+
+QString firstDifference(const std::vector<float> &actual, const std::vector<float> &expected,
+                        double tolerance, bool relative)
+{
+    if (actual.size() != expected.size())
+        return QStringLiteral("%1 values, expected %2").arg(actual.size()).arg(expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+        const double e = expected[i];
+        const double bound = relative ? tolerance * std::abs(e) + 1e-30 : tolerance;
+        if (!(std::abs(double(actual[i]) - e) <= bound))
+            return QStringLiteral("element %1 is %2, expected %3")
+                .arg(i)
+                .arg(double(actual[i]), 0, 'g', 9)
+                .arg(e, 0, 'g', 9);
+    }
+    return {};
+}
+
+// stderr's last line, without its end.
+QString lastLine(const QByteArray &err)
+{
+    return QString::fromUtf8(err).trimmed().section(QLatin1Char('\n'), -1);
+}
+
+} // namespace
+
+class TestPhraseData : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void knownAnswers_data();
+    void knownAnswers();
+    void embeddingsWithoutPositions_data();
+    void embeddingsWithoutPositions();
+    void attentionWithoutPositions_data();
+    void attentionWithoutPositions();
+    void dryRun();
+    void csv();
+    void refusals_data();
+    void refusals();
+    void tooLong();
+    void unwritableOutput();
+
+private:
+    // Runs `pescope data --model folder --phrase text` with `extra`; the array, or a failure.
+    Array run(const QString &folder, const QString &text, const QStringList &extra);
+    QTemporaryDir m_dir;
+};
+
+Array TestPhraseData::run(const QString &folder, const QString &text, const QStringList &extra)
+{
+    const QString out = m_dir.filePath(QStringLiteral("out.npy"));
+    QFile::remove(out);
+    const pe::test::RunResult r =
+        runPescope(QStringList{QStringLiteral("data"), QStringLiteral("--model"), folder,
+                               QStringLiteral("--phrase"), text, QStringLiteral("--out"), out} +
+                   extra);
+    if (r.exitCode != 0) {
+        QTest::qFail(r.err.constData(), __FILE__, __LINE__);
+        return {};
+    }
+    return readNpy(out);
+}
+
+void TestPhraseData::knownAnswers_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QJsonObject>("phrase");
+    for (const char *model : {"gpt2-tiny", "llama-tiny"}) {
+        const QJsonArray cases = phraseCases(modelFolder(model));
+        QVERIFY(cases.size() >= 8);
+        for (const QJsonValue c : cases)
+            QTest::addRow("%s: %s", model,
+                          qPrintable(c.toObject().value(QLatin1String("text")).toString()))
+                << modelFolder(model) << c.toObject();
+    }
+}
+
+// transformers' hidden_states[0] and attentions[0] for every phrase, text in, arrays out: the
+// model's tokenizer with its special tokens, then layer 0.
+void TestPhraseData::knownAnswers()
+{
+    QFETCH(QString, folder);
+    QFETCH(QJsonObject, phrase);
+    const QString text = phrase.value(QLatin1String("text")).toString();
+    const qint64 tokens = phrase.value(QLatin1String("ids")).toArray().size();
+    const QString refs = folder + QStringLiteral("/ref/");
+
+    const Array hidden =
+        run(folder, text, {QStringLiteral("--what"), QStringLiteral("embeddings")});
+    QCOMPARE(hidden.shape, (std::vector<qint64>{tokens, 64}));
+    const Array hiddenRef = readNpy(refs + phrase.value(QLatin1String("hidden0")).toString());
+    const QString h = firstDifference(hidden.values, hiddenRef.values, embeddingTolerance, true);
+    QVERIFY2(h.isEmpty(), qPrintable(h));
+
+    const Array attention =
+        run(folder, text, {QStringLiteral("--what"), QStringLiteral("attention")});
+    QCOMPARE(attention.shape, (std::vector<qint64>{4, tokens, tokens}));
+    const Array attentionRef = readNpy(refs + phrase.value(QLatin1String("attn0")).toString());
+    const QString a =
+        firstDifference(attention.values, attentionRef.values, attentionTolerance, false);
+    QVERIFY2(a.isEmpty(), qPrintable(a));
+}
+
+void TestPhraseData::embeddingsWithoutPositions_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QString>("table");
+    QTest::addColumn<QJsonObject>("phrase");
+    const std::pair<const char *, const char *> models[] = {
+        {"gpt2-tiny", "transformer.wte.weight"}, {"llama-tiny", "model.embed_tokens.weight"}};
+    for (const auto &[model, table] : models)
+        for (const QJsonValue c : phraseCases(modelFolder(model)))
+            QTest::addRow("%s: %s", model,
+                          qPrintable(c.toObject().value(QLatin1String("text")).toString()))
+                << modelFolder(model) << QString::fromLatin1(table) << c.toObject();
+}
+
+// Without positions the embedding output is the token table's rows: GPT-2 adds no wpe, and a
+// RoPE model's output is the same either way (transformers' hidden_states[0] for Llama).
+void TestPhraseData::embeddingsWithoutPositions()
+{
+    QFETCH(QString, folder);
+    QFETCH(QString, table);
+    QFETCH(QJsonObject, phrase);
+    const Array hidden = run(folder, phrase.value(QLatin1String("text")).toString(),
+                             {QStringLiteral("--no-positions")});
+    const std::vector<float> rows = tensorRows(folder + QStringLiteral("/model.safetensors"), table,
+                                               phrase.value(QLatin1String("ids")).toArray());
+    const QString problem = firstDifference(hidden.values, rows, embeddingTolerance, true);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+}
+
+void TestPhraseData::attentionWithoutPositions_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QJsonObject>("phrase");
+    for (const char *model : {"gpt2-tiny", "llama-tiny"})
+        for (const QJsonValue c : phraseCases(modelFolder(model)))
+            if (c.toObject().value(QLatin1String("text")).toString().startsWith(u"same same"))
+                QTest::addRow("%s", model) << modelFolder(model) << c.toObject();
+}
+
+// "same same same ...": five keys hold one token. Without positions a query cannot tell them
+// apart, so it gives them one weight; with positions (transformers' array) it does not.
+void TestPhraseData::attentionWithoutPositions()
+{
+    QFETCH(QString, folder);
+    QFETCH(QJsonObject, phrase);
+    const QJsonArray ids = phrase.value(QLatin1String("ids")).toArray();
+    const auto n = qint64(ids.size());
+    std::vector<qint64> same; // the positions of the repeated token
+    for (qint64 j = 0; j < n; ++j)
+        if (ids[j] == ids[n / 2])
+            same.push_back(j);
+    QVERIFY(same.size() >= 4);
+    const Array without = run(
+        folder, phrase.value(QLatin1String("text")).toString(),
+        {QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--no-positions")});
+    const Array with =
+        readNpy(folder + QStringLiteral("/ref/") + phrase.value(QLatin1String("attn0")).toString());
+    QCOMPARE(without.shape, with.shape);
+    const qint64 query = same.back(); // sees every one of them
+    double spreadWith = 0;
+    for (qint64 h = 0; h < 4; ++h) {
+        const auto at = [&](const Array &a, qint64 j) {
+            return double(a.values[std::size_t((h * n + query) * n + j)]);
+        };
+        double rowSum = 0;
+        for (qint64 j = 0; j < n; ++j)
+            rowSum += at(without, j);
+        PE_COMPARE_NEAR(rowSum, 1.0, 1e-5);
+        for (const qint64 j : same) {
+            PE_COMPARE_NEAR(at(without, j), at(without, same.front()), 1e-6);
+            spreadWith = std::max(spreadWith, std::abs(at(with, j) - at(with, same.front())));
+        }
+    }
+    QVERIFY2(spreadWith > 1e-3, "with positions the weights of the repeated token differ");
+}
+
+void TestPhraseData::dryRun()
+{
+    const QString out = m_dir.filePath(QStringLiteral("dry.npy"));
+    const pe::test::RunResult r =
+        runPescope({QStringLiteral("data"), QStringLiteral("--model"), modelFolder("llama-tiny"),
+                    QStringLiteral("--phrase"), QStringLiteral("The cat sat on the mat."),
+                    QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--out"),
+                    out, QStringLiteral("--dry-run")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(!QFile::exists(out));
+    const QString err = QString::fromUtf8(r.err);
+    // Which files, how many tokens, what would be written.
+    QVERIFY2(err.contains(QLatin1String("LlamaForCausalLM")) &&
+                 err.contains(QLatin1String("tokenizer.json")) &&
+                 err.contains(QString::fromUtf8("10 tokens: <s> ▁ The▁ c at▁")),
+             r.err.constData());
+    QVERIFY2(lastLine(r.err).startsWith(
+                 QLatin1String("pescope data: dry run: would write the 4 x 10 x 10 attention")),
+             r.err.constData());
+}
+
+// CSV: one line per token, hidden columns.
+void TestPhraseData::csv()
+{
+    const QString out = m_dir.filePath(QStringLiteral("hidden.csv"));
+    const pe::test::RunResult r = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), modelFolder("gpt2-tiny"),
+         QStringLiteral("--phrase"), QStringLiteral("the the the"), QStringLiteral("--out"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines[0].split(',').size(), 64);
+    const Array ref = readNpy(modelFolder("gpt2-tiny") + QStringLiteral("/ref/hidden0_14.npy"));
+    PE_COMPARE_NEAR(lines[2].split(',').last().toDouble(), ref.values.back(),
+                    1e-5 * std::abs(ref.values.back()));
+}
+
+void TestPhraseData::refusals_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected"); // what the one line must name
+    const QString llama = modelFolder("llama-tiny");
+    const QString out = m_dir.filePath(QStringLiteral("refused.npy"));
+    const QStringList phrase{QStringLiteral("--model"),  llama,
+                             QStringLiteral("--phrase"), QStringLiteral("a cat"),
+                             QStringLiteral("--out"),    out};
+    const auto add = [&](const char *name, const QStringList &args, const char *expected) {
+        QTest::addRow("%s", name) << (QStringList{QStringLiteral("data")} + args)
+                                  << QString::fromUtf8(expected);
+    };
+    add("layer 1", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("1")},
+        "layer 1: pescope computes layer 0 only");
+    add("layer -1", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("-1")},
+        "--layer must be between 0");
+    add("what matrix", phrase + QStringList{QStringLiteral("--what"), QStringLiteral("matrix")},
+        "--what must be embeddings or attention with --phrase (got \"matrix\")");
+    add("scheme", phrase + QStringList{QStringLiteral("--scheme"), QStringLiteral("rope")},
+        "--scheme does not apply to --phrase");
+    add("positions", phrase + QStringList{QStringLiteral("--positions"), QStringLiteral("5")},
+        "--positions does not apply to --phrase");
+    add("no model",
+        {QStringLiteral("--phrase"), QStringLiteral("a cat"), QStringLiteral("--out"), out},
+        "--phrase needs --model");
+    add("no-positions without a phrase",
+        {QStringLiteral("--no-positions"), QStringLiteral("--out"), out},
+        "--no-positions does not apply to a spec without --phrase");
+    add("attention without a phrase",
+        {QStringLiteral("--model"), llama, QStringLiteral("--what"), QStringLiteral("attention"),
+         QStringLiteral("--out"), out},
+        "--what attention needs --model PATH --phrase TEXT");
+    add("missing model",
+        {QStringLiteral("--model"), m_dir.filePath(QStringLiteral("nowhere")),
+         QStringLiteral("--phrase"), QStringLiteral("a"), QStringLiteral("--out"), out},
+        "nowhere");
+    add("bad extension",
+        {QStringLiteral("--model"), llama, QStringLiteral("--phrase"), QStringLiteral("a"),
+         QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.txt"))},
+        "--out must end in .npy or .csv");
+
+    // Weights and config without tokenizer.json: the tokenizer is named.
+    const QString noTokenizer = m_dir.filePath(QStringLiteral("no-tokenizer"));
+    QDir().mkpath(noTokenizer);
+    for (const char *file : {"config.json", "model.safetensors"})
+        QFile::copy(llama + QLatin1Char('/') + QLatin1String(file),
+                    noTokenizer + QLatin1Char('/') + QLatin1String(file));
+    add("no tokenizer.json",
+        {QStringLiteral("--model"), noTokenizer, QStringLiteral("--phrase"), QStringLiteral("a"),
+         QStringLiteral("--out"), out},
+        "tokenizer.json");
+    // The GPT-2 tokenizer gives no tokens for an empty text (no BOS): nothing to compute.
+    add("no tokens",
+        {QStringLiteral("--model"), modelFolder("gpt2-tiny"), QStringLiteral("--phrase"), QString(),
+         QStringLiteral("--out"), out},
+        "--phrase: the phrase has no tokens with this tokenizer");
+}
+
+// Exit 2, one line on stderr naming what is wrong, no output file.
+void TestPhraseData::refusals()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const pe::test::RunResult r = runPescope(args);
+    QCOMPARE(r.exitCode, 2);
+    const QString err = QString::fromUtf8(r.err);
+    QVERIFY2(err.startsWith(QLatin1String("pescope data: ")) && err.count(QLatin1Char('\n')) == 1,
+             qPrintable(err));
+    QVERIFY2(err.contains(expected), qPrintable(err));
+    QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.npy"))));
+}
+
+// GPT-2's wpe holds 256 positions: a phrase of more tokens is refused, saying how many it has
+// and how many the model takes, rather than cut.
+void TestPhraseData::tooLong()
+{
+    const QString out = m_dir.filePath(QStringLiteral("long.npy"));
+    QStringList words;
+    for (int i = 0; i < 300; ++i)
+        words << QStringLiteral("cat");
+    const pe::test::RunResult r = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), modelFolder("gpt2-tiny"),
+         QStringLiteral("--phrase"), words.join(QLatin1Char(' ')), QStringLiteral("--out"), out});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("the phrase has ") && r.err.contains("at most 256"), r.err.constData());
+    QVERIFY(!QFile::exists(out));
+}
+
+// A folder that cannot be written: exit 1 naming it, nothing left.
+void TestPhraseData::unwritableOutput()
+{
+    const QString out = m_dir.filePath(QStringLiteral("missing/folder/x.npy"));
+    const pe::test::RunResult r = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), modelFolder("llama-tiny"),
+         QStringLiteral("--phrase"), QStringLiteral("a cat"), QStringLiteral("--out"), out});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(lastLine(r.err).contains(QLatin1String("missing/folder")), r.err.constData());
+    QVERIFY(!QFile::exists(out));
+}
+
+QTEST_GUILESS_MAIN(TestPhraseData)
+#include "tst_phrasedata.moc"

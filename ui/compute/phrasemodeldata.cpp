@@ -1,0 +1,171 @@
+#include "compute/phrasemodeldata.h"
+
+#include "analysis/similarity.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace pe {
+
+namespace {
+
+// The mean of a {tokens, hidden} array's rows, accumulated in float64.
+std::vector<float> meanRow(const LayerZeroArray &rows)
+{
+    const qint64 n = rows.shape[0], d = rows.shape[1];
+    std::vector<double> sum(std::size_t(d), 0.0);
+    for (qint64 t = 0; t < n; ++t)
+        for (qint64 i = 0; i < d; ++i)
+            sum[std::size_t(i)] += double(rows.values[std::size_t(t * d + i)]);
+    std::vector<float> mean(static_cast<std::size_t>(d));
+    for (qint64 i = 0; i < d; ++i)
+        mean[std::size_t(i)] = float(sum[std::size_t(i)] / double(std::max<qint64>(n, 1)));
+    return mean;
+}
+
+// cos(a's token i, b's token j) for every pair.
+ValueGrid tokenCosines(const LayerZeroArray &a, const LayerZeroArray &b)
+{
+    ValueGrid grid;
+    grid.rows = a.shape[0];
+    grid.cols = b.shape[0];
+    const qint64 d = a.shape[1];
+    grid.values.resize(std::size_t(grid.rows * grid.cols));
+    for (qint64 i = 0; i < grid.rows; ++i)
+        for (qint64 j = 0; j < grid.cols; ++j)
+            grid.values[std::size_t(i * grid.cols + j)] =
+                float(cosineSimilarity(a.values.data() + i * d, b.values.data() + j * d, d));
+    return grid;
+}
+
+// One phrase through the tokenizer (capped) and both arrays with and without positions.
+JobStatus computePhrase(PhraseModel &model, const QString &text, qint64 cap,
+                        const CancelCheck &cancel, ModelPhrase *out, QString *error)
+{
+    out->text = text;
+    std::optional<TokenEncoding> tokens = model.encode(text, error);
+    if (!tokens)
+        return JobStatus::Failed;
+    out->allTokens = tokens->size();
+    out->tokens = PhraseModel::firstTokens(*tokens, cap);
+    out->normalizedText = model.tokenizer().normalized(text, error).value_or(QString());
+    for (const Positions p : {Positions::With, Positions::Without}) {
+        for (const PhraseArray what : {PhraseArray::Embeddings, PhraseArray::Attention}) {
+            if (cancel && cancel())
+                return JobStatus::Cancelled;
+            std::optional<LayerZeroArray> values =
+                model.compute(out->tokens, what, p == Positions::With, error);
+            if (!values)
+                return JobStatus::Failed;
+            (what == PhraseArray::Embeddings ? out->embeddings : out->attention)[at(p)] =
+                std::move(*values);
+        }
+    }
+    return JobStatus::Done;
+}
+
+} // namespace
+
+QString PhraseModelResult::capNotice() const
+{
+    QStringList parts;
+    for (std::size_t i = 0; i < phrases.size(); ++i)
+        if (phrases[i].capped())
+            parts.append(QStringLiteral("phrase %1 has %2 tokens, the first %3 are shown")
+                             .arg(QChar(u'A' + int(i)))
+                             .arg(phrases[i].allTokens)
+                             .arg(phrases[i].tokens.size()));
+    if (parts.isEmpty())
+        return {};
+    return parts.join(QStringLiteral("; ")) +
+           QStringLiteral(" (the window computes at most %1 tokens a phrase)").arg(cap);
+}
+
+PhraseModel *PhraseModelHolder::open(const QString &source, QString *error)
+{
+    if (source != m_source || (!m_model && m_error.isEmpty())) {
+        m_source = source;
+        m_error.clear();
+        m_model = PhraseModel::open(source, &m_error);
+    }
+    if (!m_model)
+        *error = m_error;
+    return m_model.get();
+}
+
+void setPhraseModel(ExplorerState *state, const QString &source)
+{
+    PhraseSource phrases = state->phraseSource();
+    phrases.model = QFileInfo::exists(source) ? QFileInfo(source).absoluteFilePath() : source;
+    state->setPhraseSource(phrases);
+}
+
+PhraseModelInputs phraseModelInputs(const ExplorerState &state)
+{
+    const QStringList &phrases = state.phraseSettings().phrases;
+    PhraseModelInputs inputs;
+    inputs.model = state.phraseSource().model;
+    for (const int index : {state.compareA(), state.compareB()})
+        if (index >= 0 && index < phrases.size())
+            inputs.phrases.append(phrases[index]);
+    return inputs;
+}
+
+QString phraseModelProblem(const PhraseModelInputs &inputs)
+{
+    if (inputs.model.isEmpty())
+        return QStringLiteral("Open a model (File > Open model) to see its own tokens, "
+                              "embeddings and layer 0's attention for these phrases.");
+    if (inputs.phrases.isEmpty())
+        return QStringLiteral("Type a phrase.");
+    return {};
+}
+
+JobStatus computePhraseModelData(const PhraseModelInputs &inputs, PhraseModelHolder &models,
+                                 const CancelCheck &cancel, PhraseModelResult *result,
+                                 QString *error)
+{
+    QElapsedTimer timer;
+    timer.start();
+    if (const QString problem = phraseModelProblem(inputs); !problem.isEmpty()) {
+        *error = problem;
+        return JobStatus::Failed;
+    }
+    PhraseModel *model = models.open(inputs.model, error);
+    if (!model)
+        return JobStatus::Failed;
+    const LayerZero &zero = model->layerZero();
+    result->inputs = inputs;
+    result->folder = model->folder();
+    result->architecture = zero.architecture();
+    result->positionsText = zero.positionsText();
+    result->positionKind = zero.positionKind();
+    result->heads = zero.heads();
+    result->hidden = zero.hiddenSize();
+    result->cap = std::min(limits::maxModelPhraseTokens, model->maxTokens(PhraseArray::Attention));
+    result->phrases.resize(std::size_t(inputs.phrases.size()));
+    for (qsizetype i = 0; i < inputs.phrases.size(); ++i) {
+        const JobStatus status = computePhrase(*model, inputs.phrases[i], result->cap, cancel,
+                                               &result->phrases[std::size_t(i)], error);
+        if (status == JobStatus::Failed)
+            *error = QStringLiteral("phrase %1: %2").arg(QChar(u'A' + int(i))).arg(*error);
+        if (status != JobStatus::Done)
+            return status;
+    }
+    if (result->phrases.size() >= 2) {
+        const ModelPhrase &a = result->phrases[0], &b = result->phrases[1];
+        for (const Positions p : {Positions::With, Positions::Without}) {
+            result->tokenCosine[at(p)] = tokenCosines(a.embeddings[at(p)], b.embeddings[at(p)]);
+            const std::vector<float> meanA = meanRow(a.embeddings[at(p)]);
+            const std::vector<float> meanB = meanRow(b.embeddings[at(p)]);
+            result->phraseCosine[at(p)] =
+                cosineSimilarity(meanA.data(), meanB.data(), qint64(meanA.size()));
+        }
+    }
+    result->totalMs = double(timer.nsecsElapsed()) / 1e6;
+    return JobStatus::Done;
+}
+
+} // namespace pe

@@ -1,0 +1,264 @@
+#include "figures/attentionfigures.h"
+
+#include "figures/colormaps.h"
+#include "figures/fittedtext.h"
+#include "figures/schemefigures.h" // addScale
+
+#include "figures/qcpinclude.h"
+
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+constexpr int maxLabelChars = 12;
+
+// A bold title row (two lines at most, elided to the figure's width as the phrase figures' are)
+// over a grid the builder fills.
+QCPLayoutGrid *titledGrid(QCustomPlot *plot, const QString &title)
+{
+    QFont font = plot->font();
+    font.setPointSizeF(font.pointSizeF() + 1.0);
+    font.setBold(true);
+    auto *text = new FittedTextElement(plot, title, font);
+    text->setTextFlags(Qt::AlignCenter);
+    plot->plotLayout()->addElement(0, 0, text);
+    auto *grid = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(1, 0, grid);
+    plot->plotLayout()->setRowStretchFactor(0, 0.01);
+    return grid;
+}
+
+QString phraseName(int phrase)
+{
+    return QStringLiteral("phrase %1").arg(QChar(u'A' + phrase));
+}
+
+// The tokens of `phrase` as the labels of `axis`, thinned so that they do not overlap along
+// `pixels` of axis.
+void labelTokens(QCPAxis *axis, const ModelPhrase &phrase, double pixels)
+{
+    const qint64 n = phrase.tokens.size();
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    const bool vertical = axis->orientation() == Qt::Vertical;
+    const double labelSpan = vertical ? metrics.height() + 1 : metrics.height() * 1.2 + 2;
+    const qint64 step =
+        std::max<qint64>(1, qint64(std::ceil(labelSpan * double(n) / std::max(pixels, 40.0))));
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (qint64 t = 0; t < n; t += step) {
+        QString text = AttentionFigures::tokenText(phrase, t);
+        if (text.size() > maxLabelChars)
+            text = text.left(maxLabelChars - 1) + QChar(0x2026);
+        ticker->addTick(double(t), text);
+    }
+    axis->setTicker(ticker);
+    axis->setSubTicks(false);
+    if (!vertical)
+        axis->setTickLabelRotation(60);
+}
+
+// A rows x cols heatmap in `rect`, row 0 at the top, cells centred on whole numbers.
+QCPColorMap *addGridMap(QCPAxisRect *rect, const ValueGrid &g, const QCPColorGradient &gradient,
+                        const QCPRange &range)
+{
+    QCPAxis *x = rect->axis(QCPAxis::atBottom);
+    QCPAxis *y = rect->axis(QCPAxis::atLeft);
+    y->setRangeReversed(true);
+    auto *map = new QCPColorMap(x, y);
+    map->setInterpolate(false);
+    map->setTightBoundary(false);
+    // QCPColorMap needs two cells per axis: a single row or column is doubled.
+    const int cols = int(std::max<qint64>(2, g.cols)), rows = int(std::max<qint64>(2, g.rows));
+    map->data()->setSize(cols, rows);
+    map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            map->data()->setCell(
+                c, r,
+                double(g.at(std::min<qint64>(r, g.rows - 1), std::min<qint64>(c, g.cols - 1))));
+    map->setGradient(gradient);
+    map->setDataRange(range);
+    x->setRange(-0.5, double(g.cols) - 0.5);
+    y->setRange(-0.5, double(g.rows) - 0.5);
+    x->grid()->setVisible(false);
+    y->grid()->setVisible(false);
+    return map;
+}
+
+ValueGrid gridOf(const LayerZeroArray &rows)
+{
+    return {rows.shape[0], rows.shape[1], rows.values};
+}
+
+QCPRange rangeOf(const std::vector<const ValueGrid *> &grids)
+{
+    float lo = 0, hi = 0;
+    bool first = true;
+    for (const ValueGrid *g : grids)
+        for (const float v : g->values) {
+            lo = first ? v : std::min(lo, v);
+            hi = first ? v : std::max(hi, v);
+            first = false;
+        }
+    return hi > lo ? QCPRange(lo, hi) : QCPRange(lo - 0.5, lo + 0.5);
+}
+
+QString positionsWord(Positions p)
+{
+    return p == Positions::With ? QStringLiteral("with positions")
+                                : QStringLiteral("without positions");
+}
+
+// Height in pixels the plot gives an axis rect: the viewport less the title and tick labels.
+double axisPixels(const QCustomPlot *plot, bool vertical)
+{
+    const QRect v = plot->viewport();
+    return std::max(60.0, double(vertical ? v.height() - 120 : v.width() / 3 - 60));
+}
+
+} // namespace
+
+AttentionFigures::AttentionFigures(const ExplorerState &state, const PlotTheme &theme)
+    : m_state(state), m_theme(theme)
+{}
+
+QString AttentionFigures::tokenText(const ModelPhrase &phrase, qint64 token)
+{
+    return phrase.tokens.tokens.value(qsizetype(token));
+}
+
+ValueGrid AttentionFigures::headAttention(const LayerZeroArray &attention, int head)
+{
+    const qint64 heads = attention.shape[0], n = attention.shape[1];
+    ValueGrid g{n, n, std::vector<float>(std::size_t(n * n), 0.0f)};
+    if (head != meanOfHeads) {
+        const auto begin = attention.values.begin() + qsizetype(head) * n * n;
+        std::copy(begin, begin + n * n, g.values.begin());
+        return g;
+    }
+    std::vector<double> sum(std::size_t(n * n), 0.0);
+    for (qint64 h = 0; h < heads; ++h)
+        for (qint64 i = 0; i < n * n; ++i)
+            sum[std::size_t(i)] += double(attention.values[std::size_t(h * n * n + i)]);
+    for (qint64 i = 0; i < n * n; ++i)
+        g.values[std::size_t(i)] = float(sum[std::size_t(i)] / double(heads));
+    return g;
+}
+
+void AttentionFigures::buildEmbeddings(QCustomPlot *plot, const PhraseModelResult &result,
+                                       int phrase) const
+{
+    resetFigure(plot, m_theme);
+    const ModelPhrase &p = result.phrases.at(std::size_t(phrase));
+    const QString note = result.positionKind == LayerPositionKind::Absolute
+                             ? QStringLiteral("the position table is added at the input")
+                             : QStringLiteral("%1: positions act inside attention, so the two "
+                                              "are the same")
+                                   .arg(labelOf(layerPositionKindNames, result.positionKind));
+    QCPLayoutGrid *grid =
+        titledGrid(plot, QStringLiteral("Embeddings of %1, hidden_states[0] of %2\n%3")
+                             .arg(phraseName(phrase), result.architecture, note));
+    const ByPositions<ValueGrid> grids{gridOf(p.embeddings[at(Positions::With)]),
+                                       gridOf(p.embeddings[at(Positions::Without)])};
+    const QCPRange range = rangeOf({&grids[at(Positions::With)], &grids[at(Positions::Without)]});
+    const QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    int column = 0;
+    for (const Positions which : {Positions::With, Positions::Without}) {
+        auto *rect = new QCPAxisRect(plot, true);
+        grid->addElement(0, column++, rect);
+        addGridMap(rect, grids[at(which)], gradient, range);
+        rect->axis(QCPAxis::atBottom)
+            ->setLabel(QStringLiteral("dim (%1)").arg(positionsWord(which)));
+        labelTokens(rect->axis(QCPAxis::atLeft), p, axisPixels(plot, true));
+    }
+    addScale(plot, grid, 0, column, gradient, range, QStringLiteral("value"));
+    applyPlotTheme(plot, m_theme);
+}
+
+void AttentionFigures::buildTokenCosine(QCustomPlot *plot, const PhraseModelResult &result) const
+{
+    resetFigure(plot, m_theme);
+    if (result.phrases.size() < 2)
+        return;
+    const QString note = result.positionKind == LayerPositionKind::Absolute
+                             ? QString()
+                             : QStringLiteral(" (%1 adds none here)")
+                                   .arg(labelOf(layerPositionKindNames, result.positionKind));
+    QCPLayoutGrid *grid = titledGrid(
+        plot, QStringLiteral("Cosine of every token pair, phrase A (rows) and B (columns)\nwhole "
+                             "phrases (mean vectors): %1 with positions, %2 without%3")
+                  .arg(result.phraseCosine[at(Positions::With)], 0, 'f', 3)
+                  .arg(result.phraseCosine[at(Positions::Without)], 0, 'f', 3)
+                  .arg(note));
+    const QCPRange range(-1.0, 1.0);
+    const QCPColorGradient gradient = colormapGradient(Colormap::RdBu);
+    int column = 0;
+    for (const Positions which : {Positions::With, Positions::Without}) {
+        auto *rect = new QCPAxisRect(plot, true);
+        grid->addElement(0, column++, rect);
+        addGridMap(rect, result.tokenCosine[at(which)], gradient, range);
+        rect->axis(QCPAxis::atTop)->setVisible(true);
+        rect->axis(QCPAxis::atTop)->setTicks(false);
+        rect->axis(QCPAxis::atTop)->setLabel(positionsWord(which));
+        labelTokens(rect->axis(QCPAxis::atLeft), result.phrases[0], axisPixels(plot, true));
+        labelTokens(rect->axis(QCPAxis::atBottom), result.phrases[1], axisPixels(plot, false));
+    }
+    addScale(plot, grid, 0, column, gradient, range, QStringLiteral("cosine"));
+    applyPlotTheme(plot, m_theme);
+}
+
+void AttentionFigures::buildAttention(QCustomPlot *plot, const PhraseModelResult &result,
+                                      int phrase, int head) const
+{
+    resetFigure(plot, m_theme);
+    const ModelPhrase &p = result.phrases.at(std::size_t(phrase));
+    const QString heads = head == meanOfHeads
+                              ? QStringLiteral("mean of %1 heads").arg(result.heads)
+                              : QStringLiteral("head %1 of %2").arg(head).arg(result.heads);
+    QCPLayoutGrid *grid = titledGrid(
+        plot, QStringLiteral("Positions in attention: layer 0 of %1, %2, %3\n%4")
+                  .arg(result.architecture, heads, phraseName(phrase), result.positionsText));
+    const ValueGrid with = headAttention(p.attention[at(Positions::With)], head);
+    const ValueGrid without = headAttention(p.attention[at(Positions::Without)], head);
+    ValueGrid difference = with;
+    float extent = 0;
+    for (std::size_t i = 0; i < difference.values.size(); ++i) {
+        difference.values[i] -= without.values[i];
+        extent = std::max(extent, std::abs(difference.values[i]));
+    }
+    const QCPRange probabilities = rangeOf({&with, &without});
+    const QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    const QCPColorGradient signedGradient = colormapGradient(Colormap::RdBu);
+    const QCPRange signedRange(-std::max(extent, 1e-6f), std::max(extent, 1e-6f));
+    const struct
+    {
+        const ValueGrid *grid;
+        QString label;
+    } panels[] = {{&with, positionsWord(Positions::With)},
+                  {&without, positionsWord(Positions::Without)},
+                  {&difference, QStringLiteral("with − without")}};
+    int column = 0;
+    for (const auto &panel : panels) {
+        auto *rect = new QCPAxisRect(plot, true);
+        grid->addElement(0, column++, rect);
+        const bool signedPanel = panel.grid == &difference;
+        addGridMap(rect, *panel.grid, signedPanel ? signedGradient : gradient,
+                   signedPanel ? signedRange : probabilities);
+        rect->axis(QCPAxis::atTop)->setVisible(true);
+        rect->axis(QCPAxis::atTop)->setTicks(false);
+        rect->axis(QCPAxis::atTop)->setLabel(panel.label);
+        rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("key"));
+        rect->axis(QCPAxis::atLeft)->setLabel(column == 1 ? QStringLiteral("query") : QString());
+        labelTokens(rect->axis(QCPAxis::atLeft), p, axisPixels(plot, true));
+        labelTokens(rect->axis(QCPAxis::atBottom), p, axisPixels(plot, false) * 0.7);
+    }
+    addScale(plot, grid, 0, column, gradient, probabilities, QStringLiteral("probability"));
+    addScale(plot, grid, 0, column + 1, signedGradient, signedRange, QStringLiteral("difference"));
+    applyPlotTheme(plot, m_theme);
+}
+
+} // namespace pe

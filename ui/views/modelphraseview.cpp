@@ -1,0 +1,343 @@
+#include "views/modelphraseview.h"
+
+#include "figures/attentionfigures.h"
+#include "widgets/fieldmarks.h"
+
+#include "figures/qcpinclude.h"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QSignalBlocker>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace pe {
+
+namespace {
+
+constexpr int maxShownChars = 200;
+
+QString quoted(const QString &text)
+{
+    const QString shown =
+        text.size() > maxShownChars ? text.left(maxShownChars - 1) + QChar(0x2026) : text;
+    return QStringLiteral("“%1”").arg(shown);
+}
+
+// Code points [start, end) of `text` (the tokenizer's offsets count code points, not UTF-16).
+QString codePoints(const QString &text, qint64 start, qint64 end)
+{
+    const QList<uint> all = text.toUcs4();
+    start = qBound<qint64>(0, start, all.size());
+    end = qBound<qint64>(start, end, all.size());
+    const QList<uint> part = all.mid(start, end - start);
+    return QString::fromUcs4(reinterpret_cast<const char32_t *>(part.constData()), part.size());
+}
+
+// What hovering a token says: which token, its id, the text it covers, the normalized phrase.
+QString tokenToolTip(const ModelPhrase &phrase, char name, qint64 t)
+{
+    const TokenEncoding &e = phrase.tokens;
+    const auto [start, end] = e.offsets[std::size_t(t)];
+    QStringList lines{QStringLiteral("token %1 of phrase %2: %3 (id %4)")
+                          .arg(t)
+                          .arg(QLatin1Char(name))
+                          .arg(quoted(e.tokens[t]))
+                          .arg(e.ids[std::size_t(t)])};
+    if (e.special.size() > std::size_t(t) && e.special[std::size_t(t)])
+        lines.append(QStringLiteral("a special token the post-processor added"));
+    else
+        lines.append(QStringLiteral("offsets [%1, %2) of the phrase: %3")
+                         .arg(start)
+                         .arg(end)
+                         .arg(quoted(codePoints(phrase.text, start, end))));
+    lines.append(QStringLiteral("normalized phrase: %1").arg(quoted(phrase.normalizedText)));
+    QStringList html;
+    for (const QString &line : lines)
+        html.append(line.toHtmlEscaped());
+    // Rich text, so that a token such as "<s>" is shown rather than read as markup.
+    return QStringLiteral("<qt>%1</qt>").arg(html.join(QStringLiteral("<br>")));
+}
+
+QCustomPlot *makePlot(const QString &name, QWidget *parent)
+{
+    auto *plot = new QCustomPlot(parent);
+    plot->setObjectName(name);
+    plot->setMinimumSize(300, 220);
+    return plot;
+}
+
+} // namespace
+
+ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
+    : QWidget(parent), m_state(state), m_info(new QLabel(this)), m_notice(new QLabel(this)),
+      m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_tabs(new QTabWidget(this)),
+      m_embeddingsPlot(makePlot(QStringLiteral("modelEmbeddingsPlot"), this)),
+      m_cosinePlot(makePlot(QStringLiteral("modelCosinePlot"), this)),
+      m_attentionPlot(makePlot(QStringLiteral("positionsInAttentionPlot"), this))
+{
+    setObjectName(QStringLiteral("modelPhraseView"));
+    m_info->setObjectName(QStringLiteral("modelPhraseInfo"));
+    m_info->setWordWrap(true);
+    m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notice->setObjectName(QStringLiteral("modelPhraseNotice"));
+    m_notice->setWordWrap(true);
+    markAsMessage(m_notice);
+    m_notice->hide();
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_info);
+    layout->addWidget(m_notice);
+    for (const char name : {'A', 'B'}) {
+        auto *title = new QLabel(tr("Tokens of phrase %1").arg(QLatin1Char(name)), this);
+        auto *list = new QListWidget(this);
+        list->setObjectName(QStringLiteral("modelTokens%1").arg(QLatin1Char(name)));
+        list->setFlow(QListView::LeftToRight);
+        list->setWrapping(true);
+        list->setResizeMode(QListView::Adjust);
+        list->setSpacing(2);
+        list->setSelectionMode(QAbstractItemView::NoSelection);
+        list->setSizeAdjustPolicy(QAbstractScrollArea::AdjustIgnored);
+        list->setToolTip(tr("The phrase as the model's tokenizer splits it: each token and its "
+                            "id; hover one for its offsets and the normalized text"));
+        title->setBuddy(list);
+        layout->addWidget(title);
+        layout->addWidget(list);
+        m_tokenTitles.append(title);
+        m_tokens.append(list);
+    }
+    auto *choices = new QHBoxLayout;
+    auto *phraseLabel = new QLabel(tr("P&hrase"), this);
+    phraseLabel->setBuddy(m_phrase);
+    m_phrase->setObjectName(QStringLiteral("modelPhraseChoice"));
+    m_phrase->addItems({tr("A"), tr("B")});
+    m_phrase->setToolTip(tr("The phrase whose embeddings and attention are drawn"));
+    auto *headLabel = new QLabel(tr("H&ead"), this);
+    headLabel->setBuddy(m_head);
+    m_head->setObjectName(QStringLiteral("attentionHead"));
+    m_head->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_head->setToolTip(tr("The attention head of layer 0 drawn, or the mean of the heads"));
+    choices->addWidget(phraseLabel);
+    choices->addWidget(m_phrase);
+    choices->addSpacing(12);
+    choices->addWidget(headLabel);
+    choices->addWidget(m_head);
+    choices->addStretch(1);
+    layout->addLayout(choices);
+    m_tabs->setObjectName(QStringLiteral("modelPhraseTabs"));
+    m_tabs->addTab(m_attentionPlot, tr("Positions in attention"));
+    m_tabs->addTab(m_embeddingsPlot, tr("Embeddings"));
+    m_tabs->addTab(m_cosinePlot, tr("Token similarity"));
+    layout->addWidget(m_tabs, 1);
+
+    m_relabel.setSingleShot(true);
+    m_relabel.setInterval(0);
+    connect(&m_relabel, &QTimer::timeout, this, &ModelPhraseView::rebuild);
+    for (QCustomPlot *plot : {m_embeddingsPlot, m_cosinePlot, m_attentionPlot})
+        plot->installEventFilter(this);
+    connect(scheduler, &ComputeScheduler::phraseModelReady, this, &ModelPhraseView::onResult);
+    connect(scheduler, &ComputeScheduler::phraseModelFailed, this, &ModelPhraseView::onFailure);
+    connect(m_phrase, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuild);
+    connect(m_head, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuild);
+    for (auto signal : {&ExplorerState::colormapChanged, &ExplorerState::themeChanged})
+        connect(state, signal, this, &ModelPhraseView::rebuild);
+    if (scheduler->phraseModel())
+        onResult(scheduler->phraseModel());
+    else
+        onFailure(phraseModelProblem(phraseModelInputs(*state)));
+}
+
+QListWidget *ModelPhraseView::tokenList(int phrase) const
+{
+    return m_tokens.value(phrase);
+}
+
+QString ModelPhraseView::info() const
+{
+    return m_info->text();
+}
+
+QString ModelPhraseView::notice() const
+{
+    return m_notice->isHidden() ? QString() : m_notice->text();
+}
+
+void ModelPhraseView::showProblem(const QString &message)
+{
+    m_notice->setText(message);
+    m_notice->setVisible(!message.isEmpty());
+}
+
+void ModelPhraseView::onFailure(const QString &message)
+{
+    // Nothing of an earlier phrase or model stays on screen beside the message.
+    m_result.reset();
+    m_info->clear();
+    m_info->setToolTip({});
+    for (int p = 0; p < int(m_tokens.size()); ++p)
+        fillTokens(p);
+    m_tabs->hide();
+    showProblem(message);
+}
+
+void ModelPhraseView::onResult(std::shared_ptr<const PhraseModelResult> result)
+{
+    m_result = std::move(result);
+    const PhraseModelResult &r = *m_result;
+    QStringList counts;
+    for (std::size_t i = 0; i < r.phrases.size(); ++i)
+        counts.append(QStringLiteral("%1: %2 tokens")
+                          .arg(QChar(u'A' + int(i)))
+                          .arg(r.phrases[i].tokens.size()));
+    m_info->setToolTip(r.folder);
+    m_info->setText(tr("%1 (%2), %3 heads, hidden %4; positions: %5. %6.")
+                        .arg(r.architecture, QFileInfo(r.folder).fileName())
+                        .arg(r.heads)
+                        .arg(r.hidden)
+                        .arg(r.positionsText, counts.join(QStringLiteral(", "))));
+    showProblem(r.capNotice());
+    for (int p = 0; p < int(m_tokens.size()); ++p)
+        fillTokens(p);
+    m_tabs->show();
+    fillHeads();
+    rebuild();
+}
+
+void ModelPhraseView::fillTokens(int phrase)
+{
+    QListWidget *list = m_tokens[phrase];
+    list->clear();
+    const bool shown = m_result && std::size_t(phrase) < m_result->phrases.size();
+    list->setVisible(shown);
+    m_tokenTitles[phrase]->setVisible(shown);
+    if (!shown)
+        return;
+    const ModelPhrase &p = m_result->phrases[std::size_t(phrase)];
+    const char name = char('A' + phrase);
+    const int index = phrase == 0 ? m_state->compareA() : m_state->compareB();
+    m_tokenTitles[phrase]->setText(tr("Tokens of phrase %1 (%2)")
+                                       .arg(QLatin1Char(name))
+                                       .arg(m_state->phraseSettings().title(index)));
+    const QColor special = palette().color(QPalette::AlternateBase);
+    for (qint64 t = 0; t < p.tokens.size(); ++t) {
+        auto *item = new QListWidgetItem(
+            QStringLiteral("%1\n%2").arg(p.tokens.tokens[t]).arg(p.tokens.ids[std::size_t(t)]),
+            list);
+        item->setTextAlignment(Qt::AlignCenter);
+        item->setToolTip(tokenToolTip(p, name, t));
+        if (p.tokens.special.size() > std::size_t(t) && p.tokens.special[std::size_t(t)])
+            item->setBackground(special);
+    }
+    fitHeight(list);
+}
+
+void ModelPhraseView::fitHeight(QListWidget *list)
+{
+    // As tall as its rows of tokens, at most two: the figures below keep the room.
+    list->doItemsLayout();
+    const int rowHeight = list->count() > 0 ? list->visualItemRect(list->item(0)).height() : 0;
+    const int content =
+        list->count() > 0 ? list->visualItemRect(list->item(list->count() - 1)).bottom() : 0;
+    const int frame = 2 * list->frameWidth() + 2 * list->spacing() + 2;
+    list->setFixedHeight(std::clamp(content + frame, rowHeight + frame, 2 * rowHeight + frame + 8));
+}
+
+void ModelPhraseView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    for (QListWidget *list : m_tokens)
+        fitHeight(list);
+}
+
+bool ModelPhraseView::eventFilter(QObject *watched, QEvent *event)
+{
+    // The token labels are thinned for a plot's size, which a tab shown for the first time only
+    // now has: the figures are drawn again once the layout settles.
+    if (event->type() == QEvent::Resize && !m_relabel.isActive())
+        m_relabel.start();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ModelPhraseView::fillHeads()
+{
+    const int heads = int(m_result->heads);
+    if (m_head->count() == heads + 1)
+        return;
+    const QSignalBlocker blocker(m_head);
+    const int current = m_head->currentIndex();
+    m_head->clear();
+    m_head->addItem(tr("mean of the heads"), AttentionFigures::meanOfHeads);
+    for (int h = 0; h < heads; ++h)
+        m_head->addItem(tr("head %1").arg(h), h);
+    m_head->setCurrentIndex(qBound(0, current, heads));
+}
+
+void ModelPhraseView::rebuild()
+{
+    if (!m_result || m_result->phrases.empty())
+        return;
+    const AttentionFigures figures(*m_state, plotTheme(m_state->theme()));
+    const int phrase = qBound(0, m_phrase->currentIndex(), int(m_result->phrases.size()) - 1);
+    const int head = m_head->currentData().isValid() ? m_head->currentData().toInt()
+                                                     : AttentionFigures::meanOfHeads;
+    figures.buildEmbeddings(m_embeddingsPlot, *m_result, phrase);
+    figures.buildTokenCosine(m_cosinePlot, *m_result);
+    figures.buildAttention(m_attentionPlot, *m_result, phrase, head);
+    for (QCustomPlot *plot : {m_embeddingsPlot, m_cosinePlot, m_attentionPlot})
+        plot->replot(QCustomPlot::rpQueuedRefresh);
+    emit figuresUpdated();
+}
+
+QWidget *makePhraseTokenizerChoice(ExplorerState *state, QWidget *parent)
+{
+    auto *row = new QWidget(parent);
+    auto *layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *combo = new QComboBox(row);
+    combo->setObjectName(QStringLiteral("phraseTokenizer"));
+    for (const ChoiceName &c : phraseTokenizerNames)
+        combo->addItem(QObject::tr(c.label), c.value);
+    combo->setToolTip(QObject::tr(
+        "Where the phrases' tokens and embeddings come from: the Keras tutorial's "
+        "TextVectorization with random and sinusoidal tables (seed 001), or the open model's own "
+        "tokenizer, embeddings and layer 0 (File > Open model)"));
+    auto *label = new QLabel(QObject::tr("T&okenizer"), row);
+    label->setBuddy(combo);
+    layout->addWidget(label);
+    layout->addWidget(combo, 1);
+    const auto sync = [state, combo] {
+        const QSignalBlocker blocker(combo);
+        combo->setCurrentIndex(combo->findData(int(state->phraseSource().tokenizer)));
+    };
+    sync();
+    QObject::connect(state, &ExplorerState::phraseSourceChanged, combo, sync);
+    QObject::connect(combo, &QComboBox::activated, combo, [state, combo] {
+        PhraseSource source = state->phraseSource();
+        source.tokenizer = PhraseTokenizer(combo->currentData().toInt());
+        state->setPhraseSource(source);
+    });
+    return row;
+}
+
+QStackedWidget *makePhraseFigureStack(QWidget *tutorial, ExplorerState *state,
+                                      ComputeScheduler *scheduler, QWidget *parent)
+{
+    auto *stack = new QStackedWidget(parent);
+    stack->setObjectName(QStringLiteral("phraseFigureStack"));
+    stack->addWidget(tutorial);
+    stack->addWidget(new ModelPhraseView(state, scheduler, stack));
+    const auto sync = [state, stack] {
+        stack->setCurrentIndex(state->phraseSource().tokenizer == PhraseTokenizer::Model ? 1 : 0);
+    };
+    sync();
+    QObject::connect(state, &ExplorerState::phraseSourceChanged, stack, sync);
+    return stack;
+}
+
+} // namespace pe

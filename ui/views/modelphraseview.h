@@ -1,0 +1,89 @@
+// ModelPhraseView: the Phrases page when its tokenizer is the open model's own. The compared
+// phrases A and B as the model's tokens (pieces with their ids; hover: the offsets, the text a
+// token covers and the normalized text), then three figures (AttentionFigures): the embeddings
+// with and without the model's positions, the cosine of every token pair, and Positions in
+// attention (layer 0, per head: with positions, without, their difference). Results come from the
+// ComputeScheduler; nothing is computed on the UI thread. A phrase longer than the window
+// computes is cut, and a notice says so.
+#pragma once
+
+#include "compute/computescheduler.h"
+#include "state/explorerstate.h"
+
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QListWidget;
+class QStackedWidget;
+class QTabWidget;
+
+namespace pe {
+
+class ModelPhraseView : public QWidget
+{
+    Q_OBJECT
+public:
+    ModelPhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent = nullptr);
+
+    // The tokens of phrase 0 (A) or 1 (B), one item each: "piece\nid".
+    QListWidget *tokenList(int phrase) const;
+    QCustomPlot *embeddingsPlot() const { return m_embeddingsPlot; }
+    QCustomPlot *cosinePlot() const { return m_cosinePlot; }
+    QCustomPlot *attentionPlot() const { return m_attentionPlot; }
+    QTabWidget *figureTabs() const { return m_tabs; }
+    // Which phrase the embeddings and attention show (A, B), and which head (or their mean).
+    QComboBox *phraseChoice() const { return m_phrase; }
+    QComboBox *headChoice() const { return m_head; }
+    // The model and token counts; the notice of a phrase cut short or a failure.
+    QString info() const;
+    QString notice() const;
+    std::shared_ptr<const PhraseModelResult> result() const { return m_result; }
+
+signals:
+    // The figures now show `result()` (emitted after they were rebuilt).
+    void figuresUpdated();
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    // A token list as tall as its rows, at most two.
+    static void fitHeight(QListWidget *list);
+    void onResult(std::shared_ptr<const PhraseModelResult> result);
+    void showProblem(const QString &message);
+    // The computation failed (no model, no tokenizer.json, an architecture not computed): the
+    // message alone, without tokens or figures.
+    void onFailure(const QString &message);
+    void fillTokens(int phrase);
+    void fillHeads();
+    void rebuild();
+
+    ExplorerState *m_state;
+    QLabel *m_info;
+    QLabel *m_notice;
+    QList<QLabel *> m_tokenTitles;
+    QList<QListWidget *> m_tokens;
+    QComboBox *m_phrase;
+    QComboBox *m_head;
+    QTabWidget *m_tabs;
+    QCustomPlot *m_embeddingsPlot;
+    QCustomPlot *m_cosinePlot;
+    QCustomPlot *m_attentionPlot;
+    std::shared_ptr<const PhraseModelResult> m_result;
+    QTimer m_relabel; // rebuilds the figures after a resize
+};
+
+// The Phrases page's hooks: the tokenizer choice (PhraseSource::tokenizer) as a combo box bound
+// to the state, and a stack that shows `tutorial` (the TextVectorization figures) or a
+// ModelPhraseView, as the state's tokenizer says.
+QWidget *makePhraseTokenizerChoice(ExplorerState *state, QWidget *parent);
+QStackedWidget *makePhraseFigureStack(QWidget *tutorial, ExplorerState *state,
+                                      ComputeScheduler *scheduler, QWidget *parent);
+
+} // namespace pe
