@@ -156,6 +156,26 @@ template <class T> py::array outputArray(const DataOutput &output)
     return array;
 }
 
+// The caller's `out` for a rows x dims table: a writable, C-contiguous float32 NumPy array of
+// exactly that shape, written in place (numpy's out= convention). Raises what does not fit.
+py::array_t<float> outArray(const py::handle &out, qint64 rows, qint64 dims)
+{
+    if (!py::isinstance<py::array>(out))
+        raiseTypeError(QStringLiteral("out must be a NumPy array (got %1)")
+                           .arg(textOf(py::type::of(out))));
+    const auto array = py::reinterpret_borrow<py::array>(out);
+    if (!array.dtype().equal(py::dtype::of<float>()))
+        raiseTypeError(QStringLiteral("out must hold float32 (got %1)").arg(textOf(array.dtype())));
+    if (array.ndim() != 2 || array.shape(0) != rows || array.shape(1) != dims)
+        raiseValueError(QStringLiteral("out must have shape (%1, %2), positions x dims")
+                            .arg(rows)
+                            .arg(dims));
+    const int flags = array.flags();
+    if (!(flags & py::array::c_style) || !array.writeable())
+        raiseValueError(QStringLiteral("out must be writable and C-contiguous"));
+    return py::reinterpret_borrow<py::array_t<float>>(out);
+}
+
 } // namespace
 
 py::array encode(const py::object &scheme, const py::object &positions, const py::object &dims,
@@ -163,6 +183,8 @@ py::array encode(const py::object &scheme, const py::object &positions, const py
 {
     static KeywordParser parser(QStringLiteral("encode"), cli::addSpecOptions);
     auto keywords = py::reinterpret_steal<py::dict>(PyDict_Copy(params.ptr()));
+    // out= is NumPy's, not an option of the command line's.
+    const py::object out = keywords.attr("pop")("out", py::none());
     keywords["scheme"] = scheme;
     keywords["positions"] = positions;
     keywords["dims"] = dims;
@@ -196,7 +218,8 @@ py::array encode(const py::object &scheme, const py::object &positions, const py
     if (!spec.resolve(&error)) // a model's table: reads the file
         raiseValueError(error);
     checkBudget({rows, spec.dims}, sizeof(float), QStringLiteral("positions x dims"));
-    py::array_t<float> array = newArray<float>({rows, spec.dims});
+    py::array_t<float> array =
+        out.is_none() ? newArray<float>({rows, spec.dims}) : outArray(out, rows, spec.dims);
     encodeRows(choice, spec, start, rows, array.mutable_data());
     return array;
 }

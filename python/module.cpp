@@ -32,7 +32,9 @@ first + positions --dims DIMS` writes (positions and dims default to the command
 128). The scheme's own options are keywords named as its command-line options: base=,
 layout= (sinusoidal), rope_type=, factor=, pairing= (rope), seed= (learned), heads= (alibi), ...
 (`pescope data --help` lists them). backend: "auto", "cpu" or "gpu". The values are written
-straight into the new array's memory with the GIL released.)");
+straight into the new array's memory with the GIL released. out: a writable C-contiguous float32
+array of shape (positions, dims) to write into instead, and return (NumPy's out= convention:
+a buffer reused across calls costs no new memory).)");
 
     module.def("rope_table", &ropeTable, py::arg("config"), py::arg("what") = "inv_freq",
                py::arg("positions") = py::none(), py::arg("layer") = py::none(),

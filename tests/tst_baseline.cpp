@@ -4,9 +4,11 @@
 // redesign by the 0.1 executable; cases.txt lists the command lines). The cases whose layout
 // issue 12 changed on purpose (tick labels no longer cut, legends beside the plot, Fig 16-9 as
 // the book draws it; the phrase difference's padding rows greyed, Compare's A − B panel) are
-// not here: property tests check them (tst_export's noTextOutsideFigure
-// and selectionOnlyWhenAsked, tst_explorer's geronPresetByShortcut), since an image rendered
-// by today's code would only test the code against itself.
+// not here, nor the phrase and token-similarity figures whose titles issue 25 laid out on two
+// lines at most with the legend beside the plot: property tests check them (tst_export's
+// noTextOutsideFigure and selectionOnlyWhenAsked, tst_explorer's geronPresetByShortcut,
+// tst_phrasepage's titles and ticks), since an image rendered by today's code would only test
+// the code against itself.
 #include "testutil.h"
 
 #include <QDir>
@@ -55,7 +57,7 @@ private slots:
                 ++count;
             }
         }
-        QVERIFY(count >= 12); // the cases file was read whole
+        QVERIFY(count >= 8); // the cases file was read whole
     }
     void sameFigures()
     {

@@ -1,5 +1,6 @@
 """pescope.encode against the seeds' NumPy formulas, its memory and its arguments."""
 import gc
+import re
 import subprocess
 import sys
 import threading
@@ -166,3 +167,25 @@ def test_chunks_with_first_make_the_whole_matrix():
     whole = pescope.encode(positions=1000, dims=96)
     chunks = [pescope.encode(positions=100, dims=96, first=first) for first in range(0, 1000, 100)]
     assert np.array_equal(np.vstack(chunks), whole)
+
+
+def test_out_is_written_in_place_and_returned():
+    expected = pescope.encode(positions=300, dims=64, base=500)
+    buffer = np.full((300, 64), np.nan, np.float32)
+    result = pescope.encode(positions=300, dims=64, base=500, out=buffer)
+    assert result is buffer or np.shares_memory(result, buffer)
+    np.testing.assert_array_equal(buffer, expected)
+    later = np.empty((100, 64), np.float32)
+    pescope.encode(positions=100, dims=64, base=500, first=200, out=later)
+    np.testing.assert_array_equal(later, expected[200:])
+
+
+@pytest.mark.parametrize("out, error, message", [
+    ([[0.0]], TypeError, "out must be a NumPy array"),
+    (np.zeros((4, 8), np.float64), TypeError, "out must hold float32"),
+    (np.zeros((8, 4), np.float32), ValueError, "out must have shape (4, 8)"),
+    (np.zeros((4, 16), np.float32)[:, ::2], ValueError, "C-contiguous"),
+])
+def test_a_bad_out_is_refused_before_anything_is_written(out, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        pescope.encode(positions=4, dims=8, out=out)
