@@ -163,14 +163,19 @@ qint64 totalSize(const QString &dir, const QStringList &files)
     return total;
 }
 
-// True when the message reports `cause` for one of the writer's files, on one line.
+// True when stderr's last line reports `cause` for one of the writer's files and no line before
+// it reports an error or a file written (the lines before say what is computed: a model, a
+// RoPE table's layout).
 bool namesFileAndCause(const QString &err, const QString &dir, const QStringList &outputs,
                        const QString &cause)
 {
-    if (err.contains(QLatin1Char('\n')))
-        return false;
+    const QStringList lines = err.split(QLatin1Char('\n'));
+    for (qsizetype i = 0; i + 1 < lines.size(); ++i)
+        if (lines[i].contains(QLatin1String("cannot")) ||
+            lines[i].contains(QLatin1String("written")))
+            return false;
     return std::any_of(outputs.begin(), outputs.end(), [&](const QString &file) {
-        return err.contains(
+        return lines.constLast().contains(
             QStringLiteral("cannot write %1: %2").arg(QDir(dir).filePath(file), cause));
     });
 }
