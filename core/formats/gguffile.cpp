@@ -286,262 +286,338 @@ bool GgufFile::open(const QString &path, QString *error)
     return true;
 }
 
-bool GgufFile::parse(QString *error)
+// The parse's position in the file and its way of failing: every message names the file.
+class GgufFile::Reader
 {
-    const QString &file = m_file.path();
-    const auto fail = [&](const QString &why) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(file, why);
+public:
+    Reader(const MappedFile &file, QString *error)
+        : m_cursor(file.data(), file.size()), m_path(file.path()), m_size(file.size()),
+          m_error(error)
+    {}
+    Cursor &cursor() { return m_cursor; }
+    qint64 size() const { return m_size; }
+    bool fail(const QString &why) const
+    {
+        if (m_error)
+            *m_error = QStringLiteral("%1: %2").arg(m_path, why);
         return false;
-    };
-    const qint64 size = m_file.size();
-    Cursor cursor(m_file.data(), size);
-    const auto truncated = [&](const QString &what) {
+    }
+    bool truncated(const QString &what) const
+    {
         return fail(QStringLiteral("the file ends inside %1 (at byte %2 of %3): truncated?")
                         .arg(what)
-                        .arg(cursor.pos())
-                        .arg(size));
-    };
+                        .arg(m_cursor.pos())
+                        .arg(m_size));
+    }
+    bool stringPastEnd(const QString &what, quint64 length) const
+    {
+        return fail(QStringLiteral("%1: a string of %2 bytes runs past the end of the file "
+                                   "(%3 bytes left)")
+                        .arg(what)
+                        .arg(length)
+                        .arg(m_cursor.remaining()));
+    }
+    // A uint64 length and that many UTF-8 bytes; `text` may be null to skip the string.
+    bool readString(QString *text, const QString &what)
+    {
+        quint64 length = 0;
+        if (!m_cursor.read(&length))
+            return truncated(what);
+        if (length > quint64(m_cursor.remaining()))
+            return stringPastEnd(what, length);
+        if (text)
+            *text = QString::fromUtf8(reinterpret_cast<const char *>(m_cursor.here()),
+                                      qsizetype(length));
+        m_cursor.skip(qint64(length));
+        return true;
+    }
 
+private:
+    Cursor m_cursor;
+    QString m_path;
+    qint64 m_size;
+    QString *m_error;
+};
+
+// Stages in file order: header, metadata (then general.alignment), tensor infos, data offset.
+bool GgufFile::parse(QString *error)
+{
+    Reader reader(m_file, error);
+    quint64 tensorCount = 0, kvCount = 0;
+    if (!parseHeader(reader, &tensorCount, &kvCount) || !parseMetadata(reader, kvCount) ||
+        !parseAlignment(reader))
+        return false;
+    FarOffset farOffset;
+    if (!parseTensorInfos(reader, tensorCount, &farOffset) || !placeTensorData(reader, farOffset))
+        return false;
+    return checkOverlaps(error);
+}
+
+// The magic, the version and the two counts, refused when the rest of the file cannot hold them.
+bool GgufFile::parseHeader(Reader &reader, quint64 *tensorCount, quint64 *kvCount)
+{
+    Cursor &cursor = reader.cursor();
+    const qint64 size = reader.size();
     if (size < 4 || std::memcmp(m_file.data(), "GGUF", 4) != 0) {
         if (size >= 4 && (std::memcmp(m_file.data(), "lmgg", 4) == 0 ||
                           std::memcmp(m_file.data(), "fmgg", 4) == 0 ||
                           std::memcmp(m_file.data(), "tjgg", 4) == 0))
-            return fail(QStringLiteral("an older GGML/GGJT file; pescope reads GGUF versions 2 "
-                                       "and 3 (convert it with llama.cpp)"));
-        return fail(QStringLiteral("not a GGUF file (it does not start with \"GGUF\")"));
+            return reader.fail(QStringLiteral("an older GGML/GGJT file; pescope reads GGUF "
+                                              "versions 2 and 3 (convert it with llama.cpp)"));
+        return reader.fail(QStringLiteral("not a GGUF file (it does not start with \"GGUF\")"));
     }
     cursor.skip(4);
     if (!cursor.read(&m_version))
-        return truncated(QStringLiteral("the header"));
+        return reader.truncated(QStringLiteral("the header"));
     if (m_version == 1)
-        return fail(QStringLiteral("GGUF version 1 is not supported; pescope reads versions 2 "
-                                   "and 3 (convert it with a current llama.cpp)"));
+        return reader.fail(QStringLiteral("GGUF version 1 is not supported; pescope reads "
+                                          "versions 2 and 3 (convert it with a current "
+                                          "llama.cpp)"));
     if (m_version != 2 && m_version != 3) {
         const quint32 swapped = qbswap(m_version);
         if (swapped == 2 || swapped == 3)
-            return fail(QStringLiteral("a big-endian GGUF file; pescope reads little-endian "
-                                       "ones only"));
-        return fail(QStringLiteral("GGUF version %1 is not supported; pescope reads versions 2 "
-                                   "and 3")
-                        .arg(m_version));
+            return reader.fail(QStringLiteral("a big-endian GGUF file; pescope reads "
+                                              "little-endian ones only"));
+        return reader.fail(QStringLiteral("GGUF version %1 is not supported; pescope reads "
+                                          "versions 2 and 3")
+                               .arg(m_version));
     }
-    quint64 tensorCount = 0, kvCount = 0;
-    if (!cursor.read(&tensorCount) || !cursor.read(&kvCount))
-        return truncated(QStringLiteral("the header"));
+    if (!cursor.read(tensorCount) || !cursor.read(kvCount))
+        return reader.truncated(QStringLiteral("the header"));
     // Each metadata pair takes at least 13 bytes (key length, type, a 1-byte value), each
     // tensor info at least 24 (name length, n_dims, type, offset).
     const quint64 room = quint64(cursor.remaining());
-    if (kvCount > room / 13 || tensorCount > room / 24 || kvCount * 13 + tensorCount * 24 > room)
-        return fail(QStringLiteral("the header declares %1 metadata entries and %2 tensors, more "
-                                   "than the remaining %3 bytes can hold")
-                        .arg(kvCount)
-                        .arg(tensorCount)
-                        .arg(room));
-    if (tensorCount > quint64(limits::maxTensorsPerFile))
-        return fail(QStringLiteral("the header declares %1 tensors, more than the %2 pescope "
-                                   "reads from one file")
-                        .arg(tensorCount)
-                        .arg(limits::maxTensorsPerFile));
+    if (*kvCount > room / 13 || *tensorCount > room / 24 ||
+        *kvCount * 13 + *tensorCount * 24 > room)
+        return reader.fail(QStringLiteral("the header declares %1 metadata entries and %2 "
+                                          "tensors, more than the remaining %3 bytes can hold")
+                               .arg(*kvCount)
+                               .arg(*tensorCount)
+                               .arg(room));
+    if (*tensorCount > quint64(limits::maxTensorsPerFile))
+        return reader.fail(QStringLiteral("the header declares %1 tensors, more than the %2 "
+                                          "pescope reads from one file")
+                               .arg(*tensorCount)
+                               .arg(limits::maxTensorsPerFile));
+    return true;
+}
 
-    const auto readString = [&](QString *text, const QString &what) -> bool {
-        quint64 length = 0;
-        if (!cursor.read(&length))
-            return truncated(what);
-        if (length > quint64(cursor.remaining()))
-            return fail(QStringLiteral("%1: a string of %2 bytes runs past the end of the file "
-                                       "(%3 bytes left)")
-                            .arg(what)
-                            .arg(length)
-                            .arg(cursor.remaining()));
-        if (text)
-            *text =
-                QString::fromUtf8(reinterpret_cast<const char *>(cursor.here()), qsizetype(length));
-        cursor.skip(qint64(length));
-        return true;
-    };
-
+// The metadata key/value pairs, kept in file order; a key may appear once.
+bool GgufFile::parseMetadata(Reader &reader, quint64 kvCount)
+{
+    Cursor &cursor = reader.cursor();
     for (quint64 i = 0; i < kvCount; ++i) {
         QString key;
-        if (!readString(&key, QStringLiteral("metadata key #%1").arg(i)))
+        if (!reader.readString(&key, QStringLiteral("metadata key #%1").arg(i)))
             return false;
         const QString where = QStringLiteral("metadata key %1").arg(key);
         if (m_values.contains(key))
-            return fail(QStringLiteral("%1 appears twice").arg(where));
+            return reader.fail(QStringLiteral("%1 appears twice").arg(where));
         quint32 typeId = 0;
         if (!cursor.read(&typeId))
-            return truncated(where);
+            return reader.truncated(where);
         if (!isKnownType(typeId))
-            return fail(QStringLiteral("%1 has the unknown value type %2").arg(where).arg(typeId));
+            return reader.fail(
+                QStringLiteral("%1 has the unknown value type %2").arg(where).arg(typeId));
         GgufValue value;
         value.type = GgufType(typeId);
         if (value.type == GgufType::String) {
             QString text;
-            if (!readString(&text, where))
+            if (!reader.readString(&text, where))
                 return false;
             value.scalar = text;
         } else if (value.type == GgufType::Array) {
-            quint32 elementId = 0;
-            quint64 count = 0;
-            if (!cursor.read(&elementId) || !cursor.read(&count))
-                return truncated(where);
-            if (!isKnownType(elementId))
-                return fail(QStringLiteral("%1: an array of the unknown value type %2")
-                                .arg(where)
-                                .arg(elementId));
-            value.arrayType = GgufType(elementId);
-            if (value.arrayType == GgufType::Array)
-                return fail(QStringLiteral("%1: arrays of arrays are not supported (llama.cpp "
-                                           "refuses them too)")
-                                .arg(where));
-            const qint64 elementSize = fixedSize(value.arrayType);
-            const qint64 minimum = elementSize > 0 ? elementSize : 8; // a string's length field
-            if (count > quint64(cursor.remaining() / minimum))
-                return fail(QStringLiteral("%1: an array of %2 %3 values runs past the end of "
-                                           "the file (%4 bytes left)")
-                                .arg(where)
-                                .arg(count)
-                                .arg(ggufTypeName(value.arrayType))
-                                .arg(cursor.remaining()));
-            value.arrayCount = qint64(count);
-            value.arrayOffset = cursor.pos();
-            if (elementSize > 0) {
-                if (value.arrayType == GgufType::Bool) {
-                    for (qint64 e = 0; e < value.arrayCount; ++e) {
-                        if (cursor.here()[e] > 1)
-                            return fail(QStringLiteral("%1: element %2 of a BOOL array is %3, "
-                                                       "neither 0 nor 1")
-                                            .arg(where)
-                                            .arg(e)
-                                            .arg(cursor.here()[e]));
-                    }
-                }
-                cursor.skip(value.arrayCount * elementSize);
-            } else {
-                // Tokenizer vocabularies hold ~10^5 strings: messages are built on failure only.
-                for (qint64 e = 0; e < value.arrayCount; ++e) {
-                    const auto element = [&] {
-                        return QStringLiteral("%1, array element %2").arg(where).arg(e);
-                    };
-                    quint64 length = 0;
-                    if (!cursor.read(&length))
-                        return truncated(element());
-                    if (length > quint64(cursor.remaining()))
-                        return fail(QStringLiteral("%1: a string of %2 bytes runs past the end "
-                                                   "of the file (%3 bytes left)")
-                                        .arg(element())
-                                        .arg(length)
-                                        .arg(cursor.remaining()));
-                    cursor.skip(qint64(length));
-                }
-            }
-            value.arrayBytes = cursor.pos() - value.arrayOffset;
+            if (!parseArray(reader, where, &value))
+                return false;
         } else {
             const qint64 bytes = fixedSize(value.type);
             if (cursor.remaining() < bytes)
-                return truncated(where);
+                return reader.truncated(where);
             if (value.type == GgufType::Bool && *cursor.here() > 1)
-                return fail(QStringLiteral("%1: a BOOL value is %2, neither 0 nor 1")
-                                .arg(where)
-                                .arg(*cursor.here()));
+                return reader.fail(QStringLiteral("%1: a BOOL value is %2, neither 0 nor 1")
+                                       .arg(where)
+                                       .arg(*cursor.here()));
             value.scalar = decodeScalar(value.type, cursor.here());
             cursor.skip(bytes);
         }
         m_keys += key;
         m_values.insert(key, value);
     }
+    return true;
+}
 
-    // general.alignment: a UINT32 power of two (as ggml/src/gguf.cpp requires).
+// An array value: its element type and count, then its elements checked and skipped (read
+// later, on demand, from arrayOffset).
+bool GgufFile::parseArray(Reader &reader, const QString &where, GgufValue *value)
+{
+    Cursor &cursor = reader.cursor();
+    quint32 elementId = 0;
+    quint64 count = 0;
+    if (!cursor.read(&elementId) || !cursor.read(&count))
+        return reader.truncated(where);
+    if (!isKnownType(elementId))
+        return reader.fail(
+            QStringLiteral("%1: an array of the unknown value type %2").arg(where).arg(elementId));
+    value->arrayType = GgufType(elementId);
+    if (value->arrayType == GgufType::Array)
+        return reader.fail(QStringLiteral("%1: arrays of arrays are not supported (llama.cpp "
+                                          "refuses them too)")
+                               .arg(where));
+    const qint64 elementSize = fixedSize(value->arrayType);
+    const qint64 minimum = elementSize > 0 ? elementSize : 8; // a string's length field
+    if (count > quint64(cursor.remaining() / minimum))
+        return reader.fail(QStringLiteral("%1: an array of %2 %3 values runs past the end of "
+                                          "the file (%4 bytes left)")
+                               .arg(where)
+                               .arg(count)
+                               .arg(ggufTypeName(value->arrayType))
+                               .arg(cursor.remaining()));
+    value->arrayCount = qint64(count);
+    value->arrayOffset = cursor.pos();
+    if (elementSize > 0) {
+        if (value->arrayType == GgufType::Bool) {
+            for (qint64 e = 0; e < value->arrayCount; ++e) {
+                if (cursor.here()[e] > 1)
+                    return reader.fail(QStringLiteral("%1: element %2 of a BOOL array is %3, "
+                                                      "neither 0 nor 1")
+                                           .arg(where)
+                                           .arg(e)
+                                           .arg(cursor.here()[e]));
+            }
+        }
+        cursor.skip(value->arrayCount * elementSize);
+    } else {
+        // Tokenizer vocabularies hold ~10^5 strings: messages are built on failure only.
+        for (qint64 e = 0; e < value->arrayCount; ++e) {
+            const auto element = [&] {
+                return QStringLiteral("%1, array element %2").arg(where).arg(e);
+            };
+            quint64 length = 0;
+            if (!cursor.read(&length))
+                return reader.truncated(element());
+            if (length > quint64(cursor.remaining()))
+                return reader.stringPastEnd(element(), length);
+            cursor.skip(qint64(length));
+        }
+    }
+    value->arrayBytes = cursor.pos() - value->arrayOffset;
+    return true;
+}
+
+// general.alignment: a UINT32 power of two (as ggml/src/gguf.cpp requires).
+bool GgufFile::parseAlignment(const Reader &reader)
+{
     if (const GgufValue *alignment = value(QStringLiteral("general.alignment"))) {
         if (alignment->type != GgufType::UInt32)
-            return fail(QStringLiteral("general.alignment must be a UINT32, it is a %1")
-                            .arg(ggufTypeName(alignment->type)));
+            return reader.fail(QStringLiteral("general.alignment must be a UINT32, it is a %1")
+                                   .arg(ggufTypeName(alignment->type)));
         const quint64 a = alignment->scalar.toULongLong();
         if (a == 0 || (a & (a - 1)) != 0)
-            return fail(QStringLiteral("general.alignment %1 is not a power of two").arg(a));
+            return reader.fail(QStringLiteral("general.alignment %1 is not a power of two").arg(a));
         m_alignment = quint32(a);
     }
+    return true;
+}
 
-    m_tensors.setFile(file);
+// The tensor infos; offsets are kept relative to the data section until its start is known.
+bool GgufFile::parseTensorInfos(Reader &reader, quint64 tensorCount, FarOffset *farOffset)
+{
+    m_tensors.setFile(m_file.path());
     m_tensors.reserve(qsizetype(tensorCount), 0, qsizetype(tensorCount) * 2);
-    // Offsets are relative to the data section until its start is known.
-    std::optional<std::pair<qsizetype, quint64>> farOffset;
     for (quint64 i = 0; i < tensorCount; ++i) {
-        QString name;
-        if (!readString(&name, QStringLiteral("the name of tensor #%1").arg(i)))
+        if (!parseTensorInfo(reader, i, farOffset))
             return false;
-        const QString where = QStringLiteral("tensor %1").arg(name);
-        const QByteArray utf8Name = name.toUtf8();
-        if (utf8Name.size() >= limits::maxGgmlName)
-            return fail(QStringLiteral("%1: the name is longer than GGML's limit of %2 bytes")
-                            .arg(where)
-                            .arg(limits::maxGgmlName - 1));
-        quint32 dims = 0;
-        if (!cursor.read(&dims))
-            return truncated(where);
-        if (dims > limits::maxGgmlDims)
-            return fail(QStringLiteral("%1 has %2 dimensions; GGML allows at most %3")
-                            .arg(where)
-                            .arg(dims)
-                            .arg(limits::maxGgmlDims));
-        std::vector<qint64> ne;
-        for (quint32 d = 0; d < dims; ++d) {
-            quint64 extent = 0;
-            if (!cursor.read(&extent))
-                return truncated(where);
-            if (extent > quint64(std::numeric_limits<qint64>::max()))
-                return fail(QStringLiteral("%1: dimension %2 is %3, beyond a 64-bit signed count")
-                                .arg(where)
-                                .arg(d)
-                                .arg(extent));
-            ne.push_back(qint64(extent));
-        }
-        const std::vector<qint64> shape(ne.rbegin(), ne.rend());
-        quint32 typeId = 0;
-        quint64 offset = 0;
-        if (!cursor.read(&typeId) || !cursor.read(&offset))
-            return truncated(where);
-        const std::optional<GgmlType> type = ggmlType(typeId);
-        if (!type)
-            return fail(
-                QStringLiteral("%1 has the unknown GGML type id %2").arg(where).arg(typeId));
-        if (type->removed)
-            return fail(QStringLiteral("%1 has GGML type %2 (id %3), which llama.cpp removed "
-                                       "from GGUF files; pescope cannot size it")
-                            .arg(where, type->name)
-                            .arg(typeId));
-        qint64 elements = 0;
-        if (!shapeElementCount(shape, &elements))
-            return fail(QStringLiteral("%1: shape %2 has more elements than a 64-bit count holds")
-                            .arg(where, shapeString(shape)));
-        const qint64 rowElements = ne.empty() ? 1 : ne.front();
-        if (rowElements % type->blockSize != 0)
-            return fail(QStringLiteral("%1: %2 rows of %3 elements are not a whole number of "
-                                       "%4-element blocks")
-                            .arg(where, type->name)
-                            .arg(rowElements)
-                            .arg(type->blockSize));
-        qint64 bytes = 0;
-        if (!checkedMultiply(elements / type->blockSize, type->typeSize, &bytes))
-            return fail(QStringLiteral("%1: shape %2 of %3 is larger than a 64-bit size")
-                            .arg(where, shapeString(shape), type->name));
-        if (offset % m_alignment != 0)
-            return fail(QStringLiteral("%1: its offset %2 is not a multiple of the alignment %3")
-                            .arg(where)
-                            .arg(offset)
-                            .arg(m_alignment));
-        // Past the end whatever the data section's start: kept as the file's size plus one.
-        if (offset > quint64(size) && !farOffset)
-            farOffset = {m_tensors.size(), offset};
-        m_tensors.append(utf8Name, type->dtype, type->name, type->quantized, shape,
-                         qint64(std::min(offset, quint64(size) + 1)), bytes);
     }
     QString duplicate;
     if (!m_tensors.indexNames(&duplicate))
-        return fail(QStringLiteral("tensor %1 appears twice").arg(duplicate));
+        return reader.fail(QStringLiteral("tensor %1 appears twice").arg(duplicate));
+    return true;
+}
 
-    // The data section starts at the next multiple of the alignment.
-    const qint64 end = cursor.pos();
+// Tensor info #i: name, dimensions, GGML type and offset, checked and sized.
+bool GgufFile::parseTensorInfo(Reader &reader, quint64 i, FarOffset *farOffset)
+{
+    Cursor &cursor = reader.cursor();
+    QString name;
+    if (!reader.readString(&name, QStringLiteral("the name of tensor #%1").arg(i)))
+        return false;
+    const QString where = QStringLiteral("tensor %1").arg(name);
+    const QByteArray utf8Name = name.toUtf8();
+    if (utf8Name.size() >= limits::maxGgmlName)
+        return reader.fail(QStringLiteral("%1: the name is longer than GGML's limit of %2 bytes")
+                               .arg(where)
+                               .arg(limits::maxGgmlName - 1));
+    quint32 dims = 0;
+    if (!cursor.read(&dims))
+        return reader.truncated(where);
+    if (dims > limits::maxGgmlDims)
+        return reader.fail(QStringLiteral("%1 has %2 dimensions; GGML allows at most %3")
+                               .arg(where)
+                               .arg(dims)
+                               .arg(limits::maxGgmlDims));
+    std::vector<qint64> ne;
+    for (quint32 d = 0; d < dims; ++d) {
+        quint64 extent = 0;
+        if (!cursor.read(&extent))
+            return reader.truncated(where);
+        if (extent > quint64(std::numeric_limits<qint64>::max()))
+            return reader.fail(
+                QStringLiteral("%1: dimension %2 is %3, beyond a 64-bit signed count")
+                    .arg(where)
+                    .arg(d)
+                    .arg(extent));
+        ne.push_back(qint64(extent));
+    }
+    const std::vector<qint64> shape(ne.rbegin(), ne.rend());
+    quint32 typeId = 0;
+    quint64 offset = 0;
+    if (!cursor.read(&typeId) || !cursor.read(&offset))
+        return reader.truncated(where);
+    const std::optional<GgmlType> type = ggmlType(typeId);
+    if (!type)
+        return reader.fail(
+            QStringLiteral("%1 has the unknown GGML type id %2").arg(where).arg(typeId));
+    if (type->removed)
+        return reader.fail(QStringLiteral("%1 has GGML type %2 (id %3), which llama.cpp removed "
+                                          "from GGUF files; pescope cannot size it")
+                               .arg(where, type->name)
+                               .arg(typeId));
+    qint64 elements = 0;
+    if (!shapeElementCount(shape, &elements))
+        return reader.fail(
+            QStringLiteral("%1: shape %2 has more elements than a 64-bit count holds")
+                .arg(where, shapeString(shape)));
+    const qint64 rowElements = ne.empty() ? 1 : ne.front();
+    if (rowElements % type->blockSize != 0)
+        return reader.fail(QStringLiteral("%1: %2 rows of %3 elements are not a whole number "
+                                          "of %4-element blocks")
+                               .arg(where, type->name)
+                               .arg(rowElements)
+                               .arg(type->blockSize));
+    qint64 bytes = 0;
+    if (!checkedMultiply(elements / type->blockSize, type->typeSize, &bytes))
+        return reader.fail(QStringLiteral("%1: shape %2 of %3 is larger than a 64-bit size")
+                               .arg(where, shapeString(shape), type->name));
+    if (offset % m_alignment != 0)
+        return reader.fail(QStringLiteral("%1: its offset %2 is not a multiple of the alignment %3")
+                               .arg(where)
+                               .arg(offset)
+                               .arg(m_alignment));
+    // Past the end whatever the data section's start: kept as the file's size plus one.
+    const quint64 size = quint64(reader.size());
+    if (offset > size && !*farOffset)
+        *farOffset = {m_tensors.size(), offset};
+    m_tensors.append(utf8Name, type->dtype, type->name, type->quantized, shape,
+                     qint64(std::min(offset, size + 1)), bytes);
+    return true;
+}
+
+// The data section starts at the next multiple of the alignment; every tensor's bytes must
+// lie inside the file, and its offset becomes absolute.
+bool GgufFile::placeTensorData(Reader &reader, const FarOffset &farOffset)
+{
+    const qint64 size = reader.size();
+    const qint64 end = reader.cursor().pos();
     const qint64 padding = (m_alignment - end % m_alignment) % m_alignment;
     m_dataOffset = end + padding;
     // Without tensors the data section is empty and a file may end before its padding (ggml
@@ -554,7 +630,7 @@ bool GgufFile::parse(QString *error)
         qint64 begin = 0;
         if (relative > size || !checkedAdd(m_dataOffset, relative, &begin) ||
             !m_file.contains(begin, bytes))
-            return fail(
+            return reader.fail(
                 QStringLiteral("tensor %1: its data (%2 bytes at offset %3 of the data "
                                "section, which starts at byte %4) runs past the end of "
                                "the file (%5 bytes): truncated?")
@@ -565,7 +641,7 @@ bool GgufFile::parse(QString *error)
                     .arg(size));
         m_tensors.setOffset(i, begin);
     }
-    return checkOverlaps(error);
+    return true;
 }
 
 // No two tensors' bytes may overlap (checked in the order of their offsets).

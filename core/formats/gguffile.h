@@ -20,6 +20,7 @@
 #include <QVariant>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace pe {
@@ -189,7 +190,19 @@ public:
     }
 
 private:
+    class Reader;
+    // The first tensor whose offset lies past the end of the file, with that offset (the
+    // table keeps the file's size plus one in its place).
+    using FarOffset = std::optional<std::pair<qsizetype, quint64>>;
+
     bool parse(QString *error);
+    bool parseHeader(Reader &reader, quint64 *tensorCount, quint64 *kvCount);
+    bool parseMetadata(Reader &reader, quint64 kvCount);
+    bool parseArray(Reader &reader, const QString &where, GgufValue *value);
+    bool parseAlignment(const Reader &reader);
+    bool parseTensorInfos(Reader &reader, quint64 tensorCount, FarOffset *farOffset);
+    bool parseTensorInfo(Reader &reader, quint64 i, FarOffset *farOffset);
+    bool placeTensorData(Reader &reader, const FarOffset &farOffset);
     bool checkOverlaps(QString *error) const;
     bool checkArray(const QString &key, const GgufValue *value, bool (*accepts)(GgufType),
                     const QString &kind, qint64 maxElements, QString *error) const;

@@ -118,6 +118,20 @@ QString number(double value)
     return QString::number(value, 'g', 17);
 }
 
+// transformers' layer_types values.
+QString fullAttention()
+{
+    return QStringLiteral("full_attention");
+}
+QString slidingAttention()
+{
+    return QStringLiteral("sliding_attention");
+}
+QString chunkedAttention()
+{
+    return QStringLiteral("chunked_attention");
+}
+
 bool isPresent(const QJsonObject &object, const QString &key)
 {
     const QJsonValue value = object.value(key);
@@ -157,11 +171,40 @@ private:
     bool realNumber(const QString &name, std::optional<double> *value);
     bool boolean(const QString &name, std::optional<bool> *value);
 
+    // What the rope parameters fall back on: the top-level theta and partial rotary keys.
+    struct RopeFallbacks
+    {
+        bool neox = false;
+        bool gptj = false;
+        bool phi3 = false;
+        QString thetaKey;
+        std::optional<double> theta;
+        double defaultTheta = 10000.0;
+        QString defaultThetaOwner;
+        QString partialKey;
+        std::optional<double> partial;
+    };
+
     bool readSizes();
+    bool readHeadDim();
+    bool readAttentionSpans();
+    bool readVisionSizes();
     bool readLayerTypes();
+    bool readListedLayerTypes(const QJsonArray &values);
+    bool readSlidingPattern(qint64 *pattern, bool *fromConfig);
+    bool readModernBertLayerTypes();
+    bool readQwenLayerTypes();
     bool readNoRope();
     bool readAbsolute();
+    void setLearned(qint64 rows, qint64 offset, QStringList names);
+    void readBertPositions();
+    bool readRobertaPositions();
+    bool readPatchGrid();
     bool normalizeRope();
+    bool readRopeParameters(QJsonObject *p, QString *origin);
+    bool readRopeFallbacks(RopeFallbacks *f);
+    bool fillRopeParameters(QJsonObject *target, const QString &what, const RopeFallbacks &f);
+    void applyRopeQuirks(QJsonObject *p);
     bool readPairing();
     bool normalizePerLayerRope(const QString &globalKey, const QString &localKey,
                                bool scalingToBoth);
@@ -346,9 +389,15 @@ bool Reader::readSizes()
                {QStringLiteral("original_max_position_embeddings")}, 0,
                &o.originalMaxPositionEmbeddings))
         return false;
+    return readHeadDim() && readAttentionSpans() && readVisionSizes();
+}
 
-    // head_dim: transformers uses `config.head_dim or hidden_size // num_attention_heads`;
-    // DeepseekV3Config sets head_dim = qk_rope_head_dim, the part of each head that rotates.
+// head_dim: transformers uses `config.head_dim or hidden_size // num_attention_heads`;
+// DeepseekV3Config sets head_dim = qk_rope_head_dim, the part of each head that rotates.
+bool Reader::readHeadDim()
+{
+    const ClassDefaults *d = m_defaults;
+    ModelConfig &o = m_out;
     const QJsonValue headDim = m_config.value(QLatin1String("head_dim"));
     const QJsonValue ropeHeadDim = m_config.value(QLatin1String("qk_rope_head_dim"));
     if (!headDim.isUndefined() && !headDim.isNull() && headDim.toDouble() != 0) {
@@ -367,8 +416,13 @@ bool Reader::readSizes()
         read(QStringLiteral("head_dim = %1 = hidden_size / num_attention_heads (no head_dim key)")
                  .arg(o.headDim));
     }
+    return true;
+}
 
-    // Sliding window and attention chunk sizes.
+// Sliding window and attention chunk sizes.
+bool Reader::readAttentionSpans()
+{
+    const ClassDefaults *d = m_defaults;
     const QJsonValue window = m_config.value(QLatin1String("sliding_window"));
     if (window.isUndefined()) {
         if (d && d->slidingWindow > 0 && m_family == Family::Rope) {
@@ -407,8 +461,14 @@ bool Reader::readSizes()
         assume(QStringLiteral("attention_chunk_size = 8192: the config has none; "
                               "Llama4TextConfig's default in transformers v5"));
     }
+    return true;
+}
 
-    // Vision sizes: image_size and patch_size may be numbers or [height, width] lists.
+// Vision sizes: image_size and patch_size may be numbers or [height, width] lists.
+bool Reader::readVisionSizes()
+{
+    const ClassDefaults *d = m_defaults;
+    ModelConfig &o = m_out;
     for (const auto &[name, target, fallback] :
          {std::tuple{QStringLiteral("image_size"), &o.imageSize, d ? d->imageSize : 0},
           std::tuple{QStringLiteral("patch_size"), &o.patchSize, d ? d->patchSize : 0}}) {
@@ -493,112 +553,49 @@ bool Reader::readNoRope()
 
 bool Reader::readLayerTypes()
 {
-    const qint64 layers = m_out.numHiddenLayers;
-    const QString full = QStringLiteral("full_attention");
-    const QString sliding = QStringLiteral("sliding_attention");
-    const QString chunked = QStringLiteral("chunked_attention");
     const QJsonValue listed = m_config.value(QLatin1String("layer_types"));
-    if (listed.isArray()) {
-        const QJsonArray values = listed.toArray();
-        if (values.size() != layers)
-            return fail(QStringLiteral("%1 lists %2 layers, but num_hidden_layers is %3")
-                            .arg(key(QStringLiteral("layer_types")))
-                            .arg(values.size())
-                            .arg(layers));
-        for (const QJsonValue v : values) {
-            if (!v.isString())
-                return fail(QStringLiteral("%1 must list strings, it has %2")
-                                .arg(key(QStringLiteral("layer_types")), jsonText(v)));
-            m_layerTypes += v.toString();
-        }
-        read(QStringLiteral("attention per layer from %1").arg(key(QStringLiteral("layer_types"))));
-        return true;
-    }
+    if (listed.isArray())
+        return readListedLayerTypes(listed.toArray());
     if (!listed.isUndefined() && !listed.isNull())
         return fail(QStringLiteral("%1 must be a list, it is %2")
                         .arg(key(QStringLiteral("layer_types")), jsonText(listed)));
 
-    const QString type = m_out.modelType;
     // The rules transformers v5's configuration classes use to build layer_types.
+    const qint64 layers = m_out.numHiddenLayers;
+    const QString type = m_out.modelType;
     qint64 pattern = 0;
     bool patternFromConfig = false;
-    if (isPresent(m_config, QStringLiteral("sliding_window_pattern"))) {
-        if (!count(QStringLiteral("sliding_window_pattern"),
-                   {QStringLiteral("sliding_window_pattern")}, 0, &pattern))
-            return false;
-        patternFromConfig = true;
-    } else if (type == QLatin1String("gemma3_text")) {
-        pattern = 6;
-        assume(QStringLiteral("sliding_window_pattern = 6: the config has none; "
-                              "Gemma3TextConfig's default in transformers v5"));
-    } else if (type == QLatin1String("gemma2")) {
-        pattern = 2;
-        read(QStringLiteral("every other layer sliding, every second global (Gemma2Config)"));
-    } else if (type == QLatin1String("cohere2")) {
-        pattern = 4;
-        assume(QStringLiteral("sliding_window_pattern = 4: the config has none; Cohere2Config's "
-                              "default in transformers v5"));
-    }
+    if (!readSlidingPattern(&pattern, &patternFromConfig))
+        return false;
     if (pattern > 0) {
         for (qint64 i = 0; i < layers; ++i)
-            m_layerTypes += (i + 1) % pattern ? sliding : full;
+            m_layerTypes += (i + 1) % pattern ? slidingAttention() : fullAttention();
         if (patternFromConfig || type != QLatin1String("gemma2"))
             read(QStringLiteral("attention per layer: every %1th layer global, the others "
                                 "sliding ((i + 1) mod %1, as transformers builds layer_types)")
                      .arg(pattern));
         return true;
     }
-    if (type == QLatin1String("modernbert")) {
-        qint64 every = 0;
-        if (!count(QStringLiteral("global_attn_every_n_layers"),
-                   {QStringLiteral("global_attn_every_n_layers")}, 0, &every))
-            return false;
-        if (every == 0) {
-            every = 3;
-            assume(QStringLiteral("global_attn_every_n_layers = 3: the config has none; "
-                                  "ModernBertConfig's default in transformers v5"));
-        }
-        for (qint64 i = 0; i < layers; ++i)
-            m_layerTypes += i % every ? sliding : full;
-        read(QStringLiteral("attention per layer: layers i with i mod %1 = 0 global, the others "
-                            "sliding (ModernBertConfig)")
-                 .arg(every));
-        return true;
-    }
+    if (type == QLatin1String("modernbert"))
+        return readModernBertLayerTypes();
     if (type == QLatin1String("llama4_text")) {
         // Llama4TextConfig: "chunked_attention" if no_rope_layers[i] (RoPE layers attend in
         // chunks) else "full_attention" (the NoPE layers are global).
         for (qint64 i = 0; i < layers; ++i)
-            m_layerTypes += m_ropeLayers[size_t(i)] ? chunked : full;
+            m_layerTypes += m_ropeLayers[size_t(i)] ? chunkedAttention() : fullAttention();
         read(QStringLiteral("attention per layer: RoPE layers chunked (attention_chunk_size), "
                             "NoPE layers full (Llama4TextConfig)"));
         return true;
     }
     if (type == QLatin1String("qwen2") || type == QLatin1String("qwen2_moe") ||
-        type == QLatin1String("qwen3") || type == QLatin1String("qwen3_moe")) {
-        std::optional<bool> use;
-        qint64 maxWindowLayers = 0;
-        if (!boolean(QStringLiteral("use_sliding_window"), &use) ||
-            !count(QStringLiteral("max_window_layers"), {QStringLiteral("max_window_layers")}, 0,
-                   &maxWindowLayers))
-            return false;
-        const bool windowed = use.value_or(false) && m_slidingWindow > 0;
-        for (qint64 i = 0; i < layers; ++i)
-            m_layerTypes += windowed && i >= maxWindowLayers ? sliding : full;
-        read(windowed ? QStringLiteral("attention per layer: sliding from layer "
-                                       "max_window_layers = %1 on (use_sliding_window)")
-                            .arg(maxWindowLayers)
-                      : QStringLiteral("attention: full in every layer (use_sliding_window is "
-                                       "%1)")
-                            .arg(use ? QStringLiteral("false") : QStringLiteral("absent")));
-        return true;
-    }
+        type == QLatin1String("qwen3") || type == QLatin1String("qwen3_moe"))
+        return readQwenLayerTypes();
     std::optional<bool> use;
     if (!boolean(QStringLiteral("use_sliding_window"), &use))
         return false;
     const bool windowed = m_slidingWindow > 0 && use.value_or(true) && m_family == Family::Rope;
     for (qint64 i = 0; i < layers; ++i)
-        m_layerTypes += windowed ? sliding : full;
+        m_layerTypes += windowed ? slidingAttention() : fullAttention();
     if (windowed)
         read(QStringLiteral("attention: a sliding window of %1 tokens in every layer (%2, no "
                             "layer_types)")
@@ -607,79 +604,124 @@ bool Reader::readLayerTypes()
     return true;
 }
 
+// layer_types as the config lists it: one string per layer.
+bool Reader::readListedLayerTypes(const QJsonArray &values)
+{
+    const qint64 layers = m_out.numHiddenLayers;
+    if (values.size() != layers)
+        return fail(QStringLiteral("%1 lists %2 layers, but num_hidden_layers is %3")
+                        .arg(key(QStringLiteral("layer_types")))
+                        .arg(values.size())
+                        .arg(layers));
+    for (const QJsonValue v : values) {
+        if (!v.isString())
+            return fail(QStringLiteral("%1 must list strings, it has %2")
+                            .arg(key(QStringLiteral("layer_types")), jsonText(v)));
+        m_layerTypes += v.toString();
+    }
+    read(QStringLiteral("attention per layer from %1").arg(key(QStringLiteral("layer_types"))));
+    return true;
+}
+
+// Every `pattern`th layer global, the others sliding: the config's sliding_window_pattern or
+// the class's; 0 when neither gives one.
+bool Reader::readSlidingPattern(qint64 *pattern, bool *fromConfig)
+{
+    const QString type = m_out.modelType;
+    if (isPresent(m_config, QStringLiteral("sliding_window_pattern"))) {
+        if (!count(QStringLiteral("sliding_window_pattern"),
+                   {QStringLiteral("sliding_window_pattern")}, 0, pattern))
+            return false;
+        *fromConfig = true;
+    } else if (type == QLatin1String("gemma3_text")) {
+        *pattern = 6;
+        assume(QStringLiteral("sliding_window_pattern = 6: the config has none; "
+                              "Gemma3TextConfig's default in transformers v5"));
+    } else if (type == QLatin1String("gemma2")) {
+        *pattern = 2;
+        read(QStringLiteral("every other layer sliding, every second global (Gemma2Config)"));
+    } else if (type == QLatin1String("cohere2")) {
+        *pattern = 4;
+        assume(QStringLiteral("sliding_window_pattern = 4: the config has none; Cohere2Config's "
+                              "default in transformers v5"));
+    }
+    return true;
+}
+
+// ModernBertConfig: layers i with i mod global_attn_every_n_layers = 0 global.
+bool Reader::readModernBertLayerTypes()
+{
+    qint64 every = 0;
+    if (!count(QStringLiteral("global_attn_every_n_layers"),
+               {QStringLiteral("global_attn_every_n_layers")}, 0, &every))
+        return false;
+    if (every == 0) {
+        every = 3;
+        assume(QStringLiteral("global_attn_every_n_layers = 3: the config has none; "
+                              "ModernBertConfig's default in transformers v5"));
+    }
+    for (qint64 i = 0; i < m_out.numHiddenLayers; ++i)
+        m_layerTypes += i % every ? slidingAttention() : fullAttention();
+    read(QStringLiteral("attention per layer: layers i with i mod %1 = 0 global, the others "
+                        "sliding (ModernBertConfig)")
+             .arg(every));
+    return true;
+}
+
+// Qwen2 / Qwen3 (and their MoE): sliding from layer max_window_layers on, with
+// use_sliding_window.
+bool Reader::readQwenLayerTypes()
+{
+    std::optional<bool> use;
+    qint64 maxWindowLayers = 0;
+    if (!boolean(QStringLiteral("use_sliding_window"), &use) ||
+        !count(QStringLiteral("max_window_layers"), {QStringLiteral("max_window_layers")}, 0,
+               &maxWindowLayers))
+        return false;
+    const bool windowed = use.value_or(false) && m_slidingWindow > 0;
+    for (qint64 i = 0; i < m_out.numHiddenLayers; ++i)
+        m_layerTypes += windowed && i >= maxWindowLayers ? slidingAttention() : fullAttention();
+    read(windowed ? QStringLiteral("attention per layer: sliding from layer "
+                                   "max_window_layers = %1 on (use_sliding_window)")
+                        .arg(maxWindowLayers)
+                  : QStringLiteral("attention: full in every layer (use_sliding_window is "
+                                   "%1)")
+                        .arg(use ? QStringLiteral("false") : QStringLiteral("absent")));
+    return true;
+}
+
 bool Reader::readAbsolute()
 {
-    AbsolutePositions &a = m_out.absolute;
     const qint64 maxPositions = m_out.maxPositionEmbeddings;
-    const auto learned = [&](qint64 rows, qint64 offset, QStringList names) {
-        a.kind = AbsolutePositionKind::Learned;
-        a.tableRows = rows;
-        a.offset = offset;
-        a.positions = std::max<qint64>(0, rows - offset);
-        a.tensorNames = std::move(names);
-    };
     switch (m_family) {
     case Family::Gpt2:
-        learned(maxPositions, 0,
-                {QStringLiteral("wpe.weight"), QStringLiteral("transformer.wpe.weight")});
+        setLearned(maxPositions, 0,
+                   {QStringLiteral("wpe.weight"), QStringLiteral("transformer.wpe.weight")});
         read(QStringLiteral("learned absolute positions (wpe), %1 rows").arg(maxPositions));
         break;
     case Family::GptNeo:
-        learned(maxPositions, 0,
-                {QStringLiteral("transformer.wpe.weight"), QStringLiteral("wpe.weight")});
+        setLearned(maxPositions, 0,
+                   {QStringLiteral("transformer.wpe.weight"), QStringLiteral("wpe.weight")});
         read(QStringLiteral("learned absolute positions (wpe), %1 rows").arg(maxPositions));
         break;
     case Family::Opt:
         // OPTLearnedPositionalEmbedding: num_embeddings + 2 rows, position p at row p + 2.
-        learned(maxPositions + 2, 2,
-                {QStringLiteral("model.decoder.embed_positions.weight"),
-                 QStringLiteral("decoder.embed_positions.weight")});
+        setLearned(maxPositions + 2, 2,
+                   {QStringLiteral("model.decoder.embed_positions.weight"),
+                    QStringLiteral("decoder.embed_positions.weight")});
         read(QStringLiteral("learned absolute positions with OPT's offset 2: %1 rows = "
                             "max_position_embeddings + 2, position p at row p + 2")
                  .arg(maxPositions + 2));
         break;
-    case Family::Bert: {
-        const QString kind = m_config.value(QLatin1String("position_embedding_type"))
-                                 .toString(QStringLiteral("absolute"));
-        if (kind != QLatin1String("absolute")) {
-            assume(QStringLiteral("position_embedding_type = %1: relative distances inside "
-                                  "attention, no absolute table")
-                       .arg(kind));
-            m_family = Family::Unknown;
-            break;
-        }
-        learned(maxPositions, 0,
-                {QStringLiteral("bert.embeddings.position_embeddings.weight"),
-                 QStringLiteral("embeddings.position_embeddings.weight"),
-                 QStringLiteral("electra.embeddings.position_embeddings.weight")});
-        read(QStringLiteral("learned absolute positions, %1 rows, position p at row p")
-                 .arg(maxPositions));
+    case Family::Bert:
+        readBertPositions();
         break;
-    }
-    case Family::Roberta: {
-        // RobertaEmbeddings: padding_idx = pad_token_id; positions start at padding_idx + 1.
-        qint64 pad = 0;
-        if (!count(QStringLiteral("pad_token_id"), {QStringLiteral("pad_token_id")}, 0, &pad))
-            return false;
-        if (!isPresent(m_config, QStringLiteral("pad_token_id"))) {
-            pad = 1;
-            assume(QStringLiteral("pad_token_id = 1: the config has none; RobertaConfig's "
-                                  "default in transformers v5"));
-        }
-        learned(maxPositions, pad + 1,
-                {QStringLiteral("roberta.embeddings.position_embeddings.weight"),
-                 QStringLiteral("embeddings.position_embeddings.weight")});
-        read(QStringLiteral("learned absolute positions with RoBERTa's offset padding_idx + 1 = "
-                            "%1: %2 rows, position p at row p + %1, %3 usable positions")
-                 .arg(pad + 1)
-                 .arg(maxPositions)
-                 .arg(a.positions));
-        break;
-    }
+    case Family::Roberta:
+        return readRobertaPositions();
     case Family::DistilBert:
-        learned(maxPositions, 0,
-                {QStringLiteral("distilbert.embeddings.position_embeddings.weight"),
-                 QStringLiteral("embeddings.position_embeddings.weight")});
+        setLearned(maxPositions, 0,
+                   {QStringLiteral("distilbert.embeddings.position_embeddings.weight"),
+                    QStringLiteral("embeddings.position_embeddings.weight")});
         read(m_config.value(QLatin1String("sinusoidal_pos_embds")).toBool(false)
                  ? QStringLiteral("absolute positions: a table of fixed sinusoids "
                                   "(sinusoidal_pos_embds), %1 rows")
@@ -689,31 +731,8 @@ bool Reader::readAbsolute()
     case Family::Vit:
     case Family::Deit:
     case Family::Clip:
-    case Family::Siglip: {
-        if (m_out.imageSize <= 0 || m_out.patchSize <= 0)
-            return fail(QStringLiteral("a vision model needs image_size and patch_size"));
-        const qint64 side = m_out.imageSize / m_out.patchSize;
-        a.kind = AbsolutePositionKind::PatchGrid;
-        a.gridHeight = a.gridWidth = side;
-        a.prefixTokens = m_family == Family::Deit ? 2 : m_family == Family::Siglip ? 0 : 1;
-        a.tableRows = a.prefixTokens + side * side;
-        a.positions = a.tableRows;
-        if (m_family == Family::Vit || m_family == Family::Deit)
-            a.tensorNames = {QStringLiteral("vit.embeddings.position_embeddings"),
-                             QStringLiteral("deit.embeddings.position_embeddings"),
-                             QStringLiteral("embeddings.position_embeddings")};
-        else
-            a.tensorNames = {QStringLiteral("vision_model.embeddings.position_embedding.weight"),
-                             QStringLiteral("embeddings.position_embedding.weight")};
-        read(QStringLiteral("2-D patch grid: %1 x %1 patches = image_size %2 / patch_size %3, "
-                            "%4 prefix token(s) first, %5 rows")
-                 .arg(side)
-                 .arg(m_out.imageSize)
-                 .arg(m_out.patchSize)
-                 .arg(a.prefixTokens)
-                 .arg(a.tableRows));
-        break;
-    }
+    case Family::Siglip:
+        return readPatchGrid();
     case Family::Alibi:
         read(QStringLiteral("ALiBi: linear attention biases, no position table"));
         break;
@@ -724,6 +743,90 @@ bool Reader::readAbsolute()
     case Family::Unknown:
         break;
     }
+    return true;
+}
+
+// A learned table of `rows` rows whose position p sits at row p + `offset`.
+void Reader::setLearned(qint64 rows, qint64 offset, QStringList names)
+{
+    AbsolutePositions &a = m_out.absolute;
+    a.kind = AbsolutePositionKind::Learned;
+    a.tableRows = rows;
+    a.offset = offset;
+    a.positions = std::max<qint64>(0, rows - offset);
+    a.tensorNames = std::move(names);
+}
+
+// BERT and ELECTRA: a learned table unless position_embedding_type names a relative scheme.
+void Reader::readBertPositions()
+{
+    const qint64 maxPositions = m_out.maxPositionEmbeddings;
+    const QString kind = m_config.value(QLatin1String("position_embedding_type"))
+                             .toString(QStringLiteral("absolute"));
+    if (kind != QLatin1String("absolute")) {
+        assume(QStringLiteral("position_embedding_type = %1: relative distances inside "
+                              "attention, no absolute table")
+                   .arg(kind));
+        m_family = Family::Unknown;
+        return;
+    }
+    setLearned(maxPositions, 0,
+               {QStringLiteral("bert.embeddings.position_embeddings.weight"),
+                QStringLiteral("embeddings.position_embeddings.weight"),
+                QStringLiteral("electra.embeddings.position_embeddings.weight")});
+    read(QStringLiteral("learned absolute positions, %1 rows, position p at row p")
+             .arg(maxPositions));
+}
+
+// RobertaEmbeddings: padding_idx = pad_token_id; positions start at padding_idx + 1.
+bool Reader::readRobertaPositions()
+{
+    const qint64 maxPositions = m_out.maxPositionEmbeddings;
+    qint64 pad = 0;
+    if (!count(QStringLiteral("pad_token_id"), {QStringLiteral("pad_token_id")}, 0, &pad))
+        return false;
+    if (!isPresent(m_config, QStringLiteral("pad_token_id"))) {
+        pad = 1;
+        assume(QStringLiteral("pad_token_id = 1: the config has none; RobertaConfig's "
+                              "default in transformers v5"));
+    }
+    setLearned(maxPositions, pad + 1,
+               {QStringLiteral("roberta.embeddings.position_embeddings.weight"),
+                QStringLiteral("embeddings.position_embeddings.weight")});
+    read(QStringLiteral("learned absolute positions with RoBERTa's offset padding_idx + 1 = "
+                        "%1: %2 rows, position p at row p + %1, %3 usable positions")
+             .arg(pad + 1)
+             .arg(maxPositions)
+             .arg(m_out.absolute.positions));
+    return true;
+}
+
+// ViT, DeiT, CLIP and SigLIP vision towers: a 2-D grid of patches after any prefix tokens.
+bool Reader::readPatchGrid()
+{
+    AbsolutePositions &a = m_out.absolute;
+    if (m_out.imageSize <= 0 || m_out.patchSize <= 0)
+        return fail(QStringLiteral("a vision model needs image_size and patch_size"));
+    const qint64 side = m_out.imageSize / m_out.patchSize;
+    a.kind = AbsolutePositionKind::PatchGrid;
+    a.gridHeight = a.gridWidth = side;
+    a.prefixTokens = m_family == Family::Deit ? 2 : m_family == Family::Siglip ? 0 : 1;
+    a.tableRows = a.prefixTokens + side * side;
+    a.positions = a.tableRows;
+    if (m_family == Family::Vit || m_family == Family::Deit)
+        a.tensorNames = {QStringLiteral("vit.embeddings.position_embeddings"),
+                         QStringLiteral("deit.embeddings.position_embeddings"),
+                         QStringLiteral("embeddings.position_embeddings")};
+    else
+        a.tensorNames = {QStringLiteral("vision_model.embeddings.position_embedding.weight"),
+                         QStringLiteral("embeddings.position_embedding.weight")};
+    read(QStringLiteral("2-D patch grid: %1 x %1 patches = image_size %2 / patch_size %3, "
+                        "%4 prefix token(s) first, %5 rows")
+             .arg(side)
+             .arg(m_out.imageSize)
+             .arg(m_out.patchSize)
+             .arg(a.prefixTokens)
+             .arg(a.tableRows));
     return true;
 }
 
@@ -815,6 +918,42 @@ bool Reader::normalizeRope()
         return normalizePerLayerRope(QStringLiteral("global_rope_theta"),
                                      QStringLiteral("local_rope_theta"), true);
 
+    QJsonObject p;
+    QString origin;
+    if (!readRopeParameters(&p, &origin))
+        return false;
+    // A v5-saved config may already be per layer type.
+    const QSet<QString> typeSet(m_layerTypes.cbegin(), m_layerTypes.cend());
+    bool nested = !p.isEmpty();
+    for (auto it = p.begin(); nested && it != p.end(); ++it)
+        nested = typeSet.contains(it.key()) && it.value().isObject();
+
+    RopeFallbacks fallbacks;
+    if (!readRopeFallbacks(&fallbacks))
+        return false;
+    if (nested) {
+        m_out.ropeParametersPerLayerType = true;
+        for (const QString &layerType : QSet<QString>(typeSet)) {
+            if (!p.contains(layerType))
+                return fail(
+                    QStringLiteral("%1 has no entry for layer type %2").arg(origin, layerType));
+            QJsonObject inner = p.value(layerType).toObject();
+            if (!fillRopeParameters(&inner, layerType + QLatin1Char('.'), fallbacks))
+                return false;
+            p.insert(layerType, inner);
+        }
+    } else {
+        if (!fillRopeParameters(&p, QString(), fallbacks))
+            return false;
+        applyRopeQuirks(&p);
+    }
+    m_out.ropeParameters = p;
+    return true;
+}
+
+// convert_rope_params_to_dict: `rope_scaling or rope_parameters`, each an object when given.
+bool Reader::readRopeParameters(QJsonObject *p, QString *origin)
+{
     const QJsonValue scaling = m_config.value(QLatin1String("rope_scaling"));
     const QJsonValue parameters = m_config.value(QLatin1String("rope_parameters"));
     for (const auto &[name, value] : {std::pair{QStringLiteral("rope_scaling"), scaling},
@@ -823,112 +962,97 @@ bool Reader::normalizeRope()
             return fail(
                 QStringLiteral("%1 must be an object, it is %2").arg(key(name), jsonText(value)));
     }
-    // convert_rope_params_to_dict: `rope_scaling or rope_parameters`.
-    QJsonObject p;
-    QString origin;
     if (!scaling.toObject().isEmpty()) {
-        p = scaling.toObject();
-        origin = key(QStringLiteral("rope_scaling"));
+        *p = scaling.toObject();
+        *origin = key(QStringLiteral("rope_scaling"));
     } else if (parameters.isObject()) {
-        p = parameters.toObject();
-        origin = key(QStringLiteral("rope_parameters"));
+        *p = parameters.toObject();
+        *origin = key(QStringLiteral("rope_parameters"));
     }
-    if (!origin.isEmpty())
+    if (!origin->isEmpty())
         read(QStringLiteral("rope_parameters from %1: %2")
-                 .arg(origin, p.keys().join(QLatin1String(", "))));
+                 .arg(*origin, p->keys().join(QLatin1String(", "))));
+    return true;
+}
 
-    // A v5-saved config may already be per layer type.
-    const QSet<QString> typeSet(m_layerTypes.cbegin(), m_layerTypes.cend());
-    bool nested = !p.isEmpty();
-    for (auto it = p.begin(); nested && it != p.end(); ++it)
-        nested = typeSet.contains(it.key()) && it.value().isObject();
-
-    const bool neox = type == QLatin1String("gpt_neox");
-    const QString thetaKey =
-        neox ? QStringLiteral("rotary_emb_base") : QStringLiteral("rope_theta");
-    std::optional<double> theta;
-    if (!realNumber(thetaKey, &theta))
+// The top-level keys that fill what the rope parameters leave out, with their defaults.
+bool Reader::readRopeFallbacks(RopeFallbacks *f)
+{
+    const QString type = m_out.modelType;
+    f->neox = type == QLatin1String("gpt_neox");
+    f->gptj = type == QLatin1String("gptj") || type == QLatin1String("codegen");
+    f->phi3 = type == QLatin1String("phi3");
+    f->thetaKey = f->neox ? QStringLiteral("rotary_emb_base") : QStringLiteral("rope_theta");
+    if (!realNumber(f->thetaKey, &f->theta))
         return false;
-    const double defaultTheta = m_defaults && m_defaults->theta > 0 ? m_defaults->theta : 10000.0;
-    const QString defaultThetaOwner =
+    f->defaultTheta = m_defaults && m_defaults->theta > 0 ? m_defaults->theta : 10000.0;
+    f->defaultThetaOwner =
         m_defaults ? defaultOwner()
                    : QStringLiteral("transformers v5's RotaryEmbeddingConfigMixin.default_theta");
-    const bool gptj = type == QLatin1String("gptj") || type == QLatin1String("codegen");
-
     // partial_rotary_factor when the parameters lack it: GPT-NeoX from rotary_pct (default
     // 0.25), Phi-3 1.0, others the config's key when present (setdefault in transformers v5).
-    std::optional<double> partial;
-    const QString partialKey =
-        neox ? QStringLiteral("rotary_pct") : QStringLiteral("partial_rotary_factor");
-    if (!realNumber(partialKey, &partial))
-        return false;
+    f->partialKey =
+        f->neox ? QStringLiteral("rotary_pct") : QStringLiteral("partial_rotary_factor");
+    return realNumber(f->partialKey, &f->partial);
+}
 
-    const auto fill = [&](QJsonObject *target, const QString &what) -> bool {
-        if (!target->contains(QLatin1String("rope_theta"))) {
-            if (theta) {
-                target->insert(QStringLiteral("rope_theta"), *theta);
-                read(QStringLiteral("%1rope_theta = %2 (%3)")
-                         .arg(what, number(*theta), key(thetaKey)));
-            } else {
-                target->insert(QStringLiteral("rope_theta"), defaultTheta);
-                assume(gptj ? QStringLiteral("%1rope_theta = 10000: GPT-J's rotary embedding uses "
-                                             "base 10000")
-                                  .arg(what)
-                            : QStringLiteral("%1rope_theta = %2: the config has no %3; %4")
-                                  .arg(what, number(defaultTheta), thetaKey, defaultThetaOwner));
-            }
+// rope_theta and partial_rotary_factor where `target` lacks them, then standardize.
+bool Reader::fillRopeParameters(QJsonObject *target, const QString &what, const RopeFallbacks &f)
+{
+    if (!target->contains(QLatin1String("rope_theta"))) {
+        if (f.theta) {
+            target->insert(QStringLiteral("rope_theta"), *f.theta);
+            read(QStringLiteral("%1rope_theta = %2 (%3)")
+                     .arg(what, number(*f.theta), key(f.thetaKey)));
+        } else {
+            target->insert(QStringLiteral("rope_theta"), f.defaultTheta);
+            assume(f.gptj
+                       ? QStringLiteral("%1rope_theta = 10000: GPT-J's rotary embedding uses "
+                                        "base 10000")
+                             .arg(what)
+                       : QStringLiteral("%1rope_theta = %2: the config has no %3; %4")
+                             .arg(what, number(f.defaultTheta), f.thetaKey, f.defaultThetaOwner));
         }
-        if (neox && !target->contains(QLatin1String("partial_rotary_factor"))) {
-            const double value = partial.value_or(0.25);
-            target->insert(QStringLiteral("partial_rotary_factor"), value);
-            if (partial)
-                read(QStringLiteral("%1partial_rotary_factor = %2 (%3)")
-                         .arg(what, number(value), key(partialKey)));
-            else
-                assume(QStringLiteral("%1partial_rotary_factor = 0.25: the config has no "
-                                      "rotary_pct; GPTNeoXConfig's default in transformers v5")
-                           .arg(what));
-        } else if (partial && !target->contains(QLatin1String("partial_rotary_factor"))) {
-            target->insert(QStringLiteral("partial_rotary_factor"), *partial);
-            read(QStringLiteral("%1partial_rotary_factor = %2 (%3)")
-                     .arg(what, number(*partial), key(partialKey)));
-        } else if (!partial && (type == QLatin1String("phi3")) &&
-                   !target->contains(QLatin1String("partial_rotary_factor"))) {
-            target->insert(QStringLiteral("partial_rotary_factor"), 1.0);
-            assume(QStringLiteral("%1partial_rotary_factor = 1: the config has none; Phi3Config "
-                                  "sets 1.0 (transformers v5)")
-                       .arg(what));
-        }
-        return standardize(target, what);
-    };
-
-    if (nested) {
-        m_out.ropeParametersPerLayerType = true;
-        for (const QString &layerType : QSet<QString>(typeSet)) {
-            if (!p.contains(layerType))
-                return fail(
-                    QStringLiteral("%1 has no entry for layer type %2").arg(origin, layerType));
-            QJsonObject inner = p.value(layerType).toObject();
-            if (!fill(&inner, layerType + QLatin1Char('.')))
-                return false;
-            p.insert(layerType, inner);
-        }
-    } else if (!fill(&p, QString())) {
-        return false;
     }
+    if (f.neox && !target->contains(QLatin1String("partial_rotary_factor"))) {
+        const double value = f.partial.value_or(0.25);
+        target->insert(QStringLiteral("partial_rotary_factor"), value);
+        if (f.partial)
+            read(QStringLiteral("%1partial_rotary_factor = %2 (%3)")
+                     .arg(what, number(value), key(f.partialKey)));
+        else
+            assume(QStringLiteral("%1partial_rotary_factor = 0.25: the config has no "
+                                  "rotary_pct; GPTNeoXConfig's default in transformers v5")
+                       .arg(what));
+    } else if (f.partial && !target->contains(QLatin1String("partial_rotary_factor"))) {
+        target->insert(QStringLiteral("partial_rotary_factor"), *f.partial);
+        read(QStringLiteral("%1partial_rotary_factor = %2 (%3)")
+                 .arg(what, number(*f.partial), key(f.partialKey)));
+    } else if (!f.partial && f.phi3 && !target->contains(QLatin1String("partial_rotary_factor"))) {
+        target->insert(QStringLiteral("partial_rotary_factor"), 1.0);
+        assume(QStringLiteral("%1partial_rotary_factor = 1: the config has none; Phi3Config "
+                              "sets 1.0 (transformers v5)")
+                   .arg(what));
+    }
+    return standardize(target, what);
+}
 
-    if (!nested && (type == QLatin1String("phi3") || type == QLatin1String("phimoe"))) {
+// What Phi-3 and DeepSeek-V3's configuration classes change in one set of rope parameters.
+void Reader::applyRopeQuirks(QJsonObject *p)
+{
+    const QString type = m_out.modelType;
+    if (type == QLatin1String("phi3") || type == QLatin1String("phimoe")) {
         // Phi3Config: configs of the first releases say "su" (or "yarn") for LongRoPE.
-        const QString ropeType = p.value(QLatin1String("rope_type")).toString();
+        const QString ropeType = p->value(QLatin1String("rope_type")).toString();
         if (ropeType == QLatin1String("su") || ropeType == QLatin1String("yarn")) {
-            p.insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
+            p->insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
             read(QStringLiteral("rope_type = longrope: Phi3Config renames \"%1\"").arg(ropeType));
         }
         // Phi3Config.convert_rope_params_to_dict renames "su" only after
         // standardize_rope_params, which copies the top-level original_max_position_embeddings
         // for llama3 / yarn / longrope alone; validate_rope then requires the key.
         if (ropeType == QLatin1String("su") &&
-            !p.contains(QLatin1String("original_max_position_embeddings")))
+            !p->contains(QLatin1String("original_max_position_embeddings")))
             assume(QStringLiteral("transformers 5 refuses this config: Phi3Config renames "
                                   "rope_scaling's \"su\" to \"longrope\" after "
                                   "standardize_rope_params, which copies the top-level "
@@ -942,24 +1066,22 @@ bool Reader::normalizeRope()
                                 ? QStringLiteral(" = %1").arg(m_out.originalMaxPositionEmbeddings)
                                 : QString()));
     }
-    if (!nested && type == QLatin1String("deepseek_v3")) {
+    if (type == QLatin1String("deepseek_v3")) {
         // DeepseekV3Config converts these to float ("models on the hub were saved as int").
         for (const char *name : {"beta_fast", "beta_slow", "factor"}) {
             const QString k = QLatin1String(name);
-            if (p.value(k).isDouble())
-                p.insert(k, p.value(k).toDouble());
+            if (p->value(k).isDouble())
+                p->insert(k, p->value(k).toDouble());
         }
     }
-    m_out.ropeParameters = p;
-    return true;
 }
 
 bool Reader::normalizePerLayerRope(const QString &globalKey, const QString &localKey,
                                    bool scalingToBoth)
 {
     // Gemma3TextConfig / ModernBertConfig.convert_rope_params_to_dict.
-    const QString fullName = QStringLiteral("full_attention");
-    const QString slidingName = QStringLiteral("sliding_attention");
+    const QString fullName = fullAttention();
+    const QString slidingName = slidingAttention();
     const QJsonValue scaling = m_config.value(QLatin1String("rope_scaling"));
     const QJsonValue parameters = m_config.value(QLatin1String("rope_parameters"));
     if (!scaling.isUndefined() && !scaling.isNull() && !scaling.isObject())
@@ -1062,7 +1184,7 @@ void Reader::buildLayers()
     if (m_layerTypes.size() != layers) {
         m_layerTypes.clear();
         for (qint64 i = 0; i < layers; ++i)
-            m_layerTypes += QStringLiteral("full_attention");
+            m_layerTypes += fullAttention();
     }
     const bool cohere2 = m_out.modelType == QLatin1String("cohere2");
     const bool gptj =

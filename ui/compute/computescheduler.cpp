@@ -410,170 +410,196 @@ void ComputeScheduler::dispatch()
         failAll(backendError);
         return;
     }
-    if (m_encode.dirty) {
-        const quint64 generation = m_encode.start();
-        GridRequest request = m_gridRequest;
-        // A new size starts from the whole matrix; the heatmap resets its view to match.
-        if (!m_encoding || m_encoding->spec.positions != m_state->spec().positions ||
-            m_encoding->spec.dims != m_state->spec().dims)
-            request.fullView = true;
-        m_lastGridSent = request;
-        ++m_encode.inFlight;
-        const EncodingSpec spec = m_state->spec();
-        // Larger than the heatmap's screen area (or the memory budget): sample each viewport
-        // instead of materialising, and compute just the plotted wave columns.
-        const bool sampled = useSampledPath(spec, request);
-        const QList<qint64> columnDims = m_state->plottedDims();
-        post([this, generation, spec, backend, request, sampled, columnDims,
-              isStale = m_encode.staleness(generation)] {
-            if (isStale()) {
-                reply([=, this] { onEncodeFinished(generation, nullptr, QString()); });
-                return;
-            }
-            QString error;
-            auto result = std::make_shared<EncodingResult>();
-            result->generation = generation;
-            const ProgressReport progress = [this, generation](int percent) {
-                reply([=, this] {
-                    if (generation == m_encode.generation)
-                        emit progressChanged(percent);
-                });
-            };
-            const JobStatus status =
-                sampled ? computeSampledEncoding(*backend, spec, request, columnDims, isStale,
-                                                 result.get(), &error)
-                        : computeEncoding(*backend, spec, request, isStale, progress, result.get(),
-                                          &error, m_pool.get());
-            result->notice = backend->notice();
-            reportNotice(backend);
-            std::shared_ptr<const EncodingResult> done;
-            if (status == JobStatus::Done)
-                done = result;
-            else if (status != JobStatus::Failed)
-                error.clear();
-            reply([=, this] { onEncodeFinished(generation, done, error); });
-        });
-    }
+    if (m_encode.dirty)
+        dispatchEncode(backend);
     // One grid at a time: pan and zoom events arriving meanwhile merge into the next one, so
     // the worker never falls behind the mouse.
-    if (m_grid.dirty && m_encoding && m_grid.inFlight == 0) {
-        const quint64 generation = m_grid.start();
-        m_lastGridSent = m_gridRequest;
-        ++m_grid.inFlight;
-        post([this, generation, encoding = m_encoding, request = m_gridRequest, backend,
-              isStale = m_grid.staleness(generation)] {
-            // A newer viewport arrived while this waited: skip to it (pan and zoom send many).
-            if (isStale()) {
-                reply([=, this] { onGridFinished(generation, nullptr); });
-                return;
-            }
-            const CellWindow window = requestedWindow(request, encoding->spec);
-            std::shared_ptr<HeatmapGrid> grid;
-            if (encoding->matrix) {
-                QElapsedTimer clock;
-                clock.start();
-                grid = std::make_shared<HeatmapGrid>(
-                    sampleGrid(*encoding->matrix, window, request.rowPixels, request.colPixels));
-                grid->backendId = encoding->backendId;
-                grid->computeMs = double(clock.nsecsElapsed()) / 1e6;
-            } else {
-                grid = std::make_shared<HeatmapGrid>();
-                QString error;
-                const bool ok =
-                    sampleWindowGrid(*backend, encoding->spec, window, request.rowPixels,
-                                     request.colPixels, grid.get(), &error);
-                reportNotice(backend);
-                if (!ok)
-                    grid.reset();
-            }
-            if (grid) {
-                grid->request = request;
-                grid->encodingGeneration = encoding->generation;
-            }
-            reply([=, this] { onGridFinished(generation, grid); });
-        });
-    }
+    if (m_grid.dirty && m_encoding && m_grid.inFlight == 0)
+        dispatchGrid(backend);
     if (!m_encoding)
         m_grid.dirty = false;
-    if (m_columns.dirty && !m_encode.busy()) {
-        const QList<qint64> dims =
-            m_encoding ? m_encoding->missingColumns(m_state->plottedDims()) : QList<qint64>();
-        if (dims.isEmpty()) {
-            m_columns.dirty = false;
-        } else {
-            const quint64 generation = m_columns.start();
-            ++m_columns.inFlight;
-            post([this, generation, encoding = m_encoding, dims, backend,
-                  isStale = m_columns.staleness(generation)] {
-                QString error;
-                const JobStatus status =
-                    computeMissingColumns(*backend, *encoding, dims, isStale, &error);
-                reportNotice(backend);
-                reply([=, this] { onColumnsFinished(generation, encoding, status, error); });
-            });
-        }
-    }
-    if (m_phraseLane.dirty) {
-        const quint64 generation = m_phraseLane.start();
-        ++m_phraseLane.inFlight;
-        post([this, generation, settings = m_state->phraseSettings(), backend,
-              isStale = m_phraseLane.staleness(generation)] {
-            if (isStale()) {
-                reply([=, this] {
-                    onPhrasesFinished(generation, nullptr, JobStatus::Cancelled, QString());
-                });
-                return;
-            }
-            QString error;
-            auto result = std::make_shared<PhraseResult>();
-            result->generation = generation;
-            const bool ok = computePhrases(*backend, settings, result.get(), &error);
-            reportNotice(backend);
-            std::shared_ptr<const PhraseResult> done;
-            if (ok)
-                done = result;
-            reply([=, this] {
-                onPhrasesFinished(generation, done, ok ? JobStatus::Done : JobStatus::Failed,
-                                  error);
-            });
-        });
-    }
-    if (m_schemeLane.dirty) {
-        const quint64 generation = m_schemeLane.start();
-        ++m_schemeLane.inFlight;
-        post([this, generation, request = m_schemeRequest, backend,
-              isStale = m_schemeLane.staleness(generation)] {
-            QString error;
-            auto result = std::make_shared<SchemeResult>();
-            const JobStatus status =
-                isStale() ? JobStatus::Cancelled
-                          : computeSchemeData(request.inputs, request.views, *backend, isStale,
-                                              result.get(), &error);
-            reportNotice(backend);
-            std::shared_ptr<const SchemeResult> done;
-            if (status == JobStatus::Done)
-                done = result;
-            reply([=, this] { onSchemesFinished(generation, done, status, error); });
-        });
-    }
-    if (m_tableLane.dirty) {
-        // CPU only (Eigen): the table is small next to an encoding.
-        const quint64 generation = m_tableLane.start();
-        ++m_tableLane.inFlight;
-        post([this, generation, request = m_tableRequest,
-              isStale = m_tableLane.staleness(generation)] {
-            QString error;
-            auto result = std::make_shared<TableResult>();
-            const JobStatus status = isStale()
-                                         ? JobStatus::Cancelled
-                                         : computeTableData(request, isStale, result.get(), &error);
-            std::shared_ptr<const TableResult> done;
-            if (status == JobStatus::Done)
-                done = result;
-            reply([=, this] { onTableFinished(generation, done, status, error); });
-        });
-    }
+    if (m_columns.dirty && !m_encode.busy())
+        dispatchColumns(backend);
+    if (m_phraseLane.dirty)
+        dispatchPhrases(backend);
+    if (m_schemeLane.dirty)
+        dispatchSchemes(backend);
+    if (m_tableLane.dirty)
+        dispatchTable();
     dispatchFigureJobs(backend);
+}
+
+// The encoding: the whole matrix, or (larger than the heatmap can show) sampled per viewport.
+void ComputeScheduler::dispatchEncode(Backend *backend)
+{
+    const quint64 generation = m_encode.start();
+    GridRequest request = m_gridRequest;
+    // A new size starts from the whole matrix; the heatmap resets its view to match.
+    if (!m_encoding || m_encoding->spec.positions != m_state->spec().positions ||
+        m_encoding->spec.dims != m_state->spec().dims)
+        request.fullView = true;
+    m_lastGridSent = request;
+    ++m_encode.inFlight;
+    const EncodingSpec spec = m_state->spec();
+    // Larger than the heatmap's screen area (or the memory budget): sample each viewport
+    // instead of materialising, and compute just the plotted wave columns.
+    const bool sampled = useSampledPath(spec, request);
+    const QList<qint64> columnDims = m_state->plottedDims();
+    post([this, generation, spec, backend, request, sampled, columnDims,
+          isStale = m_encode.staleness(generation)] {
+        if (isStale()) {
+            reply([=, this] { onEncodeFinished(generation, nullptr, QString()); });
+            return;
+        }
+        QString error;
+        auto result = std::make_shared<EncodingResult>();
+        result->generation = generation;
+        const ProgressReport progress = [this, generation](int percent) {
+            reply([=, this] {
+                if (generation == m_encode.generation)
+                    emit progressChanged(percent);
+            });
+        };
+        const JobStatus status = sampled
+                                     ? computeSampledEncoding(*backend, spec, request, columnDims,
+                                                              isStale, result.get(), &error)
+                                     : computeEncoding(*backend, spec, request, isStale, progress,
+                                                       result.get(), &error, m_pool.get());
+        result->notice = backend->notice();
+        reportNotice(backend);
+        std::shared_ptr<const EncodingResult> done;
+        if (status == JobStatus::Done)
+            done = result;
+        else if (status != JobStatus::Failed)
+            error.clear();
+        reply([=, this] { onEncodeFinished(generation, done, error); });
+    });
+}
+
+// The heatmap's grid for the newest viewport, from the encoding.
+void ComputeScheduler::dispatchGrid(Backend *backend)
+{
+    const quint64 generation = m_grid.start();
+    m_lastGridSent = m_gridRequest;
+    ++m_grid.inFlight;
+    post([this, generation, encoding = m_encoding, request = m_gridRequest, backend,
+          isStale = m_grid.staleness(generation)] {
+        // A newer viewport arrived while this waited: skip to it (pan and zoom send many).
+        if (isStale()) {
+            reply([=, this] { onGridFinished(generation, nullptr); });
+            return;
+        }
+        const CellWindow window = requestedWindow(request, encoding->spec);
+        std::shared_ptr<HeatmapGrid> grid;
+        if (encoding->matrix) {
+            QElapsedTimer clock;
+            clock.start();
+            grid = std::make_shared<HeatmapGrid>(
+                sampleGrid(*encoding->matrix, window, request.rowPixels, request.colPixels));
+            grid->backendId = encoding->backendId;
+            grid->computeMs = double(clock.nsecsElapsed()) / 1e6;
+        } else {
+            grid = std::make_shared<HeatmapGrid>();
+            QString error;
+            const bool ok = sampleWindowGrid(*backend, encoding->spec, window, request.rowPixels,
+                                             request.colPixels, grid.get(), &error);
+            reportNotice(backend);
+            if (!ok)
+                grid.reset();
+        }
+        if (grid) {
+            grid->request = request;
+            grid->encodingGeneration = encoding->generation;
+        }
+        reply([=, this] { onGridFinished(generation, grid); });
+    });
+}
+
+// The plotted wave columns the encoding does not hold yet.
+void ComputeScheduler::dispatchColumns(Backend *backend)
+{
+    const QList<qint64> dims =
+        m_encoding ? m_encoding->missingColumns(m_state->plottedDims()) : QList<qint64>();
+    if (dims.isEmpty()) {
+        m_columns.dirty = false;
+    } else {
+        const quint64 generation = m_columns.start();
+        ++m_columns.inFlight;
+        post([this, generation, encoding = m_encoding, dims, backend,
+              isStale = m_columns.staleness(generation)] {
+            QString error;
+            const JobStatus status =
+                computeMissingColumns(*backend, *encoding, dims, isStale, &error);
+            reportNotice(backend);
+            reply([=, this] { onColumnsFinished(generation, encoding, status, error); });
+        });
+    }
+}
+
+// The compared phrases' encodings.
+void ComputeScheduler::dispatchPhrases(Backend *backend)
+{
+    const quint64 generation = m_phraseLane.start();
+    ++m_phraseLane.inFlight;
+    post([this, generation, settings = m_state->phraseSettings(), backend,
+          isStale = m_phraseLane.staleness(generation)] {
+        if (isStale()) {
+            reply([=, this] {
+                onPhrasesFinished(generation, nullptr, JobStatus::Cancelled, QString());
+            });
+            return;
+        }
+        QString error;
+        auto result = std::make_shared<PhraseResult>();
+        result->generation = generation;
+        const bool ok = computePhrases(*backend, settings, result.get(), &error);
+        reportNotice(backend);
+        std::shared_ptr<const PhraseResult> done;
+        if (ok)
+            done = result;
+        reply([=, this] {
+            onPhrasesFinished(generation, done, ok ? JobStatus::Done : JobStatus::Failed, error);
+        });
+    });
+}
+
+// The Schemes page's views.
+void ComputeScheduler::dispatchSchemes(Backend *backend)
+{
+    const quint64 generation = m_schemeLane.start();
+    ++m_schemeLane.inFlight;
+    post([this, generation, request = m_schemeRequest, backend,
+          isStale = m_schemeLane.staleness(generation)] {
+        QString error;
+        auto result = std::make_shared<SchemeResult>();
+        const JobStatus status = isStale()
+                                     ? JobStatus::Cancelled
+                                     : computeSchemeData(request.inputs, request.views, *backend,
+                                                         isStale, result.get(), &error);
+        reportNotice(backend);
+        std::shared_ptr<const SchemeResult> done;
+        if (status == JobStatus::Done)
+            done = result;
+        reply([=, this] { onSchemesFinished(generation, done, status, error); });
+    });
+}
+
+// The position table, on the CPU (Eigen): the table is small next to an encoding.
+void ComputeScheduler::dispatchTable()
+{
+    const quint64 generation = m_tableLane.start();
+    ++m_tableLane.inFlight;
+    post([this, generation, request = m_tableRequest, isStale = m_tableLane.staleness(generation)] {
+        QString error;
+        auto result = std::make_shared<TableResult>();
+        const JobStatus status = isStale()
+                                     ? JobStatus::Cancelled
+                                     : computeTableData(request, isStale, result.get(), &error);
+        std::shared_ptr<const TableResult> done;
+        if (status == JobStatus::Done)
+            done = result;
+        reply([=, this] { onTableFinished(generation, done, status, error); });
+    });
 }
 
 // The model's tokenizer and layer 0 for the compared phrases, on the CPU (the model is small

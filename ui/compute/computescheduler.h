@@ -161,6 +161,13 @@ private:
     void dispatchPhraseModel();
     void schedule();
     void dispatch();
+    // One per lane, each posting its job to the worker (dispatch() decides which are due).
+    void dispatchEncode(Backend *backend);
+    void dispatchGrid(Backend *backend);
+    void dispatchColumns(Backend *backend);
+    void dispatchPhrases(Backend *backend);
+    void dispatchSchemes(Backend *backend);
+    void dispatchTable();
     void failAll(const QString &error);
     void onEncodeFinished(quint64 generation, const std::shared_ptr<const EncodingResult> &result,
                           const QString &error);
