@@ -158,6 +158,10 @@ private:
         auto window = openWindow();
         if (!QTest::qWaitForWindowExposed(window.get()))
             qWarning("the window was not exposed");
+        // Shortcuts reach only the active window (on a loaded machine it may take a while).
+        window->activateWindow();
+        if (!QTest::qWaitForWindowActive(window.get()))
+            qWarning("the window did not become active");
         QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
         if (window->state()->page() != Page::Phrases)
             qWarning("Ctrl+2 did not show the Phrases page");
