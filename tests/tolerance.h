@@ -1,6 +1,7 @@
-// The one fuzzy comparison of the test suites (the pattern of LabPlot's tests/CommonTest.h:
-// QCOMPARE-like macros that name the expression and print the actual value, the expected one,
-// their difference and the tolerance when a check fails). NaN is never within any tolerance.
+// The suites' one set of fuzzy comparisons (the pattern of LabPlot's tests/CommonTest.h: one
+// header of QCOMPARE-like macros, VALUES_EQUAL and its kin, that every suite includes). A failure
+// names the expression and prints the actual value, the expected one, their difference and the
+// tolerance. NaN is never within any tolerance.
 // tst_tolerance checks that these fail when they should.
 #pragma once
 

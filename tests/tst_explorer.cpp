@@ -662,7 +662,7 @@ private slots:
         }
         QVERIFY(graphNamed(u"p = 22"_qs) && graphNamed(u"p = 60"_qs));
         QCOMPARE(graphNamed(u"p = 22"_qs)->pen().color().alphaF(), 1.0);
-        QVERIFY(std::abs(graphNamed(u"p = 60"_qs)->pen().color().alphaF() - 0.5) < 0.01);
+        PE_COMPARE_CLOSER_THAN(graphNamed(u"p = 60"_qs)->pen().color().alphaF(), 0.5, 0.01);
         QList<double> dimLines;
         for (int i = 0; i < heatmap->plot()->itemCount(); ++i)
             if (auto *line = qobject_cast<QCPItemStraightLine *>(heatmap->plot()->item(i)))

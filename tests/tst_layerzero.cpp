@@ -754,8 +754,7 @@ void TstLayerZero::compareWithReference(const QString &folder, const TinyModel &
         const auto attention = model->attention(m.ids, positions, &error);
         QVERIFY2(attention, qPrintable(error));
         QCOMPARE(attention->shape.size(), std::size_t(3));
-        const QString a =
-            test::arrayMismatch(attention->values, ref.attention, attentionTolerance);
+        const QString a = test::arrayMismatch(attention->values, ref.attention, attentionTolerance);
         QVERIFY2(a.isEmpty(), qPrintable(QStringLiteral("positions %1: %2").arg(positions).arg(a)));
     }
 }

@@ -193,9 +193,10 @@ private slots:
             for (qint64 r = 0; r < rows; ++r)
                 for (qint64 j = 0; j < dims; ++j) {
                     const qint64 p = first + r;
-                    const double expected = spec.get<SinusoidalScheme>()->layout == Layout::Interleaved
-                                                ? test::referenceInterleaved(p, j, dims, base)
-                                                : test::referenceSplit(p, j, dims, base);
+                    const double expected =
+                        spec.get<SinusoidalScheme>()->layout == Layout::Interleaved
+                            ? test::referenceInterleaved(p, j, dims, base)
+                            : test::referenceSplit(p, j, dims, base);
                     PE_COMPARE_NEAR(m[std::size_t(r * dims + j)], expected, 1e-6);
                 }
         }
