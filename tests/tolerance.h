@@ -116,6 +116,8 @@ QString arrayMismatch(const Actual &actual, const Expected &expected, Tolerance 
 #define PE_COMPARE_ARRAY(actual, expected, ...)                                                    \
     PE_TOLERANCE_CHECK(::pe::test::arrayMismatch(actual, expected, __VA_ARGS__))
 
+// Fails the current test with the text of a mismatch (from nearMismatch or arrayMismatch, or
+// several joined) unless it is empty.
 #define PE_TOLERANCE_CHECK(mismatchExpression)                                                     \
     do {                                                                                           \
         const QString pe_mismatch = (mismatchExpression);                                          \
