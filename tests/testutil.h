@@ -1,8 +1,9 @@
-// Shared test helpers: one fuzzy comparison with an explicit tolerance, float64 references
+// Shared test helpers: the fuzzy comparisons (tolerance.h), float64 references
 // written independently of pescope's kernels, and a runner for the pescope executable.
 #pragma once
 
 #include "encodingspec.h"
+#include "tolerance.h"
 
 #include <QProcess>
 #include <QStandardPaths>
@@ -32,18 +33,6 @@ inline constexpr bool underSanitizer =
 // Time limits of the tests that measure responsiveness, scaled for that slowdown: a budget
 // meant for the release build, not a looser one for it.
 inline constexpr int timeScale = underSanitizer ? 5 : 1;
-
-// Fails the current test with the location of the worst element when |a - b| > tolerance.
-#define PE_COMPARE_NEAR(actual, expected, tolerance)                                               \
-    do {                                                                                           \
-        const double pe_a = double(actual), pe_e = double(expected);                               \
-        if (!(std::abs(pe_a - pe_e) <= double(tolerance)))                                         \
-            QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3 (tolerance %4)")                 \
-                                 .arg(QLatin1String(#actual))                                      \
-                                 .arg(pe_a, 0, 'g', 10)                                            \
-                                 .arg(pe_e, 0, 'g', 10)                                            \
-                                 .arg(double(tolerance), 0, 'g', 3)));                             \
-    } while (false)
 
 // The seeds' formula in float64: PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i+1) = cos(...).
 inline double referenceInterleaved(qint64 p, qint64 column, qint64 dims, double base)

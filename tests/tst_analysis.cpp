@@ -284,8 +284,8 @@ private slots:
         // Every reported position agrees with p = 22 in both dims, in float64.
         for (qint64 q : shared)
             for (qint64 j : {100, 101})
-                QVERIFY(std::abs(referenceInterleaved(q, j, cols, 10000.0) -
-                                 referenceInterleaved(22, j, cols, 10000.0)) <= 0.0101);
+                PE_COMPARE_NEAR(referenceInterleaved(q, j, cols, 10000.0),
+                                referenceInterleaved(22, j, cols, 10000.0), 0.0101);
     }
 
     void sharingNeedsEveryColumn()

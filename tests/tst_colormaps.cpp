@@ -102,19 +102,20 @@ private slots:
             const int n = words[1].toInt();
             QCOMPARE(colormapSize(*map), n);
             QCOMPARE(words.size(), 2 + 3 * n);
+            std::vector<double> ours, matplotlib;
             for (int k = 0; k < n; ++k) {
                 double rgb[3];
                 colormapEntry(*map, k, rgb);
-                for (int c = 0; c < 3; ++c)
-                    if (std::abs(rgb[c] - words[2 + 3 * k + c].toDouble()) > 1e-8)
-                        QFAIL(qPrintable(QStringLiteral("%1 entry %2 channel %3: %4, matplotlib "
-                                                        "%5")
-                                             .arg(colormapName(*map))
-                                             .arg(k)
-                                             .arg(c)
-                                             .arg(rgb[c])
-                                             .arg(QString::fromUtf8(words[2 + 3 * k + c]))));
+                for (int c = 0; c < 3; ++c) {
+                    ours.push_back(rgb[c]);
+                    matplotlib.push_back(words[2 + 3 * k + c].toDouble());
+                }
             }
+            const QString mismatch = test::arrayMismatch(ours, matplotlib, {.absolute = 1e-8}, 3);
+            QVERIFY2(mismatch.isEmpty(),
+                     qPrintable(QStringLiteral("%1, row: entry, column: channel: %2")
+                                    .arg(colormapName(*map))
+                                    .arg(mismatch)));
         }
     }
 

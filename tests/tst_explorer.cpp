@@ -265,8 +265,10 @@ private slots:
                     scales.append(scale);
             return scales;
         };
-        const auto same = [](const QCPRange &a, const QCPRange &b) {
-            return std::abs(a.lower - b.lower) < 1e-6 && std::abs(a.upper - b.upper) < 1e-6;
+        // Empty when both ends are closer than 1e-6, else what differs.
+        const auto rangeMismatch = [](const QCPRange &a, const QCPRange &b) -> QString {
+            return test::nearMismatch("lower", a.lower, b.lower, 1e-6, test::Bound::Strict) +
+                   test::nearMismatch("upper", a.upper, b.upper, 1e-6, test::Bound::Strict);
         };
         for (ColorbarPlace place :
              {ColorbarPlace::PerRow, ColorbarPlace::PerPlot, ColorbarPlace::Shared}) {
@@ -280,17 +282,22 @@ private slots:
             const QString name = nameOf(colorbarPlaceNames, place);
             if (place == ColorbarPlace::PerRow) {
                 QCOMPARE(scales.size(), 2);
-                QVERIFY(same(scales[0]->dataRange(), extent(EmbeddingMode::Random, -1)));
-                QVERIFY(same(scales[1]->dataRange(), extent(EmbeddingMode::Fixed, -1)));
+                PE_TOLERANCE_CHECK(
+                    rangeMismatch(scales[0]->dataRange(), extent(EmbeddingMode::Random, -1)));
+                PE_TOLERANCE_CHECK(
+                    rangeMismatch(scales[1]->dataRange(), extent(EmbeddingMode::Fixed, -1)));
             } else if (place == ColorbarPlace::PerPlot) {
                 QCOMPARE(scales.size(), 6);
-                for (const PhraseCell &cell : cells)
-                    QVERIFY2(same(cell.map->dataRange(), extent(cell.mode, cell.phrase)),
-                             qPrintable(name));
+                for (const PhraseCell &cell : cells) {
+                    const QString mismatch =
+                        rangeMismatch(cell.map->dataRange(), extent(cell.mode, cell.phrase));
+                    QVERIFY2(mismatch.isEmpty(), qPrintable(name + u": "_qs + mismatch));
+                }
             } else {
                 QCOMPARE(scales.size(), 1);
                 for (const PhraseCell &cell : cells)
-                    QVERIFY(same(cell.map->dataRange(), extent(std::nullopt, -1)));
+                    PE_TOLERANCE_CHECK(
+                        rangeMismatch(cell.map->dataRange(), extent(std::nullopt, -1)));
             }
             plot.replot();
             // Every bar's labels inside the figure.
@@ -662,7 +669,7 @@ private slots:
         }
         QVERIFY(graphNamed(u"p = 22"_qs) && graphNamed(u"p = 60"_qs));
         QCOMPARE(graphNamed(u"p = 22"_qs)->pen().color().alphaF(), 1.0);
-        QVERIFY(std::abs(graphNamed(u"p = 60"_qs)->pen().color().alphaF() - 0.5) < 0.01);
+        PE_COMPARE_CLOSER_THAN(graphNamed(u"p = 60"_qs)->pen().color().alphaF(), 0.5, 0.01);
         QList<double> dimLines;
         for (int i = 0; i < heatmap->plot()->itemCount(); ++i)
             if (auto *line = qobject_cast<QCPItemStraightLine *>(heatmap->plot()->item(i)))

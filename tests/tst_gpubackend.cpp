@@ -31,48 +31,6 @@ EncodingSpec makeSpec(const QString &scheme, qint64 positions, qint64 dims, doub
                : test::sinusoidalSpec(positions, dims, base, *parseAs<Layout>(layoutNames, layout));
 }
 
-// Largest |a - b| and where, for failure messages.
-struct Difference
-{
-    double worst = 0.0;
-    qsizetype at = -1;
-};
-
-Difference compare(const std::vector<float> &a, const std::vector<float> &b)
-{
-    Difference d;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const double e = std::abs(double(a[i]) - double(b[i]));
-        if (!(e <= d.worst)) { // NaN counts as worst
-            d.worst = std::isnan(e) ? INFINITY : e;
-            d.at = qsizetype(i);
-        }
-    }
-    return d;
-}
-
-// Empty when every |a - b| <= tolerance, else how many values differ and where the first is
-// (row and column of a matrix `width` across), for the failure message.
-QString describeMismatch(const std::vector<float> &a, const std::vector<float> &b, qint64 width,
-                         double tolerance)
-{
-    qsizetype count = 0, firstAt = -1;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!(std::abs(double(a[i]) - double(b[i])) <= tolerance)) { // NaN counts as wrong
-            firstAt = firstAt < 0 ? qsizetype(i) : firstAt;
-            ++count;
-        }
-    if (count == 0)
-        return {};
-    return QStringLiteral("%1 of %2 values wrong, the first at row %3, column %4 (%5, expected %6)")
-        .arg(count)
-        .arg(a.size())
-        .arg(firstAt / width)
-        .arg(firstAt % width)
-        .arg(a[std::size_t(firstAt)])
-        .arg(b[std::size_t(firstAt)]);
-}
-
 const char *const badShader = "void main() { this_is_not_glsl(); }\n";
 
 } // namespace
@@ -165,14 +123,10 @@ private slots:
         std::vector<float> gpu(std::size_t(rowCount * dims), NAN);
         QString error;
         QVERIFY2(m_gpu->encode(spec, firstRow, rowCount, gpu.data(), &error), qPrintable(error));
-        const Difference d = compare(gpu, cpuRows(spec, firstRow, rowCount));
         // The learned hash is integer arithmetic and one exactly rounded product: bit-equal.
         const double tolerance = spec.get<LearnedScheme>() ? 0.0 : 1e-6;
-        QVERIFY2(d.worst <= tolerance,
-                 qPrintable(QStringLiteral("|gpu - cpu| = %1 at row %2, column %3")
-                                .arg(d.worst)
-                                .arg(firstRow + d.at / dims)
-                                .arg(d.at % dims)));
+        // Rows counted from firstRow.
+        PE_COMPARE_ARRAY(gpu, cpuRows(spec, firstRow, rowCount), {.absolute = tolerance}, dims);
     }
 
     // RoPE's cos/sin table reaches the GPU through the same generic column-phase table.
@@ -190,7 +144,7 @@ private slots:
         std::vector<float> gpu(std::size_t(count * spec.dims));
         QString error;
         QVERIFY2(m_gpu->encode(spec, first, count, gpu.data(), &error), qPrintable(error));
-        QVERIFY(compare(gpu, cpuRows(spec, first, count)).worst <= 1e-6);
+        PE_COMPARE_ARRAY(gpu, cpuRows(spec, first, count), {.absolute = 1e-6});
     }
 
     // The float64 formula of the seeds, at the positions where float32 angles fail most.
@@ -304,7 +258,7 @@ private slots:
             QVERIFY2(gpu->encode(spec, first, rows, out, &why), qPrintable(why));
             QVERIFY(std::isnan(buffer[std::size_t(rows * dims + outOffset)])); // nothing past
             const std::vector<float> values(out, out + rows * dims);
-            QString wrong = describeMismatch(values, cpuRows(spec, first, rows), dims, 1e-6);
+            QString wrong = test::arrayMismatch(values, cpuRows(spec, first, rows), {1e-6}, dims);
             QVERIFY2(wrong.isEmpty(), qPrintable(scheme + u": encode: "_qs + wrong));
 
             const MatrixWindow window{10.5, 0.25, 4000.0, double(dims) - 0.5};
@@ -315,7 +269,7 @@ private slots:
             QVERIFY2(m_cpu.sample(spec, window, width, height, expected.data(), &why),
                      qPrintable(why));
             pixels.erase(pixels.begin());
-            wrong = describeMismatch(pixels, expected, width, 1e-6);
+            wrong = test::arrayMismatch(pixels, expected, {1e-6}, width);
             QVERIFY2(wrong.isEmpty(), qPrintable(scheme + u": sample: "_qs + wrong));
         }
         if (readback != int(GpuBackend::Readback::Auto))
@@ -461,11 +415,7 @@ private slots:
         QString error;
         QVERIFY2(m_gpu->sample(spec, window, width, height, gpu.data(), &error), qPrintable(error));
         QVERIFY2(m_cpu.sample(spec, window, width, height, cpu.data(), &error), qPrintable(error));
-        const Difference d = compare(gpu, cpu);
-        QVERIFY2(d.worst <= 1e-6, qPrintable(QStringLiteral("|gpu - cpu| = %1 at pixel (%2, %3)")
-                                                 .arg(d.worst)
-                                                 .arg(d.at % width)
-                                                 .arg(d.at / width)));
+        PE_COMPARE_ARRAY(gpu, cpu, {.absolute = 1e-6}, width); // row: pixel y, column: x
     }
 
     // streamEncoding calls encode() from std::async threads; the UI from its workers.
@@ -482,8 +432,8 @@ private slots:
         QVERIFY(first.get());
         auto second = std::async(std::launch::async, job, &b, 900);
         QVERIFY(second.get());
-        QVERIFY(compare(a, cpuRows(spec, 0, 100)).worst <= 1e-6);
-        QVERIFY(compare(b, cpuRows(spec, 900, 100)).worst <= 1e-6);
+        PE_COMPARE_ARRAY(a, cpuRows(spec, 0, 100), {.absolute = 1e-6});
+        PE_COMPARE_ARRAY(b, cpuRows(spec, 900, 100), {.absolute = 1e-6});
     }
 
     void badArgumentsAreErrors()
@@ -535,7 +485,7 @@ private slots:
         const MatrixWindow window = MatrixWindow::whole(spec);
         QVERIFY2(backend.sample(spec, window, 30, 20, pixels.data(), &why), qPrintable(why));
         QVERIFY(m_cpu.sample(spec, window, 30, 20, expected.data(), &why));
-        QCOMPARE(compare(pixels, expected).worst, 0.0); // computed by the CPU itself
+        PE_COMPARE_ARRAY(pixels, expected, {}); // computed by the CPU itself: exact
         QCOMPARE(backend.id(), u"cpu"_qs);
         QVERIFY(backend.fellBack());
         QVERIFY2(backend.notice().contains(u"GPU backend failed"_qs), qPrintable(backend.notice()));
@@ -568,7 +518,7 @@ private slots:
         QVERIFY(!backend.fellBack());
         QVERIFY2(backend.encode(spec, 0, 300, out.data(), &why), qPrintable(why));
         QCOMPARE(backend.id(), u"cpu"_qs);
-        QVERIFY(compare(out, cpuRows(spec, 0, 300)).worst == 0.0);
+        PE_COMPARE_ARRAY(out, cpuRows(spec, 0, 300), {}); // exact
         QVERIFY2(backend.notice().contains(u"context was lost"_qs), qPrintable(backend.notice()));
     }
 
@@ -699,13 +649,13 @@ private slots:
         std::vector<float> rows(std::size_t(500 * 20));
         QVERIFY2(backend.encode(spec, 0, 500, rows.data(), &why), qPrintable(why));
         QCOMPARE(backend.id(), u"cpu"_qs);
-        QCOMPARE(compare(rows, cpuRows(spec, 0, 500)).worst, 0.0); // the CPU's own numbers
+        PE_COMPARE_ARRAY(rows, cpuRows(spec, 0, 500), {}); // the CPU's own numbers: exact
         std::vector<float> pixels(std::size_t(30 * 20)), expected(pixels.size());
         QVERIFY2(backend.sample(spec, MatrixWindow::whole(spec), 30, 20, pixels.data(), &why),
                  qPrintable(why));
         QCOMPARE(backend.id(), u"gpu"_qs);
         QVERIFY(m_cpu.sample(spec, MatrixWindow::whole(spec), 30, 20, expected.data(), &why));
-        QVERIFY(compare(pixels, expected).worst <= 1e-6);
+        PE_COMPARE_ARRAY(pixels, expected, {.absolute = 1e-6});
         QVERIFY(!backend.fellBack());
         QVERIFY(backend.notice().isEmpty());
     }
@@ -749,7 +699,7 @@ private slots:
         };
         const std::vector<float> gpuValues = values(u"gpu.npy"_qs);
         QCOMPARE(gpuValues.size(), std::size_t(3000 * 65));
-        QVERIFY(compare(gpuValues, values(u"cpu.npy"_qs)).worst <= 1e-6);
+        PE_COMPARE_ARRAY(gpuValues, values(u"cpu.npy"_qs), {.absolute = 1e-6});
         r = run({u"info"_qs}, withDisplay);
         QVERIFY2(r.out.contains("backend gpu: available, GPU ("), r.out.constData());
         // What auto chose and why: llvmpipe is passed over unmeasured; a hardware GPU is timed.

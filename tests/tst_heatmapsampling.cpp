@@ -155,9 +155,7 @@ private slots:
             for (qint64 x : {qint64(0), qint64(1), g.cols / 2, g.cols - 1})
                 verifyGridPixel(result->spec, g, y, x);
         for (qint64 y = 0; y < g.rows; y += 37)
-            QVERIFY2(
-                std::abs(g.at(y, 2)) < 0.05,
-                qPrintable(QStringLiteral("pixel (%1, 2) = %2: aliased").arg(y).arg(g.at(y, 2))));
+            PE_COMPARE_CLOSER_THAN(g.at(y, 2), 0.0, 0.05); // else column 2 is aliased
 
         // On screen: the fast-column band is one flat colour (colormap at ~0), no moiré.
         e.view.plot()->replot();

@@ -25,28 +25,9 @@ using namespace pe::test;
 
 namespace {
 
-constexpr double embeddingTolerance = 1e-5; // relative
-constexpr double attentionTolerance = 1e-4; // absolute
-
-// ---- comparisons -------------------------------------------------------------------------------
-
-// Empty when every |actual - expected| <= tolerance * (relative ? |expected| : 1) (relative
-// comparisons also allow 1e-30 absolute for exact zeros); else the first element that is not.
-QString firstDifference(const std::vector<float> &actual, const std::vector<double> &expected,
-                        double tolerance, bool relative)
-{
-    if (actual.size() != expected.size())
-        return QStringLiteral("%1 values, expected %2").arg(actual.size()).arg(expected.size());
-    for (std::size_t i = 0; i < actual.size(); ++i) {
-        const double bound = relative ? tolerance * std::abs(expected[i]) + 1e-30 : tolerance;
-        if (!(std::abs(double(actual[i]) - expected[i]) <= bound))
-            return QStringLiteral("element %1 is %2, expected %3")
-                .arg(i)
-                .arg(double(actual[i]), 0, 'g', 9)
-                .arg(expected[i], 0, 'g', 9);
-    }
-    return {};
-}
+// Relative (1e-30 absolute lets an exact zero pass) and absolute.
+constexpr test::Tolerance embeddingTolerance{.absolute = 1e-30, .relative = 1e-5};
+constexpr test::Tolerance attentionTolerance{.absolute = 1e-4};
 
 std::vector<double> readNpy(const QString &path)
 {
@@ -738,17 +719,15 @@ void TstLayerZero::knownAnswers()
     QVERIFY2(hidden, qPrintable(error));
     QCOMPARE(hidden->shape, (std::vector<qint64>{qint64(ids.size()), 64}));
     const QString refs = folder + QStringLiteral("/ref/");
-    const QString hiddenProblem = firstDifference(
-        hidden->values, readNpy(refs + phrase.value(QLatin1String("hidden0")).toString()),
-        embeddingTolerance, true);
-    QVERIFY2(hiddenProblem.isEmpty(), qPrintable(hiddenProblem));
+    PE_COMPARE_ARRAY(hidden->values,
+                     readNpy(refs + phrase.value(QLatin1String("hidden0")).toString()),
+                     embeddingTolerance);
     const auto attention = model->attention(ids, true, &error);
     QVERIFY2(attention, qPrintable(error));
     QCOMPARE(attention->shape, (std::vector<qint64>{4, qint64(ids.size()), qint64(ids.size())}));
-    const QString attentionProblem = firstDifference(
-        attention->values, readNpy(refs + phrase.value(QLatin1String("attn0")).toString()),
-        attentionTolerance, false);
-    QVERIFY2(attentionProblem.isEmpty(), qPrintable(attentionProblem));
+    PE_COMPARE_ARRAY(attention->values,
+                     readNpy(refs + phrase.value(QLatin1String("attn0")).toString()),
+                     attentionTolerance);
 }
 
 void TstLayerZero::architectures_data()
@@ -770,13 +749,12 @@ void TstLayerZero::compareWithReference(const QString &folder, const TinyModel &
         const auto hidden = model->embeddings(m.ids, positions, &error);
         QVERIFY2(hidden, qPrintable(error));
         QCOMPARE(hidden->shape, (std::vector<qint64>{qint64(m.ids.size()), H}));
-        const QString h = firstDifference(hidden->values, ref.hidden, embeddingTolerance, true);
+        const QString h = test::arrayMismatch(hidden->values, ref.hidden, embeddingTolerance);
         QVERIFY2(h.isEmpty(), qPrintable(QStringLiteral("positions %1: %2").arg(positions).arg(h)));
         const auto attention = model->attention(m.ids, positions, &error);
         QVERIFY2(attention, qPrintable(error));
         QCOMPARE(attention->shape.size(), std::size_t(3));
-        const QString a =
-            firstDifference(attention->values, ref.attention, attentionTolerance, false);
+        const QString a = test::arrayMismatch(attention->values, ref.attention, attentionTolerance);
         QVERIFY2(a.isEmpty(), qPrintable(QStringLiteral("positions %1: %2").arg(positions).arg(a)));
     }
 }

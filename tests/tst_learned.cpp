@@ -50,10 +50,10 @@ private slots:
         const double mean = sum / n;
         const double variance = sumSquares / n - mean * mean;
         const double expectedVariance = 0.01 / 12.0;
-        QVERIFY(std::abs(mean) < 6 * std::sqrt(expectedVariance / n));
-        QVERIFY(std::abs(variance - expectedVariance) < 0.01 * expectedVariance);
+        PE_COMPARE_CLOSER_THAN(mean, 0.0, 6 * std::sqrt(expectedVariance / n));
+        PE_COMPARE_CLOSER_THAN(variance, expectedVariance, 0.01 * expectedVariance);
         for (double count : bins)
-            QVERIFY(std::abs(count - n / 10) < 6 * std::sqrt(n / 10));
+            PE_COMPARE_CLOSER_THAN(count, n / 10, 6 * std::sqrt(n / 10));
     }
 
     void sameSeedSameValues() { QCOMPARE(encode(64, 50, 1234), encode(64, 50, 1234)); }

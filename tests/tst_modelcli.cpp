@@ -129,12 +129,9 @@ private slots:
         const std::vector<double> expected = llama31InverseFrequencies();
         const qsizetype data = bytes.size() - qsizetype(expected.size() * sizeof(double));
         QVERIFY(data > 0);
-        for (std::size_t i = 0; i < expected.size(); ++i) {
-            double got;
-            std::memcpy(&got, bytes.constData() + data + i * sizeof(double), sizeof(double));
-            QVERIFY2(std::abs(got - expected[i]) <= 1e-15 * expected[i],
-                     qPrintable(u"pair %1: %2 vs %3"_qs.arg(i).arg(got).arg(expected[i])));
-        }
+        std::vector<double> got(expected.size());
+        std::memcpy(got.data(), bytes.constData() + data, got.size() * sizeof(double));
+        PE_COMPARE_ARRAY(got, expected, {.relative = 1e-15});
     }
 
     void dataConfigRefusals_data()
@@ -198,7 +195,7 @@ private slots:
             double u, s;
             std::memcpy(&u, x.constData() + start + i * 8, 8);
             std::memcpy(&s, y.constData() + start + i * 8, 8);
-            QVERIFY(std::abs(s - u * factor) <= 1e-15);
+            PE_COMPARE_NEAR(s, u * factor, 1e-15);
         }
         // Position 0: cos 0 = 1 in every column.
         double first;
@@ -449,21 +446,15 @@ private slots:
             std::memcpy(values.data(), bytes.constData() + bytes.size() - 48 * 8, 48 * 8);
             return std::pair{run, values};
         };
-        const auto near = [](const std::vector<double> &a, const std::vector<double> &b) {
-            for (std::size_t i = 0; i < a.size(); ++i)
-                if (!(std::abs(a[i] - b[i]) <= 1e-14 * b[i]))
-                    return false;
-            return a.size() == b.size();
-        };
         auto [run, values] = inverse({});
         QVERIFY2(run.exitCode == 0, run.err.constData());
-        QVERIFY(near(values, theta("short_factor")));
+        PE_COMPARE_ARRAY(values, theta("short_factor"), {.relative = 1e-14});
         QVERIFY2(run.err.contains("longrope: no sequence length (no --positions): transformers' "
                                   "rotary module as loaded, seq_len None: short_factor"),
                  run.err.constData());
         std::tie(run, values) = inverse({u"--positions"_qs, u"8192"_qs});
         QVERIFY2(run.exitCode == 0, run.err.constData());
-        QVERIFY(near(values, theta("long_factor")));
+        PE_COMPARE_ARRAY(values, theta("long_factor"), {.relative = 1e-14});
         QVERIFY2(run.err.contains("longrope: sequence length 8192 (--positions: HF's forward over "
                                   "positions 0..8191) > original_max_position_embeddings 4096: "
                                   "long_factor"),
@@ -801,6 +792,9 @@ private slots:
             const std::size_t rows = ids.size() - first;
             const qsizetype data = bytes.size() - qsizetype(rows * 128 * sizeof(double));
             QVERIFY(data > 0);
+            std::vector<double> got(rows * 128), expected;
+            for (std::size_t i = 0; i < got.size(); ++i)
+                std::memcpy(&got[i], bytes.constData() + data + i * 8, 8);
             for (std::size_t r = 0; r < rows; ++r) {
                 const auto &id = ids[first + r];
                 for (int c = 0; c < 128; ++c) {
@@ -808,14 +802,10 @@ private slots:
                     const qint64 position = pair < 16 ? id[0] : pair < 40 ? id[1] : id[2];
                     const double angle =
                         double(position) * (1.0 / std::pow(1000000.0, 2.0 * pair / 128.0));
-                    const double expected = sine ? std::sin(angle) : std::cos(angle);
-                    double got;
-                    std::memcpy(&got, bytes.constData() + data + (r * 128 + c) * 8, 8);
-                    QVERIFY2(std::abs(got - expected) <= 1e-12,
-                             qPrintable(u"row %1 column %2: %3 vs %4"_qs.arg(r).arg(c).arg(got).arg(
-                                 expected)));
+                    expected.push_back(sine ? std::sin(angle) : std::cos(angle));
                 }
             }
+            PE_COMPARE_ARRAY(got, expected, {.absolute = 1e-12}, 128);
         }
         const auto refused = [&](const QStringList &more, const char *message) {
             const test::RunResult run = test::runPescope(

@@ -158,11 +158,9 @@ private slots:
         QCOMPARE(result.fits.size(), std::size_t(dims));
         for (int j = 0; j < dims; ++j) {
             const SinusoidFit &f = result.fits[std::size_t(j)];
-            QVERIFY2(std::abs(f.angularFrequency - w[j]) < 1e-4,
-                     qPrintable(QStringLiteral("dim %1: w %2").arg(j).arg(f.angularFrequency)));
-            QVERIFY2(std::abs(wrap(f.phase - phase[j])) < 1e-3,
-                     qPrintable(QStringLiteral("dim %1: phase %2").arg(j).arg(f.phase)));
-            QVERIFY(std::abs(f.amplitude - amplitude[j]) < 1e-3 * amplitude[j] + 1e-5);
+            PE_COMPARE_CLOSER_THAN(f.angularFrequency, w[j], 1e-4);
+            PE_COMPARE_CLOSER_THAN(wrap(f.phase - phase[j]), 0, 1e-3);
+            PE_COMPARE_CLOSER_THAN(f.amplitude, amplitude[j], 1e-3 * amplitude[j] + 1e-5);
             QVERIFY(f.rSquared > 0.99999);
         }
         // The chosen dim's data is the table's column.
@@ -343,9 +341,7 @@ private slots:
         for (int i : {0, 1, 31, 63}) {
             const double expected = 2 * pi * std::pow(10000.0, 2.0 * i / 128.0);
             const double got = unscaled->data()->at(i)->value;
-            QVERIFY2(std::abs(got - expected) <= 1e-9 * expected,
-                     qPrintable(
-                         QStringLiteral("pair %1: %2, expected %3").arg(i).arg(got).arg(expected)));
+            PE_COMPARE_REL(got, expected, 1e-9); // pair i
         }
         // Rotation and decay draw too (Ctrl+Tab walks the visible tabs).
         for (FigureView view : {FigureView::Rotation, FigureView::Decay}) {

@@ -23,8 +23,9 @@ using pe::test::runPescope;
 
 namespace {
 
-constexpr double embeddingTolerance = 1e-5; // relative
-constexpr double attentionTolerance = 1e-4; // absolute
+// Relative (1e-30 absolute lets an exact zero pass) and absolute.
+constexpr pe::test::Tolerance embeddingTolerance{.absolute = 1e-30, .relative = 1e-5};
+constexpr pe::test::Tolerance attentionTolerance{.absolute = 1e-4};
 
 QString modelFolder(const char *name)
 {
@@ -81,23 +82,6 @@ std::vector<float> tensorRows(const QString &file, const QString &name, const QJ
         out.insert(out.end(), values.begin(), values.end());
     }
     return out;
-}
-
-QString firstDifference(const std::vector<float> &actual, const std::vector<float> &expected,
-                        double tolerance, bool relative)
-{
-    if (actual.size() != expected.size())
-        return QStringLiteral("%1 values, expected %2").arg(actual.size()).arg(expected.size());
-    for (std::size_t i = 0; i < actual.size(); ++i) {
-        const double e = expected[i];
-        const double bound = relative ? tolerance * std::abs(e) + 1e-30 : tolerance;
-        if (!(std::abs(double(actual[i]) - e) <= bound))
-            return QStringLiteral("element %1 is %2, expected %3")
-                .arg(i)
-                .arg(double(actual[i]), 0, 'g', 9)
-                .arg(e, 0, 'g', 9);
-    }
-    return {};
 }
 
 // stderr's last line, without its end.
@@ -175,16 +159,13 @@ void TestPhraseData::knownAnswers()
         run(folder, text, {QStringLiteral("--what"), QStringLiteral("embeddings")});
     QCOMPARE(hidden.shape, (std::vector<qint64>{tokens, 64}));
     const Array hiddenRef = readNpy(refs + phrase.value(QLatin1String("hidden0")).toString());
-    const QString h = firstDifference(hidden.values, hiddenRef.values, embeddingTolerance, true);
-    QVERIFY2(h.isEmpty(), qPrintable(h));
+    PE_COMPARE_ARRAY(hidden.values, hiddenRef.values, embeddingTolerance);
 
     const Array attention =
         run(folder, text, {QStringLiteral("--what"), QStringLiteral("attention")});
     QCOMPARE(attention.shape, (std::vector<qint64>{4, tokens, tokens}));
     const Array attentionRef = readNpy(refs + phrase.value(QLatin1String("attn0")).toString());
-    const QString a =
-        firstDifference(attention.values, attentionRef.values, attentionTolerance, false);
-    QVERIFY2(a.isEmpty(), qPrintable(a));
+    PE_COMPARE_ARRAY(attention.values, attentionRef.values, attentionTolerance);
 }
 
 void TestPhraseData::embeddingsWithoutPositions_data()
@@ -212,8 +193,7 @@ void TestPhraseData::embeddingsWithoutPositions()
                              {QStringLiteral("--no-positions")});
     const std::vector<float> rows = tensorRows(folder + QStringLiteral("/model.safetensors"), table,
                                                phrase.value(QLatin1String("ids")).toArray());
-    const QString problem = firstDifference(hidden.values, rows, embeddingTolerance, true);
-    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    PE_COMPARE_ARRAY(hidden.values, rows, embeddingTolerance);
 }
 
 void TestPhraseData::attentionWithoutPositions_data()
@@ -298,8 +278,7 @@ void TestPhraseData::csv()
     QCOMPARE(lines.size(), 3);
     QCOMPARE(lines[0].split(',').size(), 64);
     const Array ref = readNpy(modelFolder("gpt2-tiny") + QStringLiteral("/ref/hidden0_14.npy"));
-    PE_COMPARE_NEAR(lines[2].split(',').last().toDouble(), ref.values.back(),
-                    1e-5 * std::abs(ref.values.back()));
+    PE_COMPARE_REL(lines[2].split(',').last().toDouble(), ref.values.back(), 1e-5);
 }
 
 void TestPhraseData::refusals_data()

@@ -3,6 +3,7 @@
 // WheelCoalescer merges a burst into one event: one replot, and the same zoom QCustomPlot gives
 // the events one by one (a second plot without it is the reference).
 #include "figures/qcpinclude.h"
+#include "tolerance.h"
 #include "widgets/wheelcoalescer.h"
 
 #include <QTest>
@@ -73,11 +74,10 @@ void TestPlotWheel::aBurstOfTurnsIsOneReplotAndTheSameZoom()
     const double factor = std::pow(0.85, -6.0);
     const QCPRange got = merged->xAxis->range();
     const double tolerance = 1e-9 * before.size() * factor;
-    QVERIFY2(qAbs(got.lower - (centre + (before.lower - centre) * factor)) < tolerance &&
-                 qAbs(got.upper - (centre + (before.upper - centre) * factor)) < tolerance,
-             qPrintable(QStringLiteral("[%1, %2]").arg(got.lower).arg(got.upper)));
+    PE_COMPARE_CLOSER_THAN(got.lower, centre + (before.lower - centre) * factor, tolerance);
+    PE_COMPARE_CLOSER_THAN(got.upper, centre + (before.upper - centre) * factor, tolerance);
     // One by one, the same six notches give the same zoom.
-    QVERIFY(qAbs(reference->xAxis->range().size() - got.size()) < tolerance);
+    PE_COMPARE_CLOSER_THAN(reference->xAxis->range().size(), got.size(), tolerance);
 }
 
 void TestPlotWheel::turnsElsewhereAreZoomsOfTheirOwn()
@@ -96,7 +96,7 @@ void TestPlotWheel::turnsElsewhereAreZoomsOfTheirOwn()
     QTRY_COMPARE(replots, 2);
     QTest::qWait(50);
     QCOMPARE(replots, 2);
-    QVERIFY(qAbs(merged->xAxis->range().size() - 1000.0 * std::pow(0.85, 5.0)) < 1e-6);
+    PE_COMPARE_CLOSER_THAN(merged->xAxis->range().size(), 1000.0 * std::pow(0.85, 5.0), 1e-6);
 }
 
 QTEST_MAIN(TestPlotWheel)

@@ -93,7 +93,7 @@ private slots:
                     a += x * x;
                     b += y * y;
                 }
-                QVERIFY(std::abs(rows[std::size_t(r * n + q)] - dot / std::sqrt(a * b)) < 1e-6);
+                PE_COMPARE_CLOSER_THAN(rows[std::size_t(r * n + q)], dot / std::sqrt(a * b), 1e-6);
             }
         // A zero row is similar to nothing.
         const std::vector<float> zeros(8, 0.0f);
@@ -109,18 +109,17 @@ private slots:
         QCOMPARE(pca.components, 3);
         const double total = 9 + 4 + 1;
         for (int k = 0; k < 3; ++k) {
-            QVERIFY2(std::abs(pca.explainedVariance[std::size_t(k)] -
-                              KnownPca::s[k] * KnownPca::s[k] / total) < 1e-6,
-                     qPrintable(QString::number(pca.explainedVariance[std::size_t(k)])));
+            PE_COMPARE_CLOSER_THAN(pca.explainedVariance[std::size_t(k)],
+                                   KnownPca::s[k] * KnownPca::s[k] / total, 1e-6);
             // Up to sign (the code fixes it; the test accepts either and checks consistency).
             double dot = 0;
             for (int j = 0; j < 4; ++j)
                 dot += pca.axes[std::size_t(k * 4 + j)] * KnownPca::v(k, j);
-            QVERIFY(std::abs(std::abs(dot) - 1) < 1e-6);
+            PE_COMPARE_CLOSER_THAN(std::abs(dot), 1, 1e-6);
             const double sign = dot > 0 ? 1 : -1;
             for (int p = 0; p < KnownPca::n; ++p)
-                QVERIFY(std::abs(pca.scores[std::size_t(p * 3 + k)] -
-                                 sign * KnownPca::s[k] * KnownPca::u(k, p)) < 1e-5);
+                PE_COMPARE_CLOSER_THAN(pca.scores[std::size_t(p * 3 + k)],
+                                       sign * KnownPca::s[k] * KnownPca::u(k, p), 1e-5);
         }
     }
 
@@ -141,11 +140,10 @@ private slots:
         for (int p = 0; p < n; ++p)
             column.push_back(float(0.7 * std::sin(omega * p + phase) + 0.1));
         const SinusoidFit fit = fitSinusoid(column.data(), n, 1);
-        QVERIFY2(std::abs(fit.angularFrequency - omega) < 1e-5,
-                 qPrintable(QString::number(fit.angularFrequency, 'g', 12)));
-        QVERIFY(std::abs(std::remainder(fit.phase - phase, 2 * pi)) < 1e-3);
-        QVERIFY(std::abs(fit.amplitude - 0.7) < 1e-4);
-        QVERIFY(std::abs(fit.offset - 0.1) < 1e-4);
+        PE_COMPARE_CLOSER_THAN(fit.angularFrequency, omega, 1e-5);
+        PE_COMPARE_CLOSER_THAN(std::remainder(fit.phase - phase, 2 * pi), 0, 1e-3);
+        PE_COMPARE_CLOSER_THAN(fit.amplitude, 0.7, 1e-4);
+        PE_COMPARE_CLOSER_THAN(fit.offset, 0.1, 1e-4);
         QVERIFY(fit.rSquared > 0.999999);
         // Noise is no sinusoid: a poor fit.
         std::vector<float> noise;
@@ -254,8 +252,8 @@ private slots:
             const QList<QByteArray> cells = lines[p].split(',');
             QCOMPARE(cells.size(), 10);
             for (int q = 0; q < 10; ++q)
-                QVERIFY(std::abs(cells[q].toDouble() - (std::cos(0.2 * (p - q)) + 0.25) / 1.25) <
-                        1e-6);
+                PE_COMPARE_CLOSER_THAN(cells[q].toDouble(), (std::cos(0.2 * (p - q)) + 0.25) / 1.25,
+                                       1e-6);
         }
 
         // The sinusoid fit finds 0.2 rad/position in dims 0 and 1.
@@ -271,8 +269,10 @@ private slots:
             std::memcpy(&v, bytes.constData() + bytes.size() - 9 * 8 + i * 8, 8);
             return v;
         };
-        QVERIFY(std::abs(at(0) - 0.2) < 1e-5 && at(2) > 0.99999); // dim 0: omega, R^2
-        QVERIFY(std::abs(at(3) - 0.2) < 1e-5 && at(5) > 0.99999); // dim 1
+        PE_COMPARE_CLOSER_THAN(at(0), 0.2, 1e-5); // dim 0: omega, R^2
+        QVERIFY(at(2) > 0.99999);
+        PE_COMPARE_CLOSER_THAN(at(3), 0.2, 1e-5); // dim 1
+        QVERIFY(at(5) > 0.99999);
 
         // A rotary model's config with --tensor reads that tensor; --layer is refused here.
         run = test::runPescope({u"data"_qs, u"--model"_qs, folder, u"--layer"_qs, u"1"_qs,

@@ -48,9 +48,7 @@ RopeConfig configOf(const QJsonObject &record, QString *error)
 void compareFrequencies(const std::vector<double> &actual, const std::vector<double> &expected,
                         double relative)
 {
-    QCOMPARE(actual.size(), expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i)
-        PE_COMPARE_NEAR(actual[i], expected[i], relative * std::abs(expected[i]));
+    PE_COMPARE_ARRAY(actual, expected, {.relative = relative});
 }
 
 void compareTable(const RopeTable &table, const std::vector<double> &expected, double tolerance)

@@ -484,7 +484,7 @@ private slots:
             }
         PE_COMPARE_NEAR(maps[2]->dataRange().upper, largest, 1e-5);
         const QRgb zero = maps[2]->gradient().color(0.0, maps[2]->dataRange());
-        QVERIFY2(qAbs(qRed(zero) - qBlue(zero)) < 12, "0 is the neutral middle of the map");
+        PE_COMPARE_CLOSER_THAN(qRed(zero), qBlue(zero), 12); // 0 is the neutral middle of the map
         QVERIFY(qBlue(maps[2]->gradient().color(-largest, maps[2]->dataRange())) >
                 qRed(maps[2]->gradient().color(-largest, maps[2]->dataRange())));
         QVERIFY(qRed(maps[2]->gradient().color(largest, maps[2]->dataRange())) >
