@@ -38,7 +38,14 @@ def test_planted_mistakes_are_diagnosed(entry):
     table = table_of(entry)
     if "float32" in entry["name"]:
         table = table.astype(np.float32)
-    result = pescope.verify(mistakes_config(), table, what=entry["what"].replace("-", "_"))
+    what = entry["what"].replace("-", "_")
+    # As tst_ropeverify: against the model's own (half) layout, float64 exactness demanded; then
+    # a table in the other layout, or one made with float32 angles, differs and is diagnosed.
+    layout = {"layout": "half"} if what in ("cos", "sin") else {}
+    result = pescope.verify(mistakes_config(), table, what=what, strict=True, **layout)
+    if entry["mistake"] == "Float32Angles":  # without strict=, they agree and say so
+        relaxed = pescope.verify(mistakes_config(), table, what=what, **layout)
+        assert relaxed and "up to float32 rounding of the angles" in str(relaxed), str(relaxed)
     if not entry["mistake"]:
         assert result, str(result)
         assert result.diagnosis is None and result.first_difference is None
