@@ -17,22 +17,6 @@ namespace {
 
 constexpr int maxLabelChars = 12;
 
-// A bold title row (two lines at most, elided to the figure's width as the phrase figures' are)
-// over a grid the builder fills.
-QCPLayoutGrid *titledGrid(QCustomPlot *plot, const QString &title)
-{
-    QFont font = plot->font();
-    font.setPointSizeF(font.pointSizeF() + 1.0);
-    font.setBold(true);
-    auto *text = new FittedTextElement(plot, title, font);
-    text->setTextFlags(Qt::AlignCenter);
-    plot->plotLayout()->addElement(0, 0, text);
-    auto *grid = new QCPLayoutGrid;
-    plot->plotLayout()->addElement(1, 0, grid);
-    plot->plotLayout()->setRowStretchFactor(0, 0.01);
-    return grid;
-}
-
 QString phraseName(int phrase)
 {
     return QStringLiteral("phrase %1").arg(QChar(u'A' + phrase));
@@ -160,8 +144,8 @@ void AttentionFigures::buildEmbeddings(QCustomPlot *plot, const PhraseModelResul
                                               "are the same")
                                    .arg(labelOf(layerPositionKindNames, result.positionKind));
     QCPLayoutGrid *grid =
-        titledGrid(plot, QStringLiteral("Embeddings of %1, hidden_states[0] of %2\n%3")
-                             .arg(phraseName(phrase), result.architecture, note));
+        fittedTitledGrid(plot, QStringLiteral("Embeddings of %1, hidden_states[0] of %2\n%3")
+                                   .arg(phraseName(phrase), result.architecture, note));
     const ByPositions<ValueGrid> grids{gridOf(p.embeddings[at(Positions::With)]),
                                        gridOf(p.embeddings[at(Positions::Without)])};
     const QCPRange range = rangeOf({&grids[at(Positions::With)], &grids[at(Positions::Without)]});
@@ -188,7 +172,7 @@ void AttentionFigures::buildTokenCosine(QCustomPlot *plot, const PhraseModelResu
                              ? QString()
                              : QStringLiteral(" (%1 adds none here)")
                                    .arg(labelOf(layerPositionKindNames, result.positionKind));
-    QCPLayoutGrid *grid = titledGrid(
+    QCPLayoutGrid *grid = fittedTitledGrid(
         plot, QStringLiteral("Cosine of every token pair, phrase A (rows) and B (columns)\nwhole "
                              "phrases (mean vectors): %1 with positions, %2 without%3")
                   .arg(result.phraseCosine[at(Positions::With)], 0, 'f', 3)
@@ -219,7 +203,7 @@ void AttentionFigures::buildAttention(QCustomPlot *plot, const PhraseModelResult
     const QString heads = head == meanOfHeads
                               ? QStringLiteral("mean of %1 heads").arg(result.heads)
                               : QStringLiteral("head %1 of %2").arg(head).arg(result.heads);
-    QCPLayoutGrid *grid = titledGrid(
+    QCPLayoutGrid *grid = fittedTitledGrid(
         plot, QStringLiteral("Positions in attention: layer 0 of %1, %2, %3\n%4")
                   .arg(result.architecture, heads, phraseName(phrase), result.positionsText));
     const ValueGrid with = headAttention(p.attention[at(Positions::With)], head);

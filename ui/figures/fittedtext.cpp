@@ -7,6 +7,20 @@
 
 namespace pe {
 
+QCPLayoutGrid *fittedTitledGrid(QCustomPlot *plot, const QString &title)
+{
+    QFont font = plot->font();
+    font.setPointSizeF(font.pointSizeF() + 1.0);
+    font.setBold(true);
+    auto *text = new FittedTextElement(plot, title, font);
+    text->setTextFlags(Qt::AlignCenter);
+    plot->plotLayout()->addElement(0, 0, text);
+    auto *grid = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(1, 0, grid);
+    plot->plotLayout()->setRowStretchFactor(0, 0.01);
+    return grid;
+}
+
 FittedTextElement::FittedTextElement(QCustomPlot *plot, const QString &text, const QFont &font)
     : QCPTextElement(plot, text, font)
 {}

@@ -23,6 +23,10 @@ protected:
     QSize minimumOuterSizeHint() const override;
 };
 
+// A figure's layout: a bold title row (the figure's font one point larger, FittedTextElement),
+// then a grid the builder fills. Used by the model figures (table and attention).
+QCPLayoutGrid *fittedTitledGrid(QCustomPlot *plot, const QString &title);
+
 // Ticks at whole numbers only: steps of 1, 2 or 5 times a power of ten, never below 1; no more
 // ticks than the axis has room for labels (a short heatmap's "0 5 10 15" overlapped).
 // QCustomPlot places ticks before it lays a figure out, so the first time (a new figure, an

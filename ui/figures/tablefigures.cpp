@@ -2,6 +2,7 @@
 
 #include "figures/colormaps.h"
 #include "figures/figurebuilder.h"
+#include "figures/fittedtext.h"
 #include "figures/schemefigures.h"
 #include "model/positiontable.h"
 
@@ -16,21 +17,6 @@
 namespace pe {
 
 namespace {
-
-// The figure's layout: a bold title row, then a grid the builder fills (as SchemeFigures does).
-QCPLayoutGrid *titledGrid(QCustomPlot *plot, const QString &title)
-{
-    QFont font = plot->font();
-    font.setPointSizeF(font.pointSizeF() + 1.0);
-    font.setBold(true);
-    auto *text = new QCPTextElement(plot, title, font);
-    text->setTextFlags(Qt::AlignCenter);
-    plot->plotLayout()->addElement(0, 0, text);
-    auto *grid = new QCPLayoutGrid;
-    plot->plotLayout()->addElement(1, 0, grid);
-    plot->plotLayout()->setRowStretchFactor(0, 0.01);
-    return grid;
-}
 
 QCPRange safeRange(double lo, double hi)
 {
@@ -139,9 +125,9 @@ void TableFigures::buildSimilarity(QCustomPlot *plot, const TableResult &result)
     resetFigure(plot, m_theme);
     const SquareMatrix &m = result.similarity;
     QCPLayoutGrid *grid =
-        titledGrid(plot, QStringLiteral("Cosine similarity of positions, first %1\n%2")
-                             .arg(m.size)
-                             .arg(tableLegend(result)));
+        fittedTitledGrid(plot, QStringLiteral("Cosine similarity of positions, first %1\n%2")
+                                   .arg(m.size)
+                                   .arg(tableLegend(result)));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
     QCPAxis *x = rect->axis(QCPAxis::atBottom);
@@ -175,9 +161,9 @@ void TableFigures::buildPca(QCustomPlot *plot, const TableResult &result) const
 {
     resetFigure(plot, m_theme);
     const PositionPca &pca = result.pca;
-    QCPLayoutGrid *grid =
-        titledGrid(plot, QStringLiteral("PCA of the position vectors: explained variance %1\n%2")
-                             .arg(varianceText(pca), tableLegend(result)));
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, QStringLiteral("PCA of the position vectors: explained variance %1\n%2")
+                  .arg(varianceText(pca), tableLegend(result)));
     const qint64 n = result.positions;
     const int k = pca.components;
     const auto scores = [&](int c) {
@@ -225,9 +211,9 @@ void TableFigures::buildSinusoidFit(QCustomPlot *plot, const TableResult &result
         mean += fit.rSquared;
     mean /= double(result.fits.size());
     QCPLayoutGrid *grid =
-        titledGrid(plot, QStringLiteral("Best-fitting sinusoid per dimension: mean R² %1\n%2")
-                             .arg(mean, 0, 'f', 3)
-                             .arg(tableLegend(result)));
+        fittedTitledGrid(plot, QStringLiteral("Best-fitting sinusoid per dimension: mean R² %1\n%2")
+                                   .arg(mean, 0, 'f', 3)
+                                   .arg(tableLegend(result)));
     auto *top = new QCPAxisRect(plot, true);
     auto *bottom = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, top);
