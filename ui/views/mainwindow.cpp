@@ -194,7 +194,14 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     m_pages->setCurrentIndex(int(m_state->page()));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The undo stack, a child, emits cleanChanged while QObject deletes it, after this class's
+    // part is gone (UBSan: a downcast to MainWindow of what is by then a QWidget): no slot or
+    // filter of this window may run from here on.
+    m_undo->disconnect(this);
+    qApp->removeEventFilter(this);
+}
 
 void MainWindow::createActions()
 {
