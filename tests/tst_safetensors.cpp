@@ -6,6 +6,7 @@
 #include "formats/safetensorsfile.h"
 #include "formats/shardedsafetensors.h"
 #include "modelfilewriter.h"
+#include "testutil.h"
 
 #include <QTemporaryDir>
 #include <QTest>
