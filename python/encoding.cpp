@@ -163,15 +163,14 @@ template <class T> py::array outputArray(const DataOutput &output)
 py::array_t<float> outArray(const py::handle &out, qint64 rows, qint64 dims)
 {
     if (!py::isinstance<py::array>(out))
-        raiseTypeError(QStringLiteral("out must be a NumPy array (got %1)")
-                           .arg(textOf(py::type::of(out))));
+        raiseTypeError(
+            QStringLiteral("out must be a NumPy array (got %1)").arg(textOf(py::type::of(out))));
     const auto array = py::reinterpret_borrow<py::array>(out);
     if (!array.dtype().equal(py::dtype::of<float>()))
         raiseTypeError(QStringLiteral("out must hold float32 (got %1)").arg(textOf(array.dtype())));
     if (array.ndim() != 2 || array.shape(0) != rows || array.shape(1) != dims)
-        raiseValueError(QStringLiteral("out must have shape (%1, %2), positions x dims")
-                            .arg(rows)
-                            .arg(dims));
+        raiseValueError(
+            QStringLiteral("out must have shape (%1, %2), positions x dims").arg(rows).arg(dims));
     const int flags = array.flags();
     if (!(flags & py::array::c_style) || !array.writeable())
         raiseValueError(QStringLiteral("out must be writable and C-contiguous"));

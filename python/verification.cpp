@@ -110,8 +110,8 @@ std::optional<Enum> choiceOption(const QCommandLineParser &options, const QStrin
     const QString value = options.value(name);
     const auto chosen = parseAs<Enum>(names, value);
     if (!chosen)
-        raiseValueError(QStringLiteral("--%1 must be %2 (got \"%3\")")
-                            .arg(name, choiceList(names), value));
+        raiseValueError(
+            QStringLiteral("--%1 must be %2 (got \"%3\")").arg(name, choiceList(names), value));
     return chosen;
 }
 
@@ -164,9 +164,9 @@ Verification verifyAgainstReference(const ModelConfig &config, RopeCandidate can
     out.firstDifference = py::none();
     if (!result.agrees && result.differing > 0) {
         py::dict first;
-        for (const auto &[key, index] : {std::pair{"position", result.first.position},
-                                         std::pair{"column", result.first.column},
-                                         std::pair{"pair", result.first.pair}})
+        for (const auto &[key, index] :
+             {std::pair{"position", result.first.position},
+              std::pair{"column", result.first.column}, std::pair{"pair", result.first.pair}})
             if (index >= 0)
                 first[key] = index;
         first["value"] = result.first.candidate;
@@ -180,8 +180,7 @@ Verification verifyAgainstReference(const ModelConfig &config, RopeCandidate can
 
 Verification verify(const py::object &config, const py::object &table, const py::object &what,
                     const py::object &positions, const py::object &tolerance,
-                    const py::object &layout, const py::object &strict,
-                    const py::object &unscaled)
+                    const py::object &layout, const py::object &strict, const py::object &unscaled)
 {
     static KeywordParser parser(QStringLiteral("verify"), addVerifyOptions);
     const ModelConfig model = modelConfigFrom(config);

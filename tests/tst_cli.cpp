@@ -357,7 +357,8 @@ private slots:
     void usageNamesSubcommand_data()
     {
         QTest::addColumn<QString>("command");
-        for (const char *name : {"data", "phrases", "info", "export", "inspect", "verify", "tokens"})
+        for (const char *name :
+             {"data", "phrases", "info", "export", "inspect", "verify", "tokens"})
             QTest::addRow("%s", name) << QString::fromLatin1(name);
     }
     void usageNamesSubcommand()
@@ -377,7 +378,8 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         const QString err = QString::fromUtf8(run.err);
         QVERIFY2(err.contains(u"unknown command \"bogus\""_qs), run.err.constData());
-        for (const char *name : {"data", "phrases", "info", "export", "inspect", "verify", "tokens"})
+        for (const char *name :
+             {"data", "phrases", "info", "export", "inspect", "verify", "tokens"})
             QVERIFY2(err.contains(QString::fromLatin1(name)), qPrintable(err));
     }
 

@@ -229,7 +229,8 @@ bool readEmbeddingTables(const LayerZeroPlan &plan, TensorReader &reader, LayerZ
     out->vocabRows = table->rowCount();
     out->tableType = table->dtype;
     if (plan.learnedPositions) {
-        const std::optional<TensorInfo> positions = reader.find(plan.positionTensor, {-1, plan.hiddenSize});
+        const std::optional<TensorInfo> positions =
+            reader.find(plan.positionTensor, {-1, plan.hiddenSize});
         if (!positions)
             return false;
         out->positionTensor = positions->name;

@@ -164,11 +164,11 @@ bool EngineCheckDialog::exportFigure(const QString &path, QString *error) const
 
 void EngineCheckDialog::exportInteractively()
 {
-    const QString path = saveFileName(
-        this, tr("Export figure"),
-        QFileInfo(m_check ? m_check->request.against : QString()).path() +
-            QStringLiteral("/engine-check.png"),
-        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    const QString path =
+        saveFileName(this, tr("Export figure"),
+                     QFileInfo(m_check ? m_check->request.against : QString()).path() +
+                         QStringLiteral("/engine-check.png"),
+                     tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
     QString error;

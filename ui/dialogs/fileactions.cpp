@@ -383,9 +383,9 @@ QAction *FileActions::checkEngineTableAction()
                           "the window shows: the error per position and pair, the verdict, the "
                           "mistake it matches"));
     connect(action, &QAction::triggered, this, [this] {
-        const QString path = openFileName(
-            m_window, tr("Check engine table"), QDir::homePath(),
-            tr("Engine tables (*.npy *.safetensors *.gguf);;All files (*)"));
+        const QString path =
+            openFileName(m_window, tr("Check engine table"), QDir::homePath(),
+                         tr("Engine tables (*.npy *.safetensors *.gguf);;All files (*)"));
         if (!path.isEmpty())
             checkEngineTable(path);
     });

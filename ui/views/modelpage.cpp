@@ -372,6 +372,12 @@ void ModelPage::scheduleTable()
             redraw();
         return;
     }
+    showComputing();
+}
+
+// A job is running for the current view: its old figure is out of date until the result comes.
+void ModelPage::showComputing()
+{
     m_pending = true;
     m_drawnCurrent = false;
     setInfo(tr("Computing…"));
@@ -391,10 +397,7 @@ void ModelPage::scheduleSchemes()
             redraw();
         return;
     }
-    m_pending = true;
-    m_drawnCurrent = false;
-    setInfo(tr("Computing…"));
-    setTiming(tr("Model: computing…"));
+    showComputing();
 }
 
 void ModelPage::showNotice(const QString &text)

@@ -79,6 +79,7 @@ private:
     void schedule();
     void scheduleTable();
     void scheduleSchemes();
+    void showComputing();
     // What the page can draw for the state's encoding.
     enum class Kind { Table, Rotary, NoPositions };
     Kind kind() const;
