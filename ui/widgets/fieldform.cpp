@@ -256,8 +256,10 @@ QStringList FieldForm::messages() const
     return all;
 }
 
-void FieldForm::commit(const QString &key, const QString &text)
+void FieldForm::commit(const QString &rowKey, const QString &text)
 {
+    // A copy: the key is usually a row's own, and applying the edit may rebuild (delete) rows.
+    const QString key = rowKey;
     if (m_refreshing)
         return;
     Row *r = row(key);

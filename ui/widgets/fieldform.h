@@ -202,7 +202,7 @@ signals:
 private:
     struct Row;
     void build();
-    void commit(const QString &key, const QString &text);
+    void commit(const QString &rowKey, const QString &text);
     void showProblem(const QString &key, const QString &message);
     void clearProblems();
     void updateRows();
