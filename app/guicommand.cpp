@@ -2,13 +2,9 @@
 
 #include "buildinfo.h"
 #include "commandline.h"
-#include "compute/phrasemodeldata.h"
 #include "dialogs/aboutdialog.h"
 #include "dialogs/fileactions.h"
 #include "io/atomicfile.h"
-#include "model/modelcard.h"
-#include "model/modelspec.h"
-#include "schemes/tablescheme.h"
 #include "state/presets.h"
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
@@ -234,19 +230,10 @@ int runGui(int argc, char **argv)
             return usageError(QStringLiteral("--session: ") + error);
     }
     if (!request.model.isEmpty()) {
-        // Read here, before the window shows, so that a screenshot waits for it.
+        // Read on the scheduler's worker before the window shows, so that a screenshot waits.
         QString error;
-        ModelRequest modelRequest;
-        modelRequest.source = request.model;
-        const std::optional<ModelLayerSpec> spec = openModelSpec(modelRequest, &error);
-        if (!spec || !window.state()->setSpec(spec->spec, &error))
+        if (!openModelInWindow(&window, request.model, &error))
             return usageError(QStringLiteral("--model: ") + error);
-        setPhraseModel(window.state(), request.model);
-        if (std::optional<ModelCard> card = readModelCard(modelRequest.source, &error)) {
-            if (const TableScheme *table = spec->spec.get<TableScheme>())
-                setCardTable(&*card, *table->table);
-            window.modelPage()->setCard(std::make_shared<const ModelCard>(*card));
-        }
     }
     if (request.modelView)
         window.modelPage()->setCurrentView(*request.modelView);

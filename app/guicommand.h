@@ -3,8 +3,8 @@
 // the whole window and exits.
 #pragma once
 
-#include "figures/figureviews.h"
 #include "state/explorerstate.h"
+#include "state/figureviews.h"
 
 #include <QCommandLineParser>
 #include <QSize>

@@ -40,6 +40,9 @@ struct EncodingSpec
     // Loads what the scheme's parameters name (a model file's table: file I/O, so not on a busy
     // UI thread); a no-op for formula schemes. False with *error naming the file and problem.
     bool resolve(QString *error);
+    // True when the scheme reads its values from files (resolve() does I/O): the window reads
+    // those on the scheduler's worker, never on its UI thread.
+    bool readsFiles() const { return (schemesReadingFiles >> scheme.index()) & 1u; }
     // Empty when valid; else the first problem: a field out of range, a rule of the scheme.
     FieldProblem problem() const;
     // The problem as one sentence naming the field ("dims must be even for rope ...").

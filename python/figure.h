@@ -5,7 +5,7 @@
 
 #include "compute/figuredata.h"
 #include "exportcommand.h"
-#include "figures/figureviews.h"
+#include "state/figureviews.h"
 
 #include <QByteArray>
 

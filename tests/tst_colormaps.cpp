@@ -1,6 +1,6 @@
 // Colormaps: matplotlib's published table values and its lookup rule (floor(t * 256), t == 1 to
 // the last entry, 8-bit channels truncated), and QCPColorGradient reproducing that lookup.
-#include "figures/colormaps.h"
+#include "figures/colormapgradient.h"
 #include "figures/qcpinclude.h"
 #include "testutil.h"
 

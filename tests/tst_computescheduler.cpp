@@ -7,9 +7,11 @@
 #include "testutil.h"
 
 #include "cpubackend.h"
+#include "schemes/tablescheme.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
@@ -69,6 +71,74 @@ class TestComputeScheduler : public QObject
 {
     Q_OBJECT
 private slots:
+    // Issue 30: a model's files are read through the scheduler, on its worker. GPT-2's folder
+    // (tests/data/models, written by transformers' save_pretrained): config.json says
+    // n_positions 256 and n_embd 64, so its learned table is 256 x 64.
+    void modelReadsGoThroughTheWorker()
+    {
+        ExplorerState state;
+        ComputeScheduler scheduler(&state);
+        QTRY_VERIFY(scheduler.isIdle());
+        const QString folder = QFINDTESTDATA("data/models/gpt2-tiny");
+        QVERIFY(!folder.isEmpty());
+        QSignalSpy spy(&scheduler, &ComputeScheduler::modelReadReady);
+        const auto answer = [&](quint64 ticket) -> std::shared_ptr<const ModelRead> {
+            if (!spy.wait(20000) && spy.isEmpty())
+                return nullptr;
+            const QList<QVariant> args = spy.takeFirst();
+            if (args.at(0).toULongLong() != ticket)
+                return nullptr;
+            return args.at(1).value<std::shared_ptr<const ModelRead>>();
+        };
+
+        // A newer read of the same kind supersedes the older: only its ticket is answered.
+        QTemporaryDir dir;
+        ModelReadRequest open;
+        open.source = dir.filePath(QStringLiteral("no-such-model"));
+        const quint64 stale = scheduler.requestModelRead(open);
+        open.source = folder;
+        const quint64 ticket = scheduler.requestModelRead(open);
+        QVERIFY(ticket != stale);
+        const std::shared_ptr<const ModelRead> opened = answer(ticket);
+        QVERIFY(opened);
+        QVERIFY2(opened->opened, qPrintable(opened->error));
+        const TableScheme *table = opened->opened->spec.get<TableScheme>();
+        QVERIFY(table && table->table);
+        QCOMPARE(table->table->positions(), 256);
+        QCOMPARE(table->table->columns, 64);
+        QVERIFY(opened->card && opened->card->config);
+        QCOMPARE(opened->card->tableRows, 256);
+        QTRY_VERIFY(scheduler.isIdle());
+        QVERIFY(spy.isEmpty()); // the superseded read said nothing
+
+        // The card of a table read another way, and a session's spec with its table read.
+        ModelReadRequest card;
+        card.kind = ModelReadRequest::Kind::Card;
+        card.table = table->table;
+        const std::shared_ptr<const ModelRead> carded = answer(scheduler.requestModelRead(card));
+        QVERIFY(carded && carded->card);
+        QCOMPARE(carded->card->tableColumns, 64);
+        ModelReadRequest spec;
+        spec.kind = ModelReadRequest::Kind::Spec;
+        TableScheme named;
+        named.source = folder;
+        spec.spec.scheme = named;
+        QVERIFY(spec.spec.readsFiles());
+        const std::shared_ptr<const ModelRead> resolved = answer(scheduler.requestModelRead(spec));
+        QVERIFY(resolved && resolved->resolved);
+        const TableScheme *read = resolved->resolved->get<TableScheme>();
+        QVERIFY(read && read->table);
+        QCOMPARE(read->table->columns, 64);
+        QCOMPARE(resolved->resolved->dims, 64);
+
+        // A file that is not a model: the read answers with why, naming it.
+        named.source = folder + QStringLiteral("/config.json/x");
+        spec.spec.scheme = named;
+        const std::shared_ptr<const ModelRead> failed = answer(scheduler.requestModelRead(spec));
+        QVERIFY(failed && !failed->resolved);
+        QVERIFY2(failed->error.contains(QStringLiteral("config.json")), qPrintable(failed->error));
+    }
+
     void resultMatchesFormula()
     {
         ExplorerState state;

@@ -3,13 +3,13 @@
 #include "testutil.h"
 
 #include "dialogs/exportdialog.h"
-#include "figures/colormaps.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/qcpinclude.h"
 #include "figures/tablefigures.h"
 #include "model/modelspec.h"
 #include "modelfilewriter.h"
+#include "state/colormaps.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
 

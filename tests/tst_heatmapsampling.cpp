@@ -4,8 +4,8 @@
 // and a backend's notice (GPU fallback) is shown in the status bar.
 #include "compute/computescheduler.h"
 #include "cpubackend.h"
-#include "figures/colormaps.h"
 #include "figures/qcpinclude.h"
+#include "state/colormaps.h"
 #include "testutil.h"
 #include "views/backendnotice.h"
 #include "views/heatmapview.h"

@@ -100,8 +100,33 @@ private slots:
         QCOMPARE(spec.positions, qint64(12));
         QCOMPARE(spec.dims, qint64(4));
         QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
-        // Back to the preset the other tests expect.
+
+        // A session naming the model reads its table again, on the scheduler's worker (issue
+        // 30): the window's state is the saved one, the table's values the file's.
         QString error;
+        const QString session = path(u"with-model.json"_qs);
+        QVERIFY2(files()->saveSession(session, &error), qPrintable(error));
+        const QByteArray saved = stateBytes();
+        QVERIFY2(m_window->applyPreset(QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        QSignalSpy reads(m_window->scheduler(), &ComputeScheduler::modelReadReady);
+        QVERIFY2(files()->openSession(session, &error), qPrintable(error));
+        QCOMPARE(reads.size(), 1);
+        const auto read = reads.at(0).at(1).value<std::shared_ptr<const ModelRead>>();
+        QCOMPARE(read->kind, ModelReadRequest::Kind::Spec);
+        QCOMPARE(stateBytes(), saved);
+        const TableScheme *reread = m_window->state()->spec().get<TableScheme>();
+        QVERIFY(reread && reread->table);
+        QCOMPARE(reread->table->values, values);
+        // The model gone: the session is refused, naming the file, and nothing changes.
+        QVERIFY(QDir(folder).removeRecursively());
+        QVERIFY2(m_window->applyPreset(QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        const QByteArray before2 = stateBytes();
+        QVERIFY(!files()->openSession(session, &error));
+        QVERIFY2(error.contains(u"with-model.json"_qs) && error.contains(u"tiny-gpt2"_qs),
+                 qPrintable(error));
+        QCOMPARE(stateBytes(), before2);
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
+        // Back to the preset the other tests expect.
         QVERIFY2(m_window->applyPreset(QStringLiteral("geron-16-9"), &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
     }

@@ -42,6 +42,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     qRegisterMetaType<std::shared_ptr<const pe::TableResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::PhraseModelResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::EngineCheck>>();
+    qRegisterMetaType<std::shared_ptr<const pe::ModelRead>>();
 
     // The jobs run on this thread. The backends they use are made and destroyed by the scheduler
     // on the GUI thread (the GPU backend's offscreen surface must be) and are only ever called
@@ -399,8 +400,61 @@ void ComputeScheduler::onEngineCheckFinished(quint64 generation,
         emit engineCheckFailed(error);
 }
 
+ComputeScheduler::ModelReadSlot &ComputeScheduler::readSlot(ModelReadRequest::Kind kind)
+{
+    switch (kind) {
+    case ModelReadRequest::Kind::Card:
+        return m_cardRead;
+    case ModelReadRequest::Kind::Spec:
+        return m_specRead;
+    case ModelReadRequest::Kind::Open:
+        break;
+    }
+    return m_openRead;
+}
+
+quint64 ComputeScheduler::requestModelRead(const ModelReadRequest &request)
+{
+    ModelReadSlot &slot = readSlot(request.kind);
+    slot.request = request;
+    slot.ticket = ++m_lastReadTicket;
+    slot.lane.request();
+    schedule();
+    return slot.ticket;
+}
+
+// File I/O on the worker, no backend needed. The read itself cannot stop halfway; a superseded
+// one's answer is dropped.
+void ComputeScheduler::dispatchModelReads()
+{
+    for (ModelReadSlot *slot : {&m_openRead, &m_cardRead, &m_specRead}) {
+        if (!slot->lane.dirty)
+            continue;
+        const quint64 generation = slot->lane.start();
+        ++slot->lane.inFlight;
+        post([this, generation, request = slot->request, ticket = slot->ticket,
+              isStale = slot->lane.staleness(generation)] {
+            std::shared_ptr<const ModelRead> read;
+            if (!isStale())
+                read = std::make_shared<const ModelRead>(readModel(request));
+            reply([=, this] { onModelReadFinished(request.kind, generation, ticket, read); });
+        });
+    }
+}
+
+void ComputeScheduler::onModelReadFinished(ModelReadRequest::Kind kind, quint64 generation,
+                                           quint64 ticket,
+                                           const std::shared_ptr<const ModelRead> &read)
+{
+    Lane &lane = readSlot(kind).lane;
+    --lane.inFlight;
+    if (lane.current(generation) && read)
+        emit modelReadReady(ticket, read);
+}
+
 void ComputeScheduler::dispatch()
 {
+    dispatchModelReads();
     dispatchPhraseModel(); // CPU only, whatever the backend
     if (m_checkLane.dirty)
         dispatchEngineCheck();

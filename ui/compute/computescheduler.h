@@ -4,11 +4,13 @@
 // kind of job is a lane where the newest request wins: a superseded job stops at its next check
 // and its result is dropped; cancel() stops them all. Bursts of edits are merged by a
 // single-shot QTimer; failures arrive as signals. An animated export's frames have a lane of
-// their own, for parameters other than the window's (requestFrameData).
+// their own, for parameters other than the window's (requestFrameData), and so do a model's
+// files (requestModelRead): nothing in the window reads a model on the UI thread.
 #pragma once
 
 #include "compute/computejobs.h"
 #include "compute/figuredata.h"
+#include "compute/modelread.h"
 #include "compute/phrasemodeldata.h"
 #include "compute/schemedata.h"
 #include "state/explorerstate.h"
@@ -17,11 +19,11 @@
 #include <QThread>
 #include <QTimer>
 
-#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace pe {
 
@@ -82,6 +84,9 @@ public:
     // numbers (core/rope/enginecheck.h) on the worker; engineCheckReady() or
     // engineCheckFailed() follows, unless a newer request has superseded it.
     void requestEngineCheck(const pe::EngineCheckRequest &request);
+    // Reads a model's files on the worker (compute/modelread.h); modelReadReady() follows with
+    // the returned ticket, unless a newer request of the same kind or cancel() supersedes it.
+    quint64 requestModelRead(const pe::ModelReadRequest &request);
 
 public slots:
     // The heatmap's viewport; a grid for it follows through gridReady().
@@ -109,6 +114,7 @@ signals:
     void frameDataFailed(quint64 ticket, const QString &message);
     void engineCheckReady(std::shared_ptr<const pe::EngineCheck> check);
     void engineCheckFailed(const QString &message);
+    void modelReadReady(quint64 ticket, std::shared_ptr<const pe::ModelRead> read);
     // 0..100 while a long encode runs, -1 when none does.
     void progressChanged(int percent);
     void cancelled();
@@ -118,8 +124,13 @@ signals:
 private:
     // One kind of job. `wanted` is the generation the worker should be running: a job whose
     // generation differs has gone stale and stops at its next check.
+    // Each lane registers itself in the scheduler's list where it is declared (below), so what
+    // applies to every lane (cancel, idle, drop) reaches a new one with no list to keep.
     struct Lane
     {
+        explicit Lane(std::vector<Lane *> *all) { all->push_back(this); }
+        Lane(const Lane &) = delete;
+        Lane &operator=(const Lane &) = delete;
         quint64 generation = 0; // of the newest job dispatched
         bool dirty = false;     // a request waits for dispatch
         int inFlight = 0;
@@ -197,6 +208,12 @@ private:
     void onEngineCheckFinished(quint64 generation, const std::shared_ptr<const EngineCheck> &check,
                                const QString &error);
     void dispatchEngineCheck();
+    // One lane per kind of model read; a read of one kind supersedes only that kind's.
+    struct ModelReadSlot;
+    ModelReadSlot &readSlot(ModelReadRequest::Kind kind);
+    void dispatchModelReads();
+    void onModelReadFinished(ModelReadRequest::Kind kind, quint64 generation, quint64 ticket,
+                             const std::shared_ptr<const ModelRead> &read);
     bool schemesHeld(const SchemeRequest &request) const;
     FigureData heldData(const FigureInputs &inputs, const QList<FigureView> &views) const;
     // Runs `job` on the worker thread; it answers through reply().
@@ -221,22 +238,23 @@ private:
     static constexpr int burstMs = 15; // merges the edits that arrive while a job runs
     QString m_notice;
 
-    Lane m_encode, m_grid, m_columns, m_phraseLane, m_schemeLane, m_figureLane, m_tableLane,
-        m_frameLane;
-    Lane m_checkLane, m_phraseModelLane;
+    std::vector<Lane *> m_lanes; // every lane below, in declaration order
+    const std::vector<Lane *> &lanes() { return m_lanes; }
+    std::vector<const Lane *> lanes() const { return {m_lanes.begin(), m_lanes.end()}; }
+    Lane m_encode{&m_lanes}, m_grid{&m_lanes}, m_columns{&m_lanes}, m_phraseLane{&m_lanes},
+        m_schemeLane{&m_lanes}, m_figureLane{&m_lanes}, m_tableLane{&m_lanes},
+        m_frameLane{&m_lanes}, m_checkLane{&m_lanes}, m_phraseModelLane{&m_lanes};
     EngineCheckRequest m_checkRequest;
-    // Every lane, for what applies to all (cancel, idle, drop): one list, so a new lane is added
-    // here and nowhere else.
-    std::array<Lane *, 10> lanes()
+    // Model reads: a lane, the waiting request and its ticket per kind.
+    struct ModelReadSlot
     {
-        return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
-                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane,  &m_phraseModelLane};
-    }
-    std::array<const Lane *, 10> lanes() const
-    {
-        return {&m_encode,     &m_grid,      &m_columns,   &m_phraseLane, &m_schemeLane,
-                &m_figureLane, &m_tableLane, &m_frameLane, &m_checkLane,  &m_phraseModelLane};
-    }
+        explicit ModelReadSlot(std::vector<Lane *> *all) : lane(all) {}
+        Lane lane;
+        ModelReadRequest request;
+        quint64 ticket = 0;
+    };
+    ModelReadSlot m_openRead{&m_lanes}, m_cardRead{&m_lanes}, m_specRead{&m_lanes};
+    quint64 m_lastReadTicket = 0;
 
     GridRequest m_gridRequest;
     GridRequest m_lastGridSent;

@@ -6,9 +6,9 @@
 #include "compute/computejobs.h"
 #include "compute/schemedata.h"
 #include "compute/tabledata.h"
-#include "figures/figureviews.h"
 #include "rope/enginecheck.h"
 #include "state/explorerstate.h"
+#include "state/figureviews.h"
 
 #include <QList>
 #include <QMetaType>

@@ -29,17 +29,20 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QThreadPool>
 #include <QUrl>
+
+#include <utility>
 
 namespace pe {
 
@@ -102,6 +105,10 @@ void removeRecentModel(QSettings *settings, const QString &source)
 FileActions::FileActions(MainWindow *window) : QObject(window), m_window(window)
 {
     setObjectName(QStringLiteral("fileActions"));
+    connect(window->scheduler(), &ComputeScheduler::modelReadReady, this,
+            &FileActions::onModelRead);
+    connect(window->scheduler(), &ComputeScheduler::cancelled, this,
+            &FileActions::onComputeCancelled);
 }
 
 FileActions *FileActions::install(MainWindow *window)
@@ -473,7 +480,22 @@ bool FileActions::eventFilter(QObject *watched, QEvent *event)
 
 bool FileActions::openSession(const QString &path, QString *error)
 {
-    if (!loadSession(path, m_window->state(), error))
+    const std::optional<QJsonObject> json = readSessionFile(path, error);
+    if (!json)
+        return false;
+    // A spec naming a model's table: the table is read on the scheduler's worker first.
+    std::optional<ExplorerState::LoadedSpec> loaded;
+    if (const std::optional<EncodingSpec> spec = ExplorerState::parsedSpec(*json);
+        spec && spec->readsFiles()) {
+        QString readError;
+        std::optional<EncodingSpec> read = readSpecFiles(*spec, &readError);
+        if (!read) {
+            *error = QStringLiteral("%1: spec: %2").arg(QDir::toNativeSeparators(path), readError);
+            return false;
+        }
+        loaded = ExplorerState::LoadedSpec{*spec, std::move(*read)};
+    }
+    if (!applySession(path, *json, m_window->state(), error, loaded ? &*loaded : nullptr))
         return false;
     m_sessionPath = QFileInfo(path).absoluteFilePath();
     addRecentSession(m_sessionPath);
@@ -622,60 +644,114 @@ void FileActions::report(const QString &text, bool error, const QString &title)
 void FileActions::openModel(const QString &source, bool interactive)
 {
     emit message(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
-    // The files are read off the UI thread (a table can be hundreds of MB); the state changes
-    // on it, when they are.
-    const QPointer<FileActions> self(this);
-    QThreadPool::globalInstance()->start([self, source, interactive] {
-        ModelRequest request;
-        request.source = source;
-        QString error;
-        std::optional<ModelLayerSpec> spec = openModelSpec(request, &error);
-        std::shared_ptr<ModelCard> card;
-        if (spec) {
-            QString cardError; // the spec was read, so the card's files are there too
-            if (std::optional<ModelCard> read = readModelCard(source, &cardError)) {
-                card = std::make_shared<ModelCard>(*read);
-                if (const TableScheme *table = spec->spec.get<TableScheme>())
-                    setCardTable(card.get(), *table->table);
-            }
-        }
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, source, spec = std::move(spec), card, error, interactive]() mutable {
-                if (!self)
-                    return;
-                QString problem = error;
-                ExplorerState *state = self->m_window->state();
-                // The spec and the layer chosen below are one step; undo restores the encoding
-                // the window showed before.
-                const auto show = [&] {
-                    if (!state->setSpec(spec->spec, &problem))
-                        return false;
-                    setPhraseModel(state, source);
-                    if (card)
-                        self->m_window->modelPage()->setCard(card);
-                    if (spec->layer >= 0)
-                        self->m_window->modelPage()->layerTable()->selectRow(spec->layer);
-                    return true;
-                };
-                if (spec && state->asOneStep(tr("Open model %1").arg(modelName(source)), show)) {
-                    problem.clear();
-                    if (self->m_window->isPersistent())
-                        addRecentModel(self->recentSettings().get(), source);
-                    self->report(tr("Opened %1").arg(spec->description), false);
-                } else {
-                    self->report(problem, true, interactive ? tr("Open model") : QString());
+    // The files are read on the scheduler's worker (a table can be hundreds of MB); the state
+    // changes here, when they are (showOpenedModel).
+    ModelReadRequest request;
+    request.source = source;
+    m_opening = {m_window->scheduler()->requestModelRead(request), source, interactive};
+}
+
+void FileActions::onModelRead(quint64 ticket, const std::shared_ptr<const ModelRead> &read)
+{
+    if (read->kind != ModelReadRequest::Kind::Open || ticket != m_opening.ticket)
+        return;
+    const PendingOpen open = std::exchange(m_opening, {});
+    QString problem = read->error;
+    ExplorerState *state = m_window->state();
+    // The spec and the layer chosen below are one step; undo restores the encoding the window
+    // showed before.
+    const auto show = [&] {
+        if (!state->setSpec(read->opened->spec, &problem))
+            return false;
+        setPhraseModel(state, open.source);
+        if (read->card)
+            m_window->modelPage()->setCard(read->card);
+        if (read->opened->layer >= 0)
+            m_window->modelPage()->layerTable()->selectRow(read->opened->layer);
+        return true;
+    };
+    if (read->opened && state->asOneStep(tr("Open model %1").arg(modelName(open.source)), show)) {
+        problem.clear();
+        if (m_window->isPersistent())
+            addRecentModel(recentSettings().get(), open.source);
+        report(tr("Opened %1").arg(read->opened->description), false);
+    } else {
+        report(problem, true, open.interactive ? tr("Open model") : QString());
+    }
+    emit modelOpened(problem);
+}
+
+std::optional<EncodingSpec> FileActions::readSpecFiles(const EncodingSpec &spec, QString *error)
+{
+    ModelReadRequest request;
+    request.kind = ModelReadRequest::Kind::Spec;
+    request.spec = spec;
+    ComputeScheduler *scheduler = m_window->scheduler();
+    const quint64 ticket = scheduler->requestModelRead(request);
+    std::shared_ptr<const ModelRead> read;
+    QEventLoop loop;
+    connect(scheduler, &ComputeScheduler::modelReadReady, &loop,
+            [&](quint64 answered, const std::shared_ptr<const ModelRead> &answer) {
+                if (answered == ticket) {
+                    read = answer;
+                    loop.quit();
                 }
-                emit self->modelOpened(problem);
-            },
-            Qt::QueuedConnection);
-    });
+            });
+    connect(scheduler, &ComputeScheduler::cancelled, &loop, &QEventLoop::quit);
+    // The window waits, its input held by the dialog once a read takes long enough to notice.
+    QProgressDialog progress(tr("Reading the model the session names…"), tr("Cancel"), 0, 0,
+                             m_window);
+    progress.setWindowTitle(tr("Open session"));
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300);
+    connect(&progress, &QProgressDialog::canceled, scheduler, &ComputeScheduler::cancel);
+    progress.setValue(0);
+    loop.exec();
+    if (!read) {
+        *error = tr("reading the model was cancelled");
+        return std::nullopt;
+    }
+    if (!read->resolved)
+        *error = read->error;
+    return read->resolved;
+}
+
+void FileActions::onComputeCancelled()
+{
+    // Esc or Cancel stopped the read: the window stays as it was, and says so.
+    if (m_opening.ticket == 0)
+        return;
+    const PendingOpen open = std::exchange(m_opening, {});
+    const QString problem =
+        tr("Opening %1 was cancelled").arg(QDir::toNativeSeparators(open.source));
+    report(problem, false);
+    emit modelOpened(problem);
 }
 
 bool openSessionInWindow(MainWindow *window, const QString &path, QString *error)
 {
     FileActions *actions = FileActions::of(window);
     return actions ? actions->openSession(path, error) : loadSession(path, window->state(), error);
+}
+
+bool openModelInWindow(MainWindow *window, const QString &source, QString *error)
+{
+    FileActions *actions = FileActions::of(window);
+    if (!actions) {
+        *error = QStringLiteral("the window has no File menu");
+        return false;
+    }
+    QEventLoop loop;
+    QString problem;
+    QObject::connect(actions, &FileActions::modelOpened, &loop, [&](const QString &answer) {
+        problem = answer;
+        loop.quit();
+    });
+    actions->openModel(source, false);
+    loop.exec();
+    if (!problem.isEmpty())
+        *error = problem;
+    return problem.isEmpty();
 }
 
 } // namespace pe

@@ -12,6 +12,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 
 class QAction;
 class QMenu;
@@ -21,6 +22,7 @@ class QUrl;
 namespace pe {
 
 class EngineCheckDialog;
+struct ModelRead;
 class ExportDialog;
 class MainWindow;
 
@@ -95,8 +97,21 @@ private:
     void report(const QString &text, bool error, const QString &title = QString());
     // The scheduler's results for `views` as the window shows them.
     FigureData currentData(const QList<FigureView> &views) const;
+    void onModelRead(quint64 ticket, const std::shared_ptr<const ModelRead> &read);
+    void onComputeCancelled();
+    // The files `spec` names (a model's table), read on the scheduler's worker while the window
+    // waits (a progress dialog, which can cancel, once it takes 300 ms); nothing with *error.
+    std::optional<EncodingSpec> readSpecFiles(const EncodingSpec &spec, QString *error);
 
     MainWindow *m_window;
+    // The model openModel() asked the scheduler to read (ticket 0: none).
+    struct PendingOpen
+    {
+        quint64 ticket = 0;
+        QString source;
+        bool interactive = false;
+    };
+    PendingOpen m_opening;
     QString m_sessionPath;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_recentModelsMenu = nullptr;
@@ -113,5 +128,8 @@ void removeRecentModel(QSettings *settings, const QString &source);
 
 // `pescope --session FILE`: opens the session in the window; false with *error.
 bool openSessionInWindow(MainWindow *window, const QString &path, QString *error);
+// `pescope --model SOURCE`: opens the model as File > Open model does (read on the scheduler's
+// worker) and returns once the window shows it; false with *error.
+bool openModelInWindow(MainWindow *window, const QString &source, QString *error);
 
 } // namespace pe

@@ -1,10 +1,10 @@
 // ViewHelp: what each view of the window shows and the formula behind it, in one table beside the
-// view registry (figures/figureviews.h): Help > What am I looking at? (F1) reads it, and the
+// view registry (state/figureviews.h): Help > What am I looking at? (F1) reads it, and the
 // heatmap's hover puts the encoding's formula with one cell's numbers in the status bar.
 #pragma once
 
-#include "figures/figureviews.h"
 #include "state/explorerstate.h"
+#include "state/figureviews.h"
 
 #include <QList>
 #include <QString>

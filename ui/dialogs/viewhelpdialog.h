@@ -3,7 +3,7 @@
 // following the page and the parameters while it is open.
 #pragma once
 
-#include "figures/figureviews.h"
+#include "state/figureviews.h"
 
 #include <QDialog>
 

@@ -1,6 +1,6 @@
 #include "figures/attentionfigures.h"
 
-#include "figures/colormaps.h"
+#include "figures/colormapgradient.h"
 #include "figures/fittedtext.h"
 #include "figures/schemefigures.h" // addScale
 

@@ -1,6 +1,6 @@
 #include "figures/enginecheckfigure.h"
 
-#include "figures/colormaps.h"
+#include "figures/colormapgradient.h"
 #include "figures/schemefigures.h"
 
 #include "figures/qcpinclude.h"

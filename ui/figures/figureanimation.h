@@ -5,8 +5,8 @@
 // each frame is the still figure of that state.
 #pragma once
 
-#include "figures/figureviews.h"
 #include "state/explorerstate.h"
+#include "state/figureviews.h"
 
 #include <QList>
 #include <QString>

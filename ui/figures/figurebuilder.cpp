@@ -1,6 +1,6 @@
 #include "figures/figurebuilder.h"
 
-#include "figures/colormaps.h"
+#include "figures/colormapgradient.h"
 #include "figures/fittedtext.h"
 #include "figures/minmaxband.h"
 

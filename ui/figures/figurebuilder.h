@@ -4,9 +4,9 @@
 #pragma once
 
 #include "compute/computejobs.h"
-#include "figures/figurestyle.h"
 #include "figures/plottheme.h"
 #include "state/explorerstate.h"
+#include "state/figurestyle.h"
 
 #include <QList>
 #include <QPen>

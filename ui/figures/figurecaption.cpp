@@ -1,7 +1,7 @@
 #include "figures/figurecaption.h"
 
-#include "figures/colormaps.h"
 #include "figures/figurebuilder.h"
+#include "state/colormaps.h"
 
 #include <QStringList>
 

@@ -1,8 +1,8 @@
 // The caption line of an exported figure: the parameters behind its views, in words.
 #pragma once
 
-#include "figures/figureviews.h"
 #include "state/explorerstate.h"
+#include "state/figureviews.h"
 
 #include <QList>
 #include <QString>

@@ -2,8 +2,8 @@
 // interpolation) with its field table and limits, for File → Export figure and `pescope export`.
 #pragma once
 
-#include "figures/figurestyle.h"
-#include "figures/figureviews.h"
+#include "state/figurestyle.h"
+#include "state/figureviews.h"
 
 #include "fields/field.h"
 

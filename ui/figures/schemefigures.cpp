@@ -1,6 +1,6 @@
 #include "figures/schemefigures.h"
 
-#include "figures/colormaps.h"
+#include "figures/colormapgradient.h"
 #include "figures/minmaxband.h"
 
 #include "analysis/ropeanalysis.h"

@@ -4,10 +4,10 @@
 #pragma once
 
 #include "compute/tabledata.h"
-#include "figures/figurestyle.h"
-#include "figures/figureviews.h"
 #include "figures/plottheme.h"
 #include "state/explorerstate.h"
+#include "state/figurestyle.h"
+#include "state/figureviews.h"
 
 #include <QString>
 

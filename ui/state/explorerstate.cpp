@@ -634,7 +634,17 @@ QJsonObject ExplorerState::jsonOf(const Values &v)
     return json;
 }
 
-bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
+std::optional<EncodingSpec> ExplorerState::parsedSpec(const QJsonObject &json)
+{
+    if (!json.value(specKey).isObject())
+        return std::nullopt;
+    EncodingSpec spec = ExplorerState().m_spec; // applyJson's scratch state starts from it
+    if (spec.readJson(json.value(specKey).toObject()))
+        return std::nullopt;
+    return spec;
+}
+
+bool ExplorerState::applyJson(const QJsonObject &json, QString *error, const LoadedSpec *loaded)
 {
     // Parse into a scratch state first, so a bad document changes nothing here.
     ExplorerState scratch;
@@ -658,7 +668,9 @@ bool ExplorerState::applyJson(const QJsonObject &json, QString *error)
         if (const FieldProblem p = spec.readJson(json.value(specKey).toObject()))
             return refuse(error, QStringLiteral("spec: ") + spec.describe(p, FieldNaming::Key));
         QString loadError; // a model's table, read again from the file the session names
-        if (!spec.resolve(&loadError))
+        if (loaded && spec == loaded->parsed)
+            spec = loaded->loaded;
+        else if (!spec.resolve(&loadError))
             return refuse(error, QStringLiteral("spec: ") + loadError);
         if (!scratch.setSpec(spec, error))
             return false;

@@ -5,7 +5,7 @@
 // presets, saved settings) is derived from the field tables of its parts.
 #pragma once
 
-#include "figures/figurestyle.h"
+#include "state/figurestyle.h"
 #include "state/phrasesource.h"
 #include "state/schemesettings.h"
 #include "state/viewoptions.h"
@@ -209,7 +209,18 @@ public:
     // Resets to the defaults, then applies `json` (keys it lacks keep their defaults). Theme and
     // backend are user preferences and are kept unless the JSON names them. On error nothing
     // changes.
-    bool applyJson(const QJsonObject &json, QString *error = nullptr);
+    // `loaded`: a spec whose files were read already (on the scheduler's worker); a session
+    // spec equal to its `parsed` takes its `loaded` instead of reading the files again.
+    struct LoadedSpec
+    {
+        EncodingSpec parsed;
+        EncodingSpec loaded;
+    };
+    bool applyJson(const QJsonObject &json, QString *error = nullptr,
+                   const LoadedSpec *loaded = nullptr);
+    // The spec `json` names, read as applyJson() reads it but with no file read; nothing when it
+    // names none or cannot be read (applyJson() then says why).
+    static std::optional<EncodingSpec> parsedSpec(const QJsonObject &json);
     // Default values for everything, the state of a first start.
     void resetToDefaults();
 

@@ -123,24 +123,35 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
     return true;
 }
 
-bool loadSession(const QString &path, ExplorerState *state, QString *error)
+std::optional<QJsonObject> readSessionFile(const QString &path, QString *error)
 {
-    const QString name = QDir::toNativeSeparators(path);
     // Regular files only, read within the limit: /dev/zero or a FIFO is refused at once.
     const std::optional<QByteArray> bytes =
         readUserFile(path, limits::maxSessionBytes, error, QStringLiteral("a session file"));
     if (!bytes)
-        return false;
+        return std::nullopt;
     QJsonObject json;
-    if (!parseSession(*bytes, name, &json, error))
-        return false;
+    if (!parseSession(*bytes, QDir::toNativeSeparators(path), &json, error))
+        return std::nullopt;
+    return json;
+}
+
+bool applySession(const QString &path, const QJsonObject &json, ExplorerState *state,
+                  QString *error, const ExplorerState::LoadedSpec *loaded)
+{
     QString problem;
     const QString step = QStringLiteral("Open session %1").arg(QFileInfo(path).fileName());
-    if (!state->asOneStep(step, [&] { return state->applyJson(json, &problem); })) {
-        *error = QStringLiteral("%1: %2").arg(name, problem);
+    if (!state->asOneStep(step, [&] { return state->applyJson(json, &problem, loaded); })) {
+        *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), problem);
         return false;
     }
     return true;
+}
+
+bool loadSession(const QString &path, ExplorerState *state, QString *error)
+{
+    const std::optional<QJsonObject> json = readSessionFile(path, error);
+    return json && applySession(path, *json, state, error);
 }
 
 QStringList recentSessions()

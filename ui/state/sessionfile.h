@@ -3,14 +3,16 @@
 // a bad file leaves the window's state as it was and says what is wrong in one sentence.
 #pragma once
 
+#include "state/explorerstate.h"
+
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
-namespace pe {
+#include <optional>
 
-class ExplorerState;
+namespace pe {
 
 // The format this build writes and the newest it reads. Bump when a key changes meaning, and
 // teach sessionmigration.h the step. 2: keys from the field tables (pescope 0.2).
@@ -28,6 +30,12 @@ bool saveSession(const ExplorerState &state, const QString &path, QString *error
 bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error);
 // Reads, checks and applies a session. On any error `state` is left unchanged.
 bool loadSession(const QString &path, ExplorerState *state, QString *error);
+// loadSession's two steps, for the window, which reads a session's model files on the
+// scheduler's worker between them: the file's state object (checked, migrated), then the state
+// applied as one undoable step (`loaded`: the spec's files, already read).
+std::optional<QJsonObject> readSessionFile(const QString &path, QString *error);
+bool applySession(const QString &path, const QJsonObject &json, ExplorerState *state,
+                  QString *error, const ExplorerState::LoadedSpec *loaded = nullptr);
 
 // The Recent sessions list, newest first, kept in QSettings (at most maxRecentSessions).
 constexpr int maxRecentSessions = 8;

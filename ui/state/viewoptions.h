@@ -4,7 +4,7 @@
 #pragma once
 
 #include "encodingspec.h"
-#include "figures/colormaps.h"
+#include "state/colormaps.h"
 
 namespace pe {
 

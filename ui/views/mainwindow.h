@@ -4,8 +4,8 @@
 // QSettings persistence.
 #pragma once
 
-#include "figures/figureviews.h"
 #include "state/explorerstate.h"
+#include "state/figureviews.h"
 
 #include <QMainWindow>
 #include <QString>

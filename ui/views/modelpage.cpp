@@ -26,7 +26,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace pe {
@@ -200,7 +199,10 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
         setMessage(tr("Cannot compute: %1").arg(error));
         setTiming(tr("Model: not computed"));
     });
+    connect(m_scheduler, &ComputeScheduler::modelReadReady, this, &ModelPage::onModelRead);
     connect(m_scheduler, &ComputeScheduler::cancelled, this, [this] {
+        m_loadingCard.clear(); // the card's read was dropped too: asked again on the next spec
+        m_cardTicket = 0;
         if (m_pending) {
             m_pending = false;
             setInfo(tr("Cancelled; showing the last result"));
@@ -571,23 +573,22 @@ void ModelPage::updateCardForSpec()
         m_loadingCard == scheme->source)
         return;
     m_loadingCard = scheme->source;
-    const QPointer<ModelPage> self(this);
-    QThreadPool::globalInstance()->start([self, table = scheme->table] {
-        QString error;
-        std::optional<ModelCard> card = readModelCard(table->source, &error);
-        if (card)
-            setCardTable(&*card, *table);
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, card = std::move(card), source = table->source] {
-                if (!self || self->m_loadingCard != source)
-                    return;
-                self->m_loadingCard.clear();
-                if (card)
-                    self->setCard(std::make_shared<const ModelCard>(*card));
-            },
-            Qt::QueuedConnection);
-    });
+    // Read on the scheduler's worker (headers only, but of a file that may sit on a slow disk).
+    ModelReadRequest request;
+    request.kind = ModelReadRequest::Kind::Card;
+    request.source = scheme->source;
+    request.table = scheme->table;
+    m_cardTicket = m_scheduler->requestModelRead(request);
+}
+
+void ModelPage::onModelRead(quint64 ticket, const std::shared_ptr<const ModelRead> &read)
+{
+    if (read->kind != ModelReadRequest::Kind::Card || ticket != m_cardTicket)
+        return;
+    m_cardTicket = 0;
+    m_loadingCard.clear();
+    if (read->card)
+        setCard(read->card);
 }
 
 } // namespace pe

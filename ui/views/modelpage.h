@@ -6,11 +6,12 @@
 // ComputeScheduler. A layer without positions (NoPE) says so instead of drawing empty axes.
 #pragma once
 
+#include "compute/modelread.h"
 #include "compute/schemedata.h"
 #include "compute/tabledata.h"
-#include "figures/figureviews.h"
 #include "model/modelcard.h"
 #include "state/explorerstate.h"
+#include "state/figureviews.h"
 
 #include <QList>
 #include <QWidget>
@@ -91,6 +92,7 @@ private:
     void onSchemes(const std::shared_ptr<const SchemeResult> &result);
     void redraw();
     void updateCardForSpec();
+    void onModelRead(quint64 ticket, const std::shared_ptr<const ModelRead> &read);
     void fillLayerMap();
 
     ExplorerState *m_state;
@@ -116,7 +118,8 @@ private:
     FigureView m_drawnView = FigureView::Pca;
     bool m_updatingTabs = false;
     QString m_error;
-    QString m_loadingCard; // the source whose card is being read
+    QString m_loadingCard;    // the source whose card is being read
+    quint64 m_cardTicket = 0; // its read's, from the scheduler
     bool m_pending = false;
     bool m_drawnCurrent = false;
 };

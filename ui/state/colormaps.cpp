@@ -1,6 +1,4 @@
-#include "figures/colormaps.h"
-
-#include "figures/qcpinclude.h"
+#include "state/colormaps.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +6,7 @@
 namespace pe {
 
 namespace {
-#include "figures/colormaptables.inc"
+#include "state/colormaptables.inc"
 
 struct Table
 {
@@ -132,25 +130,6 @@ QImage colormapStrip(Colormap map, int width, int height)
     for (int y = 1; y < image.height(); ++y)
         std::copy(first, first + image.width(), reinterpret_cast<QRgb *>(image.scanLine(y)));
     return image;
-}
-
-QCPColorGradient colormapGradient(Colormap map)
-{
-    const int size = colormapSize(map);
-    // QCustomPlot puts level i at i * (1.0 / N); a stop at exactly that double gives the level
-    // the entry's colour with no interpolation (k / N differs in the last bit when N is not a
-    // power of two, and the blend then truncated a channel, as twilight's 510 showed).
-    const double step = 1.0 / size;
-    QMap<double, QColor> stops;
-    for (int k = 0; k < size; ++k)
-        stops.insert(k * step, QColor::fromRgb(colormapRgb(map, k)));
-    stops.insert(1.0, QColor::fromRgb(colormapRgb(map, size - 1)));
-    QCPColorGradient gradient;
-    gradient.setColorInterpolation(QCPColorGradient::ciRGB);
-    gradient.setColorStops(stops);
-    gradient.setLevelCount(size + 1);
-    gradient.setPeriodic(false);
-    return gradient;
 }
 
 ColorRange colorRangeFor(double vmin, double vmax)

@@ -1,4 +1,4 @@
-#include "figures/figurestyle.h"
+#include "state/figurestyle.h"
 
 namespace pe {
 

@@ -12,8 +12,6 @@
 
 #include <optional>
 
-class QCPColorGradient;
-
 namespace pe {
 
 // Each map is followed by its reverse (the table read backwards, as matplotlib's "_r" maps).
@@ -90,11 +88,8 @@ QRgb colormapColor(Colormap map, double value, double vmin, double vmax);
 // The map left (0) to right (1), for the window's chooser.
 QImage colormapStrip(Colormap map, int width, int height);
 
-// A QCustomPlot gradient that reproduces colormapIndex() exactly inside QCPColorMap: N + 1 levels
-// with stops at k/N, because QCPColorGradient looks up int(t * (levels - 1)).
-QCPColorGradient colormapGradient(Colormap map);
-// The data range to give QCPColorMap/QCPColorScale for [vmin, vmax] (widened when vmin == vmax,
-// mapping everything to entry 0 as matplotlib does).
+// The data range to give a colour map and its scale (QCPColorMap/QCPColorScale) for [vmin, vmax]
+// (widened when vmin == vmax, mapping everything to entry 0 as matplotlib does).
 struct ColorRange
 {
     double lower;

@@ -1,4 +1,4 @@
-#include "figures/figureviews.h"
+#include "state/figureviews.h"
 
 #include "fields/choicenames.h"
 
