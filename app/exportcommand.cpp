@@ -248,9 +248,11 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
     return request;
 }
 
-int runExport(const QStringList &args)
+namespace {
+
+// The command's description and options, in the order --help lists them.
+void addExportOptions(QCommandLineParser &parser)
 {
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Renders a figure of the explorer (the same figure builders as the window) to PNG, SVG "
         "or PDF without a display; .npy or .csv writes the view's numbers instead.\n"
@@ -275,12 +277,13 @@ int runExport(const QStringList &args)
     addVerifyOptions(options, VerifyOptionSet::Export);
     options.addPlain(dryRunOption());
     options.addTo(parser);
-    parseOrThrow(parser, args);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+}
 
-    // Usage first, in the order of the command line's contract.
-    const QList<FigureView> views = figureViewsFromOptions(parser);
+// --out: its path, and whether it takes the view's data (.npy, .csv) rather than a figure or an
+// animation. Throws UsageError naming it.
+std::pair<QString, bool> outputFromOptions(const QCommandLineParser &parser,
+                                           const QList<FigureView> &views)
+{
     if (!parser.isSet(QStringLiteral("out")) || parser.value(QStringLiteral("out")).isEmpty())
         throw UsageError{QStringLiteral("--out is required")};
     const QString path = parser.value(QStringLiteral("out"));
@@ -294,10 +297,14 @@ int runExport(const QStringList &args)
     if (dataOut && views.size() != 1)
         throw UsageError{QStringLiteral("--out %1: data is written for one view, not %2")
                              .arg(path, figureViewsName(views))};
+    return {path, dataOut};
+}
 
-    const FigureOptions figureOptions = figureOptionsFromOptions(parser, views);
-    const std::optional<AnimationRequest> animation =
-        animationFromOptions(parser, path, figureOptions);
+// Whether the views check an engine's table: the verify view needs --against and a figure;
+// the other views refuse the check's options. Throws UsageError naming the option.
+bool checksEngineFromOptions(const QCommandLineParser &parser, const QList<FigureView> &views,
+                             bool animates, bool dataOut)
+{
     const bool checksEngine = std::any_of(views.begin(), views.end(), viewNeedsEngineCheck);
     if (!checksEngine)
         refuseOptions(parser,
@@ -308,16 +315,114 @@ int runExport(const QStringList &args)
                           .arg(figureViewsName(views)));
     else if (!parser.isSet(QStringLiteral("against")))
         throw UsageError{QStringLiteral("--against is required for the verify view")};
-    else if (animation || dataOut)
+    else if (animates || dataOut)
         throw UsageError{QStringLiteral("the verify view is a figure: --out must end in .png, .svg "
                                         "or .pdf")};
+    return checksEngine;
+}
+
+// What --dry-run says the command would write.
+QString exportAction(const ExplorerState &state, const FigureOptions &figure,
+                     const std::optional<FigureAnimation> &animation, bool dataOut,
+                     const QString &path)
+{
+    const QList<FigureView> &views = figure.views;
+    const QString viewName = figureViewsName(views);
+    if (animation)
+        return QStringLiteral("write %1 frames of the %2 figure (%3 from %4 to %5) to %6")
+            .arg(animation->frames())
+            .arg(viewName, animation->parameter())
+            .arg(animation->from())
+            .arg(animation->to())
+            .arg(path);
+    if (dataOut)
+        return QStringLiteral("write the %1 view's data (%2) to %3")
+            .arg(viewName, viewDataDescription(state, views.constFirst()), path);
+    return QStringLiteral("render the %1 figure (%2 x %3 px, %4 dpi) to %5")
+        .arg(viewName)
+        .arg(figure.width)
+        .arg(figure.height)
+        .arg(figure.dpi)
+        .arg(path);
+}
+
+// The figure, or the view's data when `dataOut`, computed by `backend` (with the engine check
+// first when there is one) and written to `path`; reported with the time since `timer` started.
+int writeExport(ExplorerState &state, const FigureOptions &figure,
+                const std::optional<EngineCheckRequest> &engineRequest, bool dataOut,
+                const QString &path, Backend &backend, const QElapsedTimer &timer)
+{
+    const QList<FigureView> &views = figure.views;
+    QString error;
+    FigureData data;
+    if (engineRequest) {
+        std::optional<EngineCheck> check = runEngineCheck(*engineRequest, &error);
+        if (!check)
+            throw UsageError{QStringLiteral("--against: ") + error};
+        report(command, check->verdict());
+        if (const QString diagnosis = check->diagnosis(); !diagnosis.isEmpty())
+            report(command, diagnosis);
+        data.engineCheck = std::make_shared<const EngineCheck>(std::move(*check));
+    }
+    const bool computed = computeFigureData(state, views, backend, &data, &error);
+    if (const QString notice = backend.notice(); !notice.isEmpty())
+        report(command, notice);
+    if (!computed) {
+        report(command, error);
+        return Failure;
+    }
+    if (dataOut) {
+        if (!writeViewData(state, data, views.constFirst(), path, &error)) {
+            report(command, error);
+            return Failure;
+        }
+        report(command, QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
+                                       "in %5 ms")
+                            .arg(figureViewsName(views),
+                                 viewDataDescription(state, views.constFirst()), path, backend.id())
+                            .arg(timer.elapsed()));
+        return Success;
+    }
+    const FigureExporter exporter(state, data, figure);
+    if (!exporter.writeFile(path, &error)) {
+        report(command, error);
+        return Failure;
+    }
+    report(command, QStringLiteral("%1 figure written to %2 (%3 x %4 px, %5 dpi), computed by "
+                                   "the %6 backend, in %7 ms")
+                        .arg(figureViewsName(views), path)
+                        .arg(figure.width)
+                        .arg(figure.height)
+                        .arg(figure.dpi)
+                        .arg(backend.id())
+                        .arg(timer.elapsed()));
+    return Success;
+}
+
+} // namespace
+
+int runExport(const QStringList &args)
+{
+    QCommandLineParser parser;
+    addExportOptions(parser);
+    parseOrThrow(parser, args);
+    if (parser.isSet(QStringLiteral("help")))
+        requestHelp(parser, args);
+
+    // Usage first, in the order of the command line's contract.
+    const QList<FigureView> views = figureViewsFromOptions(parser);
+    const auto [path, dataOut] = outputFromOptions(parser, views);
+    const FigureOptions figureOptions = figureOptionsFromOptions(parser, views);
+    const std::optional<AnimationRequest> animation =
+        animationFromOptions(parser, path, figureOptions);
+    const bool checksEngine =
+        checksEngineFromOptions(parser, views, animation.has_value(), dataOut);
 
     // The state: defaults, a preset or a session, then the command line on top.
     FigureRequest request = figureRequestFromOptions(parser, figureOptions);
     ExplorerState &state = *request.state;
     const FigureOptions &figure = request.figure;
     const BackendChoice choice = request.backend;
-    QString error;
 
     const std::optional<FigureAnimation> animationPlan =
         animation ? std::optional(planAnimation(state, views, *animation)) : std::nullopt;
@@ -334,32 +439,14 @@ int runExport(const QStringList &args)
         report(command, problem);
         return Failure;
     }
-    if (parser.isSet(QStringLiteral("dry-run"))) {
-        const QString viewName = figureViewsName(views);
-        QString action;
-        if (animationPlan)
-            action = QStringLiteral("write %1 frames of the %2 figure (%3 from %4 to %5) to %6")
-                         .arg(animationPlan->frames())
-                         .arg(viewName, animationPlan->parameter())
-                         .arg(animationPlan->from())
-                         .arg(animationPlan->to())
-                         .arg(path);
-        else if (dataOut)
-            action = QStringLiteral("write the %1 view's data (%2) to %3")
-                         .arg(viewName, viewDataDescription(state, views.constFirst()), path);
-        else
-            action = QStringLiteral("render the %1 figure (%2 x %3 px, %4 dpi) to %5")
-                         .arg(viewName)
-                         .arg(figure.width)
-                         .arg(figure.height)
-                         .arg(figure.dpi)
-                         .arg(path);
-        return reportDryRun(
-            command, action + QStringLiteral(" (backend: %1)").arg(backendChoiceName(choice)));
-    }
+    if (parser.isSet(QStringLiteral("dry-run")))
+        return reportDryRun(command,
+                            exportAction(state, figure, animationPlan, dataOut, path) +
+                                QStringLiteral(" (backend: %1)").arg(backendChoiceName(choice)));
 
     QElapsedTimer timer;
     timer.start();
+    QString error;
     const std::unique_ptr<Backend> backend = makeBackend(choice, &error);
     if (!backend) {
         report(command, QStringLiteral("the %1 backend cannot start: %2")
@@ -372,50 +459,7 @@ int runExport(const QStringList &args)
             report(command, notice);
         return rc;
     }
-    FigureData data;
-    if (engineRequest) {
-        std::optional<EngineCheck> check = runEngineCheck(*engineRequest, &error);
-        if (!check)
-            throw UsageError{QStringLiteral("--against: ") + error};
-        report(command, check->verdict());
-        if (const QString diagnosis = check->diagnosis(); !diagnosis.isEmpty())
-            report(command, diagnosis);
-        data.engineCheck = std::make_shared<const EngineCheck>(std::move(*check));
-    }
-    const bool computed = computeFigureData(state, views, *backend, &data, &error);
-    if (const QString notice = backend->notice(); !notice.isEmpty())
-        report(command, notice);
-    if (!computed) {
-        report(command, error);
-        return Failure;
-    }
-    if (dataOut) {
-        if (!writeViewData(state, data, views.constFirst(), path, &error)) {
-            report(command, error);
-            return Failure;
-        }
-        report(command,
-               QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
-                              "in %5 ms")
-                   .arg(figureViewsName(views), viewDataDescription(state, views.constFirst()),
-                        path, backend->id())
-                   .arg(timer.elapsed()));
-        return Success;
-    }
-    const FigureExporter exporter(state, data, figure);
-    if (!exporter.writeFile(path, &error)) {
-        report(command, error);
-        return Failure;
-    }
-    report(command, QStringLiteral("%1 figure written to %2 (%3 x %4 px, %5 dpi), computed by "
-                                   "the %6 backend, in %7 ms")
-                        .arg(figureViewsName(views), path)
-                        .arg(figure.width)
-                        .arg(figure.height)
-                        .arg(figure.dpi)
-                        .arg(backend->id())
-                        .arg(timer.elapsed()));
-    return Success;
+    return writeExport(state, figure, engineRequest, dataOut, path, *backend, timer);
 }
 
 } // namespace pe::cli

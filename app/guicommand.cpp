@@ -168,6 +168,82 @@ GuiRequest guiRequest(const QCommandLineParser &parser)
     return request;
 }
 
+namespace {
+
+// --help or --version: printed through an application object (helpText() needs one), no window.
+int printHelpOrVersion(const QCommandLineParser &parser, int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("pescope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
+    if (parser.isSet(QStringLiteral("help")))
+        printLine(stdout, parser.helpText());
+    else
+        printLine(stdout, buildInfoText());
+    return Success;
+}
+
+// Without a display Qt would abort with a core dump; say so in one line instead. (A named
+// but unreachable X display still ends in Qt's own message: only connecting tells.)
+bool displayReachable()
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        printLine(stderr, QStringLiteral("pescope: no display to open the window on (DISPLAY and "
+                                         "WAYLAND_DISPLAY are unset): run it in a desktop "
+                                         "session or under xvfb-run, or use pescope export / "
+                                         "data to write files"));
+        return false;
+    }
+    return true;
+}
+
+// --screenshot: the shown window, once its views have settled, as a PNG at `path`; the exit
+// code. Settled three times in a row, 100 ms apart: a late resize may still ask for a finer grid.
+int saveScreenshot(QApplication &app, MainWindow &window, const QString &path)
+{
+    int settledTicks = 0;
+    int exitCode = Failure;
+    QTimer poll;
+    poll.setInterval(100);
+    QObject::connect(&poll, &QTimer::timeout, &app, [&] {
+        settledTicks = window.isSettled() ? settledTicks + 1 : 0;
+        if (settledTicks < 3)
+            return;
+        poll.stop();
+        const QImage image = window.grab().toImage();
+        QByteArray png;
+        QBuffer buffer(&png);
+        QString error;
+        if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG")) {
+            printLine(stderr, QStringLiteral("pescope: cannot encode the screenshot as PNG"));
+            exitCode = Failure;
+        } else if (!writeFileAtomically(path, png, &error)) {
+            printLine(stderr, QStringLiteral("pescope: %1").arg(error));
+            exitCode = Failure;
+        } else {
+            printLine(stderr, QStringLiteral("pescope: saved %1 (%2 x %3); %4")
+                                  .arg(path)
+                                  .arg(image.width())
+                                  .arg(image.height())
+                                  .arg(window.computeInfo()));
+            exitCode = Success;
+        }
+        QApplication::exit(exitCode);
+    });
+    QTimer::singleShot(screenshotTimeoutMs, &app, [&] {
+        printLine(stderr, QStringLiteral("pescope: the views did not settle within %1 s; no "
+                                         "screenshot written")
+                              .arg(screenshotTimeoutMs / 1000));
+        QApplication::exit(Failure);
+    });
+    poll.start();
+    QApplication::exec();
+    return exitCode;
+}
+
+} // namespace
+
 int runGui(int argc, char **argv)
 {
     QStringList args;
@@ -178,17 +254,8 @@ int runGui(int argc, char **argv)
     addGuiOptions(parser);
     if (!parser.parse(args))
         return usageError(parser.errorText());
-    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version"))) {
-        // helpText() needs an application object; no window is created.
-        QCoreApplication app(argc, argv);
-        QCoreApplication::setApplicationName(QStringLiteral("pescope"));
-        QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
-        if (parser.isSet(QStringLiteral("help")))
-            printLine(stdout, parser.helpText());
-        else
-            printLine(stdout, buildInfoText());
-        return Success;
-    }
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version")))
+        return printHelpOrVersion(parser, argc, argv);
     GuiRequest request;
     try {
         request = guiRequest(parser);
@@ -196,16 +263,8 @@ int runGui(int argc, char **argv)
         return usageError(error.message);
     }
 
-    // Without a display Qt would abort with a core dump; say so in one line instead. (A named
-    // but unreachable X display still ends in Qt's own message: only connecting tells.)
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
-        printLine(stderr, QStringLiteral("pescope: no display to open the window on (DISPLAY and "
-                                         "WAYLAND_DISPLAY are unset): run it in a desktop "
-                                         "session or under xvfb-run, or use pescope export / "
-                                         "data to write files"));
+    if (!displayReachable())
         return Failure;
-    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("pescope"));
     QApplication::setOrganizationName(QStringLiteral("pescope"));
@@ -251,46 +310,7 @@ int runGui(int argc, char **argv)
     window.show();
     if (request.screenshot.isEmpty())
         return QApplication::exec();
-
-    // Settled twice in a row, 100 ms apart: a late resize may still ask for a finer grid.
-    int settledTicks = 0;
-    int exitCode = Failure;
-    QTimer poll;
-    poll.setInterval(100);
-    QObject::connect(&poll, &QTimer::timeout, &app, [&] {
-        settledTicks = window.isSettled() ? settledTicks + 1 : 0;
-        if (settledTicks < 3)
-            return;
-        poll.stop();
-        const QImage image = window.grab().toImage();
-        QByteArray png;
-        QBuffer buffer(&png);
-        QString error;
-        if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG")) {
-            printLine(stderr, QStringLiteral("pescope: cannot encode the screenshot as PNG"));
-            exitCode = Failure;
-        } else if (!writeFileAtomically(request.screenshot, png, &error)) {
-            printLine(stderr, QStringLiteral("pescope: %1").arg(error));
-            exitCode = Failure;
-        } else {
-            printLine(stderr, QStringLiteral("pescope: saved %1 (%2 x %3); %4")
-                                  .arg(request.screenshot)
-                                  .arg(image.width())
-                                  .arg(image.height())
-                                  .arg(window.computeInfo()));
-            exitCode = Success;
-        }
-        QApplication::exit(exitCode);
-    });
-    QTimer::singleShot(screenshotTimeoutMs, &app, [&] {
-        printLine(stderr, QStringLiteral("pescope: the views did not settle within %1 s; no "
-                                         "screenshot written")
-                              .arg(screenshotTimeoutMs / 1000));
-        QApplication::exit(Failure);
-    });
-    poll.start();
-    QApplication::exec();
-    return exitCode;
+    return saveScreenshot(app, window, request.screenshot);
 }
 
 } // namespace pe::cli

@@ -13,6 +13,8 @@ namespace pe::cli {
 
 namespace {
 
+const QString command = QStringLiteral("phrases");
+
 // This command's options are the phrase table's, in its own short spelling (--dims, --seed);
 // titles are for figures only.
 const FlagRenames phraseFlags = {{QStringLiteral("phrase-dims"), QStringLiteral("dims")},
@@ -52,12 +54,9 @@ MatrixWriter embeddingsWriter(const PhraseSpec &spec, const QString &path, Matri
                         {qint64(spec.phrases.size()), spec.sequenceLength, spec.dims});
 }
 
-} // namespace
-
-int runPhrases(const QStringList &args)
+// The command's description and options, in the order --help lists them.
+void addPhrasesOptions(QCommandLineParser &parser)
 {
-    const QString command = QStringLiteral("phrases");
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Vectorises phrases as Keras TextVectorization does and embeds them (word + position).\n"
         "Prints the vocabulary and token ids; with --out also writes the phrases x L x D "
@@ -73,10 +72,11 @@ int runPhrases(const QStringList &args)
     options.addPlain(formatOption());
     options.addPlain(dryRunOption());
     options.addTo(parser);
-    parseOrThrow(parser, args);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+}
 
+// The phrases, the window's examples without --text; throws UsageError naming the option.
+PhraseSpec phraseSpecFromOptions(const QCommandLineParser &parser)
+{
     PhraseSpec spec;
     if (const FieldProblem problem =
             readOptions(PhraseSpec::fields(), parser, &spec, QString(), phraseFlags))
@@ -85,31 +85,85 @@ int runPhrases(const QStringList &args)
         spec.phrases = examplePhrases();
     if (const QString problem = spec.validate(); !problem.isEmpty())
         throw UsageError{problem};
-    const BackendChoice choice = backendFromOptions(parser);
-    const bool writeEmbeddings = parser.isSet(QStringLiteral("out"));
-    const QString path = writeEmbeddings
-                             ? outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")})
-                             : QString();
-    const MatrixFormat format =
-        writeEmbeddings ? matrixFormatFromOptions(parser, path) : MatrixFormat::Npy;
-    const QString vocabPath = parser.value(QStringLiteral("vocab-out"));
-    if (parser.isSet(QStringLiteral("dry-run"))) {
-        QStringList problems;
-        QString action = QStringLiteral("embed %1 (%2 tokens x %3 dims, backend: %4)")
-                             .arg(phraseCount(spec.phrases.size()))
-                             .arg(spec.sequenceLength)
-                             .arg(spec.dims)
-                             .arg(backendChoiceName(choice));
-        if (writeEmbeddings) {
-            problems.append(embeddingsWriter(spec, path, format).problem());
-            action += QStringLiteral(" and write them to ") + path;
-        }
-        if (!vocabPath.isEmpty()) {
-            problems.append(outputPathProblem(vocabPath));
-            action += QStringLiteral("; the vocabulary to ") + vocabPath;
-        }
-        return reportDryRun(command, action, problems);
+    return spec;
+}
+
+// Where the command writes: the embeddings (--out, empty for none) in their format, and the
+// vocabulary (--vocab-out, empty for none).
+struct PhrasesOutput
+{
+    QString path;
+    MatrixFormat format = MatrixFormat::Npy;
+    QString vocabPath;
+};
+
+// What --dry-run reports, with the problems the files would meet.
+int reportPhrasesDryRun(const PhraseSpec &spec, BackendChoice choice, const PhrasesOutput &out)
+{
+    QStringList problems;
+    QString action = QStringLiteral("embed %1 (%2 tokens x %3 dims, backend: %4)")
+                         .arg(phraseCount(spec.phrases.size()))
+                         .arg(spec.sequenceLength)
+                         .arg(spec.dims)
+                         .arg(backendChoiceName(choice));
+    if (!out.path.isEmpty()) {
+        problems.append(embeddingsWriter(spec, out.path, out.format).problem());
+        action += QStringLiteral(" and write them to ") + out.path;
     }
+    if (!out.vocabPath.isEmpty()) {
+        problems.append(outputPathProblem(out.vocabPath));
+        action += QStringLiteral("; the vocabulary to ") + out.vocabPath;
+    }
+    return reportDryRun(command, action, problems);
+}
+
+// The vocabulary and the embeddings, both written and flushed before either is committed, so
+// a failure leaves neither behind. False with *error set on failure.
+bool writePhraseFiles(const PhraseSpec &spec, const PhraseEmbedding &embedding,
+                      const PhrasesOutput &out, QString *error)
+{
+    AtomicFile vocabFile(out.vocabPath);
+    if (!out.vocabPath.isEmpty()) {
+        const QByteArray text = embedding.vocabulary.join(QLatin1Char('\n')).toUtf8() + '\n';
+        if (!vocabFile.open(error) || !vocabFile.write(text, error) || !vocabFile.flush(error))
+            return false;
+    }
+    if (!out.path.isEmpty()) {
+        MatrixWriter writer = embeddingsWriter(spec, out.path, out.format);
+        if (!writer.open(error) ||
+            !writer.write(embedding.values.data(), qint64(embedding.values.size()), error) ||
+            !writer.commit(error))
+            return false; // vocabFile's destructor discards its temporary file
+    }
+    if (!out.vocabPath.isEmpty() && !vocabFile.commit(error)) {
+        // Only the rename can still fail here; the embeddings were committed a moment ago.
+        if (!out.path.isEmpty() && !AtomicFile::writesInPlace(out.path))
+            QFile::remove(out.path);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int runPhrases(const QStringList &args)
+{
+    QCommandLineParser parser;
+    addPhrasesOptions(parser);
+    parseOrThrow(parser, args);
+    if (parser.isSet(QStringLiteral("help")))
+        requestHelp(parser, args);
+
+    const PhraseSpec spec = phraseSpecFromOptions(parser);
+    const BackendChoice choice = backendFromOptions(parser);
+    PhrasesOutput out;
+    if (parser.isSet(QStringLiteral("out"))) {
+        out.path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
+        out.format = matrixFormatFromOptions(parser, out.path);
+    }
+    out.vocabPath = parser.value(QStringLiteral("vocab-out"));
+    if (parser.isSet(QStringLiteral("dry-run")))
+        return reportPhrasesDryRun(spec, choice, out);
 
     QString error;
     const std::unique_ptr<Backend> backend = makeBackend(choice, &error);
@@ -127,35 +181,12 @@ int runPhrases(const QStringList &args)
         return Failure;
     }
 
-    QTextStream out(stdout);
-    out << "Vocabulary: " << pythonList(embedding.vocabulary) << '\n'
-        << "Token ids: " << idMatrix(embedding.ids) << '\n';
-    out.flush();
-
-    // Both files are written and flushed before either is committed, so a failure leaves
-    // neither behind.
-    AtomicFile vocabFile(vocabPath);
-    if (!vocabPath.isEmpty()) {
-        const QByteArray text = embedding.vocabulary.join(QLatin1Char('\n')).toUtf8() + '\n';
-        if (!vocabFile.open(&error) || !vocabFile.write(text, &error) || !vocabFile.flush(&error)) {
-            report(command, error);
-            return Failure;
-        }
-    }
-    if (writeEmbeddings) {
-        MatrixWriter writer = embeddingsWriter(spec, path, format);
-        if (!writer.open(&error) ||
-            !writer.write(embedding.values.data(), qint64(embedding.values.size()), &error) ||
-            !writer.commit(&error)) {
-            report(command, error);
-            return Failure; // vocabFile's destructor discards its temporary file
-        }
-    }
-    if (!vocabPath.isEmpty() && !vocabFile.commit(&error)) {
+    QTextStream stream(stdout);
+    stream << "Vocabulary: " << pythonList(embedding.vocabulary) << '\n'
+           << "Token ids: " << idMatrix(embedding.ids) << '\n';
+    stream.flush();
+    if (!writePhraseFiles(spec, embedding, out, &error)) {
         report(command, error);
-        // Only the rename can still fail here; the embeddings were committed a moment ago.
-        if (writeEmbeddings && !AtomicFile::writesInPlace(path))
-            QFile::remove(path);
         return Failure;
     }
     QString summary = QStringLiteral("%1 embedded (%2, %3 tokens x %4 dims) by the %5 backend")
@@ -164,8 +195,8 @@ int runPhrases(const QStringList &args)
                           .arg(spec.sequenceLength)
                           .arg(spec.dims)
                           .arg(backend->id());
-    if (writeEmbeddings)
-        summary += QStringLiteral("; written to ") + path;
+    if (!out.path.isEmpty())
+        summary += QStringLiteral("; written to ") + out.path;
     report(command, summary);
     return Success;
 }

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "rope/ropeconfig.h"
+#include "rope/ropefields.h"
 #include "rope/ropefrequencies.h"
 #include "rope/ropetables.h"
 #include "schemes/ropescheme.h"
@@ -1011,6 +1012,42 @@ private slots:
                 << config << int(record.value(QLatin1String("head_dim")).toInteger());
         }
     }
+    // The readers name a field's Hugging Face key through ropeHfKeyOf(): the keys transformers 5
+    // reads (modeling_rope_utils.py: standardize_rope_params, the _compute_<type>_parameters and
+    // _validate_<type>_rope_parameters), and DeepSeek's rope_interleave for the pairing. The two
+    // choices (rope_type, pairing) are found by their enum member, each its own row.
+    void hfKeysOfMembers()
+    {
+        const auto key = [](auto member) { return QString(ropeHfKeyOf(member)); };
+        QCOMPARE(key(&RopeConfig::ropeTheta), QStringLiteral("rope_theta"));
+        QCOMPARE(key(&RopeConfig::ropeType), QStringLiteral("rope_type"));
+        QCOMPARE(key(&RopeConfig::pairing), QStringLiteral("rope_interleave"));
+        QCOMPARE(key(&RopeConfig::partialRotaryFactor), QStringLiteral("partial_rotary_factor"));
+        QCOMPARE(key(&RopeConfig::factor), QStringLiteral("factor"));
+        QCOMPARE(key(&RopeConfig::originalMaxPositionEmbeddings),
+                 QStringLiteral("original_max_position_embeddings"));
+        QCOMPARE(key(&RopeConfig::maxPositionEmbeddings),
+                 QStringLiteral("max_position_embeddings"));
+        QCOMPARE(key(&RopeConfig::attentionFactor), QStringLiteral("attention_factor"));
+        QCOMPARE(key(&RopeConfig::betaFast), QStringLiteral("beta_fast"));
+        QCOMPARE(key(&RopeConfig::betaSlow), QStringLiteral("beta_slow"));
+        QCOMPARE(key(&RopeConfig::mscale), QStringLiteral("mscale"));
+        QCOMPARE(key(&RopeConfig::mscaleAllDim), QStringLiteral("mscale_all_dim"));
+        QCOMPARE(key(&RopeConfig::truncate), QStringLiteral("truncate"));
+        QCOMPARE(key(&RopeConfig::shortFactor), QStringLiteral("short_factor"));
+        QCOMPARE(key(&RopeConfig::longFactor), QStringLiteral("long_factor"));
+        QCOMPARE(key(&RopeConfig::lowFreqFactor), QStringLiteral("low_freq_factor"));
+        QCOMPARE(key(&RopeConfig::highFreqFactor), QStringLiteral("high_freq_factor"));
+        QCOMPARE(key(&RopeConfig::mropeSection), QStringLiteral("mrope_section"));
+        QCOMPARE(key(&RopeConfig::mropeInterleaved), QStringLiteral("mrope_interleaved"));
+        // standardize_rope_params: rope_parameters.get("type", "default") before rope_type.
+        QCOMPARE(QString(ropeLegacyKeyOf(&RopeConfig::ropeType)), QStringLiteral("type"));
+        QVERIFY(ropeLegacyKeyOf(&RopeConfig::factor).isEmpty());
+        // Sessions keep the pairing under the field's own key, not HF's.
+        QCOMPARE(QString::fromUtf8(ropeFieldOf(&RopeConfig::pairing).field.key),
+                 QStringLiteral("pairing"));
+    }
+
     void jsonRoundTrip()
     {
         QFETCH(RopeConfig, config);

@@ -1,6 +1,7 @@
 #include "formats/ggufconfig.h"
 
 #include "formats/gguffile.h"
+#include "rope/ropefields.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -35,6 +36,14 @@ QString numberText(double x)
     return QString::number(x, 'g', 17);
 }
 
+QJsonArray jsonArray(const std::vector<double> &values)
+{
+    QJsonArray a;
+    for (const double x : values)
+        a.append(x);
+    return a;
+}
+
 class Reader
 {
 public:
@@ -43,6 +52,13 @@ public:
     bool run(QString *error);
 
 private:
+    // The factor tensors of a rotation of `pairs` pairs: present or not, and their values.
+    struct FactorTensors
+    {
+        std::vector<double> freqs, shortFactors, longFactors;
+        bool hasFreqs = false, hasShort = false, hasLong = false;
+    };
+
     QString key(const QString &suffix) const { return m_arch + QLatin1Char('.') + suffix; }
     void read(const QString &what, const QString &suffix)
     {
@@ -66,10 +82,39 @@ private:
     bool sliding(qint64 layers, std::vector<bool> *swa, qint64 *window);
     QJsonObject rope(double base, const QJsonObject &scaling) const;
 
+    // The steps of run(), in the order they read the file.
+    bool readArchitecture();
+    bool readSizes();
+    void readPositionKind();
+    bool readRope();
+    bool readRotaryDims(std::optional<qint64> nRot, std::optional<qint64> nRotSwa);
+    bool readScaling(QJsonObject *scaling);
+    bool checkScalingRanges(const GgufRopeScaling &keys);
+    bool readFactorTensors(FactorTensors *tensors);
+    void putOriginalContext(const GgufRopeScaling &keys, QJsonObject *scaling);
+    bool putLinear(const GgufRopeScaling &keys, QJsonObject *scaling);
+    void putYarn(const GgufRopeScaling &keys, QJsonObject *scaling);
+    bool putLongrope(const GgufRopeScaling &keys, const FactorTensors &tensors,
+                     QJsonObject *scaling);
+    void putFreqsAsLongrope(const std::vector<double> &freqs, QJsonObject *scaling);
+    bool readMropeSections(QJsonObject *scaling);
+    void putLayerTypeRopes(std::optional<double> base, std::optional<double> baseSwa,
+                           const QJsonObject &scaling);
+    bool readLayers();
+    void readNoRopeLayers(qint64 window, std::vector<bool> *swa);
+    void buildLayers(const std::vector<bool> &swa, qint64 window);
+
     const GgufFile &m_file;
     ModelConfig &m_out;
     QString m_arch;
     QString m_error;
+    // What the steps read for the later ones.
+    std::optional<qint64> m_context, m_blocks;
+    LayerPositionKind m_kind = LayerPositionKind::None;
+    QJsonObject m_global, m_local; // rope_parameters of the full and the sliding layers
+    qint64 m_rotaryDims = 0, m_rotaryDimsSwa = 0;
+    qint64 m_noRopeStep = 0; // layer i has no RoPE when (i + 1) % m_noRopeStep == 0
+    qint64 m_chunk = 0;      // chunked attention's span (llama4)
 };
 
 bool Reader::integer(const QString &suffix, qint64 min, qint64 max, std::optional<qint64> *out,
@@ -221,37 +266,47 @@ bool Reader::sliding(qint64 layers, std::vector<bool> *swa, qint64 *window)
 
 bool Reader::run(QString *error)
 {
-    const auto finish = [&](bool ok) {
-        if (!ok && error)
-            *error = m_error;
-        return ok;
-    };
+    bool ok = readArchitecture() && readSizes();
+    if (ok) {
+        readPositionKind();
+        ok = (m_kind != LayerPositionKind::Rope || readRope()) && readLayers();
+    }
+    if (!ok && error)
+        *error = m_error;
+    return ok;
+}
+
+bool Reader::readArchitecture()
+{
     const GgufValue *archValue = m_file.value(QStringLiteral("general.architecture"));
     const std::optional<QString> arch = archValue ? archValue->toString() : std::nullopt;
     if (!arch)
-        return finish(fail(archValue ? ggufTypeProblem(QStringLiteral("general.architecture"),
-                                                       *archValue, QStringLiteral("a string"))
-                                     : QStringLiteral("general.architecture is missing")));
+        return fail(archValue ? ggufTypeProblem(QStringLiteral("general.architecture"), *archValue,
+                                                QStringLiteral("a string"))
+                              : QStringLiteral("general.architecture is missing"));
     m_arch = *arch;
     if (m_arch.isEmpty() || m_arch.size() > 64 || m_arch.contains(QLatin1Char('.')))
-        return finish(fail(QStringLiteral("general.architecture \"%1\" is not an architecture "
-                                          "name")
-                               .arg(m_arch.left(64))));
+        return fail(QStringLiteral("general.architecture \"%1\" is not an architecture name")
+                        .arg(m_arch.left(64)));
     m_out.modelType = m_arch;
     m_out.architectures = {m_arch};
     m_out.readFrom += QStringLiteral("architecture = %1 (general.architecture)").arg(m_arch);
+    return true;
+}
 
-    std::optional<qint64> context, embedding, blocks, heads, headsKv, keyLength;
-    if (!integer(QStringLiteral("context_length"), 1, maxContext, &context) ||
+bool Reader::readSizes()
+{
+    std::optional<qint64> embedding, heads, headsKv, keyLength;
+    if (!integer(QStringLiteral("context_length"), 1, maxContext, &m_context) ||
         !integer(QStringLiteral("embedding_length"), 1, qint64(1) << 24, &embedding) ||
-        !integer(QStringLiteral("block_count"), 0, limits::maxLayers, &blocks) ||
+        !integer(QStringLiteral("block_count"), 0, limits::maxLayers, &m_blocks) ||
         !integer(QStringLiteral("attention.head_count"), 0, 1 << 20, &heads, true) ||
         !integer(QStringLiteral("attention.head_count_kv"), 0, 1 << 20, &headsKv, true) ||
         !integer(QStringLiteral("attention.key_length"), 1, maxHeadDim, &keyLength))
-        return finish(false);
-    if (context) {
-        m_out.maxPositionEmbeddings = *context;
-        read(QStringLiteral("context = %1").arg(*context), QStringLiteral("context_length"));
+        return false;
+    if (m_context) {
+        m_out.maxPositionEmbeddings = *m_context;
+        read(QStringLiteral("context = %1").arg(*m_context), QStringLiteral("context_length"));
     } else {
         assume(QStringLiteral("context unknown: the file has no %1")
                    .arg(key(QStringLiteral("context_length"))));
@@ -277,311 +332,379 @@ bool Reader::run(QString *error)
         read(QStringLiteral("head_dim = %1 = embedding_length / head_count").arg(m_out.headDim),
              QStringLiteral("embedding_length"));
     }
-    if (blocks) {
-        m_out.numHiddenLayers = *blocks;
-        read(QStringLiteral("layers = %1").arg(*blocks), QStringLiteral("block_count"));
+    if (m_blocks) {
+        m_out.numHiddenLayers = *m_blocks;
+        read(QStringLiteral("layers = %1").arg(*m_blocks), QStringLiteral("block_count"));
     }
+    return true;
+}
 
-    // Which positions: any rope.* key means rotation; else a learned table or ALiBi.
+// Which positions: any rope.* key means rotation; else a learned table or ALiBi.
+void Reader::readPositionKind()
+{
     bool ropeKeys = false;
     const QString ropePrefix = key(QStringLiteral("rope."));
     for (const QString &k : m_file.keys())
         ropeKeys = ropeKeys || k.startsWith(ropePrefix);
     const std::optional<TensorInfo> table = m_file.positionEmbedding();
     const bool alibi = m_file.value(key(QStringLiteral("attention.max_alibi_bias"))) != nullptr;
-    LayerPositionKind kind = LayerPositionKind::None;
     if (ropeKeys)
-        kind = LayerPositionKind::Rope;
+        m_kind = LayerPositionKind::Rope;
     else if (table)
-        kind = LayerPositionKind::Absolute;
+        m_kind = LayerPositionKind::Absolute;
     else if (alibi)
-        kind = LayerPositionKind::Alibi;
+        m_kind = LayerPositionKind::Alibi;
     else
         assume(QStringLiteral("positional scheme unknown: the file has no %1* keys, no "
                               "position_embd.weight and no %2")
                    .arg(ropePrefix, key(QStringLiteral("attention.max_alibi_bias"))));
 
-    if (kind == LayerPositionKind::Absolute) {
+    if (m_kind == LayerPositionKind::Absolute) {
         AbsolutePositions &a = m_out.absolute;
         a.kind = AbsolutePositionKind::Learned;
         a.tableRows = table->shape.empty() ? 0 : table->shape.front();
-        a.positions = context.value_or(a.tableRows);
+        a.positions = m_context.value_or(a.tableRows);
         a.tensorNames = {table->name};
         m_out.readFrom +=
             QStringLiteral("learned position table position_embd.weight, %1 rows").arg(a.tableRows);
     }
+}
 
-    QJsonObject global, local;
-    qint64 rotaryDims = 0, rotaryDimsSwa = 0;
-    if (kind == LayerPositionKind::Rope) {
-        std::optional<qint64> nRot, nRotSwa;
-        std::optional<double> base, baseSwa;
-        if (!integer(QStringLiteral("rope.dimension_count"), 1, maxHeadDim, &nRot) ||
-            !integer(QStringLiteral("rope.dimension_count_swa"), 1, maxHeadDim, &nRotSwa) ||
-            !number(QStringLiteral("rope.freq_base"), 1e-300, 1e300, &base) ||
-            !number(QStringLiteral("rope.freq_base_swa"), 1e-300, 1e300, &baseSwa))
-            return finish(false);
-        if (nRot) {
-            rotaryDims = *nRot;
-            read(QStringLiteral("rotated dims per head = %1").arg(*nRot),
-                 QStringLiteral("rope.dimension_count"));
-        } else if (m_out.headDim > 0) {
-            rotaryDims = m_out.headDim;
-            assume(QStringLiteral("rotated dims per head = head_dim %1 (the file has no %2)")
-                       .arg(m_out.headDim)
-                       .arg(key(QStringLiteral("rope.dimension_count"))));
-        } else {
-            return finish(fail(QStringLiteral("%1 is missing and the head size is unknown (no "
-                                              "attention.key_length, or embedding_length and "
-                                              "attention.head_count)")
-                                   .arg(key(QStringLiteral("rope.dimension_count")))));
-        }
-        if (rotaryDims < 2)
-            return finish(fail(QStringLiteral("%1 is %2: a rotation needs at least 2 dims")
-                                   .arg(key(QStringLiteral("rope.dimension_count")))
-                                   .arg(rotaryDims)));
-        if (m_out.headDim == 0)
-            m_out.headDim = rotaryDims;
-        rotaryDimsSwa = nRotSwa.value_or(rotaryDims);
-        if (base)
-            read(QStringLiteral("rope_theta = %1").arg(numberText(*base)),
-                 QStringLiteral("rope.freq_base"));
-        else
-            assume(QStringLiteral("rope_theta = 10000: the file has no %1 (llama.cpp's default)")
-                       .arg(key(QStringLiteral("rope.freq_base"))));
+// The rotation: dims, base, scaling and mrope sections, as the full and the sliding layers'
+// rope_parameters.
+bool Reader::readRope()
+{
+    std::optional<qint64> nRot, nRotSwa;
+    std::optional<double> base, baseSwa;
+    if (!integer(QStringLiteral("rope.dimension_count"), 1, maxHeadDim, &nRot) ||
+        !integer(QStringLiteral("rope.dimension_count_swa"), 1, maxHeadDim, &nRotSwa) ||
+        !number(QStringLiteral("rope.freq_base"), 1e-300, 1e300, &base) ||
+        !number(QStringLiteral("rope.freq_base_swa"), 1e-300, 1e300, &baseSwa) ||
+        !readRotaryDims(nRot, nRotSwa))
+        return false;
+    if (base)
+        read(QStringLiteral("rope_theta = %1").arg(numberText(*base)),
+             QStringLiteral("rope.freq_base"));
+    else
+        assume(QStringLiteral("rope_theta = 10000: the file has no %1 (llama.cpp's default)")
+                   .arg(key(QStringLiteral("rope.freq_base"))));
+    QJsonObject scaling;
+    if (!readScaling(&scaling) || !readMropeSections(&scaling))
+        return false;
+    putLayerTypeRopes(base, baseSwa, scaling);
+    return true;
+}
 
-        // Scaling.
-        QJsonObject scaling;
-        const GgufRopeScaling keys = m_file.ropeScaling();
-        if (!keys.problem.isEmpty())
-            return finish(fail(keys.problem));
-        const QString factorKey = keys.factorFromScaleLinear
-                                      ? QStringLiteral("rope.scale_linear")
-                                      : QStringLiteral("rope.scaling.factor");
-        const auto positive = [&](const char *suffix, std::optional<double> value) {
-            return inRange(QLatin1String(suffix), value, 1e-300, 1e300);
-        };
-        if (!inRange(factorKey, keys.factor, 1e-300, 1e300) ||
-            !positive("rope.scaling.attn_factor", keys.attnFactor) ||
-            !positive("rope.scaling.yarn_attn_factor", keys.yarnAttnFactor) ||
-            !inRange(QStringLiteral("rope.scaling.yarn_beta_fast"), keys.yarnBetaFast, -1e300,
-                     1e300) ||
-            !inRange(QStringLiteral("rope.scaling.yarn_beta_slow"), keys.yarnBetaSlow, -1e300,
-                     1e300) ||
-            !inRange(QStringLiteral("rope.scaling.yarn_log_multiplier"), keys.yarnLogMultiplier,
-                     0.0, 1e300) ||
-            !inRange(QStringLiteral("rope.scaling.original_context_length"),
-                     keys.originalContextLength, 1, maxContext))
-            return finish(false);
-        const QString &type = keys.type;
-        const std::optional<double> factor = keys.factor, attnFactor = keys.attnFactor,
-                                    yarnAttn = keys.yarnAttnFactor, betaFast = keys.yarnBetaFast,
-                                    betaSlow = keys.yarnBetaSlow, logMul = keys.yarnLogMultiplier;
-        const std::optional<qint64> original = keys.originalContextLength;
-        if (keys.factorFromScaleLinear)
-            read(QStringLiteral("linear scaling, factor %1").arg(numberText(*factor)),
-                 QStringLiteral("rope.scale_linear"));
-        const qint64 pairs = (rotaryDims + 1) / 2;
-        std::vector<double> freqs, shortFactors, longFactors;
-        bool hasFreqs = false, hasShort = false, hasLong = false;
-        if (!factors(QStringLiteral("rope_freqs.weight"), pairs, &freqs, &hasFreqs) ||
-            !factors(QStringLiteral("rope_factors_short.weight"), pairs, &shortFactors,
-                     &hasShort) ||
-            !factors(QStringLiteral("rope_factors_long.weight"), pairs, &longFactors, &hasLong))
-            return finish(false);
-        const auto list = [](const std::vector<double> &v) {
-            QJsonArray a;
-            for (const double x : v)
-                a.append(x);
-            return a;
-        };
-        const qint64 originalContext = original.value_or(context.value_or(0));
-        const auto putOriginal = [&] {
-            if (originalContext > 0)
-                scaling.insert(QStringLiteral("original_max_position_embeddings"), originalContext);
-            if (original)
-                read(QStringLiteral("original_max_position_embeddings = %1").arg(*original),
-                     QStringLiteral("rope.scaling.original_context_length"));
-        };
-        if (type == QLatin1String("linear")) {
-            if (!factor)
-                return finish(fail(QStringLiteral("%1 is linear but %2 is missing")
-                                       .arg(key(QStringLiteral("rope.scaling.type")),
-                                            key(QStringLiteral("rope.scaling.factor")))));
-            scaling.insert(QStringLiteral("rope_type"), QStringLiteral("linear"));
-            scaling.insert(QStringLiteral("factor"), *factor);
-        } else if (type == QLatin1String("yarn")) {
-            scaling.insert(QStringLiteral("rope_type"), QStringLiteral("yarn"));
-            if (factor)
-                scaling.insert(QStringLiteral("factor"), *factor);
-            putOriginal();
-            if (betaFast)
-                scaling.insert(QStringLiteral("beta_fast"), *betaFast);
-            if (betaSlow)
-                scaling.insert(QStringLiteral("beta_slow"), *betaSlow);
-            if (yarnAttn) {
-                scaling.insert(QStringLiteral("attention_factor"), *yarnAttn);
-                read(QStringLiteral("attention_factor = %1").arg(numberText(*yarnAttn)),
-                     QStringLiteral("rope.scaling.yarn_attn_factor"));
-            }
-            if (logMul && *logMul > 0) {
-                // convert_hf_to_gguf (DeepSeek V2/V3) writes 0.1 * mscale_all_dim; their
-                // configs give mscale the same value, which makes HF's attention factor 1.
-                const double all = *logMul / 0.1;
-                scaling.insert(QStringLiteral("mscale_all_dim"), all);
-                scaling.insert(QStringLiteral("mscale"), all);
-                read(QStringLiteral("mscale_all_dim = %1 = yarn_log_multiplier / 0.1")
-                         .arg(numberText(all)),
-                     QStringLiteral("rope.scaling.yarn_log_multiplier"));
-                assume(QStringLiteral("mscale = mscale_all_dim = %1: GGUF stores only "
-                                      "yarn_log_multiplier (DeepSeek V2/V3 configs have both "
-                                      "equal)")
-                           .arg(numberText(all)));
-            }
-        } else if (type == QLatin1String("longrope") || hasShort || hasLong) {
-            if (!hasShort || !hasLong)
-                return finish(fail(QStringLiteral("longrope needs both rope_factors_short.weight "
-                                                  "and rope_factors_long.weight; the file has "
-                                                  "only %1")
-                                       .arg(hasShort  ? QStringLiteral("the short one")
-                                            : hasLong ? QStringLiteral("the long one")
-                                                      : QStringLiteral("neither"))));
-            scaling.insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
-            scaling.insert(QStringLiteral("short_factor"), list(shortFactors));
-            scaling.insert(QStringLiteral("long_factor"), list(longFactors));
-            if (factor)
-                scaling.insert(QStringLiteral("factor"), *factor);
-            putOriginal();
-            if (attnFactor) {
-                scaling.insert(QStringLiteral("attention_factor"), *attnFactor);
-                read(QStringLiteral("attention_factor = %1").arg(numberText(*attnFactor)),
-                     QStringLiteral("rope.scaling.attn_factor"));
-            }
-            m_out.readFrom += QStringLiteral("longrope short_factor and long_factor "
-                                             "(rope_factors_short.weight, "
-                                             "rope_factors_long.weight)");
-        } else if (type.isEmpty() || type == QLatin1String("none")) {
-            if (hasFreqs) {
-                scaling.insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
-                scaling.insert(QStringLiteral("short_factor"), list(freqs));
-                scaling.insert(QStringLiteral("long_factor"), list(freqs));
-                scaling.insert(QStringLiteral("attention_factor"), 1.0);
-                if (context)
-                    scaling.insert(QStringLiteral("original_max_position_embeddings"), *context);
-                m_out.readFrom += QStringLiteral("per-pair frequency divisors "
-                                                 "(rope_freqs.weight, %1 values)")
-                                      .arg(pairs);
-                assume(QStringLiteral("rope_freqs.weight holds llama.cpp's per-pair divisors "
-                                      "(written for llama3 scaling; the file does not keep "
-                                      "factor, low_freq_factor and high_freq_factor): shown as "
-                                      "longrope with short_factor = long_factor = those "
-                                      "divisors and attention_factor 1, which gives the same "
-                                      "inv_freq"));
-            }
-        } else {
-            return finish(fail(QStringLiteral("%1 is \"%2\"; pescope knows none, linear, yarn "
-                                              "and longrope")
-                                   .arg(key(QStringLiteral("rope.scaling.type")), type.left(64))));
-        }
-        if (attnFactor && !scaling.contains(QLatin1String("attention_factor")))
-            assume(
-                QStringLiteral("%1 = %2 is llama.cpp's own multiplier of cos and sin; it has "
-                               "no Hugging Face key and is not applied")
-                    .arg(key(QStringLiteral("rope.scaling.attn_factor")), numberText(*attnFactor)));
-
-        // mrope (Qwen2-VL, Qwen2.5-VL: sections; Qwen3-VL: interleaved).
-        const QString sectionsKey = key(QStringLiteral("rope.dimension_sections"));
-        if (m_file.value(sectionsKey)) {
-            QString arrayError;
-            const std::optional<std::vector<qint64>> sections =
-                m_file.intArray(sectionsKey, &arrayError, 4);
-            if (!sections)
-                return finish(fail(
-                    QStringLiteral("%1 must be an array of at most 4 integers").arg(sectionsKey)));
-            QJsonArray section;
-            qint64 sum = 0;
-            for (std::size_t i = 0; i < std::min<std::size_t>(3, sections->size()); ++i) {
-                if ((*sections)[i] < 0 || (*sections)[i] > maxHeadDim)
-                    return finish(fail(QStringLiteral("element %1 of %2 is %3")
-                                           .arg(i)
-                                           .arg(sectionsKey)
-                                           .arg((*sections)[i])));
-                section.append((*sections)[i]);
-                sum += (*sections)[i];
-            }
-            if (sum > 0) {
-                scaling.insert(QStringLiteral("mrope_section"), section);
-                if (m_arch.startsWith(QLatin1String("qwen3vl")))
-                    scaling.insert(QStringLiteral("mrope_interleaved"), true);
-                read(QStringLiteral("mrope_section [%1]")
-                         .arg(QString::fromUtf8(
-                             QJsonDocument(section).toJson(QJsonDocument::Compact))),
-                     QStringLiteral("rope.dimension_sections"));
-            }
-        }
-
-        global = rope(base.value_or(10000.0), scaling);
-        double swaBase = baseSwa.value_or(0.0);
-        if (!baseSwa)
-            for (const ArchPattern &a : archPatterns)
-                if (m_arch == QLatin1String(a.arch) && a.swaBase > 0)
-                    swaBase = a.swaBase;
-        local = rope(swaBase > 0 ? swaBase : base.value_or(10000.0), scaling);
-        if (baseSwa)
-            read(QStringLiteral("sliding layers' rope_theta = %1").arg(numberText(*baseSwa)),
-                 QStringLiteral("rope.freq_base_swa"));
-        else if (swaBase > 0)
-            assume(QStringLiteral("sliding layers' rope_theta = %1: llama.cpp's llama-model.cpp "
-                                  "sets it for %2")
-                       .arg(numberText(swaBase), m_arch));
+bool Reader::readRotaryDims(std::optional<qint64> nRot, std::optional<qint64> nRotSwa)
+{
+    const QString dimsKey = key(QStringLiteral("rope.dimension_count"));
+    if (nRot) {
+        m_rotaryDims = *nRot;
+        read(QStringLiteral("rotated dims per head = %1").arg(*nRot),
+             QStringLiteral("rope.dimension_count"));
+    } else if (m_out.headDim > 0) {
+        m_rotaryDims = m_out.headDim;
+        assume(QStringLiteral("rotated dims per head = head_dim %1 (the file has no %2)")
+                   .arg(m_out.headDim)
+                   .arg(dimsKey));
+    } else {
+        return fail(QStringLiteral("%1 is missing and the head size is unknown (no "
+                                   "attention.key_length, or embedding_length and "
+                                   "attention.head_count)")
+                        .arg(dimsKey));
     }
+    if (m_rotaryDims < 2)
+        return fail(QStringLiteral("%1 is %2: a rotation needs at least 2 dims")
+                        .arg(dimsKey)
+                        .arg(m_rotaryDims));
+    if (m_out.headDim == 0)
+        m_out.headDim = m_rotaryDims;
+    m_rotaryDimsSwa = nRotSwa.value_or(m_rotaryDims);
+    return true;
+}
 
-    const qint64 layers = blocks.value_or(0);
+// rope.scaling.* and the factor tensors as rope_parameters' scaling keys.
+bool Reader::readScaling(QJsonObject *scaling)
+{
+    const GgufRopeScaling keys = m_file.ropeScaling();
+    if (!keys.problem.isEmpty())
+        return fail(keys.problem);
+    if (!checkScalingRanges(keys))
+        return false;
+    if (keys.factorFromScaleLinear)
+        read(QStringLiteral("linear scaling, factor %1").arg(numberText(*keys.factor)),
+             QStringLiteral("rope.scale_linear"));
+    FactorTensors tensors;
+    if (!readFactorTensors(&tensors))
+        return false;
+    const QString &type = keys.type;
+    if (type == QLatin1String("linear")) {
+        if (!putLinear(keys, scaling))
+            return false;
+    } else if (type == QLatin1String("yarn")) {
+        putYarn(keys, scaling);
+    } else if (type == QLatin1String("longrope") || tensors.hasShort || tensors.hasLong) {
+        if (!putLongrope(keys, tensors, scaling))
+            return false;
+    } else if (type.isEmpty() || type == QLatin1String("none")) {
+        if (tensors.hasFreqs)
+            putFreqsAsLongrope(tensors.freqs, scaling);
+    } else {
+        return fail(QStringLiteral("%1 is \"%2\"; pescope knows none, linear, yarn and longrope")
+                        .arg(key(QStringLiteral("rope.scaling.type")), type.left(64)));
+    }
+    if (keys.attnFactor && !scaling->contains(ropeHfKeyOf(&RopeConfig::attentionFactor)))
+        assume(QStringLiteral("%1 = %2 is llama.cpp's own multiplier of cos and sin; it has no "
+                              "Hugging Face key and is not applied")
+                   .arg(key(QStringLiteral("rope.scaling.attn_factor")),
+                        numberText(*keys.attnFactor)));
+    return true;
+}
+
+bool Reader::checkScalingRanges(const GgufRopeScaling &keys)
+{
+    const QString factorKey = keys.factorFromScaleLinear ? QStringLiteral("rope.scale_linear")
+                                                         : QStringLiteral("rope.scaling.factor");
+    const auto positive = [&](const char *suffix, std::optional<double> value) {
+        return inRange(QLatin1String(suffix), value, 1e-300, 1e300);
+    };
+    return inRange(factorKey, keys.factor, 1e-300, 1e300) &&
+           positive("rope.scaling.attn_factor", keys.attnFactor) &&
+           positive("rope.scaling.yarn_attn_factor", keys.yarnAttnFactor) &&
+           inRange(QStringLiteral("rope.scaling.yarn_beta_fast"), keys.yarnBetaFast, -1e300,
+                   1e300) &&
+           inRange(QStringLiteral("rope.scaling.yarn_beta_slow"), keys.yarnBetaSlow, -1e300,
+                   1e300) &&
+           inRange(QStringLiteral("rope.scaling.yarn_log_multiplier"), keys.yarnLogMultiplier, 0.0,
+                   1e300) &&
+           inRange(QStringLiteral("rope.scaling.original_context_length"),
+                   keys.originalContextLength, 1, maxContext);
+}
+
+bool Reader::readFactorTensors(FactorTensors *t)
+{
+    const qint64 pairs = (m_rotaryDims + 1) / 2;
+    return factors(QStringLiteral("rope_freqs.weight"), pairs, &t->freqs, &t->hasFreqs) &&
+           factors(QStringLiteral("rope_factors_short.weight"), pairs, &t->shortFactors,
+                   &t->hasShort) &&
+           factors(QStringLiteral("rope_factors_long.weight"), pairs, &t->longFactors, &t->hasLong);
+}
+
+// original_max_position_embeddings: the file's, else the context.
+void Reader::putOriginalContext(const GgufRopeScaling &keys, QJsonObject *scaling)
+{
+    const std::optional<qint64> original = keys.originalContextLength;
+    const qint64 originalContext = original.value_or(m_context.value_or(0));
+    if (originalContext > 0)
+        scaling->insert(ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings), originalContext);
+    if (original)
+        read(QStringLiteral("original_max_position_embeddings = %1").arg(*original),
+             QStringLiteral("rope.scaling.original_context_length"));
+}
+
+bool Reader::putLinear(const GgufRopeScaling &keys, QJsonObject *scaling)
+{
+    if (!keys.factor)
+        return fail(QStringLiteral("%1 is linear but %2 is missing")
+                        .arg(key(QStringLiteral("rope.scaling.type")),
+                             key(QStringLiteral("rope.scaling.factor"))));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::ropeType), QStringLiteral("linear"));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::factor), *keys.factor);
+    return true;
+}
+
+void Reader::putYarn(const GgufRopeScaling &keys, QJsonObject *scaling)
+{
+    scaling->insert(ropeHfKeyOf(&RopeConfig::ropeType), QStringLiteral("yarn"));
+    if (keys.factor)
+        scaling->insert(ropeHfKeyOf(&RopeConfig::factor), *keys.factor);
+    putOriginalContext(keys, scaling);
+    if (keys.yarnBetaFast)
+        scaling->insert(ropeHfKeyOf(&RopeConfig::betaFast), *keys.yarnBetaFast);
+    if (keys.yarnBetaSlow)
+        scaling->insert(ropeHfKeyOf(&RopeConfig::betaSlow), *keys.yarnBetaSlow);
+    if (keys.yarnAttnFactor) {
+        scaling->insert(ropeHfKeyOf(&RopeConfig::attentionFactor), *keys.yarnAttnFactor);
+        read(QStringLiteral("attention_factor = %1").arg(numberText(*keys.yarnAttnFactor)),
+             QStringLiteral("rope.scaling.yarn_attn_factor"));
+    }
+    if (keys.yarnLogMultiplier && *keys.yarnLogMultiplier > 0) {
+        // convert_hf_to_gguf (DeepSeek V2/V3) writes 0.1 * mscale_all_dim; their configs give
+        // mscale the same value, which makes HF's attention factor 1.
+        const double all = *keys.yarnLogMultiplier / 0.1;
+        scaling->insert(ropeHfKeyOf(&RopeConfig::mscaleAllDim), all);
+        scaling->insert(ropeHfKeyOf(&RopeConfig::mscale), all);
+        read(QStringLiteral("mscale_all_dim = %1 = yarn_log_multiplier / 0.1").arg(numberText(all)),
+             QStringLiteral("rope.scaling.yarn_log_multiplier"));
+        assume(QStringLiteral("mscale = mscale_all_dim = %1: GGUF stores only "
+                              "yarn_log_multiplier (DeepSeek V2/V3 configs have both equal)")
+                   .arg(numberText(all)));
+    }
+}
+
+// Phi-3's rope_factors_short.weight and rope_factors_long.weight.
+bool Reader::putLongrope(const GgufRopeScaling &keys, const FactorTensors &tensors,
+                         QJsonObject *scaling)
+{
+    if (!tensors.hasShort || !tensors.hasLong)
+        return fail(QStringLiteral("longrope needs both rope_factors_short.weight and "
+                                   "rope_factors_long.weight; the file has only %1")
+                        .arg(tensors.hasShort  ? QStringLiteral("the short one")
+                             : tensors.hasLong ? QStringLiteral("the long one")
+                                               : QStringLiteral("neither")));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::ropeType), QStringLiteral("longrope"));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::shortFactor), jsonArray(tensors.shortFactors));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::longFactor), jsonArray(tensors.longFactors));
+    if (keys.factor)
+        scaling->insert(ropeHfKeyOf(&RopeConfig::factor), *keys.factor);
+    putOriginalContext(keys, scaling);
+    if (keys.attnFactor) {
+        scaling->insert(ropeHfKeyOf(&RopeConfig::attentionFactor), *keys.attnFactor);
+        read(QStringLiteral("attention_factor = %1").arg(numberText(*keys.attnFactor)),
+             QStringLiteral("rope.scaling.attn_factor"));
+    }
+    m_out.readFrom += QStringLiteral("longrope short_factor and long_factor "
+                                     "(rope_factors_short.weight, rope_factors_long.weight)");
+    return true;
+}
+
+// llama.cpp's rope_freqs.weight (llama3 scaling) as longrope with both factor lists.
+void Reader::putFreqsAsLongrope(const std::vector<double> &freqs, QJsonObject *scaling)
+{
+    scaling->insert(ropeHfKeyOf(&RopeConfig::ropeType), QStringLiteral("longrope"));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::shortFactor), jsonArray(freqs));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::longFactor), jsonArray(freqs));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::attentionFactor), 1.0);
+    if (m_context)
+        scaling->insert(ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings), *m_context);
+    m_out.readFrom += QStringLiteral("per-pair frequency divisors (rope_freqs.weight, %1 values)")
+                          .arg(qint64(freqs.size()));
+    assume(QStringLiteral("rope_freqs.weight holds llama.cpp's per-pair divisors (written for "
+                          "llama3 scaling; the file does not keep factor, low_freq_factor and "
+                          "high_freq_factor): shown as longrope with short_factor = long_factor "
+                          "= those divisors and attention_factor 1, which gives the same "
+                          "inv_freq"));
+}
+
+// mrope (Qwen2-VL, Qwen2.5-VL: sections; Qwen3-VL: interleaved).
+bool Reader::readMropeSections(QJsonObject *scaling)
+{
+    const QString sectionsKey = key(QStringLiteral("rope.dimension_sections"));
+    if (!m_file.value(sectionsKey))
+        return true;
+    QString arrayError;
+    const std::optional<std::vector<qint64>> sections =
+        m_file.intArray(sectionsKey, &arrayError, 4);
+    if (!sections)
+        return fail(QStringLiteral("%1 must be an array of at most 4 integers").arg(sectionsKey));
+    QJsonArray section;
+    qint64 sum = 0;
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, sections->size()); ++i) {
+        if ((*sections)[i] < 0 || (*sections)[i] > maxHeadDim)
+            return fail(QStringLiteral("element %1 of %2 is %3")
+                            .arg(i)
+                            .arg(sectionsKey)
+                            .arg((*sections)[i]));
+        section.append((*sections)[i]);
+        sum += (*sections)[i];
+    }
+    if (sum > 0) {
+        scaling->insert(ropeHfKeyOf(&RopeConfig::mropeSection), section);
+        if (m_arch.startsWith(QLatin1String("qwen3vl")))
+            scaling->insert(ropeHfKeyOf(&RopeConfig::mropeInterleaved), true);
+        read(QStringLiteral("mrope_section [%1]")
+                 .arg(QString::fromUtf8(QJsonDocument(section).toJson(QJsonDocument::Compact))),
+             QStringLiteral("rope.dimension_sections"));
+    }
+    return true;
+}
+
+// The full layers' rope_parameters with the global base; the sliding layers' with
+// rope.freq_base_swa, or the base llama.cpp sets for the architecture.
+void Reader::putLayerTypeRopes(std::optional<double> base, std::optional<double> baseSwa,
+                               const QJsonObject &scaling)
+{
+    m_global = rope(base.value_or(10000.0), scaling);
+    double swaBase = baseSwa.value_or(0.0);
+    if (!baseSwa)
+        for (const ArchPattern &a : archPatterns)
+            if (m_arch == QLatin1String(a.arch) && a.swaBase > 0)
+                swaBase = a.swaBase;
+    m_local = rope(swaBase > 0 ? swaBase : base.value_or(10000.0), scaling);
+    if (baseSwa)
+        read(QStringLiteral("sliding layers' rope_theta = %1").arg(numberText(*baseSwa)),
+             QStringLiteral("rope.freq_base_swa"));
+    else if (swaBase > 0)
+        assume(QStringLiteral("sliding layers' rope_theta = %1: llama.cpp's llama-model.cpp "
+                              "sets it for %2")
+                   .arg(numberText(swaBase), m_arch));
+}
+
+// The layer map: sliding layers, NoPE layers, each layer's rope_parameters.
+bool Reader::readLayers()
+{
+    const qint64 layers = m_blocks.value_or(0);
     std::vector<bool> swa;
     qint64 window = 0;
     if (!sliding(layers, &swa, &window))
-        return finish(false);
-    // llama.cpp's n_no_rope_layer_step (llama-hparams.h: 4; no GGUF key sets it): llama4 and
-    // smollm3 leave layer i without RoPE when (i + 1) % 4 == 0, as transformers' Llama 4 and
-    // SmolLM3 configs do with no_rope_layer_interval = 4. llama4's rotary layers attend in chunks
-    // of 8,192 tokens and its NoPE layers globally (llama-model.cpp sets n_swa = 8192, chunked,
-    // pattern 4), unless the file sets attention.sliding_window to 0: then every layer rotates.
-    qint64 noRopeStep = 0;
-    qint64 chunk = 0;
-    const bool llama4 = m_arch == QLatin1String("llama4");
-    if (kind == LayerPositionKind::Rope && (llama4 || m_arch == QLatin1String("smollm3"))) {
-        const QString windowKey = key(QStringLiteral("attention.sliding_window"));
-        if (llama4 && m_file.value(windowKey) && window == 0) {
-            read(QStringLiteral("every layer rotates (llama.cpp: no chunked attention, no NoPE "
-                                "layers)"),
-                 QStringLiteral("attention.sliding_window"));
-        } else {
-            noRopeStep = 4;
-            assume(QStringLiteral("layers 3, 7, 11, ... without RoPE: llama.cpp's "
-                                  "n_no_rope_layer_step = 4 for %1, which no GGUF key sets")
-                       .arg(m_arch));
-            if (llama4) {
-                chunk = 8192;
-                swa.assign(swa.size(), false);
-                assume(QStringLiteral("rotary layers attend in chunks of 8192 tokens, NoPE layers "
-                                      "globally: llama.cpp's llama-model.cpp sets it for llama4"));
-            }
-        }
-    }
+        return false;
+    readNoRopeLayers(window, &swa);
     const bool anySliding = std::find(swa.cbegin(), swa.cend(), true) != swa.cend();
-    const bool perType = anySliding && (local != global || rotaryDimsSwa != rotaryDims);
-    if (kind == LayerPositionKind::Rope) {
+    const bool perType = anySliding && (m_local != m_global || m_rotaryDimsSwa != m_rotaryDims);
+    if (m_kind == LayerPositionKind::Rope) {
         if (perType) {
             m_out.ropeParametersPerLayerType = true;
-            m_out.ropeParameters = {{QStringLiteral("full_attention"), global},
-                                    {QStringLiteral("sliding_attention"), local}};
+            m_out.ropeParameters = {{QStringLiteral("full_attention"), m_global},
+                                    {QStringLiteral("sliding_attention"), m_local}};
         } else {
-            m_out.ropeParameters = global;
+            m_out.ropeParameters = m_global;
         }
     }
     if (layers == 0)
         assume(QStringLiteral("no layer map: the file has no %1")
                    .arg(key(QStringLiteral("block_count"))));
+    buildLayers(swa, window);
+    if (m_kind == LayerPositionKind::Rope && layers == 0 && m_rotaryDims != m_out.headDim) {
+        // Without a layer map the spec's dims are headDim: the rotated part is what matters.
+        assume(QStringLiteral("head_dim shown as the %1 rotated dims (no layer map)")
+                   .arg(m_rotaryDims));
+        m_out.headDim = m_rotaryDims;
+    }
+    return true;
+}
+
+// llama.cpp's n_no_rope_layer_step (llama-hparams.h: 4; no GGUF key sets it): llama4 and
+// smollm3 leave layer i without RoPE when (i + 1) % 4 == 0, as transformers' Llama 4 and
+// SmolLM3 configs do with no_rope_layer_interval = 4. llama4's rotary layers attend in chunks
+// of 8,192 tokens and its NoPE layers globally (llama-model.cpp sets n_swa = 8192, chunked,
+// pattern 4), unless the file sets attention.sliding_window to 0: then every layer rotates.
+void Reader::readNoRopeLayers(qint64 window, std::vector<bool> *swa)
+{
+    const bool llama4 = m_arch == QLatin1String("llama4");
+    if (m_kind != LayerPositionKind::Rope || !(llama4 || m_arch == QLatin1String("smollm3")))
+        return;
+    const QString windowKey = key(QStringLiteral("attention.sliding_window"));
+    if (llama4 && m_file.value(windowKey) && window == 0) {
+        read(QStringLiteral("every layer rotates (llama.cpp: no chunked attention, no NoPE "
+                            "layers)"),
+             QStringLiteral("attention.sliding_window"));
+        return;
+    }
+    m_noRopeStep = 4;
+    assume(QStringLiteral("layers 3, 7, 11, ... without RoPE: llama.cpp's n_no_rope_layer_step "
+                          "= 4 for %1, which no GGUF key sets")
+               .arg(m_arch));
+    if (llama4) {
+        m_chunk = 8192;
+        swa->assign(swa->size(), false);
+        assume(QStringLiteral("rotary layers attend in chunks of 8192 tokens, NoPE layers "
+                              "globally: llama.cpp's llama-model.cpp sets it for llama4"));
+    }
+}
+
+void Reader::buildLayers(const std::vector<bool> &swa, qint64 window)
+{
+    const qint64 layers = qint64(swa.size());
     const bool cohere2 = m_arch == QLatin1String("cohere2");
     m_out.layers.reserve(std::size_t(layers));
     for (qint64 i = 0; i < layers; ++i) {
@@ -592,39 +715,33 @@ bool Reader::run(QString *error)
         l.layerType =
             slides ? QStringLiteral("sliding_attention") : QStringLiteral("full_attention");
         l.window = slides ? window : 0;
-        l.position = kind;
-        if (kind == LayerPositionKind::Rope && cohere2 && !slides)
+        l.position = m_kind;
+        if (m_kind == LayerPositionKind::Rope && cohere2 && !slides)
             l.position = LayerPositionKind::NoPE; // llama.cpp's cohere2 rotates sliding layers only
-        const bool noRope = noRopeStep > 0 && (i + 1) % noRopeStep == 0;
+        const bool noRope = m_noRopeStep > 0 && (i + 1) % m_noRopeStep == 0;
         if (noRope)
             l.position = LayerPositionKind::NoPE;
-        if (chunk > 0 && !noRope) {
+        if (m_chunk > 0 && !noRope) {
             l.attention = AttentionKind::Chunked;
             l.layerType = QStringLiteral("chunked_attention");
-            l.window = chunk;
+            l.window = m_chunk;
         }
         if (l.position == LayerPositionKind::Rope) {
-            l.rope = slides ? local : global;
-            l.rotaryDims = slides ? rotaryDimsSwa : rotaryDims;
+            l.rope = slides ? m_local : m_global;
+            l.rotaryDims = slides ? m_rotaryDimsSwa : m_rotaryDims;
         }
         m_out.layers.push_back(std::move(l));
     }
-    if (kind == LayerPositionKind::Rope && layers == 0 && rotaryDims != m_out.headDim) {
-        // Without a layer map the spec's dims are headDim: the rotated part is what matters.
-        assume(
-            QStringLiteral("head_dim shown as the %1 rotated dims (no layer map)").arg(rotaryDims));
-        m_out.headDim = rotaryDims;
-    }
-    return finish(true);
 }
 
 // One v5 rope_parameters object: rope_type (default unless scaled), rope_theta, the scaling.
 QJsonObject Reader::rope(double base, const QJsonObject &scaling) const
 {
     QJsonObject out = scaling;
-    if (!out.contains(QLatin1String("rope_type")))
-        out.insert(QStringLiteral("rope_type"), QStringLiteral("default"));
-    out.insert(QStringLiteral("rope_theta"), base);
+    const QLatin1StringView typeKey = ropeHfKeyOf(&RopeConfig::ropeType);
+    if (!out.contains(typeKey))
+        out.insert(typeKey, QStringLiteral("default"));
+    out.insert(ropeHfKeyOf(&RopeConfig::ropeTheta), base);
     return out;
 }
 

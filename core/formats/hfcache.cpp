@@ -160,71 +160,140 @@ std::optional<CachedModel> HfCache::find(const QString &repoId, QString *error) 
                     .arg(repoId, QDir::toNativeSeparators(m_hub)));
 }
 
+namespace {
+
+QString nativePath(const QString &path)
+{
+    return QDir::toNativeSeparators(path);
+}
+
+std::optional<ModelLocation> failWith(QString *error, const QString &why)
+{
+    if (error)
+        *error = why;
+    return std::nullopt;
+}
+
+// The weights a model folder holds: the shard index, model.safetensors, a single .safetensors,
+// else a single .gguf when there is no config.json.
+std::optional<ModelLocation> locateWeights(const QDir &dir, ModelLocation location, QString *error)
+{
+    const QString index = dir.filePath(QStringLiteral("model.safetensors.index.json"));
+    const QString single = dir.filePath(QStringLiteral("model.safetensors"));
+    const QStringList safetensors =
+        dir.entryList({QStringLiteral("*.safetensors")}, QDir::Files, QDir::Name);
+    const QStringList ggufs = dir.entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
+    if (QFileInfo(index).isFile()) {
+        location.kind = ModelSourceKind::ShardedSafetensors;
+        location.weightsPath = nativePath(index);
+    } else if (QFileInfo(single).isFile()) {
+        location.kind = ModelSourceKind::Safetensors;
+        location.weightsPath = nativePath(single);
+    } else if (safetensors.size() == 1) {
+        location.kind = ModelSourceKind::Safetensors;
+        location.weightsPath = nativePath(dir.filePath(safetensors.front()));
+    } else if (safetensors.size() > 1) {
+        return failWith(error, QStringLiteral("%1 holds %2 .safetensors files but no "
+                                              "model.safetensors.index.json; open one of them")
+                                   .arg(location.folder)
+                                   .arg(safetensors.size()));
+    } else if (location.configPath.isEmpty() && ggufs.size() == 1) {
+        location.kind = ModelSourceKind::Gguf;
+        location.weightsPath = nativePath(dir.filePath(ggufs.front()));
+    } else if (location.configPath.isEmpty()) {
+        return failWith(error,
+                        QStringLiteral("%1 holds no config.json, .safetensors or single .gguf file")
+                            .arg(location.folder));
+    } else {
+        location.kind = ModelSourceKind::ConfigOnly;
+    }
+    return location;
+}
+
+// A folder: a model folder, or one snapshot of a cache's models--* folder.
+std::optional<ModelLocation> locateFolder(const QDir &dir, const QString &repoId,
+                                          const QString &revision, QString *error)
+{
+    ModelLocation location;
+    location.folder = nativePath(dir.absolutePath());
+    location.repoId = repoId;
+    location.revision = revision;
+    // A FIFO, folder or device under a name pescope reads is named, never skipped.
+    const QStringList readNames = {QStringLiteral("config.json"), QStringLiteral("*.safetensors"),
+                                   QStringLiteral("*.gguf"),
+                                   QStringLiteral("model.safetensors.index.json")};
+    for (const QString &name : dir.entryList(readNames, QDir::AllEntries | QDir::System |
+                                                            QDir::Hidden | QDir::NoDotAndDotDot)) {
+        if (const QString kind = nonRegularKind(dir.filePath(name)); !kind.isEmpty())
+            return failWith(error, QStringLiteral("%1 is %2, not a regular file")
+                                       .arg(nativePath(dir.filePath(name)), kind));
+    }
+    if (QFileInfo(dir.filePath(QStringLiteral("config.json"))).isFile())
+        location.configPath = nativePath(dir.filePath(QStringLiteral("config.json")));
+    return locateWeights(dir, location, error);
+}
+
+// A file: config.json (with the weights beside it), a config under another name, or weights
+// of a format pescope reads (by name, else by magic), with a config.json beside them.
+std::optional<ModelLocation> locateFile(const QFileInfo &info, const QString &path, QString *error)
+{
+    if (!info.isFile())
+        return failWith(error, QStringLiteral("%1 is %2, not a regular file")
+                                   .arg(nativePath(path), nonRegularKind(path)));
+    ModelLocation location;
+    const QDir dir = info.absoluteDir();
+    location.folder = nativePath(dir.absolutePath());
+    location.weightsPath = nativePath(info.absoluteFilePath());
+    const QString name = info.fileName().toLower();
+    const QString besideConfig = dir.filePath(QStringLiteral("config.json"));
+    const QByteArray magic = magicOf(info.absoluteFilePath());
+    if (name == QLatin1String("config.json")) {
+        // The config was asked for: weights beside it when they are unambiguous, else none.
+        std::optional<ModelLocation> folder = locateFolder(dir, {}, {}, error);
+        if (!folder) {
+            folder = ModelLocation{};
+            folder->folder = location.folder;
+        }
+        folder->configPath = location.weightsPath;
+        return folder;
+    }
+    if (name.endsWith(QLatin1String(".json")) &&
+        !name.endsWith(QLatin1String(".safetensors.index.json"))) {
+        // A config under another name (a fixture, a download renamed): that file alone.
+        ModelLocation config;
+        config.folder = location.folder;
+        config.configPath = location.weightsPath;
+        return config;
+    }
+    if (name.endsWith(QLatin1String(".safetensors.index.json"))) {
+        location.kind = ModelSourceKind::ShardedSafetensors;
+    } else if (name.endsWith(QLatin1String(".safetensors"))) {
+        location.kind = ModelSourceKind::Safetensors;
+    } else if (name.endsWith(QLatin1String(".gguf")) || magic.startsWith("GGUF")) {
+        location.kind = ModelSourceKind::Gguf;
+    } else if (name.endsWith(QLatin1String(".npy")) || magic.startsWith("\x93NUMPY")) {
+        location.kind = ModelSourceKind::Npy;
+    } else {
+        return failWith(error, QStringLiteral("%1: not a model file pescope knows (.safetensors, "
+                                              ".safetensors.index.json, .gguf, .npy or "
+                                              "config.json)")
+                                   .arg(nativePath(path)));
+    }
+    if ((location.kind == ModelSourceKind::Safetensors ||
+         location.kind == ModelSourceKind::ShardedSafetensors) &&
+        QFileInfo(besideConfig).isFile())
+        location.configPath = nativePath(besideConfig);
+    return location;
+}
+
+} // namespace
+
 std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *error,
                                           const HfCache &cache)
 {
-    const auto fail = [&](const QString &why) -> std::optional<ModelLocation> {
-        if (error)
-            *error = why;
-        return std::nullopt;
-    };
     if (pathOrRepoId.isEmpty())
-        return fail(QStringLiteral("no model named"));
+        return failWith(error, QStringLiteral("no model named"));
     const QFileInfo info(pathOrRepoId);
-    const auto native = [](const QString &path) { return QDir::toNativeSeparators(path); };
-
-    // A folder: a model folder, or one models--* folder of a cache.
-    const auto fromFolder = [&](const QDir &dir, const QString &repoId,
-                                const QString &revision) -> std::optional<ModelLocation> {
-        ModelLocation location;
-        location.folder = native(dir.absolutePath());
-        location.repoId = repoId;
-        location.revision = revision;
-        // A FIFO, folder or device under a name pescope reads is named, never skipped.
-        const QStringList readNames = {QStringLiteral("config.json"),
-                                       QStringLiteral("*.safetensors"), QStringLiteral("*.gguf"),
-                                       QStringLiteral("model.safetensors.index.json")};
-        for (const QString &name :
-             dir.entryList(readNames,
-                           QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot)) {
-            if (const QString kind = nonRegularKind(dir.filePath(name)); !kind.isEmpty())
-                return fail(QStringLiteral("%1 is %2, not a regular file")
-                                .arg(native(dir.filePath(name)), kind));
-        }
-        if (QFileInfo(dir.filePath(QStringLiteral("config.json"))).isFile())
-            location.configPath = native(dir.filePath(QStringLiteral("config.json")));
-        const QString index = dir.filePath(QStringLiteral("model.safetensors.index.json"));
-        const QString single = dir.filePath(QStringLiteral("model.safetensors"));
-        const QStringList safetensors =
-            dir.entryList({QStringLiteral("*.safetensors")}, QDir::Files, QDir::Name);
-        const QStringList ggufs =
-            dir.entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
-        if (QFileInfo(index).isFile()) {
-            location.kind = ModelSourceKind::ShardedSafetensors;
-            location.weightsPath = native(index);
-        } else if (QFileInfo(single).isFile()) {
-            location.kind = ModelSourceKind::Safetensors;
-            location.weightsPath = native(single);
-        } else if (safetensors.size() == 1) {
-            location.kind = ModelSourceKind::Safetensors;
-            location.weightsPath = native(dir.filePath(safetensors.front()));
-        } else if (safetensors.size() > 1) {
-            return fail(QStringLiteral("%1 holds %2 .safetensors files but no "
-                                       "model.safetensors.index.json; open one of them")
-                            .arg(location.folder)
-                            .arg(safetensors.size()));
-        } else if (location.configPath.isEmpty() && ggufs.size() == 1) {
-            location.kind = ModelSourceKind::Gguf;
-            location.weightsPath = native(dir.filePath(ggufs.front()));
-        } else if (location.configPath.isEmpty()) {
-            return fail(QStringLiteral("%1 holds no config.json, .safetensors or single .gguf file")
-                            .arg(location.folder));
-        } else {
-            location.kind = ModelSourceKind::ConfigOnly;
-        }
-        return location;
-    };
-
     if (info.isDir()) {
         const QDir dir(info.absoluteFilePath());
         if (dir.dirName().startsWith(QLatin1String("models--")) &&
@@ -232,67 +301,22 @@ std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *
             const std::optional<CachedModel> model = HfCache::snapshotOf(dir.absolutePath(), error);
             if (!model)
                 return std::nullopt;
-            return fromFolder(QDir(model->snapshot), model->repoId, model->revision);
+            return locateFolder(QDir(model->snapshot), model->repoId, model->revision, error);
         }
-        return fromFolder(dir, {}, {});
+        return locateFolder(dir, {}, {}, error);
     }
-    if (info.exists()) {
-        if (!info.isFile())
-            return fail(QStringLiteral("%1 is %2, not a regular file")
-                            .arg(native(pathOrRepoId), nonRegularKind(pathOrRepoId)));
-        ModelLocation location;
-        const QDir dir = info.absoluteDir();
-        location.folder = native(dir.absolutePath());
-        location.weightsPath = native(info.absoluteFilePath());
-        const QString name = info.fileName().toLower();
-        const QString besideConfig = dir.filePath(QStringLiteral("config.json"));
-        const QByteArray magic = magicOf(info.absoluteFilePath());
-        if (name == QLatin1String("config.json")) {
-            // The config was asked for: weights beside it when they are unambiguous, else none.
-            std::optional<ModelLocation> folder = fromFolder(dir, {}, {});
-            if (!folder) {
-                folder = ModelLocation{};
-                folder->folder = location.folder;
-            }
-            folder->configPath = location.weightsPath;
-            return folder;
-        }
-        if (name.endsWith(QLatin1String(".json")) &&
-            !name.endsWith(QLatin1String(".safetensors.index.json"))) {
-            // A config under another name (a fixture, a download renamed): that file alone.
-            ModelLocation config;
-            config.folder = location.folder;
-            config.configPath = location.weightsPath;
-            return config;
-        }
-        if (name.endsWith(QLatin1String(".safetensors.index.json"))) {
-            location.kind = ModelSourceKind::ShardedSafetensors;
-        } else if (name.endsWith(QLatin1String(".safetensors"))) {
-            location.kind = ModelSourceKind::Safetensors;
-        } else if (name.endsWith(QLatin1String(".gguf")) || magic.startsWith("GGUF")) {
-            location.kind = ModelSourceKind::Gguf;
-        } else if (name.endsWith(QLatin1String(".npy")) || magic.startsWith("\x93NUMPY")) {
-            location.kind = ModelSourceKind::Npy;
-        } else {
-            return fail(QStringLiteral("%1: not a model file pescope knows (.safetensors, "
-                                       ".safetensors.index.json, .gguf, .npy or config.json)")
-                            .arg(native(pathOrRepoId)));
-        }
-        if ((location.kind == ModelSourceKind::Safetensors ||
-             location.kind == ModelSourceKind::ShardedSafetensors) &&
-            QFileInfo(besideConfig).isFile())
-            location.configPath = native(besideConfig);
-        return location;
-    }
+    if (info.exists())
+        return locateFile(info, pathOrRepoId, error);
 
     // Not on disk: a repo id in the cache, unless it is plainly a path.
     if (pathOrRepoId.startsWith(QLatin1Char('/')) || pathOrRepoId.startsWith(QLatin1Char('.')) ||
         pathOrRepoId.startsWith(QLatin1Char('~')))
-        return fail(QStringLiteral("%1: no such file or folder").arg(native(pathOrRepoId)));
+        return failWith(error,
+                        QStringLiteral("%1: no such file or folder").arg(nativePath(pathOrRepoId)));
     const std::optional<CachedModel> model = cache.find(pathOrRepoId, error);
     if (!model)
         return std::nullopt;
-    return fromFolder(QDir(model->snapshot), model->repoId, model->revision);
+    return locateFolder(QDir(model->snapshot), model->repoId, model->revision, error);
 }
 
 } // namespace pe

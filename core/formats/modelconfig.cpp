@@ -1,6 +1,7 @@
 #include "modelconfig.h"
 
 #include "mappedfile.h"
+#include "rope/ropefields.h"
 #include "safejson.h"
 
 #include <QJsonArray>
@@ -318,13 +319,19 @@ bool Reader::run()
     else if (ropeModelTypes().contains(modelType))
         m_family = Family::Rope;
     else {
-        for (const char *ropeKey : {"rope_theta", "rope_scaling", "rope_parameters", "rotary_dim",
-                                    "rotary_pct", "rotary_emb_base", "partial_rotary_factor"}) {
-            if (isPresent(m_config, QLatin1String(ropeKey))) {
+        const QLatin1StringView ropeKeys[] = {ropeHfKeyOf(&RopeConfig::ropeTheta),
+                                              QLatin1StringView("rope_scaling"),
+                                              QLatin1StringView("rope_parameters"),
+                                              QLatin1StringView("rotary_dim"),
+                                              QLatin1StringView("rotary_pct"),
+                                              QLatin1StringView("rotary_emb_base"),
+                                              ropeHfKeyOf(&RopeConfig::partialRotaryFactor)};
+        for (const QLatin1StringView ropeKey : ropeKeys) {
+            if (isPresent(m_config, ropeKey)) {
                 m_family = Family::Rope;
                 read(QStringLiteral("rotary positions: the config has %1 (model_type %2 is not "
                                     "one pescope knows)")
-                         .arg(key(QLatin1String(ropeKey)),
+                         .arg(key(ropeKey),
                               modelType.isEmpty() ? QStringLiteral("missing") : modelType));
                 break;
             }
@@ -384,10 +391,10 @@ bool Reader::readSizes()
     }
     o.numKeyValueHeads = kv;
 
-    if (isPresent(m_config, QStringLiteral("original_max_position_embeddings")) &&
-        !count(QStringLiteral("original_max_position_embeddings"),
-               {QStringLiteral("original_max_position_embeddings")}, 0,
-               &o.originalMaxPositionEmbeddings))
+    // Phi3Config's own top-level original_max_position_embeddings (standardize copies it).
+    const QString original(ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings));
+    if (isPresent(m_config, original) &&
+        !count(original, {original}, 0, &o.originalMaxPositionEmbeddings))
         return false;
     return readHeadDim() && readAttentionSpans() && readVisionSizes();
 }
@@ -833,18 +840,20 @@ bool Reader::readPatchGrid()
 // transformers v5 standardize_rope_params, case 1 (one object for every layer) on `p`.
 bool Reader::standardize(QJsonObject *p, const QString &what)
 {
-    if (!p->contains(QLatin1String("rope_type"))) {
-        const QJsonValue legacy = p->value(QLatin1String("type"));
+    const QLatin1StringView typeKey = ropeHfKeyOf(&RopeConfig::ropeType);
+    const QLatin1StringView originalKey = ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings);
+    if (!p->contains(typeKey)) {
+        const QJsonValue legacy = p->value(ropeLegacyKeyOf(&RopeConfig::ropeType));
         if (legacy.isString()) {
-            p->insert(QStringLiteral("rope_type"), legacy);
+            p->insert(typeKey, legacy);
             read(QStringLiteral("%1rope_type = %2 (from the legacy \"type\" key)")
                      .arg(what, legacy.toString()));
         } else {
-            p->insert(QStringLiteral("rope_type"), QStringLiteral("default"));
+            p->insert(typeKey, QStringLiteral("default"));
             assume(QStringLiteral("%1rope_type = default: no rope_type or type given").arg(what));
         }
     }
-    const QJsonValue ropeType = p->value(QLatin1String("rope_type"));
+    const QJsonValue ropeType = p->value(typeKey);
     if (!ropeType.isString())
         return fail(QStringLiteral("rope_type must be a string, it is %1").arg(jsonText(ropeType)));
     const QString type = ropeType.toString();
@@ -861,14 +870,13 @@ bool Reader::standardize(QJsonObject *p, const QString &what)
                                       "none; Phi3Config's default in transformers v5")
                            .arg(what));
             }
-            p->insert(QStringLiteral("original_max_position_embeddings"), original);
+            p->insert(originalKey, original);
             read(QStringLiteral("%1original_max_position_embeddings = %2 (Phi3Config's "
                                 "top-level value replaces rope_scaling's)")
                      .arg(what)
                      .arg(original));
-        } else if (!p->contains(QLatin1String("original_max_position_embeddings"))) {
-            p->insert(QStringLiteral("original_max_position_embeddings"),
-                      m_out.maxPositionEmbeddings);
+        } else if (!p->contains(originalKey)) {
+            p->insert(originalKey, m_out.maxPositionEmbeddings);
             assume(QStringLiteral("%1original_max_position_embeddings = %2 = "
                                   "max_position_embeddings: the %3 scaling names none")
                        .arg(what)
@@ -891,14 +899,15 @@ bool Reader::readPairing()
                               "consecutive pairs of each head (view_as_complex), not halves"));
         return true;
     }
+    const QString interleaveKey(ropeHfKeyOf(&RopeConfig::pairing));
     std::optional<bool> interleave;
-    if (!boolean(QStringLiteral("rope_interleave"), &interleave))
+    if (!boolean(interleaveKey, &interleave))
         return false;
     if (interleave) {
         m_out.interleavedPairs = *interleave;
         read(QStringLiteral("pairing = %1 (%2)")
                  .arg(*interleave ? QStringLiteral("interleaved") : QStringLiteral("half"),
-                      key(QStringLiteral("rope_interleave"))));
+                      key(interleaveKey)));
     } else if (m_out.modelType == QLatin1String("deepseek_v3")) {
         m_out.interleavedPairs = true;
         assume(QStringLiteral("pairing = interleaved: rope_interleave = true, DeepseekV3Config's "
@@ -912,7 +921,7 @@ bool Reader::normalizeRope()
 {
     const QString type = m_out.modelType;
     if (type == QLatin1String("gemma3_text"))
-        return normalizePerLayerRope(QStringLiteral("rope_theta"),
+        return normalizePerLayerRope(QString(ropeHfKeyOf(&RopeConfig::ropeTheta)),
                                      QStringLiteral("rope_local_base_freq"), false);
     if (type == QLatin1String("modernbert"))
         return normalizePerLayerRope(QStringLiteral("global_rope_theta"),
@@ -982,7 +991,8 @@ bool Reader::readRopeFallbacks(RopeFallbacks *f)
     f->neox = type == QLatin1String("gpt_neox");
     f->gptj = type == QLatin1String("gptj") || type == QLatin1String("codegen");
     f->phi3 = type == QLatin1String("phi3");
-    f->thetaKey = f->neox ? QStringLiteral("rotary_emb_base") : QStringLiteral("rope_theta");
+    f->thetaKey =
+        f->neox ? QStringLiteral("rotary_emb_base") : QString(ropeHfKeyOf(&RopeConfig::ropeTheta));
     if (!realNumber(f->thetaKey, &f->theta))
         return false;
     f->defaultTheta = m_defaults && m_defaults->theta > 0 ? m_defaults->theta : 10000.0;
@@ -991,21 +1001,23 @@ bool Reader::readRopeFallbacks(RopeFallbacks *f)
                    : QStringLiteral("transformers v5's RotaryEmbeddingConfigMixin.default_theta");
     // partial_rotary_factor when the parameters lack it: GPT-NeoX from rotary_pct (default
     // 0.25), Phi-3 1.0, others the config's key when present (setdefault in transformers v5).
-    f->partialKey =
-        f->neox ? QStringLiteral("rotary_pct") : QStringLiteral("partial_rotary_factor");
+    f->partialKey = f->neox ? QStringLiteral("rotary_pct")
+                            : QString(ropeHfKeyOf(&RopeConfig::partialRotaryFactor));
     return realNumber(f->partialKey, &f->partial);
 }
 
 // rope_theta and partial_rotary_factor where `target` lacks them, then standardize.
 bool Reader::fillRopeParameters(QJsonObject *target, const QString &what, const RopeFallbacks &f)
 {
-    if (!target->contains(QLatin1String("rope_theta"))) {
+    const QLatin1StringView thetaKey = ropeHfKeyOf(&RopeConfig::ropeTheta);
+    const QLatin1StringView partialKey = ropeHfKeyOf(&RopeConfig::partialRotaryFactor);
+    if (!target->contains(thetaKey)) {
         if (f.theta) {
-            target->insert(QStringLiteral("rope_theta"), *f.theta);
+            target->insert(thetaKey, *f.theta);
             read(QStringLiteral("%1rope_theta = %2 (%3)")
                      .arg(what, number(*f.theta), key(f.thetaKey)));
         } else {
-            target->insert(QStringLiteral("rope_theta"), f.defaultTheta);
+            target->insert(thetaKey, f.defaultTheta);
             assume(f.gptj
                        ? QStringLiteral("%1rope_theta = 10000: GPT-J's rotary embedding uses "
                                         "base 10000")
@@ -1014,9 +1026,9 @@ bool Reader::fillRopeParameters(QJsonObject *target, const QString &what, const 
                              .arg(what, number(f.defaultTheta), f.thetaKey, f.defaultThetaOwner));
         }
     }
-    if (f.neox && !target->contains(QLatin1String("partial_rotary_factor"))) {
+    if (f.neox && !target->contains(partialKey)) {
         const double value = f.partial.value_or(0.25);
-        target->insert(QStringLiteral("partial_rotary_factor"), value);
+        target->insert(partialKey, value);
         if (f.partial)
             read(QStringLiteral("%1partial_rotary_factor = %2 (%3)")
                      .arg(what, number(value), key(f.partialKey)));
@@ -1024,12 +1036,12 @@ bool Reader::fillRopeParameters(QJsonObject *target, const QString &what, const 
             assume(QStringLiteral("%1partial_rotary_factor = 0.25: the config has no "
                                   "rotary_pct; GPTNeoXConfig's default in transformers v5")
                        .arg(what));
-    } else if (f.partial && !target->contains(QLatin1String("partial_rotary_factor"))) {
-        target->insert(QStringLiteral("partial_rotary_factor"), *f.partial);
+    } else if (f.partial && !target->contains(partialKey)) {
+        target->insert(partialKey, *f.partial);
         read(QStringLiteral("%1partial_rotary_factor = %2 (%3)")
                  .arg(what, number(*f.partial), key(f.partialKey)));
-    } else if (!f.partial && f.phi3 && !target->contains(QLatin1String("partial_rotary_factor"))) {
-        target->insert(QStringLiteral("partial_rotary_factor"), 1.0);
+    } else if (!f.partial && f.phi3 && !target->contains(partialKey)) {
+        target->insert(partialKey, 1.0);
         assume(QStringLiteral("%1partial_rotary_factor = 1: the config has none; Phi3Config "
                               "sets 1.0 (transformers v5)")
                    .arg(what));
@@ -1043,16 +1055,17 @@ void Reader::applyRopeQuirks(QJsonObject *p)
     const QString type = m_out.modelType;
     if (type == QLatin1String("phi3") || type == QLatin1String("phimoe")) {
         // Phi3Config: configs of the first releases say "su" (or "yarn") for LongRoPE.
-        const QString ropeType = p->value(QLatin1String("rope_type")).toString();
+        const QLatin1StringView typeKey = ropeHfKeyOf(&RopeConfig::ropeType);
+        const QString ropeType = p->value(typeKey).toString();
         if (ropeType == QLatin1String("su") || ropeType == QLatin1String("yarn")) {
-            p->insert(QStringLiteral("rope_type"), QStringLiteral("longrope"));
+            p->insert(typeKey, QStringLiteral("longrope"));
             read(QStringLiteral("rope_type = longrope: Phi3Config renames \"%1\"").arg(ropeType));
         }
         // Phi3Config.convert_rope_params_to_dict renames "su" only after
         // standardize_rope_params, which copies the top-level original_max_position_embeddings
         // for llama3 / yarn / longrope alone; validate_rope then requires the key.
         if (ropeType == QLatin1String("su") &&
-            !p->contains(QLatin1String("original_max_position_embeddings")))
+            !p->contains(ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings)))
             assume(QStringLiteral("transformers 5 refuses this config: Phi3Config renames "
                                   "rope_scaling's \"su\" to \"longrope\" after "
                                   "standardize_rope_params, which copies the top-level "
@@ -1068,8 +1081,9 @@ void Reader::applyRopeQuirks(QJsonObject *p)
     }
     if (type == QLatin1String("deepseek_v3")) {
         // DeepseekV3Config converts these to float ("models on the hub were saved as int").
-        for (const char *name : {"beta_fast", "beta_slow", "factor"}) {
-            const QString k = QLatin1String(name);
+        for (const QLatin1StringView k :
+             {ropeHfKeyOf(&RopeConfig::betaFast), ropeHfKeyOf(&RopeConfig::betaSlow),
+              ropeHfKeyOf(&RopeConfig::factor)}) {
             if (p->value(k).isDouble())
                 p->insert(k, p->value(k).toDouble());
         }
@@ -1091,7 +1105,8 @@ bool Reader::normalizePerLayerRope(const QString &globalKey, const QString &loca
         return fail(QStringLiteral("%1 must be an object, it is %2")
                         .arg(key(QStringLiteral("rope_parameters")), jsonText(parameters)));
     QJsonObject p;
-    const QJsonObject defaultType{{QStringLiteral("rope_type"), QStringLiteral("default")}};
+    const QJsonObject defaultType{
+        {QString(ropeHfKeyOf(&RopeConfig::ropeType)), QStringLiteral("default")}};
     if (parameters.isObject()) {
         p = parameters.toObject();
         read(QStringLiteral("rope_parameters per layer type from %1")
@@ -1124,12 +1139,13 @@ bool Reader::normalizePerLayerRope(const QString &globalKey, const QString &loca
     }
     const auto theta = [&](QJsonObject *target, const QString &layerType, const QString &name,
                            double fallback) -> bool {
-        if (target->contains(QLatin1String("rope_theta")))
+        const QLatin1StringView thetaKey = ropeHfKeyOf(&RopeConfig::ropeTheta);
+        if (target->contains(thetaKey))
             return true;
         std::optional<double> value;
         if (!realNumber(name, &value))
             return false;
-        target->insert(QStringLiteral("rope_theta"), value.value_or(fallback));
+        target->insert(thetaKey, value.value_or(fallback));
         if (value)
             read(QStringLiteral("%1.rope_theta = %2 (%3)")
                      .arg(layerType, number(*value), key(name)));
@@ -1228,7 +1244,7 @@ void Reader::buildLayers()
             if (rotates) {
                 layer.rope = m_out.ropeParametersFor(layer.layerType);
                 const double partial =
-                    layer.rope.value(QLatin1String("partial_rotary_factor")).toDouble(1.0);
+                    layer.rope.value(ropeHfKeyOf(&RopeConfig::partialRotaryFactor)).toDouble(1.0);
                 // transformers: dim = int(head_dim * partial_rotary_factor).
                 layer.rotaryDims = gptj ? rotaryDim : qint64(double(ropeHead) * partial);
             }

@@ -110,6 +110,190 @@ constexpr FloatDescr floatDescrs[] = {
     {"=f8", TensorDType::F64},
 };
 
+// Where the header dict lies: the version after the magic string, and the header's length.
+struct NpyPreamble
+{
+    int major = 0;
+    int minor = 0;
+    qint64 headerStart = 0;
+    qint64 headerLength = 0;
+};
+
+// The problem with a file's first bytes; empty when they are a preamble pescope reads.
+QString preambleProblem(const uchar *data, qint64 size, NpyPreamble *out)
+{
+    if (size < 10 || std::memcmp(data, "\x93NUMPY", 6) != 0)
+        return QStringLiteral("not a .npy file (it does not start with \"\\x93NUMPY\")");
+    out->major = data[6];
+    out->minor = data[7];
+    if ((out->major != 1 && out->major != 2 && out->major != 3) || out->minor != 0)
+        return QStringLiteral(".npy format version %1.%2 is not supported; pescope reads 1.0, "
+                              "2.0 and 3.0")
+            .arg(out->major)
+            .arg(out->minor);
+    if (out->major == 1) {
+        out->headerLength = qFromLittleEndian<quint16>(data + 8);
+        out->headerStart = 10;
+    } else {
+        if (size < 12)
+            return QStringLiteral("the file ends inside the header length (truncated?)");
+        out->headerLength = qFromLittleEndian<quint32>(data + 8);
+        out->headerStart = 12;
+    }
+    if (out->headerLength > limits::maxNpyHeader)
+        return QStringLiteral("the header is %1 bytes long; like numpy.load, pescope refuses "
+                              "headers over %2 bytes")
+            .arg(out->headerLength)
+            .arg(limits::maxNpyHeader);
+    if (out->headerLength > size - out->headerStart)
+        return QStringLiteral("the header length %1 runs past the end of the file (%2 bytes): "
+                              "truncated?")
+            .arg(out->headerLength)
+            .arg(size);
+    return {};
+}
+
+// The header dict's three keys.
+struct NpyHeader
+{
+    std::optional<QString> descr;
+    std::optional<bool> fortran;
+    std::optional<std::vector<qint64>> shape;
+};
+
+QString malformed(const HeaderScanner &scan, const QString &what)
+{
+    return QStringLiteral("malformed header (%1 at byte %2 of the header)")
+        .arg(what)
+        .arg(scan.pos());
+}
+
+// The tuple after 'shape':, or the problem with it.
+QString shapeProblem(HeaderScanner &scan, std::optional<std::vector<qint64>> *shape)
+{
+    if (!scan.take('('))
+        return malformed(scan, QStringLiteral("'shape' is not a tuple"));
+    std::vector<qint64> dims;
+    while (!scan.take(')')) {
+        // A header of at most 10,000 bytes bounds the number of dimensions.
+        const std::optional<qint64> dim = scan.integer();
+        if (!dim)
+            return malformed(scan, QStringLiteral("a dimension of 'shape' is not a non-negative "
+                                                  "whole number below 2^63"));
+        dims.push_back(*dim);
+        if (!scan.take(',') && scan.peek() != ')')
+            return malformed(scan, QStringLiteral("'shape' lacks a ',' or ')'"));
+    }
+    *shape = dims;
+    return {};
+}
+
+// The value of `key` in the header dict, or the problem with it.
+QString valueProblem(HeaderScanner &scan, const QString &key, NpyHeader *out)
+{
+    if (key == QLatin1String("descr")) {
+        if (scan.peek() == '[')
+            return QStringLiteral("the array has a structured dtype (a list of fields); pescope "
+                                  "reads plain float arrays only");
+        out->descr = scan.string();
+        if (!out->descr)
+            return malformed(scan, QStringLiteral("'descr' is not a string"));
+    } else if (key == QLatin1String("fortran_order")) {
+        if (scan.word("True"))
+            out->fortran = true;
+        else if (scan.word("False"))
+            out->fortran = false;
+        else
+            return malformed(scan, QStringLiteral("'fortran_order' is neither True nor False"));
+    } else if (key == QLatin1String("shape")) {
+        return shapeProblem(scan, &out->shape);
+    } else {
+        return QStringLiteral("the header has the unexpected key '%1' (numpy writes 'descr', "
+                              "'fortran_order' and 'shape')")
+            .arg(key);
+    }
+    return {};
+}
+
+// The header dict of a version `major` file, or the problem with it.
+QString headerProblem(QByteArrayView header, int major, NpyHeader *out)
+{
+    if (major < 3) {
+        for (const char c : header) {
+            if (uchar(c) > 0x7f)
+                return QStringLiteral("the version %1.0 header is not ASCII").arg(major);
+        }
+    }
+    HeaderScanner scan(header);
+    if (!scan.take('{'))
+        return malformed(scan, QStringLiteral("no '{'"));
+    while (!scan.take('}')) {
+        const std::optional<QString> key = scan.string();
+        if (!key)
+            return malformed(scan, QStringLiteral("a key is not a string"));
+        if (!scan.take(':'))
+            return malformed(scan, QStringLiteral("no ':' after '%1'").arg(*key));
+        if (QString problem = valueProblem(scan, *key, out); !problem.isEmpty())
+            return problem;
+        if (!scan.take(',') && scan.peek() != '}')
+            return malformed(scan, QStringLiteral("no ',' or '}' after '%1'").arg(*key));
+    }
+    if (!out->descr || !out->fortran || !out->shape)
+        return QStringLiteral("the header lacks %1")
+            .arg(!out->descr     ? QStringLiteral("'descr'")
+                 : !out->fortran ? QStringLiteral("'fortran_order'")
+                                 : QStringLiteral("'shape'"));
+    return {};
+}
+
+// The dtype and shape of a complete header as `tensor`'s, or why pescope cannot read them.
+QString arrayProblem(const NpyHeader &header, TensorInfo *tensor)
+{
+    const QString &descr = *header.descr;
+    tensor->typeName = descr;
+    for (const FloatDescr &candidate : floatDescrs) {
+        if (descr == QLatin1String(candidate.descr))
+            tensor->dtype = candidate.dtype;
+    }
+    if (tensor->dtype == TensorDType::Unsupported) {
+        if (descr.startsWith(QLatin1Char('>')) && descr.size() == 3 &&
+            descr.at(1) == QLatin1Char('f'))
+            return QStringLiteral("dtype '%1' is big-endian; pescope reads little-endian float "
+                                  "arrays ('<f2', '<f4', '<f8')")
+                .arg(descr);
+        return QStringLiteral("dtype '%1' is not supported; pescope reads float arrays ('<f2', "
+                              "'<f4', '<f8')")
+            .arg(descr);
+    }
+    if (*header.fortran)
+        return QStringLiteral("fortran_order is True; pescope reads C-order arrays only (save "
+                              "with numpy.ascontiguousarray)");
+    tensor->shape = *header.shape;
+    return {};
+}
+
+// `tensor`'s data offset and size when the file holds exactly its bytes after the header.
+QString dataProblem(const NpyPreamble &preamble, qint64 size, TensorInfo *tensor)
+{
+    qint64 elements = 0, bytes = 0;
+    if (!shapeElementCount(tensor->shape, &elements) ||
+        !checkedMultiply(elements, tensorDTypeSize(tensor->dtype), &bytes))
+        return QStringLiteral("shape %1 has more elements than a 64-bit size holds")
+            .arg(tensor->shapeString());
+    const qint64 dataStart = preamble.headerStart + preamble.headerLength;
+    const qint64 available = size - dataStart;
+    if (bytes != available)
+        return QStringLiteral("shape %1 of '%2' needs %3 bytes of data, but the file has %4 "
+                              "after its header%5")
+            .arg(tensor->shapeString(), tensor->typeName)
+            .arg(bytes)
+            .arg(available)
+            .arg(bytes > available ? QStringLiteral(" (truncated?)") : QString());
+    tensor->offset = dataStart;
+    tensor->byteSize = bytes;
+    return {};
+}
+
 } // namespace
 
 bool NpyFile::open(const QString &path, QString *error)
@@ -134,141 +318,22 @@ bool NpyFile::parse(QString *error)
             *error = QStringLiteral("%1: %2").arg(file, why);
         return false;
     };
-    const qint64 size = m_file.size();
-    const uchar *data = m_file.data();
-    if (size < 10 || std::memcmp(data, "\x93NUMPY", 6) != 0)
-        return fail(QStringLiteral("not a .npy file (it does not start with \"\\x93NUMPY\")"));
-    m_major = data[6];
-    m_minor = data[7];
-    if ((m_major != 1 && m_major != 2 && m_major != 3) || m_minor != 0)
-        return fail(QStringLiteral(".npy format version %1.%2 is not supported; pescope reads "
-                                   "1.0, 2.0 and 3.0")
-                        .arg(m_major)
-                        .arg(m_minor));
-    qint64 headerLength = 0, headerStart = 0;
-    if (m_major == 1) {
-        headerLength = qFromLittleEndian<quint16>(data + 8);
-        headerStart = 10;
-    } else {
-        if (size < 12)
-            return fail(QStringLiteral("the file ends inside the header length (truncated?)"));
-        headerLength = qFromLittleEndian<quint32>(data + 8);
-        headerStart = 12;
-    }
-    if (headerLength > limits::maxNpyHeader)
-        return fail(QStringLiteral("the header is %1 bytes long; like numpy.load, pescope "
-                                   "refuses headers over %2 bytes")
-                        .arg(headerLength)
-                        .arg(limits::maxNpyHeader));
-    if (headerLength > size - headerStart)
-        return fail(QStringLiteral("the header length %1 runs past the end of the file (%2 "
-                                   "bytes): truncated?")
-                        .arg(headerLength)
-                        .arg(size));
-    const QByteArrayView header(data + headerStart, headerLength);
-    if (m_major < 3) {
-        for (const char c : header) {
-            if (uchar(c) > 0x7f)
-                return fail(QStringLiteral("the version %1.0 header is not ASCII").arg(m_major));
-        }
-    }
-
-    HeaderScanner scan(header);
-    std::optional<QString> descr;
-    std::optional<bool> fortran;
-    std::optional<std::vector<qint64>> shape;
-    const auto malformed = [&](const QString &what) {
-        return fail(QStringLiteral("malformed header (%1 at byte %2 of the header)")
-                        .arg(what)
-                        .arg(scan.pos()));
-    };
-    if (!scan.take('{'))
-        return malformed(QStringLiteral("no '{'"));
-    while (!scan.take('}')) {
-        const std::optional<QString> key = scan.string();
-        if (!key)
-            return malformed(QStringLiteral("a key is not a string"));
-        if (!scan.take(':'))
-            return malformed(QStringLiteral("no ':' after '%1'").arg(*key));
-        if (*key == QLatin1String("descr")) {
-            if (scan.peek() == '[')
-                return fail(QStringLiteral("the array has a structured dtype (a list of "
-                                           "fields); pescope reads plain float arrays only"));
-            descr = scan.string();
-            if (!descr)
-                return malformed(QStringLiteral("'descr' is not a string"));
-        } else if (*key == QLatin1String("fortran_order")) {
-            if (scan.word("True"))
-                fortran = true;
-            else if (scan.word("False"))
-                fortran = false;
-            else
-                return malformed(QStringLiteral("'fortran_order' is neither True nor False"));
-        } else if (*key == QLatin1String("shape")) {
-            if (!scan.take('('))
-                return malformed(QStringLiteral("'shape' is not a tuple"));
-            std::vector<qint64> dims;
-            while (!scan.take(')')) {
-                // A header of at most 10,000 bytes bounds the number of dimensions.
-                const std::optional<qint64> dim = scan.integer();
-                if (!dim)
-                    return malformed(QStringLiteral("a dimension of 'shape' is not a "
-                                                    "non-negative whole number below 2^63"));
-                dims.push_back(*dim);
-                if (!scan.take(',') && scan.peek() != ')')
-                    return malformed(QStringLiteral("'shape' lacks a ',' or ')'"));
-            }
-            shape = dims;
-        } else {
-            return fail(QStringLiteral("the header has the unexpected key '%1' (numpy writes "
-                                       "'descr', 'fortran_order' and 'shape')")
-                            .arg(*key));
-        }
-        if (!scan.take(',') && scan.peek() != '}')
-            return malformed(QStringLiteral("no ',' or '}' after '%1'").arg(*key));
-    }
-    if (!descr || !fortran || !shape)
-        return fail(QStringLiteral("the header lacks %1")
-                        .arg(!descr     ? QStringLiteral("'descr'")
-                             : !fortran ? QStringLiteral("'fortran_order'")
-                                        : QStringLiteral("'shape'")));
-
-    m_tensor.typeName = *descr;
-    for (const FloatDescr &candidate : floatDescrs) {
-        if (*descr == QLatin1String(candidate.descr))
-            m_tensor.dtype = candidate.dtype;
-    }
-    if (m_tensor.dtype == TensorDType::Unsupported) {
-        if (descr->startsWith(QLatin1Char('>')) && descr->size() == 3 &&
-            descr->at(1) == QLatin1Char('f'))
-            return fail(QStringLiteral("dtype '%1' is big-endian; pescope reads little-endian "
-                                       "float arrays ('<f2', '<f4', '<f8')")
-                            .arg(*descr));
-        return fail(QStringLiteral("dtype '%1' is not supported; pescope reads float arrays "
-                                   "('<f2', '<f4', '<f8')")
-                        .arg(*descr));
-    }
-    if (*fortran)
-        return fail(QStringLiteral("fortran_order is True; pescope reads C-order arrays only "
-                                   "(save with numpy.ascontiguousarray)"));
-    m_tensor.shape = *shape;
-    qint64 elements = 0, bytes = 0;
-    if (!shapeElementCount(m_tensor.shape, &elements) ||
-        !checkedMultiply(elements, tensorDTypeSize(m_tensor.dtype), &bytes))
-        return fail(QStringLiteral("shape %1 has more elements than a 64-bit size holds")
-                        .arg(m_tensor.shapeString()));
-    const qint64 dataStart = headerStart + headerLength;
-    const qint64 available = size - dataStart;
-    if (bytes != available)
-        return fail(QStringLiteral("shape %1 of '%2' needs %3 bytes of data, but the file has "
-                                   "%4 after its header%5")
-                        .arg(m_tensor.shapeString(), *descr)
-                        .arg(bytes)
-                        .arg(available)
-                        .arg(bytes > available ? QStringLiteral(" (truncated?)") : QString()));
+    NpyPreamble preamble;
+    QString problem = preambleProblem(m_file.data(), m_file.size(), &preamble);
+    m_major = preamble.major;
+    m_minor = preamble.minor;
+    if (!problem.isEmpty())
+        return fail(problem);
+    const QByteArrayView header(m_file.data() + preamble.headerStart, preamble.headerLength);
+    NpyHeader fields;
+    problem = headerProblem(header, m_major, &fields);
+    if (problem.isEmpty())
+        problem = arrayProblem(fields, &m_tensor);
+    if (problem.isEmpty())
+        problem = dataProblem(preamble, m_file.size(), &m_tensor);
+    if (!problem.isEmpty())
+        return fail(problem);
     m_tensor.name = QFileInfo(file).completeBaseName();
-    m_tensor.offset = dataStart;
-    m_tensor.byteSize = bytes;
     m_tensor.file = file;
     return true;
 }

@@ -341,11 +341,24 @@ public:
         const char *muxer = settings.format == VideoFormat::Gif   ? "gif"
                             : settings.format == VideoFormat::Mp4 ? "mp4"
                                                                   : "webm";
-        int rc = avformat_alloc_output_context2(&format, nullptr, muxer, nullptr);
+        const int rc = avformat_alloc_output_context2(&format, nullptr, muxer, nullptr);
         if (rc < 0 || !format)
             return fail(QStringLiteral("this FFmpeg has no %1 muxer").arg(QLatin1String(muxer)), rc,
                         error);
+        if (!openEncoder(path, error) || !startFile(muxer, error))
+            return false;
+        packet = av_packet_alloc();
+        const bool converts = settings.format == VideoFormat::Gif ? openPaletteUse(palette, error)
+                                                                  : openColourConversion(error);
+        if (!converts)
+            return false;
+        isOpen = true;
+        return true;
+    }
 
+    // The format's encoder with pescope's settings, and the stream it writes.
+    bool openEncoder(const QString &path, QString *error)
+    {
         const AVCodec *encoder =
             settings.format == VideoFormat::Gif   ? avcodec_find_encoder(AV_CODEC_ID_GIF)
             : settings.format == VideoFormat::Mp4 ? avcodec_find_encoder_by_name("libx264")
@@ -361,40 +374,10 @@ public:
         }
         codec = avcodec_alloc_context3(encoder);
         AVCodecContext *c = codec;
-        c->width = settings.width;
-        c->height = settings.height;
-        c->time_base = {1, settings.fps};
-        c->framerate = {settings.fps, 1};
-        c->sample_aspect_ratio = {1, 1};
-        c->thread_count = 0;
-        if (settings.format == VideoFormat::Gif) {
-            c->pix_fmt = AV_PIX_FMT_PAL8;
-        } else {
-            c->pix_fmt = AV_PIX_FMT_YUV420P;
-            // BT.709, limited range, as players assume for HD and as the conversion below writes.
-            c->color_primaries = AVCOL_PRI_BT709;
-            c->color_trc = AVCOL_TRC_BT709;
-            c->colorspace = AVCOL_SPC_BT709;
-            c->color_range = AVCOL_RANGE_MPEG;
-            c->gop_size = std::min(settings.fps * 2, 250);
-            if (settings.format == VideoFormat::Mp4) {
-                // High profile, yuv420p: what PowerPoint, Keynote and browsers play. CRF 18 keeps
-                // thin lines and text crisp; veryfast costs little size on flat figures.
-                av_opt_set(c->priv_data, "preset", "veryfast", 0);
-                av_opt_set(c->priv_data, "profile", "high", 0);
-                av_opt_set(c->priv_data, "crf", "18", 0);
-            } else {
-                c->thread_count = std::max(1, QThread::idealThreadCount());
-                c->bit_rate = 0; // constant quality
-                av_opt_set(c->priv_data, "crf", "30", 0);
-                av_opt_set(c->priv_data, "deadline", "good", 0);
-                av_opt_set(c->priv_data, "cpu-used", "5", 0);
-                av_opt_set(c->priv_data, "row-mt", "1", 0);
-            }
-        }
+        configure(c);
         if (format->oformat->flags & AVFMT_GLOBALHEADER)
             c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-        rc = avcodec_open2(c, encoder, nullptr);
+        const int rc = avcodec_open2(c, encoder, nullptr);
         if (rc < 0)
             return fail(
                 QStringLiteral("cannot start the %1 encoder").arg(QLatin1String(encoder->name)), rc,
@@ -406,7 +389,48 @@ public:
         stream->time_base = c->time_base;
         stream->avg_frame_rate = c->framerate;
         stream->r_frame_rate = c->framerate;
+        return true;
+    }
 
+    // Size, rate, pixel format and colours of the frames, and the encoder's quality options.
+    void configure(AVCodecContext *c) const
+    {
+        c->width = settings.width;
+        c->height = settings.height;
+        c->time_base = {1, settings.fps};
+        c->framerate = {settings.fps, 1};
+        c->sample_aspect_ratio = {1, 1};
+        c->thread_count = 0;
+        if (settings.format == VideoFormat::Gif) {
+            c->pix_fmt = AV_PIX_FMT_PAL8;
+            return;
+        }
+        c->pix_fmt = AV_PIX_FMT_YUV420P;
+        // BT.709, limited range, as players assume for HD and as the conversion below writes.
+        c->color_primaries = AVCOL_PRI_BT709;
+        c->color_trc = AVCOL_TRC_BT709;
+        c->colorspace = AVCOL_SPC_BT709;
+        c->color_range = AVCOL_RANGE_MPEG;
+        c->gop_size = std::min(settings.fps * 2, 250);
+        if (settings.format == VideoFormat::Mp4) {
+            // High profile, yuv420p: what PowerPoint, Keynote and browsers play. CRF 18 keeps
+            // thin lines and text crisp; veryfast costs little size on flat figures.
+            av_opt_set(c->priv_data, "preset", "veryfast", 0);
+            av_opt_set(c->priv_data, "profile", "high", 0);
+            av_opt_set(c->priv_data, "crf", "18", 0);
+        } else {
+            c->thread_count = std::max(1, QThread::idealThreadCount());
+            c->bit_rate = 0; // constant quality
+            av_opt_set(c->priv_data, "crf", "30", 0);
+            av_opt_set(c->priv_data, "deadline", "good", 0);
+            av_opt_set(c->priv_data, "cpu-used", "5", 0);
+            av_opt_set(c->priv_data, "row-mt", "1", 0);
+        }
+    }
+
+    // The muxer writes through the atomic file (writePacket, seek); then the header.
+    bool startFile(const char *muxer, QString *error)
+    {
         constexpr int ioBufferSize = 1 << 16;
         auto *buffer = static_cast<unsigned char *>(av_malloc(ioBufferSize));
         io = buffer ? avio_alloc_context(buffer, ioBufferSize, 1, this, nullptr,
@@ -418,40 +442,44 @@ public:
         }
         format->pb = io;
         format->flags |= AVFMT_FLAG_CUSTOM_IO;
-        rc = avformat_write_header(format, nullptr);
+        const int rc = avformat_write_header(format, nullptr);
         if (rc < 0)
             return fail(QStringLiteral("cannot start the %1 file").arg(QLatin1String(muxer)), rc,
                         error);
         headerWritten = true;
+        return true;
+    }
 
-        packet = av_packet_alloc();
-        if (settings.format == VideoFormat::Gif) {
-            AVFrame *pal = buildPalette(palette, error);
-            if (!pal)
-                return false;
-            const bool ok = buildPaletteUse(pal, error);
-            av_frame_free(&pal);
-            if (!ok)
-                return false;
-        } else {
-            sws = sws_getContext(settings.width, settings.height, imageFormat, settings.width,
-                                 settings.height, AV_PIX_FMT_YUV420P,
-                                 SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP, nullptr,
-                                 nullptr, nullptr);
-            frame = av_frame_alloc();
-            if (!sws || !frame)
-                return fail(QStringLiteral("cannot set up the colour conversion"), AVERROR(ENOMEM),
-                            error);
-            const int *bt709 = sws_getCoefficients(SWS_CS_ITU709);
-            sws_setColorspaceDetails(sws, bt709, 1, bt709, 0, 0, 1 << 16, 1 << 16);
-            frame->format = AV_PIX_FMT_YUV420P;
-            frame->width = settings.width;
-            frame->height = settings.height;
-            rc = av_frame_get_buffer(frame, 0);
-            if (rc < 0)
-                return fail(QStringLiteral("out of memory"), rc, error);
-        }
-        isOpen = true;
+    // GIF: one palette for the whole animation, from the sample frames, and its paletteuse filter.
+    bool openPaletteUse(const QList<QImage> &palette, QString *error)
+    {
+        AVFrame *pal = buildPalette(palette, error);
+        if (!pal)
+            return false;
+        const bool ok = buildPaletteUse(pal, error);
+        av_frame_free(&pal);
+        return ok;
+    }
+
+    // MP4 and WebM: RGB32 images to BT.709 YUV 4:2:0 frames.
+    bool openColourConversion(QString *error)
+    {
+        sws = sws_getContext(settings.width, settings.height, imageFormat, settings.width,
+                             settings.height, AV_PIX_FMT_YUV420P,
+                             SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP, nullptr, nullptr,
+                             nullptr);
+        frame = av_frame_alloc();
+        if (!sws || !frame)
+            return fail(QStringLiteral("cannot set up the colour conversion"), AVERROR(ENOMEM),
+                        error);
+        const int *bt709 = sws_getCoefficients(SWS_CS_ITU709);
+        sws_setColorspaceDetails(sws, bt709, 1, bt709, 0, 0, 1 << 16, 1 << 16);
+        frame->format = AV_PIX_FMT_YUV420P;
+        frame->width = settings.width;
+        frame->height = settings.height;
+        const int rc = av_frame_get_buffer(frame, 0);
+        if (rc < 0)
+            return fail(QStringLiteral("out of memory"), rc, error);
         return true;
     }
 

@@ -4,6 +4,7 @@
 #include "model/modelspec.h"
 #include "model/positiontable.h"
 #include "rope/ropeconfig.h"
+#include "rope/ropefields.h"
 
 #include <QDir>
 
@@ -42,7 +43,7 @@ std::vector<LayerMapRow> layerMap(const ModelConfig &config)
         row.headDims = config.headDim;
         if (l.position == LayerPositionKind::Rope) {
             row.rotatedDims = l.rotaryDims;
-            row.theta = l.rope.value(QLatin1String("rope_theta")).toDouble();
+            row.theta = l.rope.value(ropeHfKeyOf(&RopeConfig::ropeTheta)).toDouble();
             QString error;
             if (const auto spec = modelLayerSpec(config, l.index, &error)) {
                 const RopeScheme &rope = *spec->spec.get<RopeScheme>();

@@ -3,6 +3,7 @@
 #include "formats/ggufconfig.h"
 #include "formats/hfcache.h"
 #include "rope/ropeconfig.h"
+#include "rope/ropefields.h"
 
 #include <algorithm>
 
@@ -87,7 +88,7 @@ std::optional<ModelLayerSpec> modelLayerSpec(const ModelConfig &config, int laye
         parameters = l.rope;
         // The rotated part of each head: DeepSeek's qk_rope_head_dim, GPT-J's rotary_dim; with a
         // partial_rotary_factor the head is shown whole, its tail passing through unrotated.
-        if (parameters.value(QLatin1String("partial_rotary_factor")).toDouble(1.0) == 1.0)
+        if (parameters.value(ropeHfKeyOf(&RopeConfig::partialRotaryFactor)).toDouble(1.0) == 1.0)
             dims = l.rotaryDims;
     }
     if (dims < 2) {
@@ -99,10 +100,9 @@ std::optional<ModelLayerSpec> modelLayerSpec(const ModelConfig &config, int laye
     // Phi-3's first configs name longrope "su", which standardize_rope_params does not give an
     // original_max_position_embeddings; the model's own top-level one (4096) is what its
     // longrope uses (Phi3Config; transformers 4.x read it from the config directly).
-    if (!parameters.contains(QLatin1String("original_max_position_embeddings")) &&
-        config.originalMaxPositionEmbeddings > 0)
-        parameters.insert(QStringLiteral("original_max_position_embeddings"),
-                          config.originalMaxPositionEmbeddings);
+    const QLatin1StringView originalKey = ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings);
+    if (!parameters.contains(originalKey) && config.originalMaxPositionEmbeddings > 0)
+        parameters.insert(originalKey, config.originalMaxPositionEmbeddings);
     QString problem;
     const RopeConfig rope =
         ropeConfigFromJson(parameters, dims, config.maxPositionEmbeddings, &problem);

@@ -259,7 +259,7 @@ template <class P> FieldTable<P> ropeFieldTable()
 }
 
 // The row of a RopeConfig member, for the few rules that name one field (HF's standardize step,
-// messages about relations between fields).
+// messages about relations between fields, the readers' keys).
 template <class V> const RopeField<RopeConfig> &ropeFieldOf(V RopeConfig::*member)
 {
     const std::span<const RopeField<RopeConfig>> rows = ropeFields<RopeConfig>();
@@ -269,6 +269,15 @@ template <class V> const RopeField<RopeConfig> &ropeFieldOf(V RopeConfig::*membe
                 if constexpr (requires { kind.member; }) {
                     if constexpr (std::is_same_v<decltype(kind.member), V RopeConfig::*>)
                         return kind.member == member;
+                } else if constexpr (requires { kind.get; }) {
+                    // A choice reaches its enum through functions: its row is the one whose
+                    // value changes when only this member does.
+                    if constexpr (std::is_enum_v<V>) {
+                        const RopeConfig before;
+                        RopeConfig after = before;
+                        after.*member = V(int(before.*member) + 1);
+                        return kind.get(after) != kind.get(before);
+                    }
                 }
                 return false;
             },
@@ -280,10 +289,23 @@ template <class V> const RopeField<RopeConfig> &ropeFieldOf(V RopeConfig::*membe
     return rows.front();
 }
 
-// The rope_parameters key of a member: "original_max_position_embeddings".
-template <class V> QString ropeKey(V RopeConfig::*member)
+// The rope_parameters key of a member, for code that reads or writes the field in a Hugging Face
+// config: ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings) is
+// "original_max_position_embeddings". The one way code names a rope field's HF key, so that the
+// row is its only spelling. rope_theta and partial_rotary_factor are rows too: a v4 config keeps
+// them at its top level, and standardize_rope_params copies them into rope_parameters under the
+// same names, so the row's key names both places. Looked up at run time: the rows are a
+// function's static table, which C++20 cannot read in a constant expression.
+template <class V> QLatin1StringView ropeHfKeyOf(V RopeConfig::*member)
 {
-    return QString::fromUtf8(ropeHfKey(ropeFieldOf(member)));
+    return QLatin1StringView(ropeHfKey(ropeFieldOf(member)));
+}
+
+// The key transformers reads when a member's rope_parameters key is absent (rope_scaling's
+// "type" for rope_type); empty where the row has none.
+template <class V> QLatin1StringView ropeLegacyKeyOf(V RopeConfig::*member)
+{
+    return QLatin1StringView(ropeFieldOf(member).hf.legacyKey);
 }
 
 } // namespace pe

@@ -331,7 +331,7 @@ QString shapeProblem(qint64 headDim, const RopeConfig &config)
         return config.ropeType == RopeType::Proportional
                    ? QStringLiteral("head dim %1 has no pair of columns to rotate").arg(headDim)
                    : QStringLiteral("%1 %2 leaves no rotated dims: int(%3 x %2) = %4")
-                         .arg(ropeKey(&RopeConfig::partialRotaryFactor),
+                         .arg(ropeHfKeyOf(&RopeConfig::partialRotaryFactor),
                               number(config.partialRotaryFactor))
                          .arg(headDim)
                          .arg(dim);
@@ -361,12 +361,12 @@ QString requiredProblem(const RopeConfig &config)
     }
     if (ropeReadsOriginalContext(type) && config.originalMaxPositionEmbeddings < 1)
         return QStringLiteral("%1 is required by rope_type %2 (a whole number from 1 to %3)")
-            .arg(ropeKey(&RopeConfig::originalMaxPositionEmbeddings), typeName(type))
+            .arg(ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings), typeName(type))
             .arg(ropeMaxContext);
     if (type != RopeType::Default && !ropeEffectiveFactor(config))
         return QStringLiteral("%1 is not given and %2 is unknown: rope_type %3 then uses %2 / %4")
-            .arg(ropeKey(&RopeConfig::factor), ropeKey(&RopeConfig::maxPositionEmbeddings),
-                 typeName(type), ropeKey(&RopeConfig::originalMaxPositionEmbeddings));
+            .arg(ropeHfKeyOf(&RopeConfig::factor), ropeHfKeyOf(&RopeConfig::maxPositionEmbeddings),
+                 typeName(type), ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings));
     return {};
 }
 
@@ -392,7 +392,7 @@ QString longropeProblem(qint64 headDim, const RopeConfig &config)
 {
     const bool useLong = ropeUsesLongFactors(config);
     const QString key =
-        useLong ? ropeKey(&RopeConfig::longFactor) : ropeKey(&RopeConfig::shortFactor);
+        useLong ? ropeHfKeyOf(&RopeConfig::longFactor) : ropeHfKeyOf(&RopeConfig::shortFactor);
     const std::vector<double> &ext = longropeFactors(config);
     const qint64 count = ropeFrequencyCount(headDim, config);
     if (ext.empty())
@@ -408,7 +408,7 @@ QString longropeProblem(qint64 headDim, const RopeConfig &config)
     if (!config.attentionFactor && config.originalMaxPositionEmbeddings == 1 &&
         ropeEffectiveFactor(config).value_or(1.0) > 1.0)
         return QStringLiteral("%1 1 makes longrope's attention factor divide by ln(1) = 0")
-            .arg(ropeKey(&RopeConfig::originalMaxPositionEmbeddings));
+            .arg(ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings));
     return {};
 }
 

@@ -1,5 +1,7 @@
 #include "state/sessionmigration.h"
 
+#include "rope/ropefields.h"
+
 #include <QJsonArray>
 
 namespace pe {
@@ -12,21 +14,24 @@ namespace {
 // dynamic scaling now sees the positions shown (HF's seq_len).
 QJsonObject ropeKeys(const QJsonObject &rope, const QJsonValue &base)
 {
-    static const std::pair<const char *, const char *> renames[] = {
-        {"pairing", "pairing"},
-        {"scaling", "rope_type"},
-        {"factor", "factor"},
-        {"originalContext", "original_max_position_embeddings"},
-        {"lowFreqFactor", "low_freq_factor"},
-        {"highFreqFactor", "high_freq_factor"},
-        {"betaFast", "beta_fast"},
-        {"betaSlow", "beta_slow"},
-        {"yarnTruncate", "truncate"},
-        {"partialRotaryFactor", "partial_rotary_factor"},
+    // RopeScheme's key of a field: its row's (ropefields.h), the rope_parameters key but for
+    // "pairing".
+    const auto keyOf = [](auto member) { return ropeFieldOf(member).field.key; };
+    const std::pair<const char *, const char *> renames[] = {
+        {"pairing", keyOf(&RopeConfig::pairing)},
+        {"scaling", keyOf(&RopeConfig::ropeType)},
+        {"factor", keyOf(&RopeConfig::factor)},
+        {"originalContext", keyOf(&RopeConfig::originalMaxPositionEmbeddings)},
+        {"lowFreqFactor", keyOf(&RopeConfig::lowFreqFactor)},
+        {"highFreqFactor", keyOf(&RopeConfig::highFreqFactor)},
+        {"betaFast", keyOf(&RopeConfig::betaFast)},
+        {"betaSlow", keyOf(&RopeConfig::betaSlow)},
+        {"yarnTruncate", keyOf(&RopeConfig::truncate)},
+        {"partialRotaryFactor", keyOf(&RopeConfig::partialRotaryFactor)},
     };
     QJsonObject out;
     if (!base.isUndefined())
-        out.insert(QStringLiteral("rope_theta"), base);
+        out.insert(QLatin1StringView(keyOf(&RopeConfig::ropeTheta)), base);
     const QString type = rope.value(QStringLiteral("scaling")).toString(QStringLiteral("none"));
     for (const auto &[from, to] : renames) {
         const QString key = QString::fromLatin1(from);
@@ -48,7 +53,8 @@ QJsonObject ropeKeys(const QJsonObject &rope, const QJsonValue &base)
         if (!keep)
             continue;
         if (key == QLatin1String("originalContext") && type == QLatin1String("dynamic-ntk"))
-            out.insert(QStringLiteral("max_position_embeddings"), rope.value(key));
+            out.insert(QLatin1StringView(keyOf(&RopeConfig::maxPositionEmbeddings)),
+                       rope.value(key));
         else
             out.insert(QString::fromLatin1(to), rope.value(key));
     }
