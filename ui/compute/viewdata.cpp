@@ -17,130 +17,164 @@ struct Array
     std::vector<float> values;
 };
 
-bool collect(const ExplorerState &state, const FigureData &data, FigureView view, Array *out,
-             QString *error)
+// Why `view` has no data to export in `data`; empty when it has.
+QString missingData(const FigureData &data, FigureView view)
 {
-    if (viewNeedsEncoding(view) && (!data.encoding || !data.encoding->matrix)) {
-        *error = QStringLiteral("the %1 view has no encoding to export").arg(figureViewName(view));
-        return false;
-    }
-    if (viewNeedsPhrases(view) && !data.phrases) {
-        *error = QStringLiteral("the %1 view has no phrases to export").arg(figureViewName(view));
-        return false;
-    }
-    if (viewNeedsSchemes(view)) {
-        *error = QStringLiteral("the %1 view has no data export; export it as a figure, or use "
-                                "`pescope data --scheme rope|alibi|t5`")
-                     .arg(figureViewName(view));
-        return false;
-    }
-    if (viewNeedsTable(view) && !data.table) {
-        *error =
-            QStringLiteral("the %1 view has no learned table to export").arg(figureViewName(view));
-        return false;
-    }
+    if (viewNeedsEncoding(view) && (!data.encoding || !data.encoding->matrix))
+        return QStringLiteral("the %1 view has no encoding to export").arg(figureViewName(view));
+    if (viewNeedsPhrases(view) && !data.phrases)
+        return QStringLiteral("the %1 view has no phrases to export").arg(figureViewName(view));
+    if (viewNeedsSchemes(view))
+        return QStringLiteral("the %1 view has no data export; export it as a figure, or use "
+                              "`pescope data --scheme rope|alibi|t5`")
+            .arg(figureViewName(view));
+    if (viewNeedsTable(view) && !data.table)
+        return QStringLiteral("the %1 view has no learned table to export")
+            .arg(figureViewName(view));
+    return {};
+}
+
+// The learned table's similarity, PCA scores or sinusoid fits (frequency, phase, R²).
+bool tableArray(const TableResult &table, FigureView view, Array *out)
+{
     switch (view) {
     case FigureView::TableSimilarity: {
-        const SquareMatrix &m = data.table->similarity;
+        const SquareMatrix &m = table.similarity;
         out->shape = {m.size, m.size};
         out->values = m.values;
         return true;
     }
     case FigureView::Pca: {
-        const PositionPca &pca = data.table->pca;
-        out->shape = {data.table->positions, pca.components};
+        const PositionPca &pca = table.pca;
+        out->shape = {table.positions, pca.components};
         out->values.assign(pca.scores.begin(), pca.scores.end());
         return true;
     }
     case FigureView::SinusoidFit: {
-        const std::vector<SinusoidFit> &fits = data.table->fits;
+        const std::vector<SinusoidFit> &fits = table.fits;
         out->shape = {qint64(fits.size()), 3};
         for (const SinusoidFit &f : fits)
             out->values.insert(out->values.end(),
                                {float(f.angularFrequency), float(f.phase), float(f.rSquared)});
         return true;
     }
-    case FigureView::Heatmap: {
-        const Matrix &m = *data.encoding->matrix;
-        const CellWindow w = fullWindow(data.encoding->spec, state.heatmapDimLimit());
-        const bool t = state.transposed();
-        out->shape =
-            t ? std::vector<qint64>{w.cols(), w.rows()} : std::vector<qint64>{w.rows(), w.cols()};
-        out->values.reserve(std::size_t(w.rows() * w.cols()));
-        if (t) {
-            for (qint64 c = w.col0; c < w.col1; ++c)
-                for (qint64 r = w.row0; r < w.row1; ++r)
-                    out->values.push_back(m.at(r, c));
-        } else {
+    default:
+        return false;
+    }
+}
+
+// The heatmap's window of the matrix, transposed as shown.
+void heatmapArray(const ExplorerState &state, const EncodingResult &encoding, Array *out)
+{
+    const Matrix &m = *encoding.matrix;
+    const CellWindow w = fullWindow(encoding.spec, state.heatmapDimLimit());
+    const bool t = state.transposed();
+    out->shape =
+        t ? std::vector<qint64>{w.cols(), w.rows()} : std::vector<qint64>{w.rows(), w.cols()};
+    out->values.reserve(std::size_t(w.rows() * w.cols()));
+    if (t) {
+        for (qint64 c = w.col0; c < w.col1; ++c)
             for (qint64 r = w.row0; r < w.row1; ++r)
-                for (qint64 c = w.col0; c < w.col1; ++c)
-                    out->values.push_back(m.at(r, c));
-        }
-        return true;
+                out->values.push_back(m.at(r, c));
+    } else {
+        for (qint64 r = w.row0; r < w.row1; ++r)
+            for (qint64 c = w.col0; c < w.col1; ++c)
+                out->values.push_back(m.at(r, c));
     }
-    case FigureView::Waves: {
-        const Matrix &m = *data.encoding->matrix;
-        const QList<qint64> dims = state.plottedDims();
-        const qint64 cols = 1 + dims.size();
-        out->shape = {m.rows, cols};
-        out->values.reserve(std::size_t(m.rows * cols));
-        for (qint64 p = 0; p < m.rows; ++p) {
-            out->values.push_back(float(p));
-            for (qint64 d : dims)
-                out->values.push_back(d < m.cols ? m.at(p, d) : 0.0f);
-        }
-        return true;
+}
+
+// Column 0 the position, then one column per plotted dim.
+void wavesArray(const ExplorerState &state, const Matrix &m, Array *out)
+{
+    const QList<qint64> dims = state.plottedDims();
+    const qint64 cols = 1 + dims.size();
+    out->shape = {m.rows, cols};
+    out->values.reserve(std::size_t(m.rows * cols));
+    for (qint64 p = 0; p < m.rows; ++p) {
+        out->values.push_back(float(p));
+        for (qint64 d : dims)
+            out->values.push_back(d < m.cols ? m.at(p, d) : 0.0f);
     }
-    case FigureView::Phrases: {
-        const PhraseResult &r = *data.phrases;
-        const qint64 n = r.settings.phrases.size();
-        out->shape = {2, n, r.settings.sequenceLength, r.settings.dims};
-        for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
-            const std::vector<float> &v = r.embedding(mode).values;
-            out->values.insert(out->values.end(), v.begin(), v.end());
-        }
-        return true;
+}
+
+void phrasesArray(const PhraseResult &r, Array *out)
+{
+    const qint64 n = r.settings.phrases.size();
+    out->shape = {2, n, r.settings.sequenceLength, r.settings.dims};
+    for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+        const std::vector<float> &v = r.embedding(mode).values;
+        out->values.insert(out->values.end(), v.begin(), v.end());
     }
-    case FigureView::PhraseDifference: {
-        const PhraseResult &r = *data.phrases;
-        const int a = state.compareA(), b = state.compareB();
-        if (a < 0 || b < 0 || a >= r.settings.phrases.size() || b >= r.settings.phrases.size()) {
-            *error = QStringLiteral("the phrase-difference view needs two phrases to compare");
-            return false;
-        }
-        out->shape = {2, r.settings.sequenceLength, r.settings.dims};
-        for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
-            const std::vector<float> d = phraseDifference(r.embedding(mode), a, b).values;
-            out->values.insert(out->values.end(), d.begin(), d.end());
-        }
-        return true;
+}
+
+bool phraseDifferenceArray(const ExplorerState &state, const PhraseResult &r, Array *out,
+                           QString *error)
+{
+    const int a = state.compareA(), b = state.compareB();
+    if (a < 0 || b < 0 || a >= r.settings.phrases.size() || b >= r.settings.phrases.size()) {
+        *error = QStringLiteral("the phrase-difference view needs two phrases to compare");
+        return false;
     }
-    case FigureView::TokenSimilarity: {
-        const PhraseResult &r = *data.phrases;
-        const PhraseSelection sel = state.phraseSelection();
-        if (sel.phrase < 0 || sel.phrase >= r.settings.phrases.size()) {
+    out->shape = {2, r.settings.sequenceLength, r.settings.dims};
+    for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+        const std::vector<float> d = phraseDifference(r.embedding(mode), a, b).values;
+        out->values.insert(out->values.end(), d.begin(), d.end());
+    }
+    return true;
+}
+
+bool tokenSimilarityArray(const ExplorerState &state, const PhraseResult &r, Array *out,
+                          QString *error)
+{
+    const PhraseSelection sel = state.phraseSelection();
+    if (sel.phrase < 0 || sel.phrase >= r.settings.phrases.size()) {
+        *error = QStringLiteral("the token-similarity view needs a selected token");
+        return false;
+    }
+    const int other = sel.phrase == state.compareB() ? state.compareA() : state.compareB();
+    const qint64 length = r.settings.sequenceLength;
+    out->shape = {2, length};
+    for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
+        const std::vector<double> cosines =
+            tokenSimilarity(r.embedding(mode), sel.phrase, sel.token, other);
+        if (qint64(cosines.size()) != length) {
             *error = QStringLiteral("the token-similarity view needs a selected token");
             return false;
         }
-        const int other = sel.phrase == state.compareB() ? state.compareA() : state.compareB();
-        const qint64 length = r.settings.sequenceLength;
-        out->shape = {2, length};
-        for (EmbeddingMode mode : {EmbeddingMode::Random, EmbeddingMode::Fixed}) {
-            const std::vector<double> cosines =
-                tokenSimilarity(r.embedding(mode), sel.phrase, sel.token, other);
-            if (qint64(cosines.size()) != length) {
-                *error = QStringLiteral("the token-similarity view needs a selected token");
-                return false;
-            }
-            for (double cosine : cosines)
-                out->values.push_back(float(cosine));
-        }
+        for (double cosine : cosines)
+            out->values.push_back(float(cosine));
+    }
+    return true;
+}
+
+bool collect(const ExplorerState &state, const FigureData &data, FigureView view, Array *out,
+             QString *error)
+{
+    if (const QString missing = missingData(data, view); !missing.isEmpty()) {
+        *error = missing;
+        return false;
+    }
+    switch (view) {
+    case FigureView::TableSimilarity:
+    case FigureView::Pca:
+    case FigureView::SinusoidFit:
+        return tableArray(*data.table, view, out);
+    case FigureView::Heatmap:
+        heatmapArray(state, *data.encoding, out);
         return true;
-    }
+    case FigureView::Waves:
+        wavesArray(state, *data.encoding->matrix, out);
+        return true;
+    case FigureView::Phrases:
+        phrasesArray(*data.phrases, out);
+        return true;
+    case FigureView::PhraseDifference:
+        return phraseDifferenceArray(state, *data.phrases, out, error);
+    case FigureView::TokenSimilarity:
+        return tokenSimilarityArray(state, *data.phrases, out, error);
     default:
-        break;
+        return false;
     }
-    return false;
 }
 
 } // namespace

@@ -131,7 +131,27 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
 {
     setWindowTitle(tr("Export figure"));
     setObjectName(QStringLiteral("exportDialog"));
+    setUpViewAndFormat();
+    setUpSizeControls();
+    setUpStyleControls();
+    setUpAnimationControls();
+    setUpPreviewAndStatus();
+    layOutDialog();
 
+    connectControls();
+    syncViewAvailability();
+
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    m_path->setText(QDir(folder.isEmpty() ? QDir::homePath() : folder)
+                        .filePath(QStringLiteral("pescope-figure.png")));
+    setUnit(Unit::Pixels);
+    syncAnimationControls();
+    syncSizeInfo();
+    schedulePreview();
+}
+
+void ExportDialog::setUpViewAndFormat()
+{
     for (const ViewChoice &choice : viewChoices())
         m_view->addItem(choice.label, figureViewsName(choice.views));
     m_view->setObjectName(QStringLiteral("exportView"));
@@ -145,6 +165,11 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_format->setToolTip(tr("PNG: pixels; SVG and PDF: lines, markers and text stay vectors, "
                             "heatmaps are embedded at full resolution; GIF, MP4 and WebM: the "
                             "figure animated, as pescope export --animate writes it"));
+}
+
+// Width, height, their unit and the DPI.
+void ExportDialog::setUpSizeControls()
+{
     m_unit->addItems({tr("pixels"), tr("inches"), tr("cm")});
     m_unit->setObjectName(QStringLiteral("exportUnit"));
     for (QDoubleSpinBox *box : {m_width, m_height}) {
@@ -169,6 +194,11 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
          std::initializer_list<QAbstractSpinBox *>{m_width, m_height, m_dpi})
         commitAfterPause(box, this);
     m_dpi->setToolTip(tr("96 draws text as large as the window does; 300 for print"));
+}
+
+// Title, caption, path, theme, smoothing, font scale, legend, colorbar, axis labels, selection.
+void ExportDialog::setUpStyleControls()
+{
     m_title->setPlaceholderText(tr("No title"));
     m_title->setObjectName(QStringLiteral("exportTitle"));
     m_caption->setObjectName(QStringLiteral("exportCaption"));
@@ -202,6 +232,11 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_showSelection->setObjectName(QStringLiteral("exportShowSelection"));
     m_showSelection->setToolTip(tr("Draw the selected cell, its dim's wave and the clicked token "
                                    "as the window marks them"));
+}
+
+// What an animation sweeps, from and to which value, in how many frames at which rate.
+void ExportDialog::setUpAnimationControls()
+{
     m_parameter->setObjectName(QStringLiteral("exportAnimate"));
     m_parameter->setToolTip(tr("What moves: the position (the marker of the waves and heatmap, "
                                "the rotation's position, the phrases' token) or a numeric field "
@@ -223,6 +258,10 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_fps->setValue(30);
     m_fps->setSuffix(tr(" frames per second"));
     m_fps->setKeyboardTracking(false);
+}
+
+void ExportDialog::setUpPreviewAndStatus()
+{
     m_previewLabel->setObjectName(QStringLiteral("exportPreview"));
     m_previewLabel->setMinimumSize(previewWidth, previewHeight);
     m_previewLabel->setAlignment(Qt::AlignCenter);
@@ -239,7 +278,11 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     m_cancelButton->setObjectName(QStringLiteral("exportCancel"));
     m_cancelButton->setToolTip(tr("Stop writing the animation; no file is left (Escape)"));
     m_cancelButton->setEnabled(false);
+}
 
+// The form beside the preview, the message and progress below, the buttons at the bottom.
+void ExportDialog::layOutDialog()
+{
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(m_copyButton, QDialogButtonBox::ActionRole);
     buttons->addButton(m_cancelButton, QDialogButtonBox::ActionRole);
@@ -255,17 +298,6 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     layout->addWidget(m_message);
     layout->addWidget(m_progress);
     layout->addWidget(buttons);
-
-    connectControls();
-    syncViewAvailability();
-
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    m_path->setText(QDir(folder.isEmpty() ? QDir::homePath() : folder)
-                        .filePath(QStringLiteral("pescope-figure.png")));
-    setUnit(Unit::Pixels);
-    syncAnimationControls();
-    syncSizeInfo();
-    schedulePreview();
 }
 
 ExportDialog::~ExportDialog()

@@ -87,6 +87,13 @@ protected:
     void reject() override;
 
 private:
+    // The constructor's parts, in the order it calls them.
+    void setUpViewAndFormat();
+    void setUpSizeControls();
+    void setUpStyleControls();
+    void setUpAnimationControls();
+    void setUpPreviewAndStatus();
+    void layOutDialog();
     QLayout *buildForm();
     void connectControls();
     void syncAnimationControls();

@@ -132,7 +132,35 @@ FileActions *FileActions::of(const MainWindow *window)
                                             Qt::FindDirectChildrenOnly);
 }
 
+// The File menu's session, model and figure actions.
 void FileActions::createActions()
+{
+    QMenu *file = fileMenu();
+    // Ours go above what the window put there (Quit).
+    QAction *before = file->actions().value(0, nullptr);
+    const SessionActions session = createSessionActions();
+    const FigureActions figure = createFigureActions();
+    const ModelActions model = createModelActions();
+
+    file->insertAction(before, session.open);
+    file->insertMenu(before, m_recentMenu);
+    file->insertAction(before, model.open);
+    file->insertAction(before, model.cached);
+    file->insertAction(before, model.pasteConfig);
+    file->insertMenu(before, m_recentModelsMenu);
+    file->insertAction(before, checkEngineTableAction());
+    file->insertAction(before, session.save);
+    file->insertAction(before, session.saveAs);
+    file->insertSeparator(before);
+    file->insertAction(before, m_exportFigure);
+    file->insertAction(before, figure.copy);
+    file->insertAction(before, figure.data);
+    file->insertSeparator(before);
+    file->setToolTipsVisible(true);
+}
+
+// The window's File menu, made when it has none.
+QMenu *FileActions::fileMenu() const
 {
     QMenu *file = nullptr;
     const QList<QAction *> menus = m_window->menuBar()->actions();
@@ -141,9 +169,12 @@ void FileActions::createActions()
             file = action->menu();
     if (!file)
         file = m_window->menuBar()->addMenu(tr("&File"));
-    // Ours go above what the window put there (Quit).
-    QAction *before = file->actions().value(0, nullptr);
+    return file;
+}
 
+// Open, save and save as; the recent sessions menu (m_recentMenu).
+FileActions::SessionActions FileActions::createSessionActions()
+{
     auto *open = new QAction(tr("&Open session…"), this);
     open->setObjectName(QStringLiteral("openSessionAction"));
     open->setShortcut(QKeySequence::Open);
@@ -190,7 +221,12 @@ void FileActions::createActions()
     };
     connect(save, &QAction::triggered, this, [saveTo] { saveTo(false); });
     connect(saveAs, &QAction::triggered, this, [saveTo] { saveTo(true); });
+    return {open, save, saveAs};
+}
 
+// Export figure (m_exportFigure), copy figure, export data.
+FileActions::FigureActions FileActions::createFigureActions()
+{
     m_exportFigure = new QAction(tr("&Export figure…"), this);
     m_exportFigure->setObjectName(QStringLiteral("exportFigureAction"));
     m_exportFigure->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -233,7 +269,13 @@ void FileActions::createActions()
         if (!exportCurrentData(path, &error))
             report(error, true, tr("Export data"));
     });
+    return {copy, data};
+}
 
+// Open model, open from the cache, paste config.json; the recent models menu
+// (m_recentModelsMenu).
+FileActions::ModelActions FileActions::createModelActions()
+{
     auto *openModelAction = new QAction(tr("Open &model…"), this);
     openModelAction->setObjectName(QStringLiteral("openModelAction"));
     openModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
@@ -269,22 +311,7 @@ void FileActions::createActions()
     m_recentModelsMenu->setObjectName(QStringLiteral("recentModelsMenu"));
     connect(m_recentModelsMenu, &QMenu::aboutToShow, this, &FileActions::rebuildRecentModelsMenu);
     rebuildRecentModelsMenu();
-
-    file->insertAction(before, open);
-    file->insertMenu(before, m_recentMenu);
-    file->insertAction(before, openModelAction);
-    file->insertAction(before, cachedModel);
-    file->insertAction(before, pasteConfig);
-    file->insertMenu(before, m_recentModelsMenu);
-    file->insertAction(before, checkEngineTableAction());
-    file->insertAction(before, save);
-    file->insertAction(before, saveAs);
-    file->insertSeparator(before);
-    file->insertAction(before, m_exportFigure);
-    file->insertAction(before, copy);
-    file->insertAction(before, data);
-    file->insertSeparator(before);
-    file->setToolTipsVisible(true);
+    return {openModelAction, cachedModel, pasteConfig};
 }
 
 void FileActions::rebuildRecentMenu()

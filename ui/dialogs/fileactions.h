@@ -93,6 +93,28 @@ private:
     std::unique_ptr<QSettings> recentSettings() const;
     void rebuildRecentModelsMenu();
     void createActions();
+    // createActions' parts: each makes its group's actions (and menus, kept in members).
+    struct SessionActions
+    {
+        QAction *open;
+        QAction *save;
+        QAction *saveAs;
+    };
+    struct FigureActions
+    {
+        QAction *copy;
+        QAction *data;
+    };
+    struct ModelActions
+    {
+        QAction *open;
+        QAction *cached;
+        QAction *pasteConfig;
+    };
+    QMenu *fileMenu() const;
+    SessionActions createSessionActions();
+    FigureActions createFigureActions();
+    ModelActions createModelActions();
     void rebuildRecentMenu();
     void report(const QString &text, bool error, const QString &title = QString());
     // The scheduler's results for `views` as the window shows them.

@@ -1,6 +1,8 @@
 // FigureBuilder: builds each figure (heatmap, waves, phrase grid, phrase difference, token
 // similarity) into a QCustomPlot from the state and the compute results. The window's views
 // and `pescope export` use the same builders, so an exported figure equals what the window shows.
+// One figure a file: heatmapfigure.cpp, wavesfigure.cpp, phrasegridfigure.cpp,
+// phrasedifferencefigure.cpp, tokensimilarityfigure.cpp; the legends here (figurebuilder.cpp).
 #pragma once
 
 #include "compute/computejobs.h"

@@ -269,32 +269,14 @@ void dressPlot(QCustomPlot *plot, const FigureStyle &style)
     }
 }
 
-} // namespace
-
-std::pair<int, int> figureLayoutSize(const FigureOptions &options)
+// Draws the title above and the caption below the panels (when the hooks ask for them) and
+// returns the band they leave between them: its top and bottom.
+std::pair<double, double> paintTitleAndCaption(QCPPainter *painter, const ExplorerState &state,
+                                               const FigureOptions &options,
+                                               const FigurePaintHooks &hooks,
+                                               const PlotTheme &theme, const QFont &font, int width,
+                                               int height)
 {
-    const double deviceScale = options.dpi / figureBaseDpi();
-    return {int(std::lround(options.width / deviceScale)),
-            int(std::lround(options.height / deviceScale))};
-}
-
-bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
-                 const FigureData &data, const FigureOptions &options, QString *error,
-                 const FigurePaintHooks &hooks)
-{
-    const double deviceScale = options.dpi / figureBaseDpi();
-    const auto [width, height] = figureLayoutSize(options);
-    const PlotTheme theme = options.printTheme ? printPlotTheme() : plotTheme(state.theme());
-    FigureBuilder builder(state, theme);
-    builder.setShowSelection(options.style.showSelection);
-    builder.setLegendPlace(options.style.legend);
-    builder.setColorbarPlace(options.style.colorbar);
-
-    if (hooks.background)
-        painter->fillRect(QRectF(0, 0, width, height), theme.background);
-
-    QFont font = QApplication::font("QCustomPlot");
-    font.setPointSizeF(font.pointSizeF() * options.style.fontScale);
     const double margin = 8.0;
     double top = 0.0;
     double bottom = height;
@@ -329,6 +311,158 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
             painter->drawText(band, Qt::TextWordWrap | Qt::AlignCenter, text);
         bottom = band.top();
     }
+    return {top, bottom};
+}
+
+// Builds the figure of `view` into `plot`. A heatmap comes back with a one-cell grid: the real
+// one depends on the laid-out size (fillHeatmap); every other view returns an empty figure.
+HeatmapFigure buildPanel(FigureBuilder &builder, QCustomPlot *plot, FigureView view,
+                         const ExplorerState &state, const PlotTheme &theme, const FigureData &data,
+                         const FigureOptions &options)
+{
+    switch (view) {
+    case FigureView::Heatmap: {
+        const EncodingResult &result = *data.encoding;
+        return builder.buildHeatmap(
+            plot, result,
+            sampleGrid(*result.matrix, fullWindow(result.spec, state.heatmapDimLimit()), 1, 1));
+    }
+    case FigureView::Waves:
+        builder.buildWaves(plot, *data.encoding);
+        break;
+    case FigureView::Phrases:
+        builder.buildPhraseGrid(plot, *data.phrases);
+        break;
+    case FigureView::PhraseDifference:
+        builder.buildPhraseDifference(plot, *data.phrases);
+        break;
+    case FigureView::TokenSimilarity:
+        builder.buildTokenSimilarity(plot, *data.phrases);
+        break;
+    case FigureView::TableSimilarity:
+    case FigureView::Pca:
+    case FigureView::SinusoidFit: {
+        TableFigures figures(state, theme);
+        figures.setLegendPlace(options.style.legend);
+        figures.build(view, plot, *data.table);
+        break;
+    }
+    case FigureView::EngineCheck:
+        EngineCheckFigure(state, theme).build(plot, *data.engineCheck);
+        break;
+    default:
+        if (const auto scheme = schemeViewOf(view))
+            SchemeFigures(state, theme).build(*scheme, plot, *data.schemes);
+        break;
+    }
+    return {};
+}
+
+// Stacked panels with one axis rect each share their left and right edges, so positions line
+// up across them (Fig 16-9's waves over its heatmap). `bands`: each panel's top and bottom.
+void alignPanelEdges(const std::vector<std::unique_ptr<ExportPlot>> &plots,
+                     const std::vector<std::pair<int, int>> &bands, int width)
+{
+    int left = 0, right = width;
+    for (const auto &plot : plots)
+        if (plot->axisRectCount() == 1) {
+            left = qMax(left, plot->axisRect()->rect().left());
+            right = qMin(right, plot->axisRect()->rect().right());
+        }
+    for (std::size_t i = 0; i < plots.size(); ++i) {
+        ExportPlot &plot = *plots[i];
+        if (plot.axisRectCount() != 1)
+            continue;
+        QCPAxisRect *rect = plot.axisRect();
+        const QMargins m = rect->margins();
+        const QMargins keep = rect->minimumMargins();
+        rect->setMinimumMargins(QMargins(m.left() + left - rect->rect().left(), keep.top(),
+                                         m.right() + rect->rect().right() - right, keep.bottom()));
+        plot.layoutAt(width, bands[i].second - bands[i].first);
+    }
+}
+
+// Fills a laid-out heatmap with its cells at the resolution the target needs: a raster one
+// value per device pixel, a vector file at most figurelimits::maxEmbeddedCells cells.
+void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTarget target,
+                 const ExplorerState &state, const EncodingResult &result,
+                 const FigureOptions &options, const FigurePaintHooks &hooks, double deviceScale)
+{
+    const CellWindow window = fullWindow(result.spec, state.heatmapDimLimit());
+    qint64 rowPixels = window.rows(), colPixels = window.cols();
+    if (target == FigureTarget::Raster) {
+        // As the window does: one value per device pixel, each the mean of its cells.
+        const QSize area = heatmap.rect->rect().size();
+        const qint64 wide = qint64(std::ceil(area.width() * deviceScale));
+        const qint64 high = qint64(std::ceil(area.height() * deviceScale));
+        rowPixels = state.transposed() ? wide : high;
+        colPixels = state.transposed() ? high : wide;
+    } else {
+        const double cells = double(window.rows()) * double(window.cols());
+        if (cells > double(figurelimits::maxEmbeddedCells)) {
+            const double shrink = std::sqrt(double(figurelimits::maxEmbeddedCells) / cells);
+            rowPixels = qMax<qint64>(1, qint64(window.rows() * shrink));
+            colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
+        }
+    }
+    HeatmapGrid grid = sampleGrid(*result.matrix, window, rowPixels, colPixels);
+    const HeatmapGridCells cells = heatmapGridCells(grid, state.transposed());
+    if (target == FigureTarget::Raster && !hooks.heatmapsAsColorMaps &&
+        RasterGridMap::drawsLike(cells, options.interpolate)) {
+        new RasterGridMap(heatmap.map, std::move(grid), cells);
+        heatmap.map->setVisible(false);
+    } else {
+        builder.setHeatmapGrid(heatmap, grid);
+    }
+}
+
+// Every colour map interpolated as asked; in a vector file, each drawn as one embedded image.
+void prepareColorMaps(QCustomPlot *plot, FigureTarget target, const FigureOptions &options,
+                      double deviceScale)
+{
+    for (int p = 0; p < plot->plottableCount(); ++p) {
+        auto *map = qobject_cast<QCPColorMap *>(plot->plottable(p));
+        if (!map)
+            continue;
+        map->setInterpolate(options.interpolate);
+        if (target == FigureTarget::Vector && map->keyAxis()->orientation() == Qt::Horizontal) {
+            // The axis rect fills its background on its own layer; moved below the map's
+            // layer, it cannot cover the image drawn first on that layer.
+            map->keyAxis()->axisRect()->setLayer(QStringLiteral("background"));
+            new EmbeddedColorMap(map, options.interpolate, deviceScale);
+            map->setVisible(false);
+        }
+    }
+}
+
+} // namespace
+
+std::pair<int, int> figureLayoutSize(const FigureOptions &options)
+{
+    const double deviceScale = options.dpi / figureBaseDpi();
+    return {int(std::lround(options.width / deviceScale)),
+            int(std::lround(options.height / deviceScale))};
+}
+
+bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
+                 const FigureData &data, const FigureOptions &options, QString *error,
+                 const FigurePaintHooks &hooks)
+{
+    const double deviceScale = options.dpi / figureBaseDpi();
+    const auto [width, height] = figureLayoutSize(options);
+    const PlotTheme theme = options.printTheme ? printPlotTheme() : plotTheme(state.theme());
+    FigureBuilder builder(state, theme);
+    builder.setShowSelection(options.style.showSelection);
+    builder.setLegendPlace(options.style.legend);
+    builder.setColorbarPlace(options.style.colorbar);
+
+    if (hooks.background)
+        painter->fillRect(QRectF(0, 0, width, height), theme.background);
+
+    QFont font = QApplication::font("QCustomPlot");
+    font.setPointSizeF(font.pointSizeF() * options.style.fontScale);
+    const auto [top, bottom] =
+        paintTitleAndCaption(painter, state, options, hooks, theme, font, width, height);
     if (bottom - top < 60.0) {
         *error = QStringLiteral("the title and caption leave no room for the figure at %1 x %2 "
                                 "pixels")
@@ -339,7 +473,7 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
 
     const int panels = int(options.views.size());
     std::vector<std::unique_ptr<ExportPlot>> plots;
-    std::vector<HeatmapFigure> heatmaps(static_cast<std::size_t>(panels));
+    std::vector<HeatmapFigure> heatmaps;
     std::vector<std::pair<int, int>> bands;
     for (int i = 0; i < panels; ++i) {
         const int y0 = int(std::lround(top + (bottom - top) * i / panels));
@@ -348,123 +482,29 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
         auto &plot = plots.emplace_back(std::make_unique<ExportPlot>());
         plot->setFont(font);
         plot->setViewport(QRect(0, 0, width, y1 - y0)); // the builders size legends by it
-        switch (options.views[i]) {
-        case FigureView::Heatmap: {
-            const EncodingResult &result = *data.encoding;
-            // Built with a one-cell grid; the real one depends on the laid-out size.
-            heatmaps[std::size_t(i)] = builder.buildHeatmap(
-                plot.get(), result,
-                sampleGrid(*result.matrix, fullWindow(result.spec, state.heatmapDimLimit()), 1, 1));
-            break;
-        }
-        case FigureView::Waves:
-            builder.buildWaves(plot.get(), *data.encoding);
-            break;
-        case FigureView::Phrases:
-            builder.buildPhraseGrid(plot.get(), *data.phrases);
-            break;
-        case FigureView::PhraseDifference:
-            builder.buildPhraseDifference(plot.get(), *data.phrases);
-            break;
-        case FigureView::TokenSimilarity:
-            builder.buildTokenSimilarity(plot.get(), *data.phrases);
-            break;
-        case FigureView::TableSimilarity:
-        case FigureView::Pca:
-        case FigureView::SinusoidFit: {
-            TableFigures figures(state, theme);
-            figures.setLegendPlace(options.style.legend);
-            figures.build(options.views[i], plot.get(), *data.table);
-            break;
-        }
-        case FigureView::EngineCheck:
-            EngineCheckFigure(state, theme).build(plot.get(), *data.engineCheck);
-            break;
-        default:
-            if (const auto scheme = schemeViewOf(options.views[i]))
-                SchemeFigures(state, theme).build(*scheme, plot.get(), *data.schemes);
-            break;
-        }
+        heatmaps.push_back(
+            buildPanel(builder, plot.get(), options.views[i], state, theme, data, options));
         dressPlot(plot.get(), options.style);
         plot->layoutAt(width, y1 - y0);
     }
-
-    // Stacked panels with one axis rect each share their left and right edges, so positions
-    // line up across them (Fig 16-9's waves over its heatmap).
-    if (panels > 1) {
-        int left = 0, right = width;
-        for (const auto &plot : plots)
-            if (plot->axisRectCount() == 1) {
-                left = qMax(left, plot->axisRect()->rect().left());
-                right = qMin(right, plot->axisRect()->rect().right());
-            }
-        for (int i = 0; i < panels; ++i) {
-            ExportPlot &plot = *plots[std::size_t(i)];
-            if (plot.axisRectCount() != 1)
-                continue;
-            QCPAxisRect *rect = plot.axisRect();
-            const QMargins m = rect->margins();
-            const QMargins keep = rect->minimumMargins();
-            rect->setMinimumMargins(QMargins(m.left() + left - rect->rect().left(), keep.top(),
-                                             m.right() + rect->rect().right() - right,
-                                             keep.bottom()));
-            plot.layoutAt(width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
-        }
-    }
+    if (panels > 1)
+        alignPanelEdges(plots, bands, width);
 
     for (int i = 0; i < panels; ++i) {
         ExportPlot &plot = *plots[std::size_t(i)];
+        const auto [y0, y1] = bands[std::size_t(i)];
         // Large fonts on small pages: legend entries wider than their room take two lines.
         if (fitLegends(&plot))
-            plot.layoutAt(width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
-        const HeatmapFigure &heatmap = heatmaps[std::size_t(i)];
-        if (heatmap.map) {
-            const EncodingResult &result = *data.encoding;
-            const CellWindow window = fullWindow(result.spec, state.heatmapDimLimit());
-            qint64 rowPixels = window.rows(), colPixels = window.cols();
-            if (target == FigureTarget::Raster) {
-                // As the window does: one value per device pixel, each the mean of its cells.
-                const QSize area = heatmap.rect->rect().size();
-                const qint64 wide = qint64(std::ceil(area.width() * deviceScale));
-                const qint64 high = qint64(std::ceil(area.height() * deviceScale));
-                rowPixels = state.transposed() ? wide : high;
-                colPixels = state.transposed() ? high : wide;
-            } else {
-                const double cells = double(window.rows()) * double(window.cols());
-                if (cells > double(figurelimits::maxEmbeddedCells)) {
-                    const double shrink = std::sqrt(double(figurelimits::maxEmbeddedCells) / cells);
-                    rowPixels = qMax<qint64>(1, qint64(window.rows() * shrink));
-                    colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
-                }
-            }
-            HeatmapGrid grid = sampleGrid(*result.matrix, window, rowPixels, colPixels);
-            const HeatmapGridCells cells = heatmapGridCells(grid, state.transposed());
-            if (target == FigureTarget::Raster && !hooks.heatmapsAsColorMaps &&
-                RasterGridMap::drawsLike(cells, options.interpolate)) {
-                new RasterGridMap(heatmap.map, std::move(grid), cells);
-                heatmap.map->setVisible(false);
-            } else {
-                builder.setHeatmapGrid(heatmap, grid);
-            }
-        }
-        for (int p = 0; p < plot.plottableCount(); ++p) {
-            auto *map = qobject_cast<QCPColorMap *>(plot.plottable(p));
-            if (!map)
-                continue;
-            map->setInterpolate(options.interpolate);
-            if (target == FigureTarget::Vector && map->keyAxis()->orientation() == Qt::Horizontal) {
-                // The axis rect fills its background on its own layer; moved below the map's
-                // layer, it cannot cover the image drawn first on that layer.
-                map->keyAxis()->axisRect()->setLayer(QStringLiteral("background"));
-                new EmbeddedColorMap(map, options.interpolate, deviceScale);
-                map->setVisible(false);
-            }
-        }
+            plot.layoutAt(width, y1 - y0);
+        if (const HeatmapFigure &heatmap = heatmaps[std::size_t(i)]; heatmap.map)
+            fillHeatmap(builder, heatmap, target, state, *data.encoding, options, hooks,
+                        deviceScale);
+        prepareColorMaps(&plot, target, options, deviceScale);
         if (hooks.beforePaint)
             hooks.beforePaint(i, &plot);
         painter->save();
-        painter->translate(0, bands[std::size_t(i)].first);
-        plot.toPainter(painter, width, bands[std::size_t(i)].second - bands[std::size_t(i)].first);
+        painter->translate(0, y0);
+        plot.toPainter(painter, width, y1 - y0);
         painter->restore();
     }
     return true;

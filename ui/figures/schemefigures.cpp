@@ -325,11 +325,20 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     by->setLabel(QStringLiteral("θ scaled / θ original"));
     bottom->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("pair i"));
 
+    const bool showB = result.b.label != result.a.label;
+    drawWavelengths(top, result, showB);
+    drawScaleRatios(bottom, result, showB);
+    applyPlotTheme(plot, m_theme);
+}
+
+// The spectrum's top: A's (and B's) wavelengths unscaled and scaled, the mrope sections, the
+// original contexts marked.
+void SchemeFigures::drawWavelengths(QCPAxisRect *top, const SchemeResult &result, bool showB) const
+{
     QCPLegend *legend = addLegend(top, Qt::AlignLeft | Qt::AlignTop);
     const bool sameBase =
         result.a.rope().ropeTheta == result.b.rope().ropeTheta &&
         result.a.rope().partialRotaryFactor == result.b.rope().partialRotaryFactor;
-    const bool showB = result.b.label != result.a.label;
     double lo = 1e300, hi = 0;
     auto curve = [&](const std::vector<double> &frequencies, const QPen &pen, const QString &name) {
         const QVector<double> w = wavelengths(frequencies);
@@ -372,8 +381,21 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
         scaledCurves(result.b, cb, QStringLiteral("B: "));
     }
     addMropeSections(top, legend, result.a);
-    // The contexts the scalings extend: a wavelength longer than it never completed a turn in
-    // training, which is what each rule treats differently.
+    for (qint64 context : markOriginalContexts(top, result, showB)) {
+        hi = std::max(hi, double(context));
+        lo = std::min(lo, double(context));
+    }
+    const double pairs = double(result.a.original.size());
+    top->axis(QCPAxis::atBottom)->setRange(-0.5, pairs - 0.5);
+    top->axis(QCPAxis::atLeft)->setRange(lo / 2.0, hi * 4.0);
+}
+
+// The contexts the scalings extend (the positions when none says one), drawn as lines: a
+// wavelength longer than one never completed a turn in training, which is what each rule
+// treats differently.
+QList<qint64> SchemeFigures::markOriginalContexts(QCPAxisRect *top, const SchemeResult &result,
+                                                  bool showB) const
+{
     QList<qint64> contexts;
     for (const RopeConfigData *c : {&result.a, &result.b})
         if (c->originalContext > 0 && !contexts.contains(c->originalContext) &&
@@ -391,13 +413,16 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
                               : QStringLiteral("positions"),
                           formatGrouped(double(context), 4)),
                  m_theme.foreground, Qt::AlignLeft | Qt::AlignBottom);
-        hi = std::max(hi, double(context));
-        lo = std::min(lo, double(context));
     }
-    const double pairs = double(result.a.original.size());
-    top->axis(QCPAxis::atBottom)->setRange(-0.5, pairs - 0.5);
-    ty->setRange(lo / 2.0, hi * 4.0);
+    return contexts;
+}
 
+// The spectrum's bottom: θ scaled / θ original per pair, on ticks of powers of two.
+void SchemeFigures::drawScaleRatios(QCPAxisRect *bottom, const SchemeResult &result,
+                                    bool showB) const
+{
+    QCPAxis *by = bottom->axis(QCPAxis::atLeft);
+    const QColor ca = m_theme.curve(0), cb = m_theme.curve(1);
     auto ratio = [&](const RopeConfigData &c, const std::vector<double> &scaled, const QPen &pen,
                      const QString &name) {
         QVector<double> r;
@@ -425,6 +450,7 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
             rlo = std::min(rlo, v);
             rhi = std::max(rhi, v);
         }
+    const double pairs = double(result.a.original.size());
     bottom->axis(QCPAxis::atBottom)->setRange(-0.5, pairs - 0.5);
     by->setRange(rlo / 1.5, rhi * 1.5);
     // Powers of two read as the factors the rules divide by: 1, 1/2, ..., 1/8.
@@ -435,7 +461,6 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
                                                : QStringLiteral("1/%1").arg(1 << std::min(-k, 30)));
     by->setTicker(ticks);
     by->setSubTicks(false);
-    applyPlotTheme(plot, m_theme);
 }
 
 void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result) const

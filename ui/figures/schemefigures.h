@@ -48,6 +48,11 @@ public:
     static QString viewTitle(SchemeView view);
 
 private:
+    // buildSpectrum's top and bottom.
+    void drawWavelengths(QCPAxisRect *top, const SchemeResult &result, bool showB) const;
+    QList<qint64> markOriginalContexts(QCPAxisRect *top, const SchemeResult &result,
+                                       bool showB) const;
+    void drawScaleRatios(QCPAxisRect *bottom, const SchemeResult &result, bool showB) const;
     void addMropeSections(QCPAxisRect *rect, QCPLegend *legend, const RopeConfigData &c) const;
 
     const ExplorerState &m_state;

@@ -64,13 +64,39 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
       m_backendCombo(new QComboBox(this))
 {
     setObjectName(QStringLiteral("mainWindow"));
+    setUpUndo();
+    buildPages();
+    buildStatusBar();
+
+    createActions();
+    FileActions::install(this); // sessions, figure and data export (File menu)
+    BackendNoticeIndicator::install(this, m_scheduler); // GPU fallback warning
+    connectPages();
+    connectComputeInfo();
+
+    resize(1400, 900);
+    if (m_options.persistent)
+        restoreSettings();
+    // What the window starts with is no step of this session: recording begins now.
+    m_state->setUndoStack(m_undo);
+    qApp->installEventFilter(this);
+    applyTheme();
+    m_pages->setCurrentIndex(int(m_state->page()));
+}
+
+void MainWindow::setUpUndo()
+{
     m_undo->setObjectName(QStringLiteral("undoStack"));
     // A step holds the parameters before and after it (a model's table among them): the history
     // is bounded.
     m_undo->setUndoLimit(undoSteps);
     updateTitle();
     connect(m_undo, &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+}
 
+// The panel beside the waves over the heatmap.
+QWidget *MainWindow::buildEncodingPage()
+{
     // As wide as the panel's widest row: no horizontal scroll bar, nothing clipped.
     auto *panelScroll = new FittingScrollArea(m_panel, 260, this);
     m_plotSplitter->setObjectName(QStringLiteral("plotSplitter"));
@@ -88,8 +114,14 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     m_encodingSplitter->setStretchFactor(0, 0);
     m_encodingSplitter->setStretchFactor(1, 1);
     m_encodingSplitter->setSizes({300, 1000});
+    return m_encodingSplitter;
+}
+
+// The four pages as tabs, and the Motion bar below them.
+void MainWindow::buildPages()
+{
     m_pages->setObjectName(QStringLiteral("pages"));
-    m_pages->addTab(m_encodingSplitter, tr("&Encoding"));
+    m_pages->addTab(buildEncodingPage(), tr("&Encoding"));
     m_pages->addTab(m_phrases, tr("P&hrases"));
     m_pages->addTab(m_schemes, tr("&Schemes"));
     m_pages->addTab(m_model, tr("&Model"));
@@ -103,7 +135,11 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     setCentralWidget(m_pages);
     // Motion (issue 13): play the position or sweep a scheme field on the current page.
     addToolBar(Qt::BottomToolBarArea, new PlayBar(m_state, this));
+}
 
+// Which backend computed the current view, the progress of a long computation, Cancel.
+void MainWindow::buildStatusBar()
+{
     m_computeLabel->setObjectName(QStringLiteral("computeInfo"));
     m_computeLabel->setToolTip(tr("Which backend computed the current view and how long it took"));
     m_progress->setRange(0, 100);
@@ -117,11 +153,10 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
     statusBar()->addPermanentWidget(m_computeLabel);
+}
 
-    createActions();
-    FileActions::install(this); // sessions, figure and data export (File menu)
-    BackendNoticeIndicator::install(this, m_scheduler); // GPU fallback warning
-
+void MainWindow::connectPages()
+{
     connect(m_pages, &QTabWidget::currentChanged, this, [this](int index) {
         m_state->setPage(Page(qBound(0, index, int(Page::Model))));
         updateComputeInfo();
@@ -129,6 +164,11 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     connect(m_state, &ExplorerState::pageChanged, this,
             [this] { m_pages->setCurrentIndex(int(m_state->page())); });
     connect(m_state, &ExplorerState::themeChanged, this, &MainWindow::applyTheme);
+}
+
+// The compute line of the status bar follows the scheduler's results, failures and progress.
+void MainWindow::connectComputeInfo()
+{
     connect(m_scheduler, &ComputeScheduler::encodingReady, this,
             [this](const std::shared_ptr<const EncodingResult> &r) {
                 m_encodingInfo = tr("%1 × %2 on %3 in %4 ms")
@@ -183,15 +223,6 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     connect(m_scheduler, &ComputeScheduler::cancelled, this,
             [this] { statusBar()->showMessage(tr("Cancelled; showing the last result"), 5000); });
     connect(m_cancel, &QToolButton::clicked, m_scheduler, &ComputeScheduler::cancel);
-
-    resize(1400, 900);
-    if (m_options.persistent)
-        restoreSettings();
-    // What the window starts with is no step of this session: recording begins now.
-    m_state->setUndoStack(m_undo);
-    qApp->installEventFilter(this);
-    applyTheme();
-    m_pages->setCurrentIndex(int(m_state->page()));
 }
 
 MainWindow::~MainWindow()
@@ -205,12 +236,27 @@ MainWindow::~MainWindow()
 
 void MainWindow::createActions()
 {
+    createFileMenu();
+    createEditMenu();
+    const ViewActions view = createViewMenu();
+    QMenu *presetMenu = createPresetsMenu();
+    QAction *reseed = createPhrasesMenu();
+    createComputeMenu();
+    createHelpMenu();
+    createMainToolBar(view, presetMenu, reseed);
+}
+
+void MainWindow::createFileMenu()
+{
     auto *file = menuBar()->addMenu(tr("&File"));
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setToolTip(tr("Close the window (Ctrl+Q)"));
-    createEditMenu();
+}
 
+// The pages, the heatmap's transpose and reset, the colormap and the theme.
+MainWindow::ViewActions MainWindow::createViewMenu()
+{
     auto *view = menuBar()->addMenu(tr("&View"));
     QAction *encodingPage =
         view->addAction(tr("&Encoding page"), this, [this] { m_state->setPage(Page::Encoding); });
@@ -256,7 +302,11 @@ void MainWindow::createActions()
             [this](bool on) { m_state->setTheme(on ? Theme::Dark : Theme::Light); });
     connect(m_state, &ExplorerState::themeChanged, dark,
             [this, dark] { dark->setChecked(m_state->theme() == Theme::Dark); });
+    return {transpose, reset, dark};
+}
 
+QMenu *MainWindow::createPresetsMenu()
+{
     auto *presetMenu = menuBar()->addMenu(tr("&Presets"));
     int index = 0;
     for (const Preset &preset : presets()) {
@@ -275,7 +325,12 @@ void MainWindow::createActions()
     presetMenu->addSeparator();
     presetMenu->addAction(tr("&Defaults"), m_state, &ExplorerState::resetToDefaults);
     presetMenu->setToolTipsVisible(true);
+    return presetMenu;
+}
 
+// Add phrase and Reseed, which the Phrases page's buttons do too.
+QAction *MainWindow::createPhrasesMenu()
+{
     auto *phrases = menuBar()->addMenu(tr("P&hrases"));
     QAction *add = phrases->addAction(tr("&Add phrase"), this, [this] {
         m_state->setPage(Page::Phrases);
@@ -286,7 +341,12 @@ void MainWindow::createActions()
     reseed->setObjectName(QStringLiteral("reseedAction"));
     reseed->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     reseed->setToolTip(tr("Draw a new random embedding (Ctrl+R)"));
+    return reseed;
+}
 
+// The backend (mirrored by the toolbar's combo box) and Cancel.
+void MainWindow::createComputeMenu()
+{
     auto *compute = menuBar()->addMenu(tr("&Compute"));
     auto *backends = new QActionGroup(this);
     const QList<BackendStatus> status = probeBackends();
@@ -322,9 +382,10 @@ void MainWindow::createActions()
     QAction *cancel =
         compute->addAction(tr("&Cancel computation"), m_scheduler, &ComputeScheduler::cancel);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+}
 
-    createHelpMenu();
-
+void MainWindow::createMainToolBar(const ViewActions &view, QMenu *presetMenu, QAction *reseed)
+{
     auto *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
     auto *presetButton = new QToolButton(toolbar);
@@ -333,10 +394,10 @@ void MainWindow::createActions()
     presetButton->setPopupMode(QToolButton::InstantPopup);
     presetButton->setToolTip(tr("Reproduce a seed figure in one click"));
     toolbar->addWidget(presetButton);
-    toolbar->addAction(reset);
-    toolbar->addAction(transpose);
+    toolbar->addAction(view.reset);
+    toolbar->addAction(view.transpose);
     toolbar->addAction(reseed);
-    toolbar->addAction(dark);
+    toolbar->addAction(view.dark);
     toolbar->addAction(findChild<QAction *>(QStringLiteral("viewHelpAction")));
     toolbar->addSeparator();
     toolbar->addWidget(new QLabel(tr(" Backend "), toolbar));

@@ -83,7 +83,28 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    // The constructor's parts, in the order it calls them.
+    void setUpUndo();
+    void buildPages();
+    QWidget *buildEncodingPage();
+    void buildStatusBar();
+    void connectPages();
+    void connectComputeInfo();
+    // The View menu's actions the toolbar shows too.
+    struct ViewActions
+    {
+        QAction *transpose;
+        QAction *reset;
+        QAction *dark;
+    };
+    // createActions makes one menu after the other, then the toolbar.
     void createActions();
+    void createFileMenu();
+    ViewActions createViewMenu();
+    QMenu *createPresetsMenu();
+    QAction *createPhrasesMenu();
+    void createComputeMenu();
+    void createMainToolBar(const ViewActions &view, QMenu *presetMenu, QAction *reseed);
     void createEditMenu();
     void createHelpMenu();
     void updateTitle();

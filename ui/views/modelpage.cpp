@@ -59,6 +59,18 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
       m_info(new MessageSlot(2, MessageSlot::Height::Fixed, false, this))
 {
     setObjectName(QStringLiteral("modelPage"));
+    createFigureTabs();
+    describeModelWidgets();
+    layOutPage(buildControlsPanel());
+    connectControls();
+    connectResults();
+    updateCardForSpec();
+    schedule();
+}
+
+// One tab (a plot) per view, each with its tooltip.
+void ModelPage::createFigureTabs()
+{
     m_tabs->setObjectName(QStringLiteral("modelTabs"));
     const QStringList tips{
         tr("Principal components of the position vectors, coloured by position: GPT-2's table "
@@ -82,7 +94,11 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
                        scheme ? SchemeFigures::viewTitle(*scheme) : TableFigures::viewTitle(view));
         m_tabs->setTabToolTip(m_tabs->count() - 1, tips.value(m_tabs->count() - 1));
     }
+}
 
+// The model card, the layer map, the fit dimension and the status lines.
+void ModelPage::describeModelWidgets()
+{
     m_cardText->setObjectName(QStringLiteral("modelCard"));
     m_cardText->setReadOnly(true);
     m_cardText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
@@ -112,7 +128,12 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     // button up between two clicks (issue 25).
     m_message->setObjectName(QStringLiteral("modelMessage"));
     m_info->setObjectName(QStringLiteral("modelInfo"));
+}
 
+// Left: the model card, the layer map with Use layer as B, the learned table's controls and
+// the status lines.
+QWidget *ModelPage::buildControlsPanel()
+{
     auto *controls = new QWidget(this);
     auto *layout = new QVBoxLayout(controls);
     auto *cardBox = new QGroupBox(tr("Model card"), controls);
@@ -126,14 +147,6 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
                             "Compare A/B; then open another model (or choose another layer): it "
                             "is A"));
     m_useAsB->setEnabled(false);
-    connect(m_useAsB, &QPushButton::clicked, this, [this] {
-        const QList<QTableWidgetItem *> items = m_layers->selectedItems();
-        QString error;
-        if (items.isEmpty())
-            setInfo(tr("Choose a rotary layer first"));
-        else if (!useLayerAsB(items.constFirst()->row(), &error))
-            setInfo(error);
-    });
     m_tableBox = new QGroupBox(tr("Learned table views"), controls);
     auto *form = new QFormLayout(m_tableBox);
     form->addRow(tr("Fit dimension"), m_dim);
@@ -142,7 +155,11 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     layout->addWidget(m_tableBox);
     layout->addWidget(m_message);
     layout->addWidget(m_info);
+    return controls;
+}
 
+void ModelPage::layOutPage(QWidget *controls)
+{
     auto *splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(controls);
     splitter->addWidget(m_tabs);
@@ -152,7 +169,18 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(splitter);
+}
 
+void ModelPage::connectControls()
+{
+    connect(m_useAsB, &QPushButton::clicked, this, [this] {
+        const QList<QTableWidgetItem *> items = m_layers->selectedItems();
+        QString error;
+        if (items.isEmpty())
+            setInfo(tr("Choose a rotary layer first"));
+        else if (!useLayerAsB(items.constFirst()->row(), &error))
+            setInfo(error);
+    });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_updatingTabs)
             return;
@@ -175,6 +203,11 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
         if (!selectLayer(items.constFirst()->row(), &error))
             setInfo(error);
     });
+}
+
+// The state's changes and the scheduler's results, failures and cancellations.
+void ModelPage::connectResults()
+{
     connect(m_state, &ExplorerState::specChanged, this, &ModelPage::updateCardForSpec);
     connect(m_state, &ExplorerState::changed, this, &ModelPage::schedule);
     connect(m_state, &ExplorerState::themeChanged, this, [this] {
@@ -209,8 +242,6 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
             setTiming(tr("Model: cancelled"));
         }
     });
-    updateCardForSpec();
-    schedule();
 }
 
 QList<FigureView> ModelPage::views()

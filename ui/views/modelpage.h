@@ -74,6 +74,13 @@ signals:
     void timingChanged();
 
 private:
+    // The constructor's parts, in the order it calls them.
+    void createFigureTabs();
+    void describeModelWidgets();
+    QWidget *buildControlsPanel();
+    void layOutPage(QWidget *controls);
+    void connectControls();
+    void connectResults();
     void setTiming(const QString &text);
     void setMessage(const QString &text);
     void setInfo(const QString &text);

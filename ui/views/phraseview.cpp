@@ -163,6 +163,21 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
       m_gridPlot(new QCustomPlot(this)), m_differencePlot(new QCustomPlot(this)),
       m_similarityPlot(new QCustomPlot(this)), m_readout(new QLabel(this))
 {
+    createForms(state);
+    describeControls();
+    describeTablesAndPlots();
+    QWidget *inputs = buildInputsPanel(state);
+    QWidget *figures = buildFiguresPanel();
+    layOutPanels(inputs, figures, state, scheduler);
+    connectControls(scheduler);
+    connectState(state);
+    connectGridMouse();
+    refresh();
+}
+
+// The vocabulary and id tables and the two field forms (settings, pages).
+void PhraseView::createForms(ExplorerState *state)
+{
     m_vocabulary = makeTable(m_vocabularyModel, this);
     m_ids = makeTable(m_idsModel, this);
     m_settings =
@@ -203,7 +218,11 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
         this);
     m_page->setLabel(QStringLiteral("phrasePage"), tr("&Phrase page"));
     m_page->setLabel(QStringLiteral("tokenPage"), tr("To&ken page"));
+}
 
+// Names and tooltips of the phrase, reseed and compare controls and the message slots.
+void PhraseView::describeControls()
+{
     m_addPhrase->setObjectName(QStringLiteral("addPhrase"));
     m_addPhrase->setToolTip(tr("Add another phrase to compare (Ctrl+Shift+N)"));
     m_pageInfo->setObjectName(QStringLiteral("phrasePageInfo"));
@@ -229,6 +248,10 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     m_rowMessage->setToolTip(tr("Why a phrase was refused; the state keeps the last good one"));
     m_message->setObjectName(QStringLiteral("phraseMessage"));
     m_message->setToolTip(tr("Why the last choice was refused; the view keeps the last good one"));
+}
+
+void PhraseView::describeTablesAndPlots()
+{
     m_vocabulary->setObjectName(QStringLiteral("vocabulary"));
     m_vocabulary->verticalHeader()->hide();
     m_vocabulary->horizontalHeader()->setStretchLastSection(true);
@@ -253,8 +276,11 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
         relayTicksAfterLayout(plot);
     m_readout->setObjectName(QStringLiteral("phraseReadout"));
     m_readout->setToolTip(tr("The cell under the mouse"));
+}
 
-    // Left: inputs and tables.
+// Left: the tokenizer choice, the phrases, the settings, the pages and the tables.
+QWidget *PhraseView::buildInputsPanel(ExplorerState *state)
+{
     auto *left = new QWidget(this);
     auto *leftLayout = new QVBoxLayout(left);
     auto *phrasesBox = new QGroupBox(tr("Phrases"), left);
@@ -288,7 +314,12 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     leftLayout->addWidget(m_vocabulary, 2);
     leftLayout->addWidget(new QLabel(tr("Token ids"), left));
     leftLayout->addWidget(m_ids, 1);
+    return left;
+}
 
+// Right: the grid with its readout above the difference and similarity plots.
+QWidget *PhraseView::buildFiguresPanel()
+{
     auto *gridBox = new QWidget(this);
     auto *gridLayout = new QVBoxLayout(gridBox);
     gridLayout->setContentsMargins(0, 0, 0, 0);
@@ -304,6 +335,12 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 2);
     right->setSizes({600, 400});
+    return right;
+}
+
+void PhraseView::layOutPanels(QWidget *left, QWidget *right, ExplorerState *state,
+                              ComputeScheduler *scheduler)
+{
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(left);
     scroll->setWidgetResizable(true);
@@ -320,7 +357,10 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);
+}
 
+void PhraseView::connectControls(ComputeScheduler *scheduler)
+{
     connect(m_addPhrase, &QPushButton::clicked, this, &PhraseView::addPhrase);
     connect(m_reseed, &QPushButton::clicked, this, &PhraseView::reseed);
     connect(m_compareA, &QComboBox::activated, this, &PhraseView::applyCompare);
@@ -330,6 +370,10 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
         if (!m_result)
             m_readout->setText(message);
     });
+}
+
+void PhraseView::connectState(ExplorerState *state)
+{
     connect(state, &ExplorerState::phraseSettingsChanged, this, &PhraseView::refresh);
     connect(state, &ExplorerState::phraseSettingsChanged, m_settings, &FieldForm::refresh);
     for (auto signal : {&ExplorerState::phraseSettingsChanged, &ExplorerState::phrasePageChanged})
@@ -359,11 +403,14 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
             rebuildDifference();
             rebuildSimilarity();
         });
+}
+
+void PhraseView::connectGridMouse()
+{
     connect(m_gridPlot, &QCustomPlot::mouseMove, this, &PhraseView::onGridMove);
     connect(m_gridPlot, &QCustomPlot::mousePress, this,
             [this](QMouseEvent *event) { m_pressPos = event->position(); });
     connect(m_gridPlot, &QCustomPlot::mouseRelease, this, &PhraseView::onGridRelease);
-    refresh();
 }
 
 PhraseView::~PhraseView() = default;

@@ -78,6 +78,17 @@ private:
         bool typing = false;  // text typed since the last commit
         bool pending = false; // made by addPhrase, its phrase not yet accepted by the state
     };
+    // The constructor's parts, in the order it calls them (creation order is tab order).
+    void createForms(ExplorerState *state);
+    void describeControls();
+    void describeTablesAndPlots();
+    QWidget *buildInputsPanel(ExplorerState *state);
+    QWidget *buildFiguresPanel();
+    void layOutPanels(QWidget *left, QWidget *right, ExplorerState *state,
+                      ComputeScheduler *scheduler);
+    void connectControls(ComputeScheduler *scheduler);
+    void connectState(ExplorerState *state);
+    void connectGridMouse();
     void insertRow(int at);
     void dropRow(int at);
     int rowOf(const QWidget *widget) const;

@@ -79,6 +79,18 @@ FieldForm::~FieldForm()
 
 void FieldForm::build()
 {
+    clearRows();
+    for (const FormField &field : m_model->fields()) {
+        auto *row = new Row;
+        row->field = field;
+        m_builtKeys.append(field.key);
+        buildRow(row);
+        m_rows.append(row);
+    }
+}
+
+void FieldForm::clearRows()
+{
     // A choice's combo box may be the very sender whose signal led here (a new scheme brings
     // other fields): its row is unhooked now and deleted once that signal has returned.
     // Their names go at once too, so that a lookup by name finds the new rows' editors.
@@ -99,106 +111,128 @@ void FieldForm::build()
     qDeleteAll(m_rows);
     m_rows.clear();
     m_builtKeys.clear();
-    for (const FormField &field : m_model->fields()) {
-        auto *row = new Row;
-        row->field = field;
-        m_builtKeys.append(field.key);
-        row->container = new QWidget(this);
-        auto *box = new QVBoxLayout(row->container);
-        box->setContentsMargins(0, 0, 0, 0);
-        box->setSpacing(2);
-        const QString name = m_prefix.isEmpty()
-                                 ? field.key
-                                 : m_prefix + field.key.left(1).toUpper() + field.key.mid(1);
-        switch (field.editor) {
-        case FormField::Editor::Integer: {
-            auto *edit = new StepEdit(row->container);
-            edit->setRange(field.minimum, field.maximum);
-            connect(edit, &StepEdit::stepped, this,
-                    [this, row] { commit(row->field.key, row->line->text()); });
-            row->line = edit;
-            break;
-        }
-        case FormField::Editor::Line: {
-            // A text field holds what its table allows (the command line's limit), no less.
-            auto *edit = new LimitedLineEdit(row->container);
-            edit->setLimit(field.maxLength);
-            connect(edit, &LimitedLineEdit::pasteRefused, this, [this, row](qint64 resulting) {
-                showProblem(
-                    row->field.key,
-                    m_model->describe({row->field.key, tooLong(row->field.maxLength, resulting)}));
-            });
-            row->line = edit;
-            break;
-        }
-        case FormField::Editor::Check:
-            row->check = new QCheckBox(m_labels.value(field.key, field.label), row->container);
-            connect(row->check, &QCheckBox::clicked, this, [this, row](bool on) {
-                commit(row->field.key, on ? QStringLiteral("true") : QStringLiteral("false"));
-            });
-            break;
-        case FormField::Editor::Choice:
-            row->combo = new QComboBox(row->container);
-            for (const ChoiceName &c : field.choices)
-                row->combo->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.name));
-            // Long labels ("Interleaved pairs (GPT-J, rope_interleave)") elide rather than widen
-            // the panel past what a 1280 x 720 window leaves the plots; the list shows them whole.
-            row->combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-            row->combo->setMinimumContentsLength(14);
-            connect(row->combo, &QComboBox::activated, this, [this, row](int index) {
-                commit(row->field.key, row->combo->itemData(index).toString());
-            });
-            break;
-        }
-        if (row->line) {
-            row->pause = new QTimer(row->container);
-            row->pause->setSingleShot(true);
-            row->pause->setInterval(commitPauseMs);
-            connect(row->line, &QLineEdit::textEdited, this, [row] {
-                row->typing = true;
-                row->pause->start();
-            });
-            const auto commitTyped = [this, row] {
-                if (row->typing)
-                    commit(row->field.key, row->line->text());
-            };
-            connect(row->pause, &QTimer::timeout, this, commitTyped);
-            connect(row->line, &QLineEdit::editingFinished, this, commitTyped);
-        }
-        QWidget *editor = row->editor();
-        editor->setObjectName(name);
-        editor->setToolTip(field.toolTip);
-        box->addWidget(editor);
-        if (m_sliders.contains(field.key)) {
-            row->slider = new QSlider(Qt::Horizontal, row->container);
-            row->slider->setObjectName(name + QStringLiteral("Slider"));
-            row->slider->setRange(1, m_sliders.value(field.key));
-            row->slider->setToolTip(tr("Drag to change %1 (1 to %2; type larger values in the "
-                                       "field)")
-                                        .arg(field.label.toLower())
-                                        .arg(m_sliders.value(field.key)));
-            connect(row->slider, &QSlider::valueChanged, this, [this, row](int value) {
-                if (m_refreshing)
-                    return;
-                row->line->setText(QString::number(value));
-                commit(row->field.key, row->line->text());
-            });
-            box->addWidget(row->slider);
-        }
-        const int at = int(m_rows.size());
-        if (row->check) {
-            m_layout->addWidget(row->container, at, 0, 1, 2);
-        } else {
-            // The label stays level with the editor when a slider below it makes the row
-            // taller (updateRows gives it the editor's height).
-            row->label = new QLabel(m_labels.value(field.key, field.label), this);
-            row->label->setBuddy(editor);
-            row->label->setToolTip(field.toolTip);
-            row->label->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-            m_layout->addWidget(row->label, at, 0, Qt::AlignLeft | Qt::AlignTop);
-            m_layout->addWidget(row->container, at, 1);
-        }
-        m_rows.append(row);
+}
+
+// Row `row`'s editor (and slider) in its container, placed in the grid below the rows built.
+void FieldForm::buildRow(Row *row)
+{
+    const FormField &field = row->field;
+    row->container = new QWidget(this);
+    auto *box = new QVBoxLayout(row->container);
+    box->setContentsMargins(0, 0, 0, 0);
+    box->setSpacing(2);
+    const QString name =
+        m_prefix.isEmpty() ? field.key : m_prefix + field.key.left(1).toUpper() + field.key.mid(1);
+    createEditor(row);
+    if (row->line)
+        commitLineAfterPause(row);
+    QWidget *editor = row->editor();
+    editor->setObjectName(name);
+    editor->setToolTip(field.toolTip);
+    box->addWidget(editor);
+    if (m_sliders.contains(field.key))
+        box->addWidget(createSlider(row, name));
+    placeRow(row, editor);
+}
+
+// The editor of the row's field, committing what it is given.
+void FieldForm::createEditor(Row *row)
+{
+    const FormField &field = row->field;
+    switch (field.editor) {
+    case FormField::Editor::Integer: {
+        auto *edit = new StepEdit(row->container);
+        edit->setRange(field.minimum, field.maximum);
+        connect(edit, &StepEdit::stepped, this,
+                [this, row] { commit(row->field.key, row->line->text()); });
+        row->line = edit;
+        break;
+    }
+    case FormField::Editor::Line: {
+        // A text field holds what its table allows (the command line's limit), no less.
+        auto *edit = new LimitedLineEdit(row->container);
+        edit->setLimit(field.maxLength);
+        connect(edit, &LimitedLineEdit::pasteRefused, this, [this, row](qint64 resulting) {
+            showProblem(
+                row->field.key,
+                m_model->describe({row->field.key, tooLong(row->field.maxLength, resulting)}));
+        });
+        row->line = edit;
+        break;
+    }
+    case FormField::Editor::Check:
+        row->check = new QCheckBox(m_labels.value(field.key, field.label), row->container);
+        connect(row->check, &QCheckBox::clicked, this, [this, row](bool on) {
+            commit(row->field.key, on ? QStringLiteral("true") : QStringLiteral("false"));
+        });
+        break;
+    case FormField::Editor::Choice:
+        row->combo = new QComboBox(row->container);
+        for (const ChoiceName &c : field.choices)
+            row->combo->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.name));
+        // Long labels ("Interleaved pairs (GPT-J, rope_interleave)") elide rather than widen
+        // the panel past what a 1280 x 720 window leaves the plots; the list shows them whole.
+        row->combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        row->combo->setMinimumContentsLength(14);
+        connect(row->combo, &QComboBox::activated, this, [this, row](int index) {
+            commit(row->field.key, row->combo->itemData(index).toString());
+        });
+        break;
+    }
+}
+
+// A text field commits on Enter, on leaving it, or after a pause in typing.
+void FieldForm::commitLineAfterPause(Row *row)
+{
+    row->pause = new QTimer(row->container);
+    row->pause->setSingleShot(true);
+    row->pause->setInterval(commitPauseMs);
+    connect(row->line, &QLineEdit::textEdited, this, [row] {
+        row->typing = true;
+        row->pause->start();
+    });
+    const auto commitTyped = [this, row] {
+        if (row->typing)
+            commit(row->field.key, row->line->text());
+    };
+    connect(row->pause, &QTimer::timeout, this, commitTyped);
+    connect(row->line, &QLineEdit::editingFinished, this, commitTyped);
+}
+
+QSlider *FieldForm::createSlider(Row *row, const QString &name)
+{
+    const FormField &field = row->field;
+    row->slider = new QSlider(Qt::Horizontal, row->container);
+    row->slider->setObjectName(name + QStringLiteral("Slider"));
+    row->slider->setRange(1, m_sliders.value(field.key));
+    row->slider->setToolTip(tr("Drag to change %1 (1 to %2; type larger values in the "
+                               "field)")
+                                .arg(field.label.toLower())
+                                .arg(m_sliders.value(field.key)));
+    connect(row->slider, &QSlider::valueChanged, this, [this, row](int value) {
+        if (m_refreshing)
+            return;
+        row->line->setText(QString::number(value));
+        commit(row->field.key, row->line->text());
+    });
+    return row->slider;
+}
+
+void FieldForm::placeRow(Row *row, QWidget *editor)
+{
+    const FormField &field = row->field;
+    const int at = int(m_rows.size());
+    if (row->check) {
+        m_layout->addWidget(row->container, at, 0, 1, 2);
+    } else {
+        // The label stays level with the editor when a slider below it makes the row
+        // taller (updateRows gives it the editor's height).
+        row->label = new QLabel(m_labels.value(field.key, field.label), this);
+        row->label->setBuddy(editor);
+        row->label->setToolTip(field.toolTip);
+        row->label->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        m_layout->addWidget(row->label, at, 0, Qt::AlignLeft | Qt::AlignTop);
+        m_layout->addWidget(row->container, at, 1);
     }
 }
 

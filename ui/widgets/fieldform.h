@@ -202,6 +202,13 @@ signals:
 private:
     struct Row;
     void build();
+    // build's steps: the old rows go, then each field's row is built.
+    void clearRows();
+    void buildRow(Row *row);
+    void createEditor(Row *row);
+    void commitLineAfterPause(Row *row);
+    QSlider *createSlider(Row *row, const QString &name);
+    void placeRow(Row *row, QWidget *editor);
     void commit(const QString &rowKey, const QString &text);
     void showProblem(const QString &key, const QString &message);
     void clearProblems();
