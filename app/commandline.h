@@ -2,10 +2,10 @@
 // and the exit-code contract (0 success, 2 bad usage, 1 failure while working).
 #pragma once
 
-#include "backendfactory.h"
+#include "backends/backendfactory.h"
 #include "encodingspec.h"
 #include "fields/fieldoptions.h"
-#include "matrixwriter.h"
+#include "io/matrixwriter.h"
 #include "model/modelspec.h"
 #include "model/phrasemodel.h"
 #include "rope/enginecheck.h"

@@ -3,10 +3,10 @@
 // other arrays (frequencies, slopes, bias stacks) by the scheme's own formula on the CPU.
 #include "commandline.h"
 
-#include "encodingexport.h"
 #include "formats/modeltensors.h"
+#include "io/encodingexport.h"
+#include "io/matrixwriter.h"
 #include "io/userfile.h"
-#include "matrixwriter.h"
 #include "model/positiontable.h"
 #include "rope/ropetables.h"
 #include "rope/ropeverify.h"

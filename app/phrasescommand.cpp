@@ -2,9 +2,9 @@
 #include "commandline.h"
 
 #include "io/atomicfile.h"
-#include "matrixwriter.h"
-#include "phrases.h"
+#include "io/matrixwriter.h"
 #include "state/explorerstate.h"
+#include "text/phrases.h"
 
 #include <QFile>
 #include <QTextStream>

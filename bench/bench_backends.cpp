@@ -14,11 +14,11 @@
 //
 //   bench_backends [--runs R] [--positions N] [--dims D] [--chunk-bytes B]
 //                  [--readback auto|persistent|plain|shader-buffer] [--gl-debug] [--no-sampling]
+#include "backends/cpubackend.h"
+#include "backends/cpusampler.h"
+#include "backends/gpubackend.h"
+#include "backends/samplingplan.h"
 #include "benchtiming.h"
-#include "cpubackend.h"
-#include "cpusampler.h"
-#include "gpubackend.h"
-#include "samplingplan.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>

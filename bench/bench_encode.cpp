@@ -3,8 +3,8 @@
 // whole processes. Prints medians and ratios; it never passes or fails on time.
 //
 //   bench_encode [--positions N] [--dims D] [--runs R]
+#include "backends/cpubackend.h"
 #include "benchtiming.h"
-#include "cpubackend.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -5,12 +5,12 @@
 // issue 3's targets (<= 16 ms at 1,024 x 512, <= 50 ms at 8,192 x 1,024, CPU backend, 2 cores)
 // are printed beside them, never enforced. Then pan and zoom over 1,048,576 x 8,192 (sampled
 // viewports, issue 5): event -> repainted sampled heatmap, median.
+#include "backends/cpubackend.h"
 #include "benchtiming.h"
 #include "compute/computescheduler.h"
-#include "cpubackend.h"
+#include "figures/qcpinclude.h"
 #include "views/heatmapview.h"
 #include "views/mainwindow.h"
-#include "figures/qcpinclude.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

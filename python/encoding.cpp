@@ -1,8 +1,8 @@
 #include "encoding.h"
 
-#include "backendfactory.h"
+#include "backends/backendfactory.h"
 #include "commandline.h"
-#include "encodingexport.h"
+#include "io/encodingexport.h"
 #include "keywordparser.h"
 #include "modelinput.h"
 #include "pythonerror.h"

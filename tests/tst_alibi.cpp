@@ -2,7 +2,7 @@
 // counts that are not powers of two, the bias matrix and its causal view, and bad input.
 #include "testutil.h"
 
-#include "alibi.h"
+#include "schemes/alibi.h"
 
 #include <cmath>
 #include <limits>

@@ -3,7 +3,7 @@
 // against the still export at those values, the marker-only painting against the still path,
 // refusals before any work with one message naming the option, and no file after a failure
 // or SIGTERM.
-#include "backendfactory.h"
+#include "backends/backendfactory.h"
 #include "figures/animationexporter.h"
 #include "figures/figureexporter.h"
 

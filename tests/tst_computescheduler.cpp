@@ -6,7 +6,7 @@
 #include "compute/computescheduler.h"
 #include "testutil.h"
 
-#include "cpubackend.h"
+#include "backends/cpubackend.h"
 #include "schemes/tablescheme.h"
 
 #include <QElapsedTimer>

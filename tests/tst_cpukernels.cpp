@@ -3,12 +3,12 @@
 // sampleOnCpu, encodePng); the SSE2 set, the one for CPUs without AVX, is also checked against
 // float64 and a PNG decoder; PE_CPU_KERNELS picks the set; and the portable build keeps every
 // AVX instruction inside the kernels, so the program starts on a CPU without AVX.
+#include "backends/cpubackend.h"
+#include "backends/cpusampler.h"
+#include "backends/phasekernels.h"
 #include "buildinfo.h"
-#include "cpubackend.h"
-#include "cpusampler.h"
-#include "figures/pngencoder.h"
 #include "kernels/cpukernels.h"
-#include "phasekernels.h"
+#include "media/pngencoder.h"
 #include "testutil.h"
 
 #include <QProcess>

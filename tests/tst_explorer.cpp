@@ -1,8 +1,8 @@
 // The explorer window as a user drives it: real widgets under Xvfb, QTest key and mouse events,
 // checks through the state and the rendered pixels. Expected colours come from the float64
 // formula and matplotlib's colormap tables, never from pescope's own output.
+#include "backends/cpubackend.h"
 #include "compute/computescheduler.h"
-#include "cpubackend.h"
 #include "dialogs/shortcutsdialog.h"
 #include "dialogs/viewhelpdialog.h"
 #include "figures/figurebuilder.h"

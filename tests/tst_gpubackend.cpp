@@ -1,11 +1,11 @@
 // The GPU backend (OpenGL 4.3 compute) against the CPU backend and float64 references, its
 // chunking, its errors, and the fallback to the CPU. Runs on Mesa's llvmpipe under Xvfb.
-#include "backendfactory.h"
-#include "cpubackend.h"
-#include "fallbackbackend.h"
-#include "gpubackend.h"
+#include "backends/backendfactory.h"
+#include "backends/cpubackend.h"
+#include "backends/fallbackbackend.h"
+#include "backends/gpubackend.h"
+#include "backends/phasekernels.h"
 #include "gputestutil.h"
-#include "phasekernels.h"
 #include "testutil.h"
 
 #include <QGuiApplication>

@@ -2,8 +2,8 @@
 // drawn from Backend::sample per viewport. A zoomed-out 1,048,576 x 8,192 view shows the float64
 // box mean (no moiré), pan and zoom produce new sampled grids, hover and waves read exact values,
 // and a backend's notice (GPU fallback) is shown in the status bar.
+#include "backends/cpubackend.h"
 #include "compute/computescheduler.h"
-#include "cpubackend.h"
 #include "figures/qcpinclude.h"
 #include "state/colormaps.h"
 #include "testutil.h"

@@ -1,7 +1,7 @@
 // The learned ("random") scheme: Keras' default Embedding init, uniform in [-0.05, 0.05), seeded.
 #include "testutil.h"
 
-#include "cpubackend.h"
+#include "backends/cpubackend.h"
 
 #include <set>
 #include <vector>

@@ -1,9 +1,9 @@
 // .npy / .csv writing: format details NumPy relies on, and atomicity (no partial files).
 #include "testutil.h"
 
-#include "cpubackend.h"
-#include "encodingexport.h"
-#include "matrixwriter.h"
+#include "backends/cpubackend.h"
+#include "io/encodingexport.h"
+#include "io/matrixwriter.h"
 
 #include <QFile>
 #include <QTemporaryDir>

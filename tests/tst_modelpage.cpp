@@ -18,6 +18,7 @@
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
 
+#include <QAction>
 #include <QClipboard>
 #include <QInputDialog>
 #include <QJsonArray>
@@ -26,6 +27,7 @@
 #include <QLineEdit>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -361,6 +363,30 @@ private slots:
         QCOMPARE(page->shownViews(),
                  (QList<FigureView>{FigureView::Pca, FigureView::TableSimilarity,
                                     FigureView::SinusoidFit}));
+    }
+
+    // File > Paste config.json keeps one dialog: closed, it stays (deleted on close, it went
+    // while its text edit could still be inside a drag's nested loop: the monkey's SIGSEGV), and
+    // opened again it shows no old message.
+    void pasteConfigDialogOutlivesItsClose()
+    {
+        auto window = openWindow();
+        auto *action = window->findChild<QAction *>(QStringLiteral("pasteConfigAction"));
+        QVERIFY(action);
+        action->trigger();
+        QPointer<ConfigPasteDialog> first = window->findChild<ConfigPasteDialog *>();
+        QVERIFY(first && first->isVisible());
+        first->editor()->setPlainText(QStringLiteral("{not json"));
+        QVERIFY(!first->apply());
+        QVERIFY(!first->message().isEmpty());
+        first->reject();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        QVERIFY(first);
+        action->trigger();
+        QCOMPARE(window->findChildren<ConfigPasteDialog *>().size(), 1);
+        QVERIFY(first->isVisible());
+        QVERIFY(first->message().isEmpty());
+        first->reject();
     }
 
     // Gemma 3's layer map: "256 of 256" rotated dims was cut to "256 of 2…"; every cell fits

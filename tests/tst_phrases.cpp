@@ -1,8 +1,8 @@
 // Phrase embeddings (word + position) in fixed and random modes, as seed 001 builds them.
 #include "testutil.h"
 
-#include "cpubackend.h"
-#include "phrases.h"
+#include "backends/cpubackend.h"
+#include "text/phrases.h"
 
 using namespace pe;
 

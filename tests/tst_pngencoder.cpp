@@ -1,8 +1,8 @@
-// The fast PNG encoder (ui/figures/pngencoder: ISA-L deflate in blocks of rows that form one zlib
+// The fast PNG encoder (ui/media/pngencoder: ISA-L deflate in blocks of rows that form one zlib
 // stream) checked by independent readers: zlib inflates the IDAT stream and checks its Adler-32,
 // zlib's CRC-32 checks every chunk, and libpng (through QImage) decodes the pixels. Sizes around
 // the 64-row blocks, one pixel, a flat image and pure noise (which deflate stores uncompressed).
-#include "figures/pngencoder.h"
+#include "media/pngencoder.h"
 
 #include <QRandomGenerator>
 #include <QTest>

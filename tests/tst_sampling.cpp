@@ -1,10 +1,10 @@
 // Backend::sample(): box-filtered viewports of virtual matrices, on the CPU and (where OpenGL 4.3
 // exists) the GPU, against float64 box means computed here cell by cell.
-#include "cpubackend.h"
-#include "gpubackend.h"
+#include "backends/cpubackend.h"
+#include "backends/gpubackend.h"
+#include "backends/phasekernels.h"
+#include "backends/samplingplan.h"
 #include "gputestutil.h"
-#include "phasekernels.h"
-#include "samplingplan.h"
 #include "testutil.h"
 
 #include <QGuiApplication>

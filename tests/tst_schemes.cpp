@@ -5,8 +5,8 @@
 #include "modelfilewriter.h"
 #include "testutil.h"
 
-#include "cpubackend.h"
-#include "cpusampler.h"
+#include "backends/cpubackend.h"
+#include "backends/cpusampler.h"
 #include "formats/npyfile.h"
 
 #include <QCommandLineParser>

@@ -4,7 +4,7 @@
 // writes each; RoPE sessions keep their scaling; bad input in the new controls is refused.
 #include "testutil.h"
 
-#include "cpubackend.h"
+#include "backends/cpubackend.h"
 
 #include "dialogs/exportdialog.h"
 #include "dialogs/fileactions.h"

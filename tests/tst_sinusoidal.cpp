@@ -1,7 +1,7 @@
 // Sinusoidal encodings: the seeds' printed values, and float64 cross-checks up to 2^20 positions.
 #include "testutil.h"
 
-#include "cpubackend.h"
+#include "backends/cpubackend.h"
 #include "schemes/sinusoidalscheme.h"
 
 #include <vector>

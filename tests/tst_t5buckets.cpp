@@ -3,7 +3,7 @@
 // _relative_position_bucket, and bad input.
 #include "testutil.h"
 
-#include "t5buckets.h"
+#include "schemes/t5buckets.h"
 
 #include <cmath>
 #include <vector>

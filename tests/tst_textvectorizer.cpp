@@ -1,7 +1,7 @@
 // Keras TextVectorization defaults: standardisation, whitespace split, vocabulary order, ids.
 #include "testutil.h"
 
-#include "textvectorizer.h"
+#include "text/textvectorizer.h"
 
 using namespace pe;
 

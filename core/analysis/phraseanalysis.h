@@ -2,7 +2,7 @@
 // and the cosine similarity of one token to every token of another phrase.
 #pragma once
 
-#include "phrases.h"
+#include "text/phrases.h"
 
 #include <vector>
 

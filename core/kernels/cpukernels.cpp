@@ -1,6 +1,6 @@
 #include "kernels/cpukernels.h"
 
-#include "phasekernels.h"
+#include "backends/phasekernels.h"
 
 #include <atomic>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // phases for pescope's fast kernels.
 #pragma once
 
-#include "phasekernels.h"
+#include "backends/phasekernels.h"
 #include "ropefrequencies.h"
 
 #include <span>

@@ -1,6 +1,6 @@
 #include "alibischeme.h"
 
-#include "alibi.h"
+#include "schemes/alibi.h"
 
 namespace pe {
 

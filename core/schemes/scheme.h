@@ -14,9 +14,9 @@
 // schemelist.h names every scheme once; nothing else needs to know a scheme exists.
 #pragma once
 
+#include "backends/phasekernels.h"
 #include "fields/field.h"
-#include "matrixwriter.h"
-#include "phasekernels.h"
+#include "io/matrixwriter.h"
 
 #include <QString>
 

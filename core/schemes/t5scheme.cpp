@@ -1,6 +1,6 @@
 #include "t5scheme.h"
 
-#include "t5buckets.h"
+#include "schemes/t5buckets.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-// Box-filtered viewport of a phase-table matrix in closed form (see core/samplingplan.h): per
+// Box-filtered viewport of a phase-table matrix in closed form (see core/backends/samplingplan.h): per
 // column, whole rows a .. a+n-1 sum to D_n(s) sin(2 pi ((a + (n-1)/2) s + o)); cut edge rows
 // add their covered fraction; the pixel averages its columns the same way.
 layout(local_size_x = 16, local_size_y = 16) in;

@@ -1,10 +1,10 @@
 // libFuzzer target: the phrase page's text path, Keras TextVectorization's standardize, split,
-// adapt and vectorize (core/textvectorizer), on any bytes a user can paste. Beyond not crashing,
+// adapt and vectorize (core/text/textvectorizer), on any bytes a user can paste. Beyond not crashing,
 // each output must keep the contract: sequenceLength ids, each an index into the vocabulary,
 // the vocabulary no longer than maxTokens and starting '' and '[UNK]', every known token
 // mapped to its own entry and every other one to [UNK].
 #include "fuzzinput.h"
-#include "textvectorizer.h"
+#include "text/textvectorizer.h"
 
 #include <QString>
 #include <QStringList>

@@ -1,8 +1,8 @@
 #include "compute/computejobs.h"
 
-#include "cpusampler.h"
-#include "parallel.h"
-#include "samplingplan.h"
+#include "backends/cpusampler.h"
+#include "backends/parallel.h"
+#include "backends/samplingplan.h"
 
 #include <QElapsedTimer>
 

@@ -7,9 +7,9 @@
 #include "state/explorerstate.h"
 
 #include "analysis/sharing.h" // ColumnView
-#include "backend.h"
+#include "backends/backend.h"
 #include "encodingspec.h"
-#include "phrases.h"
+#include "text/phrases.h"
 
 #include <QMetaType>
 #include <QString>

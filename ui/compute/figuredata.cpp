@@ -1,6 +1,6 @@
 #include "compute/figuredata.h"
 
-#include "backend.h"
+#include "backends/backend.h"
 
 #include <algorithm>
 

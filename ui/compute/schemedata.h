@@ -7,7 +7,7 @@
 #include "compute/computejobs.h" // JobStatus, CancelCheck
 
 #include "analysis/ropeanalysis.h"
-#include "backend.h"
+#include "backends/backend.h"
 #include "encodingspec.h"
 #include "rope/ropetables.h" // MropeAxis
 #include "state/schemesettings.h"

@@ -1,7 +1,7 @@
 #include "compute/tabledata.h"
 
+#include "backends/parallel.h"
 #include "model/positiontable.h"
-#include "parallel.h"
 #include "schemes/tablescheme.h"
 
 #include <QElapsedTimer>

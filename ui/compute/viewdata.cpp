@@ -2,7 +2,7 @@
 
 #include "analysis/phraseanalysis.h"
 #include "io/atomicfile.h"
-#include "matrixwriter.h"
+#include "io/matrixwriter.h"
 
 #include <QDir>
 #include <QFileInfo>

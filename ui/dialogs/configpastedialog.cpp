@@ -88,10 +88,6 @@ ConfigPasteDialog::ConfigPasteDialog(MainWindow *window)
     mono.setStyleHint(QFont::Monospace);
     mono.setFamily(QStringLiteral("monospace"));
     m_text->setFont(mono);
-    // What is on the clipboard, when it looks like JSON: most users copied it a moment ago.
-    const QString clip = QApplication::clipboard()->text();
-    if (clip.trimmed().startsWith(QLatin1Char('{')))
-        m_text->setPlainText(clip);
     m_message->setObjectName(QStringLiteral("configMessage"));
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -110,6 +106,15 @@ ConfigPasteDialog::ConfigPasteDialog(MainWindow *window)
     layout->addWidget(m_message);
     layout->addWidget(buttons);
     resize(640, 480);
+    prepare();
+}
+
+void ConfigPasteDialog::prepare()
+{
+    m_message->clear();
+    const QString clip = QApplication::clipboard()->text();
+    if (clip.trimmed().startsWith(QLatin1Char('{')))
+        m_text->setPlainText(clip);
 }
 
 QString ConfigPasteDialog::message() const

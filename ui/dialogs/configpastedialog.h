@@ -26,6 +26,9 @@ public:
 
     QPlainTextEdit *editor() const { return m_text; }
     QString message() const;
+    // Before each showing: no old message; the clipboard's text when it looks like JSON (most
+    // users copied it a moment ago), else the text left from last time.
+    void prepare();
     // Applies the text; on success the dialog closes, else it shows why and stays open.
     bool apply();
 

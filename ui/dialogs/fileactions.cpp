@@ -295,11 +295,16 @@ FileActions::ModelActions FileActions::createModelActions()
     pasteConfig->setToolTip(tr("A model's config.json as text: its first rotary layer's RoPE, "
                                "with every scaling field, and its layer map"));
     connect(pasteConfig, &QAction::triggered, this, [this] {
-        auto *dialog = new ConfigPasteDialog(m_window);
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        connect(dialog, &QDialog::accepted, this,
-                [this] { report(tr("Applied the pasted config.json"), false); });
-        dialog->open();
+        // One dialog, kept: deleted on close, it could go while its own text edit was still
+        // inside a nested loop (a drag of the selected text runs QDrag::exec), and the edit then
+        // read its freed self (the monkey test's SIGSEGV in QPlainTextEdit::mouseMoveEvent).
+        if (!m_configPaste) {
+            m_configPaste = new ConfigPasteDialog(m_window);
+            connect(m_configPaste, &QDialog::accepted, this,
+                    [this] { report(tr("Applied the pasted config.json"), false); });
+        }
+        m_configPaste->prepare();
+        m_configPaste->open();
     });
 
     auto *cachedModel = new QAction(tr("Open model from the &cache…"), this);

@@ -21,6 +21,7 @@ class QUrl;
 
 namespace pe {
 
+class ConfigPasteDialog;
 class EngineCheckDialog;
 struct ModelRead;
 class ExportDialog;
@@ -140,6 +141,7 @@ private:
     QAction *m_exportFigure = nullptr;
     QPointer<ExportDialog> m_dialog;
     QPointer<EngineCheckDialog> m_engineCheck;
+    QPointer<ConfigPasteDialog> m_configPaste;
     QAction *checkEngineTableAction();
 };
 

@@ -2,8 +2,8 @@
 
 #include "figures/figurecaption.h"
 #include "figures/figurepainter.h"
-#include "figures/pngencoder.h"
 #include "io/atomicfile.h"
+#include "media/pngencoder.h"
 
 #include "figures/qcpinclude.h"
 

@@ -2,11 +2,11 @@
 
 #include "figures/enginecheckfigure.h"
 
+#include "backends/parallel.h"
 #include "figures/figurebuilder.h"
 #include "figures/figurecaption.h"
 #include "figures/schemefigures.h"
 #include "figures/tablefigures.h"
-#include "parallel.h"
 
 #include "figures/qcpinclude.h"
 

@@ -10,9 +10,9 @@
 #include "state/schemesettings.h"
 #include "state/viewoptions.h"
 
-#include "backendfactory.h"
+#include "backends/backendfactory.h"
 #include "encodingspec.h"
-#include "phrases.h"
+#include "text/phrases.h"
 
 #include <QJsonObject>
 #include <QList>

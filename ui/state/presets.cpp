@@ -1,6 +1,6 @@
 #include "state/presets.h"
 
-#include "ropepresets.h"
+#include "rope/ropepresets.h"
 #include "state/schemesettings.h"
 
 #include <QDir>
@@ -30,7 +30,7 @@ QList<Preset> presets()
         if (!preset.id.isEmpty())
             list.append(preset);
     }
-    // The published RoPE configurations (core/ropepresets), on the Schemes page's spectrum with
+    // The published RoPE configurations (core/rope/ropepresets), on the Schemes page's spectrum with
     // the same model unscaled as configuration B.
     for (const RopePreset &rope : ropePresets()) {
         Preset preset;

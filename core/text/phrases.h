@@ -2,7 +2,7 @@
 // with both tables learned ("random", seeded) or both sinusoidal ("fixed").
 #pragma once
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "fields/field.h"
 
 #include <QStringList>

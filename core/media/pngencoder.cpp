@@ -1,7 +1,7 @@
-#include "figures/pngencoder.h"
+#include "media/pngencoder.h"
 
+#include "backends/parallel.h"
 #include "kernels/cpukernels.h"
-#include "parallel.h"
 
 #include <QBuffer>
 #include <QImageWriter>

@@ -1,8 +1,8 @@
-#include "cpusampler.h"
+#include "backends/cpusampler.h"
 
-#include "cpubackend.h"
+#include "backends/cpubackend.h"
+#include "backends/parallel.h"
 #include "kernels/cpukernels.h"
-#include "parallel.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "textvectorizer.h"
+#include "text/textvectorizer.h"
 
 #include <QHash>
 

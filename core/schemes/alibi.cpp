@@ -1,4 +1,4 @@
-#include "alibi.h"
+#include "schemes/alibi.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,5 +1,4 @@
-#include "samplingplan.h"
-
+#include "backends/samplingplan.h"
 
 #include <algorithm>
 #include <cmath>

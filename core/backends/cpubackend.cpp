@@ -1,9 +1,9 @@
-#include "cpubackend.h"
+#include "backends/cpubackend.h"
 
-#include "cpusampler.h"
+#include "backends/cpusampler.h"
+#include "backends/parallel.h"
+#include "backends/phasekernels.h"
 #include "kernels/cpukernels.h"
-#include "parallel.h"
-#include "phasekernels.h"
 
 #include <Eigen/Core>
 

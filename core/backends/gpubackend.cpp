@@ -1,7 +1,7 @@
-#include "gpubackend.h"
+#include "backends/gpubackend.h"
 
-#include "parallel.h"
-#include "samplingplan.h"
+#include "backends/parallel.h"
+#include "backends/samplingplan.h"
 #include "schemes/sinusoidalscheme.h"
 
 #include <QElapsedTimer>

@@ -1,8 +1,8 @@
-#include "backendfactory.h"
+#include "backends/backendfactory.h"
 
-#include "cpubackend.h"
-#include "fallbackbackend.h"
-#include "gpubackend.h"
+#include "backends/cpubackend.h"
+#include "backends/fallbackbackend.h"
+#include "backends/gpubackend.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -2,8 +2,8 @@
 // pixel rows spread over all cores.
 #pragma once
 
-#include "backend.h"
-#include "samplingplan.h"
+#include "backends/backend.h"
+#include "backends/samplingplan.h"
 
 namespace pe {
 

@@ -1,4 +1,4 @@
-#include "matrixwriter.h"
+#include "io/matrixwriter.h"
 
 #include "encodingspec.h"
 #include "io/atomicfile.h"

@@ -2,8 +2,8 @@
 // flat (two chunk buffers) whatever the matrix size; computing the next chunk overlaps writing.
 #pragma once
 
-#include "backend.h"
-#include "matrixwriter.h"
+#include "backends/backend.h"
+#include "io/matrixwriter.h"
 
 #include <functional>
 

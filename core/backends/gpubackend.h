@@ -1,6 +1,6 @@
 // GpuBackend: encode() and sample() as OpenGL 4.3 compute shaders (resources/shaders/*.comp) on
 // a QOpenGLContext + QOffscreenSurface, giving the CPU backend's numbers (the shaders mirror
-// core/phasekernels.h). Needs a QGuiApplication; Qt Gui and OpenGL only, no Widgets.
+// core/backends/phasekernels.h). Needs a QGuiApplication; Qt Gui and OpenGL only, no Widgets.
 //
 // Results leave the GPU in chunks through a ring of read-back slots: the shaders write a slot's
 // GPU-only buffer, glCopyBufferSubData copies it into the slot's host-visible buffer (persistently
@@ -8,7 +8,7 @@
 // the CPU copies it to the caller's memory while the next chunks compute.
 #pragma once
 
-#include "backend.h"
+#include "backends/backend.h"
 
 #include <QByteArray>
 #include <QHash>

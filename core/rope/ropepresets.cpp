@@ -1,4 +1,4 @@
-#include "ropepresets.h"
+#include "rope/ropepresets.h"
 
 namespace pe {
 

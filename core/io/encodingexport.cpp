@@ -1,4 +1,4 @@
-#include "encodingexport.h"
+#include "io/encodingexport.h"
 
 #include <future>
 #include <vector>

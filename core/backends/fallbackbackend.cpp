@@ -1,8 +1,8 @@
-#include "fallbackbackend.h"
+#include "backends/fallbackbackend.h"
 
-#include "cpubackend.h"
-#include "gpubackend.h"
-#include "samplingplan.h"
+#include "backends/cpubackend.h"
+#include "backends/gpubackend.h"
+#include "backends/samplingplan.h"
 
 namespace pe {
 

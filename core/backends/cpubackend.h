@@ -1,7 +1,7 @@
 // CpuBackend: the reference backend, Eigen-vectorised and spread over all cores.
 #pragma once
 
-#include "backend.h"
+#include "backends/backend.h"
 
 namespace pe {
 

@@ -3,7 +3,7 @@
 // send a kind of job to the CPU from the start (auto's measured choice; no notice).
 #pragma once
 
-#include "backend.h"
+#include "backends/backend.h"
 
 #include <functional>
 #include <memory>

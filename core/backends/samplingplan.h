@@ -5,9 +5,9 @@
 // agree to float rounding, and the edge weights are decided (and tested) in one place.
 #pragma once
 
-#include "backend.h"
+#include "backends/backend.h"
+#include "backends/phasekernels.h"
 #include "encodingspec.h"
-#include "phasekernels.h"
 
 #include <optional>
 #include <vector>

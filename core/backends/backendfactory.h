@@ -2,7 +2,7 @@
 // job, and falls back to the CPU.
 #pragma once
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "fields/choicenames.h"
 
 #include <memory>

@@ -1,4 +1,4 @@
-#include "parallel.h"
+#include "backends/parallel.h"
 
 #include <algorithm>
 #include <thread>

@@ -1,4 +1,4 @@
-#include "t5buckets.h"
+#include "schemes/t5buckets.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "phrases.h"
+#include "text/phrases.h"
 
-#include "textvectorizer.h"
+#include "text/textvectorizer.h"
 
 #include <cmath>
 #include <map>
