@@ -10,6 +10,7 @@
 #include "formats/npyfile.h"
 
 #include <QCommandLineParser>
+#include <QJsonObject>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -88,6 +89,18 @@ class TestSchemes : public QObject
     QTemporaryDir m_dir;
 
 private slots:
+    // Seed 001 called the learned scheme "random", and early sessions saved that name: it is
+    // still read (the descriptor's alias), and written as "learned".
+    void theLearnedSchemesOldNameIsRead()
+    {
+        EncodingSpec spec;
+        QVERIFY(!spec.readJson(QJsonObject{{QStringLiteral("scheme"), QStringLiteral("random")}}));
+        QVERIFY(spec.get<LearnedScheme>());
+        QCOMPARE(spec.toJson().value(QStringLiteral("scheme")).toString(),
+                 QStringLiteral("learned"));
+        QVERIFY(spec.readJson(QJsonObject{{QStringLiteral("scheme"), QStringLiteral("randomly")}}));
+    }
+
     void namesAreUniqueAndComplete()
     {
         QSet<QString> ids;

@@ -8,9 +8,11 @@ namespace pe {
 
 struct LearnedScheme
 {
+    // "random" was its name in seed 001 and early sessions: still read.
     static constexpr SchemeInfo info{"learned", "Learned (random init)",
                                      "a trainable table at Keras' default initialisation, "
-                                     "uniform in [-0.05, 0.05)"};
+                                     "uniform in [-0.05, 0.05)",
+                                     true, "random"};
     quint64 seed = 0;
 
     static FieldTable<LearnedScheme> fields();

@@ -28,10 +28,11 @@ namespace pe {
 
 struct SchemeInfo
 {
-    const char *id;          // command line, sessions: "sinusoidal"
-    const char *label;       // menus: "Sinusoidal (Vaswani et al.)"
-    const char *description; // one sentence for --help and tooltips
-    bool usesDims = true;    // false: the matrix is positions x positions (bias schemes)
+    const char *id;              // command line, sessions: "sinusoidal"
+    const char *label;           // menus: "Sinusoidal (Vaswani et al.)"
+    const char *description;     // one sentence for --help and tooltips
+    bool usesDims = true;        // false: the matrix is positions x positions (bias schemes)
+    const char *alias = nullptr; // an older name still read (sessions, --scheme), or none
 };
 
 // The matrix a spec describes: `positions` rows; `dims` columns unless the scheme's columns are

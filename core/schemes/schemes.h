@@ -14,13 +14,10 @@ inline constexpr std::size_t schemeCount = std::variant_size_v<SchemeParameters>
 namespace detail {
 template <std::size_t... I> constexpr auto makeSchemeNames(std::index_sequence<I...>)
 {
-    return std::array<ChoiceName, sizeof...(I)>{ChoiceName{
-        int(I), std::variant_alternative_t<I, SchemeParameters>::info.id,
-        std::variant_alternative_t<I, SchemeParameters>::info.label,
-        // "random" was the learned scheme's name in seed 001 and early sessions.
-        std::string_view(std::variant_alternative_t<I, SchemeParameters>::info.id) == "learned"
-            ? "random"
-            : nullptr}...};
+    return std::array<ChoiceName, sizeof...(I)>{
+        ChoiceName{int(I), std::variant_alternative_t<I, SchemeParameters>::info.id,
+                   std::variant_alternative_t<I, SchemeParameters>::info.label,
+                   std::variant_alternative_t<I, SchemeParameters>::info.alias}...};
 }
 template <std::size_t... I> constexpr quint32 makeDimsMask(std::index_sequence<I...>)
 {
