@@ -1,8 +1,8 @@
 // libFuzzer target: the phrase page's text path, Keras TextVectorization's standardize, split,
-// adapt and vectorize (core/text/textvectorizer), on any bytes a user can paste. Beyond not crashing,
-// each output must keep the contract: sequenceLength ids, each an index into the vocabulary,
-// the vocabulary no longer than maxTokens and starting '' and '[UNK]', every known token
-// mapped to its own entry and every other one to [UNK].
+// adapt and vectorize (core/text/textvectorizer), on any bytes a user can paste. Beyond not
+// crashing, each output must keep the contract: sequenceLength ids, each an index into the
+// vocabulary, the vocabulary no longer than maxTokens and starting '' and '[UNK]', every known
+// token mapped to its own entry and every other one to [UNK].
 #include "fuzzinput.h"
 #include "text/textvectorizer.h"
 

@@ -30,8 +30,8 @@ QList<Preset> presets()
         if (!preset.id.isEmpty())
             list.append(preset);
     }
-    // The published RoPE configurations (core/rope/ropepresets), on the Schemes page's spectrum with
-    // the same model unscaled as configuration B.
+    // The published RoPE configurations (core/rope/ropepresets), on the Schemes page's spectrum
+    // with the same model unscaled as configuration B.
     for (const RopePreset &rope : ropePresets()) {
         Preset preset;
         preset.id = rope.id;
