@@ -1,5 +1,6 @@
 #include "formats/ggufconfig.h"
 
+#include "fields/fieldvalue.h"
 #include "formats/gguffile.h"
 #include "rope/ropefields.h"
 
@@ -34,14 +35,6 @@ constexpr ArchPattern archPatterns[] = {
 QString numberText(double x)
 {
     return QString::number(x, 'g', 17);
-}
-
-QJsonArray jsonArray(const std::vector<double> &values)
-{
-    QJsonArray a;
-    for (const double x : values)
-        a.append(x);
-    return a;
 }
 
 class Reader
@@ -553,8 +546,10 @@ bool Reader::putLongrope(const GgufRopeScaling &keys, const FactorTensors &tenso
                              : tensors.hasLong ? QStringLiteral("the long one")
                                                : QStringLiteral("neither")));
     scaling->insert(ropeHfKeyOf(&RopeConfig::ropeType), QStringLiteral("longrope"));
-    scaling->insert(ropeHfKeyOf(&RopeConfig::shortFactor), jsonArray(tensors.shortFactors));
-    scaling->insert(ropeHfKeyOf(&RopeConfig::longFactor), jsonArray(tensors.longFactors));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::shortFactor),
+                    fieldvalue::realListJson(tensors.shortFactors));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::longFactor),
+                    fieldvalue::realListJson(tensors.longFactors));
     if (keys.factor)
         scaling->insert(ropeHfKeyOf(&RopeConfig::factor), *keys.factor);
     putOriginalContext(keys, scaling);
@@ -572,8 +567,8 @@ bool Reader::putLongrope(const GgufRopeScaling &keys, const FactorTensors &tenso
 void Reader::putFreqsAsLongrope(const std::vector<double> &freqs, QJsonObject *scaling)
 {
     scaling->insert(ropeHfKeyOf(&RopeConfig::ropeType), QStringLiteral("longrope"));
-    scaling->insert(ropeHfKeyOf(&RopeConfig::shortFactor), jsonArray(freqs));
-    scaling->insert(ropeHfKeyOf(&RopeConfig::longFactor), jsonArray(freqs));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::shortFactor), fieldvalue::realListJson(freqs));
+    scaling->insert(ropeHfKeyOf(&RopeConfig::longFactor), fieldvalue::realListJson(freqs));
     scaling->insert(ropeHfKeyOf(&RopeConfig::attentionFactor), 1.0);
     if (m_context)
         scaling->insert(ropeHfKeyOf(&RopeConfig::originalMaxPositionEmbeddings), *m_context);

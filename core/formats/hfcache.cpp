@@ -248,8 +248,10 @@ std::optional<ModelLocation> locateFile(const QFileInfo &info, const QString &pa
     const QString besideConfig = dir.filePath(QStringLiteral("config.json"));
     const QByteArray magic = magicOf(info.absoluteFilePath());
     if (name == QLatin1String("config.json")) {
-        // The config was asked for: weights beside it when they are unambiguous, else none.
-        std::optional<ModelLocation> folder = locateFolder(dir, {}, {}, error);
+        // The config was asked for: weights beside it when they are unambiguous, else none (and
+        // no error: the config alone is a model).
+        QString noWeights;
+        std::optional<ModelLocation> folder = locateFolder(dir, {}, {}, &noWeights);
         if (!folder) {
             folder = ModelLocation{};
             folder->folder = location.folder;

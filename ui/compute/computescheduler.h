@@ -85,7 +85,8 @@ public:
     // engineCheckFailed() follows, unless a newer request has superseded it.
     void requestEngineCheck(const pe::EngineCheckRequest &request);
     // Reads a model's files on the worker (compute/modelread.h); modelReadReady() follows with
-    // the returned ticket, unless a newer request of the same kind or cancel() supersedes it.
+    // the returned ticket (unique across kinds), unless a newer request of the same kind or
+    // cancel() supersedes it.
     quint64 requestModelRead(const pe::ModelReadRequest &request);
 
 public slots:

@@ -22,7 +22,6 @@ ModelRead readModel(const ModelReadRequest &request)
 {
     ModelRead read;
     read.kind = request.kind;
-    read.source = request.source;
     switch (request.kind) {
     case ModelReadRequest::Kind::Open: {
         ModelRequest open;

@@ -25,7 +25,7 @@ struct ModelReadRequest
         Spec, // the files `spec` names (EncodingSpec::resolve), e.g. a session's table
     };
     Kind kind = Kind::Open;
-    QString source;
+    QString source;                             // Open
     std::shared_ptr<const PositionTable> table; // Card
     EncodingSpec spec;                          // Spec
 };
@@ -33,7 +33,6 @@ struct ModelReadRequest
 struct ModelRead
 {
     ModelReadRequest::Kind kind = ModelReadRequest::Kind::Open;
-    QString source;
     std::optional<ModelLayerSpec> opened;  // Open: the model's spec, when it could be read
     std::shared_ptr<const ModelCard> card; // Open, Card: null where it could not be read
     std::optional<EncodingSpec> resolved;  // Spec: the spec with its files read

@@ -677,7 +677,7 @@ void FileActions::openModel(const QString &source, bool interactive)
 {
     emit message(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
     // The files are read on the scheduler's worker (a table can be hundreds of MB); the state
-    // changes here, when they are (showOpenedModel).
+    // changes here, when they are (onModelRead).
     ModelReadRequest request;
     request.source = source;
     m_opening = {m_window->scheduler()->requestModelRead(request), source, interactive};
@@ -685,7 +685,7 @@ void FileActions::openModel(const QString &source, bool interactive)
 
 void FileActions::onModelRead(quint64 ticket, const std::shared_ptr<const ModelRead> &read)
 {
-    if (read->kind != ModelReadRequest::Kind::Open || ticket != m_opening.ticket)
+    if (ticket != m_opening.ticket) // tickets are unique across every kind of read
         return;
     const PendingOpen open = std::exchange(m_opening, {});
     QString problem = read->error;

@@ -1,7 +1,5 @@
 #include "state/sessionmigration.h"
 
-#include "rope/ropefields.h"
-
 #include <QJsonArray>
 
 namespace pe {
@@ -14,24 +12,23 @@ namespace {
 // dynamic scaling now sees the positions shown (HF's seq_len).
 QJsonObject ropeKeys(const QJsonObject &rope, const QJsonValue &base)
 {
-    // RopeScheme's key of a field: its row's (ropefields.h), the rope_parameters key but for
-    // "pairing".
-    const auto keyOf = [](auto member) { return ropeFieldOf(member).field.key; };
-    const std::pair<const char *, const char *> renames[] = {
-        {"pairing", keyOf(&RopeConfig::pairing)},
-        {"scaling", keyOf(&RopeConfig::ropeType)},
-        {"factor", keyOf(&RopeConfig::factor)},
-        {"originalContext", keyOf(&RopeConfig::originalMaxPositionEmbeddings)},
-        {"lowFreqFactor", keyOf(&RopeConfig::lowFreqFactor)},
-        {"highFreqFactor", keyOf(&RopeConfig::highFreqFactor)},
-        {"betaFast", keyOf(&RopeConfig::betaFast)},
-        {"betaSlow", keyOf(&RopeConfig::betaSlow)},
-        {"yarnTruncate", keyOf(&RopeConfig::truncate)},
-        {"partialRotaryFactor", keyOf(&RopeConfig::partialRotaryFactor)},
+    // Format 2's keys as that format was frozen, written out on purpose rather than taken from
+    // the RoPE field table: a later rename there comes with format 3 and its own step.
+    static const std::pair<const char *, const char *> renames[] = {
+        {"pairing", "pairing"},
+        {"scaling", "rope_type"},
+        {"factor", "factor"},
+        {"originalContext", "original_max_position_embeddings"},
+        {"lowFreqFactor", "low_freq_factor"},
+        {"highFreqFactor", "high_freq_factor"},
+        {"betaFast", "beta_fast"},
+        {"betaSlow", "beta_slow"},
+        {"yarnTruncate", "truncate"},
+        {"partialRotaryFactor", "partial_rotary_factor"},
     };
     QJsonObject out;
     if (!base.isUndefined())
-        out.insert(QLatin1StringView(keyOf(&RopeConfig::ropeTheta)), base);
+        out.insert(QStringLiteral("rope_theta"), base);
     const QString type = rope.value(QStringLiteral("scaling")).toString(QStringLiteral("none"));
     for (const auto &[from, to] : renames) {
         const QString key = QString::fromLatin1(from);
@@ -53,8 +50,7 @@ QJsonObject ropeKeys(const QJsonObject &rope, const QJsonValue &base)
         if (!keep)
             continue;
         if (key == QLatin1String("originalContext") && type == QLatin1String("dynamic-ntk"))
-            out.insert(QLatin1StringView(keyOf(&RopeConfig::maxPositionEmbeddings)),
-                       rope.value(key));
+            out.insert(QStringLiteral("max_position_embeddings"), rope.value(key));
         else
             out.insert(QString::fromLatin1(to), rope.value(key));
     }

@@ -607,14 +607,13 @@ void ModelPage::updateCardForSpec()
     // Read on the scheduler's worker (headers only, but of a file that may sit on a slow disk).
     ModelReadRequest request;
     request.kind = ModelReadRequest::Kind::Card;
-    request.source = scheme->source;
     request.table = scheme->table;
     m_cardTicket = m_scheduler->requestModelRead(request);
 }
 
 void ModelPage::onModelRead(quint64 ticket, const std::shared_ptr<const ModelRead> &read)
 {
-    if (read->kind != ModelReadRequest::Kind::Card || ticket != m_cardTicket)
+    if (ticket != m_cardTicket) // tickets are unique across every kind of read
         return;
     m_cardTicket = 0;
     m_loadingCard.clear();
