@@ -60,17 +60,56 @@ template <class T> void readValues(const py::array &array, std::vector<double> *
     }
 }
 
+// The precision an array of `type` holds, as a file of that type would be read (float16 and
+// bfloat16 widen exactly; integers are exact in float64).
+TensorDType precisionOf(const py::dtype &type)
+{
+    const QString name = textOf(type.attr("name"));
+    if (type.kind() == 'f' && type.itemsize() == 2)
+        return TensorDType::F16;
+    if (name == QLatin1String("bfloat16")) // ml_dtypes' (JAX, torch via NumPy)
+        return TensorDType::BF16;
+    if ((type.kind() == 'f' && type.itemsize() == 4) ||
+        (type.kind() == 'c' && type.itemsize() == 8))
+        return TensorDType::F32;
+    return TensorDType::F64;
+}
+
 // `table` as the command line reads a file given with --against (core/rope/enginecheck.h): its
-// shape turned into a table, read at its own precision (float32 and float64 in place; other real
-// types as float64).
+// shape turned into a table (leading dimensions of 1 dropped; complex numbers are (cos, sin)
+// pairs, as a complex .npy is), read at its own precision: float32 and float64 in place, float16
+// and bfloat16 widened exactly and compared at their precision, integers as float64.
 RopeCandidate candidateFrom(py::handle table)
 {
     py::array array = arrayOf(table);
-    const py::dtype type = array.dtype();
+    py::dtype type = array.dtype();
     const char kind = type.kind();
-    if (kind != 'f' && kind != 'i' && kind != 'u')
+    const bool bfloat16 = textOf(type.attr("name")) == QLatin1String("bfloat16");
+    if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'c' && !bfloat16)
         raiseValueError(
-            QStringLiteral("table must hold real numbers (got an array of %1)").arg(textOf(type)));
+            QStringLiteral("table must hold real numbers or complex (cos, sin) pairs (got an "
+                           "array of %1)")
+                .arg(textOf(type)));
+    const TensorDType precision = precisionOf(type);
+    RopeCandidate out;
+    out.typeName = textOf(type);
+    for (py::ssize_t i = 0; i < array.ndim(); ++i)
+        out.shape.push_back(array.shape(i));
+    while (array.ndim() > 2 && array.shape(0) == 1)
+        array = array.attr("reshape")(py::tuple(array.attr("shape"))[py::slice(1, {}, {})]);
+    if (kind == 'c') {
+        // (real, imag) per pair: the trailing dimension of 2 the command line reads.
+        out.complexPairs = true;
+        if (array.ndim() == 1)
+            array = array.attr("reshape")(py::make_tuple(1, array.shape(0)));
+        array = py::module_::import("numpy").attr("stack")(
+            py::make_tuple(array.attr("real"), array.attr("imag")), -1);
+        array = array.attr("reshape")(py::make_tuple(array.shape(0), -1));
+        type = array.dtype();
+    } else if (precision == TensorDType::F16 || precision == TensorDType::BF16) {
+        array = array.attr("astype")(py::dtype::of<float>()); // exact
+        type = array.dtype();
+    }
     if (array.ndim() > 2)
         raiseValueError(QStringLiteral("table has %1 dimensions; a RoPE table has 2, inv_freq 1")
                             .arg(array.ndim()));
@@ -81,16 +120,12 @@ RopeCandidate candidateFrom(py::handle table)
                             .arg(maxRopeCandidateValues));
     if (array.size() == 0)
         raiseValueError(QStringLiteral("table is empty"));
-    RopeCandidate out;
     out.tensor = QStringLiteral("table");
-    out.typeName = textOf(type);
-    for (py::ssize_t i = 0; i < array.ndim(); ++i)
-        out.shape.push_back(array.shape(i));
     out.values.rows = array.ndim() == 2 ? array.shape(0) : 1;
     out.values.columns = array.ndim() == 0 ? 1 : array.shape(array.ndim() - 1);
     out.values.values.reserve(std::size_t(array.size()));
     if (type.equal(py::dtype::of<float>())) {
-        out.dtype = TensorDType::F32;
+        out.dtype = precision == TensorDType::F64 ? TensorDType::F32 : precision;
         readValues<float>(array, &out.values.values);
     } else {
         out.dtype = TensorDType::F64;
@@ -213,7 +248,9 @@ void bindVerification(py::module_ &module)
         .def_readonly("max_abs_error", &Verification::maxAbsError,
                       "The largest |table - reference|.")
         .def_readonly("max_rel_error", &Verification::maxRelError,
-                      "The largest |table - reference| / |reference| over non-zero references.")
+                      "Tables: the largest |table - reference| relative to the pair's magnitude "
+                      "(the attention factor), meaningful at zero crossings; inv_freq and the "
+                      "attention factor: relative to each non-zero reference.")
         .def_readonly("first_difference", &Verification::firstDifference,
                       "None when the table agrees; else the first value beyond the tolerance in "
                       "row-major order: a dict of position, column and pair (those that apply), "

@@ -227,6 +227,66 @@ private slots:
         QVERIFY(run.out.contains("as inv-freq"));
     }
 
+    // The layouts engines write, read without --what: a complex64 .npy (np.save of freqs_cis),
+    // vLLM's cos_sin_cache (cat(cos, sin) per row) and ggml's cache ((cos, sin) per pair).
+    void verifyEngineLayouts()
+    {
+        const std::vector<double> theta = defaultInverseFrequencies(10000.0, 128);
+        std::vector<float> complex, vllm, ggml;
+        for (int p = 0; p < 32; ++p) {
+            for (std::size_t i = 0; i < 64; ++i) {
+                const float c = float(std::cos(p * theta[i])), s = float(std::sin(p * theta[i]));
+                complex.insert(complex.end(), {c, s});
+                ggml.insert(ggml.end(), {c, s});
+            }
+            for (std::size_t c = 0; c < 128; ++c)
+                vllm.push_back(
+                    float(c < 64 ? std::cos(p * theta[c]) : std::sin(p * theta[c - 64])));
+        }
+        const QString freqsCis = path(u"freqs_cis.npy"_qs);
+        test::writeBytes(freqsCis, test::npyBytes("<c8", {32, 64}, test::f32Bytes(complex)));
+        test::RunResult run = verify(u"llama-2-7b.json"_qs, {u"--against"_qs, freqsCis});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("<c8 [32, 64, 2], as cos-sin") &&
+                     run.out.contains("layout:    complex"),
+                 run.out.constData());
+        run = verify(u"llama-2-7b.json"_qs,
+                     {u"--against"_qs, npy(u"cos_sin_cache.npy"_qs, {32, 128}, vllm)});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("as cos-sin") && run.out.contains("layout:    half"),
+                 run.out.constData());
+        run = verify(u"llama-2-7b.json"_qs,
+                     {u"--against"_qs, npy(u"ggml_cache.npy"_qs, {32, 128}, ggml)});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("as cos-sin") && run.out.contains("layout:    interleaved"),
+                 run.out.constData());
+    }
+
+    // Configs whose values cannot make a table are refused by name.
+    void verifyRefusesDegenerateConfigs()
+    {
+        const QString tiny = path(u"tiny-factor.json"_qs);
+        test::writeBytes(tiny, R"({"model_type": "llama", "hidden_size": 256,
+            "num_attention_heads": 4, "num_hidden_layers": 1, "max_position_embeddings": 4096,
+            "rope_theta": 10000.0, "rope_scaling": {"rope_type": "linear", "factor": 1e-308}})");
+        const QString out = path(u"never.npy"_qs);
+        test::RunResult run =
+            test::runPescope({u"data"_qs, u"--config"_qs, tiny, u"--what"_qs, u"cos"_qs,
+                              u"--positions"_qs, u"8"_qs, u"--out"_qs, out});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("overflow") && run.err.contains("factor 1e-308"),
+                 run.err.constData());
+        QVERIFY(!QFile::exists(out));
+        const QString one = path(u"head-one.json"_qs);
+        test::writeBytes(one, R"({"model_type": "llama", "hidden_size": 4, "head_dim": 1,
+            "num_attention_heads": 4, "num_hidden_layers": 1, "max_position_embeddings": 4096,
+            "rope_theta": 10000.0})");
+        run = test::runPescope({u"data"_qs, u"--config"_qs, one, u"--what"_qs, u"cos"_qs,
+                                u"--positions"_qs, u"8"_qs, u"--out"_qs, out});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("head size of 1"), run.err.constData());
+    }
+
     // The verdicts match the truth: HF's own float32 forward agrees (exit 0, saying it agrees up
     // to float32 angles and by how much), --strict demands float64 angles (exit 4, diagnosed);
     // pescope's own float64 table is read as float64 and agrees to 1e-10.

@@ -15,7 +15,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <tuple>
 
 using namespace pe;
 using namespace pe::test;
@@ -232,6 +234,114 @@ double toF16(double x)
     return double(float(qfloat16(float(x))));
 }
 
+// A table as ggml-cpu computes it (ggml_rope_cache_init and rope_yarn in ggml/src/ggml-cpu/ops.cpp,
+// written here from their formulas, float32 throughout): pair i's angle at position p starts as
+// float32(p) and is multiplied i times by theta_scale = powf(base, -2 / n_dims); it is divided by
+// the pair's frequency factor (llama.cpp's rope_freqs: llama3, longrope) and scaled by freq_scale,
+// YaRN blends the scaled and unscaled angles by its ramp; cosf / sinf times mscale. Row r holds
+// position r + shift.
+struct Ggml
+{
+    double base = 10000.0;
+    qint64 dims = 128; // n_dims, the rotary dims
+    qint64 pairs = 64;
+    std::vector<double> factors; // frequency factors (divisors); empty: none
+    double freqScale = 1.0;
+    bool yarn = false; // ext_factor 1, ramp over [rampLow, rampHigh]
+    double rampLow = 0, rampHigh = 0;
+    double mscale = 1.0;
+    qint64 positions = 4096;
+    Form form = Form::Half;
+    Part part = Part::Cos;
+    qint64 shift = 0;
+};
+
+RopeTable ggmlTable(const Ggml &g)
+{
+    const qint64 n = g.pairs;
+    const qint64 columns = g.form == Form::PerPair ? n : 2 * n;
+    const bool adjacent = g.form == Form::Interleaved || g.form == Form::Complex;
+    const float thetaScale = std::pow(float(g.base), -2.0f / float(g.dims));
+    const auto count = std::size_t(n);
+    std::vector<float> cosine(count), sine(count);
+    RopeTable t{g.positions, columns, {}};
+    t.values.reserve(std::size_t(g.positions * columns));
+    for (qint64 p = 0; p < g.positions; ++p) {
+        float theta = float(p + g.shift);
+        for (qint64 i = 0; i < n; ++i) {
+            const float ff = g.factors.empty() ? 1.0f : float(g.factors[std::size_t(i)]);
+            const float extrapolated = theta / ff;
+            const float interpolated = float(g.freqScale) * extrapolated;
+            float angle = interpolated;
+            if (g.yarn) {
+                const float low = float(g.rampLow), high = float(g.rampHigh);
+                const float y = (float(i) - low) / std::max(0.001f, high - low);
+                const float mix = 1.0f - std::min(1.0f, std::max(0.0f, y));
+                angle = interpolated * (1.0f - mix) + extrapolated * mix;
+            }
+            cosine[std::size_t(i)] = std::cos(angle) * float(g.mscale);
+            sine[std::size_t(i)] = std::sin(angle) * float(g.mscale);
+            theta *= thetaScale;
+        }
+        for (qint64 c = 0; c < columns; ++c) {
+            const qint64 pair = g.form == Form::PerPair ? c : adjacent ? c / 2 : c % n;
+            const bool cos =
+                g.part == Part::Both ? (adjacent ? c % 2 == 0 : c < n) : g.part == Part::Cos;
+            t.values.push_back(double(cos ? cosine[std::size_t(pair)] : sine[std::size_t(pair)]));
+        }
+    }
+    return t;
+}
+
+// ggml's frequency factors that turn base^(-2i/dims) into `theta` (how llama.cpp's converter
+// writes rope_freqs for llama3 and longrope): a zero frequency is an infinite factor.
+std::vector<double> ggmlFactors(double base, qint64 dims, const std::vector<double> &theta)
+{
+    std::vector<double> out;
+    for (std::size_t i = 0; i < theta.size(); ++i)
+        out.push_back(theta[i] == 0.0 ? std::numeric_limits<double>::infinity()
+                                      : std::pow(base, -2.0 * double(i) / double(dims)) / theta[i]);
+    return out;
+}
+
+// HF's YaRN correction range (beta_fast 32, beta_slow 1, truncated), as ggml receives it.
+std::pair<double, double> yarnRamp(double base, qint64 dim, double original)
+{
+    const auto correction = [&](double rotations) {
+        return double(dim) * std::log(original / (rotations * 2 * std::numbers::pi)) /
+               (2 * std::log(base));
+    };
+    return {std::max(std::floor(correction(32)), 0.0),
+            std::min(std::ceil(correction(1)), double(dim - 1))};
+}
+
+// Qwen2.5-7B's YaRN x4 (original 32768) on base 1e6, ggml's way.
+Ggml qwenYarnGgml()
+{
+    Ggml g;
+    g.base = 1e6;
+    g.freqScale = 0.25;
+    g.yarn = true;
+    std::tie(g.rampLow, g.rampHigh) = yarnRamp(1e6, 128, 32768.0);
+    g.mscale = 0.1 * std::log(4.0) + 1.0;
+    g.positions = 2048;
+    return g;
+}
+
+// HF's dynamic NTK base: base * (s L / M - (s - 1))^(d / (d - 2)).
+double dynamicBase(double base, double s, double length, double maxPositions, double d)
+{
+    return base * std::pow(s * length / maxPositions - (s - 1.0), d / (d - 2.0));
+}
+
+RopeConfig llama2()
+{
+    RopeConfig c;
+    c.maxPositionEmbeddings = 4096;
+    c.pairing = RopePairing::Half;
+    return c;
+}
+
 QString reportOf(const RopeVerifyResult &result, const RopeVerifyOptions &options)
 {
     return ropeVerifyReport(result, options).join(u'\n');
@@ -366,7 +476,7 @@ private slots:
         QVERIFY2(
             report.join(u'\n').contains(u"first difference at position 17, pair 5 (column 21)"_qs),
             qPrintable(report.join(u'\n')));
-        QCOMPARE(report.size(), 3);
+        QCOMPARE(report.size(), 4); // the worst cell against the allowance too
         QCOMPARE(report.last(), u"diagnosis: no known mistake explains this"_qs);
 
         // A NaN never agrees, whatever the tolerance.
@@ -642,6 +752,265 @@ private slots:
         options.precision = TensorDType::BF16;
         const RopeVerifyResult result = verify(128, llama31(), options, table);
         QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+    }
+
+    // Correct tables computed the llama.cpp way (ggml-cpu's float32 recurrence) agree for every
+    // rope type HF ships (the rule's frequencies as ggml's per-pair factors), in HF's half cos
+    // layout and in ggml's own per-pair (cos, sin) cache; --strict still demands float64.
+    void ggmlRecurrenceAgrees_data()
+    {
+        QTest::addColumn<QJsonObject>("record");
+        QTest::addColumn<bool>("cache");
+        for (const QJsonValue &item : references().value(QLatin1String("cases")).toArray()) {
+            const QJsonObject record = item.toObject();
+            const QString name = record.value(QLatin1String("name")).toString();
+            QTest::addRow("%s", qPrintable(name)) << record << false;
+            QTest::addRow("%s, ggml's cache", qPrintable(name)) << record << true;
+        }
+    }
+    void ggmlRecurrenceAgrees()
+    {
+        QFETCH(QJsonObject, record);
+        QFETCH(bool, cache);
+        const qint64 headDim = caseHeadDim(record);
+        RopeConfig config = configOf(record);
+        config.sequenceLength = record.value(QLatin1String("sequence_length")).toInteger();
+        const std::vector<double> theta = caseTheta(record);
+        const double base = record.value(QLatin1String("rope_parameters"))
+                                .toObject()
+                                .value(QLatin1String("rope_theta"))
+                                .toDouble();
+        Ggml g;
+        g.base = base;
+        g.pairs = qint64(theta.size());
+        g.dims = 2 * g.pairs;
+        g.factors = ggmlFactors(base, g.dims, theta);
+        g.mscale = caseScale(record);
+        g.positions = headDim >= 256 ? 512 : 2048;
+        if (cache) {
+            g.form = Form::Interleaved;
+            g.part = Part::Both;
+        }
+        const RopeTable table = ggmlTable(g);
+        RopeVerifyOptions options;
+        options.precision = TensorDType::F32;
+        options.what = cache ? RopeQuantity::CosSin : RopeQuantity::Cos;
+        const RopeVerifyResult result = verify(headDim, config, options, table);
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        QCOMPARE(result.layout, cache ? RopeLayout::Interleaved : RopeLayout::Half);
+        QVERIFY(result.worstRatio <= 1.0);
+        options.strict = true;
+        const RopeVerifyResult strict = verify(headDim, config, options, table);
+        if (result.agreement != RopeAgreement::Exact) {
+            QVERIFY2(!strict.agrees, qPrintable(reportOf(strict, options)));
+            QCOMPARE(strict.mistake, RopeMistake::Float32Angles);
+        }
+    }
+
+    // The configs, written from ggml's own parameters (freq_scale, YaRN's ramp, dynamic's
+    // base), and Llama 2's 4096 positions: their error is beyond HF's float32 product and the
+    // report says which computation it is consistent with.
+    void ggmlPublishedConfigs()
+    {
+        RopeVerifyOptions options;
+        options.precision = TensorDType::F32;
+        // Llama 2 7B, plain, 4096 positions.
+        Ggml plain;
+        RopeVerifyResult result = verify(128, llama2(), options, ggmlTable(plain));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        QCOMPARE(result.agreement, RopeAgreement::AccumulatedAngles);
+        QVERIFY(result.maxAbsError > 2.5e-4); // beyond HF's float32 forward (2.3e-4)
+        QVERIFY2(reportOf(result, options)
+                     .contains(u"consistent with float32 angles accumulated by repeated "
+                               "multiplication (theta *= theta_scale), as ggml does"_qs),
+                 qPrintable(reportOf(result, options)));
+        QVERIFY(reportOf(result, options).contains(u"nearest to the allowance: position "_qs));
+        // Linear x2: freq_scale 0.5.
+        RopeConfig linear = llama2();
+        linear.ropeType = RopeType::Linear;
+        linear.factor = 2.0;
+        Ggml half = plain;
+        half.freqScale = 0.5;
+        result = verify(128, linear, options, ggmlTable(half));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        // Dynamic x2 at 8192 positions (HF's base grows beyond max_position_embeddings 4096).
+        RopeConfig dynamic = llama2();
+        dynamic.ropeType = RopeType::Dynamic;
+        dynamic.factor = 2.0;
+        dynamic.sequenceLength = 8192;
+        Ggml grown = plain;
+        grown.base = dynamicBase(10000.0, 2.0, 8192.0, 4096.0, 128.0);
+        grown.positions = 2048;
+        result = verify(128, dynamic, options, ggmlTable(grown));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        // Llama 3.1 8B: the llama3 rule as rope_freqs factors.
+        Ggml llama3 = plain;
+        llama3.base = 500000.0;
+        llama3.factors = ggmlFactors(500000.0, 128, llama31Theta());
+        result = verify(128, llama31(), options, ggmlTable(llama3));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        // Qwen2.5-7B YaRN x4: freq_scale 1/4, the ramp, mscale 0.1 ln 4 + 1.
+        const RopeConfig qwen = configOf(referenceCase(u"qwen2.5 yarn x4"_qs));
+        result = verify(128, qwen, options, ggmlTable(qwenYarnGgml()));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+    }
+
+    // Known engine bugs planted in tables as noisy as ggml's: each named, as in a clean table
+    // (the hypotheses are ranked against the same float32 error model).
+    void ggmlBugZoo_data()
+    {
+        QTest::addColumn<int>("bug");
+        QTest::addColumn<int>("mistake");
+        QTest::addColumn<QString>("text");
+        const auto row = [](const char *name, int bug, RopeMistake mistake, const QString &text) {
+            QTest::addRow("%s", name) << bug << int(mistake) << text;
+        };
+        row("llama 3.1: scaling ignored", 0, RopeMistake::ScalingIgnored,
+            u"rope_type \"llama3\" scaling ignored"_qs);
+        row("qwen yarn: scaling ignored", 1, RopeMistake::ScalingIgnored,
+            u"rope_type \"yarn\" scaling ignored"_qs);
+        row("phi-3: scaling ignored", 2, RopeMistake::ScalingIgnored,
+            u"rope_type \"longrope\" scaling ignored"_qs);
+        row("llama 2: positions shifted by one", 3, RopeMistake::PositionsShifted,
+            u"positions shifted by +1"_qs);
+        row("qwen yarn: attention factor dropped", 4, RopeMistake::AttentionFactorDropped,
+            u"attention factor dropped"_qs);
+        row("qwen yarn: attention factor twice", 5, RopeMistake::AttentionFactorTwice,
+            u"attention factor applied twice"_qs);
+        row("llama 2: neox vs gpt-j pairing", 6, RopeMistake::PairingSwapped,
+            u"half vs interleaved pairing swapped"_qs);
+        row("llama 2: base 30000", 7, RopeMistake::BaseChanged,
+            u"rope_theta 30000 (the config says 10000)"_qs);
+        row("dynamic x2: base computed at 8192", 8, RopeMistake::BaseChanged,
+            u"dynamic NTK's base computed at sequence length 8192"_qs);
+        row("llama 3.1: config ignored", 9, RopeMistake::ConfigIgnored,
+            u"the config ignored altogether"_qs);
+        row("phi-3: short factors beyond the original context", 10, RopeMistake::LongropeFactorSet,
+            u"matches short_factor"_qs);
+        row("partial rotary width ignored", 11, RopeMistake::RotaryWidth,
+            u"partial_rotary_factor 0.25 ignored"_qs);
+    }
+    void ggmlBugZoo()
+    {
+        QFETCH(int, bug);
+        QFETCH(int, mistake);
+        QFETCH(QString, text);
+        RopeVerifyOptions options;
+        options.precision = TensorDType::F32;
+        qint64 headDim = 128;
+        RopeConfig config = llama2();
+        Ggml g;
+        const QJsonObject phi = referenceCase(u"phi-3-mini-128k longrope, seq_len 4097 (long)"_qs);
+        switch (bug) {
+        case 0: // Llama 3.1 without its rope_freqs
+            config = llama31();
+            g.base = 500000.0;
+            g.positions = 2048;
+            break;
+        case 1: // Qwen YaRN as plain RoPE on base 1e6
+        case 4: // ... with mscale 1
+        case 5: // ... with mscale squared
+            config = configOf(referenceCase(u"qwen2.5 yarn x4"_qs));
+            g = qwenYarnGgml();
+            if (bug == 1) {
+                g.freqScale = 1.0;
+                g.yarn = false;
+            }
+            g.mscale = bug == 5 ? g.mscale * g.mscale : bug == 4 ? 1.0 : g.mscale;
+            break;
+        case 2:  // Phi-3 beyond 4096 positions without its factors (or attention factor)
+        case 10: // ... with the short factors
+            config = configOf(phi);
+            config.sequenceLength = 4200;
+            headDim = 96;
+            g.dims = 96;
+            g.pairs = 48;
+            g.positions = 4200;
+            if (bug == 10) {
+                g.factors = jsonDoubles(phi.value(QLatin1String("rope_parameters"))
+                                            .toObject()
+                                            .value(QLatin1String("short_factor")));
+                g.mscale = caseScale(phi);
+            }
+            break;
+        case 3:
+            g.shift = 1;
+            break;
+        case 6: // GPT-J's pairing where the comparison asks for NeoX's
+            g.form = Form::Interleaved;
+            options.layout = RopeLayout::Half;
+            break;
+        case 7:
+            g.base = 30000.0;
+            break;
+        case 8: // vLLM's old dynamic NTK: the base at max_position_embeddings x factor
+            config.ropeType = RopeType::Dynamic;
+            config.factor = 2.0;
+            g.base = dynamicBase(10000.0, 2.0, 8192.0, 4096.0, 128.0);
+            break;
+        case 9: // Llama 3.1 computed with llama.cpp's defaults
+            config = llama31();
+            g.positions = 2048;
+            break;
+        case 11: // GPT-NeoX's 64-dim heads, 16 rotary dims: all 64 rotated
+            headDim = 64;
+            config.partialRotaryFactor = 0.25;
+            g.dims = 64;
+            g.pairs = 32;
+            g.positions = 1024;
+            break;
+        default:
+            QFAIL("no such bug");
+        }
+        if (config.sequenceLength == 0)
+            config.sequenceLength = g.positions;
+        const RopeVerifyResult result = verify(headDim, config, options, ggmlTable(g));
+        QVERIFY2(!result.agrees, qPrintable(reportOf(result, options)));
+        QVERIFY2(int(result.mistake) == mistake && result.diagnosis.contains(text),
+                 qPrintable(reportOf(result, options)));
+    }
+
+    // Values rounded to float16 or bfloat16 and stored as float32 are named; the same values in
+    // a float16 file agree at its precision.
+    void halfPrecisionValuesNamed()
+    {
+        const RopeTable exact = make({defaultTheta(10000.0, 128), 1.0, 1024});
+        RopeVerifyOptions options;
+        options.precision = TensorDType::F32;
+        RopeVerifyResult result = verify(128, llama2(), options, rounded(exact, toF16));
+        QCOMPARE(result.mistake, RopeMistake::HalfPrecisionValues);
+        QVERIFY2(result.diagnosis.contains(u"rounded to float16 and stored as float32"_qs),
+                 qPrintable(result.diagnosis));
+        result = verify(128, llama2(), options, rounded(exact, toBf16));
+        QCOMPARE(result.mistake, RopeMistake::HalfPrecisionValues);
+        QVERIFY(result.diagnosis.contains(u"bfloat16"_qs));
+        options.precision = TensorDType::F16;
+        QVERIFY(verify(128, llama2(), options, rounded(exact, toF16)).agrees);
+    }
+
+    // The report measures a difference where it matters: relative to the pair's magnitude (no
+    // blow-up at a zero crossing), the angle error of cos-sin pairs, and the worst cell against
+    // the allowance with both values.
+    void reportAtZeroCrossings()
+    {
+        RopeTable table = make({defaultTheta(10000.0, 128), 1.0, 512, Form::Half, Part::Both});
+        // A cos near its zero crossing: p = 11, pair 0 (11 rad is 0.0044 from 7 pi / 2).
+        const std::size_t cell = std::size_t(11 * 128 + 0);
+        table.values[cell] += 1e-4;
+        RopeVerifyOptions options;
+        options.what = RopeQuantity::CosSin;
+        const RopeVerifyResult result = verify(128, llama2(), options, table);
+        QVERIFY(!result.agrees);
+        PE_COMPARE_NEAR(result.maxRelError, 1e-4, 1e-9);
+        PE_COMPARE_NEAR(result.maxAngleError, 1e-4, 1e-6);
+        QCOMPARE(result.worstAllowed.position, qint64(11));
+        QCOMPARE(result.worstAllowed.pair, qint64(0));
+        QVERIFY(result.worstRatio > 1.0);
+        const QString report = reportOf(result, options);
+        QVERIFY2(report.contains(u"worst against the allowance"_qs) &&
+                     report.contains(u"position 11, pair 0 (column 0)"_qs) &&
+                     report.contains(u"max angle error 0.0001 rad"_qs),
+                 qPrintable(report));
     }
 
     // Every layout HF and the engines emit, detected (complex from the shape, as the CLI says).

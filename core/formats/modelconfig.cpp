@@ -887,10 +887,10 @@ bool Reader::standardize(QJsonObject *p, const QString &what)
     return true;
 }
 
-// Llama 4 rotates consecutive pairs of each head (apply_rotary_emb: view_as_complex of
-// x.reshape(..., -1, 2)); DeepSeek-V3's checkpoints store them so too (rope_interleave,
-// DeepseekV3Config's default true: its attention permutes q and k into halves before applying
-// HF's cat(f, f) tables). Every other model rotates halves.
+// Llama 4 and DeepSeek-V2 rotate consecutive pairs of each head (apply_rotary_emb:
+// view_as_complex of x.reshape(..., -1, 2)); DeepSeek-V3's checkpoints store them so too
+// (rope_interleave, DeepseekV3Config's default true: its attention permutes q and k into halves
+// before applying HF's cat(f, f) tables). Every other model rotates halves.
 bool Reader::readPairing()
 {
     if (m_out.modelType == QLatin1String("llama4_text")) {
@@ -913,6 +913,11 @@ bool Reader::readPairing()
         assume(QStringLiteral("pairing = interleaved: rope_interleave = true, DeepseekV3Config's "
                               "default in transformers v5 (the checkpoint pairs consecutive "
                               "columns)"));
+    } else if (m_out.modelType == QLatin1String("deepseek_v2")) {
+        m_out.interleavedPairs = true;
+        assume(QStringLiteral("pairing = interleaved: HF's DeepseekV2 apply_rotary_emb rotates "
+                              "consecutive pairs (view_as_complex of x.reshape(..., -1, 2)), not "
+                              "halves"));
     }
     return true;
 }

@@ -99,15 +99,21 @@ struct FloatDescr
 {
     const char *descr;
     TensorDType dtype;
+    bool complex = false; // (real, imag) pairs: read as a trailing dimension of 2
 };
 constexpr FloatDescr floatDescrs[] = {
     {"<f2", TensorDType::F16},
     {"<f4", TensorDType::F32},
     {"<f8", TensorDType::F64},
+    // np.save(freqs_cis.numpy()): complex64 / complex128, each a (real, imag) pair of floats.
+    {"<c8", TensorDType::F32, true},
+    {"<c16", TensorDType::F64, true},
     // '=' is native order; pescope only runs where native is little-endian.
     {"=f2", TensorDType::F16},
     {"=f4", TensorDType::F32},
     {"=f8", TensorDType::F64},
+    {"=c8", TensorDType::F32, true},
+    {"=c16", TensorDType::F64, true},
 };
 
 // Where the header dict lies: the version after the magic string, and the header's length.
@@ -251,24 +257,29 @@ QString arrayProblem(const NpyHeader &header, TensorInfo *tensor)
 {
     const QString &descr = *header.descr;
     tensor->typeName = descr;
+    bool complex = false;
     for (const FloatDescr &candidate : floatDescrs) {
-        if (descr == QLatin1String(candidate.descr))
+        if (descr == QLatin1String(candidate.descr)) {
             tensor->dtype = candidate.dtype;
+            complex = candidate.complex;
+        }
     }
     if (tensor->dtype == TensorDType::Unsupported) {
         if (descr.startsWith(QLatin1Char('>')) && descr.size() == 3 &&
             descr.at(1) == QLatin1Char('f'))
             return QStringLiteral("dtype '%1' is big-endian; pescope reads little-endian float "
-                                  "arrays ('<f2', '<f4', '<f8')")
+                                  "arrays ('<f2', '<f4', '<f8', complex '<c8', '<c16')")
                 .arg(descr);
         return QStringLiteral("dtype '%1' is not supported; pescope reads float arrays ('<f2', "
-                              "'<f4', '<f8')")
+                              "'<f4', '<f8') and complex ones ('<c8', '<c16')")
             .arg(descr);
     }
     if (*header.fortran)
         return QStringLiteral("fortran_order is True; pescope reads C-order arrays only (save "
                               "with numpy.ascontiguousarray)");
     tensor->shape = *header.shape;
+    if (complex)
+        tensor->shape.push_back(2);
     return {};
 }
 

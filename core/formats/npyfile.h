@@ -3,7 +3,8 @@
 // Format (numpy/lib/format.py): "\x93NUMPY", major and minor version bytes, the header length
 // (uint16 little-endian in 1.0, uint32 in 2.0 and 3.0), then a Python dict literal
 // {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } (ASCII; UTF-8 in 3.0), then the
-// data. pescope reads little-endian float arrays ('<f2', '<f4', '<f8') in C order; other dtypes
+// data. pescope reads little-endian float arrays ('<f2', '<f4', '<f8') in C order, complex ones
+// ('<c8', '<c16') as floats with a trailing dimension of 2 (real, imag); other dtypes
 // and Fortran order are refused with a message naming them. As numpy.load does by default, a
 // header longer than 10,000 bytes is refused.
 #pragma once

@@ -91,6 +91,12 @@ std::optional<ModelLayerSpec> modelLayerSpec(const ModelConfig &config, int laye
         if (parameters.value(ropeHfKeyOf(&RopeConfig::partialRotaryFactor)).toDouble(1.0) == 1.0)
             dims = l.rotaryDims;
     }
+    if (dims == 1) {
+        *error = QStringLiteral("%1 gives a head size of 1: a rotation turns pairs of dims, so a "
+                                "rotary head needs at least 2")
+                     .arg(config.source);
+        return std::nullopt;
+    }
     if (dims < 2) {
         *error = QStringLiteral("%1 does not say the head size (head_dim, or hidden_size and "
                                 "num_attention_heads)")

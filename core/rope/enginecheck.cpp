@@ -5,6 +5,8 @@
 
 #include <QFileInfo>
 
+#include <cmath>
+
 namespace pe {
 
 namespace {
@@ -169,6 +171,25 @@ RopeQuantity guessRopeQuantity(const RopeCandidate &candidate)
         return RopeQuantity::InverseFrequencies;
     if (t.rows == 1 && t.columns == 1)
         return RopeQuantity::AttentionFactor;
+    // Position 0 of a table holding cos and sin (vLLM's cos_sin_cache, cat(cos, sin); ggml's
+    // cache, (cos, sin) per pair): half its columns are sin 0 = 0, the others cos 0, all equal.
+    if (t.columns >= 2 && t.columns % 2 == 0) {
+        qint64 zeros = 0;
+        std::optional<double> scale;
+        bool equal = true;
+        for (qint64 c = 0; c < t.columns; ++c) {
+            const double v = t.at(0, c);
+            if (std::abs(v) <= 1e-6) {
+                ++zeros;
+            } else if (!scale) {
+                scale = v;
+            } else {
+                equal = equal && std::abs(v - *scale) <= 1e-3 * std::abs(*scale);
+            }
+        }
+        if (equal && scale && 2 * zeros == t.columns)
+            return RopeQuantity::CosSin;
+    }
     return RopeQuantity::Cos;
 }
 

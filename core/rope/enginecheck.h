@@ -36,7 +36,9 @@ struct RopeCandidate
 std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *error);
 
 // What the candidate holds when not told: a GGUF's rope_freqs and 1-D arrays are inverse
-// frequencies, one value the attention factor, complex pairs cos-sin, a matrix a cos table.
+// frequencies, one value the attention factor, complex pairs cos-sin, a matrix whose first row
+// (position 0) is half zeros and half one value cos-sin (vLLM's cos_sin_cache, ggml's cache),
+// another matrix a cos table.
 RopeQuantity guessRopeQuantity(const RopeCandidate &candidate);
 
 struct EngineCheckRequest

@@ -1,7 +1,8 @@
 // The known mistakes `pescope verify` names: each is a hypothesis about how the candidate was
-// computed, recomputed from the config and checked against the candidate with float32's
-// allowance (an engine that makes a mistake usually computes in float32 as well). The first
-// hypothesis the candidate matches, most specific first, names the mistake.
+// computed, recomputed from the config and checked against the candidate under each float32
+// computation of the error model (an engine that makes a mistake usually computes in float32 as
+// well, HF's way or ggml's). The hypothesis that explains the candidate under the tightest
+// computation names the mistake; among equals, the most specific (tried first).
 #include "ropeverifymodel.h"
 
 #include <algorithm>
@@ -21,6 +22,13 @@ QString typeText(RopeType type)
 {
     return QLatin1Char('"') + ropeTypeName(type) + QLatin1Char('"');
 }
+
+// The base fitted from a candidate's frequencies (see otherBases).
+struct FittedBases
+{
+    std::optional<double> firstTwo;
+    std::optional<double> firstLast;
+};
 
 // Frequencies another computation gives, and what to call that computation.
 struct ThetaHypothesis
@@ -160,22 +168,37 @@ double significant(double x, int digits)
 }
 
 // Another rope_theta: the base fitted from the ratio of the first two frequencies (which every
-// rule but longrope leaves unscaled), rounded to a few significant digits, and HF's default.
-void otherBases(const Context &c, std::optional<double> fitted, std::vector<ThetaHypothesis> *out)
+// rule but longrope leaves unscaled), rounded to a few significant digits, the base fitted from
+// the first and last (the lowest frequency measured over the whole table: a real number, as a
+// dynamic or otherwise computed base is) and HF's default.
+void otherBases(const Context &c, const FittedBases &fittedBases, std::vector<ThetaHypothesis> *out)
 {
     const RopeConfig &config = c.config;
     std::vector<double> bases;
-    if (fitted && std::isfinite(*fitted) && *fitted > 1.0) {
+    const auto valid = [](std::optional<double> b) { return b && std::isfinite(*b) && *b > 1.0; };
+    const std::optional<double> fitted =
+        valid(fittedBases.firstTwo) ? fittedBases.firstTwo : fittedBases.firstLast;
+    if (valid(fitted)) {
         for (int digits = 1; digits <= 5; ++digits)
             bases.push_back(significant(*fitted, digits));
         bases.push_back(std::round(*fitted));
     }
+    if (valid(fittedBases.firstLast)) {
+        bases.push_back(std::round(*fittedBases.firstLast));
+        bases.push_back(*fittedBases.firstLast);
+    }
     bases.push_back(10000.0); // transformers' default_theta
+    // A base this close to the config's is float32's own noise, not a mistake: theta_scale's
+    // rounding in ggml's recurrence (up to about 3 units over n pairs, theta_i off by i times
+    // that) is what a base off by 3u * d/2 relative gives.
+    const double floatBaseShift =
+        4.0 * std::ldexp(1.0, -24) * double(c.reference.inverseFrequencies.size());
     std::vector<double> tried;
     for (double base : bases) {
         const bool seen = std::any_of(tried.begin(), tried.end(),
                                       [&](double b) { return std::abs(b - base) <= 1e-9 * base; });
-        if (seen || std::abs(base - config.ropeTheta) <= 1e-9 * config.ropeTheta || base <= 1.0)
+        if (seen || std::abs(base - config.ropeTheta) <= floatBaseShift * config.ropeTheta ||
+            base <= 1.0)
             continue;
         tried.push_back(base);
         RopeConfig other = config;
@@ -312,22 +335,79 @@ std::optional<double> thetaOf(const RopeTable &t, const std::vector<ColumnRole> 
     return far ? std::optional(*far / double(row)) : std::nullopt;
 }
 
-// The base whose frequencies have the ratio theta0 / theta1: theta_i = base^(-2i/d).
-std::optional<double> baseFromRatio(const Context &c, double theta0, double theta1)
+// The base whose frequencies have the ratio theta0 / theta_k: theta_i = base^(-2i/d).
+std::optional<double> baseFromRatio(const Context &c, double theta0, double thetaK, qint64 k)
 {
-    if (!(theta0 > 0.0 && theta1 > 0.0 && theta0 > theta1))
+    if (!(theta0 > 0.0 && thetaK > 0.0 && theta0 > thetaK && k > 0))
         return std::nullopt;
     const double d = c.config.ropeType == RopeType::Proportional
                          ? double(c.headDim)
                          : double(ropeRotaryDims(c.headDim, c.config));
-    return std::pow(theta0 / theta1, d / 2.0);
+    return std::pow(theta0 / thetaK, d / (2.0 * double(k)));
+}
+
+// The config ignored altogether: HF's defaults (rope_theta 10000, no scaling, factor 1).
+void configIgnored(const Context &c, std::vector<ThetaHypothesis> *out)
+{
+    const RopeConfig &config = c.config;
+    if (config.ropeType == RopeType::Default || config.ropeTheta == 10000.0)
+        return; // scaling ignored, or another base, says it
+    out->push_back({RopeMistake::ConfigIgnored,
+                    QStringLiteral("the config ignored altogether: the table matches the defaults "
+                                   "(rope_theta 10000, no scaling), not rope_type %1 with "
+                                   "rope_theta %2")
+                        .arg(typeText(config.ropeType), number(config.ropeTheta)),
+                    defaultWithBase(c.headDim, config, 10000.0),
+                    {}});
+}
+
+// Dynamic NTK's base computed at another sequence length (vLLM's old rule computed it once, at
+// max_position_embeddings x factor): the length whose HF dynamic base is the fitted one.
+void dynamicLength(const Context &c, std::optional<double> fitted,
+                   std::vector<ThetaHypothesis> *out)
+{
+    const RopeConfig &config = c.config;
+    if (config.ropeType != RopeType::Dynamic || !fitted || !(*fitted > config.ropeTheta) ||
+        config.maxPositionEmbeddings < 1)
+        return;
+    const double s = ropeEffectiveFactor(config).value_or(1.0);
+    const double d = double(ropeRotaryDims(c.headDim, config));
+    if (!(s > 1.0) || d <= 2.0)
+        return;
+    const double m = double(config.maxPositionEmbeddings);
+    const double solved = m * (std::pow(*fitted / config.ropeTheta, (d - 2.0) / d) + s - 1.0) / s;
+    std::vector<qint64> lengths{qint64(std::llround(solved)), qint64(std::llround(m * s))};
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    for (const qint64 length : lengths) {
+        if (length <= config.maxPositionEmbeddings || length > ropeMaxContext ||
+            length == std::max(config.sequenceLength, config.maxPositionEmbeddings))
+            continue;
+        RopeConfig other = config;
+        other.sequenceLength = length;
+        const double base = ropeDynamicBase(c.headDim, other);
+        out->push_back({RopeMistake::BaseChanged,
+                        QStringLiteral("dynamic NTK's base computed at sequence length %1: the "
+                                       "table matches base %2, HF's dynamic rule at %1 positions; "
+                                       "at this table's %3 HF uses base %4")
+                            .arg(length)
+                            .arg(number(base))
+                            .arg(config.sequenceLength > 0
+                                     ? QStringLiteral("%1 positions").arg(config.sequenceLength)
+                                     : QStringLiteral("length (none given)"))
+                            .arg(number(ropeDynamicBase(c.headDim, config))),
+                        frequencies(c.headDim, other),
+                        {}});
+    }
 }
 
 // The frequency hypotheses for a candidate of the config's width, most specific first.
-std::vector<ThetaHypothesis> frequencyHypotheses(const Context &c, std::optional<double> fitted)
+std::vector<ThetaHypothesis> frequencyHypotheses(const Context &c, const FittedBases &fitted)
 {
     std::vector<ThetaHypothesis> out;
     longropeSet(c, &out);
+    configIgnored(c, &out);
+    dynamicLength(c, fitted.firstLast ? fitted.firstLast : fitted.firstTwo, &out);
     if (c.config.ropeType != RopeType::Default)
         out.push_back({RopeMistake::ScalingIgnored,
                        QStringLiteral("rope_type %1 scaling ignored: matches the default type's "
@@ -454,73 +534,123 @@ public:
                               candidate.columns))
     {}
 
-    std::optional<Diagnosis> run() const
+    std::optional<Diagnosis> run()
     {
         const std::vector<double> &theta = m_c.reference.inverseFrequencies;
         if (m_c.candidatePairs != qint64(theta.size())) {
             std::vector<ThetaHypothesis> widths;
             otherWidths(m_c, m_c.candidatePairs, &widths);
-            return firstTheta(widths);
+            rankTheta(widths);
+            return m_best;
         }
+        halfPrecision();
         for (const ScaleHypothesis &h : scaleHypotheses(m_c))
-            if (matches(theta, h.scale, 0, m_roles))
-                return Diagnosis{h.mistake, h.text};
-        if (auto swapped = pairingSwapped())
-            return swapped;
-        const std::vector<ThetaHypothesis> hypotheses = frequencyHypotheses(m_c, fittedBase());
-        if (auto found = firstTheta(hypotheses))
-            return found;
-        return shifted();
+            if (!settled())
+                consider(method(theta, h.scale, 0, m_roles), {h.mistake, h.text});
+        pairingSwapped();
+        if (!settled())
+            rankTheta(frequencyHypotheses(m_c, fittedBases()));
+        if (!settled())
+            shifted();
+        return m_best;
     }
 
 private:
-    bool matches(const std::vector<double> &theta, double scale, qint64 shift,
-                 const std::vector<ColumnRole> &roles) const
+    Float32Method method(const std::vector<double> &theta, double scale, qint64 shift,
+                         const std::vector<ColumnRole> &roles) const
     {
-        return tableMatches(m_t, TableModel{theta, scale, shift, roles}, m_c.allowance);
+        return tableMethod(m_t, TableModel{theta, scale, shift, roles}, m_c.allowance);
     }
 
-    std::optional<Diagnosis> firstTheta(const std::vector<ThetaHypothesis> &hypotheses) const
+    // Keeps `d` when it explains the table under a tighter computation than the best so far.
+    void consider(Float32Method found, Diagnosis d)
+    {
+        if (found == Float32Method::None || (m_best && m_best->method <= found))
+            return;
+        d.method = found;
+        m_best = std::move(d);
+    }
+    // Nothing can explain the table better than the values' own rounding.
+    bool settled() const { return m_best && m_best->method <= Float32Method::Values; }
+
+    void rankTheta(const std::vector<ThetaHypothesis> &hypotheses)
     {
         const double reference = m_c.referenceScale;
         for (const ThetaHypothesis &h : hypotheses) {
             std::vector<double> scales{reference, 1.0};
             scales.insert(scales.end(), h.scales.begin(), h.scales.end());
             for (double scale : scales) {
-                if (!matches(h.theta, scale, 0, m_roles))
+                if (settled())
+                    return;
+                const Float32Method found = method(h.theta, scale, 0, m_roles);
+                if (found == Float32Method::None)
                     continue;
                 QString text = h.text;
                 if (scale != reference)
                     text += QStringLiteral(" (times %1, not the attention factor %2)")
                                 .arg(number(scale), number(reference));
-                return Diagnosis{h.mistake, text};
+                consider(found, {h.mistake, text});
+                break;
             }
         }
-        return std::nullopt;
+    }
+
+    // Values that are all float16 (or bfloat16) numbers in a wider file, and HF's values rounded
+    // to that type: the engine rounded them (a float16 cache, a bfloat16 forward) and widened.
+    void halfPrecision()
+    {
+        const TensorDType stored = m_c.options.precision;
+        if (stored != TensorDType::F32 && stored != TensorDType::F64)
+            return;
+        for (const TensorDType half : {TensorDType::F16, TensorDType::BF16}) {
+            const bool all = std::all_of(m_t.values.begin(), m_t.values.end(),
+                                         [&](double v) { return roundTo(half, v) == v; });
+            if (!all)
+                continue;
+            Allowance rounded = m_c.allowance.with(Float32Method::Values);
+            rounded.precision = half;
+            const TableModel model{m_c.reference.inverseFrequencies, m_c.referenceScale, 0,
+                                   m_roles};
+            if (!tableMatches(m_t, model, rounded))
+                continue;
+            consider(Float32Method::Values,
+                     {RopeMistake::HalfPrecisionValues,
+                      QStringLiteral("values rounded to %1 and stored as %2: every value is a %1 "
+                                     "number, HF's values rounded to %1 (keep the table in "
+                                     "float32, or save it as %1 to compare it at that precision)")
+                          .arg(half == TensorDType::F16 ? QStringLiteral("float16")
+                                                        : QStringLiteral("bfloat16"),
+                               stored == TensorDType::F32 ? QStringLiteral("float32")
+                                                          : QStringLiteral("float64"))});
+            return;
+        }
     }
 
     // Against an explicit layout: the other of half and interleaved.
-    std::optional<Diagnosis> pairingSwapped() const
+    void pairingSwapped()
     {
         const RopeLayout layout = m_c.layout;
-        if (m_c.options.layout == RopeLayout::Auto || m_c.candidatePairs < 2 ||
+        if (settled() || m_c.options.layout == RopeLayout::Auto || m_c.candidatePairs < 2 ||
             (layout != RopeLayout::Half && layout != RopeLayout::Interleaved))
-            return std::nullopt;
+            return;
         const RopeLayout other =
             layout == RopeLayout::Half ? RopeLayout::Interleaved : RopeLayout::Half;
         const auto roles = columnRoles(m_c.options.what, other, m_c.candidatePairs, m_t.columns);
-        if (!matches(m_c.reference.inverseFrequencies, m_c.referenceScale, 0, roles))
-            return std::nullopt;
-        return Diagnosis{RopeMistake::PairingSwapped,
-                         QStringLiteral("half vs interleaved pairing swapped: the table is in the "
-                                        "%1 layout, the comparison asked for the %2 layout")
-                             .arg(nameOf(ropeLayoutNames, other), nameOf(ropeLayoutNames, layout))};
+        consider(
+            method(m_c.reference.inverseFrequencies, m_c.referenceScale, 0, roles),
+            Diagnosis{RopeMistake::PairingSwapped,
+                      QStringLiteral("half vs interleaved pairing swapped: the table is in the "
+                                     "%1 layout, the comparison asked for the %2 layout")
+                          .arg(nameOf(ropeLayoutNames, other), nameOf(ropeLayoutNames, layout))});
     }
 
-    std::optional<double> fittedBase() const
+    // The base fitted from the table: from the ratio of its first two frequencies, and (a real
+    // number to the table's precision) from the first and the last.
+    FittedBases fittedBases() const
     {
-        if (m_c.candidatePairs < 2)
-            return std::nullopt;
+        const qint64 n = m_c.candidatePairs;
+        if (n < 2)
+            return {};
         // The scale read from position 0's cos, where there is one.
         double scale = m_c.referenceScale;
         for (std::size_t c = 0; c < m_roles.size(); ++c)
@@ -528,41 +658,52 @@ private:
                 scale = m_t.at(0, qint64(c));
         const auto t0 = thetaOf(m_t, m_roles, 0, scale);
         const auto t1 = thetaOf(m_t, m_roles, 1, scale);
-        return t0 && t1 ? baseFromRatio(m_c, *t0, *t1) : std::nullopt;
+        const auto last = thetaOf(m_t, m_roles, n - 1, scale);
+        FittedBases out;
+        if (t0 && t1)
+            out.firstTwo = baseFromRatio(m_c, *t0, *t1, 1);
+        if (t0 && last && n > 2)
+            out.firstLast = baseFromRatio(m_c, *t0, *last, n - 1);
+        return out;
     }
 
     // Row p holds position p + k: k searched exactly, row 0 first, then the whole table.
-    std::optional<Diagnosis> shifted() const
+    void shifted()
     {
         const std::vector<double> &theta = m_c.reference.inverseFrequencies;
         const TableModel probe{theta, m_c.referenceScale, 0, m_roles};
         const qint64 reach = std::clamp<qint64>(4 * m_t.rows, 64, qint64(1) << 16);
         const qint64 columns = std::min<qint64>(m_t.columns, 16);
+        const Allowance widest = m_c.allowance.with(Float32Method::FastTrig);
         for (qint64 k = 1; k <= reach; ++k) {
             for (const qint64 shift : {k, -k}) {
                 TableModel model = probe;
                 model.shift = shift;
                 bool close = true;
                 for (qint64 c = 0; c < columns && close; ++c)
-                    close = std::abs(m_t.at(0, c) - model.value(0, c)) <=
-                            m_c.allowance.bound(model, 0, c);
-                if (!close || !tableMatches(m_t, model, m_c.allowance))
+                    close = std::abs(m_t.at(0, c) - model.value(0, c)) <= widest.bound(model, 0, c);
+                if (!close)
                     continue;
-                return Diagnosis{RopeMistake::PositionsShifted,
-                                 QStringLiteral("positions shifted by %1%2: row p holds position "
-                                                "p %3 %4 (HF's row p is position p)")
-                                     .arg(shift > 0 ? QStringLiteral("+") : QString())
-                                     .arg(shift)
-                                     .arg(shift > 0 ? QStringLiteral("+") : QStringLiteral("-"))
-                                     .arg(std::abs(shift))};
+                const Float32Method found = tableMethod(m_t, model, m_c.allowance);
+                if (found == Float32Method::None)
+                    continue;
+                consider(found,
+                         Diagnosis{RopeMistake::PositionsShifted,
+                                   QStringLiteral("positions shifted by %1%2: row p holds position "
+                                                  "p %3 %4 (HF's row p is position p)")
+                                       .arg(shift > 0 ? QStringLiteral("+") : QString())
+                                       .arg(shift)
+                                       .arg(shift > 0 ? QStringLiteral("+") : QStringLiteral("-"))
+                                       .arg(std::abs(shift))});
+                return;
             }
         }
-        return std::nullopt;
     }
 
     const Context &m_c;
     const RopeTable &m_t;
     std::vector<ColumnRole> m_roles;
+    std::optional<Diagnosis> m_best;
 };
 
 } // namespace
@@ -580,15 +721,22 @@ std::optional<Diagnosis> diagnoseFrequencies(const Context &context,
     if (qint64(candidate.size()) != qint64(theta.size())) {
         otherWidths(context, qint64(candidate.size()), &hypotheses);
     } else {
-        const std::optional<double> fitted =
-            candidate.size() >= 2 ? baseFromRatio(context, candidate[0], candidate[1])
-                                  : std::nullopt;
+        FittedBases fitted;
+        const std::size_t n = candidate.size();
+        if (n >= 2)
+            fitted.firstTwo = baseFromRatio(context, candidate[0], candidate[1], 1);
+        if (n > 2)
+            fitted.firstLast =
+                baseFromRatio(context, candidate[0], candidate[n - 1], qint64(n) - 1);
         hypotheses = frequencyHypotheses(context, fitted);
     }
-    for (const ThetaHypothesis &h : hypotheses)
-        if (vectorMatches(candidate, h.theta, context.allowance))
-            return Diagnosis{h.mistake, h.text};
-    return std::nullopt;
+    std::optional<Diagnosis> best;
+    for (const ThetaHypothesis &h : hypotheses) {
+        const Float32Method found = vectorMethod(candidate, h.theta, context.allowance);
+        if (found != Float32Method::None && (!best || found < best->method))
+            best = Diagnosis{h.mistake, h.text, found};
+    }
+    return best;
 }
 
 std::optional<Diagnosis> diagnoseAttentionFactor(const Context &context, double candidate)

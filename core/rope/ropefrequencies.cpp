@@ -460,10 +460,21 @@ QString ropeConfigProblem(qint64 headDim, const RopeConfig &config)
     const RopeFrequencies result = compute(headDim, config);
     if (!finite(result.attentionFactor))
         return QStringLiteral("these parameters give a non-finite attention factor");
-    for (std::size_t k = 0; k < result.inverseFrequencies.size(); ++k)
-        if (!finite(result.inverseFrequencies[k]))
+    for (std::size_t k = 0; k < result.inverseFrequencies.size(); ++k) {
+        const double theta = result.inverseFrequencies[k];
+        if (!finite(theta))
             return QStringLiteral("these parameters give a non-finite frequency for pair %1")
                 .arg(k);
+        // The angles p * theta of every position a table may hold must be finite too (a linear
+        // factor of 1e-308 gives theta 1e308: cos of p * theta would be NaN).
+        if (!finite(theta * double(ropeMaxContext)))
+            return QStringLiteral("these parameters give pair %1 a frequency of %2 radians per "
+                                  "position%3: its angles p * theta overflow")
+                .arg(k)
+                .arg(theta, 0, 'g', 3)
+                .arg(config.factor ? QStringLiteral(" (factor %1)").arg(*config.factor, 0, 'g', 3)
+                                   : QString());
+    }
     return {};
 }
 

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 namespace pe {
 
@@ -17,6 +18,8 @@ namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
 constexpr double float32Unit = 1.0 / 16777216.0; // 2^-24
+// CUDA's documented maximum absolute error of __cosf in [-pi, pi] (__sinf's is 2^-21.41).
+const double fastTrigError = std::exp2(-21.19);
 
 QString shortNumber(double x)
 {
@@ -137,6 +140,8 @@ void compareTable(const RopeTable &candidate, const TableModel &reference,
     }
     double worstDiff = -1;
     result->compared = qint64(candidate.values.size());
+    // Relative to the pair's magnitude (the scale; pass-through columns: 1).
+    const double magnitude = reference.scale != 0.0 ? std::abs(reference.scale) : 1.0;
     for (qint64 i = 0; i < result->compared; ++i) {
         const qint64 row = i / columns, column = i % columns;
         const double got = candidate.values[std::size_t(i)];
@@ -145,8 +150,7 @@ void compareTable(const RopeTable &candidate, const TableModel &reference,
         const qint64 pair = reference.roles[std::size_t(column)].pair;
         const RopeCell cell{row, column, pair, got, want};
         result->maxAbsError = std::max(result->maxAbsError, diff);
-        if (want != 0.0)
-            result->maxRelError = std::max(result->maxRelError, diff / std::abs(want));
+        result->maxRelError = std::max(result->maxRelError, diff / (pair >= 0 ? magnitude : 1.0));
         if (diff > worstDiff) {
             worstDiff = diff;
             result->worst = cell;
@@ -159,36 +163,111 @@ void compareTable(const RopeTable &candidate, const TableModel &reference,
         if (!(std::abs(got - rounded) <= options.tolerance) && result->differing++ == 0)
             result->first = cell;
     }
+    // The angle error of pairs whose cos and sin the table both holds.
+    std::vector<qint64> cosColumn(std::size_t(pairs), -1), sinColumn(std::size_t(pairs), -1);
+    for (qint64 c = 0; c < columns; ++c) {
+        const ColumnRole &role = reference.roles[std::size_t(c)];
+        if (role.pair >= 0 && role.pair < pairs)
+            (role.cosine ? cosColumn : sinColumn)[std::size_t(role.pair)] = c;
+    }
+    for (qint64 pair = 0; pair < pairs; ++pair) {
+        const qint64 c = cosColumn[std::size_t(pair)], s = sinColumn[std::size_t(pair)];
+        if (c < 0 || s < 0)
+            continue;
+        result->maxAngleError = std::max(result->maxAngleError, 0.0);
+        for (qint64 row = 0; row < candidate.rows; ++row) {
+            const double got = std::atan2(candidate.at(row, s), candidate.at(row, c));
+            const double want = std::atan2(reference.value(row, s), reference.value(row, c));
+            double e = std::abs(std::remainder(got - want, 2.0 * std::numbers::pi));
+            if (std::isnan(e))
+                e = infinity;
+            result->maxAngleError = std::max(result->maxAngleError, e);
+        }
+    }
 }
 
-// The verdict's level, strictest first (see RopeAgreement), and the allowance it accepted.
-void grade(const RopeTable &candidate, const TableModel &reference, const Allowance &float32,
-           RopeVerifyResult *result)
+// The cell farthest beyond `allowance` (or nearest to it), as a multiple of its bound there.
+void worstAgainst(const RopeTable &candidate, const TableModel &model, const Allowance &allowance,
+                  RopeVerifyResult *result)
 {
+    const qint64 columns = candidate.columns;
+    const qint64 count = qint64(candidate.values.size());
+    result->worstRatio = -1;
+    for (qint64 i = 0; i < count; ++i) {
+        const qint64 row = i / columns, column = i % columns;
+        const double got = candidate.values[std::size_t(i)];
+        const double want = model.value(row, column);
+        const double diff = std::isnan(got - want) ? infinity : std::abs(got - want);
+        const double bound = allowance.bound(model, row, column);
+        const double ratio = bound > 0.0 ? diff / bound : (diff > 0.0 ? infinity : 0.0);
+        if (ratio > result->worstRatio) {
+            result->worstRatio = ratio;
+            result->worstAllowance = bound;
+            result->worstAllowed = {row, column, model.roles[std::size_t(column)].pair, got, want};
+        }
+    }
+}
+
+RopeAgreement agreementOf(Float32Method method)
+{
+    switch (method) {
+    case Float32Method::None:
+        return RopeAgreement::Exact;
+    case Float32Method::Values:
+        return RopeAgreement::RoundedValues;
+    case Float32Method::Product:
+        return RopeAgreement::RoundedAngles;
+    case Float32Method::Recurrence:
+        return RopeAgreement::AccumulatedAngles;
+    case Float32Method::FastTrig:
+        return RopeAgreement::ApproximateTrig;
+    }
+    return RopeAgreement::Differs;
+}
+
+// The verdict's level, strictest first (see RopeAgreement), the allowance it accepted and the
+// cell nearest to (or farthest beyond) the allowance that applies.
+void grade(const RopeTable &candidate, const TableModel &reference, const Allowance &base,
+           bool strict, RopeVerifyResult *result)
+{
+    const qint64 columns = candidate.columns;
+    Float32Method method = Float32Method::None;
     if (result->differing == 0) {
         result->agreement = RopeAgreement::Exact;
-        return;
-    }
-    Allowance values = float32;
-    values.float32Angles = false;
-    const qint64 columns = candidate.columns;
-    const qint64 worst = result->worst.position * columns + result->worst.column;
-    const auto at = [&](const Allowance &a) {
-        return a.bound(reference, worst / columns, worst % columns) - a.tolerance;
-    };
-    if (tableMatches(candidate, reference, values)) {
-        result->agreement = RopeAgreement::RoundedValues;
-        result->roundingAllowance = at(values);
-    } else if (tableMatches(candidate, reference, float32)) {
-        result->agreement = RopeAgreement::RoundedAngles;
-        result->roundingAllowance = at(float32);
     } else {
-        result->agreement = RopeAgreement::Differs;
+        method = tableMethod(candidate, reference, base);
+        result->agreement =
+            method == Float32Method::None ? RopeAgreement::Differs : agreementOf(method);
+        if (method != Float32Method::None) {
+            const qint64 worst = result->worst.position * columns + result->worst.column;
+            const Allowance a = base.with(method);
+            result->roundingAllowance =
+                a.bound(reference, worst / columns, worst % columns) - a.tolerance;
+        }
     }
+    // The allowance the report measures against: the agreeing computation's; for a difference
+    // the widest one; with --strict the tolerance alone (HF's reference rounded to the file's
+    // type is what the exact verdict compares).
+    Allowance against = base.with(method);
+    if (result->agreement == RopeAgreement::Differs)
+        against = base.with(Float32Method::FastTrig);
+    if (strict || result->agreement == RopeAgreement::Exact)
+        against = base.with(Float32Method::None);
+    worstAgainst(candidate, reference, against, result);
 }
 
 QString float32Diagnosis(RopeAgreement agreement, RopeQuantity what, TensorDType precision)
 {
+    if (agreement == RopeAgreement::AccumulatedAngles)
+        return isTable(what) ? QStringLiteral("float32 angles accumulated by repeated "
+                                              "multiplication: every difference is within what "
+                                              "theta *= theta_scale in float32 gives, as ggml does")
+                             : QStringLiteral("float32 frequencies accumulated by repeated "
+                                              "multiplication: every difference is within what "
+                                              "theta_scale^i in float32 gives, as ggml does");
+    if (agreement == RopeAgreement::ApproximateTrig)
+        return QStringLiteral("fast approximate sine and cosine: every difference is within what "
+                              "__sinf / __cosf (CUDA's -use_fast_math) of float32 angles give");
     if (agreement == RopeAgreement::RoundedValues)
         return QStringLiteral("%1 rounding of the values: every difference is within one %1 unit "
                               "of the float64 values")
@@ -221,6 +300,12 @@ void applyDiagnosis(const std::optional<Diagnosis> &diagnosis, RopeVerifyResult 
     if (diagnosis) {
         result->mistake = diagnosis->mistake;
         result->diagnosis = diagnosis->text;
+        if (diagnosis->method == Float32Method::Recurrence)
+            result->diagnosis += QStringLiteral(" (with float32 angles accumulated by repeated "
+                                                "multiplication, as ggml computes them)");
+        else if (diagnosis->method == Float32Method::FastTrig)
+            result->diagnosis += QStringLiteral(" (with fast approximate sine and cosine of "
+                                                "float32 angles)");
     } else {
         result->diagnosis = QStringLiteral("no known mistake explains this");
     }
@@ -282,7 +367,7 @@ std::optional<RopeVerifyResult> verifyTable(Context context, const RopeTable &ca
     const TableModel reference{theta, context.referenceScale, 0,
                                columnRoles(options.what, result.layout, n, candidate.columns)};
     compareTable(candidate, reference, options, n, &result);
-    grade(candidate, reference, context.allowance, &result);
+    grade(candidate, reference, context.allowance, options.strict, &result);
     settle(options, &result);
     if (result.agreement == RopeAgreement::Differs)
         applyDiagnosis(diagnoseTable(context, candidate), &result);
@@ -337,19 +422,16 @@ std::optional<RopeVerifyResult> verifyFrequencies(const Context &context,
         if (!(std::abs(got - rounded) <= bound) && result.differing++ == 0)
             result.first = cell;
     }
-    Allowance values = context.allowance;
-    values.float32Angles = false;
     const qint64 w = result.worst.pair;
     if (result.differing == 0) {
         result.agreement = RopeAgreement::Exact;
-    } else if (vectorMatches(candidate.values, theta, values)) {
-        result.agreement = RopeAgreement::RoundedValues;
-        result.roundingAllowance = vectorBound(values, theta[std::size_t(w)], w);
-    } else if (vectorMatches(candidate.values, theta, context.allowance)) {
-        result.agreement = RopeAgreement::RoundedAngles;
-        result.roundingAllowance = vectorBound(context.allowance, theta[std::size_t(w)], w);
     } else {
-        result.agreement = RopeAgreement::Differs;
+        const Float32Method method = vectorMethod(candidate.values, theta, context.allowance);
+        result.agreement =
+            method == Float32Method::None ? RopeAgreement::Differs : agreementOf(method);
+        if (method != Float32Method::None)
+            result.roundingAllowance =
+                vectorBound(context.allowance.with(method), theta[std::size_t(w)], w);
     }
     settle(options, &result);
     if (result.agreement == RopeAgreement::Differs)
@@ -487,6 +569,8 @@ double TableModel::value(qint64 row, qint64 column) const
     return (role.cosine ? std::cos(a) : std::sin(a)) * scale;
 }
 
+// The bounds derived in docs/fidelity.md ("The float32 error model"), u = 2^-24, s the scale,
+// a the angle, i the pair.
 double Allowance::bound(const TableModel &model, qint64 row, qint64 column) const
 {
     const ColumnRole &role = model.roles[std::size_t(column)];
@@ -494,12 +578,36 @@ double Allowance::bound(const TableModel &model, qint64 row, qint64 column) cons
         return tolerance;
     const double s = std::abs(model.scale);
     double b = tolerance;
-    if (roundedValues || float32Angles)
+    if (method >= Float32Method::Values)
         b += std::max(precisionSpacing(precision, s), precisionSpacing(TensorDType::F32, s));
-    if (float32Angles)
-        b += s * float32Unit *
-             (2.0 + (thetaSlope * double(role.pair) + 7.0) * std::abs(model.angle(row, role.pair)));
+    if (method < Float32Method::Product)
+        return b;
+    const double i = double(role.pair);
+    const double a = std::abs(model.angle(row, role.pair));
+    // theta_i's relative error in units u: the pow's exponent (slope i), pow, the product.
+    double units = thetaSlope * i + 7.0;
+    if (method >= Float32Method::Recurrence) // i roundings of theta and of theta_scale's error
+        units += 3.0 * i + 4.0;
+    // cos / sin of a float32 angle and the product with the scale: 2 units of s.
+    b += s * float32Unit * (2.0 + units * a);
+    if (method >= Float32Method::FastTrig) // __cosf's 2^-21.19 in [-pi, pi], the reduction beyond
+        b += s * (fastTrigError + 2.0 * float32Unit * a);
     return b;
+}
+
+Float32Method tableMethod(const RopeTable &candidate, const TableModel &model,
+                          const Allowance &allowance)
+{
+    // The widest first: most hypotheses fail it within a few values.
+    if (!tableMatches(candidate, model, allowance.with(Float32Method::FastTrig)))
+        return Float32Method::None;
+    Float32Method found = Float32Method::FastTrig;
+    for (auto it = std::rbegin(float32Methods) + 1; it != std::rend(float32Methods); ++it) {
+        if (!tableMatches(candidate, model, allowance.with(*it)))
+            break;
+        found = *it;
+    }
+    return found;
 }
 
 bool tableMatches(const RopeTable &candidate, const TableModel &model, const Allowance &allowance)
@@ -519,12 +627,26 @@ double vectorBound(const Allowance &allowance, double reference, qint64 index)
 {
     const double m = std::abs(reference);
     double b = m != 0.0 ? allowance.tolerance * m : allowance.tolerance;
-    if (allowance.roundedValues || allowance.float32Angles)
+    if (allowance.method >= Float32Method::Values)
         b += std::max(precisionSpacing(allowance.precision, m),
                       precisionSpacing(TensorDType::F32, m));
-    if (allowance.float32Angles)
-        b += m * float32Unit * (allowance.thetaSlope * double(index) + 6.0);
+    double units = allowance.thetaSlope * double(index) + 6.0;
+    if (allowance.method >= Float32Method::Recurrence)
+        units += 3.0 * double(index) + 4.0;
+    if (allowance.method >= Float32Method::Product)
+        b += m * float32Unit * units;
     return b;
+}
+
+Float32Method vectorMethod(std::span<const double> candidate, std::span<const double> model,
+                           const Allowance &allowance)
+{
+    // Frequencies have no sine: the fast functions allow nothing more than the recurrence.
+    for (Float32Method method :
+         {Float32Method::Values, Float32Method::Product, Float32Method::Recurrence})
+        if (vectorMatches(candidate, model, allowance.with(method)))
+            return method;
+    return Float32Method::None;
 }
 
 bool vectorMatches(std::span<const double> candidate, std::span<const double> model,
@@ -591,7 +713,7 @@ std::optional<RopeVerifyResult> ropeVerify(qint64 headDim, const RopeConfig &con
     context.options = options;
     context.reference = ropeInverseFrequencies(headDim, config);
     context.referenceScale = options.scaled ? context.reference.attentionFactor : 1.0;
-    context.allowance = {options.tolerance, options.precision, true, true,
+    context.allowance = {options.tolerance, options.precision, Float32Method::None,
                          thetaSlope(headDim, config)};
     switch (options.what) {
     case RopeQuantity::InverseFrequencies:
@@ -623,6 +745,44 @@ QString cellText(const RopeCell &cell)
     return QStringLiteral("the value");
 }
 
+// The computation an agreement is consistent with, for the verdict.
+QString consistentWith(RopeAgreement agreement, bool table)
+{
+    switch (agreement) {
+    case RopeAgreement::RoundedAngles:
+        return table ? QStringLiteral("float32 rounding of the angles p*theta, as HF's own float32 "
+                                      "forward computes cos(float32(p) * float32(inv_freq))")
+                     : QStringLiteral("float32 rounding of theta, as HF computes inv_freq in "
+                                      "float32");
+    case RopeAgreement::AccumulatedAngles:
+        return table ? QStringLiteral("float32 rounding of the angles, consistent with float32 "
+                                      "angles accumulated by repeated multiplication "
+                                      "(theta *= theta_scale), as ggml does")
+                     : QStringLiteral("float32 rounding of theta, consistent with float32 "
+                                      "frequencies accumulated by repeated multiplication "
+                                      "(theta_scale^i), as ggml does");
+    case RopeAgreement::ApproximateTrig:
+        return QStringLiteral("float32 rounding of the angles and fast approximate sine and "
+                              "cosine, consistent with __sinf / __cosf (CUDA's -use_fast_math) "
+                              "of float32 angles");
+    case RopeAgreement::Exact:
+    case RopeAgreement::RoundedValues:
+    case RopeAgreement::Differs:
+        break;
+    }
+    return {};
+}
+
+// "position 812, pair 10 (column 10): got 0.1, expected 0.2, allowance 3e-5 (0.4 of it)".
+QString allowedText(const RopeVerifyResult &result)
+{
+    const RopeCell &c = result.worstAllowed;
+    return QStringLiteral("%1: got %2, expected %3, allowance %4 (%5x of it)")
+        .arg(cellText(c), QString::number(c.candidate, 'g', 9),
+             QString::number(c.reference, 'g', 9), shortNumber(result.worstAllowance),
+             shortNumber(result.worstRatio));
+}
+
 QString agreementLine(const RopeVerifyResult &result, const RopeVerifyOptions &options,
                       const QString &what, const QString &errors)
 {
@@ -631,6 +791,11 @@ QString agreementLine(const RopeVerifyResult &result, const RopeVerifyOptions &o
         QStringLiteral("largest difference from the float64 values %1 at %2, "
                        "where %3 allows %4")
             .arg(shortNumber(std::abs(result.worst.candidate - result.worst.reference)), at);
+    const bool table = isTable(options.what);
+    const QString nearest =
+        table && result.worstAllowed.position >= 0
+            ? QStringLiteral("; nearest to the allowance: ") + allowedText(result)
+            : QString();
     switch (result.agreement) {
     case RopeAgreement::Exact:
         return QStringLiteral("%1 agrees with Hugging Face within %2 at %3 precision (%4 values): "
@@ -644,24 +809,22 @@ QString agreementLine(const RopeVerifyResult &result, const RopeVerifyOptions &o
         const QString type =
             coarse ? tensorDTypeName(options.precision) : QStringLiteral("float32");
         return QStringLiteral("%1 agrees with Hugging Face up to the rounding of its values to "
-                              "%2 (%3 values): %4%5")
+                              "%2 (%3 values): %4%5%6")
             .arg(what, type)
             .arg(result.compared)
             .arg(size.arg(QStringLiteral("one %1 unit").arg(type),
                           shortNumber(result.roundingAllowance)),
-                 QStringLiteral("; --strict demands float64 exactness"));
+                 nearest, QStringLiteral("; --strict demands float64 exactness"));
     }
     case RopeAgreement::RoundedAngles:
-        return QStringLiteral("%1 agrees with Hugging Face up to float32 rounding of %2 (%3 "
-                              "values): %4; --strict demands float64 %5")
-            .arg(what,
-                 isTable(options.what)
-                     ? QStringLiteral("the angles p*theta, as HF's own float32 forward computes "
-                                      "cos(float32(p) * float32(inv_freq))")
-                     : QStringLiteral("theta, as HF computes inv_freq in float32"))
+    case RopeAgreement::AccumulatedAngles:
+    case RopeAgreement::ApproximateTrig:
+        return QStringLiteral("%1 agrees with Hugging Face up to %2 (%3 values): %4; %5%6; "
+                              "--strict demands float64 %7")
+            .arg(what, consistentWith(result.agreement, table))
             .arg(result.compared)
-            .arg(size.arg(QStringLiteral("float32"), shortNumber(result.roundingAllowance)),
-                 isTable(options.what) ? QStringLiteral("angles") : QStringLiteral("frequencies"));
+            .arg(size.arg(QStringLiteral("float32"), shortNumber(result.roundingAllowance)), errors,
+                 nearest, table ? QStringLiteral("angles") : QStringLiteral("frequencies"));
     case RopeAgreement::Differs:
         break;
     }
@@ -674,9 +837,17 @@ QStringList ropeVerifyReport(const RopeVerifyResult &result, const RopeVerifyOpt
 {
     QStringList lines;
     const QString what = nameOf(ropeQuantityNames, options.what);
-    const QString errors =
-        QStringLiteral("max abs error %1, max rel error %2")
-            .arg(shortNumber(result.maxAbsError), shortNumber(result.maxRelError));
+    const bool table = isTable(options.what);
+    QString errors = QStringLiteral("max abs error %1, max rel error %2")
+                         .arg(shortNumber(result.maxAbsError), shortNumber(result.maxRelError));
+    if (table) {
+        // Relative to the pair's magnitude: a zero crossing does not make it large.
+        errors = QStringLiteral("max abs error %1, max error relative to the pair's magnitude %2")
+                     .arg(shortNumber(result.maxAbsError), shortNumber(result.maxRelError));
+        if (result.maxAngleError >= 0)
+            errors +=
+                QStringLiteral(", max angle error %1 rad").arg(shortNumber(result.maxAngleError));
+    }
     if (result.agrees) {
         lines << agreementLine(result, options, what, errors);
         return lines;
@@ -695,6 +866,13 @@ QStringList ropeVerifyReport(const RopeVerifyResult &result, const RopeVerifyOpt
         lines << QStringLiteral("first difference at %1: got %2, expected %3")
                      .arg(cellText(result.first), QString::number(result.first.candidate, 'g', 17),
                           QString::number(result.first.reference, 'g', 17));
+        if (table && result.worstAllowed.position >= 0)
+            lines << QStringLiteral("worst against the allowance (%1): %2")
+                         .arg(options.strict || result.agreement != RopeAgreement::Differs
+                                  ? QStringLiteral("--strict: the tolerance alone")
+                                  : QStringLiteral("the widest float32 computation: fast "
+                                                   "sine and cosine of accumulated angles"),
+                              allowedText(result));
     }
     lines << QStringLiteral("diagnosis: ") + result.diagnosis;
     return lines;

@@ -82,6 +82,8 @@ enum class RopeMistake {
     PairingSwapped,         // half vs interleaved layout (against an explicit --layout)
     Float32Values,          // values rounded to float32 (or the file's type) once too often
     Float32Angles,          // float32 rounding of p * theta (or of theta)
+    HalfPrecisionValues,    // values rounded to float16 / bfloat16, stored in a wider type
+    ConfigIgnored,          // the config ignored: default rope_theta 10000 and no scaling
 };
 
 // How closely the candidate agrees with the reference.
@@ -89,6 +91,12 @@ enum class RopeAgreement {
     Exact,         // within the tolerance of the reference rounded to the candidate's precision
     RoundedValues, // within one unit of float32 (or of the candidate's coarser type) more
     RoundedAngles, // within what float32 angles p * theta give (HF's own float32 forward)
+    // Within what float32 angles accumulated by repeated multiplication give (ggml-cpu's
+    // theta *= theta_scale, ggml-cuda's p * powf(theta_scale, i)).
+    AccumulatedAngles,
+    // Within what fast approximate sine and cosine of float32 angles give (CUDA's __sinf / __cosf
+    // under -use_fast_math).
+    ApproximateTrig,
     Differs,
 };
 
@@ -120,11 +128,23 @@ struct RopeVerifyResult
     qint64 compared = 0;    // values compared
     qint64 differing = 0;   // values beyond the tolerance of the reference at their precision
     double maxAbsError = 0; // against the float64 reference, over all values
-    double maxRelError = 0; // over values with a non-zero reference
+    // inv_freq and the attention factor: over values with a non-zero reference. Tables: relative
+    // to the pair's magnitude (the attention factor: cos^2 + sin^2 of a pair), which a zero
+    // crossing does not blow up.
+    double maxRelError = 0;
+    // Tables holding both cos and sin of a pair (cos-sin): the largest angle error, |atan2 of the
+    // candidate's (sin, cos) - atan2 of the reference's| in radians; -1 when not measured.
+    double maxAngleError = -1;
     // The first value beyond the tolerance in row-major order (position -1 when none), and the
     // value farthest from the float64 reference. inv_freq: the pair; the attention factor: -1.
     RopeCell first;
     RopeCell worst;
+    // The value farthest beyond (or nearest to) what the verdict's computation allows, as a
+    // multiple of that allowance (worstAllowance at that cell): the agreeing computation, or,
+    // when the table differs, the widest (ApproximateTrig), or the tolerance alone with --strict.
+    RopeCell worstAllowed;
+    double worstAllowance = 0;
+    double worstRatio = 0;
     // RoundedValues / RoundedAngles: what float32 (or the candidate's type) allows at the worst
     // value, the size of the rounding the verdict accepts.
     double roundingAllowance = 0;

@@ -169,8 +169,32 @@ def test_bad_tables():
     with pytest.raises(ValueError, match="expected positions x 128"):
         pescope.verify(LLAMA31, np.zeros((3, 3)))
     with pytest.raises(ValueError, match="real numbers"):
-        pescope.verify(LLAMA31, np.zeros((3, 128), dtype=complex))
+        pescope.verify(LLAMA31, np.zeros((3, 128), dtype=bool))
     with pytest.raises(ValueError, match="empty"):
         pescope.verify(LLAMA31, np.zeros((0, 128)))
     with pytest.raises(ValueError, match="no rotation|not rotary|learned|absolute"):
         pescope.verify(DATA / "configs" / "gpt2.json", np.zeros((3, 64)))
+
+
+def test_half_precision_and_complex_arrays_as_the_command_line(references, run_pescope, tmp_path):
+    (cos, sin), _, _ = llama31_tables(references, 256)
+    # float16: compared at its precision, one verdict with the same values saved as float16.
+    half = cos.astype(np.float16)
+    result = pescope.verify(LLAMA31, half)
+    assert result and "at F16 precision" in str(result), str(result)
+    path = tmp_path / "half.npy"
+    np.save(path, half)
+    cli = run_pescope("verify", "--config", LLAMA31, "--against", path)
+    assert cli.returncode == 0 and "at F16 precision" in cli.stdout, cli.stdout
+    # The same float16 values widened to float32: named, not "no known mistake".
+    widened = pescope.verify(LLAMA31, half.astype(np.float32))
+    assert not widened and "rounded to float16" in widened.diagnosis, str(widened)
+    # freqs_cis as Meta's code holds it: complex64 (cos, sin) pairs, leading 1s dropped.
+    pairs = cos.shape[1] // 2
+    freqs_cis = (cos[:, :pairs] + 1j * sin[:, :pairs]).astype(np.complex64)[None]
+    result = pescope.verify(LLAMA31, freqs_cis)
+    assert result and result.what == "cos-sin", str(result)
+    path = tmp_path / "freqs_cis.npy"
+    np.save(path, freqs_cis[0])
+    cli = run_pescope("verify", "--config", LLAMA31, "--against", path)
+    assert cli.returncode == 0 and "as cos-sin" in cli.stdout, cli.stdout
