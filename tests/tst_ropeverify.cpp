@@ -254,7 +254,23 @@ struct Ggml
     Form form = Form::Half;
     Part part = Part::Cos;
     qint64 shift = 0;
+    // ggml-cuda: p * powf(theta_scale, i) instead of the recurrence; and the fast functions
+    // -use_fast_math makes of cosf / sinf, modelled as __cosf / __sinf work: the argument
+    // reduced in float32 (x * float32(1 / 2 pi)), then an error up to CUDA's documented
+    // 2^-21.41 in [-pi, pi] (nearly all of it, its sign a deterministic pattern here).
+    bool cudaPow = false;
+    bool fastTrig = false;
 };
+
+// The fast functions' model (see Ggml::fastTrig): cos or sin of x.
+float fastTrig(float x, bool cosine)
+{
+    const float turns = x * float(1.0 / (2.0 * std::numbers::pi));
+    const float reduced = (turns - std::nearbyint(turns)) * float(2.0 * std::numbers::pi);
+    const double exact = cosine ? std::cos(double(reduced)) : std::sin(double(reduced));
+    const bool up = ((std::bit_cast<quint32>(x) >> (cosine ? 3 : 4)) & 1u) != 0;
+    return float(exact + (up ? 0.99 : -0.99) * std::exp2(-21.41));
+}
 
 RopeTable ggmlTable(const Ggml &g)
 {
@@ -279,9 +295,12 @@ RopeTable ggmlTable(const Ggml &g)
                 const float mix = 1.0f - std::min(1.0f, std::max(0.0f, y));
                 angle = interpolated * (1.0f - mix) + extrapolated * mix;
             }
-            cosine[std::size_t(i)] = std::cos(angle) * float(g.mscale);
-            sine[std::size_t(i)] = std::sin(angle) * float(g.mscale);
-            theta *= thetaScale;
+            cosine[std::size_t(i)] =
+                (g.fastTrig ? fastTrig(angle, true) : std::cos(angle)) * float(g.mscale);
+            sine[std::size_t(i)] =
+                (g.fastTrig ? fastTrig(angle, false) : std::sin(angle)) * float(g.mscale);
+            theta = g.cudaPow ? float(p + g.shift) * std::pow(thetaScale, float(i + 1))
+                              : theta * thetaScale;
         }
         for (qint64 c = 0; c < columns; ++c) {
             const qint64 pair = g.form == Form::PerPair ? c : adjacent ? c / 2 : c % n;
@@ -853,6 +872,26 @@ private slots:
         const RopeConfig qwen = configOf(referenceCase(u"qwen2.5 yarn x4"_qs));
         result = verify(128, qwen, options, ggmlTable(qwenYarnGgml()));
         QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        // ggml-cuda: p * powf(theta_scale, i), within the same bound.
+        Ggml cuda = plain;
+        cuda.cudaPow = true;
+        result = verify(128, llama2(), options, ggmlTable(cuda));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        // ... through the fast functions: agrees, and says so (their 2^-21.41 hides within the
+        // default tolerance of 1e-6 where the angle is small: a tighter one shows it).
+        cuda.fastTrig = true;
+        options.tolerance = 1e-7;
+        result = verify(128, llama2(), options, ggmlTable(cuda));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        QCOMPARE(result.agreement, RopeAgreement::ApproximateTrig);
+        QVERIFY2(reportOf(result, options).contains(u"consistent with __sinf / __cosf"_qs),
+                 qPrintable(reportOf(result, options)));
+        // A planted mistake is still named through that noise.
+        cuda.shift = 1;
+        result = verify(128, llama2(), options, ggmlTable(cuda));
+        QCOMPARE(result.mistake, RopeMistake::PositionsShifted);
+        QVERIFY2(result.diagnosis.contains(u"with fast approximate sine and cosine"_qs),
+                 qPrintable(result.diagnosis));
     }
 
     // Known engine bugs planted in tables as noisy as ggml's: each named, as in a clean table
@@ -889,6 +928,13 @@ private slots:
             u"matches short_factor"_qs);
         row("partial rotary width ignored", 11, RopeMistake::RotaryWidth,
             u"partial_rotary_factor 0.25 ignored"_qs);
+        row("llama 3.1: scaling ignored and base 1e6", 12, RopeMistake::ScalingIgnored,
+            u"two mistakes: rope_type \"llama3\" scaling ignored and another base: the table "
+            "matches the default type's frequencies with rope_theta 1000000"_qs);
+        row("phi-3: long factors at exactly 4096 positions (off by one)", 13,
+            RopeMistake::LongropeFactorSet,
+            u"matches long_factor, but at sequence length 4096 (<= original_max_position_"
+            "embeddings 4096)"_qs);
     }
     void ggmlBugZoo()
     {
@@ -951,6 +997,23 @@ private slots:
         case 9: // Llama 3.1 computed with llama.cpp's defaults
             config = llama31();
             g.positions = 2048;
+            break;
+        case 12: // Llama 3.1 as Qwen's plain RoPE: base 1e6, no rope_freqs
+            config = llama31();
+            g.base = 1e6;
+            g.positions = 2048;
+            break;
+        case 13: // llama.cpp's switch at n_ctx >= original instead of HF's seq_len > original
+            config = configOf(phi);
+            config.sequenceLength = 4096;
+            headDim = 96;
+            g.dims = 96;
+            g.pairs = 48;
+            g.positions = 4096;
+            g.factors = jsonDoubles(phi.value(QLatin1String("rope_parameters"))
+                                        .toObject()
+                                        .value(QLatin1String("long_factor")));
+            g.mscale = caseScale(phi);
             break;
         case 11: // GPT-NeoX's 64-dim heads, 16 rotary dims: all 64 rotated
             headDim = 64;

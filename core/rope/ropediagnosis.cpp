@@ -188,15 +188,16 @@ void otherBases(const Context &c, const FittedBases &fittedBases, std::vector<Th
         bases.push_back(*fittedBases.firstLast);
     }
     bases.push_back(10000.0); // transformers' default_theta
-    // A base this close to the config's is float32's own noise, not a mistake: theta_scale's
-    // rounding in ggml's recurrence (up to about 3 units over n pairs, theta_i off by i times
-    // that) is what a base off by 3u * d/2 relative gives.
+    // A base this close to the config's (or to a rounder one tried before) is float32's own
+    // noise, not a mistake: theta_scale's rounding in ggml's recurrence (up to about 3 units,
+    // theta_i off by i times that) is what a base off by 3u * d/2 relative gives.
     const double floatBaseShift =
         4.0 * std::ldexp(1.0, -24) * double(c.reference.inverseFrequencies.size());
     std::vector<double> tried;
     for (double base : bases) {
-        const bool seen = std::any_of(tried.begin(), tried.end(),
-                                      [&](double b) { return std::abs(b - base) <= 1e-9 * base; });
+        const bool seen = std::any_of(tried.begin(), tried.end(), [&](double b) {
+            return std::abs(b - base) <= floatBaseShift * b;
+        });
         if (seen || std::abs(base - config.ropeTheta) <= floatBaseShift * config.ropeTheta ||
             base <= 1.0)
             continue;
@@ -215,6 +216,17 @@ void otherBases(const Context &c, const FittedBases &fittedBases, std::vector<Th
                                         : QString()),
                         frequencies(c.headDim, other),
                         {}});
+        // Two mistakes at once: the scaling ignored as well (10000 without scaling is the
+        // config ignored altogether, configIgnored's).
+        if (config.ropeType != RopeType::Default && base != 10000.0)
+            out->push_back(
+                {RopeMistake::ScalingIgnored,
+                 QStringLiteral("two mistakes: rope_type %1 scaling ignored and another "
+                                "base: the table matches the default type's "
+                                "frequencies with rope_theta %2 (the config says %3)")
+                     .arg(typeText(config.ropeType), number(base), number(config.ropeTheta)),
+                 defaultWithBase(c.headDim, config, base),
+                 {}});
     }
 }
 
