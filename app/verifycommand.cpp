@@ -14,10 +14,13 @@ void addVerifyOptions(OptionSet &options, VerifyOptionSet set)
 {
     const bool verify = set == VerifyOptionSet::Verify;
     options.addPlain({QStringLiteral("against"),
-                      QStringLiteral("The numbers to check: a .npy file, FILE.safetensors:TENSOR, "
-                                     "or a .gguf file (its rope_freqs.weight). Read at their own "
-                                     "precision (F64, F32, F16, BF16); leading dimensions of 1 "
-                                     "are dropped, a trailing 2 is complex (cos, sin) pairs."),
+                      QStringLiteral("The numbers to check: a .npy file (complex64 / complex128 "
+                                     "are (cos, sin) pairs), FILE.safetensors:TENSOR, or a .gguf "
+                                     "file (its rope_freqs.weight, or the rope_factors_long / "
+                                     "rope_factors_short set llama.cpp uses at --positions). Read "
+                                     "at their own precision (F64, F32, F16, BF16); leading "
+                                     "dimensions of 1 are dropped, a trailing 2 is complex (cos, "
+                                     "sin) pairs."),
                       QStringLiteral("FILE[:TENSOR]")});
     options.addPlain({QStringLiteral("what"),
                       QStringLiteral("What the file holds: %1 (default: inv-freq for 1-D arrays "

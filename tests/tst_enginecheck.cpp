@@ -138,6 +138,54 @@ private slots:
         QVERIFY(EngineCheckFigure::readout(check, 9, 10).isEmpty()); // beyond the pairs
     }
 
+    // A GGUF's longrope factor tensors (Phi-3's rope_factors_long / rope_factors_short): the set
+    // llama.cpp uses at the context (long beyond the original one) is read when none is named, a
+    // named long set is compared beyond the original context, and the wrong set is named.
+    void ggufLongropeFactors()
+    {
+        const std::vector<float> shortSet{1.0f, 1.25f, 1.5f, 2.0f}, longSet{1.0f, 2.0f, 4.0f, 8.0f};
+        GgufBuilder builder;
+        builder.addString("general.architecture", "phi3");
+        builder.addTensor("rope_factors_long.weight", {4}, 0 /* F32 */, f32Bytes(longSet));
+        builder.addTensor("rope_factors_short.weight", {4}, 0 /* F32 */, f32Bytes(shortSet));
+        const QString file = path(QStringLiteral("phi3.gguf"));
+        writeBytes(file, builder.build());
+        EngineCheckRequest request;
+        request.headDim = 8;
+        request.config.ropeType = RopeType::Longrope;
+        request.config.shortFactor = {1.0, 1.25, 1.5, 2.0};
+        request.config.longFactor = {1.0, 2.0, 4.0, 8.0};
+        request.config.originalMaxPositionEmbeddings = 4096;
+        request.config.maxPositionEmbeddings = 131072;
+        request.config.pairing = RopePairing::Half;
+        request.against = file;
+        QString error;
+        // Unnamed, no length: the short set (HF's module as loaded, llama.cpp's short context).
+        std::optional<EngineCheck> check = runEngineCheck(request, &error);
+        QVERIFY2(check, qPrintable(error));
+        QVERIFY2(check->result.agrees, qPrintable(check->lines.join(u'\n')));
+        QVERIFY(check->candidate.startsWith(QStringLiteral("rope_factors_short.weight")));
+        // Unnamed at 8192 positions: the long set.
+        request.sequenceLength = 8192;
+        check = runEngineCheck(request, &error);
+        QVERIFY2(check && check->result.agrees, qPrintable(error));
+        QVERIFY(check->candidate.startsWith(QStringLiteral("rope_factors_long.weight")));
+        // The long set named: compared beyond the original context, and says so.
+        request.sequenceLength.reset();
+        request.against = file + QStringLiteral(":rope_factors_long.weight");
+        check = runEngineCheck(request, &error);
+        QVERIFY2(check && check->result.agrees, qPrintable(error));
+        QVERIFY2(check->lines.join(u'\n').contains(QStringLiteral("rope_factors_long: llama.cpp's "
+                                                                  "set beyond the original")),
+                 qPrintable(check->lines.join(u'\n')));
+        // The short set where the long one applies: the other factor set.
+        request.against = file + QStringLiteral(":rope_factors_short.weight");
+        request.sequenceLength = 8192;
+        check = runEngineCheck(request, &error);
+        QVERIFY2(check, qPrintable(error));
+        QCOMPARE(check->result.mistake, RopeMistake::LongropeFactorSet);
+    }
+
     // A GGUF's rope_freqs (llama.cpp's per-pair divisors) of all ones where llama3 scales:
     // the figure's grid is the rotation error those frequencies cause over the context, zero in
     // the pairs llama3 keeps, growing with the position in the ones it divides by 8.

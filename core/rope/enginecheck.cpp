@@ -28,15 +28,23 @@ QString shapeText(const std::vector<qint64> &shape)
     return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-// The tensor to read: the one named, a GGUF's rope_freqs.weight, or a file's only tensor.
+const QString ggufFactors = QStringLiteral("rope_freqs.weight");
+const QString ggufLongFactors = QStringLiteral("rope_factors_long.weight");
+const QString ggufShortFactors = QStringLiteral("rope_factors_short.weight");
+
+// The tensor to read: the one named, a GGUF's rope_freqs.weight (or the longrope set llama.cpp
+// uses at that context: long beyond the original context), or a file's only tensor.
 std::optional<QString> chooseTensor(const ModelTensors &tensors, ModelSourceKind kind,
-                                    const QString &path, const QString &named, QString *error)
+                                    const QString &path, const QString &named, bool longContext,
+                                    QString *error)
 {
     if (!named.isEmpty())
         return named;
-    if (kind == ModelSourceKind::Gguf)
-        return QStringLiteral("rope_freqs.weight");
     const QStringList names = tensors.tensorNames();
+    if (kind == ModelSourceKind::Gguf) {
+        const QString set = longContext ? ggufLongFactors : ggufShortFactors;
+        return !names.contains(ggufFactors) && names.contains(set) ? set : ggufFactors;
+    }
     if (names.size() == 1)
         return names.constFirst();
     *error = QStringLiteral("%1 holds %2 tensors; name one as %1:NAME (%3%4)")
@@ -113,7 +121,8 @@ QString RopeCandidate::description(bool brief) const
         .arg(tensor, brief ? QFileInfo(file).fileName() : file, typeName, shapeText(shape));
 }
 
-std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *error)
+std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *error,
+                                               bool longContext)
 {
     const auto fail = [&](const QString &message) -> std::optional<RopeCandidate> {
         *error = message;
@@ -134,12 +143,17 @@ std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *
     RopeCandidate c;
     c.file = tensors.path();
     const std::optional<QString> name =
-        chooseTensor(tensors, location->kind, path, tensorName, error);
+        chooseTensor(tensors, location->kind, path, tensorName, longContext, error);
     if (!name)
         return std::nullopt;
     c.tensor = *name;
-    c.ggufFrequencyFactors =
-        location->kind == ModelSourceKind::Gguf && c.tensor == QLatin1String("rope_freqs.weight");
+    const bool gguf = location->kind == ModelSourceKind::Gguf;
+    c.ggufFrequencyFactors = gguf && (c.tensor == ggufFactors || c.tensor == ggufLongFactors ||
+                                      c.tensor == ggufShortFactors);
+    if (gguf && c.tensor == ggufLongFactors)
+        c.factorSet = RopeFactorSet::Long;
+    else if (gguf && c.tensor == ggufShortFactors)
+        c.factorSet = RopeFactorSet::Short;
     const std::optional<TensorInfo> info = tensors.find(c.tensor, error);
     if (!info)
         return std::nullopt;
@@ -212,7 +226,11 @@ QString EngineCheck::diagnosis() const
 
 std::optional<EngineCheck> runEngineCheck(const EngineCheckRequest &request, QString *error)
 {
-    std::optional<RopeCandidate> candidate = readRopeCandidate(request.against, error);
+    // llama.cpp's longrope choice: the long factors where the context exceeds the original one
+    // (HF's forward: seq_len > original_max_position_embeddings).
+    const bool longContext = request.sequenceLength &&
+                             *request.sequenceLength > request.config.originalMaxPositionEmbeddings;
+    std::optional<RopeCandidate> candidate = readRopeCandidate(request.against, error, longContext);
     if (!candidate)
         return std::nullopt;
     return checkRopeCandidate(request, std::move(*candidate), error);
@@ -249,6 +267,11 @@ std::optional<EngineCheck> checkRopeCandidate(const EngineCheckRequest &request,
     check.config = request.config;
     check.config.sequenceLength =
         request.sequenceLength.value_or(table ? candidate->values.rows : 0);
+    // A GGUF's long factors are llama.cpp's beyond the original context: compared there unless
+    // --positions says another length (the short ones: at seq_len None, HF's as loaded).
+    const bool longSet = candidate->factorSet == RopeFactorSet::Long;
+    if (longSet && !request.sequenceLength)
+        check.config.sequenceLength = request.config.originalMaxPositionEmbeddings + 1;
     if (candidate->ggufFrequencyFactors) {
         if (options.what != RopeQuantity::InverseFrequencies)
             return fail(QStringLiteral("--what must be inv-freq for a GGUF file's "
@@ -284,12 +307,14 @@ std::optional<EngineCheck> checkRopeCandidate(const EngineCheckRequest &request,
         check.lines << layoutLine(check);
     if (const QString note = pairingNote(check); !note.isEmpty())
         check.lines << note;
-    const QString origin = request.sequenceLength
-                               ? QStringLiteral("--positions")
-                               : (table ? QStringLiteral("the table's rows: HF's forward over "
-                                                         "positions 0..%1")
-                                              .arg(candidate->values.rows - 1)
-                                        : QStringLiteral("none given"));
+    QString origin = request.sequenceLength
+                         ? QStringLiteral("--positions")
+                         : (table ? QStringLiteral("the table's rows: HF's forward over "
+                                                   "positions 0..%1")
+                                        .arg(candidate->values.rows - 1)
+                                  : QStringLiteral("none given"));
+    if (longSet && !request.sequenceLength)
+        origin = QStringLiteral("rope_factors_long: llama.cpp's set beyond the original context");
     if (const QString note = ropeSequenceLengthNote(request.headDim, check.config, origin);
         !note.isEmpty())
         check.lines << QStringLiteral("length:    ") + note;

@@ -14,6 +14,9 @@ namespace pe {
 // Largest candidate compared (values; the reference and each hypothesis are as large).
 constexpr qint64 maxRopeCandidateValues = qint64(1) << 25;
 
+// Which of a GGUF's frequency factor tensors a candidate is.
+enum class RopeFactorSet { Single, Long, Short };
+
 struct RopeCandidate
 {
     QString file;
@@ -23,17 +26,23 @@ struct RopeCandidate
     std::vector<qint64> shape;            // as stored
     RopeTable values;                     // rows x columns; complex pairs flattened
     bool complexPairs = false;            // a trailing dimension of 2: (real, imag) per pair
-    bool ggufFrequencyFactors = false;    // llama.cpp's rope_freqs.weight: divisors of theta_i
+    // llama.cpp's per-pair divisors of theta_i: a GGUF's rope_freqs.weight (llama3),
+    // rope_factors_long.weight or rope_factors_short.weight (longrope).
+    bool ggufFrequencyFactors = false;
+    RopeFactorSet factorSet = RopeFactorSet::Single;
 
     // "cos of /path/engine.npy, <f4 [1, 4096, 64]"; brief: the file's name only.
     QString description(bool brief = false) const;
 };
 
 // FILE or FILE:TENSOR (a path that exists as given wins over a split at its last colon); a .gguf
-// file without TENSOR is its rope_freqs.weight; a file with one tensor needs no name. nullopt
-// with *error naming the file and the problem (not a tensor file, no such tensor, a shape that is
-// no RoPE table, more than maxRopeCandidateValues values).
-std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *error);
+// file without TENSOR is its rope_freqs.weight, or, where it has none, the longrope factor set
+// llama.cpp uses (rope_factors_long.weight when `longContext`, the context beyond the original
+// one, else rope_factors_short.weight); a file with one tensor needs no name. nullopt with *error
+// naming the file and the problem (not a tensor file, no such tensor, a shape that is no RoPE
+// table, more than maxRopeCandidateValues values).
+std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *error,
+                                               bool longContext = false);
 
 // What the candidate holds when not told: a GGUF's rope_freqs and 1-D arrays are inverse
 // frequencies, one value the attention factor, complex pairs cos-sin, a matrix whose first row
