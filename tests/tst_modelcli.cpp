@@ -262,6 +262,27 @@ private slots:
                  run.out.constData());
     }
 
+    // DeepSeek-V2 (HF's DeepseekV2) rotates consecutive pairs through view_as_complex: its
+    // pairing is interleaved, and a half-layout table is noted as such.
+    void deepseekV2PairsInterleaved()
+    {
+        const QString config = path(u"deepseek-v2.json"_qs);
+        test::writeBytes(config, R"({"model_type": "deepseek_v2", "hidden_size": 2048,
+            "num_attention_heads": 16, "num_hidden_layers": 1, "qk_rope_head_dim": 64,
+            "qk_nope_head_dim": 128, "v_head_dim": 128, "kv_lora_rank": 512,
+            "max_position_embeddings": 4096, "rope_theta": 10000})");
+        test::RunResult run = test::runPescope({u"inspect"_qs, config});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("DeepseekV2 apply_rotary_emb rotates consecutive pairs"),
+                 run.out.constData());
+        const QString half = npy(u"dsv2-half.npy"_qs, {16, 64},
+                                 cosTable(defaultInverseFrequencies(10000.0, 64), 16, 1.0));
+        run = test::runPescope({u"verify"_qs, u"--config"_qs, config, u"--against"_qs, half});
+        QVERIFY2(run.exitCode == 0, QByteArray(run.out + run.err).constData());
+        QVERIFY2(run.out.contains("the model pairs its columns interleaved (consecutive pairs)"),
+                 run.out.constData());
+    }
+
     // Configs whose values cannot make a table are refused by name.
     void verifyRefusesDegenerateConfigs()
     {
