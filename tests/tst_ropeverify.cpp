@@ -872,6 +872,21 @@ private slots:
         const RopeConfig qwen = configOf(referenceCase(u"qwen2.5 yarn x4"_qs));
         result = verify(128, qwen, options, ggmlTable(qwenYarnGgml()));
         QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        // ggml's frequencies as a vector: theta_scale^i by repeated float32 multiplication.
+        std::vector<double> recurrence;
+        float theta = 1.0f;
+        const float thetaScale = std::pow(10000.0f, -2.0f / 128.0f);
+        for (int i = 0; i < 64; ++i, theta *= thetaScale)
+            recurrence.push_back(double(theta));
+        RopeVerifyOptions vector = options;
+        vector.what = RopeQuantity::InverseFrequencies;
+        result = verify(128, llama2(), vector, vectorTable(recurrence));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, vector)));
+        QVERIFY(result.agreement == RopeAgreement::AccumulatedAngles ||
+                result.agreement == RopeAgreement::RoundedAngles);
+        vector.strict = true;
+        QCOMPARE(verify(128, llama2(), vector, vectorTable(recurrence)).mistake,
+                 RopeMistake::Float32Angles);
         // ggml-cuda: p * powf(theta_scale, i), within the same bound.
         Ggml cuda = plain;
         cuda.cudaPow = true;
@@ -931,6 +946,10 @@ private slots:
         row("llama 3.1: scaling ignored and base 1e6", 12, RopeMistake::ScalingIgnored,
             u"two mistakes: rope_type \"llama3\" scaling ignored and another base: the table "
             "matches the default type's frequencies with rope_theta 1000000"_qs);
+        // (30528 and 30527.74 are the same base within float32's recurrence noise.)
+        row("llama 2: a real base (30527.74)", 14, RopeMistake::BaseChanged,
+            u"another base theta: the table matches rope_theta 30528 (the config says 10000); "
+            "fitted from the ratio of its first two frequencies: 30527.7"_qs);
         row("phi-3: long factors at exactly 4096 positions (off by one)", 13,
             RopeMistake::LongropeFactorSet,
             u"matches long_factor, but at sequence length 4096 (<= original_max_position_"
@@ -1014,6 +1033,9 @@ private slots:
                                         .toObject()
                                         .value(QLatin1String("long_factor")));
             g.mscale = caseScale(phi);
+            break;
+        case 14: // vLLM's old dynamic base on a plain config: a base that is no round number
+            g.base = dynamicBase(10000.0, 2.0, 8192.0, 4096.0, 128.0);
             break;
         case 11: // GPT-NeoX's 64-dim heads, 16 rotary dims: all 64 rotated
             headDim = 64;
