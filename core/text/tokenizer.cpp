@@ -18,6 +18,9 @@ namespace pe {
 struct TokenizerData
 {
     QString source;
+    // The file's "truncation" and "padding" when set: read, not applied (transformers'
+    // tokenizer(text) applies neither unless asked).
+    QStringList unappliedSettings;
     std::unique_ptr<Normalizer> normalizer;
     std::unique_ptr<PreTokenizer> preTokenizer;
     std::unique_ptr<TokenizerModel> model;
@@ -77,6 +80,40 @@ QString notTokenizerJson(const QString &folder)
     return QStringLiteral("%1 has no tokenizer.json").arg(name);
 }
 
+// The byte offset of the first \\u escape of a UTF-16 surrogate that is not one half of a pair
+// (high then low), or -1. serde_json refuses such an escape ("lone leading surrogate in hex
+// escape"), so tokenizers refuses the file; Qt's parser would read it as U+FFFD, and two tokens
+// could collide.
+qsizetype loneSurrogateEscape(QByteArrayView json)
+{
+    const auto hexAt = [&](qsizetype i) -> int {
+        if (i + 6 > json.size() || json[i] != '\\' || json[i + 1] != 'u')
+            return -1;
+        bool ok = false;
+        const int v = QByteArrayView(json.data() + i + 2, 4).toInt(&ok, 16);
+        return ok ? v : -1;
+    };
+    for (qsizetype i = json.indexOf('\\'); i >= 0 && i + 1 < json.size();
+         i = json.indexOf('\\', i)) {
+        if (json[i + 1] != 'u') {
+            i += 2; // an escaped character: "\\" is one backslash, not the start of an escape
+            continue;
+        }
+        const int unit = hexAt(i);
+        if (unit >= 0xD800 && unit <= 0xDBFF) {
+            const int low = hexAt(i + 6);
+            if (low < 0xDC00 || low > 0xDFFF)
+                return i;
+            i += 12;
+        } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
+            return i;
+        } else {
+            i += 2;
+        }
+    }
+    return -1;
+}
+
 } // namespace
 
 Tokenizer::Tokenizer(std::shared_ptr<const TokenizerData> data) : m_d(std::move(data)) {}
@@ -109,6 +146,16 @@ std::optional<Tokenizer> Tokenizer::fromPath(const QString &path, QString *error
 std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString &what,
                                              QString *error)
 {
+    if (const qsizetype at = loneSurrogateEscape(json); at >= 0) {
+        if (error)
+            *error = QStringLiteral("%1: byte %2: the escape %3 is half of a UTF-16 surrogate "
+                                    "pair without its other half, not a character (tokenizers "
+                                    "refuses the file)")
+                         .arg(what)
+                         .arg(at)
+                         .arg(QString::fromLatin1(json.sliced(at, 6)));
+        return std::nullopt;
+    }
     // "x":1, is an entry in six bytes; a vocabulary's entries average about ten.
     const std::optional<QJsonObject> document =
         parseJsonObject(json, what, error, maxJsonDepth, DuplicateKeys::Refuse, minBytesPerEntry);
@@ -150,6 +197,9 @@ std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString 
             *error = r.error();
         return std::nullopt;
     }
+    for (const char *setting : {"truncation", "padding"})
+        if (present(setting))
+            d->unappliedSettings.append(QString::fromLatin1(setting));
     return Tokenizer(std::move(d));
 }
 
@@ -310,6 +360,11 @@ QString Tokenizer::idToToken(qint64 id) const
     if (const AddedToken *t = m_d->added.tokenOfId(qint32(id)))
         return unicode::fromU32(t->normalizedContent.empty() ? t->content : t->normalizedContent);
     return m_d->model->idToToken(qint32(id));
+}
+
+QStringList Tokenizer::unappliedSettings() const
+{
+    return m_d->unappliedSettings;
 }
 
 QString Tokenizer::source() const
