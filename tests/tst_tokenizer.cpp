@@ -173,6 +173,8 @@ private slots:
     void precompiledRefusals();
     void boundedGrowth_data();
     void boundedGrowth();
+    void bertKeepsUnassigned();
+    void loneSurrogates();
 };
 
 void TestTokenizer::knownAnswers_data()
@@ -1359,6 +1361,52 @@ void TestTokenizer::boundedGrowth()
     QVERIFY2(error.contains(message) && error.contains(QStringLiteral("without bound")),
              qPrintable(error));
     QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+}
+
+void TestTokenizer::bertKeepsUnassigned()
+{
+    // BertNormalizer's clean_text removes Cc, Cf and Co only: unassigned code points and
+    // noncharacters stay, and WordPiece makes the word they are in [UNK] (tokenizers 0.23.2
+    // on bert-base-uncased, the issue's figures).
+    QString error;
+    const std::optional<Tokenizer> bert = Tokenizer::fromPath(
+        publishedPath(QStringLiteral("bert-base-uncased/tokenizer.json")), &error);
+    QVERIFY2(bert, qPrintable(error));
+    for (const char32_t c : {U'\uFFFF', U'\uFFFE', char32_t(0x0378), char32_t(0x1FAF8)}) {
+        const QString text = QStringLiteral("a") + QString::fromUcs4(&c, 1) + QStringLiteral("b c");
+        const std::optional<TokenEncoding> e = bert->encode(text, true, &error);
+        QVERIFY2(e, qPrintable(error));
+        QCOMPARE(e->tokens, (QStringList{QStringLiteral("[CLS]"), QStringLiteral("[UNK]"),
+                                         QStringLiteral("c"), QStringLiteral("[SEP]")}));
+    }
+    // A format character (Cf) still goes: U+200B inside a word.
+    const std::optional<TokenEncoding> e = bert->encode(QStringLiteral("a\u200Bb"), false, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(e->tokens, (QStringList{QStringLiteral("ab")}));
+}
+
+void TestTokenizer::loneSurrogates()
+{
+    // serde_json refuses a \u escape of half a surrogate pair, so tokenizers refuses the file;
+    // a pair, and an escaped backslash before "ud800", are fine.
+    const auto file = [](const QByteArray &vocabKey, const QByteArray &added) -> QByteArray {
+        return "{\"version\": \"1.0\", \"added_tokens\": [{\"id\": 2, \"content\": \"" + added +
+               "\", \"special\": true}], \"model\": {\"type\": \"WordLevel\", \"vocab\": {\"" +
+               vocabKey + "\": 0, \"a\": 1}, \"unk_token\": \"a\"}}";
+    };
+    QString error;
+    QVERIFY(!Tokenizer::fromJson(file("\\ud800", "<s>"), QStringLiteral("s.json"), &error));
+    QVERIFY2(error.startsWith(QStringLiteral("s.json: byte 125:")) &&
+                 error.contains(QStringLiteral("\\ud800")),
+             qPrintable(error));
+    QVERIFY(!Tokenizer::fromJson(file("x", "\\uDC00"), QStringLiteral("s.json"), &error));
+    QVERIFY2(error.contains(QStringLiteral("\\uDC00")), qPrintable(error));
+    QVERIFY(!Tokenizer::fromJson(file("\\ud83d\\u0041", "<s>"), QStringLiteral("s.json"), &error));
+    const std::optional<Tokenizer> pair =
+        Tokenizer::fromJson(file("\\ud83d\\ude00", "\\\\ud800"), QStringLiteral("s.json"), &error);
+    QVERIFY2(pair, qPrintable(error));
+    QCOMPARE(pair->tokenToId(QStringLiteral("\U0001F600")), std::optional<qint64>(0));
+    QCOMPARE(pair->tokenToId(QStringLiteral("\\ud800")), std::optional<qint64>(2));
 }
 
 QTEST_GUILESS_MAIN(TestTokenizer)
