@@ -175,6 +175,7 @@ private slots:
     void boundedGrowth();
     void bertKeepsUnassigned();
     void loneSurrogates();
+    void droppingPostProcessors();
 };
 
 void TestTokenizer::knownAnswers_data()
@@ -1407,6 +1408,55 @@ void TestTokenizer::loneSurrogates()
     QVERIFY2(pair, qPrintable(error));
     QCOMPARE(pair->tokenToId(QStringLiteral("\U0001F600")), std::optional<qint64>(0));
     QCOMPARE(pair->tokenToId(QStringLiteral("\\ud800")), std::optional<qint64>(2));
+}
+
+void TestTokenizer::droppingPostProcessors()
+{
+    // A post-processor may add tokens, never lose the text's own: templates stacked in a
+    // Sequence (tokenizers panics on those), a `single` template without $A or with $B.
+    const auto special = [](const char *id) {
+        return QJsonObject{{QStringLiteral("SpecialToken"),
+                            QJsonObject{{QStringLiteral("id"), QString::fromLatin1(id)},
+                                        {QStringLiteral("type_id"), 0}}}};
+    };
+    const auto piece = [](const char *id) {
+        return QJsonObject{{QStringLiteral("Sequence"),
+                            QJsonObject{{QStringLiteral("id"), QString::fromLatin1(id)},
+                                        {QStringLiteral("type_id"), 0}}}};
+    };
+    const auto templ = [&](const QJsonArray &single) {
+        return typed("TemplateProcessing",
+                     {{QStringLiteral("single"), single},
+                      {QStringLiteral("pair"), QJsonArray{special("<s>"), piece("A"), piece("B")}},
+                      {QStringLiteral("special_tokens"),
+                       QJsonObject{{QStringLiteral("<s>"),
+                                    QJsonObject{{QStringLiteral("id"), QStringLiteral("<s>")},
+                                                {QStringLiteral("ids"), QJsonArray{0}},
+                                                {QStringLiteral("tokens"),
+                                                 QJsonArray{QStringLiteral("<s>")}}}}}}});
+    };
+    const QJsonObject model =
+        wordLevel({QStringLiteral("<s>"), QStringLiteral("Hello"), QStringLiteral("world")});
+    const QJsonObject good = templ({special("<s>"), piece("A")});
+    const QJsonObject stacked = sequence("Sequence", "processors", {good, good, good});
+    for (const QJsonObject &processor :
+         {stacked, templ({special("<s>"), piece("B")}), templ({special("<s>")})}) {
+        QString error;
+        const std::optional<Tokenizer> t =
+            fromObject(tokenizerJson(model, {}, typed("WhitespaceSplit"), processor), &error);
+        QVERIFY2(t, qPrintable(error));
+        QVERIFY(!t->encode(QStringLiteral("Hello world"), true, &error));
+        QVERIFY2(error.contains(QStringLiteral("post-processor")) &&
+                     error.contains(QStringLiteral("of the text's 2 tokens")),
+                 qPrintable(error));
+    }
+    QString error;
+    const std::optional<Tokenizer> t =
+        fromObject(tokenizerJson(model, {}, typed("WhitespaceSplit"), good), &error);
+    QVERIFY2(t, qPrintable(error));
+    const std::optional<TokenEncoding> e = t->encode(QStringLiteral("Hello world"), true, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(e->ids, (std::vector<qint64>{0, 1, 2}));
 }
 
 QTEST_GUILESS_MAIN(TestTokenizer)

@@ -13,6 +13,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace pe {
 
 struct TokenizerData
@@ -251,15 +253,34 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
     return out;
 }
 
-// TokenizerImpl::post_process without truncation or padding.
-TokenEncoding postProcess(const TokenizerData &d, std::vector<TokenEncoding> encodings,
-                          bool addSpecialTokens)
+// TokenizerImpl::post_process without truncation or padding. A post-processor that drops
+// tokens of the texts (a `single` template without $A, or with $B; templates stacked in a
+// Sequence) is refused: tokenizers panics on the stacked templates, and the text's tokens would
+// be lost without a word.
+std::optional<TokenEncoding> postProcess(const TokenizerData &d,
+                                         std::vector<TokenEncoding> encodings,
+                                         bool addSpecialTokens, QString *error)
 {
     if (d.postProcessor) {
+        qsizetype textTokens = 0;
         // PostProcessor::process: each sequence's type ids are its index first.
-        for (std::size_t i = 0; i < encodings.size(); ++i)
+        for (std::size_t i = 0; i < encodings.size(); ++i) {
             encodings[i].typeIds.assign(encodings[i].ids.size(), qint64(i));
+            textTokens += encodings[i].size();
+        }
         encodings = d.postProcessor->process(std::move(encodings), addSpecialTokens);
+        qsizetype kept = 0;
+        for (const TokenEncoding &e : encodings)
+            kept += std::count(e.special.begin(), e.special.end(), false);
+        if (kept < textTokens) {
+            if (error)
+                *error = QStringLiteral("the tokenizer's post-processor (%1) keeps %2 of the "
+                                        "text's %3 tokens; a post-processor may only add tokens")
+                             .arg(d.postProcessor->describe())
+                             .arg(kept)
+                             .arg(textTokens);
+            return std::nullopt;
+        }
     }
     if (encodings.size() == 1)
         return std::move(encodings.front());
@@ -283,7 +304,7 @@ std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpec
     }
     std::vector<TokenEncoding> encodings;
     encodings.push_back(std::move(*e));
-    return postProcess(*m_d, std::move(encodings), addSpecialTokens);
+    return postProcess(*m_d, std::move(encodings), addSpecialTokens, error);
 }
 
 std::optional<QString> Tokenizer::normalized(const QString &text, QString *error) const
@@ -320,7 +341,7 @@ std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const Q
     std::vector<TokenEncoding> encodings;
     encodings.push_back(std::move(*a));
     encodings.push_back(std::move(*b));
-    return postProcess(*m_d, std::move(encodings), addSpecialTokens);
+    return postProcess(*m_d, std::move(encodings), addSpecialTokens, error);
 }
 
 QString Tokenizer::decode(const std::vector<qint64> &ids, bool skipSpecialTokens) const
