@@ -1133,6 +1133,13 @@ void TestTokenizer::publishedFiles()
         if (e->offsets != offsetsOf(expected.value(QStringLiteral("offsets") + suffix)))
             qWarning("%s", qPrintable(show(*e)));
         QCOMPARE(e->offsets, offsetsOf(expected.value(QStringLiteral("offsets") + suffix)));
+        // Tokenizer.decode: the plain ids with the special tokens shown, the special pass's
+        // with them skipped.
+        if (special)
+            QCOMPARE(t.decode(e->ids, true),
+                     expected.value(QStringLiteral("decode_special_skipped")).toString());
+        else
+            QCOMPARE(t.decode(e->ids, false), expected.value(QStringLiteral("decode")).toString());
     }
 }
 
