@@ -10,6 +10,7 @@
 
 #include <QFileInfo>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -326,7 +327,14 @@ QString readTextFile(const QString &path, const QString &option)
         QFile in;
         if (!in.open(stdin, QIODevice::ReadOnly))
             throw UsageError{QStringLiteral("--%1 -: standard input cannot be read").arg(option)};
-        bytes = in.read(limits::maxPhraseFileBytes + 1);
+        // One read returns what the pipe holds (64 KiB); read until the end.
+        while (bytes.size() <= limits::maxPhraseFileBytes) {
+            const QByteArray chunk = in.read(
+                std::min<qint64>(qint64(1) << 20, limits::maxPhraseFileBytes + 1 - bytes.size()));
+            if (chunk.isEmpty())
+                break;
+            bytes += chunk;
+        }
         if (bytes.size() > limits::maxPhraseFileBytes)
             throw UsageError{QStringLiteral("--%1 -: standard input is longer than %2 bytes")
                                  .arg(option)

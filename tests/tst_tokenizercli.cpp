@@ -392,22 +392,32 @@ void TestTokenizerCli::textFromFile()
     f.write(QByteArray("Hello world\n").repeated(repeats));
     f.close();
     QVERIFY(f.size() > 1000000);
-    const pe::test::RunResult r =
-        runPescope({QStringLiteral("tokens"), QStringLiteral("--tokenizer"), publishedFile("gpt2"),
-                    QStringLiteral("--json"), QStringLiteral("--no-special-tokens"),
-                    QStringLiteral("--file"), f.fileName()});
-    QVERIFY2(r.exitCode == 0, r.err.constData());
-    const QJsonArray got = jsonOutput(r.out);
-    QCOMPARE(got.size(), 1);
-    const QJsonArray ids = got[0].toObject().value(QStringLiteral("ids")).toArray();
-    QCOMPARE(ids.size(), qsizetype(3) * repeats);
-    for (qsizetype i = 0; i < ids.size(); i += 3) {
-        QCOMPARE(ids[i], hello[0]);
-        QCOMPARE(ids[i + 1], hello[1]);
-        QCOMPARE(ids[i + 2], newline[0]);
+    // From the file, then the same bytes from standard input (a pipe gives them 64 KiB at a
+    // time).
+    for (const bool standardInput : {false, true}) {
+        const QStringList args{QStringLiteral("tokens"),
+                               QStringLiteral("--tokenizer"),
+                               publishedFile("gpt2"),
+                               QStringLiteral("--json"),
+                               QStringLiteral("--no-special-tokens"),
+                               QStringLiteral("--file"),
+                               standardInput ? QStringLiteral("-") : f.fileName()};
+        const pe::test::RunResult r =
+            standardInput ? runWithInput(args, QByteArray("Hello world\n").repeated(repeats))
+                          : runPescope(args);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray got = jsonOutput(r.out);
+        QCOMPARE(got.size(), 1);
+        const QJsonArray ids = got[0].toObject().value(QStringLiteral("ids")).toArray();
+        QCOMPARE(ids.size(), qsizetype(3) * repeats);
+        for (qsizetype i = 0; i < ids.size(); i += 3) {
+            QCOMPARE(ids[i], hello[0]);
+            QCOMPARE(ids[i + 1], hello[1]);
+            QCOMPARE(ids[i + 2], newline[0]);
+        }
+        const QJsonArray offsets = got[0].toObject().value(QStringLiteral("offsets")).toArray();
+        QCOMPARE(offsets.last(), QJsonValue(QJsonArray{12 * repeats - 1, 12 * repeats}));
     }
-    const QJsonArray offsets = got[0].toObject().value(QStringLiteral("offsets")).toArray();
-    QCOMPARE(offsets.last(), QJsonValue(QJsonArray{12 * repeats - 1, 12 * repeats}));
 }
 
 void TestTokenizerCli::linesAndStandardInput()
