@@ -3,9 +3,14 @@
 #include "formats/ggufconfig.h"
 #include "formats/hfcache.h"
 #include "io/atomicfile.h"
+#include "io/userfile.h"
+#include "text/unicodetext.h"
+
+#include <QFile>
 
 #include <QFileInfo>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -312,6 +317,59 @@ QStringList commandNames()
     for (const auto &[name, command] : commands())
         names.append(name);
     return names;
+}
+
+QString readTextFile(const QString &path, const QString &option)
+{
+    QByteArray bytes;
+    const QString name = path == QLatin1StringView("-") ? QStringLiteral("standard input") : path;
+    if (path == QLatin1StringView("-")) {
+        QFile in;
+        if (!in.open(stdin, QIODevice::ReadOnly))
+            throw UsageError{QStringLiteral("--%1 -: standard input cannot be read").arg(option)};
+        // One read returns what the pipe holds (64 KiB); read until the end.
+        while (bytes.size() <= limits::maxPhraseFileBytes) {
+            const QByteArray chunk = in.read(
+                std::min<qint64>(qint64(1) << 20, limits::maxPhraseFileBytes + 1 - bytes.size()));
+            if (chunk.isEmpty())
+                break;
+            bytes += chunk;
+        }
+        if (bytes.size() > limits::maxPhraseFileBytes)
+            throw UsageError{QStringLiteral("--%1 -: standard input is longer than %2 bytes")
+                                 .arg(option)
+                                 .arg(limits::maxPhraseFileBytes)};
+    } else {
+        QString error;
+        std::optional<QByteArray> read =
+            readUserFile(path, limits::maxPhraseFileBytes, &error, QStringLiteral("a text file"));
+        if (!read)
+            throw UsageError{QStringLiteral("--%1: %2").arg(option, error)};
+        bytes = std::move(*read);
+    }
+    // Every character as it is in the file, a U+FEFF at its start included.
+    qsizetype invalid = -1;
+    QString text = unicode::fromUtf8(bytes, &invalid);
+    if (invalid >= 0)
+        throw UsageError{QStringLiteral("--%1: %2 is not valid UTF-8: byte %3 (line %4) is 0x%5")
+                             .arg(option, name)
+                             .arg(invalid)
+                             .arg(bytes.first(invalid).count('\n') + 1)
+                             .arg(quint8(bytes[invalid]), 2, 16, QLatin1Char('0'))};
+    return text;
+}
+
+QStringList textLines(const QString &text)
+{
+    // One text per line: "\n" or "\r\n" ends a line, and the end of the file after a line break
+    // starts none.
+    QStringList lines = text.split(QLatin1Char('\n'));
+    if (!lines.isEmpty() && lines.back().isEmpty())
+        lines.removeLast();
+    for (QString &line : lines)
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+    return lines;
 }
 
 void report(const QString &command, const QString &message)

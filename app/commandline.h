@@ -103,6 +103,14 @@ using Command = std::function<int(const QStringList &)>;
 const std::map<QString, Command> &commands();
 QStringList commandNames();
 
+// The text of the file --`option` names ("-": standard input), UTF-8 read exactly (a U+FEFF at
+// its start is a character of the text); at most limits::maxPhraseFileBytes. Throws UsageError
+// naming the option, the file and the first byte that is not UTF-8.
+QString readTextFile(const QString &path, const QString &option);
+// A text's lines, as --lines reads a file: "\n" or "\r\n" ends a line; no line after a final
+// line break; empty lines kept (each is a text).
+QStringList textLines(const QString &text);
+
 // One line on stderr, prefixed "pescope <command>: ".
 void report(const QString &command, const QString &message);
 

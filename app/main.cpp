@@ -1,6 +1,7 @@
 // pescope's entry point: a subcommand (data, phrases, info) runs headless; otherwise the GUI.
 #include "commandline.h"
 #include "guicommand.h"
+#include "text/unicodetext.h"
 
 #include <QApplication>
 #include <QGuiApplication>
@@ -31,6 +32,22 @@ void commandMessageHandler(QtMsgType type, const QMessageLogContext &context,
         defaultHandler(type, context, message);
 }
 
+// The arguments as typed: QCoreApplication::arguments() decodes each with QString::fromLocal8Bit,
+// which drops a U+FEFF at an argument's start and turns bytes that are not UTF-8 into U+FFFD
+// without a word. The first argument that is not UTF-8 is named in *invalid.
+QStringList decodeArguments(int argc, char **argv, QString *invalid)
+{
+    QStringList out;
+    for (int i = 0; i < argc; ++i) {
+        qsizetype bad = -1;
+        out.append(pe::unicode::fromUtf8(QByteArrayView(argv[i]), &bad));
+        if (bad >= 0 && invalid && invalid->isEmpty())
+            *invalid =
+                QStringLiteral("argument %1 is not valid UTF-8 (byte %2 of it)").arg(i).arg(bad);
+    }
+    return out;
+}
+
 int runCommand(int argc, char **argv)
 {
     // Figures are QCustomPlot widgets, which need a QApplication; they render on the offscreen
@@ -38,9 +55,8 @@ int runCommand(int argc, char **argv)
     const bool widgets = std::strcmp(argv[1], "export") == 0;
     // Taken before the application object exists: QGuiApplication removes "--session FILE"
     // (X session management) from argv, and `export --session` is ours.
-    QStringList rawArgs;
-    for (int i = 0; i < argc; ++i)
-        rawArgs.append(QString::fromLocal8Bit(argv[i]));
+    QString invalid;
+    const QStringList rawArgs = decodeArguments(argc, argv, &invalid);
     if (widgets && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     // A QGuiApplication, because the GPU backend's offscreen surface needs one. Headless (no
@@ -59,8 +75,13 @@ int runCommand(int argc, char **argv)
                 : std::make_unique<QGuiApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("pescope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
-    QStringList args = widgets ? rawArgs : QCoreApplication::arguments();
+    // QGuiApplication took its own options (-platform ...) out of argc and argv.
+    QStringList args = widgets ? rawArgs : decodeArguments(argc, argv, nullptr);
     const QString name = args.takeAt(1);
+    if (!invalid.isEmpty()) {
+        pe::cli::report(name, invalid);
+        return pe::cli::BadUsage;
+    }
     args[0] = QStringLiteral("pescope ") + name; // "Usage: pescope data [options]"
     try {
         return pe::cli::commands().at(name)(args);

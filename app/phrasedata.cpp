@@ -16,14 +16,30 @@ namespace {
 
 const QString dataCommand = QStringLiteral("data");
 
+// --phrase TEXT or --phrase-file PATH: either gives the phrase.
+bool phraseGiven(const QCommandLineParser &parser)
+{
+    return parser.isSet(QStringLiteral("phrase")) || parser.isSet(QStringLiteral("phrase-file"));
+}
+
+QString phraseText(const QCommandLineParser &parser)
+{
+    if (parser.isSet(QStringLiteral("phrase")) && parser.isSet(QStringLiteral("phrase-file")))
+        throw UsageError{QStringLiteral("give --phrase TEXT or --phrase-file PATH, not both")};
+    if (parser.isSet(QStringLiteral("phrase-file")))
+        return readTextFile(parser.value(QStringLiteral("phrase-file")),
+                            QStringLiteral("phrase-file"));
+    return parser.value(QStringLiteral("phrase"));
+}
+
 // Every option --phrase accepts; the others (a scheme's, a table's, --position-ids...) are
 // refused by name rather than ignored.
 void refuseOtherOptions(const QCommandLineParser &parser)
 {
-    const QStringList accepted = {QStringLiteral("model"),        QStringLiteral("phrase"),
-                                  QStringLiteral("what"),         QStringLiteral("layer"),
-                                  QStringLiteral("no-positions"), QStringLiteral("out"),
-                                  QStringLiteral("format"),       QStringLiteral("dry-run")};
+    const QStringList accepted = {
+        QStringLiteral("model"), QStringLiteral("phrase"), QStringLiteral("phrase-file"),
+        QStringLiteral("what"),  QStringLiteral("layer"),  QStringLiteral("no-positions"),
+        QStringLiteral("out"),   QStringLiteral("format"), QStringLiteral("dry-run")};
     for (const QString &name : parser.optionNames())
         if (!accepted.contains(name))
             throw UsageError{QStringLiteral("--%1 does not apply to --phrase (the model's own "
@@ -86,6 +102,10 @@ void addPhraseDataOptions(OptionSet &options)
                                      "attention: layer 0's probabilities, heads x tokens x "
                                      "tokens. A phrase longer than the model takes is refused."),
                       QStringLiteral("TEXT")});
+    options.addPlain({QStringLiteral("phrase-file"),
+                      QStringLiteral("The same as --phrase with the phrase read from a UTF-8 "
+                                     "file, exactly as it is (\"-\": standard input)."),
+                      QStringLiteral("PATH")});
     options.addPlain({QStringLiteral("no-positions"),
                       QStringLiteral("With --phrase: the same without the model's positions (no "
                                      "rotation in a RoPE layer, no position table added at an "
@@ -100,7 +120,7 @@ PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser)
     request.withPositions = !parser.isSet(QStringLiteral("no-positions"));
     request.model = openPhraseModel(parser);
     std::optional<TokenEncoding> tokens =
-        request.model->encode(parser.value(QStringLiteral("phrase")), &request.encodeError);
+        request.model->encode(phraseText(parser), &request.encodeError);
     if (!tokens)
         return request;
     if (const QString problem = request.model->problem(*tokens, request.what); !problem.isEmpty())
@@ -119,7 +139,7 @@ std::vector<qint64> PhraseDataRequest::shape() const
 
 std::optional<int> writePhraseData(const QCommandLineParser &parser)
 {
-    if (!parser.isSet(QStringLiteral("phrase"))) {
+    if (!phraseGiven(parser)) {
         refuseOptions(parser, {QStringLiteral("no-positions")},
                       QStringLiteral("a spec without --phrase"));
         const QString what = parser.value(QStringLiteral("what"));

@@ -1,4 +1,5 @@
-// `pescope tokens (--model PATH | --tokenizer FILE) [--no-special-tokens] [--json] TEXT...`:
+// `pescope tokens (--model PATH | --tokenizer FILE) [--no-special-tokens] [--json]
+// [--file PATH [--lines]] TEXT...`:
 // each text's token ids, tokens and offsets (code points into the text) as the model's own
 // tokenizer.json gives them, read by core/text exactly as Hugging Face's tokenizers does.
 #include "commandline.h"
@@ -118,6 +119,14 @@ int runTokens(const QStringList &args)
         {QStringLiteral("json"),
          QStringLiteral("One JSON array on stdout: {\"text\", \"ids\", \"tokens\", "
                         "\"offsets\"} per text, in order.")},
+        {QStringLiteral("file"),
+         QStringLiteral("A text from a UTF-8 file, read exactly as it is (\"-\": standard "
+                        "input), after the TEXTs; may be given more than once. For texts of any "
+                        "length (an argument holds at most 128 KiB)."),
+         QStringLiteral("PATH")},
+        {QStringLiteral("lines"),
+         QStringLiteral("With --file: one text per line of the file (\"\\n\" or \"\\r\\n\" "
+                        "ends a line; empty lines are texts too).")},
     });
     parser.addPositionalArgument(QStringLiteral("text"), QStringLiteral("The texts to tokenize."),
                                  QStringLiteral("TEXT..."));
@@ -126,12 +135,26 @@ int runTokens(const QStringList &args)
         throw UsageError{parser.errorText()};
     if (parser.isSet(QStringLiteral("help")))
         requestHelp(parser, args);
-    const QStringList texts = parser.positionalArguments();
+    QStringList texts = parser.positionalArguments();
+    const bool lines = parser.isSet(QStringLiteral("lines"));
+    if (lines && !parser.isSet(QStringLiteral("file")))
+        throw UsageError{QStringLiteral("--lines reads the lines of --file PATH; give --file")};
     const Tokenizer tokenizer = tokenizerFromOptions(parser);
-    if (texts.isEmpty())
-        throw UsageError{QStringLiteral("give at least one TEXT to tokenize")};
+    for (const QString &path : parser.values(QStringLiteral("file"))) {
+        const QString text = readTextFile(path, QStringLiteral("file"));
+        if (lines)
+            texts += textLines(text);
+        else
+            texts += text;
+    }
+    if (texts.isEmpty() && !parser.isSet(QStringLiteral("file")))
+        throw UsageError{QStringLiteral("give at least one TEXT to tokenize (or --file PATH)")};
 
     const bool addSpecial = !parser.isSet(QStringLiteral("no-special-tokens"));
+    if (const QStringList unapplied = tokenizer.unappliedSettings(); !unapplied.isEmpty())
+        report(command, QStringLiteral("the tokenizer.json's %1 settings are not applied (as "
+                                       "transformers' tokenizer(text) does by default)")
+                            .arg(unapplied.join(QStringLiteral(" and "))));
     // Written by hand rather than by QJsonDocument, which would sort each object's keys and put
     // every number on a line of its own: one object per text, keys in the documented order.
     QByteArray json = "[\n";

@@ -4,11 +4,16 @@
 // same process as the baseline. Prints medians and ratios; it never passes or fails on time.
 //
 //   bench_tokenizer [--megabytes M] [--runs R] [--family NAME]
+//   bench_tokenizer --write-text PATH [--megabytes M]     the same text, for another program
+//   bench_tokenizer --tokenizer FILE --text-file PATH [--runs R]
+//                                 one JSON line: median seconds to read FILE and to encode the
+//                                 text (bench_tokenizers_vs_hf.py compares it with HF's)
 #include "benchtiming.h"
 #include "text/tokenizer.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 #include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QSysInfo>
@@ -84,21 +89,67 @@ Measured measure(int runs, const std::function<void()> &work)
     return {wall.median, pe::bench::median(cpu)};
 }
 
+// Reading `file` and encoding the text of `textFile` (special tokens added), median seconds of
+// `runs` after a warm-up, as one JSON line.
+int timeFile(const QString &file, const QString &textFile, int runs)
+{
+    QFile in(textFile);
+    if (!in.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(textFile));
+    const QString text = QString::fromUtf8(in.readAll());
+    QString error;
+    // Each run's tokenizer is kept until the end: freeing the previous one is not reading.
+    std::vector<pe::Tokenizer> loaded;
+    const Measured load = measure(runs, [&] {
+        std::optional<pe::Tokenizer> t = pe::Tokenizer::fromPath(file, &error);
+        if (!t)
+            qFatal("%s", qPrintable(error));
+        loaded.push_back(std::move(*t));
+    });
+    const pe::Tokenizer *tokenizer = &loaded.back();
+    qsizetype tokens = 0;
+    const Measured encode = measure(runs, [&] {
+        const std::optional<pe::TokenEncoding> e = tokenizer->encode(text, true, &error);
+        if (!e)
+            qFatal("%s", qPrintable(error));
+        tokens = e->size();
+    });
+    std::printf("{\"load_s\": %.6f, \"encode_s\": %.6f, \"load_cpu_s\": %.6f, "
+                "\"encode_cpu_s\": %.6f, \"tokens\": %lld}\n",
+                load.wall, encode.wall, load.cpu, encode.cpu, qlonglong(tokens));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.addOptions({{QStringLiteral("megabytes"), QStringLiteral("text size"),
-                        QStringLiteral("M"), QStringLiteral("1")},
-                       {QStringLiteral("runs"), QStringLiteral("timed runs"), QStringLiteral("R"),
-                        QStringLiteral("5")},
-                       {QStringLiteral("family"), QStringLiteral("only this tokenizer"),
-                        QStringLiteral("NAME")}});
+    parser.addOptions(
+        {{QStringLiteral("megabytes"), QStringLiteral("text size"), QStringLiteral("M"),
+          QStringLiteral("1")},
+         {QStringLiteral("runs"), QStringLiteral("timed runs"), QStringLiteral("R"),
+          QStringLiteral("5")},
+         {QStringLiteral("family"), QStringLiteral("only this tokenizer"), QStringLiteral("NAME")},
+         {QStringLiteral("write-text"), QStringLiteral("write the text (UTF-8)"),
+          QStringLiteral("PATH")},
+         {QStringLiteral("tokenizer"), QStringLiteral("a tokenizer.json to time"),
+          QStringLiteral("FILE")},
+         {QStringLiteral("text-file"), QStringLiteral("the text to encode"),
+          QStringLiteral("PATH")}});
     parser.process(app);
     const qint64 bytes = qint64(parser.value(QStringLiteral("megabytes")).toDouble() * 1e6);
     const int runs = parser.value(QStringLiteral("runs")).toInt();
+    if (parser.isSet(QStringLiteral("write-text"))) {
+        QFile out(parser.value(QStringLiteral("write-text")));
+        if (!out.open(QIODevice::WriteOnly) || out.write(mixedText(bytes).toUtf8()) < 0)
+            qFatal("cannot write %s", qPrintable(out.fileName()));
+        return 0;
+    }
+    if (parser.isSet(QStringLiteral("tokenizer")))
+        return timeFile(parser.value(QStringLiteral("tokenizer")),
+                        parser.value(QStringLiteral("text-file")), runs);
     const QString text = mixedText(bytes);
     const double megabytes = double(text.toUtf8().size()) / 1e6;
     std::setvbuf(stdout, nullptr, _IOLBF, 0);

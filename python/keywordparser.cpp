@@ -2,6 +2,7 @@
 
 #include "commandline.h"
 #include "pythonerror.h"
+#include "text/unicodetext.h"
 
 namespace py = pybind11;
 
@@ -69,7 +70,8 @@ QString textOf(py::handle value)
     const char *utf8 = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
     if (!utf8)
         throw py::error_already_set();
-    return QString::fromUtf8(utf8, size);
+    // Every character kept: QString::fromUtf8 would drop a U+FEFF at the start.
+    return unicode::fromUtf8(QByteArrayView(utf8, size));
 }
 
 QString typeNameOf(py::handle value)

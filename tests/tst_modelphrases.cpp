@@ -119,6 +119,7 @@ private slots:
     void longPhraseCapped();
     void withoutAModel();
     void modelsItCannotDoSaySo();
+    void unappliedTokenizerSettingsSaid();
 
 private:
     // A window on the Phrases page with llama-tiny open, its tokenizer chosen, and phrases A and
@@ -351,6 +352,40 @@ void TestModelPhrases::modelsItCannotDoSaySo()
     QVERIFY2(view->notice().isEmpty(), qPrintable(view->notice()));
     QVERIFY(view->figureTabs()->isVisible());
     QVERIFY(view->tokenList(0)->count() > 0);
+}
+
+// A tokenizer.json that sets padding (as sentence-transformers' files do): the tokens are made
+// without it, as transformers' tokenizer(text) makes them, and the view says so (issue 37).
+void TestModelPhrases::unappliedTokenizerSettingsSaid()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString source = modelFolder("gpt2-tiny");
+    const QString padded = dir.filePath(QStringLiteral("padded"));
+    QVERIFY(QDir().mkpath(padded));
+    for (const char *name : {"config.json", "model.safetensors"})
+        QVERIFY(QFile::copy(source + QLatin1Char('/') + QLatin1String(name),
+                            padded + QLatin1Char('/') + QLatin1String(name)));
+    QFile tokenizer(source + QStringLiteral("/tokenizer.json"));
+    QVERIFY(tokenizer.open(QIODevice::ReadOnly));
+    QJsonObject json = QJsonDocument::fromJson(tokenizer.readAll()).object();
+    json.insert(QStringLiteral("padding"),
+                QJsonObject{{QStringLiteral("strategy"), QStringLiteral("BatchLongest")},
+                            {QStringLiteral("pad_id"), 0}});
+    QFile out(padded + QStringLiteral("/tokenizer.json"));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(json).toJson());
+    out.close();
+
+    auto window = modelWindow("gpt2-tiny", QStringLiteral("the cat"), QStringLiteral("a dog"));
+    ModelPhraseView *view = modelView(window.get());
+    QVERIFY2(!view->info().contains(QLatin1String("not applied")), qPrintable(view->info()));
+    const int tokens = view->tokenList(0)->count();
+    setPhraseModel(window->state(), padded);
+    QVERIFY(waitSettled(*window));
+    QVERIFY2(view->info().contains(QLatin1String("padding settings are not applied")),
+             qPrintable(view->info()));
+    QCOMPARE(view->tokenList(0)->count(), tokens); // the same tokens: no padding
 }
 
 QTEST_MAIN(TestModelPhrases)

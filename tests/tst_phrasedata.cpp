@@ -109,6 +109,7 @@ private slots:
     void refusals();
     void tooLong();
     void unwritableOutput();
+    void phraseFile();
 
 private:
     // Runs `pescope data --model folder --phrase text` with `extra`; the array, or a failure.
@@ -338,6 +339,22 @@ void TestPhraseData::refusals_data()
         {QStringLiteral("--model"), modelFolder("gpt2-tiny"), QStringLiteral("--phrase"), QString(),
          QStringLiteral("--out"), out},
         "--phrase: the phrase has no tokens with this tokenizer");
+    // --phrase-file (issue 37).
+    const QString badUtf8 = m_dir.filePath(QStringLiteral("bad.txt"));
+    QFile bad(badUtf8);
+    if (bad.open(QIODevice::WriteOnly))
+        bad.write("a cat\n\xFF");
+    bad.close();
+    add("phrase and phrase-file", phrase + QStringList{QStringLiteral("--phrase-file"), badUtf8},
+        "not both");
+    add("phrase-file not UTF-8",
+        {QStringLiteral("--model"), llama, QStringLiteral("--phrase-file"), badUtf8,
+         QStringLiteral("--out"), out},
+        "byte 6 (line 2) is 0xff");
+    add("phrase-file missing",
+        {QStringLiteral("--model"), llama, QStringLiteral("--phrase-file"),
+         m_dir.filePath(QStringLiteral("absent.txt")), QStringLiteral("--out"), out},
+        "absent.txt");
 }
 
 // Exit 2, one line on stderr naming what is wrong, no output file.
@@ -352,6 +369,30 @@ void TestPhraseData::refusals()
              qPrintable(err));
     QVERIFY2(err.contains(expected), qPrintable(err));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.npy"))));
+}
+
+// --phrase-file: the phrase read from a file gives transformers' arrays as --phrase does.
+void TestPhraseData::phraseFile()
+{
+    const QString folder = modelFolder("llama-tiny");
+    const QJsonObject phrase = phraseCases(folder).at(0).toObject();
+    const QString text = phrase.value(QLatin1String("text")).toString();
+    const QString path = m_dir.filePath(QStringLiteral("phrase.txt"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(text.toUtf8());
+    file.close();
+    const QString out = m_dir.filePath(QStringLiteral("from-file.npy"));
+    const pe::test::RunResult r =
+        runPescope({QStringLiteral("data"), QStringLiteral("--model"), folder,
+                    QStringLiteral("--phrase-file"), path, QStringLiteral("--out"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const Array hidden = readNpy(out);
+    const qint64 tokens = phrase.value(QLatin1String("ids")).toArray().size();
+    QCOMPARE(hidden.shape, (std::vector<qint64>{tokens, 64}));
+    const Array hiddenRef = readNpy(folder + QStringLiteral("/ref/") +
+                                    phrase.value(QLatin1String("hidden0")).toString());
+    PE_COMPARE_ARRAY(hidden.values, hiddenRef.values, embeddingTolerance);
 }
 
 // GPT-2's wpe holds 256 positions: a phrase of more tokens is refused, saying how many it has

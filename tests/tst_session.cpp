@@ -389,6 +389,22 @@ private slots:
         QCOMPARE(QImage(shot).size(), QSize(1000, 700));
         qunsetenv("QT_QPA_PLATFORM");
     }
+
+    // A phrase starting with U+FEFF comes back from a session as it was (Qt's JSON parser drops
+    // a U+FEFF at a string's start; issue 37).
+    void byteOrderMarkInPhrases()
+    {
+        ExplorerState state;
+        PhraseSettings phrases = state.phraseSettings();
+        phrases.phrases = {QStringLiteral("\uFEFFthe cat"), QStringLiteral("a\uFEFFdog")};
+        QString error;
+        QVERIFY2(state.setPhraseSettings(phrases, &error), qPrintable(error));
+        const QString file = path(QStringLiteral("bom.json"));
+        QVERIFY2(saveSession(state, file, &error), qPrintable(error));
+        ExplorerState loaded;
+        QVERIFY2(loadSession(file, &loaded, &error), qPrintable(error));
+        QCOMPARE(loaded.phraseSettings().phrases, phrases.phrases);
+    }
 };
 
 QTEST_MAIN(TestSession)

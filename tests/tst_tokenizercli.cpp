@@ -1,6 +1,7 @@
 // `pescope tokens` (issue 28) through the executable: ids, tokens and offsets against Hugging
 // Face's answers in tests/data/tokenizers, --json, --no-special-tokens, --model with a model
 // folder, and the exit codes and one-line messages of bad usage and bad files.
+#include "formats/safejson.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -8,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -67,6 +69,13 @@ private slots:
     void badFiles();
     void encodeFailure();
     void help();
+    // Issue 37.
+    void byteOrderMarkInArguments();
+    void invalidUtf8Argument();
+    void textFromFile();
+    void linesAndStandardInput();
+    void invalidUtf8File();
+    void unappliedSettings();
 };
 
 void TestTokenizerCli::jsonMatchesTheLibrary_data()
@@ -280,6 +289,226 @@ void TestTokenizerCli::help()
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.startsWith("Usage: pescope tokens"));
     QVERIFY(r.out.contains("--no-special-tokens"));
+}
+
+namespace {
+
+QString publishedFile(const char *family)
+{
+    return QFINDTESTDATA(
+        QStringLiteral("data/tokenizers-real/%1/tokenizer.json").arg(QLatin1String(family)));
+}
+
+// Hugging Face's ids for a case text of a published file.
+QJsonArray publishedIds(const char *family, const QString &text)
+{
+    QFile file(QFINDTESTDATA(
+        QStringLiteral("data/tokenizers-real/%1/cases.json").arg(QLatin1String(family))));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QJsonArray all = QJsonDocument::fromJson(pe::escapeByteOrderMarks(file.readAll()))
+                               .object()
+                               .value(QStringLiteral("cases"))
+                               .toArray();
+    for (const QJsonValue c : all)
+        if (c.toObject().value(QStringLiteral("text")).toString() == text)
+            return c.toObject().value(QStringLiteral("ids")).toArray();
+    return {};
+}
+
+// `pescope tokens --json` output, U+FEFF at a string's start kept.
+QJsonArray jsonOutput(const QByteArray &out)
+{
+    return QJsonDocument::fromJson(pe::escapeByteOrderMarks(out)).array();
+}
+
+pe::test::RunResult runWithInput(const QStringList &args, const QByteArray &input)
+{
+    QProcess process;
+    process.start(QStringLiteral(PE_EXECUTABLE), args);
+    process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(120000)) {
+        process.kill();
+        process.waitForFinished();
+        return {};
+    }
+    return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+} // namespace
+
+void TestTokenizerCli::byteOrderMarkInArguments()
+{
+    // U+FEFF reaches the tokenizer as typed, at an argument's start too: GPT-2's ids from
+    // tokenizers 0.23.2 ("a\ufeffb" the issue's figures; "\ufeffhello": EF BB BF's byte-level
+    // tokens 171 119 123, then "hello").
+    const pe::test::RunResult r = runPescope(
+        {QStringLiteral("tokens"), QStringLiteral("--tokenizer"), publishedFile("gpt2"),
+         QStringLiteral("--json"), QStringLiteral("--no-special-tokens"), QStringLiteral("--"),
+         QStringLiteral("a\uFEFFb"), QStringLiteral("\uFEFFhello")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonArray got = jsonOutput(r.out);
+    QCOMPARE(got.size(), 2);
+    QCOMPARE(got[0].toObject().value(QStringLiteral("text")).toString(),
+             QStringLiteral("a\uFEFFb"));
+    QCOMPARE(got[0].toObject().value(QStringLiteral("ids")),
+             QJsonValue(QJsonArray{64, 171, 119, 123, 65}));
+    QCOMPARE(got[1].toObject().value(QStringLiteral("text")).toString(),
+             QStringLiteral("\uFEFFhello"));
+    QCOMPARE(got[1].toObject().value(QStringLiteral("ids")),
+             QJsonValue(QJsonArray{171, 119, 123, 31373}));
+}
+
+void TestTokenizerCli::invalidUtf8Argument()
+{
+    // Bytes that are not UTF-8 in an argument: refused, naming the argument and the byte, not
+    // tokenized as U+FFFD. QProcess passes QStrings, so a shell writes the raw bytes.
+    QProcess process;
+    process.start(QStringLiteral("/bin/sh"),
+                  {QStringLiteral("-c"),
+                   QStringLiteral("exec \"$0\" tokens --tokenizer \"$1\" \"$(printf 'ab\\377c')\""),
+                   QStringLiteral(PE_EXECUTABLE), publishedFile("gpt2")});
+    QVERIFY(process.waitForFinished(120000));
+    QCOMPARE(process.exitCode(), 2);
+    QVERIFY(process.readAllStandardOutput().isEmpty());
+    checkOneLine(process.readAllStandardError(),
+                 QStringLiteral("argument 4 is not valid UTF-8 (byte 2"));
+}
+
+void TestTokenizerCli::textFromFile()
+{
+    // A text of over 1 MB, far past what one argument holds: "Hello world\n" repeated. GPT-2's
+    // pre-tokenizer splits it into "Hello", " world", "\n" each time, so its ids are
+    // tokenizers' ids of "Hello world" and of "\n" repeated.
+    const QJsonArray hello = publishedIds("gpt2", QStringLiteral("Hello world"));
+    const QJsonArray newline = publishedIds("gpt2", QStringLiteral("\n"));
+    QCOMPARE(hello.size(), 2);
+    QCOMPARE(newline.size(), 1);
+    const int repeats = 90000;
+    QTemporaryDir dir;
+    QFile f(dir.filePath(QStringLiteral("big.txt")));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray("Hello world\n").repeated(repeats));
+    f.close();
+    QVERIFY(f.size() > 1000000);
+    // From the file, then the same bytes from standard input (a pipe gives them 64 KiB at a
+    // time).
+    for (const bool standardInput : {false, true}) {
+        const QStringList args{QStringLiteral("tokens"),
+                               QStringLiteral("--tokenizer"),
+                               publishedFile("gpt2"),
+                               QStringLiteral("--json"),
+                               QStringLiteral("--no-special-tokens"),
+                               QStringLiteral("--file"),
+                               standardInput ? QStringLiteral("-") : f.fileName()};
+        const pe::test::RunResult r =
+            standardInput ? runWithInput(args, QByteArray("Hello world\n").repeated(repeats))
+                          : runPescope(args);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray got = jsonOutput(r.out);
+        QCOMPARE(got.size(), 1);
+        const QJsonArray ids = got[0].toObject().value(QStringLiteral("ids")).toArray();
+        QCOMPARE(ids.size(), qsizetype(3) * repeats);
+        for (qsizetype i = 0; i < ids.size(); i += 3) {
+            QCOMPARE(ids[i], hello[0]);
+            QCOMPARE(ids[i + 1], hello[1]);
+            QCOMPARE(ids[i + 2], newline[0]);
+        }
+        const QJsonArray offsets = got[0].toObject().value(QStringLiteral("offsets")).toArray();
+        QCOMPARE(offsets.last(), QJsonValue(QJsonArray{12 * repeats - 1, 12 * repeats}));
+    }
+}
+
+void TestTokenizerCli::linesAndStandardInput()
+{
+    // One text per line (CRLF too), then the same from standard input; each line's ids are
+    // tokenizers' for that case text. Texts given as arguments come first.
+    const QStringList texts{QStringLiteral("Hello world"),
+                            QStringLiteral("The quick brown fox jumps over the lazy dog."),
+                            QStringLiteral("a\u3000b ideographic space")};
+    QTemporaryDir dir;
+    QFile f(dir.filePath(QStringLiteral("lines.txt")));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    const QByteArray body =
+        texts[0].toUtf8() + "\r\n" + texts[1].toUtf8() + "\n" + texts[2].toUtf8() + "\n";
+    f.write(body);
+    f.close();
+    const QStringList common{
+        QStringLiteral("tokens"), QStringLiteral("--tokenizer"),         publishedFile("gpt2"),
+        QStringLiteral("--json"), QStringLiteral("--no-special-tokens"), QStringLiteral("--lines")};
+    for (const bool standardInput : {false, true}) {
+        const pe::test::RunResult r =
+            standardInput
+                ? runWithInput(common + QStringList{QStringLiteral("--file"), QStringLiteral("-"),
+                                                    QStringLiteral("hello")},
+                               body)
+                : runPescope(common + QStringList{QStringLiteral("--file"), f.fileName(),
+                                                  QStringLiteral("hello")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray got = jsonOutput(r.out);
+        QCOMPARE(got.size(), 4);
+        QCOMPARE(got[0].toObject().value(QStringLiteral("ids")).toArray(),
+                 publishedIds("gpt2", QStringLiteral("hello")));
+        for (qsizetype i = 0; i < texts.size(); ++i) {
+            const QJsonObject g = got[i + 1].toObject();
+            QCOMPARE(g.value(QStringLiteral("text")).toString(), texts[i]);
+            QCOMPARE(g.value(QStringLiteral("ids")).toArray(), publishedIds("gpt2", texts[i]));
+        }
+    }
+    // --lines without --file.
+    const pe::test::RunResult r =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--tokenizer"), publishedFile("gpt2"),
+                    QStringLiteral("--lines"), QStringLiteral("x")});
+    QCOMPARE(r.exitCode, 2);
+    checkOneLine(r.err, QStringLiteral("--lines"));
+}
+
+void TestTokenizerCli::invalidUtf8File()
+{
+    QTemporaryDir dir;
+    QFile f(dir.filePath(QStringLiteral("bad.txt")));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("ok\nab\xC3(");
+    f.close();
+    pe::test::RunResult r =
+        runPescope({QStringLiteral("tokens"), QStringLiteral("--tokenizer"), publishedFile("gpt2"),
+                    QStringLiteral("--file"), f.fileName()});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.out.isEmpty());
+    checkOneLine(r.err, QStringLiteral("byte 5 (line 2) is 0xc3"));
+    checkOneLine(r.err, f.fileName());
+    r = runPescope({QStringLiteral("tokens"), QStringLiteral("--tokenizer"), publishedFile("gpt2"),
+                    QStringLiteral("--file"), dir.filePath(QStringLiteral("missing.txt"))});
+    QCOMPARE(r.exitCode, 2);
+    checkOneLine(r.err, QStringLiteral("missing.txt"));
+}
+
+void TestTokenizerCli::unappliedSettings()
+{
+    // A file that sets truncation and padding (as sentence-transformers' do): tokenized
+    // without them, as transformers' tokenizer(text) does, and stderr says so.
+    QFile source(tokenizerFile("wordpiece-bert"));
+    QVERIFY(source.open(QIODevice::ReadOnly));
+    QJsonObject o = QJsonDocument::fromJson(source.readAll()).object();
+    o.insert(QStringLiteral("truncation"),
+             QJsonObject{{QStringLiteral("max_length"), 2},
+                         {QStringLiteral("stride"), 0},
+                         {QStringLiteral("strategy"), QStringLiteral("LongestFirst")},
+                         {QStringLiteral("direction"), QStringLiteral("Right")}});
+    o.insert(QStringLiteral("padding"),
+             QJsonObject{{QStringLiteral("strategy"), QJsonObject{{QStringLiteral("Fixed"), 16}}},
+                         {QStringLiteral("pad_id"), 0}});
+    QTemporaryDir dir;
+    QFile f(dir.filePath(QStringLiteral("tokenizer.json")));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(o).toJson());
+    f.close();
+    const pe::test::RunResult r = runPescope({QStringLiteral("tokens"), QStringLiteral("--model"),
+                                              dir.path(), QStringLiteral("Hello world")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("ids:     [2,608,410,814,1078,3]"), r.out.constData());
+    checkOneLine(r.err, QStringLiteral("truncation and padding settings are not applied"));
 }
 
 QTEST_GUILESS_MAIN(TestTokenizerCli)

@@ -3,6 +3,7 @@
 #include <QHashFunctions>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QStringDecoder>
 
 #include <algorithm>
 #include <limits>
@@ -40,13 +41,44 @@ bool isBlank(QByteArrayView text)
     return std::all_of(text.begin(), text.end(), isJsonSpace);
 }
 
+} // namespace
+
+// Qt's JSON parser (6.4) stores a string without escapes as its UTF-8 and decodes it with
+// QString::fromUtf8, which drops a U+FEFF at the string's start as a byte order mark. Written as
+// the escape \ufeff it is kept. Raw U+FEFF is valid only inside a string, where the escape means
+// the same; anywhere else both are invalid JSON. A byte order mark at the very start of the text
+// is left as it is.
+QByteArray escapeByteOrderMarks(QByteArrayView text)
+{
+    static constexpr char bom[] = "\xEF\xBB\xBF";
+    qsizetype at = text.indexOf(QByteArrayView(bom), 1);
+    if (at < 0)
+        return text.toByteArray();
+    QByteArray out;
+    out.reserve(text.size() + text.size() / 16);
+    qsizetype done = 0;
+    while (at >= 0) {
+        out.append(text.sliced(done, at - done));
+        out.append("\\ufeff");
+        done = at + 3;
+        at = text.indexOf(QByteArrayView(bom), done);
+    }
+    out.append(text.sliced(done));
+    return out;
+}
+
+namespace {
+
 // `quoted` includes both quotes; only called for text the scan delimited as a string.
 QString decodeKey(QByteArrayView quoted)
 {
-    if (!quoted.contains('\\'))
-        return QString::fromUtf8(quoted.sliced(1, quoted.size() - 2));
+    if (!quoted.contains('\\')) {
+        // ConvertInitialBom: a key's leading U+FEFF is part of the key.
+        QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::ConvertInitialBom);
+        return decoder.decode(quoted.sliced(1, quoted.size() - 2));
+    }
     const QByteArray wrapped = '[' + quoted.toByteArray() + ']';
-    const QJsonDocument document = QJsonDocument::fromJson(wrapped);
+    const QJsonDocument document = QJsonDocument::fromJson(escapeByteOrderMarks(wrapped));
     return document.array().at(0).toString();
 }
 
@@ -253,7 +285,7 @@ std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &w
         return fail(problem);
     QJsonParseError parseError;
     // Qt keeps the last of duplicate keys (DuplicateKeys::KeepLast relies on it).
-    const QJsonDocument document = QJsonDocument::fromJson(text.toByteArray(), &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(escapeByteOrderMarks(text), &parseError);
     if (parseError.error != QJsonParseError::NoError)
         return fail(QStringLiteral("invalid JSON at byte %1: %2")
                         .arg(parseError.offset)
@@ -293,7 +325,8 @@ bool JsonMembers::forEach(
         wrapped.append(m_text.sliced(begin, end - begin));
         wrapped.append('}');
         QJsonParseError parseError;
-        const QJsonDocument document = QJsonDocument::fromJson(wrapped, &parseError);
+        const QJsonDocument document =
+            QJsonDocument::fromJson(escapeByteOrderMarks(wrapped), &parseError);
         if (parseError.error != QJsonParseError::NoError) {
             const qint64 at = begin + std::clamp<qint64>(parseError.offset - 1, 0, end - begin);
             if (error)

@@ -27,6 +27,11 @@ enum class DuplicateKeys { Refuse, KeepLast };
 
 constexpr qint64 defaultJsonBytesPerEntry = 32;
 
+// `text` with every U+FEFF after its first byte written as the escape \ufeff: Qt's parser (6.4)
+// drops a raw U+FEFF at the start of a string as if it were a byte order mark. Parse what this
+// returns wherever a string may start with U+FEFF (parseJsonObject and JsonMembers do).
+QByteArray escapeByteOrderMarks(QByteArrayView text);
+
 // The pre-scan alone, for readers that parse with messages of their own (sessions): empty when
 // `text` passes, else the problem with its byte offset. Without `boundContainers`, containers
 // may hold any number of entries (for formats that bound their lists themselves).

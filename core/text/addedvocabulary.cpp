@@ -57,7 +57,7 @@ bool AddedVocabulary::add(AddedToken token, const TokenizerModel &model,
     token.id = *id;
     if (token.normalized && normalizer) {
         NormalizedString text(token.content);
-        EncodeContext context;
+        EncodeContext context(qint64(token.content.size()));
         if (!normalizer->normalize(text, context))
             return r.fail(path, context.error);
         if (text.text() != token.content)

@@ -288,29 +288,31 @@ bool BpeModel::readMerges(const QJsonArray &list, const QString &path, JsonReade
     QString a;
     QString b;
     for (qsizetype rank = 0; rank < list.size(); ++rank) {
-        const QString at = JsonReader::element(path, rank);
+        // The merge's path is made only for a message: there are 100,000s of merges.
+        const auto at = [&] { return JsonReader::element(path, rank); };
         if (!mergeParts(list[rank], &a, &b))
-            return r.fail(at, QStringLiteral("should be \"left right\" or [\"left\", \"right\"]"));
+            return r.fail(at(),
+                          QStringLiteral("should be \"left right\" or [\"left\", \"right\"]"));
         const std::u32string left = unicode::toU32(a);
         std::u32string right = unicode::toU32(b);
         const std::optional<qint32> leftId = vocab.find(left);
         const std::optional<qint32> rightId = vocab.find(right);
         if (!leftId || !rightId)
-            return r.fail(at, QStringLiteral("the merge names \"%1\", which is not in the "
-                                             "vocabulary")
-                                  .arg(leftId ? b : a));
+            return r.fail(at(), QStringLiteral("the merge names \"%1\", which is not in the "
+                                               "vocabulary")
+                                    .arg(leftId ? b : a));
         if (!continuingSubwordPrefix.empty()) {
             // The library cuts the prefix's length off the right part, whatever it starts with.
             if (right.size() < continuingSubwordPrefix.size())
-                return r.fail(at, QStringLiteral("\"%1\" is shorter than the continuing-subword "
-                                                 "prefix")
-                                      .arg(b));
+                return r.fail(at(), QStringLiteral("\"%1\" is shorter than the continuing-subword "
+                                                   "prefix")
+                                        .arg(b));
             right.erase(0, continuingSubwordPrefix.size());
         }
         const std::optional<qint32> merged = vocab.find(left + right);
         if (!merged)
-            return r.fail(at, QStringLiteral("the merged token \"%1\" is not in the vocabulary")
-                                  .arg(unicode::fromU32(left + right)));
+            return r.fail(at(), QStringLiteral("the merged token \"%1\" is not in the vocabulary")
+                                    .arg(unicode::fromU32(left + right)));
         merges[pairKey(*leftId, *rightId)] = {qint32(rank), *merged};
     }
     return true;

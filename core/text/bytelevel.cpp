@@ -1,5 +1,7 @@
 #include "bytelevel.h"
 
+#include "unicodetext.h"
+
 #include <QString>
 
 #include <array>
@@ -59,7 +61,7 @@ void toByteCharacters(NormalizedString &text)
             changes.push_back({charOfByte(static_cast<unsigned char>(c)), 0});
             continue;
         }
-        const QByteArray utf8 = QString::fromUcs4(&c, 1).toUtf8();
+        const QByteArray utf8 = unicode::fromU32(c).toUtf8();
         for (qsizetype i = 0; i < utf8.size(); ++i)
             changes.push_back({charOfByte(static_cast<unsigned char>(utf8[i])), i == 0 ? 0 : 1});
         expands = true;
@@ -79,7 +81,7 @@ QByteArray bytesOfToken(std::u32string_view token)
     for (const char32_t c : token) {
         const int b = byteOfChar(c);
         if (b < 0)
-            return QString::fromUcs4(token.data(), qsizetype(token.size())).toUtf8();
+            return unicode::fromU32(token).toUtf8();
         out.append(char(b));
     }
     return out;
@@ -130,7 +132,7 @@ QString fromUtf8Lossy(const QByteArray &bytes)
         }
         i += valid;
     }
-    return QString::fromUcs4(out.data(), qsizetype(out.size()));
+    return unicode::fromU32(out);
 }
 
 } // namespace pe::bytelevel

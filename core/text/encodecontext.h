@@ -5,6 +5,8 @@
 #include <QDeadlineTimer>
 #include <QString>
 
+#include <algorithm>
+
 namespace pe {
 
 struct EncodeContext
@@ -14,13 +16,28 @@ struct EncodeContext
     static constexpr qint64 baseDeadlineMs = 10000;
     static constexpr qint64 charactersPerMs = 100;
 
+    // Bounded growth: no normalizer or pre-tokenizer step may make the text longer than
+    // maxGrowth times the text given to encode() plus growthMargin characters, nor longer than
+    // maxGrowthLength. Real files stay far below (NFKC's longest expansion, U+FDFA, is 18
+    // characters; a byte-level alphabet makes at most 4 of one); a file that chains steps which
+    // each double the text is stopped long before it takes the machine's memory.
+    static constexpr qint64 maxGrowth = 64;
+    static constexpr qint64 growthMargin = 4096;
+    static constexpr qint64 maxGrowthLength = qint64(64) << 20;
+
     explicit EncodeContext(qint64 characters = 0)
-        : deadlineMs(baseDeadlineMs + characters / charactersPerMs), deadline(deadlineMs)
+        : deadlineMs(baseDeadlineMs + characters / charactersPerMs), deadline(deadlineMs),
+          maxLength(std::min(maxGrowth * characters + growthMargin, maxGrowthLength))
     {}
 
     qint64 deadlineMs;
     QDeadlineTimer deadline;
+    // The longest text a step may make.
+    qint64 maxLength;
     QString error;
+    // The step running now, as a Sequence names it ("normalizer 3 (Replace \"a\")"), for
+    // checkLength's message; empty outside a Sequence.
+    QString stage;
 
     bool failed() const { return !error.isEmpty(); }
     // Records `message` unless an earlier error is there; returns false for `return fail(...)`.
@@ -29,6 +46,21 @@ struct EncodeContext
         if (error.isEmpty())
             error = message;
         return false;
+    }
+    // false (with the message recorded) when the step `what` (or `stage` when set) made the text
+    // `length` characters long, past maxLength.
+    bool checkLength(qint64 length, const QString &what)
+    {
+        if (length <= maxLength)
+            return true;
+        return fail(QStringLiteral("the tokenizer's %1 step makes the text longer than %2 "
+                                   "characters (%3 times the text given plus %4, at most %5): "
+                                   "the tokenizer.json grows text without bound")
+                        .arg(stage.isEmpty() ? what : stage)
+                        .arg(maxLength)
+                        .arg(maxGrowth)
+                        .arg(growthMargin)
+                        .arg(maxGrowthLength));
     }
     // true (with the message recorded) once the deadline has passed.
     bool expired()

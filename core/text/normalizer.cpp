@@ -1,10 +1,12 @@
 #include "normalizer.h"
 
 #include "bytelevel.h"
+#include "precompiledcharsmap.h"
 #include "textpattern.h"
 #include "unicodetext.h"
 
 #include <QChar>
+#include <QTextBoundaryFinder>
 
 #include <optional>
 #include <vector>
@@ -15,13 +17,13 @@ namespace {
 
 bool isOtherCategory(char32_t c)
 {
-    // unicode_categories' is_other: Cc, Cf, Cn, Co, Cs.
+    // unicode_categories' (0.1) is_other: is_other_control() || is_other_format() ||
+    // is_other_private_use(), that is Cc, Cf and Co. Unassigned code points (Cn: U+0378,
+    // U+FFFF, noncharacters) are kept, as tokenizers keeps them.
     switch (QChar::category(c)) {
     case QChar::Other_Control:
     case QChar::Other_Format:
-    case QChar::Other_NotAssigned:
     case QChar::Other_PrivateUse:
-    case QChar::Other_Surrogate:
         return true;
     default:
         return false;
@@ -174,6 +176,13 @@ public:
         std::vector<PatternMatch> matches;
         if (!m_pattern.findMatches(text.text(), &matches, context))
             return false;
+        // The length the replacement makes, checked before it is built.
+        qint64 length = text.size();
+        for (const PatternMatch &m : matches)
+            if (m.isMatch)
+                length += qint64(m_content.size()) - (m.end - m.start);
+        if (!context.checkLength(length, describe()))
+            return false;
         text.replace(matches, m_content);
         return true;
     }
@@ -191,8 +200,11 @@ class PrependNormalizer : public Normalizer
 {
 public:
     explicit PrependNormalizer(std::u32string prefix) : m_prefix(std::move(prefix)) {}
-    bool normalize(NormalizedString &text, EncodeContext &) const override
+    bool normalize(NormalizedString &text, EncodeContext &context) const override
     {
+        if (!text.isEmpty() &&
+            !context.checkLength(text.size() + qint64(m_prefix.size()), describe()))
+            return false;
         text.prepend(m_prefix);
         return true;
     }
@@ -213,15 +225,140 @@ public:
     QString describe() const override { return QStringLiteral("ByteLevel"); }
 };
 
+// normalizers/precompiled.rs (tokenizers 0.23): SentencePiece's compiled rules applied per
+// extended grapheme cluster. A cluster of fewer than 6 UTF-8 bytes is looked up whole first;
+// otherwise, or when it has no rule, each of its characters is looked up alone. The alignments
+// follow the library's replace(): replacing characters keeps them one for one, extra characters
+// count as inserted at the end, and fewer characters take the difference from the last one.
+class PrecompiledNormalizer : public Normalizer
+{
+public:
+    explicit PrecompiledNormalizer(PrecompiledCharsmap charsmap) : m_charsmap(std::move(charsmap))
+    {}
+
+    bool normalize(NormalizedString &text, EncodeContext &context) const override
+    {
+        const std::u32string &chars = text.text();
+        if (chars.empty())
+            return true;
+        const QString utf16 = unicode::fromU32(chars);
+        QTextBoundaryFinder graphemes(QTextBoundaryFinder::Grapheme, utf16);
+        std::vector<CharChange> changes;
+        changes.reserve(chars.size());
+        bool modified = false;
+        std::string key;
+        std::u32string replacement;
+        QString error;
+        qsizetype cp = 0;  // code point where the current grapheme starts
+        qsizetype u16 = 0; // and the same place in UTF-16
+        // Output length bound: the stage may not grow the text past the context's limit.
+        qsizetype produced = 0;
+        const auto apply = [&](qsizetype oldCount) {
+            modified = true;
+            const qsizetype diff = qsizetype(replacement.size()) - oldCount;
+            for (const char32_t c : replacement)
+                changes.push_back({c, 0});
+            if (diff > 0) {
+                for (qsizetype k = 0; k < diff; ++k)
+                    changes[changes.size() - 1 - std::size_t(k)].change = 1;
+            } else if (diff < 0 && !changes.empty()) {
+                changes.back().change += diff;
+            }
+            produced += qsizetype(replacement.size());
+        };
+        const auto lookup = [&](qsizetype from, qsizetype to) {
+            key.clear();
+            for (qsizetype i = from; i < to; ++i)
+                appendUtf8(key, chars[std::size_t(i)]);
+            return m_charsmap.transform(key, &replacement, &error);
+        };
+        while (graphemes.toNextBoundary() >= 0) {
+            const qsizetype end16 = graphemes.position();
+            qsizetype end = cp;
+            while (u16 < end16 && end < qsizetype(chars.size())) {
+                const char32_t c = chars[std::size_t(end)];
+                u16 += c > 0xFFFF && c <= 0x10FFFF ? 2 : 1; // as fromU32 wrote it
+                ++end;
+            }
+            if (utf8Length(chars, cp, end) < 6) {
+                const PrecompiledCharsmap::Lookup whole = lookup(cp, end);
+                if (whole == PrecompiledCharsmap::Lookup::Broken)
+                    return context.fail(error);
+                if (whole == PrecompiledCharsmap::Lookup::Replaced) {
+                    apply(end - cp);
+                    cp = end;
+                    if (!context.checkLength(produced, describe()))
+                        return false;
+                    continue;
+                }
+            }
+            for (qsizetype i = cp; i < end; ++i) {
+                const PrecompiledCharsmap::Lookup one = lookup(i, i + 1);
+                if (one == PrecompiledCharsmap::Lookup::Broken)
+                    return context.fail(error);
+                if (one == PrecompiledCharsmap::Lookup::Replaced) {
+                    apply(1);
+                } else {
+                    changes.push_back({chars[std::size_t(i)], 0});
+                    ++produced;
+                }
+            }
+            cp = end;
+            if (!context.checkLength(produced, describe()))
+                return false;
+        }
+        if (modified)
+            text.transform(changes, 0);
+        return true;
+    }
+    QString describe() const override { return QStringLiteral("Precompiled"); }
+
+private:
+    static void appendUtf8(std::string &out, char32_t c)
+    {
+        if (c < 0x80) {
+            out.push_back(char(c));
+        } else if (c < 0x800) {
+            out.push_back(char(0xC0 | (c >> 6)));
+            out.push_back(char(0x80 | (c & 0x3F)));
+        } else if (c < 0x10000) {
+            out.push_back(char(0xE0 | (c >> 12)));
+            out.push_back(char(0x80 | ((c >> 6) & 0x3F)));
+            out.push_back(char(0x80 | (c & 0x3F)));
+        } else {
+            out.push_back(char(0xF0 | (c >> 18)));
+            out.push_back(char(0x80 | ((c >> 12) & 0x3F)));
+            out.push_back(char(0x80 | ((c >> 6) & 0x3F)));
+            out.push_back(char(0x80 | (c & 0x3F)));
+        }
+    }
+    static qsizetype utf8Length(const std::u32string &chars, qsizetype from, qsizetype to)
+    {
+        qsizetype n = 0;
+        for (qsizetype i = from; i < to; ++i) {
+            const char32_t c = chars[std::size_t(i)];
+            n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        }
+        return n;
+    }
+
+    PrecompiledCharsmap m_charsmap;
+};
+
 class SequenceNormalizer : public Normalizer
 {
 public:
     std::vector<std::unique_ptr<Normalizer>> steps;
     bool normalize(NormalizedString &text, EncodeContext &context) const override
     {
-        for (const auto &step : steps)
-            if (!step->normalize(text, context))
+        const QString outer = context.stage;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            context.stage =
+                QStringLiteral("normalizer %1 (%2)").arg(i + 1).arg(steps[i]->describe());
+            if (!steps[i]->normalize(text, context) || !context.checkLength(text.size(), {}))
                 return false;
+        }
+        context.stage = outer;
         return true;
     }
     QString describe() const override { return describeSteps(steps); }
@@ -304,8 +441,23 @@ std::unique_ptr<Normalizer> readNormalizer(const QJsonValue &value, const QStrin
         seq->steps = readSteps<Normalizer>(o, path, "normalizers", r, readNormalizer);
         out = std::move(seq);
     } else if (type == QLatin1StringView("Precompiled")) {
-        r.fail(path, QStringLiteral("the normalizer \"Precompiled\" (SentencePiece's compiled "
-                                    "normalization rules) is not supported"));
+        // spm_precompiled's from_base64: the standard alphabet, padded.
+        const QString encoded = r.requiredString(o, path, "precompiled_charsmap");
+        const QByteArray::FromBase64Result blob = QByteArray::fromBase64Encoding(
+            encoded.toLatin1(),
+            QByteArray::Base64Encoding | QByteArray::AbortOnBase64DecodingErrors);
+        QString error;
+        if (r.ok() && (!blob || encoded.size() % 4 != 0)) {
+            r.fail(JsonReader::child(path, "precompiled_charsmap"),
+                   QStringLiteral("is not base64"));
+        } else if (r.ok()) {
+            std::optional<PrecompiledCharsmap> charsmap =
+                PrecompiledCharsmap::fromBlob(*blob, &error);
+            if (charsmap)
+                out = std::make_unique<PrecompiledNormalizer>(std::move(*charsmap));
+            else
+                r.fail(JsonReader::child(path, "precompiled_charsmap"), error);
+        }
     } else {
         r.fail(path, QStringLiteral("unknown normalizer type \"%1\"").arg(type));
     }

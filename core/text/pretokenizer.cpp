@@ -214,9 +214,19 @@ public:
     std::vector<std::unique_ptr<PreTokenizer>> steps;
     bool preTokenize(PreTokenizedString &text, EncodeContext &context) const override
     {
-        for (const auto &step : steps)
-            if (!step->preTokenize(text, context))
+        const QString outer = context.stage;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            context.stage =
+                QStringLiteral("pre-tokenizer %1 (%2)").arg(i + 1).arg(steps[i]->describe());
+            if (!steps[i]->preTokenize(text, context))
                 return false;
+            qint64 length = 0;
+            for (const TextSplit &split : text.splits())
+                length += split.text.size();
+            if (!context.checkLength(length, {}))
+                return false;
+        }
+        context.stage = outer;
         return true;
     }
     QString describe() const override { return describeSteps(steps); }

@@ -1,5 +1,7 @@
 #include "textpattern.h"
 
+#include "unicodetext.h"
+
 #include <QRegularExpressionMatch>
 
 namespace pe {
@@ -46,9 +48,7 @@ TextPattern TextPattern::literal(std::u32string text)
         p.m_description = QStringLiteral("\"\"");
         return p;
     }
-    TextPattern p(Kind::Literal, QLatin1Char('"') +
-                                     QString::fromUcs4(text.data(), qsizetype(text.size())) +
-                                     QLatin1Char('"'));
+    TextPattern p(Kind::Literal, QLatin1Char('"') + unicode::fromU32(text) + QLatin1Char('"'));
     p.m_literal = std::move(text);
     return p;
 }
@@ -147,7 +147,7 @@ void TextPattern::findCharacters(std::u32string_view text, std::vector<PatternMa
 bool TextPattern::findRegex(std::u32string_view text, std::vector<PatternMatch> *out,
                             EncodeContext &context) const
 {
-    const QString subject = QString::fromUcs4(text.data(), qsizetype(text.size()));
+    const QString subject = unicode::fromU32(text);
     std::vector<qsizetype> toCodePoint;
     if (subject.size() != qsizetype(text.size()))
         toCodePoint = codePointOffsets(subject);

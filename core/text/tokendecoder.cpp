@@ -86,7 +86,7 @@ public:
                 return;
             // String::from_utf8: the bytes as text when they are valid UTF-8, else one U+FFFD
             // per byte.
-            const QString text = QString::fromUtf8(pending);
+            const QString text = unicode::fromUtf8(pending);
             if (text.toUtf8() == pending)
                 out.append(text);
             else

@@ -13,11 +13,16 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace pe {
 
 struct TokenizerData
 {
     QString source;
+    // The file's "truncation" and "padding" when set: read, not applied (transformers'
+    // tokenizer(text) applies neither unless asked).
+    QStringList unappliedSettings;
     std::unique_ptr<Normalizer> normalizer;
     std::unique_ptr<PreTokenizer> preTokenizer;
     std::unique_ptr<TokenizerModel> model;
@@ -77,6 +82,40 @@ QString notTokenizerJson(const QString &folder)
     return QStringLiteral("%1 has no tokenizer.json").arg(name);
 }
 
+// The byte offset of the first \\u escape of a UTF-16 surrogate that is not one half of a pair
+// (high then low), or -1. serde_json refuses such an escape ("lone leading surrogate in hex
+// escape"), so tokenizers refuses the file; Qt's parser would read it as U+FFFD, and two tokens
+// could collide.
+qsizetype loneSurrogateEscape(QByteArrayView json)
+{
+    const auto hexAt = [&](qsizetype i) -> int {
+        if (i + 6 > json.size() || json[i] != '\\' || json[i + 1] != 'u')
+            return -1;
+        bool ok = false;
+        const int v = QByteArrayView(json.data() + i + 2, 4).toInt(&ok, 16);
+        return ok ? v : -1;
+    };
+    for (qsizetype i = json.indexOf('\\'); i >= 0 && i + 1 < json.size();
+         i = json.indexOf('\\', i)) {
+        if (json[i + 1] != 'u') {
+            i += 2; // an escaped character: "\\" is one backslash, not the start of an escape
+            continue;
+        }
+        const int unit = hexAt(i);
+        if (unit >= 0xD800 && unit <= 0xDBFF) {
+            const int low = hexAt(i + 6);
+            if (low < 0xDC00 || low > 0xDFFF)
+                return i;
+            i += 12;
+        } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
+            return i;
+        } else {
+            i += 2;
+        }
+    }
+    return -1;
+}
+
 } // namespace
 
 Tokenizer::Tokenizer(std::shared_ptr<const TokenizerData> data) : m_d(std::move(data)) {}
@@ -109,6 +148,16 @@ std::optional<Tokenizer> Tokenizer::fromPath(const QString &path, QString *error
 std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString &what,
                                              QString *error)
 {
+    if (const qsizetype at = loneSurrogateEscape(json); at >= 0) {
+        if (error)
+            *error = QStringLiteral("%1: byte %2: the escape %3 is half of a UTF-16 surrogate "
+                                    "pair without its other half, not a character (tokenizers "
+                                    "refuses the file)")
+                         .arg(what)
+                         .arg(at)
+                         .arg(QString::fromLatin1(json.sliced(at, 6)));
+        return std::nullopt;
+    }
     // "x":1, is an entry in six bytes; a vocabulary's entries average about ten.
     const std::optional<QJsonObject> document =
         parseJsonObject(json, what, error, maxJsonDepth, DuplicateKeys::Refuse, minBytesPerEntry);
@@ -150,6 +199,9 @@ std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString 
             *error = r.error();
         return std::nullopt;
     }
+    for (const char *setting : {"truncation", "padding"})
+        if (present(setting))
+            d->unappliedSettings.append(QString::fromLatin1(setting));
     return Tokenizer(std::move(d));
 }
 
@@ -201,15 +253,34 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
     return out;
 }
 
-// TokenizerImpl::post_process without truncation or padding.
-TokenEncoding postProcess(const TokenizerData &d, std::vector<TokenEncoding> encodings,
-                          bool addSpecialTokens)
+// TokenizerImpl::post_process without truncation or padding. A post-processor that drops
+// tokens of the texts (a `single` template without $A, or with $B; templates stacked in a
+// Sequence) is refused: tokenizers panics on the stacked templates, and the text's tokens would
+// be lost without a word.
+std::optional<TokenEncoding> postProcess(const TokenizerData &d,
+                                         std::vector<TokenEncoding> encodings,
+                                         bool addSpecialTokens, QString *error)
 {
     if (d.postProcessor) {
+        qsizetype textTokens = 0;
         // PostProcessor::process: each sequence's type ids are its index first.
-        for (std::size_t i = 0; i < encodings.size(); ++i)
+        for (std::size_t i = 0; i < encodings.size(); ++i) {
             encodings[i].typeIds.assign(encodings[i].ids.size(), qint64(i));
+            textTokens += encodings[i].size();
+        }
         encodings = d.postProcessor->process(std::move(encodings), addSpecialTokens);
+        qsizetype kept = 0;
+        for (const TokenEncoding &e : encodings)
+            kept += std::count(e.special.begin(), e.special.end(), false);
+        if (kept < textTokens) {
+            if (error)
+                *error = QStringLiteral("the tokenizer's post-processor (%1) keeps %2 of the "
+                                        "text's %3 tokens; a post-processor may only add tokens")
+                             .arg(d.postProcessor->describe())
+                             .arg(kept)
+                             .arg(textTokens);
+            return std::nullopt;
+        }
     }
     if (encodings.size() == 1)
         return std::move(encodings.front());
@@ -233,7 +304,7 @@ std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpec
     }
     std::vector<TokenEncoding> encodings;
     encodings.push_back(std::move(*e));
-    return postProcess(*m_d, std::move(encodings), addSpecialTokens);
+    return postProcess(*m_d, std::move(encodings), addSpecialTokens, error);
 }
 
 std::optional<QString> Tokenizer::normalized(const QString &text, QString *error) const
@@ -270,7 +341,7 @@ std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const Q
     std::vector<TokenEncoding> encodings;
     encodings.push_back(std::move(*a));
     encodings.push_back(std::move(*b));
-    return postProcess(*m_d, std::move(encodings), addSpecialTokens);
+    return postProcess(*m_d, std::move(encodings), addSpecialTokens, error);
 }
 
 QString Tokenizer::decode(const std::vector<qint64> &ids, bool skipSpecialTokens) const
@@ -310,6 +381,11 @@ QString Tokenizer::idToToken(qint64 id) const
     if (const AddedToken *t = m_d->added.tokenOfId(qint32(id)))
         return unicode::fromU32(t->normalizedContent.empty() ? t->content : t->normalizedContent);
     return m_d->model->idToToken(qint32(id));
+}
+
+QStringList Tokenizer::unappliedSettings() const
+{
+    return m_d->unappliedSettings;
 }
 
 QString Tokenizer::source() const

@@ -74,6 +74,9 @@ public:
     QString idToToken(qint64 id) const;
     // The file it was read from.
     QString source() const;
+    // "truncation" and "padding" when the file sets them: encode() applies neither, as
+    // transformers' tokenizer(text) does not unless asked.
+    QStringList unappliedSettings() const;
     // One line for people: "BPE (byte-level), 50257 tokens, 1 added; normalizer ...".
     QString summary() const;
 

@@ -12,8 +12,12 @@ bool Vocabulary::read(const QJsonValue &value, const QString &path, JsonReader &
     m_ids.reserve(std::size_t(vocab.size()));
     m_tokens.reserve(std::size_t(vocab.size()));
     for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-        const QString entryPath = QStringLiteral("%1[\"%2\"]").arg(path, it.key());
-        const qint64 id = r.id(it.value(), entryPath);
+        // The entry's path is made only for a message: a vocabulary has 100,000s of entries.
+        const QJsonValue value = it.value();
+        const double d = value.toDouble(-1);
+        const qint64 id = value.isDouble() && d >= 0 && d <= 2147483647.0 && d == qint64(d)
+                              ? qint64(d)
+                              : r.id(value, QStringLiteral("%1[\"%2\"]").arg(path, it.key()));
         if (!r.ok())
             return false;
         const auto [previous, added] = m_tokens.emplace(qint32(id), it.key());

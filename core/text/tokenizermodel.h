@@ -39,7 +39,11 @@ std::unique_ptr<TokenizerModel> readModel(const QJsonValue &value, const QString
 struct U32Hash
 {
     using is_transparent = void;
-    std::size_t operator()(std::u32string_view s) const noexcept
+    // Not noexcept on purpose: libstdc++'s unordered_map stores each node's hash only when the
+    // hasher may throw (or is known to be slow); without the stored hash, every lookup rehashes
+    // the keys of the nodes it walks past, which made reading a 151,000-token vocabulary and its
+    // merges spend a fifth of its time there.
+    std::size_t operator()(std::u32string_view s) const
     {
         return std::hash<std::u32string_view>{}(s);
     }

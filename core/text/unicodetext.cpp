@@ -2,6 +2,7 @@
 
 #include <QChar>
 #include <QRegularExpression>
+#include <QStringDecoder>
 
 #include <algorithm>
 #include <optional>
@@ -12,6 +13,72 @@ std::u32string toU32(const QString &s)
 {
     const QList<uint> units = s.toUcs4();
     return {units.begin(), units.end()};
+}
+
+QString fromU32(std::u32string_view s)
+{
+    QString out;
+    out.reserve(qsizetype(s.size()));
+    for (const char32_t c : s) {
+        if (c < 0x10000) {
+            out.append(QChar(c >= 0xD800 && c < 0xE000 ? char16_t(0xFFFD) : char16_t(c)));
+        } else if (c <= 0x10FFFF) {
+            out.append(QChar(QChar::highSurrogate(c)));
+            out.append(QChar(QChar::lowSurrogate(c)));
+        } else {
+            out.append(QChar(QChar::ReplacementCharacter));
+        }
+    }
+    return out;
+}
+
+QString fromUtf8(QByteArrayView utf8, qsizetype *firstInvalid)
+{
+    if (firstInvalid)
+        *firstInvalid = -1;
+    // ConvertInitialBom: a leading U+FEFF is a character of the text, not a byte order mark.
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::ConvertInitialBom);
+    QString out = decoder.decode(utf8);
+    if (firstInvalid && decoder.hasError()) {
+        // Where: the end of the longest prefix that is valid UTF-8 (Unicode's definition,
+        // chapter 3, table 3-7: no overlong forms, no surrogates, nothing past U+10FFFF).
+        qsizetype i = 0;
+        const qsizetype n = utf8.size();
+        const auto at = [&](qsizetype k) { return static_cast<unsigned char>(utf8[k]); };
+        while (i < n) {
+            const unsigned char lead = at(i);
+            int length = 0;
+            unsigned char low = 0x80;
+            unsigned char high = 0xBF;
+            if (lead < 0x80) {
+                ++i;
+                continue;
+            }
+            if (lead >= 0xC2 && lead <= 0xDF) {
+                length = 2;
+            } else if (lead >= 0xE0 && lead <= 0xEF) {
+                length = 3;
+                low = lead == 0xE0 ? 0xA0 : 0x80;
+                high = lead == 0xED ? 0x9F : 0xBF;
+            } else if (lead >= 0xF0 && lead <= 0xF4) {
+                length = 4;
+                low = lead == 0xF0 ? 0x90 : 0x80;
+                high = lead == 0xF4 ? 0x8F : 0xBF;
+            } else {
+                break;
+            }
+            bool valid = i + length <= n;
+            for (int k = 1; valid && k < length; ++k) {
+                const unsigned char b = at(i + k);
+                valid = b >= (k == 1 ? low : 0x80) && b <= (k == 1 ? high : 0xBF);
+            }
+            if (!valid)
+                break;
+            i += length;
+        }
+        *firstInvalid = i < n ? i : -1;
+    }
+    return out;
 }
 
 bool isWhitespace(char32_t c)
@@ -45,7 +112,7 @@ bool isWordCharacter(char32_t c)
     // Alphabetic is a property QChar does not expose; PCRE2 (through Qt) knows it.
     static const QRegularExpression word(QStringLiteral("^[%1]$").arg(wordCharacterClass()),
                                          QRegularExpression::UseUnicodePropertiesOption);
-    return word.match(QString::fromUcs4(&c, 1)).hasMatch();
+    return word.match(fromU32(c)).hasMatch();
 }
 
 namespace {
@@ -75,8 +142,8 @@ std::u32string decomposeOne(char32_t c, bool compatibility)
     const bool hangul = c >= hangulSyllableFirst && c <= hangulSyllableLast;
     if (!hangul && (tag == QChar::NoDecomposition || (!compatibility && tag != QChar::Canonical)))
         return std::u32string(1, c);
-    return toU32(QString::fromUcs4(&c, 1).normalized(compatibility ? QString::NormalizationForm_KD
-                                                                   : QString::NormalizationForm_D));
+    return toU32(fromU32(c).normalized(compatibility ? QString::NormalizationForm_KD
+                                                     : QString::NormalizationForm_D));
 }
 
 // The primary composite of a starter (or a composite already made) and the next character,
@@ -90,7 +157,7 @@ std::optional<char32_t> composePair(char32_t a, char32_t b)
         return std::nullopt;
     const char32_t pair[2] = {a, b};
     const std::u32string composed =
-        toU32(QString::fromUcs4(pair, 2).normalized(QString::NormalizationForm_C));
+        toU32(fromU32(std::u32string_view(pair, 2)).normalized(QString::NormalizationForm_C));
     if (composed.size() == 1)
         return composed.front();
     return std::nullopt;
@@ -216,7 +283,7 @@ void lowercase(NormalizedString &text)
     std::vector<CharChange> changes;
     changes.reserve(lower.size());
     for (const char32_t c : text.text()) {
-        const std::u32string one = toU32(QString::fromUcs4(&c, 1).toLower());
+        const std::u32string one = toU32(fromU32(c).toLower());
         for (std::size_t k = 0; k < one.size(); ++k)
             changes.push_back({one[k], k == 0 ? 0 : 1});
     }

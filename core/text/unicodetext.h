@@ -6,6 +6,7 @@
 
 #include "normalizedstring.h"
 
+#include <QByteArrayView>
 #include <QString>
 
 #include <string>
@@ -14,10 +15,17 @@
 namespace pe::unicode {
 
 std::u32string toU32(const QString &s);
-inline QString fromU32(std::u32string_view s)
+// Code points to UTF-16, every one kept: QString::fromUcs4 drops a U+FEFF at the start (it reads
+// it as a byte order mark). Surrogates and values above U+10FFFF become U+FFFD.
+QString fromU32(std::u32string_view s);
+inline QString fromU32(char32_t c)
 {
-    return QString::fromUcs4(s.data(), qsizetype(s.size()));
+    return fromU32(std::u32string_view(&c, 1));
 }
+// UTF-8 to UTF-16, every character kept (QString::fromUtf8 drops a U+FEFF at the start). When
+// `firstInvalid` is given it gets the byte offset of the first byte that is not valid UTF-8, or
+// -1; invalid bytes become U+FFFD.
+QString fromUtf8(QByteArrayView utf8, qsizetype *firstInvalid = nullptr);
 
 // char::is_whitespace: the White_Space property.
 bool isWhitespace(char32_t c);

@@ -145,3 +145,13 @@ def test_refusals(data, tmp_path):
     hostile.write_text('{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}')
     with pytest.raises(ValueError, match="tokenizer.json"):
         pescope.tokens(hostile, "a")
+
+
+def test_byte_order_mark_is_a_character(data):
+    # U+FEFF reaches the tokenizer as typed, at the start of a str too (issue 37): GPT-2's
+    # published file, ids from tokenizers 0.23.2 (EF BB BF as their byte-level tokens).
+    gpt2 = data / "tokenizers-real" / "gpt2" / "tokenizer.json"
+    first, second = pescope.tokens(gpt2, ["\ufeffhello", "a\ufeffb"], no_special_tokens=True)
+    assert first["text"] == "\ufeffhello"
+    assert first["ids"] == [171, 119, 123, 31373]
+    assert second["ids"] == [64, 171, 119, 123, 65]

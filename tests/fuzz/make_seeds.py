@@ -328,5 +328,65 @@ def tokenizer_seeds():
         added=[added_token(13, "<mask>", lstrip=True, rstrip=True),
                added_token(14, "ab", special=False, single_word=True)]))
 
+    # SentencePiece's compiled rules (T5, XLM-R): a charsmap written from the format spm_precompiled
+    # reads (see precompiled_charsmap below), and files whose steps grow text without bound.
+    rules = [("A", "a"), ("\ufb01", "fi"), ("\u00ad", ""), ("o\u0308", "\u00f6"), ("e", "E"),
+             ("e\u0301", "\u00e9"), ("\u3000", " ")]
+    unigram_words = [["<unk>", 0.0], ["</s>", 0.0], ["\u2581", -2.0], ["\u2581hello", -5.0],
+                     ["fi", -4.0], ["a", -3.0], ["E", -3.5], ["\u00f6", -6.0]]
+    seed("precompiled.json", tokenizer_json(
+        {"type": "Unigram", "unk_id": 0, "vocab": unigram_words, "byte_fallback": False},
+        normalizer={"type": "Precompiled", "precompiled_charsmap": precompiled_charsmap(rules)},
+        pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            {"type": "WhitespaceSplit"},
+            {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}]},
+        post_processor=template("$A:0 </s>:0", "$A:0 </s>:0 $B:0 </s>:0", {"</s>": 1})))
+    seed("growing.json", tokenizer_json(
+        {"type": "WordLevel", "vocab": {"a": 0, "[UNK]": 1}, "unk_token": "[UNK]"},
+        normalizer={"type": "Sequence", "normalizers": [
+            {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 40},
+        pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}] * 8}))
+
+
+def precompiled_charsmap(rules):
+    """A precompiled_charsmap as spm_precompiled reads one: a little-endian u32 with the trie's size
+    in bytes, the trie (a double array over the keys' UTF-8 bytes: a node's unit holds its label
+    in bits 0-7, bit 8 when a key ends there, and the XOR offset to its children's block from bit
+    10; the child with label c at base ^ c, the value unit, bit 31 set, at base ^ 0), then the
+    replacement strings, each ended by NUL. Each node gets a block of 256 units of its own."""
+    import base64
+    strings = b""
+    nodes = [{"children": {}, "value": None, "label": 0, "position": 0, "base": 0}]
+    for key, replacement in rules:
+        n = 0
+        for c in key.encode():
+            if c not in nodes[n]["children"]:
+                nodes.append({"children": {}, "value": None, "label": c, "position": 0, "base": 0})
+                nodes[n]["children"][c] = len(nodes) - 1
+            n = nodes[n]["children"][c]
+        nodes[n]["value"] = len(strings)
+        strings += replacement.encode() + b"\0"
+    units = [0] * 256
+    order = [0]
+    for index in order:
+        node = nodes[index]
+        node["base"] = len(units)
+        units += [0] * 256
+        for c, child in sorted(node["children"].items()):
+            nodes[child]["position"] = node["base"] + c
+            order.append(child)
+    for i, node in enumerate(nodes):
+        offset = node["position"] ^ node["base"]
+        if i == 0:
+            units[0] = offset << 10
+        else:
+            units[node["position"]] = (offset << 10) | (0x100 if node["value"] is not None else 0) | node["label"]
+        if node["value"] is not None:
+            units[node["base"]] = (1 << 31) | node["value"]
+    blob = struct.pack("<I", len(units) * 4) + struct.pack("<%dI" % len(units), *units) + strings
+    return base64.b64encode(blob).decode()
+
+
 if __name__ == "__main__":
     main()

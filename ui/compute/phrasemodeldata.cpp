@@ -141,6 +141,7 @@ JobStatus computePhraseModelData(const PhraseModelInputs &inputs, PhraseModelHol
     result->folder = model->folder();
     result->architecture = zero.architecture();
     result->positionsText = zero.positionsText();
+    result->unappliedTokenizerSettings = model->tokenizer().unappliedSettings();
     result->positionKind = zero.positionKind();
     result->heads = zero.heads();
     result->hidden = zero.hiddenSize();

@@ -68,6 +68,8 @@ struct PhraseModelResult
     QString folder;       // where the files were read
     QString architecture; // "LlamaForCausalLM"
     QString positionsText;
+    // "truncation", "padding": the tokenizer.json's settings the tokens are made without.
+    QStringList unappliedTokenizerSettings;
     LayerPositionKind positionKind = LayerPositionKind::None;
     qint64 heads = 0;
     qint64 hidden = 0;

@@ -6,6 +6,7 @@
 #include "dialogs/shortcutsdialog.h"
 #include "dialogs/viewhelpdialog.h"
 #include "figures/plottheme.h"
+#include "formats/safejson.h"
 #include "state/presets.h"
 #include "views/backendnotice.h"
 #include "views/heatmapview.h"
@@ -586,7 +587,8 @@ void MainWindow::restoreSettings()
     if (!json.isEmpty()) {
         QString error;
         // A settings file from another version may not apply; the defaults stay then.
-        if (!m_state->applyJson(QJsonDocument::fromJson(json).object(), &error))
+        if (!m_state->applyJson(QJsonDocument::fromJson(escapeByteOrderMarks(json)).object(),
+                                &error))
             statusBar()->showMessage(tr("Last parameters not restored: %1").arg(error), 10000);
     }
 }

@@ -4,6 +4,7 @@
 #include "widgets/fieldmarks.h"
 
 #include "figures/qcpinclude.h"
+#include "text/unicodetext.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -37,7 +38,8 @@ QString codePoints(const QString &text, qint64 start, qint64 end)
     start = qBound<qint64>(0, start, all.size());
     end = qBound<qint64>(start, end, all.size());
     const QList<uint> part = all.mid(start, end - start);
-    return QString::fromUcs4(reinterpret_cast<const char32_t *>(part.constData()), part.size());
+    return unicode::fromU32(std::u32string_view(
+        reinterpret_cast<const char32_t *>(part.constData()), std::size_t(part.size())));
 }
 
 // What hovering a token says: which token, its id, the text it covers, the normalized phrase.
@@ -200,7 +202,12 @@ void ModelPhraseView::onResult(std::shared_ptr<const PhraseModelResult> result)
                         .arg(r.architecture, QFileInfo(r.folder).fileName())
                         .arg(r.heads)
                         .arg(r.hidden)
-                        .arg(r.positionsText, counts.join(QStringLiteral(", "))));
+                        .arg(r.positionsText, counts.join(QStringLiteral(", "))) +
+                    (r.unappliedTokenizerSettings.isEmpty()
+                         ? QString()
+                         : tr(" The tokenizer.json's %1 settings are not applied, as "
+                              "transformers' tokenizer(text) does by default.")
+                               .arg(r.unappliedTokenizerSettings.join(tr(" and ")))));
     showProblem(r.capNotice());
     for (int p = 0; p < int(m_tokens.size()); ++p)
         fillTokens(p);
