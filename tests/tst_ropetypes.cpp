@@ -1088,7 +1088,7 @@ private slots:
     {
         const QString python = pythonWithNumpy();
         if (python.isEmpty())
-            QSKIP("no python3 with NumPy to re-run tests/data/rope/make_references.py");
+            PE_SKIP_MISSING("no python3 with NumPy to re-run tests/data/rope/make_references.py");
         const QString script = QFINDTESTDATA("data/rope/make_references.py");
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
