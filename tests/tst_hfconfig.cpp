@@ -585,11 +585,7 @@ void TestHfConfig::hostileConfigs_data()
         << QByteArray(R"({"model_type":"gptj","n_layer":1,"n_embd":64,"n_head":2,
             "rotary_dim":2.5})")
         << QStringLiteral("rotary_dim must be a whole number from 0 to 9007199254740992");
-    QTest::addRow("original_max_position_embeddings 3.3e56")
-        << QByteArray(R"({"model_type":"llama","num_hidden_layers":1,"rope_scaling":{
-            "rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4,
-            "original_max_position_embeddings":3.3e56}})")
-        << QStringLiteral("original_max_position_embeddings");
+
     QTest::addRow("negative layers")
         << QByteArray(R"({"model_type":"llama","num_hidden_layers":-1})")
         << QStringLiteral("num_hidden_layers must be a whole number");
