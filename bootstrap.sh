@@ -5,8 +5,11 @@
 #   bash bootstrap.sh sanitize   the suites of core, formats, sessions and the command line again
 #                            in a Clang build with AddressSanitizer +
 #                            UndefinedBehaviorSanitizer (build-sanitize/), then each libFuzzer
-#                            target for PE_FUZZ_SECONDS (30) s (tests/fuzz/run.sh); CI's second
+#                            target replays its committed inputs and a seeded, bounded search
+#                            (tests/fuzz/run.sh check: the same result on every run); CI's second
 #                            stage (docs/engineering.md, "Sanitizers and fuzzing")
+#   bash bootstrap.sh fuzz [MINUTES]   random fuzzing in that build, MINUTES (default 5) per
+#                            target, two at a time: before resolving a change to a parser
 #   bash bootstrap.sh tidy   clang-tidy (.clang-tidy) over app/, core/ and ui/, with that
 #                            build's compile commands; CI's last step
 # Idempotent: a second run installs nothing and rebuilds only what changed.
@@ -112,7 +115,8 @@ case "$mode" in
     ;;
   sanitize)
     # The second stage of CI (.ci/run): the Clang build above, its suites, then each fuzz target
-    # for PE_FUZZ_SECONDS (default 30) s, one per core at a time. Any report fails it.
+    # on its committed inputs and a seeded, bounded search, one per core at a time. Any report
+    # fails it; the same commit always gives the same result (no random seed, no time limit).
     install_missing "${test_packages[@]}" clang libclang-rt-dev
     configure_sanitize
     asan_dir=$sanitize_dir
@@ -136,9 +140,19 @@ case "$mode" in
       ctest --test-dir "$asan_dir" --output-on-failure --timeout 1800 "$@" || status=$?
     echo "sanitize: suites ran in $((SECONDS / 60)) min $((SECONDS % 60)) s"
     SECONDS=0
-    PE_FUZZ_BUILD_DIR="$asan_dir" bash tests/fuzz/run.sh "${PE_FUZZ_SECONDS:-30}" || status=$?
+    PE_FUZZ_BUILD_DIR="$asan_dir" bash tests/fuzz/run.sh check || status=$?
     echo "sanitize: fuzzed in $((SECONDS / 60)) min $((SECONDS % 60)) s"
     exit $status
+    ;;
+  fuzz)
+    # Long random fuzzing, never in CI (its result would depend on luck): each target for
+    # MINUTES from a random seed, keeping what it learns in build-sanitize/corpus/. A finding is
+    # fixed and its reproducer (build-sanitize/crashes/) copied to tests/fuzz/findings/TARGET/.
+    install_missing clang libclang-rt-dev
+    minutes=${1:-5}
+    [[ "$minutes" =~ ^[1-9][0-9]*$ ]] || { echo "usage: bash bootstrap.sh fuzz [MINUTES]" >&2; exit 2; }
+    configure_sanitize
+    PE_FUZZ_BUILD_DIR="$sanitize_dir" exec bash tests/fuzz/run.sh explore "$((minutes * 60))"
     ;;
   tidy)
     # clang-tidy with .clang-tidy's checks over every source of app/, core/ and ui/ (and the
@@ -162,7 +176,7 @@ case "$mode" in
     exit $status
     ;;
   *)
-    echo "usage: bash bootstrap.sh run|test|sanitize|tidy" >&2
+    echo "usage: bash bootstrap.sh run|test|sanitize|fuzz|tidy" >&2
     exit 2
     ;;
 esac

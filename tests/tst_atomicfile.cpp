@@ -83,7 +83,8 @@ class TestAtomicFile : public QObject
     void useMethod(bool named)
     {
         if (named && !m_shim)
-            QSKIP("needs tests/support/failwrite preloaded (ctest does it) to refuse O_TMPFILE");
+            PE_SKIP_MISSING(
+                "needs tests/support/failwrite preloaded (ctest does it) to refuse O_TMPFILE");
         if (named) {
             qputenv("FAILWRITE_DIR", folder().toLocal8Bit());
             qputenv("FAILWRITE_NO_TMPFILE", "1");
@@ -92,7 +93,8 @@ class TestAtomicFile : public QObject
     void requireShim()
     {
         if (!m_shim)
-            QSKIP("needs tests/support/failwrite preloaded (ctest does it) to make writes fail");
+            PE_SKIP_MISSING(
+                "needs tests/support/failwrite preloaded (ctest does it) to make writes fail");
         qputenv("FAILWRITE_DIR", folder().toLocal8Bit());
     }
     static AtomicFile::Method expectedMethod(bool named)

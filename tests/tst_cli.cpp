@@ -46,7 +46,8 @@ class TestCli : public QObject
     {
         const QString python = test::pythonWithNumpy();
         if (python.isEmpty())
-            QSKIP("no python3 with NumPy on this machine (.ci/run installs python3-numpy)");
+            PE_SKIP_MISSING(
+                "no python3 with NumPy on this machine (.ci/run installs python3-numpy)");
         QProcess check;
         check.start(python, QStringList{u"-c"_qs, script} + args);
         QVERIFY(check.waitForFinished(120000));
@@ -75,6 +76,19 @@ private slots:
             << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"99999999999"_qs,
                            out,        u"x.npy"_qs}
             << u"--dims must be between"_qs;
+        // Issue 35: numbers no integer type holds, NaN and infinities are refused by name.
+        for (const QString &huge :
+             {u"3.3e56"_qs, u"-3.3e56"_qs, u"9223372036854775808"_qs, u"-9223372036854775809"_qs,
+              u"nan"_qs, u"inf"_qs, u"-inf"_qs, u"1e3"_qs}) {
+            QTest::addRow("positions %s", qPrintable(huge))
+                << QStringList{u"data"_qs, u"--positions"_qs, huge, u"--dims"_qs, u"8"_qs,
+                               out,        u"x.npy"_qs}
+                << u"--positions must be a whole number (got \""_qs + huge + u"\")"_qs;
+        }
+        QTest::addRow("dims negative")
+            << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"-8"_qs,
+                           out,        u"x.npy"_qs}
+            << u"--dims must be between 1 and 65536 (got -8)"_qs;
         QTest::addRow("positions not a number")
             << QStringList{u"data"_qs, u"--positions"_qs, u"many"_qs, u"--dims"_qs, u"8"_qs,
                            out,        u"x.npy"_qs}

@@ -85,7 +85,8 @@ class TestCliSchemes : public QObject
     {
         const QString python = test::pythonWithNumpy();
         if (python.isEmpty())
-            QSKIP("no python3 with NumPy on this machine (.ci/run installs python3-numpy)");
+            PE_SKIP_MISSING(
+                "no python3 with NumPy on this machine (.ci/run installs python3-numpy)");
         QProcess check;
         check.start(python, QStringList{u"-c"_qs, pythonReferences + body} + args);
         QVERIFY(check.waitForFinished(120000));

@@ -76,7 +76,7 @@ private slots:
     {
         const QString python = test::pythonWithNumpy();
         if (python.isEmpty())
-            QSKIP("no python3 with NumPy on this machine");
+            PE_SKIP_MISSING("no python3 with NumPy on this machine");
         QStringList args{QStringLiteral("-c"),
                          QStringLiteral("import sys, matplotlib, numpy as np\n"
                                         "for name in sys.argv[1:]:\n"
@@ -91,7 +91,7 @@ private slots:
         QVERIFY(process.waitForFinished(120000));
         if (process.exitCode() != 0 &&
             process.readAllStandardError().contains("No module named 'matplotlib'"))
-            QSKIP("no matplotlib for this python3 (.ci/run installs python3-matplotlib)");
+            PE_SKIP_MISSING("no matplotlib for this python3 (.ci/run installs python3-matplotlib)");
         QCOMPARE(process.exitCode(), 0);
         const QList<QByteArray> lines = process.readAllStandardOutput().trimmed().split('\n');
         QCOMPARE(lines.size(), allColormaps().size());

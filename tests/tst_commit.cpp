@@ -533,7 +533,7 @@ private slots:
     void initTestCase()
     {
         if (QGuiApplication::platformName() == QLatin1String("minimal"))
-            QSKIP("needs a display or the offscreen platform to render widgets");
+            PE_SKIP_MISSING("needs a display or the offscreen platform to render widgets");
         QVERIFY(m_dir.isValid());
         // Recent sessions live in QSettings: keep this suite's apart.
         QCoreApplication::setOrganizationName(QStringLiteral("pescope-tests"));

@@ -443,7 +443,7 @@ private slots:
                   "which objdump decodes as stray VEX instructions");
         const QString objdump = QStandardPaths::findExecutable(QStringLiteral("objdump"));
         if (objdump.isEmpty())
-            QSKIP("objdump (binutils) is not installed");
+            PE_SKIP_MISSING("objdump (binutils) is not installed");
         QProcess process;
         process.start(objdump,
                       {QStringLiteral("-d"), QStringLiteral("-C"),
@@ -483,7 +483,7 @@ private slots:
     {
         const QString qemu = QStandardPaths::findExecutable(QStringLiteral("qemu-x86_64"));
         if (qemu.isEmpty())
-            QSKIP("qemu-x86_64 (Debian: qemu-user) is not installed");
+            PE_SKIP_MISSING("qemu-x86_64 (Debian: qemu-user) is not installed");
         if (test::underSanitizer) // its fixed shadow memory does not fit qemu-user's address map
             QSKIP("AddressSanitizer's processes do not start under qemu-user");
         if (buildInfo().nativeArch)

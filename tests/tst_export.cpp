@@ -492,7 +492,8 @@ private slots:
 
         const QString pdftoppm = QStandardPaths::findExecutable(QStringLiteral("pdftoppm"));
         if (pdftoppm.isEmpty())
-            QSKIP("pdftoppm (Debian poppler-utils) is not installed: cannot render the PDF");
+            PE_SKIP_MISSING(
+                "pdftoppm (Debian poppler-utils) is not installed: cannot render the PDF");
         QProcess render;
         const QString prefix = path(QStringLiteral("rendered"));
         render.start(pdftoppm, {QStringLiteral("-r"), QStringLiteral("100"), QStringLiteral("-png"),

@@ -3,10 +3,14 @@
 #include "testutil.h"
 
 #include "fields/fieldoptions.h"
+#include "fields/wholenumber.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTest>
+
+#include <cmath>
+#include <limits>
 
 using namespace pe;
 
@@ -272,6 +276,50 @@ private slots:
                  qPrintable(refused.message));
     }
 
+    // Issue 35: the one conversion of a parsed number to an integer refuses what no integer
+    // type holds (a cast of such a double is undefined behaviour) and what is not whole.
+    void wholeNumbersAreChecked_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<qint64>("min");
+        QTest::addColumn<qint64>("max");
+        QTest::addColumn<qint64>("expected"); // -1: refused
+        constexpr qint64 lowest = std::numeric_limits<qint64>::min();
+        constexpr qint64 highest = std::numeric_limits<qint64>::max();
+        const double inf = std::numeric_limits<double>::infinity();
+        QTest::addRow("in range") << 12.0 << qint64(0) << qint64(100) << qint64(12);
+        QTest::addRow("at the low end") << 0.0 << qint64(0) << qint64(100) << qint64(0);
+        QTest::addRow("at the high end") << 100.0 << qint64(0) << qint64(100) << qint64(100);
+        QTest::addRow("minus zero") << -0.0 << qint64(0) << qint64(100) << qint64(0);
+        QTest::addRow("below") << -1.0 << qint64(0) << qint64(100) << qint64(-1);
+        QTest::addRow("above") << 101.0 << qint64(0) << qint64(100) << qint64(-1);
+        QTest::addRow("fraction") << 2.5 << qint64(0) << qint64(100) << qint64(-1);
+        QTest::addRow("NaN") << std::nan("") << lowest << highest << qint64(-1);
+        QTest::addRow("+inf") << inf << lowest << highest << qint64(-1);
+        QTest::addRow("-inf") << -inf << lowest << highest << qint64(-1);
+        QTest::addRow("3.3e56") << 3.3e56 << lowest << highest << qint64(-1);
+        QTest::addRow("-3.3e56") << -3.3e56 << lowest << highest << qint64(-1);
+        QTest::addRow("2^63") << 9223372036854775808.0 << lowest << highest << qint64(-1);
+        QTest::addRow("-2^63 (the lowest qint64)")
+            << -9223372036854775808.0 << lowest << qint64(0) << lowest;
+        QTest::addRow("2^62") << 4611686018427387904.0 << qint64(0) << highest
+                              << qint64(4611686018427387904);
+        QTest::addRow("2^53 + 2 past a 2^53 limit")
+            << 9007199254740994.0 << qint64(0) << maxExactJsonInteger << qint64(-1);
+    }
+    void wholeNumbersAreChecked()
+    {
+        QFETCH(double, value);
+        QFETCH(qint64, min);
+        QFETCH(qint64, max);
+        QFETCH(qint64, expected);
+        const std::optional<qint64> got = wholeNumberIn(value, min, max);
+        if (expected == -1)
+            QVERIFY2(!got, qPrintable(QString::number(got.value_or(0))));
+        else
+            QCOMPARE(got, std::optional<qint64>(expected));
+    }
+
     void jsonRefusesWhatItDoesNotKnow_data()
     {
         QTest::addColumn<QString>("json");
@@ -285,6 +333,18 @@ private slots:
             << uR"({"count": 2.5})"_qs << u"count"_qs << u"must be a whole number"_qs;
         QTest::addRow("count huge")
             << uR"({"count": 1e300})"_qs << u"count"_qs << u"must be a whole number"_qs;
+        QTest::addRow("count 3.3e56")
+            << uR"({"count": 3.3e56})"_qs << u"count"_qs << u"must be a whole number"_qs;
+        QTest::addRow("count -3.3e56")
+            << uR"({"count": -3.3e56})"_qs << u"count"_qs << u"must be a whole number"_qs;
+        QTest::addRow("count 2^63") << uR"({"count": 9223372036854775808})"_qs << u"count"_qs
+                                    << u"must be a whole number"_qs;
+        QTest::addRow("count negative")
+            << uR"({"count": -4})"_qs << u"count"_qs << u"must be between"_qs;
+        QTest::addRow("seed 3.3e56")
+            << uR"({"seed": 3.3e56})"_qs << u"seed"_qs << u"must be a whole number from 0"_qs;
+        QTest::addRow("seed negative")
+            << uR"({"seed": -1})"_qs << u"seed"_qs << u"must be a whole number from 0"_qs;
         QTest::addRow("size bool")
             << uR"({"size": true})"_qs << u"size"_qs << u"must be a finite number (got true)"_qs;
         QTest::addRow("shape number")

@@ -557,7 +557,35 @@ void TestHfConfig::hostileConfigs_data()
     QTest::addColumn<QString>("expected");
     QTest::addRow("hidden_size a string")
         << QByteArray(R"({"model_type":"llama","hidden_size":"4096"})")
-        << QStringLiteral("hidden_size must be a whole number >= 0, it is \"4096\"");
+        << QStringLiteral("hidden_size must be a whole number from 0 to 9007199254740992 (got "
+                          "\"4096\")");
+    // Issue 35: numbers no integer type holds are refused by name, never cast.
+    const QString layersRange =
+        QStringLiteral("num_hidden_layers must be a whole number from 0 to 9007199254740992");
+    QTest::addRow("layers 3.3e56")
+        << QByteArray(R"({"model_type":"llama","num_hidden_layers":3.3e56})") << layersRange;
+    QTest::addRow("layers -3.3e56")
+        << QByteArray(R"({"model_type":"llama","num_hidden_layers":-3.3e56})") << layersRange;
+    QTest::addRow("layers 2^63")
+        << QByteArray(R"({"model_type":"llama","num_hidden_layers":9223372036854775808})")
+        << layersRange;
+    QTest::addRow("qk_rope_head_dim 3.3e56 beside head_dim")
+        << QByteArray(R"({"model_type":"deepseek_v2","num_hidden_layers":1,"head_dim":128,
+            "qk_rope_head_dim":3.3e56})")
+        << QStringLiteral("qk_rope_head_dim must be a whole number from 0 to 9007199254740992");
+    QTest::addRow("qk_rope_head_dim -1e300")
+        << QByteArray(R"({"model_type":"deepseek_v2","num_hidden_layers":1,"head_dim":128,
+            "qk_rope_head_dim":-1e300})")
+        << QStringLiteral("qk_rope_head_dim must be a whole number from 0 to 9007199254740992");
+    QTest::addRow("rotary_dim 1e300")
+        << QByteArray(R"({"model_type":"gptj","n_layer":1,"n_embd":64,"n_head":2,
+            "rotary_dim":1e300})")
+        << QStringLiteral("rotary_dim must be a whole number from 0 to 9007199254740992");
+    QTest::addRow("rotary_dim 2.5")
+        << QByteArray(R"({"model_type":"gptj","n_layer":1,"n_embd":64,"n_head":2,
+            "rotary_dim":2.5})")
+        << QStringLiteral("rotary_dim must be a whole number from 0 to 9007199254740992");
+
     QTest::addRow("negative layers")
         << QByteArray(R"({"model_type":"llama","num_hidden_layers":-1})")
         << QStringLiteral("num_hidden_layers must be a whole number");

@@ -161,7 +161,7 @@ private slots:
     void pythonModule()
     {
 #ifndef PE_PYTHON_MODULE
-        QSKIP("the Python module was not built (python3-dev and pybind11-dev not found)");
+        PE_SKIP_MISSING("the Python module was not built (python3-dev and pybind11-dev not found)");
 #else
         const QString folder = installed(QStringLiteral(PE_PYTHON_INSTALL_DIR));
         const QFileInfo module(folder + QStringLiteral("/" PE_PYTHON_MODULE));
@@ -215,7 +215,7 @@ private slots:
         const QString validator =
             QStandardPaths::findExecutable(QStringLiteral("desktop-file-validate"));
         if (validator.isEmpty())
-            QSKIP("desktop-file-validate (Debian: desktop-file-utils) is not installed");
+            PE_SKIP_MISSING("desktop-file-validate (Debian: desktop-file-utils) is not installed");
         const test::RunResult r = runTool(validator, {path});
         const QByteArray output = r.out + r.err;
         QVERIFY2(r.exitCode == 0 && !output.contains("error:") && !output.contains("warning:"),
@@ -243,7 +243,7 @@ private slots:
 
         const QString validator = QStandardPaths::findExecutable(QStringLiteral("appstreamcli"));
         if (validator.isEmpty())
-            QSKIP("appstreamcli (Debian: appstream) is not installed");
+            PE_SKIP_MISSING("appstreamcli (Debian: appstream) is not installed");
         const test::RunResult r =
             runTool(validator, {QStringLiteral("validate"), QStringLiteral("--no-net"), path});
         QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
@@ -254,7 +254,7 @@ private slots:
     {
         const QString tool = QStandardPaths::findExecutable(QStringLiteral("update-mime-database"));
         if (tool.isEmpty())
-            QSKIP("update-mime-database (Debian: shared-mime-info) is not installed");
+            PE_SKIP_MISSING("update-mime-database (Debian: shared-mime-info) is not installed");
         const test::RunResult r =
             runTool(tool, {installed(QStringLiteral("share/mime"))}, {}, m_share);
         QVERIFY2(r.exitCode == 0 && r.err.isEmpty(), r.err.constData());
@@ -310,7 +310,7 @@ private slots:
 
         const QString groff = QStandardPaths::findExecutable(QStringLiteral("groff"));
         if (groff.isEmpty())
-            QSKIP("groff is not installed");
+            PE_SKIP_MISSING("groff is not installed");
         const test::RunResult r = runTool(
             groff, {QStringLiteral("-man"), QStringLiteral("-Tutf8"), QStringLiteral("-ww"),
                     QStringLiteral("-z"), installed(QStringLiteral("share/man/man1/pescope.1"))});
@@ -320,7 +320,7 @@ private slots:
     void bashCompletion()
     {
         if (QStandardPaths::findExecutable(QStringLiteral("bash")).isEmpty())
-            QSKIP("no bash");
+            PE_SKIP_MISSING("no bash");
         QCOMPARE(complete({QStringLiteral("pescope"), QStringLiteral("da")}),
                  QStringList{QStringLiteral("data")});
         QVERIFY(

@@ -72,7 +72,8 @@ private slots:
     {
         const QString python = test::pythonWithNumpy();
         if (python.isEmpty())
-            QSKIP("no python3 with NumPy on this machine (.ci/run installs python3-numpy)");
+            PE_SKIP_MISSING(
+                "no python3 with NumPy on this machine (.ci/run installs python3-numpy)");
         EncodingSpec spec;
         spec.positions = 300;
         spec.dims = 17;

@@ -126,7 +126,7 @@ void TestNpyReader::readsWhatNumpyWrites()
 {
     const QString python = pythonWithNumpy();
     if (python.isEmpty())
-        QSKIP("no python3 with NumPy to write reference files");
+        PE_SKIP_MISSING("no python3 with NumPy to write reference files");
     // NumPy writes each file and prints the float32 it makes of every element (astype(float32),
     // which rounds to nearest even), as hexadecimal bit patterns.
     const QString script = QStringLiteral(R"(

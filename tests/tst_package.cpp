@@ -56,7 +56,8 @@ private slots:
         m_dpkgDeb = QStandardPaths::findExecutable(QStringLiteral("dpkg-deb"));
         if (m_dpkgDeb.isEmpty() ||
             QStandardPaths::findExecutable(QStringLiteral("dpkg-shlibdeps")).isEmpty())
-            QSKIP("dpkg-deb and dpkg-shlibdeps (Debian: dpkg-dev) are needed to build the package");
+            PE_SKIP_MISSING(
+                "dpkg-deb and dpkg-shlibdeps (Debian: dpkg-dev) are needed to build the package");
         QVERIFY(m_dir.isValid());
         const test::RunResult r = runTool(
             QStringLiteral(PE_CPACK_COMMAND),
@@ -171,7 +172,7 @@ private slots:
     void pythonModuleImports()
     {
 #ifndef PE_PYTHON_MODULE
-        QSKIP("the Python module was not built (python3-dev and pybind11-dev not found)");
+        PE_SKIP_MISSING("the Python module was not built (python3-dev and pybind11-dev not found)");
 #else
         QVERIFY(field(QStringLiteral("Recommends")).contains(QLatin1String("python3-numpy")));
         const QString root = m_dir.filePath(QStringLiteral("unpacked"));

@@ -869,7 +869,8 @@ private slots:
                               "high_freq_factor": 4, "original_max_position_embeddings": 8192})")
             << qint64(131072) << u"low_freq_factor is required by rope_type \"llama3\""_qs;
         QTest::addRow("llama3 without rope_theta")
-            << QByteArray(R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 1,
+            << QByteArray(
+                   R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 1,
                               "high_freq_factor": 4, "original_max_position_embeddings": 8192})")
             << qint64(131072) << u"rope_theta is required by rope_type \"llama3\""_qs;
         QTest::addRow("proportional without rope_theta")
@@ -901,6 +902,15 @@ private slots:
         QTest::addRow("rope_interleave a string")
             << QByteArray(R"({"rope_type": "default", "rope_interleave": "yes"})") << qint64(4096)
             << u"rope_interleave must be true or false (got a string)"_qs;
+        // Issue 35: whole-number keys that no integer type holds are refused, never cast.
+        for (const char *huge : {"3.3e56", "-3.3e56", "9223372036854775808", "2.5"}) {
+            QTest::addRow("original_max_position_embeddings %s", huge)
+                << QByteArray(
+                       R"({"rope_type": "llama3", "rope_theta": 500000, "factor": 8, "low_freq_factor": 1,
+                                  "high_freq_factor": 4, "original_max_position_embeddings": )") +
+                       huge + "}"
+                << qint64(8192) << u"original_max_position_embeddings must be a whole number"_qs;
+        }
         QTest::addRow("valid keys, bad values")
             << QByteArray(R"({"rope_type": "default", "partial_rotary_factor": 2})") << qint64(4096)
             << u"rope_parameters: partial_rotary_factor must be greater than 0 and at most 1"_qs;
@@ -1088,7 +1098,7 @@ private slots:
     {
         const QString python = pythonWithNumpy();
         if (python.isEmpty())
-            QSKIP("no python3 with NumPy to re-run tests/data/rope/make_references.py");
+            PE_SKIP_MISSING("no python3 with NumPy to re-run tests/data/rope/make_references.py");
         const QString script = QFINDTESTDATA("data/rope/make_references.py");
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

@@ -496,6 +496,24 @@ void TestSafetensors::hostileFiles_data()
     QTest::addRow("fractional dimension")
         << header("{\"w\":{\"dtype\":\"F32\",\"shape\":[1.5],\"data_offsets\":[0,8]}}", f32x2)
         << QStringLiteral("non-negative whole numbers");
+    // Issue 35: numbers no integer type holds are refused, never cast.
+    QTest::addRow("dimension 3.3e56")
+        << header("{\"w\":{\"dtype\":\"F32\",\"shape\":[3.3e56],\"data_offsets\":[0,8]}}", f32x2)
+        << QStringLiteral("below 2^63");
+    QTest::addRow("dimension -3.3e56")
+        << header("{\"w\":{\"dtype\":\"F32\",\"shape\":[-3.3e56],\"data_offsets\":[0,8]}}", f32x2)
+        << QStringLiteral("below 2^63");
+    QTest::addRow("dimension 2^63")
+        << header("{\"w\":{\"dtype\":\"F32\",\"shape\":[9223372036854775808],"
+                  "\"data_offsets\":[0,8]}}",
+                  f32x2)
+        << QStringLiteral("below 2^63");
+    QTest::addRow("data offset 3.3e56")
+        << header("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,3.3e56]}}", f32x2)
+        << QStringLiteral("data_offsets must be two");
+    QTest::addRow("data offset -1e300")
+        << header("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[-1e300,8]}}", f32x2)
+        << QStringLiteral("data_offsets must be two");
     QTest::addRow("dimension 1e30")
         << header("{\"w\":{\"dtype\":\"F32\",\"shape\":[1e30],\"data_offsets\":[0,8]}}", f32x2)
         << QStringLiteral("below 2^63");

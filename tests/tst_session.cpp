@@ -193,6 +193,42 @@ private slots:
             << QStringLiteral("saved by a newer pescope (session format 3)");
         QTest::addRow("no format version")
             << QByteArray("{\"state\": {}}") << QStringLiteral("has no \"format_version\"");
+        // Issue 35: fuzz_session's finding (tests/fuzz/findings/session): a version no integer
+        // type holds reached qint64(v), undefined behaviour, to say "saved by a newer pescope".
+        // Every such number gets the range, under the sanitizers too.
+        const QString versionRange =
+            QStringLiteral("\"format_version\" must be a whole number from 1 to 9007199254740992");
+        QTest::addRow("format version 3.3e56 (the fuzzer's)")
+            << QByteArray("{\"format_version\": 333333333333333333333333333333333333333333333333"
+                          "333333331, \"state\": {}}")
+            << versionRange + QStringLiteral(" (got 3.33333333333e+56)");
+        QTest::addRow("format version -3.3e56")
+            << QByteArray("{\"format_version\": -3.3e56, \"state\": {}}")
+            << versionRange + QStringLiteral(" (got -3.3e+56)");
+        QTest::addRow("format version 2^63")
+            << QByteArray("{\"format_version\": 9223372036854775808, \"state\": {}}")
+            << versionRange + QStringLiteral(" (got 9.22337203685e+18)");
+        QTest::addRow("format version 1e308")
+            << QByteArray("{\"format_version\": 1e308, \"state\": {}}")
+            << versionRange + QStringLiteral(" (got 1e+308)");
+        QTest::addRow("format version -1") << QByteArray("{\"format_version\": -1, \"state\": {}}")
+                                           << versionRange + QStringLiteral(" (got -1)");
+        QTest::addRow("format version 1.5")
+            << QByteArray("{\"format_version\": 1.5, \"state\": {}}")
+            << versionRange + QStringLiteral(" (got 1.5)");
+        QTest::addRow("format version as text")
+            << QByteArray("{\"format_version\": \"2\", \"state\": {}}")
+            << versionRange + QStringLiteral(" (got \"2\")");
+        // JSON has no NaN or infinity, and Qt refuses a number beyond a double's range.
+        QTest::addRow("format version 1e400")
+            << QByteArray("{\"format_version\": 1e400, \"state\": {}}")
+            << QStringLiteral("is not valid JSON");
+        QTest::addRow("format version NaN")
+            << QByteArray("{\"format_version\": NaN, \"state\": {}}")
+            << QStringLiteral("is not valid JSON");
+        QTest::addRow("format version 2^53 (a future one)")
+            << QByteArray("{\"format_version\": 9007199254740992, \"state\": {}}")
+            << QStringLiteral("saved by a newer pescope (session format 9007199254740992)");
         QTest::addRow("positions out of range")
             << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 0, "
                           "\"dims\": 8}}}")

@@ -847,6 +847,20 @@ void TestTokenizer::refusals_data()
         {"model.vocab[\"a\"]", "token id"});
     row("fractional id", tokenizerJson(wordLevelVocab({{QStringLiteral("a"), 1.5}})),
         {"model.vocab[\"a\"]", "token id"});
+    // Issue 35: numbers no integer type holds are refused, never cast.
+    row("id 3.3e56", tokenizerJson(wordLevelVocab({{QStringLiteral("a"), 3.3e56}})),
+        {"model.vocab[\"a\"]", "token id"});
+    row("id -3.3e56", tokenizerJson(wordLevelVocab({{QStringLiteral("a"), -3.3e56}})),
+        {"model.vocab[\"a\"]", "token id"});
+    row("id 2^63", tokenizerJson(wordLevelVocab({{QStringLiteral("a"), 9223372036854775808.0}})),
+        {"model.vocab[\"a\"]", "token id"});
+    for (const double huge : {3.3e56, -3.3e56, 9223372036854775808.0, -1.0}) {
+        const QJsonObject wordPiece = typed(
+            "WordPiece", {{QStringLiteral("vocab"), QJsonObject{{QStringLiteral("[UNK]"), 0}}},
+                          {QStringLiteral("max_input_chars_per_word"), huge}});
+        row(qPrintable(QStringLiteral("max_input_chars_per_word %1").arg(huge)),
+            tokenizerJson(wordPiece), {"model.max_input_chars_per_word", "whole number from 0"});
+    }
     row("duplicate id",
         tokenizerJson(wordLevelVocab({{QStringLiteral("a"), 1}, {QStringLiteral("b"), 1}})),
         {"model.vocab", "same id 1"});

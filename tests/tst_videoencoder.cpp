@@ -339,7 +339,8 @@ private slots:
     {
         QFETCH(QString, name);
         if (!dlsym(RTLD_DEFAULT, "failwrite_loaded"))
-            QSKIP("needs tests/support/failwrite preloaded (ctest does it) to fill the disk");
+            PE_SKIP_MISSING(
+                "needs tests/support/failwrite preloaded (ctest does it) to fill the disk");
         auto reset = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "failwrite_reset"));
         QTemporaryDir dir;
         const QString path = dir.filePath(name);

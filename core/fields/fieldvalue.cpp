@@ -1,5 +1,7 @@
 #include "fieldvalue.h"
 
+#include "wholenumber.h"
+
 #include <QJsonArray>
 #include <QLocale>
 
@@ -10,9 +12,6 @@
 namespace pe {
 
 namespace {
-
-// Integers beyond 2^53 do not survive a JSON number; none of pescope's limits come near.
-constexpr double maxJsonInteger = 9007199254740992.0;
 
 QString quoted(QStringView text)
 {
@@ -290,12 +289,14 @@ QString formatCrossList(const QList<MatrixCell> &crosses)
 
 QString readInteger(const QJsonValue &json, const IntegerRange &range, qint64 *out)
 {
-    const double d = json.toDouble(std::nan(""));
-    if (!json.isDouble() || !std::isfinite(d) || d != std::floor(d) || std::abs(d) > maxJsonInteger)
+    const std::optional<qint64> whole =
+        json.isDouble() ? wholeNumberIn(json.toDouble(), -maxExactJsonInteger, maxExactJsonInteger)
+                        : std::nullopt;
+    if (!whole)
         return notInteger(jsonTypeName(json));
-    if (!range.contains(qint64(d)))
+    if (!range.contains(*whole))
         return integerMessage(range, jsonTypeName(json));
-    *out = qint64(d);
+    *out = *whole;
     return {};
 }
 
@@ -303,13 +304,14 @@ QString readSeed(const QJsonValue &json, quint64 *out)
 {
     if (json.isString())
         return parseSeed(json.toString(), out);
-    const double d = json.toDouble(-1.0);
-    if (!json.isDouble() || d < 0 || d != std::floor(d) || d > maxJsonInteger)
+    const std::optional<qint64> whole =
+        json.isDouble() ? wholeNumberIn(json.toDouble(), 0, maxExactJsonInteger) : std::nullopt;
+    if (!whole)
         return QStringLiteral("must be a whole number from 0 to %1, best written as a string "
                               "(got %2)")
             .arg(std::numeric_limits<quint64>::max())
             .arg(jsonTypeName(json));
-    *out = quint64(d);
+    *out = quint64(*whole);
     return {};
 }
 

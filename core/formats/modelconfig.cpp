@@ -1,5 +1,6 @@
 #include "modelconfig.h"
 
+#include "fields/wholenumber.h"
 #include "mappedfile.h"
 #include "rope/ropefields.h"
 #include "safejson.h"
@@ -14,6 +15,13 @@
 namespace pe {
 
 namespace {
+
+// A key that counts dimensions when it is a positive whole number (absent, zero or anything
+// else: nothing, and the caller's default applies).
+std::optional<qint64> positiveWhole(const QJsonValue &v)
+{
+    return v.isDouble() ? wholeNumberIn(v.toDouble(), 1, maxExactJsonInteger) : std::nullopt;
+}
 
 // Class defaults of transformers v5's configuration classes, used for keys a config.json
 // leaves out (Gemma 3's text_config, for one, gives only what differs from Gemma3TextConfig).
@@ -231,11 +239,12 @@ bool Reader::count(const QString &field, const QStringList &names, qint64 fallba
         const QJsonValue v = m_config.value(name);
         if (v.isUndefined() || v.isNull())
             continue;
-        const double d = v.toDouble(-1.0);
-        if (!v.isDouble() || !std::isfinite(d) || d < 0 || std::floor(d) != d || d > 9.0e15)
-            return fail(QStringLiteral("%1 must be a whole number >= 0, it is %2")
-                            .arg(key(name), jsonText(v)));
-        *value = qint64(d);
+        const std::optional<qint64> whole =
+            v.isDouble() ? wholeNumberIn(v.toDouble(), 0, maxExactJsonInteger) : std::nullopt;
+        if (!whole)
+            return fail(QStringLiteral("%1 %2").arg(
+                key(name), wholeNumberMessage(0, maxExactJsonInteger, jsonText(v))));
+        *value = *whole;
         read(name == field
                  ? QStringLiteral("%1 = %2 (%3)").arg(field).arg(*value).arg(key(name))
                  : QStringLiteral("%1 = %2 (from %3)").arg(field).arg(*value).arg(key(name)));
@@ -405,6 +414,15 @@ bool Reader::readHeadDim()
 {
     const ClassDefaults *d = m_defaults;
     ModelConfig &o = m_out;
+    // The rotated part of a head, read as it is later (ropeHeadDim(), buildLayers()): checked
+    // here, once, so that a value no integer holds is refused by name.
+    for (const QString name : {QStringLiteral("qk_rope_head_dim"), QStringLiteral("rotary_dim")}) {
+        const QJsonValue v = m_config.value(name);
+        if (!v.isUndefined() && !v.isNull() &&
+            !(v.isDouble() && wholeNumberIn(v.toDouble(), 0, maxExactJsonInteger)))
+            return fail(QStringLiteral("%1 %2").arg(
+                key(name), wholeNumberMessage(0, maxExactJsonInteger, jsonText(v))));
+    }
     const QJsonValue headDim = m_config.value(QLatin1String("head_dim"));
     const QJsonValue ropeHeadDim = m_config.value(QLatin1String("qk_rope_head_dim"));
     if (!headDim.isUndefined() && !headDim.isNull() && headDim.toDouble() != 0) {
@@ -1188,8 +1206,8 @@ qint64 Reader::ropeHeadDim() const
     // DeepSeek V2/V3 rotate only the qk_rope_head_dim part of each head (transformers sets
     // head_dim = qk_rope_head_dim for the rotary embedding).
     const QJsonValue ropeHead = m_config.value(QLatin1String("qk_rope_head_dim"));
-    if (ropeHead.isDouble() && ropeHead.toDouble() > 0)
-        return qint64(ropeHead.toDouble());
+    if (const std::optional<qint64> dims = positiveWhole(ropeHead))
+        return *dims;
     if (m_out.modelType == QLatin1String("deepseek_v3"))
         return 64;
     return m_out.headDim;
@@ -1213,7 +1231,7 @@ void Reader::buildLayers()
     qint64 rotaryDim = 0;
     if (gptj) {
         const QJsonValue v = m_config.value(QLatin1String("rotary_dim"));
-        rotaryDim = v.isDouble() && v.toDouble() > 0 ? qint64(v.toDouble()) : m_out.headDim;
+        rotaryDim = positiveWhole(v).value_or(m_out.headDim);
         read(v.isDouble() ? QStringLiteral("rotated dims per head = %1 (%2)")
                                 .arg(rotaryDim)
                                 .arg(key(QStringLiteral("rotary_dim")))

@@ -1,5 +1,6 @@
 #include "safetensorsfile.h"
 
+#include "fields/wholenumber.h"
 #include "safejson.h"
 
 #include <QJsonArray>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 namespace pe {
 
@@ -48,13 +50,12 @@ constexpr std::array<DTypeRow, 22> dtypeTable{{
     {"U64", 64, TensorDType::Unsupported},
 }};
 
-// A JSON number that is a whole number in [0, 2^63); JSON integers Qt keeps exactly as qint64.
+// A JSON number that is a whole number in [0, 2^63): the range through the one checked
+// conversion, the value from the integer Qt keeps exactly (a double rounds those above 2^53).
 std::optional<qint64> nonNegativeInteger(const QJsonValue &value)
 {
-    if (!value.isDouble())
-        return std::nullopt;
-    const double asDouble = value.toDouble();
-    if (!(asDouble >= 0.0) || asDouble >= 9.2233720368547758e18 || std::floor(asDouble) != asDouble)
+    if (!value.isDouble() ||
+        !wholeNumberIn(value.toDouble(), 0, std::numeric_limits<qint64>::max()))
         return std::nullopt;
     const qint64 exact = value.toInteger(-1);
     return exact >= 0 ? std::optional<qint64>(exact) : std::nullopt;

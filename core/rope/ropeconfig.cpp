@@ -1,5 +1,6 @@
 #include "ropeconfig.h"
 
+#include "fields/wholenumber.h"
 #include "ropefields.h"
 #include "ropefrequencies.h"
 
@@ -32,14 +33,6 @@ QString jsonKind(const QJsonValue &value)
         break;
     }
     return QStringLiteral("nothing");
-}
-
-// Exactly representable integers only: beyond 2^53 a JSON number is no longer a whole count.
-constexpr double maxJsonInteger = 9007199254740992.0;
-
-bool isWholeNumber(double x)
-{
-    return std::isfinite(x) && std::trunc(x) == x && std::abs(x) <= maxJsonInteger;
 }
 
 using Row = RopeField<RopeConfig>;
@@ -86,10 +79,14 @@ private:
     qint64 whole(const QString &key, const QJsonValue &value)
     {
         const double x = number(key, value);
-        if (!failed() && !isWholeNumber(x))
+        if (failed())
+            return 0;
+        const std::optional<qint64> whole =
+            wholeNumberIn(x, -maxExactJsonInteger, maxExactJsonInteger);
+        if (!whole)
             fail(QStringLiteral("%1 must be a whole number (got %2)")
                      .arg(key, QString::number(x, 'g', QLocale::FloatingPointShortest)));
-        return failed() ? 0 : qint64(x);
+        return whole.value_or(0);
     }
     bool boolean(const QString &key, const QJsonValue &value)
     {

@@ -1,5 +1,7 @@
 #include "jsonreader.h"
 
+#include "fields/wholenumber.h"
+
 #include <cmath>
 
 namespace pe {
@@ -65,13 +67,14 @@ qint64 JsonReader::integer(const QJsonObject &object, const QString &path, const
     const QJsonValue v = field(object, key);
     if (v.isUndefined() || v.isNull())
         return fallback;
-    const double d = v.toDouble(std::nan(""));
-    if (!v.isDouble() || d != std::floor(d) || d < double(min) || d > double(max)) {
+    const std::optional<qint64> whole =
+        v.isDouble() ? wholeNumberIn(v.toDouble(), min, max) : std::nullopt;
+    if (!whole) {
         fail(child(path, key),
              QStringLiteral("should be a whole number from %1 to %2").arg(min).arg(max));
         return fallback;
     }
-    return qint64(d);
+    return *whole;
 }
 
 QString JsonReader::requiredString(const QJsonObject &object, const QString &path, const char *key)
@@ -124,12 +127,13 @@ QString JsonReader::type(const QJsonObject &object, const QString &path)
 
 qint64 JsonReader::id(const QJsonValue &value, const QString &path)
 {
-    const double d = value.toDouble(std::nan(""));
-    if (!value.isDouble() || d != std::floor(d) || d < 0 || d > 2147483647.0) {
+    const std::optional<qint64> whole =
+        value.isDouble() ? wholeNumberIn(value.toDouble(), 0, 2147483647) : std::nullopt;
+    if (!whole) {
         fail(path, QStringLiteral("should be a token id, a whole number from 0 to 2147483647"));
         return -1;
     }
-    return qint64(d);
+    return *whole;
 }
 
 } // namespace pe

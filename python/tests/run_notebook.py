@@ -1,7 +1,8 @@
 """Runs a notebook top to bottom with jupyter-nbconvert --execute (CTest: python_notebook).
 
 Exits 77, which CTest reports as skipped, with the reason when Jupyter's nbconvert or the Python
-kernel (Debian: jupyter-nbconvert, python3-ipykernel) is not installed. The kernel is this
+kernel (Debian: jupyter-nbconvert, python3-ipykernel) is not installed; under CI (CI=true) that
+is a failure (exit 1) naming it. The kernel is this
 interpreter, so it imports the module PYTHONPATH names.
 """
 import importlib.util
@@ -17,6 +18,10 @@ def main():
     notebook = sys.argv[1]
     for module, package in (("nbconvert", "jupyter-nbconvert"), ("ipykernel", "python3-ipykernel")):
         if importlib.util.find_spec(module) is None:
+            # Under CI (CI=true), whose script installs it, a missing one fails by name.
+            if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+                print(f"FAILED under CI: {module} is not installed (Debian: {package})")
+                return 1
             print(f"skipped: {module} is not installed (Debian: {package})")
             return SKIP
     # The kernel spec names "python3": this interpreter, whatever else is first on PATH.

@@ -33,6 +33,7 @@ def sequence_length(case):
 CASES = json.loads((DATA / "rope" / "references.json").read_text())["cases"]
 
 
+@pytest.mark.skip_allowed("odd head_dim cases: pescope's rope scheme takes an even head_dim")
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_reference_cases(case):
     if case["head_dim"] % 2:

@@ -2,12 +2,17 @@
 """clang-tidy over pescope's own translation units, skipping those already checked as they are.
 
 bash bootstrap.sh tidy runs this. Each translation unit of app/, core/ and ui/ in a build's
-compile_commands.json gets a key: the SHA-256 of clang-tidy's version, the checked-in
-.clang-tidy, the unit's compile flags and its preprocessed text (every header it includes, the
-moc output and Qt's headers, with the checkout's and the build's paths taken out). clang-tidy is
-deterministic in what it sees, so a unit whose key is in the result cache (tests/tidy/passed.txt,
-checked in) passed these checks on exactly this code and is not checked again; any change to the
-unit, to a header it includes, to the flags, the checks or the clang-tidy version changes its key.
+compile_commands.json gets a key: the SHA-256 of clang-tidy's version number, the checked-in
+.clang-tidy, the unit's compile flags and the project's part of its preprocessed text (the unit,
+every header of pescope's it includes and the moc output, with the checkout's and the build's
+paths taken out; the text of system headers -- Qt's, Eigen's, the C++ library's -- left out,
+though what their macros expand to in pescope's code stays in). clang-tidy reports nothing in
+system headers, so a unit whose key is in the result cache (tests/tidy/passed.txt, checked in)
+passed these checks on exactly this code and is not checked again; any change to the unit, to a
+header of pescope's it includes, to the flags, the checks or clang-tidy's version changes its
+key. The key leaves out what differs between two Debian machines that build the same commit
+(the patch level of a -dev package, the "Host CPU" line of `clang-tidy --version`), so a new
+machine finds the cache as a developer left it (issue 35: all 160 keys missed there).
 The cache is rewritten with the keys of every unit that passes now (keys of units that no longer
 exist drop out); commit it with the change that made it, so CI checks only what that change
 touched. `--all` ignores the cache.
@@ -94,7 +99,27 @@ def preprocess_args(args, path):
         if arg in ("-c", "-MD", "-MMD") or os.path.normpath(arg) == path:
             continue
         out.append(arg)
-    return out + ["-E", "-P", "-w", path, "-o", "-"]
+    return out + ["-E", "-w", path, "-o", "-"]
+
+
+LINE_MARKER = re.compile(rb'^# \d+ "(.*)"((?: \d)*)$')
+
+
+def project_text(preprocessed):
+    """The lines of the preprocessed text that come from pescope's own files, with the markers
+    that name those files (without their line numbers): a system header's lines (line-marker
+    flag 3) are left out."""
+    kept = []
+    in_system = False
+    for line in preprocessed.split(b"\n"):
+        marker = LINE_MARKER.match(line)
+        if marker:
+            in_system = b"3" in marker.group(2).split()
+            if not in_system:
+                kept.append(b"# " + marker.group(1))
+        elif not in_system and line.strip():
+            kept.append(line)
+    return b"\n".join(kept)
 
 
 def unit_key(unit, root, build, salt):
@@ -103,7 +128,8 @@ def unit_key(unit, root, build, salt):
     if pre.returncode != 0:
         return path, None  # clang-tidy will say why
     # The checkout's and the build's locations are not part of the code.
-    text = pre.stdout.replace(build.encode(), b"@BUILD@").replace(root.encode(), b"@ROOT@")
+    text = project_text(pre.stdout).replace(build.encode(), b"@BUILD@")
+    text = text.replace(root.encode(), b"@ROOT@")
     flags = " ".join(preprocess_args(args, path)).replace(build, "@BUILD@").replace(root, "@ROOT@")
     digest = hashlib.sha256()
     for part in (salt, flags.encode(), text):
@@ -126,7 +152,9 @@ def main():
     root = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
     build = os.path.realpath(opts.build)
     started = time.monotonic()
-    version = subprocess.run(["clang-tidy", "--version"], capture_output=True).stdout
+    # The version number alone: the rest of `--version` names this machine's CPU.
+    version_text = subprocess.run(["clang-tidy", "--version"], capture_output=True).stdout
+    version = re.search(rb"version \S+", version_text).group(0)
     with open(os.path.join(root, ".clang-tidy"), "rb") as f:
         salt = version + b"\0" + f.read()
     cached = set()

@@ -122,7 +122,7 @@ Backend *ComputeScheduler::backend(BackendChoice choice, QString *error)
     if (it == m_backends.end()) {
         BackendSlot slot;
         QString why;
-        slot.backend = makeBackend(choice, &why);
+        slot.backend = m_makeBackend(choice, &why);
         if (!slot.backend)
             slot.error = QStringLiteral("the %1 backend cannot start: %2")
                              .arg(backendChoiceName(choice), why);

@@ -8,6 +8,7 @@
 // files (requestModelRead): nothing in the window reads a model on the UI thread.
 #pragma once
 
+#include "backends/backendfactory.h"
 #include "compute/computejobs.h"
 #include "compute/figuredata.h"
 #include "compute/modelread.h"
@@ -20,6 +21,7 @@
 #include <QTimer>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +59,10 @@ public:
     QString latestNotice() const { return m_notice; }
     // Tests: use `backend` for `choice` instead of makeBackend().
     void setBackendForTesting(BackendChoice choice, std::unique_ptr<Backend> backend);
+    // Tests: make the backends not yet made with `maker` instead of makeBackend(), e.g. one
+    // that refuses to start, so the refusal path runs on machines whose GPU backend starts.
+    using BackendMaker = std::function<std::unique_ptr<Backend>(BackendChoice, QString *why)>;
+    void setBackendMakerForTesting(BackendMaker maker) { m_makeBackend = std::move(maker); }
 
     // The Schemes page's `views` for the state's current parameters on the chosen backend:
     // schemesReady() or schemesFailed() follows. Returns true, computing nothing, when schemes()
@@ -277,6 +283,9 @@ private:
     std::unique_ptr<MatrixPool> m_pool;
     // Used by the worker thread only: the phrase model, opened once per model.
     std::unique_ptr<PhraseModelHolder> m_phraseModels;
+    BackendMaker m_makeBackend = [](BackendChoice choice, QString *why) {
+        return makeBackend(choice, why);
+    };
     std::map<BackendChoice, BackendSlot> m_backends; // destroyed after the thread has stopped
 };
 

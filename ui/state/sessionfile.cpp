@@ -1,5 +1,6 @@
 #include "state/sessionfile.h"
 
+#include "fields/wholenumber.h"
 #include "formats/safejson.h"
 #include "io/atomicfile.h"
 #include "io/userfile.h"
@@ -95,21 +96,26 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
             QStringLiteral("%1 is not a pescope session: it has no \"%2\"").arg(name, formatKey);
         return false;
     }
-    const double v = version.toDouble(std::nan(""));
-    if (!version.isDouble() || v != std::floor(v) || v < 1) {
-        *error =
-            QStringLiteral("%1: \"%2\" must be a whole number from 1 (got %3)")
-                .arg(name, formatKey,
-                     version.isDouble()   ? QString::number(v, 'g', 12)
-                     : version.isString() ? QLatin1Char('"') + version.toString() + QLatin1Char('"')
-                                          : QStringLiteral("a value of another type"));
+    // Any whole number a JSON number holds exactly is a format version, past or future.
+    const std::optional<qint64> v = version.isDouble()
+                                        ? wholeNumberIn(version.toDouble(), 1, maxExactJsonInteger)
+                                        : std::nullopt;
+    if (!v) {
+        *error = QStringLiteral("%1: \"%2\" %3")
+                     .arg(name, formatKey,
+                          wholeNumberMessage(1, maxExactJsonInteger,
+                                             version.isDouble() ? numberText(version.toDouble())
+                                             : version.isString()
+                                                 ? QLatin1Char('"') + version.toString() +
+                                                       QLatin1Char('"')
+                                                 : QStringLiteral("a value of another type")));
         return false;
     }
-    if (v > sessionFormatVersion) {
+    if (*v > sessionFormatVersion) {
         *error = QStringLiteral("%1 was saved by a newer pescope (session format %2); this "
                                 "version reads format %3 and older")
                      .arg(name)
-                     .arg(qint64(v))
+                     .arg(*v)
                      .arg(sessionFormatVersion);
         return false;
     }
@@ -120,7 +126,7 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
                      .arg(name);
         return false;
     }
-    *state = v < 2 ? migrateStateFromVersion1(body.toObject()) : body.toObject();
+    *state = *v < 2 ? migrateStateFromVersion1(body.toObject()) : body.toObject();
     return true;
 }
 
