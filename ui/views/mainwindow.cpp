@@ -17,6 +17,7 @@
 #include "widgets/parameterpanel.h"
 #include "widgets/playbar.h"
 #include "widgets/plotaligner.h"
+#include "widgets/screenfit.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -74,9 +75,11 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     connectPages();
     connectComputeInfo();
 
-    resize(1400, 900);
+    // As large as the design wants where the screen has room (a 1280 x 720 laptop does not).
+    fitToScreen(this, {1400, 900});
     if (m_options.persistent)
         restoreSettings();
+    keepWindowsOnScreen(this);
     // What the window starts with is no step of this session: recording begins now.
     m_state->setUndoStack(m_undo);
     qApp->installEventFilter(this);
@@ -578,6 +581,7 @@ void MainWindow::restoreSettings()
 {
     auto s = settings();
     restoreGeometry(s->value(QStringLiteral("window/geometry")).toByteArray());
+    keepOnScreen(this); // saved on a larger screen, or under other frames
     restoreState(s->value(QStringLiteral("window/state")).toByteArray());
     m_encodingSplitter->restoreState(
         s->value(QStringLiteral("window/encodingSplitter")).toByteArray());
