@@ -310,10 +310,25 @@ QWidget *PhraseView::buildInputsPanel(ExplorerState *state)
     pageLayout->addWidget(m_page);
     pageLayout->addWidget(m_pageInfo);
     leftLayout->addWidget(pageBox);
-    leftLayout->addWidget(new QLabel(tr("Vocabulary"), left));
+    auto *vocabularyLabel = new QLabel(tr("Vocabulary"), left);
+    auto *idsLabel = new QLabel(tr("Token ids"), left);
+    leftLayout->addWidget(vocabularyLabel);
     leftLayout->addWidget(m_vocabulary, 2);
-    leftLayout->addWidget(new QLabel(tr("Token ids"), left));
+    leftLayout->addWidget(idsLabel);
     leftLayout->addWidget(m_ids, 1);
+    // Only what applies to the tokenizer chosen (issue 38): TextVectorization's settings, its
+    // random tables' seed, the grid's pages and the adapted vocabulary mean nothing to a model's
+    // own tokenizer, whose page compares phrase B with A.
+    const QList<QWidget *> tutorialOnly{m_settings,   m_reseed, pageBox, vocabularyLabel,
+                                        m_vocabulary, idsLabel, m_ids};
+    const auto follow = [state, settingsBox, tutorialOnly] {
+        const bool tutorial = state->phraseSource().tokenizer == PhraseTokenizer::TextVectorization;
+        for (QWidget *w : tutorialOnly)
+            w->setVisible(tutorial);
+        settingsBox->setTitle(tutorial ? tr("Vectorizer and embedding") : tr("Compared phrases"));
+    };
+    follow();
+    connect(state, &ExplorerState::phraseSourceChanged, settingsBox, follow);
     return left;
 }
 
