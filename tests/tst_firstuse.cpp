@@ -233,6 +233,35 @@ private slots:
         dialog->close();
     }
 
+    // Ctrl+= zooms the window (its font and the figures built in it), Ctrl+- and Ctrl+0 undo
+    // it; exports keep the application's font, and the state (and its history) is untouched.
+    void windowZoom()
+    {
+        auto window = openWindow();
+        QCustomPlot *plot = window->heatmapView()->plot();
+        QTRY_VERIFY(plot->axisRectCount() > 0 && plot->graphCount() + plot->plottableCount() > 0);
+        const auto tickSize = [&] {
+            return plot->axisRect()->axis(QCPAxis::atBottom)->tickLabelFont().pointSizeF();
+        };
+        const double desktop = QApplication::font().pointSizeF();
+        const double ticks = tickSize();
+        const int steps = window->undoStack()->count();
+        window->activateWindow();
+        QTest::keyClick(window.get(), Qt::Key_Equal, Qt::ControlModifier);
+        QTest::keyClick(window.get(), Qt::Key_Equal, Qt::ControlModifier);
+        QCOMPARE(window->zoom(), 1.5);
+        QCOMPARE(window->font().pointSizeF(), desktop * 1.5);
+        QCOMPARE(specForm(*window)->editor(u"dims"_qs)->font().pointSizeF(), desktop * 1.5);
+        QTRY_COMPARE(tickSize(), ticks * 1.5);
+        QCOMPARE(QApplication::font("QCustomPlot").pointSizeF(), desktop); // exports' font
+        QTest::keyClick(window.get(), Qt::Key_Minus, Qt::ControlModifier);
+        QCOMPARE(window->zoom(), 1.25);
+        QTest::keyClick(window.get(), Qt::Key_0, Qt::ControlModifier);
+        QCOMPARE(window->zoom(), 1.0);
+        QTRY_COMPARE(tickSize(), ticks);
+        QCOMPARE(window->undoStack()->count(), steps);
+    }
+
     // Check engine table… with no rotary layer open says so before it asks for a file (issue 38,
     // item 12).
     void engineCheckSaysFirstWhatMustBeOpen()

@@ -4,6 +4,7 @@
 #include "widgets/fieldmarks.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/windowzoom.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -86,6 +87,8 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
       m_cosinePlot(makePlot(QStringLiteral("modelCosinePlot"), this)),
       m_attentionPlot(makePlot(QStringLiteral("positionsInAttentionPlot"), this))
 {
+    // The window's zoom: figures take their fonts when they are built.
+    rebuildOnFontChange(this, [this] { rebuild(); });
     setObjectName(QStringLiteral("modelPhraseView"));
     m_info->setObjectName(QStringLiteral("modelPhraseInfo"));
     m_info->setWordWrap(true);
