@@ -11,6 +11,7 @@
 
 #include "compute/computescheduler.h"
 #include "dialogs/fileactions.h"
+#include "dialogs/viewhelp.h"
 #include "figures/qcpinclude.h"
 #include "formats/npyfile.h"
 #include "views/modelphraseview.h"
@@ -257,6 +258,12 @@ void TestModelPhrases::settingsFollowTheTokenizer()
     for (const QString &name : tutorialOnly)
         QVERIFY2(!shown(name), qPrintable(name));
     QVERIFY(shown(QStringLiteral("compareA")) && shown(QStringLiteral("compareB")));
+    // F1 explains what is on screen: tokens, embeddings and attention, not TextVectorization.
+    const QString help = viewHelpHtml(window->helpViews(), *window->state());
+    QVERIFY2(help.contains(QStringLiteral("Positions in attention")) &&
+                 help.contains(QStringLiteral("hidden_states[0]")) &&
+                 !help.contains(QStringLiteral("TextVectorization")),
+             qPrintable(help));
     choose(combo, QStringLiteral("TextVectorization (the tutorial's)"));
     for (const QString &name : tutorialOnly)
         QVERIFY2(shown(name), qPrintable(name));

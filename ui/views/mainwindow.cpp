@@ -539,6 +539,9 @@ QList<FigureView> MainWindow::helpViews() const
     case Page::Encoding:
         return {FigureView::Waves, FigureView::Heatmap};
     case Page::Phrases:
+        // The model's own tokenizer shows its own figures, explained as a page (viewhelp.cpp).
+        if (m_state->phraseSource().tokenizer == PhraseTokenizer::Model)
+            return {};
         return {FigureView::Phrases, FigureView::PhraseDifference, FigureView::TokenSimilarity};
     case Page::Schemes:
         return {figureViewOf(m_state->schemeSettings().view)};
