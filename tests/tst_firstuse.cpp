@@ -196,6 +196,35 @@ private slots:
         QCOMPARE(field->text(), QString::number(dims));
     }
 
+    // ALiBi and T5 on the Encoding page name their axes as their legends do (issue 38, item 6):
+    // key positions, not dimensions, and the bias or bucket, not PE(p, i).
+    void alibiAndT5AxesNamed_data()
+    {
+        QTest::addColumn<QString>("scheme");
+        QTest::addColumn<QString>("values");
+        QTest::addRow("alibi") << u"alibi"_qs << u"bias"_qs;
+        QTest::addRow("t5") << u"t5"_qs << u"bucket"_qs;
+    }
+    void alibiAndT5AxesNamed()
+    {
+        QFETCH(QString, scheme);
+        QFETCH(QString, values);
+        auto window = openWindow();
+        QVERIFY(pickWithKeys(comboOf(*window, u"scheme"_qs), scheme));
+        QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 30000);
+        QStringList heat, waves;
+        for (QCPAxis *axis : window->heatmapView()->plot()->axisRect()->axes())
+            heat.append(axis->label());
+        for (QCPAxis *axis : window->wavesView()->plot()->axisRect()->axes())
+            waves.append(axis->label());
+        QVERIFY2(heat.contains(u"key position j"_qs) && heat.contains(u"query position i"_qs),
+                 qPrintable(heat.join(u'|')));
+        QVERIFY2(!heat.contains(u"dimension i"_qs), qPrintable(heat.join(u'|')));
+        QVERIFY2(waves.contains(values) && waves.contains(u"query position i"_qs),
+                 qPrintable(waves.join(u'|')));
+        QVERIFY2(!waves.contains(u"PE(p, i)"_qs), qPrintable(waves.join(u'|')));
+    }
+
     // The export dialog remembers MP4; opened again on a view of odd size, it takes the view's
     // size rounded to even sides, which MP4 accepts (issue 38, item 10).
     void exportRemembersMp4WithEvenSize()
