@@ -8,7 +8,9 @@
 #include "dialogs/fileactions.h"
 #include "fields/field.h"
 #include "schemes/ropescheme.h"
+#include "state/statecommand.h"
 #include "views/heatmapview.h"
+#include "views/phraseview.h"
 #include "views/wavesview.h"
 #include "widgets/fieldform.h"
 #include "widgets/parameterpanel.h"
@@ -223,6 +225,34 @@ private slots:
         QVERIFY2(waves.contains(values) && waves.contains(u"query position i"_qs),
                  qPrintable(waves.join(u'|')));
         QVERIFY2(!waves.contains(u"PE(p, i)"_qs), qPrintable(waves.join(u'|')));
+    }
+
+    // Two edits of one phrase with a pause between are two steps; Ctrl+Z undoes the second
+    // alone (issue 38, item 9). Edits in quick succession (a drag) still make one.
+    void separateEditsAreSeparateSteps()
+    {
+        auto window = openWindow();
+        window->state()->setPage(Page::Phrases);
+        QLineEdit *phrase = window->phraseView()->phraseEdit(0);
+        QVERIFY(phrase);
+        const QString original = window->state()->phraseSettings().phrases.value(0);
+        const int before = window->undoStack()->count();
+        typeInto(phrase, u"the first edit"_qs);
+        QTest::qWait(int(StateCommand::mergeWindow.count()) + 200); // the user does something else
+        typeInto(phrase, u"the second edit"_qs);
+        QCOMPARE(window->undoStack()->count(), before + 2);
+        window->undoStack()->undo();
+        QCOMPARE(window->state()->phraseSettings().phrases.value(0), u"the first edit"_qs);
+        window->undoStack()->undo();
+        QCOMPARE(window->state()->phraseSettings().phrases.value(0), original);
+        // Within the window: one step, as a slider's drag.
+        auto *dims = qobject_cast<QLineEdit *>(specForm(*window)->editor(u"dims"_qs));
+        window->state()->setPage(Page::Encoding);
+        const int steps = window->undoStack()->index();
+        typeInto(dims, u"100"_qs);
+        typeInto(dims, u"110"_qs);
+        QCOMPARE(window->undoStack()->index(), steps + 1);
+        QCOMPARE(window->state()->spec().dims, 110);
     }
 
     // The export dialog remembers MP4; opened again on a view of odd size, it takes the view's
