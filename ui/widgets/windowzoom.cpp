@@ -11,7 +11,7 @@ class FontFollower : public QObject
 {
 public:
     FontFollower(QWidget *view, std::function<void()> rebuild)
-        : QObject(view), m_rebuild(std::move(rebuild))
+        : QObject(view), m_rebuild(std::move(rebuild)), m_size(view->font().pointSizeF())
     {
         view->installEventFilter(this);
     }
@@ -19,13 +19,21 @@ public:
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override
     {
-        if (event->type() == QEvent::FontChange && watched == parent())
-            m_rebuild();
+        // Only a new size: a style's polish sends FontChange too, and a redraw then would
+        // change what the view shows (its timings) for nothing.
+        if (event->type() == QEvent::FontChange && watched == parent()) {
+            const double size = static_cast<QWidget *>(watched)->font().pointSizeF();
+            if (size != m_size) {
+                m_size = size;
+                m_rebuild();
+            }
+        }
         return QObject::eventFilter(watched, event);
     }
 
 private:
     std::function<void()> m_rebuild;
+    double m_size;
 };
 
 } // namespace
