@@ -169,6 +169,11 @@ private slots:
         QTest::addRow("0.1") << 0.1 << u"0.1"_qs;
         QTest::addRow("1e12") << 1e12 << u"1e+12"_qs;
         QTest::addRow("10000") << 10000.0 << u"10000"_qs;
+        // Plain digits where to_chars' shortest would be exponential (issue 38: "5e+05").
+        QTest::addRow("500000") << 500000.0 << u"500000"_qs;
+        QTest::addRow("1e6") << 1e6 << u"1000000"_qs;
+        QTest::addRow("1e-4") << 1e-4 << u"0.0001"_qs;
+        QTest::addRow("1e9") << 1e9 << u"1e+09"_qs;
         QTest::addRow("1/3") << 1.0 / 3.0 << u"0.3333333333333333"_qs;
         QTest::addRow("tiny") << 5e-324 << u"5e-324"_qs;
     }

@@ -11,6 +11,7 @@
 
 #include "compute/computescheduler.h"
 #include "dialogs/fileactions.h"
+#include "dialogs/viewhelp.h"
 #include "figures/qcpinclude.h"
 #include "formats/npyfile.h"
 #include "views/modelphraseview.h"
@@ -114,6 +115,8 @@ class TestModelPhrases : public QObject
 private slots:
     void textVectorizationByDefault();
     void modelTokensShown();
+    void byteLevelSpacesShown();
+    void settingsFollowTheTokenizer();
     void attentionEqualsTransformers();
     void choiceIsUndoableAndSaved();
     void longPhraseCapped();
@@ -179,19 +182,92 @@ void TestModelPhrases::modelTokensShown()
         QListWidget *list = view->tokenList(p);
         QVERIFY(list->isVisible());
         QCOMPARE(list->count(), ids.size());
+        // Hugging Face's tokens, each "▁" drawn as the visible space "␣" (issue 38).
         for (int t = 0; t < list->count(); ++t)
             QCOMPARE(list->item(t)->text(),
-                     QStringLiteral("%1\n%2").arg(tokens[t].toString()).arg(ids[t].toInteger()));
+                     QStringLiteral("%1\n%2")
+                         .arg(tokens[t].toString().replace(QChar(0x2581), QChar(0x2423)))
+                         .arg(ids[t].toInteger()));
     }
     // Hover: the BOS is the post-processor's; "The▁" covers "The " and the normalizer
     // (Prepend "▁", Replace " " by "▁") made "▁The▁cat▁sat▁on▁the▁mat.".
     const QString bos = view->tokenList(0)->item(0)->toolTip();
     QVERIFY2(bos.contains(QLatin1String("special token")), qPrintable(bos));
     const QString the = view->tokenList(0)->item(2)->toolTip();
-    QVERIFY2(the.contains(QString::fromUtf8("“The▁” (id 808)")), qPrintable(the));
+    QVERIFY2(the.contains(QString::fromUtf8("“The␣” (id 808)")), qPrintable(the));
+    QVERIFY2(the.contains(QString::fromUtf8("raw token: “The▁”")), qPrintable(the));
     QVERIFY2(the.contains(QString::fromUtf8("offsets [0, 4) of the phrase: “The ”")),
              qPrintable(the));
     QVERIFY2(the.contains(QString::fromUtf8("“▁The▁cat▁sat▁on▁the▁mat.”")), qPrintable(the));
+}
+
+// GPT-2's "Ġ" reads as a visible space, not as a faint "G" (issue 38): in the token strip, its
+// tooltip (with the raw token) and the attention figure's axis labels.
+void TestModelPhrases::byteLevelSpacesShown()
+{
+    const QJsonObject a = phraseCase("gpt2-tiny", 0); // "The cat sat on the mat."
+    const QJsonObject b = phraseCase("gpt2-tiny", 1);
+    auto window = modelWindow("gpt2-tiny", a.value(QLatin1String("text")).toString(),
+                              b.value(QLatin1String("text")).toString());
+    ModelPhraseView *view = modelView(window.get());
+    const QJsonArray tokens = a.value(QLatin1String("tokens")).toArray();
+    QListWidget *list = view->tokenList(0);
+    QCOMPARE(list->count(), tokens.size());
+    QStringList expected;
+    for (int t = 0; t < list->count(); ++t) {
+        // bytes_to_unicode: "Ġ" (U+0120) is the byte 0x20, a space.
+        expected.append(tokens[t].toString().replace(QChar(0x0120), QChar(0x2423)));
+        QCOMPARE(list->item(t)->text().section(QLatin1Char('\n'), 0, 0), expected.last());
+    }
+    QVERIFY(expected.contains(QString::fromUtf8("␣mat")));
+    const QString mat = list->item(int(expected.indexOf(QString::fromUtf8("␣mat"))))->toolTip();
+    QVERIFY2(mat.contains(QString::fromUtf8("“␣mat”")), qPrintable(mat));
+    QVERIFY2(mat.contains(QString::fromUtf8("raw token: “Ġmat”")), qPrintable(mat));
+    QStringList labels;
+    QCustomPlot *plot = view->attentionPlot();
+    for (int r = 0; r < plot->axisRectCount(); ++r)
+        for (QCPAxis *axis : plot->axisRect(r)->axes())
+            if (auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>())
+                for (const QString &label : ticker->ticks())
+                    labels.append(label);
+    // Labels may be thinned to fit: some of them show the mark, none the byte-level letter.
+    QVERIFY2(labels.join(QString()).contains(QChar(0x2423)), qPrintable(labels.join(u' ')));
+    for (const QString &label : std::as_const(labels))
+        QVERIFY2(!label.contains(QChar(0x0120)), qPrintable(label));
+}
+
+// The page shows only what applies to the tokenizer chosen (issue 38): TextVectorization's
+// settings, seed, pages and vocabulary go with the model's own tokenizer and come back.
+void TestModelPhrases::settingsFollowTheTokenizer()
+{
+    auto window = openWindow();
+    window->state()->setPage(Page::Phrases);
+    auto *combo = window->findChild<QComboBox *>(QStringLiteral("phraseTokenizer"));
+    QVERIFY(combo);
+    const QStringList tutorialOnly{
+        QStringLiteral("phraseMaxTokens"), QStringLiteral("phraseSequenceLength"),
+        QStringLiteral("phraseDims"),      QStringLiteral("phraseSeed"),
+        QStringLiteral("reseed"),          QStringLiteral("vocabulary"),
+        QStringLiteral("tokenIds")};
+    const auto shown = [&](const QString &name) {
+        auto *w = window->findChild<QWidget *>(name);
+        return w && w->isVisibleTo(window.get());
+    };
+    for (const QString &name : tutorialOnly)
+        QVERIFY2(shown(name), qPrintable(name));
+    choose(combo, QStringLiteral("The model's own"));
+    for (const QString &name : tutorialOnly)
+        QVERIFY2(!shown(name), qPrintable(name));
+    QVERIFY(shown(QStringLiteral("compareA")) && shown(QStringLiteral("compareB")));
+    // F1 explains what is on screen: tokens, embeddings and attention, not TextVectorization.
+    const QString help = viewHelpHtml(window->helpViews(), *window->state());
+    QVERIFY2(help.contains(QStringLiteral("Positions in attention")) &&
+                 help.contains(QStringLiteral("hidden_states[0]")) &&
+                 !help.contains(QStringLiteral("TextVectorization")),
+             qPrintable(help));
+    choose(combo, QStringLiteral("TextVectorization (the tutorial's)"));
+    for (const QString &name : tutorialOnly)
+        QVERIFY2(shown(name), qPrintable(name));
 }
 
 void TestModelPhrases::attentionEqualsTransformers()

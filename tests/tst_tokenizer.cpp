@@ -161,6 +161,8 @@ private slots:
     void refusals_data();
     void refusals();
     void encodeFailures();
+    void spaceMarks_data();
+    void spaceMarks();
     void foldersAndFiles();
     // Issue 37: published files, U+FEFF, the Precompiled normalizer, bounded growth.
     void publishedFiles_data();
@@ -1482,3 +1484,56 @@ void TestTokenizer::droppingPostProcessors()
 
 QTEST_GUILESS_MAIN(TestTokenizer)
 #include "tst_tokenizer.moc"
+
+// Which marker a tokenizer's decoder reads as a space, and the tokens shown with "␣" for it
+// (issue 38): each token's display is what the file's own decoder makes of it after another
+// token, its spaces drawn as "␣" (the tokens are Hugging Face's, from phrases.json).
+void TestTokenizer::spaceMarks_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("marks");
+    QTest::addColumn<QStringList>("shown"); // the first phrase's tokens; empty: not checked
+    QTest::addRow("gpt2-tiny") << u"models/gpt2-tiny/tokenizer.json"_qs
+                               << int(SpaceMarks::ByteLevel)
+                               << QStringList{u"The"_qs,       u"\u2423c"_qs,   u"at"_qs,
+                                              u"\u2423s"_qs,   u"at"_qs,        u"\u2423on"_qs,
+                                              u"\u2423the"_qs, u"\u2423mat"_qs, u"."_qs};
+    QTest::addRow("llama-tiny") << u"models/llama-tiny/tokenizer.json"_qs
+                                << int(SpaceMarks::Metaspace)
+                                << QStringList{u"<s>"_qs,       u"\u2423"_qs,
+                                               u"The\u2423"_qs, u"c"_qs,
+                                               u"at\u2423"_qs,  u"s"_qs,
+                                               u"at\u2423"_qs,  u"on\u2423the\u2423"_qs,
+                                               u"mat"_qs,       u"."_qs};
+    QTest::addRow("bpe-bytelevel")
+        << u"bpe-bytelevel/tokenizer.json"_qs << int(SpaceMarks::ByteLevel) << QStringList();
+    QTest::addRow("unigram-metaspace")
+        << u"unigram-metaspace/tokenizer.json"_qs << int(SpaceMarks::Metaspace) << QStringList();
+    QTest::addRow("wordpiece-bert")
+        << u"wordpiece-bert/tokenizer.json"_qs << int(SpaceMarks::None) << QStringList();
+}
+
+void TestTokenizer::spaceMarks()
+{
+    QFETCH(QString, file);
+    QFETCH(int, marks);
+    QFETCH(QStringList, shown);
+    QString error;
+    const std::optional<Tokenizer> t = Tokenizer::fromPath(dataPath(file), &error);
+    QVERIFY2(t, qPrintable(error));
+    QCOMPARE(int(t->spaceMarks()), marks);
+    if (shown.isEmpty())
+        return;
+    const QJsonObject ref =
+        readJson(dataPath(QFileInfo(file).path() + QStringLiteral("/phrases.json")));
+    const QJsonObject first = ref.value(QStringLiteral("cases")).toArray().at(0).toObject();
+    const QStringList tokens = stringsOf(first.value(QStringLiteral("tokens")));
+    QCOMPARE(tokens.size(), shown.size());
+    for (qsizetype i = 0; i < tokens.size(); ++i)
+        QCOMPARE(displayToken(tokens[i], SpaceMarks(marks)), shown[i]);
+    // No marker is left to read as a letter ("Gthe"), and nothing changes without marks.
+    for (const QString &token : tokens)
+        QCOMPARE(displayToken(token, SpaceMarks::None), token);
+    QCOMPARE(displayToken(QString::fromUtf8("\xc4\x8a"), SpaceMarks::ByteLevel),
+             QString(QChar(0x21B5))); // GPT-2's newline
+}

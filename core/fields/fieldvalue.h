@@ -44,7 +44,8 @@ struct MatrixCell
     bool operator==(const MatrixCell &) const = default;
 };
 
-// Shortest text that reads back to the same double ("10000", "0.1", "1e+12").
+// Shortest text that reads back to the same double, in plain digits from 1e-4 to 1e9
+// ("10000", "500000", "0.1", "1e+12").
 QString formatReal(double value);
 // For people: whole numbers with thousands separators ("500,000"), others to `precision`
 // significant digits.

@@ -76,7 +76,7 @@ VideoProblem videoProblem(const VideoSettings &s)
                                        .arg(minFps)
                                        .arg(maxFps)
                                        .arg(s.fps)};
-    const bool even = s.format != VideoFormat::Gif;
+    const bool even = videoNeedsEvenSides(s.format);
     for (const auto &[setting, side] :
          {std::pair{VideoSetting::Width, s.width}, std::pair{VideoSetting::Height, s.height}}) {
         if (side < minSide || side > maxSide)

@@ -14,6 +14,11 @@ namespace pe {
 
 enum class VideoFormat { Gif, Mp4, WebM };
 QString videoFormatName(VideoFormat format); // "gif", "mp4", "webm"
+// MP4 and WebM are yuv420p, whose colour planes are half the size: their sides must be even.
+constexpr bool videoNeedsEvenSides(VideoFormat format)
+{
+    return format != VideoFormat::Gif;
+}
 // By extension (.gif, .mp4, .webm), case-insensitive; nullopt for anything else.
 std::optional<VideoFormat> videoFormatForPath(const QString &path);
 

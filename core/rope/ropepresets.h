@@ -23,4 +23,15 @@ struct RopePreset
 QList<RopePreset> ropePresets();
 std::optional<RopePreset> findRopePreset(const QString &id);
 
+// `config` with the values its rope type cannot do without filled in where it lacks them, as the
+// published configurations of that type set them: llama3 as Llama 3.1 (factor 8 from 8,192),
+// yarn as Qwen 2.5's model card (original context 32,768, factor 4), longrope as Phi-3-mini-128k
+// (original 4,096, context 131,072; one factor of 1 for every pair, which changes nothing until
+// edited), dynamic as transformers' LlamaConfig docstring (factor 2, context 4,096: Llama 2), and
+// linear and ntk with factor 2. Values already given stay: the ones last used for another type
+// carry over. A form applies this when the rope type changes, so that the type's change and what
+// it needs are one valid edit (one undo step), and every later edit of one field is checked
+// against a configuration the user can reach.
+RopeConfig ropeWithNeededValues(RopeConfig config);
+
 } // namespace pe

@@ -2,6 +2,7 @@
 
 #include "encodingspec.h"
 #include "rope/ropefields.h"
+#include "rope/ropepresets.h"
 #include "rope/ropetables.h"
 
 #include <cmath>
@@ -19,6 +20,11 @@ RopeConfig RopeScheme::config(const MatrixShape &shape) const
     RopeConfig c = *this;
     c.sequenceLength = lengthAsLoaded ? 0 : shape.positions;
     return c;
+}
+
+void RopeScheme::fillNeeded()
+{
+    static_cast<RopeConfig &>(*this) = ropeWithNeededValues(*this);
 }
 
 FieldProblem RopeScheme::problem(const MatrixShape &shape) const

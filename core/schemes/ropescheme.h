@@ -35,6 +35,10 @@ struct RopeScheme : RopeConfig
     // when lengthAsLoaded.
     RopeConfig config(const MatrixShape &shape) const;
 
+    // What the rope type needs and lacks, filled in (ropeWithNeededValues): a form calls this
+    // when one of its choices changed, so that the choice and its needs are one valid edit.
+    void fillNeeded();
+
     // Not a field: `pescope data` without --positions asks for the module as loaded.
     bool lengthAsLoaded = false;
 };

@@ -359,6 +359,23 @@ QString Tokenizer::decode(const std::vector<qint64> &ids, bool skipSpecialTokens
     return m_d->decoder ? m_d->decoder->decode(tokens) : tokens.join(QLatin1Char(' '));
 }
 
+SpaceMarks Tokenizer::spaceMarks() const
+{
+    if (!m_d->decoder)
+        return SpaceMarks::None;
+    // A token before the marked one: decoders drop the marker of the first token (Metaspace's
+    // prepend scheme, Strip), never of a later one.
+    const auto spaces = [&](const QString &marker) {
+        return m_d->decoder->decode({QStringLiteral("x"), marker + QStringLiteral("a")}) ==
+               QLatin1StringView("x a");
+    };
+    if (spaces(QString(QChar(0x0120))))
+        return SpaceMarks::ByteLevel;
+    if (spaces(QString(QChar(0x2581))))
+        return SpaceMarks::Metaspace;
+    return SpaceMarks::None;
+}
+
 qint64 Tokenizer::vocabularySize() const
 {
     return m_d->model->vocabularySize() + m_d->added.countNotIn(*m_d->model);

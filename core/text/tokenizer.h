@@ -6,6 +6,8 @@
 // know is refused with a message naming it, never tokenized differently.
 #pragma once
 
+#include "tokendisplay.h"
+
 #include <QByteArrayView>
 #include <QString>
 #include <QStringList>
@@ -66,6 +68,11 @@ public:
     // Tokenizer.decode(ids, skip_special_tokens): the text for display, through the file's
     // decoder (tokens joined by spaces without one). Unknown ids are left out.
     QString decode(const std::vector<qint64> &ids, bool skipSpecialTokens = true) const;
+
+    // The marker its tokens carry for a space, as its decoder reads them: ByteLevel when the
+    // decoder turns "Ġ" into a space, Metaspace when it turns "▁" into one (Llama's Replace
+    // decoder as well as Metaspace), else None. For displayToken().
+    SpaceMarks spaceMarks() const;
 
     // The model's vocabulary plus the added tokens not in it (get_vocab_size(True)).
     qint64 vocabularySize() const;

@@ -51,6 +51,7 @@ JobStatus computePhrase(PhraseModel &model, const QString &text, qint64 cap,
     out->allTokens = tokens->size();
     out->tokens = PhraseModel::firstTokens(*tokens, cap);
     out->normalizedText = model.tokenizer().normalized(text, error).value_or(QString());
+    out->marks = model.tokenizer().spaceMarks();
     for (const Positions p : {Positions::With, Positions::Without}) {
         for (const PhraseArray what : {PhraseArray::Embeddings, PhraseArray::Attention}) {
             if (cancel && cancel())

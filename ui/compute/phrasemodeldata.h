@@ -59,7 +59,13 @@ struct ModelPhrase
     QString normalizedText;                 // the text after the tokenizer's normalizer
     ByPositions<LayerZeroArray> embeddings; // {tokens, hidden}
     ByPositions<LayerZeroArray> attention;  // {heads, tokens, tokens}
+    SpaceMarks marks = SpaceMarks::None;    // the tokenizer's space marker
     bool capped() const { return allTokens > tokens.size(); }
+    // Token t as people read it ("␣the" for GPT-2's "Ġthe"; displayToken()).
+    QString shownToken(qint64 t) const
+    {
+        return displayToken(tokens.tokens.value(qsizetype(t)), marks);
+    }
 };
 
 struct PhraseModelResult

@@ -5,6 +5,7 @@
 #include "model/modelspec.h"
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
+#include "widgets/screenfit.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -105,7 +106,7 @@ ConfigPasteDialog::ConfigPasteDialog(MainWindow *window)
     layout->addWidget(m_text, 1);
     layout->addWidget(m_message);
     layout->addWidget(buttons);
-    resize(640, 480);
+    fitToScreen(this, {640, 480});
     prepare();
 }
 

@@ -8,6 +8,7 @@
 #include "views/mainwindow.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/screenfit.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -34,7 +35,7 @@ EngineCheckDialog::EngineCheckDialog(MainWindow *window)
     setObjectName(QStringLiteral("engineCheckDialog"));
     setWindowTitle(tr("Check engine table"));
     m_plot->setObjectName(QStringLiteral("engineCheckPlot"));
-    m_plot->setMinimumSize(640, 420);
+    m_plot->setMinimumSize(320, 200); // the dialog fits a 1024 x 600 screen
     m_plot->setMouseTracking(true);
     m_readout->setObjectName(QStringLiteral("engineCheckReadout"));
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -53,7 +54,7 @@ EngineCheckDialog::EngineCheckDialog(MainWindow *window)
     layout->addWidget(m_readout);
     layout->addWidget(m_report);
     layout->addWidget(buttons);
-    resize(1000, 780);
+    fitToScreen(this, {1000, 780});
 
     ComputeScheduler *scheduler = window->scheduler();
     connect(scheduler, &ComputeScheduler::engineCheckReady, this,

@@ -6,6 +6,7 @@
 #include "figures/animationjob.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
+#include "widgets/screenfit.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -291,13 +292,19 @@ void ExportDialog::layOutDialog()
     connect(buttons, &QDialogButtonBox::rejected, this, &ExportDialog::reject);
 
     auto *layout = new QVBoxLayout(this);
-    auto *top = new QHBoxLayout;
+    // The form and the preview scroll on a screen too small for them (1024 x 600); the
+    // buttons stay in view.
+    auto *content = new QWidget(this);
+    auto *top = new QHBoxLayout(content);
+    top->setContentsMargins(0, 0, 0, 0);
     top->addLayout(buildForm(), 1);
     top->addWidget(m_previewLabel);
-    layout->addLayout(top);
+    layout->addWidget(new ContentScrollArea(content, this), 1);
     layout->addWidget(m_message);
     layout->addWidget(m_progress);
     layout->addWidget(buttons);
+    // All of it where the screen has room (adjustSize would stop at two thirds of it).
+    fitToScreen(this, sizeHint());
 }
 
 ExportDialog::~ExportDialog()
@@ -647,6 +654,13 @@ bool ExportDialog::isAnimated() const
 {
     return videoFormatForPath(QStringLiteral("x.") + m_format->currentData().toString())
         .has_value();
+}
+
+bool ExportDialog::needsEvenSides() const
+{
+    const std::optional<VideoFormat> video =
+        videoFormatForPath(QStringLiteral("x.") + m_format->currentData().toString());
+    return video && videoNeedsEvenSides(*video);
 }
 
 AnimationOptions ExportDialog::animation() const

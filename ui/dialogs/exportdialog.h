@@ -51,6 +51,8 @@ public:
     FigureData currentData() const;
     // The format chosen is GIF, MP4 or WebM.
     bool isAnimated() const;
+    // The format chosen takes even sides only (MP4, WebM).
+    bool needsEvenSides() const;
     // What moves, its range and frame count (frames and fps are the dialog's).
     AnimationOptions animation() const;
     int fps() const;

@@ -422,6 +422,13 @@ QAction *FileActions::checkEngineTableAction()
                           "the window shows: the error per position and pair, the verdict, the "
                           "mistake it matches"));
     connect(action, &QAction::triggered, this, [this] {
+        // What must be open first is said before a file is asked for (issue 38): no table can
+        // be checked without a rotary layer to check it against.
+        QString error;
+        if (!EngineCheckDialog::requestFor(*m_window->state(), QString(), &error)) {
+            report(error, true, tr("Check engine table"));
+            return;
+        }
         const QString path =
             openFileName(m_window, tr("Check engine table"), QDir::homePath(),
                          tr("Engine tables (*.npy *.safetensors *.gguf);;All files (*)"));
@@ -644,8 +651,11 @@ ExportDialog *FileActions::exportDialog()
     options.style = m_window->state()->figureStyle();
     const QSize size = currentViewSize();
     if (size.width() >= figurelimits::minSide && size.height() >= figurelimits::minSide) {
-        options.width = size.width();
-        options.height = size.height();
+        // A remembered MP4 or WebM takes even sides: the view's 951 x 541 would be refused at
+        // once (issue 38).
+        const int step = m_dialog->needsEvenSides() ? 2 : 1;
+        options.width = size.width() / step * step;
+        options.height = size.height() / step * step;
     }
     m_dialog->setOptions(options);
     return m_dialog;

@@ -1,4 +1,5 @@
 #include "dialogs/shortcutsdialog.h"
+#include "widgets/screenfit.h"
 
 #include <QAction>
 #include <QDialogButtonBox>
@@ -108,7 +109,7 @@ ShortcutsDialog::ShortcutsDialog(QWidget *window) : QDialog(window), m_table(new
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_table);
     layout->addWidget(buttons);
-    resize(620, 560);
+    fitToScreen(this, {620, 560});
 }
 
 } // namespace pe

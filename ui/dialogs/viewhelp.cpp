@@ -404,8 +404,37 @@ ViewHelp viewHelp(FigureView view, const ExplorerState &state)
     return {figureViewName(view), QString(), viewFormula(view, state)};
 }
 
+namespace {
+
+// The Phrases page with the model's own tokenizer: what its strip and three figures show.
+QString modelPhrasesHtml()
+{
+    return QStringLiteral(
+        "<h3>The model's own tokens, embeddings and attention</h3>"
+        "<p>Each phrase goes through the open model's tokenizer.json as Hugging Face's "
+        "<i>tokenizers</i> splits it: the strips show its tokens with their ids. "
+        "<b>\u2423</b> marks the space a token starts or ends with (byte-level BPE writes it "
+        "\u0120, SentencePiece \u2581); a token's tooltip gives the raw token, the text it "
+        "covers and the normalized phrase.</p>"
+        "<p><b>Positions in attention</b>: layer 0's attention weights softmax(q\u00b7k / "
+        "\u221ad) of phrase A or B, for one head or the mean of the heads, computed with the "
+        "model's position encoding and without it, and the difference: what positions change "
+        "in who attends to whom.</p>"
+        "<p><b>Embeddings</b>: hidden_states[0], the vectors layer 0 receives (token embeddings, "
+        "plus the position table for models that add one at the input), with and without "
+        "positions.</p>"
+        "<p><b>Token similarity</b>: the cosine of every token of A with every token of B, and of "
+        "the two phrases' mean vectors, with and without positions.</p>");
+}
+
+} // namespace
+
 QString viewHelpHtml(const QList<FigureView> &views, const ExplorerState &state)
 {
+    // The model's phrase figures are no figure views (they are not exported as such).
+    if (views.isEmpty() && state.page() == Page::Phrases &&
+        state.phraseSource().tokenizer == PhraseTokenizer::Model)
+        return modelPhrasesHtml();
     QString html;
     QStringList shown; // views of one matrix (waves, heatmap) share its formula: written once
     for (FigureView view : views) {

@@ -2,6 +2,7 @@
 
 #include "dialogs/viewhelp.h"
 #include "state/explorerstate.h"
+#include "widgets/screenfit.h"
 
 #include <QDialogButtonBox>
 #include <QTextBrowser>
@@ -22,7 +23,7 @@ ViewHelpDialog::ViewHelpDialog(ExplorerState *state, std::function<QList<FigureV
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_text);
     layout->addWidget(buttons);
-    resize(560, 460);
+    fitToScreen(this, {560, 460});
     // The page, the scheme and its parameters may change while the dialog is open.
     connect(m_state, &ExplorerState::changed, this, &ViewHelpDialog::refresh);
     refresh();

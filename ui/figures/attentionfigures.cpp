@@ -112,7 +112,7 @@ AttentionFigures::AttentionFigures(const ExplorerState &state, const PlotTheme &
 
 QString AttentionFigures::tokenText(const ModelPhrase &phrase, qint64 token)
 {
-    return phrase.tokens.tokens.value(qsizetype(token));
+    return phrase.shownToken(token);
 }
 
 ValueGrid AttentionFigures::headAttention(const LayerZeroArray &attention, int head)

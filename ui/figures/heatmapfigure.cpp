@@ -66,8 +66,10 @@ HeatmapFigure FigureBuilder::buildHeatmap(QCustomPlot *plot, const EncodingResul
     figure.rect = rect;
     figure.positionAxis = transposed ? keyAxis : left;
     figure.dimAxis = transposed ? left : keyAxis;
-    figure.positionAxis->setLabel(QStringLiteral("position p"));
-    figure.dimAxis->setLabel(QStringLiteral("dimension i"));
+    // The scheme's own names: ALiBi's and T5's columns are key positions, not dimensions.
+    const SchemeAxes axes = result.spec.axes();
+    figure.positionAxis->setLabel(axes.rows);
+    figure.dimAxis->setLabel(axes.columns);
 
     const ColorRange range = colorRangeFor(result.minimum, result.maximum);
     figure.map = new QCPColorMap(keyAxis, left);

@@ -58,9 +58,12 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
 
     QCPAxis *x = rect->axis(QCPAxis::atBottom);
     QCPAxis *y = rect->axis(QCPAxis::atLeft);
-    x->setLabel(QStringLiteral("position p"));
-    y->setLabel(QStringLiteral("PE(p, i)"));
     const EncodingSpec &spec = result.spec;
+    // The scheme's own names where its columns are not dimensions (ALiBi's and T5's are keys:
+    // the curves are a bias or a bucket against the query position), as its legend says.
+    const SchemeAxes axes = spec.axes();
+    x->setLabel(axes.rows);
+    y->setLabel(axes.columns == SchemeAxes().columns ? QStringLiteral("PE(p, i)") : axes.values);
     if (spec.positions > 1)
         x->setRange(0, double(spec.positions - 1));
     else

@@ -201,8 +201,10 @@ int StateCommand::id() const
 bool StateCommand::mergeWith(const QUndoCommand *other)
 {
     const auto *next = dynamic_cast<const StateCommand *>(other);
-    if (!next || next->m_key != m_key || next->m_state != m_state)
+    if (!next || next->m_key != m_key || next->m_state != m_state ||
+        next->m_last - m_last > mergeWindow)
         return false;
+    m_last = next->m_last;
     m_after = next->m_after;
     const Description d = describe(m_before, m_after);
     setText(d.text);

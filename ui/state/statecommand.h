@@ -3,13 +3,16 @@
 // place); its text names the change from the field tables ("Set Base to 500000", "Edit Phrase 1")
 // unless the caller named the step ("Apply preset rope-decay"), and consecutive changes of the
 // same field merge into one step (a slider drag, a field stepped again and again), as Qt
-// Designer's property commands do.
+// Designer's property commands do, when each comes within mergeWindow of the last: two edits
+// of one field with a pause between are two steps (issue 38).
 #pragma once
 
 #include "state/explorerstate.h"
 
 #include <QString>
 #include <QUndoCommand>
+
+#include <chrono>
 
 namespace pe {
 
@@ -19,6 +22,9 @@ public:
     // Pushed after the change was made: the stack's first redo() has nothing to do.
     StateCommand(ExplorerState *state, ExplorerState::Values before, ExplorerState::Values after,
                  const QString &text);
+
+    // The longest pause between two changes of one field that still makes them one step.
+    static constexpr std::chrono::milliseconds mergeWindow{1000};
 
     int id() const override;
     bool mergeWith(const QUndoCommand *other) override;
@@ -41,6 +47,7 @@ private:
     ExplorerState::Values m_after;
     QString m_key; // the one field this step changed; empty: no merging
     bool m_applied = true;
+    std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now(); // last change
 };
 
 } // namespace pe

@@ -5,6 +5,7 @@
 #include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/windowzoom.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -35,6 +36,8 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
     : QWidget(parent), m_state(state), m_scheduler(scheduler), m_plot(new QCustomPlot(this)),
       m_readout(new QLabel(this))
 {
+    // The window's zoom: figures take their fonts when they are built.
+    rebuildOnFontChange(this, [this] { rebuild(true); });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -42,7 +45,7 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
     layout->addWidget(m_readout);
     m_plot->setObjectName(QStringLiteral("heatmapPlot"));
     m_plot->setToolTip(tr("Encoding matrix. Hover for p, i and the value; click a cell to select "
-                          "it; wheel to zoom, drag to pan; Ctrl+0 resets the view."));
+                          "it; wheel to zoom, drag to pan; Ctrl+Home resets the view."));
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     WheelCoalescer::install(m_plot); // one replot per burst of wheel turns
     m_plot->setMinimumSize(200, 150);

@@ -18,6 +18,8 @@
 #include "widgets/parameterpanel.h"
 #include "widgets/playbar.h"
 #include "widgets/plotaligner.h"
+#include "widgets/screenfit.h"
+#include "widgets/windowzoom.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -43,6 +45,9 @@
 #include <QToolButton>
 #include <QUndoStack>
 #include <QUndoView>
+
+#include <algorithm>
+#include <iterator>
 
 namespace pe {
 
@@ -75,9 +80,11 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     connectPages();
     connectComputeInfo();
 
-    resize(1400, 900);
+    // As large as the design wants where the screen has room (a 1280 x 720 laptop does not).
+    fitToScreen(this, {1400, 900});
     if (m_options.persistent)
         restoreSettings();
+    keepWindowsOnScreen(this);
     // What the window starts with is no step of this session: recording begins now.
     m_state->setUndoStack(m_undo);
     qApp->installEventFilter(this);
@@ -283,8 +290,10 @@ MainWindow::ViewActions MainWindow::createViewMenu()
     transpose->setChecked(m_state->transposed());
     QAction *reset = view->addAction(tr("&Reset heatmap view"), m_heatmap, &HeatmapView::resetView);
     reset->setObjectName(QStringLiteral("resetViewAction"));
-    reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    reset->setToolTip(tr("Show the whole matrix again (Ctrl+0)"));
+    // Ctrl+0 is the zoom's actual size, as in every browser (issue 38).
+    reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Home));
+    reset->setToolTip(tr("Show the whole matrix again (Ctrl+Home)"));
+    createZoomActions(view);
     QAction *nextMap = view->addAction(tr("Next &colormap"), this, [this] {
         // The next map in the same direction: viridis, plasma, ... (viridis_r, plasma_r, ...).
         const QList<Colormap> maps = allColormaps();
@@ -304,6 +313,59 @@ MainWindow::ViewActions MainWindow::createViewMenu()
     connect(m_state, &ExplorerState::themeChanged, dark,
             [this, dark] { dark->setChecked(m_state->theme() == Theme::Dark); });
     return {transpose, reset, dark};
+}
+
+// Zoom in, out and back: the window's font (and its figures) for a projector.
+void MainWindow::createZoomActions(QMenu *view)
+{
+    view->addSeparator();
+    // The standard keys where they differ from ours: one sequence twice would be ambiguous.
+    const auto keys = [](QKeySequence own, QKeySequence::StandardKey standard) {
+        QList<QKeySequence> all{own};
+        for (const QKeySequence &key : QKeySequence::keyBindings(standard))
+            if (!all.contains(key))
+                all.append(key);
+        return all;
+    };
+    QAction *in = view->addAction(tr("Zoom &in"), this, [this] { setZoomLevel(m_zoomLevel + 1); });
+    in->setObjectName(QStringLiteral("zoomInAction"));
+    // Ctrl+= as well as Ctrl++: the plus sign needs Shift on most keyboards.
+    in->setShortcuts(keys(QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence::ZoomIn));
+    in->setToolTip(tr("Larger text and figures in the window, for a projector (Ctrl+=)"));
+    QAction *out =
+        view->addAction(tr("Zoom &out"), this, [this] { setZoomLevel(m_zoomLevel - 1); });
+    out->setObjectName(QStringLiteral("zoomOutAction"));
+    out->setShortcuts(keys(QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence::ZoomOut));
+    out->setToolTip(tr("Smaller text and figures in the window (Ctrl+-)"));
+    QAction *actual =
+        view->addAction(tr("&Actual size"), this, [this] { setZoomLevel(defaultZoomLevel()); });
+    actual->setObjectName(QStringLiteral("zoomResetAction"));
+    actual->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    actual->setToolTip(tr("The desktop's text size again (Ctrl+0)"));
+}
+
+int MainWindow::defaultZoomLevel()
+{
+    return int(std::find(std::begin(zoomLevels), std::end(zoomLevels), 1.0) -
+               std::begin(zoomLevels));
+}
+
+double MainWindow::zoom() const
+{
+    return zoomLevels[m_zoomLevel];
+}
+
+void MainWindow::setZoomLevel(int level)
+{
+    level = qBound(0, level, int(std::size(zoomLevels)) - 1);
+    if (level == m_zoomLevel)
+        return;
+    m_zoomLevel = level;
+    // The window's own font: dialogs and exports keep the application's.
+    QFont font = QApplication::font(this);
+    font.setPointSizeF(QApplication::font().pointSizeF() * zoom());
+    setFont(font);
+    statusBar()->showMessage(tr("Zoom %1%").arg(qRound(zoom() * 100)), 3000);
 }
 
 QMenu *MainWindow::createPresetsMenu()
@@ -478,6 +540,9 @@ QList<FigureView> MainWindow::helpViews() const
     case Page::Encoding:
         return {FigureView::Waves, FigureView::Heatmap};
     case Page::Phrases:
+        // The model's own tokenizer shows its own figures, explained as a page (viewhelp.cpp).
+        if (m_state->phraseSource().tokenizer == PhraseTokenizer::Model)
+            return {};
         return {FigureView::Phrases, FigureView::PhraseDifference, FigureView::TokenSimilarity};
     case Page::Schemes:
         return {figureViewOf(m_state->schemeSettings().view)};
@@ -579,6 +644,7 @@ void MainWindow::restoreSettings()
 {
     auto s = settings();
     restoreGeometry(s->value(QStringLiteral("window/geometry")).toByteArray());
+    keepOnScreen(this); // saved on a larger screen, or under other frames
     restoreState(s->value(QStringLiteral("window/state")).toByteArray());
     m_encodingSplitter->restoreState(
         s->value(QStringLiteral("window/encodingSplitter")).toByteArray());

@@ -54,6 +54,8 @@ public:
     void setSessionFile(const QString &path);
     // The views of the current page, those F1's "What am I looking at?" explains.
     QList<FigureView> helpViews() const;
+    // The window's zoom: its font as a multiple of the desktop's (View > Zoom, Ctrl+= / - / 0).
+    double zoom() const;
     ComputeScheduler *scheduler() const { return m_scheduler; }
     ParameterPanel *parameterPanel() const { return m_panel; }
     HeatmapView *heatmapView() const { return m_heatmap; }
@@ -101,6 +103,8 @@ private:
     void createActions();
     void createFileMenu();
     ViewActions createViewMenu();
+    void createZoomActions(QMenu *view);
+    static int defaultZoomLevel();
     QMenu *createPresetsMenu();
     QAction *createPhrasesMenu();
     void createComputeMenu();
@@ -109,11 +113,14 @@ private:
     void createHelpMenu();
     void updateTitle();
     void applyTheme();
+    // zoomLevels[level] times the desktop's font for the window (windowzoom.h).
+    void setZoomLevel(int level);
     void updateComputeInfo();
     void restoreSettings();
     void saveSettings();
 
     MainWindowOptions m_options;
+    int m_zoomLevel = defaultZoomLevel();
     ExplorerState *m_state;
     QUndoStack *m_undo;
     ComputeScheduler *m_scheduler;

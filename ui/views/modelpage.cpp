@@ -12,6 +12,7 @@
 #include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/windowzoom.h"
 
 #include <QApplication>
 #include <QFormLayout>
@@ -58,6 +59,11 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
       m_message(new MessageSlot(2, MessageSlot::Height::Fixed, true, this)),
       m_info(new MessageSlot(2, MessageSlot::Height::Fixed, false, this))
 {
+    // The window's zoom: figures take their fonts when they are built.
+    rebuildOnFontChange(this, [this] {
+        if (m_drawnCurrent)
+            redraw();
+    });
     setObjectName(QStringLiteral("modelPage"));
     createFigureTabs();
     describeModelWidgets();

@@ -5,6 +5,7 @@
 
 #include "figures/qcpinclude.h"
 #include "text/unicodetext.h"
+#include "widgets/windowzoom.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -47,11 +48,15 @@ QString tokenToolTip(const ModelPhrase &phrase, char name, qint64 t)
 {
     const TokenEncoding &e = phrase.tokens;
     const auto [start, end] = e.offsets[std::size_t(t)];
+    const QString shown = phrase.shownToken(t);
     QStringList lines{QStringLiteral("token %1 of phrase %2: %3 (id %4)")
                           .arg(t)
                           .arg(QLatin1Char(name))
-                          .arg(quoted(e.tokens[t]))
+                          .arg(quoted(shown))
                           .arg(e.ids[std::size_t(t)])};
+    if (shown != e.tokens[t])
+        lines.append(QStringLiteral("raw token: %1 (␣ stands for the space it marks)")
+                         .arg(quoted(e.tokens[t])));
     if (e.special.size() > std::size_t(t) && e.special[std::size_t(t)])
         lines.append(QStringLiteral("a special token the post-processor added"));
     else
@@ -84,6 +89,8 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
       m_cosinePlot(makePlot(QStringLiteral("modelCosinePlot"), this)),
       m_attentionPlot(makePlot(QStringLiteral("positionsInAttentionPlot"), this))
 {
+    // The window's zoom: figures take their fonts when they are built.
+    rebuildOnFontChange(this, [this] { rebuild(); });
     setObjectName(QStringLiteral("modelPhraseView"));
     m_info->setObjectName(QStringLiteral("modelPhraseInfo"));
     m_info->setWordWrap(true);
@@ -234,8 +241,7 @@ void ModelPhraseView::fillTokens(int phrase)
     const QColor special = palette().color(QPalette::AlternateBase);
     for (qint64 t = 0; t < p.tokens.size(); ++t) {
         auto *item = new QListWidgetItem(
-            QStringLiteral("%1\n%2").arg(p.tokens.tokens[t]).arg(p.tokens.ids[std::size_t(t)]),
-            list);
+            QStringLiteral("%1\n%2").arg(p.shownToken(t)).arg(p.tokens.ids[std::size_t(t)]), list);
         item->setTextAlignment(Qt::AlignCenter);
         item->setToolTip(tokenToolTip(p, name, t));
         if (p.tokens.special.size() > std::size_t(t) && p.tokens.special[std::size_t(t)])

@@ -9,6 +9,7 @@
 #include "widgets/messageslot.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/windowzoom.h"
 
 #include <QAbstractTableModel>
 #include <QComboBox>
@@ -163,6 +164,12 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
       m_gridPlot(new QCustomPlot(this)), m_differencePlot(new QCustomPlot(this)),
       m_similarityPlot(new QCustomPlot(this)), m_readout(new QLabel(this))
 {
+    // The window's zoom: figures take their fonts when they are built.
+    rebuildOnFontChange(this, [this] {
+        rebuildGrid();
+        rebuildDifference();
+        rebuildSimilarity();
+    });
     createForms(state);
     describeControls();
     describeTablesAndPlots();
@@ -310,10 +317,29 @@ QWidget *PhraseView::buildInputsPanel(ExplorerState *state)
     pageLayout->addWidget(m_page);
     pageLayout->addWidget(m_pageInfo);
     leftLayout->addWidget(pageBox);
-    leftLayout->addWidget(new QLabel(tr("Vocabulary"), left));
+    auto *vocabularyLabel = new QLabel(tr("Vocabulary"), left);
+    auto *idsLabel = new QLabel(tr("Token ids"), left);
+    leftLayout->addWidget(vocabularyLabel);
     leftLayout->addWidget(m_vocabulary, 2);
-    leftLayout->addWidget(new QLabel(tr("Token ids"), left));
+    leftLayout->addWidget(idsLabel);
     leftLayout->addWidget(m_ids, 1);
+    // Only what applies to the tokenizer chosen (issue 38): TextVectorization's settings, its
+    // random tables' seed, the grid's pages and the adapted vocabulary mean nothing to a model's
+    // own tokenizer, whose page compares phrase B with A.
+    const QList<QWidget *> tutorialOnly{m_settings,   m_reseed, pageBox, vocabularyLabel,
+                                        m_vocabulary, idsLabel, m_ids};
+    // Below them, a stretch takes the room the tables leave (the boxes keep their heights).
+    leftLayout->addStretch(0);
+    const int stretch = leftLayout->count() - 1;
+    const auto follow = [state, settingsBox, tutorialOnly, leftLayout, stretch] {
+        const bool tutorial = state->phraseSource().tokenizer == PhraseTokenizer::TextVectorization;
+        for (QWidget *w : tutorialOnly)
+            w->setVisible(tutorial);
+        leftLayout->setStretch(stretch, tutorial ? 0 : 1);
+        settingsBox->setTitle(tutorial ? tr("Vectorizer and embedding") : tr("Compared phrases"));
+    };
+    follow();
+    connect(state, &ExplorerState::phraseSourceChanged, settingsBox, follow);
     return left;
 }
 

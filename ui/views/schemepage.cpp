@@ -9,6 +9,7 @@
 #include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/windowzoom.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -63,6 +64,8 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     : QWidget(parent), m_state(state), m_scheduler(scheduler), m_tabs(new QTabWidget(this)),
       m_message(new QLabel(this)), m_info(new QLabel(this))
 {
+    // The window's zoom: figures take their fonts when they are built.
+    rebuildOnFontChange(this, [this] { redraw(); });
     setObjectName(QStringLiteral("schemePage"));
     m_tabs->setObjectName(QStringLiteral("schemeTabs"));
     const QStringList tips{

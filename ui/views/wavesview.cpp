@@ -5,6 +5,7 @@
 #include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/windowzoom.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
@@ -16,6 +17,8 @@ namespace pe {
 WavesView::WavesView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_plot(new QCustomPlot(this)), m_readout(new QLabel(this))
 {
+    // The window's zoom: figures take their fonts when they are built.
+    rebuildOnFontChange(this, [this] { rebuild(); });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);

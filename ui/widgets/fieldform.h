@@ -105,6 +105,17 @@ template <class P> QList<FormField> formFields(FieldTable<P> table)
     return rows;
 }
 
+// After `field` took a new value in `draft`: a choice's change brings what the new choice needs
+// (P::fillNeeded, where P has one: RoPE's rope_type fills the fields of that type), so that the
+// choice and its needs are one valid edit of the form, one step of the undo history.
+template <class P> QString fillNeededAfter(const Field<P> &field, P &draft, QString message)
+{
+    if constexpr (requires { draft.fillNeeded(); })
+        if (message.isEmpty() && std::holds_alternative<ChoiceKind<P>>(field.kind))
+            draft.fillNeeded();
+    return message;
+}
+
 // A FormModel over one struct with one table. `read` gives the owner's value, `rules` adds the
 // owner's checks (may be null), `write` commits (false with *error to refuse); `keys` limits the
 // rows to those fields (empty: every field).
@@ -140,7 +151,7 @@ public:
     QString setText(const QString &key, const QString &text) override
     {
         const Field<P> *f = findField(m_table, key);
-        return f ? setFieldText(*f, m_draft, text) : QString();
+        return f ? fillNeededAfter(*f, m_draft, setFieldText(*f, m_draft, text)) : QString();
     }
     FieldProblem problem() const override
     {

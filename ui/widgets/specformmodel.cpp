@@ -65,12 +65,20 @@ QString SpecFormModel::setText(const QString &key, const QString &text)
     if (const Field<EncodingSpec> *f = findField(EncodingSpec::fields(), key)) {
         const std::size_t before = m_draft.scheme.index();
         const SchemeParameters previous = m_draft.scheme;
+        const bool usedDims = m_draft.info().usesDims;
+        const qint64 previousDims = m_draft.dims;
         QString message = setFieldText(*f, m_draft, text);
         const std::size_t after = m_draft.scheme.index();
         if (after != before) { // a scheme switch: remember the old one, restore the new one's
             m_memory[before] = previous;
             if (m_memory[after])
                 m_draft.scheme = *m_memory[after];
+            // A scheme whose columns are positions (ALiBi, T5) sets dims to positions; the
+            // dims of the last scheme that had its own come back with the next one that has.
+            if (usedDims)
+                m_dims = previousDims;
+            else if (m_dims && m_draft.info().usesDims)
+                m_draft.dims = *m_dims;
         }
         return message;
     }
@@ -78,7 +86,7 @@ QString SpecFormModel::setText(const QString &key, const QString &text)
         [&](auto &s) {
             using S = std::decay_t<decltype(s)>;
             const Field<S> *field = findField(S::fields(), key);
-            return field ? setFieldText(*field, s, text) : QString();
+            return field ? fillNeededAfter(*field, s, setFieldText(*field, s, text)) : QString();
         },
         m_draft.scheme);
 }

@@ -1,6 +1,6 @@
 // SpecFormModel: the encoding spec as a form — --scheme, positions, dims and then the chosen
 // scheme's own fields, from their field tables. Switching schemes brings back the parameters
-// last used for that scheme.
+// last used for that scheme, and the dims last used by a scheme that has its own.
 #pragma once
 
 #include "widgets/fieldform.h"
@@ -33,6 +33,7 @@ private:
     Write m_write;
     EncodingSpec m_draft;
     std::array<std::optional<SchemeParameters>, schemeCount> m_memory;
+    std::optional<qint64> m_dims; // of the last scheme with dims of its own
 };
 
 } // namespace pe
