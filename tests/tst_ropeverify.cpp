@@ -946,10 +946,12 @@ private slots:
         row("llama 3.1: scaling ignored and base 1e6", 12, RopeMistake::ScalingIgnored,
             u"two mistakes: rope_type \"llama3\" scaling ignored and another base: the table "
             "matches the default type's frequencies with rope_theta 1000000"_qs);
-        // (30528 and 30527.74 are the same base within float32's recurrence noise.)
-        row("llama 2: a real base (30527.74)", 14, RopeMistake::BaseChanged,
-            u"another base theta: the table matches rope_theta 30528 (the config says 10000); "
-            "fitted from the ratio of its first two frequencies: 30527.7"_qs);
+        // HF's float32 product at a base that is no round number: named as that real base
+        // (30528, within ggml's recurrence noise of it, explains the table only under that
+        // looser computation, which a product-made table does not claim).
+        row("llama 2, product-made: a real base (30527.74)", 14, RopeMistake::BaseChanged,
+            u"another base theta: the table matches rope_theta 30527.74 (the config says "
+            "10000)"_qs);
         row("phi-3: long factors at exactly 4096 positions (off by one)", 13,
             RopeMistake::LongropeFactorSet,
             u"matches long_factor, but at sequence length 4096 (<= original_max_position_"
@@ -966,6 +968,7 @@ private slots:
         RopeConfig config = llama2();
         Ggml g;
         const QJsonObject phi = referenceCase(u"phi-3-mini-128k longrope, seq_len 4097 (long)"_qs);
+        std::optional<RopeTable> product; // a table made HF's way instead of ggml's
         switch (bug) {
         case 0: // Llama 3.1 without its rope_freqs
             config = llama31();
@@ -1034,8 +1037,10 @@ private slots:
                                         .value(QLatin1String("long_factor")));
             g.mscale = caseScale(phi);
             break;
-        case 14: // vLLM's old dynamic base on a plain config: a base that is no round number
-            g.base = dynamicBase(10000.0, 2.0, 8192.0, 4096.0, 128.0);
+        case 14: // vLLM's old dynamic base on a plain config (a base that is no round number),
+                 // in a table made HF's way: float32 inv_freq times float32 positions
+            product = make({hfFloat32Theta(dynamicBase(10000.0, 2.0, 8192.0, 4096.0, 128.0), 128),
+                            1.0, g.positions, Form::Half, Part::Cos, true});
             break;
         case 11: // GPT-NeoX's 64-dim heads, 16 rotary dims: all 64 rotated
             headDim = 64;
@@ -1049,10 +1054,14 @@ private slots:
         }
         if (config.sequenceLength == 0)
             config.sequenceLength = g.positions;
-        const RopeVerifyResult result = verify(headDim, config, options, ggmlTable(g));
+        const RopeVerifyResult result =
+            verify(headDim, config, options, product ? *product : ggmlTable(g));
         QVERIFY2(!result.agrees, qPrintable(reportOf(result, options)));
         QVERIFY2(int(result.mistake) == mistake && result.diagnosis.contains(text),
                  qPrintable(reportOf(result, options)));
+        // A product-made table is not said to be computed ggml's way.
+        if (product)
+            QVERIFY2(!result.diagnosis.contains(u"as ggml"_qs), qPrintable(result.diagnosis));
     }
 
     // Values rounded to float16 or bfloat16 and stored as float32 are named; the same values in
