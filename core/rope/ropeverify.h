@@ -95,7 +95,7 @@ enum class RopeAgreement {
     // theta *= theta_scale, ggml-cuda's p * powf(theta_scale, i)).
     AccumulatedAngles,
     // Within what fast approximate sine and cosine of float32 angles give (CUDA's __sinf / __cosf
-    // under -use_fast_math).
+    // under -use_fast_math, with the __powf and __fdividef that make those angles).
     ApproximateTrig,
     Differs,
 };
