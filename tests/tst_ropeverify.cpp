@@ -344,7 +344,9 @@ std::vector<double> ggmlFactors(double base, qint64 dims, const std::vector<doub
     return out;
 }
 
-// HF's YaRN correction range (beta_fast 32, beta_slow 1, truncated), as ggml receives it.
+// HF's YaRN correction range (beta_fast 32, beta_slow 1, truncated), in float64: ggml computes it
+// itself in float32 (ggml_rope_yarn_corr_dims); after floor / ceil the configs here give the
+// same integers either way.
 std::pair<double, double> yarnRamp(double base, qint64 dim, double original)
 {
     const auto correction = [&](double rotations) {
@@ -983,7 +985,7 @@ private slots:
         row("llama 2, product-made: a real base (30527.74)", 14, RopeMistake::BaseChanged,
             u"another base theta: the table matches rope_theta 30527.74 (the config says "
             "10000)"_qs);
-        row("phi-3: long factors at exactly 4096 positions (off by one)", 13,
+        row("phi-3: long factors at exactly 4096 positions (>= for >)", 13,
             RopeMistake::LongropeFactorSet,
             u"matches long_factor, but at sequence length 4096 (<= original_max_position_"
             "embeddings 4096)"_qs);
@@ -1056,7 +1058,10 @@ private slots:
             g.base = 1e6;
             g.positions = 2048;
             break;
-        case 13: // llama.cpp's switch at n_ctx >= original instead of HF's seq_len > original
+        // An engine whose long / short switch is off by one: the long factors at n_ctx >=
+        // original, where HF switches at seq_len > original_max_position_embeddings (as does
+        // llama.cpp's get_rope_factors: n_ctx_per_seq > n_ctx_orig_yarn).
+        case 13:
             config = configOf(phi);
             config.sequenceLength = 4096;
             headDim = 96;

@@ -296,9 +296,8 @@ std::optional<EngineCheck> checkRopeCandidate(const EngineCheckRequest &request,
         check.config.sequenceLength = request.config.originalMaxPositionEmbeddings + 1;
     if (candidate->ggufFrequencyFactors) {
         if (options.what != RopeQuantity::InverseFrequencies)
-            return fail(QStringLiteral("--what must be inv-freq for a GGUF file's "
-                                       "rope_freqs.weight (got %1)")
-                            .arg(whatName));
+            return fail(QStringLiteral("--what must be inv-freq for a GGUF file's %1 (got %2)")
+                            .arg(candidate->tensor, whatName));
         // llama.cpp's per-pair divisors of the default frequencies, as inv_freq.
         candidate->values.values =
             ropeFrequenciesFromFactors(request.headDim, check.config, candidate->values.values);
