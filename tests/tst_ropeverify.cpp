@@ -1100,6 +1100,61 @@ private slots:
             QVERIFY2(!result.diagnosis.contains(u"as ggml"_qs), qPrintable(result.diagnosis));
     }
 
+    // The same bugs in tables made HF's (and vLLM's) way, float32 inv_freq times float32
+    // positions: named under the product, never said to be ggml's recurrence.
+    void productBugZoo_data()
+    {
+        QTest::addColumn<int>("bug");
+        QTest::addColumn<int>("mistake");
+        QTest::addColumn<QString>("text");
+        const auto row = [](const char *name, int bug, RopeMistake mistake, const QString &text) {
+            QTest::addRow("%s", name) << bug << int(mistake) << text;
+        };
+        row("llama 2: positions shifted by one", 0, RopeMistake::PositionsShifted,
+            u"positions shifted by +1"_qs);
+        row("llama 2: base 30000", 1, RopeMistake::BaseChanged,
+            u"rope_theta 30000 (the config says 10000)"_qs);
+        row("llama 3.1: scaling ignored", 2, RopeMistake::ScalingIgnored,
+            u"rope_type \"llama3\" scaling ignored"_qs);
+        row("llama 3.1: config ignored", 3, RopeMistake::ConfigIgnored,
+            u"the config ignored altogether"_qs);
+    }
+    void productBugZoo()
+    {
+        QFETCH(int, bug);
+        QFETCH(int, mistake);
+        QFETCH(QString, text);
+        RopeVerifyOptions options;
+        options.precision = TensorDType::F32;
+        RopeConfig config = llama2();
+        Made m{hfFloat32Theta(10000.0, 128), 1.0, 2048, Form::Half, Part::Cos, true};
+        switch (bug) {
+        case 0:
+            m.shift = 1;
+            break;
+        case 1:
+            m.theta = hfFloat32Theta(30000.0, 128);
+            break;
+        case 2:
+            config = llama31();
+            m.theta = hfFloat32Theta(500000.0, 128);
+            break;
+        case 3:
+            config = llama31();
+            break;
+        default:
+            QFAIL("no such bug");
+        }
+        config.sequenceLength = m.positions;
+        const RopeVerifyResult result = verify(128, config, options, make(m));
+        QVERIFY2(!result.agrees, qPrintable(reportOf(result, options)));
+        QVERIFY2(int(result.mistake) == mistake && result.diagnosis.contains(text),
+                 qPrintable(reportOf(result, options)));
+        QVERIFY2(!result.diagnosis.contains(u"as ggml"_qs) &&
+                     !result.diagnosis.contains(u"fast approximate"_qs),
+                 qPrintable(result.diagnosis));
+    }
+
     // Values rounded to float16 or bfloat16 and stored as float32 are named; the same values in
     // a float16 file agree at its precision.
     void halfPrecisionValuesNamed()
