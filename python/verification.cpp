@@ -95,34 +95,32 @@ RopeCandidate candidateFrom(py::handle table)
     out.typeName = textOf(type);
     for (py::ssize_t i = 0; i < array.ndim(); ++i)
         out.shape.push_back(array.shape(i));
-    while (array.ndim() > 2 && array.shape(0) == 1)
-        array = array.attr("reshape")(py::tuple(array.attr("shape"))[py::slice(1, {}, {})]);
+    qint64 count = 1;
+    for (const qint64 n : out.shape)
+        count *= n;
+    if (kind == 'c') // (real, imag) per pair: the trailing dimension of 2 of a complex .npy
+        count *= 2;
+    if (count > maxRopeCandidateValues)
+        raiseValueError(QStringLiteral("table has %1 values; verify compares at most %2 (fewer "
+                                       "positions will do)")
+                            .arg(count)
+                            .arg(maxRopeCandidateValues));
+    const py::module_ numpy = py::module_::import("numpy");
     if (kind == 'c') {
-        // (real, imag) per pair: the trailing dimension of 2 the command line reads.
-        out.complexPairs = true;
-        if (array.ndim() == 1)
-            array = array.attr("reshape")(py::make_tuple(1, array.shape(0)));
-        array = py::module_::import("numpy").attr("stack")(
-            py::make_tuple(array.attr("real"), array.attr("imag")), -1);
-        array = array.attr("reshape")(py::make_tuple(array.shape(0), -1));
+        out.shape.push_back(2);
+        array = numpy.attr("stack")(py::make_tuple(array.attr("real"), array.attr("imag")), -1);
         type = array.dtype();
     } else if (precision == TensorDType::F16 || precision == TensorDType::BF16) {
         array = array.attr("astype")(py::dtype::of<float>()); // exact
         type = array.dtype();
     }
-    if (array.ndim() > 2)
-        raiseValueError(QStringLiteral("table has %1 dimensions; a RoPE table has 2, inv_freq 1")
-                            .arg(array.ndim()));
-    if (array.size() > maxRopeCandidateValues)
-        raiseValueError(QStringLiteral("table has %1 values; verify compares at most %2 (fewer "
-                                       "positions will do)")
-                            .arg(array.size())
-                            .arg(maxRopeCandidateValues));
-    if (array.size() == 0)
-        raiseValueError(QStringLiteral("table is empty"));
+    // The command line's shape rules and messages (a complex array is the command line's
+    // complex .npy: the trailing 2 above).
+    QString error;
+    if (!ropeCandidateShape(&out, &error))
+        raiseValueError(error);
     out.tensor = QStringLiteral("table");
-    out.values.rows = array.ndim() == 2 ? array.shape(0) : 1;
-    out.values.columns = array.ndim() == 0 ? 1 : array.shape(array.ndim() - 1);
+    array = array.attr("reshape")(py::make_tuple(-1)); // row-major, as the table's values
     out.values.values.reserve(std::size_t(array.size()));
     if (type.equal(py::dtype::of<float>())) {
         out.dtype = precision == TensorDType::F64 ? TensorDType::F32 : precision;

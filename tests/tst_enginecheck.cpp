@@ -184,6 +184,11 @@ private slots:
         check = runEngineCheck(request, &error);
         QVERIFY2(check, qPrintable(error));
         QCOMPARE(check->result.mistake, RopeMistake::LongropeFactorSet);
+        // A factor set is frequencies: another --what is refused, naming the tensor.
+        request.what = RopeQuantity::Cos;
+        QVERIFY(!runEngineCheck(request, &error));
+        QCOMPARE(error, QStringLiteral("--what must be inv-freq for a GGUF file's "
+                                       "rope_factors_short.weight (got cos)"));
     }
 
     // A GGUF's rope_freqs (llama.cpp's per-pair divisors) of all ones where llama3 scales:

@@ -831,6 +831,31 @@ private slots:
                                   << u"--what must be inv-freq, attention-factor"_qs;
         QTest::addRow("wrong shape")
             << QStringList{u"--config"_qs, config, u"--against"_qs, table} << u"table.npy"_qs;
+        // An empty table (np.zeros((0, 128))) refused by name, guessed or told what it holds,
+        // in every file format verify reads.
+        const QString empty = npy(u"empty.npy"_qs, {0, 128}, {});
+        QTest::addRow("empty npy") << QStringList{u"--config"_qs, config, u"--against"_qs, empty}
+                                   << u"empty.npy is [0, 128]: an empty table"_qs;
+        QTest::addRow("empty npy, what given")
+            << QStringList{u"--config"_qs, config, u"--against"_qs, empty, u"--what"_qs, u"cos"_qs}
+            << u"empty.npy is [0, 128]: an empty table"_qs;
+        QTest::addRow("no columns") << QStringList{u"--config"_qs, config, u"--against"_qs,
+                                                   npy(u"no-columns.npy"_qs, {4, 0}, {})}
+                                    << u"no-columns.npy is [4, 0]: an empty table"_qs;
+        const QString emptySafetensors = path(u"empty.safetensors"_qs);
+        test::writeBytes(emptySafetensors,
+                         test::safetensorsBytes({{u"cos"_qs, u"F32"_qs, {0, 128}, QByteArray()}}));
+        QTest::addRow("empty safetensors")
+            << QStringList{u"--config"_qs, config, u"--against"_qs, emptySafetensors}
+            << u"empty.safetensors is [0, 128]: an empty table"_qs;
+        test::GgufBuilder builder;
+        builder.addString("general.architecture", "llama");
+        builder.addTensor("rope_freqs.weight", {0}, 0 /* F32 */, QByteArray());
+        const QString emptyGguf = path(u"empty.gguf"_qs);
+        test::writeBytes(emptyGguf, builder.build());
+        QTest::addRow("empty gguf")
+            << QStringList{u"--config"_qs, config, u"--against"_qs, emptyGguf}
+            << u"empty.gguf is [0]: an empty table"_qs;
         QTest::addRow("negative tolerance")
             << QStringList{u"--config"_qs,    config,  u"--against"_qs, table,
                            u"--tolerance"_qs, u"-1"_qs}

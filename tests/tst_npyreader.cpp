@@ -26,6 +26,7 @@ private slots:
     void readsFloatTypes();
     void readsRowsAndScalars();
     void readsWhatNumpyWrites();
+    void readsComplex();
     void hostileFiles_data();
     void hostileFiles();
 
@@ -120,6 +121,38 @@ void TestNpyReader::readsRowsAndScalars()
     QVERIFY(npy.open(write(npyBytes("<f4", {0, 5}, {}), QStringLiteral("e.npy")), &error));
     QVERIFY(npy.read(&out, &error));
     QVERIFY(out.empty());
+}
+
+// np.save of a complex64 / complex128 array (freqs_cis): each element a (real, imag) pair of
+// float32 / float64, read as a trailing dimension of 2 in that order.
+void TestNpyReader::readsComplex()
+{
+    // (real, imag) = (10 r + c, -(10 r + c) - 0.5) for a 2 x 3 array.
+    std::vector<float> pairs32;
+    std::vector<double> pairs64;
+    for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 3; ++c)
+            for (const double v : {double(10 * r + c), -double(10 * r + c) - 0.5}) {
+                pairs32.push_back(float(v));
+                pairs64.push_back(v);
+            }
+    for (const char *descr : {"<c8", "<c16"}) {
+        const bool wide = QByteArray(descr) == "<c16";
+        const QString file =
+            write(npyBytes(descr, {2, 3}, wide ? f64Bytes(pairs64) : f32Bytes(pairs32)),
+                  QStringLiteral("freqs_cis.npy"));
+        NpyFile npy;
+        QString error;
+        QVERIFY2(npy.open(file, &error), qPrintable(error));
+        QCOMPARE(npy.tensor().typeName, QString::fromLatin1(descr));
+        QCOMPARE(npy.tensor().dtype, wide ? TensorDType::F64 : TensorDType::F32);
+        QCOMPARE(npy.tensor().shape, (std::vector<qint64>{2, 3, 2}));
+        std::vector<float> out;
+        QVERIFY2(npy.read(&out, &error), qPrintable(error));
+        QCOMPARE(out, pairs32);
+        QVERIFY(npy.readRows(1, 1, &out, &error));
+        QCOMPARE(out, (std::vector<float>{10, -10.5f, 11, -11.5f, 12, -12.5f}));
+    }
 }
 
 void TestNpyReader::readsWhatNumpyWrites()
@@ -262,6 +295,10 @@ void TestNpyReader::hostileFiles_data()
     QTest::addRow("truncated data") << npyBytes("<f4", {5}, four)
                                     << QStringLiteral("needs 20 bytes of data, but the file has 16 "
                                                       "after its header (truncated?)");
+    // Three complex64 values are 24 bytes (two floats each), not the 16 there.
+    QTest::addRow("truncated complex")
+        << npyBytes("<c8", {3}, four)
+        << QStringLiteral("needs 24 bytes of data, but the file has 16 after its header");
     QTest::addRow("extra data") << npyBytes("<f4", {3}, four)
                                 << QStringLiteral("needs 12 bytes of data, but the file has 16");
 }

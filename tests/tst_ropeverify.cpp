@@ -255,12 +255,32 @@ struct Ggml
     Part part = Part::Cos;
     qint64 shift = 0;
     // ggml-cuda: p * powf(theta_scale, i) instead of the recurrence; and the fast functions
-    // -use_fast_math makes of cosf / sinf, modelled as __cosf / __sinf work: the argument
-    // reduced in float32 (x * float32(1 / 2 pi)), then an error up to CUDA's documented
-    // 2^-21.41 in [-pi, pi] (nearly all of it, its sign a deterministic pattern here).
+    // -use_fast_math makes of cosf / sinf, powf and the division by a frequency factor: cosf /
+    // sinf modelled as __cosf / __sinf work: the argument reduced in float32
+    // (x * float32(1 / 2 pi)), then an error up to CUDA's documented 2^-21.41 in [-pi, pi]
+    // (nearly all of it, its sign a deterministic pattern here); powf and the division at their
+    // documented worst (fastPow, fastDivide).
     bool cudaPow = false;
     bool fastTrig = false;
 };
+
+// powf under -use_fast_math (see Ggml::fastTrig): CUDA's __powf, exp2(y * __log2f(x)), with
+// __log2f at its documented 2^-22 absolute bound (for x in [0.5, 2]) and __exp2f 2 units off,
+// both the same way (the result larger: with theta_scale's own rounding at base 10000 this is
+// the direction that exceeded the bound before __powf had its term, 1.03x at Llama 2's 4096).
+float fastPow(float x, float y)
+{
+    const auto log2x = float(std::log2(double(x)) + std::exp2(-22.0));
+    const float e = y * log2x;
+    const auto r = float(std::exp2(double(e)));
+    return std::nextafter(std::nextafter(r, 2.0f), 2.0f);
+}
+
+// x / y under -use_fast_math: __fdividef, 2 units off (the result larger).
+float fastDivide(float x, float y)
+{
+    return std::nextafter(std::nextafter(x / y, 1e30f), 1e30f);
+}
 
 // The fast functions' model (see Ggml::fastTrig): cos or sin of x.
 float fastTrig(float x, bool cosine)
@@ -286,7 +306,7 @@ RopeTable ggmlTable(const Ggml &g)
         float theta = float(p + g.shift);
         for (qint64 i = 0; i < n; ++i) {
             const float ff = g.factors.empty() ? 1.0f : float(g.factors[std::size_t(i)]);
-            const float extrapolated = theta / ff;
+            const float extrapolated = g.fastTrig ? fastDivide(theta, ff) : theta / ff;
             const float interpolated = float(g.freqScale) * extrapolated;
             float angle = interpolated;
             if (g.yarn) {
@@ -299,8 +319,9 @@ RopeTable ggmlTable(const Ggml &g)
                 (g.fastTrig ? fastTrig(angle, true) : std::cos(angle)) * float(g.mscale);
             sine[std::size_t(i)] =
                 (g.fastTrig ? fastTrig(angle, false) : std::sin(angle)) * float(g.mscale);
-            theta = g.cudaPow ? float(p + g.shift) * std::pow(thetaScale, float(i + 1))
-                              : theta * thetaScale;
+            const float power =
+                g.fastTrig ? fastPow(thetaScale, float(i + 1)) : std::pow(thetaScale, float(i + 1));
+            theta = g.cudaPow ? float(p + g.shift) * power : theta * thetaScale;
         }
         for (qint64 c = 0; c < columns; ++c) {
             const qint64 pair = g.form == Form::PerPair ? c : adjacent ? c / 2 : c % n;
@@ -323,7 +344,9 @@ std::vector<double> ggmlFactors(double base, qint64 dims, const std::vector<doub
     return out;
 }
 
-// HF's YaRN correction range (beta_fast 32, beta_slow 1, truncated), as ggml receives it.
+// HF's YaRN correction range (beta_fast 32, beta_slow 1, truncated), in float64: ggml computes it
+// itself in float32 (ggml_rope_yarn_corr_dims); after floor / ceil the configs here give the
+// same integers either way.
 std::pair<double, double> yarnRamp(double base, qint64 dim, double original)
 {
     const auto correction = [&](double rotations) {
@@ -477,7 +500,7 @@ private slots:
         PE_COMPARE_NEAR(result.maxAbsError, 5e-6, 1e-12);
         QCOMPARE(result.first.position, qint64(-1));
 
-        options.tolerance = 3e-6;
+        options.tolerance = 2e-6;
         result = verify(headDim, config, options, candidate);
         QVERIFY(!result.agrees);
         QCOMPARE(result.differing, qint64(2));
@@ -892,8 +915,9 @@ private slots:
         cuda.cudaPow = true;
         result = verify(128, llama2(), options, ggmlTable(cuda));
         QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
-        // ... through the fast functions: agrees, and says so (their 2^-21.41 hides within the
-        // default tolerance of 1e-6 where the angle is small: a tighter one shows it).
+        // ... through the fast functions -use_fast_math makes of sinf / cosf, powf and the
+        // division, each at its documented worst: agrees, and says so (their 2^-21.41 hides
+        // within the default tolerance of 1e-6 where the angle is small: a tighter one shows it).
         cuda.fastTrig = true;
         options.tolerance = 1e-7;
         result = verify(128, llama2(), options, ggmlTable(cuda));
@@ -901,6 +925,15 @@ private slots:
         QCOMPARE(result.agreement, RopeAgreement::ApproximateTrig);
         QVERIFY2(reportOf(result, options).contains(u"consistent with __sinf / __cosf"_qs),
                  qPrintable(reportOf(result, options)));
+        QVERIFY(result.worstRatio <= 1.0);
+        // Llama 3.1's rope_freqs divided by __fdividef, at 2048 positions.
+        Ggml fastLlama3 = llama3;
+        fastLlama3.cudaPow = true;
+        fastLlama3.fastTrig = true;
+        fastLlama3.positions = 2048;
+        result = verify(128, llama31(), options, ggmlTable(fastLlama3));
+        QVERIFY2(result.agrees, qPrintable(reportOf(result, options)));
+        QCOMPARE(result.agreement, RopeAgreement::ApproximateTrig);
         // A planted mistake is still named through that noise.
         cuda.shift = 1;
         result = verify(128, llama2(), options, ggmlTable(cuda));
@@ -946,11 +979,13 @@ private slots:
         row("llama 3.1: scaling ignored and base 1e6", 12, RopeMistake::ScalingIgnored,
             u"two mistakes: rope_type \"llama3\" scaling ignored and another base: the table "
             "matches the default type's frequencies with rope_theta 1000000"_qs);
-        // (30528 and 30527.74 are the same base within float32's recurrence noise.)
-        row("llama 2: a real base (30527.74)", 14, RopeMistake::BaseChanged,
-            u"another base theta: the table matches rope_theta 30528 (the config says 10000); "
-            "fitted from the ratio of its first two frequencies: 30527.7"_qs);
-        row("phi-3: long factors at exactly 4096 positions (off by one)", 13,
+        // HF's float32 product at a base that is no round number: named as that real base
+        // (30528, within ggml's recurrence noise of it, explains the table only under that
+        // looser computation, which a product-made table does not claim).
+        row("llama 2, product-made: a real base (30527.74)", 14, RopeMistake::BaseChanged,
+            u"another base theta: the table matches rope_theta 30527.74 (the config says "
+            "10000)"_qs);
+        row("phi-3: long factors at exactly 4096 positions (>= for >)", 13,
             RopeMistake::LongropeFactorSet,
             u"matches long_factor, but at sequence length 4096 (<= original_max_position_"
             "embeddings 4096)"_qs);
@@ -966,6 +1001,7 @@ private slots:
         RopeConfig config = llama2();
         Ggml g;
         const QJsonObject phi = referenceCase(u"phi-3-mini-128k longrope, seq_len 4097 (long)"_qs);
+        std::optional<RopeTable> product; // a table made HF's way instead of ggml's
         switch (bug) {
         case 0: // Llama 3.1 without its rope_freqs
             config = llama31();
@@ -1022,7 +1058,10 @@ private slots:
             g.base = 1e6;
             g.positions = 2048;
             break;
-        case 13: // llama.cpp's switch at n_ctx >= original instead of HF's seq_len > original
+        // An engine whose long / short switch is off by one: the long factors at n_ctx >=
+        // original, where HF switches at seq_len > original_max_position_embeddings (as does
+        // llama.cpp's get_rope_factors: n_ctx_per_seq > n_ctx_orig_yarn).
+        case 13:
             config = configOf(phi);
             config.sequenceLength = 4096;
             headDim = 96;
@@ -1034,8 +1073,10 @@ private slots:
                                         .value(QLatin1String("long_factor")));
             g.mscale = caseScale(phi);
             break;
-        case 14: // vLLM's old dynamic base on a plain config: a base that is no round number
-            g.base = dynamicBase(10000.0, 2.0, 8192.0, 4096.0, 128.0);
+        case 14: // vLLM's old dynamic base on a plain config (a base that is no round number),
+                 // in a table made HF's way: float32 inv_freq times float32 positions
+            product = make({hfFloat32Theta(dynamicBase(10000.0, 2.0, 8192.0, 4096.0, 128.0), 128),
+                            1.0, g.positions, Form::Half, Part::Cos, true});
             break;
         case 11: // GPT-NeoX's 64-dim heads, 16 rotary dims: all 64 rotated
             headDim = 64;
@@ -1049,10 +1090,69 @@ private slots:
         }
         if (config.sequenceLength == 0)
             config.sequenceLength = g.positions;
-        const RopeVerifyResult result = verify(headDim, config, options, ggmlTable(g));
+        const RopeVerifyResult result =
+            verify(headDim, config, options, product ? *product : ggmlTable(g));
         QVERIFY2(!result.agrees, qPrintable(reportOf(result, options)));
         QVERIFY2(int(result.mistake) == mistake && result.diagnosis.contains(text),
                  qPrintable(reportOf(result, options)));
+        // A product-made table is not said to be computed ggml's way.
+        if (product)
+            QVERIFY2(!result.diagnosis.contains(u"as ggml"_qs), qPrintable(result.diagnosis));
+    }
+
+    // The same bugs in tables made HF's (and vLLM's) way, float32 inv_freq times float32
+    // positions: named under the product, never said to be ggml's recurrence.
+    void productBugZoo_data()
+    {
+        QTest::addColumn<int>("bug");
+        QTest::addColumn<int>("mistake");
+        QTest::addColumn<QString>("text");
+        const auto row = [](const char *name, int bug, RopeMistake mistake, const QString &text) {
+            QTest::addRow("%s", name) << bug << int(mistake) << text;
+        };
+        row("llama 2: positions shifted by one", 0, RopeMistake::PositionsShifted,
+            u"positions shifted by +1"_qs);
+        row("llama 2: base 30000", 1, RopeMistake::BaseChanged,
+            u"rope_theta 30000 (the config says 10000)"_qs);
+        row("llama 3.1: scaling ignored", 2, RopeMistake::ScalingIgnored,
+            u"rope_type \"llama3\" scaling ignored"_qs);
+        row("llama 3.1: config ignored", 3, RopeMistake::ConfigIgnored,
+            u"the config ignored altogether"_qs);
+    }
+    void productBugZoo()
+    {
+        QFETCH(int, bug);
+        QFETCH(int, mistake);
+        QFETCH(QString, text);
+        RopeVerifyOptions options;
+        options.precision = TensorDType::F32;
+        RopeConfig config = llama2();
+        Made m{hfFloat32Theta(10000.0, 128), 1.0, 2048, Form::Half, Part::Cos, true};
+        switch (bug) {
+        case 0:
+            m.shift = 1;
+            break;
+        case 1:
+            m.theta = hfFloat32Theta(30000.0, 128);
+            break;
+        case 2:
+            config = llama31();
+            m.theta = hfFloat32Theta(500000.0, 128);
+            break;
+        case 3:
+            config = llama31();
+            break;
+        default:
+            QFAIL("no such bug");
+        }
+        config.sequenceLength = m.positions;
+        const RopeVerifyResult result = verify(128, config, options, make(m));
+        QVERIFY2(!result.agrees, qPrintable(reportOf(result, options)));
+        QVERIFY2(int(result.mistake) == mistake && result.diagnosis.contains(text),
+                 qPrintable(reportOf(result, options)));
+        QVERIFY2(!result.diagnosis.contains(u"as ggml"_qs) &&
+                     !result.diagnosis.contains(u"fast approximate"_qs),
+                 qPrintable(result.diagnosis));
     }
 
     // Values rounded to float16 or bfloat16 and stored as float32 are named; the same values in

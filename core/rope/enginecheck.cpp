@@ -55,30 +55,47 @@ std::optional<QString> chooseTensor(const ModelTensors &tensors, ModelSourceKind
     return std::nullopt;
 }
 
+// What a refusal calls the candidate: "tensor cos of /path/engine.npy", or "table" for an array
+// in memory (pescope.verify).
+QString subject(const RopeCandidate &c)
+{
+    return c.file.isEmpty() ? QStringLiteral("table")
+                            : QStringLiteral("tensor %1 of %2").arg(c.tensor, c.file);
+}
+
+} // namespace
+
 // The table a shape holds: leading dimensions of 1 dropped (HF's forward returns batch x
 // positions x dims), a trailing 2 read as complex pairs (Llama 4's freqs_cis, view_as_real).
-bool tableShape(RopeCandidate *c, QString *error)
+bool ropeCandidateShape(RopeCandidate *c, QString *error)
 {
     std::vector<qint64> s = c->shape;
     while (s.size() > 2 && s.front() == 1)
         s.erase(s.begin());
-    if (s.size() == 3 && s.back() == 2) {
-        c->complexPairs = true;
+    c->complexPairs = s.size() == 3 && s.back() == 2;
+    if (c->complexPairs) {
         c->values.rows = s[0];
         c->values.columns = 2 * s[1];
-        return true;
+    } else if (s.size() > 2) {
+        *error = QStringLiteral("%1 is %2: a RoPE table has 2 dimensions (positions x columns; "
+                                "leading dimensions of 1 are dropped), complex pairs 3 (positions "
+                                "x pairs x 2), inv_freq 1")
+                     .arg(subject(*c), shapeText(c->shape));
+        return false;
+    } else {
+        c->values.rows = s.size() == 2 ? s[0] : 1;
+        c->values.columns = s.empty() ? 1 : s.back();
     }
-    if (s.size() > 2) {
-        *error = QStringLiteral("tensor %1 of %2 is %3: a RoPE table has 2 dimensions (positions "
-                                "x columns; leading dimensions of 1 are dropped), complex pairs 3 "
-                                "(positions x pairs x 2), inv_freq 1")
-                     .arg(c->tensor, c->file, shapeText(c->shape));
+    if (c->values.rows < 1 || c->values.columns < 1) {
+        *error = QStringLiteral("%1 is %2: an empty table (no positions or no columns), "
+                                "nothing to verify")
+                     .arg(subject(*c), shapeText(c->shape));
         return false;
     }
-    c->values.rows = s.size() == 2 ? s[0] : 1;
-    c->values.columns = s.empty() ? 1 : s.back();
     return true;
 }
+
+namespace {
 
 QString layoutLine(const EngineCheck &check)
 {
@@ -168,7 +185,7 @@ std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *
                         .arg(c.tensor, path)
                         .arg(info->elementCount())
                         .arg(maxRopeCandidateValues));
-    if (!tableShape(&c, error))
+    if (!ropeCandidateShape(&c, error))
         return std::nullopt;
     // At the file's own precision: F64 stays F64, F32 / F16 / BF16 are widened exactly.
     if (!tensors.readRows(c.tensor, 0, -1, &c.values.values, error))
@@ -187,7 +204,7 @@ RopeQuantity guessRopeQuantity(const RopeCandidate &candidate)
         return RopeQuantity::AttentionFactor;
     // Position 0 of a table holding cos and sin (vLLM's cos_sin_cache, cat(cos, sin); ggml's
     // cache, (cos, sin) per pair): half its columns are sin 0 = 0, the others cos 0, all equal.
-    if (t.columns >= 2 && t.columns % 2 == 0) {
+    if (t.rows >= 1 && t.columns >= 2 && t.columns % 2 == 0) {
         qint64 zeros = 0;
         std::optional<double> scale;
         bool equal = true;
@@ -250,7 +267,12 @@ std::optional<EngineCheck> checkRopeCandidate(const EngineCheckRequest &request,
     check.candidateBrief = candidate->description(true);
     RopeVerifyOptions &options = check.options;
     options = request.options;
-    options.what = request.what.value_or(guessRopeQuantity(*candidate));
+    const RopeTable &values = candidate->values;
+    if (values.rows < 1 || values.columns < 1 ||
+        qint64(values.values.size()) != values.rows * values.columns)
+        return fail(QStringLiteral("%1 holds no values to verify (an empty table)")
+                        .arg(candidate->description()));
+    options.what = request.what ? *request.what : guessRopeQuantity(*candidate);
     options.precision = candidate->dtype;
     options.errorGridRows = request.errorGridRows;
     const QString whatName = nameOf(ropeQuantityNames, options.what);
@@ -274,9 +296,8 @@ std::optional<EngineCheck> checkRopeCandidate(const EngineCheckRequest &request,
         check.config.sequenceLength = request.config.originalMaxPositionEmbeddings + 1;
     if (candidate->ggufFrequencyFactors) {
         if (options.what != RopeQuantity::InverseFrequencies)
-            return fail(QStringLiteral("--what must be inv-freq for a GGUF file's "
-                                       "rope_freqs.weight (got %1)")
-                            .arg(whatName));
+            return fail(QStringLiteral("--what must be inv-freq for a GGUF file's %1 (got %2)")
+                            .arg(candidate->tensor, whatName));
         // llama.cpp's per-pair divisors of the default frequencies, as inv_freq.
         candidate->values.values =
             ropeFrequenciesFromFactors(request.headDim, check.config, candidate->values.values);

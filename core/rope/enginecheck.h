@@ -44,6 +44,13 @@ struct RopeCandidate
 std::optional<RopeCandidate> readRopeCandidate(const QString &against, QString *error,
                                                bool longContext = false);
 
+// Sets `c`'s rows and columns from its shape (as stored): leading dimensions of 1 dropped (HF's
+// forward returns batch x positions x dims), a trailing 2 read as complex pairs. false with
+// *error naming the candidate where the shape is no RoPE table: more than 2 dimensions (3 for
+// complex pairs), or empty (no positions or no columns). readRopeCandidate() and pescope.verify
+// both shape their candidates here, so both refuse the same arrays with the same message.
+bool ropeCandidateShape(RopeCandidate *c, QString *error);
+
 // What the candidate holds when not told: a GGUF's rope_freqs and 1-D arrays are inverse
 // frequencies, one value the attention factor, complex pairs cos-sin, a matrix whose first row
 // (position 0) is half zeros and half one value cos-sin (vLLM's cos_sin_cache, ggml's cache),

@@ -27,7 +27,7 @@ QString typeText(RopeType type)
 struct FittedBases
 {
     std::optional<double> firstTwo;
-    std::optional<double> firstLast;
+    std::optional<double> firstLast; // the first and a far pair (the one best resolved)
 };
 
 // Frequencies another computation gives, and what to call that computation.
@@ -169,7 +169,7 @@ double significant(double x, int digits)
 
 // Another rope_theta: the base fitted from the ratio of the first two frequencies (which every
 // rule but longrope leaves unscaled), rounded to a few significant digits, the base fitted from
-// the first and last (the lowest frequency measured over the whole table: a real number, as a
+// the first and a far one (a low frequency measured over the whole table: a real number, as a
 // dynamic or otherwise computed base is) and HF's default.
 void otherBases(const Context &c, const FittedBases &fittedBases, std::vector<ThetaHypothesis> *out)
 {
@@ -185,18 +185,27 @@ void otherBases(const Context &c, const FittedBases &fittedBases, std::vector<Th
     }
     if (valid(fittedBases.firstLast)) {
         bases.push_back(std::round(*fittedBases.firstLast));
+        // The real number, to the 7 digits a float32 table resolves (see fittedBases()), and as
+        // fitted.
+        bases.push_back(significant(*fittedBases.firstLast, 7));
         bases.push_back(*fittedBases.firstLast);
     }
     bases.push_back(10000.0); // transformers' default_theta
-    // A base this close to the config's (or to a rounder one tried before) is float32's own
-    // noise, not a mistake: theta_scale's rounding in ggml's recurrence (up to about 3 units,
-    // theta_i off by i times that) is what a base off by 3u * d/2 relative gives.
-    const double floatBaseShift =
-        4.0 * std::ldexp(1.0, -24) * double(c.reference.inverseFrequencies.size());
+    // A base this close to the config's is float32's own noise, not a mistake: theta_scale's
+    // rounding in ggml's recurrence (up to about 3 units, theta_i off by i times that) is what a
+    // base off by 3u * d/2 relative gives.
+    const double pairs = double(c.reference.inverseFrequencies.size());
+    const double floatBaseShift = 4.0 * std::ldexp(1.0, -24) * pairs;
+    // Bases tried are kept apart by what a ggml table at a round base fits to: theta_scale =
+    // powf(base, -2/d) rounded to float32 (half a unit, 2^-24 relative at most, and a little for
+    // powf) is a base off by 2^-24 * d/2 relative; so a ggml table at 30000 is named 30000, not its
+    // fit 29999.98, while HF's product at 30527.74 (8.6e-6 from 30528, beyond 3.8e-6 at d = 128)
+    // is tried at its real base and, explained there under the tighter product, named by it.
+    const double roundingBaseShift = 1.25 * std::ldexp(1.0, -24) * pairs;
     std::vector<double> tried;
     for (double base : bases) {
         const bool seen = std::any_of(tried.begin(), tried.end(), [&](double b) {
-            return std::abs(b - base) <= floatBaseShift * b;
+            return std::abs(b - base) <= roundingBaseShift * b;
         });
         if (seen || std::abs(base - config.ropeTheta) <= floatBaseShift * config.ropeTheta ||
             base <= 1.0)
@@ -335,9 +344,18 @@ std::optional<double> thetaOf(const RopeTable &t, const std::vector<ColumnRole> 
 {
     if (t.rows < 2)
         return std::nullopt;
-    const std::optional<double> rough = angleAt(t, roles, pair, 1, scale);
+    // The angle per row, roughly: at row 1, or (a low frequency whose float32 cos at row 1 is
+    // 1) at the first row of 2, 4, 8, ... where it is measurable; doubling from below 0.01 rad
+    // cannot pass pi.
+    qint64 probe = 1;
+    std::optional<double> rough = angleAt(t, roles, pair, probe, scale);
+    while (rough && *rough < 0.01 && probe < t.rows - 1) {
+        probe = std::min(2 * probe, t.rows - 1);
+        rough = angleAt(t, roles, pair, probe, scale);
+    }
     if (!rough || !(*rough > 0.0))
         return std::nullopt;
+    *rough /= double(probe);
     const bool sinOnly = std::none_of(roles.begin(), roles.end(), [&](const ColumnRole &r) {
         return r.pair == pair && r.cosine;
     });
@@ -657,7 +675,7 @@ private:
     }
 
     // The base fitted from the table: from the ratio of its first two frequencies, and (a real
-    // number to the table's precision) from the first and the last.
+    // number to the table's precision) from the first and the far one best resolved.
     FittedBases fittedBases() const
     {
         const qint64 n = m_c.candidatePairs;
@@ -670,12 +688,27 @@ private:
                 scale = m_t.at(0, qint64(c));
         const auto t0 = thetaOf(m_t, m_roles, 0, scale);
         const auto t1 = thetaOf(m_t, m_roles, 1, scale);
-        const auto last = thetaOf(m_t, m_roles, n - 1, scale);
         FittedBases out;
         if (t0 && t1)
             out.firstTwo = baseFromRatio(m_c, *t0, *t1, 1);
-        if (t0 && last && n > 2)
-            out.firstLast = baseFromRatio(m_c, *t0, *last, n - 1);
+        if (!t0 || n <= 2)
+            return out;
+        // The far frequency best resolved: pair k's angle a at the row it is read at, through
+        // acos where the table has no sin (error ~ u / sin a), gives the base to u / (k a sin a)
+        // relative; the last pair's angle is small in a short table (0.16 rad at 4096 positions
+        // for base 30,000), a middle one's reaches 0.9 pi.
+        double best = 0;
+        for (qint64 k = n / 2; k < n; ++k) {
+            const auto tk = thetaOf(m_t, m_roles, k, scale);
+            if (!tk || !(*tk > 0.0))
+                continue;
+            const double a = std::min(0.9 * std::numbers::pi, *tk * double(m_t.rows - 1));
+            const double resolution = double(k) * a * std::max(std::sin(a), 0.3);
+            if (resolution > best) {
+                best = resolution;
+                out.firstLast = baseFromRatio(m_c, *t0, *tk, k);
+            }
+        }
         return out;
     }
 

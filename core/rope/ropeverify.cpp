@@ -588,6 +588,11 @@ double Allowance::bound(const TableModel &model, qint64 row, qint64 column) cons
     double units = thetaSlope * i + 7.0;
     if (method >= Float32Method::Recurrence) // i roundings of theta and of theta_scale's error
         units += 3.0 * i + 4.0;
+    // -use_fast_math's __powf(theta_scale, i) = exp2(i * __log2f(theta_scale)): __log2f's 2^-22
+    // absolute (4 ln 2 * i units once exp2'd), i * log2 rounded (slope i), __exp2f's and
+    // __fdividef's 2 ulp where powf and the division had less (5).
+    if (method >= Float32Method::FastTrig)
+        units += (4.0 * std::numbers::ln2 + thetaSlope) * i + 5.0;
     // cos / sin of a float32 angle and the product with the scale: 2 units of s.
     b += s * float32Unit * (2.0 + units * a);
     if (method >= Float32Method::FastTrig) // __cosf's 2^-21.19 in [-pi, pi], the reduction beyond

@@ -95,7 +95,7 @@ enum class RopeAgreement {
     // theta *= theta_scale, ggml-cuda's p * powf(theta_scale, i)).
     AccumulatedAngles,
     // Within what fast approximate sine and cosine of float32 angles give (CUDA's __sinf / __cosf
-    // under -use_fast_math).
+    // under -use_fast_math, with the __powf and __fdividef that make those angles).
     ApproximateTrig,
     Differs,
 };
@@ -129,8 +129,8 @@ struct RopeVerifyResult
     qint64 differing = 0;   // values beyond the tolerance of the reference at their precision
     double maxAbsError = 0; // against the float64 reference, over all values
     // inv_freq and the attention factor: over values with a non-zero reference. Tables: relative
-    // to the pair's magnitude (the attention factor: cos^2 + sin^2 of a pair), which a zero
-    // crossing does not blow up.
+    // to the pair's magnitude (the attention factor: sqrt(cos^2 + sin^2) of a pair), which a
+    // zero crossing does not blow up.
     double maxRelError = 0;
     // Tables holding both cos and sin of a pair (cos-sin): the largest angle error, |atan2 of the
     // candidate's (sin, cos) - atan2 of the reference's| in radians; -1 when not measured.
@@ -145,8 +145,9 @@ struct RopeVerifyResult
     RopeCell worstAllowed;
     double worstAllowance = 0;
     double worstRatio = 0;
-    // RoundedValues / RoundedAngles: what float32 (or the candidate's type) allows at the worst
-    // value, the size of the rounding the verdict accepts.
+    // Any agreement short of Exact (RoundedValues, RoundedAngles, AccumulatedAngles,
+    // ApproximateTrig): what that computation allows at the worst value, less the tolerance: the
+    // size of the float32 (or the candidate's type's) error the verdict accepts.
     double roundingAllowance = 0;
     // Tables: the layout compared, detected when the options said Auto; the pairs it holds.
     RopeLayout layout = RopeLayout::Half;

@@ -52,8 +52,10 @@ struct TableModel
 //  Recurrence: the angle accumulated by i float32 multiplications, theta *= theta_scale from a
 //    float32 theta_scale = powf(base, -2/n_dims) (ggml-cpu's ggml_rope_cache_init), or
 //    p * powf(theta_scale, i) (ggml-cuda).
-//  FastTrig: those angles through fast approximate sine and cosine (CUDA's __sinf / __cosf under
-//    -use_fast_math: 2^-21.41 absolute in [-pi, pi], and the float32 range reduction beyond).
+//  FastTrig: ggml-cuda under -use_fast_math: its angles p * __powf(theta_scale, i) (__log2f's
+//    2^-22 absolute, i times, through exp2), the division by a frequency factor __fdividef,
+//    through fast approximate sine and cosine (__sinf / __cosf: 2^-21.41 absolute in [-pi, pi],
+//    and the float32 range reduction beyond).
 enum class Float32Method { None, Values, Product, Recurrence, FastTrig };
 
 // How far a candidate value may lie from a model's and still match it.

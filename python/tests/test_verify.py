@@ -166,13 +166,13 @@ def test_bad_arguments(keywords, error, message):
 
 
 def test_bad_tables():
-    with pytest.raises(ValueError, match="3 dimensions"):
-        pescope.verify(LLAMA31, np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match=r"table is \[2, 2, 3\]: a RoPE table has 2 dimensions"):
+        pescope.verify(LLAMA31, np.zeros((2, 2, 3)))
     with pytest.raises(ValueError, match="expected positions x 128"):
         pescope.verify(LLAMA31, np.zeros((3, 3)))
     with pytest.raises(ValueError, match="real numbers"):
         pescope.verify(LLAMA31, np.zeros((3, 128), dtype=bool))
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(ValueError, match=r"table is \[0, 128\]: an empty table"):
         pescope.verify(LLAMA31, np.zeros((0, 128)))
     with pytest.raises(ValueError, match="no rotation|not rotary|learned|absolute"):
         pescope.verify(DATA / "configs" / "gpt2.json", np.zeros((3, 64)))
@@ -200,3 +200,28 @@ def test_half_precision_and_complex_arrays_as_the_command_line(references, run_p
     np.save(path, freqs_cis[0])
     cli = run_pescope("verify", "--config", LLAMA31, "--against", path)
     assert cli.returncode == 0 and "as cos-sin" in cli.stdout, cli.stdout
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 64), (64,), (4, 0)])
+def test_complex_shapes_as_the_command_line(run_pescope, tmp_path, shape):
+    # A complex array is read as the command line reads the same array saved as .npy (its
+    # (real, imag) pairs a trailing dimension of 2): the same shapes refused with the same
+    # message, the same verdict on the others.
+    table = np.ones(shape, dtype=np.complex64)
+    path = tmp_path / "freqs_cis.npy"
+    np.save(path, table)
+    cli = run_pescope("verify", "--config", LLAMA31, "--against", path)
+    try:
+        result = pescope.verify(LLAMA31, table)
+    except ValueError as raised:
+        assert cli.returncode == 2, cli.stdout + cli.stderr
+        # The command line names the file ("tensor ... of PATH is [...]", "(... of PATH, <c8
+        # [...])"), Python the table ("table is [...]", "(a complex64 array [...])").
+        message = str(raised)
+        if message.startswith("table is "):
+            assert cli.stderr.strip().endswith(message[len("table"):]), (cli.stderr, message)
+        else:
+            assert message.endswith(f"(a complex64 array {list(table.shape) + [2]})"), message
+            assert message.rsplit(" (", 1)[0] in cli.stderr, (cli.stderr, message)
+        return
+    assert cli.returncode == (0 if result else 4), (cli.stdout, str(result))
