@@ -16,6 +16,7 @@
 #include <QClipboard>
 #include <QFile>
 #include <QJsonDocument>
+#include <QJsonParseError>
 #include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
@@ -187,6 +188,19 @@ private slots:
                                    << QStringLiteral("is not valid JSON");
         QTest::addRow("truncated")
             << good.left(good.size() * 2 / 3) << QStringLiteral("looks truncated");
+        // Issue 37: a raw U+FEFF in a phrase (3 bytes, passed to Qt's parser as a 6-byte escape)
+        // does not move the error's byte offset: the same as with 3 ASCII bytes in its place.
+        const auto malformedAfter = [](const QByteArray &fill) -> QByteArray {
+            return "{\"format_version\": 2, \"state\": {\"phrases\": [\"" + fill + fill +
+                   "\"],, \"colormap\": \"gray\"}}";
+        };
+        QJsonParseError asciiError;
+        QJsonDocument::fromJson(malformedAfter("abc"), &asciiError);
+        QTest::addRow("malformed after U+FEFF")
+            << malformedAfter("\xEF\xBB\xBF")
+            << QStringLiteral("is not valid JSON: %1 at byte %2")
+                   .arg(asciiError.errorString())
+                   .arg(asciiError.offset);
         QTest::addRow("empty") << QByteArray("  \n") << QStringLiteral("is empty");
         QTest::addRow("newer format")
             << QByteArray("{\"format_version\": 3, \"state\": {}}")

@@ -33,7 +33,7 @@ QJsonObject readJson(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return {};
     // Qt's parser drops a U+FEFF at the start of a string; the expected texts keep theirs.
-    return QJsonDocument::fromJson(escapeByteOrderMarks(file.readAll())).object();
+    return jsonDocumentKeepingFeff(file.readAll()).object();
 }
 
 std::vector<qint64> idsOf(const QJsonValue &v)
@@ -166,6 +166,7 @@ private slots:
     void publishedFiles_data();
     void publishedFiles();
     void byteOrderMark();
+    void byteOrderMarksInJson();
     void precompiled_data();
     void precompiled();
     void precompiledOffsets();
@@ -1189,6 +1190,50 @@ void TestTokenizer::byteOrderMark()
     QCOMPARE(e->ids, (std::vector<qint64>{4}));
     QCOMPARE(bpeBom->tokenToId(QStringLiteral("\uFEFF\uFEFF")), std::optional<qint64>(1));
     QCOMPARE(bpeBom->idToToken(0), QStringLiteral("\uFEFF"));
+}
+
+void TestTokenizer::byteOrderMarksInJson()
+{
+    // Only a raw U+FEFF inside a string, not escaped, is kept through Qt's parser; elsewhere the
+    // text stays invalid JSON as RFC 8259 has it (and Hugging Face's reader refuses it).
+    const QByteArray bom("\xEF\xBB\xBF");
+    QString error;
+    std::optional<QJsonObject> o =
+        parseJsonObject(QByteArray("{\"a\": \"" + bom + "x\", \"b\": \"\\\\" + bom + "\"}"),
+                        QStringLiteral("t"), &error);
+    QVERIFY2(o, qPrintable(error));
+    QCOMPARE(o->value(QStringLiteral("a")).toString(), QStringLiteral("\uFEFFx"));
+    QCOMPARE(o->value(QStringLiteral("b")).toString(), QStringLiteral("\\\uFEFF"));
+    // A backslash then a raw U+FEFF is an invalid escape (serde_json: "invalid escape"), not the
+    // six characters of "\ufeff".
+    QVERIFY(
+        !parseJsonObject(QByteArray("{\"a\": \"\\" + bom + "\"}"), QStringLiteral("t"), &error));
+    QVERIFY2(error.contains(QStringLiteral("invalid JSON")), qPrintable(error));
+    // A U+FEFF between tokens is not whitespace.
+    QVERIFY(!parseJsonObject(QByteArray("{\"a\":" + bom + "1}"), QStringLiteral("t"), &error));
+    QVERIFY2(error.contains(QStringLiteral("invalid JSON")), qPrintable(error));
+    // The same file as the reviewer's bs.json: a vocabulary key "\<U+FEFF>" refused.
+    const QByteArray vocab =
+        "{\"version\": \"1.0\", \"model\": {\"type\": \"WordLevel\", \"vocab\": "
+        "{\"a\": 0, \"[UNK]\": 1, \"\\" +
+        bom + "\": 2}, \"unk_token\": \"[UNK]\"}}";
+    QVERIFY(!Tokenizer::fromJson(vocab, QStringLiteral("bs.json"), &error));
+    QVERIFY2(error.contains(QStringLiteral("invalid JSON")), qPrintable(error));
+
+    // Error offsets are bytes of the text as given: the same as with three ASCII bytes in
+    // place of each U+FEFF before the error.
+    const QByteArray tail = "\", \"b\": x}";
+    const QByteArray withBoms = "{\"a\": \"" + bom + bom + "y" + bom + tail;
+    const QByteArray withAscii = "{\"a\": \"" + QByteArray("abcabcyabc") + tail;
+    QJsonParseError feffError, asciiError;
+    jsonDocumentKeepingFeff(withBoms, &feffError);
+    jsonDocumentKeepingFeff(withAscii, &asciiError);
+    QVERIFY(asciiError.error != QJsonParseError::NoError);
+    QCOMPARE(feffError.error, asciiError.error);
+    QCOMPARE(feffError.offset, asciiError.offset);
+    QVERIFY(asciiError.offset >= withAscii.indexOf('x'));
+    QVERIFY(!parseJsonObject(withBoms, QStringLiteral("t"), &error));
+    QVERIFY2(error.contains(QStringLiteral("byte %1").arg(asciiError.offset)), qPrintable(error));
 }
 
 void TestTokenizer::precompiled_data()
