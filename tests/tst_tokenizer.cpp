@@ -177,6 +177,9 @@ private slots:
     void bertKeepsUnassigned();
     void loneSurrogates();
     void droppingPostProcessors();
+    void repeatingPostProcessors();
+    void deadlineBetweenSteps();
+    void boundedDecoders();
 };
 
 void TestTokenizer::knownAnswers_data()
@@ -1395,6 +1398,15 @@ void TestTokenizer::boundedGrowth_data()
     QTest::newRow("50 ByteLevel pre-tokenizers")
         << tokenizerJson(model, {}, sequence("Sequence", "pretokenizers", byteLevels))
         << QStringLiteral("\u00E9") << QStringLiteral("pre-tokenizer");
+    // 8 times the text plus 4,096 characters: 1,000 "a" made 20,000 long is refused (it fitted
+    // the earlier 64 times).
+    QTest::newRow("Replace a -> 20 a on 1,000 characters")
+        << tokenizerJson(
+               model,
+               typed("Replace", {{QStringLiteral("pattern"),
+                                  QJsonObject{{QStringLiteral("String"), QStringLiteral("a")}}},
+                                 {QStringLiteral("content"), QString(20, QLatin1Char('a'))}}))
+        << QString(1000, QLatin1Char('a')) << QStringLiteral("Replace");
     QTest::newRow("Precompiled expansion")
         << tokenizerJson(model, precompiledNormalizer(charsmapBlob({{"a", QByteArray(5000, 'b')}})))
         << QStringLiteral("a") << QStringLiteral("Precompiled");
@@ -1509,6 +1521,105 @@ void TestTokenizer::droppingPostProcessors()
     const std::optional<TokenEncoding> e = t->encode(QStringLiteral("Hello world"), true, &error);
     QVERIFY2(e, qPrintable(error));
     QCOMPARE(e->ids, (std::vector<qint64>{0, 1, 2}));
+}
+
+void TestTokenizer::repeatingPostProcessors()
+{
+    // A `single` template with $A 100 times: 100 words become 10,000 tokens, past 4 times the
+    // text's tokens plus 1,024; refused with the post-processor named, directly and inside a
+    // Sequence. $A twice stays within the bound.
+    const auto piece = [] {
+        return QJsonObject{
+            {QStringLiteral("Sequence"), QJsonObject{{QStringLiteral("id"), QStringLiteral("A")},
+                                                     {QStringLiteral("type_id"), 0}}}};
+    };
+    const auto templ = [&](int repeats) {
+        QJsonArray single;
+        for (int i = 0; i < repeats; ++i)
+            single.append(piece());
+        return typed("TemplateProcessing", {{QStringLiteral("single"), single},
+                                            {QStringLiteral("pair"), single},
+                                            {QStringLiteral("special_tokens"), QJsonObject{}}});
+    };
+    const QJsonObject model = wordLevel({QStringLiteral("a")});
+    QStringList words;
+    for (int i = 0; i < 100; ++i)
+        words.append(QStringLiteral("a"));
+    const QString text = words.join(QLatin1Char(' '));
+    for (const QJsonObject &processor :
+         {templ(100), sequence("Sequence", "processors", {typed("ByteLevel"), templ(100)})}) {
+        QString error;
+        const std::optional<Tokenizer> t =
+            fromObject(tokenizerJson(model, {}, typed("WhitespaceSplit"), processor), &error);
+        QVERIFY2(t, qPrintable(error));
+        QVERIFY(!t->encode(text, true, &error));
+        QVERIFY2(error.contains(QStringLiteral("post-processor")) &&
+                     error.contains(QStringLiteral("TemplateProcessing")) &&
+                     error.contains(QStringLiteral("1424 tokens of the text's 100")),
+                 qPrintable(error));
+    }
+    QString error;
+    const std::optional<Tokenizer> t =
+        fromObject(tokenizerJson(model, {}, typed("WhitespaceSplit"), templ(2)), &error);
+    QVERIFY2(t, qPrintable(error));
+    const std::optional<TokenEncoding> e = t->encode(text, true, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(e->size(), 200);
+}
+
+void TestTokenizer::deadlineBetweenSteps()
+{
+    // 10,000 NFKC steps over 10,000 characters take about 25 s without a check between them;
+    // the deadline (10 s plus 10 per million characters) stops them, naming the step.
+    QJsonArray steps;
+    for (int i = 0; i < 10000; ++i)
+        steps.append(typed("NFKC"));
+    QString error;
+    const std::optional<Tokenizer> t = fromObject(
+        tokenizerJson(wordLevel({QStringLiteral("a")}), sequence("Sequence", "normalizers", steps)),
+        &error);
+    QVERIFY2(t, qPrintable(error));
+    QString text;
+    for (int i = 0; i < 2000; ++i)
+        text += QStringLiteral("\u00C5ffi ");
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(!t->encode(text, true, &error));
+    QVERIFY2(error.contains(QStringLiteral("took longer than 10 s")) &&
+                 error.contains(QStringLiteral("normalizer")) &&
+                 error.contains(QStringLiteral("(NFKC)")) &&
+                 !error.contains(QStringLiteral("pattern")),
+             qPrintable(error));
+    QVERIFY2(timer.elapsed() < 15000, qPrintable(QString::number(timer.elapsed())));
+}
+
+void TestTokenizer::boundedDecoders()
+{
+    // 40 Replace decoders "a" -> "aa" would make 2^40 characters of "a"; the chain stops at
+    // the growth bound (8 times the tokens plus 4,096 characters): 2^12 = 4,096 "a".
+    QJsonArray steps;
+    for (int i = 0; i < 40; ++i)
+        steps.append(
+            typed("Replace", {{QStringLiteral("pattern"),
+                               QJsonObject{{QStringLiteral("String"), QStringLiteral("a")}}},
+                              {QStringLiteral("content"), QStringLiteral("aa")}}));
+    QString error;
+    std::optional<Tokenizer> t =
+        fromObject(tokenizerJson(wordLevel({QStringLiteral("a")}), {}, {}, {},
+                                 sequence("Sequence", "decoders", steps)),
+                   &error);
+    QVERIFY2(t, qPrintable(error));
+    QCOMPARE(t->decode({0}), QString(4096, QLatin1Char('a')));
+    // One Replace decoder of "a" by 10,000 characters: bounded against its own input.
+    t = fromObject(
+        tokenizerJson(
+            wordLevel({QStringLiteral("a")}), {}, {}, {},
+            typed("Replace", {{QStringLiteral("pattern"),
+                               QJsonObject{{QStringLiteral("String"), QStringLiteral("a")}}},
+                              {QStringLiteral("content"), QString(10000, QLatin1Char('b'))}})),
+        &error);
+    QVERIFY2(t, qPrintable(error));
+    QCOMPARE(t->decode({0, 0}), QStringLiteral("aa"));
 }
 
 QTEST_GUILESS_MAIN(TestTokenizer)

@@ -355,7 +355,10 @@ public:
         for (std::size_t i = 0; i < steps.size(); ++i) {
             context.stage =
                 QStringLiteral("normalizer %1 (%2)").arg(i + 1).arg(steps[i]->describe());
-            if (!steps[i]->normalize(text, context) || !context.checkLength(text.size(), {}))
+            // Each step is bounded in length, not in time: 2,000 NFKC steps over 100 KB would
+            // take a minute.
+            if (context.expired() || !steps[i]->normalize(text, context) ||
+                !context.checkLength(text.size(), {}))
                 return false;
         }
         context.stage = outer;
