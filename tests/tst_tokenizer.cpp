@@ -3,7 +3,9 @@
 // text, the pair), the model folders' phrases, then small files written here whose expected
 // tokens follow by hand from the documented rules of each component, and hostile files.
 #include "formats/safejson.h"
+#include "text/bytelevel.h"
 #include "text/tokenizer.h"
+#include "text/unicodetext.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -180,6 +182,7 @@ private slots:
     void repeatingPostProcessors();
     void deadlineBetweenSteps();
     void boundedDecoders();
+    void utf8Reading();
 };
 
 void TestTokenizer::knownAnswers_data()
@@ -1297,9 +1300,10 @@ void TestTokenizer::precompiledOffsets()
     QCOMPARE(e->tokens,
              (QStringList{QStringLiteral("finE"), QStringLiteral("coop"), QStringLiteral("ab")}));
     QCOMPARE(e->offsets, (Offsets{{0, 3}, {4, 9}, {11, 13}}));
-    // A removal at the very start has no character before it to join: the library's replace()
-    // leaves the change unrecorded, so the characters after it take the alignments one place
-    // early ("ab" at [0, 2) of "\u00ADab").
+    // A removal at the very start has no character before it to join: precompiled.rs records a
+    // replacement's change on the characters it pushes, and an empty one pushes none, so the
+    // characters after it take the alignments one place early ("ab" at [0, 2) of "\u00ADab",
+    // tokenizers 0.23.2's answer).
     e = t->encode(QStringLiteral("\u00ADab"), false, &error);
     QVERIFY2(e, qPrintable(error));
     QCOMPARE(e->offsets, (Offsets{{0, 2}}));
@@ -1620,6 +1624,38 @@ void TestTokenizer::boundedDecoders()
         &error);
     QVERIFY2(t, qPrintable(error));
     QCOMPARE(t->decode({0, 0}), QStringLiteral("aa"));
+}
+
+void TestTokenizer::utf8Reading()
+{
+    // The one UTF-8 reader: Unicode 15, chapter 3, table 3-8 (U+FFFD for each maximal subpart):
+    // 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 reads as a, 3 x U+FFFD, b, U+FFFD, c, 2 x U+FFFD, d.
+    const QByteArray mixed("\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64");
+    QCOMPARE(bytelevel::fromUtf8Lossy(mixed),
+             QStringLiteral("a\uFFFD\uFFFD\uFFFDb\uFFFDc\uFFFD\uFFFDd"));
+    qsizetype invalid = -2;
+    unicode::fromUtf8(mixed, &invalid);
+    QCOMPARE(invalid, 1);
+    // Table 3-7's edges: E0 needs A0..BF next, ED at most 9F (no surrogates), F4 at most 8F.
+    for (const char *bad : {"\xE0\x9F\xBF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xC1\xBF"}) {
+        const unicode::Utf8Sequence s = unicode::decodeUtf8(QByteArrayView(bad), 0);
+        QCOMPARE(s.length, 0);
+        QCOMPARE(s.prefix, 1);
+    }
+    const unicode::Utf8Sequence cut = unicode::decodeUtf8(QByteArrayView("\xF0\x9F\x98"), 0);
+    QCOMPARE(cut.length, 0);
+    QCOMPARE(cut.prefix, 3);
+    // Encoding and lengths against Qt's UTF-8 for one code point of each length.
+    for (const char32_t c : {U'a', U'\u00E9', U'\uFEFF', U'\U0001F600'}) {
+        std::string out;
+        unicode::appendUtf8(out, c);
+        const QByteArray qt = unicode::fromU32(c).toUtf8();
+        QCOMPARE(QByteArray::fromStdString(out), qt);
+        QCOMPARE(unicode::utf8Length(c), qt.size());
+        const unicode::Utf8Sequence back = unicode::decodeUtf8(qt, 0);
+        QCOMPARE(back.c, c);
+        QCOMPARE(back.length, qt.size());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTokenizer)

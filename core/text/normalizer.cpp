@@ -226,10 +226,14 @@ public:
 };
 
 // normalizers/precompiled.rs (tokenizers 0.23): SentencePiece's compiled rules applied per
-// extended grapheme cluster. A cluster of fewer than 6 UTF-8 bytes is looked up whole first;
-// otherwise, or when it has no rule, each of its characters is looked up alone. The alignments
-// follow the library's replace(): replacing characters keeps them one for one, extra characters
-// count as inserted at the end, and fewer characters take the difference from the last one.
+// extended grapheme cluster, each lookup spm_precompiled's Precompiled::transform(). A cluster
+// of fewer than 6 UTF-8 bytes is looked up whole first; otherwise, or when it has no rule, each
+// of its characters is looked up alone. Alignments: a replacement's characters keep the replaced
+// ones one for one, extra characters count as inserted at the end, and fewer characters take the
+// difference from the character pushed last (none at the text's start, where an empty
+// replacement is recorded nowhere, as in precompiled.rs, whose changes ride on the characters a
+// replacement pushes). These give tokenizers 0.23.2's offsets on the cases tested
+// (precompiledOffsets, T5's shared cases); precompiled.rs spells its changes differently.
 class PrecompiledNormalizer : public Normalizer
 {
 public:
@@ -269,7 +273,7 @@ public:
         const auto lookup = [&](qsizetype from, qsizetype to) {
             key.clear();
             for (qsizetype i = from; i < to; ++i)
-                appendUtf8(key, chars[std::size_t(i)]);
+                unicode::appendUtf8(key, chars[std::size_t(i)]);
             return m_charsmap.transform(key, &replacement, &error);
         };
         while (graphemes.toNextBoundary() >= 0) {
@@ -314,30 +318,12 @@ public:
     QString describe() const override { return QStringLiteral("Precompiled"); }
 
 private:
-    static void appendUtf8(std::string &out, char32_t c)
-    {
-        if (c < 0x80) {
-            out.push_back(char(c));
-        } else if (c < 0x800) {
-            out.push_back(char(0xC0 | (c >> 6)));
-            out.push_back(char(0x80 | (c & 0x3F)));
-        } else if (c < 0x10000) {
-            out.push_back(char(0xE0 | (c >> 12)));
-            out.push_back(char(0x80 | ((c >> 6) & 0x3F)));
-            out.push_back(char(0x80 | (c & 0x3F)));
-        } else {
-            out.push_back(char(0xF0 | (c >> 18)));
-            out.push_back(char(0x80 | ((c >> 12) & 0x3F)));
-            out.push_back(char(0x80 | ((c >> 6) & 0x3F)));
-            out.push_back(char(0x80 | (c & 0x3F)));
-        }
-    }
     static qsizetype utf8Length(const std::u32string &chars, qsizetype from, qsizetype to)
     {
         qsizetype n = 0;
         for (qsizetype i = from; i < to; ++i) {
             const char32_t c = chars[std::size_t(i)];
-            n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+            n += unicode::utf8Length(c);
         }
         return n;
     }

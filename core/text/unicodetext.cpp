@@ -32,6 +32,61 @@ QString fromU32(std::u32string_view s)
     return out;
 }
 
+Utf8Sequence decodeUtf8(QByteArrayView utf8, qsizetype at)
+{
+    const auto byte = [&](qsizetype k) { return static_cast<unsigned char>(utf8[k]); };
+    const unsigned char lead = byte(at);
+    if (lead < 0x80)
+        return {lead, 1, 1};
+    int length = 0;
+    unsigned char low = 0x80; // the second byte's range
+    unsigned char high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        low = lead == 0xE0 ? 0xA0 : 0x80;
+        high = lead == 0xED ? 0x9F : 0xBF;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        low = lead == 0xF0 ? 0x90 : 0x80;
+        high = lead == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return {};
+    }
+    char32_t c = lead & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+    qsizetype valid = 1;
+    while (valid < length && at + valid < utf8.size()) {
+        const unsigned char b = byte(at + valid);
+        if (b < (valid == 1 ? low : 0x80) || b > (valid == 1 ? high : 0xBF))
+            break;
+        c = (c << 6) | (b & 0x3F);
+        ++valid;
+    }
+    if (valid < length)
+        return {0, 0, valid};
+    return {c, length, length};
+}
+
+void appendUtf8(std::string &out, char32_t c)
+{
+    if (c < 0x80) {
+        out.push_back(char(c));
+    } else if (c < 0x800) {
+        out.push_back(char(0xC0 | (c >> 6)));
+        out.push_back(char(0x80 | (c & 0x3F)));
+    } else if (c < 0x10000) {
+        out.push_back(char(0xE0 | (c >> 12)));
+        out.push_back(char(0x80 | ((c >> 6) & 0x3F)));
+        out.push_back(char(0x80 | (c & 0x3F)));
+    } else {
+        out.push_back(char(0xF0 | (c >> 18)));
+        out.push_back(char(0x80 | ((c >> 12) & 0x3F)));
+        out.push_back(char(0x80 | ((c >> 6) & 0x3F)));
+        out.push_back(char(0x80 | (c & 0x3F)));
+    }
+}
+
 QString fromUtf8(QByteArrayView utf8, qsizetype *firstInvalid)
 {
     if (firstInvalid)
@@ -44,37 +99,11 @@ QString fromUtf8(QByteArrayView utf8, qsizetype *firstInvalid)
         // chapter 3, table 3-7: no overlong forms, no surrogates, nothing past U+10FFFF).
         qsizetype i = 0;
         const qsizetype n = utf8.size();
-        const auto at = [&](qsizetype k) { return static_cast<unsigned char>(utf8[k]); };
         while (i < n) {
-            const unsigned char lead = at(i);
-            int length = 0;
-            unsigned char low = 0x80;
-            unsigned char high = 0xBF;
-            if (lead < 0x80) {
-                ++i;
-                continue;
-            }
-            if (lead >= 0xC2 && lead <= 0xDF) {
-                length = 2;
-            } else if (lead >= 0xE0 && lead <= 0xEF) {
-                length = 3;
-                low = lead == 0xE0 ? 0xA0 : 0x80;
-                high = lead == 0xED ? 0x9F : 0xBF;
-            } else if (lead >= 0xF0 && lead <= 0xF4) {
-                length = 4;
-                low = lead == 0xF0 ? 0x90 : 0x80;
-                high = lead == 0xF4 ? 0x8F : 0xBF;
-            } else {
+            const Utf8Sequence sequence = decodeUtf8(utf8, i);
+            if (sequence.length == 0)
                 break;
-            }
-            bool valid = i + length <= n;
-            for (int k = 1; valid && k < length; ++k) {
-                const unsigned char b = at(i + k);
-                valid = b >= (k == 1 ? low : 0x80) && b <= (k == 1 ? high : 0xBF);
-            }
-            if (!valid)
-                break;
-            i += length;
+            i += sequence.length;
         }
         *firstInvalid = i < n ? i : -1;
     }

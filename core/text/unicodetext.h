@@ -27,6 +27,27 @@ inline QString fromU32(char32_t c)
 // -1; invalid bytes become U+FFFD.
 QString fromUtf8(QByteArrayView utf8, qsizetype *firstInvalid = nullptr);
 
+// UTF-8 as Unicode defines it (chapter 3, table 3-7: no overlong forms, no surrogates, nothing
+// past U+10FFFF); the one reading of it that fromUtf8, the byte-level decoder and the
+// Precompiled charsmap share.
+struct Utf8Sequence
+{
+    char32_t c = 0;       // the code point, when `length` > 0
+    qsizetype length = 0; // bytes of the well-formed sequence at the offset; 0 when there is none
+    // Bytes of the longest prefix of a well-formed sequence there (Unicode's "maximal subpart",
+    // which one U+FFFD replaces), at least 1; `length` when the sequence is complete.
+    qsizetype prefix = 1;
+};
+// The sequence starting at byte `at` (< utf8.size()) of `utf8`.
+Utf8Sequence decodeUtf8(QByteArrayView utf8, qsizetype at);
+// Bytes of `c` in UTF-8.
+constexpr qsizetype utf8Length(char32_t c)
+{
+    return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+// `c` (below U+110000) appended to `out` as UTF-8.
+void appendUtf8(std::string &out, char32_t c);
+
 // char::is_whitespace: the White_Space property.
 bool isWhitespace(char32_t c);
 // char::is_numeric: general category N (Nd, Nl, No).
