@@ -18,6 +18,7 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QMenu>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -401,6 +402,27 @@ private slots:
                         QStringLiteral("1000x700")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(QImage(shot).size(), QSize(1000, 700));
+        qunsetenv("QT_QPA_PLATFORM");
+    }
+
+    // The window's arguments are decoded as the commands' are (issue 37): a relative --session
+    // path starting with U+FEFF names that file (QString::fromLocal8Bit dropped the U+FEFF, and
+    // the window then looked for "newest.json").
+    void commandLineSessionKeepsByteOrderMark()
+    {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        const QString name = QStringLiteral("\uFEFFnewest.json");
+        write(name, "{\"format_version\": 9, \"state\": {}}");
+        QProcess process;
+        process.setWorkingDirectory(m_dir.path());
+        process.start(QStringLiteral(PE_EXECUTABLE),
+                      {QStringLiteral("--session"), name, QStringLiteral("--screenshot"),
+                       path(QStringLiteral("bomshot.png"))});
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError()).trimmed();
+        QCOMPARE(process.exitCode(), 2);
+        QVERIFY2(err.contains(QLatin1String("saved by a newer pescope (session format 9)")),
+                 qPrintable(err));
         qunsetenv("QT_QPA_PLATFORM");
     }
 
