@@ -1448,6 +1448,34 @@ void TestTokenizer::bertKeepsUnassigned()
         QCOMPARE(e->tokens, (QStringList{QStringLiteral("[CLS]"), QStringLiteral("[UNK]"),
                                          QStringLiteral("c"), QStringLiteral("[SEP]")}));
     }
+    // The classes come from the unicode_categories crate's Unicode 8.0 tables (tokenizers
+    // 0.23.2's answers): characters made Cf (U+0890, U+08E2, U+13430) or Mn (U+0898) later stay
+    // and make the word [UNK]; U+00AD (Cf) and U+0301 (Mn) in 8.0 go.
+    for (const char32_t c :
+         {char32_t(0x0890), char32_t(0x08E2), char32_t(0x13430), char32_t(0x0898)}) {
+        const QString text = QStringLiteral("a") + QString::fromUcs4(&c, 1) + QStringLiteral("b c");
+        const std::optional<TokenEncoding> e = bert->encode(text, false, &error);
+        QVERIFY2(e, qPrintable(error));
+        QCOMPARE(e->tokens, (QStringList{QStringLiteral("[UNK]"), QStringLiteral("c")}));
+        QCOMPARE(e->ids, (std::vector<qint64>{100, 1039}));
+    }
+    for (const QString &text : {QStringLiteral("a\u00ADb c"), QStringLiteral("a\u0301b c")}) {
+        const std::optional<TokenEncoding> e = bert->encode(text, false, &error);
+        QVERIFY2(e, qPrintable(error));
+        QCOMPARE(e->ids, (std::vector<qint64>{11113, 1039}));
+        QCOMPARE(e->offsets, (Offsets{{0, 3}, {4, 5}}));
+    }
+    // BertPreTokenizer splits on Unicode 8.0's punctuation: U+2E42 (8.0) splits, U+2E43 (9.0)
+    // and U+2E5D (14.0) do not.
+    std::optional<TokenEncoding> split = bert->encode(QStringLiteral("a\u2E42b"), false, &error);
+    QVERIFY2(split, qPrintable(error));
+    QCOMPARE(split->ids, (std::vector<qint64>{1037, 100, 1038}));
+    for (const QString &text : {QStringLiteral("a\u2E43b"), QStringLiteral("a\u2E5Db")}) {
+        split = bert->encode(text, false, &error);
+        QVERIFY2(split, qPrintable(error));
+        QCOMPARE(split->ids, (std::vector<qint64>{100}));
+        QCOMPARE(split->offsets, (Offsets{{0, 3}}));
+    }
     // A format character (Cf) still goes: U+200B inside a word.
     const std::optional<TokenEncoding> e = bert->encode(QStringLiteral("a\u200Bb"), false, &error);
     QVERIFY2(e, qPrintable(error));

@@ -15,21 +15,6 @@ namespace pe {
 
 namespace {
 
-bool isOtherCategory(char32_t c)
-{
-    // unicode_categories' (0.1) is_other: is_other_control() || is_other_format() ||
-    // is_other_private_use(), that is Cc, Cf and Co. Unassigned code points (Cn: U+0378,
-    // U+FFFF, noncharacters) are kept, as tokenizers keeps them.
-    switch (QChar::category(c)) {
-    case QChar::Other_Control:
-    case QChar::Other_Format:
-    case QChar::Other_PrivateUse:
-        return true;
-    default:
-        return false;
-    }
-}
-
 // normalizers/bert.rs is_chinese_char: the CJK Unified Ideographs blocks BERT puts spaces around.
 bool isChineseCharacter(char32_t c)
 {
@@ -53,7 +38,7 @@ public:
             // do_clean_text: NUL, U+FFFD and control characters (not \t \n \r) go, whitespace
             // becomes a space.
             text.filter([](char32_t c) {
-                const bool control = c != u'\t' && c != u'\n' && c != u'\r' && isOtherCategory(c);
+                const bool control = c != u'\t' && c != u'\n' && c != u'\r' && unicode::isOther(c);
                 return !(c == 0 || c == 0xFFFD || control);
             });
             text.map([](char32_t c) { return unicode::isWhitespace(c) ? U' ' : c; });
@@ -62,7 +47,7 @@ public:
             spaceChineseCharacters(text);
         if (stripAccents.value_or(lowercase)) {
             unicode::normalize(text, QString::NormalizationForm_D);
-            text.filter([](char32_t c) { return QChar::category(c) != QChar::Mark_NonSpacing; });
+            text.filter([](char32_t c) { return !unicode::isNonspacingMark(c); });
         }
         if (lowercase)
             unicode::lowercase(text);

@@ -1,7 +1,8 @@
 // Unicode for the tokenizer: character classes as the Rust functions the `tokenizers` library
 // calls define them, and normalization forms and lowercasing that keep NormalizedString's
 // alignments. The Unicode data is Qt's (QChar, QString::normalized, QRegularExpression's
-// properties); nothing here carries a table of its own.
+// properties), except the classes tokenizers takes from the unicode_categories crate's
+// Unicode 8.0 tables (isPunctuation, isOther, isNonspacingMark), which carry those tables.
 #pragma once
 
 #include "normalizedstring.h"
@@ -53,8 +54,17 @@ bool isWhitespace(char32_t c);
 // char::is_numeric: general category N (Nd, Nl, No).
 bool isNumeric(char32_t c);
 // is_ascii_punctuation() || is_punctuation() (categories P*), as BertPreTokenizer and
-// Punctuation use it.
+// Punctuation use it: the unicode_categories crate's Unicode 8.0 tables, not Qt's.
 bool isPunctuation(char32_t c);
+// unicode_categories' is_other: is_other_control() || is_other_format() ||
+// is_other_private_use(), that is Cc, Cf and Co of Unicode 8.0 (the crate's tables), as
+// BertNormalizer's clean_text removes them. Unassigned code points (Cn: U+0378, U+FFFF,
+// noncharacters) and characters assigned Cf later (U+0890, U+08E2, U+13430) are kept, as
+// tokenizers keeps them.
+bool isOther(char32_t c);
+// unicode_categories' is_mark_nonspacing (Mn of Unicode 8.0), as BertNormalizer's strip_accents
+// removes it: a mark assigned later (U+0898, Unicode 14) is kept, as tokenizers keeps it.
+bool isNonspacingMark(char32_t c);
 // regex's \w: Alphabetic, M, Nd, Pc, Join_Control.
 bool isWordCharacter(char32_t c);
 // The same class as a PCRE2 bracket expression's content, for patterns built here.
