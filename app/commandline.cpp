@@ -17,6 +17,19 @@
 
 namespace pe::cli {
 
+QStringList decodeArguments(int argc, char **argv, QString *invalid)
+{
+    QStringList out;
+    for (int i = 0; i < argc; ++i) {
+        qsizetype bad = -1;
+        out.append(unicode::fromUtf8(QByteArrayView(argv[i]), &bad));
+        if (bad >= 0 && invalid && invalid->isEmpty())
+            *invalid =
+                QStringLiteral("argument %1 is not valid UTF-8 (byte %2 of it)").arg(i).arg(bad);
+    }
+    return out;
+}
+
 void parseOrThrow(QCommandLineParser &parser, const QStringList &args)
 {
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);

@@ -43,6 +43,12 @@ struct HelpRequest
     QString text;
 };
 
+// The arguments as typed, for every command and the window: QCoreApplication::arguments()
+// decodes each with QString::fromLocal8Bit, which drops a U+FEFF at an argument's start and
+// turns bytes that are not UTF-8 into U+FFFD without a word. The first argument that is not
+// UTF-8 is named in *invalid.
+QStringList decodeArguments(int argc, char **argv, QString *invalid);
+
 // Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError.
 void parseOrThrow(QCommandLineParser &parser, const QStringList &args);
 

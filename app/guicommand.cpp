@@ -246,9 +246,12 @@ int saveScreenshot(QApplication &app, MainWindow &window, const QString &path)
 
 int runGui(int argc, char **argv)
 {
-    QStringList args;
-    for (int i = 0; i < argc; ++i)
-        args.append(QString::fromLocal8Bit(argv[i]));
+    // Decoded as the commands decode theirs: a --session path or a --phrase-tokenizer's
+    // argument keeps a leading U+FEFF, and bytes that are not UTF-8 are refused, named.
+    QString invalid;
+    const QStringList args = decodeArguments(argc, argv, &invalid);
+    if (!invalid.isEmpty())
+        return usageError(invalid);
 
     QCommandLineParser parser;
     addGuiOptions(parser);

@@ -1,7 +1,6 @@
 // pescope's entry point: a subcommand (data, phrases, info) runs headless; otherwise the GUI.
 #include "commandline.h"
 #include "guicommand.h"
-#include "text/unicodetext.h"
 
 #include <QApplication>
 #include <QGuiApplication>
@@ -32,22 +31,6 @@ void commandMessageHandler(QtMsgType type, const QMessageLogContext &context,
         defaultHandler(type, context, message);
 }
 
-// The arguments as typed: QCoreApplication::arguments() decodes each with QString::fromLocal8Bit,
-// which drops a U+FEFF at an argument's start and turns bytes that are not UTF-8 into U+FFFD
-// without a word. The first argument that is not UTF-8 is named in *invalid.
-QStringList decodeArguments(int argc, char **argv, QString *invalid)
-{
-    QStringList out;
-    for (int i = 0; i < argc; ++i) {
-        qsizetype bad = -1;
-        out.append(pe::unicode::fromUtf8(QByteArrayView(argv[i]), &bad));
-        if (bad >= 0 && invalid && invalid->isEmpty())
-            *invalid =
-                QStringLiteral("argument %1 is not valid UTF-8 (byte %2 of it)").arg(i).arg(bad);
-    }
-    return out;
-}
-
 int runCommand(int argc, char **argv)
 {
     // Figures are QCustomPlot widgets, which need a QApplication; they render on the offscreen
@@ -56,7 +39,7 @@ int runCommand(int argc, char **argv)
     // Taken before the application object exists: QGuiApplication removes "--session FILE"
     // (X session management) from argv, and `export --session` is ours.
     QString invalid;
-    const QStringList rawArgs = decodeArguments(argc, argv, &invalid);
+    const QStringList rawArgs = pe::cli::decodeArguments(argc, argv, &invalid);
     if (widgets && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     // A QGuiApplication, because the GPU backend's offscreen surface needs one. Headless (no
@@ -76,7 +59,7 @@ int runCommand(int argc, char **argv)
     QCoreApplication::setApplicationName(QStringLiteral("pescope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
     // QGuiApplication took its own options (-platform ...) out of argc and argv.
-    QStringList args = widgets ? rawArgs : decodeArguments(argc, argv, nullptr);
+    QStringList args = widgets ? rawArgs : pe::cli::decodeArguments(argc, argv, nullptr);
     const QString name = args.takeAt(1);
     if (!invalid.isEmpty()) {
         pe::cli::report(name, invalid);

@@ -445,9 +445,11 @@ void TestModelPhrases::unappliedTokenizerSettingsSaid()
     QFile tokenizer(source + QStringLiteral("/tokenizer.json"));
     QVERIFY(tokenizer.open(QIODevice::ReadOnly));
     QJsonObject json = QJsonDocument::fromJson(tokenizer.readAll()).object();
-    json.insert(QStringLiteral("padding"),
-                QJsonObject{{QStringLiteral("strategy"), QStringLiteral("BatchLongest")},
-                            {QStringLiteral("pad_id"), 0}});
+    // Fixed padding to 64 tokens: applied, it would lengthen every phrase (BatchLongest pads a
+    // single phrase by nothing, so could not show it was left out).
+    json.insert(QStringLiteral("padding"), QJsonObject{{QStringLiteral("strategy"),
+                                                        QJsonObject{{QStringLiteral("Fixed"), 64}}},
+                                                       {QStringLiteral("pad_id"), 0}});
     QFile out(padded + QStringLiteral("/tokenizer.json"));
     QVERIFY(out.open(QIODevice::WriteOnly));
     out.write(QJsonDocument(json).toJson());
@@ -457,6 +459,7 @@ void TestModelPhrases::unappliedTokenizerSettingsSaid()
     ModelPhraseView *view = modelView(window.get());
     QVERIFY2(!view->info().contains(QLatin1String("not applied")), qPrintable(view->info()));
     const int tokens = view->tokenList(0)->count();
+    QVERIFY(tokens > 0 && tokens < 64);
     setPhraseModel(window->state(), padded);
     QVERIFY(waitSettled(*window));
     QVERIFY2(view->info().contains(QLatin1String("padding settings are not applied")),

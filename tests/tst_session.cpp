@@ -16,7 +16,9 @@
 #include <QClipboard>
 #include <QFile>
 #include <QJsonDocument>
+#include <QJsonParseError>
 #include <QMenu>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -187,6 +189,19 @@ private slots:
                                    << QStringLiteral("is not valid JSON");
         QTest::addRow("truncated")
             << good.left(good.size() * 2 / 3) << QStringLiteral("looks truncated");
+        // Issue 37: a raw U+FEFF in a phrase (3 bytes, passed to Qt's parser as a 6-byte escape)
+        // does not move the error's byte offset: the same as with 3 ASCII bytes in its place.
+        const auto malformedAfter = [](const QByteArray &fill) -> QByteArray {
+            return "{\"format_version\": 2, \"state\": {\"phrases\": [\"" + fill + fill +
+                   "\"],, \"colormap\": \"gray\"}}";
+        };
+        QJsonParseError asciiError;
+        QJsonDocument::fromJson(malformedAfter("abc"), &asciiError);
+        QTest::addRow("malformed after U+FEFF")
+            << malformedAfter("\xEF\xBB\xBF")
+            << QStringLiteral("is not valid JSON: %1 at byte %2")
+                   .arg(asciiError.errorString())
+                   .arg(asciiError.offset);
         QTest::addRow("empty") << QByteArray("  \n") << QStringLiteral("is empty");
         QTest::addRow("newer format")
             << QByteArray("{\"format_version\": 3, \"state\": {}}")
@@ -423,6 +438,27 @@ private slots:
                         QStringLiteral("1000x700")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(QImage(shot).size(), QSize(1000, 700));
+        qunsetenv("QT_QPA_PLATFORM");
+    }
+
+    // The window's arguments are decoded as the commands' are (issue 37): a relative --session
+    // path starting with U+FEFF names that file (QString::fromLocal8Bit dropped the U+FEFF, and
+    // the window then looked for "newest.json").
+    void commandLineSessionKeepsByteOrderMark()
+    {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        const QString name = QStringLiteral("\uFEFFnewest.json");
+        write(name, "{\"format_version\": 9, \"state\": {}}");
+        QProcess process;
+        process.setWorkingDirectory(m_dir.path());
+        process.start(QStringLiteral(PE_EXECUTABLE),
+                      {QStringLiteral("--session"), name, QStringLiteral("--screenshot"),
+                       path(QStringLiteral("bomshot.png"))});
+        QVERIFY(process.waitForFinished(120000));
+        const QString err = QString::fromUtf8(process.readAllStandardError()).trimmed();
+        QCOMPARE(process.exitCode(), 2);
+        QVERIFY2(err.contains(QLatin1String("saved by a newer pescope (session format 9)")),
+                 qPrintable(err));
         qunsetenv("QT_QPA_PLATFORM");
     }
 

@@ -3,7 +3,9 @@
 // text, the pair), the model folders' phrases, then small files written here whose expected
 // tokens follow by hand from the documented rules of each component, and hostile files.
 #include "formats/safejson.h"
+#include "text/bytelevel.h"
 #include "text/tokenizer.h"
+#include "text/unicodetext.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -33,7 +35,7 @@ QJsonObject readJson(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return {};
     // Qt's parser drops a U+FEFF at the start of a string; the expected texts keep theirs.
-    return QJsonDocument::fromJson(escapeByteOrderMarks(file.readAll())).object();
+    return jsonDocumentKeepingFeff(file.readAll()).object();
 }
 
 std::vector<qint64> idsOf(const QJsonValue &v)
@@ -168,6 +170,7 @@ private slots:
     void publishedFiles_data();
     void publishedFiles();
     void byteOrderMark();
+    void byteOrderMarksInJson();
     void precompiled_data();
     void precompiled();
     void precompiledOffsets();
@@ -178,6 +181,10 @@ private slots:
     void bertKeepsUnassigned();
     void loneSurrogates();
     void droppingPostProcessors();
+    void repeatingPostProcessors();
+    void deadlineBetweenSteps();
+    void boundedDecoders();
+    void utf8Reading();
 };
 
 void TestTokenizer::knownAnswers_data()
@@ -1207,6 +1214,50 @@ void TestTokenizer::byteOrderMark()
     QCOMPARE(bpeBom->idToToken(0), QStringLiteral("\uFEFF"));
 }
 
+void TestTokenizer::byteOrderMarksInJson()
+{
+    // Only a raw U+FEFF inside a string, not escaped, is kept through Qt's parser; elsewhere the
+    // text stays invalid JSON as RFC 8259 has it (and Hugging Face's reader refuses it).
+    const QByteArray bom("\xEF\xBB\xBF");
+    QString error;
+    std::optional<QJsonObject> o =
+        parseJsonObject(QByteArray("{\"a\": \"" + bom + "x\", \"b\": \"\\\\" + bom + "\"}"),
+                        QStringLiteral("t"), &error);
+    QVERIFY2(o, qPrintable(error));
+    QCOMPARE(o->value(QStringLiteral("a")).toString(), QStringLiteral("\uFEFFx"));
+    QCOMPARE(o->value(QStringLiteral("b")).toString(), QStringLiteral("\\\uFEFF"));
+    // A backslash then a raw U+FEFF is an invalid escape (serde_json: "invalid escape"), not the
+    // six characters of "\ufeff".
+    QVERIFY(
+        !parseJsonObject(QByteArray("{\"a\": \"\\" + bom + "\"}"), QStringLiteral("t"), &error));
+    QVERIFY2(error.contains(QStringLiteral("invalid JSON")), qPrintable(error));
+    // A U+FEFF between tokens is not whitespace.
+    QVERIFY(!parseJsonObject(QByteArray("{\"a\":" + bom + "1}"), QStringLiteral("t"), &error));
+    QVERIFY2(error.contains(QStringLiteral("invalid JSON")), qPrintable(error));
+    // The same file as the reviewer's bs.json: a vocabulary key "\<U+FEFF>" refused.
+    const QByteArray vocab =
+        "{\"version\": \"1.0\", \"model\": {\"type\": \"WordLevel\", \"vocab\": "
+        "{\"a\": 0, \"[UNK]\": 1, \"\\" +
+        bom + "\": 2}, \"unk_token\": \"[UNK]\"}}";
+    QVERIFY(!Tokenizer::fromJson(vocab, QStringLiteral("bs.json"), &error));
+    QVERIFY2(error.contains(QStringLiteral("invalid JSON")), qPrintable(error));
+
+    // Error offsets are bytes of the text as given: the same as with three ASCII bytes in
+    // place of each U+FEFF before the error.
+    const QByteArray tail = "\", \"b\": x}";
+    const QByteArray withBoms = "{\"a\": \"" + bom + bom + "y" + bom + tail;
+    const QByteArray withAscii = "{\"a\": \"" + QByteArray("abcabcyabc") + tail;
+    QJsonParseError feffError, asciiError;
+    jsonDocumentKeepingFeff(withBoms, &feffError);
+    jsonDocumentKeepingFeff(withAscii, &asciiError);
+    QVERIFY(asciiError.error != QJsonParseError::NoError);
+    QCOMPARE(feffError.error, asciiError.error);
+    QCOMPARE(feffError.offset, asciiError.offset);
+    QVERIFY(asciiError.offset >= withAscii.indexOf('x'));
+    QVERIFY(!parseJsonObject(withBoms, QStringLiteral("t"), &error));
+    QVERIFY2(error.contains(QStringLiteral("byte %1").arg(asciiError.offset)), qPrintable(error));
+}
+
 void TestTokenizer::precompiled_data()
 {
     QTest::addColumn<QString>("text");
@@ -1265,9 +1316,10 @@ void TestTokenizer::precompiledOffsets()
     QCOMPARE(e->tokens,
              (QStringList{QStringLiteral("finE"), QStringLiteral("coop"), QStringLiteral("ab")}));
     QCOMPARE(e->offsets, (Offsets{{0, 3}, {4, 9}, {11, 13}}));
-    // A removal at the very start has no character before it to join: the library's replace()
-    // leaves the change unrecorded, so the characters after it take the alignments one place
-    // early ("ab" at [0, 2) of "\u00ADab").
+    // A removal at the very start has no character before it to join: precompiled.rs records a
+    // replacement's change on the characters it pushes, and an empty one pushes none, so the
+    // characters after it take the alignments one place early ("ab" at [0, 2) of "\u00ADab",
+    // tokenizers 0.23.2's answer).
     e = t->encode(QStringLiteral("\u00ADab"), false, &error);
     QVERIFY2(e, qPrintable(error));
     QCOMPARE(e->offsets, (Offsets{{0, 2}}));
@@ -1366,6 +1418,15 @@ void TestTokenizer::boundedGrowth_data()
     QTest::newRow("50 ByteLevel pre-tokenizers")
         << tokenizerJson(model, {}, sequence("Sequence", "pretokenizers", byteLevels))
         << QStringLiteral("\u00E9") << QStringLiteral("pre-tokenizer");
+    // 8 times the text plus 4,096 characters: 1,000 "a" made 20,000 long is refused (it fitted
+    // the earlier 64 times).
+    QTest::newRow("Replace a -> 20 a on 1,000 characters")
+        << tokenizerJson(
+               model,
+               typed("Replace", {{QStringLiteral("pattern"),
+                                  QJsonObject{{QStringLiteral("String"), QStringLiteral("a")}}},
+                                 {QStringLiteral("content"), QString(20, QLatin1Char('a'))}}))
+        << QString(1000, QLatin1Char('a')) << QStringLiteral("Replace");
     QTest::newRow("Precompiled expansion")
         << tokenizerJson(model, precompiledNormalizer(charsmapBlob({{"a", QByteArray(5000, 'b')}})))
         << QStringLiteral("a") << QStringLiteral("Precompiled");
@@ -1402,6 +1463,34 @@ void TestTokenizer::bertKeepsUnassigned()
         QVERIFY2(e, qPrintable(error));
         QCOMPARE(e->tokens, (QStringList{QStringLiteral("[CLS]"), QStringLiteral("[UNK]"),
                                          QStringLiteral("c"), QStringLiteral("[SEP]")}));
+    }
+    // The classes come from the unicode_categories crate's Unicode 8.0 tables (tokenizers
+    // 0.23.2's answers): characters made Cf (U+0890, U+08E2, U+13430) or Mn (U+0898) later stay
+    // and make the word [UNK]; U+00AD (Cf) and U+0301 (Mn) in 8.0 go.
+    for (const char32_t c :
+         {char32_t(0x0890), char32_t(0x08E2), char32_t(0x13430), char32_t(0x0898)}) {
+        const QString text = QStringLiteral("a") + QString::fromUcs4(&c, 1) + QStringLiteral("b c");
+        const std::optional<TokenEncoding> e = bert->encode(text, false, &error);
+        QVERIFY2(e, qPrintable(error));
+        QCOMPARE(e->tokens, (QStringList{QStringLiteral("[UNK]"), QStringLiteral("c")}));
+        QCOMPARE(e->ids, (std::vector<qint64>{100, 1039}));
+    }
+    for (const QString &text : {QStringLiteral("a\u00ADb c"), QStringLiteral("a\u0301b c")}) {
+        const std::optional<TokenEncoding> e = bert->encode(text, false, &error);
+        QVERIFY2(e, qPrintable(error));
+        QCOMPARE(e->ids, (std::vector<qint64>{11113, 1039}));
+        QCOMPARE(e->offsets, (Offsets{{0, 3}, {4, 5}}));
+    }
+    // BertPreTokenizer splits on Unicode 8.0's punctuation: U+2E42 (8.0) splits, U+2E43 (9.0)
+    // and U+2E5D (14.0) do not.
+    std::optional<TokenEncoding> split = bert->encode(QStringLiteral("a\u2E42b"), false, &error);
+    QVERIFY2(split, qPrintable(error));
+    QCOMPARE(split->ids, (std::vector<qint64>{1037, 100, 1038}));
+    for (const QString &text : {QStringLiteral("a\u2E43b"), QStringLiteral("a\u2E5Db")}) {
+        split = bert->encode(text, false, &error);
+        QVERIFY2(split, qPrintable(error));
+        QCOMPARE(split->ids, (std::vector<qint64>{100}));
+        QCOMPARE(split->offsets, (Offsets{{0, 3}}));
     }
     // A format character (Cf) still goes: U+200B inside a word.
     const std::optional<TokenEncoding> e = bert->encode(QStringLiteral("a\u200Bb"), false, &error);
@@ -1480,6 +1569,137 @@ void TestTokenizer::droppingPostProcessors()
     const std::optional<TokenEncoding> e = t->encode(QStringLiteral("Hello world"), true, &error);
     QVERIFY2(e, qPrintable(error));
     QCOMPARE(e->ids, (std::vector<qint64>{0, 1, 2}));
+}
+
+void TestTokenizer::repeatingPostProcessors()
+{
+    // A `single` template with $A 100 times: 100 words become 10,000 tokens, past 4 times the
+    // text's tokens plus 1,024; refused with the post-processor named, directly and inside a
+    // Sequence. $A twice stays within the bound.
+    const auto piece = [] {
+        return QJsonObject{
+            {QStringLiteral("Sequence"), QJsonObject{{QStringLiteral("id"), QStringLiteral("A")},
+                                                     {QStringLiteral("type_id"), 0}}}};
+    };
+    const auto templ = [&](int repeats) {
+        QJsonArray single;
+        for (int i = 0; i < repeats; ++i)
+            single.append(piece());
+        return typed("TemplateProcessing", {{QStringLiteral("single"), single},
+                                            {QStringLiteral("pair"), single},
+                                            {QStringLiteral("special_tokens"), QJsonObject{}}});
+    };
+    const QJsonObject model = wordLevel({QStringLiteral("a")});
+    QStringList words;
+    for (int i = 0; i < 100; ++i)
+        words.append(QStringLiteral("a"));
+    const QString text = words.join(QLatin1Char(' '));
+    for (const QJsonObject &processor :
+         {templ(100), sequence("Sequence", "processors", {typed("ByteLevel"), templ(100)})}) {
+        QString error;
+        const std::optional<Tokenizer> t =
+            fromObject(tokenizerJson(model, {}, typed("WhitespaceSplit"), processor), &error);
+        QVERIFY2(t, qPrintable(error));
+        QVERIFY(!t->encode(text, true, &error));
+        QVERIFY2(error.contains(QStringLiteral("post-processor")) &&
+                     error.contains(QStringLiteral("TemplateProcessing")) &&
+                     error.contains(QStringLiteral("1424 tokens of the text's 100")),
+                 qPrintable(error));
+    }
+    QString error;
+    const std::optional<Tokenizer> t =
+        fromObject(tokenizerJson(model, {}, typed("WhitespaceSplit"), templ(2)), &error);
+    QVERIFY2(t, qPrintable(error));
+    const std::optional<TokenEncoding> e = t->encode(text, true, &error);
+    QVERIFY2(e, qPrintable(error));
+    QCOMPARE(e->size(), 200);
+}
+
+void TestTokenizer::deadlineBetweenSteps()
+{
+    // 10,000 NFKC steps over 10,000 characters take about 25 s without a check between them;
+    // the deadline (10 s plus 10 per million characters) stops them, naming the step.
+    QJsonArray steps;
+    for (int i = 0; i < 10000; ++i)
+        steps.append(typed("NFKC"));
+    QString error;
+    const std::optional<Tokenizer> t = fromObject(
+        tokenizerJson(wordLevel({QStringLiteral("a")}), sequence("Sequence", "normalizers", steps)),
+        &error);
+    QVERIFY2(t, qPrintable(error));
+    QString text;
+    for (int i = 0; i < 2000; ++i)
+        text += QStringLiteral("\u00C5ffi ");
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(!t->encode(text, true, &error));
+    QVERIFY2(error.contains(QStringLiteral("took longer than 10 s")) &&
+                 error.contains(QStringLiteral("normalizer")) &&
+                 error.contains(QStringLiteral("(NFKC)")) &&
+                 !error.contains(QStringLiteral("pattern")),
+             qPrintable(error));
+    QVERIFY2(timer.elapsed() < 15000, qPrintable(QString::number(timer.elapsed())));
+}
+
+void TestTokenizer::boundedDecoders()
+{
+    // 40 Replace decoders "a" -> "aa" would make 2^40 characters of "a"; the chain stops at
+    // the growth bound (8 times the tokens plus 4,096 characters): 2^12 = 4,096 "a".
+    QJsonArray steps;
+    for (int i = 0; i < 40; ++i)
+        steps.append(
+            typed("Replace", {{QStringLiteral("pattern"),
+                               QJsonObject{{QStringLiteral("String"), QStringLiteral("a")}}},
+                              {QStringLiteral("content"), QStringLiteral("aa")}}));
+    QString error;
+    std::optional<Tokenizer> t =
+        fromObject(tokenizerJson(wordLevel({QStringLiteral("a")}), {}, {}, {},
+                                 sequence("Sequence", "decoders", steps)),
+                   &error);
+    QVERIFY2(t, qPrintable(error));
+    QCOMPARE(t->decode({0}), QString(4096, QLatin1Char('a')));
+    // One Replace decoder of "a" by 10,000 characters: bounded against its own input.
+    t = fromObject(
+        tokenizerJson(
+            wordLevel({QStringLiteral("a")}), {}, {}, {},
+            typed("Replace", {{QStringLiteral("pattern"),
+                               QJsonObject{{QStringLiteral("String"), QStringLiteral("a")}}},
+                              {QStringLiteral("content"), QString(10000, QLatin1Char('b'))}})),
+        &error);
+    QVERIFY2(t, qPrintable(error));
+    QCOMPARE(t->decode({0, 0}), QStringLiteral("aa"));
+}
+
+void TestTokenizer::utf8Reading()
+{
+    // The one UTF-8 reader: Unicode 15, chapter 3, table 3-8 (U+FFFD for each maximal subpart):
+    // 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 reads as a, 3 x U+FFFD, b, U+FFFD, c, 2 x U+FFFD, d.
+    const QByteArray mixed("\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64");
+    QCOMPARE(bytelevel::fromUtf8Lossy(mixed),
+             QStringLiteral("a\uFFFD\uFFFD\uFFFDb\uFFFDc\uFFFD\uFFFDd"));
+    qsizetype invalid = -2;
+    unicode::fromUtf8(mixed, &invalid);
+    QCOMPARE(invalid, 1);
+    // Table 3-7's edges: E0 needs A0..BF next, ED at most 9F (no surrogates), F4 at most 8F.
+    for (const char *bad : {"\xE0\x9F\xBF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xC1\xBF"}) {
+        const unicode::Utf8Sequence s = unicode::decodeUtf8(QByteArrayView(bad), 0);
+        QCOMPARE(s.length, 0);
+        QCOMPARE(s.prefix, 1);
+    }
+    const unicode::Utf8Sequence cut = unicode::decodeUtf8(QByteArrayView("\xF0\x9F\x98"), 0);
+    QCOMPARE(cut.length, 0);
+    QCOMPARE(cut.prefix, 3);
+    // Encoding and lengths against Qt's UTF-8 for one code point of each length.
+    for (const char32_t c : {U'a', U'\u00E9', U'\uFEFF', U'\U0001F600'}) {
+        std::string out;
+        unicode::appendUtf8(out, c);
+        const QByteArray qt = unicode::fromU32(c).toUtf8();
+        QCOMPARE(QByteArray::fromStdString(out), qt);
+        QCOMPARE(unicode::utf8Length(c), qt.size());
+        const unicode::Utf8Sequence back = unicode::decodeUtf8(qt, 0);
+        QCOMPARE(back.c, c);
+        QCOMPARE(back.length, qt.size());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTokenizer)

@@ -306,7 +306,7 @@ QJsonArray publishedIds(const char *family, const QString &text)
         QStringLiteral("data/tokenizers-real/%1/cases.json").arg(QLatin1String(family))));
     if (!file.open(QIODevice::ReadOnly))
         return {};
-    const QJsonArray all = QJsonDocument::fromJson(pe::escapeByteOrderMarks(file.readAll()))
+    const QJsonArray all = pe::jsonDocumentKeepingFeff(file.readAll())
                                .object()
                                .value(QStringLiteral("cases"))
                                .toArray();
@@ -319,7 +319,7 @@ QJsonArray publishedIds(const char *family, const QString &text)
 // `pescope tokens --json` output, U+FEFF at a string's start kept.
 QJsonArray jsonOutput(const QByteArray &out)
 {
-    return QJsonDocument::fromJson(pe::escapeByteOrderMarks(out)).array();
+    return pe::jsonDocumentKeepingFeff(out).array();
 }
 
 pe::test::RunResult runWithInput(const QStringList &args, const QByteArray &input)

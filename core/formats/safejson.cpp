@@ -43,28 +43,68 @@ bool isBlank(QByteArrayView text)
 
 } // namespace
 
+namespace {
+
 // Qt's JSON parser (6.4) stores a string without escapes as its UTF-8 and decodes it with
 // QString::fromUtf8, which drops a U+FEFF at the string's start as a byte order mark. Written as
-// the escape \ufeff it is kept. Raw U+FEFF is valid only inside a string, where the escape means
-// the same; anywhere else both are invalid JSON. A byte order mark at the very start of the text
-// is left as it is.
-QByteArray escapeByteOrderMarks(QByteArrayView text)
+// the escape \ufeff it is kept. Only a raw U+FEFF inside a string and not escaped is rewritten,
+// where the escape means the same; elsewhere (outside strings, or right after an escaping
+// backslash, which makes "\<U+FEFF>" an invalid escape) the bytes stay for Qt's parser to
+// refuse. `rewritten` gets the byte offsets in `text` of the U+FEFF rewritten, in order.
+QByteArray escapeByteOrderMarks(QByteArrayView text, std::vector<qsizetype> *rewritten = nullptr)
 {
     static constexpr char bom[] = "\xEF\xBB\xBF";
-    qsizetype at = text.indexOf(QByteArrayView(bom), 1);
-    if (at < 0)
+    if (text.indexOf(QByteArrayView(bom), 1) < 0)
         return text.toByteArray();
     QByteArray out;
     out.reserve(text.size() + text.size() / 16);
     qsizetype done = 0;
-    while (at >= 0) {
-        out.append(text.sliced(done, at - done));
-        out.append("\\ufeff");
-        done = at + 3;
-        at = text.indexOf(QByteArrayView(bom), done);
+    bool inString = false;
+    const qsizetype size = text.size();
+    for (qsizetype i = 0; i < size; ++i) {
+        const char c = text[i];
+        if (!inString) {
+            inString = c == '"';
+        } else if (c == '\\') {
+            ++i; // the escaped byte, a U+FEFF's first byte included
+        } else if (c == '"') {
+            inString = false;
+        } else if (c == bom[0] && i + 2 < size && text[i + 1] == bom[1] && text[i + 2] == bom[2]) {
+            out.append(text.sliced(done, i - done));
+            out.append("\\ufeff");
+            if (rewritten)
+                rewritten->push_back(i);
+            done = i + 3;
+            i += 2;
+        }
     }
     out.append(text.sliced(done));
     return out;
+}
+
+// A byte offset in what escapeByteOrderMarks() returned, as an offset in the text it was given.
+qint64 originalOffset(qint64 offset, const std::vector<qsizetype> &rewritten)
+{
+    qint64 shift = 0;
+    for (const qsizetype at : rewritten) {
+        const qint64 escapedAt = at + shift; // where its 6-byte escape starts
+        if (offset < escapedAt + 6)
+            return offset <= escapedAt ? offset - shift : at;
+        shift += 3;
+    }
+    return offset - shift;
+}
+
+} // namespace
+
+QJsonDocument jsonDocumentKeepingFeff(QByteArrayView text, QJsonParseError *error)
+{
+    std::vector<qsizetype> rewritten;
+    const QJsonDocument document =
+        QJsonDocument::fromJson(escapeByteOrderMarks(text, error ? &rewritten : nullptr), error);
+    if (error && error->error != QJsonParseError::NoError)
+        error->offset = int(originalOffset(error->offset, rewritten));
+    return document;
 }
 
 namespace {
@@ -78,8 +118,7 @@ QString decodeKey(QByteArrayView quoted)
         return decoder.decode(quoted.sliced(1, quoted.size() - 2));
     }
     const QByteArray wrapped = '[' + quoted.toByteArray() + ']';
-    const QJsonDocument document = QJsonDocument::fromJson(escapeByteOrderMarks(wrapped));
-    return document.array().at(0).toString();
+    return jsonDocumentKeepingFeff(wrapped).array().at(0).toString();
 }
 
 size_t keyHash(QByteArrayView quoted)
@@ -285,7 +324,7 @@ std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &w
         return fail(problem);
     QJsonParseError parseError;
     // Qt keeps the last of duplicate keys (DuplicateKeys::KeepLast relies on it).
-    const QJsonDocument document = QJsonDocument::fromJson(escapeByteOrderMarks(text), &parseError);
+    const QJsonDocument document = jsonDocumentKeepingFeff(text, &parseError);
     if (parseError.error != QJsonParseError::NoError)
         return fail(QStringLiteral("invalid JSON at byte %1: %2")
                         .arg(parseError.offset)
@@ -325,8 +364,7 @@ bool JsonMembers::forEach(
         wrapped.append(m_text.sliced(begin, end - begin));
         wrapped.append('}');
         QJsonParseError parseError;
-        const QJsonDocument document =
-            QJsonDocument::fromJson(escapeByteOrderMarks(wrapped), &parseError);
+        const QJsonDocument document = jsonDocumentKeepingFeff(wrapped, &parseError);
         if (parseError.error != QJsonParseError::NoError) {
             const qint64 at = begin + std::clamp<qint64>(parseError.offset - 1, 0, end - begin);
             if (error)

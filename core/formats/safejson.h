@@ -13,7 +13,9 @@
 #pragma once
 
 #include <QByteArrayView>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonParseError>
 #include <QString>
 
 #include <functional>
@@ -27,10 +29,11 @@ enum class DuplicateKeys { Refuse, KeepLast };
 
 constexpr qint64 defaultJsonBytesPerEntry = 32;
 
-// `text` with every U+FEFF after its first byte written as the escape \ufeff: Qt's parser (6.4)
-// drops a raw U+FEFF at the start of a string as if it were a byte order mark. Parse what this
-// returns wherever a string may start with U+FEFF (parseJsonObject and JsonMembers do).
-QByteArray escapeByteOrderMarks(QByteArrayView text);
+// QJsonDocument::fromJson(text, error) keeping U+FEFF: Qt's parser (6.4) drops a raw U+FEFF at
+// the start of a string as if it were a byte order mark, so one inside a string (and not escaped)
+// is passed to it as the escape \ufeff. The error's offset is a byte offset in `text`. Parse
+// with this wherever a string may start with U+FEFF (parseJsonObject and JsonMembers do).
+QJsonDocument jsonDocumentKeepingFeff(QByteArrayView text, QJsonParseError *error = nullptr);
 
 // The pre-scan alone, for readers that parse with messages of their own (sessions): empty when
 // `text` passes, else the problem with its byte offset. Without `boundContainers`, containers

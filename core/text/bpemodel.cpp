@@ -40,11 +40,6 @@ struct LaterMerge
     }
 };
 
-qsizetype utf8Length(char32_t c)
-{
-    return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-}
-
 std::uint64_t pairKey(qint32 a, qint32 b)
 {
     return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
@@ -131,7 +126,7 @@ bool BpeModel::initialSymbols(std::u32string_view piece, std::vector<Symbol> *sy
     std::u32string s;
     for (qsizetype i = 0; i < n; ++i) {
         const char32_t c = piece[std::size_t(i)];
-        const qsizetype charBytes = utf8Length(c);
+        const qsizetype charBytes = unicode::utf8Length(c);
         s.assign(1, c);
         if (i > 0)
             s.insert(0, continuingSubwordPrefix);
@@ -238,7 +233,7 @@ bool BpeModel::tokenize(std::u32string_view piece, std::vector<Token> *out,
     qsizetype totalBytes = 0;
     for (const char32_t c : piece) {
         charStarts.push_back(totalBytes);
-        totalBytes += utf8Length(c);
+        totalBytes += unicode::utf8Length(c);
     }
     const auto charAt = [&](qsizetype byte) {
         return qsizetype(std::upper_bound(charStarts.begin(), charStarts.end(), byte) -

@@ -92,45 +92,10 @@ QString fromUtf8Lossy(const QByteArray &bytes)
     // Unicode's "maximal subpart" practice (chapter 3, U+FFFD substitution): the bytes a valid
     // sequence could start with are consumed together.
     std::u32string out;
-    const qsizetype n = bytes.size();
-    const auto at = [&](qsizetype i) { return static_cast<unsigned char>(bytes[i]); };
-    qsizetype i = 0;
-    while (i < n) {
-        const unsigned char lead = at(i);
-        if (lead < 0x80) {
-            out.push_back(lead);
-            ++i;
-            continue;
-        }
-        int length = 0;
-        unsigned char low = 0x80;
-        unsigned char high = 0xBF;
-        if (lead >= 0xC2 && lead <= 0xDF) {
-            length = 2;
-        } else if (lead >= 0xE0 && lead <= 0xEF) {
-            length = 3;
-            low = lead == 0xE0 ? 0xA0 : 0x80;
-            high = lead == 0xED ? 0x9F : 0xBF;
-        } else if (lead >= 0xF0 && lead <= 0xF4) {
-            length = 4;
-            low = lead == 0xF0 ? 0x90 : 0x80;
-            high = lead == 0xF4 ? 0x8F : 0xBF;
-        }
-        qsizetype valid = 1; // bytes of the sequence seen so far
-        char32_t c = lead & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
-        while (length > 0 && valid < length && i + valid < n) {
-            const unsigned char b = at(i + valid);
-            if (b < (valid == 1 ? low : 0x80) || b > (valid == 1 ? high : 0xBF))
-                break;
-            c = (c << 6) | (b & 0x3F);
-            ++valid;
-        }
-        if (length > 0 && valid == length) {
-            out.push_back(c);
-        } else {
-            out.push_back(0xFFFD);
-        }
-        i += valid;
+    for (qsizetype i = 0; i < bytes.size();) {
+        const unicode::Utf8Sequence sequence = unicode::decodeUtf8(bytes, i);
+        out.push_back(sequence.length > 0 ? sequence.c : char32_t(0xFFFD));
+        i += sequence.prefix;
     }
     return unicode::fromU32(out);
 }

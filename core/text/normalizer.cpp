@@ -15,21 +15,6 @@ namespace pe {
 
 namespace {
 
-bool isOtherCategory(char32_t c)
-{
-    // unicode_categories' (0.1) is_other: is_other_control() || is_other_format() ||
-    // is_other_private_use(), that is Cc, Cf and Co. Unassigned code points (Cn: U+0378,
-    // U+FFFF, noncharacters) are kept, as tokenizers keeps them.
-    switch (QChar::category(c)) {
-    case QChar::Other_Control:
-    case QChar::Other_Format:
-    case QChar::Other_PrivateUse:
-        return true;
-    default:
-        return false;
-    }
-}
-
 // normalizers/bert.rs is_chinese_char: the CJK Unified Ideographs blocks BERT puts spaces around.
 bool isChineseCharacter(char32_t c)
 {
@@ -53,7 +38,7 @@ public:
             // do_clean_text: NUL, U+FFFD and control characters (not \t \n \r) go, whitespace
             // becomes a space.
             text.filter([](char32_t c) {
-                const bool control = c != u'\t' && c != u'\n' && c != u'\r' && isOtherCategory(c);
+                const bool control = c != u'\t' && c != u'\n' && c != u'\r' && unicode::isOther(c);
                 return !(c == 0 || c == 0xFFFD || control);
             });
             text.map([](char32_t c) { return unicode::isWhitespace(c) ? U' ' : c; });
@@ -62,7 +47,7 @@ public:
             spaceChineseCharacters(text);
         if (stripAccents.value_or(lowercase)) {
             unicode::normalize(text, QString::NormalizationForm_D);
-            text.filter([](char32_t c) { return QChar::category(c) != QChar::Mark_NonSpacing; });
+            text.filter([](char32_t c) { return !unicode::isNonspacingMark(c); });
         }
         if (lowercase)
             unicode::lowercase(text);
@@ -226,10 +211,14 @@ public:
 };
 
 // normalizers/precompiled.rs (tokenizers 0.23): SentencePiece's compiled rules applied per
-// extended grapheme cluster. A cluster of fewer than 6 UTF-8 bytes is looked up whole first;
-// otherwise, or when it has no rule, each of its characters is looked up alone. The alignments
-// follow the library's replace(): replacing characters keeps them one for one, extra characters
-// count as inserted at the end, and fewer characters take the difference from the last one.
+// extended grapheme cluster, each lookup spm_precompiled's Precompiled::transform(). A cluster
+// of fewer than 6 UTF-8 bytes is looked up whole first; otherwise, or when it has no rule, each
+// of its characters is looked up alone. Alignments: a replacement's characters keep the replaced
+// ones one for one, extra characters count as inserted at the end, and fewer characters take the
+// difference from the character pushed last (none at the text's start, where an empty
+// replacement is recorded nowhere, as in precompiled.rs, whose changes ride on the characters a
+// replacement pushes). These give tokenizers 0.23.2's offsets on the cases tested
+// (precompiledOffsets, T5's shared cases); precompiled.rs spells its changes differently.
 class PrecompiledNormalizer : public Normalizer
 {
 public:
@@ -269,7 +258,7 @@ public:
         const auto lookup = [&](qsizetype from, qsizetype to) {
             key.clear();
             for (qsizetype i = from; i < to; ++i)
-                appendUtf8(key, chars[std::size_t(i)]);
+                unicode::appendUtf8(key, chars[std::size_t(i)]);
             return m_charsmap.transform(key, &replacement, &error);
         };
         while (graphemes.toNextBoundary() >= 0) {
@@ -314,30 +303,12 @@ public:
     QString describe() const override { return QStringLiteral("Precompiled"); }
 
 private:
-    static void appendUtf8(std::string &out, char32_t c)
-    {
-        if (c < 0x80) {
-            out.push_back(char(c));
-        } else if (c < 0x800) {
-            out.push_back(char(0xC0 | (c >> 6)));
-            out.push_back(char(0x80 | (c & 0x3F)));
-        } else if (c < 0x10000) {
-            out.push_back(char(0xE0 | (c >> 12)));
-            out.push_back(char(0x80 | ((c >> 6) & 0x3F)));
-            out.push_back(char(0x80 | (c & 0x3F)));
-        } else {
-            out.push_back(char(0xF0 | (c >> 18)));
-            out.push_back(char(0x80 | ((c >> 12) & 0x3F)));
-            out.push_back(char(0x80 | ((c >> 6) & 0x3F)));
-            out.push_back(char(0x80 | (c & 0x3F)));
-        }
-    }
     static qsizetype utf8Length(const std::u32string &chars, qsizetype from, qsizetype to)
     {
         qsizetype n = 0;
         for (qsizetype i = from; i < to; ++i) {
             const char32_t c = chars[std::size_t(i)];
-            n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+            n += unicode::utf8Length(c);
         }
         return n;
     }
@@ -355,7 +326,10 @@ public:
         for (std::size_t i = 0; i < steps.size(); ++i) {
             context.stage =
                 QStringLiteral("normalizer %1 (%2)").arg(i + 1).arg(steps[i]->describe());
-            if (!steps[i]->normalize(text, context) || !context.checkLength(text.size(), {}))
+            // Each step is bounded in length, not in time: 2,000 NFKC steps over 100 KB would
+            // take a minute.
+            if (context.expired() || !steps[i]->normalize(text, context) ||
+                !context.checkLength(text.size(), {}))
                 return false;
         }
         context.stage = outer;

@@ -16,6 +16,14 @@ void appendEncoding(TokenEncoding &to, const TokenEncoding &from)
     to.special.insert(to.special.end(), from.special.begin(), from.special.end());
 }
 
+qsizetype tokenCount(const std::vector<TokenEncoding> &encodings)
+{
+    qsizetype n = 0;
+    for (const TokenEncoding &e : encodings)
+        n += e.size();
+    return n;
+}
+
 namespace {
 
 // Special tokens as an encoding of their own: offsets (0, 0), marked special.
@@ -68,7 +76,8 @@ class ByteLevelProcessor : public PostProcessor
 public:
     bool addPrefixSpace = true;
     bool trim = true;
-    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings, bool) const override
+    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings, bool,
+                                       PostProcessLimit &) const override
     {
         if (trim)
             for (TokenEncoding &e : encodings)
@@ -89,8 +98,8 @@ class BertProcessor : public PostProcessor
 public:
     NamedToken sep;
     NamedToken cls;
-    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings,
-                                       bool addSpecialTokens) const override
+    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings, bool addSpecialTokens,
+                                       PostProcessLimit &) const override
     {
         // processors/bert.rs: [CLS] A [SEP], then B [SEP] with B's type ids (1).
         if (!addSpecialTokens)
@@ -116,8 +125,8 @@ public:
     NamedToken cls;
     bool addPrefixSpace = true;
     bool trim = true;
-    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings,
-                                       bool addSpecialTokens) const override
+    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings, bool addSpecialTokens,
+                                       PostProcessLimit &) const override
     {
         // processors/roberta.rs: <s> A </s>, then </s> B </s>; every type id 0.
         for (TokenEncoding &e : encodings) {
@@ -162,12 +171,24 @@ public:
     std::vector<TemplatePiece> pair;
     QHash<QString, TemplateSpecial> specials;
 
-    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings,
-                                       bool addSpecialTokens) const override
+    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings, bool addSpecialTokens,
+                                       PostProcessLimit &limit) const override
     {
         // TemplateProcessing::apply_template.
+        const std::vector<TemplatePiece> &pieces = encodings.size() == 2 ? pair : single;
+        qsizetype produced = 0;
+        for (const TemplatePiece &p : pieces) {
+            if (p.isSequence && std::size_t(p.sequence) < encodings.size())
+                produced += encodings[std::size_t(p.sequence)].size();
+            else if (!p.isSequence && addSpecialTokens)
+                produced += qsizetype(specials[p.specialToken].ids.size());
+        }
+        if (produced > limit.maxTokens) {
+            limit.exceededBy = describe();
+            return {};
+        }
         std::vector<TokenEncoding> out;
-        for (const TemplatePiece &p : encodings.size() == 2 ? pair : single) {
+        for (const TemplatePiece &p : pieces) {
             if (p.isSequence) {
                 if (std::size_t(p.sequence) >= encodings.size())
                     continue;
@@ -188,11 +209,19 @@ class SequenceProcessor : public PostProcessor
 {
 public:
     std::vector<std::unique_ptr<PostProcessor>> steps;
-    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings,
-                                       bool addSpecialTokens) const override
+    std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings, bool addSpecialTokens,
+                                       PostProcessLimit &limit) const override
     {
-        for (const auto &step : steps)
-            encodings = step->process(std::move(encodings), addSpecialTokens);
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            encodings = steps[i]->process(std::move(encodings), addSpecialTokens, limit);
+            if (limit.exceededBy.isEmpty() && tokenCount(encodings) > limit.maxTokens)
+                limit.exceededBy = steps[i]->describe();
+            if (!limit.exceededBy.isEmpty()) {
+                limit.exceededBy =
+                    QStringLiteral("post-processor %1 (%2)").arg(i + 1).arg(limit.exceededBy);
+                return {};
+            }
+        }
         return encodings;
     }
     QString describe() const override { return describeSteps(steps); }

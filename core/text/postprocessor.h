@@ -11,14 +11,33 @@
 
 namespace pe {
 
+// Bounded output: a post-processor may make at most maxGrowth times the text's tokens plus
+// margin (tokenizers' own add at most 4 special tokens; a template may repeat $A, but 100 $A
+// over a 40 KB text made 2 million tokens and half a gigabyte).
+struct PostProcessLimit
+{
+    static constexpr qsizetype maxGrowth = 4;
+    static constexpr qsizetype margin = 1024;
+    explicit PostProcessLimit(qsizetype textTokens) : maxTokens(maxGrowth * textTokens + margin) {}
+    qsizetype maxTokens;
+    // The step that would have made more than maxTokens tokens, as a Sequence names it; empty
+    // while none has.
+    QString exceededBy;
+};
+
+// The tokens of `encodings` together.
+qsizetype tokenCount(const std::vector<TokenEncoding> &encodings);
+
 class PostProcessor
 {
 public:
     virtual ~PostProcessor() = default;
     // process_encodings: one encoding per sequence in, the processed ones out (concatenated by
-    // the caller).
+    // the caller). A step that would make more than limit.maxTokens tokens sets
+    // limit.exceededBy and returns nothing.
     virtual std::vector<TokenEncoding> process(std::vector<TokenEncoding> encodings,
-                                               bool addSpecialTokens) const = 0;
+                                               bool addSpecialTokens,
+                                               PostProcessLimit &limit) const = 0;
     virtual QString describe() const = 0;
 };
 

@@ -121,18 +121,11 @@ PrecompiledCharsmap::Lookup PrecompiledCharsmap::transform(std::string_view key,
         end = m_strings.size();
     replacement->clear();
     // The strings are valid UTF-8 (checked when read) and the slice starts and ends on
-    // character boundaries (a NUL or the end), so this decoding needs no checks.
+    // character boundaries (a NUL or the end).
     for (qsizetype i = start; i < end;) {
-        const auto lead = static_cast<unsigned char>(m_strings[i]);
-        const int length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-        char32_t c = length == 1   ? lead
-                     : length == 2 ? lead & 0x1F
-                     : length == 3 ? lead & 0x0F
-                                   : lead & 0x07;
-        for (int k = 1; k < length; ++k)
-            c = (c << 6) | (static_cast<unsigned char>(m_strings[i + k]) & 0x3F);
-        replacement->push_back(c);
-        i += length;
+        const unicode::Utf8Sequence sequence = unicode::decodeUtf8(m_strings, i);
+        replacement->push_back(sequence.length > 0 ? sequence.c : char32_t(0xFFFD));
+        i += sequence.prefix;
     }
     return Lookup::Replaced;
 }

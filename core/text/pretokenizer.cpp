@@ -218,7 +218,7 @@ public:
         for (std::size_t i = 0; i < steps.size(); ++i) {
             context.stage =
                 QStringLiteral("pre-tokenizer %1 (%2)").arg(i + 1).arg(steps[i]->describe());
-            if (!steps[i]->preTokenize(text, context))
+            if (context.expired() || !steps[i]->preTokenize(text, context))
                 return false;
             qint64 length = 0;
             for (const TextSplit &split : text.splits())

@@ -160,7 +160,10 @@ bool TextPattern::findRegex(std::u32string_view text, std::vector<PatternMatch> 
     qsizetype lastMatchEnd = -1;
     qsizetype previous = 0;
     while (searchFrom <= subject.size()) {
-        if (context.expired())
+        if (context.deadline.hasExpired() &&
+            context.expired(QStringLiteral("pattern %1").arg(m_description),
+                            QStringLiteral("its pattern %1 may backtrack too much for this text")
+                                .arg(m_description)))
             return false;
         // The subject is valid UTF-16 (made from code points); checking it costs its length
         // on every call.

@@ -150,12 +150,25 @@ public:
     {}
     QStringList decodeChain(QStringList tokens) const override
     {
+        // Bounded as the normalizers are: past EncodeContext's growth limit over the tokens'
+        // length, the remaining tokens are left as they are (decoding is for display).
+        qint64 length = 0;
+        for (const QString &t : tokens)
+            length += t.size();
+        const qint64 maxLength = EncodeContext::maxLengthFor(length);
         std::vector<PatternMatch> matches;
         for (QString &t : tokens) {
             const std::u32string chars = unicode::toU32(t);
             EncodeContext context;
             if (!m_pattern.findMatches(chars, &matches, context))
                 continue; // left as it is: decoding is for display
+            qint64 grown = t.size();
+            for (const PatternMatch &m : matches)
+                if (m.isMatch)
+                    grown += m_content.size() - (m.end - m.start);
+            if (length - t.size() + grown > maxLength)
+                break;
+            length += grown - t.size();
             QString out;
             for (const PatternMatch &m : matches)
                 out += m.isMatch ? m_content
@@ -212,9 +225,26 @@ public:
     std::vector<std::unique_ptr<TokenDecoder>> steps;
     QStringList decodeChain(QStringList tokens) const override
     {
-        for (const auto &step : steps)
-            tokens = step->decodeChain(std::move(tokens));
+        // Each step is bounded against its own input; the chain against the tokens given: a
+        // step that makes them longer than EncodeContext's growth limit is undone, and the
+        // chain stops there (decoding is for display).
+        const qint64 maxLength = EncodeContext::maxLengthFor(totalLength(tokens));
+        for (const auto &step : steps) {
+            QStringList next = step->decodeChain(tokens);
+            if (totalLength(next) > maxLength)
+                break;
+            tokens = std::move(next);
+        }
         return tokens;
+    }
+
+private:
+    static qint64 totalLength(const QStringList &tokens)
+    {
+        qint64 n = 0;
+        for (const QString &t : tokens)
+            n += t.size();
+        return n;
     }
 };
 

@@ -228,7 +228,7 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
     TokenEncoding out;
     for (TextSplit &split : pieces.splits()) {
         if (!split.tokens) {
-            if (context.expired())
+            if (context.expired(QStringLiteral("model")))
                 return std::nullopt;
             const std::u32string &piece = split.text.text();
             if (const std::vector<Token> *known = cache.find(piece)) {
@@ -268,7 +268,22 @@ std::optional<TokenEncoding> postProcess(const TokenizerData &d,
             encodings[i].typeIds.assign(encodings[i].ids.size(), qint64(i));
             textTokens += encodings[i].size();
         }
-        encodings = d.postProcessor->process(std::move(encodings), addSpecialTokens);
+        PostProcessLimit limit(textTokens);
+        encodings = d.postProcessor->process(std::move(encodings), addSpecialTokens, limit);
+        if (limit.exceededBy.isEmpty() && tokenCount(encodings) > limit.maxTokens)
+            limit.exceededBy = d.postProcessor->describe();
+        if (!limit.exceededBy.isEmpty()) {
+            if (error)
+                *error = QStringLiteral("the tokenizer's post-processor %1 would make more than "
+                                        "%2 tokens of the text's %3 (at most %4 times plus %5): "
+                                        "the tokenizer.json repeats the text without bound")
+                             .arg(limit.exceededBy)
+                             .arg(limit.maxTokens)
+                             .arg(textTokens)
+                             .arg(PostProcessLimit::maxGrowth)
+                             .arg(PostProcessLimit::margin);
+            return std::nullopt;
+        }
         qsizetype kept = 0;
         for (const TokenEncoding &e : encodings)
             kept += std::count(e.special.begin(), e.special.end(), false);

@@ -1,5 +1,6 @@
 #include "state/presets.h"
 
+#include "formats/safejson.h"
 #include "rope/ropepresets.h"
 #include "state/schemesettings.h"
 
@@ -20,7 +21,7 @@ QList<Preset> presets()
         QFile file(dir.filePath(name));
         if (!file.open(QIODevice::ReadOnly))
             continue;
-        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        const QJsonObject json = jsonDocumentKeepingFeff(file.readAll()).object();
         Preset preset;
         preset.id = json.value(QStringLiteral("id")).toString();
         preset.name = json.value(QStringLiteral("name")).toString(preset.id);

@@ -69,8 +69,7 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
         return false;
     }
     QJsonParseError parseError;
-    const QJsonDocument document =
-        QJsonDocument::fromJson(escapeByteOrderMarks(bytes), &parseError);
+    const QJsonDocument document = jsonDocumentKeepingFeff(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         if (looksTruncated(parseError, bytes))
             *error = QStringLiteral("%1 ends before its JSON is complete (%2 at byte %3): the "

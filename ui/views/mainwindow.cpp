@@ -653,8 +653,7 @@ void MainWindow::restoreSettings()
     if (!json.isEmpty()) {
         QString error;
         // A settings file from another version may not apply; the defaults stay then.
-        if (!m_state->applyJson(QJsonDocument::fromJson(escapeByteOrderMarks(json)).object(),
-                                &error))
+        if (!m_state->applyJson(jsonDocumentKeepingFeff(json).object(), &error))
             statusBar()->showMessage(tr("Last parameters not restored: %1").arg(error), 10000);
     }
 }
