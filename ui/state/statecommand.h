@@ -25,6 +25,10 @@ public:
 
     // The longest pause between two changes of one field that still makes them one step.
     static constexpr std::chrono::milliseconds mergeWindow{1000};
+    using Clock = std::chrono::steady_clock;
+    // The clock changes are timed by: steady_clock, or a test's own, so that "a pause" in a test
+    // does not depend on how fast the machine runs it.
+    static inline Clock::time_point (*now)() = &Clock::now;
 
     int id() const override;
     bool mergeWith(const QUndoCommand *other) override;
@@ -47,7 +51,7 @@ private:
     ExplorerState::Values m_after;
     QString m_key; // the one field this step changed; empty: no merging
     bool m_applied = true;
-    std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now(); // last change
+    Clock::time_point m_last = now(); // last change
 };
 
 } // namespace pe
