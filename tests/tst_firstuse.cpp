@@ -21,6 +21,8 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QGroupBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QTimer>
@@ -319,6 +321,68 @@ private slots:
         QCOMPARE(window->zoom(), 1.0);
         QTRY_COMPARE(tickSize(), ticks);
         QCOMPARE(window->undoStack()->count(), steps);
+    }
+
+    // Every scheme picked in turn: the Scheme combo stays where it was (the label column is as
+    // wide as any scheme's widest label), and no label or choice is cut (issue 38, item 7).
+    void schemeComboStaysPut()
+    {
+        auto window = openWindow();
+        QComboBox *scheme = comboOf(*window, u"scheme"_qs);
+        QVERIFY(scheme);
+        const int x = scheme->mapTo(window.get(), QPoint()).x();
+        QStringList schemes;
+        for (int i = 0; i < scheme->count(); ++i)
+            schemes.append(scheme->itemData(i).toString());
+        QVERIFY(schemes.size() >= 4);
+        for (const QString &id : std::as_const(schemes)) {
+            QVERIFY2(pickWithKeys(comboOf(*window, u"scheme"_qs), id), qPrintable(id));
+            QApplication::processEvents();
+            QComboBox *now = comboOf(*window, u"scheme"_qs);
+            QCOMPARE(now->mapTo(window.get(), QPoint()).x(), x);
+            for (QComboBox *c : specForm(*window)->findChildren<QComboBox *>())
+                if (c->isVisibleTo(window.get()))
+                    QVERIFY2(c->width() >= c->sizeHint().width(),
+                             qPrintable(id + u": "_qs + c->currentText()));
+            for (QLabel *l : specForm(*window)->findChildren<QLabel *>())
+                if (l->isVisibleTo(window.get()) && !l->text().isEmpty() && !l->wordWrap())
+                    QVERIFY2(l->width() >= l->sizeHint().width(),
+                             qPrintable(id + u": "_qs + l->text()));
+        }
+    }
+
+    // A three-line refusal has its room in the Encoding box: the View box below stays put
+    // (issue 38, item 7).
+    void longMessageMovesNothing()
+    {
+        auto window = openWindow();
+        QVERIFY(pickWithKeys(comboOf(*window, u"scheme"_qs), u"rope"_qs));
+        QVERIFY(pickWithKeys(comboOf(*window, u"rope_type"_qs), u"llama3"_qs));
+        QGroupBox *view = nullptr;
+        for (QGroupBox *box : window->parameterPanel()->findChildren<QGroupBox *>())
+            if (box->title() == u"View"_qs)
+                view = box;
+        QVERIFY(view);
+        QApplication::processEvents();
+        const int y = view->mapTo(window.get(), QPoint()).y();
+        // The longest refusal the form has: a value a rope type needs, emptied.
+        typeInto(specForm(*window)->editor(u"original_max_position_embeddings"_qs), u"0"_qs);
+        QApplication::processEvents();
+        const QStringList messages = specForm(*window)->messages();
+        QCOMPARE(messages.size(), 1);
+        auto *slot =
+            specForm(*window)->findChild<QLabel *>(u"original_max_position_embeddingsMessage"_qs);
+        QVERIFY(slot);
+        const int lines = slot->fontMetrics()
+                              .boundingRect(QRect(0, 0, slot->contentsRect().width(), 100000),
+                                            Qt::TextWordWrap, messages.first())
+                              .height() /
+                          slot->fontMetrics().lineSpacing();
+        QVERIFY2(lines >= 2, qPrintable(QString::number(lines) + u' ' + messages.first()));
+        // Three lines are kept whether or not a message is shown: a narrower panel (a larger
+        // font) wraps this one to three without moving the View box.
+        QVERIFY(slot->height() >= 3 * slot->fontMetrics().lineSpacing());
+        QCOMPARE(view->mapTo(window.get(), QPoint()).y(), y);
     }
 
     // Check engine table… with no rotary layer open says so before it asks for a file (issue 38,
