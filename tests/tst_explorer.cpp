@@ -572,8 +572,14 @@ private slots:
         const int before = view->phraseEditCount();
         QTest::mouseClick(view->addPhraseButton(), Qt::LeftButton);
         QCOMPARE(view->phraseEditCount(), before + 1);
-        // An empty phrase is refused, visibly, until words are typed.
+        // The new row is not flagged before anything is typed (issue 38 item 8); Enter on it
+        // empty is refused, visibly, until words are typed.
+        const QColor base = view->phraseEdit(0)->palette().color(QPalette::Base);
+        QVERIFY2(view->message().isEmpty(), qPrintable(view->message()));
+        QCOMPARE(view->phraseEdit(before)->palette().color(QPalette::Base), base);
+        QTest::keyClick(view->phraseEdit(before), Qt::Key_Return);
         QVERIFY2(view->message().contains(QLatin1String("empty")), qPrintable(view->message()));
+        QVERIFY(view->phraseEdit(before)->palette().color(QPalette::Base) != base);
         QCOMPARE(window->state()->phraseSettings().phrases.size(), before);
         QTest::keyClicks(view->phraseEdit(before), QStringLiteral("Zebras dance, zebras sing"));
         // Applied on commit (Enter, leaving the field, or a pause), not key by key.
