@@ -19,12 +19,14 @@
 #include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QStyleOptionButton>
 #include <QTimer>
 
 #include "figures/qcpinclude.h"
@@ -383,6 +385,33 @@ private slots:
         // font) wraps this one to three without moving the View box.
         QVERIFY(slot->height() >= 3 * slot->fontMetrics().lineSpacing());
         QCOMPARE(view->mapTo(window.get(), QPoint()).y(), y);
+    }
+
+    // On the dark theme an empty check box's outline stands out from its fill (issue 38, item 8:
+    // Fusion drew it in the fill's own colour).
+    void darkCheckBoxesShow()
+    {
+        auto window = openWindow();
+        window->state()->setTheme(Theme::Dark);
+        QApplication::processEvents();
+        QCheckBox *box = nullptr;
+        for (QCheckBox *c : window->parameterPanel()->findChildren<QCheckBox *>())
+            if (c->isVisibleTo(window.get()) && !c->isChecked())
+                box = c;
+        QVERIFY(box);
+        QStyleOptionButton option;
+        option.initFrom(box);
+        const QRect indicator =
+            box->style()->subElementRect(QStyle::SE_CheckBoxIndicator, &option, box);
+        const QImage image = box->grab().toImage();
+        const int y = indicator.center().y();
+        const QColor fill = image.pixelColor(indicator.center());
+        // The strongest contrast across the indicator's left edge.
+        int contrast = 0;
+        for (int x = indicator.left(); x <= indicator.left() + 2; ++x)
+            contrast = qMax(contrast, qAbs(image.pixelColor(x, y).lightness() - fill.lightness()));
+        QVERIFY2(fill.lightness() < 80, qPrintable(fill.name())); // the dark theme's fill
+        QVERIFY2(contrast >= 60, qPrintable(QString::number(contrast)));
     }
 
     // Check engine table… with no rotary layer open says so before it asks for a file (issue 38,
