@@ -21,15 +21,21 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFileDialog>
+#include <QFontMetricsF>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QStyleOptionButton>
+#include <QTabWidget>
 #include <QTimer>
 
 #include "figures/qcpinclude.h"
+
+#include <cmath>
+#include <numbers>
 
 using namespace pe;
 using namespace pe::test;
@@ -412,6 +418,37 @@ private slots:
             contrast = qMax(contrast, qAbs(image.pixelColor(x, y).lightness() - fill.lightness()));
         QVERIFY2(fill.lightness() < 80, qPrintable(fill.name())); // the dark theme's fill
         QVERIFY2(contrast >= 60, qPrintable(QString::number(contrast)));
+    }
+
+    // The cosine plot's token labels stay apart when the undo dock narrows the plot (issue 38,
+    // item 8): rotated 60°, each needs its line height / sin 60° of axis.
+    void similarityLabelsApartWithDockOpen()
+    {
+        auto window = openWindow();
+        window->resize(1280, 720);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        window->activateWindow();
+        QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(window->pages()->currentIndex(), 1);
+        QCustomPlot *plot = window->phraseView()->similarityPlot();
+        QTRY_VERIFY(plot->plottableCount() > 0);
+        auto *dock = window->findChild<QDockWidget *>(u"undoHistory"_qs);
+        QVERIFY(dock);
+        QTRY_VERIFY(plot->isVisible() && plot->width() > 300);
+        const int before = plot->width();
+        dock->show();
+        QTRY_VERIFY(plot->width() < before);
+        plot->replot();
+        QCPAxis *x = plot->axisRect()->axis(QCPAxis::atBottom);
+        const QVector<double> ticks = x->tickVector();
+        QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(ticks.size())));
+        const double need =
+            QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3);
+        double closest = 1e9;
+        for (qsizetype i = 1; i < ticks.size(); ++i)
+            closest = std::min(closest, x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]));
+        QVERIFY2(closest >= need, qPrintable(QStringLiteral("%1 < %2").arg(closest).arg(need)));
     }
 
     // Check engine table… with no rotary layer open says so before it asks for a file (issue 38,

@@ -13,6 +13,41 @@
 
 namespace pe {
 
+namespace {
+
+// Token labels, rotated 60°, thinned when the axis is laid out: each needs about its line height
+// / sin 60° of axis, so every step-th token is labelled, step following the axis' length then
+// (issue 38 item 8: labels overlapped once the undo dock narrowed the plot).
+class ThinnedTextTicker : public QCPAxisTickerText
+{
+public:
+    explicit ThinnedTextTicker(QCPAxis *axis) : m_axis(axis) {}
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange &range) override
+    {
+        const QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range);
+        if (mTicks.isEmpty() || range.size() <= 0)
+            return all;
+        const double labelSpan =
+            QFontMetricsF(m_axis->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
+        const double length = std::max(1, m_axis->axisRect()->width());
+        const double perToken = length / range.size();
+        const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
+        const double first = mTicks.firstKey();
+        QVector<double> kept;
+        for (double key : all)
+            if (qint64(std::llround(key - first)) % step == 0)
+                kept.append(key);
+        return kept;
+    }
+
+private:
+    QCPAxis *m_axis;
+};
+
+} // namespace
+
 int FigureBuilder::otherPhrase() const
 {
     const int clicked = m_state.phraseSelection().phrase;
@@ -53,7 +88,6 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     y->setLabel(QStringLiteral("cosine similarity"));
     y->setRange(-1.05, 1.05);
     x->setRange(double(w.firstToken) - 0.7, double(w.endToken) - 0.3);
-    int legendWidth = 0;
     if (valid) {
         auto *group = new QCPBarsGroup(plot);
         group->setSpacing(1);
@@ -90,19 +124,12 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
             bars->addToLegend(legend);
         }
         legend->setMaximumSize(legend->minimumOuterSizeHint());
-        legendWidth = legend->minimumOuterSizeHint().width();
     }
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    // Thinned, not overlapped: labels rotated 60° need about their line height / sin 60° of
-    // axis each; every step-th token is labelled so that they fit the plot's width.
-    const double labelSpan =
-        QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
-    const double axisWidth =
-        std::max(60.0, double(plot->viewport().width()) - 100.0 - double(legendWidth));
-    const double perToken = axisWidth / double(std::max<qint64>(1, w.tokens()));
-    const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
+    // Every token's label, thinned when drawn (ThinnedTextTicker) so that they fit the axis'
+    // length then: a dock opened beside the plot narrows it after the figure was built.
+    auto ticker = QSharedPointer<ThinnedTextTicker>::create(x);
     // Labels of 10 characters at most: rotated, their length is the axis' height.
-    for (qint64 q = w.firstToken; q < w.endToken; q += step)
+    for (qint64 q = w.firstToken; q < w.endToken; ++q)
         ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 10));
     x->setTicker(ticker);
     x->setTickLabelRotation(60);
