@@ -21,7 +21,9 @@ namespace {
 class ThinnedTextTicker : public QCPAxisTickerText
 {
 public:
-    explicit ThinnedTextTicker(QCPAxis *axis) : m_axis(axis) {}
+    // `reserved`: the viewport's width beside the axis (margins, the legend), to estimate the
+    // axis' length before the first layout.
+    ThinnedTextTicker(QCPAxis *axis, int reserved) : m_axis(axis), m_reserved(reserved) {}
 
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange &range) override
@@ -31,7 +33,14 @@ protected:
             return all;
         const double labelSpan =
             QFontMetricsF(m_axis->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
-        const double length = std::max(1, m_axis->axisRect()->width());
+        // Ticks are set up before the layout: the axis' length from the last layout while that
+        // was of this viewport, else the estimate.
+        QCustomPlot *plot = m_axis->parentPlot();
+        const bool laidOut =
+            plot->plotLayout()->outerRect() == plot->viewport() && m_axis->axisRect()->width() > 1;
+        const double length = laidOut
+                                  ? double(m_axis->axisRect()->width())
+                                  : std::max(60.0, double(plot->viewport().width() - m_reserved));
         const double perToken = length / range.size();
         const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
         const double first = mTicks.firstKey();
@@ -44,6 +53,7 @@ protected:
 
 private:
     QCPAxis *m_axis;
+    int m_reserved;
 };
 
 } // namespace
@@ -88,6 +98,7 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
     y->setLabel(QStringLiteral("cosine similarity"));
     y->setRange(-1.05, 1.05);
     x->setRange(double(w.firstToken) - 0.7, double(w.endToken) - 0.3);
+    int legendWidth = 0;
     if (valid) {
         auto *group = new QCPBarsGroup(plot);
         group->setSpacing(1);
@@ -124,10 +135,11 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
             bars->addToLegend(legend);
         }
         legend->setMaximumSize(legend->minimumOuterSizeHint());
+        legendWidth = legend->minimumOuterSizeHint().width();
     }
     // Every token's label, thinned when drawn (ThinnedTextTicker) so that they fit the axis'
     // length then: a dock opened beside the plot narrows it after the figure was built.
-    auto ticker = QSharedPointer<ThinnedTextTicker>::create(x);
+    auto ticker = QSharedPointer<ThinnedTextTicker>::create(x, 100 + legendWidth);
     // Labels of 10 characters at most: rotated, their length is the axis' height.
     for (qint64 q = w.firstToken; q < w.endToken; ++q)
         ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 10));
