@@ -106,6 +106,9 @@ QCPItemText *addLabel(QCPAxisRect *rect, double key, double value, const QString
     label->setPositionAlignment(align);
     label->setText(text);
     label->setColor(color);
+    // The figure's font, scaled by its font scale: QCPItemText starts in the application's
+    // (the "original context" note kept the window's size at --font-scale 3, issue 38 item 11).
+    label->setFont(rect->parentPlot()->font());
     label->setPadding(QMargins(4, 2, 4, 2));
     return label;
 }
