@@ -1005,6 +1005,19 @@ private slots:
                 QVERIFY2(paintFigure(&painter, FigureTarget::Raster, state, data, options, &error,
                                      hooks),
                          qPrintable(error));
+                painter.end();
+                // Titles end in "…" rather than run off the page: nothing dark at its edges
+                // in the title's band (the spectrum's second line was cut at x 3).
+                const QColor background = image.pixelColor(image.width() / 2, image.height() - 1);
+                for (int y = 0; y < image.height() / 8; ++y)
+                    for (int x : {0, 1, image.width() - 2, image.width() - 1})
+                        QVERIFY2(qAbs(image.pixelColor(x, y).lightness() - background.lightness()) <
+                                     60,
+                                 qPrintable(QStringLiteral("%1 x%2: text at (%3, %4)")
+                                                .arg(views)
+                                                .arg(fontScale)
+                                                .arg(x)
+                                                .arg(y)));
                 QVERIFY2(views != QLatin1String("spectrum") ||
                              notes.join(u'|').contains(QStringLiteral("original context")),
                          qPrintable(views + u": "_qs + notes.join(u'|')));
