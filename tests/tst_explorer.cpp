@@ -200,7 +200,8 @@ private slots:
             QCPAxis *x = plot.axisRect()->axis(QCPAxis::atBottom);
             auto ticker = x->ticker().dynamicCast<QCPAxisTickerText>();
             QVERIFY(ticker);
-            const QList<double> ticks = ticker->ticks().keys();
+            // The labels drawn: the ticker holds every token's, thinned as the axis is laid out.
+            const QVector<double> ticks = x->tickVector();
             QVERIFY(ticks.size() >= 5); // thinned, not emptied
             const double needed = QFontMetricsF(x->tickLabelFont()).height() / std::sin(M_PI / 3);
             for (int i = 1; i < ticks.size(); ++i) {
@@ -572,8 +573,14 @@ private slots:
         const int before = view->phraseEditCount();
         QTest::mouseClick(view->addPhraseButton(), Qt::LeftButton);
         QCOMPARE(view->phraseEditCount(), before + 1);
-        // An empty phrase is refused, visibly, until words are typed.
+        // The new row is not flagged before anything is typed (issue 38 item 8); Enter on it
+        // empty is refused, visibly, until words are typed.
+        const QColor base = view->phraseEdit(0)->palette().color(QPalette::Base);
+        QVERIFY2(view->message().isEmpty(), qPrintable(view->message()));
+        QCOMPARE(view->phraseEdit(before)->palette().color(QPalette::Base), base);
+        QTest::keyClick(view->phraseEdit(before), Qt::Key_Return);
         QVERIFY2(view->message().contains(QLatin1String("empty")), qPrintable(view->message()));
+        QVERIFY(view->phraseEdit(before)->palette().color(QPalette::Base) != base);
         QCOMPARE(window->state()->phraseSettings().phrases.size(), before);
         QTest::keyClicks(view->phraseEdit(before), QStringLiteral("Zebras dance, zebras sing"));
         // Applied on commit (Enter, leaving the field, or a pause), not key by key.

@@ -966,6 +966,65 @@ private slots:
                         << source << views << size << scale;
     }
 
+    // Issue 38 item 11: the notes drawn in a Schemes page figure ("original context 8,192
+    // tokens") follow the font scale as its legend does.
+    void schemeNotesFollowTheFontScale()
+    {
+        for (const QString &views : {QStringLiteral("spectrum"), QStringLiteral("decay")})
+            for (double fontScale : {1.0, 3.0}) {
+                ExplorerState state;
+                QString error;
+                QVERIFY2(
+                    stateFor(QStringLiteral("rope-llama31-vs-yarn"), m_dir.path(), &state, &error),
+                    qPrintable(error));
+                FigureOptions options;
+                options.views = *parseFigureViews(views, &error);
+                options.width = 1280;
+                options.height = 720;
+                options.dpi = figureBaseDpi();
+                options.style.fontScale = fontScale;
+                FigureData data;
+                QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+                const double pointSize = QApplication::font("QCustomPlot").pointSizeF() * fontScale;
+                QStringList notes;
+                FigurePaintHooks hooks;
+                hooks.beforePaint = [&](int, QCustomPlot *plot) {
+                    for (int i = 0; i < plot->itemCount(); ++i)
+                        if (auto *text = qobject_cast<QCPItemText *>(plot->item(i))) {
+                            notes.append(text->text());
+                            QVERIFY2(std::abs(text->font().pointSizeF() - pointSize) < 0.01,
+                                     qPrintable(QStringLiteral("%1: \"%2\" at %3 pt, not %4")
+                                                    .arg(views, text->text())
+                                                    .arg(text->font().pointSizeF())
+                                                    .arg(pointSize)));
+                        }
+                };
+                const auto [width, height] = figureLayoutSize(options);
+                QImage image(width, height, QImage::Format_RGB32);
+                QCPPainter painter(&image);
+                painter.setMode(QCPPainter::pmNoCaching);
+                QVERIFY2(paintFigure(&painter, FigureTarget::Raster, state, data, options, &error,
+                                     hooks),
+                         qPrintable(error));
+                painter.end();
+                // Titles end in "…" rather than run off the page: nothing dark at its edges
+                // in the title's band (the spectrum's second line was cut at x 3).
+                const QColor background = image.pixelColor(image.width() / 2, image.height() - 1);
+                for (int y = 0; y < image.height() / 8; ++y)
+                    for (int x : {0, 1, image.width() - 2, image.width() - 1})
+                        QVERIFY2(qAbs(image.pixelColor(x, y).lightness() - background.lightness()) <
+                                     60,
+                                 qPrintable(QStringLiteral("%1 x%2: text at (%3, %4)")
+                                                .arg(views)
+                                                .arg(fontScale)
+                                                .arg(x)
+                                                .arg(y)));
+                QVERIFY2(views != QLatin1String("spectrum") ||
+                             notes.join(u'|').contains(QStringLiteral("original context")),
+                         qPrintable(views + u": "_qs + notes.join(u'|')));
+            }
+    }
+
     // Issue 25: every legend lies inside the page, its frame included (at font x1.5 the right
     // border was clipped at the page's edge), and its text follows the font scale (the
     // sinusoid fit's and the Schemes page's legends kept the window's size).

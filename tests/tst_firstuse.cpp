@@ -19,14 +19,24 @@
 #include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFileDialog>
+#include <QFontMetricsF>
+#include <QGroupBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QScopeGuard>
+#include <QStyleOptionButton>
+#include <QTabWidget>
 #include <QTimer>
 
 #include "figures/qcpinclude.h"
+
+#include <cmath>
+#include <numbers>
 
 using namespace pe;
 using namespace pe::test;
@@ -327,6 +337,126 @@ private slots:
         QCOMPARE(window->zoom(), 1.0);
         QTRY_COMPARE(tickSize(), ticks);
         QCOMPARE(window->undoStack()->count(), steps);
+    }
+
+    // Every scheme picked in turn: the Scheme combo stays where it was (the label column is as
+    // wide as any scheme's widest label), and no label or choice is cut (issue 38, item 7).
+    void schemeComboStaysPut()
+    {
+        auto window = openWindow();
+        QComboBox *scheme = comboOf(*window, u"scheme"_qs);
+        QVERIFY(scheme);
+        const int x = scheme->mapTo(window.get(), QPoint()).x();
+        QStringList schemes;
+        for (int i = 0; i < scheme->count(); ++i)
+            schemes.append(scheme->itemData(i).toString());
+        QVERIFY(schemes.size() >= 4);
+        for (const QString &id : std::as_const(schemes)) {
+            QVERIFY2(pickWithKeys(comboOf(*window, u"scheme"_qs), id), qPrintable(id));
+            QApplication::processEvents();
+            QComboBox *now = comboOf(*window, u"scheme"_qs);
+            QCOMPARE(now->mapTo(window.get(), QPoint()).x(), x);
+            for (QComboBox *c : specForm(*window)->findChildren<QComboBox *>())
+                if (c->isVisibleTo(window.get()))
+                    QVERIFY2(c->width() >= c->sizeHint().width(),
+                             qPrintable(id + u": "_qs + c->currentText()));
+            for (QLabel *l : specForm(*window)->findChildren<QLabel *>())
+                if (l->isVisibleTo(window.get()) && !l->text().isEmpty() && !l->wordWrap())
+                    QVERIFY2(l->width() >= l->sizeHint().width(),
+                             qPrintable(id + u": "_qs + l->text()));
+        }
+    }
+
+    // A three-line refusal has its room in the Encoding box: the View box below stays put
+    // (issue 38, item 7).
+    void longMessageMovesNothing()
+    {
+        auto window = openWindow();
+        QVERIFY(pickWithKeys(comboOf(*window, u"scheme"_qs), u"rope"_qs));
+        QVERIFY(pickWithKeys(comboOf(*window, u"rope_type"_qs), u"llama3"_qs));
+        QGroupBox *view = nullptr;
+        for (QGroupBox *box : window->parameterPanel()->findChildren<QGroupBox *>())
+            if (box->title() == u"View"_qs)
+                view = box;
+        QVERIFY(view);
+        QApplication::processEvents();
+        const int y = view->mapTo(window.get(), QPoint()).y();
+        // The longest refusal the form has: a value a rope type needs, emptied.
+        typeInto(specForm(*window)->editor(u"original_max_position_embeddings"_qs), u"0"_qs);
+        QApplication::processEvents();
+        const QStringList messages = specForm(*window)->messages();
+        QCOMPARE(messages.size(), 1);
+        auto *slot =
+            specForm(*window)->findChild<QLabel *>(u"original_max_position_embeddingsMessage"_qs);
+        QVERIFY(slot);
+        const int lines = slot->fontMetrics()
+                              .boundingRect(QRect(0, 0, slot->contentsRect().width(), 100000),
+                                            Qt::TextWordWrap, messages.first())
+                              .height() /
+                          slot->fontMetrics().lineSpacing();
+        QVERIFY2(lines >= 2, qPrintable(QString::number(lines) + u' ' + messages.first()));
+        // Three lines are kept whether or not a message is shown: a narrower panel (a larger
+        // font) wraps this one to three without moving the View box.
+        QVERIFY(slot->height() >= 3 * slot->fontMetrics().lineSpacing());
+        QCOMPARE(view->mapTo(window.get(), QPoint()).y(), y);
+    }
+
+    // On the dark theme an empty check box's outline stands out from its fill (issue 38, item 8:
+    // Fusion drew it in the fill's own colour).
+    void darkCheckBoxesShow()
+    {
+        auto window = openWindow();
+        window->state()->setTheme(Theme::Dark);
+        QApplication::processEvents();
+        QCheckBox *box = nullptr;
+        for (QCheckBox *c : window->parameterPanel()->findChildren<QCheckBox *>())
+            if (c->isVisibleTo(window.get()) && !c->isChecked())
+                box = c;
+        QVERIFY(box);
+        QStyleOptionButton option;
+        option.initFrom(box);
+        const QRect indicator =
+            box->style()->subElementRect(QStyle::SE_CheckBoxIndicator, &option, box);
+        const QImage image = box->grab().toImage();
+        const int y = indicator.center().y();
+        const QColor fill = image.pixelColor(indicator.center());
+        // The strongest contrast across the indicator's left edge.
+        int contrast = 0;
+        for (int x = indicator.left(); x <= indicator.left() + 2; ++x)
+            contrast = qMax(contrast, qAbs(image.pixelColor(x, y).lightness() - fill.lightness()));
+        QVERIFY2(fill.lightness() < 80, qPrintable(fill.name())); // the dark theme's fill
+        QVERIFY2(contrast >= 60, qPrintable(QString::number(contrast)));
+    }
+
+    // The cosine plot's token labels stay apart when the undo dock narrows the plot (issue 38,
+    // item 8): rotated 60°, each needs its line height / sin 60° of axis.
+    void similarityLabelsApartWithDockOpen()
+    {
+        auto window = openWindow();
+        window->resize(1280, 720);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        window->activateWindow();
+        QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(window->pages()->currentIndex(), 1);
+        QCustomPlot *plot = window->phraseView()->similarityPlot();
+        QTRY_VERIFY(plot->plottableCount() > 0);
+        auto *dock = window->findChild<QDockWidget *>(u"undoHistory"_qs);
+        QVERIFY(dock);
+        QTRY_VERIFY(plot->isVisible() && plot->width() > 300);
+        const int before = plot->width();
+        dock->show();
+        QTRY_VERIFY(plot->width() < before);
+        plot->replot();
+        QCPAxis *x = plot->axisRect()->axis(QCPAxis::atBottom);
+        const QVector<double> ticks = x->tickVector();
+        QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(ticks.size())));
+        const double need =
+            QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3);
+        double closest = 1e9;
+        for (qsizetype i = 1; i < ticks.size(); ++i)
+            closest = std::min(closest, x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]));
+        QVERIFY2(closest >= need, qPrintable(QStringLiteral("%1 < %2").arg(closest).arg(need)));
     }
 
     // Check engine table… with no rotary layer open says so before it asks for a file (issue 38,

@@ -238,6 +238,7 @@ private slots:
         // A new phrase's row, empty and refused, goes too when a preset replaces the phrases.
         QTest::mouseClick(view->addPhraseButton(), Qt::LeftButton);
         QCOMPARE(view->phraseEditCount(), 3);
+        QTest::keyClick(view->phraseEdit(2), Qt::Key_Return);
         QVERIFY(view->message().contains(QLatin1String("empty")));
         QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier | Qt::AltModifier);
         QCOMPARE(rowsProblem(window.get()), QString());

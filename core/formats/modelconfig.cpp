@@ -416,7 +416,7 @@ bool Reader::readHeadDim()
     ModelConfig &o = m_out;
     // The rotated part of a head, read as it is later (ropeHeadDim(), buildLayers()): checked
     // here, once, so that a value no integer holds is refused by name.
-    for (const QString name : {QStringLiteral("qk_rope_head_dim"), QStringLiteral("rotary_dim")}) {
+    for (const QString &name : {QStringLiteral("qk_rope_head_dim"), QStringLiteral("rotary_dim")}) {
         const QJsonValue v = m_config.value(name);
         if (!v.isUndefined() && !v.isNull() &&
             !(v.isDouble() && wholeNumberIn(v.toDouble(), 0, maxExactJsonInteger)))

@@ -7,6 +7,8 @@
 
 #include "figures/qcpinclude.h"
 
+#include <QFontMetricsF>
+
 #include <QLocale>
 
 #include <algorithm>
@@ -40,12 +42,33 @@ protected:
     }
 };
 
+// A title whose lines end in "…" where they are wider than the figure (at --font-scale 3 the
+// spectrum's second line ran off both sides of the page, issue 38 item 11).
+class ElidedTitle : public QCPTextElement
+{
+public:
+    using QCPTextElement::QCPTextElement;
+
+protected:
+    void draw(QCPPainter *painter) override
+    {
+        const QString full = mText;
+        const QFontMetricsF metrics(mainFont());
+        QStringList lines = full.split(QLatin1Char('\n'));
+        for (QString &line : lines)
+            line = metrics.elidedText(line, Qt::ElideRight, qMax(1, mRect.width() - 4));
+        mText = lines.join(QLatin1Char('\n'));
+        QCPTextElement::draw(painter);
+        mText = full;
+    }
+};
+
 QCPTextElement *addTitle(QCustomPlot *plot, const QString &text, double delta = 1.0)
 {
     QFont font = plot->font();
     font.setPointSizeF(font.pointSizeF() + delta);
     font.setBold(delta > 0.5);
-    auto *title = new QCPTextElement(plot, text, font);
+    auto *title = new ElidedTitle(plot, text, font);
     // No word wrap: QCPTextElement sizes its row for one line per line break.
     title->setTextFlags(Qt::AlignCenter);
     return title;
@@ -106,6 +129,9 @@ QCPItemText *addLabel(QCPAxisRect *rect, double key, double value, const QString
     label->setPositionAlignment(align);
     label->setText(text);
     label->setColor(color);
+    // The figure's font, scaled by its font scale: QCPItemText starts in the application's
+    // (the "original context" note kept the window's size at --font-scale 3, issue 38 item 11).
+    label->setFont(rect->parentPlot()->font());
     label->setPadding(QMargins(4, 2, 4, 2));
     return label;
 }

@@ -13,6 +13,51 @@
 
 namespace pe {
 
+namespace {
+
+// Token labels, rotated 60°, thinned when the axis is laid out: each needs about its line height
+// / sin 60° of axis, so every step-th token is labelled, step following the axis' length then
+// (issue 38 item 8: labels overlapped once the undo dock narrowed the plot).
+class ThinnedTextTicker : public QCPAxisTickerText
+{
+public:
+    // `reserved`: the viewport's width beside the axis (margins, the legend), to estimate the
+    // axis' length before the first layout.
+    ThinnedTextTicker(QCPAxis *axis, int reserved) : m_axis(axis), m_reserved(reserved) {}
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange &range) override
+    {
+        const QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range);
+        if (mTicks.isEmpty() || range.size() <= 0)
+            return all;
+        const double labelSpan =
+            QFontMetricsF(m_axis->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
+        // Ticks are set up before the layout: the axis' length from the last layout while that
+        // was of this viewport, else the estimate.
+        QCustomPlot *plot = m_axis->parentPlot();
+        const bool laidOut =
+            plot->plotLayout()->outerRect() == plot->viewport() && m_axis->axisRect()->width() > 1;
+        const double length = laidOut
+                                  ? double(m_axis->axisRect()->width())
+                                  : std::max(60.0, double(plot->viewport().width() - m_reserved));
+        const double perToken = length / range.size();
+        const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
+        const double first = mTicks.firstKey();
+        QVector<double> kept;
+        for (double key : all)
+            if (qint64(std::llround(key - first)) % step == 0)
+                kept.append(key);
+        return kept;
+    }
+
+private:
+    QCPAxis *m_axis;
+    int m_reserved;
+};
+
+} // namespace
+
 int FigureBuilder::otherPhrase() const
 {
     const int clicked = m_state.phraseSelection().phrase;
@@ -92,17 +137,11 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
         legend->setMaximumSize(legend->minimumOuterSizeHint());
         legendWidth = legend->minimumOuterSizeHint().width();
     }
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    // Thinned, not overlapped: labels rotated 60° need about their line height / sin 60° of
-    // axis each; every step-th token is labelled so that they fit the plot's width.
-    const double labelSpan =
-        QFontMetricsF(x->tickLabelFont()).height() / std::sin(std::numbers::pi / 3) + 2;
-    const double axisWidth =
-        std::max(60.0, double(plot->viewport().width()) - 100.0 - double(legendWidth));
-    const double perToken = axisWidth / double(std::max<qint64>(1, w.tokens()));
-    const qint64 step = std::max<qint64>(1, qint64(std::ceil(labelSpan / perToken)));
+    // Every token's label, thinned when drawn (ThinnedTextTicker) so that they fit the axis'
+    // length then: a dock opened beside the plot narrows it after the figure was built.
+    auto ticker = QSharedPointer<ThinnedTextTicker>::create(x, 100 + legendWidth);
     // Labels of 10 characters at most: rotated, their length is the axis' height.
-    for (qint64 q = w.firstToken; q < w.endToken; q += step)
+    for (qint64 q = w.firstToken; q < w.endToken; ++q)
         ticker->addTick(double(q), shortText(tokenLabel(result, other, q), 10));
     x->setTicker(ticker);
     x->setTickLabelRotation(60);

@@ -34,12 +34,15 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QPainter>
 #include <QProgressBar>
+#include <QProxyStyle>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyleFactory>
+#include <QStyleOption>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QToolButton>
@@ -50,6 +53,39 @@
 #include <iterator>
 
 namespace pe {
+
+namespace {
+
+// Fusion outlines a check box (and a radio button) in the window colour darkened, which on the
+// dark theme's window is the base colour itself: the empty box was all but invisible (issue 38
+// item 8). On a dark palette the indicator gets an outline in the placeholder text's grey.
+class IndicatorContrastStyle : public QProxyStyle
+{
+public:
+    IndicatorContrastStyle() : QProxyStyle(QStyleFactory::create(QStringLiteral("Fusion"))) {}
+
+    void drawPrimitive(PrimitiveElement element, const QStyleOption *option, QPainter *painter,
+                       const QWidget *widget) const override
+    {
+        QProxyStyle::drawPrimitive(element, option, painter, widget);
+        const bool indicator =
+            element == PE_IndicatorCheckBox || element == PE_IndicatorRadioButton;
+        if (!indicator || option->palette.color(QPalette::Base).lightness() >= 128)
+            return;
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing, element == PE_IndicatorRadioButton);
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(QPen(option->palette.color(QPalette::PlaceholderText), 1));
+        const QRectF r = QRectF(option->rect).adjusted(0.5, 0.5, -1.5, -1.5);
+        if (element == PE_IndicatorRadioButton)
+            painter->drawEllipse(r);
+        else
+            painter->drawRect(r);
+        painter->restore();
+    }
+};
+
+} // namespace
 
 namespace {
 constexpr int undoSteps = 100;
@@ -625,8 +661,11 @@ void MainWindow::applyTheme()
 {
     // Fusion draws with the palette everywhere, so both themes look as designed on any desktop.
     // setStyle resets the palette, so it comes first and only once.
-    if (QApplication::style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive) != 0)
-        QApplication::setStyle(QStringLiteral("Fusion"));
+    if (QApplication::style()->objectName() != QLatin1String("pescopeFusion")) {
+        auto *style = new IndicatorContrastStyle;
+        style->setObjectName(QStringLiteral("pescopeFusion"));
+        QApplication::setStyle(style);
+    }
     QApplication::setPalette(applicationPalette(m_state->theme()));
     // Also on the window: children created before the application palette changed keep a
     // resolved copy of the old one, while a window palette propagates to all of them.

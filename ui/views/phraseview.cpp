@@ -483,8 +483,9 @@ void PhraseView::addPhrase()
                                      QLatin1Char(':'));
     }
     m_rows.last().edit->setFocus();
-    // A new row starts empty: it is refused (with a message) until the user types a phrase.
-    commitRow(int(m_rows.size()) - 1);
+    // A new row starts empty and unflagged: it joins the phrases once a phrase is typed, and an
+    // empty one is refused (with a message) only when the user commits it, by Enter (issue 38
+    // item 8: the row was red before anything was typed).
 }
 
 int PhraseView::rowOf(const QWidget *widget) const
@@ -537,6 +538,11 @@ void PhraseView::insertRow(int at)
     });
     connect(row.pause, &QTimer::timeout, this, commitTyped);
     connect(row.edit, &QLineEdit::editingFinished, this, commitTyped);
+    // Enter in a new row commits it even untouched: an empty phrase is then refused, visibly.
+    connect(row.edit, &QLineEdit::returnPressed, this, [this, key] {
+        if (const int i = rowOf(key); i >= 0 && m_rows[i].pending && !m_rows[i].typing)
+            commitRow(i);
+    });
     connect(row.remove, &QToolButton::clicked, this, [this, key] {
         if (const int i = rowOf(key); i >= 0)
             removePhrase(int(m_rows[i].phrase));

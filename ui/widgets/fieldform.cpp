@@ -7,6 +7,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
 #include <QSignalBlocker>
@@ -70,6 +71,38 @@ FieldForm::FieldForm(std::unique_ptr<FormModel> model, QWidget *parent)
     outer->addWidget(m_messageSlot);
     build();
     refresh();
+    updateLabelColumn();
+}
+
+void FieldForm::setMessageLines(int lines)
+{
+    delete m_messageSlot;
+    m_messageSlot = new MessageSlot(lines, MessageSlot::Height::Growing, true, this);
+    m_messageSlot->setObjectName(QStringLiteral("formMessage"));
+    static_cast<QVBoxLayout *>(layout())->addWidget(m_messageSlot);
+    m_messageKey.clear();
+}
+
+// The label column is as wide as the widest label of any row the form may show (every scheme's),
+// so that a choice bringing other rows moves no editor (issue 38 item 7).
+void FieldForm::updateLabelColumn()
+{
+    int widest = 0;
+    for (const FormField &f : m_model->allFields()) {
+        if (f.editor == FormField::Editor::Check)
+            continue; // a check box carries its own text, in the editor column
+        const QString text = m_labels.value(f.key, f.label);
+        widest =
+            qMax(widest, fontMetrics().boundingRect(QRect(), Qt::TextShowMnemonic, text).width());
+    }
+    m_layout->setColumnMinimumWidth(0, widest);
+}
+
+void FieldForm::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        updateLabelColumn();
 }
 
 FieldForm::~FieldForm()
@@ -170,10 +203,9 @@ void FieldForm::createEditor(Row *row)
         row->combo = new QComboBox(row->container);
         for (const ChoiceName &c : field.choices)
             row->combo->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.name));
-        // Long labels ("Interleaved pairs (GPT-J, rope_interleave)") elide rather than widen
-        // the panel past what a 1280 x 720 window leaves the plots; the list shows them whole.
-        row->combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        row->combo->setMinimumContentsLength(14);
+        // As wide as its longest choice: a cut "Half split (GPT-NeoX / Lla" hid what was
+        // chosen (issue 38 item 8); the panel scrolls sideways where the window is narrow.
+        row->combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
         connect(row->combo, &QComboBox::activated, this, [this, row](int index) {
             commit(row->field.key, row->combo->itemData(index).toString());
         });
@@ -253,6 +285,7 @@ void FieldForm::setNamePrefix(const QString &prefix)
 void FieldForm::setLabel(const QString &key, const QString &text)
 {
     m_labels.insert(key, text);
+    updateLabelColumn();
     if (Row *r = row(key)) {
         if (r->label)
             r->label->setText(text);

@@ -61,6 +61,9 @@ public:
     virtual bool commit(QString *error) = 0;
     // Takes the owner's current value as the draft.
     virtual void reload() = 0;
+    // Every row this form may ever show, whichever choice is made (the label column is as wide
+    // as the widest of them, so that the editors stay put when a choice brings other rows).
+    virtual QList<FormField> allFields() const { return fields(); }
 };
 
 // Helpers to describe a table's fields as form rows.
@@ -192,6 +195,8 @@ public:
     // Shows only these fields' rows (still only where they apply); empty: every field. A page
     // whose views read different fields shows the current view's (the Schemes page).
     void setShownKeys(const QStringList &keys);
+    // Room kept for the form's message, in lines (2 unless told): a longer message grows it.
+    void setMessageLines(int lines);
     // The editor of a field (tests and shortcuts); null when the form has no such row.
     QWidget *editor(const QString &key) const;
     // The message shown about a field, or (no key) about the whole form; empty when none.
@@ -210,6 +215,9 @@ signals:
     // After a value reached the owner.
     void committed();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     struct Row;
     void build();
@@ -224,6 +232,7 @@ private:
     void showProblem(const QString &key, const QString &message);
     void clearProblems();
     void updateRows();
+    void updateLabelColumn();
     Row *row(const QString &key) const;
 
     std::unique_ptr<FormModel> m_model;

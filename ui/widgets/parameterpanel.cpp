@@ -27,6 +27,9 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
         this);
     m_spec->addSlider(QStringLiteral("positions"), positionsSliderMax);
     m_spec->addSlider(QStringLiteral("dims"), dimsSliderMax);
+    // Room for a three-line refusal (a rope type's required fields), so that it does not push
+    // the View box down (issue 38 item 7).
+    m_spec->setMessageLines(3);
 
     m_view = new FieldForm(std::make_unique<TableFormModel<ViewOptions>>(
                                ViewOptions::fields(), [state] { return state->viewOptions(); },

@@ -43,6 +43,17 @@ QList<FormField> SpecFormModel::fields() const
     return rows;
 }
 
+QList<FormField> SpecFormModel::allFields() const
+{
+    QList<FormField> rows = formFields(EncodingSpec::fields());
+    [&]<std::size_t... I>(std::index_sequence<I...>)
+    {
+        (rows.append(formFields(std::variant_alternative_t<I, SchemeParameters>::fields())), ...);
+    }
+    (std::make_index_sequence<std::variant_size_v<SchemeParameters>>{});
+    return rows;
+}
+
 bool SpecFormModel::applies(const QString &key) const
 {
     if (const Field<EncodingSpec> *f = findField(EncodingSpec::fields(), key))

@@ -27,6 +27,7 @@ public:
     QString describe(const FieldProblem &problem) const override;
     bool commit(QString *error) override;
     void reload() override;
+    QList<FormField> allFields() const override;
 
 private:
     Read m_read;
