@@ -38,6 +38,7 @@ EngineCheckDialog::EngineCheckDialog(MainWindow *window)
     m_plot->setMinimumSize(320, 200); // the dialog fits a 1024 x 600 screen
     m_plot->setMouseTracking(true);
     m_readout->setObjectName(QStringLiteral("engineCheckReadout"));
+    m_readout->setMinimumWidth(1); // a hover's text must not widen the dialog (phraseview.cpp)
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_readout->setText(tr("Point at a cell to read its error; the ringed cell is the worst."));
     m_report->setObjectName(QStringLiteral("engineCheckReport"));

@@ -50,6 +50,7 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
     WheelCoalescer::install(m_plot); // one replot per burst of wheel turns
     m_plot->setMinimumSize(200, 150);
     m_readout->setObjectName(QStringLiteral("heatmapReadout"));
+    m_readout->setMinimumWidth(1); // a hover's text must not widen the window (phraseview.cpp)
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_readout->setText(tr("Computing…"));
     m_readout->setToolTip(tr("The cell under the mouse: position p, dimension i and its value"));

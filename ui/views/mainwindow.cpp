@@ -187,8 +187,8 @@ void MainWindow::buildStatusBar()
     m_computeLabel->setObjectName(QStringLiteral("computeInfo"));
     m_computeLabel->setToolTip(tr("Which backend computed the current view and how long it took"));
     // A status text must never widen the window: a QLabel's minimum width is its whole text, and
-    // a longer timing ("read in 1234 ms") could push a window sized to fit its screen (or to
-    // --size) a few pixels wider. It is clipped instead when space is short.
+    // a longer timing could push a window sized to fit its screen (or to --size) wider. It is
+    // clipped instead when space is short (as the views' readouts are, phraseview.cpp).
     m_computeLabel->setMinimumWidth(1);
     m_progress->setRange(0, 100);
     m_progress->setMaximumWidth(160);

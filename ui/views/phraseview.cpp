@@ -282,6 +282,10 @@ void PhraseView::describeTablesAndPlots()
     for (QCustomPlot *plot : {m_gridPlot, m_differencePlot, m_similarityPlot})
         relayTicksAfterLayout(plot);
     m_readout->setObjectName(QStringLiteral("phraseReadout"));
+    // A readout's text changes with every hover and result: its length must not set the page's
+    // (and so the window's) minimum width, which made a window sized to --size 900x600 903 px
+    // wide whenever a longer text had arrived (tst_modelpage, 1 run in 3). Clipped instead.
+    m_readout->setMinimumWidth(1);
     m_readout->setToolTip(tr("The cell under the mouse"));
 }
 
