@@ -100,7 +100,7 @@ qint64 originalOffset(qint64 offset, const std::vector<qsizetype> &rewritten)
 QJsonDocument jsonDocumentKeepingFeff(QByteArrayView text, QJsonParseError *error)
 {
     std::vector<qsizetype> rewritten;
-    const QJsonDocument document =
+    QJsonDocument document =
         QJsonDocument::fromJson(escapeByteOrderMarks(text, error ? &rewritten : nullptr), error);
     if (error && error->error != QJsonParseError::NoError)
         error->offset = int(originalOffset(error->offset, rewritten));
