@@ -653,7 +653,7 @@ ExportDialog *FileActions::exportDialog()
     if (size.width() >= figurelimits::minSide && size.height() >= figurelimits::minSide) {
         // A remembered MP4 or WebM takes even sides: the view's 951 x 541 would be refused at
         // once (issue 38).
-        const int step = m_dialog->needsEvenSides() ? 2 : 1;
+        const qint64 step = m_dialog->needsEvenSides() ? 2 : 1;
         options.width = size.width() / step * step;
         options.height = size.height() / step * step;
     }

@@ -28,7 +28,7 @@ public:
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange &range) override
     {
-        const QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range);
+        QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range);
         if (mTicks.isEmpty() || range.size() <= 0)
             return all;
         const double labelSpan =

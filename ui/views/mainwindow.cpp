@@ -360,7 +360,7 @@ void MainWindow::createZoomActions(QMenu *view)
 {
     view->addSeparator();
     // The standard keys where they differ from ours: one sequence twice would be ambiguous.
-    const auto keys = [](QKeySequence own, QKeySequence::StandardKey standard) {
+    const auto keys = [](const QKeySequence &own, QKeySequence::StandardKey standard) {
         QList<QKeySequence> all{own};
         for (const QKeySequence &key : QKeySequence::keyBindings(standard))
             if (!all.contains(key))
