@@ -341,7 +341,6 @@ private slots:
         FileActions::of(window.get())->exportFigureAction()->trigger();
         auto *dialog = window->findChild<ExportDialog *>();
         QVERIFY(dialog && dialog->isVisible());
-        QCOMPARE(screenshot(dialog, QStringLiteral("export-dialog")), QString());
         FigureOptions options; // the command line's defaults
         options.views = dialog->options().views;
         QCOMPARE(options.views, (QList<FigureView>{FigureView::Waves, FigureView::Heatmap}));
@@ -352,6 +351,8 @@ private slots:
         const QString shown = dir.filePath(QStringLiteral("window.png"));
         dialog->setPath(shown);
         QVERIFY(QTest::qWaitFor([&] { return exportButton(*dialog)->isEnabled(); }, 20000));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->previewImage().isNull(), 20000);
+        QCOMPARE(screenshot(dialog, QStringLiteral("export-dialog")), QString());
         QSignalSpy exported(dialog, &ExportDialog::exported);
         QTest::mouseClick(exportButton(*dialog), Qt::LeftButton);
         QVERIFY2(exported.size() == 1 || exported.wait(60000), qPrintable(dialog->message()));

@@ -504,23 +504,30 @@ private slots:
     void legendAndLabelsClearAtAnyFontScale_data()
     {
         QTest::addColumn<QString>("view");
+        QTest::addColumn<QString>("preset");
         QTest::addColumn<QSize>("size");
         QTest::addColumn<double>("fontScale");
-        for (const char *view : {"spectrum", "decay"})
+        const std::pair<const char *, const char *> figures[] = {
+            {"spectrum", "rope-llama31-vs-yarn"},
+            {"decay", "rope-llama31-vs-yarn"},
+            {"decay", "rope-decay"}}; // four curves
+        for (const auto &[view, preset] : figures)
             for (const QSize &size : {QSize(1280, 720), QSize(1024, 600)})
                 for (double scale : {1.0, 2.0, 3.0})
-                    QTest::addRow("%s %dx%d font x%.0f", view, size.width(), size.height(), scale)
-                        << QString::fromLatin1(view) << size << scale;
+                    QTest::addRow("%s %s %dx%d font x%.0f", view, preset, size.width(),
+                                  size.height(), scale)
+                        << QString::fromLatin1(view) << QString::fromLatin1(preset) << size
+                        << scale;
     }
     void legendAndLabelsClearAtAnyFontScale()
     {
         QFETCH(QString, view);
+        QFETCH(QString, preset);
         QFETCH(QSize, size);
         QFETCH(double, fontScale);
         ExplorerState state;
         QString error;
-        QVERIFY2(applyPreset(state, QStringLiteral("rope-llama31-vs-yarn"), &error),
-                 qPrintable(error));
+        QVERIFY2(applyPreset(state, preset, &error), qPrintable(error));
         FigureOptions options;
         options.views = *parseFigureViews(view, &error);
         options.width = size.width();
