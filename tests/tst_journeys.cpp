@@ -15,6 +15,7 @@
 #include "views/heatmapview.h"
 #include "views/modelphraseview.h"
 #include "views/phraseview.h"
+#include "views/schemepage.h"
 #include "views/wavesview.h"
 #include "widgets/compactcombo.h"
 #include "widgets/fieldform.h"
@@ -29,6 +30,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QFontMetricsF>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -569,6 +571,64 @@ private slots:
         }
         QVERIFY(marked >= 3);
         QCOMPARE(screenshot(window.get(), QStringLiteral("phrases-gpt2-tokens")), QString());
+    }
+
+    // A projector: the window zoomed (Ctrl+=) on the Schemes page's RoPE spectrum. The legend
+    // lies outside the plots, neighbouring tick labels stay apart at the positions the layout
+    // gave them, and the window stays on screen (issue 38 item 11).
+    void projectorZoomOnTheSpectrum()
+    {
+        auto window = openAsUser();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        window->findChild<QAction *>(QStringLiteral("preset-rope-llama31-vs-yarn"))->trigger();
+        window->activateWindow();
+        QTest::keyClick(window.get(), Qt::Key_3, Qt::ControlModifier);
+        QCOMPARE(window->pages()->currentIndex(), 2);
+        // 200% where the screen is a projector's 1280 x 720 or more, 150% on 1024 x 600 (at 175%
+        // the Schemes page's least size there is 1112 x 616 px).
+        const bool large = window->screen()->availableGeometry().width() >= 1280;
+        for (int i = 0; i < (large ? 4 : 2); ++i)
+            QTest::keyClick(window.get(), Qt::Key_Equal, Qt::ControlModifier);
+        QCOMPARE(window->zoom(), large ? 2.0 : 1.5);
+        QVERIFY(waitSettled(*window));
+        QCustomPlot *plot = window->schemePage()->currentPlot();
+        QVERIFY(plot);
+        QTRY_VERIFY(plot->axisRectCount() == 2);
+        plot->replot();
+        QCOMPARE(screenshot(window.get(), u"schemes-spectrum-zoom-"_qs +
+                                              QString::number(qRound(window->zoom() * 100))),
+                 QString());
+        int legends = 0;
+        for (QCPLegend *legend : plot->findChildren<QCPLegend *>()) {
+            if (!legend->visible() || legend->itemCount() == 0)
+                continue;
+            ++legends;
+            for (QCPAxisRect *rect : plot->axisRects())
+                QVERIFY(!legend->outerRect().intersects(rect->rect()));
+        }
+        QCOMPARE(legends, 1);
+        for (QCPAxisRect *rect : plot->axisRects())
+            for (QCPAxis *axis : rect->axes()) {
+                if (!axis->visible() || !axis->tickLabels())
+                    continue;
+                const QVector<double> ticks = axis->tickVector();
+                const QVector<QString> labels = axis->tickVectorLabels();
+                const QFontMetricsF metrics(axis->tickLabelFont());
+                for (qsizetype i = 1; i < ticks.size() && i < labels.size(); ++i) {
+                    const double distance =
+                        std::abs(axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[i - 1]));
+                    const double need = axis->orientation() == Qt::Vertical
+                                            ? metrics.height()
+                                            : (metrics.horizontalAdvance(labels[i]) +
+                                               metrics.horizontalAdvance(labels[i - 1])) /
+                                                  2.0;
+                    QVERIFY2(distance >= need,
+                             qPrintable(QStringLiteral("\"%1\" and \"%2\" %3 px apart, %4 needed")
+                                            .arg(labels[i - 1], labels[i])
+                                            .arg(distance)
+                                            .arg(need)));
+                }
+            }
     }
 };
 

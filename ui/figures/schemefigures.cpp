@@ -3,6 +3,7 @@
 #include "figures/colormapgradient.h"
 #include "figures/figurebuilder.h"
 #include "figures/fittedaxis.h"
+#include "figures/fittedtext.h"
 #include "figures/minmaxband.h"
 
 #include "analysis/ropeanalysis.h"
@@ -45,33 +46,15 @@ protected:
     }
 };
 
-// A title whose lines end in "…" where they are wider than the figure (at --font-scale 3 the
-// spectrum's second line ran off both sides of the page, issue 38 item 11).
-class ElidedTitle : public QCPTextElement
-{
-public:
-    using QCPTextElement::QCPTextElement;
-
-protected:
-    void draw(QCPPainter *painter) override
-    {
-        const QString full = mText;
-        const QFontMetricsF metrics(mainFont());
-        QStringList lines = full.split(QLatin1Char('\n'));
-        for (QString &line : lines)
-            line = metrics.elidedText(line, Qt::ElideRight, qMax(1, mRect.width() - 4));
-        mText = lines.join(QLatin1Char('\n'));
-        QCPTextElement::draw(painter);
-        mText = full;
-    }
-};
-
 QCPTextElement *addTitle(QCustomPlot *plot, const QString &text, double delta = 1.0)
 {
     QFont font = plot->font();
     font.setPointSizeF(font.pointSizeF() + delta);
     font.setBold(delta > 0.5);
-    auto *title = new ElidedTitle(plot, text, font);
+    // Lines end in "…" where they are wider than the figure (at --font-scale 3 the spectrum's
+    // second line ran off both sides of the page, issue 38 item 11), and the title asks for no
+    // width of its own: a zoomed window's plot was as wide as its title, 1,778 px at 300%.
+    auto *title = new FittedTextElement(plot, text, font);
     // No word wrap: QCPTextElement sizes its row for one line per line break.
     title->setTextFlags(Qt::AlignCenter);
     return title;
@@ -343,9 +326,10 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     grid->addElement(0, 0, top);
     grid->addElement(1, 0, bottom);
     grid->setRowStretchFactors({2.0, 1.0});
-    // The ratio panel keeps room for four tick labels (1 to 1/8) at any font size: at font x3 a
-    // third of what the title, axis and legend left was one label high.
-    bottom->setMinimumSize(50, 4 * QFontMetrics(plot->font()).height());
+    // Each panel keeps room for two tick labels at any font size: at font x3 a third of what
+    // the title, axis and legend left was one label high.
+    for (QCPAxisRect *rect : {top, bottom})
+        rect->setMinimumSize(50, 2 * QFontMetrics(plot->font()).height());
     auto *group = new QCPMarginGroup(plot);
     top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
     bottom->setMarginGroup(QCP::msLeft | QCP::msRight, group);
