@@ -3,12 +3,16 @@
 // rotation, sinusoidal cosine similarity, ALiBi bias, T5 buckets); `pescope export --view NAME`
 // writes each; RoPE sessions keep their scaling; bad input in the new controls is refused.
 #include "testutil.h"
+#include "textrecorder.h"
 
+#include "backends/backendfactory.h"
 #include "backends/cpubackend.h"
 
+#include "compute/figuredata.h"
 #include "dialogs/exportdialog.h"
 #include "dialogs/fileactions.h"
 #include "figures/figureexporter.h"
+#include "figures/figurepainter.h"
 #include "figures/schemefigures.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
@@ -21,6 +25,7 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QJsonDocument>
 #include <QLabel>
@@ -489,6 +494,139 @@ private slots:
                 qRed(maps[2]->gradient().color(-largest, maps[2]->dataRange())));
         QVERIFY(qRed(maps[2]->gradient().color(largest, maps[2]->dataRange())) >
                 qBlue(maps[2]->gradient().color(largest, maps[2]->dataRange())));
+    }
+
+    // Issue 38 item 11: at any font scale the spectrum's and the decay's legends hide no curve
+    // (they lie outside every axis rect, and no curve point falls in them), neighbouring tick
+    // labels stay apart, and no two pieces of text drawn on the figure overlap (at font x3 the
+    // spectrum's legend covered the curves, its "1 1/2 1/4 1/8" overlapped and its two axis
+    // titles ran into each other).
+    void legendAndLabelsClearAtAnyFontScale_data()
+    {
+        QTest::addColumn<QString>("view");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<double>("fontScale");
+        const std::pair<const char *, const char *> figures[] = {
+            {"spectrum", "rope-llama31-vs-yarn"},
+            {"decay", "rope-llama31-vs-yarn"},
+            {"decay", "rope-decay"}}; // four curves
+        for (const auto &[view, preset] : figures)
+            for (const QSize &size : {QSize(1280, 720), QSize(1024, 600)})
+                for (double scale : {1.0, 2.0, 3.0})
+                    QTest::addRow("%s %s %dx%d font x%.0f", view, preset, size.width(),
+                                  size.height(), scale)
+                        << QString::fromLatin1(view) << QString::fromLatin1(preset) << size
+                        << scale;
+    }
+    void legendAndLabelsClearAtAnyFontScale()
+    {
+        QFETCH(QString, view);
+        QFETCH(QString, preset);
+        QFETCH(QSize, size);
+        QFETCH(double, fontScale);
+        ExplorerState state;
+        QString error;
+        QVERIFY2(applyPreset(state, preset, &error), qPrintable(error));
+        FigureOptions options;
+        options.views = *parseFigureViews(view, &error);
+        options.width = size.width();
+        options.height = size.height();
+        options.dpi = figureBaseDpi(); // layout pixels are the page's pixels
+        options.style.fontScale = fontScale;
+        const std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Cpu, &error);
+        QVERIFY2(backend, qPrintable(error));
+        FigureData data;
+        QVERIFY2(computeFigureData(state, options.views, *backend, &data, &error),
+                 qPrintable(error));
+        QStringList problems;
+        int legends = 0, curvePoints = 0, tickPairs = 0;
+        FigurePaintHooks hooks;
+        hooks.beforePaint = [&](int, QCustomPlot *plot) {
+            const QList<QCPAxisRect *> rects = plot->axisRects();
+            for (QCPLegend *legend : plot->findChildren<QCPLegend *>()) {
+                if (!legend->visible() || legend->itemCount() == 0)
+                    continue;
+                ++legends;
+                const QRect box = legend->outerRect();
+                for (QCPAxisRect *rect : rects)
+                    if (box.intersects(rect->rect()))
+                        problems.append(QStringLiteral("the legend at (%1, %2, %3 x %4) lies over "
+                                                       "an axis rect")
+                                            .arg(box.x())
+                                            .arg(box.y())
+                                            .arg(box.width())
+                                            .arg(box.height()));
+                for (int i = 0; i < plot->plottableCount(); ++i) {
+                    auto *graph = qobject_cast<QCPGraph *>(plot->plottable(i));
+                    if (!graph)
+                        continue;
+                    for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd();
+                         ++it) {
+                        const QPointF point = graph->coordsToPixels(it->key, it->value);
+                        if (!graph->keyAxis()->axisRect()->rect().contains(point.toPoint()))
+                            continue; // outside the axis rect: clipped, not drawn
+                        ++curvePoints;
+                        if (box.contains(point.toPoint()))
+                            problems.append(QStringLiteral("\"%1\" at pair %2 lies under the "
+                                                           "legend")
+                                                .arg(graph->name())
+                                                .arg(it->key));
+                    }
+                }
+            }
+            // Neighbouring tick labels: a line apart on a vertical axis, half of each label's
+            // width apart on a horizontal one, at the positions the layout gave the ticks.
+            for (QCPAxisRect *rect : rects)
+                for (QCPAxis *axis : rect->axes()) {
+                    if (!axis->visible() || !axis->tickLabels())
+                        continue;
+                    const QVector<double> ticks = axis->tickVector();
+                    const QVector<QString> labels = axis->tickVectorLabels();
+                    const QFontMetricsF metrics(axis->tickLabelFont());
+                    for (qsizetype i = 1; i < ticks.size() && i < labels.size(); ++i) {
+                        const double distance = std::abs(axis->coordToPixel(ticks[i]) -
+                                                         axis->coordToPixel(ticks[i - 1]));
+                        const double need = axis->orientation() == Qt::Vertical
+                                                ? metrics.height()
+                                                : (metrics.horizontalAdvance(labels[i]) +
+                                                   metrics.horizontalAdvance(labels[i - 1])) /
+                                                      2.0;
+                        ++tickPairs;
+                        if (distance < need)
+                            problems.append(QStringLiteral("tick labels \"%1\" and \"%2\" are %3 "
+                                                           "px apart, %4 needed")
+                                                .arg(labels[i - 1], labels[i])
+                                                .arg(distance)
+                                                .arg(need));
+                    }
+                }
+        };
+        const auto [width, height] = figureLayoutSize(options);
+        TextDevice device(width, height);
+        {
+            QCPPainter painter(&device);
+            painter.setMode(QCPPainter::pmNoCaching);
+            QVERIFY2(
+                paintFigure(&painter, FigureTarget::Raster, state, data, options, &error, hooks),
+                qPrintable(error));
+        }
+        QCOMPARE(legends, 1);
+        QVERIFY2(curvePoints > 100, qPrintable(QString::number(curvePoints)));
+        QVERIFY2(tickPairs > 4, qPrintable(QString::number(tickPairs)));
+        // Every piece of text apart from every other, within 1.5 px: a line that falls back to
+        // a second font is drawn in pieces whose glyphs touch (the title's "π/θ" and "ᵢ").
+        const QList<std::pair<QString, QRectF>> &texts = device.recorder().texts;
+        QVERIFY(texts.size() > 10);
+        for (qsizetype i = 0; i < texts.size(); ++i)
+            for (qsizetype j = i + 1; j < texts.size(); ++j) {
+                const QRectF a = texts[i].second.adjusted(1.5, 1.5, -1.5, -1.5);
+                const QRectF b = texts[j].second.adjusted(1.5, 1.5, -1.5, -1.5);
+                if (a.intersects(b))
+                    problems.append(QStringLiteral("\"%1\" overlaps \"%2\"")
+                                        .arg(texts[i].first, texts[j].first));
+            }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
 
     void exportEachView()

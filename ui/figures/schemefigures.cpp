@@ -1,12 +1,16 @@
 #include "figures/schemefigures.h"
 
 #include "figures/colormapgradient.h"
+#include "figures/figurebuilder.h"
+#include "figures/fittedaxis.h"
+#include "figures/fittedtext.h"
 #include "figures/minmaxband.h"
 
 #include "analysis/ropeanalysis.h"
 
 #include "figures/qcpinclude.h"
 
+#include <QFontMetrics>
 #include <QFontMetricsF>
 
 #include <QLocale>
@@ -42,33 +46,15 @@ protected:
     }
 };
 
-// A title whose lines end in "…" where they are wider than the figure (at --font-scale 3 the
-// spectrum's second line ran off both sides of the page, issue 38 item 11).
-class ElidedTitle : public QCPTextElement
-{
-public:
-    using QCPTextElement::QCPTextElement;
-
-protected:
-    void draw(QCPPainter *painter) override
-    {
-        const QString full = mText;
-        const QFontMetricsF metrics(mainFont());
-        QStringList lines = full.split(QLatin1Char('\n'));
-        for (QString &line : lines)
-            line = metrics.elidedText(line, Qt::ElideRight, qMax(1, mRect.width() - 4));
-        mText = lines.join(QLatin1Char('\n'));
-        QCPTextElement::draw(painter);
-        mText = full;
-    }
-};
-
 QCPTextElement *addTitle(QCustomPlot *plot, const QString &text, double delta = 1.0)
 {
     QFont font = plot->font();
     font.setPointSizeF(font.pointSizeF() + delta);
     font.setBold(delta > 0.5);
-    auto *title = new ElidedTitle(plot, text, font);
+    // Lines end in "…" where they are wider than the figure (at --font-scale 3 the spectrum's
+    // second line ran off both sides of the page, issue 38 item 11), and the title asks for no
+    // width of its own: a zoomed window's plot was as wide as its title, 1,778 px at 300%.
+    auto *title = new FittedTextElement(plot, text, font);
     // No word wrap: QCPTextElement sizes its row for one line per line break.
     title->setTextFlags(Qt::AlignCenter);
     return title;
@@ -333,11 +319,17 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     QCPLayoutGrid *grid =
         titledGrid(plot, QStringLiteral("RoPE wavelength 2π/θᵢ per pair\nA = %1 · B = %2")
                              .arg(result.a.label, result.b.label));
-    auto *top = new QCPAxisRect(plot, true);
-    auto *bottom = new QCPAxisRect(plot, true);
+    // Axes that thin their ticks and elide their titles to the lengths they get (at font x3 the
+    // ratio's "1 1/2 1/4 1/8" overlapped, and the two titles ran into each other).
+    auto *top = new FittedAxisRect(plot);
+    auto *bottom = new FittedAxisRect(plot);
     grid->addElement(0, 0, top);
     grid->addElement(1, 0, bottom);
     grid->setRowStretchFactors({2.0, 1.0});
+    // Each panel keeps room for two tick labels at any font size: at font x3 a third of what
+    // the title, axis and legend left was one label high.
+    for (QCPAxisRect *rect : {top, bottom})
+        rect->setMinimumSize(50, 2 * QFontMetrics(plot->font()).height());
     auto *group = new QCPMarginGroup(plot);
     top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
     bottom->setMarginGroup(QCP::msLeft | QCP::msRight, group);
@@ -345,7 +337,9 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     QCPAxis *ty = top->axis(QCPAxis::atLeft);
     logAxis(ty);
     ty->setLabel(QStringLiteral("wavelength (tokens, log)"));
-    top->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("pair i"));
+    // The two panels share their x axis (pairs, aligned by the margin group): its numbers and
+    // title once, under the bottom panel, leave the panels the room.
+    top->axis(QCPAxis::atBottom)->setTickLabels(false);
     QCPAxis *by = bottom->axis(QCPAxis::atLeft);
     logAxis(by);
     by->setLabel(QStringLiteral("θ scaled / θ original"));
@@ -354,6 +348,14 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     const bool showB = result.b.label != result.a.label;
     drawWavelengths(top, result, showB);
     drawScaleRatios(bottom, result, showB);
+    // The legend (the top's curves; the bottom's are drawn in the same colours) at the figure's
+    // foot, where it hides no curve at any font size: inside the top panel, at font x3 it
+    // covered the scaled wavelengths and the original context's note.
+    QCPLegend *legend = plot->legend;
+    top->insetLayout()->take(legend);
+    top->insetLayout()->simplify();
+    bottom->insetLayout()->addElement(legend, Qt::AlignLeft | Qt::AlignTop);
+    placeLegend(plot, bottom, legend, std::nullopt);
     applyPlotTheme(plot, m_theme);
 }
 
@@ -578,7 +580,7 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
                              "its value at distance 0 · %1 dims%2")
                   .arg(result.a.spec.dims)
                   .arg(sampling));
-    auto *rect = new QCPAxisRect(plot, true);
+    auto *rect = new FittedAxisRect(plot);
     grid->addElement(0, 0, rect);
     QCPLegend *legend = addLegend(rect, Qt::AlignRight | Qt::AlignTop);
     const SchemeSettings &settings = result.inputs.settings;
@@ -643,6 +645,7 @@ void SchemeFigures::buildDecay(QCustomPlot *plot, const SchemeResult &result) co
                       pen, name)
             ->addToLegend(legend);
     }
+    placeLegend(plot, rect, legend, std::nullopt); // under the plot, as the spectrum's
     if (result.a.originalContext > 0 && result.a.originalContext <= x.last()) {
         addLine(rect, double(result.a.originalContext), 0, double(result.a.originalContext), 1,
                 QPen(m_theme.marker, 1.2, Qt::DashLine));

@@ -14,6 +14,7 @@
 #include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
+#include "widgets/compactcombo.h"
 #include "widgets/fittingscrollarea.h"
 #include "widgets/parameterpanel.h"
 #include "widgets/playbar.h"
@@ -108,6 +109,10 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     setObjectName(QStringLiteral("mainWindow"));
     setUpUndo();
     buildPages();
+    // The pages' combo boxes a sensible width, not their longest choice's: the figures get the
+    // room (issue 38).
+    for (QComboBox *combo : m_pages->findChildren<QComboBox *>())
+        makeCompact(combo);
     buildStatusBar();
 
     createActions();

@@ -5,6 +5,7 @@
 #include "views/modelphraseview.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
+#include "widgets/fittingscrollarea.h"
 #include "widgets/limitedlineedit.h"
 #include "widgets/messageslot.h"
 
@@ -21,7 +22,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScopedValueRollback>
-#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
@@ -307,12 +307,10 @@ QWidget *PhraseView::buildInputsPanel(ExplorerState *state)
     settingsLayout->addWidget(m_settings);
     auto *form = new QFormLayout;
     form->addRow(QString(), m_reseed);
-    auto *compareRow = new QHBoxLayout;
-    compareRow->addWidget(new QLabel(tr("B"), left));
-    compareRow->addWidget(m_compareB, 1);
-    compareRow->addWidget(new QLabel(tr("− A"), left));
-    compareRow->addWidget(m_compareA, 1);
-    form->addRow(tr("Compare"), compareRow);
+    // B and A on rows of their own: side by side they made the panel 400 of 1008 px at
+    // 1024 x 600 (issue 38).
+    form->addRow(tr("Compare B"), m_compareB);
+    form->addRow(tr("− A"), m_compareA);
     form->addRow(QString(), m_message);
     settingsLayout->addLayout(form);
     leftLayout->addWidget(settingsBox);
@@ -371,19 +369,16 @@ QWidget *PhraseView::buildFiguresPanel()
 void PhraseView::layOutPanels(QWidget *left, QWidget *right, ExplorerState *state,
                               ComputeScheduler *scheduler)
 {
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidget(left);
-    scroll->setWidgetResizable(true);
-    // Wide enough for the inputs without a horizontal scroll bar.
-    scroll->setMinimumWidth(qMax(300, left->minimumSizeHint().width() + 24));
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Wide enough for the inputs without a horizontal scroll bar, and no wider: it follows the
+    // panel's rows (the combo boxes are made compact once the window is built, issue 38).
+    auto *scroll = new FittingScrollArea(left, 300, this);
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("phraseSplitter"));
     split->addWidget(scroll);
     split->addWidget(makePhraseFigureStack(right, state, scheduler, this));
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
-    split->setSizes({400, 1000});
+    split->setSizes({1, 1000}); // the panel as narrow as its rows allow: the figures get the rest
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);

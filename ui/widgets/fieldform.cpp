@@ -1,5 +1,7 @@
 #include "widgets/fieldform.h"
 
+#include "widgets/compactcombo.h"
+
 #include "widgets/fieldmarks.h"
 #include "widgets/limitedlineedit.h"
 #include "widgets/messageslot.h"
@@ -203,9 +205,10 @@ void FieldForm::createEditor(Row *row)
         row->combo = new QComboBox(row->container);
         for (const ChoiceName &c : field.choices)
             row->combo->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.name));
-        // As wide as its longest choice: a cut "Half split (GPT-NeoX / Lla" hid what was
-        // chosen (issue 38 item 8); the panel scrolls sideways where the window is narrow.
-        row->combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        // A sensible width rather than its longest choice's, which made the panel take 440 of
+        // 1024 px (issue 38); a choice cut in the box ("Half split (GPT-NeoX / Lla", item 8) is
+        // whole in its tooltip and in the list it drops down.
+        makeCompact(row->combo);
         connect(row->combo, &QComboBox::activated, this, [this, row](int index) {
             commit(row->field.key, row->combo->itemData(index).toString());
         });

@@ -45,6 +45,8 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
     if (auto *maps = qobject_cast<QComboBox *>(m_view->editor(QStringLiteral("colormap")))) {
         const QSize strip(72, 12);
         maps->setIconSize(strip);
+        // The strip says most: room for a short name beside it (the rest in the tooltip).
+        maps->setMinimumContentsLength(8);
         for (int i = 0; i < maps->count(); ++i)
             if (const auto map = parseAs<Colormap>(colormapNames, maps->itemData(i).toString()))
                 maps->setItemIcon(i, QIcon(QPixmap::fromImage(

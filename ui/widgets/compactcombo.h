@@ -1,0 +1,22 @@
+// Combo boxes as wide as a sensible number of characters rather than their longest choice
+// (issue 38: the Encoding page's panel took 440 of 1024 px, the figure the rest): the list that
+// drops down stays wide enough to read every choice whole, and a choice cut in the box itself
+// is given whole by the box's tooltip.
+#pragma once
+
+class QComboBox;
+class QString;
+
+namespace pe {
+
+// The characters a compact combo box shows before it cuts a choice.
+constexpr int compactComboCharacters = 12;
+
+// Makes `combo` compact (above); it keeps following its choices, its current one and its
+// width. A tooltip of its own stays, after the whole choice when that is cut.
+void makeCompact(QComboBox *combo, int characters = compactComboCharacters);
+
+// Whether `combo` shows its current choice cut at its current width.
+bool comboTextCut(const QComboBox *combo);
+
+} // namespace pe
