@@ -42,10 +42,12 @@ using pe::test::typeInto;
 
 namespace {
 
-constexpr qint64 keyBudgetMs = 100;
-// A session at the largest sizes must be drawn, or refused, within this (in the release build;
-// the sanitizer build, 2-3x slower, gets test::timeScale times as long).
-constexpr qint64 sessionBudgetMs = 20000 * pe::test::timeScale;
+// Not speed targets (speed is the benchmarks' business, and a budget that a loaded machine
+// misses fails CI by chance): ceilings far above any machine's time, so that what they catch is
+// work done on the UI thread that should not be there at all (a key that waits for the largest
+// matrix to be computed, a session that never settles). The times are printed.
+constexpr qint64 keyBudgetMs = 2000 * pe::test::timeScale;
+constexpr qint64 sessionBudgetMs = 300000 * pe::test::timeScale;
 
 // What to type into a numeric field: its maximum (to which one more digit is added) and two
 // small valid values (the first that differs from the field's value is committed first).
