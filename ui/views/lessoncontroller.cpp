@@ -1,0 +1,235 @@
+#include "views/lessoncontroller.h"
+
+#include "dialogs/fileactions.h"
+#include "dialogs/filedialog.h"
+#include "state/lessondocument.h"
+#include "views/lessonpanel.h"
+#include "views/lessonpresenter.h"
+#include "views/mainwindow.h"
+#include "widgets/playbar.h"
+
+#include <QAction>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QUndoStack>
+
+namespace pe {
+
+LessonController *LessonController::install(MainWindow *window)
+{
+    auto *controller = new LessonController(window);
+    controller->createDock();
+    controller->createActions();
+    connect(controller, &LessonController::message, window,
+            [window](const QString &text) { window->statusBar()->showMessage(text, 10000); });
+    return controller;
+}
+
+LessonController *LessonController::of(const MainWindow *window)
+{
+    return window->findChild<LessonController *>(QStringLiteral("lessonController"),
+                                                 Qt::FindDirectChildrenOnly);
+}
+
+LessonController::LessonController(MainWindow *window)
+    : QObject(window), m_window(window), m_document(new LessonDocument(this))
+{
+    setObjectName(QStringLiteral("lessonController"));
+    m_document->setUndoStack(window->undoStack());
+    m_presenter = new LessonPresenter(window, m_document);
+}
+
+QStringList LessonController::shippedLessons()
+{
+    QStringList paths;
+    const QDir dir(QStringLiteral(":/lessons"));
+    for (const QString &name :
+         dir.entryList({QStringLiteral("*.pescope-lesson.json")}, QDir::Files, QDir::Name))
+        paths.append(dir.filePath(name));
+    return paths;
+}
+
+void LessonController::createDock()
+{
+    m_dock = new QDockWidget(tr("Lesson"), m_window);
+    m_dock->setObjectName(QStringLiteral("lessonDock"));
+    m_panel = new LessonPanel(m_document, m_dock);
+    m_dock->setWidget(m_panel);
+    m_window->addDockWidget(Qt::RightDockWidgetArea, m_dock);
+    m_dock->hide();
+    connect(m_panel, &LessonPanel::addRequested, this, &LessonController::addCurrentView);
+    connect(m_panel, &LessonPanel::openRequested, this, [this](int index) {
+        QString error;
+        if (!openStep(index, &error))
+            QMessageBox::warning(m_window, tr("Open lesson step"), error);
+    });
+    connect(m_panel, &LessonPanel::presentRequested, m_presenter, &LessonPresenter::start);
+    connect(m_panel, &LessonPanel::animationRequested, this, [this] {
+        const auto *bar = m_window->findChild<PlayBar *>();
+        const int index = m_panel->currentStep();
+        if (!bar || index < 0)
+            return;
+        const AnimationOptions options = bar->currentAnimation();
+        m_document->setStepAnimation(index, LessonAnimation{.parameter = options.parameter,
+                                                            .from = options.from,
+                                                            .to = options.to,
+                                                            .frames = options.frames});
+    });
+    connect(m_presenter, &LessonPresenter::finished, m_panel, &LessonPanel::setCurrentStep);
+}
+
+void LessonController::createActions()
+{
+    QMenu *help = m_window->findChild<QMenu *>(QStringLiteral("helpMenu"));
+    auto *menu = new QMenu(tr("&Lesson"), m_window);
+    menu->setObjectName(QStringLiteral("lessonMenu"));
+    m_window->menuBar()->insertMenu(help ? help->menuAction() : nullptr, menu);
+
+    menu->addAction(tr("&New lesson"), this, [this] {
+        m_document->reset(Lesson{tr("Untitled lesson"), {}}, QString());
+        m_dock->show();
+    });
+    QAction *open = menu->addAction(tr("&Open lesson…"), this, &LessonController::askToOpen);
+    open->setObjectName(QStringLiteral("openLessonAction"));
+    QAction *save = menu->addAction(tr("&Save lesson"), this, [this] { askToSave(false); });
+    save->setObjectName(QStringLiteral("saveLessonAction"));
+    menu->addAction(tr("Save lesson &as…"), this, [this] { askToSave(true); });
+    menu->addSeparator();
+    QAction *add =
+        menu->addAction(tr("&Add current view as step"), this, &LessonController::addCurrentView);
+    add->setObjectName(QStringLiteral("addLessonStepAction"));
+    add->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    add->setToolTip(tr("Adds what the window shows (its whole state, the view, the Motion "
+                       "bar's animation) as a lesson step (Ctrl+Shift+A)"));
+    QAction *present = menu->addAction(
+        tr("&Present"), this, [this] { m_presenter->start(qMax(0, m_panel->currentStep())); });
+    present->setObjectName(QStringLiteral("presentLessonAction"));
+    present->setShortcut(QKeySequence(Qt::Key_F5));
+    QAction *show = m_dock->toggleViewAction();
+    show->setText(tr("Show lesson &panel"));
+    show->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    menu->addSeparator();
+    menu->addAction(show);
+
+    if (help) {
+        auto *lessons = new QMenu(tr("&Lessons"), help);
+        lessons->setObjectName(QStringLiteral("shippedLessonsMenu"));
+        for (const QString &path : shippedLessons()) {
+            QString error;
+            const std::optional<Lesson> lesson = readLessonFile(path, &error);
+            if (!lesson)
+                continue; // tst_lesson checks every shipped lesson opens
+            lessons->addAction(lesson->title, this, [this, path] {
+                QString problem;
+                if (!openLesson(path, &problem))
+                    QMessageBox::warning(m_window, tr("Open lesson"), problem);
+            });
+        }
+        help->insertMenu(help->actions().value(0), lessons);
+    }
+}
+
+LessonStep LessonController::currentStep() const
+{
+    LessonStep step;
+    const FileActions *files = FileActions::of(m_window);
+    const QList<FigureView> views =
+        files ? files->currentViews() : QList<FigureView>{FigureView::Waves, FigureView::Heatmap};
+    step.view = figureViewsName(views);
+    step.title = step.view;
+    step.state = m_window->state()->toJson();
+    if (const auto *bar = m_window->findChild<PlayBar *>(); bar && bar->isPlaying()) {
+        const AnimationOptions options = bar->currentAnimation();
+        step.animation = LessonAnimation{.parameter = options.parameter,
+                                         .from = options.from,
+                                         .to = options.to,
+                                         .frames = options.frames};
+    }
+    return step;
+}
+
+void LessonController::addCurrentView()
+{
+    const int at =
+        m_panel->currentStep() < 0 ? m_document->stepCount() : m_panel->currentStep() + 1;
+    if (!m_document->insertStep(at, currentStep())) {
+        emit message(tr("A lesson holds at most %1 steps").arg(lessonlimits::maxSteps));
+        return;
+    }
+    m_dock->show();
+    m_panel->setCurrentStep(at);
+    emit message(tr("Added step %1 (%2)").arg(at + 1).arg(m_document->step(at).view));
+}
+
+bool LessonController::openStep(int index, QString *error)
+{
+    if (index < 0 || index >= m_document->stepCount()) {
+        *error = tr("the lesson has no step %1").arg(index + 1);
+        return false;
+    }
+    const LessonStep &step = m_document->step(index);
+    ExplorerState *state = m_window->state();
+    QString problem;
+    if (!state->asOneStep(tr("Open lesson step %1").arg(index + 1),
+                          [&] { return state->applyJson(step.state, &problem); })) {
+        *error = tr("Step %1 (%2) cannot open: %3").arg(index + 1).arg(step.title, problem);
+        return false;
+    }
+    return true;
+}
+
+bool LessonController::openLesson(const QString &path, QString *error)
+{
+    const std::optional<Lesson> lesson = readLessonFile(path, error);
+    if (!lesson)
+        return false;
+    // A shipped lesson is a starting point: saving it asks where.
+    m_document->reset(*lesson, path.startsWith(QLatin1Char(':')) ? QString() : path);
+    m_dock->show();
+    m_panel->setCurrentStep(0);
+    emit message(tr("Opened the lesson %1 (%n step(s))", nullptr, int(lesson->steps.size()))
+                     .arg(lesson->title));
+    return true;
+}
+
+bool LessonController::saveLesson(const QString &path, QString *error)
+{
+    if (!m_document->save(path, error))
+        return false;
+    emit message(tr("Saved the lesson to %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+void LessonController::askToOpen()
+{
+    const QString path = openFileName(m_window, tr("Open lesson"), QString(), lessonFileFilter());
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!openLesson(path, &error))
+        QMessageBox::warning(m_window, tr("Open lesson"), error);
+}
+
+void LessonController::askToSave(bool choosePath)
+{
+    QString path = m_document->path();
+    if (choosePath || path.isEmpty()) {
+        path = saveFileName(m_window, tr("Save lesson"),
+                            path.isEmpty() ? m_document->lesson().title + lessonFileSuffix() : path,
+                            lessonFileFilter());
+        if (path.isEmpty())
+            return;
+        if (!path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+            path += lessonFileSuffix();
+    }
+    QString error;
+    if (!saveLesson(path, &error))
+        QMessageBox::warning(m_window, tr("Save lesson"), error);
+}
+
+} // namespace pe

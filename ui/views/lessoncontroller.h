@@ -1,0 +1,63 @@
+// LessonController: lessons in the window (issue 40). The Lesson menu (new, open, save, add the
+// current view as a step, present), the Lesson dock (LessonPanel), Help > Lessons (the shipped
+// lessons, from resources/lessons) and the presentation (LessonPresenter). Edits share the
+// window's undo stack. MainWindow installs it with one call.
+#pragma once
+
+#include "state/lessonfile.h"
+
+#include <QObject>
+
+class QDockWidget;
+
+namespace pe {
+
+class LessonDocument;
+class LessonPanel;
+class LessonPresenter;
+class MainWindow;
+
+class LessonController : public QObject
+{
+    Q_OBJECT
+
+public:
+    static LessonController *install(MainWindow *window);
+    static LessonController *of(const MainWindow *window);
+
+    LessonDocument *document() const { return m_document; }
+    LessonPanel *panel() const { return m_panel; }
+    QDockWidget *dock() const { return m_dock; }
+    LessonPresenter *presenter() const { return m_presenter; }
+
+    // The step the window shows now: its state, the views on screen, the Motion bar's
+    // animation when it plays; titled after the views.
+    LessonStep currentStep() const;
+    // Adds currentStep() after the selected step (at the end when none is), one undo step.
+    void addCurrentView();
+    // Opens step `index` in the window as one undo step; false with *error when its state
+    // cannot open (the window is left as it was).
+    bool openStep(int index, QString *error);
+    bool openLesson(const QString &path, QString *error);
+    bool saveLesson(const QString &path, QString *error);
+    // The lessons shipped with pescope (Help > Lessons): resource paths, in menu order.
+    static QStringList shippedLessons();
+
+signals:
+    void message(const QString &text);
+
+private:
+    explicit LessonController(MainWindow *window);
+    void createActions();
+    void createDock();
+    void askToOpen();
+    void askToSave(bool choosePath);
+
+    MainWindow *m_window;
+    LessonDocument *m_document;
+    LessonPanel *m_panel = nullptr;
+    QDockWidget *m_dock = nullptr;
+    LessonPresenter *m_presenter = nullptr;
+};
+
+} // namespace pe

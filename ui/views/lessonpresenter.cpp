@@ -1,0 +1,262 @@
+#include "views/lessonpresenter.h"
+
+#include "state/lessondocument.h"
+#include "views/mainwindow.h"
+#include "widgets/fittingscrollarea.h"
+#include "widgets/playbar.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QMenuBar>
+#include <QScreen>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QToolBar>
+
+namespace pe {
+
+namespace {
+
+QToolBar *presentationBar(const QString &name, QWidget *parent)
+{
+    auto *bar = new QToolBar(parent);
+    bar->setObjectName(name);
+    bar->setMovable(false);
+    bar->setFloatable(false);
+    bar->toggleViewAction()->setVisible(false);
+    bar->hide();
+    return bar;
+}
+
+bool isPresentationKey(int key)
+{
+    switch (key) {
+    case Qt::Key_Right:
+    case Qt::Key_Down:
+    case Qt::Key_PageDown:
+    case Qt::Key_Space:
+    case Qt::Key_N:
+    case Qt::Key_Left:
+    case Qt::Key_Up:
+    case Qt::Key_PageUp:
+    case Qt::Key_Backspace:
+    case Qt::Key_P:
+    case Qt::Key_Home:
+    case Qt::Key_End:
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+    case Qt::Key_Escape:
+    case Qt::Key_Equal:
+    case Qt::Key_Plus:
+    case Qt::Key_Minus:
+        return true;
+    default:
+        return false;
+    }
+}
+
+} // namespace
+
+LessonPresenter::LessonPresenter(MainWindow *window, LessonDocument *document)
+    : QObject(window), m_window(window), m_document(document),
+      m_top(presentationBar(QStringLiteral("presentationTitleBar"), window)),
+      m_bottom(presentationBar(QStringLiteral("presentationCaptionBar"), window)),
+      m_title(new QLabel(m_top)), m_counter(new QLabel(m_top)), m_caption(new QLabel(m_bottom))
+{
+    setObjectName(QStringLiteral("lessonPresenter"));
+    m_title->setObjectName(QStringLiteral("presentationTitle"));
+    m_title->setWordWrap(true);
+    m_title->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    m_counter->setObjectName(QStringLiteral("presentationCounter"));
+    m_caption->setObjectName(QStringLiteral("presentationCaption"));
+    m_caption->setWordWrap(true);
+    m_caption->setTextFormat(Qt::PlainText);
+    m_caption->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    m_caption->setMargin(8);
+    m_title->setMargin(8);
+    m_top->addWidget(m_title);
+    m_top->addWidget(m_counter);
+    m_bottom->addWidget(m_caption);
+    window->addToolBar(Qt::TopToolBarArea, m_top);
+    window->addToolBar(Qt::BottomToolBarArea, m_bottom);
+}
+
+void LessonPresenter::start(int index)
+{
+    if (m_presenting || m_document->stepCount() == 0)
+        return;
+    m_presenting = true;
+    m_geometry = m_window->saveGeometry();
+    m_wasFullScreen = m_window->isFullScreen();
+    m_wasMaximized = m_window->isMaximized();
+    m_hidden.clear();
+    QList<QWidget *> chrome{m_window->menuBar(), m_window->statusBar(),
+                            m_window->pages()->tabBar()};
+    for (QToolBar *bar : m_window->findChildren<QToolBar *>())
+        if (bar != m_top && bar != m_bottom)
+            chrome.append(bar);
+    for (QDockWidget *dock : m_window->findChildren<QDockWidget *>())
+        chrome.append(dock);
+    for (FittingScrollArea *panel : m_window->findChildren<FittingScrollArea *>())
+        chrome.append(panel);
+    for (QWidget *widget : chrome)
+        if (widget->isVisible()) {
+            m_hidden.append(widget);
+            widget->hide();
+        }
+    m_top->show();
+    m_bottom->show();
+    m_window->showFullScreen();
+    qApp->installEventFilter(this);
+    updateFonts();
+    showStep(qBound(0, index, m_document->stepCount() - 1));
+}
+
+void LessonPresenter::stop()
+{
+    if (!m_presenting)
+        return;
+    m_presenting = false;
+    qApp->removeEventFilter(this);
+    if (auto *bar = m_window->findChild<PlayBar *>())
+        bar->pause();
+    m_top->hide();
+    m_bottom->hide();
+    for (const QPointer<QWidget> &widget : std::as_const(m_hidden))
+        if (widget)
+            widget->show();
+    m_hidden.clear();
+    if (m_wasFullScreen)
+        m_window->showFullScreen();
+    else if (m_wasMaximized)
+        m_window->showMaximized();
+    else
+        m_window->showNormal();
+    m_window->restoreGeometry(m_geometry);
+    emit finished(m_step);
+}
+
+void LessonPresenter::showStep(int index)
+{
+    if (!m_presenting || index < 0 || index >= m_document->stepCount())
+        return;
+    m_step = index;
+    const LessonStep &step = m_document->step(index);
+    m_title->setText(step.title);
+    m_counter->setText(QStringLiteral("%1 / %2").arg(index + 1).arg(m_document->stepCount()));
+    QString problem;
+    ExplorerState *state = m_window->state();
+    const bool opened = state->asOneStep(tr("Present lesson step %1").arg(index + 1),
+                                         [&] { return state->applyJson(step.state, &problem); });
+    m_caption->setText(opened ? step.caption : tr("This step cannot be shown: %1").arg(problem));
+    auto *bar = m_window->findChild<PlayBar *>();
+    if (bar) {
+        bar->pause();
+        // The Motion bar shows (scrub, pause) only for a step that animates.
+        const bool animates = opened && step.animation.has_value();
+        bar->setVisible(animates);
+        if (animates) {
+            AnimationOptions options;
+            options.parameter = step.animation->parameter;
+            options.from = step.animation->from;
+            options.to = step.animation->to;
+            QString error;
+            if (!bar->setAnimation(options, &error))
+                m_caption->setText(step.caption + QStringLiteral("\n(") + error + QLatin1Char(')'));
+        }
+    }
+    emit stepShown(index);
+}
+
+void LessonPresenter::playAnimation()
+{
+    auto *bar = m_window->findChild<PlayBar *>();
+    if (!bar || !bar->isVisible())
+        return;
+    bar->isPlaying() ? bar->pause() : bar->play();
+}
+
+void LessonPresenter::updateFonts()
+{
+    const QScreen *screen = m_window->screen();
+    const int height = screen ? screen->geometry().height() : 720;
+    QFont title = m_window->font();
+    title.setPixelSize(qMax(12, int(height / 22.0 * m_textScale)));
+    title.setBold(true);
+    m_title->setFont(title);
+    m_counter->setFont(title);
+    QFont caption = m_window->font();
+    caption.setPixelSize(qMax(10, int(height / 34.0 * m_textScale)));
+    m_caption->setFont(caption);
+}
+
+bool LessonPresenter::handleKey(int key, Qt::KeyboardModifiers modifiers)
+{
+    switch (key) {
+    case Qt::Key_Right:
+    case Qt::Key_Down:
+    case Qt::Key_PageDown:
+    case Qt::Key_Space:
+    case Qt::Key_N:
+        next();
+        return true;
+    case Qt::Key_Left:
+    case Qt::Key_Up:
+    case Qt::Key_PageUp:
+    case Qt::Key_Backspace:
+    case Qt::Key_P:
+        previous();
+        return true;
+    case Qt::Key_Home:
+        showStep(0);
+        return true;
+    case Qt::Key_End:
+        showStep(m_document->stepCount() - 1);
+        return true;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        playAnimation();
+        return true;
+    case Qt::Key_Escape:
+        stop();
+        return true;
+    case Qt::Key_Equal:
+    case Qt::Key_Plus:
+    case Qt::Key_Minus:
+        if (!(modifiers & Qt::ControlModifier))
+            return false;
+        m_textScale = qBound(0.5, m_textScale * (key == Qt::Key_Minus ? 1 / 1.25 : 1.25), 4.0);
+        updateFonts();
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool LessonPresenter::eventFilter(QObject *watched, QEvent *event)
+{
+    if (!m_presenting || !watched->isWidgetType())
+        return false;
+    if (event->type() != QEvent::ShortcutOverride && event->type() != QEvent::KeyPress)
+        return false;
+    auto *key = static_cast<QKeyEvent *>(event);
+    const bool zoomKey =
+        key->key() == Qt::Key_Equal || key->key() == Qt::Key_Plus || key->key() == Qt::Key_Minus;
+    if (!isPresentationKey(key->key()) || (zoomKey && !(key->modifiers() & Qt::ControlModifier)))
+        return false;
+    // Claim the key before the window's shortcuts see it (Escape cancels a computation,
+    // Ctrl+= zooms the window): while presenting, these keys are the presentation's.
+    if (event->type() == QEvent::ShortcutOverride) {
+        event->accept();
+        return true;
+    }
+    // One key press arrives at several receivers (the focus widget and its parents): act once.
+    if (watched != QApplication::focusWidget() && QApplication::focusWidget())
+        return false;
+    return handleKey(key->key(), key->modifiers());
+}
+
+} // namespace pe
