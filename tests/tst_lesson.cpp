@@ -271,6 +271,14 @@ private slots:
         }
     }
 
+    void captionEmphasisAndEscaping()
+    {
+        QCOMPARE(lessonCaptionHtml(u"a *same* b\nx < y & 2*3"_s),
+                 u"a <i>same</i> b<br>x &lt; y &amp; 2*3"_s);
+        QCOMPARE(lessonCaptionHtml(u"PE(p, 2i) = sin(p / 10000^(2i/d))"_s),
+                 u"PE(p, 2i) = sin(p / 10000^(2i/d))"_s);
+    }
+
     void listCommandPrintsStepsAndProblems()
     {
         QTemporaryDir dir;

@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 #include <cmath>
 
@@ -273,6 +274,15 @@ std::optional<Lesson> readLessonFile(const QString &path, QString *error)
     if (!bytes)
         return std::nullopt;
     return parseLesson(*bytes, QDir::toNativeSeparators(path), error);
+}
+
+QString lessonCaptionHtml(const QString &caption)
+{
+    static const QRegularExpression emphasis(QStringLiteral("\\*([^*\\n]+)\\*"));
+    QString html = caption.toHtmlEscaped();
+    html.replace(emphasis, QStringLiteral("<i>\\1</i>"));
+    html.replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    return html;
 }
 
 QString checkLessonStep(const Lesson &lesson, int index)

@@ -73,6 +73,10 @@ bool saveLesson(const Lesson &lesson, const QString &path, QString *error);
 std::optional<Lesson> parseLesson(const QByteArray &bytes, const QString &name, QString *error);
 std::optional<Lesson> readLessonFile(const QString &path, QString *error);
 
+// A caption as HTML for the presentation and the exports: the text escaped, *emphasis* in
+// italics, line breaks kept; math stays as typed (it is text).
+QString lessonCaptionHtml(const QString &caption);
+
 // Applies step `index`'s state to a scratch state (reading the model files it names): empty when
 // the step opens, else the reason, starting "step N (title): ".
 QString checkLessonStep(const Lesson &lesson, int index);

@@ -106,10 +106,15 @@ void LessonController::createActions()
     add->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     add->setToolTip(tr("Adds what the window shows (its whole state, the view, the Motion "
                        "bar's animation) as a lesson step (Ctrl+Shift+A)"));
-    QAction *present = menu->addAction(
-        tr("&Present"), this, [this] { m_presenter->start(qMax(0, m_panel->currentStep())); });
+    // As slide programs do: F5 from the first step, Shift+F5 from the selected one.
+    QAction *present =
+        menu->addAction(tr("&Present from the beginning"), this, [this] { m_presenter->start(0); });
     present->setObjectName(QStringLiteral("presentLessonAction"));
     present->setShortcut(QKeySequence(Qt::Key_F5));
+    QAction *presentHere = menu->addAction(tr("Present from the &selected step"), this, [this] {
+        m_presenter->start(qMax(0, m_panel->currentStep()));
+    });
+    presentHere->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
     QAction *show = m_dock->toggleViewAction();
     show->setText(tr("Show lesson &panel"));
     show->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QSignalBlocker>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -143,6 +144,9 @@ void LessonPanel::rebuild()
 {
     m_updating = true;
     const int keep = m_steps->currentRow();
+    // Clearing and refilling the list moves its current row through -1: no showStep() for
+    // those, or the caption being typed would be emptied and set again (the cursor to its start).
+    const QSignalBlocker block(m_steps);
     if (m_title->text() != m_document->lesson().title)
         m_title->setText(m_document->lesson().title);
     m_steps->clear();

@@ -73,7 +73,7 @@ LessonPresenter::LessonPresenter(MainWindow *window, LessonDocument *document)
     m_counter->setObjectName(QStringLiteral("presentationCounter"));
     m_caption->setObjectName(QStringLiteral("presentationCaption"));
     m_caption->setWordWrap(true);
-    m_caption->setTextFormat(Qt::PlainText);
+    m_caption->setTextFormat(Qt::RichText); // lessonCaptionHtml: *emphasis*, line breaks
     m_caption->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
     m_caption->setMargin(8);
     m_title->setMargin(8);
@@ -81,7 +81,13 @@ LessonPresenter::LessonPresenter(MainWindow *window, LessonDocument *document)
     m_top->addWidget(m_counter);
     m_bottom->addWidget(m_caption);
     window->addToolBar(Qt::TopToolBarArea, m_top);
-    window->addToolBar(Qt::BottomToolBarArea, m_bottom);
+    // The caption on a row of its own right under the figure, above the Motion bar.
+    if (auto *motion = window->findChild<PlayBar *>()) {
+        window->insertToolBar(motion, m_bottom);
+        window->insertToolBarBreak(motion);
+    } else {
+        window->addToolBar(Qt::BottomToolBarArea, m_bottom);
+    }
 }
 
 void LessonPresenter::start(int index)
@@ -102,8 +108,10 @@ void LessonPresenter::start(int index)
         chrome.append(dock);
     for (FittingScrollArea *panel : m_window->findChildren<FittingScrollArea *>())
         chrome.append(panel);
+    // Not isVisible(): a panel on another page is not visible now but shows when a step
+    // opens that page; what was not hidden on purpose is hidden, and shown again by stop().
     for (QWidget *widget : chrome)
-        if (widget->isVisible()) {
+        if (!widget->isHidden()) {
             m_hidden.append(widget);
             widget->hide();
         }
@@ -151,7 +159,8 @@ void LessonPresenter::showStep(int index)
     ExplorerState *state = m_window->state();
     const bool opened = state->asOneStep(tr("Present lesson step %1").arg(index + 1),
                                          [&] { return state->applyJson(step.state, &problem); });
-    m_caption->setText(opened ? step.caption : tr("This step cannot be shown: %1").arg(problem));
+    m_caption->setText(lessonCaptionHtml(
+        opened ? step.caption : tr("This step cannot be shown: %1").arg(problem)));
     auto *bar = m_window->findChild<PlayBar *>();
     if (bar) {
         bar->pause();
@@ -165,7 +174,8 @@ void LessonPresenter::showStep(int index)
             options.to = step.animation->to;
             QString error;
             if (!bar->setAnimation(options, &error))
-                m_caption->setText(step.caption + QStringLiteral("\n(") + error + QLatin1Char(')'));
+                m_caption->setText(lessonCaptionHtml(step.caption + QStringLiteral("\n(") + error +
+                                                     QLatin1Char(')')));
         }
     }
     emit stepShown(index);
