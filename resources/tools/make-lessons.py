@@ -21,7 +21,7 @@ L1 = doc("The sinusoidal encoding", [
  step("Géron's Figure 16-9", "waves+heatmap", geron,
       "Hands-On Machine Learning, Figure 16-9: 201 positions, 512 dimensions, dimension 0 at the bottom.\n"
       "Dimensions 100 and 101 are a sine and a cosine of the *same* frequency; the markers at p = 22 and 60 show one vector each.",
-      {"parameter":"position","from":0,"to":200,"frames":201}),
+      {"parameter":"position","from":22,"to":200,"frames":179}),
  step("Fast and slow dimensions", "waves+heatmap",
       {"page":"encoding","spec":sin(positions=200,dims=128),"colormap":"viridis","waveDims":[0,16,48,96]},
       "The wavelength grows geometrically with i: from 2π at i = 0 to 10000 · 2π at the last pair.\n"
