@@ -179,6 +179,39 @@ private slots:
         QCOMPARE(back.value(u"colormap"_s), keras.value(u"colormap"_s));
     }
 
+    // A drag in the list (the model's move, as a drop makes it) is one move of the document.
+    void dragReordersSteps()
+    {
+        buildThreeSteps();
+        const QString first = document()->step(0).view;
+        QVERIFY(list()->model()->moveRow(QModelIndex(), 0, QModelIndex(), 3)); // to the end
+        QTRY_COMPARE(document()->step(2).view, first);
+        QCOMPARE(document()->step(0).view, u"decay"_s);
+        QCOMPARE(m_window->undoStack()->undoText(), u"Move lesson step 1 to 3"_s);
+        QVERIFY(list()->model()->moveRow(QModelIndex(), 2, QModelIndex(), 0)); // back up
+        QTRY_COMPARE(document()->step(0).view, first);
+        QCOMPARE(list()->item(0)->text(), u"1. waves+heatmap"_s);
+    }
+
+    // Lesson > Export: the same files as `pescope lesson export` (tst_lessonexport checks them).
+    void exportFromTheWindow()
+    {
+        buildThreeSteps();
+        QTemporaryDir dir;
+        QString error;
+        LessonExportOptions options;
+        QVERIFY2(lessons()->exportLesson(dir.filePath(u"deck.pdf"_s), options, &error),
+                 qPrintable(error));
+        QFile pdf(dir.filePath(u"deck.pdf"_s));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        options.kind = LessonExportKind::Html;
+        QVERIFY2(lessons()->exportLesson(dir.filePath(u"deck"_s), options, &error),
+                 qPrintable(error));
+        QVERIFY(QFile::exists(dir.filePath(u"deck/index.html"_s)));
+        QVERIFY(QFile::exists(dir.filePath(u"deck/step-03.svg"_s)));
+    }
+
     void savedLessonOpensAgain()
     {
         buildThreeSteps();

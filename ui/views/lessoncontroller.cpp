@@ -1,5 +1,6 @@
 #include "views/lessoncontroller.h"
 
+#include "backends/backendfactory.h"
 #include "dialogs/fileactions.h"
 #include "dialogs/filedialog.h"
 #include "state/lessondocument.h"
@@ -12,9 +13,11 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QStatusBar>
 #include <QUndoStack>
 
@@ -115,6 +118,14 @@ void LessonController::createActions()
         m_presenter->start(qMax(0, m_panel->currentStep()));
     });
     presentHere->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    menu->addSeparator();
+    for (const auto &[text, kind] :
+         {std::pair{tr("Export &slides (PDF)…"), LessonExportKind::Slides},
+          std::pair{tr("Export &handout (PDF)…"), LessonExportKind::Handout},
+          std::pair{tr("Export HTML &deck…"), LessonExportKind::Html}}) {
+        QAction *action = menu->addAction(text, this, [this, kind = kind] { askToExport(kind); });
+        action->setObjectName(QStringLiteral("exportLesson_") + lessonExportKindName(kind));
+    }
     QAction *show = m_dock->toggleViewAction();
     show->setText(tr("Show lesson &panel"));
     show->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
@@ -235,6 +246,82 @@ void LessonController::askToSave(bool choosePath)
     QString error;
     if (!saveLesson(path, &error))
         QMessageBox::warning(m_window, tr("Save lesson"), error);
+}
+
+} // namespace pe
+
+namespace pe {
+
+bool LessonController::exportLesson(const QString &path, const LessonExportOptions &options,
+                                    QString *error)
+{
+    if (m_document->stepCount() == 0) {
+        *error = tr("the lesson has no steps: add the current view with Ctrl+Shift+A");
+        return false;
+    }
+    QString why;
+    const std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Cpu, &why);
+    if (!backend) {
+        *error = why;
+        return false;
+    }
+    // Steps are painted here, on the GUI thread: a progress dialog keeps the window answering
+    // and its Cancel stops between steps (nothing is left written).
+    QProgressDialog progress(tr("Exporting the lesson…"), tr("Cancel"), 0, m_document->stepCount(),
+                             m_window);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300);
+    const Lesson lesson = m_document->lesson();
+    LessonExporter exporter(lesson, options, *backend);
+    const bool written = exporter.write(
+        path,
+        [&](int done, int total) {
+            progress.setValue(done);
+            progress.setLabelText(tr("Exported step %1 of %2").arg(done).arg(total));
+            QCoreApplication::processEvents();
+            return !progress.wasCanceled();
+        },
+        error);
+    if (written)
+        emit message(tr("Exported the lesson to %1").arg(QDir::toNativeSeparators(path)));
+    return written;
+}
+
+void LessonController::askToExport(LessonExportKind kind)
+{
+    const QString base =
+        m_document->path().isEmpty()
+            ? m_document->lesson().title
+            : QFileInfo(m_document->path()).completeBaseName().section(QLatin1Char('.'), 0, 0);
+    QString path;
+    LessonExportOptions options;
+    options.kind = kind;
+    if (kind == LessonExportKind::Html) {
+        path =
+            saveFileName(m_window, tr("Export HTML deck (a new folder)"), base, tr("Folders (*)"));
+    } else {
+        const bool handout = kind == LessonExportKind::Handout;
+        if (handout) {
+            bool ok = false;
+            const QString choice =
+                QInputDialog::getItem(m_window, tr("Export handout"), tr("Steps a page:"),
+                                      {QStringLiteral("2"), QStringLiteral("4")}, 0, false, &ok);
+            if (!ok)
+                return;
+            options.perPage = choice.toInt();
+        }
+        path =
+            saveFileName(m_window, handout ? tr("Export handout") : tr("Export slides"),
+                         base + (handout ? QStringLiteral("-handout.pdf") : QStringLiteral(".pdf")),
+                         tr("PDF (*.pdf)"));
+        if (!path.isEmpty() && !path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive))
+            path += QStringLiteral(".pdf");
+    }
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportLesson(path, options, &error) && error != u"cancelled")
+        QMessageBox::warning(m_window, tr("Export lesson"), error);
 }
 
 } // namespace pe

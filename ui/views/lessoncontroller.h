@@ -4,6 +4,7 @@
 // window's undo stack. MainWindow installs it with one call.
 #pragma once
 
+#include "figures/lessonexporter.h"
 #include "state/lessonfile.h"
 
 #include <QObject>
@@ -40,6 +41,9 @@ public:
     bool openStep(int index, QString *error);
     bool openLesson(const QString &path, QString *error);
     bool saveLesson(const QString &path, QString *error);
+    // Slides, a handout or an HTML deck of the lesson (LessonExporter), with a progress dialog
+    // whose Cancel stops it ("cancelled" in *error, nothing written).
+    bool exportLesson(const QString &path, const LessonExportOptions &options, QString *error);
     // The lessons shipped with pescope (Help > Lessons): resource paths, in menu order.
     static QStringList shippedLessons();
 
@@ -52,6 +56,7 @@ private:
     void createDock();
     void askToOpen();
     void askToSave(bool choosePath);
+    void askToExport(LessonExportKind kind);
 
     MainWindow *m_window;
     LessonDocument *m_document;
