@@ -4,6 +4,7 @@
 // lesson saved and opened again; presented full screen and stepped with a clicker's keys, the
 // window put back by Escape; the shipped lessons opened from Help > Lessons. Screenshots of the
 // presentation (lesson-present-WxH.png) are saved in the build folder to be looked at.
+#include "dialogs/fileactions.h"
 #include "state/lessondocument.h"
 #include "views/lessoncontroller.h"
 #include "views/lessonpanel.h"
@@ -12,7 +13,10 @@
 #include "windowtestutil.h"
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -210,6 +214,47 @@ private slots:
                  qPrintable(error));
         QVERIFY(QFile::exists(dir.filePath(u"deck/index.html"_s)));
         QVERIFY(QFile::exists(dir.filePath(u"deck/step-03.svg"_s)));
+    }
+
+    // A lesson that names a model keeps working when the model's folder has moved (another
+    // machine, another folder): opening the step asks where it is, once.
+    void movedModelFolderIsAskedForOnce()
+    {
+        QTemporaryDir dir;
+        const QString before = dir.filePath(u"models-here"_s);
+        const QString after = dir.filePath(u"models-there"_s);
+        QVERIFY(QDir().mkpath(before));
+        const QDir source(QStringLiteral(PE_SOURCE_DIR) + u"/tests/data/models/gpt2-tiny"_s);
+        for (const QString &name : source.entryList(QDir::Files))
+            QVERIFY(QFile::copy(source.filePath(name), before + u"/"_s + name));
+        QString error;
+        QVERIFY2(openModelInWindow(m_window.get(), before, &error), qPrintable(error));
+        m_window->setFocus();
+        press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+        QCOMPARE(document()->stepCount(), 1);
+        const QByteArray saved = QJsonDocument(document()->step(0).state).toJson();
+        QVERIFY2(saved.contains(before.toUtf8()), saved.constData());
+
+        QVERIFY(QDir().rename(before, after));
+        QStringList asked;
+        lessons()->setFolderQuestion([&](const QString &missing) {
+            asked.append(missing);
+            return after;
+        });
+        QVERIFY2(lessons()->openStep(0, &error), qPrintable(error));
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.first().startsWith(before), qPrintable(asked.first()));
+        const QByteArray shown = QJsonDocument(stateOf(*m_window)).toJson();
+        QVERIFY(shown.contains(after.toUtf8()));
+        QVERIFY(!shown.contains(QByteArray(before.toUtf8() + '/')));
+        QVERIFY2(lessons()->openStep(0, &error), qPrintable(error));
+        QCOMPARE(asked.size(), 1); // remembered
+
+        // A folder that does not hold the model either is refused by name.
+        lessons()->setFolderQuestion([&](const QString &) { return dir.path(); });
+        QVERIFY(QDir().rename(after, dir.filePath(u"gone"_s)));
+        QVERIFY(!lessons()->openStep(0, &error));
+        QVERIFY2(error.contains(u"does not hold"_s), qPrintable(error));
     }
 
     void savedLessonOpensAgain()

@@ -10,6 +10,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -283,6 +284,68 @@ QString lessonCaptionHtml(const QString &caption)
     html.replace(emphasis, QStringLiteral("<i>\\1</i>"));
     html.replace(QLatin1Char('\n'), QStringLiteral("<br>"));
     return html;
+}
+
+namespace {
+
+bool looksLikeAbsolutePath(const QString &text)
+{
+    return text.size() > 1 && text.size() <= 4096 && QDir::isAbsolutePath(text) &&
+           !text.contains(QLatin1Char('\n'));
+}
+
+void collectMissing(const QJsonValue &value, QStringList *out)
+{
+    if (value.isString()) {
+        const QString text = value.toString();
+        if (looksLikeAbsolutePath(text) && !QFileInfo::exists(text) && !out->contains(text))
+            out->append(text);
+    } else if (value.isArray()) {
+        for (const QJsonValue &item : value.toArray())
+            collectMissing(item, out);
+    } else if (value.isObject()) {
+        const QJsonObject object = value.toObject();
+        for (auto it = object.begin(); it != object.end(); ++it)
+            collectMissing(it.value(), out);
+    }
+}
+
+QJsonValue moved(const QJsonValue &value, const QMap<QString, QString> &moves)
+{
+    if (value.isString()) {
+        const QString text = value.toString();
+        for (auto it = moves.begin(); it != moves.end(); ++it)
+            if (text == it.key() || text.startsWith(it.key() + QLatin1Char('/')))
+                return QString(it.value() + text.mid(it.key().size()));
+        return value;
+    }
+    if (value.isArray()) {
+        QJsonArray array = value.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i)
+            array.replace(i, moved(array.at(i), moves));
+        return array;
+    }
+    if (value.isObject()) {
+        QJsonObject object = value.toObject();
+        for (auto it = object.begin(); it != object.end(); ++it)
+            it.value() = moved(it.value(), moves);
+        return object;
+    }
+    return value;
+}
+
+} // namespace
+
+QStringList missingLessonPaths(const QJsonObject &state)
+{
+    QStringList out;
+    collectMissing(state, &out);
+    return out;
+}
+
+QJsonObject movedLessonState(const QJsonObject &state, const QMap<QString, QString> &moves)
+{
+    return moves.isEmpty() ? state : moved(state, moves).toObject();
 }
 
 QString checkLessonStep(const Lesson &lesson, int index)

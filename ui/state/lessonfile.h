@@ -10,6 +10,7 @@
 #include <QByteArray>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QString>
 
 #include <optional>
@@ -76,6 +77,14 @@ std::optional<Lesson> readLessonFile(const QString &path, QString *error);
 // A caption as HTML for the presentation and the exports: the text escaped, *emphasis* in
 // italics, line breaks kept; math stays as typed (it is text).
 QString lessonCaptionHtml(const QString &caption);
+
+// Model files a state names (a learned table's source, the Phrases page's model folder, any
+// absolute path among its strings) that are not on this machine: the lesson was made elsewhere
+// or the model moved. In the order found.
+QStringList missingLessonPaths(const QJsonObject &state);
+// The state with every string that starts with a key of `moves` (an old folder, no trailing
+// slash) starting with its value (where that folder is now) instead.
+QJsonObject movedLessonState(const QJsonObject &state, const QMap<QString, QString> &moves);
 
 // Applies step `index`'s state to a scratch state (reading the model files it names): empty when
 // the step opens, else the reason, starting "step N (title): ".

@@ -12,16 +12,23 @@
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressDialog>
+#include <QSettings>
 #include <QStatusBar>
 #include <QUndoStack>
 
 namespace pe {
+
+namespace {
+// The folder moves answered in earlier sessions (locateMovedFolder).
+const QString movesKey = QStringLiteral("lessons/folderMoves");
+} // namespace
 
 LessonController *LessonController::install(MainWindow *window)
 {
@@ -44,7 +51,19 @@ LessonController::LessonController(MainWindow *window)
 {
     setObjectName(QStringLiteral("lessonController"));
     m_document->setUndoStack(window->undoStack());
-    m_presenter = new LessonPresenter(window, m_document);
+    m_presenter = new LessonPresenter(
+        window, m_document, [this](int index, QString *error) { return openStep(index, error); });
+    if (window->isPersistent()) {
+        const QVariantMap saved = window->settings()->value(movesKey).toMap();
+        for (auto it = saved.begin(); it != saved.end(); ++it)
+            m_moves.insert(it.key(), it.value().toString());
+    }
+    m_askFolder = [window](const QString &missing) {
+        return QFileDialog::getExistingDirectory(
+            window, tr("Where is %1 now? (the lesson was made with it in %2)")
+                        .arg(QFileInfo(missing).fileName(),
+                             QDir::toNativeSeparators(QFileInfo(missing).absolutePath())));
+    };
 }
 
 QStringList LessonController::shippedLessons()
@@ -189,13 +208,72 @@ bool LessonController::openStep(int index, QString *error)
         return false;
     }
     const LessonStep &step = m_document->step(index);
+    // A model the lesson names that is not where it was made: ask once per folder.
+    // Asked again after each answer: one moved folder often holds every path a step names.
+    QStringList asked;
+    for (QStringList missing = missingLessonPaths(movedLessonState(step.state, m_moves));
+         !missing.isEmpty(); missing = missingLessonPaths(movedLessonState(step.state, m_moves))) {
+        if (asked.contains(missing.first())) {
+            *error = tr("Step %1 (%2) cannot open: %3 is not there")
+                         .arg(index + 1)
+                         .arg(step.title, QDir::toNativeSeparators(missing.first()));
+            return false;
+        }
+        asked.append(missing.first());
+        if (!locateMovedFolder(missing.first(), error))
+            return false;
+    }
+    const QJsonObject json = movedLessonState(step.state, folderMoves());
     ExplorerState *state = m_window->state();
     QString problem;
     if (!state->asOneStep(tr("Open lesson step %1").arg(index + 1),
-                          [&] { return state->applyJson(step.state, &problem); })) {
+                          [&] { return state->applyJson(json, &problem); })) {
         *error = tr("Step %1 (%2) cannot open: %3").arg(index + 1).arg(step.title, problem);
         return false;
     }
+    return true;
+}
+
+QMap<QString, QString> LessonController::folderMoves() const
+{
+    return m_moves;
+}
+
+bool LessonController::locateMovedFolder(const QString &missing, QString *error)
+{
+    const QString answer = m_askFolder ? m_askFolder(missing) : QString();
+    if (answer.isEmpty()) {
+        *error = tr("the lesson opens %1, which is not on this computer")
+                     .arg(QDir::toNativeSeparators(missing));
+        return false;
+    }
+    // The answer holds what is missing (its folder moved), or is itself the missing model
+    // folder under another name.
+    const QFileInfo lost(missing);
+    const QDir chosen(answer);
+    QString folder;
+    if (chosen.exists(lost.fileName()))
+        folder = lost.absolutePath();
+    else if (!chosen
+                  .entryList({QStringLiteral("config.json"), QStringLiteral("*.safetensors"),
+                              QStringLiteral("tokenizer.json"), QStringLiteral("*.gguf")},
+                             QDir::Files)
+                  .isEmpty())
+        folder = lost.absoluteFilePath();
+    if (folder.isEmpty()) {
+        *error =
+            tr("%1 does not hold %2 either").arg(QDir::toNativeSeparators(answer), lost.fileName());
+        return false;
+    }
+    m_moves.insert(QDir::cleanPath(folder), QDir::cleanPath(answer));
+    if (m_window->isPersistent()) {
+        QVariantMap saved;
+        for (auto it = m_moves.begin(); it != m_moves.end(); ++it)
+            saved.insert(it.key(), it.value());
+        m_window->settings()->setValue(movesKey, saved);
+    }
+    emit message(tr("The lesson's %1 is now read from %2")
+                     .arg(QDir::toNativeSeparators(folder), QDir::toNativeSeparators(answer)));
     return true;
 }
 

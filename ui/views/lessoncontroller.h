@@ -7,7 +7,10 @@
 #include "figures/lessonexporter.h"
 #include "state/lessonfile.h"
 
+#include <QMap>
 #include <QObject>
+
+#include <functional>
 
 class QDockWidget;
 
@@ -44,6 +47,14 @@ public:
     // Slides, a handout or an HTML deck of the lesson (LessonExporter), with a progress dialog
     // whose Cancel stops it ("cancelled" in *error, nothing written).
     bool exportLesson(const QString &path, const LessonExportOptions &options, QString *error);
+    // Where a model folder a lesson names is now, asked when a step names one that is not
+    // there (a file dialog; tests set their own). Empty: the user cancelled.
+    using FolderQuestion = std::function<QString(const QString &missingPath)>;
+    void setFolderQuestion(FolderQuestion question) { m_askFolder = std::move(question); }
+    // The folder moves answered so far (old folder -> new), remembered in the settings of a
+    // persistent window: a lesson made on another machine asks once per folder.
+    QMap<QString, QString> folderMoves() const;
+
     // The lessons shipped with pescope (Help > Lessons): resource paths, in menu order.
     static QStringList shippedLessons();
 
@@ -58,8 +69,14 @@ private:
     void askToSave(bool choosePath);
     void askToExport(LessonExportKind kind);
 
+    // Asks where the folder of `missing` is now and remembers the answer; false when the user
+    // cancels or the answer does not hold the file either.
+    bool locateMovedFolder(const QString &missing, QString *error);
+
     MainWindow *m_window;
     LessonDocument *m_document;
+    FolderQuestion m_askFolder;
+    QMap<QString, QString> m_moves; // old folder -> where it is now
     LessonPanel *m_panel = nullptr;
     QDockWidget *m_dock = nullptr;
     LessonPresenter *m_presenter = nullptr;

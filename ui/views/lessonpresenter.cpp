@@ -60,8 +60,8 @@ bool isPresentationKey(int key)
 
 } // namespace
 
-LessonPresenter::LessonPresenter(MainWindow *window, LessonDocument *document)
-    : QObject(window), m_window(window), m_document(document),
+LessonPresenter::LessonPresenter(MainWindow *window, LessonDocument *document, StepOpener open)
+    : QObject(window), m_window(window), m_document(document), m_open(std::move(open)),
       m_top(presentationBar(QStringLiteral("presentationTitleBar"), window)),
       m_bottom(presentationBar(QStringLiteral("presentationCaptionBar"), window)),
       m_title(new QLabel(m_top)), m_counter(new QLabel(m_top)), m_caption(new QLabel(m_bottom))
@@ -156,9 +156,7 @@ void LessonPresenter::showStep(int index)
     m_title->setText(step.title);
     m_counter->setText(QStringLiteral("%1 / %2").arg(index + 1).arg(m_document->stepCount()));
     QString problem;
-    ExplorerState *state = m_window->state();
-    const bool opened = state->asOneStep(tr("Present lesson step %1").arg(index + 1),
-                                         [&] { return state->applyJson(step.state, &problem); });
+    const bool opened = m_open(index, &problem);
     m_caption->setText(lessonCaptionHtml(
         opened ? step.caption : tr("This step cannot be shown: %1").arg(problem)));
     auto *bar = m_window->findChild<PlayBar *>();

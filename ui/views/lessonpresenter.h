@@ -10,6 +10,8 @@
 #include <QObject>
 #include <QPointer>
 
+#include <functional>
+
 class QLabel;
 class QToolBar;
 class QWidget;
@@ -25,7 +27,10 @@ class LessonPresenter : public QObject
     Q_OBJECT
 
 public:
-    LessonPresenter(MainWindow *window, LessonDocument *document);
+    // `open` shows a step's state in the window (LessonController::openStep: model folders
+    // that moved are asked for), false with *error.
+    using StepOpener = std::function<bool(int index, QString *error)>;
+    LessonPresenter(MainWindow *window, LessonDocument *document, StepOpener open);
 
     bool isPresenting() const { return m_presenting; }
     int currentStep() const { return m_step; }
@@ -55,6 +60,7 @@ private:
 
     MainWindow *m_window;
     LessonDocument *m_document;
+    StepOpener m_open;
     QToolBar *m_top;
     QToolBar *m_bottom;
     QLabel *m_title;
