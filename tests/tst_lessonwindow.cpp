@@ -344,6 +344,10 @@ private slots:
                                  .arg(screen.width())
                                  .arg(screen.height());
         QVERIFY(m_window->grab().save(shot));
+        // The whole window on the screen: figure, title, caption and Motion bar.
+        QVERIFY2(m_window->screen()->geometry().contains(m_window->geometry()),
+                 qPrintable(u"%1 x %2"_s.arg(m_window->width()).arg(m_window->height())));
+        QCOMPARE(m_window->size(), screen);
         // Title and caption sized to the screen, readable from the back of a room; Ctrl+=
         // makes them larger still.
         QVERIFY(presenter->titleLabel()->font().pixelSize() >= screen.height() / 25);

@@ -12,6 +12,7 @@
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
@@ -35,6 +36,7 @@ LessonController *LessonController::install(MainWindow *window)
     auto *controller = new LessonController(window);
     controller->createDock();
     controller->createActions();
+    window->installEventFilter(controller); // a lesson with unsaved changes on close
     connect(controller, &LessonController::message, window,
             [window](const QString &text) { window->statusBar()->showMessage(text, 10000); });
     return controller;
@@ -400,6 +402,35 @@ void LessonController::askToExport(LessonExportKind kind)
     QString error;
     if (!exportLesson(path, options, &error) && error != u"cancelled")
         QMessageBox::warning(m_window, tr("Export lesson"), error);
+}
+
+} // namespace pe
+
+namespace pe {
+
+bool LessonController::eventFilter(QObject *watched, QEvent *event)
+{
+    // Closing the window with a lesson that has unsaved steps asks first (not in tests and
+    // screenshots, whose windows are not persistent).
+    if (watched != m_window || event->type() != QEvent::Close || !m_window->isPersistent() ||
+        !m_document->isModified() || m_document->stepCount() == 0)
+        return false;
+    if (m_presenter->isPresenting())
+        m_presenter->stop();
+    const QMessageBox::StandardButton answer = QMessageBox::question(
+        m_window, tr("Unsaved lesson"),
+        tr("The lesson \"%1\" has changes that are not saved. Save them?")
+            .arg(m_document->lesson().title),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Discard)
+        return false;
+    if (answer == QMessageBox::Save) {
+        askToSave(false);
+        if (!m_document->isModified())
+            return false;
+    }
+    event->ignore(); // Cancel, or a save that did not happen
+    return true;
 }
 
 } // namespace pe

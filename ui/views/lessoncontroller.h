@@ -61,6 +61,9 @@ public:
 signals:
     void message(const QString &text);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     explicit LessonController(MainWindow *window);
     void createActions();

@@ -117,6 +117,10 @@ void LessonPresenter::start(int index)
         }
     m_top->show();
     m_bottom->show();
+    // Without a window manager (a kiosk, Xvfb) nothing resizes a full-screen window: the
+    // screen's geometry first, then the full-screen state.
+    if (const QScreen *screen = m_window->screen())
+        m_window->setGeometry(screen->geometry());
     m_window->showFullScreen();
     qApp->installEventFilter(this);
     updateFonts();
@@ -199,6 +203,12 @@ void LessonPresenter::updateFonts()
     QFont caption = m_window->font();
     caption.setPixelSize(qMax(10, int(height / 34.0 * m_textScale)));
     m_caption->setFont(caption);
+    // A wrapped label asks for the height its text needs at a narrow width; at the screen's
+    // width it needs far less, and the figure gets the rest (a long caption at most a third).
+    const int width = screen ? screen->geometry().width() : m_window->width();
+    m_caption->setFixedWidth(qMax(100, width - 24));
+    m_caption->setMaximumHeight(height / 3);
+    m_title->setMaximumWidth(qMax(100, width - m_counter->sizeHint().width() - 48));
 }
 
 bool LessonPresenter::handleKey(int key, Qt::KeyboardModifiers modifiers)
