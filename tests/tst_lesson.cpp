@@ -1,6 +1,7 @@
 // Lesson files (issue 40): a lesson saved and read back is the same lesson; every step's state
 // opens to what was saved; hostile and broken files are refused with one sentence naming the
 // file, the step and the key; `pescope lesson list` prints the steps and says which cannot open.
+#include "lessontestutil.h"
 #include "testutil.h"
 
 #include "state/explorerstate.h"
@@ -20,15 +21,6 @@ using namespace Qt::StringLiterals;
 using namespace pe::test;
 
 namespace {
-
-QJsonObject presetState(const QString &id)
-{
-    ExplorerState state;
-    QString error;
-    if (!applyPreset(state, id, &error))
-        qFatal("preset %s: %s", qPrintable(id), qPrintable(error));
-    return state.toJson();
-}
 
 Lesson twoStepLesson()
 {

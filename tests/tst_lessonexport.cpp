@@ -5,6 +5,7 @@
 // page opened in a real headless browser and stepped with the arrow keys
 // (tests/lessons/deck_in_browser.py over Chromium's DevTools protocol); and nothing half-written
 // when a step fails or the folder holds other files.
+#include "lessontestutil.h"
 #include "testutil.h"
 
 #include "state/explorerstate.h"
@@ -25,15 +26,6 @@ using namespace pe::test;
 using namespace Qt::StringLiterals;
 
 namespace {
-
-QJsonObject presetState(const QString &id)
-{
-    ExplorerState state;
-    QString error;
-    if (!applyPreset(state, id, &error))
-        qFatal("preset %s: %s", qPrintable(id), qPrintable(error));
-    return state.toJson();
-}
 
 // Three steps: waves alone (vectors only), Fig 16-9 animated over 6 frames, the RoPE decay.
 Lesson smallLesson()

@@ -16,6 +16,9 @@
 #include <QTabWidget>
 #include <QToolBar>
 
+#include <optional>
+#include <utility>
+
 namespace pe {
 
 namespace {
@@ -31,31 +34,40 @@ QToolBar *presentationBar(const QString &name, QWidget *parent)
     return bar;
 }
 
-bool isPresentationKey(int key)
+enum class KeyAction { Next, Previous, First, Last, Play, Leave, Larger, Smaller };
+
+// The presentation's keys: a clicker's (Page Up / Down, arrows), a keyboard's, and Ctrl+= /
+// Ctrl+- for the text size (those two only with Ctrl, so that typing "-" is never one).
+std::optional<KeyAction> keyAction(int key, Qt::KeyboardModifiers modifiers)
 {
-    switch (key) {
-    case Qt::Key_Right:
-    case Qt::Key_Down:
-    case Qt::Key_PageDown:
-    case Qt::Key_Space:
-    case Qt::Key_N:
-    case Qt::Key_Left:
-    case Qt::Key_Up:
-    case Qt::Key_PageUp:
-    case Qt::Key_Backspace:
-    case Qt::Key_P:
-    case Qt::Key_Home:
-    case Qt::Key_End:
-    case Qt::Key_Return:
-    case Qt::Key_Enter:
-    case Qt::Key_Escape:
-    case Qt::Key_Equal:
-    case Qt::Key_Plus:
-    case Qt::Key_Minus:
-        return true;
-    default:
-        return false;
-    }
+    static const std::pair<int, KeyAction> keys[] = {
+        {Qt::Key_Right, KeyAction::Next},
+        {Qt::Key_Down, KeyAction::Next},
+        {Qt::Key_PageDown, KeyAction::Next},
+        {Qt::Key_Space, KeyAction::Next},
+        {Qt::Key_N, KeyAction::Next},
+        {Qt::Key_Left, KeyAction::Previous},
+        {Qt::Key_Up, KeyAction::Previous},
+        {Qt::Key_PageUp, KeyAction::Previous},
+        {Qt::Key_Backspace, KeyAction::Previous},
+        {Qt::Key_P, KeyAction::Previous},
+        {Qt::Key_Home, KeyAction::First},
+        {Qt::Key_End, KeyAction::Last},
+        {Qt::Key_Return, KeyAction::Play},
+        {Qt::Key_Enter, KeyAction::Play},
+        {Qt::Key_Escape, KeyAction::Leave},
+        {Qt::Key_Equal, KeyAction::Larger},
+        {Qt::Key_Plus, KeyAction::Larger},
+        {Qt::Key_Minus, KeyAction::Smaller},
+    };
+    for (const auto &[k, action] : keys)
+        if (k == key) {
+            const bool sizing = action == KeyAction::Larger || action == KeyAction::Smaller;
+            if (sizing && !(modifiers & Qt::ControlModifier))
+                return std::nullopt;
+            return action;
+        }
+    return std::nullopt;
 }
 
 } // namespace
@@ -213,45 +225,36 @@ void LessonPresenter::updateFonts()
 
 bool LessonPresenter::handleKey(int key, Qt::KeyboardModifiers modifiers)
 {
-    switch (key) {
-    case Qt::Key_Right:
-    case Qt::Key_Down:
-    case Qt::Key_PageDown:
-    case Qt::Key_Space:
-    case Qt::Key_N:
-        next();
-        return true;
-    case Qt::Key_Left:
-    case Qt::Key_Up:
-    case Qt::Key_PageUp:
-    case Qt::Key_Backspace:
-    case Qt::Key_P:
-        previous();
-        return true;
-    case Qt::Key_Home:
-        showStep(0);
-        return true;
-    case Qt::Key_End:
-        showStep(m_document->stepCount() - 1);
-        return true;
-    case Qt::Key_Return:
-    case Qt::Key_Enter:
-        playAnimation();
-        return true;
-    case Qt::Key_Escape:
-        stop();
-        return true;
-    case Qt::Key_Equal:
-    case Qt::Key_Plus:
-    case Qt::Key_Minus:
-        if (!(modifiers & Qt::ControlModifier))
-            return false;
-        m_textScale = qBound(0.5, m_textScale * (key == Qt::Key_Minus ? 1 / 1.25 : 1.25), 4.0);
-        updateFonts();
-        return true;
-    default:
+    const std::optional<KeyAction> action = keyAction(key, modifiers);
+    if (!action)
         return false;
+    switch (*action) {
+    case KeyAction::Next:
+        next();
+        break;
+    case KeyAction::Previous:
+        previous();
+        break;
+    case KeyAction::First:
+        showStep(0);
+        break;
+    case KeyAction::Last:
+        showStep(m_document->stepCount() - 1);
+        break;
+    case KeyAction::Play:
+        playAnimation();
+        break;
+    case KeyAction::Leave:
+        stop();
+        break;
+    case KeyAction::Larger:
+    case KeyAction::Smaller:
+        m_textScale =
+            qBound(0.5, m_textScale * (*action == KeyAction::Smaller ? 1 / 1.25 : 1.25), 4.0);
+        updateFonts();
+        break;
     }
+    return true;
 }
 
 bool LessonPresenter::eventFilter(QObject *watched, QEvent *event)
@@ -261,9 +264,7 @@ bool LessonPresenter::eventFilter(QObject *watched, QEvent *event)
     if (event->type() != QEvent::ShortcutOverride && event->type() != QEvent::KeyPress)
         return false;
     auto *key = static_cast<QKeyEvent *>(event);
-    const bool zoomKey =
-        key->key() == Qt::Key_Equal || key->key() == Qt::Key_Plus || key->key() == Qt::Key_Minus;
-    if (!isPresentationKey(key->key()) || (zoomKey && !(key->modifiers() & Qt::ControlModifier)))
+    if (!keyAction(key->key(), key->modifiers()))
         return false;
     // Claim the key before the window's shortcuts see it (Escape cancels a computation,
     // Ctrl+= zooms the window): while presenting, these keys are the presentation's.
