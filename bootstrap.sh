@@ -39,12 +39,14 @@ packages=(
 # (matplotlib's writer runs it); pytest for the Python module's suite, and Jupyter's nbconvert
 # and Python kernel to run its notebook (47 packages, 4.5 MB to download, 26 MB installed); for
 # the monkey test, xdotool (input), xclip (pasted text), gdb (a backtrace on failure) and
-# imagemagick (a screenshot).
+# imagemagick (a screenshot); Chromium, the headless browser that opens a lesson's HTML deck and
+# steps it with the arrow keys (tests/lessons/deck_in_browser.py).
 test_packages=(
   desktop-file-utils appstream shared-mime-info groff-base dpkg-dev fakeroot binutils qemu-user
   ffmpeg
   python3-pytest jupyter-nbconvert python3-ipykernel
   xdotool xclip gdb imagemagick
+  chromium
 )
 
 install_missing() {

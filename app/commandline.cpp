@@ -30,14 +30,14 @@ QStringList decodeArguments(int argc, char **argv, QString *invalid)
     return out;
 }
 
-void parseOrThrow(QCommandLineParser &parser, const QStringList &args)
+void parseOrThrow(QCommandLineParser &parser, const QStringList &args, int maxPositional)
 {
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     if (!parser.parse(args))
         throw UsageError{parser.errorText()};
-    if (!parser.positionalArguments().isEmpty())
+    if (parser.positionalArguments().size() > maxPositional)
         throw UsageError{QStringLiteral("unexpected argument \"%1\"")
-                             .arg(parser.positionalArguments().constFirst())};
+                             .arg(parser.positionalArguments().at(maxPositional))};
 }
 
 qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min, qint64 max,
@@ -319,7 +319,7 @@ const std::map<QString, Command> &commands()
         {QStringLiteral("data"), runData},       {QStringLiteral("phrases"), runPhrases},
         {QStringLiteral("info"), runInfo},       {QStringLiteral("export"), runExport},
         {QStringLiteral("inspect"), runInspect}, {QStringLiteral("verify"), runVerify},
-        {QStringLiteral("tokens"), runTokens},
+        {QStringLiteral("tokens"), runTokens},   {QStringLiteral("lesson"), runLesson},
     };
     return table;
 }

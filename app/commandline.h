@@ -49,8 +49,9 @@ struct HelpRequest
 // UTF-8 is named in *invalid.
 QStringList decodeArguments(int argc, char **argv, QString *invalid);
 
-// Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError.
-void parseOrThrow(QCommandLineParser &parser, const QStringList &args);
+// Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError, as
+// it does positional arguments past the first `maxPositional` ("unexpected argument").
+void parseOrThrow(QCommandLineParser &parser, const QStringList &args, int maxPositional = 0);
 
 qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min, qint64 max,
                      qint64 fallback);
@@ -185,5 +186,6 @@ int runExport(const QStringList &args);
 int runVerify(const QStringList &args);
 int runInspect(const QStringList &args);
 int runTokens(const QStringList &args);
+int runLesson(const QStringList &args);
 
 } // namespace pe::cli

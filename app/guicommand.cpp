@@ -55,9 +55,9 @@ void addGuiOptions(QCommandLineParser &parser)
     parser.setApplicationDescription(
         QStringLiteral("pescope: a microscope for transformer positional encodings.\n"
                        "Without a subcommand it opens the explorer window.\n\n"
-                       "Subcommands (pescope <command> --help for each): data, phrases, info, "
-                       "export, inspect, verify, tokens.\n\n"
-                       "Presets (--preset):\n") +
+                       "Subcommands (pescope <command> --help for each): %1.\n\n"
+                       "Presets (--preset):\n")
+            .arg(commandNames().join(QStringLiteral(", "))) +
         presetList());
     parser.addHelpOption();
     parser.addVersionOption();

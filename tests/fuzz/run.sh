@@ -38,7 +38,7 @@ case "$mode" in
     ;;
 esac
 targets=("$@")
-all_targets=(safetensors gguf npy hfconfig textvectorizer tokenizer session cli)
+all_targets=(safetensors gguf npy hfconfig textvectorizer tokenizer session lesson cli)
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 
 # `check`'s executions per target, replayed inputs included: about 10 to 20 s each on one core

@@ -54,11 +54,13 @@ bool saveSession(const ExplorerState &state, const QString &path, QString *error
     return writeFileAtomically(path, sessionBytes(state), error);
 }
 
-bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error)
+std::optional<QJsonObject> parseVersionedJson(const QByteArray &bytes, const QString &name,
+                                              const QString &kind, qint64 newest, qint64 *version,
+                                              QString *error, const QString &marker)
 {
     if (bytes.trimmed().isEmpty()) {
-        *error = QStringLiteral("%1 is empty, not a pescope session").arg(name);
-        return false;
+        *error = QStringLiteral("%1 is empty, not a pescope %2").arg(name, kind);
+        return std::nullopt;
     }
     // Qt's parser keeps the last of repeated keys: a session with "state" twice would load the
     // second silently. The pre-scan refuses repeated keys, naming the first, and bounds depth;
@@ -66,7 +68,7 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
     if (const QString problem = jsonTextProblem(bytes, 64, DuplicateKeys::Refuse, false);
         !problem.isEmpty()) {
         *error = QStringLiteral("%1: %2").arg(name, problem);
-        return false;
+        return std::nullopt;
     }
     QJsonParseError parseError;
     const QJsonDocument document = jsonDocumentKeepingFeff(bytes, &parseError);
@@ -80,52 +82,69 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
             *error = QStringLiteral("%1 is not valid JSON: %2 at byte %3")
                          .arg(name, parseError.errorString())
                          .arg(parseError.offset);
-        return false;
+        return std::nullopt;
     }
     if (!document.isObject()) {
-        *error =
-            QStringLiteral("%1 is not a pescope session: it holds a JSON %2, not an object")
-                .arg(name, document.isArray() ? QStringLiteral("array") : QStringLiteral("value"));
-        return false;
+        *error = QStringLiteral("%1 is not a pescope %2: it holds a JSON %3, not an object")
+                     .arg(name, kind,
+                          document.isArray() ? QStringLiteral("array") : QStringLiteral("value"));
+        return std::nullopt;
     }
-    const QJsonObject root = document.object();
-    const QJsonValue version = root.value(formatKey);
-    if (version.isUndefined()) {
+    QJsonObject root = document.object();
+    // A file of another kind (a session opened as a lesson) is named as such before its
+    // version is read: its version counts in another format.
+    if (!marker.isEmpty() && root.value(QStringLiteral("format")).toString() != marker) {
+        *error = QStringLiteral("%1 is not a pescope %2: \"format\" must be \"%3\"")
+                     .arg(name, kind, marker);
+        return std::nullopt;
+    }
+    const QJsonValue value = root.value(formatKey);
+    if (value.isUndefined()) {
         *error =
-            QStringLiteral("%1 is not a pescope session: it has no \"%2\"").arg(name, formatKey);
-        return false;
+            QStringLiteral("%1 is not a pescope %2: it has no \"%3\"").arg(name, kind, formatKey);
+        return std::nullopt;
     }
     // Any whole number a JSON number holds exactly is a format version, past or future.
-    const std::optional<qint64> v = version.isDouble()
-                                        ? wholeNumberIn(version.toDouble(), 1, maxExactJsonInteger)
-                                        : std::nullopt;
+    const std::optional<qint64> v =
+        value.isDouble() ? wholeNumberIn(value.toDouble(), 1, maxExactJsonInteger) : std::nullopt;
     if (!v) {
-        *error = QStringLiteral("%1: \"%2\" %3")
-                     .arg(name, formatKey,
-                          wholeNumberMessage(1, maxExactJsonInteger,
-                                             version.isDouble() ? numberText(version.toDouble())
-                                             : version.isString()
-                                                 ? QLatin1Char('"') + version.toString() +
-                                                       QLatin1Char('"')
-                                                 : QStringLiteral("a value of another type")));
-        return false;
+        *error =
+            QStringLiteral("%1: \"%2\" %3")
+                .arg(name, formatKey,
+                     wholeNumberMessage(1, maxExactJsonInteger,
+                                        value.isDouble() ? numberText(value.toDouble())
+                                        : value.isString()
+                                            ? QLatin1Char('"') + value.toString() + QLatin1Char('"')
+                                            : QStringLiteral("a value of another type")));
+        return std::nullopt;
     }
-    if (*v > sessionFormatVersion) {
-        *error = QStringLiteral("%1 was saved by a newer pescope (session format %2); this "
-                                "version reads format %3 and older")
-                     .arg(name)
+    if (*v > newest) {
+        *error = QStringLiteral("%1 was saved by a newer pescope (%2 format %3); this "
+                                "version reads format %4 and older")
+                     .arg(name, kind)
                      .arg(*v)
-                     .arg(sessionFormatVersion);
-        return false;
+                     .arg(newest);
+        return std::nullopt;
     }
-    const QJsonValue body = root.value(QStringLiteral("state"));
+    *version = *v;
+    return root;
+}
+
+bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error)
+{
+    qint64 version = 0;
+    const std::optional<QJsonObject> root = parseVersionedJson(
+        bytes, name, QStringLiteral("session"), sessionFormatVersion, &version, error);
+    if (!root)
+        return false;
+    const QJsonValue body = root->value(QStringLiteral("state"));
     if (!body.isObject()) {
         *error = QStringLiteral("%1 is not a pescope session: \"state\" is missing or not an "
                                 "object")
                      .arg(name);
         return false;
     }
-    *state = *v < 2 ? migrateStateFromVersion1(body.toObject()) : body.toObject();
+    *state = version < 2 ? migrateStateFromVersion1(body.toObject()) : body.toObject();
     return true;
 }
 

@@ -25,6 +25,13 @@ QJsonObject sessionDocument(const ExplorerState &state);
 QByteArray sessionBytes(const ExplorerState &state);
 bool saveSession(const ExplorerState &state, const QString &path, QString *error);
 
+// The checks sessions and lessons share: not empty, no repeated keys, JSON, an object, a whole
+// "format_version" no newer than `newest` (returned in *version). `kind` names the file's kind
+// in messages ("session": "... is not a pescope session", "(session format 3)"); a non-empty
+// `marker` is the value the file's "format" key must hold, checked first.
+std::optional<QJsonObject> parseVersionedJson(const QByteArray &bytes, const QString &name,
+                                              const QString &kind, qint64 newest, qint64 *version,
+                                              QString *error, const QString &marker = {});
 // Checks a session document's bytes (JSON, format version, a "state" object) and returns the
 // state object in the current format (older formats migrated); `name` names the file.
 bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error);

@@ -10,6 +10,7 @@
 #include "state/presets.h"
 #include "views/backendnotice.h"
 #include "views/heatmapview.h"
+#include "views/lessoncontroller.h"
 #include "views/modelpage.h"
 #include "views/phraseview.h"
 #include "views/schemepage.h"
@@ -116,7 +117,8 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     buildStatusBar();
 
     createActions();
-    FileActions::install(this); // sessions, figure and data export (File menu)
+    FileActions::install(this);      // sessions, figure and data export (File menu)
+    LessonController::install(this); // the Lesson menu and dock, Help > Lessons, presenting
     BackendNoticeIndicator::install(this, m_scheduler); // GPU fallback warning
     connectPages();
     connectComputeInfo();

@@ -199,6 +199,38 @@ AnimationOptions PlayBar::currentAnimation() const
     return options;
 }
 
+bool PlayBar::setAnimation(const AnimationOptions &options, QString *error)
+{
+    pause();
+    const int index = m_parameter->findText(options.parameter);
+    if (index < 0) {
+        const QStringList offered = FigureAnimation::parameterNames(*m_state, currentViews());
+        *error = offered.isEmpty()
+                     ? tr("this view has nothing to animate")
+                     : tr("this view cannot animate \"%1\" (it offers %2)")
+                           .arg(options.parameter, offered.join(QStringLiteral(", ")));
+        return false;
+    }
+    m_parameter->setCurrentIndex(index); // a new parameter rebuilds the default range
+    AnimationOptions wanted = options;
+    wanted.frames = steps + 1;
+    if (!wanted.from || !wanted.to) {
+        const AnimationOptions range =
+            FigureAnimation::defaultOptions(*m_state, currentViews(), options.parameter);
+        wanted.from = wanted.from.value_or(range.from.value_or(0.0));
+        wanted.to = wanted.to.value_or(range.to.value_or(0.0));
+    }
+    if (!FigureAnimation::plan(*m_state, currentViews(), wanted, error))
+        return false;
+    {
+        const QSignalBlocker a(m_from), b(m_to);
+        m_from->setValue(*wanted.from);
+        m_to->setValue(*wanted.to);
+    }
+    replan();
+    return true;
+}
+
 void PlayBar::exportAnimation()
 {
     pause();

@@ -40,6 +40,9 @@ public:
     // or the Schemes view) and the bar's parameter and range.
     QList<FigureView> exportViews() const;
     AnimationOptions currentAnimation() const;
+    // Puts the bar on `options`' parameter and range (a lesson step's animation), paused; false
+    // with *error when the current views do not offer the parameter or refuse the range.
+    bool setAnimation(const AnimationOptions &options, QString *error);
 
 public slots:
     void play();

@@ -1,0 +1,35 @@
+// libFuzzer target: a lesson file's bytes as Lesson > Open lesson reads them (lessonfile's
+// parseLesson: JSON, format, versions, every step's keys and bounds, migration of older session
+// formats) and each step's state opened as the window opens it (checkLessonStep, up to four
+// steps). Beyond not crashing, the contract: a refused lesson names its file; an accepted one
+// saves and reads back as the same lesson.
+#include "fuzzinput.h"
+#include "state/lessonfile.h"
+
+#include <cstddef>
+#include <cstdint>
+
+using pe::fuzz::check;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pe::fuzz::ensureCoreApplication();
+
+    const QByteArray bytes =
+        QByteArray::fromRawData(reinterpret_cast<const char *>(data), qsizetype(size));
+    QString error;
+    const std::optional<pe::Lesson> lesson =
+        pe::parseLesson(bytes, QStringLiteral("fuzz.pescope-lesson.json"), &error);
+    if (!lesson) {
+        check(error.startsWith(QStringLiteral("fuzz.pescope-lesson.json")));
+        return 0;
+    }
+    for (int i = 0; i < std::min<int>(4, int(lesson->steps.size())); ++i) {
+        const QString problem = pe::checkLessonStep(*lesson, i);
+        check(problem.isEmpty() || problem.startsWith(QStringLiteral("step ")));
+    }
+    const std::optional<pe::Lesson> again =
+        pe::parseLesson(pe::lessonBytes(*lesson), QStringLiteral("again"), &error);
+    check(again.has_value() && *again == *lesson);
+    return 0;
+}

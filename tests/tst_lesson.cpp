@@ -1,0 +1,304 @@
+// Lesson files (issue 40): a lesson saved and read back is the same lesson; every step's state
+// opens to what was saved; hostile and broken files are refused with one sentence naming the
+// file, the step and the key; `pescope lesson list` prints the steps and says which cannot open.
+#include "lessontestutil.h"
+#include "testutil.h"
+
+#include "state/explorerstate.h"
+#include "state/lessonfile.h"
+#include "state/presets.h"
+#include "state/sessionfile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pe;
+using namespace Qt::StringLiterals;
+using namespace pe::test;
+
+namespace {
+
+Lesson twoStepLesson()
+{
+    Lesson lesson;
+    lesson.title = QStringLiteral("The sinusoidal encoding");
+    lesson.steps.append(LessonStep{
+        .title = QStringLiteral("Géron's Fig 16-9"),
+        .caption = QStringLiteral("PE(p, 2i) = sin(p / 10000^(2i/d)): *nearby* positions look "
+                                  "alike."),
+        .view = QStringLiteral("waves+heatmap"),
+        .animation =
+            LessonAnimation{
+                .parameter = QStringLiteral("position"), .from = 0.0, .to = 40.0, .frames = 41},
+        .state = presetState(QStringLiteral("geron-16-9"))});
+    lesson.steps.append(LessonStep{.title = QStringLiteral("Long-term decay"),
+                                   .caption = QString(),
+                                   .view = QStringLiteral("decay"),
+                                   .animation = std::nullopt,
+                                   .state = presetState(QStringLiteral("rope-decay"))});
+    return lesson;
+}
+
+QJsonObject documentWith(const std::function<void(QJsonObject &)> &change)
+{
+    QJsonObject document = lessonDocument(twoStepLesson());
+    change(document);
+    return document;
+}
+
+// Step `index` of `document` changed by `change`.
+QJsonObject stepChanged(int index, const std::function<void(QJsonObject &)> &change)
+{
+    return documentWith([&](QJsonObject &document) {
+        QJsonArray steps = document.value(QStringLiteral("steps")).toArray();
+        QJsonObject step = steps.at(index).toObject();
+        change(step);
+        steps.replace(index, step);
+        document.insert(QStringLiteral("steps"), steps);
+    });
+}
+
+QString refusal(const QByteArray &bytes)
+{
+    QString error;
+    const std::optional<Lesson> lesson = parseLesson(bytes, QStringLiteral("deck.json"), &error);
+    if (lesson)
+        return QStringLiteral("<accepted>");
+    return error;
+}
+
+QByteArray bytesOf(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+} // namespace
+
+class TestLesson : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void savedLessonReadsBackTheSame()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("deck") + lessonFileSuffix());
+        const Lesson lesson = twoStepLesson();
+        QString error;
+        QVERIFY2(saveLesson(lesson, path, &error), qPrintable(error));
+        const std::optional<Lesson> back = readLessonFile(path, &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->title, lesson.title);
+        QCOMPARE(back->steps.size(), 2);
+        QVERIFY(*back == lesson);
+        QCOMPARE(back->steps[0].animation->to, std::optional<double>(40.0));
+        QVERIFY(!back->steps[1].animation);
+    }
+
+    // Opening a step gives exactly the state that was added: the preset's own values.
+    void stepStateOpensExactly()
+    {
+        const Lesson lesson = twoStepLesson();
+        for (int i = 0; i < lesson.steps.size(); ++i) {
+            QCOMPARE(checkLessonStep(lesson, i), QString());
+            ExplorerState state;
+            QString error;
+            QVERIFY2(state.applyJson(lesson.steps[i].state, &error), qPrintable(error));
+            QVERIFY(state.toJson() == lesson.steps[i].state);
+        }
+        ExplorerState geron;
+        QString error;
+        QVERIFY(applyPreset(geron, QStringLiteral("geron-16-9"), &error));
+        ExplorerState opened;
+        QVERIFY(opened.applyJson(lesson.steps[0].state, &error));
+        QCOMPARE(opened.spec().positions, geron.spec().positions);
+        QCOMPARE(opened.spec().dims, geron.spec().dims);
+    }
+
+    void stepWhoseStateCannotOpenIsNamed()
+    {
+        Lesson lesson = twoStepLesson();
+        QJsonObject spec = lesson.steps[1].state.value(QStringLiteral("spec")).toObject();
+        spec.insert(QStringLiteral("dims"), -4);
+        lesson.steps[1].state.insert(QStringLiteral("spec"), spec);
+        const QString problem = checkLessonStep(lesson, 1);
+        QVERIFY2(problem.startsWith(QStringLiteral("step 2 (Long-term decay): ")),
+                 qPrintable(problem));
+        QVERIFY2(problem.contains(QStringLiteral("dims")), qPrintable(problem));
+    }
+
+    void hostileFilesAreRefusedByName_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("expected");
+        const auto setAnimation = [](const QString &key, const QJsonValue &value) {
+            return bytesOf(stepChanged(0, [&](QJsonObject &s) {
+                QJsonObject a = s.value(u"animation"_s).toObject();
+                a.insert(key, value);
+                s.insert(u"animation"_s, a);
+            }));
+        };
+        const auto setTop = [](const QString &key, const QJsonValue &value) {
+            return bytesOf(documentWith([&](QJsonObject &d) { d.insert(key, value); }));
+        };
+        const auto setStep = [](int index, const QString &key, const QJsonValue &value) {
+            return bytesOf(stepChanged(index, [&](QJsonObject &s) {
+                if (value.isUndefined())
+                    s.remove(key);
+                else
+                    s.insert(key, value);
+            }));
+        };
+        QTest::newRow("empty") << QByteArray("  \n")
+                               << u"deck.json is empty, not a pescope lesson"_s;
+        QTest::newRow("array") << QByteArray("[]") << u"holds a JSON array"_s;
+        QTest::newRow("truncated")
+            << bytesOf(lessonDocument(twoStepLesson())).left(200) << u"looks truncated"_s;
+        QTest::newRow("session, not lesson")
+            << bytesOf(sessionDocument(ExplorerState()))
+            << u"is not a pescope lesson: \"format\" must be \"pescope-lesson\""_s;
+        QTest::newRow("newer format") << setTop(u"format_version"_s, 7)
+                                      << u"was saved by a newer pescope (lesson format 7)"_s;
+        QTest::newRow("huge format version") << setTop(u"format_version"_s, 3.3e56)
+                                             << u"\"format_version\" must be a whole number"_s;
+        QTest::newRow("newer session format")
+            << setTop(u"session_format_version"_s, 99)
+            << u"\"session_format_version\" must be a whole number from 1 to"_s;
+        QTest::newRow("unknown key")
+            << setTop(u"slides"_s, 1) << u"deck.json: \"slides\" is not a key of a lesson"_s;
+        QTest::newRow("no steps") << setTop(u"steps"_s, QJsonArray())
+                                  << u"\"steps\" holds 0 steps; a lesson has 1 to 500"_s;
+        QJsonArray many;
+        const QJsonValue one = lessonDocument(twoStepLesson()).value(u"steps"_s).toArray().at(1);
+        for (int i = 0; i <= lessonlimits::maxSteps; ++i)
+            many.append(one);
+        QTest::newRow("too many steps") << setTop(u"steps"_s, many) << u"holds 501 steps"_s;
+        QJsonArray notObject = lessonDocument(twoStepLesson()).value(u"steps"_s).toArray();
+        notObject.replace(1, 42);
+        QTest::newRow("step not an object")
+            << setTop(u"steps"_s, notObject) << u"deck.json: step 2 is not an object"_s;
+        QTest::newRow("step without title") << setStep(1, u"title"_s, QJsonValue::Undefined)
+                                            << u"deck.json: step 2: \"title\" is missing"_s;
+        QTest::newRow("title a number")
+            << setStep(0, u"title"_s, 3) << u"step 1: \"title\" must be a string"_s;
+        QTest::newRow("title too long") << setStep(0, u"title"_s, QString(201, QLatin1Char('x')))
+                                        << u"step 1: \"title\" is longer than 200 characters"_s;
+        QTest::newRow("caption too long")
+            << setStep(0, u"caption"_s,
+                       QString(lessonlimits::maxCaptionChars + 1, QLatin1Char('x')))
+            << u"\"caption\" is longer than 20000 characters"_s;
+        QTest::newRow("unknown view")
+            << setStep(1, u"view"_s, u"hologram"_s) << u"step 2: \"view\""_s;
+        QTest::newRow("unknown step key") << setStep(1, u"notes"_s, u"x"_s)
+                                          << u"step 2: \"notes\" is not a key of a lesson step"_s;
+        QTest::newRow("state missing") << setStep(1, u"state"_s, QJsonValue::Undefined)
+                                       << u"step 2: \"state\" is missing or not an object"_s;
+        QTest::newRow("animation not an object") << setStep(0, u"animation"_s, u"slow"_s)
+                                                 << u"step 1: \"animation\" must be an object"_s;
+        QTest::newRow("animation frames 0")
+            << setAnimation(u"frames"_s, 0)
+            << u"\"animation\".\"frames\" must be a whole number from 2 to 3600"_s;
+        QTest::newRow("animation from a string")
+            << setAnimation(u"from"_s, u"zero"_s) << u"\"animation\".\"from\" must be a number"_s;
+        QTest::newRow("animation empty parameter")
+            << setAnimation(u"parameter"_s, u""_s) << u"\"parameter\" is empty"_s;
+        QTest::newRow("repeated key")
+            << QByteArray(R"({"format":"pescope-lesson","format":"pescope-lesson"})")
+            << u"\"format\""_s;
+    }
+
+    void hostileFilesAreRefusedByName()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, expected);
+        const QString error = refusal(bytes);
+        QVERIFY2(error.contains(expected), qPrintable(error));
+        QVERIFY2(error.startsWith(QStringLiteral("deck.json")), qPrintable(error));
+    }
+
+    // A lesson written with session format 1 states has them migrated as sessions are.
+    void olderSessionFormatStatesAreMigrated()
+    {
+        const QByteArray bytes = bytesOf(documentWith([](QJsonObject &d) {
+            d.insert(u"session_format_version"_s, 1);
+            QJsonArray steps = d.value(u"steps"_s).toArray();
+            QJsonObject step = steps.at(1).toObject();
+            step.insert(u"state"_s, QJsonObject{{u"page"_s, u"schemes"_s}});
+            steps.replace(1, step);
+            d.insert(u"steps"_s, steps);
+        }));
+        QString error;
+        const std::optional<Lesson> lesson = parseLesson(bytes, QStringLiteral("old"), &error);
+        QVERIFY2(lesson, qPrintable(error));
+        QCOMPARE(checkLessonStep(*lesson, 1), QString());
+    }
+
+    // Help > Lessons: each shipped lesson has 6 to 10 titled, captioned steps that open, and
+    // every animation plays (`pescope lesson list` plans it as the window would).
+    void shippedLessonsOpenAndPlay()
+    {
+        const QStringList names = QDir(u":/lessons"_s).entryList(QDir::Files, QDir::Name);
+        QCOMPARE(names.size(), 3);
+        QTemporaryDir dir;
+        for (const QString &name : names) {
+            const QString path = u":/lessons/"_s + name;
+            QString error;
+            const std::optional<Lesson> lesson = readLessonFile(path, &error);
+            QVERIFY2(lesson, qPrintable(error));
+            QVERIFY2(lesson->steps.size() >= 6 && lesson->steps.size() <= 10, qPrintable(name));
+            for (int i = 0; i < lesson->steps.size(); ++i) {
+                QVERIFY(!lesson->steps[i].title.isEmpty());
+                QVERIFY(!lesson->steps[i].caption.isEmpty());
+                QCOMPARE(checkLessonStep(*lesson, i), QString());
+            }
+            const QString copy = dir.filePath(name);
+            QVERIFY(QFile::copy(path, copy));
+            const RunResult run = runPescope({u"lesson"_s, u"list"_s, copy});
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            QVERIFY2(run.out.startsWith(lesson->title.toUtf8()), run.out.constData());
+        }
+    }
+
+    void captionEmphasisAndEscaping()
+    {
+        QCOMPARE(lessonCaptionHtml(u"a *same* b\nx < y & 2*3"_s),
+                 u"a <i>same</i> b<br>x &lt; y &amp; 2*3"_s);
+        QCOMPARE(lessonCaptionHtml(u"PE(p, 2i) = sin(p / 10000^(2i/d))"_s),
+                 u"PE(p, 2i) = sin(p / 10000^(2i/d))"_s);
+    }
+
+    void listCommandPrintsStepsAndProblems()
+    {
+        QTemporaryDir dir;
+        Lesson lesson = twoStepLesson();
+        QJsonObject spec = lesson.steps[1].state.value(QStringLiteral("spec")).toObject();
+        spec.insert(QStringLiteral("dims"), -4);
+        lesson.steps[1].state.insert(QStringLiteral("spec"), spec);
+        const QString path = dir.filePath(QStringLiteral("deck.pescope-lesson.json"));
+        QString error;
+        QVERIFY(saveLesson(lesson, path, &error));
+        const RunResult run = runPescope({QStringLiteral("lesson"), QStringLiteral("list"), path});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains("The sinusoidal encoding (2 steps)"), run.out.constData());
+        QVERIFY2(run.out.contains("1. Géron's Fig 16-9 [waves+heatmap; animates position from 0 "
+                                  "to 40, 41 frames]"),
+                 run.out.constData());
+        QVERIFY2(run.out.contains("2. Long-term decay [decay]"), run.out.constData());
+        QVERIFY2(run.err.contains("step 2 (Long-term decay): "), run.err.constData());
+
+        const RunResult missing =
+            runPescope({QStringLiteral("lesson"), QStringLiteral("list"), dir.filePath(u"no"_s)});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.err.startsWith("pescope lesson: "), missing.err.constData());
+        const RunResult usage = runPescope({QStringLiteral("lesson"), QStringLiteral("play")});
+        QCOMPARE(usage.exitCode, 2);
+        QVERIFY2(usage.err.contains("\"play\""), usage.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLesson)
+#include "tst_lesson.moc"

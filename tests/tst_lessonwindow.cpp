@@ -1,0 +1,369 @@
+// Lessons in the window (issue 40), driven by keys on the real widgets under Xvfb: a lesson built
+// from the window's views (Ctrl+Shift+A), retitled, captioned, reordered by Alt+Up / Alt+Down,
+// duplicated and deleted, each edit one undo step; a step opened restores its state exactly; the
+// lesson saved and opened again; presented full screen and stepped with a clicker's keys, the
+// window put back by Escape; the shipped lessons opened from Help > Lessons. Screenshots of the
+// presentation (lesson-present-WxH.png) are saved in the build folder to be looked at.
+#include "dialogs/fileactions.h"
+#include "state/lessondocument.h"
+#include "views/lessoncontroller.h"
+#include "views/lessonpanel.h"
+#include "views/lessonpresenter.h"
+#include "widgets/playbar.h"
+#include "windowtestutil.h"
+
+#include <QAction>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QScreen>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QTemporaryDir>
+
+using namespace pe;
+using namespace pe::test;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QJsonObject stateOf(const MainWindow &window)
+{
+    return window.state()->toJson();
+}
+
+// The window's own shortcut, as a user presses it (the window has focus).
+void press(MainWindow *window, QKeyCombination key)
+{
+    QWidget *target = QApplication::focusWidget() ? QApplication::focusWidget() : window;
+    QTest::keyClick(target, key.key(), key.keyboardModifiers());
+}
+
+bool waitSettled(const MainWindow &window)
+{
+    return QTest::qWaitFor([&] { return window.isSettled(); }, 60000);
+}
+
+} // namespace
+
+class TestLessonWindow : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<MainWindow> m_window;
+    LessonController *lessons() const { return LessonController::of(m_window.get()); }
+    LessonDocument *document() const { return lessons()->document(); }
+    QListWidget *list() const { return lessons()->panel()->stepList(); }
+
+    // Builds a three-step lesson the way a teacher does: a preset, Ctrl+Shift+A, another page.
+    void buildThreeSteps()
+    {
+        QString error;
+        QVERIFY2(m_window->applyPreset(u"geron-16-9"_s, &error), qPrintable(error));
+        m_window->setFocus();
+        press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+        QCOMPARE(document()->stepCount(), 1);
+        QVERIFY(lessons()->dock()->isVisible());
+        QVERIFY(m_window->applyPreset(u"rope-decay"_s, &error));
+        m_window->setFocus();
+        press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+        QVERIFY(m_window->applyPreset(u"keras-phrases"_s, &error));
+        m_window->setFocus();
+        press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+        QCOMPARE(document()->stepCount(), 3);
+        QCOMPARE(document()->step(0).view, u"waves+heatmap"_s);
+        QCOMPARE(document()->step(1).view, u"decay"_s);
+        QCOMPARE(document()->step(2).view, u"phrases"_s);
+    }
+
+private slots:
+    void init()
+    {
+        m_window = openWindow();
+        m_window->resize(1280, 720);
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QVERIFY(lessons());
+    }
+    void cleanup() { m_window.reset(); }
+
+    void menusOfferLessons()
+    {
+        auto *menu = m_window->findChild<QMenu *>(u"lessonMenu"_s);
+        QVERIFY(menu);
+        auto *shipped = m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s);
+        QVERIFY(shipped);
+        QCOMPARE(shipped->actions().size(), 3);
+        QCOMPARE(shipped->actions().at(0)->text(), u"The sinusoidal encoding"_s);
+        shipped->actions().at(2)->trigger();
+        QCOMPARE(document()->lesson().title, u"RoPE and context extension"_s);
+        QCOMPARE(document()->stepCount(), 7);
+        QCOMPARE(list()->count(), 7);
+        QVERIFY(document()->path().isEmpty()); // saving a shipped lesson asks where
+    }
+
+    void buildEditAndUndo()
+    {
+        buildThreeSteps();
+        QUndoStack *undo = m_window->undoStack();
+
+        // The caption, typed key by key into the panel: one undo step for the whole typing.
+        list()->setCurrentRow(0);
+        auto *caption = lessons()->panel()->findChild<QPlainTextEdit *>(u"lessonCaption"_s);
+        caption->setFocus();
+        QTest::keyClicks(caption, u"PE(p, 2i) = sin(p / 10000^(2i/d))"_s);
+        QCOMPARE(document()->step(0).caption, u"PE(p, 2i) = sin(p / 10000^(2i/d))"_s);
+        const int afterCaption = undo->index();
+        auto *title = lessons()->panel()->findChild<QLineEdit *>(u"lessonStepTitle"_s);
+        title->setFocus();
+        QTest::keyClick(title, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(title, u"Fig 16-9"_s);
+        QCOMPARE(document()->step(0).title, u"Fig 16-9"_s);
+        QCOMPARE(undo->index(), afterCaption + 1); // the retitle is one more step
+        undo->undo();
+        QCOMPARE(document()->step(0).title, u"waves+heatmap"_s);
+        undo->undo();
+        QCOMPARE(document()->step(0).caption, QString());
+        undo->redo();
+        undo->redo();
+        QCOMPARE(document()->step(0).title, u"Fig 16-9"_s);
+
+        // Reorder by keyboard on the list: Alt+Down moves the first step down.
+        list()->setFocus();
+        list()->setCurrentRow(0);
+        QTest::keyClick(list(), Qt::Key_Down, Qt::AltModifier);
+        QCOMPARE(document()->step(1).title, u"Fig 16-9"_s);
+        QCOMPARE(document()->step(0).view, u"decay"_s);
+        QCOMPARE(list()->currentRow(), 1);
+        QTest::keyClick(list(), Qt::Key_Up, Qt::AltModifier);
+        QCOMPARE(document()->step(0).title, u"Fig 16-9"_s);
+        undo->undo();
+        QCOMPARE(document()->step(1).title, u"Fig 16-9"_s);
+        undo->undo();
+        QCOMPARE(document()->step(0).title, u"Fig 16-9"_s);
+
+        // Duplicate and Delete, each one step.
+        QVERIFY(document()->duplicateStep(2));
+        QCOMPARE(document()->stepCount(), 4);
+        QVERIFY(document()->step(3) == document()->step(2));
+        list()->setFocus();
+        list()->setCurrentRow(3);
+        QTest::keyClick(list(), Qt::Key_Delete);
+        QCOMPARE(document()->stepCount(), 3);
+        undo->undo();
+        QCOMPARE(document()->stepCount(), 4);
+        undo->undo();
+        QCOMPARE(document()->stepCount(), 3);
+    }
+
+    // Opening a step (Enter on the list) gives the window exactly the state that was added.
+    void openingAStepRestoresItsState()
+    {
+        buildThreeSteps();
+        const QJsonObject geron = document()->step(0).state;
+        QVERIFY(stateOf(*m_window) != geron);
+        list()->setFocus();
+        list()->setCurrentRow(0);
+        QTest::keyClick(list(), Qt::Key_Return);
+        QVERIFY(stateOf(*m_window) == geron);
+        QCOMPARE(m_window->undoStack()->undoText(), u"Open lesson step 1"_s);
+        // Undo gives back the parameters (where the user looked, the page and the clicked
+        // cell, are no undo steps of the window: statecommand.h).
+        m_window->undoStack()->undo();
+        const QJsonObject back = stateOf(*m_window), keras = document()->step(2).state;
+        QCOMPARE(back.value(u"spec"_s), keras.value(u"spec"_s));
+        QCOMPARE(back.value(u"phrases"_s)[u"phrases"_s], keras.value(u"phrases"_s)[u"phrases"_s]);
+        QCOMPARE(back.value(u"colormap"_s), keras.value(u"colormap"_s));
+    }
+
+    // A drag in the list (the model's move, as a drop makes it) is one move of the document.
+    void dragReordersSteps()
+    {
+        buildThreeSteps();
+        const QString first = document()->step(0).view;
+        QVERIFY(list()->model()->moveRow(QModelIndex(), 0, QModelIndex(), 3)); // to the end
+        QTRY_COMPARE(document()->step(2).view, first);
+        QCOMPARE(document()->step(0).view, u"decay"_s);
+        QCOMPARE(m_window->undoStack()->undoText(), u"Move lesson step 1 to 3"_s);
+        QVERIFY(list()->model()->moveRow(QModelIndex(), 2, QModelIndex(), 0)); // back up
+        QTRY_COMPARE(document()->step(0).view, first);
+        QCOMPARE(list()->item(0)->text(), u"1. waves+heatmap"_s);
+    }
+
+    // Lesson > Export: the same files as `pescope lesson export` (tst_lessonexport checks them).
+    void exportFromTheWindow()
+    {
+        buildThreeSteps();
+        QTemporaryDir dir;
+        QString error;
+        LessonExportOptions options;
+        QVERIFY2(lessons()->exportLesson(dir.filePath(u"deck.pdf"_s), options, &error),
+                 qPrintable(error));
+        QFile pdf(dir.filePath(u"deck.pdf"_s));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        options.kind = LessonExportKind::Html;
+        QVERIFY2(lessons()->exportLesson(dir.filePath(u"deck"_s), options, &error),
+                 qPrintable(error));
+        QVERIFY(QFile::exists(dir.filePath(u"deck/index.html"_s)));
+        QVERIFY(QFile::exists(dir.filePath(u"deck/step-03.svg"_s)));
+    }
+
+    // A lesson that names a model keeps working when the model's folder has moved (another
+    // machine, another folder): opening the step asks where it is, once.
+    void movedModelFolderIsAskedForOnce()
+    {
+        QTemporaryDir dir;
+        const QString before = dir.filePath(u"models-here"_s);
+        const QString after = dir.filePath(u"models-there"_s);
+        QVERIFY(QDir().mkpath(before));
+        const QDir source(QStringLiteral(PE_SOURCE_DIR) + u"/tests/data/models/gpt2-tiny"_s);
+        for (const QString &name : source.entryList(QDir::Files))
+            QVERIFY(QFile::copy(source.filePath(name), before + u"/"_s + name));
+        QString error;
+        QVERIFY2(openModelInWindow(m_window.get(), before, &error), qPrintable(error));
+        m_window->setFocus();
+        press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+        QCOMPARE(document()->stepCount(), 1);
+        const QByteArray saved = QJsonDocument(document()->step(0).state).toJson();
+        QVERIFY2(saved.contains(before.toUtf8()), saved.constData());
+
+        QVERIFY(QDir().rename(before, after));
+        QStringList asked;
+        lessons()->setFolderQuestion([&](const QString &missing) {
+            asked.append(missing);
+            return after;
+        });
+        QVERIFY2(lessons()->openStep(0, &error), qPrintable(error));
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.first().startsWith(before), qPrintable(asked.first()));
+        const QByteArray shown = QJsonDocument(stateOf(*m_window)).toJson();
+        QVERIFY(shown.contains(after.toUtf8()));
+        QVERIFY(!shown.contains(QByteArray(before.toUtf8() + '/')));
+        QVERIFY2(lessons()->openStep(0, &error), qPrintable(error));
+        QCOMPARE(asked.size(), 1); // remembered
+
+        // A folder that does not hold the model either is refused by name.
+        lessons()->setFolderQuestion([&](const QString &) { return dir.path(); });
+        QVERIFY(QDir().rename(after, dir.filePath(u"gone"_s)));
+        QVERIFY(!lessons()->openStep(0, &error));
+        QVERIFY2(error.contains(u"does not hold"_s), qPrintable(error));
+    }
+
+    void savedLessonOpensAgain()
+    {
+        buildThreeSteps();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"lecture.pescope-lesson.json"_s);
+        QString error;
+        QVERIFY2(lessons()->saveLesson(path, &error), qPrintable(error));
+        const Lesson saved = document()->lesson();
+        document()->reset(Lesson{}, QString());
+        QVERIFY2(lessons()->openLesson(path, &error), qPrintable(error));
+        QVERIFY(document()->lesson() == saved);
+        QCOMPARE(document()->path(), path);
+    }
+
+    // Presented on the screen the suite runs on (CTest runs it on 1280 x 720 and 1920 x 1080
+    // Xvfb screens too).
+    void presentWithClickerKeys()
+    {
+        const QSize screen = m_window->screen()->geometry().size();
+        // The shipped lesson on the sinusoid, opened from Help > Lessons.
+        m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s)->actions().at(0)->trigger();
+        QCOMPARE(document()->stepCount(), 7);
+        list()->setCurrentRow(4);
+        LessonPresenter *presenter = lessons()->presenter();
+        m_window->setFocus();
+        press(m_window.get(), Qt::Key_F5); // from the beginning, whatever is selected
+        QVERIFY(presenter->isPresenting());
+        QVERIFY(m_window->isFullScreen());
+        QVERIFY(!m_window->menuBar()->isVisible());
+        QVERIFY(!lessons()->dock()->isVisible());
+        QCOMPARE(presenter->titleLabel()->text(), document()->step(0).title);
+
+        const auto key = [&](Qt::Key k) {
+            QWidget *target = QApplication::focusWidget() ? QApplication::focusWidget()
+                                                          : static_cast<QWidget *>(m_window.get());
+            QTest::keyClick(target, k);
+        };
+        const auto shows = [&](int step) {
+            // The window keeps its own backend and theme when a state opens (applyJson).
+            ExplorerState expected;
+            expected.setBackendChoice(m_window->state()->backendChoice());
+            QString error;
+            return presenter->currentStep() == step &&
+                   presenter->titleLabel()->text() == document()->step(step).title &&
+                   presenter->captionLabel()->text() ==
+                       lessonCaptionHtml(document()->step(step).caption) &&
+                   expected.applyJson(document()->step(step).state, &error) &&
+                   stateOf(*m_window) == expected.toJson();
+        };
+        QVERIFY(shows(0));
+        key(Qt::Key_Right);
+        QVERIFY(shows(1));
+        key(Qt::Key_PageDown);
+        QVERIFY(shows(2));
+        key(Qt::Key_Space);
+        QVERIFY(shows(3));
+        // Only the figure: no page's control panel, whichever page the step opens.
+        for (const QScrollArea *panel : m_window->findChildren<QScrollArea *>())
+            QVERIFY2(!panel->isVisible() || !panel->inherits("pe::FittingScrollArea"),
+                     qPrintable(panel->objectName()));
+        key(Qt::Key_PageUp);
+        QVERIFY(shows(2));
+        key(Qt::Key_Left);
+        QVERIFY(shows(1));
+        key(Qt::Key_End);
+        QVERIFY(shows(6));
+        key(Qt::Key_Space); // past the end: stays
+        QVERIFY(shows(6));
+        key(Qt::Key_Home);
+        QVERIFY(shows(0));
+        key(Qt::Key_Right); // Géron's Fig 16-9, which animates the position
+
+        // Enter plays the step's animation on the Motion bar, Enter again pauses it.
+        auto *bar = m_window->findChild<PlayBar *>();
+        QVERIFY(bar->isVisible());
+        QCOMPARE(bar->currentAnimation().parameter, u"position"_s);
+        key(Qt::Key_Return);
+        QVERIFY(bar->isPlaying());
+        key(Qt::Key_Return);
+        QVERIFY(!bar->isPlaying());
+
+        QVERIFY(waitSettled(*m_window));
+        QTest::qWait(200); // the full-screen geometry reaches the plots
+        const QString shot = u"%1/lesson-present-%2x%3.png"_s.arg(QStringLiteral(PE_BUILD_DIR))
+                                 .arg(screen.width())
+                                 .arg(screen.height());
+        QVERIFY(m_window->grab().save(shot));
+        // The whole window on the screen: figure, title, caption and Motion bar.
+        QVERIFY2(m_window->screen()->geometry().contains(m_window->geometry()),
+                 qPrintable(u"%1 x %2"_s.arg(m_window->width()).arg(m_window->height())));
+        QCOMPARE(m_window->size(), screen);
+        // Title and caption sized to the screen, readable from the back of a room; Ctrl+=
+        // makes them larger still.
+        QVERIFY(presenter->titleLabel()->font().pixelSize() >= screen.height() / 25);
+        QVERIFY(presenter->captionLabel()->font().pixelSize() >= screen.height() / 40);
+        const int before = presenter->captionLabel()->font().pixelSize();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Equal, Qt::ControlModifier);
+        QVERIFY(presenter->captionLabel()->font().pixelSize() > before);
+
+        key(Qt::Key_Escape);
+        QVERIFY(!presenter->isPresenting());
+        QVERIFY(m_window->menuBar()->isVisible());
+        QVERIFY(lessons()->dock()->isVisible());
+        QVERIFY(!m_window->isFullScreen());
+        QCOMPARE(list()->currentRow(), 1); // the panel selects the step the talk ended on
+    }
+};
+
+QTEST_MAIN(TestLessonWindow)
+#include "tst_lessonwindow.moc"
