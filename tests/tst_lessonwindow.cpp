@@ -161,6 +161,15 @@ private slots:
         QCOMPARE(document()->stepCount(), 4);
         undo->undo();
         QCOMPARE(document()->stepCount(), 3);
+
+        // The window with its Lesson panel, to be looked at.
+        list()->setCurrentRow(0);
+        QVERIFY(waitSettled(*m_window));
+        const QSize screen = m_window->screen()->geometry().size();
+        QVERIFY(
+            m_window->grab().save(u"%1/lesson-panel-%2x%3.png"_s.arg(QStringLiteral(PE_BUILD_DIR))
+                                      .arg(screen.width())
+                                      .arg(screen.height())));
     }
 
     // Opening a step (Enter on the list) gives the window exactly the state that was added.
