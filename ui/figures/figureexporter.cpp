@@ -3,6 +3,7 @@
 #include "figures/figurecaption.h"
 #include "figures/figurepainter.h"
 #include "io/atomicfile.h"
+#include "media/outputformats.h"
 #include "media/pngencoder.h"
 
 #include "figures/qcpinclude.h"
@@ -228,9 +229,8 @@ bool FigureExporter::writeFile(const QString &path, QString *error) const
 {
     const std::optional<FigureFormat> format = figureFormatForPath(path);
     if (!format) {
-        *error = QStringLiteral("cannot tell the format of \"%1\": the name must end in .png, .svg "
-                                "or .pdf")
-                     .arg(path);
+        *error = QStringLiteral("cannot tell the format of \"%1\": the name must end in %2")
+                     .arg(path, outputExtensionList(OutputKind::Figure));
         return false;
     }
     const QByteArray bytes = render(*format, error);
