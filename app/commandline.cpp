@@ -40,6 +40,19 @@ void parseOrThrow(QCommandLineParser &parser, const QStringList &args)
                              .arg(parser.positionalArguments().constFirst())};
 }
 
+void parseCommand(QCommandLineParser &parser, const QStringList &args, bool positionals)
+{
+    if (positionals) {
+        parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+        if (!parser.parse(args))
+            throw UsageError{parser.errorText()};
+    } else {
+        parseOrThrow(parser, args);
+    }
+    if (parser.isSet(QStringLiteral("help")))
+        requestHelp(parser, args);
+}
+
 qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min, qint64 max,
                      qint64 fallback)
 {

@@ -51,6 +51,9 @@ QStringList decodeArguments(int argc, char **argv, QString *invalid);
 
 // Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError.
 void parseOrThrow(QCommandLineParser &parser, const QStringList &args);
+// Every command's prologue: parses args as parseOrThrow does (positional arguments allowed when
+// `positionals`: inspect, tokens) and answers --help (requestHelp).
+void parseCommand(QCommandLineParser &parser, const QStringList &args, bool positionals = false);
 
 qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min, qint64 max,
                      qint64 fallback);

@@ -407,9 +407,7 @@ int runExport(const QStringList &args)
 {
     QCommandLineParser parser;
     addExportOptions(parser);
-    parseOrThrow(parser, args);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args);
 
     // Usage first, in the order of the command line's contract.
     const QList<FigureView> views = figureViewsFromOptions(parser);
