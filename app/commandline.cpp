@@ -30,14 +30,27 @@ QStringList decodeArguments(int argc, char **argv, QString *invalid)
     return out;
 }
 
-void parseOrThrow(QCommandLineParser &parser, const QStringList &args, int maxPositional)
+void parseOrThrow(QCommandLineParser &parser, const QStringList &args)
 {
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     if (!parser.parse(args))
         throw UsageError{parser.errorText()};
-    if (parser.positionalArguments().size() > maxPositional)
+    if (!parser.positionalArguments().isEmpty())
         throw UsageError{QStringLiteral("unexpected argument \"%1\"")
-                             .arg(parser.positionalArguments().at(maxPositional))};
+                             .arg(parser.positionalArguments().constFirst())};
+}
+
+void parseCommand(QCommandLineParser &parser, const QStringList &args, bool positionals)
+{
+    if (positionals) {
+        parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+        if (!parser.parse(args))
+            throw UsageError{parser.errorText()};
+    } else {
+        parseOrThrow(parser, args);
+    }
+    if (parser.isSet(QStringLiteral("help")))
+        requestHelp(parser, args);
 }
 
 qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min, qint64 max,

@@ -49,9 +49,11 @@ struct HelpRequest
 // UTF-8 is named in *invalid.
 QStringList decodeArguments(int argc, char **argv, QString *invalid);
 
-// Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError, as
-// it does positional arguments past the first `maxPositional` ("unexpected argument").
-void parseOrThrow(QCommandLineParser &parser, const QStringList &args, int maxPositional = 0);
+// Parses args (args[0] is "pescope <command>") and turns Qt's parse errors into UsageError.
+void parseOrThrow(QCommandLineParser &parser, const QStringList &args);
+// Every command's prologue: parses args as parseOrThrow does (positional arguments allowed when
+// `positionals`: inspect, tokens, lesson) and answers --help (requestHelp).
+void parseCommand(QCommandLineParser &parser, const QStringList &args, bool positionals = false);
 
 qint64 integerOption(const QCommandLineParser &parser, const QString &name, qint64 min, qint64 max,
                      qint64 fallback);

@@ -444,9 +444,7 @@ int runData(const QStringList &args)
     OptionSet options;
     addDataOptions(options);
     options.addTo(parser);
-    parseOrThrow(parser, args);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args);
 
     if (const std::optional<int> phrase = writePhraseData(parser))
         return *phrase;

@@ -1,6 +1,7 @@
 #include "exportanimation.h"
 
 #include "figures/animationexporter.h"
+#include "media/outputformats.h"
 
 #include <QElapsedTimer>
 
@@ -28,11 +29,11 @@ std::optional<double> optionalNumber(const QCommandLineParser &parser, const QSt
 void addAnimationOptions(OptionSet &options)
 {
     options.addPlain({QStringLiteral("animate"),
-                      QStringLiteral("An animation (--out .gif, .mp4 or .webm): position moves "
-                                     "the marker of the waves and heatmap, the rotation view's "
-                                     "position or the phrase views' token; a field of the scheme "
-                                     "(e.g. factor, base) is swept for any view, each frame "
-                                     "computed anew."),
+                      QStringLiteral("An animation (--out %1): position moves the marker of "
+                                     "the waves and heatmap, the rotation view's position or the "
+                                     "phrase views' token; a field of the scheme (e.g. factor, "
+                                     "base) is swept for any view, each frame computed anew.")
+                          .arg(outputExtensionList(OutputKind::Animation)),
                       QStringLiteral("position|PARAM")});
     options.addPlain({QStringLiteral("from"),
                       QStringLiteral("animation: the value at the first frame (position: 0)."),
@@ -68,9 +69,9 @@ std::optional<AnimationRequest> animationFromOptions(const QCommandLineParser &p
         return std::nullopt;
     }
     if (!format)
-        throw UsageError{QStringLiteral("--animate writes --out FIG.gif, FIG.mp4 or FIG.webm (got "
-                                        "\"%1\")")
-                             .arg(path)};
+        throw UsageError{
+            QStringLiteral("--animate writes --out %1 (got \"%2\")")
+                .arg(outputExtensionList(OutputKind::Animation, QStringLiteral("FIG")), path)};
     AnimationRequest r;
     r.format = *format;
     r.options.parameter = parser.value(QStringLiteral("animate")).trimmed();

@@ -7,6 +7,7 @@
 #include "compute/viewdata.h"
 #include "figures/figureexporter.h"
 #include "io/atomicfile.h"
+#include "media/outputformats.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
 
@@ -269,8 +270,9 @@ void addExportOptions(QCommandLineParser &parser)
     OptionSet options;
     options.addPlain(figureViewOption());
     options.addPlain({QStringLiteral("out"),
-                      QStringLiteral("FIG.png, FIG.svg or FIG.pdf (or DATA.npy/.csv; "
-                                     "FIG.gif/.mp4/.webm with --animate)."),
+                      QStringLiteral("%1 (or DATA.npy/.csv; %2 with --animate).")
+                          .arg(outputExtensionList(OutputKind::Figure, QStringLiteral("FIG")),
+                               outputExtensionList(OutputKind::Animation, QStringLiteral("FIG"))),
                       QStringLiteral("FILE")});
     addAnimationOptions(options);
     addFigureOptions(options);
@@ -290,10 +292,10 @@ std::pair<QString, bool> outputFromOptions(const QCommandLineParser &parser,
     const std::optional<FigureFormat> format = figureFormatForPath(path);
     const bool dataOut = !format && matrixFormatForPath(path).has_value();
     if (!format && !dataOut && !videoFormatForPath(path))
-        throw UsageError{QStringLiteral("--out must end in .png, .svg or .pdf (or .npy or .csv "
-                                        "for the view's data, .gif, .mp4 or .webm with "
-                                        "--animate) (got \"%1\")")
-                             .arg(path)};
+        throw UsageError{QStringLiteral("--out must end in %1 (or .npy or .csv for the view's "
+                                        "data, %2 with --animate) (got \"%3\")")
+                             .arg(outputExtensionList(OutputKind::Figure),
+                                  outputExtensionList(OutputKind::Animation), path)};
     if (dataOut && views.size() != 1)
         throw UsageError{QStringLiteral("--out %1: data is written for one view, not %2")
                              .arg(path, figureViewsName(views))};
@@ -316,8 +318,8 @@ bool checksEngineFromOptions(const QCommandLineParser &parser, const QList<Figur
     else if (!parser.isSet(QStringLiteral("against")))
         throw UsageError{QStringLiteral("--against is required for the verify view")};
     else if (animates || dataOut)
-        throw UsageError{QStringLiteral("the verify view is a figure: --out must end in .png, .svg "
-                                        "or .pdf")};
+        throw UsageError{QStringLiteral("the verify view is a figure: --out must end in %1")
+                             .arg(outputExtensionList(OutputKind::Figure))};
     return checksEngine;
 }
 
@@ -405,9 +407,7 @@ int runExport(const QStringList &args)
 {
     QCommandLineParser parser;
     addExportOptions(parser);
-    parseOrThrow(parser, args);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args);
 
     // Usage first, in the order of the command line's contract.
     const QList<FigureView> views = figureViewsFromOptions(parser);

@@ -12,9 +12,7 @@ int runInfo(const QStringList &args)
         "Prints the version, Qt, each backend, and what --backend auto chooses and why (on a "
         "hardware GPU after timing the same small jobs on the CPU and the GPU)."));
     parser.addHelpOption();
-    parseOrThrow(parser, args);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args);
 
     QTextStream out(stdout);
     out << "pescope " << PE_VERSION << '\n' << "Qt " << qVersion() << '\n';

@@ -300,11 +300,7 @@ int runInspect(const QStringList &args)
                                                 "repo id (gpt2, org/name)."),
                                  QStringLiteral("PATH|REPO_ID"));
     parser.addOption({QStringLiteral("json"), QStringLiteral("One JSON object on stdout.")});
-    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    if (!parser.parse(args))
-        throw UsageError{parser.errorText()};
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args, true);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         throw UsageError{positional.isEmpty()

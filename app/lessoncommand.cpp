@@ -170,9 +170,7 @@ int runLesson(const QStringList &args)
                       QStringLiteral("export --as handout: 2 or 4 steps a page (default 2)."),
                       QStringLiteral("N")});
     parser.addOption(backendOption());
-    parseOrThrow(parser, args, 2);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args, true); // list / export and the lesson: checked below
     const QStringList positional = parser.positionalArguments();
     if (positional.isEmpty())
         throw UsageError{QStringLiteral("name an action: list LESSON or export LESSON --out PATH")};

@@ -150,9 +150,7 @@ int runPhrases(const QStringList &args)
 {
     QCommandLineParser parser;
     addPhrasesOptions(parser);
-    parseOrThrow(parser, args);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args);
 
     const PhraseSpec spec = phraseSpecFromOptions(parser);
     const BackendChoice choice = backendFromOptions(parser);

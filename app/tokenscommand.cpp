@@ -130,11 +130,7 @@ int runTokens(const QStringList &args)
     });
     parser.addPositionalArgument(QStringLiteral("text"), QStringLiteral("The texts to tokenize."),
                                  QStringLiteral("TEXT..."));
-    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    if (!parser.parse(args))
-        throw UsageError{parser.errorText()};
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args, true);
     QStringList texts = parser.positionalArguments();
     const bool lines = parser.isSet(QStringLiteral("lines"));
     if (lines && !parser.isSet(QStringLiteral("file")))

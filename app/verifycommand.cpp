@@ -114,9 +114,7 @@ int runVerify(const QStringList &args)
     addModelOptions(options);
     addVerifyOptions(options);
     options.addTo(parser);
-    parseOrThrow(parser, args);
-    if (parser.isSet(QStringLiteral("help")))
-        requestHelp(parser, args);
+    parseCommand(parser, args);
 
     const std::optional<ModelConfig> config = modelConfigFromOptions(parser);
     if (!config)

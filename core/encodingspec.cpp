@@ -160,6 +160,17 @@ QString EncodingSpec::legend() const
     return visitScheme(*this, [](const auto &s) { return s.legend(); });
 }
 
+QString EncodingSpec::formula() const
+{
+    return visitScheme(*this, [&](const auto &s) { return s.formula(shape()); });
+}
+
+QString EncodingSpec::cellFormula(qint64 position, qint64 column, double value) const
+{
+    return visitScheme(
+        *this, [&](const auto &s) { return s.cellFormula(position, column, value, shape()); });
+}
+
 std::vector<DataOutput> EncodingSpec::outputs() const
 {
     return visitScheme(*this, [&](const auto &s) { return s.outputs(shape()); });

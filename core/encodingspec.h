@@ -59,6 +59,13 @@ struct EncodingSpec
     ColumnInfo column(qint64 column) const;
     QString caption() const;
     QString legend() const;
+    // The scheme's formula with its parameters filled in: "PE(p, 2i) = sin(p / 10000^(2i /
+    // 128))"; for RoPE also θᵢ and the scaling rule in use. HTML.
+    QString formula() const;
+    // The formula of cell (position, column) with its numbers and `value`, the computed value, as
+    // one plain-text line for the status bar: "PE(50, 100) = sin(50 / 10000^(100/128)) = sin(50 ×
+    // 0.000748) = 0.036".
+    QString cellFormula(qint64 position, qint64 column, double value) const;
     std::vector<DataOutput> outputs() const;
 
     qint64 elementCount() const { return positions * dims; }

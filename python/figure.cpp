@@ -3,6 +3,7 @@
 #include "figures/figureexporter.h"
 #include "io/atomicfile.h"
 #include "keywordparser.h"
+#include "media/outputformats.h"
 #include "pythonerror.h"
 #include "qtapplication.h"
 
@@ -74,8 +75,8 @@ void Figure::save(py::handle path) const
     const QString file = pathText(path, QStringLiteral("path"));
     const std::optional<FigureFormat> format = figureFormatForPath(file);
     if (!format)
-        raiseValueError(
-            QStringLiteral("path must end in .png, .svg or .pdf (got \"%1\")").arg(file));
+        raiseValueError(QStringLiteral("path must end in %1 (got \"%2\")")
+                            .arg(outputExtensionList(OutputKind::Figure), file));
     if (const QString problem = outputPathProblem(file); !problem.isEmpty())
         raiseOSError(0, problem, file);
     const QByteArray bytes = render(*format);
@@ -100,9 +101,18 @@ Figure makeFigure(const py::object &view, const py::kwargs &options)
 
 void bindFigure(py::module_ &module)
 {
-    py::class_<Figure>(module, "Figure",
-                       "A figure of pescope export's views, drawn on demand: inline in Jupyter "
-                       "(_repr_png_, _repr_svg_) or saved as PNG, SVG or PDF.")
+    // The formats from their table (media/outputformats.h); pybind11 keeps the pointers.
+    static const std::string classDoc =
+        QStringLiteral("A figure of pescope export's views, drawn on demand: inline in Jupyter "
+                       "(_repr_png_, _repr_svg_) or saved as %1.")
+            .arg(outputLabelList(OutputKind::Figure))
+            .toStdString();
+    static const std::string saveDoc =
+        QStringLiteral("Writes the figure to path, as %1 by its extension; nothing is left at "
+                       "path when writing fails (OSError).")
+            .arg(outputLabelList(OutputKind::Figure))
+            .toStdString();
+    py::class_<Figure>(module, "Figure", classDoc.c_str())
         .def(
             "_repr_png_", [](const Figure &f) { return bytesOf(f.render(FigureFormat::Png)); },
             "The PNG file's bytes, width x height pixels.")
@@ -113,9 +123,7 @@ void bindFigure(py::module_ &module)
                 return py::str(svg.constData(), std::size_t(svg.size()));
             },
             "The SVG document.")
-        .def("save", &Figure::save, py::arg("path"),
-             "Writes the figure to path, as PNG, SVG or PDF by its extension; nothing is left "
-             "at path when writing fails (OSError).")
+        .def("save", &Figure::save, py::arg("path"), saveDoc.c_str())
         .def_property_readonly(
             "width", [](const Figure &f) { return f.options().width; }, "Pixels of the PNG.")
         .def_property_readonly(

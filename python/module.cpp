@@ -92,13 +92,17 @@ factor. Returns a pescope.Verification: true when the table
 agrees; str() is `pescope verify`'s report, with the diagnosis of a known mistake.)");
 
     bindFigure(module);
-    module.def("figure", &makeFigure, py::arg("view") = "heatmap",
-               R"(A figure of `pescope export --view VIEW`, with its options as keywords.
+    // The formats from their table (media/outputformats.h); pybind11 keeps the pointer.
+    static const std::string figureDoc =
+        QStringLiteral(R"(A figure of `pescope export --view VIEW`, with its options as keywords.
 
 preset=, session=, width=, height=, dpi=, print_theme=, font_scale=, colormap=, transpose=,
 mark_dims=, mark_positions=, cross=, text= (a list of phrases), the scheme's options, ... (`pescope
-export --help` lists them). Shows inline in Jupyter; .save(path) writes PNG, SVG or PDF. Qt runs
-on its offscreen platform: no display is needed and no window opens.)");
+export --help` lists them). Shows inline in Jupyter; .save(path) writes %1. Qt runs
+on its offscreen platform: no display is needed and no window opens.)")
+            .arg(pe::outputLabelList(pe::OutputKind::Figure))
+            .toStdString();
+    module.def("figure", &makeFigure, py::arg("view") = "heatmap", figureDoc.c_str());
 
     // GPU contexts are given back while the interpreter still runs.
     module.add_object("_release_backends", py::cpp_function(&releaseBackends));

@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "analysis/phraseanalysis.h"
+#include "analysis/positionanalysis.h"
 #include "analysis/ropeanalysis.h"
 #include "analysis/sharing.h"
 #include "analysis/similarity.h"
@@ -150,6 +151,66 @@ private slots:
         mixed.back() = -1.0f;
         PE_COMPARE_NEAR(cosineSimilarity(ones.data(), mixed.data(), n),
                         (double(n) - 2.0) / double(n), 1e-12);
+    }
+
+    // The model phrase page's token cosines and mean pooling, against float64 loops written here:
+    // cos(u, v) = Σ uᵢvᵢ / √(Σ uᵢ² Σ vᵢ²) and mean[i] = Σₜ x[t, i] / n.
+    void crossCosinesAndMeanPooling()
+    {
+        const qint64 na = 3, nb = 4, d = 5;
+        std::vector<float> a, b;
+        for (qint64 k = 0; k < na * d; ++k)
+            a.push_back(float(std::sin(0.7 * double(k) + 0.3)));
+        for (qint64 k = 0; k < nb * d; ++k)
+            b.push_back(float(std::cos(1.3 * double(k)) - 0.2));
+        std::vector<float> out(std::size_t(na * nb), -9.0f);
+        crossCosines(a.data(), na, b.data(), nb, d, out.data());
+        for (qint64 i = 0; i < na; ++i)
+            for (qint64 j = 0; j < nb; ++j) {
+                double dot = 0, aa = 0, bb = 0;
+                for (qint64 k = 0; k < d; ++k) {
+                    const double u = a[std::size_t(i * d + k)], v = b[std::size_t(j * d + k)];
+                    dot += u * v;
+                    aa += u * u;
+                    bb += v * v;
+                }
+                PE_COMPARE_NEAR(out[std::size_t(i * nb + j)], dot / std::sqrt(aa * bb), 1e-7);
+            }
+        const std::vector<float> mean = meanPooled(b.data(), nb, d);
+        QCOMPARE(qint64(mean.size()), d);
+        for (qint64 k = 0; k < d; ++k) {
+            double sum = 0;
+            for (qint64 t = 0; t < nb; ++t)
+                sum += b[std::size_t(t * d + k)];
+            PE_COMPARE_NEAR(mean[std::size_t(k)], sum / double(nb), 1e-7);
+        }
+        // No tokens: a zero vector, which has no cosine with anything (0).
+        QCOMPARE(meanPooled(b.data(), 0, d), std::vector<float>(std::size_t(d), 0.0f));
+        // Summed in float64: 2^24 ones and a 3 average to (2^24 + 3) / (2^24 + 1), which a
+        // float32 sum (stuck at 2^24) would miss.
+        const qint64 n = (qint64(1) << 24) + 1;
+        std::vector<float> column(std::size_t(n), 1.0f);
+        column.back() = 3.0f;
+        PE_COMPARE_NEAR(meanPooled(column.data(), n, 1)[0], (double(n) + 2.0) / double(n), 1e-7);
+    }
+
+    // The sinusoid fit's curve and mean R² (the table view's figure), against the formula
+    // a sin(ωp + φ) + c written here.
+    void sinusoidFitCurveAndMeanR2()
+    {
+        const qint64 n = 200;
+        const double a = 0.8, w = 2 * pi / 37.0, phi = 0.4, c = -0.1;
+        std::vector<float> column;
+        for (qint64 p = 0; p < n; ++p)
+            column.push_back(float(a * std::sin(w * double(p) + phi) + c));
+        const SinusoidFit fit = fitSinusoid(column.data(), n, 1);
+        QVERIFY(fit.rSquared > 0.999999);
+        for (qint64 p : {0, 5, 99, 199})
+            PE_COMPARE_NEAR(fit.at(double(p)), a * std::sin(w * double(p) + phi) + c, 1e-5);
+        SinusoidFit other;
+        other.rSquared = 0.25;
+        QCOMPARE(meanRSquared({fit, other}), (fit.rSquared + 0.25) / 2.0);
+        QCOMPARE(meanRSquared({}), 0.0);
     }
 
     void similarityOfSinusoid_data()

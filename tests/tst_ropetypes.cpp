@@ -8,11 +8,13 @@
 #include "rope/ropeconfig.h"
 #include "rope/ropefields.h"
 #include "rope/ropefrequencies.h"
+#include "rope/roperules.h"
 #include "rope/ropetables.h"
 #include "schemes/ropescheme.h"
 
 #include <QDir>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -1090,6 +1092,58 @@ private slots:
         QVERIFY(!parseRopeType(u"Yarn"_qs));
         QVERIFY(!parseAs<RopePairing>(ropePairingNames, u"split"_qs));
         QCOMPARE(std::size(ropeTypeNames), std::size_t(8));
+    }
+
+    // Every rope type has its row of rules (help and θᵢ written out), in ropeTypeNames' order;
+    // the RoPE scheme's formula names the rule in use with its numbers (F1 reads it).
+    void everyTypeHasItsRuleAndHelp()
+    {
+        QCOMPARE(ropeTypeRules().size(), std::size(ropeTypeNames));
+        QSet<QString> formulas;
+        for (std::size_t i = 0; i < std::size(ropeTypeNames); ++i) {
+            const RopeType type = RopeType(ropeTypeNames[i].value);
+            QCOMPARE(ropeTypeRules()[i].type, type);
+            const QString help = QString::fromUtf8(ropeTypeRule(type).help);
+            QVERIFY2(!help.isEmpty(), ropeTypeNames[i].name);
+            RopeScheme rope;
+            rope.ropeType = type;
+            rope.ropeTheta = 500000.0;
+            rope.fillNeeded();
+            const MatrixShape shape{64, 128};
+            QVERIFY2(!rope.problem(shape), qPrintable(rope.problem(shape).message));
+            const QString formula = rope.formula(shape);
+            QVERIFY2(formula.contains(help), qPrintable(formula));
+            QVERIFY2(formula.contains(u"500000"_qs), qPrintable(formula)); // the base as written
+            QVERIFY2(formula.contains(u"θ"_qs), qPrintable(formula));
+            formulas.insert(formula);
+        }
+        QCOMPARE(formulas.size(), qsizetype(std::size(ropeTypeNames))); // one rule each
+    }
+
+    // YaRN's beta_fast / beta_slow: HF's `.get("beta_fast") or 32` and `or 1`, so 0 (absent,
+    // null) means 32 and 1, in the frequencies, the warnings and the formula alike.
+    void yarnBetaDefaultsAreHfs()
+    {
+        RopeConfig config = yarn(4.0, 32768, 1e6);
+        config.betaFast = 0.0;
+        config.betaSlow = 0.0;
+        QCOMPARE(ropeYarnBetaFast(config), 32.0);
+        QCOMPARE(ropeYarnBetaSlow(config), 1.0);
+        const RopeConfig defaults = RopeConfig{};
+        QCOMPARE(defaults.betaFast, 32.0);
+        QCOMPARE(defaults.betaSlow, 1.0);
+        const QString rule = ropeScalingRule(config, 128);
+        QVERIFY2(rule.contains(u"β<sub>fast</sub> = 32 "_qs), qPrintable(rule));
+        QVERIFY2(rule.contains(u"β<sub>slow</sub> = 1)"_qs), qPrintable(rule));
+        // The warning for beta_fast < beta_slow compares the values HF computes with.
+        config.betaFast = 0.5;
+        const QString warnings = ropeConfigWarnings(128, config).join(u'\n');
+        QVERIFY2(warnings.contains(u"defaults to 32 if None"_qs), qPrintable(warnings));
+        config.betaFast = 0.0;
+        config.betaSlow = 40.0; // 32 (the default) < 40
+        QVERIFY(ropeConfigWarnings(128, config).join(u'\n').contains(u"beta_fast"_qs));
+        config.betaSlow = 0.0;
+        QVERIFY(!ropeConfigWarnings(128, config).join(u'\n').contains(u"beta_fast"_qs));
     }
 
     // The checked-in references are what the script makes: re-run it and compare. Numbers may

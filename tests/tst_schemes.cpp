@@ -118,6 +118,48 @@ private slots:
             QCOMPARE(schemeId(defaultScheme(std::size_t(n.value))), QString::fromUtf8(n.name));
     }
 
+    // Every descriptor carries its help (the description) and its formula with its parameters;
+    // a cell's formula ends in the value computed there (the heatmap's hover readout).
+    void everySchemeHasAFormulaAndHelp()
+    {
+        forEachScheme([&](const auto &s) {
+            const EncodingSpec spec = smallSpec(s);
+            const QString id = spec.schemeId();
+            QVERIFY2(QString::fromUtf8(spec.info().description).size() > 10, qPrintable(id));
+            const QString formula = spec.formula();
+            QVERIFY2(formula.size() > 10, qPrintable(id));
+            QCOMPARE(formula, std::visit([&](const auto &x) { return x.formula(spec.shape()); },
+                                         spec.scheme));
+            const std::vector<float> values = encodeAll(spec);
+            for (auto [p, j] : {std::pair{0, 0}, std::pair{5, 3}, std::pair{23, 15}}) {
+                const float v = values[std::size_t(p * spec.dims + j)];
+                const QString cell = spec.cellFormula(p, j, v);
+                QVERIFY2(!cell.isEmpty(), qPrintable(id));
+                if (!std::isinf(v))
+                    QVERIFY2(cell.contains(QString::number(v, 'g', 6)), qPrintable(cell));
+            }
+        });
+        // The numbers are the parameters': the sinusoid's base and d, RoPE's θ, ALiBi's slope.
+        EncodingSpec sinusoid = smallSpec(SinusoidalScheme{.base = 500.0}, 24, 16);
+        QVERIFY2(sinusoid.formula().contains(u"500<sup>2<i>i</i>/16</sup>"_qs),
+                 qPrintable(sinusoid.formula()));
+        // Column 3 of d = 16: cos(p / 500^(2/16)), omega = 500^(-1/8).
+        const QString cell = sinusoid.cellFormula(5, 3, 0.5);
+        QVERIFY2(cell.startsWith(u"PE(5, 3) = cos(5 / 500^(2/16)) = cos(5 × "_qs),
+                 qPrintable(cell));
+        QVERIFY2(cell.contains(QString::number(std::pow(500.0, -1.0 / 8.0), 'g', 6)),
+                 qPrintable(cell));
+        AlibiScheme alibi;
+        alibi.heads = 8;
+        alibi.head = 2; // slope 2^(-8 x 3 / 8) = 1/8
+        QVERIFY2(alibi.formula({}).contains(u"= 0.125"_qs), qPrintable(alibi.formula({})));
+        QVERIFY2(alibi.cellFormula(4, 1, -0.375, {}).endsWith(u"−0.125 × 3 = -0.375"_qs),
+                 qPrintable(alibi.cellFormula(4, 1, -0.375, {})));
+        // A scheme with nothing to draw on the Model page says why, from its descriptor.
+        QVERIFY(NopeScheme::info.modelNotice);
+        QVERIFY(!SinusoidalScheme::info.modelNotice);
+    }
+
     // Every field's default reads back through its text and its JSON; the defaults are valid.
     void defaultsAreValidAndReadBack()
     {

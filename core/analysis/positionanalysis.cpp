@@ -123,6 +123,21 @@ PositionPca positionPca(const float *rows, qint64 n, qint64 dims, int components
     return result;
 }
 
+double SinusoidFit::at(double p) const
+{
+    return amplitude * std::sin(angularFrequency * p + phase) + offset;
+}
+
+double meanRSquared(const std::vector<SinusoidFit> &fits)
+{
+    if (fits.empty())
+        return 0.0;
+    double sum = 0;
+    for (const SinusoidFit &fit : fits)
+        sum += fit.rSquared;
+    return sum / double(fits.size());
+}
+
 SinusoidFit fitSinusoid(const float *values, qint64 n, qint64 stride)
 {
     Vector x(n);

@@ -36,7 +36,13 @@ struct SinusoidFit
     double amplitude = 0;
     double offset = 0;
     double rSquared = 0; // 1 - residual / total sum of squares; 1 for a constant column
+
+    // The fitted curve at position p.
+    double at(double p) const;
 };
+
+// The mean R² of the fits (0 for none): how sinusoidal the table is as a whole.
+double meanRSquared(const std::vector<SinusoidFit> &fits);
 
 // The best-fitting sinusoid of one column (`values` at p * stride): the periodogram's peak of
 // the centred column (zero-padded FFT), refined by golden-section search on R^2.

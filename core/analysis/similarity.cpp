@@ -23,6 +23,26 @@ double cosineSimilarity(const float *a, const float *b, qint64 n)
     return cosineFromProducts(dot, aa, bb);
 }
 
+void crossCosines(const float *a, qint64 na, const float *b, qint64 nb, qint64 d, float *out)
+{
+    for (qint64 i = 0; i < na; ++i)
+        for (qint64 j = 0; j < nb; ++j)
+            out[i * nb + j] = float(cosineSimilarity(a + i * d, b + j * d, d));
+}
+
+std::vector<float> meanPooled(const float *rows, qint64 n, qint64 d)
+{
+    std::vector<double> sum(std::size_t(d), 0.0);
+    for (qint64 t = 0; t < n; ++t)
+        for (qint64 i = 0; i < d; ++i)
+            sum[std::size_t(i)] += double(rows[t * d + i]);
+    std::vector<float> mean(std::size_t(d), 0.0f);
+    if (n > 0)
+        for (qint64 i = 0; i < d; ++i)
+            mean[std::size_t(i)] = float(sum[std::size_t(i)] / double(n));
+    return mean;
+}
+
 bool similarityMatrix(const float *rows, qint64 n, qint64 d, SimilarityMetric metric, float *out,
                       const std::function<bool()> &cancel)
 {

@@ -50,6 +50,16 @@ QString formatReal(double value);
 // For people: whole numbers with thousands separators ("500,000"), others to `precision`
 // significant digits.
 QString formatGrouped(double value, int precision = 6);
+// Numbers inside formulas (F1, the hover readout): values to 6 significant digits ("0.000748"),
+// parameters to 12, as people write them ("500000", not "5e+05").
+inline QString formulaValue(double value)
+{
+    return QString::number(value, 'g', 6);
+}
+inline QString formulaParameter(double value)
+{
+    return QString::number(value, 'g', 12);
+}
 
 namespace fieldvalue {
 

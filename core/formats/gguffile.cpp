@@ -762,13 +762,7 @@ std::optional<QStringList> GgufFile::stringArray(const QString &key, QString *er
 bool GgufFile::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                         std::vector<float> *out, QString *error) const
 {
-    const std::optional<TensorInfo> tensor = find(name);
-    if (!tensor) {
-        if (error)
-            *error = QStringLiteral("%1: no tensor named %2").arg(path(), name);
-        return false;
-    }
-    return readTensorRows(m_file, *tensor, firstRow, rowCount, out, error);
+    return readTensorRows(m_file, m_tensors, name, firstRow, rowCount, out, error);
 }
 
 QString GgufFile::architecture() const

@@ -284,13 +284,7 @@ bool SafetensorsFile::checkCoverage(QString *error) const
 bool SafetensorsFile::readRows(const QString &name, qint64 firstRow, qint64 rowCount,
                                std::vector<float> *out, QString *error) const
 {
-    const std::optional<TensorInfo> tensor = find(name);
-    if (!tensor) {
-        if (error)
-            *error = QStringLiteral("%1: no tensor named %2").arg(path(), name);
-        return false;
-    }
-    return readTensorRows(m_file, *tensor, firstRow, rowCount, out, error);
+    return readTensorRows(m_file, m_tensors, name, firstRow, rowCount, out, error);
 }
 
 } // namespace pe

@@ -355,4 +355,16 @@ bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 fir
     return readRows(file, tensor, firstRow, rowCount, out, error);
 }
 
+bool readTensorRows(const MappedFile &file, const TensorTable &tensors, const QString &name,
+                    qint64 firstRow, qint64 rowCount, std::vector<float> *out, QString *error)
+{
+    const std::optional<TensorInfo> tensor = tensors.find(name);
+    if (!tensor) {
+        if (error)
+            *error = QStringLiteral("%1: no tensor named %2").arg(file.path(), name);
+        return false;
+    }
+    return readRows(file, *tensor, firstRow, rowCount, out, error);
+}
+
 } // namespace pe

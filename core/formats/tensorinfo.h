@@ -162,6 +162,11 @@ QString tensorUnreadableReason(const TensorInfo &tensor);
                                   qint64 rowCount, std::vector<float> *out, QString *error);
 [[nodiscard]] bool readTensorRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstRow,
                                   qint64 rowCount, std::vector<double> *out, QString *error);
+// The same for the tensor of `tensors` named `name` (a GGUF or safetensors file's readRows);
+// false with "PATH: no tensor named NAME" when the table has none.
+[[nodiscard]] bool readTensorRows(const MappedFile &file, const TensorTable &tensors,
+                                  const QString &name, qint64 firstRow, qint64 rowCount,
+                                  std::vector<float> *out, QString *error);
 
 // "[1024, 768]"
 QString shapeString(const std::vector<qint64> &shape);

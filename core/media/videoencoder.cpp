@@ -41,28 +41,6 @@ QStringList mediaModuleCandidates()
 
 } // namespace
 
-QString videoFormatName(VideoFormat format)
-{
-    switch (format) {
-    case VideoFormat::Gif:
-        return QStringLiteral("gif");
-    case VideoFormat::Mp4:
-        return QStringLiteral("mp4");
-    case VideoFormat::WebM:
-        return QStringLiteral("webm");
-    }
-    return {};
-}
-
-std::optional<VideoFormat> videoFormatForPath(const QString &path)
-{
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    for (VideoFormat f : {VideoFormat::Gif, VideoFormat::Mp4, VideoFormat::WebM})
-        if (suffix == videoFormatName(f))
-            return f;
-    return std::nullopt;
-}
-
 VideoProblem videoProblem(const VideoSettings &s)
 {
     using namespace videolimits;

@@ -3,6 +3,8 @@
 // appears only when every frame is written, never after a failure or cancel.
 #pragma once
 
+#include "outputformats.h" // VideoFormat
+
 #include <QImage>
 #include <QString>
 
@@ -12,15 +14,11 @@
 
 namespace pe {
 
-enum class VideoFormat { Gif, Mp4, WebM };
-QString videoFormatName(VideoFormat format); // "gif", "mp4", "webm"
 // MP4 and WebM are yuv420p, whose colour planes are half the size: their sides must be even.
 constexpr bool videoNeedsEvenSides(VideoFormat format)
 {
     return format != VideoFormat::Gif;
 }
-// By extension (.gif, .mp4, .webm), case-insensitive; nullopt for anything else.
-std::optional<VideoFormat> videoFormatForPath(const QString &path);
 
 // What an animation may ask for, checked by videoProblem() before any work.
 namespace videolimits {

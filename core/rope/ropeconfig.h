@@ -70,6 +70,12 @@ inline std::optional<RopeType> parseRopeType(const QString &name)
     return parseAs<RopeType>(ropeTypeNames, name);
 }
 
+// YaRN's ramp ends as HF's _compute_yarn_parameters reads them (`.get("beta_fast") or 32`,
+// `.get("beta_slow") or 1`): absent, null and 0 all mean these. Written here once; the rules, the
+// checks and the help read them through ropeYarnBetaFast() / ropeYarnBetaSlow().
+inline constexpr double ropeYarnDefaultBetaFast = 32.0;
+inline constexpr double ropeYarnDefaultBetaSlow = 1.0;
+
 // Every field transformers v5 reads from `rope_parameters` (RopeParameters TypedDict, the
 // _compute_*_parameters functions and _validate_*_rope_parameters, newest main), camelCase, with
 // HF's defaults. A field only matters to the types that read it (see ropefrequencies.h).
@@ -84,17 +90,17 @@ struct RopeConfig
     qint64 originalMaxPositionEmbeddings = 0; // 0 = not given
     qint64 maxPositionEmbeddings = 0;         // the config's max_position_embeddings; 0 = not given
     std::optional<double> attentionFactor;    // yarn, longrope: overrides the computed scaling
-    double betaFast = 32.0;                   // yarn; 0 means 32 (HF: `or 32`)
-    double betaSlow = 1.0;                    // yarn; 0 means 1 (HF: `or 1`)
-    std::optional<double> mscale;             // yarn (DeepSeek): get_mscale numerator
-    std::optional<double> mscaleAllDim;       // yarn (DeepSeek): get_mscale denominator
-    bool truncate = true;                     // yarn: floor/ceil the correction range
-    std::vector<double> shortFactor;          // longrope: for seq_len <= original
-    std::vector<double> longFactor;           // longrope: for seq_len > original
-    double lowFreqFactor = 1.0;               // llama3
-    double highFreqFactor = 4.0;              // llama3
-    QList<qint64> mropeSection;               // Qwen-VL: pairs per temporal, height, width id
-    bool mropeInterleaved = false;            // Qwen3-VL's interleaved sections
+    double betaFast = ropeYarnDefaultBetaFast; // yarn; 0 means the default (HF: `or 32`)
+    double betaSlow = ropeYarnDefaultBetaSlow; // yarn; 0 means the default (HF: `or 1`)
+    std::optional<double> mscale;              // yarn (DeepSeek): get_mscale numerator
+    std::optional<double> mscaleAllDim;        // yarn (DeepSeek): get_mscale denominator
+    bool truncate = true;                      // yarn: floor/ceil the correction range
+    std::vector<double> shortFactor;           // longrope: for seq_len <= original
+    std::vector<double> longFactor;            // longrope: for seq_len > original
+    double lowFreqFactor = 1.0;                // llama3
+    double highFreqFactor = 4.0;               // llama3
+    QList<qint64> mropeSection;                // Qwen-VL: pairs per temporal, height, width id
+    bool mropeInterleaved = false;             // Qwen3-VL's interleaved sections
     // Not rope_parameters keys:
     RopePairing pairing = RopePairing::Interleaved;
     // HF's `seq_len` argument: 0 = None, the init-time call (dynamic: max_position_embeddings;
@@ -103,6 +109,16 @@ struct RopeConfig
 
     bool operator==(const RopeConfig &) const = default;
 };
+
+// The β YaRN computes with: the config's, or the default for 0.
+inline double ropeYarnBetaFast(const RopeConfig &config)
+{
+    return config.betaFast != 0.0 ? config.betaFast : ropeYarnDefaultBetaFast;
+}
+inline double ropeYarnBetaSlow(const RopeConfig &config)
+{
+    return config.betaSlow != 0.0 ? config.betaSlow : ropeYarnDefaultBetaSlow;
+}
 
 // What a rope type's rule reads, answered here once.
 // The types that scale from the pretraining context, original_max_position_embeddings: HF's

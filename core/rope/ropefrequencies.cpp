@@ -289,8 +289,8 @@ RopeYarnRange ropeYarnCorrectionRange(qint64 headDim, const RopeConfig &config)
     const double base = config.ropeTheta;
     const double original = double(config.originalMaxPositionEmbeddings);
     // beta_fast = .get("beta_fast") or 32; beta_slow = .get("beta_slow") or 1
-    const double betaFast = config.betaFast != 0.0 ? config.betaFast : 32.0;
-    const double betaSlow = config.betaSlow != 0.0 ? config.betaSlow : 1.0;
+    const double betaFast = ropeYarnBetaFast(config);
+    const double betaSlow = ropeYarnBetaSlow(config);
     // find_correction_dim: the pair index whose wavelength fits num_rotations times in L0.
     const auto correctionDim = [&](double rotations) {
         return (dim * std::log(original / (rotations * 2.0 * pi))) / (2.0 * std::log(base));
@@ -494,13 +494,12 @@ QStringList ropeConfigWarnings(qint64 headDim, const RopeConfig &config)
             warnings << QStringLiteral("`rope_parameters`'s attention_factor field must be a float "
                                        "greater than 0, got %1")
                             .arg(number(*config.attentionFactor));
-        const double betaFast = config.betaFast != 0.0 ? config.betaFast : 32.0;
-        const double betaSlow = config.betaSlow != 0.0 ? config.betaSlow : 1.0;
-        if (betaFast < betaSlow)
+        if (ropeYarnBetaFast(config) < ropeYarnBetaSlow(config))
             warnings << QStringLiteral("`rope_parameters`'s beta_fast field must be greater than "
-                                       "beta_slow, got beta_fast=%1 (defaults to 32 if None) and "
-                                       "beta_slow=%2 (defaults to 1 if None)")
-                            .arg(number(config.betaFast), number(config.betaSlow));
+                                       "beta_slow, got beta_fast=%1 (defaults to %3 if None) and "
+                                       "beta_slow=%2 (defaults to %4 if None)")
+                            .arg(number(config.betaFast), number(config.betaSlow),
+                                 number(ropeYarnDefaultBetaFast), number(ropeYarnDefaultBetaSlow));
         if (config.maxPositionEmbeddings > 0 && config.originalMaxPositionEmbeddings > 0) {
             const double implicit =
                 double(config.maxPositionEmbeddings) / double(config.originalMaxPositionEmbeddings);

@@ -2,6 +2,9 @@
 
 #include "schemes/alibi.h"
 
+#include <cmath>
+#include <cstdlib>
+
 namespace pe {
 
 FieldTable<AlibiScheme> AlibiScheme::fields()
@@ -92,6 +95,32 @@ std::vector<DataOutput> AlibiScheme::outputs(const MatrixShape &shape) const
         std::copy(slopes.begin(), slopes.end(), static_cast<double *>(out));
     };
     return {biases, slopeOutput};
+}
+
+QString AlibiScheme::formula(const MatrixShape &) const
+{
+    return QStringLiteral("bias(<i>i</i>, <i>j</i>) = −<i>m</i>·|<i>i</i> − <i>j</i>| for query "
+                          "<i>i</i> and key <i>j</i>; head %1 of %2 has slope <i>m</i> = %3 "
+                          "(2<sup>−8(<i>h</i>+1)/<i>n</i></sup> for <i>n</i> a power of two; Press "
+                          "et al.)%4")
+        .arg(head)
+        .arg(heads)
+        .arg(formulaValue(slope()),
+             causal ? QStringLiteral("; causal: −∞ for keys after the query") : QString());
+}
+
+QString AlibiScheme::cellFormula(qint64 p, qint64 j, double value, const MatrixShape &) const
+{
+    if (std::isinf(value))
+        return QStringLiteral("bias(%1, %2) = −∞: key %2 comes after query %1 (causal mask)")
+            .arg(p)
+            .arg(j);
+    return QStringLiteral("bias(%1, %2) = −m·|%1 − %2| = −%3 × %4 = %5")
+        .arg(p)
+        .arg(j)
+        .arg(formulaValue(slope()))
+        .arg(std::abs(p - j))
+        .arg(formulaValue(value));
 }
 
 } // namespace pe

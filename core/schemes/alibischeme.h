@@ -29,6 +29,8 @@ struct AlibiScheme
     }
     QString caption(const MatrixShape &shape) const;
     QString legend() const { return QStringLiteral("ALiBi head %1 of %2").arg(head).arg(heads); }
+    QString formula(const MatrixShape &) const;
+    QString cellFormula(qint64 p, qint64 j, double value, const MatrixShape &) const;
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const AlibiScheme &) const = default;
 

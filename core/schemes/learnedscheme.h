@@ -32,6 +32,21 @@ struct LearnedScheme
             .arg(seed);
     }
     QString legend() const { return QStringLiteral("learned (seed %1)").arg(seed); }
+    QString formula(const MatrixShape &) const
+    {
+        return QStringLiteral("E[<i>p</i>, <i>i</i>] ~ U[−0.05, 0.05), seed %1: Keras' default "
+                              "Embedding initialiser, what a trainable position table starts as "
+                              "(nothing about order is built in)")
+            .arg(seed);
+    }
+    QString cellFormula(qint64 p, qint64 j, double value, const MatrixShape &) const
+    {
+        return QStringLiteral("E[%1, %2] = %3, drawn from U[−0.05, 0.05) with seed %4")
+            .arg(p)
+            .arg(j)
+            .arg(formulaValue(value))
+            .arg(seed);
+    }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const
     {
         return {matrixOutput(shape, shape.dims)};

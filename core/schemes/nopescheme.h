@@ -9,8 +9,12 @@ namespace pe {
 
 struct NopeScheme
 {
-    static constexpr SchemeInfo info{"nope", "NoPE (no positions)",
-                                     "no positional information: an all-zero table"};
+    static constexpr SchemeInfo info{
+        .id = "nope",
+        .label = "NoPE (no positions)",
+        .description = "no positional information: an all-zero table",
+        .modelNotice = "This layer has no positional encoding (NoPE): no frequencies, nothing "
+                       "rotates."};
 
     static FieldTable<NopeScheme> fields() { return {}; }
     FieldProblem problem(const MatrixShape &) const { return {}; }
@@ -32,6 +36,15 @@ struct NopeScheme
             .arg(shape.dims);
     }
     QString legend() const { return QStringLiteral("NoPE"); }
+    QString formula(const MatrixShape &) const
+    {
+        return QStringLiteral("0 everywhere: no position information; causal attention alone "
+                              "tells positions apart (Kazemnejad et al.)");
+    }
+    QString cellFormula(qint64 p, qint64 j, double, const MatrixShape &) const
+    {
+        return QStringLiteral("NoPE(%1, %2) = 0: no position information").arg(p).arg(j);
+    }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const
     {
         return {matrixOutput(shape, shape.dims)};

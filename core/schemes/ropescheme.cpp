@@ -3,6 +3,7 @@
 #include "encodingspec.h"
 #include "rope/ropefields.h"
 #include "rope/ropepresets.h"
+#include "rope/roperules.h"
 #include "rope/ropetables.h"
 
 #include <cmath>
@@ -67,6 +68,45 @@ QString RopeScheme::caption(const MatrixShape &shape) const
         .arg(shape.positions)
         .arg(shape.dims)
         .arg(formatReal(ropeTheta));
+}
+
+QString RopeScheme::formula(const MatrixShape &shape) const
+{
+    const RopeConfig c = config(shape);
+    const qint64 rotary = ropeTableColumns(shape.dims, c);
+    const QString pairs = pairing == RopePairing::Interleaved
+                              ? QStringLiteral("(2<i>i</i>, 2<i>i</i> + 1)")
+                              : QStringLiteral("(<i>i</i>, <i>i</i> + %1)").arg(rotary / 2);
+    return QStringLiteral("Pair <i>i</i> of columns %1 turns by <i>p</i>·θ<sub><i>i</i></sub>: "
+                          "cos(<i>p</i>·θ<sub><i>i</i></sub>) in its first column, "
+                          "sin(<i>p</i>·θ<sub><i>i</i></sub>) in its second (Su et al., "
+                          "RoFormer).<br>%2")
+        .arg(pairs, ropeScalingRule(c, rotary));
+}
+
+QString RopeScheme::cellFormula(qint64 p, qint64 j, double value, const MatrixShape &shape) const
+{
+    const RopeConfig c = config(shape);
+    const std::vector<double> theta = ropeInverseFrequencies(shape.dims, c).inverseFrequencies;
+    const qint64 count = qint64(theta.size());
+    if (j >= 2 * count)
+        return QStringLiteral("RoPE(%1, %2) = %3: a column that does not rotate (partial rotary "
+                              "factor %4)")
+            .arg(p)
+            .arg(j)
+            .arg(formulaValue(value))
+            .arg(partialRotaryFactor);
+    const RopeColumn column = ropeTableColumn(RopeTableKind::CosSin, pairing, count, j);
+    const QString type = c.ropeType == RopeType::Default
+                             ? QString()
+                             : QStringLiteral(", %1 scaling").arg(ropeTypeName(c.ropeType));
+    return QStringLiteral("RoPE(%1, %2) = %3(%1·θ_%4) with θ_%4 = %5 (base %6%7) = %8")
+        .arg(p)
+        .arg(j)
+        .arg(column.cosine ? QStringLiteral("cos") : QStringLiteral("sin"))
+        .arg(column.pair)
+        .arg(formulaValue(theta[std::size_t(column.pair)]), formulaParameter(ropeTheta), type,
+             formulaValue(value));
 }
 
 std::vector<DataOutput> RopeScheme::outputs(const MatrixShape &shape) const

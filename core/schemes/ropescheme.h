@@ -27,6 +27,8 @@ struct RopeScheme : RopeConfig
     QString legend() const { return QStringLiteral("RoPE ") + configLabel(); }
     // "base 500,000, llama3 s = 8 from 8,192": one configuration in the RoPE views' legends.
     QString configLabel() const;
+    QString formula(const MatrixShape &shape) const;
+    QString cellFormula(qint64 p, qint64 j, double value, const MatrixShape &shape) const;
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const RopeScheme &) const = default;
 

@@ -9,6 +9,10 @@
 //   ColumnInfo column(qint64, MatrixShape) const; "i = 100 (sin)", drawn dashed or not
 //   QString caption(MatrixShape) const;          one line for figure captions
 //   QString legend() const;                      a short name in legends ("learned (seed 3)")
+//   QString formula(MatrixShape) const;          its formula with its parameters (HTML, for F1)
+//   QString cellFormula(qint64 p, qint64 j, double value, MatrixShape) const;
+//                                                one cell's formula with its numbers, one plain
+//                                                line (the heatmap's hover readout)
 //   std::vector<DataOutput> outputs(MatrixShape) const;   arrays `pescope data --what` writes
 //   bool operator==(const S &) const = default;
 // schemelist.h names every scheme once; nothing else needs to know a scheme exists.
@@ -16,6 +20,7 @@
 
 #include "backends/phasekernels.h"
 #include "fields/field.h"
+#include "fields/fieldvalue.h"
 #include "io/matrixwriter.h"
 
 #include <QString>
@@ -30,9 +35,12 @@ struct SchemeInfo
 {
     const char *id;              // command line, sessions: "sinusoidal"
     const char *label;           // menus: "Sinusoidal (Vaswani et al.)"
-    const char *description;     // one sentence for --help and tooltips
+    const char *description;     // its help: one sentence for --help, tooltips and F1
     bool usesDims = true;        // false: the matrix is positions x positions (bias schemes)
     const char *alias = nullptr; // an older name still read (sessions, --scheme), or none
+    // What the Model page says, instead of drawing, for a model layer with this scheme, where it
+    // has nothing to draw (NoPE); null: the page draws it.
+    const char *modelNotice = nullptr;
 };
 
 // The matrix a spec describes: `positions` rows; `dims` columns unless the scheme's columns are

@@ -85,6 +85,50 @@ QString SinusoidalScheme::caption(const MatrixShape &shape) const
         .arg(formatReal(base));
 }
 
+QString SinusoidalScheme::formula(const MatrixShape &shape) const
+{
+    const qint64 dims = shape.dims;
+    const QString b = formulaParameter(base);
+    const QString angle = QStringLiteral("<i>p</i> / %1<sup>2<i>i</i>/%2</sup>").arg(b).arg(dims);
+    if (layout == Layout::Interleaved)
+        return QStringLiteral("PE(<i>p</i>, 2<i>i</i>) = sin(%1), PE(<i>p</i>, 2<i>i</i> + 1) = "
+                              "cos(%1)<br>(Vaswani et al.; base %2, <i>d</i> = %3)")
+            .arg(angle, b)
+            .arg(dims);
+    return QStringLiteral("PE(<i>p</i>, <i>i</i>) = sin(%1), PE(<i>p</i>, %2 + <i>i</i>) = "
+                          "cos(%1) for <i>i</i> &lt; %2 (the split layout: all sines, then all "
+                          "cosines; base %3)")
+        .arg(angle)
+        .arg(dims / 2)
+        .arg(b);
+}
+
+QString SinusoidalScheme::cellFormula(qint64 p, qint64 j, double value,
+                                      const MatrixShape &shape) const
+{
+    const qint64 d = shape.dims;
+    const qint64 half = d / 2;
+    const bool interleaved = layout == Layout::Interleaved;
+    if (!interleaved && j >= 2 * half)
+        return QStringLiteral("PE(%1, %2) = 0: the padding column of an odd d").arg(p).arg(j);
+    const qint64 pair = interleaved ? j / 2 : (j < half ? j : j - half);
+    const bool cosine = interleaved ? j % 2 == 1 : j >= half;
+    // The plan's own fixed-point step, so the text shows what the backends computed with.
+    const MatrixPlan phases = plan(shape);
+    const auto &columns = std::get<PhaseColumnsPlan>(phases).columns;
+    const double omega =
+        j >= 0 && j < qint64(columns.size())
+            ? 2.0 * std::numbers::pi * std::ldexp(double(columns[std::size_t(j)].step), -64)
+            : 0.0;
+    return QStringLiteral("PE(%1, %2) = %3(%1 / %4^(%5/%6)) = %3(%1 × %7) = %8")
+        .arg(p)
+        .arg(j)
+        .arg(cosine ? QStringLiteral("cos") : QStringLiteral("sin"), formulaParameter(base))
+        .arg(2 * pair)
+        .arg(d)
+        .arg(formulaValue(omega), formulaValue(value));
+}
+
 std::vector<DataOutput> SinusoidalScheme::outputs(const MatrixShape &shape) const
 {
     return {matrixOutput(shape, shape.dims)};

@@ -35,6 +35,8 @@ struct SinusoidalScheme
         return QStringLiteral("sinusoidal %1, base %2")
             .arg(nameOf(layoutNames, layout), formatGrouped(base, 4));
     }
+    QString formula(const MatrixShape &shape) const;
+    QString cellFormula(qint64 p, qint64 j, double value, const MatrixShape &shape) const;
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const SinusoidalScheme &) const = default;
 };

@@ -89,4 +89,17 @@ std::vector<DataOutput> T5Scheme::outputs(const MatrixShape &shape) const
     return {ids};
 }
 
+QString T5Scheme::formula(const MatrixShape &) const
+{
+    return QStringLiteral(
+               "bucket(<i>j</i> − <i>i</i>): %1 buckets%2; distances below half of them get a "
+               "bucket each, longer ones share logarithmic buckets up to %3, beyond which all "
+               "share the last (HF's T5Attention._relative_position_bucket). Each bucket is one "
+               "learned bias per head.")
+        .arg(buckets)
+        .arg(causal ? QStringLiteral(" (causal: keys before the query only)")
+                    : QStringLiteral(", half for each direction"))
+        .arg(maxDistance);
+}
+
 } // namespace pe

@@ -29,6 +29,15 @@ struct T5Scheme
     }
     QString caption(const MatrixShape &shape) const;
     QString legend() const { return QStringLiteral("T5 buckets (%1)").arg(buckets); }
+    QString formula(const MatrixShape &) const;
+    QString cellFormula(qint64 p, qint64 j, double value, const MatrixShape &) const
+    {
+        return QStringLiteral("bucket(%1 − %2 = %3) = %4")
+            .arg(j)
+            .arg(p)
+            .arg(j - p)
+            .arg(formulaValue(value));
+    }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     bool operator==(const T5Scheme &) const = default;
 };

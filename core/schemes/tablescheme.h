@@ -30,6 +30,19 @@ struct TableScheme
     }
     QString caption(const MatrixShape &shape) const;
     QString legend() const;
+    QString formula(const MatrixShape &) const
+    {
+        return QStringLiteral("W[<i>p</i>, <i>i</i>]: the model's learned position table as "
+                              "stored (%1)")
+            .arg(legend().toHtmlEscaped());
+    }
+    QString cellFormula(qint64 p, qint64 j, double value, const MatrixShape &) const
+    {
+        return QStringLiteral("W[%1, %2] = %3 (%4)")
+            .arg(p)
+            .arg(j)
+            .arg(formulaValue(value), legend());
+    }
     std::vector<DataOutput> outputs(const MatrixShape &shape) const;
     // Equal parameters, both loaded or neither (the values follow from the parameters).
     bool operator==(const TableScheme &o) const

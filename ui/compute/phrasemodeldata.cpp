@@ -11,33 +11,22 @@ namespace pe {
 
 namespace {
 
-// The mean of a {tokens, hidden} array's rows, accumulated in float64.
-std::vector<float> meanRow(const LayerZeroArray &rows)
-{
-    const qint64 n = rows.shape[0], d = rows.shape[1];
-    std::vector<double> sum(std::size_t(d), 0.0);
-    for (qint64 t = 0; t < n; ++t)
-        for (qint64 i = 0; i < d; ++i)
-            sum[std::size_t(i)] += double(rows.values[std::size_t(t * d + i)]);
-    std::vector<float> mean(static_cast<std::size_t>(d));
-    for (qint64 i = 0; i < d; ++i)
-        mean[std::size_t(i)] = float(sum[std::size_t(i)] / double(std::max<qint64>(n, 1)));
-    return mean;
-}
-
 // cos(a's token i, b's token j) for every pair.
 ValueGrid tokenCosines(const LayerZeroArray &a, const LayerZeroArray &b)
 {
     ValueGrid grid;
     grid.rows = a.shape[0];
     grid.cols = b.shape[0];
-    const qint64 d = a.shape[1];
     grid.values.resize(std::size_t(grid.rows * grid.cols));
-    for (qint64 i = 0; i < grid.rows; ++i)
-        for (qint64 j = 0; j < grid.cols; ++j)
-            grid.values[std::size_t(i * grid.cols + j)] =
-                float(cosineSimilarity(a.values.data() + i * d, b.values.data() + j * d, d));
+    crossCosines(a.values.data(), grid.rows, b.values.data(), grid.cols, a.shape[1],
+                 grid.values.data());
     return grid;
+}
+
+// The phrase's mean token vector (mean pooling).
+std::vector<float> meanRow(const LayerZeroArray &rows)
+{
+    return meanPooled(rows.values.data(), rows.shape[0], rows.shape[1]);
 }
 
 // One phrase through the tokenizer (capped) and both arrays with and without positions.

@@ -170,7 +170,7 @@ void EngineCheckDialog::exportInteractively()
         saveFileName(this, tr("Export figure"),
                      QFileInfo(m_check ? m_check->request.against : QString()).path() +
                          QStringLiteral("/engine-check.png"),
-                     tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+                     outputFileFilter(OutputKind::Figure));
     if (path.isEmpty())
         return;
     QString error;

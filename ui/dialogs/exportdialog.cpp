@@ -4,6 +4,7 @@
 #include "compute/tabledata.h"
 #include "dialogs/filedialog.h"
 #include "figures/animationjob.h"
+#include "media/outputformats.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
 #include "widgets/screenfit.h"
@@ -157,11 +158,11 @@ void ExportDialog::setUpViewAndFormat()
         m_view->addItem(choice.label, figureViewsName(choice.views));
     m_view->setObjectName(QStringLiteral("exportView"));
     m_view->setToolTip(tr("Which figure to export; the same builders draw the window's views"));
-    for (FigureFormat format : {FigureFormat::Png, FigureFormat::Svg, FigureFormat::Pdf})
-        m_format->addItem(figureFormatName(format).toUpper(), figureFormatName(format));
-    for (VideoFormat format : {VideoFormat::Gif, VideoFormat::Mp4, VideoFormat::WebM})
-        m_format->addItem(tr("%1 (animated)").arg(videoFormatName(format).toUpper()),
-                          videoFormatName(format));
+    for (const OutputFormat &format : outputFormats())
+        m_format->addItem(format.kind == OutputKind::Animation
+                              ? tr("%1 (animated)").arg(QString::fromLatin1(format.label))
+                              : QString::fromLatin1(format.label),
+                          QString::fromLatin1(format.extension));
     m_format->setObjectName(QStringLiteral("exportFormat"));
     m_format->setToolTip(tr("PNG: pixels; SVG and PDF: lines, markers and text stay vectors, "
                             "heatmaps are embedded at full resolution; GIF, MP4 and WebM: the "
@@ -643,8 +644,9 @@ void ExportDialog::onFormatChanged()
 
 void ExportDialog::browse()
 {
-    const QString extension = m_format->currentData().toString();
-    const QString filter = tr("%1 files (*.%2)").arg(extension.toUpper(), extension);
+    const OutputFormat *format =
+        outputFormatForPath(QStringLiteral("x.") + m_format->currentData().toString());
+    const QString filter = format ? outputFileFilter(*format) : QString();
     const QString chosen = saveFileName(this, tr("Export figure"), path(), filter);
     if (!chosen.isEmpty())
         setPath(chosen);
@@ -970,7 +972,7 @@ bool ExportDialog::copyToClipboard(QString *error)
     mime->setImageData(image);
     const QByteArray svg = exporter.renderSvg(error);
     if (!svg.isEmpty())
-        mime->setData(QStringLiteral("image/svg+xml"), svg);
+        mime->setData(QString::fromLatin1(outputFormat(FigureFormat::Svg).mime), svg);
     QApplication::clipboard()->setMimeData(mime);
     setMessage(tr("Copied a %1 × %2 figure to the clipboard").arg(o.width).arg(o.height), false);
     return true;

@@ -230,7 +230,8 @@ FileActions::FigureActions FileActions::createFigureActions()
     m_exportFigure = new QAction(tr("&Export figure…"), this);
     m_exportFigure->setObjectName(QStringLiteral("exportFigureAction"));
     m_exportFigure->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    m_exportFigure->setToolTip(tr("PNG, SVG or PDF of the current or a chosen view (Ctrl+E)"));
+    m_exportFigure->setToolTip(
+        tr("%1 of the current or a chosen view (Ctrl+E)").arg(outputLabelList(OutputKind::Figure)));
     connect(m_exportFigure, &QAction::triggered, this, [this] {
         ExportDialog *dialog = exportDialog();
         dialog->show();

@@ -20,16 +20,9 @@ struct ViewHelp
 
 ViewHelp viewHelp(FigureView view, const ExplorerState &state);
 
-// The formula of the spec's matrix with its parameters filled in: "PE(p, 2i) = sin(p / 10000^(2i
-// / 128))"; for RoPE also θᵢ and the scaling rule in use. HTML.
+// The formula of the spec's matrix with its parameters filled in (HTML): the scheme's own
+// (EncodingSpec::formula()), which its descriptor writes.
 QString encodingFormula(const EncodingSpec &spec);
-// RoPE's θᵢ under the config's rope type ("θᵢ = base^(−2i/d) / s"), with its numbers. HTML.
-QString ropeScalingRule(const RopeConfig &config, qint64 rotaryDims);
-
-// The formula of cell (position, column) with its numbers and `value`, the computed value, as one
-// plain-text line for the status bar: "PE(50, 100) = sin(50 / 10000^(100/128)) = sin(50 ×
-// 0.000748) = 0.036".
-QString cellFormula(const EncodingSpec &spec, qint64 position, qint64 column, double value);
 
 // The help pages of `views` as one HTML document.
 QString viewHelpHtml(const QList<FigureView> &views, const ExplorerState &state);

@@ -2,6 +2,7 @@
 
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
+#include "media/outputformats.h"
 
 #include "figures/qcpinclude.h"
 
@@ -50,9 +51,8 @@ std::optional<VideoSettings> AnimationExporter::videoSettings(const QString &pat
 {
     const std::optional<VideoFormat> format = videoFormatForPath(path);
     if (!format) {
-        *error = QStringLiteral("cannot tell the format of \"%1\": an animation's name ends in "
-                                ".gif, .mp4 or .webm")
-                     .arg(path);
+        *error = QStringLiteral("cannot tell the format of \"%1\": an animation's name ends in %2")
+                     .arg(path, outputExtensionList(OutputKind::Animation));
         return std::nullopt;
     }
     VideoSettings settings;

@@ -3,6 +3,7 @@
 #include "figures/figurecaption.h"
 #include "figures/figurepainter.h"
 #include "io/atomicfile.h"
+#include "media/outputformats.h"
 #include "media/pngencoder.h"
 
 #include "figures/qcpinclude.h"
@@ -16,6 +17,8 @@
 #include <QSvgGenerator>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 
 namespace pe {
 
@@ -115,7 +118,7 @@ QImage FigureExporter::renderImage(QString *error) const
     return image;
 }
 
-QByteArray FigureExporter::renderSvg(QString *error) const
+QByteArray FigureExporter::renderVector(FigureFormat format, QString *error) const
 {
     if (const QString problem = check(); !problem.isEmpty()) {
         *error = problem;
@@ -123,34 +126,71 @@ QByteArray FigureExporter::renderSvg(QString *error) const
     }
     const double base = figureBaseDpi();
     const auto [width, height] = figureLayoutSize(m_options);
+    const QString title =
+        m_options.title.isEmpty() ? figureViewsName(m_options.views) : m_options.title;
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
-    {
+    // The document's device on the buffer, and what its painter needs beyond the vector modes.
+    std::unique_ptr<QPaintDevice> device;
+    std::function<void(QCPPainter &)> setup;
+    QString deviceName;
+    if (format == FigureFormat::Svg) {
         // User units are the window's logical pixels; width and height (in mm) give the page
         // size width / dpi x height / dpi inches.
-        QSvgGenerator generator;
-        generator.setOutputDevice(&buffer);
-        generator.setResolution(int(std::lround(base)));
-        generator.setSize(QSize(width, height));
-        generator.setViewBox(QRect(0, 0, width, height));
-        generator.setTitle(m_options.title.isEmpty() ? figureViewsName(m_options.views)
-                                                     : m_options.title);
-        generator.setDescription(
+        auto generator = std::make_unique<QSvgGenerator>();
+        generator->setOutputDevice(&buffer);
+        generator->setResolution(int(std::lround(base)));
+        generator->setSize(QSize(width, height));
+        generator->setViewBox(QRect(0, 0, width, height));
+        generator->setTitle(title);
+        generator->setDescription(
             QStringLiteral("pescope " PE_VERSION ": ") +
             figureCaption(m_state, m_options.views, m_options.style.showSelection));
+        device = std::move(generator);
+        deviceName = QStringLiteral("SVG generator");
+    } else {
+        auto writer = std::make_unique<QPdfWriter>(&buffer);
+        writer->setCreator(QStringLiteral("pescope " PE_VERSION));
+        writer->setTitle(title);
+        writer->setResolution(int(std::lround(base)));
+        const QSizeF points(m_options.widthInches() * 72.0, m_options.heightInches() * 72.0);
+        writer->setPageLayout(
+            QPageLayout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
+                        QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+        // The page holds writer.width() device pixels; the figure is laid out in `width`.
+        const double scaleX = double(writer->width()) / width;
+        const double scaleY = double(writer->height()) / height;
+        setup = [scaleX, scaleY](QCPPainter &painter) {
+            painter.setRenderHint(QPainter::LosslessImageRendering, true);
+            painter.scale(scaleX, scaleY);
+        };
+        device = std::move(writer);
+        deviceName = QStringLiteral("PDF writer");
+    }
+    {
         QCPPainter painter;
-        if (!painter.begin(&generator)) {
-            *error = QStringLiteral("cannot start the SVG generator");
+        if (!painter.begin(device.get())) {
+            *error = QStringLiteral("cannot start the %1").arg(deviceName);
             return {};
         }
         painter.setMode(QCPPainter::pmVectorized);
         painter.setMode(QCPPainter::pmNoCaching);
         painter.setMode(QCPPainter::pmNonCosmetic);
+        if (setup)
+            setup(painter);
         if (!paintFigure(&painter, FigureTarget::Vector, m_state, m_data, m_options, error))
             return {};
         painter.end();
     }
-    QByteArray svg = buffer.data();
+    device.reset();
+    return buffer.data();
+}
+
+QByteArray FigureExporter::renderSvg(QString *error) const
+{
+    QByteArray svg = renderVector(FigureFormat::Svg, error);
+    if (svg.isEmpty())
+        return {};
     // QSvgGenerator marks unsmoothed images image-rendering="optimizeSpeed" (SVG 1.1); browsers
     // want the CSS property as well.
     if (!m_options.interpolate)
@@ -168,40 +208,7 @@ QByteArray FigureExporter::renderSvg(QString *error) const
 
 QByteArray FigureExporter::renderPdf(QString *error) const
 {
-    if (const QString problem = check(); !problem.isEmpty()) {
-        *error = problem;
-        return {};
-    }
-    const double base = figureBaseDpi();
-    const auto [width, height] = figureLayoutSize(m_options);
-    QBuffer buffer;
-    buffer.open(QIODevice::WriteOnly);
-    {
-        QPdfWriter writer(&buffer);
-        writer.setCreator(QStringLiteral("pescope " PE_VERSION));
-        writer.setTitle(m_options.title.isEmpty() ? figureViewsName(m_options.views)
-                                                  : m_options.title);
-        writer.setResolution(int(std::lround(base)));
-        const QSizeF points(m_options.widthInches() * 72.0, m_options.heightInches() * 72.0);
-        writer.setPageLayout(
-            QPageLayout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
-                        QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
-        QCPPainter painter;
-        if (!painter.begin(&writer)) {
-            *error = QStringLiteral("cannot start the PDF writer");
-            return {};
-        }
-        painter.setMode(QCPPainter::pmVectorized);
-        painter.setMode(QCPPainter::pmNoCaching);
-        painter.setMode(QCPPainter::pmNonCosmetic);
-        painter.setRenderHint(QPainter::LosslessImageRendering, true);
-        // The page holds writer.width() device pixels; the figure is laid out in `width`.
-        painter.scale(double(writer.width()) / width, double(writer.height()) / height);
-        if (!paintFigure(&painter, FigureTarget::Vector, m_state, m_data, m_options, error))
-            return {};
-        painter.end();
-    }
-    return buffer.data();
+    return renderVector(FigureFormat::Pdf, error);
 }
 
 QByteArray FigureExporter::render(FigureFormat format, QString *error) const
@@ -228,9 +235,8 @@ bool FigureExporter::writeFile(const QString &path, QString *error) const
 {
     const std::optional<FigureFormat> format = figureFormatForPath(path);
     if (!format) {
-        *error = QStringLiteral("cannot tell the format of \"%1\": the name must end in .png, .svg "
-                                "or .pdf")
-                     .arg(path);
+        *error = QStringLiteral("cannot tell the format of \"%1\": the name must end in %2")
+                     .arg(path, outputExtensionList(OutputKind::Figure));
         return false;
     }
     const QByteArray bytes = render(*format, error);

@@ -31,6 +31,9 @@ public:
 
 private:
     QString check() const;
+    // The SVG or PDF document as its device writes it: the checks, the device on a buffer and
+    // the figure painted with a vectorising painter. Empty with *error on failure.
+    QByteArray renderVector(FigureFormat format, QString *error) const;
 
     const ExplorerState &m_state;
     FigureData m_data;

@@ -206,10 +206,7 @@ void TableFigures::buildSinusoidFit(QCustomPlot *plot, const TableResult &result
     resetFigure(plot, m_theme);
     const qint64 dim = result.inputs.dim;
     const SinusoidFit &f = result.fits[std::size_t(dim)];
-    double mean = 0;
-    for (const SinusoidFit &fit : result.fits)
-        mean += fit.rSquared;
-    mean /= double(result.fits.size());
+    const double mean = meanRSquared(result.fits);
     QCPLayoutGrid *grid =
         fittedTitledGrid(plot, QStringLiteral("Best-fitting sinusoid per dimension: mean R² %1\n%2")
                                    .arg(mean, 0, 'f', 3)
@@ -247,7 +244,7 @@ void TableFigures::buildSinusoidFit(QCustomPlot *plot, const TableResult &result
     for (qint64 i = 0; i < n; ++i) {
         p.append(double(i));
         data.append(result.column[std::size_t(i)]);
-        fit.append(f.amplitude * std::sin(f.angularFrequency * double(i) + f.phase) + f.offset);
+        fit.append(f.at(double(i)));
     }
     auto *values = new QCPGraph(bottom->axis(QCPAxis::atBottom), bottom->axis(QCPAxis::atLeft));
     values->setData(p, data, true);

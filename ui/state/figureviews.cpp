@@ -2,7 +2,6 @@
 
 #include "fields/choicenames.h"
 
-#include <QFileInfo>
 #include <QStringList>
 
 namespace pe {
@@ -20,12 +19,6 @@ constexpr ChoiceName pageViewNames[] = {
     choice(FigureView::Pca, "pca", "Table: PCA"),
     choice(FigureView::SinusoidFit, "sinusoid-fit", "Table: sinusoid fit"),
     choice(FigureView::EngineCheck, "verify", "Engine check"),
-};
-
-constexpr ChoiceName figureFormatNames[] = {
-    choice(FigureFormat::Png, "png", "PNG"),
-    choice(FigureFormat::Svg, "svg", "SVG"),
-    choice(FigureFormat::Pdf, "pdf", "PDF"),
 };
 
 } // namespace
@@ -140,16 +133,6 @@ QString figureViewsName(const QList<FigureView> &views)
     for (FigureView view : views)
         names.append(figureViewName(view));
     return names.join(QLatin1Char('+'));
-}
-
-QString figureFormatName(FigureFormat format)
-{
-    return nameOf(figureFormatNames, format);
-}
-
-std::optional<FigureFormat> figureFormatForPath(const QString &path)
-{
-    return parseAs<FigureFormat>(figureFormatNames, QFileInfo(path).suffix().toLower());
 }
 
 } // namespace pe

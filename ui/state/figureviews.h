@@ -2,6 +2,7 @@
 // pages' views), their command-line names, what each needs computed, and the output formats.
 #pragma once
 
+#include "media/outputformats.h"  // FigureFormat
 #include "state/schemesettings.h" // SchemeView
 
 #include <QList>
@@ -51,10 +52,5 @@ std::optional<SchemeView> schemeViewOf(FigureView view);
 FigureView figureViewOf(SchemeView view);
 // The Schemes page views among `views`, in order.
 QList<SchemeView> schemeViewsIn(const QList<FigureView> &views);
-
-enum class FigureFormat { Png, Svg, Pdf };
-QString figureFormatName(FigureFormat format); // "png", "svg", "pdf"
-// By extension, case-insensitive; nullopt for anything else.
-std::optional<FigureFormat> figureFormatForPath(const QString &path);
 
 } // namespace pe

@@ -1,8 +1,7 @@
 #include "views/heatmapview.h"
 
-#include "dialogs/viewhelp.h"
 #include "figures/plottheme.h"
-#include "widgets/wheelcoalescer.h"
+#include "widgets/plotpane.h"
 
 #include "figures/qcpinclude.h"
 #include "widgets/windowzoom.h"
@@ -11,7 +10,6 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QStatusTipEvent>
-#include <QVBoxLayout>
 
 #include <cmath>
 
@@ -38,22 +36,15 @@ HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWid
 {
     // The window's zoom: figures take their fonts when they are built.
     rebuildOnFontChange(this, [this] { rebuild(true); });
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    layout->addWidget(m_plot, 1);
-    layout->addWidget(m_readout);
-    m_plot->setObjectName(QStringLiteral("heatmapPlot"));
-    m_plot->setToolTip(tr("Encoding matrix. Hover for p, i and the value; click a cell to select "
-                          "it; wheel to zoom, drag to pan; Ctrl+Home resets the view."));
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    WheelCoalescer::install(m_plot); // one replot per burst of wheel turns
-    m_plot->setMinimumSize(200, 150);
-    m_readout->setObjectName(QStringLiteral("heatmapReadout"));
+    setUpPlotPane(
+        this, m_plot, m_readout, {200, 150},
+        {QStringLiteral("heatmapPlot"),
+         tr("Encoding matrix. Hover for p, i and the value; click a cell to select it; wheel to "
+            "zoom, drag to pan; Ctrl+Home resets the view."),
+         QStringLiteral("heatmapReadout"),
+         tr("The cell under the mouse: position p, dimension i and its value")});
     m_readout->setMinimumWidth(1); // a hover's text must not widen the window (phraseview.cpp)
-    m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_readout->setText(tr("Computing…"));
-    m_readout->setToolTip(tr("The cell under the mouse: position p, dimension i and its value"));
 
     connect(scheduler, &ComputeScheduler::encodingReady, this, &HeatmapView::onEncoding);
     connect(scheduler, &ComputeScheduler::gridReady, this, &HeatmapView::onGrid);
@@ -276,7 +267,7 @@ void HeatmapView::updateReadout()
                                .arg(cell->position)
                                .arg(cell->dim)
                                .arg(value, 0, 'f', 6));
-        formula = cellFormula(m_result->spec, cell->position, cell->dim, value);
+        formula = m_result->spec.cellFormula(cell->position, cell->dim, value);
     }
     // The window's status bar shows it (QMainWindow takes status tips from its children);
     // other messages stay unless a formula of ours is there to replace or clear.

@@ -42,9 +42,8 @@ QString thetaText(double theta)
 // nor rotary.
 QString noticeFor(const EncodingSpec &spec)
 {
-    if (spec.get<NopeScheme>())
-        return QObject::tr("This layer has no positional encoding (NoPE): no frequencies, "
-                           "nothing rotates.\nChoose a rotary layer in the layer map.");
+    if (const char *notice = spec.info().modelNotice)
+        return QString::fromUtf8(notice) + QObject::tr("\nChoose a rotary layer in the layer map.");
     return QObject::tr("The Model page shows an opened model: its learned position table, or "
                        "its rotary layers' frequencies.\nFile > Open model, File > Paste "
                        "config.json, or drop a model folder on the window.");
@@ -564,8 +563,9 @@ bool ModelPage::useLayerAsB(int layer, QString *error)
         return false;
     const RopeScheme *rope = spec->spec.get<RopeScheme>();
     if (!rope) {
-        *error = tr("layer %1 does not rotate (NoPE): Compare A/B compares RoPE configurations")
-                     .arg(layer);
+        *error = tr("layer %1 does not rotate (%2): Compare A/B compares RoPE configurations")
+                     .arg(layer)
+                     .arg(spec->spec.legend());
         return false;
     }
     SchemeSettings settings = m_state->schemeSettings();

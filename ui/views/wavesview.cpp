@@ -2,13 +2,12 @@
 
 #include "figures/figurebuilder.h"
 #include "figures/plottheme.h"
-#include "widgets/wheelcoalescer.h"
+#include "widgets/plotpane.h"
 
 #include "figures/qcpinclude.h"
 #include "widgets/windowzoom.h"
 
 #include <QLabel>
-#include <QVBoxLayout>
 
 #include <cmath>
 
@@ -19,22 +18,14 @@ WavesView::WavesView(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
 {
     // The window's zoom: figures take their fonts when they are built.
     rebuildOnFontChange(this, [this] { rebuild(); });
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    layout->addWidget(m_plot, 1);
-    layout->addWidget(m_readout);
-    m_plot->setObjectName(QStringLiteral("wavesPlot"));
-    m_plot->setToolTip(tr("Chosen dims against position, each in its own colour. Click near "
-                          "a curve to select that position and dim; wheel zooms, drag pans."));
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    WheelCoalescer::install(m_plot); // one replot per burst of wheel turns
-    m_plot->setMinimumSize(200, 120);
-    m_readout->setObjectName(QStringLiteral("shareReadout"));
+    setUpPlotPane(this, m_plot, m_readout, {200, 120},
+                  {QStringLiteral("wavesPlot"),
+                   tr("Chosen dims against position, each in its own colour. Click near a curve "
+                      "to select that position and dim; wheel zooms, drag pans."),
+                   QStringLiteral("shareReadout"),
+                   tr("Positions whose values in every plotted dim lie within the share "
+                      "tolerance of the selected position's values")});
     m_readout->setWordWrap(true);
-    m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_readout->setToolTip(tr("Positions whose values in every plotted dim lie within the share "
-                             "tolerance of the selected position's values"));
 
     // A sampled matrix's columns are computed by the scheduler for the plotted dims; a dim
     // plotted later arrives through columnsReady.
