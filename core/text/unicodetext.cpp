@@ -16,6 +16,31 @@ std::u32string toU32(const QString &s)
     return {units.begin(), units.end()};
 }
 
+void appendCodePoints(std::u32string &out, std::string_view utf8)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(utf8.data());
+    const unsigned char *end = p + utf8.size();
+    while (p < end) {
+        const unsigned char b = *p;
+        if (b < 0x80) {
+            out.push_back(b);
+            ++p;
+        } else if (b < 0xE0 && p + 1 < end) {
+            out.push_back(char32_t(b & 0x1F) << 6 | (p[1] & 0x3F));
+            p += 2;
+        } else if (b < 0xF0 && p + 2 < end) {
+            out.push_back(char32_t(b & 0x0F) << 12 | char32_t(p[1] & 0x3F) << 6 | (p[2] & 0x3F));
+            p += 3;
+        } else if (p + 3 < end) {
+            out.push_back(char32_t(b & 0x07) << 18 | char32_t(p[1] & 0x3F) << 12 |
+                          char32_t(p[2] & 0x3F) << 6 | (p[3] & 0x3F));
+            p += 4;
+        } else {
+            break; // cut short: not well-formed, which the caller promised
+        }
+    }
+}
+
 QString fromU32(std::u32string_view s)
 {
     QString out;

@@ -48,6 +48,9 @@ constexpr qsizetype utf8Length(char32_t c)
 }
 // `c` (below U+110000) appended to `out` as UTF-8.
 void appendUtf8(std::string &out, char32_t c);
+// The code points of `utf8`, which must be well-formed (a validating parser's output: simdjson
+// checks the whole text), appended to `out`.
+void appendCodePoints(std::u32string &out, std::string_view utf8);
 
 // char::is_whitespace: the White_Space property.
 bool isWhitespace(char32_t c);
