@@ -269,6 +269,11 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
                 split.tokens.emplace();
                 if (!d.model->tokenize(piece, &*split.tokens, context))
                     return std::nullopt;
+                // Each token's text made once per piece: the cache's copies share it (a
+                // vocabulary keeps its tokens as code points, not as QStrings).
+                for (Token &t : *split.tokens)
+                    if (t.value.isNull())
+                        t.value = d.model->idToToken(t.id);
                 cache.add(piece, *split.tokens);
             }
         }
