@@ -184,6 +184,8 @@ private slots:
     void boundedGrowth_data();
     void boundedGrowth();
     void bertKeepsUnassigned();
+    void stripAccentsAsTokenizers_data();
+    void stripAccentsAsTokenizers();
     void loneSurrogates();
     void droppingPostProcessors();
     void repeatingPostProcessors();
@@ -1236,6 +1238,39 @@ void TestTokenizer::byteOrderMark()
     QCOMPARE(e->ids, (std::vector<qint64>{4}));
     QCOMPARE(bpeBom->tokenToId(QStringLiteral("\uFEFF\uFEFF")), std::optional<qint64>(1));
     QCOMPARE(bpeBom->idToToken(0), QStringLiteral("\uFEFF"));
+}
+
+void TestTokenizer::stripAccentsAsTokenizers_data()
+{
+    // The StripAccents normalizer removes unicode-normalization-alignments' combining marks,
+    // General_Category=Mark of Unicode 9.0.0, not Qt's (later) marks: tokenizers 0.23.2's own
+    // answers (stripAccentsNormalizer().normalizeString through its Node binding).
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("normalized");
+    QTest::addRow("U+0301, Mn") << QStringLiteral("e\u0301") << QStringLiteral("e");
+    QTest::addRow("U+0903, Mc") << QStringLiteral("a\u0903b") << QStringLiteral("ab");
+    QTest::addRow("U+20DD, Me") << QStringLiteral("a\u20DDb") << QStringLiteral("ab");
+    // Mc in Unicode 9.0, Lo since 10.0 (Qt's QChar::isMark says no): removed.
+    QTest::addRow("U+1CF2, Mc in 9.0") << QStringLiteral("a\u1CF2b") << QStringLiteral("ab");
+    QTest::addRow("U+1CF3, Mc in 9.0") << QStringLiteral("a\u1CF3b") << QStringLiteral("ab");
+    // Marks assigned after 9.0 (Unicode 11 and 14; Qt's QChar::isMark says yes): kept.
+    QTest::addRow("U+07FD, Mn since 11.0")
+        << QStringLiteral("a\u07FDb") << QStringLiteral("a\u07FDb");
+    QTest::addRow("U+0898, Mn since 14.0")
+        << QStringLiteral("a\u0898b") << QStringLiteral("a\u0898b");
+}
+
+void TestTokenizer::stripAccentsAsTokenizers()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, normalized);
+    const std::optional<Tokenizer> t =
+        fromObject(tokenizerJson(wordLevel({QStringLiteral("a")}), typed("StripAccents")));
+    QVERIFY(t);
+    QString error;
+    const std::optional<QString> out = t->normalized(text, &error);
+    QVERIFY2(out, qPrintable(error));
+    QCOMPARE(*out, normalized);
 }
 
 void TestTokenizer::largeFilesReadAsSmallOnes_data()
