@@ -19,24 +19,30 @@ bool readsVocabulary(std::string_view type)
 
 } // namespace
 
-bool LargeJsonValues::locate(QByteArrayView text)
+bool LargeJsonValues::locate(QByteArrayView text, qsizetype readable)
 {
     m_found.clear();
     const auto size = std::size_t(text.size());
     if (size > simdjson::SIMDJSON_MAXSIZE_BYTES)
         return false;
-    m_capacity = size + simdjson::SIMDJSON_PADDING;
-    m_copy.reset(new char[m_capacity]);
-    std::memcpy(m_copy.get(), text.data(), size);
-    // simdjson reads the padding but not its values; set, they keep sanitizers quiet.
-    std::memset(m_copy.get() + size, 0, simdjson::SIMDJSON_PADDING);
+    if (readable > 0 && std::size_t(readable) >= size + simdjson::SIMDJSON_PADDING) {
+        m_copy.reset();
+        m_buffer = text.data();
+        m_capacity = std::size_t(readable);
+    } else {
+        m_capacity = size + simdjson::SIMDJSON_PADDING;
+        m_copy.reset(new char[m_capacity]);
+        std::memcpy(m_copy.get(), text.data(), size);
+        // simdjson reads the padding but not its values; set, they keep sanitizers quiet.
+        std::memset(m_copy.get() + size, 0, simdjson::SIMDJSON_PADDING);
+        m_buffer = m_copy.get();
+    }
 
     od::parser parser;
     od::document document;
     od::object top;
     od::object model;
-    if (parser.iterate(m_copy.get(), size, m_capacity).get(document) ||
-        document.get_object().get(top))
+    if (parser.iterate(m_buffer, size, m_capacity).get(document) || document.get_object().get(top))
         return false;
     bool hasModel = false;
     for (auto field : top) {
@@ -103,7 +109,7 @@ bool LargeJsonValues::locate(QByteArrayView text)
         const char close = isArray ? ']' : '}';
         if (raw.front() != open || raw.back() != close)
             continue;
-        const std::size_t begin = std::size_t(raw.data() - m_copy.get());
+        const std::size_t begin = std::size_t(raw.data() - m_buffer);
         f.begin = qsizetype(begin);
         f.end = qsizetype(begin + raw.size());
         f.raw.capacity = m_capacity - begin;

@@ -31,11 +31,14 @@ public:
     // an object of ids (BPE, WordPiece, WordLevel, or no type), an array of scored tokens
     // (Unigram), an array of merges (BPE, or no type). False (nothing found) when the
     // text is not valid JSON or UTF-8 for simdjson: Qt's parser then says what is wrong.
-    bool locate(QByteArrayView text);
+    // `readable`: the bytes readable from text.data() on, when more than text.size() (a buffer
+    // with room for simdjson's 64 bytes of padding is read in place, else copied).
+    bool locate(QByteArrayView text, qsizetype readable = 0);
     const std::vector<Found> &found() const { return m_found; }
 
 private:
-    std::unique_ptr<char[]> m_copy; // the text and simdjson's padding
+    std::unique_ptr<char[]> m_copy; // the text and simdjson's padding, when it has none
+    const char *m_buffer = nullptr; // the text as read
     std::size_t m_capacity = 0;
     std::vector<Found> m_found;
 };

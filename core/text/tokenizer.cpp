@@ -41,6 +41,8 @@ constexpr qint64 minBytesPerEntry = 4;
 // Below this, Qt's document alone reads a file about as fast (and the tests' small files keep
 // exercising that path).
 constexpr qsizetype largeFileBytes = 64 * 1024;
+// simdjson reads up to 64 bytes past a text (SIMDJSON_PADDING).
+constexpr qsizetype jsonReadingPadding = 64;
 
 // Words repeat: one encode() call remembers the tokens of the short pieces it has seen (the
 // library keeps a cache of 10,000 pieces of up to 256 bytes per model).
@@ -142,15 +144,22 @@ std::optional<Tokenizer> Tokenizer::fromPath(const QString &path, QString *error
                          .arg(QDir::toNativeSeparators(path));
         return std::nullopt;
     }
-    const std::optional<QByteArray> text =
-        readUserFile(file, maxFileBytes, error, QStringLiteral("a tokenizer.json"));
+    // Read with room for simdjson's padding: a large file's vocabulary is read in place.
+    const std::optional<QByteArray> text = readUserFile(
+        file, maxFileBytes, error, QStringLiteral("a tokenizer.json"), jsonReadingPadding);
     if (!text)
         return std::nullopt;
-    return fromJson(*text, QDir::toNativeSeparators(file), error);
+    return fromText(*text, text->capacity(), QDir::toNativeSeparators(file), error);
 }
 
 std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString &what,
                                              QString *error)
+{
+    return fromText(json, 0, what, error);
+}
+
+std::optional<Tokenizer> Tokenizer::fromText(QByteArrayView json, qsizetype readable,
+                                             const QString &what, QString *error)
 {
     if (const qsizetype at = loneSurrogateEscape(json); at >= 0) {
         if (error)
@@ -166,7 +175,7 @@ std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString 
     // rather than from Qt's document; whatever that reading cannot take as Qt's would (a
     // problem to name, an id written 1.0) is read again the plain way.
     LargeJsonValues large;
-    if (json.size() >= largeFileBytes && large.locate(json)) {
+    if (json.size() >= largeFileBytes && large.locate(json, readable)) {
         bool retry = false;
         std::optional<Tokenizer> t = read(json, what, error, &large, &retry);
         if (!retry)

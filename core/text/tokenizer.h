@@ -90,6 +90,9 @@ public:
 
 private:
     explicit Tokenizer(std::shared_ptr<const TokenizerData> data);
+    // fromJson with `readable` bytes readable from json.data() on (0: json.size()).
+    static std::optional<Tokenizer> fromText(QByteArrayView json, qsizetype readable,
+                                             const QString &what, QString *error);
     // fromJson's reading, with the large values of `large` taken from the text; `*retry` true
     // when they need reading from Qt's document after all.
     static std::optional<Tokenizer> read(QByteArrayView json, const QString &what, QString *error,
