@@ -109,10 +109,10 @@ bool LargeJsonValues::locate(QByteArrayView text, qsizetype readable)
         const char close = isArray ? ']' : '}';
         if (raw.front() != open || raw.back() != close)
             continue;
-        const std::size_t begin = std::size_t(raw.data() - m_buffer);
-        f.begin = qsizetype(begin);
-        f.end = qsizetype(begin + raw.size());
-        f.raw.capacity = m_capacity - begin;
+        const qsizetype begin = raw.data() - m_buffer;
+        f.begin = begin;
+        f.end = begin + qsizetype(raw.size());
+        f.raw.capacity = m_capacity - std::size_t(begin);
         m_found.push_back(f);
     }
     return !m_found.empty();

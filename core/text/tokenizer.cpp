@@ -40,7 +40,7 @@ constexpr int maxJsonDepth = 32;
 constexpr qint64 minBytesPerEntry = 4;
 // Below this, Qt's document alone reads a file about as fast (and the tests' small files keep
 // exercising that path).
-constexpr qsizetype largeFileBytes = 64 * 1024;
+constexpr qsizetype largeFileBytes = qsizetype(64) * 1024;
 // simdjson reads up to 64 bytes past a text (SIMDJSON_PADDING).
 constexpr qsizetype jsonReadingPadding = 64;
 
