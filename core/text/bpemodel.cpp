@@ -3,7 +3,7 @@
 // with the lowest merge rank is merged until no pair has a merge.
 #include "tokenizermodel.h"
 
-#include "rawjson.h"
+#include "largejsonvalues.h"
 #include "unicodetext.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "tokenizermodel.h"
 
-#include "rawjson.h"
+#include "largejsonvalues.h"
 #include "unicodetext.h"
 
 namespace pe {

@@ -6,7 +6,7 @@
 
 #include "codepointtrie.h"
 #include "flatindex.h"
-#include "rawjson.h"
+#include "largejsonvalues.h"
 #include "unicodetext.h"
 
 #include <array>

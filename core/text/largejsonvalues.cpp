@@ -1,4 +1,4 @@
-#include "rawjson.h"
+#include "largejsonvalues.h"
 
 #include <simdjson.h>
 
