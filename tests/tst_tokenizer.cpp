@@ -14,6 +14,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -173,6 +174,8 @@ private slots:
     void publishedFiles();
     void byteOrderMark();
     void byteOrderMarksInJson();
+    void largeFilesReadAsSmallOnes_data();
+    void largeFilesReadAsSmallOnes();
     void precompiled_data();
     void precompiled();
     void precompiledOffsets();
@@ -181,6 +184,8 @@ private slots:
     void boundedGrowth_data();
     void boundedGrowth();
     void bertKeepsUnassigned();
+    void stripAccentsAsTokenizers_data();
+    void stripAccentsAsTokenizers();
     void loneSurrogates();
     void droppingPostProcessors();
     void repeatingPostProcessors();
@@ -1007,11 +1012,31 @@ void TestTokenizer::foldersAndFiles()
 
 namespace {
 
-const char *const publishedFamilies[] = {"gpt2", "bert-base-uncased", "t5-small"};
+const char *const publishedFamilies[] = {"gpt2", "bert-base-uncased", "t5-small", "qwen3"};
 
 QString publishedPath(const QString &relative)
 {
     return QFINDTESTDATA(QStringLiteral("data/tokenizers-real/") + relative);
+}
+
+// The published tokenizer.json of `family`; Qwen 3's (11 MB) is kept compressed with xz, and
+// read from xz's output (the large-file path: vocabulary and merges through simdjson).
+std::optional<Tokenizer> loadPublished(const QString &family, QString *error)
+{
+    if (family != QLatin1StringView("qwen3"))
+        return Tokenizer::fromPath(publishedPath(family + QStringLiteral("/tokenizer.json")),
+                                   error);
+    const QString packed = publishedPath(family + QStringLiteral("/tokenizer.json.xz"));
+    QProcess xz;
+    xz.start(QStringLiteral("xz"), {QStringLiteral("-dc"), packed});
+    if (!xz.waitForFinished(120000) || xz.exitStatus() != QProcess::NormalExit ||
+        xz.exitCode() != 0) {
+        *error =
+            QStringLiteral("xz -dc %1 failed (xz is in Debian's base system): %2 %3")
+                .arg(packed, xz.errorString(), QString::fromLocal8Bit(xz.readAllStandardError()));
+        return std::nullopt;
+    }
+    return Tokenizer::fromJson(xz.readAllStandardOutput(), packed, error);
 }
 
 QByteArray littleEndian(quint32 v)
@@ -1138,8 +1163,7 @@ void TestTokenizer::publishedFiles()
     auto it = loaded.find(family);
     if (it == loaded.end()) {
         QString error;
-        std::optional<Tokenizer> t =
-            Tokenizer::fromPath(publishedPath(family + QStringLiteral("/tokenizer.json")), &error);
+        std::optional<Tokenizer> t = loadPublished(family, &error);
         QVERIFY2(t, qPrintable(error));
         it = loaded.emplace(family, *t).first;
     }
@@ -1214,6 +1238,174 @@ void TestTokenizer::byteOrderMark()
     QCOMPARE(e->ids, (std::vector<qint64>{4}));
     QCOMPARE(bpeBom->tokenToId(QStringLiteral("\uFEFF\uFEFF")), std::optional<qint64>(1));
     QCOMPARE(bpeBom->idToToken(0), QStringLiteral("\uFEFF"));
+}
+
+void TestTokenizer::stripAccentsAsTokenizers_data()
+{
+    // The StripAccents normalizer removes unicode-normalization-alignments' combining marks,
+    // General_Category=Mark of Unicode 9.0.0, not Qt's (later) marks: tokenizers 0.23.2's own
+    // answers (stripAccentsNormalizer().normalizeString through its Node binding).
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("normalized");
+    QTest::addRow("U+0301, Mn") << QStringLiteral("e\u0301") << QStringLiteral("e");
+    QTest::addRow("U+0903, Mc") << QStringLiteral("a\u0903b") << QStringLiteral("ab");
+    QTest::addRow("U+20DD, Me") << QStringLiteral("a\u20DDb") << QStringLiteral("ab");
+    // Mc in Unicode 9.0, Lo since 10.0 (Qt's QChar::isMark says no): removed.
+    QTest::addRow("U+1CF2, Mc in 9.0") << QStringLiteral("a\u1CF2b") << QStringLiteral("ab");
+    QTest::addRow("U+1CF3, Mc in 9.0") << QStringLiteral("a\u1CF3b") << QStringLiteral("ab");
+    // Marks assigned after 9.0 (Unicode 11 and 14; Qt's QChar::isMark says yes): kept.
+    QTest::addRow("U+07FD, Mn since 11.0")
+        << QStringLiteral("a\u07FDb") << QStringLiteral("a\u07FDb");
+    QTest::addRow("U+0898, Mn since 14.0")
+        << QStringLiteral("a\u0898b") << QStringLiteral("a\u0898b");
+}
+
+void TestTokenizer::stripAccentsAsTokenizers()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, normalized);
+    const std::optional<Tokenizer> t =
+        fromObject(tokenizerJson(wordLevel({QStringLiteral("a")}), typed("StripAccents")));
+    QVERIFY(t);
+    QString error;
+    const std::optional<QString> out = t->normalized(text, &error);
+    QVERIFY2(out, qPrintable(error));
+    QCOMPARE(*out, normalized);
+}
+
+void TestTokenizer::largeFilesReadAsSmallOnes_data()
+{
+    // Files from 64 KiB on have their vocabulary and merges read with simdjson, outside Qt's
+    // document; each of these is read small (Qt's document only) and grown past 64 KiB by a
+    // member after everything else, which moves no byte offset: the same tokenizer, or the same
+    // message, byte offsets included.
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QStringList>("texts");
+    const auto bpe = [](const QByteArray &vocab, const QByteArray &merges,
+                        const QByteArray &more = {}) -> QByteArray {
+        return "{\"version\": \"1.0\", \"model\": {\"type\": \"BPE\"" + more +
+               ", \"vocab\": " + vocab + ", \"merges\": " + merges + "}}";
+    };
+    const QByteArray bom("\xEF\xBB\xBF");
+    QTest::addRow("U+FEFF in tokens and merges")
+        << bpe("{\"" + bom + "\": 0, \"" + bom + bom + "\": 1, \"" + bom + bom + bom + bom +
+                   "\": 2, \"a\": 3, \"" + bom + "a\": 4}",
+               "[[\"" + bom + "\", \"" + bom + "\"], [\"" + bom + bom + "\", \"" + bom + bom +
+                   "\"], \"" + bom + " a\"]")
+        << QStringList{QStringLiteral("\uFEFF\uFEFF\uFEFF\uFEFFa"), QStringLiteral("\uFEFFa")};
+    QTest::addRow("escapes and characters beyond ASCII")
+        << bpe(QByteArray(
+                   "{\"\\u0041\": 0, \"\\\"\": 1, \"A\\\"\": 2, \"\\\\\": 3, \"\xC3\xA9\": 4, "
+                   "\"\xF0\x9F\x98\x80\": 5, \"\xF0\x9F\x98\x80\xC3\xA9\": 6, "
+                   "\"\\ud83d\\ude00\\u00e9\\\\\": 7}"),
+               QByteArray("[\"A \\\"\", [\"\\ud83d\\ude00\", \"\\u00e9\"], [\"\xF0\x9F\x98\x80"
+                          "\xC3\xA9\", \"\\\\\"]]"))
+        << QStringList{QStringLiteral("A\""), QString::fromUtf8("\xF0\x9F\x98\x80\xC3\xA9\\A")};
+    QTest::addRow("ids written 1.0 and 2e0")
+        << bpe("{\"a\": 0, \"b\": 1.0, \"ab\": 2e0}", "[\"a b\"]")
+        << QStringList{QStringLiteral("abba")};
+    QTest::addRow("a listed pair keeps its last rank")
+        << bpe("{\"a\": 0, \"b\": 1, \"ab\": 2, \"ba\": 3}", "[\"a b\", \"b a\", \"a b\"]")
+        << QStringList{QStringLiteral("aba"), QStringLiteral("bab")};
+    QTest::addRow("continuing-subword prefix")
+        << bpe("{\"a\": 0, \"##b\": 1, \"ab\": 2}", "[\"a ##b\"]",
+               ", \"continuing_subword_prefix\": \"##\"")
+        << QStringList{QStringLiteral("ab")};
+    QTest::addRow("no type, vocabulary after merges")
+        << QByteArray("{\"model\": {\"merges\": [\"a b\"], \"vocab\": {\"a\": 0, \"b\": 1, "
+                      "\"ab\": 2}}}")
+        << QStringList{QStringLiteral("ab")};
+    QTest::addRow("type after the vocabulary")
+        << QByteArray("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": "
+                      "[[\"a\", \"b\"]], \"type\": \"BPE\"}}")
+        << QStringList{QStringLiteral("ab")};
+    for (const auto &[name, id] :
+         std::vector<std::pair<const char *, QByteArray>>{{"an id that is a string", "\"x\""},
+                                                          {"a negative id", "-1"},
+                                                          {"an id of 2^31", "2147483648"},
+                                                          {"an id with a fraction", "0.5"}})
+        QTest::addRow("%s", name) << bpe("{\"a\": 0, \"b\": " + id + "}", "[]") << QStringList{};
+    QTest::addRow("two tokens with one id")
+        << bpe("{\"a\": 0, \"b\": 1, \"c\": 1}", "[]") << QStringList{};
+    QTest::addRow("a merge naming no token")
+        << bpe("{\"a\": 0, \"b\": 1}", "[\"a c\"]") << QStringList{};
+    QTest::addRow("a merged token not in the vocabulary")
+        << bpe("{\"a\": 0, \"b\": 1}", "[\"a b\"]") << QStringList{};
+    QTest::addRow("a merge with two spaces")
+        << bpe("{\"a\": 0, \"b\": 1, \"ab\": 2}", "[\"a  b\"]") << QStringList{};
+    QTest::addRow("a merge of three")
+        << bpe("{\"a\": 0, \"b\": 1, \"ab\": 2}", "[[\"a\", \"b\", \"b\"]]") << QStringList{};
+    QTest::addRow("a merge of a number")
+        << bpe("{\"a\": 0, \"b\": 1, \"ab\": 2}", "[[\"a\", 1]]") << QStringList{};
+    QTest::addRow("invalid JSON in the vocabulary")
+        << bpe("{\"a\": 0 \"b\": 1}", "[]") << QStringList{};
+    QTest::addRow("invalid JSON in the merges")
+        << bpe("{\"a\": 0, \"b\": 1, \"ab\": 2}", "[\"a b\" \"a b\"]") << QStringList{};
+    QTest::addRow("a repeated vocabulary key")
+        << bpe("{\"a\": 0, \"b\": 1, \"a\": 2}", "[]") << QStringList{};
+    QTest::addRow("invalid UTF-8 in a token")
+        << bpe("{\"a\": 0, \"\xFF\": 1}", "[]") << QStringList{};
+    QTest::addRow("a vocabulary that is an array") << bpe("[[\"a\", 0]]", "[]") << QStringList{};
+    QTest::addRow("merges that are an object") << bpe("{\"a\": 0}", "{}") << QStringList{};
+    const auto unigram = [](const QByteArray &vocab, int unk = 0) {
+        return QByteArray("{\"model\": {\"type\": \"Unigram\", \"unk_id\": " +
+                          QByteArray::number(unk) + ", \"vocab\": " + vocab + "}}");
+    };
+    QTest::addRow("Unigram")
+        << unigram("[[\"<unk>\", 0], [\"a\", -1.5], [\"b\", -2], [\"ab\", -1.25e0], "
+                   "[\"\\u00e9\", -3], [\"a\", -4]]")
+        << QStringList{QStringLiteral("abba"), QStringLiteral("\u00e9ab")};
+    QTest::addRow("Unigram, a score that is a string")
+        << unigram("[[\"<unk>\", 0], [\"a\", \"x\"]]") << QStringList{};
+    QTest::addRow("Unigram, an entry of three")
+        << unigram("[[\"<unk>\", 0], [\"a\", 1, 2]]") << QStringList{};
+    QTest::addRow("Unigram, a score too large")
+        << unigram("[[\"<unk>\", 0], [\"a\", 1e999]]") << QStringList{};
+    QTest::addRow("Unigram, an unk_id past the end") << unigram("[[\"a\", 0]]", 1) << QStringList{};
+    QTest::addRow("WordPiece")
+        << QByteArray("{\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"[UNK]\": 0, \"a\": 1, "
+                      "\"##b\": 2}}}")
+        << QStringList{QStringLiteral("ab"), QStringLiteral("ba")};
+    QTest::addRow("WordLevel")
+        << QByteArray("{\"model\": {\"type\": \"WordLevel\", \"unk_token\": \"?\", \"vocab\": "
+                      "{\"?\": 0, \"ab\": 1}}, \"pre_tokenizer\": {\"type\": "
+                      "\"Whitespace\"}}")
+        << QStringList{QStringLiteral("ab ba")};
+}
+
+void TestTokenizer::largeFilesReadAsSmallOnes()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QStringList, texts);
+    QVERIFY(json.endsWith('}'));
+    const QByteArray large =
+        json.chopped(1) + ", \"filler\": \"" + QByteArray(70 * 1024, 'x') + "\"}";
+    QString smallError;
+    QString largeError;
+    const std::optional<Tokenizer> small =
+        Tokenizer::fromJson(json, QStringLiteral("t.json"), &smallError);
+    const std::optional<Tokenizer> big =
+        Tokenizer::fromJson(large, QStringLiteral("t.json"), &largeError);
+    QCOMPARE(largeError, smallError);
+    QCOMPARE(bool(big), bool(small));
+    if (!small) {
+        QVERIFY(!smallError.isEmpty());
+        return;
+    }
+    QVERIFY(!texts.isEmpty());
+    QCOMPARE(big->vocabularySize(), small->vocabularySize());
+    for (qint64 id = 0; id < small->vocabularySize(); ++id)
+        QCOMPARE(big->idToToken(id), small->idToToken(id));
+    for (const QString &text : texts) {
+        QString error;
+        const std::optional<TokenEncoding> a = small->encode(text, true, &error);
+        QVERIFY2(a, qPrintable(error));
+        const std::optional<TokenEncoding> b = big->encode(text, true, &error);
+        QVERIFY2(b, qPrintable(error));
+        QCOMPARE(b->ids, a->ids);
+        QCOMPARE(b->tokens, a->tokens);
+        QCOMPARE(b->offsets, a->offsets);
+    }
 }
 
 void TestTokenizer::byteOrderMarksInJson()
@@ -1719,24 +1911,27 @@ void TestTokenizer::spaceMarks_data()
     QTest::addColumn<QString>("file");
     QTest::addColumn<int>("marks");
     QTest::addColumn<QStringList>("shown"); // the first phrase's tokens; empty: not checked
-    QTest::addRow("gpt2-tiny") << u"models/gpt2-tiny/tokenizer.json"_qs
+    QTest::addRow("gpt2-tiny") << QStringLiteral("models/gpt2-tiny/tokenizer.json")
                                << int(SpaceMarks::ByteLevel)
-                               << QStringList{u"The"_qs,       u"\u2423c"_qs,   u"at"_qs,
-                                              u"\u2423s"_qs,   u"at"_qs,        u"\u2423on"_qs,
-                                              u"\u2423the"_qs, u"\u2423mat"_qs, u"."_qs};
-    QTest::addRow("llama-tiny") << u"models/llama-tiny/tokenizer.json"_qs
-                                << int(SpaceMarks::Metaspace)
-                                << QStringList{u"<s>"_qs,       u"\u2423"_qs,
-                                               u"The\u2423"_qs, u"c"_qs,
-                                               u"at\u2423"_qs,  u"s"_qs,
-                                               u"at\u2423"_qs,  u"on\u2423the\u2423"_qs,
-                                               u"mat"_qs,       u"."_qs};
-    QTest::addRow("bpe-bytelevel")
-        << u"bpe-bytelevel/tokenizer.json"_qs << int(SpaceMarks::ByteLevel) << QStringList();
-    QTest::addRow("unigram-metaspace")
-        << u"unigram-metaspace/tokenizer.json"_qs << int(SpaceMarks::Metaspace) << QStringList();
-    QTest::addRow("wordpiece-bert")
-        << u"wordpiece-bert/tokenizer.json"_qs << int(SpaceMarks::None) << QStringList();
+                               << QStringList{
+                                      QStringLiteral("The"),       QStringLiteral("\u2423c"),
+                                      QStringLiteral("at"),        QStringLiteral("\u2423s"),
+                                      QStringLiteral("at"),        QStringLiteral("\u2423on"),
+                                      QStringLiteral("\u2423the"), QStringLiteral("\u2423mat"),
+                                      QStringLiteral(".")};
+    QTest::addRow("llama-tiny")
+        << QStringLiteral("models/llama-tiny/tokenizer.json") << int(SpaceMarks::Metaspace)
+        << QStringList{QStringLiteral("<s>"),       QStringLiteral("\u2423"),
+                       QStringLiteral("The\u2423"), QStringLiteral("c"),
+                       QStringLiteral("at\u2423"),  QStringLiteral("s"),
+                       QStringLiteral("at\u2423"),  QStringLiteral("on\u2423the\u2423"),
+                       QStringLiteral("mat"),       QStringLiteral(".")};
+    QTest::addRow("bpe-bytelevel") << QStringLiteral("bpe-bytelevel/tokenizer.json")
+                                   << int(SpaceMarks::ByteLevel) << QStringList();
+    QTest::addRow("unigram-metaspace") << QStringLiteral("unigram-metaspace/tokenizer.json")
+                                       << int(SpaceMarks::Metaspace) << QStringList();
+    QTest::addRow("wordpiece-bert") << QStringLiteral("wordpiece-bert/tokenizer.json")
+                                    << int(SpaceMarks::None) << QStringList();
 }
 
 void TestTokenizer::spaceMarks()

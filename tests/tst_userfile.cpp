@@ -12,6 +12,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cstring>
 
 #include <sys/socket.h>
@@ -137,6 +138,15 @@ private slots:
         const std::optional<QByteArray> bytes = readUserFile(file, limit, &error);
         QVERIFY2(bytes.has_value(), qPrintable(error));
         QCOMPARE(*bytes, content);
+        // With spare bytes (a parser's padding): the same content, and 64 zero bytes readable
+        // past its end, inside the array's capacity.
+        const std::optional<QByteArray> padded =
+            readUserFile(file, limit, &error, QStringLiteral("a file"), 64);
+        QVERIFY2(padded.has_value(), qPrintable(error));
+        QCOMPARE(*padded, content);
+        QVERIFY(padded->capacity() - padded->size() >= 64);
+        const QByteArrayView spare(padded->constData() + padded->size(), 64);
+        QVERIFY(std::all_of(spare.begin(), spare.end(), [](char c) { return c == 0; }));
     }
 
     void refusesFilesOverTheLimit()

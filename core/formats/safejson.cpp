@@ -6,6 +6,7 @@
 #include <QStringDecoder>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -210,8 +211,23 @@ QString Scanner::run(std::vector<std::pair<qint64, qint64>> *members)
         }
         if (c == '"') {
             const qint64 start = i++;
-            while (i < size && m_text[i] != '"')
-                i += m_text[i] == '\\' ? 2 : 1;
+            // The closing quote: the next one after an even run of backslashes (each backslash
+            // escapes the byte after it). memchr: a vocabulary is mostly strings.
+            const char *data = m_text.data();
+            while (i < size) {
+                const void *quote = std::memchr(data + i, '"', std::size_t(size - i));
+                if (!quote) {
+                    i = size;
+                    break;
+                }
+                i = static_cast<const char *>(quote) - data;
+                qint64 slashes = 0;
+                while (i - 1 - slashes > start && data[i - 1 - slashes] == '\\')
+                    ++slashes;
+                if (slashes % 2 == 0)
+                    break;
+                ++i;
+            }
             if (i >= size) {
                 if (members)
                     return QStringLiteral("invalid JSON at byte %1: a string never ends")
@@ -309,9 +325,42 @@ QString jsonTextProblem(QByteArrayView text, int maxDepth, DuplicateKeys duplica
         .run(nullptr);
 }
 
+namespace {
+
+// `text` with each hole's bytes but its first and last left out: "{}" or "[]" in its place.
+QByteArray withoutHoles(QByteArrayView text, const std::vector<JsonHole> &holes)
+{
+    qint64 removed = 0;
+    for (const JsonHole &hole : holes)
+        removed += hole.end - hole.begin - 2;
+    QByteArray out;
+    out.reserve(text.size() - removed);
+    qint64 done = 0;
+    for (const JsonHole &hole : holes) {
+        out.append(text.sliced(done, hole.begin + 1 - done));
+        done = hole.end - 1;
+    }
+    out.append(text.sliced(done));
+    return out;
+}
+
+// A byte offset in withoutHoles(text, holes) as an offset in `text`.
+qint64 offsetWithHoles(qint64 offset, const std::vector<JsonHole> &holes)
+{
+    qint64 shift = 0;
+    for (const JsonHole &hole : holes) {
+        if (offset - shift <= hole.begin)
+            break;
+        shift += hole.end - hole.begin - 2;
+    }
+    return offset + shift;
+}
+
+} // namespace
+
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
                                            int maxDepth, DuplicateKeys duplicates,
-                                           qint64 bytesPerEntry)
+                                           qint64 bytesPerEntry, const std::vector<JsonHole> &holes)
 {
     const auto fail = [&](const QString &why) -> std::optional<QJsonObject> {
         if (error)
@@ -324,10 +373,12 @@ std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &w
         return fail(problem);
     QJsonParseError parseError;
     // Qt keeps the last of duplicate keys (DuplicateKeys::KeepLast relies on it).
-    const QJsonDocument document = jsonDocumentKeepingFeff(text, &parseError);
+    const QJsonDocument document =
+        holes.empty() ? jsonDocumentKeepingFeff(text, &parseError)
+                      : jsonDocumentKeepingFeff(withoutHoles(text, holes), &parseError);
     if (parseError.error != QJsonParseError::NoError)
         return fail(QStringLiteral("invalid JSON at byte %1: %2")
-                        .arg(parseError.offset)
+                        .arg(offsetWithHoles(parseError.offset, holes))
                         .arg(parseError.errorString()));
     if (!document.isObject())
         return fail(QStringLiteral("the JSON document is not an object"));

@@ -42,14 +42,24 @@ QString jsonTextProblem(QByteArrayView text, int maxDepth = 64,
                         DuplicateKeys duplicates = DuplicateKeys::Refuse,
                         bool boundContainers = true);
 
+// A value that parseJsonObject leaves out of the document, for a caller that reads it its own
+// way: the bytes [begin, end) of the text, an object or an array, become an empty one.
+struct JsonHole
+{
+    qint64 begin = 0;
+    qint64 end = 0;
+};
+
 // Parses `text` as a JSON document whose top level is an object. On failure `error` gets one
 // sentence starting with `what` (the file's name) and naming the problem and its byte offset.
 // A tokenizer.json's vocabulary has an entry every 10 bytes or so, and asks for a smaller
-// bytesPerEntry.
+// bytesPerEntry. The pre-scan covers the whole text, holes included; Qt's parser sees the text
+// without them (`holes` in text order, not overlapping).
 std::optional<QJsonObject> parseJsonObject(QByteArrayView text, const QString &what, QString *error,
                                            int maxDepth = 64,
                                            DuplicateKeys duplicates = DuplicateKeys::Refuse,
-                                           qint64 bytesPerEntry = defaultJsonBytesPerEntry);
+                                           qint64 bytesPerEntry = defaultJsonBytesPerEntry,
+                                           const std::vector<JsonHole> &holes = {});
 
 // The members of the top-level object of a JSON text, for texts with many members (a
 // safetensors header lists every tensor): scan() runs parseJsonObject's checks without building

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -62,7 +63,7 @@ QString nonRegularKind(const QString &path)
 }
 
 std::optional<QByteArray> readUserFile(const QString &path, qint64 maxBytes, QString *error,
-                                       const QString &what)
+                                       const QString &what, qsizetype spare)
 {
     const QString name = QDir::toNativeSeparators(path);
     const auto refuse = [&](const QString &message) -> std::optional<QByteArray> {
@@ -110,7 +111,9 @@ std::optional<QByteArray> readUserFile(const QString &path, qint64 maxBytes, QSt
     // The size is only a hint (procfs says 0; a file can grow while read): read up to
     // maxBytes + 1 bytes and refuse when that last byte exists.
     QByteArray bytes;
-    bytes.resize(qsizetype(std::min<qint64>(std::max<qint64>(st.st_size, 0), maxBytes) + 1));
+    const qint64 expected = std::min<qint64>(std::max<qint64>(st.st_size, 0), maxBytes) + 1;
+    bytes.reserve(qsizetype(expected) + spare);
+    bytes.resize(qsizetype(expected));
     qint64 filled = 0;
     for (;;) {
         if (filled == bytes.size()) {
@@ -131,6 +134,11 @@ std::optional<QByteArray> readUserFile(const QString &path, qint64 maxBytes, QSt
     }
     if (filled > maxBytes)
         return tooLarge(QStringLiteral("more than ") + formatBytes(double(maxBytes)));
+    if (spare > 0) {
+        // Shrinking keeps the capacity; the spare bytes lie inside it, zeroed.
+        bytes.resize(qsizetype(filled) + spare);
+        std::memset(bytes.data() + filled, 0, std::size_t(spare));
+    }
     bytes.resize(qsizetype(filled));
     return bytes;
 }

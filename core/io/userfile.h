@@ -31,8 +31,10 @@ QString nonRegularKind(const QString &path);
 // sentence in *error otherwise. A folder, device (/dev/zero), FIFO or socket is refused before
 // it is opened (and a FIFO put there in between is opened without blocking); at most
 // maxBytes + 1 bytes are ever read, whatever the file's size said. `what` names the kind of
-// file in messages ("a session file"); messages name the file as `path` is written.
+// file in messages ("a session file"); messages name the file as `path` is written. With
+// `spare`, the array's capacity holds that many zero bytes past its end (a parser's padding).
 std::optional<QByteArray> readUserFile(const QString &path, qint64 maxBytes, QString *error,
-                                       const QString &what = QStringLiteral("a file"));
+                                       const QString &what = QStringLiteral("a file"),
+                                       qsizetype spare = 0);
 
 } // namespace pe

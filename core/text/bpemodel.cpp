@@ -3,11 +3,13 @@
 // with the lowest merge rank is merged until no pair has a merge.
 #include "tokenizermodel.h"
 
+#include "largejsonvalues.h"
 #include "unicodetext.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <queue>
 
 namespace pe {
@@ -45,12 +47,50 @@ std::uint64_t pairKey(qint32 a, qint32 b)
     return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
 }
 
+struct Merge
+{
+    std::uint64_t pair; // pairKey(left id, right id)
+    qint32 rank;
+    qint32 newId;
+};
+
+// The merges by pair, in one vector with a flat index (a model has 100,000s).
+class MergeTable
+{
+public:
+    void reserve(std::size_t count)
+    {
+        m_merges.reserve(count);
+        m_index.reserve(count);
+    }
+    const Merge *find(std::uint64_t pair) const
+    {
+        const std::optional<std::uint32_t> at =
+            m_index.find(mixHash(pair), [&](std::uint32_t i) { return m_merges[i].pair == pair; });
+        return at ? &m_merges[*at] : nullptr;
+    }
+    // A pair listed twice keeps its last rank.
+    void set(std::uint64_t pair, qint32 rank, qint32 newId)
+    {
+        const auto index = std::uint32_t(m_merges.size());
+        if (const std::optional<std::uint32_t> at = m_index.insert(
+                mixHash(pair), index, [&](std::uint32_t i) { return m_merges[i].pair == pair; })) {
+            m_merges[*at] = {pair, rank, newId};
+            return;
+        }
+        m_merges.push_back({pair, rank, newId});
+    }
+
+private:
+    std::vector<Merge> m_merges;
+    FlatIndex m_index;
+};
+
 class BpeModel : public TokenizerModel
 {
 public:
     Vocabulary vocab;
-    // (left id, right id) -> (rank, merged id)
-    std::unordered_map<std::uint64_t, std::pair<qint32, qint32>> merges;
+    MergeTable merges;
     std::optional<std::u32string> unkToken;
     std::u32string continuingSubwordPrefix;
     std::u32string endOfWordSuffix;
@@ -79,6 +119,10 @@ public:
     }
 
     bool readMerges(const QJsonArray &list, const QString &path, JsonReader &r);
+    bool readRawMerges(const JsonReader::RawValue &raw, JsonReader &r);
+    // One merge of BpeBuilder::build; false when a part or the merged token is not a token.
+    bool addMerge(qint32 rank, std::u32string_view left, std::u32string_view right,
+                  std::u32string &merged);
 
 private:
     // vocab.find(s) for s, the character c with the prefix and suffix its place gives it.
@@ -100,13 +144,13 @@ private:
 void BpeModel::indexCharacters()
 {
     const std::size_t prefix = continuingSubwordPrefix.size();
-    for (const auto &[token, id] : vocab.entries()) {
+    vocab.forEach([&](std::u32string_view token, qint32 id) {
         if (token.size() == 1)
             charIds.emplace(token.front(), id);
         if (prefix > 0 && token.size() == prefix + 1 &&
             token.compare(0, prefix, continuingSubwordPrefix) == 0)
             continuingCharIds.emplace(token.back(), id);
-    }
+    });
 }
 
 bool BpeModel::initialSymbols(std::u32string_view piece, std::vector<Symbol> *symbols,
@@ -177,13 +221,10 @@ void BpeModel::mergeAll(std::vector<Symbol> &symbols) const
 {
     // Word::merge_all without dropout.
     std::priority_queue<MergeCandidate, std::vector<MergeCandidate>, LaterMerge> queue;
-    const auto mergeOf = [&](qint32 a, qint32 b) -> const std::pair<qint32, qint32> * {
-        const auto it = merges.find(pairKey(a, b));
-        return it == merges.end() ? nullptr : &it->second;
-    };
+    const auto mergeOf = [&](qint32 a, qint32 b) { return merges.find(pairKey(a, b)); };
     for (std::size_t i = 0; i + 1 < symbols.size(); ++i)
         if (const auto *m = mergeOf(symbols[i].id, symbols[i + 1].id))
-            queue.push({qsizetype(i), m->first, m->second});
+            queue.push({qsizetype(i), m->rank, m->newId});
     while (!queue.empty()) {
         const MergeCandidate top = queue.top();
         queue.pop();
@@ -193,7 +234,7 @@ void BpeModel::mergeAll(std::vector<Symbol> &symbols) const
         const Symbol right = symbols[std::size_t(left.next)];
         // An entry made stale by an earlier merge.
         const auto *current = mergeOf(left.id, right.id);
-        if (!current || current->second != top.newId)
+        if (!current || current->newId != top.newId)
             continue;
         const qsizetype rightPos = left.next;
         left.id = top.newId;
@@ -204,10 +245,10 @@ void BpeModel::mergeAll(std::vector<Symbol> &symbols) const
             symbols[std::size_t(right.next)].prev = top.pos;
         if (left.prev >= 0)
             if (const auto *m = mergeOf(symbols[std::size_t(left.prev)].id, left.id))
-                queue.push({left.prev, m->first, m->second});
+                queue.push({left.prev, m->rank, m->newId});
         if (left.next >= 0 && left.next < qsizetype(symbols.size()))
             if (const auto *m = mergeOf(left.id, symbols[std::size_t(left.next)].id))
-                queue.push({top.pos, m->first, m->second});
+                queue.push({top.pos, m->rank, m->newId});
     }
 }
 
@@ -275,10 +316,57 @@ bool mergeParts(const QJsonValue &value, QString *a, QString *b)
     return true;
 }
 
+bool BpeModel::addMerge(qint32 rank, std::u32string_view left, std::u32string_view right,
+                        std::u32string &merged)
+{
+    const std::optional<qint32> leftId = vocab.find(left);
+    const std::optional<qint32> rightId = vocab.find(right);
+    if (!leftId || !rightId || right.size() < continuingSubwordPrefix.size())
+        return false;
+    merged.assign(left);
+    merged.append(right.substr(continuingSubwordPrefix.size()));
+    const std::optional<qint32> mergedId = vocab.find(merged);
+    if (!mergedId)
+        return false;
+    merges.set(pairKey(*leftId, *rightId), rank, *mergedId);
+    return true;
+}
+
+bool BpeModel::readRawMerges(const JsonReader::RawValue &raw, JsonReader &r)
+{
+    merges.reserve(std::size_t(vocab.size()));
+    std::u32string left;
+    std::u32string right;
+    std::u32string merged;
+    const bool read = rawjson::forEachMerge(raw, [&](qsizetype rank, const rawjson::Merge &m) {
+        if (rank > std::numeric_limits<qint32>::max())
+            return false;
+        left.clear();
+        right.clear();
+        if (m.kind == rawjson::Merge::String) {
+            // "left right", exactly one space (mergeParts)
+            const std::size_t space = m.first.find(' ');
+            if (space == std::string_view::npos ||
+                m.first.find(' ', space + 1) != std::string_view::npos)
+                return false;
+            unicode::appendCodePoints(left, m.first.substr(0, space));
+            unicode::appendCodePoints(right, m.first.substr(space + 1));
+        } else {
+            unicode::appendCodePoints(left, m.first);
+            unicode::appendCodePoints(right, m.second);
+        }
+        return addMerge(qint32(rank), left, right, merged);
+    });
+    // A merge this cannot take is named by Qt's reading of the document.
+    return read || r.requestRetry();
+}
+
 bool BpeModel::readMerges(const QJsonArray &list, const QString &path, JsonReader &r)
 {
     // BpeBuilder::build: both parts and their concatenation (the right part without the
     // continuing-subword prefix) must be tokens; a pair listed twice keeps its last rank.
+    if (const JsonReader::RawValue *raw = r.raw(path))
+        return readRawMerges(*raw, r);
     merges.reserve(std::size_t(list.size()));
     QString a;
     QString b;
@@ -308,7 +396,7 @@ bool BpeModel::readMerges(const QJsonArray &list, const QString &path, JsonReade
         if (!merged)
             return r.fail(at(), QStringLiteral("the merged token \"%1\" is not in the vocabulary")
                                     .arg(unicode::fromU32(left + right)));
-        merges[pairKey(*leftId, *rightId)] = {qint32(rank), *merged};
+        merges.set(pairKey(*leftId, *rightId), qint32(rank), *merged);
     }
     return true;
 }

@@ -11,6 +11,8 @@
 
 #include <limits>
 #include <memory>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace pe {
@@ -48,12 +50,40 @@ public:
     static QString child(const QString &path, const char *key);
     static QString element(const QString &path, qsizetype index);
 
+    // The JSON text of a value left out of Qt's document (a large vocabulary or merge list),
+    // for a reader of its own: `json` lies in a buffer readable to json.data() + `capacity`
+    // (simdjson reads up to 64 bytes past the end).
+    struct RawValue
+    {
+        std::string_view json;
+        std::size_t capacity = 0;
+    };
+    void setRaw(const QString &path, RawValue value) { m_raw.emplace_back(path, value); }
+    const RawValue *raw(const QString &path) const
+    {
+        for (const auto &[at, value] : m_raw)
+            if (at == path)
+                return &value;
+        return nullptr;
+    }
+    // A raw value whose reading needs Qt's document after all (an id that is not a plain
+    // integer, two tokens with one id: the messages follow Qt's reading): reading stops, and the
+    // caller reads the text again without raw values.
+    bool requestRetry()
+    {
+        m_retry = true;
+        return fail(QString(), QStringLiteral("read again without raw values"));
+    }
+    bool retryRequested() const { return m_retry; }
+
 private:
     QJsonValue field(const QJsonObject &object, const char *key) const;
     bool wrongType(const QString &path, const char *key, const char *expected);
 
     QString m_file;
     QString m_error;
+    std::vector<std::pair<QString, RawValue>> m_raw;
+    bool m_retry = false;
 };
 
 // A Sequence's steps: the list `key` of `object`, each element read by

@@ -109,8 +109,8 @@ class StripAccentsNormalizer : public Normalizer
 public:
     bool normalize(NormalizedString &text, EncodeContext &) const override
     {
-        // is_combining_mark: general category M.
-        text.filter([](char32_t c) { return !QChar::isMark(c); });
+        // is_combining_mark: general category M of Unicode 9.0 (the crate's table).
+        text.filter([](char32_t c) { return !unicode::isCombiningMark(c); });
         return true;
     }
     QString describe() const override { return QStringLiteral("StripAccents"); }

@@ -3,6 +3,7 @@
 #include "addedvocabulary.h"
 #include "formats/safejson.h"
 #include "io/userfile.h"
+#include "largejsonvalues.h"
 #include "normalizer.h"
 #include "postprocessor.h"
 #include "pretokenizer.h"
@@ -37,6 +38,11 @@ namespace {
 // below the depth a recursive reader of components could not take.
 constexpr int maxJsonDepth = 32;
 constexpr qint64 minBytesPerEntry = 4;
+// Below this, Qt's document alone reads a file about as fast (and the tests' small files keep
+// exercising that path).
+constexpr qsizetype largeFileBytes = qsizetype(64) * 1024;
+// simdjson reads up to 64 bytes past a text (SIMDJSON_PADDING).
+constexpr qsizetype jsonReadingPadding = 64;
 
 // Words repeat: one encode() call remembers the tokens of the short pieces it has seen (the
 // library keeps a cache of 10,000 pieces of up to 256 bytes per model).
@@ -138,15 +144,22 @@ std::optional<Tokenizer> Tokenizer::fromPath(const QString &path, QString *error
                          .arg(QDir::toNativeSeparators(path));
         return std::nullopt;
     }
-    const std::optional<QByteArray> text =
-        readUserFile(file, maxFileBytes, error, QStringLiteral("a tokenizer.json"));
+    // Read with room for simdjson's padding: a large file's vocabulary is read in place.
+    const std::optional<QByteArray> text = readUserFile(
+        file, maxFileBytes, error, QStringLiteral("a tokenizer.json"), jsonReadingPadding);
     if (!text)
         return std::nullopt;
-    return fromJson(*text, QDir::toNativeSeparators(file), error);
+    return fromText(*text, text->capacity(), QDir::toNativeSeparators(file), error);
 }
 
 std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString &what,
                                              QString *error)
+{
+    return fromText(json, 0, what, error);
+}
+
+std::optional<Tokenizer> Tokenizer::fromText(QByteArrayView json, qsizetype readable,
+                                             const QString &what, QString *error)
 {
     if (const qsizetype at = loneSurrogateEscape(json); at >= 0) {
         if (error)
@@ -158,13 +171,39 @@ std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString 
                          .arg(QString::fromLatin1(json.sliced(at, 6)));
         return std::nullopt;
     }
+    // The vocabulary and merges, most of a large file, are read from the text with simdjson
+    // rather than from Qt's document; whatever that reading cannot take as Qt's would (a
+    // problem to name, an id written 1.0) is read again the plain way.
+    LargeJsonValues large;
+    if (json.size() >= largeFileBytes && large.locate(json, readable)) {
+        bool retry = false;
+        std::optional<Tokenizer> t = read(json, what, error, &large, &retry);
+        if (!retry)
+            return t;
+        if (error)
+            error->clear();
+    }
+    return read(json, what, error, nullptr, nullptr);
+}
+
+std::optional<Tokenizer> Tokenizer::read(QByteArrayView json, const QString &what, QString *error,
+                                         const LargeJsonValues *large, bool *retry)
+{
+    std::vector<JsonHole> holes;
+    JsonReader r(what);
+    if (large)
+        for (const LargeJsonValues::Found &f : large->found()) {
+            holes.push_back({f.begin, f.end});
+            r.setRaw(f.path, f.raw);
+        }
+    std::sort(holes.begin(), holes.end(),
+              [](const JsonHole &a, const JsonHole &b) { return a.begin < b.begin; });
     // "x":1, is an entry in six bytes; a vocabulary's entries average about ten.
-    const std::optional<QJsonObject> document =
-        parseJsonObject(json, what, error, maxJsonDepth, DuplicateKeys::Refuse, minBytesPerEntry);
+    const std::optional<QJsonObject> document = parseJsonObject(
+        json, what, error, maxJsonDepth, DuplicateKeys::Refuse, minBytesPerEntry, holes);
     if (!document)
         return std::nullopt;
     const QJsonObject &o = *document;
-    JsonReader r(what);
     auto d = std::make_shared<TokenizerData>();
     d->source = what;
     const QJsonValue version = o.value(QLatin1StringView("version"));
@@ -195,6 +234,8 @@ std::optional<Tokenizer> Tokenizer::fromJson(QByteArrayView json, const QString 
         d->added.read(o.value(QLatin1StringView("added_tokens")), QStringLiteral("added_tokens"), r,
                       *d->model, d->normalizer.get());
     if (!r.ok()) {
+        if (retry)
+            *retry = r.retryRequested();
         if (error)
             *error = r.error();
         return std::nullopt;
@@ -237,6 +278,11 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
                 split.tokens.emplace();
                 if (!d.model->tokenize(piece, &*split.tokens, context))
                     return std::nullopt;
+                // Each token's text made once per piece: the cache's copies share it (a
+                // vocabulary keeps its tokens as code points, not as QStrings).
+                for (Token &t : *split.tokens)
+                    if (t.value.isNull())
+                        t.value = d.model->idToToken(t.id);
                 cache.add(piece, *split.tokens);
             }
         }

@@ -19,6 +19,7 @@
 
 namespace pe {
 
+class LargeJsonValues;
 struct TokenizerData;
 
 // One encoded text (or pair of texts), one entry per token in every list.
@@ -89,6 +90,13 @@ public:
 
 private:
     explicit Tokenizer(std::shared_ptr<const TokenizerData> data);
+    // fromJson with `readable` bytes readable from json.data() on (0: json.size()).
+    static std::optional<Tokenizer> fromText(QByteArrayView json, qsizetype readable,
+                                             const QString &what, QString *error);
+    // fromJson's reading, with the large values of `large` taken from the text; `*retry` true
+    // when they need reading from Qt's document after all.
+    static std::optional<Tokenizer> read(QByteArrayView json, const QString &what, QString *error,
+                                         const LargeJsonValues *large, bool *retry);
     std::shared_ptr<const TokenizerData> m_d; // immutable once read: copies share it, threads too
 };
 

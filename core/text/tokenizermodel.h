@@ -2,6 +2,7 @@
 // (tokenizers' models/: BPE, WordPiece, Unigram, WordLevel), and the vocabulary they share.
 #pragma once
 
+#include "flatindex.h"
 #include "jsonreader.h"
 #include "pretokenizedstring.h"
 
@@ -50,29 +51,61 @@ struct U32Hash
 };
 template <class T> using U32Map = std::unordered_map<std::u32string, T, U32Hash, std::equal_to<>>;
 
-// A {"token": id, ...} vocabulary (BPE, WordPiece, WordLevel): ids unique, in [0, 2^31).
+// A {"token": id, ...} vocabulary (BPE, WordPiece, WordLevel): ids unique, in [0, 2^31). The
+// tokens lie back to back in one string, found by token and by id through two flat indexes.
 class Vocabulary
 {
 public:
-    // Reads the object at `path`; false with the problem in `reader`.
+    // Reads the object at `path`, from the raw text the reader holds for it when it holds one
+    // (a large tokenizer.json's vocabulary is left out of Qt's document); false with the problem
+    // in `reader`, or with reader.retryRequested() when the raw text needs Qt's reading.
     bool read(const QJsonValue &value, const QString &path, JsonReader &reader);
 
     std::optional<qint32> find(std::u32string_view token) const
     {
-        const auto it = m_ids.find(token);
-        return it == m_ids.end() ? std::nullopt : std::optional<qint32>(it->second);
+        const std::optional<std::uint32_t> at = m_byToken.find(
+            hashOf(token), [&](std::uint32_t index) { return view(index) == token; });
+        return at ? std::optional<qint32>(m_entries[*at].id) : std::nullopt;
     }
-    QString token(qint32 id) const
+    // A null QString when no token has the id.
+    QString token(qint32 id) const;
+    qint64 size() const { return qint64(m_entries.size()); }
+    // visit(token, id) for every entry, in the order read.
+    template <class Visit> void forEach(Visit &&visit) const
     {
-        const auto it = m_tokens.find(id);
-        return it == m_tokens.end() ? QString() : it->second;
+        for (std::uint32_t i = 0; i < m_entries.size(); ++i)
+            visit(view(i), m_entries[i].id);
     }
-    qint64 size() const { return qint64(m_ids.size()); }
-    const U32Map<qint32> &entries() const { return m_ids; }
 
 private:
-    U32Map<qint32> m_ids;
-    std::unordered_map<qint32, QString> m_tokens;
+    struct Entry
+    {
+        std::size_t begin; // in m_text
+        std::uint32_t length;
+        qint32 id;
+    };
+    enum class Added { Yes, SameToken, SameId };
+
+    static std::uint64_t hashOf(std::u32string_view token)
+    {
+        return std::hash<std::u32string_view>{}(token);
+    }
+    std::u32string_view view(std::uint32_t index) const
+    {
+        const Entry &e = m_entries[index];
+        return std::u32string_view(m_text).substr(e.begin, e.length);
+    }
+    // Adds the token m_text holds from `begin` to its end; on a clash the text is taken back
+    // and `*other` gets the entry clashing.
+    Added addLast(std::size_t begin, qint32 id, std::uint32_t *other);
+    void reserve(std::size_t entries, std::size_t characters);
+    bool readRaw(std::string_view json, std::size_t capacity, const QString &path,
+                 JsonReader &reader);
+
+    std::u32string m_text;
+    std::vector<Entry> m_entries;
+    FlatIndex m_byToken;
+    FlatIndex m_byId;
 };
 
 std::unique_ptr<TokenizerModel> readBpeModel(const QJsonObject &object, const QString &path,

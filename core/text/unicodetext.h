@@ -48,6 +48,9 @@ constexpr qsizetype utf8Length(char32_t c)
 }
 // `c` (below U+110000) appended to `out` as UTF-8.
 void appendUtf8(std::string &out, char32_t c);
+// The code points of `utf8`, which must be well-formed (a validating parser's output: simdjson
+// checks the whole text), appended to `out`.
+void appendCodePoints(std::u32string &out, std::string_view utf8);
 
 // char::is_whitespace: the White_Space property.
 bool isWhitespace(char32_t c);
@@ -65,6 +68,11 @@ bool isOther(char32_t c);
 // unicode_categories' is_mark_nonspacing (Mn of Unicode 8.0), as BertNormalizer's strip_accents
 // removes it: a mark assigned later (U+0898, Unicode 14) is kept, as tokenizers keeps it.
 bool isNonspacingMark(char32_t c);
+// unicode-normalization-alignments' is_combining_mark (General_Category=Mark of Unicode 9.0.0),
+// as the StripAccents normalizer removes it: U+1CF2 and U+1CF3 (Mc in 9.0, Lo since 10.0) are
+// removed, marks assigned later (U+07FD, U+0898) kept, as tokenizers 0.23 does; Qt's
+// QChar::isMark answers from a later Unicode.
+bool isCombiningMark(char32_t c);
 // regex's \w: Alphabetic, M, Nd, Pc, Join_Control.
 bool isWordCharacter(char32_t c);
 // The same class as a PCRE2 bracket expression's content, for patterns built here.

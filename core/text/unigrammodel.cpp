@@ -5,6 +5,8 @@
 #include "tokenizermodel.h"
 
 #include "codepointtrie.h"
+#include "flatindex.h"
+#include "largejsonvalues.h"
 #include "unicodetext.h"
 
 #include <array>
@@ -20,7 +22,7 @@ class UnigramModel : public TokenizerModel
 public:
     std::vector<std::pair<std::u32string, double>> pieces;
     std::vector<QString> texts; // the pieces as QString, for the tokens of each encoding
-    U32Map<qint32> ids;         // a token listed twice keeps its last index, as token_to_ids does
+    FlatIndex ids; // pieces by token; a token listed twice keeps its last index (token_to_ids)
     std::optional<qint32> unkId;
     bool byteFallback = false;
     double minScore = std::numeric_limits<double>::infinity();
@@ -30,8 +32,22 @@ public:
                   EncodeContext &context) const override;
     std::optional<qint32> tokenToId(std::u32string_view token) const override
     {
-        const auto it = ids.find(token);
-        return it == ids.end() ? std::nullopt : std::optional<qint32>(it->second);
+        const std::optional<std::uint32_t> at =
+            ids.find(hashOf(token), [&](std::uint32_t i) { return pieces[i].first == token; });
+        return at ? std::optional<qint32>(qint32(*at)) : std::nullopt;
+    }
+    static std::uint64_t hashOf(std::u32string_view token)
+    {
+        return std::hash<std::u32string_view>{}(token);
+    }
+    void add(std::u32string token, double score)
+    {
+        const auto index = std::uint32_t(pieces.size());
+        const std::uint64_t hash = hashOf(token);
+        pieces.emplace_back(std::move(token), score);
+        const std::u32string &added = pieces.back().first;
+        ids.assign(hash, index, [&](std::uint32_t i) { return pieces[i].first == added; });
+        minScore = std::min(minScore, score);
     }
     QString idToToken(qint32 id) const override
     {
@@ -60,7 +76,7 @@ void UnigramModel::buildTrie()
 {
     texts.reserve(pieces.size());
     for (const auto &[token, score] : pieces) {
-        m_tokens.insert(token, ids.at(token));
+        m_tokens.insert(token, *tokenToId(token));
         texts.push_back(unicode::fromU32(token));
     }
 }
@@ -174,6 +190,20 @@ std::unique_ptr<TokenizerModel> readUnigramModel(const QJsonObject &o, const QSt
     auto model = std::make_unique<UnigramModel>();
     const QString vocabPath = JsonReader::child(path, "vocab");
     const QJsonArray vocab = r.requiredArray(o, path, "vocab");
+    if (const JsonReader::RawValue *raw = r.raw(vocabPath); raw && r.ok()) {
+        // A vocabulary left out of Qt's document; anything unusual is named by Qt's reading.
+        model->pieces.reserve(raw->json.size() / 24);
+        std::u32string token;
+        if (!rawjson::forEachScoredToken(*raw, [&](std::string_view text, double score) {
+                token.clear();
+                unicode::appendCodePoints(token, text);
+                model->add(token, score);
+                return model->pieces.size() <= std::size_t(std::numeric_limits<qint32>::max());
+            })) {
+            r.requestRetry();
+            return nullptr;
+        }
+    }
     model->pieces.reserve(std::size_t(vocab.size()));
     for (qsizetype i = 0; i < vocab.size() && r.ok(); ++i) {
         const QJsonArray entry = vocab[i].toArray();
@@ -183,22 +213,19 @@ std::unique_ptr<TokenizerModel> readUnigramModel(const QJsonObject &o, const QSt
                    QStringLiteral("should be [\"token\", score]"));
             break;
         }
-        const double score = entry[1].toDouble();
-        std::u32string token = unicode::toU32(entry[0].toString());
-        model->ids[token] = qint32(i);
-        model->minScore = std::min(model->minScore, score);
-        model->pieces.emplace_back(std::move(token), score);
+        model->add(unicode::toU32(entry[0].toString()), entry[1].toDouble());
     }
-    if (vocab.size() > std::numeric_limits<qint32>::max())
+    const qsizetype count = qsizetype(model->pieces.size());
+    if (count > std::numeric_limits<qint32>::max())
         r.fail(vocabPath, QStringLiteral("has too many entries"));
     const QJsonValue unk = o.value(QLatin1StringView("unk_id"));
     if (!unk.isNull() && !unk.isUndefined()) {
         const qint64 id = r.id(unk, JsonReader::child(path, "unk_id"));
-        if (r.ok() && id >= vocab.size())
+        if (r.ok() && id >= count)
             r.fail(JsonReader::child(path, "unk_id"),
                    QStringLiteral("%1 is not an index of the vocabulary (%2 entries)")
                        .arg(id)
-                       .arg(vocab.size()));
+                       .arg(count));
         model->unkId = qint32(id);
     }
     model->byteFallback = r.boolean(o, path, "byte_fallback", false);

@@ -57,11 +57,11 @@ public:
     void buildTries()
     {
         const std::size_t prefix = continuingSubwordPrefix.size();
-        for (const auto &[token, id] : vocab.entries()) {
+        vocab.forEach([&](std::u32string_view token, qint32 id) {
             m_starts.insert(token, id);
             if (token.compare(0, prefix, continuingSubwordPrefix) == 0)
                 m_continuations.insert(std::u32string_view(token).substr(prefix), id);
-        }
+        });
     }
 
 private:

@@ -347,6 +347,19 @@ def tokenizer_seeds():
             {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 40},
         pre_tokenizer={"type": "Sequence", "pretokenizers": [
             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}] * 8}))
+    # Growing stages of other shapes (issue 37): many Prepends of a long string, and Replaces of a
+    # space by a thousand; the stages' length bound refuses them with a message.
+    seed("prepending.json", tokenizer_json(
+        {"type": "WordLevel", "vocab": {"a": 0, "[UNK]": 1}, "unk_token": "[UNK]"},
+        normalizer={"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "\u2581" + "p" * 99}] * 200},
+        pre_tokenizer={"type": "WhitespaceSplit"}))
+    seed("spaces.json", tokenizer_json(
+        {"type": "WordLevel", "vocab": {"a": 0, "[UNK]": 1}, "unk_token": "[UNK]"},
+        normalizer={"type": "Sequence", "normalizers": [
+            {"type": "Replace", "pattern": {"String": " "}, "content": " " * 1000}] * 5},
+        pre_tokenizer={"type": "Split", "pattern": {"Regex": "\\s+"}, "behavior": "Isolated",
+                       "invert": False}))
 
 
 def precompiled_charsmap(rules):
