@@ -4,6 +4,7 @@
 #pragma once
 
 #include "compute/computejobs.h"
+#include "compute/phrasemodeldata.h"
 #include "compute/schemedata.h"
 #include "compute/tabledata.h"
 #include "rope/enginecheck.h"
@@ -26,7 +27,8 @@ struct FigureInputs
     EncodingSpec spec;
     PhraseSettings phrases;
     SchemeSettings schemes;
-    qint64 tableDim = 0; // the selected dim: the sinusoid-fit view's
+    qint64 tableDim = 0;            // the selected dim: the sinusoid-fit view's
+    PhraseModelInputs modelPhrases; // the open model and the compared phrases
     bool operator==(const FigureInputs &) const = default;
     TableInputs table() const { return tableInputs(spec, tableDim); }
     static FigureInputs of(const ExplorerState &state);
@@ -40,6 +42,7 @@ struct FigureData
     std::shared_ptr<const PhraseResult> phrases;
     std::shared_ptr<const SchemeResult> schemes;
     std::shared_ptr<const TableResult> table;
+    std::shared_ptr<const PhraseModelResult> modelPhrases;
     // The verify view's: made from a file the parameters do not name (the window's File > Check
     // engine table, `pescope export --against`), so never computed here.
     std::shared_ptr<const EngineCheck> engineCheck;

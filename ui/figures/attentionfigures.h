@@ -19,10 +19,12 @@ class AttentionFigures
 {
 public:
     // The mean over the heads, in place of one head.
-    static constexpr int meanOfHeads = -1;
+    static constexpr int meanOfHeads = ViewChoices::meanOfHeads;
 
     AttentionFigures(const ExplorerState &state, const PlotTheme &theme);
 
+    // Each phrase a row of its tokens, piece over id, as the tokenizer gave them.
+    void buildTokens(QCustomPlot *plot, const PhraseModelResult &result) const;
     // Token rows (row 0 at the top) x hidden dims of phrase `phrase`: with positions (left) and
     // without (right), one colour scale.
     void buildEmbeddings(QCustomPlot *plot, const PhraseModelResult &result, int phrase) const;

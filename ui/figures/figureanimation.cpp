@@ -11,23 +11,7 @@ namespace {
 
 bool isPositionView(FigureView view)
 {
-    switch (view) {
-    case FigureView::Waves:
-    case FigureView::Heatmap:
-    case FigureView::Rotation:
-    case FigureView::Phrases:
-    case FigureView::PhraseDifference:
-    case FigureView::TokenSimilarity:
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool isPhraseView(FigureView view)
-{
-    return view == FigureView::Phrases || view == FigureView::PhraseDifference ||
-           view == FigureView::TokenSimilarity;
+    return viewEntry(view).motion != ViewMotion::None;
 }
 
 // A numeric field of a scheme: where its value lives, its range, and its table's name for it.
@@ -204,16 +188,14 @@ std::optional<FigureAnimation> FigureAnimation::plan(const ExplorerState &state,
         // The positions every animated view can show.
         qint64 last = std::numeric_limits<qint64>::max();
         for (FigureView v : views) {
-            if (v == FigureView::Waves || v == FigureView::Heatmap) {
-                a.m_markers = true;
-                last = std::min(last, state.spec().positions - 1);
-            } else if (v == FigureView::Rotation) {
-                a.m_rotation = true;
-                last = std::min(last, state.spec().positions - 1);
-            } else if (isPhraseView(v)) {
-                a.m_token = true;
+            const ViewMotion motion = viewEntry(v).motion;
+            a.m_markers = a.m_markers || motion == ViewMotion::Marker;
+            a.m_rotation = a.m_rotation || motion == ViewMotion::RotationPosition;
+            a.m_token = a.m_token || motion == ViewMotion::Token;
+            if (motion == ViewMotion::Token)
                 last = std::min(last, state.phraseSettings().sequenceLength - 1);
-            }
+            else if (motion != ViewMotion::None)
+                last = std::min(last, state.spec().positions - 1);
         }
         a.m_from = options.from.value_or(0.0);
         a.m_to = options.to.value_or(double(last));

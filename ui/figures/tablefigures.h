@@ -24,7 +24,7 @@ public:
     // Where the sinusoid fit's legend goes in an export; unset (the window), under the plot.
     void setLegendPlace(LegendPlace place) { m_legend = place; }
 
-    // Dispatches to the builder of `view` (one of the viewNeedsTable views).
+    // Builds `view`, one of the learned table's (its entry in figures/viewfigures.cpp).
     void build(FigureView view, QCustomPlot *plot, const TableResult &result) const;
     // cos(PE(p), PE(q)) of the table's positions, matshow style, with a colour scale.
     void buildSimilarity(QCustomPlot *plot, const TableResult &result) const;
@@ -35,7 +35,6 @@ public:
     // and its fit A sin(ωp + φ) + c.
     void buildSinusoidFit(QCustomPlot *plot, const TableResult &result) const;
 
-    static QString viewTitle(FigureView view);
     // "PC1 43.1 %, PC2 20.5 %, PC3 9.8 %"
     static QString varianceText(const PositionPca &pca);
 

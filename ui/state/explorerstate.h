@@ -32,16 +32,6 @@ inline constexpr ChoiceName themeNames[] = {
     choice(Theme::Light, "light", "Light"),
     choice(Theme::Dark, "dark", "Dark"),
 };
-enum class Page { Encoding, Phrases, Schemes, Model };
-inline constexpr ChoiceName pageNames[] = {
-    choice(Page::Encoding, "encoding", "Encoding"),
-    choice(Page::Phrases, "phrases", "Phrases"),
-    choice(Page::Schemes, "schemes", "Schemes"),
-    choice(Page::Model, "model", "Model"),
-};
-
-// The phrase page's inputs: PhraseSpec's parameters (the window shows both embeddings, so its
-// `mode` is unused here).
 using PhraseSettings = PhraseSpec;
 
 namespace limits {
