@@ -429,7 +429,7 @@ QString exportAction(const FigureOptions &figure, const std::optional<FigureAnim
 
 // The figure, or the view's data when `dataOut`, computed by `backend` (with the engine check
 // first when there is one) and written to `path`; reported with the time since `timer` started.
-int writeExport(ExplorerState &state, const FigureInputs &inputs, const FigureOptions &figure,
+int writeExport(const FigureState &state, const FigureInputs &inputs, const FigureOptions &figure,
                 const std::optional<EngineCheckRequest> &engineRequest, bool dataOut,
                 const QString &path, Backend &backend, const QElapsedTimer &timer)
 {
@@ -545,8 +545,10 @@ int runExport(const QStringList &args)
                             .arg(backendChoiceName(choice), error));
         return Failure;
     }
+    // The options made the state; the figure is drawn from its plain values.
+    const FigureState values(state);
     if (animationPlan) {
-        const int rc = writeAnimation(state, figure, *animationPlan, *animation, *backend, path);
+        const int rc = writeAnimation(values, figure, *animationPlan, *animation, *backend, path);
         if (const QString notice = backend->notice(); !notice.isEmpty())
             report(command, notice);
         return rc;

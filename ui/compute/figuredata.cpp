@@ -26,7 +26,7 @@ bool schemesMatch(const FigureInputs &inputs, const QList<FigureView> &views,
 
 } // namespace
 
-FigureInputs FigureInputs::of(const ExplorerState &state)
+FigureInputs FigureInputs::of(const FigureState &state)
 {
     return {state.spec(), state.phraseSettings(), state.schemeSettings(), state.selection().dim,
             phraseModelInputs(state)};
@@ -115,7 +115,7 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
     return JobStatus::Done;
 }
 
-bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views, Backend &backend,
+bool computeFigureData(const FigureState &state, const QList<FigureView> &views, Backend &backend,
                        FigureData *data, QString *error)
 {
     return computeFigureData(FigureInputs::of(state), views, backend, {}, data, error) ==

@@ -8,7 +8,7 @@
 #include "compute/schemedata.h"
 #include "compute/tabledata.h"
 #include "rope/enginecheck.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 #include "state/figureviews.h"
 
 #include <QList>
@@ -31,7 +31,7 @@ struct FigureInputs
     PhraseModelInputs modelPhrases; // the open model and the compared phrases
     bool operator==(const FigureInputs &) const = default;
     TableInputs table() const { return tableInputs(spec, tableDim); }
-    static FigureInputs of(const ExplorerState &state);
+    static FigureInputs of(const FigureState &state);
 };
 
 // The compute results the views need; views without their result are refused with a message.
@@ -51,7 +51,7 @@ struct FigureData
 // True when `data` holds what `views` need for `inputs`.
 bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &views,
                        const FigureData &data);
-inline bool figureDataMatches(const ExplorerState &state, const QList<FigureView> &views,
+inline bool figureDataMatches(const FigureState &state, const QList<FigureView> &views,
                               const FigureData &data)
 {
     return figureDataMatches(FigureInputs::of(state), views, data);
@@ -63,7 +63,7 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
                             Backend &backend, const CancelCheck &cancel, FigureData *data,
                             QString *error);
 // The same for the state's parameters, on the calling thread: `pescope export`.
-bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views, Backend &backend,
+bool computeFigureData(const FigureState &state, const QList<FigureView> &views, Backend &backend,
                        FigureData *data, QString *error);
 
 } // namespace pe

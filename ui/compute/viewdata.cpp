@@ -48,7 +48,7 @@ QString missingData(const FigureData &data, FigureView view)
 }
 
 // The heatmap's window of the matrix, transposed as shown.
-void heatmapArray(const ExplorerState &state, const EncodingResult &encoding, ViewArray *out)
+void heatmapArray(const FigureState &state, const EncodingResult &encoding, ViewArray *out)
 {
     const Matrix &m = *encoding.matrix;
     const CellWindow w = fullWindow(encoding.spec, state.heatmapDimLimit());
@@ -68,7 +68,7 @@ void heatmapArray(const ExplorerState &state, const EncodingResult &encoding, Vi
 }
 
 // Column 0 the position, then one column per plotted dim.
-void wavesArray(const ExplorerState &state, const Matrix &m, ViewArray *out)
+void wavesArray(const FigureState &state, const Matrix &m, ViewArray *out)
 {
     const QList<qint64> dims = state.plottedDims();
     const qint64 cols = 1 + dims.size();
@@ -91,7 +91,7 @@ void phrasesArray(const PhraseResult &r, ViewArray *out)
     }
 }
 
-bool phraseDifferenceArray(const ExplorerState &state, const PhraseResult &r, ViewArray *out,
+bool phraseDifferenceArray(const FigureState &state, const PhraseResult &r, ViewArray *out,
                            QString *error)
 {
     const int a = state.compareA(), b = state.compareB();
@@ -107,7 +107,7 @@ bool phraseDifferenceArray(const ExplorerState &state, const PhraseResult &r, Vi
     return true;
 }
 
-bool tokenSimilarityArray(const ExplorerState &state, const PhraseResult &r, ViewArray *out,
+bool tokenSimilarityArray(const FigureState &state, const PhraseResult &r, ViewArray *out,
                           QString *error)
 {
     const PhraseSelection sel = state.phraseSelection();
@@ -135,40 +135,40 @@ bool tokenSimilarityArray(const ExplorerState &state, const PhraseResult &r, Vie
 
 namespace viewdata {
 
-bool heatmap(const ExplorerState &state, const FigureData &data, const ViewChoices &,
-             ViewArray *out, QString *)
+bool heatmap(const FigureState &state, const FigureData &data, const ViewChoices &, ViewArray *out,
+             QString *)
 {
     heatmapArray(state, *data.encoding, out);
     return true;
 }
 
-bool waves(const ExplorerState &state, const FigureData &data, const ViewChoices &, ViewArray *out,
+bool waves(const FigureState &state, const FigureData &data, const ViewChoices &, ViewArray *out,
            QString *)
 {
     wavesArray(state, *data.encoding->matrix, out);
     return true;
 }
 
-bool phrases(const ExplorerState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+bool phrases(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
              QString *)
 {
     phrasesArray(*data.phrases, out);
     return true;
 }
 
-bool phraseDifference(const ExplorerState &state, const FigureData &data, const ViewChoices &,
+bool phraseDifference(const FigureState &state, const FigureData &data, const ViewChoices &,
                       ViewArray *out, QString *error)
 {
     return phraseDifferenceArray(state, *data.phrases, out, error);
 }
 
-bool tokenSimilarity(const ExplorerState &state, const FigureData &data, const ViewChoices &,
+bool tokenSimilarity(const FigureState &state, const FigureData &data, const ViewChoices &,
                      ViewArray *out, QString *error)
 {
     return tokenSimilarityArray(state, *data.phrases, out, error);
 }
 
-bool tableSimilarity(const ExplorerState &, const FigureData &data, const ViewChoices &,
+bool tableSimilarity(const FigureState &, const FigureData &data, const ViewChoices &,
                      ViewArray *out, QString *)
 {
     const SquareMatrix &m = data.table->similarity;
@@ -177,7 +177,7 @@ bool tableSimilarity(const ExplorerState &, const FigureData &data, const ViewCh
     return true;
 }
 
-bool pca(const ExplorerState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+bool pca(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
          QString *)
 {
     const PositionPca &pca = data.table->pca;
@@ -186,7 +186,7 @@ bool pca(const ExplorerState &, const FigureData &data, const ViewChoices &, Vie
     return true;
 }
 
-bool sinusoidFit(const ExplorerState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+bool sinusoidFit(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
                  QString *)
 {
     const std::vector<SinusoidFit> &fits = data.table->fits;
@@ -222,7 +222,7 @@ void stackPositions(const ByPositions<LayerZeroArray> &arrays, ViewArray *out)
     }
 }
 
-bool modelTokens(const ExplorerState &, const FigureData &data, const ViewChoices &choices,
+bool modelTokens(const FigureState &, const FigureData &data, const ViewChoices &choices,
                  ViewArray *out, QString *error)
 {
     const ModelPhrase *phrase = chosenPhrase(data, choices, error);
@@ -234,7 +234,7 @@ bool modelTokens(const ExplorerState &, const FigureData &data, const ViewChoice
     return true;
 }
 
-bool modelEmbeddings(const ExplorerState &, const FigureData &data, const ViewChoices &choices,
+bool modelEmbeddings(const FigureState &, const FigureData &data, const ViewChoices &choices,
                      ViewArray *out, QString *error)
 {
     const ModelPhrase *phrase = chosenPhrase(data, choices, error);
@@ -244,7 +244,7 @@ bool modelEmbeddings(const ExplorerState &, const FigureData &data, const ViewCh
     return true;
 }
 
-bool modelTokenCosine(const ExplorerState &, const FigureData &data, const ViewChoices &,
+bool modelTokenCosine(const FigureState &, const FigureData &data, const ViewChoices &,
                       ViewArray *out, QString *error)
 {
     const ByPositions<ValueGrid> &cosine = data.modelPhrases->tokenCosine;
@@ -258,7 +258,7 @@ bool modelTokenCosine(const ExplorerState &, const FigureData &data, const ViewC
     return true;
 }
 
-bool modelAttention(const ExplorerState &, const FigureData &data, const ViewChoices &choices,
+bool modelAttention(const FigureState &, const FigureData &data, const ViewChoices &choices,
                     ViewArray *out, QString *error)
 {
     const ModelPhrase *phrase = chosenPhrase(data, choices, error);
@@ -275,7 +275,7 @@ QString viewDataDescription(FigureView view)
     return QString::fromUtf8(viewEntry(view).dataShape);
 }
 
-bool writeViewData(const ExplorerState &state, const FigureData &data, FigureView view,
+bool writeViewData(const FigureState &state, const FigureData &data, FigureView view,
                    const QString &path, QString *error, const ViewChoices &choices)
 {
     const std::optional<MatrixFormat> format = matrixFormatForPath(path);

@@ -24,7 +24,7 @@ QString viewDataDescription(FigureView view);
 // waves: positions x (1 + plotted dims), column 0 the position p; phrases: 2 x phrases x L x D,
 // random then fixed; phrase-difference: 2 x L x D (B - A), token-similarity: 2 x L cosines.
 // Atomic: a failure leaves no file.
-bool writeViewData(const ExplorerState &state, const FigureData &data, FigureView view,
+bool writeViewData(const FigureState &state, const FigureData &data, FigureView view,
                    const QString &path, QString *error, const ViewChoices &choices = {});
 
 } // namespace pe

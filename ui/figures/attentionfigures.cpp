@@ -106,7 +106,7 @@ double axisPixels(const QCustomPlot *plot, bool vertical)
 
 } // namespace
 
-AttentionFigures::AttentionFigures(const ExplorerState &state, const PlotTheme &theme)
+AttentionFigures::AttentionFigures(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 

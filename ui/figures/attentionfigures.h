@@ -7,7 +7,7 @@
 
 #include "compute/phrasemodeldata.h"
 #include "figures/plottheme.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 
 #include <QString>
 
@@ -21,7 +21,7 @@ public:
     // The mean over the heads, in place of one head.
     static constexpr int meanOfHeads = ViewChoices::meanOfHeads;
 
-    AttentionFigures(const ExplorerState &state, const PlotTheme &theme);
+    AttentionFigures(const FigureState &state, const PlotTheme &theme);
 
     // Each phrase a row of its tokens, piece over id, as the tokenizer gave them.
     void buildTokens(QCustomPlot *plot, const PhraseModelResult &result) const;
@@ -42,7 +42,7 @@ public:
     static ValueGrid headAttention(const LayerZeroArray &attention, int head);
 
 private:
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
 };
 

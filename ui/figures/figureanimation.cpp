@@ -89,7 +89,7 @@ QString setSchemeField(EncodingSpec *spec, const QString &flag, double value, bo
 
 } // namespace
 
-QStringList FigureAnimation::parameterNames(const ExplorerState &state,
+QStringList FigureAnimation::parameterNames(const FigureState &state,
                                             const QList<FigureView> &views)
 {
     QStringList names;
@@ -106,7 +106,7 @@ QStringList FigureAnimation::parameterNames(const ExplorerState &state,
     return names;
 }
 
-AnimationOptions FigureAnimation::defaultOptions(const ExplorerState &state,
+AnimationOptions FigureAnimation::defaultOptions(const FigureState &state,
                                                  const QList<FigureView> &views,
                                                  const QString &parameter)
 {
@@ -150,7 +150,7 @@ QString FigureAnimation::parameter() const
     return m_field.isEmpty() ? QStringLiteral("position") : m_field;
 }
 
-std::optional<FigureAnimation> FigureAnimation::plan(const ExplorerState &state,
+std::optional<FigureAnimation> FigureAnimation::plan(const FigureState &state,
                                                      const QList<FigureView> &views,
                                                      const AnimationOptions &options,
                                                      QString *error)
@@ -276,6 +276,44 @@ QString FigureAnimation::valueText(int frame) const
     return m_integer ? QString::number(qint64(v)) : QString::number(v, 'g', 6);
 }
 
+bool FigureAnimation::apply(FigureState &state, int frame, QString *error) const
+{
+    // plan() checked every frame's value against the matrix and the scheme: each frame moves one
+    // value of the plain state, with nothing to notify.
+    ExplorerState::Values &v = state.values();
+    const double value = valueAt(frame);
+    if (!m_field.isEmpty()) {
+        EncodingSpec spec = v.spec;
+        if (const QString problem = setSchemeField(&spec, m_field, value, m_integer);
+            !problem.isEmpty()) {
+            *error = problem;
+            return false;
+        }
+        spec = spec.normalized();
+        if (const QString problem = spec.validate(); !problem.isEmpty()) {
+            *error = problem;
+            return false;
+        }
+        v.spec = spec;
+        return true;
+    }
+    const qint64 p = qint64(value);
+    if (m_markers) {
+        if (v.view.markers.isEmpty())
+            v.view.markers.append(p);
+        else
+            v.view.markers[0] = p;
+    }
+    if (m_rotation)
+        v.schemes.rotationPosition = p;
+    if (m_token) {
+        v.phraseSelection.phrase = std::max(0, v.phraseSelection.phrase);
+        v.phraseSelection.token = p;
+    }
+    return true;
+}
+
+// The window's play control moves the live state, through its setters.
 bool FigureAnimation::apply(ExplorerState &state, int frame, QString *error) const
 {
     const double v = valueAt(frame);

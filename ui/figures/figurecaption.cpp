@@ -21,8 +21,7 @@ QString joinNumbers(const QList<qint64> &values)
 
 } // namespace
 
-QString figureCaption(const ExplorerState &state, const QList<FigureView> &views,
-                      bool showSelection)
+QString figureCaption(const FigureState &state, const QList<FigureView> &views, bool showSelection)
 {
     QStringList parts;
     FigureBuilder builder(state, PlotTheme{});

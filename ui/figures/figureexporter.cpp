@@ -56,7 +56,7 @@ QString withGenericFamilies(const QString &svg)
 
 } // namespace
 
-FigureExporter::FigureExporter(const ExplorerState &state, const FigureData &data,
+FigureExporter::FigureExporter(const FigureState &state, const FigureData &data,
                                const FigureOptions &options)
     : m_state(state), m_data(data), m_options(options)
 {}

@@ -268,7 +268,7 @@ void dressPlot(QCustomPlot *plot, const FigureStyle &style)
 
 // Draws the title above and the caption below the panels (when the hooks ask for them) and
 // returns the band they leave between them: its top and bottom.
-std::pair<double, double> paintTitleAndCaption(QCPPainter *painter, const ExplorerState &state,
+std::pair<double, double> paintTitleAndCaption(QCPPainter *painter, const FigureState &state,
                                                const FigureOptions &options,
                                                const FigurePaintHooks &hooks,
                                                const PlotTheme &theme, const QFont &font, int width,
@@ -338,7 +338,7 @@ void alignPanelEdges(const std::vector<std::unique_ptr<ExportPlot>> &plots,
 // Fills a laid-out heatmap with its cells at the resolution the target needs: a raster one
 // value per device pixel, a vector file at most figurelimits::maxEmbeddedCells cells.
 void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTarget target,
-                 const ExplorerState &state, const EncodingResult &result,
+                 const FigureState &state, const EncodingResult &result,
                  const FigureOptions &options, const FigurePaintHooks &hooks, double deviceScale)
 {
     const CellWindow window = fullWindow(result.spec, state.heatmapDimLimit());
@@ -397,7 +397,7 @@ std::pair<int, int> figureLayoutSize(const FigureOptions &options)
             int(std::lround(options.height / deviceScale))};
 }
 
-bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
+bool paintFigure(QCPPainter *painter, FigureTarget target, const FigureState &state,
                  const FigureData &data, const FigureOptions &options, QString *error,
                  const FigurePaintHooks &hooks)
 {

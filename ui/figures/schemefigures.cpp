@@ -253,7 +253,7 @@ QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int col
     return scale;
 }
 
-SchemeFigures::SchemeFigures(const ExplorerState &state, const PlotTheme &theme)
+SchemeFigures::SchemeFigures(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 

@@ -5,7 +5,7 @@
 
 #include "compute/schemedata.h"
 #include "figures/plottheme.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 
 #include <QList>
 #include <QString>
@@ -24,7 +24,7 @@ namespace pe {
 class SchemeFigures
 {
 public:
-    SchemeFigures(const ExplorerState &state, const PlotTheme &theme);
+    SchemeFigures(const FigureState &state, const PlotTheme &theme);
 
     // Builds `view`, one of the Schemes page's (its entry in figures/viewfigures.cpp).
     void build(FigureView view, QCustomPlot *plot, const SchemeResult &result) const;
@@ -53,7 +53,7 @@ private:
     void drawScaleRatios(QCPAxisRect *bottom, const SchemeResult &result, bool showB) const;
     void addMropeSections(QCPAxisRect *rect, QCPLegend *legend, const RopeConfigData &c) const;
 
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
 };
 

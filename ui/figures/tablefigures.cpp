@@ -81,7 +81,7 @@ void addPositionScatter(QCPAxisRect *rect, const std::vector<double> &x,
 
 } // namespace
 
-TableFigures::TableFigures(const ExplorerState &state, const PlotTheme &theme)
+TableFigures::TableFigures(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 

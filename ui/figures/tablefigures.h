@@ -5,7 +5,7 @@
 
 #include "compute/tabledata.h"
 #include "figures/plottheme.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 #include "state/figurestyle.h"
 #include "state/figureviews.h"
 
@@ -20,7 +20,7 @@ namespace pe {
 class TableFigures
 {
 public:
-    TableFigures(const ExplorerState &state, const PlotTheme &theme);
+    TableFigures(const FigureState &state, const PlotTheme &theme);
     // Where the sinusoid fit's legend goes in an export; unset (the window), under the plot.
     void setLegendPlace(LegendPlace place) { m_legend = place; }
 
@@ -39,7 +39,7 @@ public:
     static QString varianceText(const PositionPca &pca);
 
 private:
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
     std::optional<LegendPlace> m_legend;
 };

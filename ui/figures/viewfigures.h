@@ -19,7 +19,7 @@ struct ViewPanel
     FigureView view;
     QCustomPlot *plot;
     FigureBuilder &builder;
-    const ExplorerState &state;
+    const FigureState &state;
     const PlotTheme &theme;
     const FigureData &data;
     const FigureOptions &options;

@@ -123,6 +123,9 @@ public:
     // user looks is no undo step: the page, the selected cell, the clicked token and the phrase
     // page change without one, and undo and redo leave them where they are (clamped to what
     // the restored parameters allow). Null detaches.
+    // Every value as one plain struct (FigureState copies it).
+    Values values() const;
+
     void setUndoStack(QUndoStack *stack);
     QUndoStack *undoStack() const;
 
@@ -238,7 +241,6 @@ private:
     // Makes the next values from the current ones; false with *error refuses the change.
     using Edit = std::function<bool(Values &next, QString *error)>;
 
-    Values values() const;
     // The one way a setter changes the state: applies `edit` to the current values and, when
     // that changes anything, ends a preview made outside it, takes the result and records it.
     bool change(const Edit &edit, QString *error = nullptr);

@@ -17,7 +17,7 @@
 
 namespace pe {
 
-class ExplorerState;
+class FigureState;
 struct FigureData;
 struct ViewArray;
 
@@ -84,31 +84,29 @@ enum class ViewMotion { None, Marker, RotationPosition, Token };
 enum class ViewFormula { None, Encoding, RopeA, RopeAB, Alibi, T5 };
 
 // Writes the view's numbers as one array (compute/viewdata.cpp); false with *error.
-using ViewDataFn = bool (*)(const ExplorerState &, const FigureData &, const ViewChoices &,
+using ViewDataFn = bool (*)(const FigureState &, const FigureData &, const ViewChoices &,
                             ViewArray *, QString *);
 
 namespace viewdata {
-bool heatmap(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
-             QString *);
-bool waves(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
-bool phrases(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
-             QString *);
-bool phraseDifference(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
+bool heatmap(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool waves(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool phrases(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool phraseDifference(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                       QString *);
-bool tokenSimilarity(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
+bool tokenSimilarity(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                      QString *);
-bool tableSimilarity(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
+bool tableSimilarity(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                      QString *);
-bool pca(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
-bool sinusoidFit(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
+bool pca(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool sinusoidFit(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                  QString *);
-bool modelTokens(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
+bool modelTokens(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                  QString *);
-bool modelEmbeddings(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
+bool modelEmbeddings(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                      QString *);
-bool modelTokenCosine(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
+bool modelTokenCosine(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                       QString *);
-bool modelAttention(const ExplorerState &, const FigureData &, const ViewChoices &, ViewArray *,
+bool modelAttention(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                     QString *);
 } // namespace viewdata
 
