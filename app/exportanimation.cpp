@@ -105,7 +105,7 @@ FigureAnimation planAnimation(const ExplorerState &state, const QList<FigureView
     return *animation;
 }
 
-int writeAnimation(ExplorerState &state, const FigureOptions &figure,
+int writeAnimation(const FigureState &state, const FigureOptions &figure,
                    const FigureAnimation &animation, const AnimationRequest &request,
                    Backend &backend, const QString &path)
 {

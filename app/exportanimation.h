@@ -29,7 +29,7 @@ std::optional<AnimationRequest> animationFromOptions(const QCommandLineParser &p
 FigureAnimation planAnimation(const ExplorerState &state, const QList<FigureView> &views,
                               const AnimationRequest &request);
 // Renders and writes every frame; reports on stderr; the exit code.
-int writeAnimation(ExplorerState &state, const FigureOptions &figure,
+int writeAnimation(const FigureState &state, const FigureOptions &figure,
                    const FigureAnimation &animation, const AnimationRequest &request,
                    Backend &backend, const QString &path);
 

@@ -72,8 +72,30 @@ void applyPhraseChoices(const QCommandLineParser &parser, ExplorerState &state)
     }
 }
 
+// The tutorial's phrases: --text and the phrase options, the compared pair and token, the page.
+void applyPhraseOptions(const QCommandLineParser &parser, ExplorerState &state)
+{
+    QString error;
+    PhraseSettings phrases = state.phraseSettings();
+    if (parser.isSet(QStringLiteral("text")))
+        phrases.titles.clear(); // new phrases start without the old titles
+    throwIf(PhraseSettings::fields(),
+            readOptions(PhraseSettings::fields(), parser, &phrases, QString(), phraseFlags));
+    if (anyOptionSet(PhraseSettings::fields(), parser, phraseFlags) &&
+        !state.setPhraseSettings(phrases, &error))
+        throw UsageError{QStringLiteral("phrase options: %1").arg(error)};
+    applyPhraseChoices(parser, state);
+    // Many or long phrases are drawn a page at a time: these pick the page.
+    PhrasePage page = state.phrasePage();
+    throwIf(PhrasePage::fields(), readOptions(PhrasePage::fields(), parser, &page, QString()));
+    throwIf(PhrasePage::fields(), page.problem(state.phraseSettings()));
+    state.setPhrasePage(page);
+}
+
 // The state: defaults, a preset or a session, then every option on top of it.
-void applyOptions(const QCommandLineParser &parser, ExplorerState &state)
+// `modelPhrases`: the --text phrases are the model phrase views' (FigureRequest::modelPhrases),
+// not the tutorial's.
+void applyOptions(const QCommandLineParser &parser, ExplorerState &state, bool modelPhrases)
 {
     QString error;
     // --model / --config: the model's learned table or one of its layers, options on top.
@@ -103,20 +125,8 @@ void applyOptions(const QCommandLineParser &parser, ExplorerState &state)
     if (!state.setViewOptions(view, &error))
         throw UsageError{error};
 
-    PhraseSettings phrases = state.phraseSettings();
-    if (parser.isSet(QStringLiteral("text")))
-        phrases.titles.clear(); // new phrases start without the old titles
-    throwIf(PhraseSettings::fields(),
-            readOptions(PhraseSettings::fields(), parser, &phrases, QString(), phraseFlags));
-    if (anyOptionSet(PhraseSettings::fields(), parser, phraseFlags) &&
-        !state.setPhraseSettings(phrases, &error))
-        throw UsageError{QStringLiteral("phrase options: %1").arg(error)};
-    applyPhraseChoices(parser, state);
-    // Many or long phrases are drawn a page at a time: these pick the page.
-    PhrasePage page = state.phrasePage();
-    throwIf(PhrasePage::fields(), readOptions(PhrasePage::fields(), parser, &page, QString()));
-    throwIf(PhrasePage::fields(), page.problem(state.phraseSettings()));
-    state.setPhrasePage(page);
+    if (!modelPhrases)
+        applyPhraseOptions(parser, state);
 
     SchemeSettings schemes = state.schemeSettings();
     throwIf(SchemeSettings::fields(),
@@ -151,6 +161,14 @@ EngineCheckRequest engineCheckFor(const QCommandLineParser &parser, const Explor
 
 } // namespace
 
+FigureInputs FigureRequest::inputs() const
+{
+    FigureInputs inputs = FigureInputs::of(*state);
+    if (!modelPhrases.model.isEmpty())
+        inputs.modelPhrases = modelPhrases;
+    return inputs;
+}
+
 QCommandLineOption figureViewOption()
 {
     return {QStringLiteral("view"),
@@ -182,16 +200,53 @@ void addFigureOptions(OptionSet &options)
                       QStringLiteral("P,T")});
     options.add(PhrasePage::fields());
     options.add(SchemeSettings::fields(), QStringLiteral("schemes"));
+    options.addPlain({QStringLiteral("model-phrase"),
+                      QStringLiteral("The model's phrase figures: the phrase the embeddings and "
+                                     "attention show, A or B (default A)."),
+                      QStringLiteral("A|B")});
+    options.addPlain({QStringLiteral("attention-head"),
+                      QStringLiteral("The attention view: the head of layer 0 drawn, from 0, or "
+                                     "mean (default: the mean of the heads)."),
+                      QStringLiteral("N|mean")});
+}
+
+// --model-phrase and --attention-head: what the model phrase figures draw. Throws UsageError naming
+// them.
+ViewChoices viewChoicesFromOptions(const QCommandLineParser &parser, const QList<FigureView> &views)
+{
+    ViewChoices choices;
+    if (!anyViewNeeds(views, ViewJob::ModelPhrases)) {
+        refuseOptions(parser, {QStringLiteral("model-phrase"), QStringLiteral("attention-head")},
+                      QStringLiteral("--view %1 (only the model phrase views take them)")
+                          .arg(figureViewsName(views)));
+        return choices;
+    }
+    if (parser.isSet(QStringLiteral("model-phrase"))) {
+        const QString phrase = parser.value(QStringLiteral("model-phrase")).trimmed().toUpper();
+        if (phrase != QLatin1String("A") && phrase != QLatin1String("B"))
+            throw UsageError{QStringLiteral("--model-phrase must be A or B (got \"%1\")")
+                                 .arg(parser.value(QStringLiteral("model-phrase")))};
+        choices.modelPhrase = phrase == QLatin1String("B") ? 1 : 0;
+    }
+    if (parser.isSet(QStringLiteral("attention-head"))) {
+        const QString head = parser.value(QStringLiteral("attention-head")).trimmed();
+        bool ok = true;
+        choices.modelHead =
+            head == QLatin1String("mean") ? ViewChoices::meanOfHeads : head.toInt(&ok);
+        if (!ok || choices.modelHead < ViewChoices::meanOfHeads)
+            throw UsageError{
+                QStringLiteral("--attention-head must be a head number from 0 or mean (got "
+                               "\"%1\")")
+                    .arg(head)};
+    }
+    return choices;
 }
 
 QList<FigureView> figureViewsFromOptions(const QCommandLineParser &parser)
 {
     if (!parser.isSet(QStringLiteral("view")))
-        throw UsageError{QStringLiteral("--view is required (heatmap, waves, phrases, "
-                                        "phrase-difference, token-similarity, spectrum, "
-                                        "rotation, decay, similarity, alibi, t5, compare, "
-                                        "table-similarity, pca, sinusoid-fit, verify, or several "
-                                        "joined by +)")};
+        throw UsageError{QStringLiteral("--view is required (%1, or several joined by +)")
+                             .arg(allFigureViewNames())};
     QString error;
     const std::optional<QList<FigureView>> views =
         parseFigureViews(parser.value(QStringLiteral("view")), &error);
@@ -205,6 +260,7 @@ FigureOptions figureOptionsFromOptions(const QCommandLineParser &parser,
 {
     FigureOptions figure;
     figure.views = views;
+    figure.choices = viewChoicesFromOptions(parser, views);
     throwIf(FigureOptions::fields(),
             readOptions(FigureOptions::fields(), parser, &figure, QString()));
     if (const QString problem = figure.validate(); !problem.isEmpty())
@@ -227,10 +283,11 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
         throw UsageError{QStringLiteral("--preset: ") + error};
     if (fromSession && !loadSession(parser.value(QStringLiteral("session")), &state, &error))
         throw UsageError{QStringLiteral("--session: ") + error};
-    const bool needsEncoding = std::any_of(views.begin(), views.end(), viewNeedsEncoding);
+    const bool needsEncoding = anyViewNeeds(views, ViewJob::Encoding);
     request.backend = parser.isSet(QStringLiteral("backend")) ? backendFromOptions(parser)
                                                               : state.backendChoice();
-    applyOptions(parser, state);
+    const bool modelPhrases = anyViewNeeds(views, ViewJob::ModelPhrases);
+    applyOptions(parser, state, modelPhrases);
     // The look a session or preset saved, then the command line's options on top.
     figure.style = state.figureStyle();
     throwIf(FigureStyle::fields(),
@@ -239,12 +296,34 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
         if (const QString problem = inMemoryProblem(state.spec()); !problem.isEmpty())
             throw UsageError{QStringLiteral("--positions / --dims: ") + problem};
     }
-    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases) &&
-        state.phraseSettings().phrases.isEmpty())
+    if (anyViewNeeds(views, ViewJob::Phrases) && state.phraseSettings().phrases.isEmpty())
         throw UsageError{
             QStringLiteral("--text is required for the %1 view").arg(figureViewsName(views))};
     if (views.contains(FigureView::PhraseDifference) && state.phraseSettings().phrases.size() < 2)
         throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
+    if (modelPhrases) {
+        // The model's own tokenizer and layer 0 for the --text phrases, A then B.
+        if (!parser.isSet(QStringLiteral("model")))
+            throw UsageError{QStringLiteral("--model PATH|REPO_ID is required for the %1 view")
+                                 .arg(figureViewsName(views))};
+        const QStringList texts = parser.values(QStringLiteral("text"));
+        if (texts.isEmpty())
+            throw UsageError{
+                QStringLiteral("--text is required for the %1 view").arg(figureViewsName(views))};
+        if (texts.size() > 2)
+            throw UsageError{QStringLiteral("--text: the %1 view compares at most two phrases "
+                                            "(got %2)")
+                                 .arg(figureViewsName(views))
+                                 .arg(texts.size())};
+        if (views.contains(FigureView::ModelTokenCosine) && texts.size() < 2)
+            throw UsageError{QStringLiteral("--text: the token-cosine view needs two phrases")};
+        if (figure.choices.modelPhrase >= texts.size())
+            throw UsageError{QStringLiteral("--model-phrase B: only one phrase is given (a "
+                                            "second --text is phrase B)")};
+        ExplorerState source; // made absolute, or a cached repo id, as the window keeps it
+        setPhraseModel(&source, parser.value(QStringLiteral("model")));
+        request.modelPhrases = {source.phraseSource().model, texts};
+    }
     request.figure = std::move(figure);
     return request;
 }
@@ -265,7 +344,10 @@ void addExportOptions(QCommandLineParser &parser)
         "A model's learned position table (--model PATH|REPO_ID): pca, table-similarity, "
         "sinusoid-fit, and heatmap or waves of the table.\n"
         "An engine's RoPE table against Hugging Face (--config or --model, and --against "
-        "FILE[:TENSOR] as `pescope verify` takes them): verify."));
+        "FILE[:TENSOR] as `pescope verify` takes them): verify.\n"
+        "A model's own tokenizer and layer 0 for typed phrases (--model PATH|REPO_ID --text A "
+        "[--text B], --model-phrase, --attention-head): tokens, embeddings, token-cosine, "
+        "attention."));
     parser.addHelpOption();
     OptionSet options;
     options.addPlain(figureViewOption());
@@ -307,7 +389,7 @@ std::pair<QString, bool> outputFromOptions(const QCommandLineParser &parser,
 bool checksEngineFromOptions(const QCommandLineParser &parser, const QList<FigureView> &views,
                              bool animates, bool dataOut)
 {
-    const bool checksEngine = std::any_of(views.begin(), views.end(), viewNeedsEngineCheck);
+    const bool checksEngine = anyViewNeeds(views, ViewJob::EngineCheck);
     if (!checksEngine)
         refuseOptions(parser,
                       {QStringLiteral("against"), QStringLiteral("what"),
@@ -324,9 +406,8 @@ bool checksEngineFromOptions(const QCommandLineParser &parser, const QList<Figur
 }
 
 // What --dry-run says the command would write.
-QString exportAction(const ExplorerState &state, const FigureOptions &figure,
-                     const std::optional<FigureAnimation> &animation, bool dataOut,
-                     const QString &path)
+QString exportAction(const FigureOptions &figure, const std::optional<FigureAnimation> &animation,
+                     bool dataOut, const QString &path)
 {
     const QList<FigureView> &views = figure.views;
     const QString viewName = figureViewsName(views);
@@ -339,7 +420,7 @@ QString exportAction(const ExplorerState &state, const FigureOptions &figure,
             .arg(path);
     if (dataOut)
         return QStringLiteral("write the %1 view's data (%2) to %3")
-            .arg(viewName, viewDataDescription(state, views.constFirst()), path);
+            .arg(viewName, viewDataDescription(views.constFirst()), path);
     return QStringLiteral("render the %1 figure (%2 x %3 px, %4 dpi) to %5")
         .arg(viewName)
         .arg(figure.width)
@@ -350,7 +431,7 @@ QString exportAction(const ExplorerState &state, const FigureOptions &figure,
 
 // The figure, or the view's data when `dataOut`, computed by `backend` (with the engine check
 // first when there is one) and written to `path`; reported with the time since `timer` started.
-int writeExport(ExplorerState &state, const FigureOptions &figure,
+int writeExport(const FigureState &state, const FigureInputs &inputs, const FigureOptions &figure,
                 const std::optional<EngineCheckRequest> &engineRequest, bool dataOut,
                 const QString &path, Backend &backend, const QElapsedTimer &timer)
 {
@@ -366,22 +447,30 @@ int writeExport(ExplorerState &state, const FigureOptions &figure,
             report(command, diagnosis);
         data.engineCheck = std::make_shared<const EngineCheck>(std::move(*check));
     }
-    const bool computed = computeFigureData(state, views, backend, &data, &error);
+    const bool computed =
+        computeFigureData(inputs, views, backend, {}, &data, &error) == JobStatus::Done;
     if (const QString notice = backend.notice(); !notice.isEmpty())
         report(command, notice);
     if (!computed) {
         report(command, error);
         return Failure;
     }
+    if (data.modelPhrases && figure.choices.modelHead >= data.modelPhrases->heads)
+        throw UsageError{
+            QStringLiteral("--attention-head %1: layer 0 of the model has %2 heads (0 to %3, "
+                           "or mean)")
+                .arg(figure.choices.modelHead)
+                .arg(data.modelPhrases->heads)
+                .arg(data.modelPhrases->heads - 1)};
     if (dataOut) {
-        if (!writeViewData(state, data, views.constFirst(), path, &error)) {
+        if (!writeViewData(state, data, views.constFirst(), path, &error, figure.choices)) {
             report(command, error);
             return Failure;
         }
         report(command, QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
                                        "in %5 ms")
-                            .arg(figureViewsName(views),
-                                 viewDataDescription(state, views.constFirst()), path, backend.id())
+                            .arg(figureViewsName(views), viewDataDescription(views.constFirst()),
+                                 path, backend.id())
                             .arg(timer.elapsed()));
         return Success;
     }
@@ -424,6 +513,9 @@ int runExport(const QStringList &args)
     const FigureOptions &figure = request.figure;
     const BackendChoice choice = request.backend;
 
+    if (animation && anyViewNeeds(views, ViewJob::ModelPhrases))
+        throw UsageError{
+            QStringLiteral("--animate: the %1 view is a still figure").arg(figureViewsName(views))};
     const std::optional<FigureAnimation> animationPlan =
         animation ? std::optional(planAnimation(state, views, *animation)) : std::nullopt;
     if (animation && AtomicFile::writesInPlace(path))
@@ -441,7 +533,7 @@ int runExport(const QStringList &args)
     }
     if (parser.isSet(QStringLiteral("dry-run")))
         return reportDryRun(command,
-                            exportAction(state, figure, animationPlan, dataOut, path) +
+                            exportAction(figure, animationPlan, dataOut, path) +
                                 QStringLiteral(" (backend: %1)").arg(backendChoiceName(choice)));
 
     QElapsedTimer timer;
@@ -453,13 +545,16 @@ int runExport(const QStringList &args)
                             .arg(backendChoiceName(choice), error));
         return Failure;
     }
+    // The options made the state; the figure is drawn from its plain values.
+    const FigureState values(state);
     if (animationPlan) {
-        const int rc = writeAnimation(state, figure, *animationPlan, *animation, *backend, path);
+        const int rc = writeAnimation(values, figure, *animationPlan, *animation, *backend, path);
         if (const QString notice = backend->notice(); !notice.isEmpty())
             report(command, notice);
         return rc;
     }
-    return writeExport(state, figure, engineRequest, dataOut, path, *backend, timer);
+    return writeExport(state, request.inputs(), figure, engineRequest, dataOut, path, *backend,
+                       timer);
 }
 
 } // namespace pe::cli

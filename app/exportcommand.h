@@ -4,6 +4,8 @@
 // module (python/) reads the same options through the same steps.
 #pragma once
 
+#include "compute/figuredata.h"
+
 #include "commandline.h"
 
 #include "figures/figureoptions.h"
@@ -18,6 +20,10 @@ struct FigureRequest
     FigureOptions figure;                 // views, size, dpi, title, caption, style
     std::unique_ptr<ExplorerState> state; // defaults, a preset or a session, options on top
     BackendChoice backend = BackendChoice::Auto;
+    // The model phrase views': --model and the --text phrases (A, B), not the state's.
+    PhraseModelInputs modelPhrases;
+    // What the figure's numbers depend on: the state's, with the model phrases above.
+    FigureInputs inputs() const;
 };
 
 // --view, first in --help.

@@ -28,7 +28,7 @@ FigureData computeData(const cli::FigureRequest &request)
     if (!backend)
         raiseRuntimeError(QStringLiteral("the %1 backend cannot start: %2")
                               .arg(backendChoiceName(request.backend), error));
-    const FigureInputs inputs = FigureInputs::of(*request.state);
+    const FigureInputs inputs = request.inputs();
     FigureData data;
     JobStatus status = JobStatus::Done;
     {

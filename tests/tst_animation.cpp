@@ -164,7 +164,7 @@ private slots:
             const QImage frame = fast.renderFrame(k, *backend, &error);
             QVERIFY2(!frame.isNull(), qPrintable(error));
             QVERIFY(fast.paintsMarkerOnly());
-            QCOMPARE(state.markers(), QList<qint64>{qint64(animation->valueAt(k))});
+            QCOMPARE(fast.state().markers(), QList<qint64>{qint64(animation->valueAt(k))});
             const QImage reference = fast.renderStill(k, *backend, &error);
             QCOMPARE(frame.size(), reference.size());
             QCOMPARE(frame.dotsPerMeterX(), reference.dotsPerMeterX());

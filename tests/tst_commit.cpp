@@ -572,17 +572,17 @@ private slots:
         SchemePage *page = m_window->schemePage();
         // The page shows the current tab's controls: each form is exercised on a view that
         // shows it, the settings form on every view, each time with the fields it shows.
-        const auto showView = [&](SchemeView view) {
+        const auto showView = [&](FigureView view) {
             SchemeSettings s = m_window->state()->schemeSettings();
             s.view = view;
             QVERIFY(m_window->state()->setSchemeSettings(s));
         };
         m_window->state()->setPage(Page::Schemes);
         QSet<QString> reached;
-        for (SchemeView view : allSchemeViews()) {
+        for (FigureView view : viewsOf(Page::Schemes)) {
             showView(view);
             FormCase settings = tableCase<SchemeSettings>(
-                QStringLiteral("schemes ") + schemeViewName(view), Page::Schemes,
+                QStringLiteral("schemes ") + figureViewName(view), Page::Schemes,
                 page->form(QStringLiteral("settings")),
                 [](const ExplorerState &s) { return s.schemeSettings(); });
             // The form shows the page's own fields; the others are the sub-forms'.
@@ -598,13 +598,13 @@ private slots:
                 return;
         }
         QCOMPARE(reached.size(), 4); // pair, position, decay distance, square positions
-        showView(SchemeView::Alibi);
+        showView(FigureView::Alibi);
         exerciseForm(tableCase<AlibiScheme>(
             QStringLiteral("alibi"), Page::Schemes, page->form(QStringLiteral("alibi")),
             [](const ExplorerState &s) { return s.schemeSettings().alibi; }));
         if (QTest::currentTestFailed())
             return;
-        showView(SchemeView::T5);
+        showView(FigureView::T5);
         exerciseForm(tableCase<T5Scheme>(
             QStringLiteral("t5"), Page::Schemes, page->form(QStringLiteral("t5")),
             [](const ExplorerState &s) { return s.schemeSettings().t5; }));
@@ -614,7 +614,7 @@ private slots:
             QStringLiteral("compare"), Page::Schemes, page->form(QStringLiteral("compare")),
             [](const ExplorerState &s) { return s.schemeSettings().compare; });
         compare.nestedChoice = QStringLiteral("rope_type");
-        showView(SchemeView::Compare);
+        showView(FigureView::Compare);
         exerciseForm(compare);
     }
 
@@ -869,14 +869,14 @@ private slots:
                                {QStringLiteral("positions"), 1 << 14}}
                 << none << none << QString();
         }
-        for (const SchemeView view : allSchemeViews())
-            QTest::addRow("schemes page %s at its maxima", qPrintable(schemeViewName(view)))
+        for (const FigureView view : viewsOf(Page::Schemes))
+            QTest::addRow("schemes page %s at its maxima", qPrintable(figureViewName(view)))
                 << "schemes"
                 << QJsonObject{{QStringLiteral("scheme"), QStringLiteral("rope")},
                                {QStringLiteral("positions"), maxPositions},
                                {QStringLiteral("dims"), limits::maxDims}}
                 << none
-                << QJsonObject{{QStringLiteral("view"), schemeViewName(view)},
+                << QJsonObject{{QStringLiteral("view"), figureViewName(view)},
                                {QStringLiteral("rotationPosition"), maxPositions},
                                {QStringLiteral("decayDistance"), limits::maxDecayDistance},
                                {QStringLiteral("squarePositions"), limits::maxSchemeSquare}}

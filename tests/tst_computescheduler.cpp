@@ -311,7 +311,7 @@ private slots:
 
         QSignalSpy ready(&scheduler, &ComputeScheduler::schemesReady);
         const int encodesBefore = cpu->encodes;
-        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(!scheduler.requestSchemes({FigureView::Similarity}));
         QVERIFY(!scheduler.isIdle());
         QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
         QCOMPARE(ready.count(), 1);
@@ -329,12 +329,12 @@ private slots:
         }
 
         // Held: asking again computes nothing.
-        QVERIFY(scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(scheduler.requestSchemes({FigureView::Similarity}));
         QVERIFY(scheduler.isIdle());
         QCOMPARE(ready.count(), 1);
         // Another backend computes them again, on that backend.
         state.setBackendChoice(BackendChoice::Gpu);
-        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(!scheduler.requestSchemes({FigureView::Similarity}));
         QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
         QCOMPARE(ready.count(), 2);
         QCOMPARE(scheduler.schemes()->backendId, QStringLiteral("tagged-gpu"));
@@ -351,12 +351,12 @@ private slots:
         QSignalSpy failed(&scheduler, &ComputeScheduler::schemesFailed);
         QElapsedTimer clock;
         clock.start();
-        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(!scheduler.requestSchemes({FigureView::Similarity}));
         QTest::qWait(300); // the slow job is running
         SchemeSettings small = state.schemeSettings();
         small.squarePositions = 16;
         QVERIFY(state.setSchemeSettings(small));
-        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(!scheduler.requestSchemes({FigureView::Similarity}));
         QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 60000);
         // The superseded job stopped within a row of its Gram matrix: nothing near the half
         // minute it needs in full.
@@ -377,7 +377,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(scheduler.isIdle(), 20000);
         QSignalSpy ready(&scheduler, &ComputeScheduler::schemesReady);
         QSignalSpy cancelled(&scheduler, &ComputeScheduler::cancelled);
-        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(!scheduler.requestSchemes({FigureView::Similarity}));
         QTest::qWait(300);
         QElapsedTimer clock;
         clock.start();
@@ -392,7 +392,7 @@ private slots:
         SchemeSettings small = state.schemeSettings();
         small.squarePositions = 8;
         QVERIFY(state.setSchemeSettings(small));
-        QVERIFY(!scheduler.requestSchemes({SchemeView::Similarity}));
+        QVERIFY(!scheduler.requestSchemes({FigureView::Similarity}));
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 20000);
     }
 
@@ -433,7 +433,7 @@ private slots:
         QCOMPARE(both.phrases, scheduler.phrases());
         QVERIFY(both.schemes);
         QVERIFY(schemeResultMatches(*both.schemes, {state.spec(), state.schemeSettings()},
-                                    {SchemeView::Spectrum}));
+                                    {FigureView::Spectrum}));
         // Letting go of it (the dialog closed) frees the matrix.
         scheduler.releaseFigureData();
         QVERIFY(!scheduler.figureData({FigureView::Heatmap}).encoding);

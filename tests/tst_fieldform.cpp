@@ -86,8 +86,8 @@ private slots:
     void rowsFollowTheShownKeys()
     {
         SettingsForm f;
-        for (SchemeView view : allSchemeViews()) {
-            const QStringList keys = SchemeSettings::keysReadBy(view);
+        for (FigureView view : viewsOf(Page::Schemes)) {
+            const QStringList keys = schemeKeysReadBy(view);
             if (keys.isEmpty())
                 continue;
             f.form->setShownKeys(keys);
@@ -117,7 +117,7 @@ private slots:
             combo->setCurrentIndex(index);
             emit combo->activated(index);
             QCOMPARE(rebuilds, i + 1);
-            QCOMPARE(schemeViewName(f.value.view), combo->itemData(index).toString());
+            QCOMPARE(figureViewName(f.value.view), combo->itemData(index).toString());
             QVERIFY(f.form->message().isEmpty());
         }
     }

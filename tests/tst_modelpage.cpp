@@ -692,7 +692,7 @@ private slots:
         QCOMPARE(window->state()->schemeSettings().compare.ropeTheta, 50000.0);
         // The Schemes page draws both.
         SchemeSettings s = window->state()->schemeSettings();
-        s.view = SchemeView::Spectrum;
+        s.view = FigureView::Spectrum;
         QVERIFY(window->state()->setSchemeSettings(s, &error));
         window->state()->setPage(Page::Schemes);
         QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 60000);

@@ -222,7 +222,7 @@ private slots:
         ExplorerState *state = window->state();
         state->setPage(Page::Schemes);
         SchemeSettings s = state->schemeSettings();
-        s.view = SchemeView::Rotation;
+        s.view = FigureView::Rotation;
         QVERIFY(state->setSchemeSettings(s));
         const Controls c = controls(*window);
         QCOMPARE(c.bar->currentViews(), QList<FigureView>{FigureView::Rotation});
@@ -262,7 +262,7 @@ private slots:
         ExplorerState *state = window->state();
         state->setPage(Page::Schemes);
         SchemeSettings s = state->schemeSettings();
-        s.view = SchemeView::Spectrum;
+        s.view = FigureView::Spectrum;
         QVERIFY(state->setSchemeSettings(s));
         const Controls c = controls(*window);
         QCOMPARE(c.parameter->findText(QStringLiteral("position")), -1); // no position here

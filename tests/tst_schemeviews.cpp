@@ -132,7 +132,7 @@ private:
     QTemporaryDir m_dir;
 
     // The scheduler's job function, run here on the CPU.
-    std::shared_ptr<const SchemeResult> compute(const ExplorerState &state, SchemeView view)
+    std::shared_ptr<const SchemeResult> compute(const ExplorerState &state, FigureView view)
     {
         QString error;
         CpuBackend backend;
@@ -159,7 +159,7 @@ private slots:
         QString error;
         QVERIFY2(applyPreset(state, QStringLiteral("rope-llama31-vs-yarn"), &error),
                  qPrintable(error));
-        const auto result = compute(state, SchemeView::Spectrum);
+        const auto result = compute(state, FigureView::Spectrum);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildSpectrum(&plot, *result);
@@ -212,7 +212,7 @@ private slots:
                                .arg(positions)
                                .toUtf8()
                                .constData());
-        const auto result = compute(state, SchemeView::Spectrum);
+        const auto result = compute(state, FigureView::Spectrum);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildSpectrum(&plot, *result);
@@ -265,7 +265,7 @@ private slots:
                                .arg(section, interleaved ? u"true"_qs : u"false"_qs)
                                .toUtf8()
                                .constData());
-        const auto result = compute(state, SchemeView::Spectrum);
+        const auto result = compute(state, FigureView::Spectrum);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildSpectrum(&plot, *result);
@@ -287,7 +287,7 @@ private slots:
         ExplorerState state;
         QString error;
         QVERIFY2(applyPreset(state, QStringLiteral("rope-decay"), &error), qPrintable(error));
-        const auto result = compute(state, SchemeView::Decay);
+        const auto result = compute(state, FigureView::Decay);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildDecay(&plot, *result);
@@ -318,7 +318,7 @@ private slots:
         s.decayEnvelope = true;
         s.decayLog = true;
         QVERIFY2(state.setSchemeSettings(s, &error), qPrintable(error));
-        const auto result = compute(state, SchemeView::Decay);
+        const auto result = compute(state, FigureView::Decay);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildDecay(&plot, *result);
@@ -354,7 +354,7 @@ private slots:
         applyOrFail(state, R"({"spec": {"scheme": "rope", "positions": 64, "dims": 64,
             "rope_theta": 10000}, "schemes": {"view": "rotation", "rotationPair": 3,
             "rotationPosition": 17}})");
-        const auto result = compute(state, SchemeView::Rotation);
+        const auto result = compute(state, FigureView::Rotation);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildRotation(&plot, *result);
@@ -381,7 +381,7 @@ private slots:
         ExplorerState state;
         applyOrFail(state, R"({"spec": {"scheme": "sinusoidal", "positions": 200, "dims": 64,
             "base": 10000}, "schemes": {"view": "similarity", "squarePositions": 96}})");
-        const auto result = compute(state, SchemeView::Similarity);
+        const auto result = compute(state, FigureView::Similarity);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildSimilarity(&plot, *result);
@@ -405,7 +405,7 @@ private slots:
         SchemeSettings s = state.schemeSettings();
         s.alibi.head = 2; // 8 heads: m_h = 2^-(h+1), so m = 2^-3
         QVERIFY(state.setSchemeSettings(s, &error));
-        const auto result = compute(state, SchemeView::Alibi);
+        const auto result = compute(state, FigureView::Alibi);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildAlibi(&plot, *result);
@@ -417,7 +417,7 @@ private slots:
         QVERIFY(std::isnan(cellAt(map, 9, 40))); // causal: keys after the query are masked
         s.alibi.causal = false;
         QVERIFY(state.setSchemeSettings(s, &error));
-        const auto open = compute(state, SchemeView::Alibi);
+        const auto open = compute(state, FigureView::Alibi);
         SchemeFigures(state, plotTheme(Theme::Light)).buildAlibi(&plot, *open);
         PE_COMPARE_NEAR(cellAt(colorMaps(&plot).value(0), 9, 40), -std::pow(2.0, -3.0) * 31.0,
                         1e-6);
@@ -432,7 +432,7 @@ private slots:
             SchemeSettings s = state.schemeSettings();
             s.t5.causal = !bidirectional;
             QVERIFY(state.setSchemeSettings(s, &error));
-            const auto result = compute(state, SchemeView::T5);
+            const auto result = compute(state, FigureView::T5);
             QVERIFY(result);
             QCustomPlot plot;
             SchemeFigures(state, plotTheme(Theme::Light)).buildT5(&plot, *result);
@@ -454,7 +454,7 @@ private slots:
         applyOrFail(state, R"({"spec": {"scheme": "rope", "positions": 256, "dims": 64,
             "rope_theta": 10000}, "schemes": {"view": "compare", "squarePositions": 64,
             "compare": {"rope_theta": 500000}}})");
-        const auto result = compute(state, SchemeView::Compare);
+        const auto result = compute(state, FigureView::Compare);
         QVERIFY(result);
         QCustomPlot plot;
         SchemeFigures(state, plotTheme(Theme::Light)).buildCompare(&plot, *result);
@@ -733,8 +733,8 @@ private slots:
             if (key == u"view"_qs)
                 continue;
             bool read = false;
-            for (SchemeView view : allSchemeViews())
-                read = read || SchemeSettings::keysReadBy(view).contains(key);
+            for (FigureView view : viewsOf(Page::Schemes))
+                read = read || schemeKeysReadBy(view).contains(key);
             QVERIFY2(read, qPrintable(key));
         }
     }
@@ -763,7 +763,7 @@ private slots:
                              ->editor(QString::fromLatin1(key));
             return e && e->isVisible();
         };
-        using V = SchemeView;
+        using V = FigureView;
         struct Expect
         {
             V view;
@@ -779,8 +779,8 @@ private slots:
               Expect{V::Alibi, true, true, false, false, "squarePositions", "metric"},
               Expect{V::T5, true, false, true, false, "squarePositions", "rotationPair"},
               Expect{V::Compare, true, false, false, true, "metric", "rotationPosition"}}) {
-            const QString name = schemeViewName(e.view);
-            tabs->setCurrentIndex(int(allSchemeViews().indexOf(e.view)));
+            const QString name = figureViewName(e.view);
+            tabs->setCurrentIndex(int(viewsOf(Page::Schemes).indexOf(e.view)));
             QCOMPARE(window.state()->schemeSettings().view, e.view);
             QVERIFY2(shown("settingsBox") == e.settings, qPrintable(name));
             QVERIFY2(shown("alibiBox") == e.alibi, qPrintable(name));
@@ -790,7 +790,7 @@ private slots:
                 QVERIFY2(rowShown(e.row), qPrintable(name + u": "_qs + QLatin1String(e.row)));
             QVERIFY2(!rowShown(e.hidden), qPrintable(name + u": "_qs + QLatin1String(e.hidden)));
             QTRY_VERIFY_WITH_TIMEOUT(window.isSettled(), 60000);
-            QVERIFY2(status->text().startsWith(u"Schemes: "_qs + SchemeFigures::viewTitle(e.view)),
+            QVERIFY2(status->text().startsWith(u"Schemes: "_qs + figureViewTitle(e.view)),
                      qPrintable(status->text()));
             QVERIFY2(status->text().endsWith(u" ms"_qs), qPrintable(status->text()));
         }
@@ -858,7 +858,7 @@ private slots:
         linear.compare.factor = 2.0;
         QVERIFY(window.state()->setSchemeSettings(linear, &error));
         const SchemeSettings good = window.state()->schemeSettings();
-        using V = SchemeView;
+        using V = FigureView;
         for (auto [view, form, name, text, word] :
              {std::tuple{V::Alibi, "alibi", "heads", "0", "Heads"},
               std::tuple{V::T5, "t5", "buckets", "1", "Buckets"},
@@ -867,7 +867,7 @@ private slots:
               std::tuple{V::Compare, "compare", "factor", "0", "Factor"}}) {
             window.schemePage()
                 ->findChild<QTabWidget *>(QStringLiteral("schemeTabs"))
-                ->setCurrentIndex(int(allSchemeViews().indexOf(view)));
+                ->setCurrentIndex(int(viewsOf(Page::Schemes).indexOf(view)));
             FieldForm *f = window.schemePage()->form(QString::fromLatin1(form));
             QVERIFY2(f, form);
             auto *edit = qobject_cast<QLineEdit *>(f->editor(QString::fromLatin1(name)));

@@ -10,6 +10,10 @@
 #include <QMutex>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 namespace pe {
 
@@ -20,6 +24,85 @@ constexpr int paletteSamples = 16;
 constexpr qint64 paletteSampleBytes = qint64(256) << 20;
 
 using CodecFactory = VideoCodec *(*)();
+
+// Hands frames to an encoder on its own thread, at most two waiting: encode() draws the next
+// frame while the last is encoded.
+class FrameQueue
+{
+public:
+    explicit FrameQueue(VideoEncoder &encoder) : m_encoder(encoder), m_worker([this] { run(); }) {}
+    ~FrameQueue() { stop(); }
+    FrameQueue(const FrameQueue &) = delete;
+    FrameQueue &operator=(const FrameQueue &) = delete;
+
+    // False with *error when an earlier frame failed to encode.
+    bool push(QImage frame, QString *error)
+    {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [this] { return m_frames.size() < 2 || m_failed; });
+        if (m_failed) {
+            *error = m_error;
+            return false;
+        }
+        m_frames.push_back(std::move(frame));
+        m_changed.notify_all();
+        return true;
+    }
+    // Waits until every frame is encoded; false with *error when one failed.
+    bool drain(QString *error)
+    {
+        stop();
+        if (m_failed)
+            *error = m_error;
+        return !m_failed;
+    }
+    // Ends the worker after the frames handed over (at once after a failure).
+    void stop()
+    {
+        {
+            const std::lock_guard lock(m_mutex);
+            m_closed = true;
+        }
+        m_changed.notify_all();
+        if (m_worker.joinable())
+            m_worker.join();
+    }
+
+private:
+    void run()
+    {
+        for (;;) {
+            QImage frame;
+            {
+                std::unique_lock lock(m_mutex);
+                m_changed.wait(lock, [this] { return !m_frames.empty() || m_closed; });
+                if (m_frames.empty() || m_failed)
+                    return;
+                frame = std::move(m_frames.front());
+                m_frames.pop_front();
+            }
+            m_changed.notify_all();
+            QString error;
+            if (!m_encoder.addFrame(frame, &error)) {
+                const std::lock_guard lock(m_mutex);
+                m_failed = true;
+                m_error = error;
+                m_frames.clear();
+                m_changed.notify_all();
+                return;
+            }
+        }
+    }
+
+    VideoEncoder &m_encoder;
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<QImage> m_frames;
+    bool m_closed = false;
+    bool m_failed = false;
+    QString m_error;
+    std::thread m_worker; // last: started once the members above exist
+};
 
 // Where libpe_media.so may be, in order (see createVideoCodec).
 QStringList mediaModuleCandidates()
@@ -246,6 +329,9 @@ VideoEncoder::Status VideoEncoder::encode(const QString &path, const VideoSettin
     VideoEncoder encoder;
     if (!encoder.open(path, settings, samples, error))
         return Status::Failed;
+    // Frame k+1 is drawn (on this thread: the source may draw widgets) while frame k is encoded
+    // on a worker; the encoder gets the same frames in the same order, so the same file.
+    FrameQueue queue(encoder);
     for (int i = 0; i < settings.frames; ++i) {
         QImage image;
         if (const qsizetype cached = sampleIndex.indexOf(i); cached >= 0) {
@@ -254,16 +340,20 @@ VideoEncoder::Status VideoEncoder::encode(const QString &path, const VideoSettin
         } else {
             image = source(i, error);
         }
-        if (image.isNull()) {
+        if (image.isNull() || !queue.push(std::move(image), error)) {
+            queue.stop();
             encoder.cancel();
             return Status::Failed;
         }
-        if (!encoder.addFrame(image, error))
-            return Status::Failed;
         if (progress && !progress(i + 1, settings.frames)) {
+            queue.stop();
             encoder.cancel();
             return Status::Cancelled;
         }
+    }
+    if (!queue.drain(error)) {
+        encoder.cancel();
+        return Status::Failed;
     }
     return encoder.finish(error) ? Status::Done : Status::Failed;
 }

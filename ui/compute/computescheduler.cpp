@@ -153,29 +153,35 @@ FigureData ComputeScheduler::heldData(const FigureInputs &inputs,
                                       const QList<FigureView> &views) const
 {
     FigureData data;
-    if (std::any_of(views.begin(), views.end(), viewNeedsEncoding))
+    if (anyViewNeeds(views, ViewJob::Encoding))
         for (const auto &e : {m_encoding, m_figureData.encoding})
             if (e && e->matrix && e->spec == inputs.spec) {
                 data.encoding = e;
                 break;
             }
-    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases))
+    if (anyViewNeeds(views, ViewJob::Phrases))
         for (const auto &p : {m_phrases, m_figureData.phrases})
             if (p && p->settings == inputs.phrases) {
                 data.phrases = p;
                 break;
             }
-    const QList<SchemeView> schemes = schemeViewsIn(views);
+    const QList<FigureView> schemes = viewsNeeding(views, ViewJob::Schemes);
     if (!schemes.isEmpty())
         for (const auto &s : {m_schemes, m_figureData.schemes})
             if (s && schemeResultMatches(*s, SchemeInputs{inputs.spec, inputs.schemes}, schemes)) {
                 data.schemes = s;
                 break;
             }
-    if (std::any_of(views.begin(), views.end(), viewNeedsTable))
+    if (anyViewNeeds(views, ViewJob::Table))
         for (const auto &t : {m_table, m_figureData.table})
             if (t && tableResultMatches(*t, inputs.table())) {
                 data.table = t;
+                break;
+            }
+    if (anyViewNeeds(views, ViewJob::ModelPhrases))
+        for (const auto &m : {m_phraseModel, m_figureData.modelPhrases})
+            if (m && m->inputs == inputs.modelPhrases) {
+                data.modelPhrases = m;
                 break;
             }
     return data;
@@ -200,7 +206,7 @@ void ComputeScheduler::requestGrid(const GridRequest &request)
     schedule();
 }
 
-bool ComputeScheduler::requestSchemes(const QList<SchemeView> &views)
+bool ComputeScheduler::requestSchemes(const QList<FigureView> &views)
 {
     const SchemeRequest request{SchemeInputs{m_state->spec(), m_state->schemeSettings()}, views,
                                 m_state->backendChoice()};

@@ -67,7 +67,7 @@ public:
     // The Schemes page's `views` for the state's current parameters on the chosen backend:
     // schemesReady() or schemesFailed() follows. Returns true, computing nothing, when schemes()
     // already holds them.
-    bool requestSchemes(const QList<SchemeView> &views);
+    bool requestSchemes(const QList<FigureView> &views);
     // The learned-table views (similarity, PCA, sinusoid fits) for the state's spec and selected
     // dim: tableReady() or tableFailed() follows. True, computing nothing, when table() holds
     // them.
@@ -155,7 +155,7 @@ private:
     struct SchemeRequest
     {
         SchemeInputs inputs;
-        QList<SchemeView> views;
+        QList<FigureView> views;
         BackendChoice backend = BackendChoice::Auto;
         bool operator==(const SchemeRequest &) const = default;
     };

@@ -18,7 +18,7 @@ bool phrasesMatch(const FigureInputs &inputs, const std::shared_ptr<const Phrase
     return p && p->settings == inputs.phrases;
 }
 
-bool schemesMatch(const FigureInputs &inputs, const QList<SchemeView> &views,
+bool schemesMatch(const FigureInputs &inputs, const QList<FigureView> &views,
                   const std::shared_ptr<const SchemeResult> &s)
 {
     return s && schemeResultMatches(*s, SchemeInputs{inputs.spec, inputs.schemes}, views);
@@ -26,26 +26,28 @@ bool schemesMatch(const FigureInputs &inputs, const QList<SchemeView> &views,
 
 } // namespace
 
-FigureInputs FigureInputs::of(const ExplorerState &state)
+FigureInputs FigureInputs::of(const FigureState &state)
 {
-    return {state.spec(), state.phraseSettings(), state.schemeSettings(), state.selection().dim};
+    return {state.spec(), state.phraseSettings(), state.schemeSettings(), state.selection().dim,
+            phraseModelInputs(state)};
 }
 
 bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &views,
                        const FigureData &data)
 {
-    if (std::any_of(views.begin(), views.end(), viewNeedsEncoding) &&
-        !encodingMatches(inputs, data.encoding))
+    if (anyViewNeeds(views, ViewJob::Encoding) && !encodingMatches(inputs, data.encoding))
         return false;
-    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases) &&
-        !phrasesMatch(inputs, data.phrases))
+    if (anyViewNeeds(views, ViewJob::Phrases) && !phrasesMatch(inputs, data.phrases))
         return false;
-    if (std::any_of(views.begin(), views.end(), viewNeedsTable) &&
+    if (anyViewNeeds(views, ViewJob::Table) &&
         !(data.table && tableResultMatches(*data.table, inputs.table())))
         return false;
-    if (std::any_of(views.begin(), views.end(), viewNeedsEngineCheck) && !data.engineCheck)
+    if (anyViewNeeds(views, ViewJob::EngineCheck) && !data.engineCheck)
         return false;
-    const QList<SchemeView> schemes = schemeViewsIn(views);
+    if (anyViewNeeds(views, ViewJob::ModelPhrases) &&
+        !(data.modelPhrases && data.modelPhrases->inputs == inputs.modelPhrases))
+        return false;
+    const QList<FigureView> schemes = viewsNeeding(views, ViewJob::Schemes);
     return schemes.isEmpty() || schemesMatch(inputs, schemes, data.schemes);
 }
 
@@ -53,8 +55,7 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
                             Backend &backend, const CancelCheck &cancel, FigureData *data,
                             QString *error)
 {
-    if (std::any_of(views.begin(), views.end(), viewNeedsEncoding) &&
-        !encodingMatches(inputs, data->encoding)) {
+    if (anyViewNeeds(views, ViewJob::Encoding) && !encodingMatches(inputs, data->encoding)) {
         auto result = std::make_shared<EncodingResult>();
         // The exporter samples its own grids from the matrix for the size it draws at; the
         // job's grid is kept minimal.
@@ -69,14 +70,13 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
     }
     if (cancel && cancel())
         return JobStatus::Cancelled;
-    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases) &&
-        !phrasesMatch(inputs, data->phrases)) {
+    if (anyViewNeeds(views, ViewJob::Phrases) && !phrasesMatch(inputs, data->phrases)) {
         auto result = std::make_shared<PhraseResult>();
         if (!computePhrases(backend, inputs.phrases, result.get(), error))
             return JobStatus::Failed;
         data->phrases = result;
     }
-    const QList<SchemeView> schemes = schemeViewsIn(views);
+    const QList<FigureView> schemes = viewsNeeding(views, ViewJob::Schemes);
     if (!schemes.isEmpty() && !schemesMatch(inputs, schemes, data->schemes)) {
         auto result = std::make_shared<SchemeResult>();
         const JobStatus status = computeSchemeData(SchemeInputs{inputs.spec, inputs.schemes},
@@ -85,12 +85,12 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
             return status;
         data->schemes = result;
     }
-    if (std::any_of(views.begin(), views.end(), viewNeedsEngineCheck) && !data->engineCheck) {
+    if (anyViewNeeds(views, ViewJob::EngineCheck) && !data->engineCheck) {
         *error = QStringLiteral("the verify view checks an engine's table: give it with --against "
                                 "(pescope export) or File > Check engine table (the window)");
         return JobStatus::Failed;
     }
-    if (std::any_of(views.begin(), views.end(), viewNeedsTable) &&
+    if (anyViewNeeds(views, ViewJob::Table) &&
         !(data->table && tableResultMatches(*data->table, inputs.table()))) {
         auto result = std::make_shared<TableResult>();
         const JobStatus status = computeTableData(inputs.table(), cancel, result.get(), error);
@@ -98,10 +98,24 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
             return status;
         data->table = result;
     }
+    if (anyViewNeeds(views, ViewJob::ModelPhrases) &&
+        !(data->modelPhrases && data->modelPhrases->inputs == inputs.modelPhrases)) {
+        if (const QString problem = phraseModelProblem(inputs.modelPhrases); !problem.isEmpty()) {
+            *error = problem;
+            return JobStatus::Failed;
+        }
+        PhraseModelHolder models; // opened for this figure only
+        auto result = std::make_shared<PhraseModelResult>();
+        const JobStatus status =
+            computePhraseModelData(inputs.modelPhrases, models, cancel, result.get(), error);
+        if (status != JobStatus::Done)
+            return status;
+        data->modelPhrases = result;
+    }
     return JobStatus::Done;
 }
 
-bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views, Backend &backend,
+bool computeFigureData(const FigureState &state, const QList<FigureView> &views, Backend &backend,
                        FigureData *data, QString *error)
 {
     return computeFigureData(FigureInputs::of(state), views, backend, {}, data, error) ==

@@ -4,10 +4,11 @@
 #pragma once
 
 #include "compute/computejobs.h"
+#include "compute/phrasemodeldata.h"
 #include "compute/schemedata.h"
 #include "compute/tabledata.h"
 #include "rope/enginecheck.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 #include "state/figureviews.h"
 
 #include <QList>
@@ -26,10 +27,11 @@ struct FigureInputs
     EncodingSpec spec;
     PhraseSettings phrases;
     SchemeSettings schemes;
-    qint64 tableDim = 0; // the selected dim: the sinusoid-fit view's
+    qint64 tableDim = 0;            // the selected dim: the sinusoid-fit view's
+    PhraseModelInputs modelPhrases; // the open model and the compared phrases
     bool operator==(const FigureInputs &) const = default;
     TableInputs table() const { return tableInputs(spec, tableDim); }
-    static FigureInputs of(const ExplorerState &state);
+    static FigureInputs of(const FigureState &state);
 };
 
 // The compute results the views need; views without their result are refused with a message.
@@ -40,6 +42,7 @@ struct FigureData
     std::shared_ptr<const PhraseResult> phrases;
     std::shared_ptr<const SchemeResult> schemes;
     std::shared_ptr<const TableResult> table;
+    std::shared_ptr<const PhraseModelResult> modelPhrases;
     // The verify view's: made from a file the parameters do not name (the window's File > Check
     // engine table, `pescope export --against`), so never computed here.
     std::shared_ptr<const EngineCheck> engineCheck;
@@ -48,7 +51,7 @@ struct FigureData
 // True when `data` holds what `views` need for `inputs`.
 bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &views,
                        const FigureData &data);
-inline bool figureDataMatches(const ExplorerState &state, const QList<FigureView> &views,
+inline bool figureDataMatches(const FigureState &state, const QList<FigureView> &views,
                               const FigureData &data)
 {
     return figureDataMatches(FigureInputs::of(state), views, data);
@@ -60,7 +63,7 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
                             Backend &backend, const CancelCheck &cancel, FigureData *data,
                             QString *error);
 // The same for the state's parameters, on the calling thread: `pescope export`.
-bool computeFigureData(const ExplorerState &state, const QList<FigureView> &views, Backend &backend,
+bool computeFigureData(const FigureState &state, const QList<FigureView> &views, Backend &backend,
                        FigureData *data, QString *error);
 
 } // namespace pe

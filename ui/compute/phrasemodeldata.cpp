@@ -92,7 +92,7 @@ void setPhraseModel(ExplorerState *state, const QString &source)
     state->setPhraseSource(phrases);
 }
 
-PhraseModelInputs phraseModelInputs(const ExplorerState &state)
+PhraseModelInputs phraseModelInputs(const FigureState &state)
 {
     const QStringList &phrases = state.phraseSettings().phrases;
     PhraseModelInputs inputs;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "compute/computejobs.h" // JobStatus, CancelCheck
+#include "state/figurestate.h"
 
 #include "model/phrasemodel.h"
 
@@ -109,7 +110,7 @@ private:
 void setPhraseModel(ExplorerState *state, const QString &source);
 
 // What the state asks for: its phrase model and the compared phrases A and B.
-PhraseModelInputs phraseModelInputs(const ExplorerState &state);
+PhraseModelInputs phraseModelInputs(const FigureState &state);
 
 // Empty when the state's inputs can be computed; else why not (no model chosen).
 QString phraseModelProblem(const PhraseModelInputs &inputs);

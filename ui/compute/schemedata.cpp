@@ -114,7 +114,7 @@ QList<qint64> rotationPairs(qint64 chosen, qint64 pairCount)
     return pairs;
 }
 
-JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &views,
+JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<FigureView> &views,
                             Backend &backend, const CancelCheck &cancel, SchemeResult *result,
                             QString *error)
 {
@@ -139,7 +139,7 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> 
     result->a = ropeConfigData(a);
     result->b = ropeConfigData(b);
 
-    if (views.contains(SchemeView::Rotation)) {
+    if (views.contains(FigureView::Rotation)) {
         const std::vector<double> &theta = result->a.scaled;
         const qint64 p = s.rotationPosition;
         result->rotation.clear();
@@ -153,7 +153,7 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> 
             result->rotation.append(panel);
         }
     }
-    if (views.contains(SchemeView::Decay)) {
+    if (views.contains(FigureView::Decay)) {
         const qint64 pairs = std::max<qint64>(1, inputs.spec.dims / 2);
         result->decayDistances = decayDistances(
             s.decayDistance,
@@ -184,13 +184,13 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> 
         }
     }
     const qint64 n = s.squarePositions;
-    if (views.contains(SchemeView::Similarity) || views.contains(SchemeView::Compare)) {
+    if (views.contains(FigureView::Similarity) || views.contains(FigureView::Compare)) {
         const JobStatus status =
             similarity(inputs.spec, n, s.metric, backend, cancel, &result->similarityA, error);
         if (status != JobStatus::Done)
             return status;
     }
-    if (views.contains(SchemeView::Compare)) {
+    if (views.contains(FigureView::Compare)) {
         const JobStatus status =
             similarity(b, n, s.metric, backend, cancel, &result->similarityB, error);
         if (status != JobStatus::Done)
@@ -203,23 +203,23 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> 
         std::get<RowsPlan>(scheme.plan({n, n})).fill(0, n, out->values.data());
         finishRange(out);
     };
-    if (views.contains(SchemeView::Alibi)) {
+    if (views.contains(FigureView::Alibi)) {
         result->alibiSlope = s.alibi.slope();
         square(s.alibi, &result->alibi);
     }
-    if (views.contains(SchemeView::T5))
+    if (views.contains(FigureView::T5))
         square(s.t5, &result->t5);
     result->totalMs = double(timer.nsecsElapsed()) / 1e6;
     return JobStatus::Done;
 }
 
 bool schemeResultMatches(const SchemeResult &result, const SchemeInputs &inputs,
-                         const QList<SchemeView> &views)
+                         const QList<FigureView> &views)
 {
     if (!(result.inputs == inputs))
         return false;
     return std::all_of(views.begin(), views.end(),
-                       [&](SchemeView v) { return result.views.contains(v); });
+                       [&](FigureView v) { return result.views.contains(v); });
 }
 
 } // namespace pe

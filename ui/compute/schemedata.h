@@ -74,7 +74,7 @@ struct SquareMatrix
 struct SchemeResult
 {
     SchemeInputs inputs;
-    QList<SchemeView> views; // what was computed
+    QList<FigureView> views; // what was computed
     RopeConfigData a, b;
     QList<RotationPanel> rotation;
     std::vector<double> decayDistances;
@@ -95,12 +95,12 @@ QList<qint64> rotationPairs(qint64 chosen, qint64 pairCount);
 
 // What `views` need; Failed with *error (a bad compare configuration, a matrix too large),
 // Cancelled when `cancel` says stop. The similarity rows are encoded by `backend`.
-JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<SchemeView> &views,
+JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<FigureView> &views,
                             Backend &backend, const CancelCheck &cancel, SchemeResult *result,
                             QString *error);
 // True when `result` holds `views` for `inputs`.
 bool schemeResultMatches(const SchemeResult &result, const SchemeInputs &inputs,
-                         const QList<SchemeView> &views);
+                         const QList<FigureView> &views);
 
 } // namespace pe
 

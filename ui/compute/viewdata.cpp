@@ -11,60 +11,44 @@ namespace pe {
 
 namespace {
 
-struct Array
-{
-    std::vector<qint64> shape;
-    std::vector<float> values;
-};
-
 // Why `view` has no data to export in `data`; empty when it has.
 QString missingData(const FigureData &data, FigureView view)
 {
-    if (viewNeedsEncoding(view) && (!data.encoding || !data.encoding->matrix))
-        return QStringLiteral("the %1 view has no encoding to export").arg(figureViewName(view));
-    if (viewNeedsPhrases(view) && !data.phrases)
-        return QStringLiteral("the %1 view has no phrases to export").arg(figureViewName(view));
-    if (viewNeedsSchemes(view))
-        return QStringLiteral("the %1 view has no data export; export it as a figure, or use "
-                              "`pescope data --scheme rope|alibi|t5`")
-            .arg(figureViewName(view));
-    if (viewNeedsTable(view) && !data.table)
-        return QStringLiteral("the %1 view has no learned table to export")
-            .arg(figureViewName(view));
+    const ViewEntry &entry = viewEntry(view);
+    if (!entry.data) {
+        if (entry.job == ViewJob::Schemes)
+            return QStringLiteral("the %1 view has no data export; export it as a figure, or use "
+                                  "`pescope data --scheme rope|alibi|t5`")
+                .arg(figureViewName(view));
+        return QStringLiteral("the %1 view has no data export").arg(figureViewName(view));
+    }
+    bool held = true;
+    const char *what = "";
+    switch (entry.job) {
+    case ViewJob::Encoding:
+        held = data.encoding && data.encoding->matrix, what = "encoding";
+        break;
+    case ViewJob::Phrases:
+        held = bool(data.phrases), what = "phrases";
+        break;
+    case ViewJob::Table:
+        held = bool(data.table), what = "learned table";
+        break;
+    case ViewJob::ModelPhrases:
+        held = bool(data.modelPhrases), what = "model phrases";
+        break;
+    case ViewJob::Schemes:
+    case ViewJob::EngineCheck:
+        break;
+    }
+    if (!held)
+        return QStringLiteral("the %1 view has no %2 to export")
+            .arg(figureViewName(view), QLatin1String(what));
     return {};
 }
 
-// The learned table's similarity, PCA scores or sinusoid fits (frequency, phase, R²).
-bool tableArray(const TableResult &table, FigureView view, Array *out)
-{
-    switch (view) {
-    case FigureView::TableSimilarity: {
-        const SquareMatrix &m = table.similarity;
-        out->shape = {m.size, m.size};
-        out->values = m.values;
-        return true;
-    }
-    case FigureView::Pca: {
-        const PositionPca &pca = table.pca;
-        out->shape = {table.positions, pca.components};
-        out->values.assign(pca.scores.begin(), pca.scores.end());
-        return true;
-    }
-    case FigureView::SinusoidFit: {
-        const std::vector<SinusoidFit> &fits = table.fits;
-        out->shape = {qint64(fits.size()), 3};
-        for (const SinusoidFit &f : fits)
-            out->values.insert(out->values.end(),
-                               {float(f.angularFrequency), float(f.phase), float(f.rSquared)});
-        return true;
-    }
-    default:
-        return false;
-    }
-}
-
 // The heatmap's window of the matrix, transposed as shown.
-void heatmapArray(const ExplorerState &state, const EncodingResult &encoding, Array *out)
+void heatmapArray(const FigureState &state, const EncodingResult &encoding, ViewArray *out)
 {
     const Matrix &m = *encoding.matrix;
     const CellWindow w = fullWindow(encoding.spec, state.heatmapDimLimit());
@@ -84,7 +68,7 @@ void heatmapArray(const ExplorerState &state, const EncodingResult &encoding, Ar
 }
 
 // Column 0 the position, then one column per plotted dim.
-void wavesArray(const ExplorerState &state, const Matrix &m, Array *out)
+void wavesArray(const FigureState &state, const Matrix &m, ViewArray *out)
 {
     const QList<qint64> dims = state.plottedDims();
     const qint64 cols = 1 + dims.size();
@@ -97,7 +81,7 @@ void wavesArray(const ExplorerState &state, const Matrix &m, Array *out)
     }
 }
 
-void phrasesArray(const PhraseResult &r, Array *out)
+void phrasesArray(const PhraseResult &r, ViewArray *out)
 {
     const qint64 n = r.settings.phrases.size();
     out->shape = {2, n, r.settings.sequenceLength, r.settings.dims};
@@ -107,7 +91,7 @@ void phrasesArray(const PhraseResult &r, Array *out)
     }
 }
 
-bool phraseDifferenceArray(const ExplorerState &state, const PhraseResult &r, Array *out,
+bool phraseDifferenceArray(const FigureState &state, const PhraseResult &r, ViewArray *out,
                            QString *error)
 {
     const int a = state.compareA(), b = state.compareB();
@@ -123,7 +107,7 @@ bool phraseDifferenceArray(const ExplorerState &state, const PhraseResult &r, Ar
     return true;
 }
 
-bool tokenSimilarityArray(const ExplorerState &state, const PhraseResult &r, Array *out,
+bool tokenSimilarityArray(const FigureState &state, const PhraseResult &r, ViewArray *out,
                           QString *error)
 {
     const PhraseSelection sel = state.phraseSelection();
@@ -147,66 +131,152 @@ bool tokenSimilarityArray(const ExplorerState &state, const PhraseResult &r, Arr
     return true;
 }
 
-bool collect(const ExplorerState &state, const FigureData &data, FigureView view, Array *out,
-             QString *error)
-{
-    if (const QString missing = missingData(data, view); !missing.isEmpty()) {
-        *error = missing;
-        return false;
-    }
-    switch (view) {
-    case FigureView::TableSimilarity:
-    case FigureView::Pca:
-    case FigureView::SinusoidFit:
-        return tableArray(*data.table, view, out);
-    case FigureView::Heatmap:
-        heatmapArray(state, *data.encoding, out);
-        return true;
-    case FigureView::Waves:
-        wavesArray(state, *data.encoding->matrix, out);
-        return true;
-    case FigureView::Phrases:
-        phrasesArray(*data.phrases, out);
-        return true;
-    case FigureView::PhraseDifference:
-        return phraseDifferenceArray(state, *data.phrases, out, error);
-    case FigureView::TokenSimilarity:
-        return tokenSimilarityArray(state, *data.phrases, out, error);
-    default:
-        return false;
-    }
-}
-
 } // namespace
 
-QString viewDataDescription(const ExplorerState &state, FigureView view)
+namespace viewdata {
+
+bool heatmap(const FigureState &state, const FigureData &data, const ViewChoices &, ViewArray *out,
+             QString *)
 {
-    switch (view) {
-    case FigureView::Heatmap:
-        return state.transposed() ? QStringLiteral("dims x positions float32, as shown")
-                                  : QStringLiteral("positions x dims float32, as shown");
-    case FigureView::Waves:
-        return QStringLiteral("positions x (1 + plotted dims) float32; column 0 is p");
-    case FigureView::Phrases:
-        return QStringLiteral("2 x phrases x sequence length x dims float32 (random, fixed)");
-    case FigureView::PhraseDifference:
-        return QStringLiteral("2 x sequence length x dims float32: B - A (random, fixed)");
-    case FigureView::TokenSimilarity:
-        return QStringLiteral("2 x sequence length float32 cosines (random, fixed)");
-    case FigureView::TableSimilarity:
-        return QStringLiteral("positions x positions float32 cosines of the table's rows");
-    case FigureView::Pca:
-        return QStringLiteral("positions x components float32 principal component scores");
-    case FigureView::SinusoidFit:
-        return QStringLiteral("dims x 3 float32: angular frequency, phase, R^2 of each dim's fit");
-    default:
-        break;
-    }
-    return {};
+    heatmapArray(state, *data.encoding, out);
+    return true;
 }
 
-bool writeViewData(const ExplorerState &state, const FigureData &data, FigureView view,
-                   const QString &path, QString *error)
+bool waves(const FigureState &state, const FigureData &data, const ViewChoices &, ViewArray *out,
+           QString *)
+{
+    wavesArray(state, *data.encoding->matrix, out);
+    return true;
+}
+
+bool phrases(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+             QString *)
+{
+    phrasesArray(*data.phrases, out);
+    return true;
+}
+
+bool phraseDifference(const FigureState &state, const FigureData &data, const ViewChoices &,
+                      ViewArray *out, QString *error)
+{
+    return phraseDifferenceArray(state, *data.phrases, out, error);
+}
+
+bool tokenSimilarity(const FigureState &state, const FigureData &data, const ViewChoices &,
+                     ViewArray *out, QString *error)
+{
+    return tokenSimilarityArray(state, *data.phrases, out, error);
+}
+
+bool tableSimilarity(const FigureState &, const FigureData &data, const ViewChoices &,
+                     ViewArray *out, QString *)
+{
+    const SquareMatrix &m = data.table->similarity;
+    out->shape = {m.size, m.size};
+    out->values = m.values;
+    return true;
+}
+
+bool pca(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+         QString *)
+{
+    const PositionPca &pca = data.table->pca;
+    out->shape = {data.table->positions, pca.components};
+    out->values.assign(pca.scores.begin(), pca.scores.end());
+    return true;
+}
+
+bool sinusoidFit(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+                 QString *)
+{
+    const std::vector<SinusoidFit> &fits = data.table->fits;
+    out->shape = {qint64(fits.size()), 3};
+    for (const SinusoidFit &f : fits)
+        out->values.insert(out->values.end(),
+                           {float(f.angularFrequency), float(f.phase), float(f.rSquared)});
+    return true;
+}
+
+// The chosen phrase of the model's result; false with *error when there is none.
+const ModelPhrase *chosenPhrase(const FigureData &data, const ViewChoices &choices, QString *error)
+{
+    const std::vector<ModelPhrase> &phrases = data.modelPhrases->phrases;
+    if (choices.modelPhrase < 0 || choices.modelPhrase >= int(phrases.size())) {
+        *error = QStringLiteral("the model's phrase %1 is not there (%2 phrases computed)")
+                     .arg(QChar(u'A' + choices.modelPhrase))
+                     .arg(phrases.size());
+        return nullptr;
+    }
+    return &phrases[std::size_t(choices.modelPhrase)];
+}
+
+// With positions, then without: arrays of one shape stacked on a leading axis of 2.
+void stackPositions(const ByPositions<LayerZeroArray> &arrays, ViewArray *out)
+{
+    const LayerZeroArray &with = arrays[at(Positions::With)];
+    out->shape = {2};
+    out->shape.insert(out->shape.end(), with.shape.begin(), with.shape.end());
+    for (const Positions p : {Positions::With, Positions::Without}) {
+        const std::vector<float> &v = arrays[at(p)].values;
+        out->values.insert(out->values.end(), v.begin(), v.end());
+    }
+}
+
+bool modelTokens(const FigureState &, const FigureData &data, const ViewChoices &choices,
+                 ViewArray *out, QString *error)
+{
+    const ModelPhrase *phrase = chosenPhrase(data, choices, error);
+    if (!phrase)
+        return false;
+    out->shape = {qint64(phrase->tokens.ids.size())};
+    for (const qint64 id : phrase->tokens.ids)
+        out->values.push_back(float(id));
+    return true;
+}
+
+bool modelEmbeddings(const FigureState &, const FigureData &data, const ViewChoices &choices,
+                     ViewArray *out, QString *error)
+{
+    const ModelPhrase *phrase = chosenPhrase(data, choices, error);
+    if (!phrase)
+        return false;
+    stackPositions(phrase->embeddings, out);
+    return true;
+}
+
+bool modelTokenCosine(const FigureState &, const FigureData &data, const ViewChoices &,
+                      ViewArray *out, QString *error)
+{
+    const ByPositions<ValueGrid> &cosine = data.modelPhrases->tokenCosine;
+    if (cosine[0].values.empty()) {
+        *error = QStringLiteral("the model-token-cosine view needs two phrases");
+        return false;
+    }
+    out->shape = {2, cosine[0].rows, cosine[0].cols};
+    for (const ValueGrid &g : cosine)
+        out->values.insert(out->values.end(), g.values.begin(), g.values.end());
+    return true;
+}
+
+bool modelAttention(const FigureState &, const FigureData &data, const ViewChoices &choices,
+                    ViewArray *out, QString *error)
+{
+    const ModelPhrase *phrase = chosenPhrase(data, choices, error);
+    if (!phrase)
+        return false;
+    stackPositions(phrase->attention, out);
+    return true;
+}
+
+} // namespace viewdata
+
+QString viewDataDescription(FigureView view)
+{
+    return QString::fromUtf8(viewEntry(view).dataShape);
+}
+
+bool writeViewData(const FigureState &state, const FigureData &data, FigureView view,
+                   const QString &path, QString *error, const ViewChoices &choices)
 {
     const std::optional<MatrixFormat> format = matrixFormatForPath(path);
     if (!format) {
@@ -219,8 +289,12 @@ bool writeViewData(const ExplorerState &state, const FigureData &data, FigureVie
         *error = problem;
         return false;
     }
-    Array array;
-    if (!collect(state, data, view, &array, error))
+    ViewArray array;
+    if (const QString missing = missingData(data, view); !missing.isEmpty()) {
+        *error = missing;
+        return false;
+    }
+    if (!viewEntry(view).data(state, data, choices, &array, error))
         return false;
     MatrixWriter writer(path, *format, array.shape);
     if (!writer.open(error) ||

@@ -10,14 +10,21 @@
 
 namespace pe {
 
-// What writeViewData() writes for `view`, e.g. "201 x 150 float32: positions x dims as shown".
-QString viewDataDescription(const ExplorerState &state, FigureView view);
+// A view's numbers: one array of `shape`, C order (what the view list's data functions fill).
+struct ViewArray
+{
+    std::vector<qint64> shape;
+    std::vector<float> values;
+};
+
+// What writeViewData() writes for `view` (its entry's dataShape).
+QString viewDataDescription(FigureView view);
 
 // heatmap: the shown matrix (positions x visible dims; dims x positions when transposed);
 // waves: positions x (1 + plotted dims), column 0 the position p; phrases: 2 x phrases x L x D,
 // random then fixed; phrase-difference: 2 x L x D (B - A), token-similarity: 2 x L cosines.
 // Atomic: a failure leaves no file.
-bool writeViewData(const ExplorerState &state, const FigureData &data, FigureView view,
-                   const QString &path, QString *error);
+bool writeViewData(const FigureState &state, const FigureData &data, FigureView view,
+                   const QString &path, QString *error, const ViewChoices &choices = {});
 
 } // namespace pe

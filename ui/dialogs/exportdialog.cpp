@@ -89,25 +89,14 @@ struct ViewChoice
 
 QList<ViewChoice> viewChoices()
 {
-    return {
-        {QObject::tr("Encoding page: waves over heatmap (Fig 16-9)"),
-         {FigureView::Waves, FigureView::Heatmap}},
-        {QObject::tr("Heatmap"), {FigureView::Heatmap}},
-        {QObject::tr("Waves"), {FigureView::Waves}},
-        {QObject::tr("Phrases: random vs fixed (seed 001)"), {FigureView::Phrases}},
-        {QObject::tr("Phrase difference"), {FigureView::PhraseDifference}},
-        {QObject::tr("Token similarity"), {FigureView::TokenSimilarity}},
-        {QObject::tr("Schemes: RoPE spectrum"), {FigureView::Spectrum}},
-        {QObject::tr("Schemes: RoPE rotation"), {FigureView::Rotation}},
-        {QObject::tr("Schemes: RoPE long-term decay"), {FigureView::Decay}},
-        {QObject::tr("Schemes: position similarity"), {FigureView::Similarity}},
-        {QObject::tr("Schemes: ALiBi bias"), {FigureView::Alibi}},
-        {QObject::tr("Schemes: T5 buckets"), {FigureView::T5}},
-        {QObject::tr("Schemes: compare A / B"), {FigureView::Compare}},
-        {QObject::tr("Model: position similarity"), {FigureView::TableSimilarity}},
-        {QObject::tr("Model: PCA of the position vectors"), {FigureView::Pca}},
-        {QObject::tr("Model: sinusoid fit"), {FigureView::SinusoidFit}},
-    };
+    QList<ViewChoice> choices{{QObject::tr("Encoding page: waves over heatmap (Fig 16-9)"),
+                               {FigureView::Waves, FigureView::Heatmap}}};
+    for (const ViewEntry &entry : viewList())
+        if (entry.job != ViewJob::EngineCheck) // drawn from a checked file, not the window's state
+            choices.append({labelOf(pageNames, entry.page) + QStringLiteral(": ") +
+                                QString::fromUtf8(entry.title),
+                            {entry.view}});
+    return choices;
 }
 
 } // namespace
@@ -520,7 +509,7 @@ void ExportDialog::syncViewAvailability()
     for (int row = 0; row < m_view->count(); ++row) {
         const std::optional<QList<FigureView>> views =
             parseFigureViews(m_view->itemData(row).toString(), &ignored);
-        if (!views || !std::any_of(views->begin(), views->end(), viewNeedsTable))
+        if (!views || !anyViewNeeds(*views, ViewJob::Table))
             continue;
         QStandardItem *item = model->item(row);
         item->setEnabled(problem.isEmpty());

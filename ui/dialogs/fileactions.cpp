@@ -18,6 +18,7 @@
 #include "views/heatmapview.h"
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
+#include "views/modelphraseview.h"
 #include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
@@ -257,8 +258,7 @@ FileActions::FigureActions FileActions::createFigureActions()
         const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
         QString selected;
         QString path = saveFileName(
-            m_window,
-            tr("Export data (%1)").arg(viewDataDescription(*m_window->state(), currentDataView())),
+            m_window, tr("Export data (%1)").arg(viewDataDescription(currentDataView())),
             QDir(folder).filePath(figureViewName(currentDataView()) + QStringLiteral(".npy")),
             tr("NumPy array (*.npy);;CSV (*.csv)"), &selected);
         if (path.isEmpty())
@@ -560,10 +560,26 @@ QList<FigureView> FileActions::currentViews() const
     if (m_window->state()->page() == Page::Model)
         return {m_window->modelPage()->currentView()};
     if (m_window->state()->page() == Page::Schemes)
-        return {figureViewOf(m_window->state()->schemeSettings().view)};
+        return {m_window->state()->schemeSettings().view};
+    if (const ModelPhraseView *model = modelPhrases())
+        return {model->currentView()};
     if (m_window->state()->page() == Page::Phrases)
         return {FigureView::Phrases};
     return {FigureView::Waves, FigureView::Heatmap};
+}
+
+const ModelPhraseView *FileActions::modelPhrases() const
+{
+    if (m_window->state()->page() != Page::Phrases ||
+        m_window->state()->phraseSource().tokenizer != PhraseTokenizer::Model)
+        return nullptr;
+    return m_window->findChild<ModelPhraseView *>();
+}
+
+ViewChoices FileActions::currentChoices() const
+{
+    const ModelPhraseView *model = modelPhrases();
+    return model ? model->choices() : ViewChoices{};
 }
 
 QSize FileActions::currentViewSize() const
@@ -572,6 +588,8 @@ QSize FileActions::currentViewSize() const
         return m_window->modelPage()->currentPlot()->size();
     if (m_window->state()->page() == Page::Schemes)
         return m_window->schemePage()->currentPlot()->size();
+    if (const ModelPhraseView *model = modelPhrases(); model && model->currentPlot())
+        return model->currentPlot()->size();
     if (m_window->state()->page() == Page::Phrases)
         return m_window->phraseView()->gridPlot()->size();
     const QSize waves = m_window->wavesView()->plot()->size();
@@ -588,6 +606,7 @@ QImage FileActions::currentFigure(QString *error) const
 {
     FigureOptions options;
     options.views = currentViews();
+    options.choices = currentChoices();
     options.style = m_window->state()->figureStyle();
     const FigureData data = currentData(options.views);
     if (!figureDataMatches(*m_window->state(), options.views, data)) {
@@ -616,6 +635,8 @@ FigureView FileActions::currentDataView() const
 {
     if (m_window->state()->page() == Page::Model)
         return m_window->modelPage()->currentView();
+    if (const ModelPhraseView *model = modelPhrases())
+        return model->currentView();
     return m_window->state()->page() == Page::Phrases ? FigureView::Phrases : FigureView::Heatmap;
 }
 
@@ -627,7 +648,7 @@ bool FileActions::exportCurrentData(const QString &path, QString *error)
         *error = tr("the data is still being computed; try again in a moment");
         return false;
     }
-    if (!writeViewData(*m_window->state(), data, view, path, error))
+    if (!writeViewData(*m_window->state(), data, view, path, error, currentChoices()))
         return false;
     report(tr("Exported %1 data to %2").arg(figureViewName(view), QDir::toNativeSeparators(path)),
            false);
@@ -649,6 +670,7 @@ ExportDialog *FileActions::exportDialog()
     // Opens on the view the window shows, at the size it has on screen.
     FigureOptions options = m_dialog->options();
     options.views = currentViews();
+    options.choices = currentChoices();
     options.style = m_window->state()->figureStyle();
     const QSize size = currentViewSize();
     if (size.width() >= figurelimits::minSide && size.height() >= figurelimits::minSide) {

@@ -26,6 +26,7 @@ class EngineCheckDialog;
 struct ModelRead;
 class ExportDialog;
 class MainWindow;
+class ModelPhraseView;
 
 class FileActions : public QObject
 {
@@ -90,6 +91,10 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    // The Phrases page's model figures when they are shown, else null.
+    const ModelPhraseView *modelPhrases() const;
+    ViewChoices currentChoices() const;
+
     explicit FileActions(MainWindow *window);
     std::unique_ptr<QSettings> recentSettings() const;
     void rebuildRecentModelsMenu();

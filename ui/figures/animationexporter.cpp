@@ -41,7 +41,7 @@ int dotsPerMeter(double dpi)
 
 } // namespace
 
-AnimationExporter::AnimationExporter(ExplorerState &state, const FigureOptions &figure,
+AnimationExporter::AnimationExporter(const FigureState &state, const FigureOptions &figure,
                                      const FigureAnimation &animation)
     : m_state(state), m_figure(figure), m_animation(animation)
 {}

@@ -20,11 +20,13 @@ class Backend;
 class AnimationExporter
 {
 public:
-    // `state` is changed frame by frame (it ends at the last frame's value).
-    AnimationExporter(ExplorerState &state, const FigureOptions &figure,
+    // Draws from a copy of `state`'s values, moved frame by frame (state()).
+    AnimationExporter(const FigureState &state, const FigureOptions &figure,
                       const FigureAnimation &animation);
 
     const FigureAnimation &animation() const { return m_animation; }
+    // The values of the frame applied last.
+    const FigureState &state() const { return m_state; }
     const FigureOptions &figure() const { return m_figure; }
     // The video settings of this animation written to `path` (the format by extension) at
     // `fps`; nullopt with *error for a name that is not .gif, .mp4 or .webm.
@@ -59,7 +61,7 @@ private:
     bool prepare(int frame, Backend &backend, QString *error);
     QImage paint(QImage image, bool still, QString *error) const;
 
-    ExplorerState &m_state;
+    FigureState m_state; // the frames' values, moved frame by frame
     FigureOptions m_figure;
     FigureAnimation m_animation;
     FigureData m_data;

@@ -11,15 +11,21 @@ namespace {
 // 4096 animation does not pile up in memory.
 constexpr int maxPending = 2;
 
+// Every parameter the figure shows, as a saved session holds it.
+FigureState savedValues(const ExplorerState &state)
+{
+    ExplorerState copy;
+    copy.applyJson(state.toJson());
+    return FigureState(copy);
+}
+
 } // namespace
 
 AnimationJob::AnimationJob(const ExplorerState &state, const FigureOptions &figure,
                            const FigureAnimation &animation, ComputeScheduler *scheduler,
                            QObject *parent)
-    : QObject(parent), m_exporter(m_state, figure, animation), m_scheduler(scheduler)
+    : QObject(parent), m_exporter(savedValues(state), figure, animation), m_scheduler(scheduler)
 {
-    // Every parameter the figure shows, as a saved session holds it.
-    m_state.applyJson(state.toJson());
     m_turn.setSingleShot(true);
     m_turn.setInterval(0);
     connect(&m_turn, &QTimer::timeout, this, &AnimationJob::step);

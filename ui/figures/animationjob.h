@@ -55,7 +55,6 @@ private:
     void fail(const QString &error);
     void end(VideoEncoder::Status status, const QString &error);
 
-    ExplorerState m_state; // the copy the frames move
     AnimationExporter m_exporter;
     QPointer<ComputeScheduler> m_scheduler;
     std::unique_ptr<FrameWriter> m_writer;

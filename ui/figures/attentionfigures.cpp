@@ -106,7 +106,7 @@ double axisPixels(const QCustomPlot *plot, bool vertical)
 
 } // namespace
 
-AttentionFigures::AttentionFigures(const ExplorerState &state, const PlotTheme &theme)
+AttentionFigures::AttentionFigures(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 
@@ -131,6 +131,49 @@ ValueGrid AttentionFigures::headAttention(const LayerZeroArray &attention, int h
     for (qint64 i = 0; i < n * n; ++i)
         g.values[std::size_t(i)] = float(sum[std::size_t(i)] / double(heads));
     return g;
+}
+
+void AttentionFigures::buildTokens(QCustomPlot *plot, const PhraseModelResult &result) const
+{
+    resetFigure(plot, m_theme);
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, QStringLiteral("Tokens of %1 as its tokenizer splits them (piece over id)")
+                  .arg(result.architecture));
+    auto *rect = new QCPAxisRect(plot, true);
+    grid->addElement(0, 0, rect);
+    QCPAxis *x = rect->axis(QCPAxis::atBottom);
+    QCPAxis *y = rect->axis(QCPAxis::atLeft);
+    y->setRangeReversed(true);
+    x->setLabel(QStringLiteral("token"));
+    qint64 longest = 1;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (std::size_t row = 0; row < result.phrases.size(); ++row) {
+        const ModelPhrase &p = result.phrases[row];
+        ticker->addTick(double(row), phraseName(int(row)));
+        longest = std::max<qint64>(longest, p.tokens.size());
+        for (qint64 t = 0; t < p.tokens.size(); ++t) {
+            auto *text = new QCPItemText(plot);
+            text->setClipToAxisRect(true);
+            text->setClipAxisRect(rect);
+            text->position->setAxes(x, y);
+            text->position->setCoords(double(t), double(row));
+            QString piece = tokenText(p, t);
+            if (piece.size() > maxLabelChars)
+                piece = piece.left(maxLabelChars - 1) + QChar(0x2026);
+            text->setText(piece + QLatin1Char('\n') +
+                          QString::number(p.tokens.ids[std::size_t(t)]));
+            text->setColor(m_theme.foreground);
+            text->setPen(QPen(m_theme.grid));
+            text->setPadding(QMargins(2, 1, 2, 1));
+        }
+    }
+    y->setTicker(ticker);
+    y->setSubTicks(false);
+    x->setRange(-0.6, double(longest) - 0.4);
+    y->setRange(-0.6, double(std::max<std::size_t>(1, result.phrases.size())) - 0.4);
+    x->grid()->setVisible(false);
+    y->grid()->setVisible(false);
+    applyPlotTheme(plot, m_theme);
 }
 
 void AttentionFigures::buildEmbeddings(QCustomPlot *plot, const PhraseModelResult &result,

@@ -7,7 +7,7 @@
 
 #include "compute/phrasemodeldata.h"
 #include "figures/plottheme.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 
 #include <QString>
 
@@ -19,10 +19,12 @@ class AttentionFigures
 {
 public:
     // The mean over the heads, in place of one head.
-    static constexpr int meanOfHeads = -1;
+    static constexpr int meanOfHeads = ViewChoices::meanOfHeads;
 
-    AttentionFigures(const ExplorerState &state, const PlotTheme &theme);
+    AttentionFigures(const FigureState &state, const PlotTheme &theme);
 
+    // Each phrase a row of its tokens, piece over id, as the tokenizer gave them.
+    void buildTokens(QCustomPlot *plot, const PhraseModelResult &result) const;
     // Token rows (row 0 at the top) x hidden dims of phrase `phrase`: with positions (left) and
     // without (right), one colour scale.
     void buildEmbeddings(QCustomPlot *plot, const PhraseModelResult &result, int phrase) const;
@@ -40,7 +42,7 @@ public:
     static ValueGrid headAttention(const LayerZeroArray &attention, int head);
 
 private:
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
 };
 

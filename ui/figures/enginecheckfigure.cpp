@@ -103,7 +103,7 @@ QString cellText(const RopeCell &cell)
 
 } // namespace
 
-EngineCheckFigure::EngineCheckFigure(const ExplorerState &state, const PlotTheme &theme)
+EngineCheckFigure::EngineCheckFigure(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 

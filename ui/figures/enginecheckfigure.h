@@ -6,7 +6,7 @@
 
 #include "figures/plottheme.h"
 #include "rope/enginecheck.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 
 #include <QString>
 
@@ -19,7 +19,7 @@ namespace pe {
 class EngineCheckFigure
 {
 public:
-    EngineCheckFigure(const ExplorerState &state, const PlotTheme &theme);
+    EngineCheckFigure(const FigureState &state, const PlotTheme &theme);
 
     // Handles into the built figure, for the window's hover readout; null without an error map
     // (an attention factor, a table of another width).
@@ -38,7 +38,7 @@ public:
     static QString readout(const EngineCheck &check, double pair, double position);
 
 private:
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
 };
 

@@ -11,23 +11,7 @@ namespace {
 
 bool isPositionView(FigureView view)
 {
-    switch (view) {
-    case FigureView::Waves:
-    case FigureView::Heatmap:
-    case FigureView::Rotation:
-    case FigureView::Phrases:
-    case FigureView::PhraseDifference:
-    case FigureView::TokenSimilarity:
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool isPhraseView(FigureView view)
-{
-    return view == FigureView::Phrases || view == FigureView::PhraseDifference ||
-           view == FigureView::TokenSimilarity;
+    return viewEntry(view).motion != ViewMotion::None;
 }
 
 // A numeric field of a scheme: where its value lives, its range, and its table's name for it.
@@ -105,7 +89,7 @@ QString setSchemeField(EncodingSpec *spec, const QString &flag, double value, bo
 
 } // namespace
 
-QStringList FigureAnimation::parameterNames(const ExplorerState &state,
+QStringList FigureAnimation::parameterNames(const FigureState &state,
                                             const QList<FigureView> &views)
 {
     QStringList names;
@@ -122,7 +106,7 @@ QStringList FigureAnimation::parameterNames(const ExplorerState &state,
     return names;
 }
 
-AnimationOptions FigureAnimation::defaultOptions(const ExplorerState &state,
+AnimationOptions FigureAnimation::defaultOptions(const FigureState &state,
                                                  const QList<FigureView> &views,
                                                  const QString &parameter)
 {
@@ -166,7 +150,7 @@ QString FigureAnimation::parameter() const
     return m_field.isEmpty() ? QStringLiteral("position") : m_field;
 }
 
-std::optional<FigureAnimation> FigureAnimation::plan(const ExplorerState &state,
+std::optional<FigureAnimation> FigureAnimation::plan(const FigureState &state,
                                                      const QList<FigureView> &views,
                                                      const AnimationOptions &options,
                                                      QString *error)
@@ -204,16 +188,14 @@ std::optional<FigureAnimation> FigureAnimation::plan(const ExplorerState &state,
         // The positions every animated view can show.
         qint64 last = std::numeric_limits<qint64>::max();
         for (FigureView v : views) {
-            if (v == FigureView::Waves || v == FigureView::Heatmap) {
-                a.m_markers = true;
-                last = std::min(last, state.spec().positions - 1);
-            } else if (v == FigureView::Rotation) {
-                a.m_rotation = true;
-                last = std::min(last, state.spec().positions - 1);
-            } else if (isPhraseView(v)) {
-                a.m_token = true;
+            const ViewMotion motion = viewEntry(v).motion;
+            a.m_markers = a.m_markers || motion == ViewMotion::Marker;
+            a.m_rotation = a.m_rotation || motion == ViewMotion::RotationPosition;
+            a.m_token = a.m_token || motion == ViewMotion::Token;
+            if (motion == ViewMotion::Token)
                 last = std::min(last, state.phraseSettings().sequenceLength - 1);
-            }
+            else if (motion != ViewMotion::None)
+                last = std::min(last, state.spec().positions - 1);
         }
         a.m_from = options.from.value_or(0.0);
         a.m_to = options.to.value_or(double(last));
@@ -294,6 +276,44 @@ QString FigureAnimation::valueText(int frame) const
     return m_integer ? QString::number(qint64(v)) : QString::number(v, 'g', 6);
 }
 
+bool FigureAnimation::apply(FigureState &state, int frame, QString *error) const
+{
+    // plan() checked every frame's value against the matrix and the scheme: each frame moves one
+    // value of the plain state, with nothing to notify.
+    ExplorerState::Values &v = state.values();
+    const double value = valueAt(frame);
+    if (!m_field.isEmpty()) {
+        EncodingSpec spec = v.spec;
+        if (const QString problem = setSchemeField(&spec, m_field, value, m_integer);
+            !problem.isEmpty()) {
+            *error = problem;
+            return false;
+        }
+        spec = spec.normalized();
+        if (const QString problem = spec.validate(); !problem.isEmpty()) {
+            *error = problem;
+            return false;
+        }
+        v.spec = spec;
+        return true;
+    }
+    const qint64 p = qint64(value);
+    if (m_markers) {
+        if (v.view.markers.isEmpty())
+            v.view.markers.append(p);
+        else
+            v.view.markers[0] = p;
+    }
+    if (m_rotation)
+        v.schemes.rotationPosition = p;
+    if (m_token) {
+        v.phraseSelection.phrase = std::max(0, v.phraseSelection.phrase);
+        v.phraseSelection.token = p;
+    }
+    return true;
+}
+
+// The window's play control moves the live state, through its setters.
 bool FigureAnimation::apply(ExplorerState &state, int frame, QString *error) const
 {
     const double v = valueAt(frame);

@@ -5,7 +5,7 @@
 // each frame is the still figure of that state.
 #pragma once
 
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 #include "state/figureviews.h"
 
 #include <QList>
@@ -30,16 +30,15 @@ public:
     // the option (--animate, --from, --to), when it cannot be: position on views without one, a
     // field the scheme lacks or that is not a number, a value outside the field's range or a
     // frame whose parameters the scheme refuses.
-    static std::optional<FigureAnimation> plan(const ExplorerState &state,
+    static std::optional<FigureAnimation> plan(const FigureState &state,
                                                const QList<FigureView> &views,
                                                const AnimationOptions &options, QString *error);
     // What --animate accepts for these views and this scheme: "position" (when a view has one)
     // and the scheme's numeric fields' flags.
-    static QStringList parameterNames(const ExplorerState &state, const QList<FigureView> &views);
+    static QStringList parameterNames(const FigureState &state, const QList<FigureView> &views);
     // The range offered for `parameter` when none is chosen: every position the views show, or
     // a field from its value in the state to 8 times it (as the Motion bar offers).
-    static AnimationOptions defaultOptions(const ExplorerState &state,
-                                           const QList<FigureView> &views,
+    static AnimationOptions defaultOptions(const FigureState &state, const QList<FigureView> &views,
                                            const QString &parameter);
     // A numeric scheme field's value (its flag, e.g. "base"); nullopt when the scheme lacks it.
     static std::optional<double> schemeFieldValue(const EncodingSpec &spec, const QString &flag);
@@ -54,6 +53,8 @@ public:
     QString valueText(int frame) const; // as the command line writes it
     // Sets frame k's value in `state`: the first marker (added when there is none), the rotation
     // position, the clicked token, or the scheme field. False with *error when the state refuses.
+    bool apply(FigureState &state, int frame, QString *error) const;
+    // The same through the window's state (its play control previews each frame).
     bool apply(ExplorerState &state, int frame, QString *error) const;
 
 private:

@@ -200,7 +200,7 @@ QCPLegend *addFigureLegend(QCPAxisRect *rect)
     return legend;
 }
 
-FigureBuilder::FigureBuilder(const ExplorerState &state, const PlotTheme &theme)
+FigureBuilder::FigureBuilder(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 

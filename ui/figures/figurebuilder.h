@@ -7,7 +7,7 @@
 
 #include "compute/computejobs.h"
 #include "figures/plottheme.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 #include "state/figurestyle.h"
 
 #include <QList>
@@ -92,7 +92,7 @@ HeatmapGridCells heatmapGridCells(const HeatmapGrid &grid, bool transposed);
 class FigureBuilder
 {
 public:
-    FigureBuilder(const ExplorerState &state, const PlotTheme &theme);
+    FigureBuilder(const FigureState &state, const PlotTheme &theme);
 
     // The window draws its interaction marks (the selected cell's outline and ring, the selected
     // dim's wave, the clicked token's outline); exports only when FigureStyle::showSelection.
@@ -137,7 +137,7 @@ private:
     // The dashed pen of marker line `index` (the first solid black, the later ones faded).
     QPen markerPen(int index) const;
 
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
     bool m_showSelection = true;
     std::optional<LegendPlace> m_legend;

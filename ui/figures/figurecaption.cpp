@@ -21,13 +21,12 @@ QString joinNumbers(const QList<qint64> &values)
 
 } // namespace
 
-QString figureCaption(const ExplorerState &state, const QList<FigureView> &views,
-                      bool showSelection)
+QString figureCaption(const FigureState &state, const QList<FigureView> &views, bool showSelection)
 {
     QStringList parts;
     FigureBuilder builder(state, PlotTheme{});
     builder.setShowSelection(showSelection);
-    if (std::any_of(views.begin(), views.end(), viewNeedsEncoding)) {
+    if (anyViewNeeds(views, ViewJob::Encoding)) {
         const EncodingSpec &s = state.spec();
         const QString spec = s.caption();
         parts.append(spec);
@@ -48,7 +47,7 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
             parts.append(waves);
         }
     }
-    if (std::any_of(views.begin(), views.end(), viewNeedsPhrases)) {
+    if (anyViewNeeds(views, ViewJob::Phrases)) {
         const PhraseSettings &p = state.phraseSettings();
         parts.append(QStringLiteral("%1 phrases, max_tokens %2, sequence length %3, dims %4, "
                                     "random seed %5")
@@ -58,7 +57,7 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
                          .arg(p.dims)
                          .arg(p.seed));
     }
-    if (std::any_of(views.begin(), views.end(), viewNeedsSchemes)) {
+    if (anyViewNeeds(views, ViewJob::Schemes)) {
         const SchemeSettings &k = state.schemeSettings();
         const EncodingSpec a = ropeSpecA(state.spec());
         QStringList scheme{QStringLiteral("A: RoPE %1, %2 dims")
@@ -75,7 +74,7 @@ QString figureCaption(const ExplorerState &state, const QList<FigureView> &views
                               .arg(k.t5.maxDistance));
         parts.append(scheme.join(QStringLiteral(", ")));
     }
-    if (std::any_of(views.begin(), views.end(), viewNeedsTable)) {
+    if (anyViewNeeds(views, ViewJob::Table)) {
         QString table = state.spec().caption();
         if (views.contains(FigureView::SinusoidFit))
             table += QStringLiteral("; sinusoid fit of dimension %1").arg(state.selection().dim);

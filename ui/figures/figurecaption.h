@@ -1,7 +1,7 @@
 // The caption line of an exported figure: the parameters behind its views, in words.
 #pragma once
 
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 #include "state/figureviews.h"
 
 #include <QList>
@@ -11,7 +11,6 @@ namespace pe {
 
 // "sinusoidal (interleaved), 201 positions × 512 dims, base 10000 · first 150 dims, transposed"
 // The waves' dims are those drawn: with `showSelection` the selected dim's wave is among them.
-QString figureCaption(const ExplorerState &state, const QList<FigureView> &views,
-                      bool showSelection);
+QString figureCaption(const FigureState &state, const QList<FigureView> &views, bool showSelection);
 
 } // namespace pe

@@ -59,7 +59,7 @@ QString withGenericFamilies(const QString &svg)
 
 } // namespace
 
-FigureExporter::FigureExporter(const ExplorerState &state, const FigureData &data,
+FigureExporter::FigureExporter(const FigureState &state, const FigureData &data,
                                const FigureOptions &options)
     : m_state(state), m_data(data), m_options(options)
 {}
@@ -69,18 +69,29 @@ QString FigureExporter::check() const
     if (QString problem = m_options.validate(); !problem.isEmpty())
         return problem;
     for (FigureView view : m_options.views) {
-        if (viewNeedsEncoding(view) && (!m_data.encoding || !m_data.encoding->matrix))
+        if (viewNeeds(view, ViewJob::Encoding) && (!m_data.encoding || !m_data.encoding->matrix))
             return QStringLiteral("the %1 view has no encoding to show").arg(figureViewName(view));
-        if (viewNeedsPhrases(view) && !m_data.phrases)
+        if (viewNeeds(view, ViewJob::Phrases) && !m_data.phrases)
             return QStringLiteral("the %1 view has no phrases to show").arg(figureViewName(view));
-        if (viewNeedsSchemes(view) && !m_data.schemes)
+        if (viewNeeds(view, ViewJob::Schemes) && !m_data.schemes)
             return QStringLiteral("the %1 view has nothing computed to show")
                 .arg(figureViewName(view));
-        if (viewNeedsTable(view) && !m_data.table)
+        if (viewNeeds(view, ViewJob::Table) && !m_data.table)
             return QStringLiteral("the %1 view has no learned table to show")
                 .arg(figureViewName(view));
-        if (viewNeedsEngineCheck(view) && !m_data.engineCheck)
+        if (viewNeeds(view, ViewJob::EngineCheck) && !m_data.engineCheck)
             return QStringLiteral("the verify view has no engine table checked");
+        if (viewNeeds(view, ViewJob::ModelPhrases) &&
+            (!m_data.modelPhrases || m_data.modelPhrases->phrases.empty()))
+            return QStringLiteral("the %1 view has no model phrases to show")
+                .arg(figureViewName(view));
+        if (view == FigureView::ModelTokenCosine && m_data.modelPhrases->phrases.size() < 2)
+            return QStringLiteral("the token-cosine view needs two phrases");
+        if (viewNeeds(view, ViewJob::ModelPhrases) &&
+            m_options.choices.modelHead >= m_data.modelPhrases->heads)
+            return QStringLiteral("layer 0 of the model has %1 heads, not head %2")
+                .arg(m_data.modelPhrases->heads)
+                .arg(m_options.choices.modelHead);
         if (view == FigureView::PhraseDifference && m_data.phrases->settings.phrases.size() < 2)
             return QStringLiteral("the phrase-difference view needs at least two phrases");
     }

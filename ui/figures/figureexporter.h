@@ -6,7 +6,7 @@
 
 #include "compute/figuredata.h"
 #include "figures/figureoptions.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 
 #include <QByteArray>
 #include <QImage>
@@ -17,8 +17,7 @@ namespace pe {
 class FigureExporter
 {
 public:
-    FigureExporter(const ExplorerState &state, const FigureData &data,
-                   const FigureOptions &options);
+    FigureExporter(const FigureState &state, const FigureData &data, const FigureOptions &options);
 
     // Exactly options.width x options.height pixels, the DPI recorded in the image.
     QImage renderImage(QString *error) const;
@@ -35,7 +34,7 @@ private:
     // the figure painted with a vectorising painter. Empty with *error on failure.
     QByteArray renderVector(FigureFormat format, QString *error) const;
 
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     FigureData m_data;
     FigureOptions m_options;
 };

@@ -41,6 +41,7 @@ struct FigureOptions
     bool caption = false;     // a line below the figure with the parameters
     QString captionText;      // replaces the generated caption when not empty
     FigureStyle style;        // its own table (FigureStyle::fields()), saved with sessions
+    ViewChoices choices;      // the model phrase figures' phrase and head
 
     // width, height, dpi, title, caption, caption text, print theme, interpolate.
     static FieldTable<FigureOptions> fields();

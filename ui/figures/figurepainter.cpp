@@ -1,12 +1,9 @@
 #include "figures/figurepainter.h"
 
-#include "figures/enginecheckfigure.h"
-
 #include "backends/parallel.h"
 #include "figures/figurebuilder.h"
 #include "figures/figurecaption.h"
-#include "figures/schemefigures.h"
-#include "figures/tablefigures.h"
+#include "figures/viewfigures.h"
 
 #include "figures/qcpinclude.h"
 
@@ -271,7 +268,7 @@ void dressPlot(QCustomPlot *plot, const FigureStyle &style)
 
 // Draws the title above and the caption below the panels (when the hooks ask for them) and
 // returns the band they leave between them: its top and bottom.
-std::pair<double, double> paintTitleAndCaption(QCPPainter *painter, const ExplorerState &state,
+std::pair<double, double> paintTitleAndCaption(QCPPainter *painter, const FigureState &state,
                                                const FigureOptions &options,
                                                const FigurePaintHooks &hooks,
                                                const PlotTheme &theme, const QFont &font, int width,
@@ -314,50 +311,6 @@ std::pair<double, double> paintTitleAndCaption(QCPPainter *painter, const Explor
     return {top, bottom};
 }
 
-// Builds the figure of `view` into `plot`. A heatmap comes back with a one-cell grid: the real
-// one depends on the laid-out size (fillHeatmap); every other view returns an empty figure.
-HeatmapFigure buildPanel(FigureBuilder &builder, QCustomPlot *plot, FigureView view,
-                         const ExplorerState &state, const PlotTheme &theme, const FigureData &data,
-                         const FigureOptions &options)
-{
-    switch (view) {
-    case FigureView::Heatmap: {
-        const EncodingResult &result = *data.encoding;
-        return builder.buildHeatmap(
-            plot, result,
-            sampleGrid(*result.matrix, fullWindow(result.spec, state.heatmapDimLimit()), 1, 1));
-    }
-    case FigureView::Waves:
-        builder.buildWaves(plot, *data.encoding);
-        break;
-    case FigureView::Phrases:
-        builder.buildPhraseGrid(plot, *data.phrases);
-        break;
-    case FigureView::PhraseDifference:
-        builder.buildPhraseDifference(plot, *data.phrases);
-        break;
-    case FigureView::TokenSimilarity:
-        builder.buildTokenSimilarity(plot, *data.phrases);
-        break;
-    case FigureView::TableSimilarity:
-    case FigureView::Pca:
-    case FigureView::SinusoidFit: {
-        TableFigures figures(state, theme);
-        figures.setLegendPlace(options.style.legend);
-        figures.build(view, plot, *data.table);
-        break;
-    }
-    case FigureView::EngineCheck:
-        EngineCheckFigure(state, theme).build(plot, *data.engineCheck);
-        break;
-    default:
-        if (const auto scheme = schemeViewOf(view))
-            SchemeFigures(state, theme).build(*scheme, plot, *data.schemes);
-        break;
-    }
-    return {};
-}
-
 // Stacked panels with one axis rect each share their left and right edges, so positions line
 // up across them (Fig 16-9's waves over its heatmap). `bands`: each panel's top and bottom.
 void alignPanelEdges(const std::vector<std::unique_ptr<ExportPlot>> &plots,
@@ -385,7 +338,7 @@ void alignPanelEdges(const std::vector<std::unique_ptr<ExportPlot>> &plots,
 // Fills a laid-out heatmap with its cells at the resolution the target needs: a raster one
 // value per device pixel, a vector file at most figurelimits::maxEmbeddedCells cells.
 void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTarget target,
-                 const ExplorerState &state, const EncodingResult &result,
+                 const FigureState &state, const EncodingResult &result,
                  const FigureOptions &options, const FigurePaintHooks &hooks, double deviceScale)
 {
     const CellWindow window = fullWindow(result.spec, state.heatmapDimLimit());
@@ -444,7 +397,7 @@ std::pair<int, int> figureLayoutSize(const FigureOptions &options)
             int(std::lround(options.height / deviceScale))};
 }
 
-bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
+bool paintFigure(QCPPainter *painter, FigureTarget target, const FigureState &state,
                  const FigureData &data, const FigureOptions &options, QString *error,
                  const FigurePaintHooks &hooks)
 {
@@ -482,8 +435,9 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &
         auto &plot = plots.emplace_back(std::make_unique<ExportPlot>());
         plot->setFont(font);
         plot->setViewport(QRect(0, 0, width, y1 - y0)); // the builders size legends by it
+        const FigureView view = options.views[i];
         heatmaps.push_back(
-            buildPanel(builder, plot.get(), options.views[i], state, theme, data, options));
+            viewFigure(view).build({view, plot.get(), builder, state, theme, data, options}));
         dressPlot(plot.get(), options.style);
         plot->layoutAt(width, y1 - y0);
     }

@@ -6,7 +6,7 @@
 
 #include "compute/figuredata.h"
 #include "figures/figureoptions.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 
 #include <QString>
 
@@ -42,7 +42,7 @@ struct FigurePaintHooks
 // Paints the figure into a painter whose coordinates are the layout size's logical pixels.
 // `data` must hold what options.views need; false with *error when the title and caption leave
 // no room.
-bool paintFigure(QCPPainter *painter, FigureTarget target, const ExplorerState &state,
+bool paintFigure(QCPPainter *painter, FigureTarget target, const FigureState &state,
                  const FigureData &data, const FigureOptions &options, QString *error,
                  const FigurePaintHooks &hooks = {});
 

@@ -1,5 +1,7 @@
 #include "figures/schemefigures.h"
 
+#include "figures/viewfigures.h"
+
 #include "figures/colormapgradient.h"
 #include "figures/figurebuilder.h"
 #include "figures/fittedaxis.h"
@@ -132,37 +134,6 @@ QCPGraph *addGraph(QCPAxisRect *rect, const QVector<double> &x, const QVector<do
     return graph;
 }
 
-// A square matrix as cells centred on integer positions: key (column j) along x, query (row i)
-// down y from the top, as matshow draws it.
-QCPColorMap *addSquareMap(QCPAxisRect *rect, const SquareMatrix &m,
-                          const QCPColorGradient &gradient, const QCPRange &range,
-                          const QString &keyLabel, const QString &valueLabel)
-{
-    QCPAxis *x = rect->axis(QCPAxis::atBottom);
-    QCPAxis *y = rect->axis(QCPAxis::atLeft);
-    y->setRangeReversed(true);
-    x->setLabel(keyLabel);
-    y->setLabel(valueLabel);
-    auto *map = new QCPColorMap(x, y);
-    map->setInterpolate(false);
-    map->setTightBoundary(false);
-    const int n = int(m.size);
-    map->data()->setSize(n, n);
-    map->data()->setRange(QCPRange(0, n - 1), QCPRange(0, n - 1));
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) {
-            const float v = m.at(i, j);
-            map->data()->setCell(j, i, std::isfinite(v) ? double(v) : std::nan(""));
-        }
-    map->setGradient(gradient);
-    map->setDataRange(range);
-    x->setRange(-0.5, n - 0.5);
-    y->setRange(-0.5, n - 0.5);
-    for (QCPAxis *axis : {x, y})
-        axis->grid()->setVisible(false);
-    return map;
-}
-
 // a − b cell by cell (two squares of one size), with its finite range.
 SquareMatrix differenceOf(const SquareMatrix &a, const SquareMatrix &b)
 {
@@ -220,6 +191,37 @@ QString attentionNote(const RopeConfigData &c)
 
 } // namespace
 
+// A square matrix as cells centred on integer positions: key (column j) along x, query (row i)
+// down y from the top, as matshow draws it.
+QCPColorMap *addSquareMap(QCPAxisRect *rect, const SquareMatrix &m,
+                          const QCPColorGradient &gradient, const QCPRange &range,
+                          const QString &keyLabel, const QString &valueLabel)
+{
+    QCPAxis *x = rect->axis(QCPAxis::atBottom);
+    QCPAxis *y = rect->axis(QCPAxis::atLeft);
+    y->setRangeReversed(true);
+    x->setLabel(keyLabel);
+    y->setLabel(valueLabel);
+    auto *map = new QCPColorMap(x, y);
+    map->setInterpolate(false);
+    map->setTightBoundary(false);
+    const int n = int(m.size);
+    map->data()->setSize(n, n);
+    map->data()->setRange(QCPRange(0, n - 1), QCPRange(0, n - 1));
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            const float v = m.at(i, j);
+            map->data()->setCell(j, i, std::isfinite(v) ? double(v) : std::nan(""));
+        }
+    map->setGradient(gradient);
+    map->setDataRange(range);
+    x->setRange(-0.5, n - 0.5);
+    y->setRange(-0.5, n - 0.5);
+    for (QCPAxis *axis : {x, y})
+        axis->grid()->setVisible(false);
+    return map;
+}
+
 QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
                         const QCPColorGradient &gradient, const QCPRange &range,
                         const QString &label)
@@ -237,49 +239,14 @@ QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int col
     return scale;
 }
 
-SchemeFigures::SchemeFigures(const ExplorerState &state, const PlotTheme &theme)
+SchemeFigures::SchemeFigures(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 
-QString SchemeFigures::viewTitle(SchemeView view)
+void SchemeFigures::build(FigureView view, QCustomPlot *plot, const SchemeResult &result) const
 {
-    switch (view) {
-    case SchemeView::Spectrum:
-        return QStringLiteral("RoPE spectrum");
-    case SchemeView::Rotation:
-        return QStringLiteral("RoPE rotation");
-    case SchemeView::Decay:
-        return QStringLiteral("RoPE long-term decay");
-    case SchemeView::Similarity:
-        return QStringLiteral("Position similarity");
-    case SchemeView::Alibi:
-        return QStringLiteral("ALiBi bias");
-    case SchemeView::T5:
-        return QStringLiteral("T5 buckets");
-    case SchemeView::Compare:
-        return QStringLiteral("Compare A / B");
-    }
-    return {};
-}
-
-void SchemeFigures::build(SchemeView view, QCustomPlot *plot, const SchemeResult &result) const
-{
-    switch (view) {
-    case SchemeView::Spectrum:
-        return buildSpectrum(plot, result);
-    case SchemeView::Rotation:
-        return buildRotation(plot, result);
-    case SchemeView::Decay:
-        return buildDecay(plot, result);
-    case SchemeView::Similarity:
-        return buildSimilarity(plot, result);
-    case SchemeView::Alibi:
-        return buildAlibi(plot, result);
-    case SchemeView::T5:
-        return buildT5(plot, result);
-    case SchemeView::Compare:
-        return buildCompare(plot, result);
-    }
+    if (const auto builder = viewFigure(view).scheme)
+        (this->*builder)(plot, result);
 }
 
 // mrope: which position id (t, h, w) each pair turns with, as markers on A's wavelengths, one

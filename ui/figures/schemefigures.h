@@ -5,7 +5,7 @@
 
 #include "compute/schemedata.h"
 #include "figures/plottheme.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 
 #include <QList>
 #include <QString>
@@ -24,10 +24,10 @@ namespace pe {
 class SchemeFigures
 {
 public:
-    SchemeFigures(const ExplorerState &state, const PlotTheme &theme);
+    SchemeFigures(const FigureState &state, const PlotTheme &theme);
 
-    // Dispatches to the builder of `view`.
-    void build(SchemeView view, QCustomPlot *plot, const SchemeResult &result) const;
+    // Builds `view`, one of the Schemes page's (its entry in figures/viewfigures.cpp).
+    void build(FigureView view, QCustomPlot *plot, const SchemeResult &result) const;
 
     // Wavelength 2 pi / theta_i per pair on a log axis, A and B unscaled and scaled, the
     // original context marked; below, theta scaled / theta original per pair.
@@ -45,8 +45,6 @@ public:
     // A and B similarity side by side with one colour scale.
     void buildCompare(QCustomPlot *plot, const SchemeResult &result) const;
 
-    static QString viewTitle(SchemeView view);
-
 private:
     // buildSpectrum's top and bottom.
     void drawWavelengths(QCPAxisRect *top, const SchemeResult &result, bool showB) const;
@@ -55,7 +53,7 @@ private:
     void drawScaleRatios(QCPAxisRect *bottom, const SchemeResult &result, bool showB) const;
     void addMropeSections(QCPAxisRect *rect, QCPLegend *legend, const RopeConfigData &c) const;
 
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
 };
 
@@ -64,5 +62,12 @@ private:
 QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,
                         const QCPColorGradient &gradient, const QCPRange &range,
                         const QString &label);
+
+// A square matrix as cells centred on integer positions, key (column j) along x and query (row i)
+// down y from the top, as matshow draws it; non-finite cells left empty. The one square heatmap
+// of the scheme and learned-table views.
+QCPColorMap *addSquareMap(QCPAxisRect *rect, const SquareMatrix &m,
+                          const QCPColorGradient &gradient, const QCPRange &range,
+                          const QString &keyLabel, const QString &valueLabel);
 
 } // namespace pe

@@ -1,5 +1,7 @@
 #include "figures/tablefigures.h"
 
+#include "figures/viewfigures.h"
+
 #include "figures/colormapgradient.h"
 #include "figures/figurebuilder.h"
 #include "figures/fittedtext.h"
@@ -79,24 +81,9 @@ void addPositionScatter(QCPAxisRect *rect, const std::vector<double> &x,
 
 } // namespace
 
-TableFigures::TableFigures(const ExplorerState &state, const PlotTheme &theme)
+TableFigures::TableFigures(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
-
-QString TableFigures::viewTitle(FigureView view)
-{
-    switch (view) {
-    case FigureView::TableSimilarity:
-        return QStringLiteral("Position similarity");
-    case FigureView::Pca:
-        return QStringLiteral("PCA");
-    case FigureView::SinusoidFit:
-        return QStringLiteral("Sinusoid fit");
-    default:
-        break;
-    }
-    return {};
-}
 
 QString TableFigures::varianceText(const PositionPca &pca)
 {
@@ -108,16 +95,8 @@ QString TableFigures::varianceText(const PositionPca &pca)
 
 void TableFigures::build(FigureView view, QCustomPlot *plot, const TableResult &result) const
 {
-    switch (view) {
-    case FigureView::TableSimilarity:
-        return buildSimilarity(plot, result);
-    case FigureView::Pca:
-        return buildPca(plot, result);
-    case FigureView::SinusoidFit:
-        return buildSinusoidFit(plot, result);
-    default:
-        break;
-    }
+    if (const auto builder = viewFigure(view).table)
+        (this->*builder)(plot, result);
 }
 
 void TableFigures::buildSimilarity(QCustomPlot *plot, const TableResult &result) const
@@ -130,28 +109,10 @@ void TableFigures::buildSimilarity(QCustomPlot *plot, const TableResult &result)
                                    .arg(tableLegend(result)));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
-    QCPAxis *x = rect->axis(QCPAxis::atBottom);
-    QCPAxis *y = rect->axis(QCPAxis::atLeft);
-    y->setRangeReversed(true);
-    x->setLabel(QStringLiteral("position q"));
-    y->setLabel(QStringLiteral("position p"));
-    auto *map = new QCPColorMap(x, y);
-    map->setInterpolate(false);
-    map->setTightBoundary(false);
-    const int n = int(m.size);
-    map->data()->setSize(n, n);
-    map->data()->setRange(QCPRange(0, n - 1), QCPRange(0, n - 1));
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-            map->data()->setCell(j, i, double(m.at(i, j)));
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());
     const QCPRange range = safeRange(m.minimum, m.maximum);
-    map->setGradient(gradient);
-    map->setDataRange(range);
-    x->setRange(-0.5, n - 0.5);
-    y->setRange(-0.5, n - 0.5);
-    x->grid()->setVisible(false);
-    y->grid()->setVisible(false);
+    QCPColorMap *map = addSquareMap(rect, m, gradient, range, QStringLiteral("position q"),
+                                    QStringLiteral("position p"));
     map->setColorScale(
         addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("cos(PE(p), PE(q))")));
     applyPlotTheme(plot, m_theme);

@@ -5,7 +5,7 @@
 
 #include "compute/tabledata.h"
 #include "figures/plottheme.h"
-#include "state/explorerstate.h"
+#include "state/figurestate.h"
 #include "state/figurestyle.h"
 #include "state/figureviews.h"
 
@@ -20,11 +20,11 @@ namespace pe {
 class TableFigures
 {
 public:
-    TableFigures(const ExplorerState &state, const PlotTheme &theme);
+    TableFigures(const FigureState &state, const PlotTheme &theme);
     // Where the sinusoid fit's legend goes in an export; unset (the window), under the plot.
     void setLegendPlace(LegendPlace place) { m_legend = place; }
 
-    // Dispatches to the builder of `view` (one of the viewNeedsTable views).
+    // Builds `view`, one of the learned table's (its entry in figures/viewfigures.cpp).
     void build(FigureView view, QCustomPlot *plot, const TableResult &result) const;
     // cos(PE(p), PE(q)) of the table's positions, matshow style, with a colour scale.
     void buildSimilarity(QCustomPlot *plot, const TableResult &result) const;
@@ -35,12 +35,11 @@ public:
     // and its fit A sin(ωp + φ) + c.
     void buildSinusoidFit(QCustomPlot *plot, const TableResult &result) const;
 
-    static QString viewTitle(FigureView view);
     // "PC1 43.1 %, PC2 20.5 %, PC3 9.8 %"
     static QString varianceText(const PositionPca &pca);
 
 private:
-    const ExplorerState &m_state;
+    FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
     std::optional<LegendPlace> m_legend;
 };

@@ -32,16 +32,6 @@ inline constexpr ChoiceName themeNames[] = {
     choice(Theme::Light, "light", "Light"),
     choice(Theme::Dark, "dark", "Dark"),
 };
-enum class Page { Encoding, Phrases, Schemes, Model };
-inline constexpr ChoiceName pageNames[] = {
-    choice(Page::Encoding, "encoding", "Encoding"),
-    choice(Page::Phrases, "phrases", "Phrases"),
-    choice(Page::Schemes, "schemes", "Schemes"),
-    choice(Page::Model, "model", "Model"),
-};
-
-// The phrase page's inputs: PhraseSpec's parameters (the window shows both embeddings, so its
-// `mode` is unused here).
 using PhraseSettings = PhraseSpec;
 
 namespace limits {
@@ -133,6 +123,9 @@ public:
     // user looks is no undo step: the page, the selected cell, the clicked token and the phrase
     // page change without one, and undo and redo leave them where they are (clamped to what
     // the restored parameters allow). Null detaches.
+    // Every value as one plain struct (FigureState copies it).
+    Values values() const;
+
     void setUndoStack(QUndoStack *stack);
     QUndoStack *undoStack() const;
 
@@ -248,7 +241,6 @@ private:
     // Makes the next values from the current ones; false with *error refuses the change.
     using Edit = std::function<bool(Values &next, QString *error)>;
 
-    Values values() const;
     // The one way a setter changes the state: applies `edit` to the current values and, when
     // that changes anything, ends a preview made outside it, takes the result and records it.
     bool change(const Edit &edit, QString *error = nullptr);

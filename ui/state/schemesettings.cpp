@@ -23,14 +23,6 @@ template <class S> FieldProblem readObject(const QJsonObject &json, const QStrin
 
 } // namespace
 
-QList<SchemeView> allSchemeViews()
-{
-    QList<SchemeView> views;
-    for (const ChoiceName &n : schemeViewNames)
-        views.append(SchemeView(n.value));
-    return views;
-}
-
 FieldTable<SchemeSettings> SchemeSettings::fields()
 {
     using S = SchemeSettings;
@@ -38,7 +30,7 @@ FieldTable<SchemeSettings> SchemeSettings::fields()
         {.key = "view",
          .label = "View",
          .help = "The Schemes page's view.",
-         .kind = choiceKind<&S::view>(schemeViewNames)},
+         .kind = choiceKind<&S::view>(schemeViewNames())},
         {.key = "rotationPair",
          .flag = "rotation-pair",
          .label = "Pair",
@@ -82,31 +74,6 @@ FieldTable<SchemeSettings> SchemeSettings::fields()
          .kind = IntegerKind<S>{&S::squarePositions, {2, limits::maxSchemeSquare}}},
     };
     return table;
-}
-
-QStringList SchemeSettings::keysReadBy(SchemeView view)
-{
-    switch (view) {
-    case SchemeView::Spectrum:
-        return {};
-    case SchemeView::Rotation:
-        return {QStringLiteral("rotationPair"), QStringLiteral("rotationPosition")};
-    case SchemeView::Decay:
-        return {QStringLiteral("decayDistance"), QStringLiteral("decayReferences"),
-                QStringLiteral("decayEnvelope"), QStringLiteral("decayLog")};
-    case SchemeView::Similarity:
-    case SchemeView::Compare:
-        return {QStringLiteral("metric"), QStringLiteral("squarePositions")};
-    case SchemeView::Alibi:
-    case SchemeView::T5:
-        return {QStringLiteral("squarePositions")};
-    }
-    return {};
-}
-
-bool SchemeSettings::drawsB(SchemeView view)
-{
-    return view == SchemeView::Spectrum || view == SchemeView::Decay || view == SchemeView::Compare;
 }
 
 RopeScheme SchemeSettings::defaultCompare()

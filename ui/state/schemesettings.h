@@ -5,29 +5,13 @@
 
 #include "analysis/similarity.h" // SimilarityMetric
 #include "encodingspec.h"
+#include "state/viewlist.h"
 
 #include <QJsonObject>
 #include <QList>
 #include <QString>
 
 namespace pe {
-
-// The Schemes page's views, in tab order.
-enum class SchemeView { Spectrum, Rotation, Decay, Similarity, Alibi, T5, Compare };
-inline constexpr ChoiceName schemeViewNames[] = {
-    choice(SchemeView::Spectrum, "spectrum", "Spectrum"),
-    choice(SchemeView::Rotation, "rotation", "Rotation"),
-    choice(SchemeView::Decay, "decay", "Decay"),
-    choice(SchemeView::Similarity, "similarity", "Similarity"),
-    choice(SchemeView::Alibi, "alibi", "ALiBi"),
-    choice(SchemeView::T5, "t5", "T5"),
-    choice(SchemeView::Compare, "compare", "Compare A/B"),
-};
-QList<SchemeView> allSchemeViews();
-inline QString schemeViewName(SchemeView view)
-{
-    return nameOf(schemeViewNames, view);
-}
 
 namespace limits {
 // Square views (similarity, ALiBi, T5) hold at most this many positions per side.
@@ -37,8 +21,8 @@ constexpr qint64 maxDecayDistance = qint64(1) << 24;
 
 struct SchemeSettings
 {
-    SchemeView view = SchemeView::Spectrum;
-    qint64 rotationPair = 0;      // the pair the rotation view follows first
+    FigureView view = FigureView::Spectrum; // one of the Schemes page's views
+    qint64 rotationPair = 0;                // the pair the rotation view follows first
     qint64 rotationPosition = 12; // the vector is drawn at this position, the trail up to it
     qint64 decayDistance = 4096;  // the decay curve runs over relative distances 0..this
     bool decayReferences = false; // also the three published bases, unscaled
@@ -54,11 +38,6 @@ struct SchemeSettings
 
     static FieldTable<SchemeSettings> fields();
     static RopeScheme defaultCompare();
-    // The fields of this table that `view` reads (the rotation pair for Rotation, the metric and
-    // side for the similarity views, ...): the Schemes page shows only those.
-    static QStringList keysReadBy(SchemeView view);
-    // Whether `view` draws configuration B (spectrum, decay, compare).
-    static bool drawsB(SchemeView view);
     // Empty when valid for an encoding of `dims` columns; else the first problem.
     FieldProblem problem(qint64 dims) const;
     QString validate(qint64 dims) const;

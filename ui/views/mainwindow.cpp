@@ -587,12 +587,13 @@ QList<FigureView> MainWindow::helpViews() const
     case Page::Encoding:
         return {FigureView::Waves, FigureView::Heatmap};
     case Page::Phrases:
-        // The model's own tokenizer shows its own figures, explained as a page (viewhelp.cpp).
+        // The model's own tokenizer shows its own tokens and figures.
         if (m_state->phraseSource().tokenizer == PhraseTokenizer::Model)
-            return {};
+            return {FigureView::ModelTokens, FigureView::ModelAttention,
+                    FigureView::ModelEmbeddings, FigureView::ModelTokenCosine};
         return {FigureView::Phrases, FigureView::PhraseDifference, FigureView::TokenSimilarity};
     case Page::Schemes:
-        return {figureViewOf(m_state->schemeSettings().view)};
+        return {m_state->schemeSettings().view};
     case Page::Model:
         return {m_model->currentView()};
     }

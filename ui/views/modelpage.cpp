@@ -94,9 +94,7 @@ void ModelPage::createFigureTabs()
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         WheelCoalescer::install(plot); // one replot per burst of wheel turns
         m_plots.append(plot);
-        const std::optional<SchemeView> scheme = schemeViewOf(view);
-        m_tabs->addTab(plot,
-                       scheme ? SchemeFigures::viewTitle(*scheme) : TableFigures::viewTitle(view));
+        m_tabs->addTab(plot, figureViewTitle(view));
         m_tabs->setTabToolTip(m_tabs->count() - 1, tips.value(m_tabs->count() - 1));
     }
 }
@@ -259,7 +257,7 @@ QList<FigureView> ModelPage::shownViews() const
 {
     QList<FigureView> shown = views();
     const bool table = kind() == Kind::Table;
-    shown.removeIf([table](FigureView view) { return viewNeedsTable(view) != table; });
+    shown.removeIf([table](FigureView view) { return viewNeeds(view, ViewJob::Table) != table; });
     return shown;
 }
 
@@ -278,7 +276,7 @@ FigureView ModelPage::currentView() const
 void ModelPage::setCurrentView(FigureView view)
 {
     if (const int index = int(views().indexOf(view)); index >= 0) {
-        (viewNeedsTable(view) ? m_tableView : m_rotaryView) = view;
+        (viewNeeds(view, ViewJob::Table) ? m_tableView : m_rotaryView) = view;
         if (m_tabs->isTabVisible(index))
             m_tabs->setCurrentIndex(index);
     }
@@ -334,7 +332,7 @@ bool ModelPage::isUpToDate() const
             return !m_pending;
         return !m_pending && m_schemes &&
                schemeResultMatches(*m_schemes, {m_state->spec(), m_state->schemeSettings()},
-                                   {*schemeViewOf(currentView())}) &&
+                                   {currentView()}) &&
                m_drawnCurrent;
     case Kind::NoPositions:
         return true;
@@ -425,7 +423,7 @@ void ModelPage::showComputing()
 void ModelPage::scheduleSchemes()
 {
     setMessage(QString());
-    if (m_scheduler->requestSchemes({*schemeViewOf(currentView())})) {
+    if (m_scheduler->requestSchemes({currentView()})) {
         m_pending = false;
         if (m_schemes != m_scheduler->schemes()) {
             m_schemes = m_scheduler->schemes();
@@ -477,7 +475,7 @@ void ModelPage::onSchemes(const std::shared_ptr<const SchemeResult> &result)
 {
     if (m_state->page() != Page::Model || kind() != Kind::Rotary ||
         !schemeResultMatches(*result, {m_state->spec(), m_state->schemeSettings()},
-                             {*schemeViewOf(currentView())}))
+                             {currentView()}))
         return; // an answer to an older question, or the Schemes page's
     m_pending = false;
     m_error.clear();
@@ -494,12 +492,11 @@ void ModelPage::redraw()
     if (kind() == Kind::Rotary) {
         if (!m_schemes)
             return;
-        SchemeFigures(*m_state, theme).build(*schemeViewOf(view), plot, *m_schemes);
+        SchemeFigures(*m_state, theme).build(view, plot, *m_schemes);
         setInfo(
             tr("Computed in %1 ms; %2").arg(m_schemes->totalMs, 0, 'f', 1).arg(m_schemes->a.label));
-        setTiming(tr("Model: %1 in %2 ms")
-                      .arg(SchemeFigures::viewTitle(*schemeViewOf(view)))
-                      .arg(m_schemes->totalMs, 0, 'f', 1));
+        setTiming(
+            tr("Model: %1 in %2 ms").arg(figureViewTitle(view)).arg(m_schemes->totalMs, 0, 'f', 1));
     } else {
         if (!m_result || !tableProblem(m_state->spec()).isEmpty())
             return;

@@ -140,6 +140,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     choices->addStretch(1);
     layout->addLayout(choices);
     m_tabs->setObjectName(QStringLiteral("modelPhraseTabs"));
+    // In tabViews' order.
     m_tabs->addTab(m_attentionPlot, tr("Positions in attention"));
     m_tabs->addTab(m_embeddingsPlot, tr("Embeddings"));
     m_tabs->addTab(m_cosinePlot, tr("Token similarity"));
@@ -289,6 +290,33 @@ void ModelPhraseView::fillHeads()
     for (int h = 0; h < heads; ++h)
         m_head->addItem(tr("head %1").arg(h), h);
     m_head->setCurrentIndex(qBound(0, current, heads));
+}
+
+namespace {
+
+// The figure tabs' views, in tab order.
+constexpr FigureView tabViews[] = {FigureView::ModelAttention, FigureView::ModelEmbeddings,
+                                   FigureView::ModelTokenCosine};
+
+} // namespace
+
+FigureView ModelPhraseView::currentView() const
+{
+    return tabViews[std::size_t(qBound(0, m_tabs->currentIndex(), int(std::size(tabViews)) - 1))];
+}
+
+QCustomPlot *ModelPhraseView::currentPlot() const
+{
+    return qobject_cast<QCustomPlot *>(m_tabs->currentWidget());
+}
+
+ViewChoices ModelPhraseView::choices() const
+{
+    ViewChoices choices;
+    choices.modelPhrase = qMax(0, m_phrase->currentIndex());
+    if (m_head->currentData().isValid())
+        choices.modelHead = m_head->currentData().toInt();
+    return choices;
 }
 
 void ModelPhraseView::rebuild()

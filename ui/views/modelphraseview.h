@@ -36,6 +36,11 @@ public:
     QCustomPlot *cosinePlot() const { return m_cosinePlot; }
     QCustomPlot *attentionPlot() const { return m_attentionPlot; }
     QTabWidget *figureTabs() const { return m_tabs; }
+    // The view of the figure tab shown, its plot, and the phrase and head it draws: what
+    // File > Export and F1 take.
+    FigureView currentView() const;
+    QCustomPlot *currentPlot() const;
+    ViewChoices choices() const;
     // Which phrase the embeddings and attention show (A, B), and which head (or their mean).
     QComboBox *phraseChoice() const { return m_phrase; }
     QComboBox *headChoice() const { return m_head; }

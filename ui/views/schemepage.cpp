@@ -51,8 +51,8 @@ FieldForm *partForm(ExplorerState *state, Get get, Set set, QWidget *parent,
 QStringList settingsKeys()
 {
     QStringList keys;
-    for (SchemeView view : allSchemeViews())
-        for (const QString &key : SchemeSettings::keysReadBy(view))
+    for (FigureView view : viewsOf(Page::Schemes))
+        for (const QString &key : schemeKeysReadBy(view))
             if (!keys.contains(key))
                 keys.append(key);
     return keys;
@@ -68,25 +68,15 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     rebuildOnFontChange(this, [this] { redraw(); });
     setObjectName(QStringLiteral("schemePage"));
     m_tabs->setObjectName(QStringLiteral("schemeTabs"));
-    const QStringList tips{
-        tr("Wavelength 2π/θ per pair, unscaled and scaled, and the original context: how PI, "
-           "NTK, YaRN and Llama 3 stretch the spectrum"),
-        tr("The rotating vector of a few pairs as the position advances"),
-        tr("RoFormer §3.4.3: the score of identical all-ones q and k against relative distance"),
-        tr("PE(p) · PE(q) (dot or cosine) of the encoding page's scheme"),
-        tr("ALiBi's bias −m·|i − j| of one head"),
-        tr("T5's relative position bucket ids"),
-        tr("Similarity of configuration A (the encoding page) and B side by side, one colour "
-           "scale")};
-    const QList<SchemeView> views = allSchemeViews();
+    const QList<FigureView> views = viewsOf(Page::Schemes);
     for (int i = 0; i < views.size(); ++i) {
         auto *plot = new QCustomPlot(m_tabs);
-        plot->setObjectName(QStringLiteral("schemePlot-") + schemeViewName(views[i]));
+        plot->setObjectName(QStringLiteral("schemePlot-") + figureViewName(views[i]));
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         WheelCoalescer::install(plot); // one replot per burst of wheel turns
         m_plots.append(plot);
-        m_tabs->addTab(plot, SchemeFigures::viewTitle(views[i]));
-        m_tabs->setTabToolTip(i, tips.value(i));
+        m_tabs->addTab(plot, figureViewTitle(views[i]));
+        m_tabs->setTabToolTip(i, QString::fromUtf8(viewEntry(views[i]).tip));
     }
 
     m_forms.insert(QStringLiteral("settings"),
@@ -154,7 +144,7 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         SchemeSettings s = m_state->schemeSettings();
-        s.view = allSchemeViews().value(index, SchemeView::Spectrum);
+        s.view = viewsOf(Page::Schemes).value(index, FigureView::Spectrum);
         m_state->setSchemeSettings(s);
     });
     for (FieldForm *form : std::as_const(m_forms))
@@ -213,7 +203,7 @@ void SchemePage::schedule()
 {
     if (m_state->page() != Page::Schemes)
         return; // computed when the page is shown; exports ask the scheduler themselves
-    const QList<SchemeView> views{m_state->schemeSettings().view};
+    const QList<FigureView> views{m_state->schemeSettings().view};
     if (m_scheduler->requestSchemes(views)) {
         // Held already (the page was shown before, or only the tab or the theme changed).
         m_pending = false;
@@ -265,36 +255,36 @@ void SchemePage::redraw()
 {
     if (!m_result)
         return;
-    const SchemeView view = m_state->schemeSettings().view;
-    QCustomPlot *plot = m_plots.value(int(allSchemeViews().indexOf(view)));
+    const FigureView view = m_state->schemeSettings().view;
+    QCustomPlot *plot = m_plots.value(int(viewsOf(Page::Schemes).indexOf(view)));
     if (!plot)
         return;
     SchemeFigures(*m_state, plotTheme(m_state->theme())).build(view, plot, *m_result);
     plot->replot();
     m_info->setText(tr("Computed in %1 ms").arg(m_result->totalMs, 0, 'f', 1));
     setTiming(tr("Schemes: %1 on %2 in %3 ms")
-                  .arg(SchemeFigures::viewTitle(view), m_result->backendId)
+                  .arg(figureViewTitle(view), m_result->backendId)
                   .arg(m_result->totalMs, 0, 'f', 1));
     m_drawnCurrent = true;
 }
 
 void SchemePage::refresh()
 {
-    const SchemeView view = m_state->schemeSettings().view;
+    const FigureView view = m_state->schemeSettings().view;
     {
         const QSignalBlocker block(m_tabs);
-        m_tabs->setCurrentIndex(int(allSchemeViews().indexOf(view)));
+        m_tabs->setCurrentIndex(int(viewsOf(Page::Schemes).indexOf(view)));
     }
     // Only the controls the current view reads: its settings, its scheme, configuration B
     // where B is drawn. A view that reads none of the settings hides their box.
-    const QStringList settings = SchemeSettings::keysReadBy(view);
+    const QStringList settings = schemeKeysReadBy(view);
     if (!settings.isEmpty())
         m_forms.value(QStringLiteral("settings"))->setShownKeys(settings);
     m_boxes.value(QStringLiteral("settings"))->setVisible(!settings.isEmpty());
-    m_boxes.value(QStringLiteral("settings"))->setTitle(SchemeFigures::viewTitle(view));
-    m_boxes.value(QStringLiteral("alibi"))->setVisible(view == SchemeView::Alibi);
-    m_boxes.value(QStringLiteral("t5"))->setVisible(view == SchemeView::T5);
-    m_boxes.value(QStringLiteral("compare"))->setVisible(SchemeSettings::drawsB(view));
+    m_boxes.value(QStringLiteral("settings"))->setTitle(figureViewTitle(view));
+    m_boxes.value(QStringLiteral("alibi"))->setVisible(view == FigureView::Alibi);
+    m_boxes.value(QStringLiteral("t5"))->setVisible(view == FigureView::T5);
+    m_boxes.value(QStringLiteral("compare"))->setVisible(viewEntry(view).drawsB);
 }
 
 void SchemePage::updateMessage()

@@ -167,7 +167,7 @@ QList<FigureView> PlayBar::currentViews() const
     case Page::Phrases:
         return {FigureView::Phrases, FigureView::TokenSimilarity};
     case Page::Schemes:
-        return {figureViewOf(m_state->schemeSettings().view)};
+        return {m_state->schemeSettings().view};
     case Page::Model:
         return {}; // a stored table has no position or field to play
     }

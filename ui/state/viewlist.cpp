@@ -1,0 +1,279 @@
+#include "state/viewlist.h"
+
+#include <QStringList>
+
+#include <algorithm>
+
+#include <vector>
+
+namespace pe {
+
+namespace {
+
+using J = ViewJob;
+using M = ViewMotion;
+using F = ViewFormula;
+
+// One view an entry, in menu order; an entry's index is its view's value (checked below).
+// clang-format off
+constexpr ViewEntry entries[] = {
+    {.view = FigureView::Heatmap, .name = "heatmap", .label = "Heatmap", .title = "Heatmap",
+     .page = Page::Encoding, .job = J::Encoding, .motion = M::Marker,
+     .help = "The whole encoding matrix: one row per position <i>p</i>, one column per dimension "
+             "<i>i</i> (dims across the rows when transposed, as in Géron's Fig 16-9), coloured "
+             "by value. Hover a cell for its numbers (the status bar shows its formula); click to "
+             "select it.",
+     .parameters = F::Encoding,
+     .data = viewdata::heatmap,
+     .dataShape = "positions x dims float32, as shown (dims x positions when transposed)"},
+    {.view = FigureView::Waves, .name = "waves", .label = "Waves", .title = "Waves",
+     .page = Page::Encoding, .job = J::Encoding, .motion = M::Marker,
+     .help = "Chosen columns of the matrix against the position: each curve is one dimension "
+             "<i>i</i>. Markers put dots on every curve at their positions; the readout lists the "
+             "positions whose values in every plotted dim lie within the tolerance of the "
+             "selected position's (Fig 16-9's p = 22 and p = 60).",
+     .parameters = F::Encoding,
+     .data = viewdata::waves,
+     .dataShape = "positions x (1 + plotted dims) float32; column 0 is p"},
+    {.view = FigureView::Phrases, .name = "phrases", .label = "Phrases",
+     .title = "Random vs fixed (seed 001)",
+     .page = Page::Phrases, .job = J::Phrases, .motion = M::Token,
+     .help = "Each phrase as its model sees it (MachineLearningMastery, Keras): lower-cased, "
+             "punctuation stripped, split on spaces, each word an id (by frequency; 1 for unknown "
+             "words, 0 for padding), padded or cut to the sequence length. Each row is one "
+             "token's vector; <i>random</i> draws both tables, <i>fixed</i> makes both "
+             "sinusoidal.",
+     .formula = "out[<i>t</i>] = word_table[id<sub><i>t</i></sub>] + position_table[<i>t</i>]",
+     .data = viewdata::phrases,
+     .dataShape = "2 x phrases x sequence length x dims float32 (random, fixed)"},
+    {.view = FigureView::PhraseDifference, .name = "phrase-difference",
+     .label = "Phrase difference", .title = "Phrase difference",
+     .page = Page::Phrases, .job = J::Phrases, .motion = M::Token,
+     .help = "Phrase B minus phrase A, token by token: where both have the same word at the same "
+             "position the difference is zero, since the same word at the same position embeds "
+             "the same.",
+     .formula = "diff[<i>t</i>, <i>i</i>] = out<sub>B</sub>[<i>t</i>, <i>i</i>] − "
+                "out<sub>A</sub>[<i>t</i>, <i>i</i>]",
+     .data = viewdata::phraseDifference,
+     .dataShape = "2 x sequence length x dims float32: B - A (random, fixed)"},
+    {.view = FigureView::TokenSimilarity, .name = "token-similarity",
+     .label = "Token similarity", .title = "Token similarity",
+     .page = Page::Phrases, .job = J::Phrases, .motion = M::Token,
+     .help = "How alike the clicked token of one phrase is to every token of the other: the "
+             "cosine of their embedding vectors.",
+     .formula = "cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / (|<i>u</i>| |<i>v</i>|)",
+     .data = viewdata::tokenSimilarity,
+     .dataShape = "2 x sequence length float32 cosines (random, fixed)"},
+    {.view = FigureView::Spectrum, .name = "spectrum", .label = "Spectrum",
+     .title = "RoPE spectrum", .page = Page::Schemes, .job = J::Schemes,
+     .help = "Each rotary pair's wavelength, the positions one full turn takes, for "
+             "configuration A (the window's encoding) and B, against the original context: "
+             "scaling rules stretch the long wavelengths.",
+     .formula = "λ<sub><i>i</i></sub> = 2π / θ<sub><i>i</i></sub>; A: ",
+     .parameters = F::RopeA, .drawsB = true,
+     .tip = "Wavelength 2π/θ per pair, unscaled and scaled, and the original context: how PI, NTK, "
+            "YaRN and Llama 3 stretch the spectrum"},
+    {.view = FigureView::Rotation, .name = "rotation", .label = "Rotation",
+     .title = "RoPE rotation", .page = Page::Schemes, .job = J::Schemes,
+     .motion = M::RotationPosition,
+     .help = "The vector of a few pairs as the position advances: pair <i>i</i> turns by "
+             "θ<sub><i>i</i></sub> per position, so fast pairs circle many times while slow ones "
+             "barely move.",
+     .formula = "(x′, y′) = (x cos <i>p</i>θ<sub><i>i</i></sub> − y sin "
+                "<i>p</i>θ<sub><i>i</i></sub>, x sin <i>p</i>θ<sub><i>i</i></sub> + "
+                "y cos <i>p</i>θ<sub><i>i</i></sub>); ",
+     .parameters = F::RopeA,
+     .keys = {"rotationPair", "rotationPosition"},
+     .tip = "The rotating vector of a few pairs as the position advances"},
+    {.view = FigureView::Decay, .name = "decay", .label = "Decay",
+     .title = "RoPE long-term decay", .page = Page::Schemes, .job = J::Schemes,
+     .help = "RoFormer §3.4.3: the score of an all-ones query and key at relative distance "
+             "<i>n</i>, over the score at 0. It falls with distance; scaling moves where.",
+     .formula = "score(<i>n</i>) = [(<i>d</i> − <i>r</i>) + 2 Σ<sub><i>i</i></sub> "
+                "cos(<i>n</i>θ<sub><i>i</i></sub>)] / <i>d</i>, <i>r</i> rotated dims; ",
+     .parameters = F::RopeA,
+     .keys = {"decayDistance", "decayReferences", "decayEnvelope", "decayLog"},
+     .drawsB = true,
+     .tip = "RoFormer §3.4.3: the score of identical all-ones q and k against relative distance"},
+    {.view = FigureView::Similarity, .name = "similarity", .label = "Similarity",
+     .title = "Position similarity", .page = Page::Schemes, .job = J::Schemes,
+     .help = "How alike two positions' vectors are: near the diagonal alike, far from it less "
+             "so, for a good encoding.",
+     .helpTitle = "Position similarity",
+     .formula = "sim(<i>p</i>, <i>q</i>) = PE(<i>p</i>)·PE(<i>q</i>) or its cosine; ",
+     .parameters = F::Encoding,
+     .keys = {"metric", "squarePositions"},
+     .tip = "PE(p) · PE(q) (dot or cosine) of the encoding page's scheme"},
+    {.view = FigureView::Alibi, .name = "alibi", .label = "ALiBi", .title = "ALiBi bias",
+     .page = Page::Schemes, .job = J::Schemes,
+     .help = "No position vectors at all: attention scores get a penalty growing linearly with "
+             "the distance between query and key.",
+     .parameters = F::Alibi,
+     .keys = {"squarePositions"},
+     .tip = "ALiBi's bias −m·|i − j| of one head"},
+    {.view = FigureView::T5, .name = "t5", .label = "T5", .title = "T5 buckets",
+     .page = Page::Schemes, .job = J::Schemes,
+     .help = "T5's relative positions: each query-key distance falls in a bucket, and each "
+             "bucket has a learned bias.",
+     .helpTitle = "T5 buckets",
+     .parameters = F::T5,
+     .keys = {"squarePositions"},
+     .tip = "T5's relative position bucket ids"},
+    {.view = FigureView::Compare, .name = "compare", .label = "Compare A/B",
+     .title = "Compare A / B", .page = Page::Schemes, .job = J::Schemes,
+     .help = "Two RoPE configurations side by side: A is the window's encoding, B the Schemes "
+             "page's configuration B.",
+     .parameters = F::RopeAB,
+     .keys = {"metric", "squarePositions"}, .drawsB = true,
+     .tip = "Similarity of configuration A (the encoding page) and B side by side, one colour "
+            "scale"},
+    {.view = FigureView::TableSimilarity, .name = "table-similarity",
+     .label = "Table: position similarity", .title = "Position similarity",
+     .page = Page::Model, .job = J::Table,
+     .help = "The cosine of every pair of rows of the model's learned position table: a band "
+             "along the diagonal means nearby positions look alike.",
+     .formula = "sim(<i>p</i>, <i>q</i>) = cos(W[<i>p</i>], W[<i>q</i>])",
+     .data = viewdata::tableSimilarity,
+     .dataShape = "positions x positions float32 cosines of the table's rows"},
+    {.view = FigureView::Pca, .name = "pca", .label = "Table: PCA", .title = "PCA",
+     .page = Page::Model, .job = J::Table,
+     .help = "Each position's row projected on the table's first principal components, "
+             "coloured by position: GPT-2's table draws a helix.",
+     .formula = "x<sub><i>p</i></sub> = (W[<i>p</i>] − mean)·<i>v</i><sub>k</sub>, "
+                "<i>v</i><sub>k</sub> the covariance's top eigenvectors",
+     .data = viewdata::pca,
+     .dataShape = "positions x components float32 principal component scores"},
+    {.view = FigureView::SinusoidFit, .name = "sinusoid-fit", .label = "Table: sinusoid fit",
+     .title = "Sinusoid fit", .page = Page::Model, .job = J::Table,
+     .help = "For one dimension of the learned table, its values against the position and the "
+             "sinusoid that fits them best (R² says how well): how close training came to the "
+             "formula.",
+     .formula = "W[<i>p</i>, <i>i</i>] ≈ <i>a</i> sin(ω<i>p</i> + φ) + <i>c</i>, least squares",
+     .data = viewdata::sinusoidFit,
+     .dataShape = "dims x 3 float32: angular frequency, phase, R^2 of each dim's fit"},
+    {.view = FigureView::EngineCheck, .name = "verify", .label = "Engine check",
+     .title = "Engine check", .page = Page::Model, .job = J::EngineCheck,
+     .help = "An inference engine's RoPE table against Hugging Face's for the model's config: "
+             "the error per position and pair, the verdict, and the known mistake the difference "
+             "matches.",
+     .formula = "err(<i>p</i>, <i>i</i>) = max |table − HF| over pair <i>i</i>'s columns at "
+                "position <i>p</i>; HF: cos / sin(<i>p</i>θ<sub><i>i</i></sub>) × attention "
+                "factor"},
+    {.view = FigureView::ModelTokens, .name = "tokens", .label = "Model tokens",
+     .title = "The model's tokens", .page = Page::Phrases, .job = J::ModelPhrases,
+     .help = "Each phrase goes through the open model's tokenizer.json as Hugging Face's "
+             "<i>tokenizers</i> splits it: the strips show its tokens with their ids. <b>␣</b> "
+             "marks the space a token starts or ends with (byte-level BPE writes it Ġ, "
+             "SentencePiece ▁); a token's tooltip gives the raw token, the text it covers and the "
+             "normalized phrase.",
+     .helpTitle = "The model's own tokens",
+     .formula = "ids = tokenizer.encode(phrase), with the model's special tokens",
+     .data = viewdata::modelTokens,
+     .dataShape = "tokens float32: the chosen phrase's token ids"},
+    {.view = FigureView::ModelEmbeddings, .name = "embeddings", .label = "Model embeddings",
+     .title = "The model's embeddings", .page = Page::Phrases, .job = J::ModelPhrases,
+     .help = "hidden_states[0], the vectors layer 0 receives (token embeddings, plus the "
+             "position table for models that add one at the input), with and without positions.",
+     .formula = "hidden_states[0][<i>t</i>] = embed[id<sub><i>t</i></sub>] (+ wpe[<i>t</i>] "
+                "where the model adds a position table)",
+     .data = viewdata::modelEmbeddings,
+     .dataShape = "2 x tokens x hidden float32: hidden_states[0] with positions, without"},
+    {.view = FigureView::ModelTokenCosine, .name = "token-cosine",
+     .label = "Model token similarity", .title = "The model's token similarity",
+     .page = Page::Phrases, .job = J::ModelPhrases,
+     .help = "The cosine of every token of A with every token of B, and of the two phrases' "
+             "mean vectors, with and without positions.",
+     .formula = "cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / (|<i>u</i>| |<i>v</i>|); a "
+                "phrase's vector is the mean of its tokens'",
+     .data = viewdata::modelTokenCosine,
+     .dataShape = "2 x tokens(A) x tokens(B) float32 cosines, with positions, without"},
+    {.view = FigureView::ModelAttention, .name = "attention",
+     .label = "Positions in attention", .title = "Positions in attention",
+     .page = Page::Phrases, .job = J::ModelPhrases,
+     .help = "<b>Positions in attention</b>: layer 0's attention weights of phrase A or B, for "
+             "one head or the mean of the heads, computed with the model's position encoding "
+             "and without it, and the difference: what positions change in who attends to whom.",
+     .formula = "softmax(<i>q</i>·<i>k</i> / √<i>d</i>) of layer 0, with positions, without, "
+                "and with − without",
+     .data = viewdata::modelAttention,
+     .dataShape = "2 x heads x tokens x tokens float32: layer 0's attention with positions, "
+                  "without"},
+};
+// clang-format on
+
+constexpr bool inOrder()
+{
+    for (std::size_t i = 0; i < std::size(entries); ++i)
+        if (std::size_t(entries[i].view) != i)
+            return false;
+    return std::size(entries) == figureViewCount;
+}
+static_assert(inOrder(), "viewlist.cpp: one entry for each view, at its view's index");
+
+} // namespace
+
+std::span<const ViewEntry> viewList()
+{
+    return entries;
+}
+
+const ViewEntry &viewEntry(FigureView view)
+{
+    return entries[std::size_t(view)];
+}
+
+QList<FigureView> allFigureViews()
+{
+    QList<FigureView> views;
+    for (const ViewEntry &e : entries)
+        views.append(e.view);
+    return views;
+}
+
+QList<FigureView> viewsOf(Page page)
+{
+    QList<FigureView> views;
+    for (const ViewEntry &e : entries)
+        if (e.page == page && e.job != ViewJob::EngineCheck)
+            views.append(e.view);
+    return views;
+}
+
+ChoiceNames schemeViewNames()
+{
+    // Built once from the constant list above.
+    static const std::vector<ChoiceName> names = [] {
+        std::vector<ChoiceName> out;
+        for (const ViewEntry &e : entries)
+            if (e.page == Page::Schemes)
+                out.push_back({int(e.view), e.name, e.label, nullptr});
+        return out;
+    }();
+    return names;
+}
+
+QList<FigureView> viewsNeeding(const QList<FigureView> &views, ViewJob job)
+{
+    QList<FigureView> out;
+    for (FigureView view : views)
+        if (viewNeeds(view, job))
+            out.append(view);
+    return out;
+}
+
+bool anyViewNeeds(const QList<FigureView> &views, ViewJob job)
+{
+    return std::any_of(views.begin(), views.end(),
+                       [job](FigureView view) { return viewNeeds(view, job); });
+}
+
+QStringList schemeKeysReadBy(FigureView view)
+{
+    QStringList keys;
+    for (const char *key : viewEntry(view).keys)
+        if (key)
+            keys.append(QString::fromUtf8(key));
+    return keys;
+}
+
+} // namespace pe

@@ -1,0 +1,158 @@
+// The one list of every view pescope draws, as core/schemes/schemelist.h lists the schemes: each
+// entry names the view (its command-line and session name), its page, the compute job it needs,
+// its data export, its help text and formula, what an animation of "position" moves, and which
+// Schemes page settings it reads. Its builder is the entry of the same view in
+// figures/viewfigures.cpp. A view is added by one enum value and one entry here, one builder line
+// there, and the builder itself (docs/engineering.md, "How to add a view").
+#pragma once
+
+#include "fields/choicenames.h"
+
+#include <QList>
+#include <QString>
+
+#include <array>
+#include <optional>
+#include <span>
+
+namespace pe {
+
+class FigureState;
+struct FigureData;
+struct ViewArray;
+
+enum class Page { Encoding, Phrases, Schemes, Model };
+inline constexpr ChoiceName pageNames[] = {
+    choice(Page::Encoding, "encoding", "Encoding"),
+    choice(Page::Phrases, "phrases", "Phrases"),
+    choice(Page::Schemes, "schemes", "Schemes"),
+    choice(Page::Model, "model", "Model"),
+};
+
+// Every view, in the list's order; several may be stacked top to bottom in one figure
+// ("waves+heatmap" is Fig 16-9).
+enum class FigureView {
+    Heatmap,
+    Waves,
+    Phrases,
+    PhraseDifference,
+    TokenSimilarity,
+    Spectrum,
+    Rotation,
+    Decay,
+    Similarity,
+    Alibi,
+    T5,
+    Compare,
+    TableSimilarity,
+    Pca,
+    SinusoidFit,
+    EngineCheck,
+    // The Phrases page with the open model's own tokenizer (compute/phrasemodeldata.h).
+    ModelTokens,
+    ModelEmbeddings,
+    ModelTokenCosine,
+    ModelAttention,
+};
+inline constexpr std::size_t figureViewCount = 20; // the enum's values, checked by the lists
+
+// The compute result a view draws (FigureData's member), and so the job that computes it.
+enum class ViewJob {
+    Encoding,    // the materialised encoding matrix
+    Phrases,     // the Keras phrase embeddings
+    Schemes,     // the Schemes page's numbers (compute/schemedata.h) for the views shown
+    Table,       // a learned position table's analyses (compute/tabledata.h)
+    EngineCheck, // an engine's table against Hugging Face's: from a file, never computed
+    ModelPhrases // the compared phrases through the open model's tokenizer and layer 0
+};
+
+// What a view shows of its numbers beyond the state's parameters: the Phrases page's model
+// figures draw phrase A or B, and one attention head or their mean.
+struct ViewChoices
+{
+    static constexpr int meanOfHeads = -1;
+    int modelPhrase = 0; // 0: A, 1: B
+    int modelHead = meanOfHeads;
+    bool operator==(const ViewChoices &) const = default;
+};
+
+// What an animation of "position" moves in the view; None: the view has no position to move.
+enum class ViewMotion { None, Marker, RotationPosition, Token };
+
+// The formula with the current parameters F1 appends to the entry's fixed formula text
+// (dialogs/viewhelp.cpp writes them).
+enum class ViewFormula { None, Encoding, RopeA, RopeAB, Alibi, T5 };
+
+// Writes the view's numbers as one array (compute/viewdata.cpp); false with *error.
+using ViewDataFn = bool (*)(const FigureState &, const FigureData &, const ViewChoices &,
+                            ViewArray *, QString *);
+
+namespace viewdata {
+bool heatmap(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool waves(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool phrases(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool phraseDifference(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                      QString *);
+bool tokenSimilarity(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                     QString *);
+bool tableSimilarity(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                     QString *);
+bool pca(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool sinusoidFit(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                 QString *);
+bool modelTokens(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                 QString *);
+bool modelEmbeddings(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                     QString *);
+bool modelTokenCosine(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                      QString *);
+bool modelAttention(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                    QString *);
+} // namespace viewdata
+
+struct ViewEntry
+{
+    FigureView view;
+    const char *name;  // the command line's and sessions' name: "heatmap"
+    const char *label; // for people, in lists and menus: "Heatmap"
+    const char *title; // the figure's and its tab's heading: "RoPE spectrum"
+    Page page;
+    ViewJob job;
+    ViewMotion motion = ViewMotion::None;
+    const char *help = "";           // F1: what the view shows and how to read it (HTML)
+    const char *helpTitle = nullptr; // F1's heading when not the label
+    const char *formula = "";        // F1: the formula (HTML), before the parameterised part
+    ViewFormula parameters = ViewFormula::None;
+    ViewDataFn data = nullptr;  // `pescope data --view` / File > Export data; null: none
+    const char *dataShape = ""; // what `data` writes, for the export dialog
+    // The Schemes page settings (SchemeSettings' keys) the view reads; the page shows only those.
+    std::array<const char *, 4> keys{};
+    bool drawsB = false;  // draws the Schemes page's configuration B
+    const char *tip = ""; // the Schemes page tab's tooltip
+};
+
+// The list, in menu order (viewlist.cpp; an entry's view is its index).
+std::span<const ViewEntry> viewList();
+const ViewEntry &viewEntry(FigureView view);
+QList<FigureView> allFigureViews();
+QList<FigureView> viewsOf(Page page); // the page's views, in the list's order
+// The Schemes page's views as a name table (SchemeSettings' "view" field).
+ChoiceNames schemeViewNames();
+inline QString figureViewName(FigureView view)
+{
+    return QString::fromUtf8(viewEntry(view).name);
+}
+inline QString figureViewTitle(FigureView view)
+{
+    return QString::fromUtf8(viewEntry(view).title);
+}
+inline bool viewNeeds(FigureView view, ViewJob job)
+{
+    return viewEntry(view).job == job;
+}
+// The views among `views` that need `job`, in order.
+QList<FigureView> viewsNeeding(const QList<FigureView> &views, ViewJob job);
+bool anyViewNeeds(const QList<FigureView> &views, ViewJob job);
+QStringList schemeKeysReadBy(FigureView view);
+
+} // namespace pe
