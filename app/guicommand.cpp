@@ -3,9 +3,9 @@
 #include "buildinfo.h"
 #include "commandline.h"
 #include "dialogs/aboutdialog.h"
-#include "dialogs/fileactions.h"
 #include "io/atomicfile.h"
 #include "state/presets.h"
+#include "views/fileactions.h"
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
 

@@ -9,7 +9,7 @@
 #include "benchtiming.h"
 #include "compute/computescheduler.h"
 #include "compute/phrasemodeldata.h"
-#include "dialogs/fileactions.h"
+#include "views/fileactions.h"
 #include "views/mainwindow.h"
 #include "views/modelphraseview.h"
 #include "views/phraseview.h"

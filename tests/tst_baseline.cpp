@@ -5,9 +5,11 @@
 // issue 12 changed on purpose (tick labels no longer cut, legends beside the plot, Fig 16-9 as
 // the book draws it; the phrase difference's padding rows greyed, Compare's A − B panel) are
 // not here, nor the phrase and token-similarity figures whose titles issue 25 laid out on two
-// lines at most with the legend beside the plot: property tests check them (tst_export's
-// noTextOutsideFigure and selectionOnlyWhenAsked, tst_explorer's geronPresetByShortcut,
-// tst_phrasepage's titles and ticks), since an image rendered by today's code would only test
+// lines at most with the legend beside the plot, nor the spectrum, whose legend issue 38 moved
+// under the plots (it covered curves) and whose two panels now share one x axis: property tests
+// check them (tst_export's noTextOutsideFigure and selectionOnlyWhenAsked, tst_explorer's
+// geronPresetByShortcut, tst_phrasepage's titles and ticks, tst_schemeviews'
+// legendAndLabelsClearAtAnyFontScale), since an image rendered by today's code would only test
 // the code against itself.
 #include "testutil.h"
 
@@ -57,7 +59,7 @@ private slots:
                 ++count;
             }
         }
-        QVERIFY(count >= 8); // the cases file was read whole
+        QVERIFY(count >= 4); // the cases file was read whole
     }
     void sameFigures()
     {

@@ -5,11 +5,11 @@
 // last valid value. Sessions asking for the largest sizes render or are refused within seconds.
 #include "compute/computescheduler.h"
 #include "dialogs/exportdialog.h"
-#include "dialogs/fileactions.h"
 #include "figures/qcpinclude.h"
 #include "schemes/schemes.h"
 #include "state/sessionfile.h"
 #include "testutil.h"
+#include "views/fileactions.h"
 #include "views/mainwindow.h"
 #include "views/phraseview.h"
 #include "views/schemepage.h"

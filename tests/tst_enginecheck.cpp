@@ -10,10 +10,10 @@
 
 #include "compute/computescheduler.h"
 #include "dialogs/enginecheckdialog.h"
-#include "dialogs/fileactions.h"
 #include "figures/enginecheckfigure.h"
 #include "figures/figureexporter.h"
 #include "figures/qcpinclude.h"
+#include "views/fileactions.h"
 
 #include <QAction>
 #include <QApplication>

@@ -5,10 +5,10 @@
 // MP4 takes; Check engine table… saying what must be open before it asks for a file.
 #include "dialogs/enginecheckdialog.h"
 #include "dialogs/exportdialog.h"
-#include "dialogs/fileactions.h"
 #include "fields/field.h"
 #include "schemes/ropescheme.h"
 #include "state/statecommand.h"
+#include "views/fileactions.h"
 #include "views/heatmapview.h"
 #include "views/phraseview.h"
 #include "views/wavesview.h"

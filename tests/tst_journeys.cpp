@@ -7,11 +7,11 @@
 #include "testutil.h"
 
 #include "dialogs/exportdialog.h"
-#include "dialogs/fileactions.h"
 #include "dialogs/shortcutsdialog.h"
 #include "fields/field.h"
 #include "schemes/ropescheme.h"
 #include "state/figureviews.h"
+#include "views/fileactions.h"
 #include "views/heatmapview.h"
 #include "views/modelphraseview.h"
 #include "views/phraseview.h"

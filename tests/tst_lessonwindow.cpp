@@ -4,8 +4,8 @@
 // lesson saved and opened again; presented full screen and stepped with a clicker's keys, the
 // window put back by Escape; the shipped lessons opened from Help > Lessons. Screenshots of the
 // presentation (lesson-present-WxH.png) are saved in the build folder to be looked at.
-#include "dialogs/fileactions.h"
 #include "state/lessondocument.h"
+#include "views/fileactions.h"
 #include "views/lessoncontroller.h"
 #include "views/lessonpanel.h"
 #include "views/lessonpresenter.h"

@@ -10,11 +10,11 @@
 #include "compute/tabledata.h"
 #include "dialogs/configpastedialog.h"
 #include "dialogs/exportdialog.h"
-#include "dialogs/fileactions.h"
 #include "dialogs/modelfiledialog.h"
 #include "figures/qcpinclude.h"
 #include "model/positiontable.h"
 #include "schemes/tablescheme.h"
+#include "views/fileactions.h"
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
 
@@ -321,7 +321,11 @@ private slots:
         auto window = openWindow();
         QFile file(QFINDTESTDATA("data/configs/llama-2-7b.json"));
         QVERIFY(file.open(QIODevice::ReadOnly));
-        ConfigPasteDialog dialog(window.get());
+        ConfigPasteDialog dialog(
+            [w = window.get()](QByteArrayView text, QString *error) {
+                return applyModelConfigText(w, text, error);
+            },
+            window.get());
         dialog.editor()->setPlainText(QString::fromUtf8(file.readAll()));
         QVERIFY2(dialog.apply(), qPrintable(dialog.message()));
         QVERIFY(QTest::qWaitForWindowExposed(window.get()));
@@ -396,7 +400,11 @@ private slots:
         auto window = openWindow();
         QFile file(QFINDTESTDATA("data/configs/gemma-3-4b-it.json"));
         QVERIFY(file.open(QIODevice::ReadOnly));
-        ConfigPasteDialog dialog(window.get());
+        ConfigPasteDialog dialog(
+            [w = window.get()](QByteArrayView text, QString *error) {
+                return applyModelConfigText(w, text, error);
+            },
+            window.get());
         dialog.editor()->setPlainText(QString::fromUtf8(file.readAll()));
         QVERIFY2(dialog.apply(), qPrintable(dialog.message()));
         window->resize(1280, 720);
@@ -581,7 +589,11 @@ private slots:
         QCOMPARE(listOf(u"short_factor"_qs).size(), std::size_t(48));
 
         const EncodingSpec before = window->state()->spec();
-        ConfigPasteDialog dialog(window.get());
+        ConfigPasteDialog dialog(
+            [w = window.get()](QByteArrayView text, QString *error) {
+                return applyModelConfigText(w, text, error);
+            },
+            window.get());
         for (const QByteArray &bad :
              {QByteArray("{\"model_type\": \"llama\", "),
               QByteArray(R"({"model_type":"llama","hidden_size":64,"num_attention_heads":2,
@@ -612,7 +624,11 @@ private slots:
     void configPasteTakesNoFormatlessData()
     {
         auto window = openWindow();
-        ConfigPasteDialog dialog(window.get());
+        ConfigPasteDialog dialog(
+            [w = window.get()](QByteArrayView text, QString *error) {
+                return applyModelConfigText(w, text, error);
+            },
+            window.get());
         dialog.editor()->setPlainText(u"{}"_qs);
         dialog.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dialog));

@@ -10,10 +10,10 @@
 #include "windowtestutil.h"
 
 #include "compute/computescheduler.h"
-#include "dialogs/fileactions.h"
 #include "dialogs/viewhelp.h"
 #include "figures/qcpinclude.h"
 #include "formats/npyfile.h"
+#include "views/fileactions.h"
 #include "views/modelphraseview.h"
 #include "views/phraseview.h"
 

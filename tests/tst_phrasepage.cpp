@@ -5,12 +5,12 @@
 #include "windowtestutil.h"
 
 #include "compute/computescheduler.h"
-#include "dialogs/fileactions.h"
 #include "figures/figurebuilder.h"
 #include "figures/fittedtext.h"
 #include "figures/plottheme.h"
 #include "figures/qcpinclude.h"
 #include "state/sessionfile.h"
+#include "views/fileactions.h"
 #include "views/mainwindow.h"
 #include "views/phraseview.h"
 #include "widgets/fieldform.h"

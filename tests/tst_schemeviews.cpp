@@ -10,12 +10,12 @@
 
 #include "compute/figuredata.h"
 #include "dialogs/exportdialog.h"
-#include "dialogs/fileactions.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/schemefigures.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
+#include "views/fileactions.h"
 #include "views/mainwindow.h"
 #include "views/schemepage.h"
 #include "widgets/fieldform.h"

@@ -101,12 +101,12 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         const QList<QDialog *> dialogs{
-            new EngineCheckDialog(&window),
+            new EngineCheckDialog(window.state(), window.scheduler(), &window),
             new ExportDialog(window.state(), window.scheduler(), &window),
             new ShortcutsDialog(&window),
             new ViewHelpDialog(
                 window.state(), [] { return QList<FigureView>(); }, &window),
-            new ConfigPasteDialog(&window),
+            new ConfigPasteDialog([](QByteArrayView, QString *) { return true; }, &window),
             new AboutDialog(&window),
         };
         for (QDialog *dialog : dialogs) {

@@ -6,9 +6,9 @@
 
 #include "compute/computescheduler.h"
 #include "dialogs/exportdialog.h"
-#include "dialogs/fileactions.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
+#include "views/fileactions.h"
 #include "views/mainwindow.h"
 
 #include <QAction>

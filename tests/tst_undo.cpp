@@ -4,9 +4,9 @@
 // keep typed phrases and are one step, a model open is undone back to the previous encoding,
 // clicks and page switches are no steps, and the title's "*" follows the stack's clean state.
 #include "dialogs/configpastedialog.h"
-#include "dialogs/fileactions.h"
 #include "state/explorerstate.h"
 #include "testutil.h"
+#include "views/fileactions.h"
 #include "views/heatmapview.h"
 #include "views/mainwindow.h"
 #include "views/phraseview.h"

@@ -3,8 +3,6 @@
 #include "formats/modelconfig.h"
 #include "model/modelcard.h"
 #include "model/modelspec.h"
-#include "views/mainwindow.h"
-#include "views/modelpage.h"
 #include "widgets/screenfit.h"
 
 #include <QApplication>
@@ -20,31 +18,6 @@
 #include <memory>
 
 namespace pe {
-
-namespace {
-const QString pastedName = QStringLiteral("the pasted config.json");
-}
-
-bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *error)
-{
-    const std::optional<ModelConfig> config = parseHfConfigText(text, pastedName, error);
-    if (!config)
-        return false;
-    const std::optional<ModelLayerSpec> spec = modelLayerSpec(*config, -1, error);
-    if (!spec)
-        return false;
-    return window->state()->asOneStep(QStringLiteral("Paste config.json"), [&] {
-        if (!window->state()->setSpec(spec->spec, error))
-            return false;
-        auto card = std::make_shared<ModelCard>();
-        card->source = pastedName;
-        card->config = config;
-        window->modelPage()->setCard(card);
-        if (spec->layer >= 0)
-            window->modelPage()->layerTable()->selectRow(spec->layer);
-        return true;
-    });
-}
 
 namespace {
 
@@ -72,8 +45,8 @@ protected:
 
 } // namespace
 
-ConfigPasteDialog::ConfigPasteDialog(MainWindow *window)
-    : QDialog(window), m_window(window), m_text(new PasteTextEdit(this)),
+ConfigPasteDialog::ConfigPasteDialog(ApplyText applyText, QWidget *parent)
+    : QDialog(parent), m_applyText(std::move(applyText)), m_text(new PasteTextEdit(this)),
       m_message(new QLabel(this))
 {
     setWindowTitle(tr("Paste config.json"));
@@ -126,7 +99,7 @@ QString ConfigPasteDialog::message() const
 bool ConfigPasteDialog::apply()
 {
     QString error;
-    if (!applyModelConfigText(m_window, m_text->toPlainText().toUtf8(), &error)) {
+    if (!m_applyText(m_text->toPlainText().toUtf8(), &error)) {
         m_message->setText(error);
         return false;
     }

@@ -7,22 +7,21 @@
 #include <QByteArrayView>
 #include <QDialog>
 
+#include <functional>
+
 class QLabel;
 class QPlainTextEdit;
 
 namespace pe {
 
-class MainWindow;
-
-// Parses `text` as a config.json and shows it in `window` (state, Model page). False with *error
-// naming what is wrong; the window's state is then unchanged.
-bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *error);
-
 class ConfigPasteDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit ConfigPasteDialog(MainWindow *window);
+    // `applyText` shows a config.json's text in the window (applyModelConfigText, fileactions.h):
+    // false with *error naming what is wrong, the window's state then unchanged.
+    using ApplyText = std::function<bool(QByteArrayView text, QString *error)>;
+    ConfigPasteDialog(ApplyText applyText, QWidget *parent);
 
     QPlainTextEdit *editor() const { return m_text; }
     QString message() const;
@@ -33,7 +32,7 @@ public:
     bool apply();
 
 private:
-    MainWindow *m_window;
+    ApplyText m_applyText;
     QPlainTextEdit *m_text;
     QLabel *m_message;
 };

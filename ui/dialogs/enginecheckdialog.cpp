@@ -5,7 +5,7 @@
 #include "compute/computescheduler.h"
 #include "figures/enginecheckfigure.h"
 #include "figures/figureexporter.h"
-#include "views/mainwindow.h"
+#include "state/explorerstate.h"
 
 #include "figures/qcpinclude.h"
 #include "widgets/screenfit.h"
@@ -28,9 +28,11 @@ constexpr qint64 gridRows = 2048;
 
 } // namespace
 
-EngineCheckDialog::EngineCheckDialog(MainWindow *window)
-    : QDialog(window), m_window(window), m_plot(new QCustomPlot(this)), m_readout(new QLabel(this)),
-      m_report(new QPlainTextEdit(this)), m_export(new QPushButton(tr("&Export figure…"), this))
+EngineCheckDialog::EngineCheckDialog(ExplorerState *state, ComputeScheduler *scheduler,
+                                     QWidget *parent)
+    : QDialog(parent), m_state(state), m_scheduler(scheduler), m_plot(new QCustomPlot(this)),
+      m_readout(new QLabel(this)), m_report(new QPlainTextEdit(this)),
+      m_export(new QPushButton(tr("&Export figure…"), this))
 {
     setObjectName(QStringLiteral("engineCheckDialog"));
     setWindowTitle(tr("Check engine table"));
@@ -57,7 +59,6 @@ EngineCheckDialog::EngineCheckDialog(MainWindow *window)
     layout->addWidget(buttons);
     fitToScreen(this, {1000, 780});
 
-    ComputeScheduler *scheduler = window->scheduler();
     connect(scheduler, &ComputeScheduler::engineCheckReady, this,
             [this](const std::shared_ptr<const EngineCheck> &check) {
                 if (m_waiting)
@@ -93,8 +94,7 @@ EngineCheckDialog::requestFor(const ExplorerState &state, const QString &against
 
 bool EngineCheckDialog::check(const QString &against, QString *error)
 {
-    const std::optional<EngineCheckRequest> request =
-        requestFor(*m_window->state(), against, error);
+    const std::optional<EngineCheckRequest> request = requestFor(*m_state, against, error);
     if (!request)
         return false;
     m_waiting = true;
@@ -102,7 +102,7 @@ bool EngineCheckDialog::check(const QString &against, QString *error)
     m_error.clear();
     m_export->setEnabled(false);
     m_report->setPlainText(tr("Checking %1…").arg(QDir::toNativeSeparators(against)));
-    m_window->scheduler()->requestEngineCheck(*request);
+    m_scheduler->requestEngineCheck(*request);
     return true;
 }
 
@@ -110,8 +110,7 @@ void EngineCheckDialog::showCheck(const std::shared_ptr<const EngineCheck> &chec
 {
     m_waiting = false;
     m_check = check;
-    EngineCheckFigure(*m_window->state(), plotTheme(m_window->state()->theme()))
-        .build(m_plot, *check);
+    EngineCheckFigure(*m_state, plotTheme(m_state->theme())).build(m_plot, *check);
     m_plot->replot();
     m_report->setPlainText(check->lines.join(QLatin1Char('\n')));
     m_readout->setText(EngineCheckFigure::readout(*check, double(check->result.worst.pair),
@@ -161,7 +160,7 @@ bool EngineCheckDialog::exportFigure(const QString &path, QString *error) const
     FigureOptions options;
     options.views = {FigureView::EngineCheck};
     options.height = 900;
-    return FigureExporter(*m_window->state(), data, options).writeFile(path, error);
+    return FigureExporter(*m_state, data, options).writeFile(path, error);
 }
 
 void EngineCheckDialog::exportInteractively()

@@ -19,14 +19,15 @@ class QPushButton;
 
 namespace pe {
 
+class ComputeScheduler;
 class ExplorerState;
-class MainWindow;
 
 class EngineCheckDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit EngineCheckDialog(MainWindow *window);
+    // Checks against the spec of `state` (the window's), on `scheduler`'s worker.
+    EngineCheckDialog(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent);
 
     // The request for checking `against` (FILE or FILE:TENSOR) against the state's rotary spec;
     // nullopt with *error when the window shows no rotary layer.
@@ -53,7 +54,8 @@ private:
     void hover(const QPoint &at);
     void exportInteractively();
 
-    MainWindow *m_window;
+    ExplorerState *m_state;
+    ComputeScheduler *m_scheduler;
     QCustomPlot *m_plot;
     QLabel *m_readout;
     QPlainTextEdit *m_report;

@@ -1,7 +1,7 @@
 #include "views/lessoncontroller.h"
 
 #include "backends/backendfactory.h"
-#include "dialogs/fileactions.h"
+#include "views/fileactions.h"
 #include "dialogs/filedialog.h"
 #include "state/lessondocument.h"
 #include "views/lessonpanel.h"

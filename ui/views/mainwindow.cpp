@@ -2,7 +2,7 @@
 
 #include "compute/computescheduler.h"
 #include "dialogs/aboutdialog.h"
-#include "dialogs/fileactions.h"
+#include "views/fileactions.h"
 #include "dialogs/shortcutsdialog.h"
 #include "dialogs/viewhelpdialog.h"
 #include "figures/plottheme.h"

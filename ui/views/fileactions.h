@@ -6,6 +6,7 @@
 #include "figures/figureanimation.h"
 #include "figures/figureexporter.h"
 
+#include <QByteArrayView>
 #include <QImage>
 #include <QObject>
 #include <QPointer>
@@ -14,7 +15,7 @@
 #include <memory>
 #include <optional>
 
-class QAction;
+    class QAction;
 class QMenu;
 class QSettings;
 class QUrl;
@@ -160,5 +161,8 @@ bool openSessionInWindow(MainWindow *window, const QString &path, QString *error
 // `pescope --model SOURCE`: opens the model as File > Open model does (read on the scheduler's
 // worker) and returns once the window shows it; false with *error.
 bool openModelInWindow(MainWindow *window, const QString &source, QString *error);
+// File > Paste config.json: parses `text` as a config.json and shows it in `window` (state, Model
+// page). False with *error naming what is wrong; the window's state is then unchanged.
+bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *error);
 
 } // namespace pe

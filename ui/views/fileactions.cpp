@@ -1,4 +1,6 @@
-#include "dialogs/fileactions.h"
+#include "views/fileactions.h"
+
+#include "formats/modelconfig.h"
 
 #include "dialogs/configpastedialog.h"
 #include "dialogs/enginecheckdialog.h"
@@ -300,7 +302,11 @@ FileActions::ModelActions FileActions::createModelActions()
         // inside a nested loop (a drag of the selected text runs QDrag::exec), and the edit then
         // read its freed self (the monkey test's SIGSEGV in QPlainTextEdit::mouseMoveEvent).
         if (!m_configPaste) {
-            m_configPaste = new ConfigPasteDialog(m_window);
+            m_configPaste = new ConfigPasteDialog(
+                [this](QByteArrayView text, QString *error) {
+                    return applyModelConfigText(m_window, text, error);
+                },
+                m_window);
             connect(m_configPaste, &QDialog::accepted, this,
                     [this] { report(tr("Applied the pasted config.json"), false); });
         }
@@ -442,7 +448,7 @@ QAction *FileActions::checkEngineTableAction()
 EngineCheckDialog *FileActions::checkEngineTable(const QString &against)
 {
     if (!m_engineCheck)
-        m_engineCheck = new EngineCheckDialog(m_window);
+        m_engineCheck = new EngineCheckDialog(m_window->state(), m_window->scheduler(), m_window);
     QString error;
     if (!m_engineCheck->check(against, &error)) {
         report(error, true, tr("Check engine table"));
@@ -817,6 +823,31 @@ bool openModelInWindow(MainWindow *window, const QString &source, QString *error
     if (!problem.isEmpty())
         *error = problem;
     return problem.isEmpty();
+}
+
+namespace {
+const QString pastedName = QStringLiteral("the pasted config.json");
+} // namespace
+
+bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *error)
+{
+    const std::optional<ModelConfig> config = parseHfConfigText(text, pastedName, error);
+    if (!config)
+        return false;
+    const std::optional<ModelLayerSpec> spec = modelLayerSpec(*config, -1, error);
+    if (!spec)
+        return false;
+    return window->state()->asOneStep(QStringLiteral("Paste config.json"), [&] {
+        if (!window->state()->setSpec(spec->spec, error))
+            return false;
+        auto card = std::make_shared<ModelCard>();
+        card->source = pastedName;
+        card->config = config;
+        window->modelPage()->setCard(card);
+        if (spec->layer >= 0)
+            window->modelPage()->layerTable()->selectRow(spec->layer);
+        return true;
+    });
 }
 
 } // namespace pe
