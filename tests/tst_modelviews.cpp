@@ -5,6 +5,7 @@
 // and the token ids (ref/phrases.json); the figures (--out .png) at the asked size, drawn (not
 // blank), following --attention-head and --model-phrase; the refusals name their option.
 #include "formats/npyfile.h"
+#include "modelreference.h"
 #include "testutil.h"
 #include "tolerance.h"
 
@@ -17,43 +18,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-using pe::test::runPescope;
+using namespace pe::test;
 
 namespace {
-
-// As tst_phrasedata's known answers.
-constexpr pe::test::Tolerance embeddingTolerance{.absolute = 1e-30, .relative = 1e-5};
-constexpr pe::test::Tolerance attentionTolerance{.absolute = 1e-4};
-
-QString modelFolder(const char *name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models/") + QLatin1String(name));
-}
-
-QJsonArray phraseCases(const QString &folder)
-{
-    QFile file(folder + QStringLiteral("/ref/phrases.json"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
-}
-
-struct Array
-{
-    std::vector<qint64> shape;
-    std::vector<float> values;
-};
-
-Array readNpy(const QString &path)
-{
-    pe::NpyFile file;
-    QString error;
-    Array out;
-    if (!file.open(path, &error) || !file.read(&out.values, &error))
-        return {};
-    out.shape = file.tensor().shape;
-    return out;
-}
 
 // The first half of a with/without stack: the arrays with the model's positions.
 std::vector<float> withPositions(const Array &a)

@@ -6,6 +6,7 @@
 // and for the attention what NoPE implies - keys holding the same token get the same weight.
 // Then the refusals: exit 2 with one line naming the option or file, and no file left behind.
 #include "formats/npyfile.h"
+#include "modelreference.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -19,43 +20,9 @@
 
 #include <cstring>
 
-using pe::test::runPescope;
+using namespace pe::test;
 
 namespace {
-
-// Relative (1e-30 absolute lets an exact zero pass) and absolute.
-constexpr pe::test::Tolerance embeddingTolerance{.absolute = 1e-30, .relative = 1e-5};
-constexpr pe::test::Tolerance attentionTolerance{.absolute = 1e-4};
-
-QString modelFolder(const char *name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models/") + QLatin1String(name));
-}
-
-QJsonArray phraseCases(const QString &folder)
-{
-    QFile file(folder + QStringLiteral("/ref/phrases.json"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
-}
-
-struct Array
-{
-    std::vector<qint64> shape;
-    std::vector<float> values;
-};
-
-Array readNpy(const QString &path)
-{
-    pe::NpyFile file;
-    QString error;
-    Array out;
-    if (!file.open(path, &error) || !file.read(&out.values, &error))
-        qFatal("%s", qPrintable(error));
-    out.shape = file.tensor().shape;
-    return out;
-}
 
 // Rows `rows` of an F32 tensor of a .safetensors file: 8 bytes of header length, the JSON
 // header, then the data (the format's README).
