@@ -318,8 +318,10 @@ QByteArray LessonExporter::pdf(const Progress &progress, QString *error)
             const double margin = 48, gap = 24;
             const double cellWidth = (page.width() - 2 * margin - (columns - 1) * gap) / columns;
             const double cellHeight = (page.height() - 2 * margin - 24 - (rows - 1) * gap) / rows;
-            const QPointF origin(margin + (slot % columns) * (cellWidth + gap),
-                                 margin + (slot / columns) * (cellHeight + gap));
+            const int row = slot / columns; // whole rows above this step's cell
+            const int column = slot % columns;
+            const QPointF origin(margin + column * (cellWidth + gap),
+                                 margin + row * (cellHeight + gap));
             const int titleSize = perPage == 4 ? 13 : 16;
             drawText(&painter, QRectF(origin, QSizeF(cellWidth, 28)),
                      QStringLiteral("%1. %2").arg(index + 1).arg(step.title), titleSize, true,

@@ -301,7 +301,8 @@ void collectMissing(const QJsonValue &value, QStringList *out)
         if (looksLikeAbsolutePath(text) && !QFileInfo::exists(text) && !out->contains(text))
             out->append(text);
     } else if (value.isArray()) {
-        for (const QJsonValue &item : value.toArray())
+        const QJsonArray array = value.toArray();
+        for (const auto &item : array)
             collectMissing(item, out);
     } else if (value.isObject()) {
         const QJsonObject object = value.toObject();
