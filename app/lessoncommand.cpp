@@ -174,7 +174,7 @@ int runLesson(const QStringList &args)
     const QStringList positional = parser.positionalArguments();
     if (positional.isEmpty())
         throw UsageError{QStringLiteral("name an action: list LESSON or export LESSON --out PATH")};
-    const QString action = positional.first();
+    const QString &action = positional.first();
     if (action != u"list" && action != u"export")
         throw UsageError{
             QStringLiteral("\"%1\" is not an action; the actions are list and export").arg(action)};
