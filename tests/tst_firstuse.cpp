@@ -44,24 +44,6 @@ using namespace pe::test;
 
 namespace {
 
-// Picks the item whose data is `data` as a user does by keyboard: F4 opens the list, the arrow
-// keys move to the item, Enter takes it.
-bool pickWithKeys(QComboBox *combo, const QString &data)
-{
-    const int target = combo->findData(data);
-    if (!combo || target < 0)
-        return false;
-    combo->setFocus();
-    QTest::keyClick(combo, Qt::Key_F4);
-    QAbstractItemView *list = combo->view();
-    if (!QTest::qWaitFor([&] { return list->isVisible(); }, 5000))
-        return false;
-    for (int guard = 0; list->currentIndex().row() != target && guard < 64; ++guard)
-        QTest::keyClick(list, list->currentIndex().row() < target ? Qt::Key_Down : Qt::Key_Up);
-    QTest::keyClick(list, Qt::Key_Return);
-    return combo->currentIndex() == target;
-}
-
 // The text of a RoPE field in the window's state (the field table's own text).
 QString ropeText(const MainWindow &window, const QString &key)
 {

@@ -99,26 +99,6 @@ bool waitSettled(MainWindow &window, int timeoutMs = 60000)
     return window.isSettled();
 }
 
-// Picks the item whose data (or else text) is `data` as a user does by keyboard: F4 opens the
-// list, the arrow keys move to the item, Enter takes it.
-bool pickWithKeys(QComboBox *combo, const QString &data)
-{
-    int target = combo ? combo->findData(data) : -1;
-    if (combo && target < 0)
-        target = combo->findText(data);
-    if (target < 0)
-        return false;
-    combo->setFocus();
-    QTest::keyClick(combo, Qt::Key_F4);
-    QAbstractItemView *list = combo->view();
-    if (!QTest::qWaitFor([&] { return list->isVisible(); }, 5000))
-        return false;
-    for (int guard = 0; list->currentIndex().row() != target && guard < 64; ++guard)
-        QTest::keyClick(list, list->currentIndex().row() < target ? Qt::Key_Down : Qt::Key_Up);
-    QTest::keyClick(list, Qt::Key_Return);
-    return combo->currentIndex() == target;
-}
-
 // Why the Phrases page's rows are not the state's phrases; empty when they are.
 QString rowsProblem(MainWindow *window)
 {

@@ -3,6 +3,8 @@
 
 #include "views/mainwindow.h"
 
+#include <QAbstractItemView>
+#include <QComboBox>
 #include <QString>
 #include <QTest>
 #include <QUndoStack>
@@ -36,6 +38,26 @@ inline void typeInto(QWidget *field, const QString &text)
     QTest::keyClick(field, Qt::Key_Delete);
     QTest::keyClicks(field, text);
     QTest::keyClick(field, Qt::Key_Return);
+}
+
+// Picks the item whose data (or else text) is `data` as a user does by keyboard: F4 opens the
+// list, the arrow keys move to the item, Enter takes it.
+inline bool pickWithKeys(QComboBox *combo, const QString &data)
+{
+    int target = combo ? combo->findData(data) : -1;
+    if (combo && target < 0)
+        target = combo->findText(data);
+    if (target < 0)
+        return false;
+    combo->setFocus();
+    QTest::keyClick(combo, Qt::Key_F4);
+    QAbstractItemView *list = combo->view();
+    if (!QTest::qWaitFor([&] { return list->isVisible(); }, 5000))
+        return false;
+    for (int guard = 0; list->currentIndex().row() != target && guard < 64; ++guard)
+        QTest::keyClick(list, list->currentIndex().row() < target ? Qt::Key_Down : Qt::Key_Up);
+    QTest::keyClick(list, Qt::Key_Return);
+    return combo->currentIndex() == target;
 }
 
 } // namespace pe::test

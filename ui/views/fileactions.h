@@ -15,7 +15,7 @@
 #include <memory>
 #include <optional>
 
-    class QAction;
+class QAction;
 class QMenu;
 class QSettings;
 class QUrl;

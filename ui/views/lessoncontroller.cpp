@@ -1,9 +1,9 @@
 #include "views/lessoncontroller.h"
 
 #include "backends/backendfactory.h"
-#include "views/fileactions.h"
 #include "dialogs/filedialog.h"
 #include "state/lessondocument.h"
+#include "views/fileactions.h"
 #include "views/lessonpanel.h"
 #include "views/lessonpresenter.h"
 #include "views/mainwindow.h"
