@@ -94,7 +94,7 @@ std::optional<AnimationRequest> animationFromOptions(const QCommandLineParser &p
     return r;
 }
 
-FigureAnimation planAnimation(const ExplorerState &state, const QList<FigureView> &views,
+FigureAnimation planAnimation(const FigureState &state, const QList<FigureView> &views,
                               const AnimationRequest &request)
 {
     QString error;

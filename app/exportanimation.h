@@ -26,7 +26,7 @@ std::optional<AnimationRequest> animationFromOptions(const QCommandLineParser &p
                                                      const QString &path,
                                                      const FigureOptions &figure);
 // The animation of the state's views; throws UsageError naming --animate, --from or --to.
-FigureAnimation planAnimation(const ExplorerState &state, const QList<FigureView> &views,
+FigureAnimation planAnimation(const FigureState &state, const QList<FigureView> &views,
                               const AnimationRequest &request);
 // Renders and writes every frame; reports on stderr; the exit code.
 int writeAnimation(const FigureState &state, const FigureOptions &figure,

@@ -1,5 +1,6 @@
 // `pescope export --view NAME [SPEC] [view options] --out FIG.png|FIG.svg|FIG.pdf`: a figure
-// built by the window's FigureBuilder from the same ExplorerState, rendered without a display.
+// built by the window's figure builders from plain values (ExplorerValues, the window's state
+// without its signals and undo), rendered without a display.
 #include "exportcommand.h"
 
 #include "exportanimation.h"
@@ -33,7 +34,7 @@ template <class P> void throwIf(FieldTable<P> table, const FieldProblem &problem
 }
 
 // Phrase page options that are not parameters of a struct: the compared pair and the token.
-void applyPhraseChoices(const QCommandLineParser &parser, ExplorerState &state)
+void applyPhraseChoices(const QCommandLineParser &parser, ExplorerValues &state)
 {
     if (parser.isSet(QStringLiteral("compare"))) {
         QList<qint64> pair;
@@ -60,23 +61,23 @@ void applyPhraseChoices(const QCommandLineParser &parser, ExplorerState &state)
             sel.mode = mode.value_or(EmbeddingMode::Fixed);
         }
         if (!okP || !okT || parts.size() < 2 || parts.size() > 3 || sel.phrase < 0 ||
-            sel.phrase >= state.phraseSettings().phrases.size() || sel.token < 0 ||
-            sel.token >= state.phraseSettings().sequenceLength)
+            sel.phrase >= state.phrases.phrases.size() || sel.token < 0 ||
+            sel.token >= state.phrases.sequenceLength)
             throw UsageError{QStringLiteral("--token must be PHRASE,TOKEN[,random|fixed] with a "
                                             "phrase from 1 to %1 and a token from 0 to %2 (got "
                                             "\"%3\")")
-                                 .arg(state.phraseSettings().phrases.size())
-                                 .arg(state.phraseSettings().sequenceLength - 1)
+                                 .arg(state.phrases.phrases.size())
+                                 .arg(state.phrases.sequenceLength - 1)
                                  .arg(parser.value(QStringLiteral("token")))};
         state.setPhraseSelection(sel);
     }
 }
 
 // The tutorial's phrases: --text and the phrase options, the compared pair and token, the page.
-void applyPhraseOptions(const QCommandLineParser &parser, ExplorerState &state)
+void applyPhraseOptions(const QCommandLineParser &parser, ExplorerValues &state)
 {
     QString error;
-    PhraseSettings phrases = state.phraseSettings();
+    PhraseSettings phrases = state.phrases;
     if (parser.isSet(QStringLiteral("text")))
         phrases.titles.clear(); // new phrases start without the old titles
     throwIf(PhraseSettings::fields(),
@@ -86,25 +87,25 @@ void applyPhraseOptions(const QCommandLineParser &parser, ExplorerState &state)
         throw UsageError{QStringLiteral("phrase options: %1").arg(error)};
     applyPhraseChoices(parser, state);
     // Many or long phrases are drawn a page at a time: these pick the page.
-    PhrasePage page = state.phrasePage();
+    PhrasePage page = state.phrasePage;
     throwIf(PhrasePage::fields(), readOptions(PhrasePage::fields(), parser, &page, QString()));
-    throwIf(PhrasePage::fields(), page.problem(state.phraseSettings()));
+    throwIf(PhrasePage::fields(), page.problem(state.phrases));
     state.setPhrasePage(page);
 }
 
 // The state: defaults, a preset or a session, then every option on top of it.
 // `modelPhrases`: the --text phrases are the model phrase views' (FigureRequest::modelPhrases),
 // not the tutorial's.
-void applyOptions(const QCommandLineParser &parser, ExplorerState &state, bool modelPhrases)
+void applyOptions(const QCommandLineParser &parser, ExplorerValues &state, bool modelPhrases)
 {
     QString error;
     // --model / --config: the model's learned table or one of its layers, options on top.
     const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
-    EncodingSpec spec = model ? model->spec : specFromOptions(parser, state.spec());
+    EncodingSpec spec = model ? model->spec : specFromOptions(parser, state.spec);
     if (!state.setSpec(spec, &error))
         throw UsageError{error};
 
-    ViewOptions view = state.viewOptions();
+    ViewOptions view = state.view;
     throwIf(ViewOptions::fields(), readOptions(ViewOptions::fields(), parser, &view, QString()));
     // The wave view also plots the selected dim; with dims named and no --select, the
     // selection moves onto them so the figure shows exactly the dims asked for.
@@ -128,7 +129,7 @@ void applyOptions(const QCommandLineParser &parser, ExplorerState &state, bool m
     if (!modelPhrases)
         applyPhraseOptions(parser, state);
 
-    SchemeSettings schemes = state.schemeSettings();
+    SchemeSettings schemes = state.schemes;
     throwIf(SchemeSettings::fields(),
             readOptions(SchemeSettings::fields(), parser, &schemes, QString()));
     if (!state.setSchemeSettings(schemes, &error))
@@ -137,7 +138,7 @@ void applyOptions(const QCommandLineParser &parser, ExplorerState &state, bool m
 
 // The verify view's check: the --config / --model layer (or a --scheme rope spec) against
 // --against, with error rows for the figure.
-EngineCheckRequest engineCheckFor(const QCommandLineParser &parser, const ExplorerState &state)
+EngineCheckRequest engineCheckFor(const QCommandLineParser &parser, const FigureState &state)
 {
     std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
     QString source = QStringLiteral("the command line");
@@ -163,7 +164,7 @@ EngineCheckRequest engineCheckFor(const QCommandLineParser &parser, const Explor
 
 FigureInputs FigureRequest::inputs() const
 {
-    FigureInputs inputs = FigureInputs::of(*state);
+    FigureInputs inputs = FigureInputs::of(FigureState(state));
     if (!modelPhrases.model.isEmpty())
         inputs.modelPhrases = modelPhrases;
     return inputs;
@@ -271,8 +272,7 @@ FigureOptions figureOptionsFromOptions(const QCommandLineParser &parser,
 FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureOptions figure)
 {
     FigureRequest request;
-    request.state = std::make_unique<ExplorerState>();
-    ExplorerState &state = *request.state;
+    ExplorerValues &state = request.state;
     const QList<FigureView> &views = figure.views;
     QString error;
     const bool fromPreset = parser.isSet(QStringLiteral("preset"));
@@ -284,22 +284,22 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
     if (fromSession && !loadSession(parser.value(QStringLiteral("session")), &state, &error))
         throw UsageError{QStringLiteral("--session: ") + error};
     const bool needsEncoding = anyViewNeeds(views, ViewJob::Encoding);
-    request.backend = parser.isSet(QStringLiteral("backend")) ? backendFromOptions(parser)
-                                                              : state.backendChoice();
+    request.backend =
+        parser.isSet(QStringLiteral("backend")) ? backendFromOptions(parser) : state.window.backend;
     const bool modelPhrases = anyViewNeeds(views, ViewJob::ModelPhrases);
     applyOptions(parser, state, modelPhrases);
     // The look a session or preset saved, then the command line's options on top.
-    figure.style = state.figureStyle();
+    figure.style = state.figure;
     throwIf(FigureStyle::fields(),
             readOptions(FigureStyle::fields(), parser, &figure.style, QString()));
     if (needsEncoding) {
-        if (const QString problem = inMemoryProblem(state.spec()); !problem.isEmpty())
+        if (const QString problem = inMemoryProblem(state.spec); !problem.isEmpty())
             throw UsageError{QStringLiteral("--positions / --dims: ") + problem};
     }
-    if (anyViewNeeds(views, ViewJob::Phrases) && state.phraseSettings().phrases.isEmpty())
+    if (anyViewNeeds(views, ViewJob::Phrases) && state.phrases.phrases.isEmpty())
         throw UsageError{
             QStringLiteral("--text is required for the %1 view").arg(figureViewsName(views))};
-    if (views.contains(FigureView::PhraseDifference) && state.phraseSettings().phrases.size() < 2)
+    if (views.contains(FigureView::PhraseDifference) && state.phrases.phrases.size() < 2)
         throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
     if (modelPhrases) {
         // The model's own tokenizer and layer 0 for the --text phrases, A then B.
@@ -320,9 +320,8 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
         if (figure.choices.modelPhrase >= texts.size())
             throw UsageError{QStringLiteral("--model-phrase B: only one phrase is given (a "
                                             "second --text is phrase B)")};
-        ExplorerState source; // made absolute, or a cached repo id, as the window keeps it
-        setPhraseModel(&source, parser.value(QStringLiteral("model")));
-        request.modelPhrases = {source.phraseSource().model, texts};
+        // Made absolute, or a cached repo id, as the window keeps it.
+        request.modelPhrases = {phraseModelPath(parser.value(QStringLiteral("model"))), texts};
     }
     request.figure = std::move(figure);
     return request;
@@ -509,7 +508,8 @@ int runExport(const QStringList &args)
 
     // The state: defaults, a preset or a session, then the command line on top.
     FigureRequest request = figureRequestFromOptions(parser, figureOptions);
-    ExplorerState &state = *request.state;
+    // The options made the plain values the figure is drawn from.
+    const FigureState state(request.state);
     const FigureOptions &figure = request.figure;
     const BackendChoice choice = request.backend;
 
@@ -545,10 +545,8 @@ int runExport(const QStringList &args)
                             .arg(backendChoiceName(choice), error));
         return Failure;
     }
-    // The options made the state; the figure is drawn from its plain values.
-    const FigureState values(state);
     if (animationPlan) {
-        const int rc = writeAnimation(values, figure, *animationPlan, *animation, *backend, path);
+        const int rc = writeAnimation(state, figure, *animationPlan, *animation, *backend, path);
         if (const QString notice = backend->notice(); !notice.isEmpty())
             report(command, notice);
         return rc;

@@ -9,16 +9,15 @@
 #include "commandline.h"
 
 #include "figures/figureoptions.h"
-#include "state/explorerstate.h"
-
-#include <memory>
+#include "state/explorervalues.h"
 
 namespace pe::cli {
 
 struct FigureRequest
 {
-    FigureOptions figure;                 // views, size, dpi, title, caption, style
-    std::unique_ptr<ExplorerState> state; // defaults, a preset or a session, options on top
+    FigureOptions figure; // views, size, dpi, title, caption, style
+    // Defaults, a preset or a session, options on top: plain values, no undo, no signals.
+    ExplorerValues state = ExplorerValues::defaults();
     BackendChoice backend = BackendChoice::Auto;
     // The model phrase views': --model and the --text phrases (A, B), not the state's.
     PhraseModelInputs modelPhrases;

@@ -38,7 +38,7 @@ QString stepLine(const LessonStep &step, int index)
 QString animationProblem(const Lesson &lesson, int index)
 {
     const LessonStep &step = lesson.steps.at(index);
-    ExplorerState state;
+    ExplorerValues state = ExplorerValues::defaults();
     QString error;
     if (!step.animation || !state.applyJson(step.state, &error))
         return {}; // a state that cannot open is reported by checkLessonStep
@@ -48,7 +48,7 @@ QString animationProblem(const Lesson &lesson, int index)
     options.from = step.animation->from;
     options.to = step.animation->to;
     options.frames = step.animation->frames;
-    if (views && FigureAnimation::plan(state, *views, options, &error))
+    if (views && FigureAnimation::plan(FigureState(state), *views, options, &error))
         return {};
     return QStringLiteral("step %1 (%2): its animation cannot play: %3")
         .arg(index + 1)

@@ -3,7 +3,7 @@
 
 #include "io/atomicfile.h"
 #include "io/matrixwriter.h"
-#include "state/explorerstate.h"
+#include "state/explorervalues.h"
 #include "text/phrases.h"
 
 #include <QFile>

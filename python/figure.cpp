@@ -63,8 +63,8 @@ QByteArray Figure::render(FigureFormat format) const
 {
     requireFigureThread();
     QString error;
-    QByteArray bytes =
-        FigureExporter(*m_request.state, m_data, m_request.figure).render(format, &error);
+    QByteArray bytes = FigureExporter(FigureState(m_request.state), m_data, m_request.figure)
+                           .render(format, &error);
     if (bytes.isEmpty())
         raiseRuntimeError(error);
     return bytes;

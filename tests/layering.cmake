@@ -1,6 +1,9 @@
 # The model layer's layering (issue 30): ui/state and ui/compute (pe_model) include nothing from
 # ui's views, dialogs, widgets or figures, and neither Qt Widgets nor QCustomPlot, so that they
-# build, and are tested, without them; and ui/dialogs includes nothing of ui/views (issue 39). Run as: cmake -DUI_DIR=<ui> -P layering.cmake
+# build, and are tested, without them; ui/dialogs includes nothing of ui/views (issue 39); and
+# drawing needs no window state: the command line, the Python module and the figure builders
+# name no ExplorerState (issue 39; they edit and draw from ExplorerValues / FigureState).
+# Run as: cmake -DUI_DIR=<ui> -DAPP_DIR=<app> -DPYTHON_DIR=<python> -P layering.cmake
 # A line breaking the rule is named with its file and line; any such line fails the test.
 if(NOT UI_DIR)
   message(FATAL_ERROR "layering.cmake: pass -DUI_DIR=<the ui folder>")
@@ -54,3 +57,34 @@ if(problems GREATER 0)
   message(FATAL_ERROR "${problems} include(s) from ui/dialogs into ui/views")
 endif()
 message(STATUS "layering: ui/dialogs includes nothing of ui/views")
+
+# Drawing without the window's state (issue 39): `pescope export`, `pescope data`, the lesson
+# commands, Python's pescope.figure and every figure builder take plain values. The exceptions
+# are the window's own: the command that starts it, and the animation the window plays
+# (AnimationJob; FigureAnimation::apply moving the live state for the Motion bar).
+if(NOT APP_DIR OR NOT PYTHON_DIR)
+  message(FATAL_ERROR "layering.cmake: pass -DAPP_DIR=<app> -DPYTHON_DIR=<python>")
+endif()
+file(GLOB drawing "${APP_DIR}/*.cpp" "${APP_DIR}/*.h" "${PYTHON_DIR}/*.cpp" "${PYTHON_DIR}/*.h"
+  "${UI_DIR}/figures/*")
+list(FILTER drawing EXCLUDE REGEX "/(guicommand|animationjob|figureanimation)\\.(h|cpp)$")
+list(LENGTH drawing count)
+if(count LESS 40)
+  message(FATAL_ERROR "layering.cmake: only ${count} files of app, python and ui/figures")
+endif()
+foreach(source IN LISTS drawing)
+  file(STRINGS "${source}" lines)
+  set(number 0)
+  foreach(line IN LISTS lines)
+    math(EXPR number "${number} + 1")
+    if(line MATCHES [=[ExplorerState|state/explorerstate\.h]=])
+      file(RELATIVE_PATH where "${UI_DIR}/.." "${source}")
+      message(SEND_ERROR "${where}:${number}: drawing takes plain values, not the window's state: ${line}")
+      math(EXPR problems "${problems} + 1")
+    endif()
+  endforeach()
+endforeach()
+if(problems GREATER 0)
+  message(FATAL_ERROR "${problems} line(s) of the command line, Python or figures name ExplorerState")
+endif()
+message(STATUS "layering: ${count} files of app, python and ui/figures draw without ExplorerState")

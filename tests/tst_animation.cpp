@@ -6,6 +6,7 @@
 #include "backends/backendfactory.h"
 #include "figures/animationexporter.h"
 #include "figures/figureexporter.h"
+#include "state/explorerstate.h"
 
 #include "testutil.h"
 #include "videoreader.h"

@@ -1,9 +1,11 @@
 // ExplorerState: setters emit only on real change and refuse bad values, JSON round trip, the
 // presets give the parameters of the seed figures (DESIGN.md, seeds 000/001/003), every change is
-// one undo step that restores the parameters exactly, and a preview is never saved.
+// one undo step that restores the parameters exactly, and a preview is never saved. The plain
+// values (ExplorerValues, what `pescope export` and Python edit) follow the same rules.
 #include "modelfilewriter.h"
 #include "state/explorerstate.h"
 #include "state/presets.h"
+#include "state/sessionfile.h"
 #include "testutil.h"
 
 #include <QJsonDocument>
@@ -111,6 +113,57 @@ private slots:
                                  &error));
         QVERIFY2(error.contains(QLatin1String("jet")), qPrintable(error));
         QCOMPARE(state.toJson(), before);
+    }
+
+    // `pescope export` and Python build no ExplorerState: the plain values must refuse, clamp and
+    // read presets and sessions exactly as the window's state does.
+    void plainValuesFollowTheStatesRules()
+    {
+        ExplorerValues values = ExplorerValues::defaults();
+        ExplorerState state;
+        QCOMPARE(values, state.values());
+
+        QString error;
+        EncodingSpec bad = values.spec;
+        bad.dims = 0;
+        QVERIFY(!values.setSpec(bad, &error));
+        QVERIFY2(error.contains(QLatin1String("dims")), qPrintable(error));
+        QCOMPARE(values, state.values()); // refused: nothing changed
+
+        // A smaller matrix drops the markers and crosses outside it and clamps the selection.
+        ViewOptions view = values.view;
+        view.markers = {5, 150};
+        view.crosses = {{150, 1}, {2, 3}};
+        view.selection = {150, 100};
+        QVERIFY2(values.setViewOptions(view, &error), qPrintable(error));
+        EncodingSpec small = values.spec;
+        small.positions = 10;
+        small.dims = 8;
+        QVERIFY(values.setSpec(small));
+        QCOMPARE(values.view.markers, (QList<qint64>{5}));
+        QCOMPARE(values.view.crosses, (QList<CrossMarker>{{2, 3}}));
+        QCOMPARE(values.view.selection, (Selection{9, 7}));
+
+        QVERIFY(!values.setCompare(0, 0, &error));
+        QVERIFY2(error.contains(QLatin1String("two different phrases")), qPrintable(error));
+
+        // A preset and a session read into plain values equal the state's reading.
+        QVERIFY2(applyPreset(values, QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        QVERIFY2(applyPreset(state, QStringLiteral("geron-16-9"), &error), qPrintable(error));
+        QCOMPARE(values.toJson(), state.toJson());
+        QCOMPARE(values.view.markers, (QList<qint64>{22, 60}));
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        state.setColormap(Colormap::Magma);
+        QVERIFY2(saveSession(state, path, &error), qPrintable(error));
+        ExplorerValues loaded = ExplorerValues::defaults();
+        QVERIFY2(loadSession(path, &loaded, &error), qPrintable(error));
+        QCOMPARE(loaded.view.colormap, Colormap::Magma);
+        QCOMPARE(loaded.toJson(), state.toJson());
+        QVERIFY(!applyPreset(loaded, QStringLiteral("no-such-preset"), &error));
+        QVERIFY2(error.contains(QLatin1String("no-such-preset")), qPrintable(error));
+        QCOMPARE(loaded.toJson(), state.toJson());
     }
 
     void geronPreset()

@@ -4,7 +4,7 @@
 // calls them directly on its own thread.
 #pragma once
 
-#include "state/explorerstate.h"
+#include "state/explorervalues.h"
 
 #include "analysis/sharing.h" // ColumnView
 #include "backends/backend.h"

@@ -1,6 +1,7 @@
 #include "compute/phrasemodeldata.h"
 
 #include "analysis/similarity.h"
+#include "state/explorerstate.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -85,10 +86,15 @@ PhraseModel *PhraseModelHolder::open(const QString &source, QString *error)
     return m_model.get();
 }
 
+QString phraseModelPath(const QString &source)
+{
+    return QFileInfo::exists(source) ? QFileInfo(source).absoluteFilePath() : source;
+}
+
 void setPhraseModel(ExplorerState *state, const QString &source)
 {
     PhraseSource phrases = state->phraseSource();
-    phrases.model = QFileInfo::exists(source) ? QFileInfo(source).absoluteFilePath() : source;
+    phrases.model = phraseModelPath(source);
     state->setPhraseSource(phrases);
 }
 

@@ -108,6 +108,8 @@ private:
 // The model just opened (a folder or file, made absolute; or a cached repo id) becomes the Phrases
 // page's: its tokenizer and layer 0 are used when the page's tokenizer is the model's.
 void setPhraseModel(ExplorerState *state, const QString &source);
+// How the state keeps a model's source: a folder or file made absolute, a repo id as it is.
+QString phraseModelPath(const QString &source);
 
 // What the state asks for: its phrase model and the compared phrases A and B.
 PhraseModelInputs phraseModelInputs(const FigureState &state);

@@ -1,6 +1,7 @@
 #include "figures/figureanimation.h"
 
 #include "fields/field.h"
+#include "state/explorerstate.h"
 
 #include <cmath>
 #include <limits>
@@ -280,7 +281,7 @@ bool FigureAnimation::apply(FigureState &state, int frame, QString *error) const
 {
     // plan() checked every frame's value against the matrix and the scheme: each frame moves one
     // value of the plain state, with nothing to notify.
-    ExplorerState::Values &v = state.values();
+    ExplorerValues &v = state.values();
     const double value = valueAt(frame);
     if (!m_field.isEmpty()) {
         EncodingSpec spec = v.spec;

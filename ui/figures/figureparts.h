@@ -4,7 +4,7 @@
 #pragma once
 
 #include "state/colormaps.h"
-#include "state/explorerstate.h"
+#include "state/explorervalues.h"
 
 #include <QString>
 

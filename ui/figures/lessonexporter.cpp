@@ -33,7 +33,7 @@ constexpr QSizeF slidePoints{960.0, 540.0};
 // A step's state opened, its first animation frame applied, and its figure's numbers.
 struct StepFigure
 {
-    std::unique_ptr<ExplorerState> state = std::make_unique<ExplorerState>();
+    FigureState state{ExplorerValues::defaults()};
     FigureOptions options;
     FigureData data;
 };
@@ -53,7 +53,7 @@ bool prepareStep(const Lesson &lesson, int index, QSize size, Backend &backend, 
         *error = QStringLiteral("%1: %2").arg(stepName(lesson, index), what);
         return false;
     };
-    if (!out->state->applyJson(step.state, &problem))
+    if (!out->state.values().applyJson(step.state, &problem))
         return fail(problem);
     const std::optional<QList<FigureView>> views = parseFigureViews(step.view, &problem);
     if (!views)
@@ -65,18 +65,18 @@ bool prepareStep(const Lesson &lesson, int index, QSize size, Backend &backend, 
         animation.to = step.animation->to;
         animation.frames = step.animation->frames;
         const std::optional<FigureAnimation> plan =
-            FigureAnimation::plan(*out->state, *views, animation, &problem);
-        if (!plan || !plan->apply(*out->state, 0, &problem))
+            FigureAnimation::plan(out->state, *views, animation, &problem);
+        if (!plan || !plan->apply(out->state, 0, &problem))
             return fail(QStringLiteral("its animation: ") + problem);
     }
     out->options.views = *views;
     out->options.width = size.width();
     out->options.height = size.height();
     out->options.dpi = figureBaseDpi();
-    out->options.style = out->state->figureStyle();
+    out->options.style = out->state.figureStyle();
     if (const QString bad = out->options.validate(); !bad.isEmpty())
         return fail(bad);
-    if (!computeFigureData(*out->state, *views, backend, &out->data, &problem))
+    if (!computeFigureData(out->state, *views, backend, &out->data, &problem))
         return fail(problem);
     return true;
 }
@@ -257,7 +257,7 @@ bool LessonExporter::paintStep(QPainter *painter, const QRectF &target, int inde
     painter->translate(target.topLeft());
     painter->scale(target.width() / width, target.height() / height);
     const bool painted = paintFigure(static_cast<QCPPainter *>(painter), FigureTarget::Vector,
-                                     *figure.state, figure.data, figure.options, error);
+                                     figure.state, figure.data, figure.options, error);
     painter->restore();
     if (!painted)
         *error = QStringLiteral("%1: %2").arg(stepName(m_lesson, index), *error);
@@ -396,7 +396,7 @@ bool LessonExporter::html(const QString &folder, const Progress &progress, QStri
         StepFigure figure;
         if (!prepareStep(m_lesson, index, QSize(1280, 720), m_backend, &figure, error))
             return false;
-        const FigureExporter exporter(*figure.state, figure.data, figure.options);
+        const FigureExporter exporter(figure.state, figure.data, figure.options);
         QString media;
         if (!step.animation) {
             const QByteArray svg = exporter.renderSvg(error);
@@ -411,14 +411,14 @@ bool LessonExporter::html(const QString &folder, const Progress &progress, QStri
                 !writeBytes(dir.filePath(name + QStringLiteral(".png")), poster, error))
                 return false;
             // The animation from the step's own state (prepareStep applied frame 0 to its copy).
-            ExplorerState state;
+            FigureState state{ExplorerValues::defaults()};
             QString problem;
             AnimationOptions options;
             options.parameter = step.animation->parameter;
             options.from = step.animation->from;
             options.to = step.animation->to;
             options.frames = step.animation->frames;
-            state.applyJson(step.state, &problem);
+            state.values().applyJson(step.state, &problem);
             const std::optional<FigureAnimation> plan =
                 FigureAnimation::plan(state, figure.options.views, options, &problem);
             FigureOptions video = figure.options;

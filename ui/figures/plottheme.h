@@ -3,7 +3,7 @@
 // application palette.
 #pragma once
 
-#include "state/explorerstate.h"
+#include "state/explorervalues.h"
 
 #include <QColor>
 #include <QFont>

@@ -1,19 +1,22 @@
 // FigureState: the plain values a figure is drawn from - the parameters, the selection and the
-// look, copied out of the window's ExplorerState or made by `pescope export` and Python without
-// one. No QObject, no signals, no undo: figure builders, the exporter, the animation's frames and
-// the data export read it, so drawing needs nothing of the window.
+// look, copied out of the window's ExplorerState or made as ExplorerValues by `pescope export`,
+// the lesson exporter and Python without one. No QObject, no signals, no undo: figure builders,
+// the exporter, the animation's frames and the data export read it, so drawing needs nothing of
+// the window.
 #pragma once
 
-#include "state/explorerstate.h" // the value types (ExplorerState::Values and its members)
+#include "state/explorervalues.h"
 
 namespace pe {
+
+class ExplorerState;
 
 class FigureState
 {
 public:
     // The state's values now: a view or dialog passes its state where a FigureState is taken.
     FigureState(const ExplorerState &state); // NOLINT(google-explicit-constructor)
-    explicit FigureState(ExplorerState::Values values) : m_v(std::move(values)) {}
+    explicit FigureState(ExplorerValues values) : m_v(std::move(values)) {}
 
     const EncodingSpec &spec() const { return m_v.spec; }
     const ViewOptions &viewOptions() const { return m_v.view; }
@@ -21,11 +24,11 @@ public:
     Colormap colormap() const { return m_v.view.colormap; }
     bool transposed() const { return m_v.view.transposed; }
     qint64 heatmapDimLimit() const { return m_v.view.heatmapDimLimit; }
-    qint64 visibleDims() const;
+    qint64 visibleDims() const { return m_v.visibleDims(); }
     const Selection &selection() const { return m_v.view.selection; }
     const QList<qint64> &waveDims() const { return m_v.view.waveDims; }
     // As ExplorerState::plottedDims: the wave dims inside the matrix, then the selected dim.
-    QList<qint64> plottedDims() const;
+    QList<qint64> plottedDims() const { return m_v.plottedDims(); }
     const QList<qint64> &markers() const { return m_v.view.markers; }
     const QList<CrossMarker> &crosses() const { return m_v.view.crosses; }
     double shareTolerance() const { return m_v.view.shareTolerance; }
@@ -33,7 +36,7 @@ public:
     const PhraseSelection &phraseSelection() const { return m_v.phraseSelection; }
     const PhrasePage &phrasePage() const { return m_v.phrasePage; }
     const PhraseSource &phraseSource() const { return m_v.phraseSource; }
-    PhraseWindow phraseWindow() const { return m_v.phrasePage.window(m_v.phrases); }
+    PhraseWindow phraseWindow() const { return m_v.phraseWindow(); }
     int compareA() const { return m_v.compareA; }
     int compareB() const { return m_v.compareB; }
     Theme theme() const { return m_v.window.theme; }
@@ -42,11 +45,11 @@ public:
     const FigureStyle &figureStyle() const { return m_v.figure; }
 
     // For an animation's frames, which move one value each (FigureAnimation::apply).
-    ExplorerState::Values &values() { return m_v; }
-    const ExplorerState::Values &values() const { return m_v; }
+    ExplorerValues &values() { return m_v; }
+    const ExplorerValues &values() const { return m_v; }
 
 private:
-    ExplorerState::Values m_v;
+    ExplorerValues m_v;
 };
 
 } // namespace pe

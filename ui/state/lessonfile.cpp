@@ -352,7 +352,7 @@ QJsonObject movedLessonState(const QJsonObject &state, const QMap<QString, QStri
 QString checkLessonStep(const Lesson &lesson, int index)
 {
     const LessonStep &step = lesson.steps.at(index);
-    ExplorerState scratch;
+    ExplorerValues scratch = ExplorerValues::defaults();
     QString problem;
     if (scratch.applyJson(step.state, &problem))
         return {};

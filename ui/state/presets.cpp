@@ -81,22 +81,41 @@ std::optional<Preset> findPreset(const QString &id)
     return std::nullopt;
 }
 
-bool applyPreset(ExplorerState &state, const QString &id, QString *error)
+namespace {
+
+// The preset's state to apply over `current`; nothing, with *error, when no preset has that id.
+std::optional<QJsonObject> presetState(const QString &id, const QJsonObject &current,
+                                       QString *error)
 {
     const std::optional<Preset> preset = findPreset(id);
     if (!preset) {
         if (error)
             *error = QStringLiteral("unknown preset \"%1\" (known: %2)")
                          .arg(id, presetIds().join(QStringLiteral(", ")));
-        return false;
+        return std::nullopt;
     }
     // A preset is about its figure: phrases typed on the phrase page stay unless it brings its
-    // own (the Keras phrases). Either way the whole preset is one undo step.
+    // own (the Keras phrases).
     QJsonObject json = preset->state;
     if (!json.contains(QStringLiteral("phrases")))
-        json.insert(QStringLiteral("phrases"), state.toJson().value(QStringLiteral("phrases")));
-    return state.asOneStep(QStringLiteral("Apply preset %1").arg(preset->id),
-                           [&] { return state.applyJson(json, error); });
+        json.insert(QStringLiteral("phrases"), current.value(QStringLiteral("phrases")));
+    return json;
+}
+
+} // namespace
+
+bool applyPreset(ExplorerState &state, const QString &id, QString *error)
+{
+    const std::optional<QJsonObject> json = presetState(id, state.toJson(), error);
+    // The whole preset is one undo step.
+    return json && state.asOneStep(QStringLiteral("Apply preset %1").arg(id),
+                                   [&] { return state.applyJson(*json, error); });
+}
+
+bool applyPreset(ExplorerValues &values, const QString &id, QString *error)
+{
+    const std::optional<QJsonObject> json = presetState(id, values.toJson(), error);
+    return json && values.applyJson(*json, error);
 }
 
 } // namespace pe

@@ -30,5 +30,7 @@ std::optional<Preset> findPreset(const QString &id);
 // Resets the state to its defaults and applies the preset, keeping the state's phrases when the
 // preset names none; one undo step. False with *error for an unknown id.
 bool applyPreset(ExplorerState &state, const QString &id, QString *error);
+// The same on plain values (`pescope export --preset`, Python).
+bool applyPreset(ExplorerValues &values, const QString &id, QString *error);
 
 } // namespace pe

@@ -179,6 +179,19 @@ bool loadSession(const QString &path, ExplorerState *state, QString *error)
     return json && applySession(path, *json, state, error);
 }
 
+bool loadSession(const QString &path, ExplorerValues *values, QString *error)
+{
+    const std::optional<QJsonObject> json = readSessionFile(path, error);
+    if (!json)
+        return false;
+    QString problem;
+    if (!values->applyJson(*json, &problem)) {
+        *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), problem);
+        return false;
+    }
+    return true;
+}
+
 QStringList recentSessions()
 {
     return QSettings().value(recentKey).toStringList();

@@ -37,6 +37,8 @@ std::optional<QJsonObject> parseVersionedJson(const QByteArray &bytes, const QSt
 bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *state, QString *error);
 // Reads, checks and applies a session. On any error `state` is left unchanged.
 bool loadSession(const QString &path, ExplorerState *state, QString *error);
+// The same on plain values (`pescope export --session`, Python): no undo step.
+bool loadSession(const QString &path, ExplorerValues *values, QString *error);
 // loadSession's two steps, for the window, which reads a session's model files on the
 // scheduler's worker between them: the file's state object (checked, migrated), then the state
 // applied as one undoable step (`loaded`: the spec's files, already read).
