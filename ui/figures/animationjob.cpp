@@ -11,12 +11,13 @@ namespace {
 // 4096 animation does not pile up in memory.
 constexpr int maxPending = 2;
 
-// Every parameter the figure shows, as a saved session holds it.
+// Every parameter the figure shows, as a saved session holds it (the values a Motion bar
+// preview hides, not its frame).
 FigureState savedValues(const ExplorerState &state)
 {
-    ExplorerState copy;
-    copy.applyJson(state.toJson());
-    return FigureState(copy);
+    ExplorerValues values = ExplorerValues::defaults();
+    values.applyJson(state.toJson());
+    return FigureState(std::move(values));
 }
 
 } // namespace
