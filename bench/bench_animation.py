@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Animated export (issue 13): 120 frames of 1280 x 720 of the waves view to MP4 (H.264), by
-`pescope export --animate position` against matplotlib's FuncAnimation saved with its ffmpeg
+"""Animated export (issues 13, 39): 120 frames of 1280 x 720 of the waves view to MP4 (H.264),
+by `pescope export --animate position` and by the window's File > Export figure (AnimationJob,
+run by bench_animationjob offscreen) against matplotlib's FuncAnimation saved with its ffmpeg
 writer making the same animation (two waves of the sinusoidal encoding, 200 positions x 128
 dims, columns 20 and 21, a dashed marker moving from p = 0 to p = 199 with a dot on each wave,
 a legend). Whole processes, the median of RUNS runs each (after one discarded warm-up run),
-side by side, and the ratio.
+side by side, and the ratios. The window's file must be the command line's, byte for byte.
 
     /usr/bin/python3 bench/bench_animation.py [PATH/TO/pescope] [RUNS] [FRAMES]
+                                              [PATH/TO/bench_animationjob]
 
-matplotlib's writer runs the `ffmpeg` program (Debian: ffmpeg); pescope encodes in-process.
+bench_animationjob is looked for in the build tree's bench/ beside app/pescope; without it the
+window's line is left out. matplotlib's writer runs the `ffmpeg` program (Debian: ffmpeg);
+pescope encodes in-process.
 """
 import os
 import resource
@@ -22,6 +26,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 pescope = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "build", "app", "pescope")
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 frames = int(sys.argv[3]) if len(sys.argv) > 3 else 120
+window = (sys.argv[4] if len(sys.argv) > 4 else
+          os.path.join(os.path.dirname(pescope), "..", "bench", "bench_animationjob"))
 
 POSITIONS, DIMS, WAVES = 200, 128, (20, 21)
 
@@ -68,16 +74,17 @@ animation.save(out, writer=FFMpegWriter(fps=30, codec="h264", extra_args=["-pix_
 """
 
 
-def timed(cmd):
-    """Wall seconds and CPU seconds (user + system, the process and what it waited for: for
-    matplotlib that includes its ffmpeg) of one run."""
+def timed(cmd, env=None):
+    """Wall seconds, CPU seconds (user + system, the process and what it waited for: for
+    matplotlib that includes its ffmpeg) and the standard output of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         env=env, text=True).stdout
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return wall, cpu, out
 
 
 def frame_count(path):
@@ -94,30 +101,57 @@ def main():
             f.write(MATPLOTLIB)
         mpl_out = os.path.join(folder, "matplotlib.mp4")
         pe_out = os.path.join(folder, "pescope.mp4")
+        win_out = os.path.join(folder, "window.mp4")
         waves = ",".join(str(w) for w in WAVES)
-        mpl = [sys.executable, script, mpl_out, str(frames), str(POSITIONS), str(DIMS), waves]
-        pe = [pescope, "export", "--view", "waves", "--scheme", "sinusoidal",
-              "--positions", str(POSITIONS), "--dims", str(DIMS), "--mark-dims", waves,
-              "--backend", "cpu", "--width", "1280", "--height", "720",
-              "--animate", "position", "--from", "0", "--to", str(POSITIONS - 1),
-              "--frames", str(frames), "--fps", "30", "--out", pe_out]
-        wall = {"matplotlib": [], "pescope": []}
-        cpu = {"matplotlib": [], "pescope": []}
+        commands = {
+            "matplotlib": [sys.executable, script, mpl_out, str(frames), str(POSITIONS),
+                           str(DIMS), waves],
+            "pescope": [pescope, "export", "--view", "waves", "--scheme", "sinusoidal",
+                        "--positions", str(POSITIONS), "--dims", str(DIMS), "--mark-dims", waves,
+                        "--backend", "cpu", "--width", "1280", "--height", "720",
+                        "--animate", "position", "--from", "0", "--to", str(POSITIONS - 1),
+                        "--frames", str(frames), "--fps", "30", "--out", pe_out],
+        }
+        if os.path.exists(window):
+            commands["window"] = [window, win_out, str(frames), str(POSITIONS), str(DIMS), waves]
+        # The window's job with no display: Qt's offscreen platform.
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        wall = {name: [] for name in commands}
+        cpu = {name: [] for name in commands}
+        job, gap = [], []
         for run in range(runs + 1):
-            for name, cmd in (("matplotlib", mpl), ("pescope", pe)):
-                w, c = timed(cmd)
+            for name, cmd in commands.items():
+                w, c, out = timed(cmd, env)
                 if run > 0:  # the first run of each warms the caches
                     wall[name].append(w)
                     cpu[name].append(c)
+                    if name == "window":  # "job S s, longest event-loop gap MS ms"
+                        words = out.split()
+                        job.append(float(words[1]))
+                        gap.append(float(words[6]))
         m, p = statistics.median(wall["matplotlib"]), statistics.median(wall["pescope"])
         mc, pc = statistics.median(cpu["matplotlib"]), statistics.median(cpu["pescope"])
         print(f"{frames} frames of 1280 x 720, waves view to MP4 (H.264, yuv420p), "
-              f"median of {runs} runs, whole processes (os.cpu_count() = {os.cpu_count()})")
+              f"median of {runs} runs, whole processes (os.cpu_count() = {os.cpu_count()}, "
+              f"load average before {os.getloadavg()[0]:.2f})")
         print(f"  matplotlib FuncAnimation + FFMpegWriter: {m:7.2f} s wall {mc:7.2f} s CPU"
               f"   ({frame_count(mpl_out)})")
         print(f"  pescope export --animate position:       {p:7.2f} s wall {pc:7.2f} s CPU"
               f"   ({frame_count(pe_out)})")
-        print(f"  pescope is {m / p:.1f}x faster (wall), {mc / pc:.1f}x less CPU time")
+        if "window" in commands:
+            wn, wc = statistics.median(wall["window"]), statistics.median(cpu["window"])
+            with open(win_out, "rb") as a, open(pe_out, "rb") as b:
+                same = a.read() == b.read()
+            print(f"  window's export (AnimationJob):          {wn:7.2f} s wall {wc:7.2f} s CPU"
+                  f"   ({frame_count(win_out)}; the job {statistics.median(job):.2f} s, "
+                  f"longest event-loop gap {statistics.median(gap):.0f} ms; "
+                  f"{'the same file' if same else 'NOT the same file'} as the command line's)")
+        print(f"  pescope export is {m / p:.1f}x faster (wall), {mc / pc:.1f}x less CPU time")
+        if "window" in commands:
+            print(f"  the window's export is {m / wn:.1f}x faster (wall), {mc / wc:.1f}x less "
+                  f"CPU time")
+        else:
+            print(f"  (no {window}: the window's export was not measured)")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 // Animated export (issue 13): `pescope export --animate` read back through FFmpeg's demuxers and
 // decoders (codec, pixel format, size, frame rate, frame count), its first and last frames
 // against the still export at those values, the marker-only painting against the still path,
-// refusals before any work with one message naming the option, and no file after a failure
-// or SIGTERM.
+// the window's AnimationJob writing the same file (issue 39), refusals before any work with one
+// message naming the option, and no file after a failure or SIGTERM.
 #include "backends/backendfactory.h"
+#include "compute/computescheduler.h"
 #include "figures/animationexporter.h"
+#include "figures/animationjob.h"
 #include "figures/figureexporter.h"
 #include "state/explorerstate.h"
 
@@ -12,11 +14,15 @@
 #include "videoreader.h"
 
 #include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
+#include <algorithm>
 #include <csignal>
+#include <optional>
 
 #include <sys/stat.h>
 
@@ -182,6 +188,85 @@ private slots:
                 differing < 200,
                 qPrintable(QStringLiteral("frame %1: %2 pixels differ").arg(k).arg(differing)));
         }
+    }
+
+    // The window's export (AnimationJob: the numbers from the ComputeScheduler, the frames drawn
+    // a batch per turn of the event loop, encoded by a FrameWriter) writes the command line's MP4
+    // byte for byte. The writer's bounded queue makes the job hand the event loop back between
+    // batches (the window stays live), and progress counts every frame, in order, to the last.
+    void windowJobWritesTheCommandLinesFile()
+    {
+        constexpr int frames = 40;
+        QTemporaryDir dir;
+        const QString cliPath = dir.filePath(QStringLiteral("cli.mp4"));
+        const RunResult r = runPescope(
+            QStringList(wavesArgs)
+            << QStringLiteral("--animate") << QStringLiteral("position") << QStringLiteral("--from")
+            << QStringLiteral("0") << QStringLiteral("--to") << QStringLiteral("199")
+            << QStringLiteral("--frames") << QString::number(frames) << QStringLiteral("--fps")
+            << QStringLiteral("30") << QStringLiteral("--out") << cliPath);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+
+        // The state wavesArgs make.
+        QString error;
+        ExplorerState state;
+        state.setBackendChoice(BackendChoice::Cpu);
+        EncodingSpec spec = state.spec();
+        spec.positions = 200;
+        spec.dims = 128;
+        QVERIFY2(state.setSpec(spec, &error), qPrintable(error));
+        ViewOptions view = state.viewOptions();
+        view.waveDims = {20, 21};
+        view.markers.clear();
+        view.selection = {50, 20};
+        QVERIFY2(state.setViewOptions(view, &error), qPrintable(error));
+        FigureOptions figure;
+        figure.views = {FigureView::Waves};
+        figure.width = 320;
+        figure.height = 240;
+        AnimationOptions options;
+        options.from = 0;
+        options.to = 199;
+        options.frames = frames;
+        const auto plan = FigureAnimation::plan(state, figure.views, options, &error);
+        QVERIFY2(plan, qPrintable(error));
+
+        ComputeScheduler scheduler(&state);
+        AnimationJob job(state, figure, *plan, &scheduler);
+        QList<int> written;
+        connect(&job, &AnimationJob::progress, this, [&](int done, int total, bool palette) {
+            QVERIFY(!palette); // an MP4 has no palette pass
+            QCOMPARE(total, frames);
+            written.append(done);
+        });
+        std::optional<VideoEncoder::Status> status;
+        QString why;
+        connect(&job, &AnimationJob::finished, this, [&](VideoEncoder::Status s, const QString &e) {
+            status = s;
+            why = e;
+        });
+        int turns = 0;
+        QTimer turn; // fires on every turn of the event loop
+        turn.setInterval(0);
+        connect(&turn, &QTimer::timeout, this, [&] { turns += status ? 0 : 1; });
+        const QString windowPath = dir.filePath(QStringLiteral("window.mp4"));
+        QVERIFY2(job.start(windowPath, 30, &error), qPrintable(error));
+        turn.start();
+        QVERIFY(QTest::qWaitFor([&] { return status.has_value(); }, 60000));
+        QVERIFY2(*status == VideoEncoder::Status::Done, qPrintable(why));
+        QVERIFY(turns > 0);
+        QVERIFY(!written.isEmpty());
+        QCOMPARE(written.constFirst(), 0);
+        QCOMPARE(written.constLast(), frames);
+        QVERIFY(std::is_sorted(written.cbegin(), written.cend()));
+
+        QFile window(windowPath), cli(cliPath);
+        QVERIFY(window.open(QIODevice::ReadOnly) && cli.open(QIODevice::ReadOnly));
+        const QByteArray bytes = window.readAll();
+        QVERIFY(!bytes.isEmpty());
+        QVERIFY2(bytes == cli.readAll(), "the window's MP4 differs from the command line's");
+        QCOMPARE(entries(dir.path()),
+                 (QStringList{QStringLiteral("cli.mp4"), QStringLiteral("window.mp4")}));
     }
 
     // A parameter swept for the spectrum view, each frame recomputed: the first and last frames

@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "fields/fieldoptions.h"
+#include "fields/helptext.h"
 #include "fields/wholenumber.h"
 
 #include <QJsonArray>
@@ -466,6 +467,28 @@ private slots:
         QCOMPARE(divisor.describe(), u"between -10 and 10, and not 0"_qs);
         constexpr RealRange open{0.0, std::numeric_limits<double>::max(), true, false, true};
         QCOMPARE(open.describe(), u"greater than 0"_qs); // 0 is outside already
+    }
+
+    // A help sentence quoting a constant (helptext.h) is built at compile time: the digits of
+    // the whole number between the two parts, and nothing after the closing text.
+    void helpQuotesAConstant()
+    {
+        static constexpr auto one = helpQuoting("(0: ", 1.0, ").");
+        static constexpr auto zero = helpQuoting("", 0.0, "");
+        static constexpr auto big = helpQuoting("up to ", 999999999999999.0, " rows");
+        static_assert(one[0] == '(' && one[4] == '1' && one[6] == '.' && one[7] == '\0');
+        QCOMPARE(QLatin1String(one.data()), QLatin1String("(0: 1)."));
+        QCOMPARE(QLatin1String(zero.data()), QLatin1String("0"));
+        QCOMPARE(QLatin1String(helpQuoting("ends at ", 32.0, ".").data()),
+                 QLatin1String("ends at 32."));
+        QCOMPARE(QLatin1String(helpQuoting("", 1048576.0, "").data()), QLatin1String("1048576"));
+        QCOMPARE(QLatin1String(big.data()), QLatin1String("up to 999999999999999 rows"));
+        // Not a whole number from 0 to 10^15: refused (at compile time where constexpr).
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, helpQuoting("", 2.5, ""));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, helpQuoting("", -1.0, ""));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, helpQuoting("", 1e15, ""));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 helpQuoting("", std::numeric_limits<double>::quiet_NaN(), ""));
     }
 };
 

@@ -1121,7 +1121,8 @@ private slots:
     }
 
     // YaRN's beta_fast / beta_slow: HF's `.get("beta_fast") or 32` and `or 1`, so 0 (absent,
-    // null) means 32 and 1, in the frequencies, the warnings and the formula alike.
+    // null) means 32 and 1, in the frequencies, the warnings, the formula and the fields' help
+    // (--help, tooltips) alike.
     void yarnBetaDefaultsAreHfs()
     {
         RopeConfig config = yarn(4.0, 32768, 1e6);
@@ -1144,6 +1145,15 @@ private slots:
         QVERIFY(ropeConfigWarnings(128, config).join(u'\n').contains(u"beta_fast"_qs));
         config.betaSlow = 0.0;
         QVERIFY(!ropeConfigWarnings(128, config).join(u'\n').contains(u"beta_fast"_qs));
+        QStringList helps;
+        for (const RopeField<RopeConfig> &row : ropeFields<RopeConfig>())
+            if (qstrcmp(row.field.key, "beta_fast") == 0 ||
+                qstrcmp(row.field.key, "beta_slow") == 0)
+                helps << QString::fromUtf8(row.field.help);
+        QCOMPARE(helps.size(), 2);
+        QVERIFY2(helps[0].endsWith(u" ramp to interpolation starts (0: 32)."_qs),
+                 qPrintable(helps[0]));
+        QVERIFY2(helps[1].endsWith(u" ramp ends (0: 1)."_qs), qPrintable(helps[1]));
     }
 
     // The checked-in references are what the script makes: re-run it and compare. Numbers may

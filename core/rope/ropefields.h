@@ -20,6 +20,7 @@
 #pragma once
 
 #include "fields/field.h"
+#include "fields/helptext.h"
 #include "ropefrequencies.h"
 #include "speclimits.h"
 
@@ -80,6 +81,12 @@ constexpr RealRange anyNumber{-1e12, 1e12};
 constexpr RealRange divisor{-1e12, 1e12, false, false, true};
 constexpr IntegerRange context{0, ropeMaxContext};
 constexpr qint64 maxFactors = ropeMaxHeadDim / 2;
+// YaRN's β: what 0 stands for, quoted from the defaults the rules compute with (ropeconfig.h).
+inline constexpr auto betaFastHelp =
+    helpQuoting("Rotations in the original context where the ramp to interpolation starts (0: ",
+                ropeYarnDefaultBetaFast, ").");
+inline constexpr auto betaSlowHelp = helpQuoting(
+    "Rotations in the original context where the ramp ends (0: ", ropeYarnDefaultBetaSlow, ").");
 } // namespace ropefield
 
 // Every rope field in the order forms and --help show them. P is RopeConfig or a struct built on
@@ -157,15 +164,14 @@ template <class P> std::span<const RopeField<P>> ropeFields()
         {.field = {.key = "beta_fast",
                    .flag = "beta-fast",
                    .label = "β fast",
-                   .help = "Rotations in the original context where the ramp to interpolation "
-                           "starts (0: 32).",
+                   .help = betaFastHelp.data(),
                    .kind = RealKind<P>{&P::betaFast, nonNegative},
                    .gate = {.by = "rope_type", .applies = bitsOf(T::Yarn)}},
          .hf = {.null = RopeNull::Kept}},
         {.field = {.key = "beta_slow",
                    .flag = "beta-slow",
                    .label = "β slow",
-                   .help = "Rotations in the original context where the ramp ends (0: 1).",
+                   .help = betaSlowHelp.data(),
                    .kind = RealKind<P>{&P::betaSlow, nonNegative},
                    .gate = {.by = "rope_type", .applies = bitsOf(T::Yarn)}},
          .hf = {.null = RopeNull::Kept}},

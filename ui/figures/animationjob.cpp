@@ -3,13 +3,32 @@
 #include "compute/computescheduler.h"
 #include "compute/framewriter.h"
 
+#include <QElapsedTimer>
+
+#include <algorithm>
+
 namespace pe {
 
 namespace {
 
-// Frames drawn ahead of the writer: enough to keep both threads busy, few enough that a 4096 x
-// 4096 animation does not pile up in memory.
-constexpr int maxPending = 2;
+// Frames drawn ahead of the writer: at least 2, so that drawing and encoding overlap; up to 8
+// while they fit in 64 MiB, so that a turn draws a batch and the writer's jitter is absorbed. A
+// 4096 x 4096 frame is 64 MiB: such an animation keeps 2.
+constexpr qint64 pendingBytes = qint64(64) << 20;
+constexpr int minPending = 2;
+constexpr int maxPending = 8;
+
+int pendingLimit(const VideoSettings &settings)
+{
+    const qint64 frameBytes = qint64(settings.width) * settings.height * 4;
+    return int(
+        std::clamp<qint64>(pendingBytes / std::max<qint64>(frameBytes, 1), minPending, maxPending));
+}
+
+// How long one turn of the event loop draws frames before the window's events are handled: short
+// enough that Cancel, repaints and the progress bar stay live, long enough that the turns between
+// batches cost nothing next to the frames.
+constexpr qint64 sliceMs = 40;
 
 // Every parameter the figure shows, as a saved session holds it (the values a Motion bar
 // preview hides, not its frame).
@@ -70,6 +89,7 @@ bool AnimationJob::start(const QString &path, int fps, QString *error)
     m_settings = *settings;
     m_paletteFrames = VideoEncoder::paletteFrames(m_settings);
     m_palette.clear();
+    m_pendingLimit = pendingLimit(m_settings);
     m_next = 0;
     m_ticket = 0;
     m_failure.clear();
@@ -96,40 +116,60 @@ void AnimationJob::schedule()
         m_turn.start();
 }
 
-// Draws the next frame when its numbers are here and the writer keeps up; else asks the
-// scheduler for them, or waits for the writer.
+// Draws frames for one time slice, then leaves the rest to a later turn of the event loop;
+// stops early when it has to wait for the scheduler's numbers or for the writer.
 void AnimationJob::step()
 {
+    QElapsedTimer slice;
+    slice.start();
+    while (advance()) {
+        if (slice.elapsed() >= sliceMs) {
+            schedule();
+            return;
+        }
+    }
+}
+
+// Draws the next frame when its numbers are here and the writer has room, and returns true; else
+// asks the scheduler for the numbers, or waits for the writer, or finishes, and returns false (a
+// signal calls step() again).
+bool AnimationJob::advance()
+{
     if (!m_running || m_cancelling || m_finishing || m_ticket != 0)
-        return;
+        return false;
     const bool palette = m_palette.size() < m_paletteFrames.size();
-    if (!palette && m_writer->pending() >= maxPending)
-        return; // frameWritten() comes back here
+    if (!palette && m_writer->pending() >= m_pendingLimit)
+        return false; // frameWritten() comes back here
     if (!palette && m_next == m_settings.frames) {
         m_finishing = true;
         m_writer->finish();
-        return;
+        return false;
     }
     const int frame = palette ? m_paletteFrames[m_palette.size()] : m_next;
     if (!palette) {
         if (const qsizetype kept = m_paletteFrames.indexOf(frame); kept >= 0) {
             drawn(m_palette[kept]);
             m_palette[kept] = QImage(); // freed once encoded
-            return;
+            return true;
         }
     }
     QString error;
-    if (!m_exporter.apply(frame, &error))
-        return fail(error);
+    if (!m_exporter.apply(frame, &error)) {
+        fail(error);
+        return false;
+    }
     if (!m_exporter.hasData()) {
         m_ticket = m_scheduler->requestFrameData(m_exporter.inputs(), m_exporter.figure().views,
                                                  m_exporter.data());
-        return; // onFrameData() comes back here
+        return false; // onFrameData() comes back here
     }
     const QImage image = m_exporter.render(&error);
-    if (image.isNull())
-        return fail(error);
+    if (image.isNull()) {
+        fail(error);
+        return false;
+    }
     drawn(image);
+    return true;
 }
 
 void AnimationJob::drawn(const QImage &image)
@@ -143,7 +183,6 @@ void AnimationJob::drawn(const QImage &image)
         m_writer->addFrame(image);
         ++m_next;
     }
-    schedule();
 }
 
 void AnimationJob::onFrameData(quint64 ticket, const FigureData &data)

@@ -1,10 +1,11 @@
 // AnimationJob: the window's animated export (File > Export figure as GIF, MP4 or WebM). Each
-// frame's numbers are computed by the ComputeScheduler; each frame is drawn on the GUI thread,
-// one per turn of the event loop so the window stays live (the figures are QCustomPlot widgets,
-// and Qt creates and uses widgets on that thread only), and encoded by a FrameWriter on its own
-// thread. The frames, their order and a GIF's palette are those of `pescope export --animate`
-// (AnimationExporter, VideoEncoder::paletteFrames), so the file is the same. Cancel, or
-// destroying the job, stops it and leaves no file.
+// frame's numbers are computed by the ComputeScheduler; frames are drawn on the GUI thread (the
+// figures are QCustomPlot widgets, and Qt creates and uses widgets on that thread only), as many
+// per turn of the event loop as the writer has room for and a slice of about 40 ms allows, so
+// the window stays live, and encoded by a FrameWriter on its own thread. The frames, their order
+// and a GIF's palette are those of `pescope export --animate` (AnimationExporter,
+// VideoEncoder::paletteFrames), so the file is the same. Cancel, or destroying the job, stops it
+// and leaves no file.
 #pragma once
 
 #include "figures/animationexporter.h"
@@ -48,6 +49,7 @@ signals:
 
 private:
     void step();
+    bool advance();
     void schedule();
     void onFrameData(quint64 ticket, const FigureData &data);
     void onFrameFailed(quint64 ticket, const QString &error);
@@ -58,14 +60,15 @@ private:
     AnimationExporter m_exporter;
     QPointer<ComputeScheduler> m_scheduler;
     std::unique_ptr<FrameWriter> m_writer;
-    QTimer m_turn; // one frame per turn of the event loop
+    QTimer m_turn; // the next batch of frames, on the next turn of the event loop
     QString m_path;
     VideoSettings m_settings;
     QList<int> m_paletteFrames; // a GIF's: drawn first, kept for the encoding pass
     QList<QImage> m_palette;
-    int m_next = 0;       // the next frame to hand to the writer
-    quint64 m_ticket = 0; // the scheduler's answer awaited, 0 when none
-    QString m_failure;    // why a failed job stopped (reported once the file is gone)
+    int m_next = 0;         // the next frame to hand to the writer
+    int m_pendingLimit = 2; // frames handed to the writer and not yet written, at most
+    quint64 m_ticket = 0;   // the scheduler's answer awaited, 0 when none
+    QString m_failure;      // why a failed job stopped (reported once the file is gone)
     bool m_running = false;
     bool m_finishing = false; // every frame handed over; the writer commits the file
     bool m_cancelling = false;
