@@ -3,7 +3,6 @@
 #include "testutil.h"
 
 #include "dialogs/exportdialog.h"
-#include "dialogs/viewhelp.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/qcpinclude.h"
@@ -473,30 +472,6 @@ private slots:
         QCOMPARE(npy.size(), 128 + 10 * 30 * 4);
         // Row i, column p of the transposed matrix is PE(p, i).
         PE_COMPARE_NEAR(values[7 * 30 + 21], referenceInterleaved(21, 7, 16, 10000.0), 1e-6);
-    }
-
-    // The throwaway "parity" view (issue 39 trial): the signs of the matrix, its figure and F1.
-    void parityTrial()
-    {
-        const QStringList spec{QStringLiteral("--view"),      QStringLiteral("parity"),
-                               QStringLiteral("--positions"), QStringLiteral("30"),
-                               QStringLiteral("--dims"),      QStringLiteral("16")};
-        const QByteArray npy = exportOk(spec, path(QStringLiteral("parity.npy")));
-        QVERIFY(npy.contains("'shape': (30, 16)"));
-        QCOMPARE(npy.size(), 128 + 30 * 16 * 4);
-        const auto *values = reinterpret_cast<const float *>(npy.constData() + 128);
-        for (qint64 p = 0; p < 30; ++p)
-            for (qint64 i = 0; i < 16; ++i) {
-                const double v = referenceInterleaved(p, i, 16, 10000.0);
-                QCOMPARE(values[p * 16 + i], v > 0 ? 1.0f : (v < 0 ? -1.0f : 0.0f));
-            }
-        QVERIFY(exportOk(spec, path(QStringLiteral("parity.png"))).startsWith("\x89PNG"));
-        ExplorerState state;
-        const ViewHelp help = viewHelp(FigureView::Parity, state);
-        QCOMPARE(help.title, QStringLiteral("Parity"));
-        QVERIFY(help.formula.contains(QStringLiteral("sign(PE")));
-        QVERIFY(
-            viewHelpHtml({FigureView::Parity}, state).contains(QStringLiteral("sign of every")));
     }
 
     void badInput_data()
