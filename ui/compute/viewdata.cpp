@@ -268,20 +268,6 @@ bool modelAttention(const FigureState &, const FigureData &data, const ViewChoic
     return true;
 }
 
-bool parity(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
-            QString *)
-{
-    const Matrix &m = *data.encoding->matrix;
-    out->shape = {m.rows, m.cols};
-    out->values.reserve(std::size_t(m.rows * m.cols));
-    for (qint64 r = 0; r < m.rows; ++r)
-        for (qint64 c = 0; c < m.cols; ++c) {
-            const float v = m.at(r, c);
-            out->values.push_back(v > 0 ? 1.0f : (v < 0 ? -1.0f : 0.0f));
-        }
-    return true;
-}
-
 } // namespace viewdata
 
 QString viewDataDescription(FigureView view)

@@ -98,28 +98,6 @@ HeatmapFigure modelAttention(const ViewPanel &p)
     return {};
 }
 
-// The sign of each cell of the materialised matrix, positions up the y axis.
-HeatmapFigure parity(const ViewPanel &p)
-{
-    if (!p.data.encoding->matrix)
-        return {}; // the sampled path: no cells to read
-    const Matrix &m = *p.data.encoding->matrix;
-    auto *map = new QCPColorMap(p.plot->xAxis, p.plot->yAxis);
-    map->data()->setSize(int(m.cols), int(m.rows));
-    map->data()->setRange(QCPRange(0, double(m.cols - 1)), QCPRange(0, double(m.rows - 1)));
-    for (qint64 r = 0; r < m.rows; ++r)
-        for (qint64 c = 0; c < m.cols; ++c) {
-            const float v = m.at(r, c);
-            map->data()->setCell(int(c), int(r), v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0));
-        }
-    map->setGradient(QCPColorGradient(QCPColorGradient::gpGrayscale));
-    map->setDataRange(QCPRange(-1, 1));
-    p.plot->xAxis->setLabel(QStringLiteral("dimension i"));
-    p.plot->yAxis->setLabel(QStringLiteral("position p"));
-    p.plot->rescaleAxes();
-    return {};
-}
-
 using V = FigureView;
 using S = SchemeFigures;
 using T = TableFigures;
@@ -146,7 +124,6 @@ constexpr ViewFigure figures[] = {
     {V::ModelEmbeddings, modelEmbeddings},
     {V::ModelTokenCosine, modelTokenCosine},
     {V::ModelAttention, modelAttention},
-    {V::Parity, parity},
 };
 constexpr bool inOrder()
 {

@@ -198,13 +198,6 @@ constexpr ViewEntry entries[] = {
      .data = viewdata::modelAttention,
      .dataShape = "2 x heads x tokens x tokens float32: layer 0's attention with positions, "
                   "without"},
-    {.view = FigureView::Parity, .name = "parity", .label = "Parity", .title = "Parity",
-     .page = Page::Encoding, .job = J::Encoding,
-     .help = "The sign of every cell of the encoding matrix: +1 where it is positive, -1 where "
-             "it is negative, 0 where it is zero.",
-     .formula = "sign(PE[<i>p</i>, <i>i</i>])",
-     .data = viewdata::parity,
-     .dataShape = "positions x dims float32 signs (-1, 0, +1)"},
 };
 // clang-format on
 

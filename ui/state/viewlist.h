@@ -53,9 +53,8 @@ enum class FigureView {
     ModelEmbeddings,
     ModelTokenCosine,
     ModelAttention,
-    Parity,
 };
-inline constexpr std::size_t figureViewCount = 21; // the enum's values, checked by the lists
+inline constexpr std::size_t figureViewCount = 20; // the enum's values, checked by the lists
 
 // The compute result a view draws (FigureData's member), and so the job that computes it.
 enum class ViewJob {
@@ -109,7 +108,6 @@ bool modelTokenCosine(const FigureState &, const FigureData &, const ViewChoices
                       QString *);
 bool modelAttention(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                     QString *);
-bool parity(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
 } // namespace viewdata
 
 struct ViewEntry
