@@ -28,9 +28,11 @@
 #include <QFontMetricsF>
 #include <QImage>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QSet>
 #include <QTabWidget>
 #include <QTemporaryDir>
 
@@ -737,6 +739,24 @@ private slots:
                 read = read || schemeKeysReadBy(view).contains(key);
             QVERIFY2(read, qPrintable(key));
         }
+    }
+
+    // A view's keys name what a session holds of the settings (a typo would hide a control), and
+    // each of the settings' schemes ("alibi", "t5", "compare") is read by some view.
+    void viewKeysAreSettings()
+    {
+        const QJsonObject json = SchemeSettings{}.toJson();
+        QSet<QString> read;
+        for (FigureView view : viewsOf(Page::Schemes))
+            for (const QString &key : schemeKeysReadBy(view)) {
+                QVERIFY2(json.contains(key), qPrintable(figureViewName(view) + u": "_qs + key));
+                read.insert(key);
+            }
+        for (const QString &part : {u"alibi"_qs, u"t5"_qs, u"compare"_qs}) {
+            QVERIFY2(json.value(part).isObject(), qPrintable(part));
+            QVERIFY2(read.contains(part), qPrintable(part));
+        }
+        QCOMPARE(schemePartKeys(), (QStringList{u"alibi"_qs, u"t5"_qs, u"compare"_qs}));
     }
 
     // Item 6 of issue 12: the Schemes page shows the controls of the current tab only, and the

@@ -63,8 +63,7 @@ QString figureCaption(const FigureState &state, const QList<FigureView> &views, 
         QStringList scheme{QStringLiteral("A: RoPE %1, %2 dims")
                                .arg(a.get<RopeScheme>()->configLabel())
                                .arg(a.dims)};
-        if (views.contains(FigureView::Spectrum) || views.contains(FigureView::Decay) ||
-            views.contains(FigureView::Compare))
+        if (anyViewReads(views, "compare"))
             scheme.append(QStringLiteral("B: ") + ropeSpecB(state.spec(), k).legend());
         if (views.contains(FigureView::Alibi))
             scheme.append(QStringLiteral("ALiBi %1 heads").arg(k.alibi.heads));

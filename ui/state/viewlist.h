@@ -125,9 +125,10 @@ struct ViewEntry
     ViewFormula parameters = ViewFormula::None;
     ViewDataFn data = nullptr;  // `pescope data --view` / File > Export data; null: none
     const char *dataShape = ""; // what `data` writes, for the export dialog
-    // The Schemes page settings (SchemeSettings' keys) the view reads; the page shows only those.
-    std::array<const char *, 4> keys{};
-    bool drawsB = false;  // draws the Schemes page's configuration B
+    // The Schemes page settings the view reads, by SchemeSettings' keys: its own fields
+    // ("metric") and its schemes ("alibi", "t5", "compare": configuration B, drawn beside A); the
+    // page shows only those, and the caption names B where a view reads it.
+    std::array<const char *, 6> keys{};
     const char *tip = ""; // the Schemes page tab's tooltip
 };
 
@@ -154,5 +155,7 @@ inline bool viewNeeds(FigureView view, ViewJob job)
 QList<FigureView> viewsNeeding(const QList<FigureView> &views, ViewJob job);
 bool anyViewNeeds(const QList<FigureView> &views, ViewJob job);
 QStringList schemeKeysReadBy(FigureView view);
+// Whether any of `views` reads the Schemes page setting `key` (its entry's keys).
+bool anyViewReads(const QList<FigureView> &views, const char *key);
 
 } // namespace pe
