@@ -53,8 +53,9 @@ enum class FigureView {
     ModelEmbeddings,
     ModelTokenCosine,
     ModelAttention,
+    AlibiRow,
 };
-inline constexpr std::size_t figureViewCount = 20; // the enum's values, checked by the lists
+inline constexpr std::size_t figureViewCount = 21; // the enum's values, checked by the lists
 
 // The compute result a view draws (FigureData's member), and so the job that computes it.
 enum class ViewJob {
