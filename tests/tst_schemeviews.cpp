@@ -759,42 +759,6 @@ private slots:
         QCOMPARE(schemePartKeys(), (QStringList{u"alibi"_qs, u"t5"_qs, u"compare"_qs}));
     }
 
-    // The throwaway "alibi-row" view (issue 39 trial): its tab, its ALiBi box, F1, its export.
-    void alibiRowTrial()
-    {
-        MainWindowOptions options;
-        options.persistent = false;
-        MainWindow window(options);
-        window.resize(1280, 720);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.state()->setPage(Page::Schemes);
-        auto *tabs = window.schemePage()->findChild<QTabWidget *>(QStringLiteral("schemeTabs"));
-        QVERIFY(tabs);
-        const int index = int(viewsOf(Page::Schemes).indexOf(FigureView::AlibiRow));
-        QCOMPARE(tabs->tabText(index), QStringLiteral("ALiBi last row"));
-        tabs->setCurrentIndex(index);
-        QCOMPARE(window.state()->schemeSettings().view, FigureView::AlibiRow);
-        auto *box = window.schemePage()->findChild<QWidget *>(QStringLiteral("alibiBox"));
-        QVERIFY(box && box->isVisible());
-        QCOMPARE(window.helpViews(), QList<FigureView>{FigureView::AlibiRow});
-        QTRY_VERIFY_WITH_TIMEOUT(window.isSettled(), 60000);
-        // Drawn: the curve holds one point per key, the last at bias 0 (the query itself).
-        auto *plot = qobject_cast<QCustomPlot *>(tabs->currentWidget());
-        QVERIFY(plot && plot->graphCount() == 1);
-        const qint64 n = window.state()->schemeSettings().squarePositions;
-        QCOMPARE(qint64(plot->graph(0)->data()->size()), n);
-        QCOMPARE((plot->graph(0)->data()->end() - 1)->value, 0.0);
-        const double m = window.state()->schemeSettings().alibi.slope();
-        QCOMPARE(plot->graph(0)->data()->begin()->value, -m * double(n - 1));
-        const QString out = m_dir.filePath(QStringLiteral("alibi-row.png"));
-        const RunResult run =
-            runPescope({QStringLiteral("export"), QStringLiteral("--view"),
-                        QStringLiteral("alibi-row"), QStringLiteral("--out"), out});
-        QVERIFY2(run.exitCode == 0, run.err.constData());
-        QCOMPARE(QImage(out).size(), QSize(1200, 800));
-    }
-
     // Item 6 of issue 12: the Schemes page shows the controls of the current tab only, and the
     // status bar the current page's computation, not the Encoding page's.
     void currentViewControlsAndTiming()

@@ -681,27 +681,6 @@ void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) co
     applyPlotTheme(plot, m_theme);
 }
 
-// The last query row of the ALiBi matrix against the key position.
-void SchemeFigures::buildAlibiRow(QCustomPlot *plot, const SchemeResult &result) const
-{
-    resetFigure(plot, m_theme);
-    const SquareMatrix &m = result.alibi;
-    QCPLayoutGrid *grid = titledGrid(plot, QStringLiteral("ALiBi bias of the last query"));
-    auto *rect = new QCPAxisRect(plot, true);
-    grid->addElement(0, 0, rect);
-    QVector<double> x, y;
-    for (qint64 j = 0; m.size > 0 && j < m.size; ++j) {
-        x.append(double(j));
-        y.append(double(m.values[std::size_t((m.size - 1) * m.size + j)]));
-    }
-    addGraph(rect, x, y, QPen(m_theme.curve(0)), QStringLiteral("bias"));
-    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("key position j"));
-    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("bias"));
-    rect->axis(QCPAxis::atBottom)->setRange(0, double(qMax<qint64>(1, m.size - 1)));
-    rect->axis(QCPAxis::atLeft)->setRange(safeRange(m.minimum, m.maximum));
-    applyPlotTheme(plot, m_theme);
-}
-
 void SchemeFigures::buildT5(QCustomPlot *plot, const SchemeResult &result) const
 {
     resetFigure(plot, m_theme);

@@ -42,7 +42,6 @@ public:
     void buildSimilarity(QCustomPlot *plot, const SchemeResult &result) const;
     void buildAlibi(QCustomPlot *plot, const SchemeResult &result) const;
     void buildT5(QCustomPlot *plot, const SchemeResult &result) const;
-    void buildAlibiRow(QCustomPlot *plot, const SchemeResult &result) const;
     // A and B similarity side by side with one colour scale.
     void buildCompare(QCustomPlot *plot, const SchemeResult &result) const;
 

@@ -124,7 +124,6 @@ constexpr ViewFigure figures[] = {
     {V::ModelEmbeddings, modelEmbeddings},
     {V::ModelTokenCosine, modelTokenCosine},
     {V::ModelAttention, modelAttention},
-    {V::AlibiRow, scheme, &S::buildAlibiRow},
 };
 constexpr bool inOrder()
 {

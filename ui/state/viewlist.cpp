@@ -198,13 +198,6 @@ constexpr ViewEntry entries[] = {
      .data = viewdata::modelAttention,
      .dataShape = "2 x heads x tokens x tokens float32: layer 0's attention with positions, "
                   "without"},
-    {.view = FigureView::AlibiRow, .name = "alibi-row", .label = "ALiBi row",
-     .title = "ALiBi last row", .page = Page::Schemes, .job = J::Schemes,
-     .help = "The last query's ALiBi bias against the key position: a straight line of slope m "
-             "up to the query.",
-     .formula = "bias(<i>j</i>) = −<i>m</i>·|<i>n</i> − 1 − <i>j</i>|",
-     .keys = {"squarePositions", "alibi"},
-     .tip = "The last query row of ALiBi's bias"},
 };
 // clang-format on
 

@@ -53,9 +53,8 @@ enum class FigureView {
     ModelEmbeddings,
     ModelTokenCosine,
     ModelAttention,
-    AlibiRow,
 };
-inline constexpr std::size_t figureViewCount = 21; // the enum's values, checked by the lists
+inline constexpr std::size_t figureViewCount = 20; // the enum's values, checked by the lists
 
 // The compute result a view draws (FigureData's member), and so the job that computes it.
 enum class ViewJob {
