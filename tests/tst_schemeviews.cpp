@@ -10,6 +10,7 @@
 
 #include "compute/figuredata.h"
 #include "dialogs/exportdialog.h"
+#include "figures/figurecaption.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/schemefigures.h"
@@ -757,6 +758,25 @@ private slots:
             QVERIFY2(read.contains(part), qPrintable(part));
         }
         QCOMPARE(schemePartKeys(), (QStringList{u"alibi"_qs, u"t5"_qs, u"compare"_qs}));
+    }
+
+    // The caption names configuration B and the views' own schemes for the views that read them.
+    void captionNamesTheSchemesRead()
+    {
+        ExplorerState state;
+        SchemeSettings s = state.schemeSettings();
+        s.alibi.heads = 4;
+        s.t5.buckets = 16;
+        QVERIFY(state.setSchemeSettings(s));
+        const auto caption = [&](FigureView view) { return figureCaption(state, {view}, false); };
+        QVERIFY(caption(FigureView::Alibi).contains(u"ALiBi 4 heads"_qs));
+        QVERIFY(!caption(FigureView::Alibi).contains(u"B: "_qs));
+        QVERIFY(caption(FigureView::T5).contains(u"T5 16 buckets"_qs));
+        QVERIFY(!caption(FigureView::T5).contains(u"ALiBi"_qs));
+        for (FigureView view : {FigureView::Spectrum, FigureView::Decay, FigureView::Compare})
+            QVERIFY2(caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
+        for (FigureView view : {FigureView::Rotation, FigureView::Similarity})
+            QVERIFY2(!caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
     }
 
     // Item 6 of issue 12: the Schemes page shows the controls of the current tab only, and the

@@ -65,9 +65,9 @@ QString figureCaption(const FigureState &state, const QList<FigureView> &views, 
                                .arg(a.dims)};
         if (anyViewReads(views, "compare"))
             scheme.append(QStringLiteral("B: ") + ropeSpecB(state.spec(), k).legend());
-        if (views.contains(FigureView::Alibi))
+        if (anyViewReads(views, "alibi"))
             scheme.append(QStringLiteral("ALiBi %1 heads").arg(k.alibi.heads));
-        if (views.contains(FigureView::T5))
+        if (anyViewReads(views, "t5"))
             scheme.append(QStringLiteral("T5 %1 buckets, max distance %2")
                               .arg(k.t5.buckets)
                               .arg(k.t5.maxDistance));
