@@ -10,6 +10,7 @@
 
 #include "compute/figuredata.h"
 #include "dialogs/exportdialog.h"
+#include "dialogs/viewhelp.h"
 #include "figures/figurecaption.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
@@ -777,6 +778,25 @@ private slots:
             QVERIFY2(caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
         for (FigureView view : {FigureView::Rotation, FigureView::Similarity})
             QVERIFY2(!caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
+    }
+
+    // F1's formula of a bias view is its scheme's, with the settings' parameters.
+    void helpFormulaOfTheSchemeRead()
+    {
+        ExplorerState state;
+        SchemeSettings s = state.schemeSettings();
+        s.alibi.heads = 4;
+        s.t5.buckets = 16;
+        QVERIFY(state.setSchemeSettings(s));
+        const QString alibi = viewHelp(FigureView::Alibi, state).formula;
+        // Press et al.: head 0 of 4 has slope 2^(-8/4) = 0.25.
+        QVERIFY2(alibi.contains(u"head 0 of 4"_qs) && alibi.contains(u"0.25"_qs),
+                 qPrintable(alibi));
+        QVERIFY(!alibi.contains(u"buckets"_qs));
+        const QString t5 = viewHelp(FigureView::T5, state).formula;
+        QVERIFY2(t5.contains(u"16 buckets"_qs), qPrintable(t5));
+        QVERIFY(!t5.contains(u"slope"_qs));
+        QVERIFY(!viewHelp(FigureView::Spectrum, state).formula.contains(u"bias"_qs));
     }
 
     // Item 6 of issue 12: the Schemes page shows the controls of the current tab only, and the

@@ -108,7 +108,7 @@ constexpr ViewEntry entries[] = {
      .page = Page::Schemes, .job = J::Schemes,
      .help = "No position vectors at all: attention scores get a penalty growing linearly with "
              "the distance between query and key.",
-     .parameters = F::Alibi,
+     .parameters = F::Scheme,
      .keys = {"squarePositions", "alibi"},
      .tip = "ALiBi's bias −m·|i − j| of one head"},
     {.view = FigureView::T5, .name = "t5", .label = "T5", .title = "T5 buckets",
@@ -116,7 +116,7 @@ constexpr ViewEntry entries[] = {
      .help = "T5's relative positions: each query-key distance falls in a bucket, and each "
              "bucket has a learned bias.",
      .helpTitle = "T5 buckets",
-     .parameters = F::T5,
+     .parameters = F::Scheme,
      .keys = {"squarePositions", "t5"},
      .tip = "T5's relative position bucket ids"},
     {.view = FigureView::Compare, .name = "compare", .label = "Compare A/B",

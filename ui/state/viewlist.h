@@ -80,8 +80,9 @@ struct ViewChoices
 enum class ViewMotion { None, Marker, RotationPosition, Token };
 
 // The formula with the current parameters F1 appends to the entry's fixed formula text
-// (dialogs/viewhelp.cpp writes them).
-enum class ViewFormula { None, Encoding, RopeA, RopeAB, Alibi, T5 };
+// (dialogs/viewhelp.cpp writes them). Scheme: that of each of the Schemes page settings' schemes
+// the view reads (its keys: "alibi", "t5").
+enum class ViewFormula { None, Encoding, RopeA, RopeAB, Scheme };
 
 // Writes the view's numbers as one array (compute/viewdata.cpp); false with *error.
 using ViewDataFn = bool (*)(const FigureState &, const FigureData &, const ViewChoices &,

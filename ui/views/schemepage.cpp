@@ -147,7 +147,7 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         SchemeSettings s = m_state->schemeSettings();
-        s.view = viewsOf(Page::Schemes).value(index, FigureView::Spectrum);
+        s.view = viewsOf(Page::Schemes).value(index, SchemeSettings{}.view);
         m_state->setSchemeSettings(s);
     });
     for (FieldForm *form : std::as_const(m_forms))
