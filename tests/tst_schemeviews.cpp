@@ -10,6 +10,8 @@
 
 #include "compute/figuredata.h"
 #include "dialogs/exportdialog.h"
+#include "dialogs/viewhelp.h"
+#include "figures/figurecaption.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/schemefigures.h"
@@ -28,9 +30,11 @@
 #include <QFontMetricsF>
 #include <QImage>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QSet>
 #include <QTabWidget>
 #include <QTemporaryDir>
 
@@ -737,6 +741,62 @@ private slots:
                 read = read || schemeKeysReadBy(view).contains(key);
             QVERIFY2(read, qPrintable(key));
         }
+    }
+
+    // A view's keys name what a session holds of the settings (a typo would hide a control), and
+    // each of the settings' schemes ("alibi", "t5", "compare") is read by some view.
+    void viewKeysAreSettings()
+    {
+        const QJsonObject json = SchemeSettings{}.toJson();
+        QSet<QString> read;
+        for (FigureView view : viewsOf(Page::Schemes))
+            for (const QString &key : schemeKeysReadBy(view)) {
+                QVERIFY2(json.contains(key), qPrintable(figureViewName(view) + u": "_qs + key));
+                read.insert(key);
+            }
+        for (const QString &part : {u"alibi"_qs, u"t5"_qs, u"compare"_qs}) {
+            QVERIFY2(json.value(part).isObject(), qPrintable(part));
+            QVERIFY2(read.contains(part), qPrintable(part));
+        }
+        QCOMPARE(schemePartKeys(), (QStringList{u"alibi"_qs, u"t5"_qs, u"compare"_qs}));
+    }
+
+    // The caption names configuration B and the views' own schemes for the views that read them.
+    void captionNamesTheSchemesRead()
+    {
+        ExplorerState state;
+        SchemeSettings s = state.schemeSettings();
+        s.alibi.heads = 4;
+        s.t5.buckets = 16;
+        QVERIFY(state.setSchemeSettings(s));
+        const auto caption = [&](FigureView view) { return figureCaption(state, {view}, false); };
+        QVERIFY(caption(FigureView::Alibi).contains(u"ALiBi 4 heads"_qs));
+        QVERIFY(!caption(FigureView::Alibi).contains(u"B: "_qs));
+        QVERIFY(caption(FigureView::T5).contains(u"T5 16 buckets"_qs));
+        QVERIFY(!caption(FigureView::T5).contains(u"ALiBi"_qs));
+        for (FigureView view : {FigureView::Spectrum, FigureView::Decay, FigureView::Compare})
+            QVERIFY2(caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
+        for (FigureView view : {FigureView::Rotation, FigureView::Similarity})
+            QVERIFY2(!caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
+    }
+
+    // F1's formula of a bias view is its scheme's, with the settings' parameters.
+    void helpFormulaOfTheSchemeRead()
+    {
+        ExplorerState state;
+        SchemeSettings s = state.schemeSettings();
+        s.alibi.heads = 4;
+        s.t5.buckets = 16;
+        QVERIFY(state.setSchemeSettings(s));
+        const QString alibi = viewHelp(FigureView::Alibi, state).formula;
+        // Press et al.: head 0 of 4 has slope 2^(-8/4) = 0.25.
+        QVERIFY2(alibi.contains(u"head 0 of 4"_qs) && alibi.contains(u"0.25"_qs),
+                 qPrintable(alibi));
+        QVERIFY(!alibi.contains(u"buckets"_qs));
+        const QString t5 = viewHelp(FigureView::T5, state).formula;
+        QVERIFY2(t5.contains(u"16 buckets"_qs), qPrintable(t5));
+        QVERIFY(!t5.contains(u"slope"_qs));
+        QVERIFY(!viewHelp(FigureView::Spectrum, state).formula.contains(u"bias"_qs));
     }
 
     // Item 6 of issue 12: the Schemes page shows the controls of the current tab only, and the

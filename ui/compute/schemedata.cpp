@@ -196,18 +196,19 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<FigureView> 
         if (status != JobStatus::Done)
             return status;
     }
-    // The bias views are those schemes' own matrices.
+    // The bias views draw those schemes' own matrices: computed for the views that read the
+    // scheme (their view-list keys name it).
     const auto square = [n](const auto &scheme, SquareMatrix *out) {
         out->size = n;
         out->values.resize(std::size_t(n * n));
         std::get<RowsPlan>(scheme.plan({n, n})).fill(0, n, out->values.data());
         finishRange(out);
     };
-    if (views.contains(FigureView::Alibi)) {
+    if (anyViewReads(views, "alibi")) {
         result->alibiSlope = s.alibi.slope();
         square(s.alibi, &result->alibi);
     }
-    if (views.contains(FigureView::T5))
+    if (anyViewReads(views, "t5"))
         square(s.t5, &result->t5);
     result->totalMs = double(timer.nsecsElapsed()) / 1e6;
     return JobStatus::Done;

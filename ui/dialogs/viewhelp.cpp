@@ -31,12 +31,15 @@ QString viewFormula(FigureView view, const ExplorerState &state)
                    QStringLiteral("<br>B: ") +
                    encodingFormula(ropeSpecB(spec, state.schemeSettings()));
         break;
-    case ViewFormula::Alibi:
-        formula += state.schemeSettings().alibi.formula({});
+    case ViewFormula::Scheme: {
+        const QStringList keys = schemeKeysReadBy(view);
+        const SchemeSettings &settings = state.schemeSettings();
+        forEachSchemePart([&](const auto &part) {
+            if (keys.contains(QString::fromUtf8(part.key)))
+                formula += (settings.*part.member).formula({});
+        });
         break;
-    case ViewFormula::T5:
-        formula += state.schemeSettings().t5.formula({});
-        break;
+    }
     }
     return formula;
 }

@@ -63,12 +63,11 @@ QString figureCaption(const FigureState &state, const QList<FigureView> &views, 
         QStringList scheme{QStringLiteral("A: RoPE %1, %2 dims")
                                .arg(a.get<RopeScheme>()->configLabel())
                                .arg(a.dims)};
-        if (views.contains(FigureView::Spectrum) || views.contains(FigureView::Decay) ||
-            views.contains(FigureView::Compare))
+        if (anyViewReads(views, "compare"))
             scheme.append(QStringLiteral("B: ") + ropeSpecB(state.spec(), k).legend());
-        if (views.contains(FigureView::Alibi))
+        if (anyViewReads(views, "alibi"))
             scheme.append(QStringLiteral("ALiBi %1 heads").arg(k.alibi.heads));
-        if (views.contains(FigureView::T5))
+        if (anyViewReads(views, "t5"))
             scheme.append(QStringLiteral("T5 %1 buckets, max distance %2")
                               .arg(k.t5.buckets)
                               .arg(k.t5.maxDistance));

@@ -4,10 +4,6 @@ namespace pe {
 
 namespace {
 
-const QString alibiKey = QStringLiteral("alibi");
-const QString t5Key = QStringLiteral("t5");
-const QString compareKey = QStringLiteral("compare");
-
 // Runs `read` for the object at `key` of `json` and names the object in a problem.
 template <class S> FieldProblem readObject(const QJsonObject &json, const QString &key, S *scheme)
 {
@@ -91,27 +87,17 @@ FieldProblem SchemeSettings::problem(qint64 dims) const
     if (rotationPair >= pairs)
         return {QStringLiteral("rotationPair"),
                 QStringLiteral("must be below the %1 pairs (got %2)").arg(pairs).arg(rotationPair)};
-    const MatrixShape square{squarePositions, squarePositions};
-    const auto sub = [&](const auto &scheme, const QString &key) -> FieldProblem {
-        using T = std::decay_t<decltype(scheme)>;
-        FieldProblem p = rangeProblem(T::fields(), scheme);
+    FieldProblem found;
+    forEachSchemePart([&](const auto &part) {
+        using P = typename std::decay_t<decltype(part)>::Scheme;
+        const P &scheme = this->*part.member;
+        FieldProblem p = rangeProblem(P::fields(), scheme);
         if (!p)
-            p = scheme.problem(square);
-        if (p)
-            p = {key, describe(T::fields(), p, FieldNaming::Label)};
-        return p;
-    };
-    if (FieldProblem p = sub(alibi, alibiKey))
-        return p;
-    if (FieldProblem p = sub(t5, t5Key))
-        return p;
-    const qint64 evenDims = qMax<qint64>(2, dims - dims % 2);
-    FieldProblem p = rangeProblem(RopeScheme::fields(), compare);
-    if (!p)
-        p = compare.problem({square.positions, evenDims});
-    if (p)
-        return {compareKey, describe(RopeScheme::fields(), p, FieldNaming::Label)};
-    return {};
+            p = scheme.problem(part.shape(squarePositions, dims));
+        if (p && !found)
+            found = {QString::fromUtf8(part.key), describe(P::fields(), p, FieldNaming::Label)};
+    });
+    return found;
 }
 
 QString SchemeSettings::validate(qint64 dims) const
@@ -123,25 +109,34 @@ QString SchemeSettings::validate(qint64 dims) const
 QJsonObject SchemeSettings::toJson() const
 {
     QJsonObject json = pe::toJson(fields(), *this);
-    json.insert(alibiKey, pe::toJson(AlibiScheme::fields(), alibi));
-    json.insert(t5Key, pe::toJson(T5Scheme::fields(), t5));
-    json.insert(compareKey, pe::toJson(RopeScheme::fields(), compare));
+    forEachSchemePart([&](const auto &part) {
+        using P = typename std::decay_t<decltype(part)>::Scheme;
+        json.insert(QString::fromUtf8(part.key), pe::toJson(P::fields(), this->*part.member));
+    });
     return json;
 }
 
 FieldProblem SchemeSettings::readJson(const QJsonObject &json)
 {
     SchemeSettings next = *this;
-    if (FieldProblem p = pe::readJson(fields(), json, &next, {alibiKey, t5Key, compareKey}))
+    if (FieldProblem p = pe::readJson(fields(), json, &next, schemePartKeys()))
         return p;
-    if (FieldProblem p = readObject(json, alibiKey, &next.alibi))
-        return p;
-    if (FieldProblem p = readObject(json, t5Key, &next.t5))
-        return p;
-    if (FieldProblem p = readObject(json, compareKey, &next.compare))
-        return p;
+    FieldProblem found;
+    forEachSchemePart([&](const auto &part) {
+        if (!found)
+            found = readObject(json, QString::fromUtf8(part.key), &(next.*part.member));
+    });
+    if (found)
+        return found;
     *this = next;
     return {};
+}
+
+QStringList schemePartKeys()
+{
+    QStringList keys;
+    forEachSchemePart([&keys](const auto &part) { keys.append(QString::fromUtf8(part.key)); });
+    return keys;
 }
 
 EncodingSpec ropeSpecA(const EncodingSpec &spec)

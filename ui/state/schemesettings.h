@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace pe {
 
@@ -41,10 +42,51 @@ struct SchemeSettings
     // Empty when valid for an encoding of `dims` columns; else the first problem.
     FieldProblem problem(qint64 dims) const;
     QString validate(qint64 dims) const;
-    // The table's keys plus "alibi", "t5" and "compare" objects in those schemes' keys.
+    // The table's keys plus one object per part (forEachSchemePart) in that scheme's keys.
     QJsonObject toJson() const;
     FieldProblem readJson(const QJsonObject &json);
 };
+
+// One of the settings' own schemes (ALiBi's and T5's for their views, RoPE's configuration B): a
+// member with that scheme's field table, written as a JSON object under `key`. A view reads it by
+// naming `key` among its entry's keys (state/viewlist.cpp): the Schemes page then shows its form.
+template <class P> struct SchemePart
+{
+    using Scheme = P;
+    P SchemeSettings::*member;
+    const char *key;    // "alibi"
+    const char *title;  // the Schemes page's box: "ALiBi"
+    const char *change; // undo's name for it: "ALiBi view", as in "Set Heads to 4 (ALiBi view)"
+    // The shape its problem() checks: the square views' side and the encoding's dims.
+    MatrixShape (*shape)(qint64 side, qint64 dims);
+};
+
+namespace schemeparts {
+inline MatrixShape square(qint64 side, qint64)
+{
+    return {side, side};
+}
+// Configuration B has A's dims, made even.
+inline MatrixShape rotary(qint64 side, qint64 dims)
+{
+    return {side, qMax<qint64>(2, dims - dims % 2)};
+}
+} // namespace schemeparts
+
+// Calls f(part) for each of the settings' schemes, in the Schemes page's order: a new view with a
+// scheme of its own adds its member above and one line here.
+template <class F> void forEachSchemePart(F &&f)
+{
+    f(SchemePart<AlibiScheme>{&SchemeSettings::alibi, "alibi", "ALiBi", "ALiBi view",
+                              schemeparts::square});
+    f(SchemePart<T5Scheme>{&SchemeSettings::t5, "t5", "T5 buckets", "T5 view",
+                           schemeparts::square});
+    f(SchemePart<RopeScheme>{&SchemeSettings::compare, "compare", "Compare: configuration B", "B",
+                             schemeparts::rotary});
+}
+
+// The parts' keys, in that order.
+QStringList schemePartKeys();
 
 // Configuration A as a RoPE spec: the spec itself when it is RoPE, else RoPE with the spec's
 // base (a sinusoid's frequencies are RoPE's) and its dims made even.

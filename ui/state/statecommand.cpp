@@ -126,12 +126,12 @@ QList<Change> changes(const ExplorerState::Values &a, const ExplorerState::Value
                         .arg(b.phrases.title(b.compareA), b.phrases.title(b.compareB))});
     const QString schemes = QStringLiteral("schemes.");
     collect(SchemeSettings::fields(), a.schemes, b.schemes, schemes, QString(), &out);
-    collect(AlibiScheme::fields(), a.schemes.alibi, b.schemes.alibi,
-            schemes + QStringLiteral("alibi."), QStringLiteral(" (ALiBi view)"), &out);
-    collect(T5Scheme::fields(), a.schemes.t5, b.schemes.t5, schemes + QStringLiteral("t5."),
-            QStringLiteral(" (T5 view)"), &out);
-    collect(RopeScheme::fields(), a.schemes.compare, b.schemes.compare,
-            schemes + QStringLiteral("compare."), QStringLiteral(" (B)"), &out);
+    forEachSchemePart([&](const auto &part) {
+        using P = typename std::decay_t<decltype(part)>::Scheme;
+        collect(P::fields(), a.schemes.*part.member, b.schemes.*part.member,
+                schemes + QString::fromUtf8(part.key) + QLatin1Char('.'),
+                QStringLiteral(" (%1)").arg(QString::fromUtf8(part.change)), &out);
+    });
     collect(FigureStyle::fields(), a.figure, b.figure, QStringLiteral("figure."),
             QStringLiteral(" (figures)"), &out);
     return out;

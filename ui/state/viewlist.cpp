@@ -70,7 +70,8 @@ constexpr ViewEntry entries[] = {
              "configuration A (the window's encoding) and B, against the original context: "
              "scaling rules stretch the long wavelengths.",
      .formula = "λ<sub><i>i</i></sub> = 2π / θ<sub><i>i</i></sub>; A: ",
-     .parameters = F::RopeA, .drawsB = true,
+     .parameters = F::RopeA,
+     .keys = {"compare"},
      .tip = "Wavelength 2π/θ per pair, unscaled and scaled, and the original context: how PI, NTK, "
             "YaRN and Llama 3 stretch the spectrum"},
     {.view = FigureView::Rotation, .name = "rotation", .label = "Rotation",
@@ -92,8 +93,7 @@ constexpr ViewEntry entries[] = {
      .formula = "score(<i>n</i>) = [(<i>d</i> − <i>r</i>) + 2 Σ<sub><i>i</i></sub> "
                 "cos(<i>n</i>θ<sub><i>i</i></sub>)] / <i>d</i>, <i>r</i> rotated dims; ",
      .parameters = F::RopeA,
-     .keys = {"decayDistance", "decayReferences", "decayEnvelope", "decayLog"},
-     .drawsB = true,
+     .keys = {"decayDistance", "decayReferences", "decayEnvelope", "decayLog", "compare"},
      .tip = "RoFormer §3.4.3: the score of identical all-ones q and k against relative distance"},
     {.view = FigureView::Similarity, .name = "similarity", .label = "Similarity",
      .title = "Position similarity", .page = Page::Schemes, .job = J::Schemes,
@@ -108,23 +108,23 @@ constexpr ViewEntry entries[] = {
      .page = Page::Schemes, .job = J::Schemes,
      .help = "No position vectors at all: attention scores get a penalty growing linearly with "
              "the distance between query and key.",
-     .parameters = F::Alibi,
-     .keys = {"squarePositions"},
+     .parameters = F::Scheme,
+     .keys = {"squarePositions", "alibi"},
      .tip = "ALiBi's bias −m·|i − j| of one head"},
     {.view = FigureView::T5, .name = "t5", .label = "T5", .title = "T5 buckets",
      .page = Page::Schemes, .job = J::Schemes,
      .help = "T5's relative positions: each query-key distance falls in a bucket, and each "
              "bucket has a learned bias.",
      .helpTitle = "T5 buckets",
-     .parameters = F::T5,
-     .keys = {"squarePositions"},
+     .parameters = F::Scheme,
+     .keys = {"squarePositions", "t5"},
      .tip = "T5's relative position bucket ids"},
     {.view = FigureView::Compare, .name = "compare", .label = "Compare A/B",
      .title = "Compare A / B", .page = Page::Schemes, .job = J::Schemes,
      .help = "Two RoPE configurations side by side: A is the window's encoding, B the Schemes "
              "page's configuration B.",
      .parameters = F::RopeAB,
-     .keys = {"metric", "squarePositions"}, .drawsB = true,
+     .keys = {"metric", "squarePositions", "compare"},
      .tip = "Similarity of configuration A (the encoding page) and B side by side, one colour "
             "scale"},
     {.view = FigureView::TableSimilarity, .name = "table-similarity",
@@ -274,6 +274,14 @@ QStringList schemeKeysReadBy(FigureView view)
         if (key)
             keys.append(QString::fromUtf8(key));
     return keys;
+}
+
+bool anyViewReads(const QList<FigureView> &views, const char *key)
+{
+    const QString wanted = QString::fromUtf8(key);
+    return std::any_of(views.begin(), views.end(), [&wanted](FigureView view) {
+        return schemeKeysReadBy(view).contains(wanted);
+    });
 }
 
 } // namespace pe

@@ -80,8 +80,9 @@ struct ViewChoices
 enum class ViewMotion { None, Marker, RotationPosition, Token };
 
 // The formula with the current parameters F1 appends to the entry's fixed formula text
-// (dialogs/viewhelp.cpp writes them).
-enum class ViewFormula { None, Encoding, RopeA, RopeAB, Alibi, T5 };
+// (dialogs/viewhelp.cpp writes them). Scheme: that of each of the Schemes page settings' schemes
+// the view reads (its keys: "alibi", "t5").
+enum class ViewFormula { None, Encoding, RopeA, RopeAB, Scheme };
 
 // Writes the view's numbers as one array (compute/viewdata.cpp); false with *error.
 using ViewDataFn = bool (*)(const FigureState &, const FigureData &, const ViewChoices &,
@@ -123,11 +124,12 @@ struct ViewEntry
     const char *helpTitle = nullptr; // F1's heading when not the label
     const char *formula = "";        // F1: the formula (HTML), before the parameterised part
     ViewFormula parameters = ViewFormula::None;
-    ViewDataFn data = nullptr;  // `pescope data --view` / File > Export data; null: none
+    ViewDataFn data = nullptr;  // `pescope export --view NAME --out X.npy` / File > Export data
     const char *dataShape = ""; // what `data` writes, for the export dialog
-    // The Schemes page settings (SchemeSettings' keys) the view reads; the page shows only those.
-    std::array<const char *, 4> keys{};
-    bool drawsB = false;  // draws the Schemes page's configuration B
+    // The Schemes page settings the view reads, by SchemeSettings' keys: its own fields
+    // ("metric") and its schemes ("alibi", "t5", "compare": configuration B, drawn beside A); the
+    // page shows only those, and the caption names B where a view reads it.
+    std::array<const char *, 6> keys{};
     const char *tip = ""; // the Schemes page tab's tooltip
 };
 
@@ -154,5 +156,7 @@ inline bool viewNeeds(FigureView view, ViewJob job)
 QList<FigureView> viewsNeeding(const QList<FigureView> &views, ViewJob job);
 bool anyViewNeeds(const QList<FigureView> &views, ViewJob job);
 QStringList schemeKeysReadBy(FigureView view);
+// Whether any of `views` reads the Schemes page setting `key` (its entry's keys).
+bool anyViewReads(const QList<FigureView> &views, const char *key);
 
 } // namespace pe

@@ -47,12 +47,21 @@ FieldForm *partForm(ExplorerState *state, Get get, Set set, QWidget *parent,
                          parent);
 }
 
+// The fields of the settings' own table `view` reads: its keys less the parts (their own boxes).
+QStringList fieldKeysReadBy(FigureView view)
+{
+    QStringList keys = schemeKeysReadBy(view);
+    const QStringList parts = schemePartKeys();
+    keys.removeIf([&parts](const QString &key) { return parts.contains(key); });
+    return keys;
+}
+
 // Every field the views read (the view itself is the tabs).
 QStringList settingsKeys()
 {
     QStringList keys;
     for (FigureView view : viewsOf(Page::Schemes))
-        for (const QString &key : schemeKeysReadBy(view))
+        for (const QString &key : fieldKeysReadBy(view))
             if (!keys.contains(key))
                 keys.append(key);
     return keys;
@@ -84,24 +93,19 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
                        state, [](const SchemeSettings &s) { return s; },
                        [](SchemeSettings &s, const SchemeSettings &v) { s = v; }, this, {},
                        settingsKeys()));
-    m_forms.insert(QStringLiteral("alibi"),
-                   partForm<AlibiScheme>(
-                       state, [](const SchemeSettings &s) { return s.alibi; },
-                       [](SchemeSettings &s, const AlibiScheme &v) { s.alibi = v; }, this,
-                       [](const AlibiScheme &a) { return a.problem({}); }));
-    m_forms.insert(QStringLiteral("t5"),
-                   partForm<T5Scheme>(
-                       state, [](const SchemeSettings &s) { return s.t5; },
-                       [](SchemeSettings &s, const T5Scheme &v) { s.t5 = v; }, this,
-                       [](const T5Scheme &t) { return t.problem({}); }));
-    m_forms.insert(QStringLiteral("compare"),
-                   partForm<RopeScheme>(
-                       state, [](const SchemeSettings &s) { return s.compare; },
-                       [](SchemeSettings &s, const RopeScheme &v) { s.compare = v; }, this,
-                       [state](const RopeScheme &r) {
-                           const qint64 dims = state->spec().dims;
-                           return r.problem({2, qMax<qint64>(2, dims - dims % 2)});
-                       }));
+    // One form per scheme of the settings; its rules read the encoding's dims (configuration B
+    // has A's), so it checks again when the spec changes.
+    forEachSchemePart([this, state](const auto &part) {
+        using P = typename std::decay_t<decltype(part)>::Scheme;
+        const auto member = part.member;
+        const auto shape = part.shape;
+        FieldForm *form = partForm<P>(
+            state, [member](const SchemeSettings &s) { return s.*member; },
+            [member](SchemeSettings &s, const P &v) { s.*member = v; }, this,
+            [state, shape](const P &p) { return p.problem(shape(2, state->spec().dims)); });
+        connect(state, &ExplorerState::specChanged, form, &FieldForm::refresh);
+        m_forms.insert(QString::fromUtf8(part.key), form);
+    });
     m_message->setObjectName(QStringLiteral("schemeMessage"));
     m_message->setWordWrap(true);
     markAsMessage(m_message);
@@ -124,9 +128,8 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
         layout->addWidget(box);
     };
     group(tr("Views"), QStringLiteral("settings"));
-    group(tr("ALiBi"), QStringLiteral("alibi"));
-    group(tr("T5 buckets"), QStringLiteral("t5"));
-    group(tr("Compare: configuration B"), QStringLiteral("compare"));
+    forEachSchemePart(
+        [&](const auto &part) { group(tr(part.title), QString::fromUtf8(part.key)); });
     layout->addWidget(m_message);
     layout->addWidget(m_info);
     layout->addStretch(1);
@@ -144,13 +147,11 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         SchemeSettings s = m_state->schemeSettings();
-        s.view = viewsOf(Page::Schemes).value(index, FigureView::Spectrum);
+        s.view = viewsOf(Page::Schemes).value(index, SchemeSettings{}.view);
         m_state->setSchemeSettings(s);
     });
     for (FieldForm *form : std::as_const(m_forms))
         connect(m_state, &ExplorerState::schemeSettingsChanged, form, &FieldForm::refresh);
-    connect(m_state, &ExplorerState::specChanged, m_forms.value(QStringLiteral("compare")),
-            &FieldForm::refresh);
     connect(m_state, &ExplorerState::changed, this, [this] {
         refresh();
         schedule();
@@ -275,16 +276,16 @@ void SchemePage::refresh()
         const QSignalBlocker block(m_tabs);
         m_tabs->setCurrentIndex(int(viewsOf(Page::Schemes).indexOf(view)));
     }
-    // Only the controls the current view reads: its settings, its scheme, configuration B
-    // where B is drawn. A view that reads none of the settings hides their box.
-    const QStringList settings = schemeKeysReadBy(view);
+    // Only the controls the current view reads (its entry's keys): its settings, and the schemes
+    // it names (its own, configuration B). A view that reads none of the settings hides their box.
+    const QStringList settings = fieldKeysReadBy(view);
     if (!settings.isEmpty())
         m_forms.value(QStringLiteral("settings"))->setShownKeys(settings);
     m_boxes.value(QStringLiteral("settings"))->setVisible(!settings.isEmpty());
     m_boxes.value(QStringLiteral("settings"))->setTitle(figureViewTitle(view));
-    m_boxes.value(QStringLiteral("alibi"))->setVisible(view == FigureView::Alibi);
-    m_boxes.value(QStringLiteral("t5"))->setVisible(view == FigureView::T5);
-    m_boxes.value(QStringLiteral("compare"))->setVisible(viewEntry(view).drawsB);
+    const QStringList keys = schemeKeysReadBy(view);
+    for (const QString &part : schemePartKeys())
+        m_boxes.value(part)->setVisible(keys.contains(part));
 }
 
 void SchemePage::updateMessage()
