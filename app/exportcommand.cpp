@@ -11,11 +11,13 @@
 #include "media/outputformats.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
+#include "state/viewlist.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
 
 #include <algorithm>
+#include <functional>
 
 namespace pe::cli {
 
@@ -329,24 +331,43 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
 
 namespace {
 
-// The command's description and options, in the order --help lists them.
+// The names of the views `belongs` picks, in the view list's order: "pca, table-similarity".
+QString viewNamesWhere(const std::function<bool(const ViewEntry &)> &belongs)
+{
+    QStringList names;
+    for (const ViewEntry &entry : viewList())
+        if (belongs(entry))
+            names.append(QString::fromUtf8(entry.name));
+    return names.join(QStringLiteral(", "));
+}
+
+// The command's description and options, in the order --help lists them. The views are listed
+// from the view list, grouped by what they draw from.
 void addExportOptions(QCommandLineParser &parser)
 {
-    parser.setApplicationDescription(QStringLiteral(
-        "Renders a figure of the explorer (the same figure builders as the window) to PNG, SVG "
-        "or PDF without a display; .npy or .csv writes the view's numbers instead.\n"
-        "Views: heatmap, waves, phrases, phrase-difference, token-similarity; several joined by "
-        "+ are stacked (waves+heatmap is Fig 16-9).\n"
-        "Schemes page views: spectrum, rotation, decay, similarity, alibi, t5, compare; their "
-        "options come from --preset or --session (e.g. --preset rope-llama31-vs-yarn), RoPE "
-        "options set configuration A.\n"
-        "A model's learned position table (--model PATH|REPO_ID): pca, table-similarity, "
-        "sinusoid-fit, and heatmap or waves of the table.\n"
-        "An engine's RoPE table against Hugging Face (--config or --model, and --against "
-        "FILE[:TENSOR] as `pescope verify` takes them): verify.\n"
-        "A model's own tokenizer and layer 0 for typed phrases (--model PATH|REPO_ID --text A "
-        "[--text B], --model-phrase, --attention-head): tokens, embeddings, token-cosine, "
-        "attention."));
+    const auto onJob = [](ViewJob job) {
+        return [job](const ViewEntry &e) { return e.job == job; };
+    };
+    const QString tutorialViews = viewNamesWhere(
+        [](const ViewEntry &e) { return e.job == ViewJob::Encoding || e.job == ViewJob::Phrases; });
+    const QString schemeViews =
+        viewNamesWhere([](const ViewEntry &e) { return e.page == Page::Schemes; });
+    parser.setApplicationDescription(
+        QStringLiteral(
+            "Renders a figure of the explorer (the same figure builders as the window) to PNG, "
+            "SVG or PDF without a display; .npy or .csv writes the view's numbers instead.\n"
+            "Views: %1; several joined by + are stacked (waves+heatmap is Fig 16-9).\n"
+            "Schemes page views: %2; their options come from --preset or --session (e.g. "
+            "--preset rope-llama31-vs-yarn), RoPE options set configuration A.\n"
+            "A model's learned position table (--model PATH|REPO_ID): %3, and heatmap or waves "
+            "of the table.\n"
+            "An engine's RoPE table against Hugging Face (--config or --model, and --against "
+            "FILE[:TENSOR] as `pescope verify` takes them): %4.\n"
+            "A model's own tokenizer and layer 0 for typed phrases (--model PATH|REPO_ID --text "
+            "A [--text B], --model-phrase, --attention-head): %5.")
+            .arg(tutorialViews, schemeViews, viewNamesWhere(onJob(ViewJob::Table)),
+                 viewNamesWhere(onJob(ViewJob::EngineCheck)),
+                 viewNamesWhere(onJob(ViewJob::ModelPhrases))));
     parser.addHelpOption();
     OptionSet options;
     options.addPlain(figureViewOption());

@@ -198,6 +198,21 @@ private:
     }
 
 private slots:
+    // `pescope export --help` lists its views from the view list: every view is named once.
+    void helpNamesEveryView()
+    {
+        const RunResult r = runPescope({QStringLiteral("export"), QStringLiteral("--help")});
+        QCOMPARE(r.exitCode, 0);
+        const QString help = QString::fromUtf8(r.out);
+        const QString description = help.left(help.indexOf(QStringLiteral("Options:")));
+        for (const FigureView view : allFigureViews()) {
+            const QRegularExpression named(QStringLiteral("[ :,]%1[,;.]").arg(
+                QRegularExpression::escape(figureViewName(view))));
+            QVERIFY2(description.count(named) == 1,
+                     qPrintable(figureViewName(view) + QStringLiteral(" in:\n") + description));
+        }
+    }
+
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
     void pngExactSize_data()

@@ -583,21 +583,20 @@ void MainWindow::showViewHelp()
 
 QList<FigureView> MainWindow::helpViews() const
 {
-    switch (m_state->page()) {
-    case Page::Encoding:
-        return {FigureView::Waves, FigureView::Heatmap};
-    case Page::Phrases:
-        // The model's own tokenizer shows its own tokens and figures.
-        if (m_state->phraseSource().tokenizer == PhraseTokenizer::Model)
-            return {FigureView::ModelTokens, FigureView::ModelAttention,
-                    FigureView::ModelEmbeddings, FigureView::ModelTokenCosine};
-        return {FigureView::Phrases, FigureView::PhraseDifference, FigureView::TokenSimilarity};
-    case Page::Schemes:
+    // The Schemes and Model pages show one view at a time; the others every view of the page
+    // in the view list, the Phrases page those of its tokenizer (the model's own or the
+    // tutorial's).
+    const Page page = m_state->page();
+    if (page == Page::Schemes)
         return {m_state->schemeSettings().view};
-    case Page::Model:
+    if (page == Page::Model)
         return {m_model->currentView()};
-    }
-    return {};
+    const bool modelTokenizer =
+        page == Page::Phrases && m_state->phraseSource().tokenizer == PhraseTokenizer::Model;
+    QList<FigureView> views = viewsOf(page);
+    views.removeIf(
+        [&](FigureView v) { return viewNeeds(v, ViewJob::ModelPhrases) != modelTokenizer; });
+    return views;
 }
 
 void MainWindow::updateTitle()
