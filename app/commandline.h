@@ -185,6 +185,10 @@ int runData(const QStringList &args);
 int runPhrases(const QStringList &args);
 int runInfo(const QStringList &args);
 int runExport(const QStringList &args);
+// `pescope data --view NAME … --out X.npy|X.csv`: the view's numbers, as `pescope export` writes
+// them for that --out (the view list's data export); namesView: whether `args` give --view.
+bool namesView(const QStringList &args);
+int runViewData(const QStringList &args);
 int runVerify(const QStringList &args);
 int runInspect(const QStringList &args);
 int runTokens(const QStringList &args);

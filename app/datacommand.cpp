@@ -434,12 +434,16 @@ DataOutput dataOutputFromOptions(const QCommandLineParser &parser, EncodingSpec 
 
 int runData(const QStringList &args)
 {
+    if (namesView(args))
+        return runViewData(args);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Writes one array of a positional scheme to .npy or .csv, in chunks: by default the "
         "positions x dims float32 matrix; --what names another (RoPE's inverse frequencies, "
         "ALiBi's slopes). Without --positions and --dims: the window's 200 x 128 (ALiBi and "
-        "T5: 200 x 200)."));
+        "T5: 200 x 200).\n"
+        "--view NAME writes a view's numbers instead, with `pescope export`'s options (see "
+        "`pescope export --help`): pescope data --view heatmap --out H.npy."));
     parser.addHelpOption();
     OptionSet options;
     addDataOptions(options);

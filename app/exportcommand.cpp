@@ -23,7 +23,7 @@ namespace pe::cli {
 
 namespace {
 
-const QString command = QStringLiteral("export");
+const QString exportCommand = QStringLiteral("export");
 
 // `pescope export` offers the phrase page's fields under these names; --embedding means nothing
 // here (figures show both embeddings).
@@ -451,9 +451,9 @@ QString exportAction(const FigureOptions &figure, const std::optional<FigureAnim
 
 // The figure, or the view's data when `dataOut`, computed by `backend` (with the engine check
 // first when there is one) and written to `path`; reported with the time since `timer` started.
-int writeExport(const FigureState &state, const FigureInputs &inputs, const FigureOptions &figure,
-                const std::optional<EngineCheckRequest> &engineRequest, bool dataOut,
-                const QString &path, Backend &backend, const QElapsedTimer &timer)
+int writeExport(const QString &command, const FigureState &state, const FigureInputs &inputs,
+                const FigureOptions &figure, const std::optional<EngineCheckRequest> &engineRequest,
+                bool dataOut, const QString &path, Backend &backend, const QElapsedTimer &timer)
 {
     const QList<FigureView> &views = figure.views;
     QString error;
@@ -512,7 +512,10 @@ int writeExport(const FigureState &state, const FigureInputs &inputs, const Figu
 
 } // namespace
 
-int runExport(const QStringList &args)
+namespace {
+
+// `pescope export`, and `pescope data --view` (the view's numbers only), reporting as `command`.
+int runFigureCommand(const QStringList &args, const QString &command)
 {
     QCommandLineParser parser;
     addExportOptions(parser);
@@ -572,8 +575,37 @@ int runExport(const QStringList &args)
             report(command, notice);
         return rc;
     }
-    return writeExport(state, request.inputs(), figure, engineRequest, dataOut, path, *backend,
-                       timer);
+    return writeExport(command, state, request.inputs(), figure, engineRequest, dataOut, path,
+                       *backend, timer);
+}
+
+} // namespace
+
+int runExport(const QStringList &args)
+{
+    return runFigureCommand(args, exportCommand);
+}
+
+bool namesView(const QStringList &args)
+{
+    return std::any_of(args.begin(), args.end(), [](const QString &arg) {
+        return arg == QLatin1String("--view") || arg.startsWith(QLatin1String("--view="));
+    });
+}
+
+int runViewData(const QStringList &args)
+{
+    // The view list's data export: what `pescope export --view NAME --out X.npy` writes.
+    QCommandLineParser parser;
+    addExportOptions(parser);
+    parseCommand(parser, args);
+    const QString path = parser.value(QStringLiteral("out"));
+    if (!matrixFormatForPath(path))
+        throw UsageError{QStringLiteral("--view: pescope data writes a view's numbers, --out must "
+                                        "end in .npy or .csv (got \"%1\"; a figure is "
+                                        "`pescope export`)")
+                             .arg(path)};
+    return runFigureCommand(args, QStringLiteral("data"));
 }
 
 } // namespace pe::cli

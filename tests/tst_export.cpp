@@ -206,8 +206,9 @@ private slots:
         const QString help = QString::fromUtf8(r.out);
         const QString description = help.left(help.indexOf(QStringLiteral("Options:")));
         for (const FigureView view : allFigureViews()) {
-            const QRegularExpression named(QStringLiteral("[ :,]%1[,;.]").arg(
-                QRegularExpression::escape(figureViewName(view))));
+            const QRegularExpression named(
+                QStringLiteral("[ :,]%1[,;.]")
+                    .arg(QRegularExpression::escape(figureViewName(view))));
             QVERIFY2(description.count(named) == 1,
                      qPrintable(figureViewName(view) + QStringLiteral(" in:\n") + description));
         }
@@ -487,6 +488,37 @@ private slots:
         QCOMPARE(npy.size(), 128 + 10 * 30 * 4);
         // Row i, column p of the transposed matrix is PE(p, i).
         PE_COMPARE_NEAR(values[7 * 30 + 21], referenceInterleaved(21, 7, 16, 10000.0), 1e-6);
+    }
+
+    // `pescope data --view` is the view list's data export: the same numbers as export's .npy.
+    void dataCommandWritesAViewsNumbers()
+    {
+        const QStringList view = {QStringLiteral("--view"),      QStringLiteral("heatmap"),
+                                  QStringLiteral("--positions"), QStringLiteral("30"),
+                                  QStringLiteral("--dims"),      QStringLiteral("16"),
+                                  QStringLiteral("--transpose")};
+        const QString out = path(QStringLiteral("data-view.npy"));
+        const RunResult r = runPescope(QStringList{QStringLiteral("data")} + view +
+                                       QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.err.startsWith("pescope data: heatmap data"), r.err.constData());
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray npy = file.readAll();
+        QVERIFY(npy.contains("'shape': (16, 30)"));
+        QCOMPARE(npy.size(), 128 + 16 * 30 * 4);
+        const auto *values = reinterpret_cast<const float *>(npy.constData() + 128);
+        for (const auto &[i, p] : {std::pair{7, 21}, std::pair{0, 0}, std::pair{15, 29}})
+            PE_COMPARE_NEAR(values[i * 30 + p], referenceInterleaved(p, i, 16, 10000.0), 1e-6);
+        QCOMPARE(exportOk(view, path(QStringLiteral("export-view.npy"))), npy);
+
+        const RunResult figure =
+            runPescope(QStringList{QStringLiteral("data")} + view +
+                       QStringList{QStringLiteral("--out"), path(QStringLiteral("d.png"))});
+        QCOMPARE(figure.exitCode, 2);
+        QVERIFY2(figure.err.contains("pescope data writes a view's numbers"),
+                 figure.err.constData());
+        QVERIFY(!QFile::exists(path(QStringLiteral("d.png"))));
     }
 
     void badInput_data()

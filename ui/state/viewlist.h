@@ -124,7 +124,8 @@ struct ViewEntry
     const char *helpTitle = nullptr; // F1's heading when not the label
     const char *formula = "";        // F1: the formula (HTML), before the parameterised part
     ViewFormula parameters = ViewFormula::None;
-    ViewDataFn data = nullptr;  // `pescope export --view NAME --out X.npy` / File > Export data
+    // `pescope data --view NAME` (= `pescope export --view NAME --out X.npy`), File > Export data
+    ViewDataFn data = nullptr;
     const char *dataShape = ""; // what `data` writes, for the export dialog
     // The Schemes page settings the view reads, by SchemeSettings' keys: its own fields
     // ("metric") and its schemes ("alibi", "t5", "compare": configuration B, drawn beside A); the
