@@ -18,7 +18,7 @@ class QUndoStack;
 
 namespace pe {
 
-class ExplorerState : public QObject
+class ExplorerState : public QObject, public ExplorerValuesReader<ExplorerState>
 {
     Q_OBJECT
 public:
@@ -51,33 +51,7 @@ public:
     bool isPreviewing() const { return m_saved.has_value(); }
     void endPreview();
 
-    const EncodingSpec &spec() const { return m_v.spec; }
-    const ViewOptions &viewOptions() const { return m_v.view; }
-    BackendChoice backendChoice() const { return m_v.window.backend; }
-    Colormap colormap() const { return m_v.view.colormap; }
-    bool transposed() const { return m_v.view.transposed; }
-    qint64 heatmapDimLimit() const { return m_v.view.heatmapDimLimit; }
-    qint64 visibleDims() const { return m_v.visibleDims(); }
-    const Selection &selection() const { return m_v.view.selection; }
-    const QList<qint64> &waveDims() const { return m_v.view.waveDims; }
-    // The dims the wave view plots: waveDims plus the selected dim when it is not among them.
-    QList<qint64> plottedDims() const { return m_v.plottedDims(); }
-    const QList<qint64> &markers() const { return m_v.view.markers; }
-    const QList<CrossMarker> &crosses() const { return m_v.view.crosses; }
-    double shareTolerance() const { return m_v.view.shareTolerance; }
-    const PhraseSettings &phraseSettings() const { return m_v.phrases; }
-    const PhraseSelection &phraseSelection() const { return m_v.phraseSelection; }
-    const PhrasePage &phrasePage() const { return m_v.phrasePage; }
-    // The Phrases page's tokenizer: the tutorial's TextVectorization or the model's own.
-    const PhraseSource &phraseSource() const { return m_v.phraseSource; }
-    PhraseWindow phraseWindow() const { return m_v.phraseWindow(); }
-    int compareA() const { return m_v.compareA; }
-    int compareB() const { return m_v.compareB; }
-    Theme theme() const { return m_v.window.theme; }
-    Page page() const { return m_v.window.page; }
-    const SchemeSettings &schemeSettings() const { return m_v.schemes; }
-    // How exported figures look (File → Export figure, saved with a session).
-    const FigureStyle &figureStyle() const { return m_v.figure; }
+    // The accessors (spec(), markers(), page()...) are ExplorerValuesReader's.
 
     // Setters refuse invalid values (return false, *error names the problem) and leave the
     // state as it was; they emit only when the value really changes.

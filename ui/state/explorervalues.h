@@ -160,6 +160,43 @@ private:
     bool applyPhrasesJson(const QJsonObject &phrasesJson, QString *error);
 };
 
+// The named read accessors over ExplorerValues (state.spec(), state.markers()), shared by the
+// window's ExplorerState and the plain FigureState; `Owner` provides values().
+template <class Owner> class ExplorerValuesReader
+{
+public:
+    const EncodingSpec &spec() const { return v().spec; }
+    const ViewOptions &viewOptions() const { return v().view; }
+    BackendChoice backendChoice() const { return v().window.backend; }
+    Colormap colormap() const { return v().view.colormap; }
+    bool transposed() const { return v().view.transposed; }
+    qint64 heatmapDimLimit() const { return v().view.heatmapDimLimit; }
+    qint64 visibleDims() const { return v().visibleDims(); }
+    const Selection &selection() const { return v().view.selection; }
+    const QList<qint64> &waveDims() const { return v().view.waveDims; }
+    // The dims the wave view plots: waveDims plus the selected dim when it is not among them.
+    QList<qint64> plottedDims() const { return v().plottedDims(); }
+    const QList<qint64> &markers() const { return v().view.markers; }
+    const QList<CrossMarker> &crosses() const { return v().view.crosses; }
+    double shareTolerance() const { return v().view.shareTolerance; }
+    const PhraseSettings &phraseSettings() const { return v().phrases; }
+    const PhraseSelection &phraseSelection() const { return v().phraseSelection; }
+    const PhrasePage &phrasePage() const { return v().phrasePage; }
+    // The Phrases page's tokenizer: the tutorial's TextVectorization or the model's own.
+    const PhraseSource &phraseSource() const { return v().phraseSource; }
+    PhraseWindow phraseWindow() const { return v().phraseWindow(); }
+    int compareA() const { return v().compareA; }
+    int compareB() const { return v().compareB; }
+    Theme theme() const { return v().window.theme; }
+    Page page() const { return v().window.page; }
+    const SchemeSettings &schemeSettings() const { return v().schemes; }
+    // How exported figures look (File → Export figure, saved with a session).
+    const FigureStyle &figureStyle() const { return v().figure; }
+
+private:
+    const ExplorerValues &v() const { return static_cast<const Owner &>(*this).values(); }
+};
+
 // Empty when the window can hold `settings`' phrases: it computes both embeddings (random and
 // fixed) with their token ids, which must fit the in-memory budget together.
 QString windowPhraseProblem(const PhraseSettings &settings);
