@@ -174,14 +174,7 @@ void ExplorerState::adopt(const Values &next)
 
 bool ExplorerState::setSpec(const EncodingSpec &requested, QString *error)
 {
-    // Normalized and checked once, not again when a preview makes change() apply it twice.
-    const EncodingSpec spec = requested.normalized();
-    if (const QString problem = spec.validate(); !problem.isEmpty()) {
-        if (error)
-            *error = problem;
-        return false;
-    }
-    return change([&](Values &next, QString *why) { return next.setSpec(spec, why); }, error);
+    return change([&](Values &next, QString *why) { return next.setSpec(requested, why); }, error);
 }
 
 bool ExplorerState::setViewOptions(const ViewOptions &requested, QString *error)
