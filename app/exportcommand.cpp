@@ -401,6 +401,10 @@ std::pair<QString, bool> outputFromOptions(const QCommandLineParser &parser,
     if (dataOut && views.size() != 1)
         throw UsageError{QStringLiteral("--out %1: data is written for one view, not %2")
                              .arg(path, figureViewsName(views))};
+    // Before any work: a figure-only view refuses a data --out as a usage error.
+    if (const QString refusal = dataOut ? noDataExport(views.constFirst()) : QString();
+        !refusal.isEmpty())
+        throw UsageError{QStringLiteral("--out %1: %2").arg(path, refusal)};
     return {path, dataOut};
 }
 

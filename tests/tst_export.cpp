@@ -540,6 +540,10 @@ private slots:
             << QStringLiteral("--out must end in .png, .svg or .pdf");
         QTest::addRow("no extension")
             << heat << QStringLiteral("fig") << 2 << QStringLiteral("--out must end");
+        QTest::addRow("data of a figure-only view")
+            << QStringList{QStringLiteral("--view"), QStringLiteral("alibi")}
+            << QStringLiteral("alibi.npy") << 2
+            << QStringLiteral("the alibi view has no data export; export it as a figure");
         QTest::addRow("zero width")
             << with({QStringLiteral("--width"), QStringLiteral("0")}) << QStringLiteral("z.png")
             << 2 << QStringLiteral("--width must be between 16 and 30000");

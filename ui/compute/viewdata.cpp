@@ -15,13 +15,8 @@ namespace {
 QString missingData(const FigureData &data, FigureView view)
 {
     const ViewEntry &entry = viewEntry(view);
-    if (!entry.data) {
-        if (entry.job == ViewJob::Schemes)
-            return QStringLiteral("the %1 view has no data export; export it as a figure, or use "
-                                  "`pescope data --scheme rope|alibi|t5`")
-                .arg(figureViewName(view));
-        return QStringLiteral("the %1 view has no data export").arg(figureViewName(view));
-    }
+    if (!entry.data)
+        return noDataExport(view);
     bool held = true;
     const char *what = "";
     switch (entry.job) {
@@ -269,6 +264,18 @@ bool modelAttention(const FigureState &, const FigureData &data, const ViewChoic
 }
 
 } // namespace viewdata
+
+QString noDataExport(FigureView view)
+{
+    const ViewEntry &entry = viewEntry(view);
+    if (entry.data)
+        return {};
+    if (entry.job == ViewJob::Schemes)
+        return QStringLiteral("the %1 view has no data export; export it as a figure, or use "
+                              "`pescope data --scheme rope|alibi|t5`")
+            .arg(figureViewName(view));
+    return QStringLiteral("the %1 view has no data export").arg(figureViewName(view));
+}
 
 QString viewDataDescription(FigureView view)
 {

@@ -19,6 +19,8 @@ struct ViewArray
 
 // What writeViewData() writes for `view` (its entry's dataShape).
 QString viewDataDescription(FigureView view);
+// Why `view` has no data export (a figure only), naming what to use instead; empty when it has.
+QString noDataExport(FigureView view);
 
 // heatmap: the shown matrix (positions x visible dims; dims x positions when transposed);
 // waves: positions x (1 + plotted dims), column 0 the position p; phrases: 2 x phrases x L x D,
