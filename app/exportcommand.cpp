@@ -518,8 +518,11 @@ int writeExport(const QString &command, const FigureState &state, const FigureIn
 
 namespace {
 
-// `pescope export`, and `pescope data --view` (the view's numbers only), reporting as `command`.
-int runFigureCommand(const QStringList &args, const QString &command)
+enum class OutputKinds { Any, DataOnly };
+
+// `pescope export`, and `pescope data --view` (DataOnly: the view's numbers), reporting as
+// `command`.
+int runFigureCommand(const QStringList &args, const QString &command, OutputKinds kinds)
 {
     QCommandLineParser parser;
     addExportOptions(parser);
@@ -528,6 +531,11 @@ int runFigureCommand(const QStringList &args, const QString &command)
     // Usage first, in the order of the command line's contract.
     const QList<FigureView> views = figureViewsFromOptions(parser);
     const auto [path, dataOut] = outputFromOptions(parser, views);
+    if (kinds == OutputKinds::DataOnly && !dataOut)
+        throw UsageError{QStringLiteral("--view: pescope data writes a view's numbers, --out must "
+                                        "end in .npy or .csv (got \"%1\"; a figure is "
+                                        "`pescope export`)")
+                             .arg(path)};
     const FigureOptions figureOptions = figureOptionsFromOptions(parser, views);
     const std::optional<AnimationRequest> animation =
         animationFromOptions(parser, path, figureOptions);
@@ -587,7 +595,7 @@ int runFigureCommand(const QStringList &args, const QString &command)
 
 int runExport(const QStringList &args)
 {
-    return runFigureCommand(args, exportCommand);
+    return runFigureCommand(args, exportCommand, OutputKinds::Any);
 }
 
 bool namesView(const QStringList &args)
@@ -600,16 +608,7 @@ bool namesView(const QStringList &args)
 int runViewData(const QStringList &args)
 {
     // The view list's data export: what `pescope export --view NAME --out X.npy` writes.
-    QCommandLineParser parser;
-    addExportOptions(parser);
-    parseCommand(parser, args);
-    const QString path = parser.value(QStringLiteral("out"));
-    if (!matrixFormatForPath(path))
-        throw UsageError{QStringLiteral("--view: pescope data writes a view's numbers, --out must "
-                                        "end in .npy or .csv (got \"%1\"; a figure is "
-                                        "`pescope export`)")
-                             .arg(path)};
-    return runFigureCommand(args, QStringLiteral("data"));
+    return runFigureCommand(args, QStringLiteral("data"), OutputKinds::DataOnly);
 }
 
 } // namespace pe::cli

@@ -128,6 +128,15 @@ double cellAt(QCPColorMap *map, qint64 row, qint64 col)
 
 } // namespace
 
+// ALiBi with 4 heads and T5 with 16 buckets, for the bias views' captions and formulas.
+bool setBiasSettings(ExplorerState &state)
+{
+    SchemeSettings s = state.schemeSettings();
+    s.alibi.heads = 4;
+    s.t5.buckets = 16;
+    return state.setSchemeSettings(s);
+}
+
 class TestSchemeViews : public QObject
 {
     Q_OBJECT
@@ -765,10 +774,7 @@ private slots:
     void captionNamesTheSchemesRead()
     {
         ExplorerState state;
-        SchemeSettings s = state.schemeSettings();
-        s.alibi.heads = 4;
-        s.t5.buckets = 16;
-        QVERIFY(state.setSchemeSettings(s));
+        QVERIFY(setBiasSettings(state));
         const auto caption = [&](FigureView view) { return figureCaption(state, {view}, false); };
         QVERIFY(caption(FigureView::Alibi).contains(u"ALiBi 4 heads"_qs));
         QVERIFY(!caption(FigureView::Alibi).contains(u"B: "_qs));
@@ -784,10 +790,7 @@ private slots:
     void helpFormulaOfTheSchemeRead()
     {
         ExplorerState state;
-        SchemeSettings s = state.schemeSettings();
-        s.alibi.heads = 4;
-        s.t5.buckets = 16;
-        QVERIFY(state.setSchemeSettings(s));
+        QVERIFY(setBiasSettings(state));
         const QString alibi = viewHelp(FigureView::Alibi, state).formula;
         // Press et al.: head 0 of 4 has slope 2^(-8/4) = 0.25.
         QVERIFY2(alibi.contains(u"head 0 of 4"_qs) && alibi.contains(u"0.25"_qs),

@@ -30,21 +30,13 @@ int pendingLimit(const VideoSettings &settings)
 // batches cost nothing next to the frames.
 constexpr qint64 sliceMs = 40;
 
-// Every parameter the figure shows, as a saved session holds it (the values a Motion bar
-// preview hides, not its frame).
-FigureState savedValues(const ExplorerState &state)
-{
-    ExplorerValues values = ExplorerValues::defaults();
-    values.applyJson(state.toJson());
-    return FigureState(std::move(values));
-}
-
 } // namespace
 
 AnimationJob::AnimationJob(const ExplorerState &state, const FigureOptions &figure,
                            const FigureAnimation &animation, ComputeScheduler *scheduler,
                            QObject *parent)
-    : QObject(parent), m_exporter(savedValues(state), figure, animation), m_scheduler(scheduler)
+    : QObject(parent), m_exporter(FigureState(state.savedValues()), figure, animation),
+      m_scheduler(scheduler)
 {
     m_turn.setSingleShot(true);
     m_turn.setInterval(0);

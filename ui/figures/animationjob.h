@@ -27,7 +27,8 @@ class AnimationJob : public QObject
 {
     Q_OBJECT
 public:
-    // Works on a copy of `state`: the window's views do not move while it runs.
+    // Works on a copy of `state`'s saved values (not a Motion bar preview's frame): the window's
+    // views do not move while it runs.
     AnimationJob(const ExplorerState &state, const FigureOptions &figure,
                  const FigureAnimation &animation, ComputeScheduler *scheduler,
                  QObject *parent = nullptr);

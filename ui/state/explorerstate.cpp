@@ -307,7 +307,7 @@ void ExplorerState::reseedPhrases()
 
 QJsonObject ExplorerState::toJson() const
 {
-    return m_saved.value_or(m_v).toJson();
+    return savedValues().toJson();
 }
 
 bool ExplorerState::applyJson(const QJsonObject &json, QString *error, const LoadedSpec *loaded)

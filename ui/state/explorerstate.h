@@ -49,6 +49,8 @@ public:
     // made outside one, which first returns to the saved values, or endPreview().
     bool preview(const std::function<bool()> &work);
     bool isPreviewing() const { return m_saved.has_value(); }
+    // The values a session saves now: those a preview hides, else the current ones.
+    const Values &savedValues() const { return m_saved ? *m_saved : m_v; }
     void endPreview();
 
     // The accessors (spec(), markers(), page()...) are ExplorerValuesReader's.
