@@ -87,7 +87,8 @@ qint64 firstCollision(double theta, ContextDtype dtype, qint64 end)
         }
         return -1;
     }
-    const double rounded = roundToDtype(theta, dtype);
+    // HF holds inv_freq in float32; autocast casts that float32 value to the dtype.
+    const double rounded = roundToDtype(double(static_cast<float>(theta)), dtype);
     double previous = 0.0;
     for (qint64 p = 0; p < end; ++p) {
         // The product of two bfloat16 / float16 values is exact in float64; one rounding after.
@@ -398,27 +399,35 @@ std::vector<double> ropeDefaultFrequencies(double base, qint64 rotaryDims)
     return theta;
 }
 
-qint64 ropeBaseBoundFirstNegative(std::span<const double> theta, qint64 end)
+namespace {
+
+// B(m) < 0 for an m between `first` and `last` (inclusive), visited from `first` towards `last`
+// (down when first > last): the first such m met, else 0. Each pair's (cos, sin) turns by ±θ per
+// step and is recomputed with std::cos / std::sin every reanchorSteps steps.
+qint64 scanForNegative(std::span<const double> theta, qint64 first, qint64 last)
 {
+    const qint64 direction = last >= first ? 1 : -1;
     const std::size_t n = theta.size();
     std::vector<double> c(n), s(n), stepCos(n), stepSin(n);
     for (std::size_t i = 0; i < n; ++i) {
         stepCos[i] = std::cos(theta[i]);
-        stepSin[i] = std::sin(theta[i]);
+        stepSin[i] = double(direction) * std::sin(theta[i]);
     }
-    for (qint64 start = 1; start <= end; start += reanchorSteps) {
+    const qint64 steps = (last - first) * direction + 1;
+    for (qint64 done = 0; done < steps; done += reanchorSteps) {
+        const qint64 start = first + direction * done;
         for (std::size_t i = 0; i < n; ++i) {
             c[i] = std::cos(double(start) * theta[i]);
             s[i] = std::sin(double(start) * theta[i]);
         }
-        const qint64 stop = std::min(end, start + reanchorSteps - 1);
-        for (qint64 m = start; m <= stop; ++m) {
+        const qint64 block = std::min(reanchorSteps, steps - done);
+        for (qint64 j = 0; j < block; ++j) {
             double sum = 0.0;
             for (std::size_t i = 0; i < n; ++i)
                 sum += c[i];
             if (sum < 0.0)
-                return m;
-            // (cos, sin) of (m + 1)θ from mθ: one rotation by θ.
+                return start + direction * j;
+            // (cos, sin) of (m ± 1)θ from mθ: one rotation by ±θ.
             for (std::size_t i = 0; i < n; ++i) {
                 const double nextCos = c[i] * stepCos[i] - s[i] * stepSin[i];
                 s[i] = c[i] * stepSin[i] + s[i] * stepCos[i];
@@ -429,6 +438,13 @@ qint64 ropeBaseBoundFirstNegative(std::span<const double> theta, qint64 end)
     return 0;
 }
 
+} // namespace
+
+qint64 ropeBaseBoundFirstNegative(std::span<const double> theta, qint64 end)
+{
+    return end < 1 ? 0 : scanForNegative(theta, 1, end);
+}
+
 double ropeBaseGridValue(int k)
 {
     return std::exp2(double(k) / double(baseGridSteps));
@@ -437,24 +453,22 @@ double ropeBaseGridValue(int k)
 std::vector<double> ropeMinimumBases(qint64 rotaryDims, std::span<const qint64> distances)
 {
     std::vector<double> out(distances.size(), 0.0);
-    if (distances.empty() || rotaryDims < 2)
+    if (distances.empty() || rotaryDims < 2 ||
+        *std::max_element(distances.begin(), distances.end()) > baseSearchMaxDistance)
         return out;
-    const qint64 farthest = *std::max_element(distances.begin(), distances.end());
-    if (farthest > baseSearchMaxDistance)
-        return out;
-    std::size_t next = 0; // the shortest distance without a base yet (distances ascend)
-    for (int k = baseGridSteps; next < distances.size(); ++k) {
-        const double base = ropeBaseGridValue(k);
-        if (base > baseGridMax)
+    // A base that keeps B >= 0 up to a distance keeps it up to every shorter one, so each
+    // distance's walk starts where the shorter one's stopped. A failing base needs one negative
+    // B(m), and the scan looks for it from the distance down, where it lies for the bases near
+    // the answer; only a passing base costs the whole scan.
+    int k = baseGridSteps;
+    for (std::size_t d = 0; d < distances.size(); ++d) {
+        for (; ropeBaseGridValue(k) <= baseGridMax; ++k)
+            if (scanForNegative(ropeDefaultFrequencies(ropeBaseGridValue(k), rotaryDims),
+                                distances[d], 1) == 0)
+                break;
+        if (ropeBaseGridValue(k) > baseGridMax)
             break;
-        // Only as far as the longest distance still open: the walk's cost.
-        const qint64 firstNegative =
-            ropeBaseBoundFirstNegative(ropeDefaultFrequencies(base, rotaryDims), farthest);
-        while (next < distances.size() &&
-               (firstNegative == 0 || firstNegative > distances[next])) {
-            out[next] = base;
-            ++next;
-        }
+        out[d] = ropeBaseGridValue(k);
     }
     return out;
 }
@@ -472,7 +486,8 @@ std::optional<ContextReport> contextReport(const ContextRequest &request, QStrin
     report.config.sequenceLength = request.context;
     report.headDim = request.headDim;
     report.context = request.context;
-    report.window = request.window;
+    // A window as long as the context limits nothing (Phi-3's 262,144 at 131,072).
+    report.window = request.window < request.context ? request.window : 0;
     report.dtype = request.dtype;
     report.source = request.source;
     if (request.context < 1 || request.context > ropeMaxContext) {
@@ -508,7 +523,7 @@ std::optional<ContextReport> contextReport(const ContextRequest &request, QStrin
     fillPairs(report, plain.inverseFrequencies, scaled.inverseFrequencies);
     fillBound(report, scaled.inverseFrequencies);
     fillDecay(report, plain.inverseFrequencies, scaled.inverseFrequencies);
-    if (request.window > 0)
+    if (report.window > 0)
         report.notes << QStringLiteral("a sliding-window layer: it attends over at most %1 "
                                        "tokens, so B(m) matters up to that distance")
                             .arg(count(request.window));

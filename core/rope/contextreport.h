@@ -134,7 +134,8 @@ double ropeBaseGridValue(int k);
 // The smallest base on that grid with B(m) >= 0 for every m in 1..distance (default rule,
 // rotaryDims columns); 0 when distance > baseSearchMaxDistance or no grid base up to 1e12 does.
 // B >= 0 is not monotone in the base (a few bases above a passing one fail), so the first
-// passing base on the grid is the answer, as the paper's figure reads.
+// passing base on the grid is the answer, as the paper's figure reads. Exact: a failing base is
+// shown one negative B(m) (looked for from the distance down), a passing one the whole scan.
 constexpr qint64 baseSearchMaxDistance = qint64(1) << 20;
 double ropeMinimumBase(qint64 rotaryDims, qint64 distance);
 // The same for every distance of `distances` (ascending) in one upward walk: Men et al.'s
