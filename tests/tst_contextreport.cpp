@@ -413,6 +413,11 @@ private slots:
         }
         const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
         const double intercept = (sy - slope * sx) / n;
+        QStringList values;
+        for (std::size_t k = 0; k < contexts.size(); ++k)
+            values << QStringLiteral("%1: %2").arg(contexts[k]).arg(bases[k], 0, 'g', 6);
+        qInfo("Figure 1: %s; fit y = %.4f x^%.4f", qPrintable(values.join(u", ")),
+              std::exp(intercept), slope);
         QVERIFY2(std::abs(slope - 1.628) <= 0.02, qPrintable(QString::number(slope)));
         const double middle = std::exp(intercept) * std::pow(32768.0, slope);
         const double paperMiddle = 0.0424 * std::pow(32768.0, 1.628);

@@ -254,7 +254,7 @@ QString precisionText(const ContextReport &r)
                   .arg(name, count(r.exactPositions), count(r.exactPositions + 1),
                        count(r.context - 1));
     if (r.dtype == ContextDtype::Float32)
-        text += QStringLiteral("; in bfloat16 they would collide from %1, in float16 from %2")
+        text += QStringLiteral("; bfloat16 would keep them exact only up to %1, float16 up to %2")
                     .arg(count(qint64(1) << contextDtypeSignificandBits(ContextDtype::BFloat16)),
                          count(qint64(1) << contextDtypeSignificandBits(ContextDtype::Float16)));
     return text;
