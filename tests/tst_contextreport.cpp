@@ -499,14 +499,56 @@ private slots:
         QCOMPARE(run.err.count('\n'), 1);
     }
 
+    void noRope_data()
+    {
+        QTest::addColumn<QByteArray>("config");
+        QTest::addColumn<QByteArray>("message");
+        QFile gpt2(fixture("gpt2.json"));
+        QVERIFY(gpt2.open(QIODevice::ReadOnly));
+        // GPT-2: a learned table, a hard end at its 1,024 rows.
+        QTest::addRow("learned") << gpt2.readAll()
+                                 << QByteArray("learned position table of 1,024 rows, a hard end");
+        QTest::addRow("alibi") << QByteArray(R"({"model_type": "bloom", "hidden_size": 1024,
+            "n_head": 16, "n_layer": 2, "architectures": ["BloomForCausalLM"]})")
+                               << QByteArray("ALiBi, a linear bias per head with no trained end");
+        QTest::addRow("t5") << QByteArray(R"({"model_type": "t5", "d_model": 512, "num_heads": 8,
+            "num_layers": 2, "relative_attention_max_distance": 128})")
+                            << QByteArray("T5's relative buckets");
+    }
     void noRope()
     {
-        // GPT-2: a learned table, a hard end at its 1,024 rows.
-        const test::RunResult run =
-            test::runPescope({u"context"_qs, u"--config"_qs, fixture("gpt2.json")});
+        QFETCH(QByteArray, config);
+        QFETCH(QByteArray, message);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"config.json"_qs);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(config);
+        file.close();
+        const test::RunResult run = test::runPescope({u"context"_qs, u"--config"_qs, path});
         QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains("learned position table of 1,024 rows, a hard end"),
-                 run.err.constData());
+        QVERIFY2(run.err.contains(message), run.err.constData());
+        QCOMPARE(run.err.count('\n'), 1);
+    }
+
+    // A GGUF file's metadata is a config too (the fuzz corpus's llama.gguf: θ 500,000, yarn x4
+    // from 1,024, 8 rotary dims, 4,096 positions).
+    void gguf()
+    {
+        const test::RunResult run = test::runPescope(
+            {u"context"_qs, u"--model"_qs,
+             QStringLiteral(PE_SOURCE_DIR "/tests/fuzz/corpus/gguf/llama.gguf"), u"--json"_qs});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject report =
+            QJsonDocument::fromJson(run.out).object()[u"reports"_qs].toArray()[0].toObject();
+        QCOMPARE(report[u"context"_qs].toInteger(), 4096);
+        QCOMPARE(report[u"training_context"_qs].toInteger(), 1024);
+        const QJsonArray pairs = report[u"pairs"_qs].toArray();
+        QCOMPARE(pairs.size(), 4);
+        const std::vector<double> expected = test::yarnTheta(500000.0, 8, 4.0, 1024.0);
+        for (qsizetype k = 0; k < pairs.size(); ++k)
+            QVERIFY(std::abs(pairs[k][u"inv_freq_scaled"_qs].toDouble() - expected[std::size_t(k)]) <=
+                    1e-12 * expected[std::size_t(k)]);
     }
 };
 
