@@ -196,7 +196,7 @@ QString pairRuns(const std::vector<ContextPair> &pairs, Predicate has)
 
 QString ruleText(const RopeConfig &config, qint64 training, const QString &origin)
 {
-    const QString base = QStringLiteral("rope_theta ") + grouped(config.ropeTheta);
+    QString base = QStringLiteral("rope_theta ") + grouped(config.ropeTheta);
     if (config.ropeType == RopeType::Default)
         return base;
     const double factor = ropeEffectiveFactor(config).value_or(1.0);
