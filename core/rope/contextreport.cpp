@@ -233,6 +233,13 @@ QString boundText(const ContextReport &r)
                     .arg(count(b.distanceLimit))
                     .arg(r.rotaryDims)
                     .arg(count(qint64(std::llround(b.minimumBase))));
+    else if (b.distanceLimit > baseSearchMaxDistance)
+        text += QStringLiteral("; the smallest base is not searched beyond %1")
+                    .arg(count(baseSearchMaxDistance));
+    else
+        text += QStringLiteral("; no base up to 1e12 keeps B(m) >= 0 up to %1 for %2 rotated dims")
+                    .arg(count(b.distanceLimit))
+                    .arg(r.rotaryDims);
     return text;
 }
 
