@@ -92,8 +92,10 @@ ContextRequest requestFor(const ModelConfig &config, int layer, const QCommandLi
     request.source = QStringLiteral("%1, %2").arg(config.source, model->description);
     if (model->layer >= 0) {
         const LayerPosition &l = config.layers[std::size_t(model->layer)];
-        if (l.attention != AttentionKind::Full)
+        if (l.attention != AttentionKind::Full) {
             request.window = l.window;
+            request.chunked = l.attention == AttentionKind::Chunked;
+        }
     }
     const qint64 claimed = config.maxPositionEmbeddings;
     if (!parser.isSet(QStringLiteral("context")) && claimed < 1)
@@ -170,6 +172,18 @@ int runContext(const QStringList &args)
             throw UsageError{QStringLiteral("%1: %2").arg(request.source, error)};
         reports.push_back(std::move(*report));
     }
+
+    // Layers that do not rotate (Llama 4's and SmolLM3's NoPE layers) have no report of their
+    // own: say which they are, where the whole model is reported.
+    QStringList nope;
+    for (const LayerPosition &l : config->layers)
+        if (l.position == LayerPositionKind::NoPE)
+            nope << QString::number(l.index);
+    if (layer < 0 && !nope.isEmpty())
+        for (ContextReport &r : reports)
+            r.notes << QStringLiteral("layers %1 do not rotate (NoPE): their attention sees no "
+                                      "positions, so nothing here applies to them")
+                           .arg(nope.join(QStringLiteral(", ")));
 
     QByteArray out;
     if (parser.isSet(QStringLiteral("json"))) {

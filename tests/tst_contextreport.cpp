@@ -455,6 +455,18 @@ private slots:
         QCOMPARE(reports[1][u"pairs"_qs].toArray().size(), 128);
         QCOMPARE(reports[1][u"pairs"_qs][0][u"rule"_qs].toString(), u"interpolated"_qs);
         QVERIFY(!reports[1][u"verdict"_qs].toArray().isEmpty());
+
+        // Llama 4 Scout: chunked attention of 8,192 in its rotary layers, NoPE every fourth.
+        run = test::runPescope({u"context"_qs, u"--config"_qs,
+                                fixture("llama-4-scout-17b-16e.json"), u"--json"_qs});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonArray scout =
+            QJsonDocument::fromJson(run.out).object()[u"reports"_qs].toArray();
+        QCOMPARE(scout.size(), 1);
+        QCOMPARE(scout[0][u"attention_chunk"_qs].toInteger(), 8192);
+        QCOMPARE(scout[0][u"base_bound"_qs][u"distance_limit"_qs].toInteger(), 8192);
+        QVERIFY(scout[0][u"notes"_qs].toArray().toVariantList().last().toString().startsWith(
+            u"layers 3, 7, 11"_qs));
     }
 
     void refusals_data()

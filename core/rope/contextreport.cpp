@@ -208,7 +208,10 @@ QString boundText(const ContextReport &r)
 {
     const ContextBaseBound &b = r.bound;
     const QString within = r.window > 0
-                               ? QStringLiteral("the sliding window of %1").arg(count(r.window))
+                               ? QStringLiteral("the %1 of %2")
+                                     .arg(r.chunked ? QStringLiteral("attention chunk")
+                                                    : QStringLiteral("sliding window"),
+                                          count(r.window))
                                : QStringLiteral("the claimed %1").arg(count(r.context));
     QString text;
     if (b.firstNegative == 0 && b.scanEnd < b.distanceLimit)
@@ -495,6 +498,7 @@ std::optional<ContextReport> contextReport(const ContextRequest &request, QStrin
     report.context = request.context;
     // A window as long as the context limits nothing (Phi-3's 262,144 at 131,072).
     report.window = request.window < request.context ? request.window : 0;
+    report.chunked = report.window > 0 && request.chunked;
     report.dtype = request.dtype;
     report.source = request.source;
     if (request.context < 1 || request.context > ropeMaxContext) {
@@ -531,9 +535,11 @@ std::optional<ContextReport> contextReport(const ContextRequest &request, QStrin
     fillBound(report, scaled.inverseFrequencies);
     fillDecay(report, plain.inverseFrequencies, scaled.inverseFrequencies);
     if (report.window > 0)
-        report.notes << QStringLiteral("a sliding-window layer: it attends over at most %1 "
-                                       "tokens, so B(m) matters up to that distance")
-                            .arg(count(request.window));
+        report.notes << QStringLiteral("%1: it attends over at most %2 tokens, so B(m) matters "
+                                       "up to that distance")
+                            .arg(report.chunked ? QStringLiteral("a chunked-attention layer")
+                                                : QStringLiteral("a sliding-window layer"),
+                                 count(report.window));
     if (ropeReadsSequenceLength(c.ropeType))
         report.notes << ropeSequenceLengthNote(request.headDim, c,
                                                QStringLiteral("the claimed context"));
@@ -645,7 +651,8 @@ QJsonObject contextReportJson(const ContextReport &r)
         {QStringLiteral("training_context"), r.trainingContext},
         {QStringLiteral("training_context_from"), r.trainingContextOrigin},
         {QStringLiteral("context"), r.context},
-        {QStringLiteral("sliding_window"), r.window},
+        {QStringLiteral("sliding_window"), r.chunked ? 0 : r.window},
+        {QStringLiteral("attention_chunk"), r.chunked ? r.window : 0},
         {QStringLiteral("dtype"), dtypeName(r.dtype)},
         {QStringLiteral("attention_factor"), r.attentionFactor},
         {QStringLiteral("softmax_scale_factor"), r.softmaxScaleFactor},

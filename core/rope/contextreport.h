@@ -101,7 +101,8 @@ struct ContextReport
     qint64 trainingContext = 0; // the context the rule scales from (see contextTrainingLength)
     QString trainingContextOrigin;
     qint64 context = 0; // claimed
-    qint64 window = 0;  // sliding window of this layer; 0 for full attention
+    qint64 window = 0;  // sliding window or attention chunk of this layer; 0 for full attention
+    bool chunked = false; // the window is an attention chunk (Llama 4), not a sliding window
     ContextDtype dtype = ContextDtype::Float32;
     double attentionFactor = 1;
     double softmaxScaleFactor = 1; // DeepSeek's get_mscale(factor, mscale_all_dim)^2, else 1
@@ -150,7 +151,8 @@ struct ContextRequest
     RopeConfig config;
     qint64 headDim = 0;
     qint64 context = 0; // claimed; must be 1..ropeMaxContext
-    qint64 window = 0;
+    qint64 window = 0;    // a sliding window or attention chunk, tokens; 0 for full attention
+    bool chunked = false; // an attention chunk
     ContextDtype dtype = ContextDtype::Float32;
     QString source;
 };
