@@ -73,8 +73,8 @@ std::vector<int> layersToReport(const ModelConfig &config, int layer)
     return out;
 }
 
-ContextRequest requestFor(const ModelConfig &config, int layer, const QCommandLineParser &parser,
-                          ContextDtype dtype)
+// `context`: --context's value, 0 when not given (the config's max_position_embeddings).
+ContextRequest requestFor(const ModelConfig &config, int layer, qint64 context, ContextDtype dtype)
 {
     QString error;
     const std::optional<ModelLayerSpec> model = modelLayerSpec(config, layer, &error);
@@ -98,12 +98,11 @@ ContextRequest requestFor(const ModelConfig &config, int layer, const QCommandLi
         }
     }
     const qint64 claimed = config.maxPositionEmbeddings;
-    if (!parser.isSet(QStringLiteral("context")) && claimed < 1)
+    if (context == 0 && claimed < 1)
         throw UsageError{QStringLiteral("%1 does not say max_position_embeddings: give --context "
                                         "N")
                              .arg(config.source)};
-    request.context = integerOption(parser, QStringLiteral("context"), 1, ropeMaxContext,
-                                    std::min(claimed, ropeMaxContext));
+    request.context = context > 0 ? context : std::min(claimed, ropeMaxContext);
     return request;
 }
 
@@ -152,18 +151,20 @@ int runContext(const QStringList &args)
                                  .arg(choiceList(contextDtypeNames), name)};
         dtype = *parsed;
     }
+    // The options' own values first, then the files they name.
+    const qint64 context = integerOption(parser, QStringLiteral("context"), 1, ropeMaxContext, 0);
+    const int layer =
+        int(integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers - 1, -1));
     const std::optional<ModelConfig> config = modelConfigFromOptions(parser);
     if (!config)
         throw UsageError{QStringLiteral("--config or --model is required")};
     if (!config->usesRope())
         refuseWithoutRope(*config);
-    const int layer =
-        int(integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers - 1, -1));
 
     // Every request is checked before any report is computed: bad input is exit 2 up front.
     std::vector<ContextRequest> requests;
     for (int l : layersToReport(*config, layer))
-        requests.push_back(requestFor(*config, l, parser, dtype));
+        requests.push_back(requestFor(*config, l, context, dtype));
     std::vector<ContextReport> reports;
     for (const ContextRequest &request : requests) {
         QString error;
