@@ -13,6 +13,7 @@
 #include <QJsonDocument>
 #include <QLocale>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace pe::cli {
