@@ -333,6 +333,7 @@ const std::map<QString, Command> &commands()
         {QStringLiteral("info"), runInfo},       {QStringLiteral("export"), runExport},
         {QStringLiteral("inspect"), runInspect}, {QStringLiteral("verify"), runVerify},
         {QStringLiteral("tokens"), runTokens},   {QStringLiteral("lesson"), runLesson},
+        {QStringLiteral("context"), runContext},
     };
     return table;
 }

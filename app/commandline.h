@@ -193,5 +193,7 @@ int runVerify(const QStringList &args);
 int runInspect(const QStringList &args);
 int runTokens(const QStringList &args);
 int runLesson(const QStringList &args);
+// `pescope context`: a RoPE config at the context it claims (contextcommand.cpp).
+int runContext(const QStringList &args);
 
 } // namespace pe::cli
