@@ -482,6 +482,11 @@ bool printOut(const QString &text)
     return writeOut(text.toLocal8Bit());
 }
 
+bool standardOutputFailed()
+{
+    return stdoutErrno != 0;
+}
+
 bool flushOut()
 {
     if (stdoutErrno != 0)

@@ -137,6 +137,8 @@ void guardStandardStreams();
 bool writeOut(QByteArrayView bytes);
 // `text` in the locale's encoding (UTF-8), as QString::toLocal8Bit gives it.
 bool printOut(const QString &text);
+// True once a write to standard output has failed: a long listing stops formatting there.
+bool standardOutputFailed();
 // Flushes what was written so far (a line that should come before a message on stderr).
 bool flushOut();
 // Flushes standard output; "cannot write to standard output: <cause>" when a write (this one or

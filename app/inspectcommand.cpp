@@ -208,7 +208,9 @@ void printTensors(ModelTensors &tensors, qsizetype count, bool json)
         printLine(QStringLiteral("tensors (%1):").arg(count));
         (void)tensors.forEachTensor(
             [](const TensorInfo &t) {
-                printLine(QStringLiteral("  %1  %2  %3").arg(t.name, t.shapeString(), t.typeName));
+                if (!standardOutputFailed()) // else main() reports the failure
+                    printLine(
+                        QStringLiteral("  %1  %2  %3").arg(t.name, t.shapeString(), t.typeName));
             },
             &error);
         return;
@@ -218,6 +220,8 @@ void printTensors(ModelTensors &tensors, qsizetype count, bool json)
     bool first = true;
     (void)tensors.forEachTensor(
         [&](const TensorInfo &t) {
+            if (standardOutputFailed())
+                return; // nothing more is formatted (main() reports the failure)
             QByteArray element = QJsonDocument(tensorJson(t)).toJson(QJsonDocument::Indented);
             element.chop(1); // its final newline
             element.replace('\n', "\n        ");
