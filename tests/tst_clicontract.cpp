@@ -332,7 +332,8 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("file");
         const QString out = path(u"bad-out.npy"_s), fig = path(u"bad-out.png"_s);
-        const QString st = u"model.safetensors"_s, tok = u"tokenizer.json"_s;
+        const QString st = u"model.safetensors"_s, tok = u"tokenizer.json"_s,
+                      cfg = u"config.json"_s;
         struct Cut
         {
             const char *name;
@@ -344,7 +345,8 @@ private slots:
                             {"gpt2 weights cut in the header", "gpt2-tiny", st, 20},
                             {"llama weights cut half-way", "llama-tiny", st, -1},
                             {"llama weights cut in the header", "llama-tiny", st, 20},
-                            {"llama tokenizer cut", "llama-tiny", tok, 100}};
+                            {"llama tokenizer cut", "llama-tiny", tok, 100},
+                            {"llama config cut", "llama-tiny", cfg, 30}};
         for (const Cut &cut : cuts) {
             const QString model = cutModel(m_dir.path(), cut.model, cut.file, cut.keep);
             QVERIFY(!model.isEmpty());
@@ -368,8 +370,15 @@ private slots:
                     commands += {{"data", {u"data"_s, u"--model"_s, model, u"--out"_s, out}},
                                  {"export pca", {u"export"_s, u"--view"_s, u"pca"_s, u"--model"_s,
                                                  model, u"--out"_s, fig}}};
-            } else {
+            } else if (cut.file == tok) {
                 commands += {{"tokens", {u"tokens"_s, u"--model"_s, model, u"hi"_s}}};
+            } else {
+                commands += {{"data", {u"data"_s, u"--model"_s, model, u"--out"_s, out}},
+                             {"inspect", {u"inspect"_s, model}},
+                             {"verify", {u"verify"_s, u"--model"_s, model, u"--against"_s,
+                                         m_against}},
+                             {"export rotation", {u"export"_s, u"--view"_s, u"rotation"_s,
+                                                  u"--model"_s, model, u"--out"_s, fig}}};
             }
             for (const auto &[name, args] : commands)
                 QTest::addRow("%s: %s", cut.name, name) << args << cut.file;
