@@ -180,6 +180,7 @@ int runPhrases(const QStringList &args)
 
     printOut(QStringLiteral("Vocabulary: ") + pythonList(embedding.vocabulary) +
              QStringLiteral("\nToken ids: ") + idMatrix(embedding.ids) + QLatin1Char('\n'));
+    flushOut(); // before the files, which may be /dev/stdout too
     if (!writePhraseFiles(spec, embedding, out, &error)) {
         report(command, error);
         return Failure;
