@@ -14,7 +14,6 @@
 
 #include <QDir>
 #include <QElapsedTimer>
-#include <QTextStream>
 
 namespace pe::cli {
 
@@ -63,13 +62,12 @@ int listLesson(const QString &path)
         report(QStringLiteral("lesson"), error);
         return Failure;
     }
-    QTextStream out(stdout);
-    out << lesson->title << " (" << lesson->steps.size()
-        << (lesson->steps.size() == 1 ? " step)\n" : " steps)\n");
+    printOut(lesson->title + QStringLiteral(" (") + QString::number(lesson->steps.size()) +
+             (lesson->steps.size() == 1 ? QStringLiteral(" step)\n") : QStringLiteral(" steps)\n")));
     int status = Success;
     for (int i = 0; i < lesson->steps.size(); ++i) {
-        out << stepLine(lesson->steps[i], i) << '\n';
-        out.flush();
+        printOut(stepLine(lesson->steps[i], i) + QLatin1Char('\n'));
+        flushOut(); // each step's line before its problems on stderr
         for (const QString &problem : {checkLessonStep(*lesson, i), animationProblem(*lesson, i)})
             if (!problem.isEmpty()) {
                 report(QStringLiteral("lesson"), problem);
