@@ -37,6 +37,9 @@ struct FigurePaintHooks
     // Raster heatmaps drawn by their QCPColorMap, a plottable beforePaint can hide, instead of
     // straight from the sampled grid (the same pixels, faster).
     bool heatmapsAsColorMaps = false;
+    // A vector target embeds a heatmap's cells as an image of at most this many cells (larger
+    // matrices are sampled down): a lesson's slides bound it lower than a single figure does.
+    qint64 maxEmbeddedCells = figurelimits::maxEmbeddedCells;
 };
 
 // Paints the figure into a painter whose coordinates are the layout size's logical pixels.
