@@ -152,7 +152,7 @@ QString animationNote(const LessonStep &step)
 class CaptionText
 {
 public:
-    CaptionText(const QString &html, const QFont &font, double width)
+    CaptionText(const QString &html, const QFont &font, double width) : m_font(font)
     {
         m_document.setDefaultFont(font);
         m_document.setDocumentMargin(0);
@@ -167,10 +167,12 @@ public:
 
     double height() const { return m_document.size().height(); }
 
-    // The height of the lines that fit in `room` and the position of the first character of the
-    // first line that does not (-1 when every line fits).
+    // The height of the lines that fit in `room` (the first line always: a line taller than the
+    // room runs over it rather than never being drawn) and the position of the first character
+    // of the first line that does not (-1 when every line fits).
     std::pair<double, int> cut(double room) const
     {
+        const double total = height(); // lays the text out first (QTextDocument does it lazily)
         double fits = 0;
         for (QTextBlock block = m_document.begin(); block.isValid(); block = block.next()) {
             const QTextLayout *layout = block.layout();
@@ -179,12 +181,12 @@ public:
             for (int i = 0; i < layout->lineCount(); ++i) {
                 const QTextLine line = layout->lineAt(i);
                 const double bottom = layout->position().y() + line.y() + line.height();
-                if (bottom > room)
+                if (bottom > room && fits > 0)
                     return {fits, block.position() + line.textStart()};
                 fits = bottom;
             }
         }
-        return {height(), -1};
+        return {total, -1};
     }
 
     // The text from `position` on.
@@ -210,33 +212,41 @@ public:
         cursor.insertFragment(text);
     }
 
-    // The first `height` pixels of the text, at `topLeft`.
+    // The first `height` pixels of the text (the lines cut() kept), at `topLeft`. QTextDocument
+    // draws every line the clip touches, the next one starting right at its edge included
+    // (hidden, but in the PDF for search, copy and screen readers): the clip stops a hair short.
     void draw(QPainter *painter, QPointF topLeft, double height)
     {
         painter->save();
         painter->translate(topLeft);
-        m_document.drawContents(painter, QRectF(0, 0, m_document.textWidth(), height));
+        m_document.drawContents(painter,
+                                QRectF(0, 0, m_document.textWidth(), height - clipSlack));
         painter->restore();
     }
 
-    // Cut into pages of `pageHeight` (a line is never split); returns how many.
-    int paginate(double pageHeight)
+    // The text cut into pieces of at most `room` high (a line is never split), each a text of
+    // its own with the height it takes.
+    static std::vector<std::pair<std::unique_ptr<CaptionText>, double>>
+    pieces(std::unique_ptr<CaptionText> text, double room)
     {
-        m_document.setPageSize(QSizeF(m_document.textWidth(), pageHeight));
-        return m_document.pageCount();
-    }
-    int pages() const { return m_document.pageCount(); }
-    void drawPage(QPainter *painter, QPointF topLeft, int page)
-    {
-        const double pageHeight = m_document.pageSize().height();
-        painter->save();
-        painter->translate(topLeft.x(), topLeft.y() - page * pageHeight);
-        m_document.drawContents(painter, QRectF(0, page * pageHeight, m_document.textWidth(),
-                                                pageHeight));
-        painter->restore();
+        std::vector<std::pair<std::unique_ptr<CaptionText>, double>> out;
+        while (text) {
+            const auto [used, rest] = text->cut(room);
+            std::unique_ptr<CaptionText> next;
+            if (rest >= 0) {
+                next = std::make_unique<CaptionText>(QString(), text->m_font,
+                                                     text->m_document.textWidth());
+                next->append(QString(), text->fragmentFrom(rest));
+            }
+            out.emplace_back(std::move(text), used);
+            text = std::move(next);
+        }
+        return out;
     }
 
 private:
+    static constexpr double clipSlack = 0.01; // pixels
+    QFont m_font;
     QTextDocument m_document;
 };
 
@@ -556,10 +566,10 @@ bool slideStep(PdfPages &pages, const Lesson &lesson, int index, const PaintFigu
     const QSizeF page = pages.size;
     const double width = page.width() - 2 * slideMargin;
     slideFrame(pages, step.title, index, total);
-    CaptionText caption(stepCaptionHtml(step), textFont(pages.painter, 20), width);
+    const QFont font = textFont(pages.painter, 20);
+    CaptionText caption(stepCaptionHtml(step), font, width);
     const double room = page.height() - slideFoot - slideFigureTop - 12 - 0.45 * page.height();
-    const auto [used, rest] =
-        caption.height() <= room ? std::pair{caption.height(), -1} : caption.cut(room);
+    const auto [used, rest] = caption.cut(room);
     const double captionTop = page.height() - slideFoot - used;
     caption.draw(&pages.painter, QPointF(slideMargin, captionTop), used);
     if (!paint(QRectF(slideMargin, slideFigureTop, width, captionTop - slideFigureTop - 12),
@@ -567,14 +577,14 @@ bool slideStep(PdfPages &pages, const Lesson &lesson, int index, const PaintFigu
         return false;
     if (rest < 0)
         return true;
-    CaptionText more(QString(), textFont(pages.painter, 20), width);
-    more.append(QString(), caption.fragmentFrom(rest));
-    const int count = more.paginate(page.height() - slideFoot - slideFigureTop - 12);
+    auto more = std::make_unique<CaptionText>(QString(), font, width);
+    more->append(QString(), caption.fragmentFrom(rest));
     const QString title =
         QCoreApplication::translate("LessonExporter", "%1 (continued)").arg(step.title);
-    for (int k = 0; k < count; ++k) {
+    for (auto &[text, height] : CaptionText::pieces(
+             std::move(more), page.height() - slideFoot - slideFigureTop - 12)) {
         slideFrame(pages, title, index, total);
-        more.drawPage(&pages.painter, QPointF(slideMargin, slideFigureTop), k);
+        text->draw(&pages.painter, QPointF(slideMargin, slideFigureTop), height);
     }
     return true;
 }
@@ -600,10 +610,12 @@ struct HandoutGrid
     int captionSize() const { return perPage == 4 ? 10 : 12; }
 };
 
+using CaptionPieces = std::vector<std::pair<std::unique_ptr<CaptionText>, double>>;
+
 // What of the captions of the steps on handout page `pageIndex` does not fit their cells, under
-// "N. Title (continued)", laid out on whole pages; null when everything fits.
-std::unique_ptr<CaptionText> handoutOverflow(const Lesson &lesson, const HandoutGrid &grid,
-                                             const QPainter &painter, QSizeF page, int pageIndex)
+// "N. Title (continued)", cut into whole pages; empty when everything fits.
+CaptionPieces handoutOverflow(const Lesson &lesson, const HandoutGrid &grid,
+                              const QPainter &painter, QSizeF page, int pageIndex)
 {
     const QFont font = textFont(painter, grid.captionSize());
     std::unique_ptr<CaptionText> more;
@@ -612,7 +624,8 @@ std::unique_ptr<CaptionText> handoutOverflow(const Lesson &lesson, const Handout
     for (int index = first; index < end; ++index) {
         const LessonStep &step = lesson.steps.at(index);
         CaptionText caption(stepCaptionHtml(step), font, grid.cellWidth);
-        if (caption.height() <= grid.captionHeight)
+        const int rest = caption.cut(grid.captionHeight).second;
+        if (rest < 0)
             continue;
         if (!more)
             more = std::make_unique<CaptionText>(QString(), font,
@@ -622,11 +635,11 @@ std::unique_ptr<CaptionText> handoutOverflow(const Lesson &lesson, const Handout
                          .arg(QCoreApplication::translate("LessonExporter", "%1 (continued)")
                                   .arg(step.title)
                                   .toHtmlEscaped()),
-                     caption.fragmentFrom(caption.cut(grid.captionHeight).second));
+                     caption.fragmentFrom(rest));
     }
-    if (more)
-        more->paginate(page.height() - 2 * HandoutGrid::margin - 24);
-    return more;
+    if (!more)
+        return {};
+    return CaptionText::pieces(std::move(more), page.height() - 2 * HandoutGrid::margin - 24);
 }
 
 void handoutFoot(PdfPages &pages, const QString &title, int page, int count)
@@ -645,11 +658,11 @@ bool handoutPages(PdfPages &pages, const Lesson &lesson, int perPage, const Pain
     const int total = int(lesson.steps.size());
     const int gridPages = (total + perPage - 1) / perPage;
     // Laid out first, so that the foot can say "3 / 7" counting the continued captions' pages.
-    std::vector<std::unique_ptr<CaptionText>> overflow;
+    std::vector<CaptionPieces> overflow;
     int count = gridPages;
     for (int p = 0; p < gridPages; ++p) {
         overflow.push_back(handoutOverflow(lesson, grid, pages.painter, pages.size, p));
-        count += overflow.back() ? overflow.back()->pages() : 0;
+        count += int(overflow.back().size());
     }
     int pageNumber = 0;
     for (int p = 0; p < gridPages; ++p) {
@@ -664,20 +677,16 @@ bool handoutPages(PdfPages &pages, const Lesson &lesson, int perPage, const Pain
             const QRectF figure(origin.x(), origin.y() + 30, grid.cellWidth, grid.figureHeight);
             CaptionText caption(stepCaptionHtml(step), textFont(pages.painter, grid.captionSize()),
                                 grid.cellWidth);
-            const double used = caption.height() <= grid.captionHeight
-                                    ? caption.height()
-                                    : caption.cut(grid.captionHeight).first;
+            const double used = caption.cut(grid.captionHeight).first;
             caption.draw(&pages.painter, QPointF(origin.x(), figure.bottom() + 8), used);
             if (!paint(figure, index) || !done(index + 1))
                 return false;
         }
-        if (const std::unique_ptr<CaptionText> &more = overflow[std::size_t(p)])
-            for (int k = 0; k < more->pages(); ++k) {
-                pages.next();
-                handoutFoot(pages, lesson.title, ++pageNumber, count);
-                more->drawPage(&pages.painter,
-                               QPointF(HandoutGrid::margin, HandoutGrid::margin), k);
-            }
+        for (auto &[text, height] : overflow[std::size_t(p)]) {
+            pages.next();
+            handoutFoot(pages, lesson.title, ++pageNumber, count);
+            text->draw(&pages.painter, QPointF(HandoutGrid::margin, HandoutGrid::margin), height);
+        }
     }
     return true;
 }
