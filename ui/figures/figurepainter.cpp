@@ -336,7 +336,8 @@ void alignPanelEdges(const std::vector<std::unique_ptr<ExportPlot>> &plots,
 }
 
 // Fills a laid-out heatmap with its cells at the resolution the target needs: a raster one
-// value per device pixel, a vector file at most hooks.maxEmbeddedCells cells.
+// value per device pixel, a vector file at most figurelimits::maxEmbeddedCells cells (and
+// hooks.maxEmbeddedSide a side).
 void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTarget target,
                  const FigureState &state, const EncodingResult &result,
                  const FigureOptions &options, const FigurePaintHooks &hooks, double deviceScale)
@@ -352,11 +353,14 @@ void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTar
         colPixels = state.transposed() ? high : wide;
     } else {
         const double cells = double(window.rows()) * double(window.cols());
-        const double most = double(std::max<qint64>(1, hooks.maxEmbeddedCells));
-        if (cells > most) {
-            const double shrink = std::sqrt(most / cells);
+        if (cells > double(figurelimits::maxEmbeddedCells)) {
+            const double shrink = std::sqrt(double(figurelimits::maxEmbeddedCells) / cells);
             rowPixels = qMax<qint64>(1, qint64(window.rows() * shrink));
             colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
+        }
+        if (hooks.maxEmbeddedSide > 0) {
+            rowPixels = std::min(rowPixels, hooks.maxEmbeddedSide);
+            colPixels = std::min(colPixels, hooks.maxEmbeddedSide);
         }
     }
     HeatmapGrid grid = sampleGrid(*result.matrix, window, rowPixels, colPixels);

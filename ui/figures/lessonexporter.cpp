@@ -508,7 +508,7 @@ bool LessonExporter::paintStep(QPainter *painter, const QRectF &target, int inde
         return false;
     const auto [width, height] = figureLayoutSize(figure.options);
     FigurePaintHooks hooks;
-    hooks.maxEmbeddedCells = lessonlimits::maxSlideHeatmapCells;
+    hooks.maxEmbeddedSide = lessonlimits::maxSlideHeatmapSide;
     painter->save();
     painter->translate(target.topLeft());
     painter->scale(target.width() / width, target.height() / height);

@@ -3,9 +3,9 @@
 // HTML folder that opens offline (SVG figures, animated steps as WebM with a poster frame, the
 // arrow keys moving between steps). Each step's figure is the still export of its state and
 // view (an animated step's first frame). `pescope lesson export` and the window's Lesson menu
-// use it. Every check comes before any work: the output (outputProblem) and every step
+// use it. Every check comes before any work: the output (lessonOutputProblem) and every step
 // (lessonStepProblem, the check `pescope lesson list` shows). The PDF streams into its file
-// (AtomicFile) page by page, with each heatmap embedded as at most maxSlideHeatmapCells cells,
+// (AtomicFile) page by page, each heatmap embedded as at most maxSlideHeatmapSide cells a side,
 // so memory stays that of one step whatever the lesson's length; a caption longer than its room
 // continues on pages of its own. The HTML deck is written through DeckFolder (core/io), which
 // replaces only the files an earlier deck wrote. A failure or a cancel leaves nothing
@@ -30,10 +30,11 @@ class Backend;
 enum class LessonExportKind { Slides, Handout, Html };
 
 namespace lessonlimits {
-// A heatmap on a slide or handout is embedded as an image of at most this many cells (2,097,152:
-// a 1,448 x 1,448 image, 8 MiB; more than a 16:9 slide shows at 300 dpi across its figure):
-// a 65,536 x 128 matrix is sampled down to 32,768 x 64 (each pixel the mean of its cells).
-constexpr qint64 maxSlideHeatmapCells = qint64(1) << 21;
+// A heatmap on a slide or handout is embedded as an image of at most 2,048 x 2,048 cells (each
+// the mean of the matrix cells it covers): more than a slide's figure shows (about 1,200 x 450
+// pixels at 96 dpi), and a 65,536 x 128 matrix becomes 2,048 x 128 instead of an image of
+// 8 million cells. With the PDF streamed into its file, an export's memory is that of one step.
+constexpr qint64 maxSlideHeatmapSide = 2048;
 } // namespace lessonlimits
 
 // Why step `index` cannot be exported or presented, starting "step N (title): ": its state does
