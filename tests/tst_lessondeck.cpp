@@ -213,6 +213,25 @@ private slots:
         QVERIFY(!tree(QFileInfo(deck).absolutePath()).join(u' ').contains(u"partial"_s));
     }
 
+    // A deck of a pescope before the list (its pescope-deck.txt one sentence): its own files
+    // are the deck's names among those there; the user's stay.
+    void deckOfAnEarlierPescopeIsReplaced()
+    {
+        const QString deck = fresh(u"deck"_s);
+        QVERIFY(QDir().mkpath(deck));
+        writeText(deck + u"/pescope-deck.txt"_s,
+                  "An HTML deck written by pescope 0.1.0 (`pescope lesson export`); open "
+                  "index.html.\n");
+        for (const QString &name : {u"index.html"_s, u"step-01.svg"_s, u"step-02.png"_s,
+                                    u"step-02.webm"_s, u"step-03.svg"_s, u"notes.txt"_s})
+            writeText(deck + u"/"_s + name, "old");
+        const RunResult run = exportTo(m_two, deck);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(tree(deck), (QStringList{u"index.html"_s, u"notes.txt"_s, u"pescope-deck.txt"_s,
+                                          u"step-01.svg"_s, u"step-02.svg"_s}));
+        QCOMPARE(readText(deck + u"/notes.txt"_s), QByteArray("old"));
+    }
+
     // A link to a folder: the deck goes into the folder, the link stays, the user's file there
     // stays, and nothing named after the link or the staging folder is left.
     void symbolicLinkIsWrittenThrough()

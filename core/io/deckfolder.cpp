@@ -87,7 +87,12 @@ QString writableFolderProblem(const QString &shown, const QString &folder)
 QStringList deckManifestNames(const QByteArray &text, const QRegularExpression &ownNames,
                               const QStringList &present)
 {
-    const QStringList lines = QString::fromUtf8(text).split(QLatin1Char('\n'));
+    QStringList lines = QString::fromUtf8(text).split(QLatin1Char('\n'));
+    for (QString &line : lines)
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+    if (!lines.isEmpty() && lines.constLast().isEmpty())
+        lines.removeLast(); // the final line break
     const qsizetype blank = lines.indexOf(QString());
     QStringList names;
     if (blank < 0) { // a deck of a pescope before the list: its names are the deck's own
@@ -97,9 +102,7 @@ QStringList deckManifestNames(const QByteArray &text, const QRegularExpression &
         return names;
     }
     for (qsizetype i = blank + 1; i < lines.size(); ++i) {
-        QString name = lines.at(i);
-        if (name.endsWith(QLatin1Char('\r')))
-            name.chop(1);
+        const QString &name = lines.at(i);
         if (fullMatch(ownNames, name) && !names.contains(name))
             names.append(name);
     }
