@@ -410,6 +410,30 @@ private slots:
         QCOMPARE(lines[2], QByteArray("2. Long-term\\ndecay\\r\\tnow [decay]"));
     }
 
+    // The lesson fuzz target's findings (tests/fuzz/findings/lesson), replayed through the
+    // command line as a user would meet them: a truncated file is bad input; a title with line
+    // breaks lists on one line a step; a caption past what a slide holds exports.
+    void fuzzFindingsReplay()
+    {
+        const QDir findings(QStringLiteral(PE_SOURCE_DIR) + u"/tests/fuzz/findings/lesson"_s);
+        QTemporaryDir dir;
+        const QString pdf = dir.filePath(u"f.pdf"_s);
+        RunResult run = runPescope(
+            {u"lesson"_s, u"list"_s, findings.filePath(u"truncated.pescope-lesson.json"_s)});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("looks truncated"), run.err.constData());
+        run = runPescope(
+            {u"lesson"_s, u"list"_s, findings.filePath(u"title-newlines.pescope-lesson.json"_s)});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(run.out, QByteArray("Two\\nlines\\r\\u2028 (1 step)\n"
+                                     "1. Step\\none\\t\\u0007 [waves]\n"));
+        run = runPescope({u"lesson"_s, u"export"_s,
+                          findings.filePath(u"caption-over-wrap.pescope-lesson.json"_s),
+                          u"--out"_s, pdf});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY(QFile::exists(pdf));
+    }
+
     // issue 45: --per-page takes 2 or 4, and says so in one sentence for any other value.
     void perPageHasOneMessage()
     {

@@ -45,11 +45,6 @@ constexpr qint64 maxSlideHeatmapSide = 2048;
 QString lessonStepProblem(const Lesson &lesson, int index);
 // The first step's problem, or empty.
 QString lessonProblem(const Lesson &lesson);
-// The step's line in `pescope lesson list`: "3. Title [view; animates position from 0 to 40,
-// 41 frames]", always one line (control characters in the title escaped: "\n").
-QString lessonStepLine(const Lesson &lesson, int index);
-// Text for one line: control characters as \n, \r, \t or \xNN, a backslash as \\.
-QString oneLineText(const QString &text);
 
 struct LessonExportOptions
 {
