@@ -91,6 +91,8 @@ int exportLesson(const QCommandLineParser &parser, const QString &lessonPath)
         throw UsageError{QStringLiteral("export needs --out deck.pdf (slides or a handout) or "
                                         "--out FOLDER (an HTML deck)")};
     const QString out = parser.value(QStringLiteral("out"));
+    if (out.isEmpty())
+        throw UsageError{QStringLiteral("--out is empty: name a .pdf file or a folder")};
     LessonExportOptions options = exportOptions(parser, out);
     const BackendChoice choice =
         parser.isSet(QStringLiteral("backend")) ? backendFromOptions(parser) : BackendChoice::Cpu;

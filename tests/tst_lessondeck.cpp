@@ -326,6 +326,7 @@ private slots:
         QTest::addRow("deck in a missing folder")
             << u"/nonexistent-pescope/deck/"_s << u"the folder /nonexistent-pescope does not exist"_s;
         QTest::addRow("deck over a file") << u"FILE"_s << u"is a file; an HTML deck is a folder"_s;
+        QTest::addRow("empty") << QString() << u"--out is empty"_s;
     }
     void outputCheckedBeforeWork()
     {
@@ -380,6 +381,39 @@ private slots:
                  qPrintable(err));
         QVERIFY2(!err.contains(u"partial"_s), qPrintable(err));
         QCOMPARE(snapshot(parent), before);
+    }
+
+    // PDF slides stream into their file (issue 45): a disk that fills, a refused write are exit
+    // 1 naming the file and the cause, and leave nothing (an earlier file as it was).
+    void pdfWriteFailures_data()
+    {
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("cause");
+        QTest::addRow("full disk") << u"FAILWRITE_BUDGET"_s << u"20000"_s
+                                   << u"No space left on device"_s;
+        QTest::addRow("permission denied")
+            << u"FAILWRITE_OPEN_ERRNO"_s << u"EACCES"_s << u"Permission denied"_s;
+        QTest::addRow("flush fails") << u"FAILWRITE_FSYNC_ERRNO"_s << u"EIO"_s
+                                     << u"Input/output error"_s;
+    }
+    void pdfWriteFailures()
+    {
+        QFETCH(QString, variable);
+        QFETCH(QString, value);
+        QFETCH(QString, cause);
+        const QString pdf = fresh(u"slides.pdf"_s);
+        const QString parent = QFileInfo(pdf).absolutePath();
+        writeText(pdf, "an earlier export");
+        const RunResult run =
+            runWith({u"lesson"_s, u"export"_s, m_three, u"--out"_s, pdf},
+                    failwriteEnvironment(parent, {{variable, value}}));
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.trimmed().split('\n').constLast() ==
+                     u"pescope lesson: cannot write %1: %2"_s.arg(pdf, cause).toUtf8(),
+                 run.err.constData());
+        QCOMPARE(tree(parent), QStringList{u"slides.pdf"_s});
+        QCOMPARE(readText(pdf), QByteArray("an earlier export"));
     }
 
     // A real full disk: a 400 KiB tmpfs holds a 2-step deck (about 200 KB), not a second copy

@@ -94,11 +94,11 @@ QString viewDataProblem(const FigureState &state, const QList<FigureView> &views
         return QStringLiteral("the verify view checks an engine's table, which a lesson cannot "
                               "hold (use `pescope export --view verify --against`)");
     if (anyViewNeeds(views, ViewJob::Table))
-        if (const QString problem = tableProblem(state.spec()); !problem.isEmpty())
+        if (QString problem = tableProblem(state.spec()); !problem.isEmpty())
             return problem;
     if (anyViewNeeds(views, ViewJob::ModelPhrases)) {
         const PhraseModelInputs inputs = phraseModelInputs(state);
-        if (const QString problem = phraseModelProblem(inputs); !problem.isEmpty())
+        if (QString problem = phraseModelProblem(inputs); !problem.isEmpty())
             return problem;
         PhraseModelHolder models;
         QString problem;
@@ -357,7 +357,7 @@ public:
     }
     bool finish(QString *error)
     {
-        if (m_error.isEmpty() && !m_buffer.isEmpty() && !m_file.write(m_buffer, &m_error))
+        if (m_error.isEmpty() && m_file.write(m_buffer, &m_error))
             m_buffer.clear();
         if (!m_error.isEmpty()) {
             *error = m_error;
@@ -566,8 +566,8 @@ struct HandoutGrid
     {}
     QPointF origin(int slot) const
     {
-        return {margin + (slot % columns) * (cellWidth + gap),
-                margin + (slot / columns) * (cellHeight + gap)};
+        const int row = slot / columns; // whole rows above the slot's cell
+        return {margin + (slot % columns) * (cellWidth + gap), margin + row * (cellHeight + gap)};
     }
     static constexpr double margin = 48, gap = 24;
     int perPage, columns, rows;
