@@ -383,6 +383,41 @@ private slots:
         QCOMPARE(snapshot(parent), before);
     }
 
+    // An animated step's video is written by the video encoder into the staging folder: its
+    // failure names the deck's file too, never the staging folder.
+    void videoFailureNamesTheDeck()
+    {
+        Lesson lesson;
+        lesson.title = u"Moving"_s;
+        lesson.steps.append(LessonStep{
+            .title = u"Fig 16-9 moving"_s,
+            .caption = QString(),
+            .view = u"waves+heatmap"_s,
+            .animation = LessonAnimation{.parameter = u"position"_s, .from = 22.0, .to = 27.0,
+                                         .frames = 6},
+            .state = presetState(u"geron-16-9"_s)});
+        const QString path = fresh(u"moving.pescope-lesson.json"_s);
+        QString error;
+        QVERIFY(saveLesson(lesson, path, &error));
+        const QString deck = fresh(u"deck"_s);
+        const QString parent = QFileInfo(deck).absolutePath();
+        // Measured once: the poster fits the budget, the video does not.
+        RunResult run = exportTo(path, deck);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const qint64 poster = QFileInfo(deck + u"/step-01.png"_s).size();
+        QVERIFY(poster > 0 && QFileInfo(deck + u"/step-01.webm"_s).size() > 100);
+        QVERIFY(QDir(deck).removeRecursively());
+        run = runWith({u"lesson"_s, u"export"_s, path, u"--out"_s, deck},
+                      failwriteEnvironment(parent, {{u"FAILWRITE_BUDGET"_s,
+                                                     QString::number(poster + 100)}}));
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(u"its video: cannot write %1/step-01.webm: No space left on "
+                                  u"device"_s.arg(deck).toUtf8()),
+                 run.err.constData());
+        QVERIFY2(!run.err.contains("partial"), run.err.constData());
+        QCOMPARE(tree(parent), QStringList()); // (the lesson is in a folder of its own)
+    }
+
     // PDF slides stream into their file (issue 45): a disk that fills, a refused write are exit
     // 1 naming the file and the cause, and leave nothing (an earlier file as it was).
     void pdfWriteFailures_data()

@@ -148,7 +148,8 @@ QString animationNote(const LessonStep &step)
 }
 
 // Rich text (a caption) laid out at a width, in the font given: its height, where it must be cut
-// to fit a given height (between lines), the rest as HTML, and pages of a given height.
+// to fit a given height (between lines, so no line is split or hidden under a clip), the rest,
+// and the whole cut into pieces of a given height (pages of their own).
 class CaptionText
 {
 public:
