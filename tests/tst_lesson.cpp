@@ -356,6 +356,13 @@ private slots:
         QTest::addRow("attention with a missing model")
             << u"attention"_s << missingModel << none << u"/nonexistent-pescope/model"_s;
         QTest::addRow("state that does not open") << u"waves"_s << badSpec << none << u"dims"_s;
+        QJsonObject huge = geron;
+        QJsonObject hugeSpec = huge.value(u"spec"_s).toObject();
+        hugeSpec.insert(u"positions"_s, 16777216);
+        hugeSpec.insert(u"dims"_s, 4096);
+        huge.insert(u"spec"_s, hugeSpec);
+        QTest::addRow("matrix too large to draw")
+            << u"heatmap"_s << huge << none << u"the explorer holds at most"_s;
         QTest::addRow("animation that cannot play")
             << u"waves"_s << geron << u"no-such-field"_s << u"its animation cannot play"_s;
     }

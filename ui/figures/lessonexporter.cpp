@@ -90,6 +90,11 @@ bool openStep(const LessonStep &step, StepFigure *out, QString *problem)
 // that opened, but for a backend that fails while working.
 QString viewDataProblem(const FigureState &state, const QList<FigureView> &views)
 {
+    // The export draws every cell of the matrix: one the explorer cannot hold is refused here,
+    // as `pescope export` refuses it, not after the steps before it were drawn.
+    if (anyViewNeeds(views, ViewJob::Encoding))
+        if (QString problem = inMemoryProblem(state.spec()); !problem.isEmpty())
+            return problem;
     if (anyViewNeeds(views, ViewJob::EngineCheck))
         return QStringLiteral("the verify view checks an engine's table, which a lesson cannot "
                               "hold (use `pescope export --view verify --against`)");
