@@ -14,7 +14,6 @@
 #include <QLocale>
 
 #include <algorithm>
-#include <cstdio>
 
 namespace pe::cli {
 
@@ -107,12 +106,6 @@ ContextRequest requestFor(const ModelConfig &config, int layer, qint64 context, 
     return request;
 }
 
-bool writeOut(const QByteArray &bytes)
-{
-    const std::size_t written = std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
-    return written == std::size_t(bytes.size()) && std::fflush(stdout) == 0;
-}
-
 } // namespace
 
 int runContext(const QStringList &args)
@@ -203,10 +196,7 @@ int runContext(const QStringList &args)
                 out += line.toUtf8() + '\n';
         }
     }
-    if (!writeOut(out)) {
-        report(QStringLiteral("context"), QStringLiteral("standard output could not be written"));
-        return Failure;
-    }
+    writeOut(out); // main() checks standard output and names the cause of a failed write
     return Success;
 }
 
