@@ -173,6 +173,11 @@ private slots:
         QVERIFY(html.contains(u"<img src=\"step-01.svg\""_s));
         QVERIFY(html.contains(u"poster=\"step-02.png\""_s));
         QVERIFY(html.contains(u"Two <i>curves</i>"_s));
+        // The animated step's video plays in the deck: its note says it is animated, not that
+        // a first frame stands in for it (as the PDF's does).
+        QVERIFY2(html.contains(u"Animated in the lesson: position from 22 to 27."_s),
+                 qPrintable(html));
+        QVERIFY2(!html.contains(u"first frame"_s), qPrintable(html));
         QVERIFY(!dir.entryList({u"*.partial*"_s}, QDir::AllEntries | QDir::Hidden).size());
 
         // Exported again, the deck's own files are replaced (tst_lessondeck: and nothing else).

@@ -139,7 +139,10 @@ bool prepareStep(const Lesson &lesson, int index, QSize size, Backend &backend, 
     return true;
 }
 
-QString animationNote(const LessonStep &step)
+// Where a step's animation can be seen: a PDF page holds its first frame, the HTML deck its video.
+enum class StepMedia { FirstFrame, Video };
+
+QString animationNote(const LessonStep &step, StepMedia media)
 {
     if (!step.animation)
         return {};
@@ -147,9 +150,10 @@ QString animationNote(const LessonStep &step)
     QString range;
     if (a.from && a.to)
         range = QStringLiteral(" from %1 to %2").arg(numberText(*a.from), numberText(*a.to));
-    return QCoreApplication::translate("LessonExporter",
-                                       "Animated in the lesson: %1%2 (the first frame is shown).")
-        .arg(a.parameter, range);
+    const char *text = media == StepMedia::FirstFrame
+                           ? "Animated in the lesson: %1%2 (the first frame is shown)."
+                           : "Animated in the lesson: %1%2.";
+    return QCoreApplication::translate("LessonExporter", text).arg(a.parameter, range);
 }
 
 // Rich text (a caption) laid out at a width, in the font given: its height, where it must be cut
@@ -272,10 +276,10 @@ void drawText(QPainter *painter, const QRectF &rect, const QString &text, int pi
     painter->drawText(rect, int(align) | Qt::TextWordWrap, text);
 }
 
-QString stepCaptionHtml(const LessonStep &step)
+QString stepCaptionHtml(const LessonStep &step, StepMedia media = StepMedia::FirstFrame)
 {
     QString text = step.caption;
-    if (const QString note = animationNote(step); !note.isEmpty())
+    if (const QString note = animationNote(step, media); !note.isEmpty())
         text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + note;
     return lessonCaptionHtml(text);
 }
@@ -706,7 +710,9 @@ bool htmlStep(DeckFolder &deck, const Lesson &lesson, int index, Backend &backen
                                 "<div class=\"caption\">%4</div>\n"
                                 "<div class=\"counter\">%1 / %5</div>\n</section>\n")
                      .arg(index + 1)
-                     .arg(step.title.toHtmlEscaped(), media, stepCaptionHtml(step))
+                     .arg(step.title.toHtmlEscaped(), media,
+                          stepCaptionHtml(step, figure.animation ? StepMedia::Video
+                                                                 : StepMedia::FirstFrame))
                      .arg(lesson.steps.size());
     return true;
 }
