@@ -3,6 +3,7 @@
 #include <QChar>
 
 #include <algorithm>
+#include <utility>
 
 namespace pe {
 
@@ -87,6 +88,8 @@ void NormalizedString::replace(const std::vector<PatternMatch> &matches,
 {
     // NormalizedString::replace: the content's characters all count as inserted after the
     // replaced ones, so they take the alignment of the last character replaced.
+    if (std::none_of(matches.begin(), matches.end(), [](const PatternMatch &m) { return m.isMatch; }))
+        return; // nothing replaced: no copy of a long piece
     std::u32string text;
     std::vector<TextSpan> align;
     text.reserve(m_text.size());
@@ -153,16 +156,49 @@ NormalizedString NormalizedString::slice(qsizetype start, qsizetype end) const
     return out;
 }
 
+void NormalizedString::sliceWhole()
+{
+    if (m_text.empty()) {
+        m_originalLength = 0;
+        return;
+    }
+    const qsizetype originalStart = m_align.front().start;
+    const qsizetype originalEnd = m_align.back().end;
+    for (TextSpan &a : m_align)
+        a = {a.start - originalStart, a.end - originalStart};
+    m_shift += originalStart;
+    m_originalLength = std::max<qsizetype>(0, originalEnd - originalStart);
+}
+
 std::vector<NormalizedString> NormalizedString::split(const std::vector<PatternMatch> &matches,
-                                                      SplitBehavior behavior) const
+                                                      SplitBehavior behavior) const &
+{
+    const std::vector<Part> parts = splitParts(matches, behavior);
+    std::vector<NormalizedString> out;
+    out.reserve(parts.size());
+    for (const Part &p : parts)
+        if (!p.remove)
+            out.push_back(slice(p.start, p.end));
+    return out;
+}
+
+std::vector<NormalizedString> NormalizedString::split(const std::vector<PatternMatch> &matches,
+                                                      SplitBehavior behavior) &&
+{
+    const std::vector<Part> parts = splitParts(matches, behavior);
+    if (parts.size() == 1 && !parts[0].remove && parts[0].start == 0 && parts[0].end == size()) {
+        sliceWhole();
+        std::vector<NormalizedString> out;
+        out.push_back(std::move(*this));
+        return out;
+    }
+    return std::as_const(*this).split(matches, behavior);
+}
+
+std::vector<NormalizedString::Part>
+NormalizedString::splitParts(const std::vector<PatternMatch> &matches, SplitBehavior behavior) const
 {
     // NormalizedString::split: first which spans to keep, then their slices.
-    struct Part
-    {
-        qsizetype start;
-        qsizetype end;
-        bool remove;
-    };
     std::vector<Part> parts;
     parts.reserve(matches.size());
     bool previousMatch = false;
@@ -204,12 +240,7 @@ std::vector<NormalizedString> NormalizedString::split(const std::vector<PatternM
         std::reverse(parts.begin(), parts.end());
         break;
     }
-    std::vector<NormalizedString> out;
-    out.reserve(parts.size());
-    for (const Part &p : parts)
-        if (!p.remove)
-            out.push_back(slice(p.start, p.end));
-    return out;
+    return parts;
 }
 
 } // namespace pe

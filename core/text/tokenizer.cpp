@@ -15,6 +15,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <new>
 
 namespace pe {
 
@@ -267,6 +268,12 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
         return std::nullopt;
     PieceCache cache;
     TokenEncoding out;
+    // Most texts make at most one token per character they are split into (byte fallback may
+    // make more; the vectors grow then): reserved once rather than doubled along the way.
+    qsizetype characters = 0;
+    for (const TextSplit &split : pieces.splits())
+        characters += split.tokens ? qsizetype(split.tokens->size()) : split.text.size();
+    reserveEncoding(out, characters);
     for (TextSplit &split : pieces.splits()) {
         if (!split.tokens) {
             if (context.expired(QStringLiteral("model")))
@@ -295,6 +302,9 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
             out.typeIds.push_back(typeId);
             out.special.push_back(false);
         }
+        // Each piece and its tokens are let go once in the encoding: a text of one long piece
+        // (16 Mi characters without a space) held both, and every token twice, until the end.
+        split = TextSplit();
     }
     return out;
 }
@@ -345,16 +355,49 @@ std::optional<TokenEncoding> postProcess(const TokenizerData &d,
     }
     if (encodings.size() == 1)
         return std::move(encodings.front());
-    TokenEncoding out;
-    for (const TokenEncoding &e : encodings)
-        appendEncoding(out, e);
+    // The text's tokens are moved, not copied, and each part freed once appended: a long text's
+    // encoding was held three times here.
+    const qsizetype total = tokenCount(encodings);
+    TokenEncoding out = std::move(encodings.front());
+    reserveEncoding(out, total);
+    for (std::size_t i = 1; i < encodings.size(); ++i) {
+        appendEncoding(out, encodings[i]);
+        encodings[i] = TokenEncoding();
+    }
     return out;
+}
+
+} // namespace
+
+namespace {
+
+// An allocation that fails while a text is tokenized (a text near maxTextLength on a machine
+// with little memory, or under a limit) ends that encode() with a message, not the process.
+template <class Work>
+auto catchingOutOfMemory(qint64 characters, QString *error, Work work) -> decltype(work())
+{
+    try {
+        return work();
+    } catch (const std::bad_alloc &) {
+        if (error)
+            *error = QStringLiteral("out of memory while tokenizing a text of %1 UTF-16 units")
+                         .arg(characters);
+        return std::nullopt;
+    }
 }
 
 } // namespace
 
 std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpecialTokens,
                                                QString *error) const
+{
+    return catchingOutOfMemory(text.size(), error,
+                               [&] { return encodeUnguarded(text, addSpecialTokens, error); });
+}
+
+std::optional<TokenEncoding> Tokenizer::encodeUnguarded(const QString &text,
+                                                        bool addSpecialTokens,
+                                                        QString *error) const
 {
     EncodeContext context(text.size());
     std::optional<TokenEncoding> e = encodeSequence(*m_d, text, 0, context);
@@ -369,6 +412,12 @@ std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpec
 }
 
 std::optional<QString> Tokenizer::normalized(const QString &text, QString *error) const
+{
+    return catchingOutOfMemory(text.size(), error,
+                               [&] { return normalizedUnguarded(text, error); });
+}
+
+std::optional<QString> Tokenizer::normalizedUnguarded(const QString &text, QString *error) const
 {
     EncodeContext context(text.size());
     std::u32string chars = unicode::toU32(text);
@@ -390,6 +439,16 @@ std::optional<QString> Tokenizer::normalized(const QString &text, QString *error
 
 std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const QString &second,
                                                    bool addSpecialTokens, QString *error) const
+{
+    return catchingOutOfMemory(first.size() + second.size(), error, [&] {
+        return encodePairUnguarded(first, second, addSpecialTokens, error);
+    });
+}
+
+std::optional<TokenEncoding> Tokenizer::encodePairUnguarded(const QString &first,
+                                                            const QString &second,
+                                                            bool addSpecialTokens,
+                                                            QString *error) const
 {
     EncodeContext context(first.size() + second.size());
     std::optional<TokenEncoding> a = encodeSequence(*m_d, first, 0, context);
