@@ -59,15 +59,14 @@ QByteArray compact(const QJsonArray &a)
     return QJsonDocument(a).toJson(QJsonDocument::Compact);
 }
 
-// One list of an encoding as compact JSON ("[1,2,3]"), made in blocks of `block` entries: a
-// QJsonArray of every token of a 16 Mi-character text took about 150 bytes a token (an offset
-// pair is an array of its own), several times the text; each block's text is what QJsonDocument
-// writes for it, so the whole reads exactly as one document would have written it.
-template <class Append>
-QByteArray jsonList(qsizetype count, Append append)
+// One list of an encoding as compact JSON ("[1,2,3]") appended to `out`, made in blocks of
+// `block` entries: a QJsonArray of every token of a long text took about 150 bytes a token (an
+// offset pair is an array of its own), several times the text; each block's text is what
+// QJsonDocument writes for it, so the whole reads exactly as one document would have written it.
+template <class Append> void appendJsonList(QByteArray &out, qsizetype count, Append append)
 {
     constexpr qsizetype block = 4096;
-    QByteArray out = "[";
+    out += '[';
     for (qsizetype first = 0; first < count; first += block) {
         QJsonArray part;
         for (qsizetype i = first; i < std::min(count, first + block); ++i)
@@ -78,23 +77,22 @@ QByteArray jsonList(qsizetype count, Append append)
         out.append(text.constData() + 1, text.size() - 2); // without its brackets
     }
     out += ']';
-    return out;
 }
 
-QByteArray idsJson(const TokenEncoding &e)
+void appendIds(QByteArray &out, const TokenEncoding &e)
 {
-    return jsonList(e.size(), [&](QJsonArray &a, std::size_t i) { a.append(e.ids[i]); });
+    appendJsonList(out, e.size(), [&](QJsonArray &a, std::size_t i) { a.append(e.ids[i]); });
 }
 
-QByteArray tokensJson(const TokenEncoding &e)
+void appendTokenTexts(QByteArray &out, const TokenEncoding &e)
 {
-    return jsonList(e.size(),
-                    [&](QJsonArray &a, std::size_t i) { a.append(e.tokens[qsizetype(i)]); });
+    appendJsonList(out, e.size(),
+                   [&](QJsonArray &a, std::size_t i) { a.append(e.tokens[qsizetype(i)]); });
 }
 
-QByteArray offsetsJson(const TokenEncoding &e)
+void appendOffsets(QByteArray &out, const TokenEncoding &e)
 {
-    return jsonList(e.size(), [&](QJsonArray &a, std::size_t i) {
+    appendJsonList(out, e.size(), [&](QJsonArray &a, std::size_t i) {
         a.append(QJsonArray{e.offsets[i].first, e.offsets[i].second});
     });
 }
@@ -122,15 +120,22 @@ void appendTokens(QByteArray &output, const QString &text, const TokenEncoding &
 {
     const QByteArray quoted = jsonString(text);
     if (asJson) {
-        output += "  {\"text\": " + quoted + ", \"ids\": " + idsJson(e) + ", \"tokens\": ";
-        output += tokensJson(e) + ", \"offsets\": ";
-        output += offsetsJson(e) + (index + 1 < count ? "},\n" : "}\n");
+        output += "  {\"text\": " + quoted + ", \"ids\": ";
+        appendIds(output, e);
+        output += ", \"tokens\": ";
+        appendTokenTexts(output, e);
+        output += ", \"offsets\": ";
+        appendOffsets(output, e);
+        output += index + 1 < count ? "},\n" : "}\n";
         return;
     }
     output += (index > 0 ? "\n" : "") + QByteArray("text:    ") + quoted + "\nids:     ";
-    output += idsJson(e) + "\ntokens:  ";
-    output += tokensJson(e) + "\noffsets: ";
-    output += offsetsJson(e) + '\n';
+    appendIds(output, e);
+    output += "\ntokens:  ";
+    appendTokenTexts(output, e);
+    output += "\noffsets: ";
+    appendOffsets(output, e);
+    output += '\n';
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <vector>
 
 using namespace pe;
 
@@ -157,6 +158,28 @@ private slots:
                                          .arg(expected & 0xffffff, 6, 16)));
             }
         }
+    }
+
+    // Issue 45: a NaN cell (an attention made of NaN weights) was coloured as some level of the
+    // map, drawn as data. Every map draws NaN and infinities in the NaN colour, no map's colour.
+    void nanIsNotData()
+    {
+        const QRgb nan = colormapNanColor().rgb() & 0xffffff;
+        QCOMPARE(nan, QRgb(0xff00ff));
+        for (Colormap map : allColormaps()) {
+            for (int k = 0; k < colormapSize(map); ++k)
+                QVERIFY2((colormapRgb(map, k) & 0xffffff) != nan, qPrintable(colormapName(map)));
+            QCPColorGradient gradient = colormapGradient(map);
+            for (const double raw : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+                const double value = colormapCell(raw);
+                QRgb out = 0;
+                gradient.colorize(&value, QCPRange(0.0, 1.0), &out, 1);
+                QCOMPARE(out & 0xffffff, nan);
+            }
+        }
+        QCOMPARE(nonFiniteCount(std::vector<float>{1.0f, NAN, INFINITY, 0.0f}), qint64(2));
+        QCOMPARE(nonFiniteNote(0, 10), QString());
+        QVERIFY(nonFiniteNote(2, 10).startsWith(QStringLiteral("2 of 10 values are NaN")));
     }
 };
 

@@ -12,7 +12,7 @@ NormalizedString::NormalizedString(std::u32string text)
 {
     m_align.reserve(m_text.size());
     for (qsizetype i = 0; i < qsizetype(m_text.size()); ++i)
-        m_align.push_back({i, i + 1});
+        m_align.push_back(alignment(i, i + 1));
 }
 
 std::optional<TextSpan> NormalizedString::originalSpan(qsizetype start, qsizetype end) const
@@ -38,16 +38,16 @@ void NormalizedString::transformRange(qsizetype start, qsizetype end,
     qsizetype offset = start + skipped;
     const auto alignmentAt = [&](qsizetype i) {
         // The library would stop on an index past the string; no caller here makes one.
-        return m_align.empty() ? TextSpan{}
+        return m_align.empty() ? Alignment{}
                                : m_align[std::size_t(std::clamp<qsizetype>(i, 0, size() - 1))];
     };
     std::u32string text;
-    std::vector<TextSpan> align;
+    std::vector<Alignment> align;
     text.reserve(dest.size());
     align.reserve(dest.size());
     for (const CharChange &d : dest) {
         if (d.change > 0)
-            align.push_back(offset < 1 ? TextSpan{} : alignmentAt(offset - 1));
+            align.push_back(offset < 1 ? Alignment{} : alignmentAt(offset - 1));
         else
             align.push_back(alignmentAt(offset));
         if (d.change <= 0 && remaining > 0) {
@@ -66,9 +66,18 @@ void NormalizedString::transformRange(qsizetype start, qsizetype end,
         m_align = std::move(align);
         return;
     }
-    m_text.replace(std::size_t(start), std::size_t(end - start), text);
-    m_align.erase(m_align.begin() + start, m_align.begin() + end);
-    m_align.insert(m_align.begin() + start, align.begin(), align.end());
+    // Built anew at their exact size: inserting in place (a prepended "▁" on a long piece)
+    // grows a vector to twice its length and keeps that capacity as long as the piece lives.
+    std::u32string joinedText;
+    joinedText.reserve(m_text.size() - std::size_t(end - start) + text.size());
+    joinedText.append(m_text, 0, std::size_t(start)).append(text).append(m_text, std::size_t(end));
+    std::vector<Alignment> joinedAlign;
+    joinedAlign.reserve(joinedText.size());
+    joinedAlign.insert(joinedAlign.end(), m_align.begin(), m_align.begin() + start);
+    joinedAlign.insert(joinedAlign.end(), align.begin(), align.end());
+    joinedAlign.insert(joinedAlign.end(), m_align.begin() + end, m_align.end());
+    m_text = std::move(joinedText);
+    m_align = std::move(joinedAlign);
 }
 
 void NormalizedString::prepend(std::u32string_view s)
@@ -91,7 +100,7 @@ void NormalizedString::replace(const std::vector<PatternMatch> &matches,
     if (std::none_of(matches.begin(), matches.end(), [](const PatternMatch &m) { return m.isMatch; }))
         return; // nothing replaced: no copy of a long piece
     std::u32string text;
-    std::vector<TextSpan> align;
+    std::vector<Alignment> align;
     text.reserve(m_text.size());
     align.reserve(m_align.size());
     qsizetype lastEnd = 0;
@@ -100,7 +109,7 @@ void NormalizedString::replace(const std::vector<PatternMatch> &matches,
             continue;
         text.append(m_text, std::size_t(lastEnd), std::size_t(m.start - lastEnd));
         align.insert(align.end(), m_align.begin() + lastEnd, m_align.begin() + m.start);
-        const TextSpan inserted = m.end < 1 ? TextSpan{} : m_align[std::size_t(m.end - 1)];
+        const Alignment inserted = m.end < 1 ? Alignment{} : m_align[std::size_t(m.end - 1)];
         for (const char32_t c : content) {
             text.push_back(c);
             align.push_back(inserted);
@@ -148,8 +157,8 @@ NormalizedString NormalizedString::slice(qsizetype start, qsizetype end) const
     out.m_text = m_text.substr(std::size_t(start), std::size_t(end - start));
     out.m_align.reserve(out.m_text.size());
     for (qsizetype i = start; i < end; ++i) {
-        const TextSpan a = m_align[std::size_t(i)];
-        out.m_align.push_back({a.start - originalStart, a.end - originalStart});
+        const Alignment a = m_align[std::size_t(i)];
+        out.m_align.push_back(alignment(a.start - originalStart, a.end - originalStart));
     }
     out.m_shift = m_shift + originalStart;
     out.m_originalLength = std::max<qsizetype>(0, originalEnd - originalStart);
@@ -164,8 +173,8 @@ void NormalizedString::sliceWhole()
     }
     const qsizetype originalStart = m_align.front().start;
     const qsizetype originalEnd = m_align.back().end;
-    for (TextSpan &a : m_align)
-        a = {a.start - originalStart, a.end - originalStart};
+    for (Alignment &a : m_align)
+        a = alignment(a.start - originalStart, a.end - originalStart);
     m_shift += originalStart;
     m_originalLength = std::max<qsizetype>(0, originalEnd - originalStart);
 }

@@ -107,7 +107,19 @@ private:
                                  SplitBehavior behavior) const;
 
     std::u32string m_text;
-    std::vector<TextSpan> m_align; // per character of m_text, relative to m_shift
+    // A character's place in the original, relative to m_shift: 32 bits each, since a text is
+    // at most Tokenizer::maxTextLength (2^24) characters (8 bytes a character, not 16: a
+    // normalized character is held several times over while a long text is split).
+    struct Alignment
+    {
+        qint32 start = 0;
+        qint32 end = 0;
+    };
+    static Alignment alignment(qsizetype start, qsizetype end)
+    {
+        return {qint32(start), qint32(end)};
+    }
+    std::vector<Alignment> m_align; // per character of m_text, relative to m_shift
     qsizetype m_shift = 0;
     qsizetype m_originalLength = 0;
 };

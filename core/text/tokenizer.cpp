@@ -268,13 +268,24 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
         return std::nullopt;
     PieceCache cache;
     TokenEncoding out;
-    // Most texts make at most one token per character they are split into (byte fallback may
-    // make more; the vectors grow then): reserved once rather than doubled along the way.
-    qsizetype characters = 0;
+    // The encoding's lists are reserved from the tokens a character made so far, projected over
+    // the characters left (a long piece alone: exactly its tokens), rather than doubled along
+    // the way: a doubling list is up to twice its size and, while it moves, three times.
+    qsizetype charactersLeft = 0;
     for (const TextSplit &split : pieces.splits())
-        characters += split.tokens ? qsizetype(split.tokens->size()) : split.text.size();
-    reserveEncoding(out, characters);
+        charactersLeft += split.text.size();
+    const qsizetype allCharacters = std::max<qsizetype>(1, charactersLeft);
+    const auto makeRoom = [&](qsizetype adding) {
+        const qsizetype needed = out.size() + adding;
+        if (needed <= qsizetype(out.ids.capacity()))
+            return;
+        const double perCharacter =
+            double(needed) / double(std::max<qsizetype>(1, allCharacters - charactersLeft));
+        const auto projected = qsizetype(double(needed) + 1.125 * perCharacter * double(charactersLeft));
+        reserveEncoding(out, std::max(needed, projected));
+    };
     for (TextSplit &split : pieces.splits()) {
+        charactersLeft -= split.text.size();
         if (!split.tokens) {
             if (context.expired(QStringLiteral("model")))
                 return std::nullopt;
@@ -293,6 +304,7 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
                 cache.add(piece, *split.tokens);
             }
         }
+        makeRoom(qsizetype(split.tokens->size()));
         for (const Token &t : *split.tokens) {
             const std::optional<TextSpan> span = split.text.originalSpan(t.start, t.end);
             out.ids.push_back(t.id);
