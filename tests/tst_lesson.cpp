@@ -179,6 +179,9 @@ private slots:
             << bytesOf(documentWith([](QJsonObject &d) {
                    d.insert(u"session_format_version"_s, 1);
                    QJsonArray steps = d.value(u"steps"_s).toArray();
+                   QJsonObject first = steps.at(0).toObject();
+                   first.insert(u"state"_s, QJsonObject{{u"page"_s, u"schemes"_s}});
+                   steps.replace(0, first);
                    QJsonObject step = steps.at(1).toObject();
                    step.insert(u"state"_s,
                                QJsonObject{{u"spec"_s, QJsonObject{{u"positons"_s, 300}}}});
@@ -238,15 +241,19 @@ private slots:
         QVERIFY2(error.startsWith(QStringLiteral("deck.json")), qPrintable(error));
     }
 
-    // A lesson written with session format 1 states has them migrated as sessions are.
+    // A lesson written with session format 1 states has them migrated as sessions are. (Every
+    // step's state in format 1: a format-2 state labelled format 1 lost its "alibi" and "t5"
+    // settings in the migration without a word; since issue 45 it is refused, naming the key.)
     void olderSessionFormatStatesAreMigrated()
     {
         const QByteArray bytes = bytesOf(documentWith([](QJsonObject &d) {
             d.insert(u"session_format_version"_s, 1);
             QJsonArray steps = d.value(u"steps"_s).toArray();
-            QJsonObject step = steps.at(1).toObject();
-            step.insert(u"state"_s, QJsonObject{{u"page"_s, u"schemes"_s}});
-            steps.replace(1, step);
+            for (qsizetype i = 0; i < steps.size(); ++i) {
+                QJsonObject step = steps.at(i).toObject();
+                step.insert(u"state"_s, QJsonObject{{u"page"_s, u"schemes"_s}});
+                steps.replace(i, step);
+            }
             d.insert(u"steps"_s, steps);
         }));
         QString error;
