@@ -845,7 +845,8 @@ void TstLayerZero::refusals_data()
     // Issue 45: a negative epsilon made every attention row NaN, drawn as data with exit 0.
     m = tinyModel(QStringLiteral("llama"));
     m.config.insert(QStringLiteral("rms_norm_eps"), -1);
-    add("negative rms_norm_eps", m, {QStringLiteral("rms_norm_eps must be a number >= 0 (got -1)")});
+    add("negative rms_norm_eps", m,
+        {QStringLiteral("rms_norm_eps must be a number >= 0 (got -1)")});
     m = tinyModel(QStringLiteral("bert"));
     m.config.insert(QStringLiteral("layer_norm_eps"), -1e-12);
     add("negative layer_norm_eps", m, {QStringLiteral("layer_norm_eps must be a number >= 0")});
@@ -958,8 +959,7 @@ void TstLayerZero::nonFiniteWeightsAreNamed()
     std::optional<LayerZeroArray> a = model->attention(std::vector<int>{1, 2, 3}, true, &error);
     QVERIFY2(a, qPrintable(error));
     QVERIFY(std::any_of(a->values.begin(), a->values.end(), [](float v) { return std::isnan(v); }));
-    QCOMPARE(a->warnings,
-             QStringList{q + QStringLiteral(" holds 1 NaN or infinite values of 64")});
+    QCOMPARE(a->warnings, QStringList{q + QStringLiteral(" holds 1 NaN or infinite values of 64")});
 
     m = tinyModel(QStringLiteral("llama"));
     m.weights.set(table, 3 * std::size_t(H) + 1, std::numeric_limits<double>::infinity());
@@ -973,7 +973,8 @@ void TstLayerZero::nonFiniteWeightsAreNamed()
     // Rows without them: a clean result, no warning.
     a = model->attention(std::vector<int>{1, 2, 5}, true, &error);
     QVERIFY2(a, qPrintable(error));
-    QVERIFY(std::all_of(a->values.begin(), a->values.end(), [](float v) { return std::isfinite(v); }));
+    QVERIFY(
+        std::all_of(a->values.begin(), a->values.end(), [](float v) { return std::isfinite(v); }));
     QVERIFY(a->warnings.isEmpty());
 }
 

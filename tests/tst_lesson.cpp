@@ -175,20 +175,18 @@ private slots:
         QTest::newRow("session format missing")
             << bytesOf(documentWith([](QJsonObject &d) { d.remove(u"session_format_version"_s); }))
             << u"\"session_format_version\" must be a whole number from 1 to 2 (got missing)"_s;
-        QTest::newRow("session format 1 state with a typo")
-            << bytesOf(documentWith([](QJsonObject &d) {
-                   d.insert(u"session_format_version"_s, 1);
-                   QJsonArray steps = d.value(u"steps"_s).toArray();
-                   QJsonObject first = steps.at(0).toObject();
-                   first.insert(u"state"_s, QJsonObject{{u"page"_s, u"schemes"_s}});
-                   steps.replace(0, first);
-                   QJsonObject step = steps.at(1).toObject();
-                   step.insert(u"state"_s,
-                               QJsonObject{{u"spec"_s, QJsonObject{{u"positons"_s, 300}}}});
-                   steps.replace(1, step);
-                   d.insert(u"steps"_s, steps);
-               }))
-            << u"step 2: \"state\" spec: \"positons\" is not a key of a spec in session format 1"_s;
+        QTest::newRow("session format 1 state with a typo") << bytesOf(documentWith([](QJsonObject
+                                                                                           &d) {
+            d.insert(u"session_format_version"_s, 1);
+            QJsonArray steps = d.value(u"steps"_s).toArray();
+            QJsonObject first = steps.at(0).toObject();
+            first.insert(u"state"_s, QJsonObject{{u"page"_s, u"schemes"_s}});
+            steps.replace(0, first);
+            QJsonObject step = steps.at(1).toObject();
+            step.insert(u"state"_s, QJsonObject{{u"spec"_s, QJsonObject{{u"positons"_s, 300}}}});
+            steps.replace(1, step);
+            d.insert(u"steps"_s, steps);
+        })) << u"step 2: \"state\" spec: \"positons\" is not a key of a spec in session format 1"_s;
         QTest::newRow("unknown key")
             << setTop(u"slides"_s, 1) << u"deck.json: \"slides\" is not a key of a lesson"_s;
         QTest::newRow("no steps") << setTop(u"steps"_s, QJsonArray())

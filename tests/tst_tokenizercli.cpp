@@ -528,7 +528,8 @@ pe::test::RunResult tokensUnderLimit(const QString &file, qint64 megabytes)
         setrlimit(RLIMIT_DATA, &limit);
     });
     process.start(QStringLiteral(PE_EXECUTABLE),
-                  {QStringLiteral("tokens"), QStringLiteral("--json"), QStringLiteral("--tokenizer"),
+                  {QStringLiteral("tokens"), QStringLiteral("--json"),
+                   QStringLiteral("--tokenizer"),
                    QFINDTESTDATA("data/tokenizers-real/t5-small/tokenizer.json"),
                    QStringLiteral("--file"), file});
     if (!process.waitForFinished(300000)) {

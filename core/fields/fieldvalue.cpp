@@ -146,7 +146,8 @@ QString parseInteger(QStringView text, const IntegerRange &range, qint64 *out)
     const qint64 value = text.trimmed().toLongLong(&ok);
     // Not a whole number (2.5, 1e308, "ten"): the range is said too, as for one outside it.
     if (!ok)
-        return QStringLiteral("must be a whole number %1 (got %2)").arg(range.describe(), quoted(text));
+        return QStringLiteral("must be a whole number %1 (got %2)")
+            .arg(range.describe(), quoted(text));
     if (!range.contains(value))
         return integerMessage(range, QString::number(value));
     *out = value;

@@ -83,8 +83,8 @@ public:
         const std::optional<TensorInfo> info = find(relative, shape);
         if (!info || !m_tensors.readRows(info->name, 0, rows, out, m_error))
             return false;
-        const auto bad = std::count_if(out->begin(), out->end(),
-                                       [](float v) { return !std::isfinite(v); });
+        const auto bad =
+            std::count_if(out->begin(), out->end(), [](float v) { return !std::isfinite(v); });
         if (bad > 0)
             m_nonFinite.append(QStringLiteral("%1 holds %2 NaN or infinite values of %3")
                                    .arg(info->name)

@@ -97,7 +97,8 @@ void NormalizedString::replace(const std::vector<PatternMatch> &matches,
 {
     // NormalizedString::replace: the content's characters all count as inserted after the
     // replaced ones, so they take the alignment of the last character replaced.
-    if (std::none_of(matches.begin(), matches.end(), [](const PatternMatch &m) { return m.isMatch; }))
+    if (std::none_of(matches.begin(), matches.end(),
+                     [](const PatternMatch &m) { return m.isMatch; }))
         return; // nothing replaced: no copy of a long piece
     std::u32string text;
     std::vector<Alignment> align;

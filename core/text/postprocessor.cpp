@@ -206,11 +206,10 @@ public:
                 if (std::size_t(p.sequence) >= encodings.size())
                     continue;
                 // The sequence's last use in the template takes it; an earlier one copies it.
-                const bool usedAgain =
-                    std::any_of(pieces.begin() + qsizetype(k) + 1, pieces.end(),
-                                [&](const TemplatePiece &q) {
-                                    return q.isSequence && q.sequence == p.sequence;
-                                });
+                const bool usedAgain = std::any_of(
+                    pieces.begin() + qsizetype(k) + 1, pieces.end(), [&](const TemplatePiece &q) {
+                        return q.isSequence && q.sequence == p.sequence;
+                    });
                 TokenEncoding e = usedAgain ? encodings[std::size_t(p.sequence)]
                                             : std::move(encodings[std::size_t(p.sequence)]);
                 setTypeIds(e, p.typeId);

@@ -281,7 +281,8 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
             return;
         const double perCharacter =
             double(needed) / double(std::max<qsizetype>(1, allCharacters - charactersLeft));
-        const auto projected = qsizetype(double(needed) + 1.125 * perCharacter * double(charactersLeft));
+        const auto projected =
+            qsizetype(double(needed) + 1.125 * perCharacter * double(charactersLeft));
         reserveEncoding(out, std::max(needed, projected));
     };
     for (TextSplit &split : pieces.splits()) {
@@ -379,10 +380,6 @@ std::optional<TokenEncoding> postProcess(const TokenizerData &d,
     return out;
 }
 
-} // namespace
-
-namespace {
-
 // An allocation that fails while a text is tokenized (a text near maxTextLength on a machine
 // with little memory, or under a limit) ends that encode() with a message, not the process.
 template <class Work>
@@ -407,8 +404,7 @@ std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpec
                                [&] { return encodeUnguarded(text, addSpecialTokens, error); });
 }
 
-std::optional<TokenEncoding> Tokenizer::encodeUnguarded(const QString &text,
-                                                        bool addSpecialTokens,
+std::optional<TokenEncoding> Tokenizer::encodeUnguarded(const QString &text, bool addSpecialTokens,
                                                         QString *error) const
 {
     EncodeContext context(text.size());

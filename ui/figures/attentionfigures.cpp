@@ -112,7 +112,8 @@ QString nonFiniteLine(const std::vector<const ValueGrid *> &grids,
             if (!causes.contains(w))
                 causes.append(w);
     return QLatin1Char('\n') + note +
-           (causes.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(causes.join(QStringLiteral("; "))));
+           (causes.isEmpty() ? QString()
+                             : QStringLiteral(" (%1)").arg(causes.join(QStringLiteral("; "))));
 }
 
 QString positionsWord(Positions p)
@@ -214,7 +215,7 @@ void AttentionFigures::buildEmbeddings(QCustomPlot *plot, const PhraseModelResul
                                        gridOf(p.embeddings[at(Positions::Without)])};
     QCPLayoutGrid *grid = fittedTitledGrid(
         plot, QStringLiteral("Embeddings of %1, hidden_states[0] of %2\n%3")
-                  .arg(phraseName(phrase), result.architecture, note) +
+                      .arg(phraseName(phrase), result.architecture, note) +
                   nonFiniteLine({&grids[at(Positions::With)], &grids[at(Positions::Without)]},
                                 p.embeddings));
     const QCPRange range = rangeOf({&grids[at(Positions::With)], &grids[at(Positions::Without)]});

@@ -1,8 +1,8 @@
 #include "figures/figurepainter.h"
 
 #include "backends/parallel.h"
-#include "figures/figurebuilder.h"
 #include "figures/colormapgradient.h"
+#include "figures/figurebuilder.h"
 #include "figures/figurecaption.h"
 #include "figures/viewfigures.h"
 

@@ -109,12 +109,11 @@ std::optional<QJsonObject> parseVersionedJson(const QByteArray &bytes, const QSt
     const std::optional<qint64> v =
         value.isDouble() ? wholeNumberIn(value.toDouble(), 1, maxExactJsonInteger) : std::nullopt;
     if (!v) {
-        *error =
-            QStringLiteral("%1: \"%2\" %3")
-                .arg(name, formatKey,
-                     wholeNumberMessage(1, maxExactJsonInteger,
-                                        value.isDouble() ? numberText(value.toDouble())
-                                                         : jsonTypeName(value)));
+        *error = QStringLiteral("%1: \"%2\" %3")
+                     .arg(name, formatKey,
+                          wholeNumberMessage(1, maxExactJsonInteger,
+                                             value.isDouble() ? numberText(value.toDouble())
+                                                              : jsonTypeName(value)));
         return std::nullopt;
     }
     if (*v > newest) {

@@ -67,21 +67,31 @@ const QStringList specKeys = {QStringLiteral("scheme"), QStringLiteral("position
                               QStringLiteral("dims"),   QStringLiteral("base"),
                               QStringLiteral("layout"), QStringLiteral("seed"),
                               QStringLiteral("rope")};
-const QStringList ropeObjectKeys = {
-    QStringLiteral("pairing"),        QStringLiteral("scaling"),
-    QStringLiteral("factor"),         QStringLiteral("originalContext"),
-    QStringLiteral("currentLength"),  QStringLiteral("lowFreqFactor"),
-    QStringLiteral("highFreqFactor"), QStringLiteral("betaFast"),
-    QStringLiteral("betaSlow"),       QStringLiteral("yarnTruncate"),
-    QStringLiteral("partialRotaryFactor")};
-const QStringList schemesKeys = {
-    QStringLiteral("view"),          QStringLiteral("rotationPair"),
-    QStringLiteral("rotationPosition"), QStringLiteral("decayDistance"),
-    QStringLiteral("metric"),        QStringLiteral("squarePositions"),
-    QStringLiteral("alibiHeads"),    QStringLiteral("alibiHead"),
-    QStringLiteral("alibiCausal"),   QStringLiteral("t5Buckets"),
-    QStringLiteral("t5MaxDistance"), QStringLiteral("t5Bidirectional"),
-    QStringLiteral("compareBase"),   QStringLiteral("compareRope")};
+const QStringList ropeObjectKeys = {QStringLiteral("pairing"),
+                                    QStringLiteral("scaling"),
+                                    QStringLiteral("factor"),
+                                    QStringLiteral("originalContext"),
+                                    QStringLiteral("currentLength"),
+                                    QStringLiteral("lowFreqFactor"),
+                                    QStringLiteral("highFreqFactor"),
+                                    QStringLiteral("betaFast"),
+                                    QStringLiteral("betaSlow"),
+                                    QStringLiteral("yarnTruncate"),
+                                    QStringLiteral("partialRotaryFactor")};
+const QStringList schemesKeys = {QStringLiteral("view"),
+                                 QStringLiteral("rotationPair"),
+                                 QStringLiteral("rotationPosition"),
+                                 QStringLiteral("decayDistance"),
+                                 QStringLiteral("metric"),
+                                 QStringLiteral("squarePositions"),
+                                 QStringLiteral("alibiHeads"),
+                                 QStringLiteral("alibiHead"),
+                                 QStringLiteral("alibiCausal"),
+                                 QStringLiteral("t5Buckets"),
+                                 QStringLiteral("t5MaxDistance"),
+                                 QStringLiteral("t5Bidirectional"),
+                                 QStringLiteral("compareBase"),
+                                 QStringLiteral("compareRope")};
 const QStringList cellKeys = {QStringLiteral("position"), QStringLiteral("dim")};
 
 // The checks of a format-1 state: each problem one sentence naming the key, as format 2's
@@ -107,8 +117,8 @@ public:
         const QJsonValue value = parent.value(key);
         const QString path = where.isEmpty() ? key : where + QLatin1Char('.') + key;
         if (!value.isObject())
-            return fail(QStringLiteral("\"%1\" must be an object (got %2)")
-                            .arg(path, jsonTypeName(value)));
+            return fail(
+                QStringLiteral("\"%1\" must be an object (got %2)").arg(path, jsonTypeName(value)));
         const QJsonObject o = value.toObject();
         for (auto it = o.begin(); it != o.end(); ++it)
             if (!keys.contains(it.key()))
@@ -166,11 +176,10 @@ std::optional<QJsonObject> migrateStateFromVersion1(const QJsonObject &state, QS
     const QString schemesKey = QStringLiteral("schemes");
     if (!check.object(state, specKey, QString(), specKeys, QStringLiteral("a spec")) ||
         !check.object(state.value(specKey).toObject(), QStringLiteral("rope"), specKey,
-                      ropeObjectKeys,
-                      QStringLiteral("a RoPE object")) ||
+                      ropeObjectKeys, QStringLiteral("a RoPE object")) ||
         !check.object(state, schemesKey, QString(), schemesKeys, QStringLiteral("\"schemes\"")) ||
-        !check.object(state.value(schemesKey).toObject(), QStringLiteral("compareRope"),
-                      schemesKey, ropeObjectKeys, QStringLiteral("a RoPE object")))
+        !check.object(state.value(schemesKey).toObject(), QStringLiteral("compareRope"), schemesKey,
+                      ropeObjectKeys, QStringLiteral("a RoPE object")))
         return std::nullopt;
     QJsonObject out = state;
     if (state.contains(QStringLiteral("spec"))) {
