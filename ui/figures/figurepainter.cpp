@@ -1,6 +1,7 @@
 #include "figures/figurepainter.h"
 
 #include "backends/parallel.h"
+#include "figures/colormapgradient.h"
 #include "figures/figurebuilder.h"
 #include "figures/figurecaption.h"
 #include "figures/viewfigures.h"
@@ -190,8 +191,8 @@ protected:
             for (qint64 line = begin; line < end; ++line) {
                 for (int a = 0; a < along; ++a)
                     row[std::size_t(a)] =
-                        double(keyHorizontal ? m_cells.value(m_grid, a, int(line))
-                                             : m_cells.value(m_grid, int(line), a));
+                        colormapCell(double(keyHorizontal ? m_cells.value(m_grid, a, int(line))
+                                                          : m_cells.value(m_grid, int(line), a)));
                 gradient.colorize(row.data(), dataRange,
                                   reinterpret_cast<QRgb *>(image.scanLine(int(lines - 1 - line))),
                                   along, 1, logarithmic);

@@ -1,5 +1,6 @@
 #include "state/lessonfile.h"
 
+#include "fields/fieldvalue.h"
 #include "fields/wholenumber.h"
 #include "io/atomicfile.h"
 #include "io/userfile.h"
@@ -139,8 +140,16 @@ public:
         if (!state.isObject())
             return fail(where + QStringLiteral("\"state\""),
                         QStringLiteral("is missing or not an object"));
-        out->state =
-            sessionVersion < 2 ? migrateStateFromVersion1(state.toObject()) : state.toObject();
+        if (sessionVersion >= 2) {
+            out->state = state.toObject();
+            return true;
+        }
+        QString problem;
+        const std::optional<QJsonObject> migrated =
+            migrateStateFromVersion1(state.toObject(), &problem);
+        if (!migrated)
+            return fail(where + QStringLiteral("\"state\""), problem);
+        out->state = *migrated;
         return true;
     }
 
@@ -253,7 +262,8 @@ std::optional<Lesson> parseLesson(const QByteArray &bytes, const QString &name, 
                      .arg(name, sessionVersionKey,
                           wholeNumberMessage(1, sessionFormatVersion,
                                              session.isDouble() ? numberText(session.toDouble())
-                                                                : QStringLiteral("missing")));
+                                             : session.isUndefined() ? QStringLiteral("missing")
+                                                                     : jsonTypeName(session)));
         return std::nullopt;
     }
     return LessonReader(name, error).lesson(*root, *sessionVersion);
