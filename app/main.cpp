@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <memory>
+#include <new>
 #include <utility>
 
 namespace {
@@ -53,6 +54,12 @@ int dispatch(const QString &name, QStringList args)
     } catch (const pe::cli::UsageError &error) {
         pe::cli::report(name, error.message);
         return pe::cli::BadUsage;
+    } catch (const std::bad_alloc &) {
+        // An allocation refused anywhere in a command (a limit set by ulimit, a container's
+        // memory): a failure while working, said in one line, never an abort.
+        pe::cli::report(name, QStringLiteral("out of memory while running the command (the "
+                                             "input needs more memory than the system gives)"));
+        return pe::cli::Failure;
     }
 }
 

@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include <sys/mount.h>
+#include <sys/resource.h>
 
 using namespace pe;
 using namespace Qt::StringLiterals;
@@ -468,6 +469,30 @@ private slots:
         if (exitCode == 2)
             QVERIFY2(r.err.contains("NUL character (\\0, character 7)"), r.err.constData());
         QFile::remove(path(u"w.png"_s));
+    }
+
+    // Memory refused (a ulimit, a container's limit) while a command works: one line and exit
+    // 1, never an abort (std::bad_alloc ended it with SIGABRT, exit 134), and no file.
+    void outOfMemoryIsAFailure()
+    {
+        if (test::underSanitizer)
+            QSKIP("AddressSanitizer's shadow memory counts against RLIMIT_DATA");
+        const QString fig = path(u"big.png"_s);
+        QProcess process;
+        process.setChildProcessModifier([] {
+            const rlimit limit{rlim_t(300) << 20, rlim_t(300) << 20};
+            setrlimit(RLIMIT_DATA, &limit);
+        });
+        // 30,000 x 8,192 floats (0.9 GiB) fit the explorer's 1 GiB budget but not the limit.
+        process.start(QStringLiteral(PE_EXECUTABLE),
+                      {u"export"_s, u"--view"_s, u"heatmap"_s, u"--positions"_s, u"30000"_s,
+                       u"--dims"_s, u"8192"_s, u"--out"_s, fig});
+        const Run r = finish(process);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err == "pescope export: out of memory while running the command (the input "
+                          "needs more memory than the system gives)\n",
+                 r.err.constData());
+        QVERIFY(!QFile::exists(fig));
     }
 };
 
