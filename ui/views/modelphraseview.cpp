@@ -5,6 +5,7 @@
 
 #include "figures/qcpinclude.h"
 #include "text/unicodetext.h"
+#include "widgets/figureplot.h"
 #include "widgets/windowzoom.h"
 
 #include <QComboBox>
@@ -74,7 +75,7 @@ QString tokenToolTip(const ModelPhrase &phrase, char name, qint64 t)
 
 QCustomPlot *makePlot(const QString &name, QWidget *parent)
 {
-    auto *plot = new QCustomPlot(parent);
+    auto *plot = new FigurePlot(parent);
     plot->setObjectName(name);
     plot->setMinimumSize(300, 220);
     return plot;
