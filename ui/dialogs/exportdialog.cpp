@@ -22,6 +22,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -132,9 +133,14 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     connectControls();
     syncViewAvailability();
 
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    m_path->setText(QDir(folder.isEmpty() ? QDir::homePath() : folder)
-                        .filePath(QStringLiteral("pescope-figure.png")));
+    m_askReplace = [this](const QString &file) {
+        return QMessageBox::question(this, tr("Replace file?"),
+                                     tr("%1 already exists.\nDo you want to replace it?")
+                                         .arg(QDir::toNativeSeparators(file)),
+                                     QMessageBox::Yes | QMessageBox::No,
+                                     QMessageBox::No) == QMessageBox::Yes;
+    };
+    useFreshPath();
     setUnit(Unit::Pixels);
     syncAnimationControls();
     syncSizeInfo();
@@ -532,6 +538,38 @@ QString ExportDialog::path() const
     return m_path->text().trimmed();
 }
 
+void ExportDialog::useFreshPath()
+{
+    QString folder = QFileInfo(path()).absolutePath();
+    if (path().isEmpty() || !QFileInfo(folder).isDir()) {
+        folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+        if (folder.isEmpty() || !QFileInfo(folder).isDir())
+            folder = QDir::homePath();
+    }
+    const QString stem =
+        QStringLiteral("pescope-") +
+        figureViewsName(options().views).replace(QLatin1Char('+'), QLatin1Char('-'));
+    const QString extension = m_format->currentData().toString();
+    QString candidate;
+    for (int n = 1; n < 10000; ++n) {
+        const QString suffix = n == 1 ? QString() : QStringLiteral("-%1").arg(n);
+        candidate = QDir(folder).filePath(stem + suffix + QLatin1Char('.') + extension);
+        if (!QFileInfo::exists(candidate))
+            break;
+    }
+    m_path->setText(candidate);
+}
+
+bool ExportDialog::mayReplace(const QString &file, QString *error)
+{
+    if (!QFileInfo::exists(file) || QFileInfo(file) == QFileInfo(m_confirmedPath))
+        return true;
+    if (m_askReplace && m_askReplace(file))
+        return true;
+    *error = tr("not exported: %1 exists and was kept").arg(QDir::toNativeSeparators(file));
+    return false;
+}
+
 void ExportDialog::setPath(const QString &path)
 {
     m_path->setText(path);
@@ -637,8 +675,10 @@ void ExportDialog::browse()
         outputFormatForPath(QStringLiteral("x.") + m_format->currentData().toString());
     const QString filter = format ? outputFileFilter(*format) : QString();
     const QString chosen = saveFileName(this, tr("Export figure"), path(), filter);
-    if (!chosen.isEmpty())
+    if (!chosen.isEmpty()) {
         setPath(chosen);
+        m_confirmedPath = path();
+    }
 }
 
 bool ExportDialog::isAnimated() const
@@ -846,7 +886,7 @@ bool ExportDialog::exportFigure(QString *error)
         *error = tr("choose a file to export to");
     else if (!figureDataMatches(*m_state, o.views, data))
         *error = tr("the figure is still being computed; try again in a moment");
-    else
+    else if (mayReplace(file, error))
         ok = FigureExporter(*m_state, data, o).writeFile(file, error);
     if (!ok) {
         setMessage(*error, true);
@@ -867,7 +907,7 @@ bool ExportDialog::startAnimation(QString *error)
         *error = tr("choose a file to export to");
     else if (const QString problem = animationProblem(); !problem.isEmpty())
         *error = problem;
-    else
+    else if (mayReplace(path(), error))
         plan = FigureAnimation::plan(*m_state, o.views, animation(), error);
     if (plan) {
         m_job = new AnimationJob(*m_state, o, *plan, m_scheduler, this);
