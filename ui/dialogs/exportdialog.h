@@ -96,6 +96,7 @@ signals:
 
 protected:
     void hideEvent(QHideEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
     // Escape and Close stop an animation being written instead of closing.
     void reject() override;
 
@@ -118,6 +119,7 @@ private:
     void syncSizeInfo();
     void syncViewAvailability();
     void schedulePreview();
+    void showPreview();
     void browse();
     // False, with *error, when `file` exists and the user keeps it.
     bool mayReplace(const QString &file, QString *error);
