@@ -630,7 +630,7 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
     if (!(key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)))
         // Ctrl+E opens Export from a line edit too (issue 46): returning true leaves the
         // override unaccepted, and the window's action takes the key.
-        return claimsForWindow(windowShortcutActions(this), key);
+        return claimsForWindow(this, key);
     if (widget->window() != this)
         return false;
     // A spin box applies each step at once, and a line edit with nothing typed since it was

@@ -73,11 +73,12 @@ bool fieldEditingKey(const QKeyEvent *key)
     });
 }
 
-bool claimsForWindow(const QList<QAction *> &actions, const QKeyEvent *key)
+bool claimsForWindow(const QWidget *window, const QKeyEvent *key)
 {
     const QKeySequence pressed = pressedSequence(key);
     if (pressed.isEmpty() || !hasCommandModifier(pressed[0]) || fieldEditingKey(key))
         return false;
+    const QList<QAction *> actions = windowShortcutActions(window);
     return std::any_of(actions.begin(), actions.end(), [&](const QAction *action) {
         return action->isEnabled() && action->shortcuts().contains(pressed);
     });

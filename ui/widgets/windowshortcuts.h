@@ -24,8 +24,9 @@ QList<QAction *> windowShortcutActions(const QWidget *window);
 // True for a key a text field keeps even where the window has a shortcut on it.
 bool fieldEditingKey(const QKeyEvent *key);
 
-// True when `key` (a ShortcutOverride) is one of `actions`' shortcuts, enabled, and no editing
-// key of a field: the window's action is meant.
-bool claimsForWindow(const QList<QAction *> &actions, const QKeyEvent *key);
+// True when `key` (a ShortcutOverride) is one of the shortcuts of windowShortcutActions(window),
+// enabled, and no editing key of a field: the window's action is meant. Every key typed comes
+// here: the actions are looked up only for a key with Ctrl, Alt or Meta.
+bool claimsForWindow(const QWidget *window, const QKeyEvent *key);
 
 } // namespace pe
