@@ -36,6 +36,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -590,6 +591,23 @@ private slots:
         QCOMPARE(window->undoStack()->index(), afterScheme + 2);
         QVERIFY(waitSettled(*window));
         QCOMPARE(screenshot(window.get(), QStringLiteral("rope-llama3-typed")), QString());
+        QCOMPARE(window->parameterPanel()->warning(), QString());
+
+        // high_freq_factor <= low_freq_factor: transformers computes and logs a warning
+        // (_validate_llama3_rope_parameters); the panel says it under the form (issue 46).
+        typeInto(form->editor(u"high_freq_factor"_qs), u"1"_qs);
+        QCOMPARE(window->state()->spec().get<RopeScheme>()->highFreqFactor, 1.0);
+        const QString warning = window->parameterPanel()->warning();
+        QVERIFY2(warning.contains(u"high_freq_factor field must be greater than low_freq_factor, "
+                                  u"got high_freq_factor=1 and low_freq_factor=1"_qs),
+                 qPrintable(warning));
+        // In the form's message slot, which a refusal would take (and no refusal it is).
+        const auto *slot = form->findChild<QLabel *>(u"formMessage"_qs);
+        QVERIFY(slot && slot->isVisible() && slot->text() == warning);
+        QVERIFY(form->messages().isEmpty());
+        QCOMPARE(screenshot(window.get(), QStringLiteral("rope-llama3-warning")), QString());
+        typeInto(form->editor(u"high_freq_factor"_qs), u"4"_qs);
+        QCOMPARE(window->parameterPanel()->warning(), QString());
     }
 
     // Journeys 9 and 10: with GPT-2's tokenizer chosen, the Phrases page shows only what applies

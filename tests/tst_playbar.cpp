@@ -286,6 +286,17 @@ private slots:
                  base); // a sweep is shown, never saved
         c.slider->setValue(0);
         PE_COMPARE_NEAR(std::get<SinusoidalScheme>(state->spec().scheme).base, base, 1e-9 * base);
+        QCOMPARE(c.bar->valueText(), QStringLiteral("base = 10,000"));
+
+        // Written as the rest of the window writes numbers, not "base = 1e+06" (issue 46).
+        EncodingSpec spec = state->spec();
+        std::get<SinusoidalScheme>(spec.scheme).base = 1e6;
+        QVERIFY(state->setSpec(spec));
+        c.parameter->setCurrentIndex(c.parameter->findText(QStringLiteral("base")));
+        c.slider->setValue(0);
+        QCOMPARE(c.bar->valueText(), QStringLiteral("base = 1,000,000"));
+        c.slider->setValue(c.slider->maximum());
+        QCOMPARE(c.bar->valueText(), QStringLiteral("base = 8,000,000"));
     }
 
     void withoutLoopStopsAtTheEnd()

@@ -1,5 +1,6 @@
 #include "widgets/playbar.h"
 
+#include "fields/fieldvalue.h"
 #include "state/explorerstate.h"
 
 #include <QCheckBox>
@@ -322,15 +323,26 @@ void PlayBar::followState()
     showStep(step);
 }
 
+namespace {
+
+// The value as the rest of the window writes numbers: "base = 1,000,000", not "1e+06" (issue
+// 46); a large value between whole numbers is rounded for reading (the state keeps it whole).
+QString displayValue(double value)
+{
+    return formatGrouped(std::fabs(value) >= 1e4 ? std::round(value) : value);
+}
+
+} // namespace
+
 void PlayBar::showStep(int step)
 {
     {
         const QSignalBlocker block(m_slider);
         m_slider->setValue(step);
     }
-    m_value->setText(
-        m_plan ? QStringLiteral("%1 = %2").arg(m_plan->parameter(), m_plan->valueText(step))
-               : QString());
+    m_value->setText(m_plan ? QStringLiteral("%1 = %2").arg(m_plan->parameter(),
+                                                            displayValue(m_plan->valueAt(step)))
+                            : QString());
 }
 
 QString PlayBar::valueText() const
