@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFontMetrics>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
@@ -348,6 +349,31 @@ private slots:
                 QVERIFY2(grown.isEmpty(), qPrintable(grown));
             }
         }
+    }
+
+    // Issue 46.8: the Lesson panel's Animation label was cut at 1280 x 720 ("none (use the
+    // Motion bar's with “Take”)" wrapped, its second line cut in half): each step's text is
+    // whole on its one line.
+    void animationLabelIsWhole()
+    {
+        m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s)->actions().at(2)->trigger();
+        fitTo1280x720();
+        auto *label = lessons()->panel()->findChild<QLabel *>(u"lessonAnimation"_s);
+        QVERIFY(label && label->isVisible());
+        bool without = false, with = false;
+        for (int step = 0; step < document()->stepCount(); ++step) {
+            list()->setCurrentRow(step);
+            settleLayouts();
+            (document()->step(step).animation ? with : without) = true;
+            const QFontMetrics metrics(label->font());
+            QVERIFY2(metrics.horizontalAdvance(label->text()) <= label->contentsRect().width() &&
+                         label->contentsRect().height() >= metrics.height(),
+                     qPrintable(u"step %1: \"%2\" in %3 x %4"_s.arg(step + 1)
+                                    .arg(label->text())
+                                    .arg(label->contentsRect().width())
+                                    .arg(label->contentsRect().height())));
+        }
+        QVERIFY(with && without);
     }
 
     // Adding a step while three phrases are shown opens the Lesson panel beside them: the
