@@ -174,6 +174,18 @@ private slots:
         state->setSelection({30, 7});
         QCOMPARE(knobPosition(), 30);
         QCOMPARE(c.bar->valueText(), QStringLiteral("position = 30"));
+
+        // More positions than the slider has steps: the knob goes to the nearest step, the
+        // label says the clicked position (it said the step's, "778" for p = 777, issue 46.8).
+        EncodingSpec spec = state->spec();
+        spec.positions = 1000;
+        QVERIFY(state->setSpec(spec));
+        state->setSelection({777, 7});
+        QCOMPARE(state->selection().position, 777);
+        QCOMPARE(c.bar->valueText(), QStringLiteral("position = 777"));
+        const double knob = double(c.slider->value()) * 999.0 / double(c.slider->maximum());
+        QVERIFY2(std::abs(knob - 777.0) <= 999.0 / double(c.slider->maximum()),
+                 qPrintable(QString::number(knob)));
     }
 
     // A page switch rebuilds the bar: the knob and the label still agree, on the state's value.

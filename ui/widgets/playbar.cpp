@@ -311,18 +311,6 @@ std::optional<double> PlayBar::stateValue() const
     return std::nullopt;
 }
 
-void PlayBar::followState()
-{
-    const std::optional<double> value = stateValue();
-    int step = 0;
-    if (value && m_plan->to() != m_plan->from())
-        step = qBound(0,
-                      int(std::lround((*value - m_plan->from()) / (m_plan->to() - m_plan->from()) *
-                                      double(steps))),
-                      steps);
-    showStep(step);
-}
-
 namespace {
 
 // The value as the rest of the window writes numbers: "base = 1,000,000", not "1e+06" (issue
@@ -333,6 +321,22 @@ QString displayValue(double value)
 }
 
 } // namespace
+
+void PlayBar::followState()
+{
+    const std::optional<double> value = stateValue();
+    int step = 0;
+    if (value && m_plan->to() != m_plan->from())
+        step = qBound(0,
+                      int(std::lround((*value - m_plan->from()) / (m_plan->to() - m_plan->from()) *
+                                      double(steps))),
+                      steps);
+    showStep(step);
+    // The knob sits on the nearest step, the label says the state's own value: with more
+    // positions than steps a click at p = 777 read "position = 778" (issue 46.8).
+    if (value)
+        m_value->setText(QStringLiteral("%1 = %2").arg(m_plan->parameter(), displayValue(*value)));
+}
 
 void PlayBar::showStep(int step)
 {
