@@ -8,6 +8,7 @@
 
 #include "dialogs/exportdialog.h"
 #include "dialogs/shortcutsdialog.h"
+#include "dialogs/viewhelpdialog.h"
 #include "fields/field.h"
 #include "schemes/ropescheme.h"
 #include "state/figureviews.h"
@@ -30,20 +31,25 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFontMetricsF>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
 #include <QScreen>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
@@ -481,6 +487,87 @@ private slots:
                  qPrintable(listed.join(u'\n')));
     }
 
+    // Issue 46: a focused text field swallowed the window's shortcuts (Ctrl+E moved a line
+    // edit's cursor to the end instead of opening Export; Ctrl+1…4 did nothing in F1's help).
+    // From every kind of field, Ctrl+E opens Export and Ctrl+2 shows the Phrases page, while
+    // the field keeps its own editing keys (select all, undo of what was typed).
+    void windowShortcutsFromEveryField()
+    {
+        auto window = openAsUser();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window.get()));
+        QWidget *encoding = window->pages()->widget(0);
+        // An editable combo box and a QSpinBox of the kinds the window's forms could hold.
+        auto *combo = new QComboBox(encoding);
+        combo->setEditable(true);
+        combo->addItems({u"alpha"_qs, u"beta"_qs});
+        auto *spin = new QSpinBox(encoding);
+        combo->show();
+        spin->show();
+        auto *caption = new QPlainTextEdit(encoding);
+        caption->setPlainText(u"a caption"_qs);
+        caption->show();
+        QLineEdit *line = nullptr;
+        for (QLineEdit *edit : window->findChildren<QLineEdit *>())
+            if (edit->isVisible() && !edit->isReadOnly() &&
+                !qobject_cast<QAbstractSpinBox *>(edit->parentWidget()) &&
+                !qobject_cast<QComboBox *>(edit->parentWidget()) && encoding->isAncestorOf(edit)) {
+                line = edit;
+                break;
+            }
+        QDoubleSpinBox *motionFrom = nullptr;
+        for (QDoubleSpinBox *box : window->findChildren<QDoubleSpinBox *>())
+            if (box->isVisible() && box->isEnabled())
+                motionFrom = box;
+        QVERIFY(line && motionFrom);
+        const QList<QWidget *> fields{line, motionFrom, spin, combo, caption};
+        for (QWidget *field : fields) {
+            const QString kind = QString::fromLatin1(field->metaObject()->className());
+            window->state()->setPage(Page::Encoding);
+            window->activateWindow();
+            field->setFocus();
+            QVERIFY2(field->hasFocus(), qPrintable(kind));
+            QTest::keyClick(field, Qt::Key_E, Qt::ControlModifier);
+            auto *dialog = window->findChild<ExportDialog *>();
+            QVERIFY2(dialog && dialog->isVisible(), qPrintable(u"Ctrl+E in "_qs + kind));
+            dialog->close();
+            window->activateWindow();
+            QVERIFY(QTest::qWaitForWindowActive(window.get()));
+            field->setFocus();
+            QTest::keyClick(field, Qt::Key_2, Qt::ControlModifier);
+            QVERIFY2(window->state()->page() == Page::Phrases, qPrintable(u"Ctrl+2 in "_qs + kind));
+        }
+        // The field's own keys stay the field's: Ctrl+A selects its text, Ctrl+Z undoes what was
+        // typed into it (not a step of the window's).
+        window->state()->setPage(Page::Encoding);
+        window->activateWindow();
+        line->setFocus();
+        const QString before = line->text();
+        QTest::keyClick(line, Qt::Key_End);
+        QTest::keyClicks(line, u"9"_qs);
+        QTest::keyClick(line, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(line->text(), before);
+        QTest::keyClick(line, Qt::Key_A, Qt::ControlModifier);
+        QCOMPARE(line->selectedText(), line->text());
+
+        // F1's help: Ctrl+1…4 switch the page it explains.
+        window->state()->setPage(Page::Encoding);
+        window->activateWindow();
+        QTest::keyClick(window.get(), Qt::Key_F1);
+        auto *help = window->findChild<ViewHelpDialog *>();
+        QVERIFY(help && help->isVisible());
+        help->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(help));
+        auto *browser = help->findChild<QTextBrowser *>();
+        browser->setFocus();
+        for (int page : {2, 3, 1}) {
+            QTest::keyClick(browser, Qt::Key(Qt::Key_1 + page), Qt::ControlModifier);
+            QCOMPARE(int(window->state()->page()), page);
+        }
+        help->close();
+    }
+
     // Journey 8: Llama 3 typed into the Encoding page's RoPE form: Scheme → RoPE, Rope type →
     // Llama 3 brings Llama 3.1's values as one step; Factor typed afterwards is applied alone.
     void llama3TypedIntoTheRopeForm()
@@ -504,6 +591,23 @@ private slots:
         QCOMPARE(window->undoStack()->index(), afterScheme + 2);
         QVERIFY(waitSettled(*window));
         QCOMPARE(screenshot(window.get(), QStringLiteral("rope-llama3-typed")), QString());
+        QCOMPARE(window->parameterPanel()->warning(), QString());
+
+        // high_freq_factor <= low_freq_factor: transformers computes and logs a warning
+        // (_validate_llama3_rope_parameters); the panel says it under the form (issue 46).
+        typeInto(form->editor(u"high_freq_factor"_qs), u"1"_qs);
+        QCOMPARE(window->state()->spec().get<RopeScheme>()->highFreqFactor, 1.0);
+        const QString warning = window->parameterPanel()->warning();
+        QVERIFY2(warning.contains(u"high_freq_factor field must be greater than low_freq_factor, "
+                                  u"got high_freq_factor=1 and low_freq_factor=1"_qs),
+                 qPrintable(warning));
+        // In the form's message slot, which a refusal would take (and no refusal it is).
+        const auto *slot = form->findChild<QLabel *>(u"formMessage"_qs);
+        QVERIFY(slot && slot->isVisible() && slot->text() == warning);
+        QVERIFY(form->messages().isEmpty());
+        QCOMPARE(screenshot(window.get(), QStringLiteral("rope-llama3-warning")), QString());
+        typeInto(form->editor(u"high_freq_factor"_qs), u"4"_qs);
+        QCOMPARE(window->parameterPanel()->warning(), QString());
     }
 
     // Journeys 9 and 10: with GPT-2's tokenizer chosen, the Phrases page shows only what applies

@@ -32,6 +32,9 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include <algorithm>
+#include <cmath>
+
 using namespace pe;
 using namespace pe::test;
 
@@ -115,6 +118,7 @@ class TestModelPhrases : public QObject
 private slots:
     void textVectorizationByDefault();
     void modelTokensShown();
+    void specialTokenReadableInBothThemes();
     void byteLevelSpacesShown();
     void settingsFollowTheTokenizer();
     void attentionEqualsTransformers();
@@ -199,6 +203,54 @@ void TestModelPhrases::modelTokensShown()
     QVERIFY2(the.contains(QString::fromUtf8("offsets [0, 4) of the phrase: “The ”")),
              qPrintable(the));
     QVERIFY2(the.contains(QString::fromUtf8("“▁The▁cat▁sat▁on▁the▁mat.”")), qPrintable(the));
+}
+
+namespace {
+
+// WCAG's relative luminance and contrast ratio, from sRGB.
+double luminance(const QColor &c)
+{
+    const auto channel = [](double v) {
+        return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+}
+
+double contrast(const QColor &a, const QColor &b)
+{
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+} // namespace
+
+// Issue 46: in the dark theme the special token's cell (the BOS) was near-white under the dark
+// theme's near-white text. In either theme, and after switching, its text reads against it
+// (WCAG's 4.5:1) and the cell stands out from the list's background.
+void TestModelPhrases::specialTokenReadableInBothThemes()
+{
+    auto window = modelWindow("llama-tiny", QStringLiteral("The cat sat on the mat."),
+                              QStringLiteral("the mat"));
+    QListWidget *list = modelView(window.get())->tokenList(0);
+    QVERIFY(list->count() > 1);
+    QVERIFY(list->item(0)->toolTip().contains(QLatin1String("special token")));
+    for (Theme theme : {Theme::Dark, Theme::Light, Theme::Dark}) {
+        window->state()->setTheme(theme);
+        QCoreApplication::processEvents();
+        const QListWidgetItem *bos = list->item(0);
+        QVERIFY(bos->background().style() != Qt::NoBrush);
+        const QColor cell = bos->background().color();
+        const QColor text = bos->foreground().style() != Qt::NoBrush
+                                ? bos->foreground().color()
+                                : list->palette().color(QPalette::Text);
+        const QColor page = list->palette().color(QPalette::Base);
+        QVERIFY2(contrast(cell, text) >= 4.5, qPrintable(QStringLiteral("%1 on %2: %3")
+                                                             .arg(text.name(), cell.name())
+                                                             .arg(contrast(cell, text))));
+        QVERIFY2(
+            contrast(cell, page) >= 1.3,
+            qPrintable(QStringLiteral("cell %1 on the list's %2").arg(cell.name(), page.name())));
+    }
 }
 
 // GPT-2's "Ġ" reads as a visible space, not as a faint "G" (issue 38): in the token strip, its

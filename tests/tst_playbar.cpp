@@ -13,15 +13,20 @@
 #include "state/sessionfile.h"
 #include "testutil.h"
 #include "videoreader.h"
+#include "views/fileactions.h"
 #include "views/mainwindow.h"
+#include "views/modelphraseview.h"
 #include "widgets/playbar.h"
 #include "windowtestutil.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
@@ -169,6 +174,18 @@ private slots:
         state->setSelection({30, 7});
         QCOMPARE(knobPosition(), 30);
         QCOMPARE(c.bar->valueText(), QStringLiteral("position = 30"));
+
+        // More positions than the slider has steps: the knob goes to the nearest step, the
+        // label says the clicked position (it said the step's, "778" for p = 777, issue 46.8).
+        EncodingSpec spec = state->spec();
+        spec.positions = 1000;
+        QVERIFY(state->setSpec(spec));
+        state->setSelection({777, 7});
+        QCOMPARE(state->selection().position, 777);
+        QCOMPARE(c.bar->valueText(), QStringLiteral("position = 777"));
+        const double knob = double(c.slider->value()) * 999.0 / double(c.slider->maximum());
+        QVERIFY2(std::abs(knob - 777.0) <= 999.0 / double(c.slider->maximum()),
+                 qPrintable(QString::number(knob)));
     }
 
     // A page switch rebuilds the bar: the knob and the label still agree, on the state's value.
@@ -281,6 +298,17 @@ private slots:
                  base); // a sweep is shown, never saved
         c.slider->setValue(0);
         PE_COMPARE_NEAR(std::get<SinusoidalScheme>(state->spec().scheme).base, base, 1e-9 * base);
+        QCOMPARE(c.bar->valueText(), QStringLiteral("base = 10,000"));
+
+        // Written as the rest of the window writes numbers, not "base = 1e+06" (issue 46).
+        EncodingSpec spec = state->spec();
+        std::get<SinusoidalScheme>(spec.scheme).base = 1e6;
+        QVERIFY(state->setSpec(spec));
+        c.parameter->setCurrentIndex(c.parameter->findText(QStringLiteral("base")));
+        c.slider->setValue(0);
+        QCOMPARE(c.bar->valueText(), QStringLiteral("base = 1,000,000"));
+        c.slider->setValue(c.slider->maximum());
+        QCOMPARE(c.bar->valueText(), QStringLiteral("base = 8,000,000"));
     }
 
     void withoutLoopStopsAtTheEnd()
@@ -409,6 +437,97 @@ private slots:
         QCOMPARE(fromWindow.width, 480);
         PE_COMPARE_NEAR(fromWindow.fps, 10.0, 1e-6);
         sameFrames(fromWindow, pe::test::readVideo(cliFile), 6); // the marker moves
+    }
+
+    // Issue 46: the Motion bar's Export… with the model's attention on screen opened on the
+    // tutorial's phrases ("Phrases: random vs fixed"). It opens on the view shown.
+    void motionExportOpensOnTheViewShown()
+    {
+        auto window = openWindow();
+        window->state()->setPage(Page::Phrases);
+        QSignalSpy opened(FileActions::of(window.get()), &FileActions::modelOpened);
+        FileActions::of(window.get())
+            ->openModel(QFINDTESTDATA(QStringLiteral("data/models/llama-tiny")));
+        QVERIFY(opened.wait(30000));
+        QCOMPARE(opened.at(0).at(0).toString(), QString());
+        PhraseSource source = window->state()->phraseSource();
+        source.tokenizer = PhraseTokenizer::Model;
+        QVERIFY(window->state()->setPhraseSource(source));
+        QVERIFY(QTest::qWaitFor([&] { return window->isSettled(); }, 60000));
+        auto *model = window->findChild<ModelPhraseView *>();
+        QVERIFY(model && model->isVisible());
+        QCOMPARE(model->currentView(), FigureView::ModelAttention);
+        auto *button = window->findChild<QToolButton *>(QStringLiteral("motionExport"));
+        QTest::mouseClick(button, Qt::LeftButton);
+        auto *dialog = window->findChild<ExportDialog *>();
+        QVERIFY(dialog && dialog->isVisible());
+        QCOMPARE(dialog->options().views, QList<FigureView>{FigureView::ModelAttention});
+        QVERIFY2(
+            QFileInfo(dialog->path()).fileName().startsWith(QLatin1String("pescope-attention")),
+            qPrintable(dialog->path()));
+    }
+
+    // Issue 46: Export… offered the previous export's name and replaced that file silently.
+    // Each opening offers a name no file has; a file that exists is replaced only when the user
+    // says so (the question is the dialog's message box, answered here by its hook).
+    void exportOffersAFreshNameAndAsksBeforeReplacing()
+    {
+        auto window = openWindow();
+        QTemporaryDir dir;
+        QAction *action = window->findChild<QAction *>(QStringLiteral("exportFigureAction"));
+        action->trigger();
+        auto *dialog = window->findChild<ExportDialog *>();
+        QVERIFY(dialog && dialog->isVisible());
+        QVERIFY(!QFileInfo::exists(dialog->path()));
+        QVERIFY(QTest::qWaitFor([&] { return !dialog->previewImage().isNull(); }, 20000));
+        QStringList asked;
+        bool replace = false;
+        dialog->setReplaceQuestion([&](const QString &path) {
+            asked.append(path);
+            return replace;
+        });
+        const QString first = dir.filePath(QStringLiteral("figure.png"));
+        dialog->setPath(first);
+        QString error;
+        QVERIFY2(dialog->exportFigure(&error), qPrintable(error));
+        QVERIFY(asked.isEmpty()); // a new file: nothing to ask
+        dialog->close();
+
+        // Opened again: the same folder, a name that is not the file just written.
+        action->trigger();
+        QVERIFY(dialog->isVisible());
+        QCOMPARE(QFileInfo(dialog->path()).absolutePath(), QFileInfo(first).absolutePath());
+        QVERIFY2(!QFileInfo::exists(dialog->path()), qPrintable(dialog->path()));
+        QVERIFY(QTest::qWaitFor([&] { return !dialog->previewImage().isNull(); }, 20000));
+
+        // The user points it at the earlier file: asked, and "No" keeps it.
+        QFile old(first);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("kept");
+        old.close();
+        dialog->setPath(first);
+        QVERIFY(!dialog->exportFigure(&error));
+        QCOMPARE(asked, QStringList{first});
+        QFile kept(first);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("kept"));
+        kept.close();
+        // "Yes" replaces it.
+        replace = true;
+        QVERIFY2(dialog->exportFigure(&error), qPrintable(error));
+        QCOMPARE(asked.size(), 2);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QVERIFY(kept.read(8).startsWith("\x89PNG"));
+        // An animation asks too.
+        replace = false;
+        const QString gif = dir.filePath(QStringLiteral("moving.gif"));
+        QFile(gif).open(QIODevice::WriteOnly);
+        dialog->setAnimation(AnimationOptions{});
+        dialog->setPath(gif);
+        QVERIFY(!dialog->exportFigure(&error));
+        QVERIFY(!dialog->isExporting());
+        QCOMPARE(asked.last(), gif);
+        QCOMPARE(QFileInfo(gif).size(), 0);
     }
 
     // A swept field of the scheme: each frame's numbers come from the scheduler's frame lane,

@@ -10,13 +10,21 @@
 #include "dialogs/viewhelpdialog.h"
 #include "views/mainwindow.h"
 
+#include <QAbstractButton>
+#include <QAbstractSpinBox>
 #include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 
 using namespace pe;
+using namespace Qt::StringLiterals;
 
 namespace {
 
@@ -120,6 +128,65 @@ private slots:
                      dialog->metaObject()->className());
             dialog->close();
             delete dialog;
+        }
+    }
+
+    // Issue 46: at 1280 x 720 (and 1024 x 600) the export dialog showed both scroll bars, its
+    // File row half hidden, the preview cut and an empty band above its buttons. It fits
+    // unscrolled: no scroll bar shows, and every field, its label and the preview lie within
+    // the dialog's visible part (the scroll area's viewport).
+    void exportDialogFitsUnscrolled()
+    {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        for (const bool animated : {false, true}) {
+            ExportDialog dialog(window.state(), window.scheduler(), &window);
+            if (animated)
+                dialog.setAnimation(AnimationOptions{});
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            QTest::qWait(50);
+            QVERIFY2(offScreen(&dialog).isEmpty(), qPrintable(offScreen(&dialog)));
+            const QList<QScrollArea *> areas = dialog.findChildren<QScrollArea *>();
+            QVERIFY(!areas.isEmpty());
+            for (const QScrollArea *area : areas) {
+                QVERIFY2(!area->verticalScrollBar()->isVisible(),
+                         qPrintable(u"a vertical scroll bar, dialog %1 x %2"_s.arg(dialog.width())
+                                        .arg(dialog.height())));
+                QVERIFY2(!area->horizontalScrollBar()->isVisible(),
+                         qPrintable(u"a horizontal scroll bar, dialog %1 x %2"_s.arg(dialog.width())
+                                        .arg(dialog.height())));
+            }
+            const QWidget *viewport = areas.first()->viewport();
+            const QRect seen(viewport->mapTo(&dialog, QPoint(0, 0)), viewport->size());
+            int checked = 0;
+            for (const QWidget *child : dialog.findChildren<QWidget *>()) {
+                if (!child->isVisible() || !viewport->isAncestorOf(child) ||
+                    !(qobject_cast<const QLabel *>(child) ||
+                      qobject_cast<const QAbstractButton *>(child) ||
+                      qobject_cast<const QComboBox *>(child) ||
+                      qobject_cast<const QLineEdit *>(child) ||
+                      qobject_cast<const QAbstractSpinBox *>(child)))
+                    continue;
+                const QRect at(child->mapTo(&dialog, QPoint(0, 0)), child->size());
+                QVERIFY2(
+                    seen.contains(at),
+                    qPrintable(u"%1 \"%2\" at %3, %4 (%5 x %6) is outside the visible %7 x %8"_s
+                                   .arg(QString::fromLatin1(child->metaObject()->className()),
+                                        child->objectName())
+                                   .arg(at.x())
+                                   .arg(at.y())
+                                   .arg(at.width())
+                                   .arg(at.height())
+                                   .arg(seen.width())
+                                   .arg(seen.height())));
+                ++checked;
+            }
+            QVERIFY(checked > 30);
+            // The preview keeps at least two thirds of its 480 x 360.
+            const auto *preview = dialog.findChild<QLabel *>(u"exportPreview"_s);
+            QVERIFY(preview->width() >= 320 && preview->height() >= 240);
         }
     }
 };

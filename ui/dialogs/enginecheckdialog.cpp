@@ -8,6 +8,7 @@
 #include "state/explorerstate.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/figureplot.h"
 #include "widgets/screenfit.h"
 
 #include <QDialogButtonBox>
@@ -30,7 +31,7 @@ constexpr qint64 gridRows = 2048;
 
 EngineCheckDialog::EngineCheckDialog(ExplorerState *state, ComputeScheduler *scheduler,
                                      QWidget *parent)
-    : QDialog(parent), m_state(state), m_scheduler(scheduler), m_plot(new QCustomPlot(this)),
+    : QDialog(parent), m_state(state), m_scheduler(scheduler), m_plot(new FigurePlot(this)),
       m_readout(new QLabel(this)), m_report(new QPlainTextEdit(this)),
       m_export(new QPushButton(tr("&Export figure…"), this))
 {

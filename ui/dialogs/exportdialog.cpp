@@ -18,10 +18,12 @@
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -81,6 +83,16 @@ void commitAfterPause(QAbstractSpinBox *box, QObject *owner)
 constexpr int previewWidth = 480;
 constexpr int previewHeight = 360;
 
+// The preview's label: it asks for the preview's size and takes two thirds of it where the
+// screen is small; a QLabel would ask for its pixmap's size, which is what it was given.
+class PreviewLabel : public QLabel
+{
+public:
+    using QLabel::QLabel;
+    QSize sizeHint() const override { return {previewWidth, previewHeight}; }
+    QSize minimumSizeHint() const override { return {previewWidth * 2 / 3, previewHeight * 2 / 3}; }
+};
+
 struct ViewChoice
 {
     QString label;
@@ -105,17 +117,16 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     : QDialog(parent), m_state(state), m_scheduler(scheduler), m_view(new QComboBox(this)),
       m_format(new QComboBox(this)), m_unit(new QComboBox(this)), m_width(new QDoubleSpinBox(this)),
       m_height(new QDoubleSpinBox(this)), m_dpi(new QSpinBox(this)), m_sizeInfo(new QLabel(this)),
-      m_printTheme(new QCheckBox(tr("&Print theme (black on white)"), this)),
+      m_printTheme(new QCheckBox(tr("Print t&heme (black on white)"), this)),
       m_interpolate(new QCheckBox(tr("&Smooth heatmap cells"), this)),
       m_showSelection(new QCheckBox(tr("&Include selection"), this)),
       m_fontScale(new QDoubleSpinBox(this)), m_legend(new QComboBox(this)),
       m_colorbar(new QComboBox(this)), m_xLabel(new QLineEdit(this)), m_yLabel(new QLineEdit(this)),
-      m_title(new QLineEdit(this)),
-      m_caption(new QCheckBox(tr("&Caption with the parameters"), this)),
+      m_title(new QLineEdit(this)), m_caption(new QCheckBox(tr("with the &parameters"), this)),
       m_captionText(new QLineEdit(this)), m_path(new QLineEdit(this)),
       m_parameter(new QComboBox(this)), m_from(new QDoubleSpinBox(this)),
       m_to(new QDoubleSpinBox(this)), m_frames(new QSpinBox(this)), m_fps(new QSpinBox(this)),
-      m_previewLabel(new QLabel(this)), m_message(new QLabel(this)),
+      m_previewLabel(new PreviewLabel(this)), m_message(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_exportButton(new QPushButton(tr("&Export"), this)),
       m_copyButton(new QPushButton(tr("Copy to c&lipboard"), this)),
       m_cancelButton(new QPushButton(tr("Stop"), this))
@@ -132,9 +143,14 @@ ExportDialog::ExportDialog(const ExplorerState *state, ComputeScheduler *schedul
     connectControls();
     syncViewAvailability();
 
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    m_path->setText(QDir(folder.isEmpty() ? QDir::homePath() : folder)
-                        .filePath(QStringLiteral("pescope-figure.png")));
+    m_askReplace = [this](const QString &file) {
+        return QMessageBox::question(this, tr("Replace file?"),
+                                     tr("%1 already exists.\nDo you want to replace it?")
+                                         .arg(QDir::toNativeSeparators(file)),
+                                     QMessageBox::Yes | QMessageBox::No,
+                                     QMessageBox::No) == QMessageBox::Yes;
+    };
+    useFreshPath();
     setUnit(Unit::Pixels);
     syncAnimationControls();
     syncSizeInfo();
@@ -254,8 +270,12 @@ void ExportDialog::setUpAnimationControls()
 void ExportDialog::setUpPreviewAndStatus()
 {
     m_previewLabel->setObjectName(QStringLiteral("exportPreview"));
-    m_previewLabel->setMinimumSize(previewWidth, previewHeight);
+    // The preview takes what the form leaves: 480 x 360 where there is room, less on a small
+    // screen (its image scaled down to fit), so that the dialog never scrolls (issue 46).
+    m_previewLabel->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    m_previewLabel->installEventFilter(this);
     m_previewLabel->setAlignment(Qt::AlignCenter);
+    m_previewLabel->setWordWrap(true); // a long refusal in its place
     m_previewLabel->setFrameShape(QFrame::StyledPanel);
     m_message->setObjectName(QStringLiteral("exportMessage"));
     m_message->setWordWrap(true);
@@ -282,16 +302,19 @@ void ExportDialog::layOutDialog()
     connect(buttons, &QDialogButtonBox::rejected, this, &ExportDialog::reject);
 
     auto *layout = new QVBoxLayout(this);
-    // The form and the preview scroll on a screen too small for them (1024 x 600); the
-    // buttons stay in view.
+    // The form beside the preview, the message and progress under the preview, where the
+    // form's taller column leaves room (a band of their own above the buttons stood empty
+    // mostly). They scroll only on a screen too small even for that; the buttons stay in view.
     auto *content = new QWidget(this);
     auto *top = new QHBoxLayout(content);
     top->setContentsMargins(0, 0, 0, 0);
-    top->addLayout(buildForm(), 1);
-    top->addWidget(m_previewLabel);
+    top->addLayout(buildForm(), 0);
+    auto *side = new QVBoxLayout;
+    side->addWidget(m_previewLabel, 1);
+    side->addWidget(m_message);
+    side->addWidget(m_progress);
+    top->addLayout(side, 1);
     layout->addWidget(new ContentScrollArea(content, this), 1);
-    layout->addWidget(m_message);
-    layout->addWidget(m_progress);
     layout->addWidget(buttons);
     // All of it where the screen has room (adjustSize would stop at two thirds of it).
     fitToScreen(this, sizeHint());
@@ -342,21 +365,33 @@ QLayout *ExportDialog::buildForm()
     connect(browseButton, &QPushButton::clicked, this, &ExportDialog::browse);
     pathRow->addWidget(browseButton);
 
+    // Fields that belong together share a row: the dialog fits a 1024 x 600 screen unscrolled.
+    auto *looks = new QGridLayout;
+    looks->setContentsMargins(0, 0, 0, 0);
+    looks->addWidget(m_printTheme, 0, 0);
+    looks->addWidget(m_interpolate, 0, 1);
+    looks->addWidget(m_showSelection, 1, 0);
+    auto *axesRow = new QHBoxLayout;
+    auto *yLabel = new QLabel(tr("&Y:"), this);
+    yLabel->setBuddy(m_yLabel);
+    axesRow->addWidget(m_xLabel, 1);
+    axesRow->addWidget(yLabel);
+    axesRow->addWidget(m_yLabel, 1);
+    auto *captionRow = new QHBoxLayout;
+    captionRow->addWidget(m_caption);
+    captionRow->addWidget(m_captionText, 1);
+
     form->addRow(tr("&View:"), m_view);
     form->addRow(tr("&Format:"), m_format);
     addRow(tr("Si&ze:"), sizeRow, m_width);
     form->addRow(QString(), m_sizeInfo);
-    form->addRow(QString(), m_printTheme);
-    form->addRow(QString(), m_interpolate);
-    form->addRow(QString(), m_showSelection);
+    form->addRow(QString(), looks);
     form->addRow(tr("F&ont size:"), m_fontScale);
     form->addRow(tr("&Legend:"), m_legend);
     form->addRow(tr("Colorb&ar:"), m_colorbar);
-    form->addRow(tr("&X axis title:"), m_xLabel);
-    form->addRow(tr("&Y axis title:"), m_yLabel);
+    addRow(tr("&X axis title:"), axesRow, m_xLabel);
     form->addRow(tr("&Title:"), m_title);
-    form->addRow(QString(), m_caption);
-    form->addRow(tr("Caption &text:"), m_captionText);
+    addRow(tr("&Caption:"), captionRow, m_caption);
     addRow(tr("A&nimate:"), animateRow, m_parameter);
     addRow(tr("Fra&mes:"), framesRow, m_frames);
     addRow(tr("&File:"), pathRow, m_path);
@@ -532,6 +567,38 @@ QString ExportDialog::path() const
     return m_path->text().trimmed();
 }
 
+void ExportDialog::useFreshPath()
+{
+    QString folder = QFileInfo(path()).absolutePath();
+    if (path().isEmpty() || !QFileInfo(folder).isDir()) {
+        folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+        if (folder.isEmpty() || !QFileInfo(folder).isDir())
+            folder = QDir::homePath();
+    }
+    const QString stem =
+        QStringLiteral("pescope-") +
+        figureViewsName(options().views).replace(QLatin1Char('+'), QLatin1Char('-'));
+    const QString extension = m_format->currentData().toString();
+    QString candidate;
+    for (int n = 1; n < 10000; ++n) {
+        const QString suffix = n == 1 ? QString() : QStringLiteral("-%1").arg(n);
+        candidate = QDir(folder).filePath(stem + suffix + QLatin1Char('.') + extension);
+        if (!QFileInfo::exists(candidate))
+            break;
+    }
+    m_path->setText(candidate);
+}
+
+bool ExportDialog::mayReplace(const QString &file, QString *error)
+{
+    if (!QFileInfo::exists(file) || QFileInfo(file) == QFileInfo(m_confirmedPath))
+        return true;
+    if (m_askReplace && m_askReplace(file))
+        return true;
+    *error = tr("not exported: %1 exists and was kept").arg(QDir::toNativeSeparators(file));
+    return false;
+}
+
 void ExportDialog::setPath(const QString &path)
 {
     m_path->setText(path);
@@ -637,8 +704,10 @@ void ExportDialog::browse()
         outputFormatForPath(QStringLiteral("x.") + m_format->currentData().toString());
     const QString filter = format ? outputFileFilter(*format) : QString();
     const QString chosen = saveFileName(this, tr("Export figure"), path(), filter);
-    if (!chosen.isEmpty())
+    if (!chosen.isEmpty()) {
         setPath(chosen);
+        m_confirmedPath = path();
+    }
 }
 
 bool ExportDialog::isAnimated() const
@@ -818,7 +887,7 @@ void ExportDialog::refreshPreview()
                     ? image.scaled(previewWidth, previewHeight, Qt::KeepAspectRatio,
                                    Qt::SmoothTransformation)
                     : image;
-    m_previewLabel->setPixmap(QPixmap::fromImage(m_preview));
+    showPreview();
     const QString problem = animationProblem();
     showReadiness(problem, problem.isEmpty(), !problem.isEmpty());
 }
@@ -834,6 +903,25 @@ void ExportDialog::showReadiness(const QString &message, bool canExport, bool er
     m_copyButton->setEnabled(!m_preview.isNull()); // a still of what the preview shows
 }
 
+// The preview as large as its label allows, never larger than rendered.
+void ExportDialog::showPreview()
+{
+    if (m_preview.isNull())
+        return;
+    const QSize room = m_previewLabel->contentsRect().size();
+    const QImage shown = m_preview.width() > room.width() || m_preview.height() > room.height()
+                             ? m_preview.scaled(room, Qt::KeepAspectRatio, Qt::SmoothTransformation)
+                             : m_preview;
+    m_previewLabel->setPixmap(QPixmap::fromImage(shown));
+}
+
+bool ExportDialog::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_previewLabel && event->type() == QEvent::Resize)
+        showPreview();
+    return QDialog::eventFilter(watched, event);
+}
+
 bool ExportDialog::exportFigure(QString *error)
 {
     if (isAnimated())
@@ -846,7 +934,7 @@ bool ExportDialog::exportFigure(QString *error)
         *error = tr("choose a file to export to");
     else if (!figureDataMatches(*m_state, o.views, data))
         *error = tr("the figure is still being computed; try again in a moment");
-    else
+    else if (mayReplace(file, error))
         ok = FigureExporter(*m_state, data, o).writeFile(file, error);
     if (!ok) {
         setMessage(*error, true);
@@ -867,7 +955,7 @@ bool ExportDialog::startAnimation(QString *error)
         *error = tr("choose a file to export to");
     else if (const QString problem = animationProblem(); !problem.isEmpty())
         *error = problem;
-    else
+    else if (mayReplace(path(), error))
         plan = FigureAnimation::plan(*m_state, o.views, animation(), error);
     if (plan) {
         m_job = new AnimationJob(*m_state, o, *plan, m_scheduler, this);

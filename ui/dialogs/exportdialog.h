@@ -14,6 +14,8 @@
 #include <QImage>
 #include <QTimer>
 
+#include <functional>
+
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -43,6 +45,15 @@ public:
     void setViews(const QList<FigureView> &views);
     QString path() const;
     void setPath(const QString &path);
+    // A name no file has yet, in the folder of the current one (the Pictures folder at first),
+    // after the chosen views and format: pescope-decay.png, else pescope-decay-2.png, and so on.
+    // The window gives each opening of the dialog one (issue 46: the previous export's name
+    // was offered again, and Export replaced that file).
+    void useFreshPath();
+    // Asked before a file that exists is replaced (a file chosen with Browse… was asked about
+    // by the file dialog already); true replaces it. The default is a message box.
+    using ReplaceQuestion = std::function<bool(const QString &path)>;
+    void setReplaceQuestion(ReplaceQuestion ask) { m_askReplace = std::move(ask); }
     Unit unit() const;
     void setUnit(Unit unit);
 
@@ -85,6 +96,7 @@ signals:
 
 protected:
     void hideEvent(QHideEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
     // Escape and Close stop an animation being written instead of closing.
     void reject() override;
 
@@ -107,7 +119,10 @@ private:
     void syncSizeInfo();
     void syncViewAvailability();
     void schedulePreview();
+    void showPreview();
     void browse();
+    // False, with *error, when `file` exists and the user keeps it.
+    bool mayReplace(const QString &file, QString *error);
     void setMessage(const QString &text, bool error);
     void showReadiness(const QString &message, bool canExport, bool error = false);
     double pixelsToUnit(int pixels) const;
@@ -147,6 +162,8 @@ private:
     QPushButton *m_cancelButton;
     AnimationJob *m_job = nullptr; // the animation being written, a child
     QString m_jobPath;
+    QString m_confirmedPath; // chosen with Browse…, whose file dialog asked about replacing it
+    ReplaceQuestion m_askReplace;
     QTimer m_previewTimer;
     QImage m_preview;
     Unit m_currentUnit = Unit::Pixels;

@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QDialogButtonBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSet>
@@ -106,7 +107,16 @@ ShortcutsDialog::ShortcutsDialog(QWidget *window) : QDialog(window), m_table(new
     m_table->resizeColumnsToContents();
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    // What a text field keeps (widgets/windowshortcuts.h), said where the keys are listed.
+    auto *note = new QLabel(
+        tr("These work from any field too: in a text field only its own editing keys stay the "
+           "field's (undo and redo of what was typed, cut, copy, paste, select all, Ctrl+Home / "
+           "Ctrl+End and moving by word)."),
+        this);
+    note->setObjectName(QStringLiteral("shortcutsNote"));
+    note->setWordWrap(true);
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(note);
     layout->addWidget(m_table);
     layout->addWidget(buttons);
     fitToScreen(this, {620, 560});

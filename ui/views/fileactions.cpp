@@ -687,6 +687,8 @@ ExportDialog *FileActions::exportDialog()
         options.height = size.height() / step * step;
     }
     m_dialog->setOptions(options);
+    // A new name each time: the last export's file is never offered to be overwritten.
+    m_dialog->useFreshPath();
     return m_dialog;
 }
 
@@ -694,12 +696,17 @@ void FileActions::exportAnimation(const QList<FigureView> &views, const Animatio
 {
     ExportDialog *dialog = exportDialog();
     FigureOptions options = dialog->options();
-    options.views = views;
+    // The view on screen, which exportDialog() chose; the Motion bar's page view only where
+    // the dialog cannot offer that one. With the model's tokenizer on the Phrases page the bar
+    // named the tutorial's phrases while the model's attention was shown (issue 46).
+    if (options.views != currentViews())
+        options.views = views;
     // A common video size (even sides, as MP4 and WebM need), at the still's font scale.
     options.width = 1280;
     options.height = 720;
     dialog->setOptions(options);
     dialog->setAnimation(animation);
+    dialog->useFreshPath(); // the animation's format
     dialog->show();
     dialog->raise();
     dialog->activateWindow();

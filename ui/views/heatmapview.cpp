@@ -4,6 +4,7 @@
 #include "widgets/plotpane.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/figureplot.h"
 #include "widgets/windowzoom.h"
 
 #include <QCoreApplication>
@@ -31,7 +32,7 @@ qint64 monotonicNs()
 } // namespace
 
 HeatmapView::HeatmapView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
-    : QWidget(parent), m_state(state), m_scheduler(scheduler), m_plot(new QCustomPlot(this)),
+    : QWidget(parent), m_state(state), m_scheduler(scheduler), m_plot(new FigurePlot(this)),
       m_readout(new QLabel(this))
 {
     // The window's zoom: figures take their fonts when they are built.

@@ -22,7 +22,7 @@ namespace {
 QString animationText(const LessonStep &step)
 {
     if (!step.animation)
-        return QObject::tr("none (use the Motion bar's with “Take”)");
+        return QObject::tr("none"); // how to give it one: the label's and Take's tooltips
     const LessonAnimation &a = *step.animation;
     QString text = a.parameter;
     if (a.from && a.to)
@@ -61,7 +61,9 @@ LessonPanel::LessonPanel(LessonDocument *document, QWidget *parent)
         tr("Caption: plain text, *emphasis*, math as text: PE(p, 2i) = sin(p / 10000^(2i/d))"));
     m_caption->setTabChangesFocus(true);
     m_animation->setObjectName(QStringLiteral("lessonAnimation"));
-    m_animation->setWordWrap(true);
+    // One line: a wrapped second line was cut in half at 1280 x 720 (issue 46.8).
+    m_animation->setToolTip(tr("What the step plays when presented: “Take” gives it what the "
+                               "Motion bar plays now, “Clear” removes it"));
 
     auto *add = toolButton(tr("Add"), tr("Add the current view as a step (Ctrl+Shift+A)"), this);
     auto *duplicate = toolButton(tr("Duplicate"), tr("Duplicate the selected step"), this);

@@ -107,7 +107,7 @@ void LessonPresenter::start(int index)
     if (m_presenting || m_document->stepCount() == 0)
         return;
     m_presenting = true;
-    m_geometry = m_window->saveGeometry();
+    m_geometry = m_window->geometry();
     m_wasFullScreen = m_window->isFullScreen();
     m_wasMaximized = m_window->isMaximized();
     m_hidden.clear();
@@ -153,13 +153,17 @@ void LessonPresenter::stop()
         if (widget)
             widget->show();
     m_hidden.clear();
-    if (m_wasFullScreen)
+    // The window exactly as it was (issue 46). Its own rectangle, not restoreGeometry(): that
+    // moves a window at the screen's top edge down by a title bar where there is no window
+    // manager (a kiosk, Xvfb).
+    if (m_wasFullScreen) {
         m_window->showFullScreen();
-    else if (m_wasMaximized)
+    } else if (m_wasMaximized) {
         m_window->showMaximized();
-    else
+    } else {
         m_window->showNormal();
-    m_window->restoreGeometry(m_geometry);
+        m_window->setGeometry(m_geometry);
+    }
     emit finished(m_step);
 }
 

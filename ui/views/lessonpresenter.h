@@ -9,6 +9,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QRect>
 
 #include <functional>
 
@@ -71,7 +72,7 @@ private:
     double m_textScale = 1.0;
     // What start() hid or changed, put back by stop().
     QList<QPointer<QWidget>> m_hidden;
-    QByteArray m_geometry;
+    QRect m_geometry; // the normal window's, outside its frame
     bool m_wasFullScreen = false;
     bool m_wasMaximized = false;
 };

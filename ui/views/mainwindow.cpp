@@ -21,6 +21,7 @@
 #include "widgets/playbar.h"
 #include "widgets/plotaligner.h"
 #include "widgets/screenfit.h"
+#include "widgets/windowshortcuts.h"
 #include "widgets/windowzoom.h"
 
 #include <QAbstractSpinBox>
@@ -573,9 +574,12 @@ void MainWindow::showShortcuts()
 void MainWindow::showViewHelp()
 {
     auto *dialog = findChild<ViewHelpDialog *>(QString(), Qt::FindDirectChildrenOnly);
-    if (!dialog)
+    if (!dialog) {
         dialog = new ViewHelpDialog(
             m_state, [this] { return helpViews(); }, this);
+        // Ctrl+1…4 and the window's other shortcuts work while the help has focus (issue 46).
+        dialog->addActions(windowShortcutActions(this));
+    }
     dialog->show();
     dialog->raise();
     dialog->activateWindow();
@@ -620,8 +624,14 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
         return QMainWindow::eventFilter(watched, event);
     const auto *key = static_cast<QKeyEvent *>(event);
     auto *widget = qobject_cast<QWidget *>(watched);
-    if (!widget || widget->window() != this ||
-        !(key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)))
+    // The window and F1's help, which holds the window's shortcuts too (showViewHelp).
+    if (!widget || (widget->window() != this && !qobject_cast<ViewHelpDialog *>(widget->window())))
+        return false;
+    if (!(key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)))
+        // Ctrl+E opens Export from a line edit too (issue 46): returning true leaves the
+        // override unaccepted, and the window's action takes the key.
+        return claimsForWindow(this, key);
+    if (widget->window() != this)
         return false;
     // A spin box applies each step at once, and a line edit with nothing typed since it was
     // committed (or refreshed) has nothing of its own to undo: the window's step is meant.

@@ -12,6 +12,7 @@
 #include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/figureplot.h"
 #include "widgets/windowzoom.h"
 
 #include <QApplication>
@@ -89,7 +90,7 @@ void ModelPage::createFigureTabs()
         tr("RoFormer §3.4.3: the chosen layer's score of identical all-ones q and k against "
            "relative distance")};
     for (FigureView view : views()) {
-        auto *plot = new QCustomPlot(m_tabs);
+        auto *plot = new FigurePlot(m_tabs);
         plot->setObjectName(QStringLiteral("modelPlot-") + figureViewName(view));
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         WheelCoalescer::install(plot); // one replot per burst of wheel turns

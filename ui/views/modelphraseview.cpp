@@ -1,10 +1,12 @@
 #include "views/modelphraseview.h"
 
 #include "figures/attentionfigures.h"
+#include "figures/plottheme.h"
 #include "widgets/fieldmarks.h"
 
 #include "figures/qcpinclude.h"
 #include "text/unicodetext.h"
+#include "widgets/figureplot.h"
 #include "widgets/windowzoom.h"
 
 #include <QComboBox>
@@ -74,7 +76,7 @@ QString tokenToolTip(const ModelPhrase &phrase, char name, qint64 t)
 
 QCustomPlot *makePlot(const QString &name, QWidget *parent)
 {
-    auto *plot = new QCustomPlot(parent);
+    auto *plot = new FigurePlot(parent);
     plot->setObjectName(name);
     plot->setMinimumSize(300, 220);
     return plot;
@@ -157,6 +159,10 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     connect(m_head, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuild);
     for (auto signal : {&ExplorerState::colormapChanged, &ExplorerState::themeChanged})
         connect(state, signal, this, &ModelPhraseView::rebuild);
+    connect(state, &ExplorerState::themeChanged, this, [this] {
+        for (int p = 0; p < int(m_tokens.size()); ++p)
+            fillTokens(p);
+    });
     if (scheduler->phraseModel())
         onResult(scheduler->phraseModel());
     else
@@ -239,14 +245,25 @@ void ModelPhraseView::fillTokens(int phrase)
     m_tokenTitles[phrase]->setText(tr("Tokens of phrase %1 (%2)")
                                        .arg(QLatin1Char(name))
                                        .arg(m_state->phraseSettings().title(index)));
-    const QColor special = palette().color(QPalette::AlternateBase);
+    // A special token's cell is tinted with the theme's highlight, its text the theme's own:
+    // the widget's AlternateBase is nearly its Base in the light theme, and a cell filled
+    // before a switch to the dark theme kept a near-white cell under the dark theme's
+    // near-white text (issue 46). The theme's palette, not palette(): this runs on
+    // themeChanged, before the application's palette reaches the widget.
+    const QPalette theme = applicationPalette(m_state->theme());
+    const QColor base = theme.color(QPalette::Base), mark = theme.color(QPalette::Highlight);
+    const QColor special = QColor::fromRgbF((base.redF() * 2 + mark.redF()) / 3,
+                                            (base.greenF() * 2 + mark.greenF()) / 3,
+                                            (base.blueF() * 2 + mark.blueF()) / 3);
     for (qint64 t = 0; t < p.tokens.size(); ++t) {
         auto *item = new QListWidgetItem(
             QStringLiteral("%1\n%2").arg(p.shownToken(t)).arg(p.tokens.ids[std::size_t(t)]), list);
         item->setTextAlignment(Qt::AlignCenter);
         item->setToolTip(tokenToolTip(p, name, t));
-        if (p.tokens.special.size() > std::size_t(t) && p.tokens.special[std::size_t(t)])
+        if (p.tokens.special.size() > std::size_t(t) && p.tokens.special[std::size_t(t)]) {
             item->setBackground(special);
+            item->setForeground(theme.color(QPalette::Text));
+        }
     }
     fitHeight(list);
 }

@@ -10,6 +10,7 @@
 #include "widgets/messageslot.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/figureplot.h"
 #include "widgets/windowzoom.h"
 
 #include <QAbstractTableModel>
@@ -161,8 +162,8 @@ PhraseView::PhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidge
       m_rowMessage(new MessageSlot(2, MessageSlot::Height::Growing, true, this)),
       m_message(new MessageSlot(1, MessageSlot::Height::Growing, true, this)),
       m_vocabularyModel(new VocabularyModel(this)), m_idsModel(new PhraseIdsModel(this)),
-      m_gridPlot(new QCustomPlot(this)), m_differencePlot(new QCustomPlot(this)),
-      m_similarityPlot(new QCustomPlot(this)), m_readout(new QLabel(this))
+      m_gridPlot(new FigurePlot(this)), m_differencePlot(new FigurePlot(this)),
+      m_similarityPlot(new FigurePlot(this)), m_readout(new QLabel(this))
 {
     // The window's zoom: figures take their fonts when they are built.
     rebuildOnFontChange(this, [this] {

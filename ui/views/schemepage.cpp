@@ -9,6 +9,7 @@
 #include "widgets/wheelcoalescer.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/figureplot.h"
 #include "widgets/windowzoom.h"
 
 #include <QCheckBox>
@@ -17,6 +18,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -79,10 +81,11 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
     m_tabs->setObjectName(QStringLiteral("schemeTabs"));
     const QList<FigureView> views = viewsOf(Page::Schemes);
     for (int i = 0; i < views.size(); ++i) {
-        auto *plot = new QCustomPlot(m_tabs);
+        auto *plot = new FigurePlot(m_tabs);
         plot->setObjectName(QStringLiteral("schemePlot-") + figureViewName(views[i]));
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         WheelCoalescer::install(plot); // one replot per burst of wheel turns
+        plot->installEventFilter(this);
         m_plots.append(plot);
         m_tabs->addTab(plot, figureViewTitle(views[i]));
         m_tabs->setTabToolTip(i, QString::fromUtf8(viewEntry(views[i]).tip));
@@ -165,8 +168,21 @@ SchemePage::SchemePage(ExplorerState *state, ComputeScheduler *scheduler, QWidge
         m_info->setText(tr("Cancelled; showing the last result"));
         setTiming(tr("Schemes: cancelled"));
     });
+    m_relayout.setSingleShot(true);
+    m_relayout.setInterval(50);
+    connect(&m_relayout, &QTimer::timeout, this, &SchemePage::redraw);
     refresh();
     schedule();
+}
+
+bool SchemePage::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Resize && watched == currentPlot()) {
+        const auto *resize = static_cast<QResizeEvent *>(event);
+        if (resize->size().width() != resize->oldSize().width())
+            m_relayout.start();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 QCustomPlot *SchemePage::currentPlot() const

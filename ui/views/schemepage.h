@@ -7,6 +7,7 @@
 #include "state/explorerstate.h"
 
 #include <QHash>
+#include <QTimer>
 #include <QWidget>
 
 #include <memory>
@@ -44,6 +45,9 @@ public:
 signals:
     void timingChanged();
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void setTiming(const QString &text);
     void schedule();
@@ -66,6 +70,9 @@ private:
     std::shared_ptr<const SchemeResult> m_result;
     bool m_pending = false;
     bool m_drawnCurrent = false;
+    // A figure is laid out for its plot's width (a legend's entries per row): drawn again once
+    // a resize settles, so that one laid out at full screen fits the window again.
+    QTimer m_relayout;
 };
 
 } // namespace pe

@@ -5,6 +5,7 @@
 #include "widgets/plotpane.h"
 
 #include "figures/qcpinclude.h"
+#include "widgets/figureplot.h"
 #include "widgets/windowzoom.h"
 
 #include <QLabel>
@@ -14,7 +15,7 @@
 namespace pe {
 
 WavesView::WavesView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
-    : QWidget(parent), m_state(state), m_plot(new QCustomPlot(this)), m_readout(new QLabel(this))
+    : QWidget(parent), m_state(state), m_plot(new FigurePlot(this)), m_readout(new QLabel(this))
 {
     // The window's zoom: figures take their fonts when they are built.
     rebuildOnFontChange(this, [this] { rebuild(); });

@@ -83,6 +83,15 @@ void FieldForm::setMessageLines(int lines)
     m_messageSlot->setObjectName(QStringLiteral("formMessage"));
     static_cast<QVBoxLayout *>(layout())->addWidget(m_messageSlot);
     m_messageKey.clear();
+    m_problemShown = false;
+    m_messageSlot->setMessage(m_note);
+}
+
+void FieldForm::setNote(const QString &text)
+{
+    m_note = text;
+    if (!m_problemShown)
+        m_messageSlot->setMessage(m_note);
 }
 
 // The label column is as wide as the widest label of any row the form may show (every scheme's),
@@ -313,6 +322,8 @@ QWidget *FieldForm::editor(const QString &key) const
 
 QString FieldForm::message(const QString &key) const
 {
+    if (!m_problemShown)
+        return {};
     if (key.isEmpty())
         return m_messageKey.isEmpty() ? m_messageSlot->message() : QString();
     return m_messageKey == key ? m_messageSlot->message() : QString();
@@ -321,7 +332,7 @@ QString FieldForm::message(const QString &key) const
 QStringList FieldForm::messages() const
 {
     QStringList all;
-    if (!m_messageSlot->isEmpty())
+    if (m_problemShown && !m_messageSlot->isEmpty())
         all.append(m_messageSlot->message());
     return all;
 }
@@ -396,6 +407,9 @@ void FieldForm::showProblem(const QString &key, const QString &message)
     m_messageSlot->setObjectName(r ? r->editor()->objectName() + QStringLiteral("Message")
                                    : QStringLiteral("formMessage"));
     m_messageSlot->setMessage(message);
+    m_problemShown = !message.isEmpty();
+    if (message.isEmpty())
+        m_messageSlot->setMessage(m_note);
     if (r)
         markInvalid(r->editor(), true);
 }
@@ -406,7 +420,8 @@ void FieldForm::clearProblems()
         markInvalid(r->editor(), false);
     m_messageKey.clear();
     m_messageSlot->setObjectName(QStringLiteral("formMessage"));
-    m_messageSlot->setMessage(QString());
+    m_problemShown = false;
+    m_messageSlot->setMessage(m_note); // the owner's note, where no refusal is shown
 }
 
 void FieldForm::refresh()

@@ -197,6 +197,9 @@ public:
     void setShownKeys(const QStringList &keys);
     // Room kept for the form's message, in lines (2 unless told): a longer message grows it.
     void setMessageLines(int lines);
+    // A note of the owner's shown in the message slot while no refusal is (transformers'
+    // warnings under the RoPE form); no message() or messages(), which are refusals.
+    void setNote(const QString &text);
     // The editor of a field (tests and shortcuts); null when the form has no such row.
     QWidget *editor(const QString &key) const;
     // The message shown about a field, or (no key) about the whole form; empty when none.
@@ -239,6 +242,8 @@ private:
     QGridLayout *m_layout = nullptr;
     MessageSlot *m_messageSlot = nullptr;
     QString m_messageKey; // the field the slot's message is about; empty: the whole form
+    QString m_note;       // setNote()'s text, shown while no refusal is
+    bool m_problemShown = false; // the slot holds a refusal (not the note)
     QList<Row *> m_rows;
     QStringList m_shownKeys;
     QHash<QString, int> m_sliders; // key -> maximum, kept across rebuilds

@@ -1,5 +1,7 @@
 #include "widgets/parameterpanel.h"
 
+#include "rope/ropefrequencies.h"
+#include "schemes/ropescheme.h"
 #include "widgets/fieldform.h"
 #include "widgets/specformmodel.h"
 
@@ -63,6 +65,8 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
     layout->addStretch(1);
 
     connect(state, &ExplorerState::specChanged, m_spec, &FieldForm::refresh);
+    connect(state, &ExplorerState::specChanged, this, &ParameterPanel::updateWarning);
+    updateWarning();
     for (auto signal : {&ExplorerState::specChanged, &ExplorerState::colormapChanged,
                         &ExplorerState::transposedChanged, &ExplorerState::heatmapDimLimitChanged,
                         &ExplorerState::waveOptionsChanged, &ExplorerState::selectionChanged})
@@ -72,6 +76,25 @@ ParameterPanel::ParameterPanel(ExplorerState *state, QWidget *parent)
 QString ParameterPanel::message() const
 {
     return (m_spec->messages() + m_view->messages()).join(QLatin1Char('\n'));
+}
+
+QString ParameterPanel::warning() const
+{
+    return m_warning;
+}
+
+void ParameterPanel::updateWarning()
+{
+    const EncodingSpec &spec = m_state->spec();
+    const auto *rope = std::get_if<RopeScheme>(&spec.scheme);
+    const QStringList warnings = rope ? ropeConfigWarnings(spec.dims, *rope) : QStringList();
+    // transformers' warnings (high_freq_factor <= low_freq_factor...): computed all the same,
+    // and said in the form's message slot, whose room is kept anyway (a label of its own below
+    // the form made the scrolled panel squeeze its rows).
+    m_warning = warnings.isEmpty()
+                    ? QString()
+                    : tr("transformers would warn: %1").arg(warnings.join(QStringLiteral("; ")));
+    m_spec->setNote(m_warning);
 }
 
 } // namespace pe

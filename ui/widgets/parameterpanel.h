@@ -22,9 +22,15 @@ public:
     QString message() const;
     FieldForm *specForm() const { return m_spec; }
     FieldForm *viewForm() const { return m_view; }
+    // What Hugging Face transformers logs as a warning for the RoPE parameters (they are
+    // computed with all the same, as transformers does); empty when nothing.
+    QString warning() const;
 
 private:
+    void updateWarning();
+
     ExplorerState *m_state;
+    QString m_warning;
     FieldForm *m_spec;
     FieldForm *m_view;
 };

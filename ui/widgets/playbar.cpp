@@ -1,5 +1,6 @@
 #include "widgets/playbar.h"
 
+#include "fields/fieldvalue.h"
 #include "state/explorerstate.h"
 
 #include <QCheckBox>
@@ -310,6 +311,17 @@ std::optional<double> PlayBar::stateValue() const
     return std::nullopt;
 }
 
+namespace {
+
+// The value as the rest of the window writes numbers: "base = 1,000,000", not "1e+06" (issue
+// 46); a large value between whole numbers is rounded for reading (the state keeps it whole).
+QString displayValue(double value)
+{
+    return formatGrouped(std::fabs(value) >= 1e4 ? std::round(value) : value);
+}
+
+} // namespace
+
 void PlayBar::followState()
 {
     const std::optional<double> value = stateValue();
@@ -320,6 +332,10 @@ void PlayBar::followState()
                                       double(steps))),
                       steps);
     showStep(step);
+    // The knob sits on the nearest step, the label says the state's own value: with more
+    // positions than steps a click at p = 777 read "position = 778" (issue 46.8).
+    if (value)
+        m_value->setText(QStringLiteral("%1 = %2").arg(m_plan->parameter(), displayValue(*value)));
 }
 
 void PlayBar::showStep(int step)
@@ -328,9 +344,9 @@ void PlayBar::showStep(int step)
         const QSignalBlocker block(m_slider);
         m_slider->setValue(step);
     }
-    m_value->setText(
-        m_plan ? QStringLiteral("%1 = %2").arg(m_plan->parameter(), m_plan->valueText(step))
-               : QString());
+    m_value->setText(m_plan ? QStringLiteral("%1 = %2").arg(m_plan->parameter(),
+                                                            displayValue(m_plan->valueAt(step)))
+                            : QString());
 }
 
 QString PlayBar::valueText() const
