@@ -74,6 +74,8 @@ class TestForwardPass : public QObject
 private slots:
     void matchesTransformers_data();
     void matchesTransformers();
+    void matchesPort_data();
+    void matchesPort();
     void progressAndCancel();
     void withoutOptionalResults();
 };
@@ -162,6 +164,69 @@ void TestForwardPass::matchesTransformers()
     QVERIFY2(prenorm.relative <= 1e-4, qPrintable(QString::number(prenorm.relative)));
     QVERIFY2(logits.relative > 0 && logits.relative <= 1e-4,
              qPrintable(QString::number(logits.relative)));
+}
+
+void TestForwardPass::matchesPort_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("modelType");
+    QTest::newRow("mistral (sliding window 4)")
+        << QStringLiteral("mistral-tiny") << QStringLiteral("mistral");
+    QTest::newRow("qwen2 (q/k/v biases, tied, two shards)")
+        << QStringLiteral("qwen2-tiny") << QStringLiteral("qwen2");
+    QTest::newRow("gemma (scaled embedding, 1 + w norms, gelu tanh)")
+        << QStringLiteral("gemma-tiny") << QStringLiteral("gemma");
+    QTest::newRow("gemma2 (sandwich norms, soft-capping, local/global)")
+        << QStringLiteral("gemma2-tiny") << QStringLiteral("gemma2");
+    QTest::newRow("gemma3 (q/k norms, local base 10,000)")
+        << QStringLiteral("gemma3-tiny") << QStringLiteral("gemma3_text");
+    QTest::newRow("phi3 (fused qkv and gate_up, partial rotary, F16)")
+        << QStringLiteral("phi3-tiny") << QStringLiteral("phi3");
+}
+
+// The other architectures against a NumPy float64 port of transformers' modeling code
+// (tests/data/models-forward/make_forward_refs.py names the functions it follows), for tiny
+// random models it writes. float32 against float64: attention within 1e-5, the rest 1e-4 relative.
+void TestForwardPass::matchesPort()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, modelType);
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-forward/") + model);
+    QVERIFY(!folder.isEmpty());
+    QString error;
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(folder, &error);
+    QVERIFY2(pass, qPrintable(error));
+    QCOMPARE(pass->modelType(), modelType);
+    QFile idsFile(folder + QStringLiteral("/ref/ids.json"));
+    QVERIFY(idsFile.open(QIODevice::ReadOnly));
+    const std::vector<int> ids = idsOf(QJsonDocument::fromJson(idsFile.readAll()).object());
+    const std::optional<ForwardResult> result = pass->run(ids, {}, &error);
+    QVERIFY2(result, qPrintable(error));
+    const auto reference = [&](const char *name) {
+        return readNpy(folder + QStringLiteral("/ref/") + QLatin1String(name) +
+                       QStringLiteral(".npy"));
+    };
+    const Array attn = reference("attn"), hidden = reference("hidden"),
+                pre = reference("prenorm"), logits = reference("logits");
+    QCOMPARE(result->attentions.shape, attn.shape);
+    QCOMPARE(result->hiddenStates.shape, hidden.shape);
+    QCOMPARE(result->logits.shape, logits.shape);
+    const qint64 tokens = qint64(ids.size()), width = pass->hiddenSize();
+    const Difference a = compare(result->attentions.values, attn.values, tokens);
+    const Difference h = compare(result->hiddenStates.values, hidden.values, width);
+    const Difference p = compare(result->prenorm.values, pre.values, width);
+    const Difference l = compare(result->logits.values, logits.values, logits.shape[1]);
+    qInfo("%s: attention %.3g abs, hidden %.3g rel, prenorm %.3g rel, logits %.3g rel",
+          qPrintable(model), a.absolute, h.relative, p.relative, l.relative);
+    if (model.startsWith(QLatin1String("mistral"))) {
+        // The window of 4 shows: query 11 sees keys 8-11 in every layer and head, key 0 not.
+        QCOMPARE(result->attentions.values[std::size_t(11 * tokens)], 0.0f);
+        QVERIFY(result->attentions.values[std::size_t(11 * tokens + 8)] > 0.0f);
+    }
+    QVERIFY2(a.absolute <= 1e-5, qPrintable(QString::number(a.absolute)));
+    QVERIFY2(h.relative <= 1e-4, qPrintable(QString::number(h.relative)));
+    QVERIFY2(p.relative <= 1e-4, qPrintable(QString::number(p.relative)));
+    QVERIFY2(l.relative <= 1e-4, qPrintable(QString::number(l.relative)));
 }
 
 // Progress after the embedding layer and after each block; a set cancel flag stops the pass.
