@@ -203,10 +203,11 @@ public:
     // Attention probabilities go to `probabilities` (heads x tokens x tokens) when not null.
     bool run(RowMatrix *x, float *probabilities, QString *error)
     {
-        const double eps = m_plan.base.normEps;
-        const NormKind kind = m_plan.base.inputNorm;
+        const double eps = m_plan.normEps;
+        const NormKind kind = m_plan.norm;
         RowMatrix normed = *x;
-        normRows(kind, m_w.attnNorm, eps, &normed);
+        if (!m_plan.attnNorm.isEmpty())
+            normRows(kind, m_w.attnNorm, eps, &normed);
         RowMatrix attended;
         if (!attention(normed, probabilities, &attended, error))
             return false;
@@ -220,15 +221,23 @@ public:
             *x = (fromMlp + attended) + *x;
             break;
         }
-        case ResidualOrder::Sandwich:
+        case ResidualOrder::Sandwich: {
             normRows(kind, m_w.postAttnNorm, eps, &attended);
             *x += attended;
-            {
-                RowMatrix fromMlp = mlp(*x);
-                normRows(kind, m_w.postMlpNorm, eps, &fromMlp);
-                *x += fromMlp;
-            }
+            RowMatrix fromMlp = mlp(*x);
+            normRows(kind, m_w.postMlpNorm, eps, &fromMlp);
+            *x += fromMlp;
             break;
+        }
+        case ResidualOrder::PostNorm: { // LayerNorm(hidden_states + input_tensor)
+            *x += attended;
+            normRows(kind, m_w.postAttnNorm, eps, x);
+            RowMatrix fromMlp = mlp(*x);
+            fromMlp += *x;
+            normRows(kind, m_w.postMlpNorm, eps, &fromMlp);
+            *x = std::move(fromMlp);
+            break;
+        }
         }
         return true;
     }
@@ -276,7 +285,8 @@ private:
     RowMatrix mlp(const RowMatrix &x) const
     {
         RowMatrix normed = x;
-        normRows(m_plan.base.inputNorm, m_w.mlpNorm, m_plan.base.normEps, &normed);
+        if (!m_plan.mlpNorm.isEmpty())
+            normRows(m_plan.norm, m_w.mlpNorm, m_plan.normEps, &normed);
         const Activation act = m_plan.activation;
         RowMatrix inner, out;
         if (m_plan.mlp == MlpKind::Plain) {
@@ -442,10 +452,10 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     }
     result.prenorm.shape = {tokens, hidden};
     result.prenorm.values.assign(x.data(), x.data() + x.size());
-    normRows(plan.finalNorm, d->finalNorm, plan.base.normEps, &x);
+    normRows(plan.finalNorm, d->finalNorm, plan.normEps, &x);
     if (options.hiddenStates)
         store(x, result.hiddenStates.values.data() + layers * tokens * hidden);
-    if (options.logits && !computeLogits(d->tensors, *d->weights, plan.finalSoftcap, x, options, threads,
+    if (options.logits && outputRows() > 0 && !computeLogits(d->tensors, *d->weights, plan.finalSoftcap, x, options, threads,
                                           &result.logits, error))
         return std::nullopt;
     return result;

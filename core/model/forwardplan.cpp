@@ -213,6 +213,69 @@ bool llamaLayers(ConfigKeys &keys, ForwardPlan *p)
            keys.boolean("tie_word_embeddings", gemma, &p->tied);
 }
 
+// OPTDecoderLayer (do_layer_norm_before): self_attn_layer_norm, self_attn (q/k/v/out_proj,
+// q scaled), final_layer_norm, fc1, activation_function, fc2; decoder.final_layer_norm; lm_head
+// tied to embed_tokens. OPT-350m's post-norm and project_in / project_out are refused.
+bool optLayers(ConfigKeys &keys, ForwardPlan *p)
+{
+    const LayerZeroPlan &b = p->base;
+    if (b.inputNorm == NormKind::None || !b.normAffine || b.embedDim != b.hiddenSize)
+        return keys.fail(QStringLiteral("OPT with do_layer_norm_before false, without affine "
+                                        "norms or with word_embed_proj_dim != hidden_size "
+                                        "(OPT-350m): pescope computes layer 0 of it but not the "
+                                        "whole forward pass"));
+    const bool bias = b.qkBias; // enable_bias
+    const QString attn = QStringLiteral("decoder.layers.%1.self_attn.");
+    p->attnNorm = QStringLiteral("decoder.layers.%1.self_attn_layer_norm");
+    p->mlpNorm = QStringLiteral("decoder.layers.%1.final_layer_norm");
+    p->query = linear(attn + QLatin1String("q_proj"), bias);
+    p->key = linear(attn + QLatin1String("k_proj"), bias);
+    p->value = linear(attn + QLatin1String("v_proj"), bias);
+    p->valueBias = bias;
+    p->output = linear(attn + QLatin1String("out_proj"), bias);
+    p->mlp = MlpKind::Plain;
+    p->fcIn = linear(QStringLiteral("decoder.layers.%1.fc1"), bias);
+    p->fcOut = linear(QStringLiteral("decoder.layers.%1.fc2"), bias);
+    p->finalNorm = NormKind::LayerNorm;
+    p->finalNormName = QStringLiteral("decoder.final_layer_norm");
+    p->lmHead = QStringLiteral("lm_head.weight");
+    bool removeFinal = false;
+    if (!keys.boolean("_remove_final_layer_norm", false, &removeFinal))
+        return false;
+    if (removeFinal)
+        p->finalNorm = NormKind::None;
+    return keys.count("ffn_dim", 4 * b.hiddenSize, &p->intermediate) &&
+           keys.activation("activation_function", "activation_function", QStringLiteral("relu"),
+                           &p->activation) &&
+           keys.boolean("tie_word_embeddings", true, &p->tied);
+}
+
+// BertLayer / RobertaLayer: self-attention (query/key/value), BertSelfOutput (dense, then
+// LayerNorm(h + x)), BertIntermediate (dense, hidden_act), BertOutput (dense, LayerNorm(h + a)).
+// No final norm; the encoder has no output matrix here (no logits).
+bool bertLayers(ConfigKeys &keys, ForwardPlan *p)
+{
+    const QString layer = QStringLiteral("encoder.layer.%1.");
+    p->norm = NormKind::LayerNorm;
+    p->normEps = p->base.embeddingEps; // layer_norm_eps
+    p->attnNorm.clear();
+    p->mlpNorm.clear();
+    p->residual = ResidualOrder::PostNorm;
+    p->postAttnNorm = layer + QLatin1String("attention.output.LayerNorm");
+    p->postMlpNorm = layer + QLatin1String("output.LayerNorm");
+    p->query = linear(layer + QLatin1String("attention.self.query"), true);
+    p->key = linear(layer + QLatin1String("attention.self.key"), true);
+    p->value = linear(layer + QLatin1String("attention.self.value"), true);
+    p->valueBias = true;
+    p->output = linear(layer + QLatin1String("attention.output.dense"), true);
+    p->mlp = MlpKind::Plain;
+    p->fcIn = linear(layer + QLatin1String("intermediate.dense"), true);
+    p->fcOut = linear(layer + QLatin1String("output.dense"), true);
+    p->finalNorm = NormKind::None;
+    return keys.count("intermediate_size", 4 * p->base.hiddenSize, &p->intermediate) &&
+           keys.activation("hidden_act", "hidden_act", QStringLiteral("gelu"), &p->activation);
+}
+
 // Each layer's positions, window and RoPE parameters from the config's layer map.
 bool perLayerPlan(const ModelConfig &config, ForwardPlan *p, QString *error)
 {
@@ -271,8 +334,14 @@ std::optional<ForwardPlan> forwardPlan(const QJsonObject &json, const ModelConfi
                                  : json.value(QLatin1String("text_config")).toObject();
     ConfigKeys keys(part, config.source, error);
     const QString &type = p.base.modelType;
+    p.norm = p.base.inputNorm;
+    p.normEps = p.base.normEps;
     bool ok = false;
-    if (type == QLatin1String("gpt2"))
+    if (type == QLatin1String("opt"))
+        ok = optLayers(keys, &p);
+    else if (type == QLatin1String("bert") || type == QLatin1String("roberta"))
+        ok = bertLayers(keys, &p);
+    else if (type == QLatin1String("gpt2"))
         ok = gpt2Layers(keys, &p);
     else if (type == QLatin1String("gpt_neox"))
         ok = neoxLayers(keys, &p);
@@ -283,8 +352,9 @@ std::optional<ForwardPlan> forwardPlan(const QJsonObject &json, const ModelConfi
         ok = llamaLayers(keys, &p);
     else
         keys.fail(QStringLiteral("%1 (model_type %2): pescope computes layer 0 of it but not "
-                                 "yet the whole forward pass (it does for GPT-2, GPT-NeoX, Llama, "
-                                 "Mistral, Qwen2, Qwen3, Gemma 1-3 and Phi-3)")
+                                 "yet the whole forward pass (it does for GPT-2, GPT-NeoX, OPT, "
+                                 "BERT, RoBERTa, Llama, Mistral, Qwen2, Qwen3, Gemma 1-3 and "
+                                 "Phi-3)")
                       .arg(p.base.architecture, type));
     if (ok && p.intermediate < 1)
         ok = keys.fail(QStringLiteral("intermediate_size is missing"));

@@ -35,6 +35,7 @@ enum class ResidualOrder {
     Sequential, // h = x + attn(n1(x)); out = h + mlp(n2(h))              (GPT-2, Llama, ...)
     Parallel,   // out = (mlp(n2(x)) + attn(n1(x))) + x                  (GPT-NeoX parallel)
     Sandwich,   // h = x + n3(attn(n1(x))); out = h + n4(mlp(n2(h)))     (Gemma 2 / 3)
+    PostNorm,   // h = n3(attn(x) + x); out = n4(mlp(h) + h)              (BERT, RoBERTa)
 };
 
 // A linear map's tensor: `name` (relative to the checkpoint's prefix, "%1" the layer index),
@@ -62,11 +63,14 @@ struct ForwardPlan
     qint64 intermediate = 0;
     std::vector<ForwardLayer> perLayer;
 
+    NormKind norm = NormKind::None; // the kind of the blocks' norms
+    double normEps = 0;
+
     // --- tensor names; "%1" stands for the layer index ---
-    QString attnNorm;     // in front of the attention (the norm kind and eps: base.inputNorm)
+    QString attnNorm;     // in front of the attention; empty: none (post-norm)
     QString mlpNorm;      // in front of the MLP
-    QString postAttnNorm; // Sandwich: on the attention's output
-    QString postMlpNorm;  // Sandwich: on the MLP's output
+    QString postAttnNorm; // Sandwich, PostNorm: on the attention's output (PostNorm: plus x)
+    QString postMlpNorm;  // Sandwich, PostNorm: on the MLP's output (PostNorm: plus h)
     LinearTensor query, key, value; // Separate layout; fused layouts: query names the fused one
     LinearTensor output;            // o_proj / c_proj / dense
     LinearTensor fcIn, fcOut;       // Plain MLP
@@ -81,7 +85,7 @@ struct ForwardPlan
     NormKind finalNorm = NormKind::None;
     QString finalNormName; // "norm", "ln_f", "final_layer_norm" (relative to the prefix)
     // The output matrix (vocab x hidden), at the checkpoint's root ("lm_head.weight",
-    // "embed_out.weight"); tied: the token table.
+    // "embed_out.weight"); tied: the token table. Empty and not tied: no logits (BERT).
     QString lmHead;
     bool tied = false;
     double finalSoftcap = 0; // Gemma 2's final_logit_softcapping; 0 = none

@@ -72,10 +72,10 @@ std::vector<ForwardWeights::Wanted> ForwardWeights::blockTensors(qint64 index) c
         if (spec.bias)
             out.push_back({full(spec.name, index) + QLatin1String(".bias"), {rows}});
     };
-    norm(m_plan.attnNorm, b.inputNorm);
-    norm(m_plan.mlpNorm, b.inputNorm);
-    norm(m_plan.postAttnNorm, b.inputNorm);
-    norm(m_plan.postMlpNorm, b.inputNorm);
+    norm(m_plan.attnNorm, m_plan.norm);
+    norm(m_plan.mlpNorm, m_plan.norm);
+    norm(m_plan.postAttnNorm, m_plan.norm);
+    norm(m_plan.postMlpNorm, m_plan.norm);
     switch (b.layout) {
     case QkvLayout::Separate:
         lin(m_plan.query, qDim, hidden);
@@ -151,6 +151,8 @@ bool ForwardWeights::check(QString *error)
             return false;
     }
     m_outputName = m_plan.tied ? m_prefix + m_plan.base.embedTensor : m_plan.lmHead;
+    if (m_outputName.isEmpty())
+        return true; // no logits
     if (!checkTensor({m_outputName, {-1, hidden}}, error))
         return false;
     const std::optional<TensorInfo> info = m_tensors.find(m_outputName, error);
@@ -279,14 +281,13 @@ bool ForwardWeights::readMlp(qint64 i, BlockWeights *out, QStringList *warnings,
 
 bool ForwardWeights::load(qint64 i, BlockWeights *out, QStringList *warnings, QString *error)
 {
-    const NormKind kind = m_plan.base.inputNorm;
-    return readNorm(full(m_plan.attnNorm, i), kind, &out->attnNorm, warnings, error) &&
-           readNorm(full(m_plan.mlpNorm, i), kind, &out->mlpNorm, warnings, error) &&
-           (m_plan.postAttnNorm.isEmpty() ||
-            readNorm(full(m_plan.postAttnNorm, i), kind, &out->postAttnNorm, warnings, error)) &&
-           (m_plan.postMlpNorm.isEmpty() ||
-            readNorm(full(m_plan.postMlpNorm, i), kind, &out->postMlpNorm, warnings, error)) &&
-           readAttention(i, out, warnings, error) && readMlp(i, out, warnings, error);
+    const auto norm = [&](const QString &name, NormWeights *target) {
+        return name.isEmpty() || readNorm(full(name, i), m_plan.norm, target, warnings, error);
+    };
+    return norm(m_plan.attnNorm, &out->attnNorm) && norm(m_plan.mlpNorm, &out->mlpNorm) &&
+           norm(m_plan.postAttnNorm, &out->postAttnNorm) &&
+           norm(m_plan.postMlpNorm, &out->postMlpNorm) && readAttention(i, out, warnings, error) &&
+           readMlp(i, out, warnings, error);
 }
 
 bool ForwardWeights::loadFinalNorm(NormWeights *out, QString *error)

@@ -27,8 +27,16 @@ The port follows these functions of transformers (v4.49-v5 source, same formulas
   post_attention_layernorm on the attention output, pre/post_feedforward_layernorm around the MLP).
 - GemmaModel's embedding scale sqrt(hidden_size); Gemma2ForCausalLM's final_logit_softcapping.
 - Qwen2Attention: q/k/v biases, o_proj without.
+- OPTDecoder (embed_tokens + embed_positions from row 2), OPTDecoderLayer with
+  do_layer_norm_before (self_attn_layer_norm, OPTAttention's q_proj(x) * scaling, fc1, relu, fc2,
+  final_layer_norm), decoder.final_layer_norm, lm_head tied to embed_tokens.
+- BertEmbeddings (LayerNorm(word + token_type[0] + position)), RobertaEmbeddings'
+  create_position_ids_from_input_ids (padding_idx + running count), BertSelfAttention
+  (bidirectional, / sqrt(head_dim)), BertSelfOutput / BertOutput (LayerNorm(dense(h) + input)),
+  BertIntermediate (gelu, exact erf). BertModel has no output matrix: no logits.
 """
 import json
+import math
 import os
 import struct
 import zlib
@@ -181,6 +189,79 @@ def forward(spec, w):
     return np.stack(attns), np.stack(hidden), prenorm, logits
 
 
+def layer_norm(x, w, b, eps):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+def mha(h, g, names, causal, scale_query):
+    """Multi-head attention (heads = key/value heads): probabilities and the context."""
+    L = h.shape[0]
+    q, k, v = (h @ g(n + ".weight").T + g(n + ".bias") for n in names)
+    scaling = HEAD_DIM ** -0.5
+    if scale_query:  # OPTAttention: q_proj(x) * scaling
+        q = q * scaling
+    q, k, v = (t.reshape(L, HEADS, HEAD_DIM).transpose(1, 0, 2) for t in (q, k, v))
+    s = q @ k.transpose(0, 2, 1)
+    if not scale_query:
+        s = s / math.sqrt(HEAD_DIM)
+    if causal:
+        s = np.where(np.tril(np.ones((L, L), dtype=bool)), s, -np.inf)
+    s = np.exp(s - s.max(axis=-1, keepdims=True))
+    a = s / s.sum(axis=-1, keepdims=True)
+    return a, (a @ v).transpose(1, 0, 2).reshape(L, HEADS * HEAD_DIM)
+
+
+def forward_opt(spec, w):
+    g = lambda n: w[n].astype(np.float64)
+    L = len(IDS)
+    x = g("model.decoder.embed_tokens.weight")[IDS] + g("model.decoder.embed_positions.weight")[np.arange(L) + 2]
+    hidden, attns = [x], []
+    for i in range(LAYERS):
+        p = f"model.decoder.layers.{i}."
+        h = layer_norm(x, g(p + "self_attn_layer_norm.weight"), g(p + "self_attn_layer_norm.bias"), 1e-5)
+        a, ctx = mha(h, g, [p + "self_attn." + n for n in ("q_proj", "k_proj", "v_proj")], True, True)
+        attns.append(a)
+        x = x + ctx @ g(p + "self_attn.out_proj.weight").T + g(p + "self_attn.out_proj.bias")
+        h = layer_norm(x, g(p + "final_layer_norm.weight"), g(p + "final_layer_norm.bias"), 1e-5)
+        h = np.maximum(h @ g(p + "fc1.weight").T + g(p + "fc1.bias"), 0)
+        x = x + h @ g(p + "fc2.weight").T + g(p + "fc2.bias")
+        hidden.append(x)
+    prenorm = x
+    final = layer_norm(x, g("model.decoder.final_layer_norm.weight"), g("model.decoder.final_layer_norm.bias"), 1e-5)
+    hidden[-1] = final
+    return np.stack(attns), np.stack(hidden), prenorm, final @ g("model.decoder.embed_tokens.weight").T
+
+
+def forward_bert(spec, w):
+    g = lambda n: w[n].astype(np.float64)
+    eps = spec["config"]["layer_norm_eps"]
+    L = len(IDS)
+    if spec["config"]["model_type"] == "roberta":
+        pad = spec["config"]["pad_token_id"]
+        mask = np.array([i != pad for i in IDS], dtype=np.int64)
+        positions = np.cumsum(mask) * mask + pad
+    else:
+        positions = np.arange(L)
+    x = g("embeddings.word_embeddings.weight")[IDS] + g("embeddings.token_type_embeddings.weight")[0]
+    x = x + g("embeddings.position_embeddings.weight")[positions]
+    x = layer_norm(x, g("embeddings.LayerNorm.weight"), g("embeddings.LayerNorm.bias"), eps)
+    hidden, attns = [x], []
+    gelu = lambda t: 0.5 * t * (1 + np.vectorize(math.erf)(t / math.sqrt(2)))
+    for i in range(LAYERS):
+        p = f"encoder.layer.{i}."
+        a, ctx = mha(x, g, [p + "attention.self." + n for n in ("query", "key", "value")], False, False)
+        attns.append(a)
+        h = ctx @ g(p + "attention.output.dense.weight").T + g(p + "attention.output.dense.bias")
+        x = layer_norm(h + x, g(p + "attention.output.LayerNorm.weight"), g(p + "attention.output.LayerNorm.bias"), eps)
+        m = gelu(x @ g(p + "intermediate.dense.weight").T + g(p + "intermediate.dense.bias"))
+        m = m @ g(p + "output.dense.weight").T + g(p + "output.dense.bias")
+        x = layer_norm(m + x, g(p + "output.LayerNorm.weight"), g(p + "output.LayerNorm.bias"), eps)
+        hidden.append(x)
+    return np.stack(attns), np.stack(hidden), x, None
+
+
 # ---- the models ---------------------------------------------------------------------------------
 
 
@@ -222,8 +303,63 @@ MODELS = {
 }
 
 
+def opt_config():
+    return {"architectures": ["OPTForCausalLM"], "model_type": "opt", "hidden_size": HIDDEN,
+            "num_attention_heads": HEADS, "num_hidden_layers": LAYERS, "ffn_dim": INTER,
+            "max_position_embeddings": 64, "do_layer_norm_before": True,
+            "word_embed_proj_dim": HIDDEN, "enable_bias": True, "activation_function": "relu",
+            "vocab_size": VOCAB, "torch_dtype": "float32", "pad_token_id": 1}
+
+
+def bert_config(model_type, arch, **extra):
+    c = {"architectures": [arch], "model_type": model_type, "hidden_size": HIDDEN,
+         "num_attention_heads": HEADS, "num_hidden_layers": LAYERS, "intermediate_size": INTER,
+         "max_position_embeddings": 64, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+         "hidden_act": "gelu", "vocab_size": VOCAB, "torch_dtype": "float32",
+         "position_embedding_type": "absolute"}
+    c.update(extra)
+    return c
+
+
+MODELS["opt-tiny"] = dict(seed=2007, config=opt_config())
+MODELS["bert-tiny"] = dict(seed=2008, config=bert_config("bert", "BertModel", pad_token_id=0))
+MODELS["roberta-tiny"] = dict(seed=2009, config=bert_config(
+    "roberta", "RobertaModel", pad_token_id=1, max_position_embeddings=66))
+
+
 def shapes_of(c):
     t = c["model_type"]
+    if t == "opt":
+        s = {"model.decoder.embed_tokens.weight": (VOCAB, HIDDEN),
+             "model.decoder.embed_positions.weight": (66, HIDDEN),
+             "model.decoder.final_layer_norm.weight": (HIDDEN,),
+             "model.decoder.final_layer_norm.bias": (HIDDEN,)}
+        for i in range(LAYERS):
+            p = f"model.decoder.layers.{i}."
+            for n in ("q_proj", "k_proj", "v_proj", "out_proj"):
+                s[p + f"self_attn.{n}.weight"] = (HIDDEN, HIDDEN)
+                s[p + f"self_attn.{n}.bias"] = (HIDDEN,)
+            for n in ("self_attn_layer_norm", "final_layer_norm"):
+                s[p + n + ".weight"] = (HIDDEN,)
+                s[p + n + ".bias"] = (HIDDEN,)
+            s[p + "fc1.weight"], s[p + "fc1.bias"] = (INTER, HIDDEN), (INTER,)
+            s[p + "fc2.weight"], s[p + "fc2.bias"] = (HIDDEN, INTER), (HIDDEN,)
+        return s
+    if t in ("bert", "roberta"):
+        s = {"embeddings.word_embeddings.weight": (VOCAB, HIDDEN),
+             "embeddings.position_embeddings.weight": (c["max_position_embeddings"], HIDDEN),
+             "embeddings.token_type_embeddings.weight": (2, HIDDEN),
+             "embeddings.LayerNorm.weight": (HIDDEN,), "embeddings.LayerNorm.bias": (HIDDEN,)}
+        for i in range(LAYERS):
+            p = f"encoder.layer.{i}."
+            for n in ("attention.self.query", "attention.self.key", "attention.self.value",
+                      "attention.output.dense"):
+                s[p + n + ".weight"], s[p + n + ".bias"] = (HIDDEN, HIDDEN), (HIDDEN,)
+            for n in ("attention.output.LayerNorm", "output.LayerNorm"):
+                s[p + n + ".weight"], s[p + n + ".bias"] = (HIDDEN,), (HIDDEN,)
+            s[p + "intermediate.dense.weight"], s[p + "intermediate.dense.bias"] = (INTER, HIDDEN), (INTER,)
+            s[p + "output.dense.weight"], s[p + "output.dense.bias"] = (HIDDEN, INTER), (HIDDEN,)
+        return s
     s = {"model.embed_tokens.weight": (VOCAB, HIDDEN), "model.norm.weight": (HIDDEN,)}
     if not c["tie_word_embeddings"]:
         s["lm_head.weight"] = (VOCAB, HIDDEN)
@@ -281,8 +417,11 @@ def main():
                 weight_map.update({k: file for k in part})
             with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
                 json.dump({"metadata": {}, "weight_map": weight_map}, f, indent=2, sort_keys=True)
-        attn, hidden, prenorm, logits = forward(spec, w)
+        run = {"opt": forward_opt, "bert": forward_bert, "roberta": forward_bert}.get(c["model_type"], forward)
+        attn, hidden, prenorm, logits = run(spec, w)
         for key, value in (("attn", attn), ("hidden", hidden), ("prenorm", prenorm), ("logits", logits)):
+            if value is None:
+                continue
             np.save(os.path.join(folder, "ref", key + ".npy"), value.astype(np.float32))
         with open(os.path.join(folder, "ref", "ids.json"), "w") as f:
             json.dump({"ids": IDS}, f)
