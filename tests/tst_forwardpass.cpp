@@ -8,6 +8,7 @@
 #include "modelreference.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -18,6 +19,8 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 using namespace pe;
 using namespace pe::test;
@@ -65,6 +68,49 @@ std::vector<int> idsOf(const QJsonObject &phrase)
     return ids;
 }
 
+// Copies the files of `from` (not its ref/) into `to`.
+bool copyModel(const QString &from, const QString &to)
+{
+    const QDir source(from);
+    for (const QString &name : source.entryList(QDir::Files))
+        if (!QFile::copy(source.filePath(name), to + QLatin1Char('/') + name))
+            return false;
+    return true;
+}
+
+// Sets config.json's `key` to `value` in `folder`.
+bool setConfig(const QString &folder, const QString &key, const QJsonValue &value)
+{
+    QFile file(folder + QStringLiteral("/config.json"));
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
+    file.close();
+    config.insert(key, value);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return false;
+    file.write(QJsonDocument(config).toJson());
+    return true;
+}
+
+// Overwrites the first value of tensor `name` in a float32 safetensors file with `value`.
+bool poke(const QString &path, const QString &name, float value)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadWrite))
+        return false;
+    const QByteArray head = file.read(8);
+    quint64 length = 0;
+    std::memcpy(&length, head.constData(), sizeof length);
+    const QJsonObject header = QJsonDocument::fromJson(file.read(qint64(length))).object();
+    const QJsonArray offsets =
+        header.value(name).toObject().value(QLatin1String("data_offsets")).toArray();
+    if (offsets.isEmpty())
+        return false;
+    file.seek(8 + qint64(length) + offsets[0].toInteger());
+    return file.write(reinterpret_cast<const char *>(&value), sizeof value) == sizeof value;
+}
+
 } // namespace
 
 class TestForwardPass : public QObject
@@ -78,6 +124,11 @@ private slots:
     void matchesPort();
     void progressAndCancel();
     void withoutOptionalResults();
+    void shapesContradictingConfig();
+    void nanWeights();
+    void tooManyLayers();
+    void missingShard();
+    void badInput();
 };
 
 void TestForwardPass::matchesTransformers_data()
@@ -285,6 +336,103 @@ void TestForwardPass::withoutOptionalResults()
     QVERIFY(some->hiddenStates.values.empty());
     QCOMPARE(some->logits.values, all->logits.values);
     QCOMPARE(some->prenorm.values, all->prenorm.values);
+}
+
+// A config.json whose sizes contradict the weights: refused by open(), naming the tensor, before
+// any computation.
+void TestForwardPass::shapesContradictingConfig()
+{
+    QTemporaryDir dir;
+    QVERIFY(copyModel(layersFolder(QStringLiteral("llama-tiny4")), dir.path()));
+    QVERIFY(setConfig(dir.path(), QStringLiteral("intermediate_size"), 256));
+    QString error;
+    QVERIFY(!ForwardPass::open(dir.path(), &error));
+    QVERIFY2(error.contains(QLatin1String("model.layers.0.mlp.gate_proj.weight")) &&
+                 error.contains(QLatin1String("[128, 64]")) &&
+                 error.contains(QLatin1String("[256, 64]")),
+             qPrintable(error));
+    // Key/value heads that do not divide the query heads.
+    QVERIFY(setConfig(dir.path(), QStringLiteral("intermediate_size"), 128));
+    QVERIFY(setConfig(dir.path(), QStringLiteral("num_key_value_heads"), 3));
+    QVERIFY(!ForwardPass::open(dir.path(), &error));
+    QVERIFY2(error.contains(QLatin1String("key/value heads")), qPrintable(error));
+    // An untied output matrix that the checkpoint does not hold (Qwen3's is tied and left out).
+    QTemporaryDir tied;
+    QVERIFY(copyModel(layersFolder(QStringLiteral("qwen3-tiny4")), tied.path()));
+    QVERIFY(setConfig(tied.path(), QStringLiteral("tie_word_embeddings"), false));
+    QVERIFY(!ForwardPass::open(tied.path(), &error));
+    QVERIFY2(error.contains(QLatin1String("lm_head.weight")), qPrintable(error));
+}
+
+// A NaN in a weight: the pass runs, and says which tensor.
+void TestForwardPass::nanWeights()
+{
+    QTemporaryDir dir;
+    QVERIFY(copyModel(layersFolder(QStringLiteral("gpt2-tiny4")), dir.path()));
+    QVERIFY(poke(dir.path() + QStringLiteral("/model.safetensors"),
+                 QStringLiteral("transformer.h.2.mlp.c_proj.weight"),
+                 std::numeric_limits<float>::quiet_NaN()));
+    QString error;
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(dir.path(), &error);
+    QVERIFY2(pass, qPrintable(error));
+    const std::vector<int> ids = {1, 2, 3};
+    const std::optional<ForwardResult> result = pass->run(ids, {}, &error);
+    QVERIFY2(result, qPrintable(error));
+    QCOMPARE(result->warnings.size(), 1);
+    QVERIFY2(result->warnings[0].contains(QLatin1String("transformer.h.2.mlp.c_proj.weight")),
+             qPrintable(result->warnings[0]));
+    // Layers before the bad one are untouched: hidden_states[2] is finite.
+    const qint64 perState = 3 * pass->hiddenSize();
+    for (qint64 i = 0; i < 3 * perState; ++i)
+        QVERIFY(std::isfinite(result->hiddenStates.values[std::size_t(i)]));
+}
+
+// 10^6 layers are refused when config.json is read; 100,000 (within the layer map's bound)
+// with a checkpoint of 4 are refused by name before any computation.
+void TestForwardPass::tooManyLayers()
+{
+    QTemporaryDir dir;
+    QVERIFY(copyModel(layersFolder(QStringLiteral("qwen3-tiny4")), dir.path()));
+    QVERIFY(setConfig(dir.path(), QStringLiteral("num_hidden_layers"), 1000000));
+    QString error;
+    QVERIFY(!ForwardPass::open(dir.path(), &error));
+    QVERIFY2(error.contains(QLatin1String("1000000 layers")), qPrintable(error));
+    QVERIFY(setConfig(dir.path(), QStringLiteral("num_hidden_layers"), 100000));
+    QVERIFY(!ForwardPass::open(dir.path(), &error));
+    QVERIFY2(error.contains(QLatin1String("model.layers.4.")), qPrintable(error));
+}
+
+// A sharded model with a shard missing: refused by open(), naming the file.
+void TestForwardPass::missingShard()
+{
+    QTemporaryDir dir;
+    QVERIFY(copyModel(QFINDTESTDATA(QStringLiteral("data/models-forward/qwen2-tiny")),
+                      dir.path()));
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("model-00002-of-00002.safetensors"))));
+    QString error;
+    QVERIFY(!ForwardPass::open(dir.path(), &error));
+    QVERIFY2(error.contains(QLatin1String("model-00002-of-00002.safetensors")),
+             qPrintable(error));
+}
+
+// Ids outside the table, no ids, more positions than the table holds: refused, no work done.
+void TestForwardPass::badInput()
+{
+    QString error;
+    const std::unique_ptr<ForwardPass> pass =
+        ForwardPass::open(layersFolder(QStringLiteral("gpt2-tiny4")), &error);
+    QVERIFY2(pass, qPrintable(error));
+    QCOMPARE(pass->maxTokens(), 256); // n_positions
+    const std::vector<int> outside = {1, 3000};
+    QVERIFY(!pass->run(outside, {}, &error));
+    QVERIFY2(error.contains(QLatin1String("3000")), qPrintable(error));
+    QVERIFY(!pass->run({}, {}, &error));
+    QVERIFY2(error.contains(QLatin1String("no tokens")), qPrintable(error));
+    const std::vector<int> tooLong(257, 5);
+    QVERIFY(!pass->run(tooLong, {}, &error));
+    QVERIFY2(error.contains(QLatin1String("256")), qPrintable(error));
+    const std::vector<int> negative = {-1};
+    QVERIFY(!pass->run(negative, {}, &error));
 }
 
 QTEST_GUILESS_MAIN(TestForwardPass)

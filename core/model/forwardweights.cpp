@@ -137,7 +137,8 @@ bool ForwardWeights::checkTensor(const Wanted &wanted, QString *error)
 
 bool ForwardWeights::check(QString *error)
 {
-    m_names = m_tensors.tensorNames();
+    const QStringList names = m_tensors.tensorNames();
+    m_names = QSet<QString>(names.begin(), names.end());
     const qint64 hidden = m_plan.base.hiddenSize;
     for (qint64 i = 0; i < m_plan.layers; ++i)
         for (const Wanted &w : blockTensors(i))

@@ -7,6 +7,7 @@
 #include "model/forwardplan.h"
 #include "model/layerzeroweights.h"
 
+#include <QSet>
 #include <QStringList>
 
 namespace pe {
@@ -64,7 +65,7 @@ private:
     const ForwardPlan &m_plan;
     ModelTensors &m_tensors;
     QString m_prefix;
-    QStringList m_names;
+    QSet<QString> m_names;
     QString m_outputName;
     qint64 m_outputRows = 0;
 };
