@@ -124,6 +124,7 @@ private slots:
     void matchesPort();
     void progressAndCancel();
     void withoutOptionalResults();
+    void oneLayersAttention();
     void shapesContradictingConfig();
     void nanWeights();
     void tooManyLayers();
@@ -336,6 +337,42 @@ void TestForwardPass::withoutOptionalResults()
     QVERIFY(some->hiddenStates.values.empty());
     QCOMPARE(some->logits.values, all->logits.values);
     QCOMPARE(some->prenorm.values, all->prenorm.values);
+}
+
+// attentionLayer: only that layer's attention is kept, equal to the whole pass's; without hidden
+// states and logits the pass stops after it (progress says so); a layer the model lacks is
+// refused.
+void TestForwardPass::oneLayersAttention()
+{
+    QString error;
+    const std::unique_ptr<ForwardPass> pass =
+        ForwardPass::open(layersFolder(QStringLiteral("neox-tiny4")), &error);
+    QVERIFY2(pass, qPrintable(error));
+    const std::vector<int> ids = {7, 70, 700, 1700, 2999};
+    const std::optional<ForwardResult> all = pass->run(ids, {}, &error);
+    QVERIFY2(all, qPrintable(error));
+    ForwardOptions options;
+    options.attentionLayer = 2;
+    options.hiddenStates = false;
+    options.logits = false;
+    std::vector<qint64> seen;
+    options.progress = [&](qint64 done, qint64 total) {
+        QCOMPARE(total, 4);
+        seen.push_back(done);
+    };
+    const std::optional<ForwardResult> one = pass->run(ids, options, &error);
+    QVERIFY2(one, qPrintable(error));
+    QCOMPARE(seen, (std::vector<qint64>{0, 1, 2, 3}));
+    QCOMPARE(one->attentions.shape, (std::vector<qint64>{1, 4, 5, 5}));
+    const auto perLayer = qsizetype(4 * 5 * 5);
+    const std::vector<float> layer2(all->attentions.values.begin() + 2 * perLayer,
+                                    all->attentions.values.begin() + 3 * perLayer);
+    QCOMPARE(one->attentions.values, layer2);
+    QVERIFY(one->logits.values.empty());
+    options.attentionLayer = 4;
+    options.progress = nullptr;
+    QVERIFY(!pass->run(ids, options, &error));
+    QVERIFY2(error.contains(QLatin1String("layer 4: the model has 4 layers")), qPrintable(error));
 }
 
 // A config.json whose sizes contradict the weights: refused by open(), naming the tensor, before

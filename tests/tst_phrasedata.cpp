@@ -77,6 +77,8 @@ private slots:
     void tooLong();
     void unwritableOutput();
     void phraseFile();
+    void laterLayers_data();
+    void laterLayers();
 
 private:
     // Runs `pescope data --model folder --phrase text` with `extra`; the array, or a failure.
@@ -262,8 +264,18 @@ void TestPhraseData::refusals_data()
         QTest::addRow("%s", name) << (QStringList{QStringLiteral("data")} + args)
                                   << QString::fromUtf8(expected);
     };
-    add("layer 1", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("1")},
-        "layer 1: pescope computes layer 0 only");
+    add("layer 2", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("2")},
+        "layer 2: LlamaForCausalLM has 2 layers (0 to 1)");
+    add("layer 1 without positions",
+        phrase + QStringList{QStringLiteral("--what"), QStringLiteral("attention"),
+                             QStringLiteral("--layer"), QStringLiteral("1"),
+                             QStringLiteral("--no-positions")},
+        "--no-positions applies to layer 0 only (--layer 1)");
+    add("layer 1 embeddings",
+        phrase + QStringList{QStringLiteral("--what"), QStringLiteral("embeddings"),
+                             QStringLiteral("--layer"), QStringLiteral("1")},
+        "the embeddings are hidden_states[0], the input of layer 0; layer 1 applies to the "
+        "attention");
     add("layer -1", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("-1")},
         "--layer must be between 0");
     add("what matrix", phrase + QStringList{QStringLiteral("--what"), QStringLiteral("matrix")},
@@ -336,6 +348,42 @@ void TestPhraseData::refusals()
              qPrintable(err));
     QVERIFY2(err.contains(expected), qPrintable(err));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.npy"))));
+}
+
+void TestPhraseData::laterLayers_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("layer");
+    for (const char *model : {"gpt2-tiny4", "llama-tiny4", "qwen3-tiny4", "neox-tiny4"})
+        for (const int layer : {1, 3})
+            QTest::addRow("%s layer %d", model, layer) << QString::fromLatin1(model) << layer;
+}
+
+// --layer N > 0: layer N's attention through the whole forward pass, text in, array out, against
+// transformers' attentions[N] (tests/data/models-layers) for two phrases.
+void TestPhraseData::laterLayers()
+{
+    QFETCH(QString, model);
+    QFETCH(int, layer);
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-layers/") + model);
+    const QJsonArray cases = phraseCases(folder);
+    QVERIFY(cases.size() >= 4);
+    for (const int index : {0, 3}) {
+        const QJsonObject phrase = cases[index].toObject();
+        const qint64 tokens = phrase.value(QLatin1String("ids")).toArray().size();
+        const Array attention =
+            run(folder, phrase.value(QLatin1String("text")).toString(),
+                {QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--layer"),
+                 QString::number(layer)});
+        QCOMPARE(attention.shape, (std::vector<qint64>{4, tokens, tokens}));
+        const Array all = readNpy(folder + QStringLiteral("/ref/") +
+                                  phrase.value(QLatin1String("attn")).toString());
+        const auto perLayer = qsizetype(4 * tokens * tokens);
+        const std::vector<float> expected(all.values.begin() + layer * perLayer,
+                                          all.values.begin() + (layer + 1) * perLayer);
+        // tst_forwardpass's bound for the deeper layers (float32 rounding grows with depth).
+        PE_COMPARE_ARRAY(attention.values, expected, (Tolerance{.absolute = 2.5e-5}));
+    }
 }
 
 // --phrase-file: the phrase read from a file gives transformers' arrays as --phrase does.

@@ -359,7 +359,15 @@ bool checkRun(const ForwardPass &pass, qint64 layers, std::span<const int> ids,
     const qint64 widest = std::max(pass.hiddenSize(), pass.heads() * tokens);
     if (perLayer > limits::maxForwardResultValues || tokens * widest > limits::maxForwardResultValues)
         return tooMany("attention of one layer", perLayer);
-    if (options.attentions && perLayer * layers > limits::maxForwardResultValues)
+    if (options.attentionLayer >= layers) {
+        *error = QStringLiteral("layer %1: the model has %2 layers (0 to %3)")
+                     .arg(options.attentionLayer)
+                     .arg(layers)
+                     .arg(layers - 1);
+        return false;
+    }
+    const qint64 kept = options.attentionLayer >= 0 ? 1 : layers;
+    if (options.attentions && perLayer * kept > limits::maxForwardResultValues)
         return tooMany("attention of every layer", perLayer * layers);
     const qint64 hidden = (layers + 1) * tokens * pass.hiddenSize();
     if (options.hiddenStates && hidden > limits::maxForwardResultValues)
@@ -415,17 +423,21 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     if (!checkRun(*this, layers, ids, options, error))
         return std::nullopt;
     const int threads = options.threads > 0 ? options.threads : hardwareThreads();
+    const qint64 only = options.attentionLayer;
+    const qint64 kept = only >= 0 ? 1 : layers;
+    // Only one layer's attention asked for: the layers after it change nothing asked for.
+    const qint64 last = only >= 0 && !options.hiddenStates && !options.logits ? only : layers - 1;
     const auto progress = [&](qint64 done) {
         if (options.progress)
-            options.progress(done, layers + 1);
+            options.progress(done, last + 2);
     };
     ForwardResult result;
     RowMatrix x;
     if (!embeddingOutput(plan.base, d->embedding, d->tensors, ids, true, &x, error))
         return std::nullopt;
     if (options.attentions) {
-        result.attentions.shape = {layers, plan.base.heads, tokens, tokens};
-        result.attentions.values.assign(std::size_t(layers * plan.base.heads * tokens * tokens), 0);
+        result.attentions.shape = {kept, plan.base.heads, tokens, tokens};
+        result.attentions.values.assign(std::size_t(kept * plan.base.heads * tokens * tokens), 0);
     }
     if (options.hiddenStates) {
         result.hiddenStates.shape = {layers + 1, tokens, hidden};
@@ -433,16 +445,16 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
         store(x, result.hiddenStates.values.data());
     }
     progress(0);
-    for (qint64 i = 0; i < layers; ++i) {
+    for (qint64 i = 0; i <= last; ++i) {
         if (cancelled(options, error))
             return std::nullopt;
         BlockWeights weights; // float32 only while this layer runs
         if (!d->weights->load(i, &weights, &result.warnings, error))
             return std::nullopt;
-        float *probabilities =
-            options.attentions
-                ? result.attentions.values.data() + i * plan.base.heads * tokens * tokens
-                : nullptr;
+        float *probabilities = nullptr;
+        if (options.attentions && (only < 0 || only == i))
+            probabilities = result.attentions.values.data() +
+                            (only < 0 ? i : 0) * plan.base.heads * tokens * tokens;
         BlockRunner block(plan, i, weights, threads);
         if (!block.run(&x, probabilities, error))
             return std::nullopt;
@@ -450,6 +462,8 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
             store(x, result.hiddenStates.values.data() + (i + 1) * tokens * hidden);
         progress(i + 1);
     }
+    if (last < layers - 1)
+        return result; // stopped early: no final norm, no logits
     result.prenorm.shape = {tokens, hidden};
     result.prenorm.values.assign(x.data(), x.data() + x.size());
     normRows(plan.finalNorm, d->finalNorm, plan.normEps, &x);

@@ -32,10 +32,15 @@ constexpr qint64 maxForwardResultValues = qint64(1) << 28;
 struct ForwardOptions
 {
     bool attentions = true;   // every layer's probabilities
+    // >= 0: of the attentions, only this layer's ({1, heads, tokens, tokens}); without hidden
+    // states and logits the pass then stops after that layer.
+    qint64 attentionLayer = -1;
     bool hiddenStates = true; // every hidden state
     bool logits = true;
     int threads = 0; // 0: one per hardware thread
-    // Called after the embedding layer (0) and after each block (1 .. layers), with the total.
+    // Called after the embedding layer (0) and after each block run (1 .. layers, or up to
+    // attentionLayer + 1 when the pass stops there), with the total (layers + 1, or
+    // attentionLayer + 2).
     std::function<void(qint64 done, qint64 total)> progress;
     // Set from any thread to stop between layers (run() then fails, saying it was cancelled).
     const std::atomic<bool> *cancel = nullptr;
