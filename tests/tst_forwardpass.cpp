@@ -129,6 +129,7 @@ private slots:
     void nanWeights();
     void tooManyLayers();
     void missingShard();
+    void hugeHeaderClaim();
     void badInput();
 };
 
@@ -450,6 +451,40 @@ void TestForwardPass::missingShard()
     QVERIFY(!ForwardPass::open(dir.path(), &error));
     QVERIFY2(error.contains(QLatin1String("model-00002-of-00002.safetensors")),
              qPrintable(error));
+}
+
+// A safetensors header claiming a tensor of 10^15 bytes in a file of 2 MB: refused by open(),
+// nothing read or allocated for it.
+void TestForwardPass::hugeHeaderClaim()
+{
+    QTemporaryDir dir;
+    QVERIFY(copyModel(layersFolder(QStringLiteral("llama-tiny4")), dir.path()));
+    const QString path = dir.filePath(QStringLiteral("model.safetensors"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    file.close();
+    quint64 length = 0;
+    std::memcpy(&length, bytes.constData(), sizeof length);
+    QJsonObject header = QJsonDocument::fromJson(bytes.mid(8, qsizetype(length))).object();
+    const QString name = QStringLiteral("model.layers.2.mlp.down_proj.weight");
+    QJsonObject tensor = header.value(name).toObject();
+    const qint64 start = tensor.value(QLatin1String("data_offsets")).toArray()[0].toInteger();
+    const qint64 claimed = qint64(1000000000000000); // 10^15 bytes = 64 x 3.90625e12 float32
+    tensor.insert(QStringLiteral("shape"), QJsonArray{64, claimed / 4 / 64});
+    tensor.insert(QStringLiteral("data_offsets"), QJsonArray{start, start + claimed});
+    header.insert(name, tensor);
+    QByteArray text = QJsonDocument(header).toJson(QJsonDocument::Compact);
+    text.append(QByteArray((8 - text.size() % 8) % 8, ' '));
+    const quint64 newLength = quint64(text.size());
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(reinterpret_cast<const char *>(&newLength), sizeof newLength);
+    file.write(text);
+    file.write(bytes.mid(8 + qsizetype(length)));
+    file.close();
+    QString error;
+    QVERIFY(!ForwardPass::open(dir.path(), &error));
+    QVERIFY2(error.contains(QLatin1String("model.safetensors")), qPrintable(error));
 }
 
 // Ids outside the table, no ids, more positions than the table holds: refused, no work done.
