@@ -235,6 +235,8 @@ void TestForwardPass::matchesPort_data()
         << QStringLiteral("gemma3-tiny") << QStringLiteral("gemma3_text");
     QTest::newRow("phi3 (fused qkv and gate_up, partial rotary, F16)")
         << QStringLiteral("phi3-tiny") << QStringLiteral("phi3");
+    QTest::newRow("smollm3 (layer 2 without RoPE: no_rope_layers)")
+        << QStringLiteral("smollm3-tiny") << QStringLiteral("smollm3");
     QTest::newRow("opt (learned positions from row 2, q scaled, relu)")
         << QStringLiteral("opt-tiny") << QStringLiteral("opt");
     QTest::newRow("bert (post-norm, bidirectional, no logits)")

@@ -161,7 +161,8 @@ bool neoxLayers(ConfigKeys &keys, ForwardPlan *p)
 
 // LlamaDecoderLayer and the layers built like it: input_layernorm, self_attn (q/k/v/o_proj;
 // Phi-3: qkv_proj), post_attention_layernorm, mlp (gate/up/down_proj; Phi-3: gate_up_proj),
-// norm, lm_head. Gemma 2 / 3 add the post-attention and pre/post-feedforward norms.
+// norm, lm_head. Gemma 2 / 3 add the post-attention and pre/post-feedforward norms; SmolLM3's
+// NoPE layers (no_rope_layers) come with the layer map.
 bool llamaLayers(ConfigKeys &keys, ForwardPlan *p)
 {
     const QString &type = p->base.modelType;
@@ -170,7 +171,8 @@ bool llamaLayers(ConfigKeys &keys, ForwardPlan *p)
     // Bias of o_proj: attention_bias (Llama, Qwen3, Gemma); none in Mistral, Qwen2, Phi-3.
     const bool outBias = qkBias && type != QLatin1String("qwen2");
     bool mlpBias = false;
-    if (type == QLatin1String("llama") && !keys.boolean("mlp_bias", false, &mlpBias))
+    const bool smol = type == QLatin1String("smollm3");
+    if ((type == QLatin1String("llama") || smol) && !keys.boolean("mlp_bias", false, &mlpBias))
         return false;
     const QString attn = QStringLiteral("layers.%1.self_attn.");
     const QString mlp = QStringLiteral("layers.%1.mlp.");
@@ -210,7 +212,7 @@ bool llamaLayers(ConfigKeys &keys, ForwardPlan *p)
            keys.activation(gemma ? "hidden_activation" : "hidden_act", "hidden_act",
                            gemma ? QStringLiteral("gelu_pytorch_tanh") : QStringLiteral("silu"),
                            &p->activation) &&
-           keys.boolean("tie_word_embeddings", gemma, &p->tied);
+           keys.boolean("tie_word_embeddings", gemma || smol, &p->tied); // SmolLM3Config: True
 }
 
 // OPTDecoderLayer (do_layer_norm_before): self_attn_layer_norm, self_attn (q/k/v/out_proj,
@@ -348,13 +350,14 @@ std::optional<ForwardPlan> forwardPlan(const QJsonObject &json, const ModelConfi
     else if (type == QLatin1String("llama") || type == QLatin1String("mistral") ||
              type == QLatin1String("qwen2") || type == QLatin1String("qwen3") ||
              type == QLatin1String("gemma") || type == QLatin1String("gemma2") ||
-             type == QLatin1String("gemma3_text") || type == QLatin1String("phi3"))
+             type == QLatin1String("gemma3_text") || type == QLatin1String("phi3") ||
+             type == QLatin1String("smollm3"))
         ok = llamaLayers(keys, &p);
     else
         keys.fail(QStringLiteral("%1 (model_type %2): pescope computes layer 0 of it but not "
                                  "yet the whole forward pass (it does for GPT-2, GPT-NeoX, OPT, "
-                                 "BERT, RoBERTa, Llama, Mistral, Qwen2, Qwen3, Gemma 1-3 and "
-                                 "Phi-3)")
+                                 "BERT, RoBERTa, Llama, Mistral, Qwen2, Qwen3, Gemma 1-3, "
+                                 "Phi-3 and SmolLM3)")
                       .arg(p.base.architecture, type));
     if (ok && p.intermediate < 1)
         ok = keys.fail(QStringLiteral("intermediate_size is missing"));

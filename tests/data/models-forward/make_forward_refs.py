@@ -27,6 +27,7 @@ The port follows these functions of transformers (v4.49-v5 source, same formulas
   post_attention_layernorm on the attention output, pre/post_feedforward_layernorm around the MLP).
 - GemmaModel's embedding scale sqrt(hidden_size); Gemma2ForCausalLM's final_logit_softcapping.
 - Qwen2Attention: q/k/v biases, o_proj without.
+- SmolLM3Attention: use_rope = no_rope_layers[layer_idx] (0: the layer is not rotated).
 - OPTDecoder (embed_tokens + embed_positions from row 2), OPTDecoderLayer with
   do_layer_norm_before (self_attn_layer_norm, OPTAttention's q_proj(x) * scaling, fc1, relu, fc2,
   final_layer_norm), decoder.final_layer_norm, lm_head tied to embed_tokens.
@@ -146,7 +147,8 @@ def forward(spec, w):
         if t == "gemma3_text" and kind == "sliding_attention":
             theta = c["rope_local_base_freq"]
         dims = int(HEAD_DIM * c.get("partial_rotary_factor", 1.0))
-        q, k = rope(q, pos, theta, dims), rope(k, pos, theta, dims)
+        if c.get("no_rope_layers", [1] * LAYERS)[i]:  # SmolLM3Attention: use_rope
+            q, k = rope(q, pos, theta, dims), rope(k, pos, theta, dims)
         k = np.repeat(k, HEADS // KV, axis=0)
         v = np.repeat(v, HEADS // KV, axis=0)
         s = q @ k.transpose(0, 2, 1) * scaling
@@ -321,6 +323,10 @@ def bert_config(model_type, arch, **extra):
     return c
 
 
+MODELS["smollm3-tiny"] = dict(seed=2010, config=base_config(
+    "smollm3", "SmolLM3ForCausalLM", no_rope_layers=[1, 1, 0], rope_theta=2000000.0,
+    use_sliding_window=False, sliding_window=None, attention_bias=False, mlp_bias=False,
+    tie_word_embeddings=True))
 MODELS["opt-tiny"] = dict(seed=2007, config=opt_config())
 MODELS["bert-tiny"] = dict(seed=2008, config=bert_config("bert", "BertModel", pad_token_id=0))
 MODELS["roberta-tiny"] = dict(seed=2009, config=bert_config(
