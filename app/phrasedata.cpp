@@ -111,7 +111,7 @@ void addPhraseDataOptions(OptionSet &options)
     options.addPlain({QStringLiteral("no-positions"),
                       QStringLiteral("With --phrase: the same without the model's positions (no "
                                      "rotation in a RoPE layer, no position table added at an "
-                                     "absolute model's input); layer 0 only.")});
+                                     "absolute model's input), in every layer up to --layer N.")});
 }
 
 PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser)
@@ -121,11 +121,6 @@ PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser)
     request.what = phraseArrayFromOptions(parser);
     request.withPositions = !parser.isSet(QStringLiteral("no-positions"));
     request.model = openPhraseModel(parser);
-    if (!request.withPositions && request.model->layer() > 0)
-        throw UsageError{QStringLiteral("--no-positions applies to layer 0 only (--layer %1): "
-                                        "pescope does not yet remove the positions in every layer "
-                                        "of a forward pass")
-                             .arg(request.model->layer())};
     std::optional<TokenEncoding> tokens =
         request.model->encode(phraseText(parser), &request.encodeError);
     if (!tokens)

@@ -122,6 +122,8 @@ private slots:
     void matchesTransformers();
     void matchesPort_data();
     void matchesPort();
+    void withoutPositions_data();
+    void withoutPositions();
     void progressAndCancel();
     void withoutOptionalResults();
     void oneLayersAttention();
@@ -290,6 +292,51 @@ void TestForwardPass::matchesPort()
     QVERIFY2(h.relative <= 1e-4, qPrintable(QString::number(h.relative)));
     QVERIFY2(p.relative <= 1e-4, qPrintable(QString::number(p.relative)));
     QVERIFY2(l.relative <= 1e-4, qPrintable(QString::number(l.relative)));
+}
+
+void TestForwardPass::withoutPositions_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::newRow("mistral (RoPE in every layer)") << QStringLiteral("mistral-tiny");
+    QTest::newRow("opt (learned table at the input)") << QStringLiteral("opt-tiny");
+}
+
+// withPositions false: the model without its positions in every layer, against the NumPy port
+// run the same way; and layer 0 of it is what LayerZero gives without positions.
+void TestForwardPass::withoutPositions()
+{
+    QFETCH(QString, model);
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-forward/") + model);
+    QString error;
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(folder, &error);
+    QVERIFY2(pass, qPrintable(error));
+    QFile idsFile(folder + QStringLiteral("/ref/ids.json"));
+    QVERIFY(idsFile.open(QIODevice::ReadOnly));
+    const std::vector<int> ids = idsOf(QJsonDocument::fromJson(idsFile.readAll()).object());
+    ForwardOptions options;
+    options.withPositions = false;
+    const std::optional<ForwardResult> result = pass->run(ids, options, &error);
+    QVERIFY2(result, qPrintable(error));
+    const Array attn = readNpy(folder + QStringLiteral("/ref/attn_nopos.npy"));
+    const Array hidden = readNpy(folder + QStringLiteral("/ref/hidden_nopos.npy"));
+    const qint64 tokens = qint64(ids.size());
+    const Difference a = compare(result->attentions.values, attn.values, tokens);
+    const Difference h = compare(result->hiddenStates.values, hidden.values, pass->hiddenSize());
+    qInfo("%s without positions: attention %.3g abs, hidden %.3g rel", qPrintable(model),
+          a.absolute, h.relative);
+    QVERIFY2(a.absolute <= 1e-5, qPrintable(QString::number(a.absolute)));
+    QVERIFY2(h.relative <= 1e-4, qPrintable(QString::number(h.relative)));
+    // The positions changed something: the reference with them differs.
+    const Array with = readNpy(folder + QStringLiteral("/ref/attn.npy"));
+    QVERIFY(compare(with.values, attn.values, tokens).absolute > 1e-2);
+
+    const std::unique_ptr<LayerZero> zero = LayerZero::open(folder, &error);
+    QVERIFY2(zero, qPrintable(error));
+    const std::optional<LayerZeroArray> first = zero->attention(ids, false, &error);
+    QVERIFY2(first, qPrintable(error));
+    const std::vector<float> ours(result->attentions.values.begin(),
+                                  result->attentions.values.begin() + qsizetype(first->values.size()));
+    QVERIFY(compare(ours, first->values, tokens).absolute <= 1e-6);
 }
 
 // Progress after the embedding layer and after each block; a set cancel flag stops the pass.

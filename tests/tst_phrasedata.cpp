@@ -266,11 +266,6 @@ void TestPhraseData::refusals_data()
     };
     add("layer 2", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("2")},
         "layer 2: LlamaForCausalLM has 2 layers (0 to 1)");
-    add("layer 1 without positions",
-        phrase + QStringList{QStringLiteral("--what"), QStringLiteral("attention"),
-                             QStringLiteral("--layer"), QStringLiteral("1"),
-                             QStringLiteral("--no-positions")},
-        "--no-positions applies to layer 0 only (--layer 1)");
     add("layer 1 embeddings",
         phrase + QStringList{QStringLiteral("--what"), QStringLiteral("embeddings"),
                              QStringLiteral("--layer"), QStringLiteral("1")},
@@ -383,6 +378,20 @@ void TestPhraseData::laterLayers()
                                           all.values.begin() + (layer + 1) * perLayer);
         // tst_forwardpass's bound for the deeper layers (float32 rounding grows with depth).
         PE_COMPARE_ARRAY(attention.values, expected, (Tolerance{.absolute = 2.5e-5}));
+    }
+    // --no-positions: a different array of the same shape, rows still summing to 1.
+    const QJsonObject phrase = cases[0].toObject();
+    const qint64 tokens = phrase.value(QLatin1String("ids")).toArray().size();
+    const Array without =
+        run(folder, phrase.value(QLatin1String("text")).toString(),
+            {QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--layer"),
+             QString::number(layer), QStringLiteral("--no-positions")});
+    QCOMPARE(without.shape, (std::vector<qint64>{4, tokens, tokens}));
+    for (qint64 row = 0; row < 4 * tokens; ++row) {
+        double sum = 0;
+        for (qint64 j = 0; j < tokens; ++j)
+            sum += without.values[std::size_t(row * tokens + j)];
+        PE_COMPARE_NEAR(sum, 1.0, 1e-5);
     }
 }
 

@@ -196,8 +196,10 @@ namespace {
 class BlockRunner
 {
 public:
-    BlockRunner(const ForwardPlan &plan, qint64 index, const BlockWeights &w, int threads)
-        : m_plan(plan), m_attention(layerAttentionPlan(plan, index)), m_w(w), m_threads(threads)
+    BlockRunner(const ForwardPlan &plan, qint64 index, const BlockWeights &w, int threads,
+                bool withPositions)
+        : m_plan(plan), m_attention(layerAttentionPlan(plan, index)), m_w(w), m_threads(threads),
+          m_withPositions(withPositions)
     {}
 
     // Attention probabilities go to `probabilities` (heads x tokens x tokens) when not null.
@@ -257,7 +259,8 @@ private:
             normHeads(p.headNorm, m_w.queryNorm, p.normEps, hd, &query);
             normHeads(p.headNorm, m_w.keyNorm, p.normEps, hd, &key);
         }
-        if (p.layer.position == LayerPositionKind::Rope && !rotateQueryKey(p, &query, &key, error))
+        if (m_withPositions && p.layer.position == LayerPositionKind::Rope &&
+            !rotateQueryKey(p, &query, &key, error))
             return false;
         RowMatrix context(tokens, p.heads * hd);
         const qint64 group = p.heads / p.kvHeads; // repeat_kv
@@ -307,6 +310,7 @@ private:
     const LayerZeroPlan m_attention;
     const BlockWeights &m_w;
     int m_threads;
+    bool m_withPositions;
 };
 
 bool cancelled(const ForwardOptions &options, QString *error)
@@ -433,7 +437,8 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     };
     ForwardResult result;
     RowMatrix x;
-    if (!embeddingOutput(plan.base, d->embedding, d->tensors, ids, true, &x, error))
+    if (!embeddingOutput(plan.base, d->embedding, d->tensors, ids, options.withPositions, &x,
+                         error))
         return std::nullopt;
     if (options.attentions) {
         result.attentions.shape = {kept, plan.base.heads, tokens, tokens};
@@ -455,7 +460,7 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
         if (options.attentions && (only < 0 || only == i))
             probabilities = result.attentions.values.data() +
                             (only < 0 ? i : 0) * plan.base.heads * tokens * tokens;
-        BlockRunner block(plan, i, weights, threads);
+        BlockRunner block(plan, i, weights, threads, options.withPositions);
         if (!block.run(&x, probabilities, error))
             return std::nullopt;
         if (options.hiddenStates && i + 1 < layers)

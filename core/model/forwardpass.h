@@ -37,6 +37,10 @@ struct ForwardOptions
     qint64 attentionLayer = -1;
     bool hiddenStates = true; // every hidden state
     bool logits = true;
+    // false: the model without its positions, in every layer: no position table added at the
+    // input, no rotation in any RoPE layer (what layer 0's "without positions" does, carried
+    // through the whole pass).
+    bool withPositions = true;
     int threads = 0; // 0: one per hardware thread
     // Called after the embedding layer (0) and after each block run (1 .. layers, or up to
     // attentionLayer + 1 when the pass stops there), with the total (layers + 1, or

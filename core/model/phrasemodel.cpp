@@ -115,13 +115,8 @@ QString PhraseModel::problem(const TokenEncoding &encoding, PhraseArray what) co
 std::optional<LayerZeroArray> PhraseModel::laterAttention(std::span<const int> ids,
                                                           bool withPositions, QString *error)
 {
-    if (!withPositions) {
-        *error = QStringLiteral("layer %1 without positions: pescope removes the positions in "
-                                "layer 0 only")
-                     .arg(m_layer);
-        return std::nullopt;
-    }
     ForwardOptions options;
+    options.withPositions = withPositions;
     options.attentionLayer = m_layer;
     options.hiddenStates = false;
     options.logits = false;

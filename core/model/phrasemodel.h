@@ -59,7 +59,7 @@ public:
     QString problem(const TokenEncoding &encoding, PhraseArray what) const;
 
     // `what` for the encoding's ids: {tokens, hidden} or {heads, tokens, tokens} float32.
-    // Without positions: layer 0 only (a later layer's is refused, saying so).
+    // Without positions: the model without them in every layer up to the one asked for.
     std::optional<LayerZeroArray> compute(const TokenEncoding &encoding, PhraseArray what,
                                           bool withPositions, QString *error);
 

@@ -8,7 +8,9 @@ Run from this folder: /usr/bin/python3 make_forward_refs.py  (NumPy only; output
 Each <name>/ holds config.json, the weights (model.safetensors, or shards with
 model.safetensors.index.json) and ref/: ids.json (the token ids), attn.npy (layers x heads x L x L),
 hidden.npy ((layers + 1) x L x hidden, the last after the final norm, as output_hidden_states),
-prenorm.npy (L x hidden) and logits.npy (L x vocab), all float32 (computed in float64).
+prenorm.npy (L x hidden) and logits.npy (L x vocab), all float32 (computed in float64); for
+mistral-tiny and opt-tiny also attn_nopos.npy and hidden_nopos.npy: the same model without its
+positions in every layer (no rotation in any layer; no position table added at the input).
 
 The port follows these functions of transformers (v4.49-v5 source, same formulas):
 - LlamaRMSNorm.forward (weight * x / sqrt(mean(x^2) + eps)); GemmaRMSNorm.forward (x / sqrt(...)
@@ -111,7 +113,7 @@ def silu(x):
     return x / (1 + np.exp(-x))
 
 
-def forward(spec, w):
+def forward(spec, w, positions=True):
     c = spec["config"]
     t = c["model_type"]
     gemma = t.startswith("gemma")
@@ -147,7 +149,7 @@ def forward(spec, w):
         if t == "gemma3_text" and kind == "sliding_attention":
             theta = c["rope_local_base_freq"]
         dims = int(HEAD_DIM * c.get("partial_rotary_factor", 1.0))
-        if c.get("no_rope_layers", [1] * LAYERS)[i]:  # SmolLM3Attention: use_rope
+        if positions and c.get("no_rope_layers", [1] * LAYERS)[i]:  # SmolLM3Attention: use_rope
             q, k = rope(q, pos, theta, dims), rope(k, pos, theta, dims)
         k = np.repeat(k, HEADS // KV, axis=0)
         v = np.repeat(v, HEADS // KV, axis=0)
@@ -215,10 +217,12 @@ def mha(h, g, names, causal, scale_query):
     return a, (a @ v).transpose(1, 0, 2).reshape(L, HEADS * HEAD_DIM)
 
 
-def forward_opt(spec, w):
+def forward_opt(spec, w, positions=True):
     g = lambda n: w[n].astype(np.float64)
     L = len(IDS)
-    x = g("model.decoder.embed_tokens.weight")[IDS] + g("model.decoder.embed_positions.weight")[np.arange(L) + 2]
+    x = g("model.decoder.embed_tokens.weight")[IDS]
+    if positions:
+        x = x + g("model.decoder.embed_positions.weight")[np.arange(L) + 2]
     hidden, attns = [x], []
     for i in range(LAYERS):
         p = f"model.decoder.layers.{i}."
@@ -429,6 +433,10 @@ def main():
             if value is None:
                 continue
             np.save(os.path.join(folder, "ref", key + ".npy"), value.astype(np.float32))
+        if name in ("mistral-tiny", "opt-tiny"):
+            attn, hidden, _, _ = run(spec, w, positions=False)
+            np.save(os.path.join(folder, "ref", "attn_nopos.npy"), attn.astype(np.float32))
+            np.save(os.path.join(folder, "ref", "hidden_nopos.npy"), hidden.astype(np.float32))
         with open(os.path.join(folder, "ref", "ids.json"), "w") as f:
             json.dump({"ids": IDS}, f)
         print(name, "attn", attn.shape, "max |hidden|", float(np.abs(hidden).max()))
