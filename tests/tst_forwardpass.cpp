@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 using namespace pe;
@@ -111,6 +112,29 @@ bool poke(const QString &path, const QString &name, float value)
     return file.write(reinterpret_cast<const char *>(&value), sizeof value) == sizeof value;
 }
 
+// Rewrites the JSON header of the safetensors file at `path` with `edit`, the data unchanged
+// (its offsets are relative to the data's start).
+bool rewriteHeader(const QString &path, const std::function<void(QJsonObject &)> &edit)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray bytes = file.readAll();
+    file.close();
+    quint64 length = 0;
+    std::memcpy(&length, bytes.constData(), sizeof length);
+    QJsonObject header = QJsonDocument::fromJson(bytes.mid(8, qsizetype(length))).object();
+    edit(header);
+    QByteArray text = QJsonDocument(header).toJson(QJsonDocument::Compact);
+    text.append(QByteArray((8 - text.size() % 8) % 8, ' '));
+    const quint64 newLength = quint64(text.size());
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return false;
+    file.write(reinterpret_cast<const char *>(&newLength), sizeof newLength);
+    file.write(text);
+    return file.write(bytes.mid(8 + qsizetype(length))) == bytes.size() - 8 - qsizetype(length);
+}
+
 } // namespace
 
 class TestForwardPass : public QObject
@@ -132,6 +156,7 @@ private slots:
     void tooManyLayers();
     void missingShard();
     void hugeHeaderClaim();
+    void wrapperPrefix();
     void badInput();
 };
 
@@ -508,32 +533,46 @@ void TestForwardPass::hugeHeaderClaim()
 {
     QTemporaryDir dir;
     QVERIFY(copyModel(layersFolder(QStringLiteral("llama-tiny4")), dir.path()));
-    const QString path = dir.filePath(QStringLiteral("model.safetensors"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QByteArray bytes = file.readAll();
-    file.close();
-    quint64 length = 0;
-    std::memcpy(&length, bytes.constData(), sizeof length);
-    QJsonObject header = QJsonDocument::fromJson(bytes.mid(8, qsizetype(length))).object();
     const QString name = QStringLiteral("model.layers.2.mlp.down_proj.weight");
-    QJsonObject tensor = header.value(name).toObject();
-    const qint64 start = tensor.value(QLatin1String("data_offsets")).toArray()[0].toInteger();
-    const qint64 claimed = qint64(1000000000000000); // 10^15 bytes = 64 x 3.90625e12 float32
-    tensor.insert(QStringLiteral("shape"), QJsonArray{64, claimed / 4 / 64});
-    tensor.insert(QStringLiteral("data_offsets"), QJsonArray{start, start + claimed});
-    header.insert(name, tensor);
-    QByteArray text = QJsonDocument(header).toJson(QJsonDocument::Compact);
-    text.append(QByteArray((8 - text.size() % 8) % 8, ' '));
-    const quint64 newLength = quint64(text.size());
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(reinterpret_cast<const char *>(&newLength), sizeof newLength);
-    file.write(text);
-    file.write(bytes.mid(8 + qsizetype(length)));
-    file.close();
+    QVERIFY(rewriteHeader(dir.filePath(QStringLiteral("model.safetensors")), [&](QJsonObject &h) {
+        QJsonObject tensor = h.value(name).toObject();
+        const qint64 start = tensor.value(QLatin1String("data_offsets")).toArray()[0].toInteger();
+        const qint64 claimed = qint64(1000000000000000); // 10^15 bytes: 64 x 3.90625e12 floats
+        tensor.insert(QStringLiteral("shape"), QJsonArray{64, claimed / 4 / 64});
+        tensor.insert(QStringLiteral("data_offsets"), QJsonArray{start, start + claimed});
+        h.insert(name, tensor);
+    }));
     QString error;
     QVERIFY(!ForwardPass::open(dir.path(), &error));
     QVERIFY2(error.contains(QLatin1String("model.safetensors")), qPrintable(error));
+}
+
+// A checkpoint saved from a wrapper class: every tensor under "language_model.", the output
+// matrix too; the same numbers.
+void TestForwardPass::wrapperPrefix()
+{
+    const QString folder = layersFolder(QStringLiteral("llama-tiny4"));
+    QTemporaryDir dir;
+    QVERIFY(copyModel(folder, dir.path()));
+    QVERIFY(rewriteHeader(dir.filePath(QStringLiteral("model.safetensors")), [](QJsonObject &h) {
+        QJsonObject renamed;
+        for (auto it = h.begin(); it != h.end(); ++it)
+            renamed.insert(it.key().startsWith(QLatin1String("__"))
+                               ? it.key()
+                               : QStringLiteral("language_model.") + it.key(),
+                           it.value());
+        h = renamed;
+    }));
+    QString error;
+    const std::unique_ptr<ForwardPass> original = ForwardPass::open(folder, &error);
+    const std::unique_ptr<ForwardPass> wrapped = ForwardPass::open(dir.path(), &error);
+    QVERIFY2(original && wrapped, qPrintable(error));
+    const std::vector<int> ids = {1, 10, 100, 1000};
+    const std::optional<ForwardResult> a = original->run(ids, {}, &error);
+    const std::optional<ForwardResult> b = wrapped->run(ids, {}, &error);
+    QVERIFY2(a && b, qPrintable(error));
+    QCOMPARE(b->logits.values, a->logits.values);
+    QCOMPARE(b->attentions.values, a->attentions.values);
 }
 
 // Ids outside the table, no ids, more positions than the table holds: refused, no work done.

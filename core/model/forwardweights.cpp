@@ -109,8 +109,15 @@ std::vector<ForwardWeights::Wanted> ForwardWeights::blockTensors(qint64 index) c
 bool ForwardWeights::checkTensor(const Wanted &wanted, QString *error)
 {
     if (!m_names.contains(wanted.name)) {
-        *error = QStringLiteral("%1 has no tensor %2, which %3 needs")
-                     .arg(m_tensors.path(), wanted.name, m_plan.base.architecture);
+        const QString &quantization = m_plan.base.quantization;
+        *error = QStringLiteral("%1 has no tensor %2, which %3 needs%4")
+                     .arg(m_tensors.path(), wanted.name, m_plan.base.architecture,
+                          quantization.isEmpty()
+                              ? QString()
+                              : QStringLiteral(" (config.json says the model is quantized: %1; "
+                                               "pescope reads unquantized F32, F16 and BF16 "
+                                               "weights only)")
+                                    .arg(quantization));
         return false;
     }
     const std::optional<TensorInfo> info = m_tensors.find(wanted.name, error);
@@ -154,6 +161,14 @@ bool ForwardWeights::check(QString *error)
     m_outputName = m_plan.tied ? m_prefix + m_plan.base.embedTensor : m_plan.lmHead;
     if (m_outputName.isEmpty())
         return true; // no logits
+    if (!m_plan.tied && !m_names.contains(m_outputName)) {
+        // A checkpoint saved from a wrapper ("language_model.lm_head.weight"): the shortest
+        // name that ends in the output matrix's.
+        for (const QString &name : m_names)
+            if (name.endsWith(QLatin1Char('.') + m_plan.lmHead) &&
+                (!m_names.contains(m_outputName) || name.size() < m_outputName.size()))
+                m_outputName = name;
+    }
     if (!checkTensor({m_outputName, {-1, hidden}}, error))
         return false;
     const std::optional<TensorInfo> info = m_tensors.find(m_outputName, error);
