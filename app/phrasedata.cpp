@@ -182,6 +182,8 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
         report(dataCommand, error);
         return Failure;
     }
+    for (const QString &warning : request.model->warnings())
+        report(dataCommand, QStringLiteral("warning: ") + warning);
     report(dataCommand,
            QStringLiteral("%1 written to %2 in %3 ms").arg(array, path).arg(timer.elapsed()));
     return Success;

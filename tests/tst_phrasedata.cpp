@@ -19,6 +19,7 @@
 #include <QtTest>
 
 #include <cstring>
+#include <limits>
 
 using namespace pe::test;
 
@@ -79,6 +80,7 @@ private slots:
     void phraseFile();
     void laterLayers_data();
     void laterLayers();
+    void laterLayerNanWarning();
 
 private:
     // Runs `pescope data --model folder --phrase text` with `extra`; the array, or a failure.
@@ -393,6 +395,43 @@ void TestPhraseData::laterLayers()
             sum += without.values[std::size_t(row * tokens + j)];
         PE_COMPARE_NEAR(sum, 1.0, 1e-5);
     }
+}
+
+// A NaN in layer 2's weights: layer 3's attention is written (NaN from there on), and stderr
+// names the tensor.
+void TestPhraseData::laterLayerNanWarning()
+{
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-layers/gpt2-tiny4"));
+    const QString copy = m_dir.filePath(QStringLiteral("nan-gpt2"));
+    QVERIFY(QDir().mkpath(copy));
+    for (const char *name : {"config.json", "model.safetensors", "tokenizer.json"})
+        QVERIFY(QFile::copy(folder + QLatin1Char('/') + QLatin1String(name),
+                            copy + QLatin1Char('/') + QLatin1String(name)));
+    // The first value of transformer.h.2.mlp.c_proj.weight, found through the header.
+    QFile file(copy + QStringLiteral("/model.safetensors"));
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    quint64 length = 0;
+    QCOMPARE(file.read(reinterpret_cast<char *>(&length), 8), 8);
+    const QJsonObject header = QJsonDocument::fromJson(file.read(qint64(length))).object();
+    const qint64 offset = header.value(QLatin1String("transformer.h.2.mlp.c_proj.weight"))
+                              .toObject()
+                              .value(QLatin1String("data_offsets"))
+                              .toArray()[0]
+                              .toInteger();
+    QVERIFY(file.seek(8 + qint64(length) + offset));
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    QCOMPARE(file.write(reinterpret_cast<const char *>(&nan), sizeof nan), qint64(sizeof nan));
+    file.close();
+    const QString out = m_dir.filePath(QStringLiteral("nan.npy"));
+    const pe::test::RunResult r = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), copy, QStringLiteral("--phrase"),
+         QStringLiteral("a cat"), QStringLiteral("--what"), QStringLiteral("attention"),
+         QStringLiteral("--layer"), QStringLiteral("3"), QStringLiteral("--out"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.err.contains("warning: transformer.h.2.mlp.c_proj.weight has 1 value that is "
+                            "not finite"),
+             r.err.constData());
+    QVERIFY(QFile::exists(out));
 }
 
 // --phrase-file: the phrase read from a file gives transformers' arrays as --phrase does.

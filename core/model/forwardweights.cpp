@@ -185,10 +185,10 @@ bool ForwardWeights::read(const QString &name, std::vector<float> *out, QStringL
         return false;
     const auto bad = std::count_if(out->begin(), out->end(), [](float v) { return !std::isfinite(v); });
     if (bad > 0)
-        *warnings += QStringLiteral("%1 has %2 values that are not finite (NaN or infinity): "
-                                    "every result from this layer on is meaningless")
-                         .arg(name)
-                         .arg(bad);
+        *warnings += QStringLiteral("%1 has %2 not finite (NaN or infinity): every result "
+                                    "from this layer on is meaningless")
+                         .arg(name, bad == 1 ? QStringLiteral("1 value that is")
+                                             : QStringLiteral("%1 values that are").arg(bad));
     return true;
 }
 

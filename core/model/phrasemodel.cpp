@@ -123,6 +123,7 @@ std::optional<LayerZeroArray> PhraseModel::laterAttention(std::span<const int> i
     std::optional<ForwardResult> result = m_forward->run(ids, options, error);
     if (!result)
         return std::nullopt;
+    m_warnings = result->warnings;
     LayerZeroArray out = std::move(result->attentions);
     out.shape.erase(out.shape.begin()); // {1, heads, n, n} -> {heads, n, n}
     return out;
@@ -137,6 +138,7 @@ std::optional<LayerZeroArray> PhraseModel::compute(const TokenEncoding &encoding
     }
     // problem() checked every id against the token table, whose rows LayerZero holds as ints.
     const std::vector<int> ids(encoding.ids.begin(), encoding.ids.end());
+    m_warnings.clear();
     if (m_forward && what == PhraseArray::Attention)
         return laterAttention(ids, withPositions, error);
     return what == PhraseArray::Attention ? m_layerZero->attention(ids, withPositions, error)

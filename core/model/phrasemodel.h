@@ -12,6 +12,7 @@
 #include "text/tokenizer.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -42,6 +43,9 @@ public:
     // The folder the files were read from.
     const QString &folder() const { return m_folder; }
     int layer() const { return m_layer; }
+    // What the last compute() through the forward pass warned of (weights that are not finite,
+    // by tensor name); empty otherwise.
+    const QStringList &warnings() const { return m_warnings; }
 
     // The most tokens `what` is computed for: the model's maxTokens(), and for the attention
     // also the tokens whose heads x tokens x tokens fit limits::maxLayerZeroAttentionValues.
@@ -71,6 +75,7 @@ private:
     std::unique_ptr<LayerZero> m_layerZero;
     std::unique_ptr<ForwardPass> m_forward; // layer > 0
     QString m_folder;
+    QStringList m_warnings;
     int m_layer = 0;
 };
 
