@@ -157,6 +157,7 @@ private slots:
     void missingShard();
     void hugeHeaderClaim();
     void wrapperPrefix();
+    void gemmaIgnoresHiddenAct();
     void badInput();
 };
 
@@ -573,6 +574,26 @@ void TestForwardPass::wrapperPrefix()
     QVERIFY2(a && b, qPrintable(error));
     QCOMPARE(b->logits.values, a->logits.values);
     QCOMPARE(b->attentions.values, a->attentions.values);
+}
+
+// Gemma's MLP activation is hidden_activation (gelu_pytorch_tanh when absent): the hidden_act
+// "gelu" that Gemma 1 checkpoints carry changes nothing, as in transformers' GemmaMLP.
+void TestForwardPass::gemmaIgnoresHiddenAct()
+{
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-forward/gemma-tiny"));
+    QTemporaryDir dir;
+    QVERIFY(copyModel(folder, dir.path()));
+    QVERIFY(setConfig(dir.path(), QStringLiteral("hidden_act"), QStringLiteral("gelu")));
+    QVERIFY(setConfig(dir.path(), QStringLiteral("hidden_activation"), QJsonValue::Undefined));
+    QString error;
+    const std::unique_ptr<ForwardPass> original = ForwardPass::open(folder, &error);
+    const std::unique_ptr<ForwardPass> changed = ForwardPass::open(dir.path(), &error);
+    QVERIFY2(original && changed, qPrintable(error));
+    const std::vector<int> ids = {3, 1, 4, 1, 5, 9};
+    const std::optional<ForwardResult> a = original->run(ids, {}, &error);
+    const std::optional<ForwardResult> b = changed->run(ids, {}, &error);
+    QVERIFY2(a && b, qPrintable(error));
+    QCOMPARE(b->logits.values, a->logits.values);
 }
 
 // Ids outside the table, no ids, more positions than the table holds: refused, no work done.

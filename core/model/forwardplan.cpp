@@ -209,7 +209,10 @@ bool llamaLayers(ConfigKeys &keys, ForwardPlan *p)
         !keys.real("final_logit_softcapping", 0.0, &p->finalSoftcap))
         return false;
     return keys.count("intermediate_size", 0, &p->intermediate) &&
-           keys.activation(gemma ? "hidden_activation" : "hidden_act", "hidden_act",
+           // GemmaMLP / Gemma2MLP / Gemma3MLP: ACT2FN[hidden_activation], gelu_pytorch_tanh
+           // when it is None; hidden_act is ignored (Gemma 1 checkpoints say "gelu" there).
+           keys.activation(gemma ? "hidden_activation" : "hidden_act",
+                           gemma ? "hidden_activation" : "hidden_act",
                            gemma ? QStringLiteral("gelu_pytorch_tanh") : QStringLiteral("silu"),
                            &p->activation) &&
            keys.boolean("tie_word_embeddings", gemma || smol, &p->tied); // SmolLM3Config: True
