@@ -426,6 +426,17 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     const qint64 hidden = plan.base.hiddenSize;
     if (!checkRun(*this, layers, ids, options, error))
         return std::nullopt;
+    // The widest intermediates: the MLP's inner activations (gated: two of them) and q, k, v.
+    const qint64 inner = plan.intermediate * (plan.mlp == MlpKind::Gated ? 2 : 1);
+    const qint64 qkv = (plan.base.heads + 2 * plan.base.kvHeads) * plan.base.headDim;
+    if (tokens * std::max(inner, qkv) > limits::maxForwardResultValues) {
+        *error = QStringLiteral("%1 tokens x %2 values per token is more than pescope holds (%3 "
+                                "values)")
+                     .arg(tokens)
+                     .arg(std::max(inner, qkv))
+                     .arg(limits::maxForwardResultValues);
+        return std::nullopt;
+    }
     const int threads = options.threads > 0 ? options.threads : hardwareThreads();
     const qint64 only = options.attentionLayer;
     const qint64 kept = only >= 0 ? 1 : layers;
