@@ -11,8 +11,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include <cstdio>
-
 namespace pe::cli {
 
 namespace {
@@ -77,11 +75,6 @@ QByteArray compact(const QJsonArray &a)
 QByteArray jsonString(const QString &s)
 {
     return compact(QJsonArray{s}).chopped(1).mid(1);
-}
-
-void write(const QByteArray &bytes)
-{
-    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
 }
 
 } // namespace
@@ -171,9 +164,8 @@ int runTokens(const QStringList &args)
         text += (i > 0 ? "\n" : "") + QByteArray("text:    ") + jsonString(texts[i]) +
                 "\nids:     " + ids + "\ntokens:  " + tokens + "\noffsets: " + offsets + '\n';
     }
-    write(parser.isSet(QStringLiteral("json")) ? json + "]\n" : text);
-    std::fflush(stdout);
-    return Success;
+    writeOut(parser.isSet(QStringLiteral("json")) ? json + "]\n" : text);
+    return Success; // main() checks that the output was written
 }
 
 } // namespace pe::cli

@@ -372,7 +372,7 @@ private slots:
     {
         QTest::addColumn<QString>("command");
         for (const char *name :
-             {"data", "phrases", "info", "export", "inspect", "verify", "tokens"})
+             {"data", "phrases", "info", "export", "inspect", "verify", "tokens", "context"})
             QTest::addRow("%s", name) << QString::fromLatin1(name);
     }
     void usageNamesSubcommand()
@@ -393,7 +393,7 @@ private slots:
         const QString err = QString::fromUtf8(run.err);
         QVERIFY2(err.contains(u"unknown command \"bogus\""_qs), run.err.constData());
         for (const char *name :
-             {"data", "phrases", "info", "export", "inspect", "verify", "tokens"})
+             {"data", "phrases", "info", "export", "inspect", "verify", "tokens", "context"})
             QVERIFY2(err.contains(QString::fromLatin1(name)), qPrintable(err));
     }
 

@@ -336,7 +336,8 @@ void alignPanelEdges(const std::vector<std::unique_ptr<ExportPlot>> &plots,
 }
 
 // Fills a laid-out heatmap with its cells at the resolution the target needs: a raster one
-// value per device pixel, a vector file at most figurelimits::maxEmbeddedCells cells.
+// value per device pixel, a vector file at most figurelimits::maxEmbeddedCells cells (and
+// hooks.maxEmbeddedSide a side).
 void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTarget target,
                  const FigureState &state, const EncodingResult &result,
                  const FigureOptions &options, const FigurePaintHooks &hooks, double deviceScale)
@@ -356,6 +357,10 @@ void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTar
             const double shrink = std::sqrt(double(figurelimits::maxEmbeddedCells) / cells);
             rowPixels = qMax<qint64>(1, qint64(window.rows() * shrink));
             colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
+        }
+        if (hooks.maxEmbeddedSide > 0) {
+            rowPixels = std::min(rowPixels, hooks.maxEmbeddedSide);
+            colPixels = std::min(colPixels, hooks.maxEmbeddedSide);
         }
     }
     HeatmapGrid grid = sampleGrid(*result.matrix, window, rowPixels, colPixels);

@@ -349,6 +349,41 @@ QJsonObject movedLessonState(const QJsonObject &state, const QMap<QString, QStri
     return moves.isEmpty() ? state : moved(state, moves).toObject();
 }
 
+QString oneLineText(const QString &text)
+{
+    QString out;
+    out.reserve(text.size());
+    for (const QChar c : text) {
+        if (c == QLatin1Char('\n'))
+            out += QStringLiteral("\\n");
+        else if (c == QLatin1Char('\r'))
+            out += QStringLiteral("\\r");
+        else if (c == QLatin1Char('\t'))
+            out += QStringLiteral("\\t");
+        else if (c.category() == QChar::Other_Control || c == QChar::LineSeparator ||
+                 c == QChar::ParagraphSeparator)
+            out += QStringLiteral("\\u%1").arg(c.unicode(), 4, 16, QLatin1Char('0'));
+        else
+            out += c;
+    }
+    return out;
+}
+
+QString lessonStepLine(const Lesson &lesson, int index)
+{
+    const LessonStep &step = lesson.steps.at(index);
+    QString line =
+        QStringLiteral("%1. %2 [%3").arg(index + 1).arg(oneLineText(step.title), step.view);
+    if (step.animation) {
+        const LessonAnimation &a = *step.animation;
+        line += QStringLiteral("; animates %1").arg(oneLineText(a.parameter));
+        if (a.from && a.to)
+            line += QStringLiteral(" from %1 to %2").arg(numberText(*a.from), numberText(*a.to));
+        line += QStringLiteral(", %1 frames").arg(a.frames);
+    }
+    return line + QLatin1Char(']');
+}
+
 QString checkLessonStep(const Lesson &lesson, int index)
 {
     const LessonStep &step = lesson.steps.at(index);
