@@ -1,7 +1,8 @@
-// `pescope data --model M --phrase TEXT --what embeddings|attention [--layer 0] [--no-positions]
+// `pescope data --model M --phrase TEXT --what embeddings|attention [--layer N] [--no-positions]
 // --out FILE.npy`: a typed phrase through the model's own tokenizer (its default special tokens)
-// and layer 0 (core/model/phrasemodel.h): transformers' hidden_states[0] (tokens x hidden) or
-// layer 0's attention probabilities (heads x tokens x tokens), float32. A phrase longer than the
+// and its layers (core/model/phrasemodel.h): transformers' hidden_states[0] (tokens x hidden) or
+// layer N's attention probabilities (heads x tokens x tokens; N > 0 through the whole forward
+// pass up to layer N), float32. A phrase longer than the
 // model takes is refused (exit 2) rather than cut: a script gets the array of the text it gave
 // or none. The window caps instead, saying so.
 #include "commandline.h"
@@ -64,8 +65,8 @@ PhraseArray phraseArrayFromOptions(const QCommandLineParser &parser)
 
 std::unique_ptr<PhraseModel> openPhraseModel(const QCommandLineParser &parser)
 {
-    // The layer the attention is of: layer 0's input is the embedding output; a later one needs
-    // every layer before it, which pescope does not compute (LayerZero says so).
+    // The layer the attention is of: layer 0's input is the embedding output; a later one is
+    // computed through every layer before it (a layer the model lacks is refused by name).
     const int layer =
         int(integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers - 1, 0));
     QString error;
@@ -97,10 +98,11 @@ void addPhraseDataOptions(OptionSet &options)
 {
     options.addPlain({QStringLiteral("phrase"),
                       QStringLiteral("With --model: a typed phrase through the model's own "
-                                     "tokenizer (its default special tokens) and layer 0. --what "
+                                     "tokenizer (its default special tokens) and layers. --what "
                                      "embeddings (default): hidden_states[0], tokens x hidden; "
-                                     "attention: layer 0's probabilities, heads x tokens x "
-                                     "tokens. A phrase longer than the model takes is refused."),
+                                     "attention: the probabilities of layer --layer N (default "
+                                     "0), heads x tokens x tokens. A phrase longer than the "
+                                     "model takes is refused."),
                       QStringLiteral("TEXT")});
     options.addPlain({QStringLiteral("phrase-file"),
                       QStringLiteral("The same as --phrase with the phrase read from a UTF-8 "
@@ -109,7 +111,7 @@ void addPhraseDataOptions(OptionSet &options)
     options.addPlain({QStringLiteral("no-positions"),
                       QStringLiteral("With --phrase: the same without the model's positions (no "
                                      "rotation in a RoPE layer, no position table added at an "
-                                     "absolute model's input).")});
+                                     "absolute model's input), in every layer up to --layer N.")});
 }
 
 PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser)
@@ -180,10 +182,15 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
         report(dataCommand, error);
         return Failure;
     }
+<<<<<<< HEAD
     // NaN or infinite values are written (they are what the weights give) but never in silence.
     for (const QString &warning : values->warnings)
         report(dataCommand, QStringLiteral("warning: the %1 holds NaN or infinite values: %2")
                                 .arg(nameOf(phraseArrayNames, request.what), warning));
+=======
+    for (const QString &warning : request.model->warnings())
+        report(dataCommand, QStringLiteral("warning: ") + warning);
+>>>>>>> forward
     report(dataCommand,
            QStringLiteral("%1 written to %2 in %3 ms").arg(array, path).arg(timer.elapsed()));
     return Success;

@@ -65,14 +65,14 @@ The tokenizer's special tokens are added unless no_special_tokens=True.)");
 
     module.def("phrase", &phrase, py::arg("model"), py::arg("text"), py::kw_only(),
                py::arg("what") = "embeddings", py::arg("layer") = 0, py::arg("positions") = true,
-               R"(A typed phrase's embeddings or layer 0's attention, as transformers computes them.
+               R"(A typed phrase's embeddings or a layer's attention, as transformers computes them.
 
 `pescope data --model MODEL --phrase TEXT --what WHAT` as a float32 array: "embeddings" is
-hidden_states[0] (tokens x hidden), "attention" layer 0's attention probabilities (heads x
-tokens x tokens), for the tokens of the model's own tokenizer with its special tokens.
-positions=False: the same without the model's positions (no rotation in a RoPE layer, no
-position table added at an absolute model's input). layer: 0 (later layers are refused). A
-phrase longer than the model takes raises ValueError.)");
+hidden_states[0] (tokens x hidden), "attention" the attention probabilities of layer `layer`
+(heads x tokens x tokens; a later layer through the whole forward pass), for the tokens of the
+model's own tokenizer with its special tokens. positions=False: the same without the model's
+positions (no rotation in any RoPE layer, no position table added at an absolute model's
+input). A layer the model lacks, or a phrase longer than the model takes, raises ValueError.)");
 
     bindVerification(module);
     module.def("verify", &verify, py::arg("config"), py::arg("table"), py::arg("what") = py::none(),

@@ -82,6 +82,9 @@ private slots:
     void unwritableOutput();
     void phraseFile();
     void nonFiniteWeightsAreSaid();
+    void laterLayers_data();
+    void laterLayers();
+    void laterLayerNanWarning();
 
 private:
     // A copy of llama-tiny in `name`, its config.json and weights changed by `edit`.
@@ -270,8 +273,13 @@ void TestPhraseData::refusals_data()
         QTest::addRow("%s", name) << (QStringList{QStringLiteral("data")} + args)
                                   << QString::fromUtf8(expected);
     };
-    add("layer 1", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("1")},
-        "layer 1: pescope computes layer 0 only");
+    add("layer 2", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("2")},
+        "layer 2: LlamaForCausalLM has 2 layers (0 to 1)");
+    add("layer 1 embeddings",
+        phrase + QStringList{QStringLiteral("--what"), QStringLiteral("embeddings"),
+                             QStringLiteral("--layer"), QStringLiteral("1")},
+        "the embeddings are hidden_states[0], the input of layer 0; layer 1 applies to the "
+        "attention");
     add("layer -1", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("-1")},
         "--layer must be between 0");
     add("what matrix", phrase + QStringList{QStringLiteral("--what"), QStringLiteral("matrix")},
@@ -352,6 +360,93 @@ void TestPhraseData::refusals()
              qPrintable(err));
     QVERIFY2(err.contains(expected), qPrintable(err));
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("refused.npy"))));
+}
+
+void TestPhraseData::laterLayers_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("layer");
+    for (const char *model : {"gpt2-tiny4", "llama-tiny4", "qwen3-tiny4", "neox-tiny4"})
+        for (const int layer : {1, 3})
+            QTest::addRow("%s layer %d", model, layer) << QString::fromLatin1(model) << layer;
+}
+
+// --layer N > 0: layer N's attention through the whole forward pass, text in, array out, against
+// transformers' attentions[N] (tests/data/models-layers) for two phrases.
+void TestPhraseData::laterLayers()
+{
+    QFETCH(QString, model);
+    QFETCH(int, layer);
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-layers/") + model);
+    const QJsonArray cases = phraseCases(folder);
+    QVERIFY(cases.size() >= 4);
+    for (const int index : {0, 3}) {
+        const QJsonObject phrase = cases[index].toObject();
+        const qint64 tokens = phrase.value(QLatin1String("ids")).toArray().size();
+        const Array attention =
+            run(folder, phrase.value(QLatin1String("text")).toString(),
+                {QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--layer"),
+                 QString::number(layer)});
+        QCOMPARE(attention.shape, (std::vector<qint64>{4, tokens, tokens}));
+        const Array all = readNpy(folder + QStringLiteral("/ref/") +
+                                  phrase.value(QLatin1String("attn")).toString());
+        const auto perLayer = qsizetype(4 * tokens * tokens);
+        const std::vector<float> expected(all.values.begin() + layer * perLayer,
+                                          all.values.begin() + (layer + 1) * perLayer);
+        // tst_forwardpass's bound for the deeper layers (float32 rounding grows with depth).
+        PE_COMPARE_ARRAY(attention.values, expected, (Tolerance{.absolute = 2.5e-5}));
+    }
+    // --no-positions: a different array of the same shape, rows still summing to 1.
+    const QJsonObject phrase = cases[0].toObject();
+    const qint64 tokens = phrase.value(QLatin1String("ids")).toArray().size();
+    const Array without =
+        run(folder, phrase.value(QLatin1String("text")).toString(),
+            {QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--layer"),
+             QString::number(layer), QStringLiteral("--no-positions")});
+    QCOMPARE(without.shape, (std::vector<qint64>{4, tokens, tokens}));
+    for (qint64 row = 0; row < 4 * tokens; ++row) {
+        double sum = 0;
+        for (qint64 j = 0; j < tokens; ++j)
+            sum += without.values[std::size_t(row * tokens + j)];
+        PE_COMPARE_NEAR(sum, 1.0, 1e-5);
+    }
+}
+
+// A NaN in layer 2's weights: layer 3's attention is written (NaN from there on), and stderr
+// names the tensor.
+void TestPhraseData::laterLayerNanWarning()
+{
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-layers/gpt2-tiny4"));
+    const QString copy = m_dir.filePath(QStringLiteral("nan-gpt2"));
+    QVERIFY(QDir().mkpath(copy));
+    for (const char *name : {"config.json", "model.safetensors", "tokenizer.json"})
+        QVERIFY(QFile::copy(folder + QLatin1Char('/') + QLatin1String(name),
+                            copy + QLatin1Char('/') + QLatin1String(name)));
+    // The first value of transformer.h.2.mlp.c_proj.weight, found through the header.
+    QFile file(copy + QStringLiteral("/model.safetensors"));
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    quint64 length = 0;
+    QCOMPARE(file.read(reinterpret_cast<char *>(&length), 8), 8);
+    const QJsonObject header = QJsonDocument::fromJson(file.read(qint64(length))).object();
+    const qint64 offset = header.value(QLatin1String("transformer.h.2.mlp.c_proj.weight"))
+                              .toObject()
+                              .value(QLatin1String("data_offsets"))
+                              .toArray()[0]
+                              .toInteger();
+    QVERIFY(file.seek(8 + qint64(length) + offset));
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    QCOMPARE(file.write(reinterpret_cast<const char *>(&nan), sizeof nan), qint64(sizeof nan));
+    file.close();
+    const QString out = m_dir.filePath(QStringLiteral("nan.npy"));
+    const pe::test::RunResult r = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), copy, QStringLiteral("--phrase"),
+         QStringLiteral("a cat"), QStringLiteral("--what"), QStringLiteral("attention"),
+         QStringLiteral("--layer"), QStringLiteral("3"), QStringLiteral("--out"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.err.contains("warning: transformer.h.2.mlp.c_proj.weight has 1 value that is "
+                            "not finite"),
+             r.err.constData());
+    QVERIFY(QFile::exists(out));
 }
 
 // --phrase-file: the phrase read from a file gives transformers' arrays as --phrase does.

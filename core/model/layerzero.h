@@ -7,7 +7,7 @@
 // the token and position tables. Not for concurrent use: one thread at a time.
 //
 // Architectures (config.json's model_type): gpt2, gpt_neox, opt, bert, roberta, llama, mistral,
-// qwen2, qwen3, gemma, gemma2, gemma3 / gemma3_text, phi3. Others are refused by name.
+// qwen2, qwen3, gemma, gemma2, gemma3 / gemma3_text, phi3, smollm3. Others are refused by name.
 //
 // Precision: the embedding output is computed in the dtype transformers v5 loads the model in by
 // default (dtype="auto": config.json's dtype, else the stored one), so its sums and Gemma's

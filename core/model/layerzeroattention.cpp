@@ -19,7 +19,8 @@ RowMatrix project(const RowMatrix &x, const Projection &projection)
     return y;
 }
 
-// Qwen3Attention / Gemma3Attention: q_norm / k_norm over each head's head_dim values.
+} // namespace
+
 void normHeads(NormKind kind, const std::vector<float> &weight, double eps, qint64 headDim,
                RowMatrix *m)
 {
@@ -28,6 +29,8 @@ void normHeads(NormKind kind, const std::vector<float> &weight, double eps, qint
         for (qint64 h = 0; h < m->cols() / headDim; ++h)
             applyNorm(kind, norm, eps, m->row(p).data() + h * headDim, headDim);
 }
+
+namespace {
 
 // apply_rotary_pos_emb: x * cos + rotate_half(x) * sin on the first `cos.columns` values of each
 // head (partial rotary passes the rest through); rotate_half pairs c with c +- n/2, GPT-J's
@@ -53,7 +56,9 @@ void rotateHeads(const RopeTable &cos, const RopeTable &sin, RopePairing pairing
     }
 }
 
-bool rotate(const LayerZeroPlan &plan, RowMatrix *query, RowMatrix *key, QString *error)
+} // namespace
+
+bool rotateQueryKey(const LayerZeroPlan &plan, RowMatrix *query, RowMatrix *key, QString *error)
 {
     // The rotary embedding's forward for position_ids 0..L-1 (dynamic and longrope see
     // seq_len = L, as dynamic_rope_update passes max(position_ids) + 1).
@@ -76,7 +81,6 @@ bool rotate(const LayerZeroPlan &plan, RowMatrix *query, RowMatrix *key, QString
     return true;
 }
 
-// One head's scores, scaled, soft-capped, masked and softmaxed into `out` (tokens x tokens).
 void headProbabilities(const LayerZeroPlan &plan, const RowMatrix &scores, float *out)
 {
     const qint64 tokens = scores.rows();
@@ -106,8 +110,6 @@ void headProbabilities(const LayerZeroPlan &plan, const RowMatrix &scores, float
     }
 }
 
-} // namespace
-
 bool layerZeroProbabilities(const LayerZeroPlan &plan, const LayerZeroWeights &weights,
                             const RowMatrix &hidden, bool withPositions, std::vector<float> *out,
                             QString *error)
@@ -125,7 +127,7 @@ bool layerZeroProbabilities(const LayerZeroPlan &plan, const LayerZeroWeights &w
         normHeads(plan.headNorm, weights.keyNorm, plan.normEps, headDim, &key);
     }
     if (withPositions && plan.layer.position == LayerPositionKind::Rope &&
-        !rotate(plan, &query, &key, error))
+        !rotateQueryKey(plan, &query, &key, error))
         return false;
     out->assign(std::size_t(plan.heads * tokens * tokens), 0.0f);
     const qint64 group = plan.heads / plan.kvHeads; // repeat_kv: head h reads key head h / group

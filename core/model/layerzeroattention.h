@@ -16,4 +16,14 @@ namespace pe {
                                           bool withPositions, std::vector<float> *out,
                                           QString *error);
 
+// The steps, shared with the whole forward pass (forwardpass.h):
+// Qwen3Attention / Gemma3Attention's q_norm / k_norm over each head's head_dim values.
+void normHeads(NormKind kind, const std::vector<float> &weight, double eps, qint64 headDim,
+               RowMatrix *m);
+// apply_rotary_pos_emb on the queries and keys for positions 0 .. rows - 1 with the plan's RoPE.
+[[nodiscard]] bool rotateQueryKey(const LayerZeroPlan &plan, RowMatrix *query, RowMatrix *key,
+                                  QString *error);
+// One head's scores, scaled, soft-capped, masked and softmaxed into `out` (tokens x tokens).
+void headProbabilities(const LayerZeroPlan &plan, const RowMatrix &scores, float *out);
+
 } // namespace pe

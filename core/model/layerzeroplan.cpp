@@ -90,7 +90,7 @@ const QStringList &supportedTypes()
         QStringLiteral("bert"),    QStringLiteral("roberta"),  QStringLiteral("llama"),
         QStringLiteral("mistral"), QStringLiteral("qwen2"),    QStringLiteral("qwen3"),
         QStringLiteral("gemma"),   QStringLiteral("gemma2"),   QStringLiteral("gemma3_text"),
-        QStringLiteral("phi3"),
+        QStringLiteral("phi3"),    QStringLiteral("smollm3"),
     };
     return types;
 }
@@ -197,7 +197,8 @@ bool neoxPlan(Keys &keys, LayerZeroPlan *p)
            keys.boolean("attention_bias", true, &p->qkBias);
 }
 
-// LlamaModel and the models built like it (Mistral, Qwen2, Qwen3, Gemma 1-3, Phi-3): embed_tokens,
+// LlamaModel and the models built like it (Mistral, Qwen2, Qwen3, Gemma 1-3, Phi-3, SmolLM3):
+// embed_tokens,
 // input_layernorm (RMSNorm), q_proj / k_proj (Phi-3: qkv_proj), eager_attention_forward.
 bool llamaPlan(Keys &keys, LayerZeroPlan *p)
 {
@@ -332,7 +333,7 @@ std::optional<LayerZeroPlan> layerZeroPlan(const QJsonObject &json, const ModelC
                         [](const auto &l) { return l.position == LayerPositionKind::Alibi; });
         *error = QStringLiteral("%1: %2 (model_type %3) is not an architecture pescope computes "
                                 "layer 0 for%4; it does for GPT-2, GPT-NeoX, OPT, BERT, RoBERTa, "
-                                "Llama, Mistral, Qwen2, Qwen3, Gemma 1-3 and Phi-3")
+                                "Llama, Mistral, Qwen2, Qwen3, Gemma 1-3, Phi-3 and SmolLM3")
                      .arg(config.source, p.architecture,
                           p.modelType.isEmpty() ? QStringLiteral("missing") : p.modelType,
                           alibi ? QStringLiteral(" (its positions are ALiBi biases on the "
@@ -355,7 +356,7 @@ std::optional<LayerZeroPlan> layerZeroPlan(const QJsonObject &json, const ModelC
     bool ok = false;
     if (!type.startsWith(QLatin1String("gemma")) && !type.startsWith(QLatin1String("qwen")) &&
         type != QLatin1String("llama") && type != QLatin1String("mistral") &&
-        type != QLatin1String("phi3"))
+        type != QLatin1String("phi3") && type != QLatin1String("smollm3"))
         p.kvHeads = p.heads; // multi-head attention: no num_key_value_heads
     if (type == QLatin1String("gpt2"))
         ok = gpt2Plan(keys, &p);

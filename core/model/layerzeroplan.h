@@ -109,6 +109,7 @@ struct LayerZeroPlan
 // The plan for layer `layer` of the model whose config.json is `json` (already parsed into
 // `config`). Fails, with one sentence naming the architecture or the key, for architectures
 // outside GPT-2, GPT-NeoX, OPT, BERT, RoBERTa, Llama, Mistral, Qwen2, Qwen3, Gemma 1-3, Phi-3,
+// SmolLM3,
 // for a layer other than 0, and for settings that change layer 0 in ways pescope does not compute.
 std::optional<LayerZeroPlan> layerZeroPlan(const QJsonObject &json, const ModelConfig &config,
                                            int layer, QString *error);

@@ -19,19 +19,38 @@ std::unique_ptr<PhraseModel> PhraseModel::open(const QString &model, QString *er
         return nullptr;
     // The weights first: a folder without config.json or safetensors is named for what layer 0
     // needs, before its tokenizer is read (which may be large).
-    std::unique_ptr<LayerZero> layerZero = LayerZero::open(model, error, layer);
+    std::unique_ptr<LayerZero> layerZero = LayerZero::open(model, error, layer > 0 ? 0 : layer);
     if (!layerZero)
         return nullptr;
+    std::unique_ptr<ForwardPass> forward;
+    if (layer > 0) {
+        forward = ForwardPass::open(model, error);
+        if (!forward)
+            return nullptr;
+        if (layer >= forward->layers()) {
+            *error = QStringLiteral("layer %1: %2 has %3 layers (0 to %4)")
+                         .arg(layer)
+                         .arg(forward->architecture())
+                         .arg(forward->layers())
+                         .arg(forward->layers() - 1);
+            return nullptr;
+        }
+    }
     std::optional<Tokenizer> tokenizer = Tokenizer::fromPath(location->folder, error);
     if (!tokenizer)
         return nullptr;
-    return std::unique_ptr<PhraseModel>(
+    std::unique_ptr<PhraseModel> out(
         new PhraseModel(std::move(*tokenizer), std::move(layerZero), location->folder));
+    out->m_forward = std::move(forward);
+    out->m_layer = layer;
+    return out;
 }
 
 qint64 PhraseModel::maxTokens(PhraseArray what) const
 {
     qint64 tokens = m_layerZero->maxTokens();
+    if (m_forward)
+        tokens = std::min(tokens, m_forward->maxTokens());
     if (what == PhraseArray::Attention) {
         // heads x n x n values at most: n = floor(sqrt(limit / heads)).
         const qint64 perHead =
@@ -71,6 +90,10 @@ QString PhraseModel::problem(const TokenEncoding &encoding, PhraseArray what) co
 {
     if (encoding.size() == 0)
         return QStringLiteral("the phrase has no tokens with this tokenizer");
+    if (m_layer > 0 && what == PhraseArray::Embeddings)
+        return QStringLiteral("the embeddings are hidden_states[0], the input of layer 0; layer "
+                              "%1 applies to the attention")
+            .arg(m_layer);
     if (encoding.size() > maxTokens(what))
         return QStringLiteral("the phrase has %1 tokens; %2 of %3 is computed for at most %4")
             .arg(encoding.size())
@@ -89,6 +112,23 @@ QString PhraseModel::problem(const TokenEncoding &encoding, PhraseArray what) co
     return {};
 }
 
+std::optional<LayerZeroArray> PhraseModel::laterAttention(std::span<const int> ids,
+                                                          bool withPositions, QString *error)
+{
+    ForwardOptions options;
+    options.withPositions = withPositions;
+    options.attentionLayer = m_layer;
+    options.hiddenStates = false;
+    options.logits = false;
+    std::optional<ForwardResult> result = m_forward->run(ids, options, error);
+    if (!result)
+        return std::nullopt;
+    m_warnings = result->warnings;
+    LayerZeroArray out = std::move(result->attentions);
+    out.shape.erase(out.shape.begin()); // {1, heads, n, n} -> {heads, n, n}
+    return out;
+}
+
 std::optional<LayerZeroArray> PhraseModel::compute(const TokenEncoding &encoding, PhraseArray what,
                                                    bool withPositions, QString *error)
 {
@@ -98,6 +138,9 @@ std::optional<LayerZeroArray> PhraseModel::compute(const TokenEncoding &encoding
     }
     // problem() checked every id against the token table, whose rows LayerZero holds as ints.
     const std::vector<int> ids(encoding.ids.begin(), encoding.ids.end());
+    m_warnings.clear();
+    if (m_forward && what == PhraseArray::Attention)
+        return laterAttention(ids, withPositions, error);
     return what == PhraseArray::Attention ? m_layerZero->attention(ids, withPositions, error)
                                           : m_layerZero->embeddings(ids, withPositions, error);
 }

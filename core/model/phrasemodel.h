@@ -7,13 +7,16 @@
 #pragma once
 
 #include "fields/choicenames.h"
+#include "model/forwardpass.h"
 #include "model/layerzero.h"
 #include "text/tokenizer.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
+#include <span>
 
 namespace pe {
 
@@ -21,7 +24,7 @@ enum class PhraseArray { Embeddings, Attention };
 
 inline constexpr ChoiceName phraseArrayNames[] = {
     choice(PhraseArray::Embeddings, "embeddings", "embeddings (hidden_states[0])"),
-    choice(PhraseArray::Attention, "attention", "layer 0's attention probabilities"),
+    choice(PhraseArray::Attention, "attention", "a layer's attention probabilities"),
 };
 
 class PhraseModel
@@ -29,7 +32,9 @@ class PhraseModel
 public:
     // `model`: a model folder (or a file in one, or a cached repo id) with tokenizer.json,
     // config.json and safetensors weights. Null with one sentence in *error naming the file at
-    // fault; `layer` other than 0 is refused, saying why.
+    // fault. `layer` is the layer whose attention compute() gives: 0 from the embedding output;
+    // a later one through the model's whole forward pass (forwardpass.h), every layer before it
+    // computed; one the model does not have is refused.
     static std::unique_ptr<PhraseModel> open(const QString &model, QString *error, int layer = 0);
 
     const Tokenizer &tokenizer() const { return m_tokenizer; }
@@ -37,6 +42,10 @@ public:
     const LayerZero &layerZero() const { return *m_layerZero; }
     // The folder the files were read from.
     const QString &folder() const { return m_folder; }
+    int layer() const { return m_layer; }
+    // What the last compute() through the forward pass warned of (weights that are not finite,
+    // by tensor name); empty otherwise.
+    const QStringList &warnings() const { return m_warnings; }
 
     // The most tokens `what` is computed for: the model's maxTokens(), and for the attention
     // also the tokens whose heads x tokens x tokens fit limits::maxLayerZeroAttentionValues.
@@ -49,18 +58,25 @@ public:
     static TokenEncoding firstTokens(const TokenEncoding &encoding, qint64 count);
 
     // Why `what` cannot be computed for `encoding` (no tokens, more than maxTokens(what), an id
-    // outside the model's token table), found without computing; empty when it can.
+    // outside the model's token table, the embeddings with a layer other than 0), found
+    // without computing; empty when it can.
     QString problem(const TokenEncoding &encoding, PhraseArray what) const;
 
     // `what` for the encoding's ids: {tokens, hidden} or {heads, tokens, tokens} float32.
+    // Without positions: the model without them in every layer up to the one asked for.
     std::optional<LayerZeroArray> compute(const TokenEncoding &encoding, PhraseArray what,
                                           bool withPositions, QString *error);
 
 private:
     PhraseModel(Tokenizer tokenizer, std::unique_ptr<LayerZero> layerZero, QString folder);
+    std::optional<LayerZeroArray> laterAttention(std::span<const int> ids, bool withPositions,
+                                                 QString *error);
     Tokenizer m_tokenizer;
     std::unique_ptr<LayerZero> m_layerZero;
+    std::unique_ptr<ForwardPass> m_forward; // layer > 0
     QString m_folder;
+    QStringList m_warnings;
+    int m_layer = 0;
 };
 
 } // namespace pe

@@ -119,8 +119,8 @@ def test_equals_the_command_line(data, run_pescope, tmp_path):
 
 def test_refusals(data, tmp_path):
     folder = data / "models" / "gpt2-tiny"
-    with pytest.raises(ValueError, match="layer 1: pescope computes layer 0 only"):
-        pescope.phrase(folder, "a cat", what="attention", layer=1)
+    with pytest.raises(ValueError, match=r"layer 2: GPT2LMHeadModel has 2 layers \(0 to 1\)"):
+        pescope.phrase(folder, "a cat", what="attention", layer=2)
     with pytest.raises(ValueError, match=r"--what must be embeddings or attention"):
         pescope.phrase(folder, "a cat", what="matrix")
     with pytest.raises(ValueError, match="at most 256"):

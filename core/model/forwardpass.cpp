@@ -1,0 +1,494 @@
+#include "model/forwardpass.h"
+
+#include "backends/parallel.h"
+#include "formats/hfcache.h"
+#include "formats/modeltensors.h"
+#include "formats/safejson.h"
+#include "io/userfile.h"
+#include "model/embeddinglayer.h"
+#include "model/forwardplan.h"
+#include "model/forwardweights.h"
+#include "model/layerzeroattention.h"
+#include "model/layerzeronorms.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numbers>
+
+namespace pe {
+
+struct ForwardPass::Data
+{
+    ForwardPlan plan;
+    ModelTensors tensors;
+    LayerZeroWeights embedding; // the embedding layer's tables (no layer-0 projections kept)
+    std::unique_ptr<ForwardWeights> weights;
+    NormWeights finalNorm;
+};
+
+ForwardPass::ForwardPass() : d(std::make_unique<Data>()) {}
+ForwardPass::~ForwardPass() = default;
+
+namespace {
+
+std::optional<QJsonObject> readConfigJson(const QString &path, QString *error)
+{
+    const std::optional<QByteArray> text =
+        readUserFile(path, limits::maxConfigBytes, error, QStringLiteral("a config.json"));
+    if (!text)
+        return std::nullopt;
+    return parseJsonObject(*text, path, error, 32);
+}
+
+// Output columns per matrix product: fixed, so that the blocks (and with them Eigen's rounding,
+// which differs between a kernel's full and remainder columns) do not depend on the thread count.
+constexpr qint64 columnBlock = 128;
+
+// Calls body(first, count) for [0, total) in blocks of columnBlock, spread over threads.
+void overColumnBlocks(qint64 total, int threads, const std::function<void(qint64, qint64)> &body)
+{
+    const qint64 blocks = (total + columnBlock - 1) / columnBlock;
+    parallelFor(0, blocks, threads, 1, [&](qint64 lo, qint64 hi) {
+        for (qint64 b = lo; b < hi; ++b) {
+            const qint64 first = b * columnBlock;
+            body(first, std::min(columnBlock, total - first));
+        }
+    });
+}
+
+// nn.Linear: x @ W^T + b, the output columns split over threads.
+void linear(const RowMatrix &x, const Projection &p, int threads, RowMatrix *y)
+{
+    y->resize(x.rows(), p.weight.rows());
+    overColumnBlocks(p.weight.rows(), threads, [&](qint64 first, qint64 count) {
+        y->middleCols(first, count).noalias() =
+            x * p.weight.middleRows(first, count).transpose();
+        if (p.bias.size() > 0)
+            y->middleCols(first, count).rowwise() += p.bias.segment(first, count).transpose();
+    });
+}
+
+void normRows(NormKind kind, const NormWeights &weights, double eps, RowMatrix *m)
+{
+    for (qint64 p = 0; p < m->rows(); ++p)
+        applyNorm(kind, weights, eps, m->row(p).data(), m->cols());
+}
+
+// ACT2FN, elementwise in float32, each step rounded as torch rounds it.
+float activate(Activation kind, float x)
+{
+    switch (kind) {
+    case Activation::GeluTanh: { // NewGELUActivation: 0.5 * x * (1 + tanh(c * (x + k * x^3)))
+        const auto c = float(std::sqrt(2.0 / std::numbers::pi));
+        const float inner = c * (x + 0.044715f * (x * x * x));
+        return (0.5f * x) * (1.0f + std::tanh(inner));
+    }
+    case Activation::GeluExact: // nn.functional.gelu: x * 0.5 * (1 + erf(x / sqrt 2))
+        return float(0.5 * double(x) * (1.0 + std::erf(double(x) / std::numbers::sqrt2)));
+    case Activation::Silu: // nn.functional.silu: x / (1 + exp(-x))
+        return x / (1.0f + std::exp(-x));
+    case Activation::Relu:
+        return x > 0 ? x : 0.0f;
+    }
+    return x;
+}
+
+void store(const RowMatrix &m, float *out)
+{
+    std::copy(m.data(), m.data() + m.size(), out);
+}
+
+} // namespace
+
+std::unique_ptr<ForwardPass> ForwardPass::open(const QString &model, QString *error)
+{
+    const std::optional<ModelLocation> location = resolveModel(model, error);
+    if (!location)
+        return nullptr;
+    if (location->configPath.isEmpty()) {
+        *error = QStringLiteral("%1: no config.json beside the weights; the forward pass needs "
+                                "the model's config")
+                     .arg(location->folder);
+        return nullptr;
+    }
+    if (location->kind != ModelSourceKind::Safetensors &&
+        location->kind != ModelSourceKind::ShardedSafetensors) {
+        *error = QStringLiteral("%1: the forward pass is computed from safetensors weights; this "
+                                "model has %2")
+                     .arg(location->folder, labelOf(modelSourceKindNames, location->kind));
+        return nullptr;
+    }
+    const std::optional<QJsonObject> json = readConfigJson(location->configPath, error);
+    if (!json)
+        return nullptr;
+    const std::optional<ModelConfig> config = parseHfConfig(*json, location->configPath, error);
+    if (!config)
+        return nullptr;
+    std::optional<ForwardPlan> plan = forwardPlan(*json, *config, error);
+    if (!plan)
+        return nullptr;
+    std::unique_ptr<ForwardPass> out(new ForwardPass());
+    Data &data = *out->d;
+    data.plan = std::move(*plan);
+    if (!data.tensors.open(*location, error) ||
+        !loadLayerZeroWeights(data.plan.base, data.tensors, &data.embedding, error))
+        return nullptr;
+    // Layer 0's projections are read again with the rest of layer 0.
+    data.embedding.query = {};
+    data.embedding.key = {};
+    data.weights =
+        std::make_unique<ForwardWeights>(data.plan, data.tensors, data.embedding.prefix);
+    if (!data.weights->check(error) || !data.weights->loadFinalNorm(&data.finalNorm, error))
+        return nullptr;
+    return out;
+}
+
+QString ForwardPass::architecture() const
+{
+    return d->plan.base.architecture;
+}
+
+QString ForwardPass::modelType() const
+{
+    return d->plan.base.modelType;
+}
+
+qint64 ForwardPass::layers() const
+{
+    return d->plan.layers;
+}
+
+qint64 ForwardPass::heads() const
+{
+    return d->plan.base.heads;
+}
+
+qint64 ForwardPass::hiddenSize() const
+{
+    return d->plan.base.hiddenSize;
+}
+
+qint64 ForwardPass::vocabularyRows() const
+{
+    return d->embedding.vocabRows;
+}
+
+qint64 ForwardPass::outputRows() const
+{
+    return d->weights->outputRows();
+}
+
+qint64 ForwardPass::maxTokens() const
+{
+    const LayerZeroPlan &plan = d->plan.base;
+    qint64 tokens = limits::maxLayerZeroTokens;
+    if (plan.learnedPositions) {
+        const qint64 before = plan.paddingPositions ? plan.paddingIdx + 1 : plan.positionOffset;
+        tokens = std::min(tokens, d->embedding.positionRows - before);
+    }
+    return std::max<qint64>(tokens, 0);
+}
+
+namespace {
+
+// One block of the forward pass on the residual stream `x` (tokens x hidden), in place.
+class BlockRunner
+{
+public:
+    BlockRunner(const ForwardPlan &plan, qint64 index, const BlockWeights &w, int threads,
+                bool withPositions)
+        : m_plan(plan), m_attention(layerAttentionPlan(plan, index)), m_w(w), m_threads(threads),
+          m_withPositions(withPositions)
+    {}
+
+    // Attention probabilities go to `probabilities` (heads x tokens x tokens) when not null.
+    bool run(RowMatrix *x, float *probabilities, QString *error)
+    {
+        const double eps = m_plan.normEps;
+        const NormKind kind = m_plan.norm;
+        RowMatrix normed = *x;
+        if (!m_plan.attnNorm.isEmpty())
+            normRows(kind, m_w.attnNorm, eps, &normed);
+        RowMatrix attended;
+        if (!attention(normed, probabilities, &attended, error))
+            return false;
+        switch (m_plan.residual) {
+        case ResidualOrder::Sequential: // hidden_states = residual + attn_output
+            *x += attended;
+            *x += mlp(*x);
+            break;
+        case ResidualOrder::Parallel: { // mlp_output + attn_output + hidden_states
+            const RowMatrix fromMlp = mlp(*x);
+            *x = (fromMlp + attended) + *x;
+            break;
+        }
+        case ResidualOrder::Sandwich: {
+            normRows(kind, m_w.postAttnNorm, eps, &attended);
+            *x += attended;
+            RowMatrix fromMlp = mlp(*x);
+            normRows(kind, m_w.postMlpNorm, eps, &fromMlp);
+            *x += fromMlp;
+            break;
+        }
+        case ResidualOrder::PostNorm: { // LayerNorm(hidden_states + input_tensor)
+            *x += attended;
+            normRows(kind, m_w.postAttnNorm, eps, x);
+            RowMatrix fromMlp = mlp(*x);
+            fromMlp += *x;
+            normRows(kind, m_w.postMlpNorm, eps, &fromMlp);
+            *x = std::move(fromMlp);
+            break;
+        }
+        }
+        return true;
+    }
+
+private:
+    bool attention(const RowMatrix &normed, float *probabilities, RowMatrix *out, QString *error)
+    {
+        const LayerZeroPlan &p = m_attention;
+        const qint64 tokens = normed.rows(), hd = p.headDim;
+        RowMatrix query, key, value;
+        linear(normed, m_w.query, m_threads, &query);
+        linear(normed, m_w.key, m_threads, &key);
+        linear(normed, m_w.value, m_threads, &value);
+        if (p.scalingKind == ScoreScaling::MultiplyQuery)
+            query *= float(p.scaling);
+        if (p.headNorm != NormKind::None) {
+            normHeads(p.headNorm, m_w.queryNorm, p.normEps, hd, &query);
+            normHeads(p.headNorm, m_w.keyNorm, p.normEps, hd, &key);
+        }
+        if (m_withPositions && p.layer.position == LayerPositionKind::Rope &&
+            !rotateQueryKey(p, &query, &key, error))
+            return false;
+        RowMatrix context(tokens, p.heads * hd);
+        const qint64 group = p.heads / p.kvHeads; // repeat_kv
+        parallelFor(0, p.heads, m_threads, 1, [&](qint64 lo, qint64 hi) {
+            std::vector<float> own;
+            for (qint64 h = lo; h < hi; ++h) {
+                const qint64 kvHead = h / group;
+                const RowMatrix scores = query.middleCols(h * hd, hd) *
+                                         key.middleCols(kvHead * hd, hd).transpose();
+                float *target = probabilities ? probabilities + h * tokens * tokens : nullptr;
+                if (!target) {
+                    own.resize(std::size_t(tokens * tokens));
+                    target = own.data();
+                }
+                headProbabilities(p, scores, target);
+                const Eigen::Map<const RowMatrix> weights(target, tokens, tokens);
+                context.middleCols(h * hd, hd).noalias() =
+                    weights * value.middleCols(kvHead * hd, hd);
+            }
+        });
+        linear(context, m_w.output, m_threads, out);
+        return true;
+    }
+
+    RowMatrix mlp(const RowMatrix &x) const
+    {
+        RowMatrix normed = x;
+        if (!m_plan.mlpNorm.isEmpty())
+            normRows(m_plan.norm, m_w.mlpNorm, m_plan.normEps, &normed);
+        const Activation act = m_plan.activation;
+        RowMatrix inner, out;
+        if (m_plan.mlp == MlpKind::Plain) {
+            linear(normed, m_w.fcIn, m_threads, &inner);
+            inner = inner.unaryExpr([act](float v) { return activate(act, v); });
+            linear(inner, m_w.fcOut, m_threads, &out);
+            return out;
+        }
+        RowMatrix up;
+        linear(normed, m_w.gate, m_threads, &inner);
+        linear(normed, m_w.up, m_threads, &up);
+        inner = inner.unaryExpr([act](float v) { return activate(act, v); }).cwiseProduct(up);
+        linear(inner, m_w.down, m_threads, &out);
+        return out;
+    }
+
+    const ForwardPlan &m_plan;
+    const LayerZeroPlan m_attention;
+    const BlockWeights &m_w;
+    int m_threads;
+    bool m_withPositions;
+};
+
+bool cancelled(const ForwardOptions &options, QString *error)
+{
+    if (options.cancel && options.cancel->load()) {
+        *error = QStringLiteral("the forward pass was cancelled");
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+namespace {
+
+// The ids, and the results asked for, within what pescope holds; one sentence when not.
+bool checkRun(const ForwardPass &pass, qint64 layers, std::span<const int> ids,
+              const ForwardOptions &options, QString *error)
+{
+    const qint64 tokens = qint64(ids.size());
+    if (tokens == 0) {
+        *error = QStringLiteral("the phrase has no tokens");
+        return false;
+    }
+    if (tokens > pass.maxTokens()) {
+        *error = QStringLiteral("the phrase has %1 tokens; %2 is computed for at most %3")
+                     .arg(tokens)
+                     .arg(pass.architecture())
+                     .arg(pass.maxTokens());
+        return false;
+    }
+    for (std::size_t p = 0; p < ids.size(); ++p)
+        if (ids[p] < 0 || ids[p] >= pass.vocabularyRows()) {
+            *error = QStringLiteral("token id %1 (token %2) is outside the token table's %3 rows")
+                         .arg(ids[p])
+                         .arg(p)
+                         .arg(pass.vocabularyRows());
+            return false;
+        }
+    const auto tooMany = [&](const char *what, qint64 values) {
+        *error = QStringLiteral("%1 tokens: the %2 would be %3 values, more than pescope holds "
+                                "(%4)")
+                     .arg(tokens)
+                     .arg(QLatin1String(what))
+                     .arg(values)
+                     .arg(limits::maxForwardResultValues);
+        return false;
+    };
+    const qint64 perLayer = pass.heads() * tokens * tokens;
+    const qint64 widest = std::max(pass.hiddenSize(), pass.heads() * tokens);
+    if (perLayer > limits::maxForwardResultValues || tokens * widest > limits::maxForwardResultValues)
+        return tooMany("attention of one layer", perLayer);
+    if (options.attentionLayer >= layers) {
+        *error = QStringLiteral("layer %1: the model has %2 layers (0 to %3)")
+                     .arg(options.attentionLayer)
+                     .arg(layers)
+                     .arg(layers - 1);
+        return false;
+    }
+    const qint64 kept = options.attentionLayer >= 0 ? 1 : layers;
+    if (options.attentions && perLayer * kept > limits::maxForwardResultValues)
+        return tooMany("attention of every layer", perLayer * layers);
+    const qint64 hidden = (layers + 1) * tokens * pass.hiddenSize();
+    if (options.hiddenStates && hidden > limits::maxForwardResultValues)
+        return tooMany("hidden states", hidden);
+    if (options.logits && tokens * pass.outputRows() > limits::maxForwardResultValues)
+        return tooMany("logits", tokens * pass.outputRows());
+    return true;
+}
+
+} // namespace
+
+namespace {
+
+// final_norm(x) @ output^T (Gemma 2: soft-capped), the output matrix read a block of rows at a
+// time so that its float32 copy is never whole.
+bool computeLogits(ModelTensors &tensors, const ForwardWeights &weights, double cap,
+                   const RowMatrix &normed, const ForwardOptions &options, int threads,
+                   LayerZeroArray *out, QString *error)
+{
+    const qint64 tokens = normed.rows(), rows = weights.outputRows();
+    const qint64 hidden = normed.cols();
+    const qint64 blockRows =
+        std::max<qint64>(1, (qint64(16) << 20) / (hidden * 4) / columnBlock) * columnBlock;
+    RowMatrix logits(tokens, rows);
+    std::vector<float> block;
+    for (qint64 first = 0; first < rows; first += blockRows) {
+        if (cancelled(options, error))
+            return false;
+        const qint64 count = std::min(blockRows, rows - first);
+        if (!tensors.readRows(weights.outputName(), first, count, &block, error))
+            return false;
+        const Eigen::Map<const RowMatrix> matrix(block.data(), count, hidden);
+        overColumnBlocks(count, threads, [&](qint64 lo, qint64 n) {
+            logits.middleCols(first + lo, n).noalias() =
+                normed * matrix.middleRows(lo, n).transpose();
+        });
+    }
+    if (cap > 0) // Gemma2ForCausalLM: tanh(logits / cap) * cap
+        logits = logits.unaryExpr([cap](float v) { return float(std::tanh(v / cap) * cap); });
+    out->shape = {tokens, rows};
+    out->values.assign(logits.data(), logits.data() + logits.size());
+    return true;
+}
+
+} // namespace
+
+std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
+                                              const ForwardOptions &options, QString *error)
+{
+    const ForwardPlan &plan = d->plan;
+    const qint64 layers = plan.layers, tokens = qint64(ids.size());
+    const qint64 hidden = plan.base.hiddenSize;
+    if (!checkRun(*this, layers, ids, options, error))
+        return std::nullopt;
+    // The widest intermediates: the MLP's inner activations (gated: two of them) and q, k, v.
+    const qint64 inner = plan.intermediate * (plan.mlp == MlpKind::Gated ? 2 : 1);
+    const qint64 qkv = (plan.base.heads + 2 * plan.base.kvHeads) * plan.base.headDim;
+    if (tokens * std::max(inner, qkv) > limits::maxForwardResultValues) {
+        *error = QStringLiteral("%1 tokens x %2 values per token is more than pescope holds (%3 "
+                                "values)")
+                     .arg(tokens)
+                     .arg(std::max(inner, qkv))
+                     .arg(limits::maxForwardResultValues);
+        return std::nullopt;
+    }
+    const int threads = options.threads > 0 ? options.threads : hardwareThreads();
+    const qint64 only = options.attentionLayer;
+    const qint64 kept = only >= 0 ? 1 : layers;
+    // Only one layer's attention asked for: the layers after it change nothing asked for.
+    const qint64 last = only >= 0 && !options.hiddenStates && !options.logits ? only : layers - 1;
+    const auto progress = [&](qint64 done) {
+        if (options.progress)
+            options.progress(done, last + 2);
+    };
+    ForwardResult result;
+    RowMatrix x;
+    if (!embeddingOutput(plan.base, d->embedding, d->tensors, ids, options.withPositions, &x,
+                         error))
+        return std::nullopt;
+    if (options.attentions) {
+        result.attentions.shape = {kept, plan.base.heads, tokens, tokens};
+        result.attentions.values.assign(std::size_t(kept * plan.base.heads * tokens * tokens), 0);
+    }
+    if (options.hiddenStates) {
+        result.hiddenStates.shape = {layers + 1, tokens, hidden};
+        result.hiddenStates.values.resize(std::size_t((layers + 1) * tokens * hidden));
+        store(x, result.hiddenStates.values.data());
+    }
+    progress(0);
+    for (qint64 i = 0; i <= last; ++i) {
+        if (cancelled(options, error))
+            return std::nullopt;
+        BlockWeights weights; // float32 only while this layer runs
+        if (!d->weights->load(i, &weights, &result.warnings, error))
+            return std::nullopt;
+        float *probabilities = nullptr;
+        if (options.attentions && (only < 0 || only == i))
+            probabilities = result.attentions.values.data() +
+                            (only < 0 ? i : 0) * plan.base.heads * tokens * tokens;
+        BlockRunner block(plan, i, weights, threads, options.withPositions);
+        if (!block.run(&x, probabilities, error))
+            return std::nullopt;
+        if (options.hiddenStates && i + 1 < layers)
+            store(x, result.hiddenStates.values.data() + (i + 1) * tokens * hidden);
+        progress(i + 1);
+    }
+    if (last < layers - 1)
+        return result; // stopped early: no final norm, no logits
+    result.prenorm.shape = {tokens, hidden};
+    result.prenorm.values.assign(x.data(), x.data() + x.size());
+    normRows(plan.finalNorm, d->finalNorm, plan.normEps, &x);
+    if (options.hiddenStates)
+        store(x, result.hiddenStates.values.data() + layers * tokens * hidden);
+    if (options.logits && outputRows() > 0 && !computeLogits(d->tensors, *d->weights, plan.finalSoftcap, x, options, threads,
+                                          &result.logits, error))
+        return std::nullopt;
+    return result;
+}
+
+} // namespace pe

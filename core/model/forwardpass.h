@@ -1,0 +1,93 @@
+// ForwardPass: a model's whole forward pass for a phrase's token ids, every layer, as
+// transformers' eager float32 forward computes it (output_attentions, output_hidden_states):
+// per layer the attention probabilities (heads x tokens x tokens), the hidden states, the last
+// block's output before the final norm, and the logits. Plain arrays that analyses read without
+// knowing the architecture; the architecture is a plan (forwardplan.h).
+//
+// Memory: the weights stay memory-mapped as stored; each layer's tensors are widened to float32
+// only while that layer runs, and the output matrix is read a block of rows at a time, so memory
+// is the mapped weights plus one layer's float32 working set plus the results asked for.
+// Threads: the matrix products are split over output columns, the attention over heads.
+// Not for concurrent use: one thread calls run() at a time.
+#pragma once
+
+#include "model/layerzero.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+
+namespace pe {
+
+namespace limits {
+// The most float32 values one result array may hold (1 GiB).
+constexpr qint64 maxForwardResultValues = qint64(1) << 28;
+} // namespace limits
+
+struct ForwardOptions
+{
+    bool attentions = true;   // every layer's probabilities
+    // >= 0: of the attentions, only this layer's ({1, heads, tokens, tokens}); without hidden
+    // states and logits the pass then stops after that layer.
+    qint64 attentionLayer = -1;
+    bool hiddenStates = true; // every hidden state
+    bool logits = true;
+    // false: the model without its positions, in every layer: no position table added at the
+    // input, no rotation in any RoPE layer (what layer 0's "without positions" does, carried
+    // through the whole pass).
+    bool withPositions = true;
+    int threads = 0; // 0: one per hardware thread
+    // Called after the embedding layer (0) and after each block run (1 .. layers, or up to
+    // attentionLayer + 1 when the pass stops there), with the total (layers + 1, or
+    // attentionLayer + 2).
+    std::function<void(qint64 done, qint64 total)> progress;
+    // Set from any thread to stop between layers (run() then fails, saying it was cancelled).
+    const std::atomic<bool> *cancel = nullptr;
+};
+
+struct ForwardResult
+{
+    LayerZeroArray attentions;   // {layers, heads, tokens, tokens}
+    LayerZeroArray hiddenStates; // {layers + 1, tokens, hidden}; the last after the final norm
+    LayerZeroArray prenorm;      // {tokens, hidden}: the last block's output
+    LayerZeroArray logits;       // {tokens, vocabulary}
+    QStringList warnings;        // non-finite weights, by tensor name
+};
+
+class ForwardPass
+{
+public:
+    // Opens `model` (a model folder, its config.json or .safetensors, or a cached repo id) and
+    // checks, before any computation, that every tensor of every layer is there (every shard
+    // opens) with the shape config.json implies in a type pescope reads. Null with one sentence
+    // in *error naming the file, tensor, key or architecture at fault.
+    static std::unique_ptr<ForwardPass> open(const QString &model, QString *error);
+    ~ForwardPass();
+    ForwardPass(const ForwardPass &) = delete;
+    ForwardPass &operator=(const ForwardPass &) = delete;
+
+    QString architecture() const;
+    QString modelType() const;
+    qint64 layers() const;
+    qint64 heads() const;
+    qint64 hiddenSize() const;
+    qint64 vocabularyRows() const;
+    qint64 outputRows() const; // rows of the output matrix: the logits' columns
+    qint64 maxTokens() const;
+
+    std::optional<ForwardResult> run(std::span<const int> ids, const ForwardOptions &options,
+                                     QString *error);
+
+private:
+    ForwardPass();
+
+    struct Data;
+    std::unique_ptr<Data> d;
+};
+
+} // namespace pe
