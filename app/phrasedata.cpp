@@ -182,15 +182,13 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
         report(dataCommand, error);
         return Failure;
     }
-<<<<<<< HEAD
-    // NaN or infinite values are written (they are what the weights give) but never in silence.
+    // NaN or infinite values are written (they are what the weights give) but never in silence:
+    // layer 0's result names the rows or tensors it read, a later layer's pass the tensors.
     for (const QString &warning : values->warnings)
         report(dataCommand, QStringLiteral("warning: the %1 holds NaN or infinite values: %2")
                                 .arg(nameOf(phraseArrayNames, request.what), warning));
-=======
     for (const QString &warning : request.model->warnings())
         report(dataCommand, QStringLiteral("warning: ") + warning);
->>>>>>> forward
     report(dataCommand,
            QStringLiteral("%1 written to %2 in %3 ms").arg(array, path).arg(timer.elapsed()));
     return Success;
