@@ -35,7 +35,7 @@ int runCommand(int argc, char **argv)
 {
     // Figures are QCustomPlot widgets, which need a QApplication; they render on the offscreen
     // platform whatever the display, so an export does not depend on the screen's DPI or fonts.
-    const bool widgets = std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "lesson") == 0;
+    const bool widgets = std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "lesson") == 0 || std::strcmp(argv[1], "context") == 0;
     // Taken before the application object exists: QGuiApplication removes "--session FILE"
     // (X session management) from argv, and `export --session` is ours.
     QString invalid;
