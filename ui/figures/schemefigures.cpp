@@ -787,7 +787,6 @@ void addBand(QCPAxisRect *rect, double first, double last, const QColor &colour)
     band->bottomRight->setCoords(last + 0.5, 1.0);
     band->setPen(Qt::NoPen);
     band->setBrush(colour);
-    band->setLayer(QStringLiteral("background"));
 }
 
 // A legend entry that shows a colour (a band's): an empty graph with that brush.
@@ -907,7 +906,7 @@ void SchemeFigures::buildContextBaseBound(QCustomPlot *plot, const SchemeResult 
     const QVector<double> x(curve.distances.begin(), curve.distances.end());
     const QVector<double> y(curve.values.begin(), curve.values.end());
     QPen pen(m_theme.curve(0), 1.2);
-    addGraph(rect, x, y, pen, QStringLiteral("B(m), %1 distances").arg(x.size()))
+    addGraph(rect, x, y, pen, QStringLiteral("B(m) at %1 sampled distances").arg(x.size()))
         ->addToLegend(legend);
     double lo = 0, hi = 1;
     for (double v : y) {
