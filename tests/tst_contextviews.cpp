@@ -276,6 +276,9 @@ private slots:
         };
         const QString body = simplified(QString::fromUtf8(text.readAllStandardOutput()));
         QVERIFY2(body.contains(simplified(first)), qPrintable(body.left(600)));
+        // Searchable words: no "ﬂ" ligature in the verdict's text.
+        QVERIFY2(body.contains(QStringLiteral("position ids exact in float32")),
+                 qPrintable(body.left(1200)));
     }
 
     // A bad --out is refused before any work: exit 2, nothing written.

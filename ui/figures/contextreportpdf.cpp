@@ -47,9 +47,9 @@ double paintVerdict(QPainter *painter, const ContextReport &report, double top, 
 {
     QFont font = painter->font();
     font.setPixelSize(int(textPixels));
-    // Any letter spacing turns Qt's ligatures off, so that the PDF's text reads "float32", not
-    // "ﬂoat32", to pdftotext and to a reader's search.
-    font.setLetterSpacing(QFont::AbsoluteSpacing, 0.01);
+    // No shaping, so no ligatures: the PDF's text reads "float32", not "ﬂoat32", to pdftotext
+    // and to a reader's search (the verdict is Latin text, which needs none).
+    font.setStyleStrategy(QFont::PreferNoShaping);
     QFont bold = font;
     bold.setBold(true);
     bold.setPixelSize(int(textPixels + 3));
