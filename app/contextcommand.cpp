@@ -127,8 +127,7 @@ QString pdfOutFromOptions(const QCommandLineParser &parser)
 }
 
 // The first report's PDF, of the layer it reports, written atomically; false with a message.
-bool writePdf(const QString &path, const ModelConfig &config, int layer,
-              const ContextReport &first)
+bool writePdf(const QString &path, const ModelConfig &config, int layer, const ContextReport &first)
 {
     QString error;
     const std::optional<ModelLayerSpec> model = modelLayerSpec(config, layer, &error);
@@ -147,7 +146,8 @@ bool writePdf(const QString &path, const ModelConfig &config, int layer,
 
 bool writeOut(const QByteArray &bytes)
 {
-    const std::size_t written = std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
+    const std::size_t written =
+        std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
     return written == std::size_t(bytes.size()) && std::fflush(stdout) == 0;
 }
 

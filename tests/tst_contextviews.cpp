@@ -100,9 +100,9 @@ private:
     std::vector<std::vector<double>> viewData(const QString &view)
     {
         const QString out = m_dir.filePath(view + QStringLiteral(".csv"));
-        const RunResult run = runPescope({QStringLiteral("data"), QStringLiteral("--view"), view,
-                                          QStringLiteral("--config"), llama31(),
-                                          QStringLiteral("--out"), out});
+        const RunResult run =
+            runPescope({QStringLiteral("data"), QStringLiteral("--view"), view,
+                        QStringLiteral("--config"), llama31(), QStringLiteral("--out"), out});
         if (run.exitCode != 0)
             qWarning("%s", run.err.constData());
         return readCsv(out);
@@ -132,15 +132,15 @@ private slots:
     void exportEachView()
     {
         const QColor curve = printPlotTheme().curve(0);
-        for (const QString view : {QStringLiteral("context-pairs"),
-                                   QStringLiteral("context-base-bound"),
-                                   QStringLiteral("context-precision")}) {
+        for (const QString view :
+             {QStringLiteral("context-pairs"), QStringLiteral("context-base-bound"),
+              QStringLiteral("context-precision")}) {
             const QString out = m_dir.filePath(view + QStringLiteral(".png"));
             const RunResult run = runPescope(
                 {QStringLiteral("export"), QStringLiteral("--view"), view,
                  QStringLiteral("--config"), llama31(), QStringLiteral("--print-theme"),
-                 QStringLiteral("--width"), QStringLiteral("800"),
-                 QStringLiteral("--height"), QStringLiteral("600"), QStringLiteral("--out"), out});
+                 QStringLiteral("--width"), QStringLiteral("800"), QStringLiteral("--height"),
+                 QStringLiteral("600"), QStringLiteral("--out"), out});
             QVERIFY2(run.exitCode == 0, run.err.constData());
             const QImage image(out);
             QCOMPARE(image.size(), QSize(800, 600));
@@ -163,7 +163,8 @@ private slots:
     // B(m) = Σ cos(m θᵢ) over Llama 3.1's 64 scaled frequencies, at every exported distance.
     void baseBoundData()
     {
-        const std::vector<std::vector<double>> rows = viewData(QStringLiteral("context-base-bound"));
+        const std::vector<std::vector<double>> rows =
+            viewData(QStringLiteral("context-base-bound"));
         QVERIFY(rows.size() > 1000);
         const std::vector<double> theta = llamaTheta();
         QCOMPARE(rows.front()[0], 0.0);
@@ -175,10 +176,8 @@ private slots:
             for (double t : theta)
                 b += std::cos(row[0] * t);
             QVERIFY2(std::abs(row[1] - b) <= 2e-5 * std::max(1.0, std::abs(b)),
-                     qPrintable(QStringLiteral("B(%1) = %2, expected %3")
-                                    .arg(row[0])
-                                    .arg(row[1])
-                                    .arg(b)));
+                     qPrintable(
+                         QStringLiteral("B(%1) = %2, expected %3").arg(row[0]).arg(row[1]).arg(b)));
         }
     }
 
@@ -210,8 +209,7 @@ private slots:
     // float32 angle error at position 131,071 and the first bfloat16 collision, per pair.
     void precisionData()
     {
-        const std::vector<std::vector<double>> rows =
-            viewData(QStringLiteral("context-precision"));
+        const std::vector<std::vector<double>> rows = viewData(QStringLiteral("context-precision"));
         QCOMPARE(rows.size(), std::size_t(64));
         const std::vector<double> theta = llamaTheta();
         const double last = double(llamaContext - 1);
@@ -287,9 +285,8 @@ private slots:
         const QString png = m_dir.filePath(QStringLiteral("report.png"));
         const QString missing = m_dir.filePath(QStringLiteral("no-such-folder/report.pdf"));
         for (const QString &out : {png, missing}) {
-            const RunResult run =
-                runPescope({QStringLiteral("context"), QStringLiteral("--config"), llama31(),
-                            QStringLiteral("--out"), out});
+            const RunResult run = runPescope({QStringLiteral("context"), QStringLiteral("--config"),
+                                              llama31(), QStringLiteral("--out"), out});
             QCOMPARE(run.exitCode, 2);
             QVERIFY2(run.err.contains("--out"), run.err.constData());
             QVERIFY(run.out.isEmpty());

@@ -125,7 +125,8 @@ void fillPairs(ContextReport &report, const std::vector<double> &unscaled,
         pair.beyondCritical = unscaled[k] > 0 && pair.turnsTraining < 1.0;
         pair.treatment = treatmentOf(unscaled[k], scaled[k], fullScale);
         if (scaled[k] > 0)
-            pair.firstCollision = firstCollisionIn(scaled[k], report.dtype, report.precisionScanEnd);
+            pair.firstCollision =
+                firstCollisionIn(scaled[k], report.dtype, report.precisionScanEnd);
         // HF's forward: inv_freq in float32, position ids cast to float32, one float32 product.
         const float angle32 = lastPosition * static_cast<float>(scaled[k]);
         pair.float32Error = std::abs(double(angle32) - double(last) * scaled[k]);

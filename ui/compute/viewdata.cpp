@@ -286,11 +286,10 @@ bool contextPairs(const FigureState &, const FigureData &data, const ViewChoices
     constexpr double twoPi = 2.0 * std::numbers::pi;
     out->shape = {qint64(pairs.size()), 5};
     for (const ContextPair &p : pairs) {
-        const double unscaled = p.unscaled > 0 ? twoPi / p.unscaled
-                                               : std::numeric_limits<double>::infinity();
-        out->values.insert(out->values.end(),
-                           {float(p.index), float(unscaled), float(p.wavelength), float(p.ratio),
-                            float(int(p.treatment))});
+        const double unscaled =
+            p.unscaled > 0 ? twoPi / p.unscaled : std::numeric_limits<double>::infinity();
+        out->values.insert(out->values.end(), {float(p.index), float(unscaled), float(p.wavelength),
+                                               float(p.ratio), float(int(p.treatment))});
     }
     return true;
 }
@@ -304,8 +303,7 @@ bool contextBaseBound(const FigureState &, const FigureData &data, const ViewCho
     const ContextBoundCurve &curve = numbers->bound;
     out->shape = {qint64(curve.distances.size()), 2};
     for (std::size_t k = 0; k < curve.distances.size(); ++k)
-        out->values.insert(out->values.end(),
-                           {float(curve.distances[k]), float(curve.values[k])});
+        out->values.insert(out->values.end(), {float(curve.distances[k]), float(curve.values[k])});
     return true;
 }
 

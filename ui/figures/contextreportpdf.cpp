@@ -37,8 +37,7 @@ SchemeSettings decaySettings(const ContextReport &report, const EncodingSpec &sp
         unscaled.factor.reset();
     }
     settings.compare = unscaled;
-    settings.decayDistance =
-        std::clamp<qint64>(report.context - 1, 1, limits::maxDecayDistance);
+    settings.decayDistance = std::clamp<qint64>(report.context - 1, 1, limits::maxDecayDistance);
     return settings;
 }
 
@@ -71,8 +70,8 @@ double paintVerdict(QPainter *painter, const ContextReport &report, double top, 
 
 } // namespace
 
-QByteArray contextReportPdf(const ContextReport &report, const EncodingSpec &spec,
-                            Backend &backend, QString *error)
+QByteArray contextReportPdf(const ContextReport &report, const EncodingSpec &spec, Backend &backend,
+                            QString *error)
 {
     if (!spec.get<RopeScheme>()) {
         *error = QStringLiteral("the context report's PDF needs a rotary spec");
@@ -102,8 +101,8 @@ QByteArray contextReportPdf(const ContextReport &report, const EncodingSpec &spe
         writer.setCreator(QStringLiteral("pescope " PE_VERSION));
         writer.setTitle(QStringLiteral("pescope context: ") + report.source);
         writer.setResolution(int(std::lround(figureBaseDpi())));
-        writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait,
-                                         QMarginsF(0, 0, 0, 0)));
+        writer.setPageLayout(
+            QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
         const double scale = double(writer.width()) / layoutWidth;
         const double layoutHeight = double(writer.height()) / scale;
         QCPPainter painter;
@@ -137,8 +136,8 @@ QByteArray contextReportPdf(const ContextReport &report, const EncodingSpec &spe
             options.height = qint64(std::floor(cellHeight));
             painter.save();
             painter.translate(margin + cellWidth * (k % 2), textEnd + cellHeight * (k / 2));
-            const bool painted = paintFigure(&painter, FigureTarget::Vector, state, data, options,
-                                             error);
+            const bool painted =
+                paintFigure(&painter, FigureTarget::Vector, state, data, options, error);
             painter.restore();
             if (!painted)
                 return {};

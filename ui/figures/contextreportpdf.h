@@ -15,7 +15,7 @@
 namespace pe {
 
 // `spec`: the rotary layer the report is of (its RoPE scheme and head dims). Empty with *error.
-QByteArray contextReportPdf(const ContextReport &report, const EncodingSpec &spec,
-                            Backend &backend, QString *error);
+QByteArray contextReportPdf(const ContextReport &report, const EncodingSpec &spec, Backend &backend,
+                            QString *error);
 
 } // namespace pe

@@ -818,9 +818,9 @@ void SchemeFigures::buildContextPairs(QCustomPlot *plot, const SchemeResult &res
     if (missingContext(plot, result))
         return;
     const ContextReport &r = result.context->report;
-    QCPLayoutGrid *grid = titledGrid(
-        plot, QStringLiteral("Wavelength 2π/θᵢ per pair: trained at %1, %2 claimed\n%3")
-                  .arg(tokens(r.trainingContext), tokens(r.context), result.a.label));
+    QCPLayoutGrid *grid =
+        titledGrid(plot, QStringLiteral("Wavelength 2π/θᵢ per pair: trained at %1, %2 claimed\n%3")
+                             .arg(tokens(r.trainingContext), tokens(r.context), result.a.label));
     auto *rect = new FittedAxisRect(plot);
     grid->addElement(0, 0, rect);
     QCPLegend *legend = addLegend(rect, Qt::AlignLeft | Qt::AlignTop);
@@ -917,16 +917,17 @@ void SchemeFigures::buildContextBaseBound(QCustomPlot *plot, const SchemeResult 
     const double limit = double(b.distanceLimit);
     addLine(rect, limit, 0, limit, 1, QPen(m_theme.curve(1), 1.4, Qt::DashLine));
     addLabel(rect, limit, hi,
-             QStringLiteral("%1 %2")
-                 .arg(r.window > 0 ? QStringLiteral("window") : QStringLiteral("claimed"),
-                      tokens(b.distanceLimit)),
+             QStringLiteral("%1 %2").arg(r.window > 0 ? QStringLiteral("window")
+                                                      : QStringLiteral("claimed"),
+                                         tokens(b.distanceLimit)),
              m_theme.curve(1), Qt::AlignRight | Qt::AlignTop);
     const bool drawn = b.firstNegative > 0 && !x.isEmpty() && double(b.firstNegative) <= x.last();
     if (drawn) {
         const auto m = double(b.firstNegative);
         addLine(rect, m, 0, m, 1, QPen(m_theme.curve(3), 1.4, Qt::DotLine));
-        QCPGraph *mark = addGraph(rect, {m}, {0.0}, Qt::NoPen,
-                                  QStringLiteral("first B(m) < 0: m = %1").arg(tokens(b.firstNegative)));
+        QCPGraph *mark =
+            addGraph(rect, {m}, {0.0}, Qt::NoPen,
+                     QStringLiteral("first B(m) < 0: m = %1").arg(tokens(b.firstNegative)));
         mark->setLineStyle(QCPGraph::lsNone);
         mark->setScatterStyle(
             QCPScatterStyle(QCPScatterStyle::ssDiamond, m_theme.curve(3), m_theme.curve(3), 10));
@@ -990,9 +991,10 @@ void SchemeFigures::buildContextPrecision(QCustomPlot *plot, const SchemeResult 
                                QStringLiteral("float32 angle error at the last position"));
     error->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     error->addToLegend(legend);
-    addLevel(top, r.float32TurnLimit, QPen(m_theme.foreground, 1.0, Qt::DashDotLine),
-             QStringLiteral("1/%1 turn").arg(tokens(qint64(std::llround(1.0 / r.float32TurnLimit)))),
-             m_theme.foreground);
+    addLevel(
+        top, r.float32TurnLimit, QPen(m_theme.foreground, 1.0, Qt::DashDotLine),
+        QStringLiteral("1/%1 turn").arg(tokens(qint64(std::llround(1.0 / r.float32TurnLimit)))),
+        m_theme.foreground);
 
     double clo = double(r.context), chi = double(r.context);
     const auto collisions = [&](const std::vector<qint64> &at, const QColor &colour,
