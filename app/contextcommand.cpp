@@ -116,7 +116,7 @@ QString pdfOutFromOptions(const QCommandLineParser &parser)
 {
     if (!parser.isSet(QStringLiteral("out")))
         return {};
-    const QString path = parser.value(QStringLiteral("out"));
+    QString path = parser.value(QStringLiteral("out"));
     if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
         throw UsageError{QStringLiteral("--out must name a .pdf file, the one-page report (got "
                                         "\"%1\")")
@@ -209,6 +209,7 @@ int runContext(const QStringList &args)
     // Every request is checked before any report is computed: bad input is exit 2 up front.
     std::vector<ContextRequest> requests;
     const std::vector<int> layers = layersToReport(*config, layer);
+    requests.reserve(layers.size());
     for (int l : layers)
         requests.push_back(requestFor(*config, l, context, dtype));
     std::vector<ContextReport> reports;

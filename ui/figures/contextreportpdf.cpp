@@ -135,7 +135,9 @@ QByteArray contextReportPdf(const ContextReport &report, const EncodingSpec &spe
             options.width = qint64(std::floor(cellWidth));
             options.height = qint64(std::floor(cellHeight));
             painter.save();
-            painter.translate(margin + cellWidth * (k % 2), textEnd + cellHeight * (k / 2));
+            const int row = k / 2;
+            const int column = k % 2;
+            painter.translate(margin + cellWidth * column, textEnd + cellHeight * row);
             const bool painted =
                 paintFigure(&painter, FigureTarget::Vector, state, data, options, error);
             painter.restore();

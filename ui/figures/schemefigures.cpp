@@ -906,7 +906,12 @@ void SchemeFigures::buildContextBaseBound(QCustomPlot *plot, const SchemeResult 
     const QVector<double> x(curve.distances.begin(), curve.distances.end());
     const QVector<double> y(curve.values.begin(), curve.values.end());
     QPen pen(m_theme.curve(0), 1.2);
-    addGraph(rect, x, y, pen, QStringLiteral("B(m) at %1 sampled distances").arg(x.size()))
+    // Every integer distance, or a sample of them (the fast pairs' oscillation then aliases).
+    const bool sampled = !x.isEmpty() && x.last() + 1.0 > double(x.size());
+    addGraph(rect, x, y, pen,
+             QStringLiteral("B(m) at %1 %2distances")
+                 .arg(x.size())
+                 .arg(sampled ? QStringLiteral("sampled ") : QString()))
         ->addToLegend(legend);
     double lo = 0, hi = 1;
     for (double v : y) {
