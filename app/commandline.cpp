@@ -11,11 +11,26 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace pe::cli {
+
+namespace {
+
+// The errno of the first write to standard output that failed; 0 while none has.
+int stdoutErrno = 0;
+// Standard streams the shell closed, now on /dev/null (guardStandardStreams).
+bool stdinClosed = false;
+bool stdoutClosed = false;
+
+} // namespace
 
 QStringList decodeArguments(int argc, char **argv, QString *invalid)
 {
@@ -346,11 +361,32 @@ QStringList commandNames()
     return names;
 }
 
+namespace {
+
+// Why standard input cannot be read as a text: closed, or a folder; empty when it can.
+QString standardInputProblem()
+{
+    if (stdinClosed)
+        return QStringLiteral("standard input is closed");
+    struct stat st = {};
+    if (::fstat(STDIN_FILENO, &st) != 0)
+        return errno == EBADF ? QStringLiteral("standard input is closed")
+                              : QStringLiteral("standard input cannot be read: ") + errnoText(errno);
+    if (S_ISDIR(st.st_mode))
+        return QStringLiteral("standard input is a folder, not a text");
+    return {};
+}
+
+} // namespace
+
 QString readTextFile(const QString &path, const QString &option)
 {
     QByteArray bytes;
     const QString name = path == QLatin1StringView("-") ? QStringLiteral("standard input") : path;
     if (path == QLatin1StringView("-")) {
+        // A closed standard input (`<&-`) or a folder (`< dir`) would read as an empty text.
+        if (const QString problem = standardInputProblem(); !problem.isEmpty())
+            throw UsageError{QStringLiteral("--%1 -: %2").arg(option, problem)};
         QFile in;
         if (!in.open(stdin, QIODevice::ReadOnly))
             throw UsageError{QStringLiteral("--%1 -: standard input cannot be read").arg(option)};
@@ -362,6 +398,9 @@ QString readTextFile(const QString &path, const QString &option)
                 break;
             bytes += chunk;
         }
+        if (in.error() != QFileDevice::NoError)
+            throw UsageError{QStringLiteral("--%1 -: standard input cannot be read: %2")
+                                 .arg(option, in.errorString())};
         if (bytes.size() > limits::maxPhraseFileBytes)
             throw UsageError{QStringLiteral("--%1 -: standard input is longer than %2 bytes")
                                  .arg(option)
@@ -406,6 +445,70 @@ void report(const QString &command, const QString &message)
             .toLocal8Bit();
     std::fwrite(line.constData(), 1, std::size_t(line.size()), stderr);
     std::fflush(stderr);
+}
+
+void guardStandardStreams()
+{
+    // In order: open() returns the lowest free descriptor, the stream's own once those below
+    // it are open.
+    for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        const int opened = ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+        if (opened >= 0 && opened != fd) {
+            ::dup2(opened, fd);
+            ::close(opened);
+        }
+        stdinClosed = stdinClosed || fd == STDIN_FILENO;
+        stdoutClosed = stdoutClosed || fd == STDOUT_FILENO;
+    }
+}
+
+bool writeOut(QByteArrayView bytes)
+{
+    if (stdoutClosed && stdoutErrno == 0 && !bytes.isEmpty())
+        stdoutErrno = EBADF;
+    if (stdoutErrno != 0)
+        return false;
+    errno = 0;
+    if (std::fwrite(bytes.data(), 1, std::size_t(bytes.size()), stdout) ==
+        std::size_t(bytes.size()))
+        return true;
+    stdoutErrno = errno != 0 ? errno : EIO;
+    return false;
+}
+
+bool printOut(const QString &text)
+{
+    return writeOut(text.toLocal8Bit());
+}
+
+bool standardOutputFailed()
+{
+    return stdoutErrno != 0;
+}
+
+bool flushOut()
+{
+    if (stdoutErrno != 0)
+        return false;
+    errno = 0;
+    if (std::fflush(stdout) == 0)
+        return true;
+    stdoutErrno = errno != 0 ? errno : EIO;
+    return false;
+}
+
+QString standardOutputProblem()
+{
+    flushOut();
+    // A write that failed outside writeOut (a QTextStream, printf) left only the stream's error
+    // flag; its cause went with it.
+    if (stdoutErrno == 0 && std::ferror(stdout) != 0)
+        stdoutErrno = EIO;
+    if (stdoutErrno == 0)
+        return {};
+    return QStringLiteral("cannot write to standard output: ") + errnoText(stdoutErrno);
 }
 
 } // namespace pe::cli

@@ -15,6 +15,7 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <array>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -122,6 +123,38 @@ QStringList textLines(const QString &text);
 
 // One line on stderr, prefixed "pescope <command>: ".
 void report(const QString &command, const QString &message);
+
+// Called first in main(), before Qt or pescope opens anything: a standard stream the shell
+// closed (`<&-`, `>&-`) is reopened on /dev/null, so that no file opened later becomes
+// descriptor 0, 1 or 2 (output meant for stdout would land in it), and is remembered as closed:
+// `--file -` then refuses to read (readTextFile), and printing fails with EBADF (writeOut).
+void guardStandardStreams();
+
+// Standard output. What a command prints there goes through writeOut / printOut, which keep the
+// cause of the first write that failed (a full disk, /dev/full, a closed descriptor); main()
+// ends every command with standardOutputProblem(), so that no command exits 0 over lost output.
+// Returns false once a write has failed: a command streaming a long list may stop there.
+bool writeOut(QByteArrayView bytes);
+// `text` in the locale's encoding (UTF-8), as QString::toLocal8Bit gives it.
+bool printOut(const QString &text);
+// True once a write to standard output has failed: a long listing stops formatting there.
+bool standardOutputFailed();
+// Flushes what was written so far (a line that should come before a message on stderr).
+bool flushOut();
+// Flushes standard output; "cannot write to standard output: <cause>" when a write (this one or
+// an earlier one, through writeOut or any other stdio call) failed, else empty.
+QString standardOutputProblem();
+
+// The argc and argv the application object is built with: the program's name alone. Qt takes
+// its own options (-session, -reverse, -style, -platform, ...) out of whatever argv it is given,
+// wherever they stand; pescope reads every argument itself (decodeArguments) and refuses the
+// options it does not have. Outlives the application object: Qt keeps argc by reference.
+struct QtArguments
+{
+    explicit QtArguments(char *program) : argv{program, nullptr} {}
+    int argc = 1;
+    std::array<char *, 2> argv;
+};
 
 // `pescope data`'s options (SPEC, MODEL, --what, --position-ids, --out, --format...).
 void addDataOptions(OptionSet &options);

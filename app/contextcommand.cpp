@@ -18,7 +18,6 @@
 #include <QLocale>
 
 #include <algorithm>
-#include <cstdio>
 
 namespace pe::cli {
 
@@ -144,13 +143,6 @@ bool writePdf(const QString &path, const ModelConfig &config, int layer, const C
     return true;
 }
 
-bool writeOut(const QByteArray &bytes)
-{
-    const std::size_t written =
-        std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
-    return written == std::size_t(bytes.size()) && std::fflush(stdout) == 0;
-}
-
 } // namespace
 
 int runContext(const QStringList &args)
@@ -251,10 +243,7 @@ int runContext(const QStringList &args)
     }
     if (!pdfPath.isEmpty() && !writePdf(pdfPath, *config, layers.front(), reports.front()))
         return Failure;
-    if (!writeOut(out)) {
-        report(QStringLiteral("context"), QStringLiteral("standard output could not be written"));
-        return Failure;
-    }
+    writeOut(out); // main() checks standard output and names the cause of a failed write
     return Success;
 }
 

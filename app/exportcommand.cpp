@@ -5,6 +5,7 @@
 
 #include "exportanimation.h"
 
+#include "compute/phrasemodeldata.h"
 #include "compute/viewdata.h"
 #include "figures/figureexporter.h"
 #include "io/atomicfile.h"
@@ -457,11 +458,22 @@ QString exportAction(const FigureOptions &figure, const std::optional<FigureAnim
 // first when there is one) and written to `path`; reported with the time since `timer` started.
 int writeExport(const QString &command, const FigureState &state, const FigureInputs &inputs,
                 const FigureOptions &figure, const std::optional<EngineCheckRequest> &engineRequest,
-                bool dataOut, const QString &path, Backend &backend, const QElapsedTimer &timer)
+                bool dataOut, const QString &path, Backend &backend, const QElapsedTimer &timer,
+                PhraseModelHolder &phraseModels)
 {
     const QList<FigureView> &views = figure.views;
     QString error;
     FigureData data;
+    // The model phrase views' numbers from the model opened before the work started.
+    if (anyViewNeeds(views, ViewJob::ModelPhrases)) {
+        auto result = std::make_shared<PhraseModelResult>();
+        if (computePhraseModelData(inputs.modelPhrases, phraseModels, {}, result.get(), &error) !=
+            JobStatus::Done) {
+            report(command, error);
+            return Failure;
+        }
+        data.modelPhrases = std::move(result);
+    }
     if (engineRequest) {
         std::optional<EngineCheck> check = runEngineCheck(*engineRequest, &error);
         if (!check)
@@ -567,6 +579,15 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
         report(command, problem);
         return Failure;
     }
+    // The model phrase views' model is opened now, a dry run's too: a model whose files cannot
+    // be read is bad input (exit 2), as `pescope data --phrase` and the other views' --model
+    // say, not a failure found while computing.
+    PhraseModelHolder phraseModels;
+    if (anyViewNeeds(views, ViewJob::ModelPhrases)) {
+        QString error;
+        if (!phraseModels.open(request.modelPhrases.model, &error))
+            throw UsageError{error};
+    }
     if (parser.isSet(QStringLiteral("dry-run")))
         return reportDryRun(command,
                             exportAction(figure, animationPlan, dataOut, path) +
@@ -588,7 +609,7 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
         return rc;
     }
     return writeExport(command, state, request.inputs(), figure, engineRequest, dataOut, path,
-                       *backend, timer);
+                       *backend, timer, phraseModels);
 }
 
 } // namespace

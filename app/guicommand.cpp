@@ -171,15 +171,19 @@ GuiRequest guiRequest(const QCommandLineParser &parser)
 namespace {
 
 // --help or --version: printed through an application object (helpText() needs one), no window.
-int printHelpOrVersion(const QCommandLineParser &parser, int argc, char **argv)
+int printHelpOrVersion(const QCommandLineParser &parser, char *program)
 {
-    QCoreApplication app(argc, argv);
+    QtArguments qtArguments(program);
+    QCoreApplication app(qtArguments.argc, qtArguments.argv.data());
     QCoreApplication::setApplicationName(QStringLiteral("pescope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
-    if (parser.isSet(QStringLiteral("help")))
-        printLine(stdout, parser.helpText());
-    else
-        printLine(stdout, buildInfoText());
+    printOut((parser.isSet(QStringLiteral("help")) ? parser.helpText() : buildInfoText()) +
+             QLatin1Char('\n'));
+    // Checked as every command's output is (main.cpp): a text that did not arrive is no success.
+    if (const QString problem = standardOutputProblem(); !problem.isEmpty()) {
+        printLine(stderr, QStringLiteral("pescope: ") + problem);
+        return Failure;
+    }
     return Success;
 }
 
@@ -258,7 +262,7 @@ int runGui(int argc, char **argv)
     if (!parser.parse(args))
         return usageError(parser.errorText());
     if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version")))
-        return printHelpOrVersion(parser, argc, argv);
+        return printHelpOrVersion(parser, argv[0]);
     GuiRequest request;
     try {
         request = guiRequest(parser);
@@ -268,7 +272,12 @@ int runGui(int argc, char **argv)
 
     if (!displayReachable())
         return Failure;
-    QApplication app(argc, argv);
+    // Qt sees none of the arguments: it would take --session FILE (ours) for X session
+    // management, and -style, -reverse or -platform from wherever they stand (QtArguments).
+    // Those are refused above as options the window does not have; Qt's environment variables
+    // (QT_STYLE_OVERRIDE, QT_QPA_PLATFORM, QT_SCALE_FACTOR) still reach it.
+    QtArguments qtArguments(argv[0]);
+    QApplication app(qtArguments.argc, qtArguments.argv.data());
     QApplication::setApplicationName(QStringLiteral("pescope"));
     QApplication::setOrganizationName(QStringLiteral("pescope"));
     QApplication::setApplicationVersion(QStringLiteral(PE_VERSION));

@@ -1,8 +1,6 @@
 // `pescope info`: version, Qt, each backend (available or why not), and what auto chooses, why.
 #include "commandline.h"
 
-#include <QTextStream>
-
 namespace pe::cli {
 
 int runInfo(const QStringList &args)
@@ -14,14 +12,15 @@ int runInfo(const QStringList &args)
     parser.addHelpOption();
     parseCommand(parser, args);
 
-    QTextStream out(stdout);
-    out << "pescope " << PE_VERSION << '\n' << "Qt " << qVersion() << '\n';
+    QString out = QStringLiteral("pescope %1\nQt %2\n")
+                      .arg(QStringLiteral(PE_VERSION), QString::fromLatin1(qVersion()));
     for (const BackendStatus &status : probeBackends())
-        out << "backend " << status.id << ": "
-            << (status.id == u"auto" ? QString()
+        out += QStringLiteral("backend ") + status.id + QStringLiteral(": ") +
+               (status.id == u"auto" ? QString()
                 : status.available   ? QStringLiteral("available, ")
-                                     : QStringLiteral("not available: "))
-            << status.description << '\n';
+                                     : QStringLiteral("not available: ")) +
+               status.description + QLatin1Char('\n');
+    printOut(out);
     return Success;
 }
 

@@ -12,8 +12,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include <cstdio>
-
 namespace pe::cli {
 
 namespace {
@@ -133,7 +131,7 @@ QJsonObject ggufJson(const GgufFile &gguf)
 
 void printLine(const QString &line)
 {
-    std::printf("%s\n", qPrintable(line));
+    printOut(line + QLatin1Char('\n'));
 }
 
 void printText(const QJsonObject &report, const std::optional<ModelConfig> &config)
@@ -210,7 +208,9 @@ void printTensors(ModelTensors &tensors, qsizetype count, bool json)
         printLine(QStringLiteral("tensors (%1):").arg(count));
         (void)tensors.forEachTensor(
             [](const TensorInfo &t) {
-                printLine(QStringLiteral("  %1  %2  %3").arg(t.name, t.shapeString(), t.typeName));
+                if (!standardOutputFailed()) // else main() reports the failure
+                    printLine(
+                        QStringLiteral("  %1  %2  %3").arg(t.name, t.shapeString(), t.typeName));
             },
             &error);
         return;
@@ -220,11 +220,13 @@ void printTensors(ModelTensors &tensors, qsizetype count, bool json)
     bool first = true;
     (void)tensors.forEachTensor(
         [&](const TensorInfo &t) {
+            if (standardOutputFailed())
+                return; // nothing more is formatted (main() reports the failure)
             QByteArray element = QJsonDocument(tensorJson(t)).toJson(QJsonDocument::Indented);
             element.chop(1); // its final newline
             element.replace('\n', "\n        ");
-            std::fputs(first ? "\n        " : ",\n        ", stdout);
-            std::fwrite(element.constData(), 1, std::size_t(element.size()), stdout);
+            writeOut(first ? "\n        " : ",\n        ");
+            writeOut(element);
             first = false;
         },
         &error);
@@ -319,13 +321,12 @@ int runInspect(const QStringList &args)
         const QByteArray placeholder = "\n    \"tensors\": [\n    ]";
         const qsizetype at = tensorCount < 0 ? -1 : json.indexOf(placeholder);
         if (at < 0) {
-            std::fwrite(json.constData(), 1, std::size_t(json.size()), stdout);
+            writeOut(json);
         } else {
             const qsizetype open = at + placeholder.size() - 6; // just past the '['
-            std::fwrite(json.constData(), 1, std::size_t(open), stdout);
+            writeOut(json.first(open));
             printTensors(tensors, tensorCount, true);
-            const QByteArray rest = json.sliced(open);
-            std::fwrite(rest.constData(), 1, std::size_t(rest.size()), stdout);
+            writeOut(json.sliced(open));
         }
     } else {
         printText(report, config);
@@ -335,8 +336,7 @@ int runInspect(const QStringList &args)
             printLine(QStringLiteral("position table: %1")
                           .arg(report.value(QStringLiteral("position_table")).toString()));
     }
-    std::fflush(stdout);
-    return Success;
+    return Success; // main() checks that the output was written
 }
 
 } // namespace pe::cli

@@ -1,90 +1,67 @@
 // `pescope lesson list LESSON`: a lesson file's title and steps (issue 40), one line a step with
-// its view and animation, and which steps cannot open (their state checked as the window opens
-// it, model files read) or cannot play their animation. Exit 0 when every step opens, 1 when a
-// step or the file cannot, 2 for bad usage.
+// its view and animation (control characters in titles escaped), and which steps cannot be
+// exported or presented: lessonStepProblem, the check `lesson export` makes before any work.
 // `pescope lesson export LESSON --out deck.pdf | deck/ [--as slides|handout|html]`: PDF slides,
 // a PDF handout (--per-page 2 or 4) or an offline HTML folder (figures/lessonexporter.h), with
 // a line of progress per step on stderr; nothing half-written on failure.
+// Exit status as every command's (docs/command-line.md): 2 for bad input, found before any
+// work (the usage; a lesson file that cannot be read as a lesson; a step that cannot render; an
+// --out that cannot take the export), 1 for a failure while working (a full disk, a backend).
 #include "commandline.h"
 
-#include "fields/wholenumber.h"
-#include "figures/figureanimation.h"
 #include "figures/lessonexporter.h"
 #include "state/lessonfile.h"
 
 #include <QDir>
 #include <QElapsedTimer>
-#include <QTextStream>
 
 namespace pe::cli {
 
 namespace {
 
-QString stepLine(const LessonStep &step, int index)
+// The lesson at `path`; a file that is not one (missing, truncated, hostile) is bad input.
+Lesson readLesson(const QString &path)
 {
-    QString line = QStringLiteral("%1. %2 [%3").arg(index + 1).arg(step.title, step.view);
-    if (step.animation) {
-        const LessonAnimation &a = *step.animation;
-        line += QStringLiteral("; animates %1").arg(a.parameter);
-        if (a.from && a.to)
-            line += QStringLiteral(" from %1 to %2").arg(numberText(*a.from), numberText(*a.to));
-        line += QStringLiteral(", %1 frames").arg(a.frames);
-    }
-    return line + QLatin1Char(']');
-}
-
-// Whether the step's animation can play on its views and state (as the window and export
-// would plan it); empty when it can or the step has none.
-QString animationProblem(const Lesson &lesson, int index)
-{
-    const LessonStep &step = lesson.steps.at(index);
-    ExplorerValues state = ExplorerValues::defaults();
     QString error;
-    if (!step.animation || !state.applyJson(step.state, &error))
-        return {}; // a state that cannot open is reported by checkLessonStep
-    const std::optional<QList<FigureView>> views = parseFigureViews(step.view, &error);
-    AnimationOptions options;
-    options.parameter = step.animation->parameter;
-    options.from = step.animation->from;
-    options.to = step.animation->to;
-    options.frames = step.animation->frames;
-    if (views && FigureAnimation::plan(FigureState(state), *views, options, &error))
-        return {};
-    return QStringLiteral("step %1 (%2): its animation cannot play: %3")
-        .arg(index + 1)
-        .arg(step.title, error);
+    std::optional<Lesson> lesson = readLessonFile(path, &error);
+    if (!lesson)
+        throw UsageError{error};
+    return std::move(*lesson);
 }
 
 int listLesson(const QString &path)
 {
-    QString error;
-    const std::optional<Lesson> lesson = readLessonFile(path, &error);
-    if (!lesson) {
-        report(QStringLiteral("lesson"), error);
-        return Failure;
-    }
-    QTextStream out(stdout);
-    out << lesson->title << " (" << lesson->steps.size()
-        << (lesson->steps.size() == 1 ? " step)\n" : " steps)\n");
+    const Lesson lesson = readLesson(path);
+    printOut(oneLineText(lesson.title) + QStringLiteral(" (") +
+             QString::number(lesson.steps.size()) +
+             (lesson.steps.size() == 1 ? QStringLiteral(" step)\n") : QStringLiteral(" steps)\n")));
     int status = Success;
-    for (int i = 0; i < lesson->steps.size(); ++i) {
-        out << stepLine(lesson->steps[i], i) << '\n';
-        out.flush();
-        for (const QString &problem : {checkLessonStep(*lesson, i), animationProblem(*lesson, i)})
-            if (!problem.isEmpty()) {
-                report(QStringLiteral("lesson"), problem);
-                status = Failure;
-            }
+    for (int i = 0; i < lesson.steps.size(); ++i) {
+        printOut(lessonStepLine(lesson, i) + QLatin1Char('\n'));
+        flushOut(); // each step's line before its problems on stderr
+        if (const QString problem = lessonStepProblem(lesson, i); !problem.isEmpty()) {
+            report(QStringLiteral("lesson"), problem);
+            status = BadUsage; // what `lesson export` refuses, with the same exit status
+        }
     }
     return status;
 }
 
-int exportLesson(const QCommandLineParser &parser, const QString &lessonPath)
+// --per-page: 2 or 4, one message for any other value.
+int perPageOption(const QCommandLineParser &parser)
 {
-    if (!parser.isSet(QStringLiteral("out")))
-        throw UsageError{QStringLiteral("export needs --out deck.pdf (slides or a handout) or "
-                                        "--out FOLDER (an HTML deck)")};
-    const QString out = parser.value(QStringLiteral("out"));
+    if (!parser.isSet(QStringLiteral("per-page")))
+        return 2;
+    const QString text = parser.value(QStringLiteral("per-page")).trimmed();
+    bool ok = false;
+    const int value = text.toInt(&ok);
+    if (!ok || (value != 2 && value != 4))
+        throw UsageError{QStringLiteral("--per-page must be 2 or 4 (got \"%1\")").arg(text)};
+    return value;
+}
+
+LessonExportOptions exportOptions(const QCommandLineParser &parser, const QString &out)
+{
     LessonExportOptions options;
     options.kind = defaultLessonExportKind(out);
     if (parser.isSet(QStringLiteral("as"))) {
@@ -101,20 +78,31 @@ int exportLesson(const QCommandLineParser &parser, const QString &lessonPath)
                              .arg(out, lessonExportKindName(options.kind))};
     if (options.kind == LessonExportKind::Html && pdf)
         throw UsageError{QStringLiteral("--out %1: an HTML deck is a folder").arg(out)};
-    options.perPage = int(integerOption(parser, QStringLiteral("per-page"), 2, 4, 2));
-    if (options.perPage == 3)
-        throw UsageError{QStringLiteral("--per-page must be 2 or 4 (got 3)")};
+    options.perPage = perPageOption(parser);
     if (parser.isSet(QStringLiteral("per-page")) && options.kind != LessonExportKind::Handout)
         throw UsageError{QStringLiteral("--per-page applies to --as handout")};
+    return options;
+}
+
+int exportLesson(const QCommandLineParser &parser, const QString &lessonPath)
+{
+    if (!parser.isSet(QStringLiteral("out")))
+        throw UsageError{QStringLiteral("export needs --out deck.pdf (slides or a handout) or "
+                                        "--out FOLDER (an HTML deck)")};
+    const QString out = parser.value(QStringLiteral("out"));
+    if (out.isEmpty())
+        throw UsageError{QStringLiteral("--out is empty: name a .pdf file or a folder")};
+    LessonExportOptions options = exportOptions(parser, out);
     const BackendChoice choice =
         parser.isSet(QStringLiteral("backend")) ? backendFromOptions(parser) : BackendChoice::Cpu;
-
+    const Lesson lesson = readLesson(lessonPath);
+    // Before any work: where the export goes, then every step (as `lesson list` checks them).
+    if (QString problem = lessonOutputProblem(lesson, options.kind, out); !problem.isEmpty())
+        throw UsageError{problem};
+    if (QString problem = lessonProblem(lesson); !problem.isEmpty())
+        throw UsageError{problem};
+    options.stepsChecked = true;
     QString error;
-    const std::optional<Lesson> lesson = readLessonFile(lessonPath, &error);
-    if (!lesson) {
-        report(QStringLiteral("lesson"), error);
-        return Failure;
-    }
     const std::unique_ptr<Backend> backend = makeBackend(choice, &error);
     if (!backend) {
         report(QStringLiteral("lesson"), QStringLiteral("the %1 backend cannot start: %2")
@@ -123,12 +111,12 @@ int exportLesson(const QCommandLineParser &parser, const QString &lessonPath)
     }
     QElapsedTimer timer;
     timer.start();
-    LessonExporter exporter(*lesson, options, *backend);
+    LessonExporter exporter(lesson, options, *backend);
     const auto progress = [&](int done, int total) {
         report(QStringLiteral("lesson"), QStringLiteral("step %1 / %2 (%3)")
                                              .arg(done)
                                              .arg(total)
-                                             .arg(lesson->steps.at(done - 1).title));
+                                             .arg(oneLineText(lesson.steps.at(done - 1).title)));
         return true;
     };
     if (!exporter.write(out, progress, &error)) {
@@ -137,8 +125,8 @@ int exportLesson(const QCommandLineParser &parser, const QString &lessonPath)
     }
     report(QStringLiteral("lesson"),
            QStringLiteral("%1 of \"%2\" (%3 steps) written to %4 in %5 ms")
-               .arg(lessonExportKindName(options.kind), lesson->title)
-               .arg(lesson->steps.size())
+               .arg(lessonExportKindName(options.kind), oneLineText(lesson.title))
+               .arg(lesson.steps.size())
                .arg(QDir::toNativeSeparators(out))
                .arg(timer.elapsed()));
     return Success;
@@ -159,8 +147,9 @@ int runLesson(const QStringList &args)
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("list or export"));
     parser.addPositionalArgument(QStringLiteral("lesson"), QStringLiteral("The lesson file."));
     parser.addOption({QStringLiteral("out"),
-                      QStringLiteral("export: a .pdf file (slides or a handout) or a new or empty "
-                                     "folder (HTML; a deck written before is replaced)."),
+                      QStringLiteral("export: a .pdf file (slides or a handout) or a folder (HTML): "
+                                     "new, empty, or holding a deck written before, whose files "
+                                     "alone are replaced."),
                       QStringLiteral("PATH")});
     parser.addOption({QStringLiteral("as"),
                       QStringLiteral("export: slides, handout or html (default: slides for a "

@@ -5,9 +5,9 @@
 #include <QApplication>
 #include <QGuiApplication>
 
-#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 namespace {
 
@@ -31,15 +31,40 @@ void commandMessageHandler(QtMsgType type, const QMessageLogContext &context,
         defaultHandler(type, context, message);
 }
 
+// The command's exit code, once its output on stdout is checked: results that could not be
+// written (a full disk, /dev/full) are a failure while working, named, never a silent 0.
+int checkedExit(const QString &name, int code)
+{
+    const QString problem = pe::cli::standardOutputProblem();
+    if (problem.isEmpty())
+        return code;
+    pe::cli::report(name, problem);
+    return code == pe::cli::Success || code == pe::cli::Differs ? pe::cli::Failure : code;
+}
+
+int dispatch(const QString &name, QStringList args)
+{
+    args[0] = QStringLiteral("pescope ") + name; // "Usage: pescope data [options]"
+    try {
+        return pe::cli::commands().at(name)(args);
+    } catch (const pe::cli::HelpRequest &help) {
+        pe::cli::printOut(help.text);
+        return pe::cli::Success;
+    } catch (const pe::cli::UsageError &error) {
+        pe::cli::report(name, error.message);
+        return pe::cli::BadUsage;
+    }
+}
+
 int runCommand(int argc, char **argv)
 {
     // Figures are QCustomPlot widgets, which need a QApplication; they render on the offscreen
     // platform whatever the display, so an export does not depend on the screen's DPI or fonts.
     const bool widgets = std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "lesson") == 0 || std::strcmp(argv[1], "context") == 0;
-    // Taken before the application object exists: QGuiApplication removes "--session FILE"
-    // (X session management) from argv, and `export --session` is ours.
+    // Every argument is pescope's, read as typed: the application object gets the program's name
+    // alone (QtArguments), so `data --session FILE` or `tokens -- -reverse` reach the command.
     QString invalid;
-    const QStringList rawArgs = pe::cli::decodeArguments(argc, argv, &invalid);
+    QStringList args = pe::cli::decodeArguments(argc, argv, &invalid);
     if (widgets && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     // A QGuiApplication, because the GPU backend's offscreen surface needs one. Headless (no
@@ -53,36 +78,25 @@ int runCommand(int argc, char **argv)
             qputenv("QT_QPA_PLATFORM", "xcb;offscreen");
     }
     defaultHandler = qInstallMessageHandler(commandMessageHandler);
+    pe::cli::QtArguments qtArguments(argv[0]);
     const std::unique_ptr<QGuiApplication> app =
-        widgets ? std::make_unique<QApplication>(argc, argv)
-                : std::make_unique<QGuiApplication>(argc, argv);
+        widgets ? std::make_unique<QApplication>(qtArguments.argc, qtArguments.argv.data())
+                : std::make_unique<QGuiApplication>(qtArguments.argc, qtArguments.argv.data());
     QCoreApplication::setApplicationName(QStringLiteral("pescope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
-    // QGuiApplication took its own options (-platform ...) out of argc and argv.
-    QStringList args = widgets ? rawArgs : pe::cli::decodeArguments(argc, argv, nullptr);
     const QString name = args.takeAt(1);
     if (!invalid.isEmpty()) {
         pe::cli::report(name, invalid);
         return pe::cli::BadUsage;
     }
-    args[0] = QStringLiteral("pescope ") + name; // "Usage: pescope data [options]"
-    try {
-        return pe::cli::commands().at(name)(args);
-    } catch (const pe::cli::HelpRequest &help) {
-        const QByteArray bytes = help.text.toLocal8Bit();
-        std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
-        std::fflush(stdout);
-        return pe::cli::Success;
-    } catch (const pe::cli::UsageError &error) {
-        pe::cli::report(name, error.message);
-        return pe::cli::BadUsage;
-    }
+    return checkedExit(name, dispatch(name, std::move(args)));
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
+    pe::cli::guardStandardStreams();
     if (argc > 1 && pe::cli::commands().count(QString::fromLocal8Bit(argv[1])))
         return runCommand(argc, argv);
 

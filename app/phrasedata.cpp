@@ -180,6 +180,10 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
         report(dataCommand, error);
         return Failure;
     }
+    // NaN or infinite values are written (they are what the weights give) but never in silence.
+    for (const QString &warning : values->warnings)
+        report(dataCommand, QStringLiteral("warning: the %1 holds NaN or infinite values: %2")
+                                .arg(nameOf(phraseArrayNames, request.what), warning));
     report(dataCommand,
            QStringLiteral("%1 written to %2 in %3 ms").arg(array, path).arg(timer.elapsed()));
     return Success;

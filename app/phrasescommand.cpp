@@ -7,7 +7,6 @@
 #include "text/phrases.h"
 
 #include <QFile>
-#include <QTextStream>
 
 namespace pe::cli {
 
@@ -179,10 +178,9 @@ int runPhrases(const QStringList &args)
         return Failure;
     }
 
-    QTextStream stream(stdout);
-    stream << "Vocabulary: " << pythonList(embedding.vocabulary) << '\n'
-           << "Token ids: " << idMatrix(embedding.ids) << '\n';
-    stream.flush();
+    printOut(QStringLiteral("Vocabulary: ") + pythonList(embedding.vocabulary) +
+             QStringLiteral("\nToken ids: ") + idMatrix(embedding.ids) + QLatin1Char('\n'));
+    flushOut(); // before the files, which may be /dev/stdout too
     if (!writePhraseFiles(spec, embedding, out, &error)) {
         report(command, error);
         return Failure;

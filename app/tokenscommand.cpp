@@ -11,7 +11,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include <cstdio>
+#include <algorithm>
+#include <new>
 
 namespace pe::cli {
 
@@ -52,25 +53,47 @@ Tokenizer tokenizerFromOptions(const QCommandLineParser &parser)
     return readTokenizer(path, file);
 }
 
-QJsonArray idsJson(const TokenEncoding &e)
-{
-    QJsonArray out;
-    for (const qint64 id : e.ids)
-        out.append(id);
-    return out;
-}
-
-QJsonArray offsetsJson(const TokenEncoding &e)
-{
-    QJsonArray out;
-    for (const auto &[start, end] : e.offsets)
-        out.append(QJsonArray{start, end});
-    return out;
-}
-
 QByteArray compact(const QJsonArray &a)
 {
     return QJsonDocument(a).toJson(QJsonDocument::Compact);
+}
+
+// One list of an encoding as compact JSON ("[1,2,3]") appended to `out`, made in blocks of
+// `block` entries: a QJsonArray of every token of a long text took about 150 bytes a token (an
+// offset pair is an array of its own), several times the text; each block's text is what
+// QJsonDocument writes for it, so the whole reads exactly as one document would have written it.
+template <class Append> void appendJsonList(QByteArray &out, qsizetype count, Append append)
+{
+    constexpr qsizetype block = 4096;
+    out += '[';
+    for (qsizetype first = 0; first < count; first += block) {
+        QJsonArray part;
+        for (qsizetype i = first; i < std::min(count, first + block); ++i)
+            append(part, std::size_t(i));
+        if (first > 0)
+            out += ',';
+        const QByteArray text = compact(part);
+        out.append(text.constData() + 1, text.size() - 2); // without its brackets
+    }
+    out += ']';
+}
+
+void appendIds(QByteArray &out, const TokenEncoding &e)
+{
+    appendJsonList(out, e.size(), [&](QJsonArray &a, std::size_t i) { a.append(e.ids[i]); });
+}
+
+void appendTokenTexts(QByteArray &out, const TokenEncoding &e)
+{
+    appendJsonList(out, e.size(),
+                   [&](QJsonArray &a, std::size_t i) { a.append(e.tokens[qsizetype(i)]); });
+}
+
+void appendOffsets(QByteArray &out, const TokenEncoding &e)
+{
+    appendJsonList(out, e.size(), [&](QJsonArray &a, std::size_t i) {
+        a.append(QJsonArray{e.offsets[i].first, e.offsets[i].second});
+    });
 }
 
 // A string as JSON writes it, quoted and escaped.
@@ -79,9 +102,34 @@ QByteArray jsonString(const QString &s)
     return compact(QJsonArray{s}).chopped(1).mid(1);
 }
 
-void write(const QByteArray &bytes)
+QString outOfMemory(const QString &text)
 {
-    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
+    return QStringLiteral("out of memory while writing the tokens of a text of %1 UTF-16 units")
+        .arg(text.size());
+}
+
+// One text's entry: a JSON object, or the four lines of the plain format.
+void appendTokens(QByteArray &output, const QString &text, const TokenEncoding &e, bool asJson,
+                  qsizetype index, qsizetype count)
+{
+    const QByteArray quoted = jsonString(text);
+    if (asJson) {
+        output += "  {\"text\": " + quoted + ", \"ids\": ";
+        appendIds(output, e);
+        output += ", \"tokens\": ";
+        appendTokenTexts(output, e);
+        output += ", \"offsets\": ";
+        appendOffsets(output, e);
+        output += index + 1 < count ? "},\n" : "}\n";
+        return;
+    }
+    output += (index > 0 ? "\n" : "") + QByteArray("text:    ") + quoted + "\nids:     ";
+    appendIds(output, e);
+    output += "\ntokens:  ";
+    appendTokenTexts(output, e);
+    output += "\noffsets: ";
+    appendOffsets(output, e);
+    output += '\n';
 }
 
 } // namespace
@@ -153,27 +201,30 @@ int runTokens(const QStringList &args)
                             .arg(unapplied.join(QStringLiteral(" and "))));
     // Written by hand rather than by QJsonDocument, which would sort each object's keys and put
     // every number on a line of its own: one object per text, keys in the documented order.
-    QByteArray json = "[\n";
-    QByteArray text;
+    // Only the format asked for is made, one text's lists at a time.
+    const bool asJson = parser.isSet(QStringLiteral("json"));
+    QByteArray output = asJson ? "[\n" : "";
     for (qsizetype i = 0; i < texts.size(); ++i) {
         QString error;
-        const std::optional<TokenEncoding> e = tokenizer.encode(texts[i], addSpecial, &error);
+        std::optional<TokenEncoding> e;
+        try {
+            e = tokenizer.encode(texts[i], addSpecial, &error);
+            if (e)
+                appendTokens(output, texts[i], *e, asJson, i, texts.size());
+        } catch (const std::bad_alloc &) {
+            // Tokenizer::encode says so itself; this is the output's own memory.
+            error = outOfMemory(texts[i]);
+            e.reset();
+        }
         if (!e) {
             report(command, QStringLiteral("text %1: %2").arg(i + 1).arg(error));
             return Failure;
         }
-        const QByteArray ids = compact(idsJson(*e));
-        const QByteArray tokens = compact(QJsonArray::fromStringList(e->tokens));
-        const QByteArray offsets = compact(offsetsJson(*e));
-        json += "  {\"text\": " + jsonString(texts[i]) + ", \"ids\": " + ids +
-                ", \"tokens\": " + tokens + ", \"offsets\": " + offsets +
-                (i + 1 < texts.size() ? "},\n" : "}\n");
-        text += (i > 0 ? "\n" : "") + QByteArray("text:    ") + jsonString(texts[i]) +
-                "\nids:     " + ids + "\ntokens:  " + tokens + "\noffsets: " + offsets + '\n';
     }
-    write(parser.isSet(QStringLiteral("json")) ? json + "]\n" : text);
-    std::fflush(stdout);
-    return Success;
+    if (asJson)
+        output += "]\n";
+    writeOut(output);
+    return Success; // main() checks that the output was written
 }
 
 } // namespace pe::cli

@@ -6,8 +6,6 @@
 // Exit 0: agrees (up to float32 rounding unless --strict); 4: differs; 2: bad input.
 #include "commandline.h"
 
-#include <cstdio>
-
 namespace pe::cli {
 
 void addVerifyOptions(OptionSet &options, VerifyOptionSet set)
@@ -132,8 +130,7 @@ int runVerify(const QStringList &args)
     if (!check)
         throw UsageError{QStringLiteral("--against: ") + error};
     for (const QString &line : check->lines)
-        std::printf("%s\n", qPrintable(line));
-    std::fflush(stdout);
+        printOut(line + QLatin1Char('\n'));
     return check->result.agrees ? Success : Differs;
 }
 

@@ -4,8 +4,12 @@ by `pescope export --animate position` and by the window's File > Export figure 
 run by bench_animationjob offscreen) against matplotlib's FuncAnimation saved with its ffmpeg
 writer making the same animation (two waves of the sinusoidal encoding, 200 positions x 128
 dims, columns 20 and 21, a dashed marker moving from p = 0 to p = 199 with a dot on each wave,
-a legend). Whole processes, the median of RUNS runs each (after one discarded warm-up run),
-side by side, and the ratios. The window's file must be the command line's, byte for byte.
+a legend); then Geron's Fig 16-9 preset animated the same way (`--preset geron-16-9`: 201
+positions x 512 dims, waves i = 100 and 101, the moving marker from p = 0 to 200 beside the faded
+one at p = 60, dots on both curves at both markers, the cross at p = 35, a legend of five), against
+matplotlib drawing that figure. Whole processes, the median of RUNS runs each (after one
+discarded warm-up run), side by side, and the ratios. The window's file must be the command
+line's, byte for byte.
 
     /usr/bin/python3 bench/bench_animation.py [PATH/TO/pescope] [RUNS] [FRAMES]
                                               [PATH/TO/bench_animationjob]
@@ -64,6 +68,50 @@ def update(frame):
     q = round(frame * (positions - 1) / (frames - 1))
     marker.set_xdata([q, q])
     marker.set_label(f"p = {q}")
+    legend.get_texts()[0].set_text(f"p = {q}")
+    dots.set_offsets([[q, pe[q, w]] for w in waves])
+    return marker, dots
+
+
+animation = FuncAnimation(fig, update, frames=frames)
+animation.save(out, writer=FFMpegWriter(fps=30, codec="h264", extra_args=["-pix_fmt", "yuv420p"]))
+"""
+
+
+# Fig 16-9 as Geron's notebook draws it, the first marker moving.
+GERON = r"""
+import sys
+import numpy as np
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.animation import FuncAnimation, FFMpegWriter
+
+out, frames = sys.argv[1], int(sys.argv[2])
+positions, dims, waves, still, cross = 201, 512, (100, 101), 60, 35
+p = np.arange(positions)[:, None]
+i = np.arange(dims)[None, :] // 2
+angle = p / 10000.0 ** (2 * i / dims)
+pe = np.where(np.arange(dims)[None, :] % 2 == 0, np.sin(angle), np.cos(angle))
+
+fig, ax = plt.subplots(figsize=(12.8, 7.2), dpi=100)
+marker = ax.axvline(0, color="k", ls="--", label="p = 0")
+ax.axvline(still, color="k", ls="--", alpha=0.5, label=f"p = {still}")
+ax.plot([cross], [pe[cross, waves[0]]], "bx", markersize=10, label=f"p = {cross}")
+for k, w in enumerate(waves):
+    ax.plot(pe[:, w], color="br"[k], label=f"i = {w} ({'sin' if w % 2 == 0 else 'cos'})")
+ax.scatter([still] * 2, [pe[still, w] for w in waves], c=["b", "r"], zorder=3)
+dots = ax.scatter([0] * 2, [pe[0, w] for w in waves], c=["b", "r"], zorder=3)
+ax.set_xlim(0, positions - 1)
+ax.set_xlabel("position p")
+ax.set_ylabel("PE(p, i)")
+ax.grid(True, ls=":")
+legend = ax.legend(loc="center right")
+
+
+def update(frame):
+    q = round(frame * (positions - 1) / (frames - 1))
+    marker.set_xdata([q, q])
     legend.get_texts()[0].set_text(f"p = {q}")
     dots.set_offsets([[q, pe[q, w]] for w in waves])
     return marker, dots
@@ -154,5 +202,42 @@ def main():
             print(f"  (no {window}: the window's export was not measured)")
 
 
+def geron_preset():
+    """Fig 16-9's preset, pescope against matplotlib drawing the same figure."""
+    with tempfile.TemporaryDirectory() as folder:
+        script = os.path.join(folder, "geron.py")
+        with open(script, "w") as f:
+            f.write(GERON)
+        mpl_out = os.path.join(folder, "matplotlib.mp4")
+        pe_out = os.path.join(folder, "pescope.mp4")
+        commands = {
+            "matplotlib": [sys.executable, script, mpl_out, str(frames)],
+            "pescope": [pescope, "export", "--preset", "geron-16-9", "--view", "waves",
+                        "--backend", "cpu", "--width", "1280", "--height", "720",
+                        "--animate", "position", "--frames", str(frames), "--fps", "30",
+                        "--out", pe_out],
+        }
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        wall = {name: [] for name in commands}
+        cpu = {name: [] for name in commands}
+        for run in range(runs + 1):
+            for name, cmd in commands.items():
+                w, c, _ = timed(cmd, env)
+                if run > 0:
+                    wall[name].append(w)
+                    cpu[name].append(c)
+        m, p = statistics.median(wall["matplotlib"]), statistics.median(wall["pescope"])
+        mc, pc = statistics.median(cpu["matplotlib"]), statistics.median(cpu["pescope"])
+        print(f"{frames} frames of 1280 x 720, Fig 16-9's preset (two markers, dots, a cross, "
+              f"five legend entries) to MP4, median of {runs} runs "
+              f"(load average before {os.getloadavg()[0]:.2f})")
+        print(f"  matplotlib FuncAnimation + FFMpegWriter: {m:7.2f} s wall {mc:7.2f} s CPU"
+              f"   ({frame_count(mpl_out)})")
+        print(f"  pescope export --preset geron-16-9:      {p:7.2f} s wall {pc:7.2f} s CPU"
+              f"   ({frame_count(pe_out)})")
+        print(f"  pescope export is {m / p:.1f}x faster (wall), {mc / pc:.1f}x less CPU time")
+
+
 if __name__ == "__main__":
     main()
+    geron_preset()

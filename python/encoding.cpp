@@ -118,16 +118,30 @@ void checkBudget(const std::vector<qint64> &shape, qint64 elementBytes, const QS
 
 qint64 firstRow(py::handle first, qint64 positions)
 {
-    if (!PyIndex_Check(first.ptr()) || PyBool_Check(first.ptr()))
-        raiseTypeError(QStringLiteral("first must be a whole number (got %1)")
-                           .arg(QString::fromStdString(py::repr(first).cast<std::string>())));
-    const auto value = py::cast<long long>(first);
-    if (value < 0 || value > limits::maxPositions - positions)
-        raiseValueError(QStringLiteral("first must be from 0 to %1 (first + positions at most "
-                                       "%2) (got %3)")
+    // As every integer argument: another type (text, a list, a bool) is a TypeError; a number
+    // that is not a whole one in range (2.5, 1e308, 10**30) a ValueError naming the range.
+    const QString got = QString::fromStdString(py::repr(first).cast<std::string>());
+    const auto outOfRange = [&] {
+        raiseValueError(QStringLiteral("first must be a whole number from 0 to %1 (first + "
+                                       "positions at most %2) (got %3)")
                             .arg(limits::maxPositions - positions)
                             .arg(limits::maxPositions)
-                            .arg(value));
+                            .arg(got));
+    };
+    if (PyBool_Check(first.ptr()) || PyUnicode_Check(first.ptr()) ||
+        PyNumber_Check(first.ptr()) == 0)
+        raiseTypeError(QStringLiteral("first must be a whole number, not %1 (got %2)")
+                           .arg(typeNameOf(first), got));
+    if (!PyIndex_Check(first.ptr()))
+        outOfRange(); // a float or another number: whole numbers only
+    long long value = 0;
+    try {
+        value = py::cast<long long>(first);
+    } catch (const py::cast_error &) {
+        outOfRange(); // beyond 64 bits
+    }
+    if (value < 0 || value > limits::maxPositions - positions)
+        outOfRange();
     return value;
 }
 

@@ -122,6 +122,14 @@ QStringList KeywordParser::optionArguments(const QString &flag, py::handle value
         const QString off = QStringLiteral("no-") + flag;
         return valueNameOf(off) ? QStringList{QStringLiteral("--") + off} : QStringList{};
     }
+    // A number option takes a Python number: "10" or [5] would be read as the number they
+    // spell (the command line's text), which hides a mistake in the caller's code.
+    if (valueName == QLatin1String("N") &&
+        (isText(value) || isSequence(value) || PyBytes_Check(value.ptr()) != 0 ||
+         PyByteArray_Check(value.ptr()) != 0))
+        raiseTypeError(QStringLiteral("%1 must be a number, not %2 (got %3)")
+                           .arg(QString(flag).replace(QLatin1Char('-'), QLatin1Char('_')),
+                                typeNameOf(value), textOf(py::repr(value))));
     // "--flag=value", so that a value starting with '-' is not read as an option.
     const QString prefix = dashed + QLatin1Char('=');
     if (!isSequence(value) || valueName == QLatin1String("P@D"))

@@ -108,6 +108,11 @@ py::array phrase(const py::object &model, const py::object &text, const py::obje
     }
     if (!values)
         raiseRuntimeError(error);
+    // NaN or infinite values come back as the weights give them, with a RuntimeWarning naming
+    // the tensor (as the command line's stderr does).
+    for (const QString &warning : values->warnings)
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.toUtf8().constData(), 1) != 0)
+            throw py::error_already_set();
     return array;
 }
 

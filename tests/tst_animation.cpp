@@ -9,6 +9,7 @@
 #include "figures/animationjob.h"
 #include "figures/figureexporter.h"
 #include "state/explorerstate.h"
+#include "state/presets.h"
 
 #include "testutil.h"
 #include "videoreader.h"
@@ -144,17 +145,33 @@ private slots:
     }
 
     // The marker-only painting equals the still export's whole path but where the marker
-    // crosses a curve (drawn over it instead of under it).
+    // crosses a curve or another marker (drawn over it instead of under it): with one marker,
+    // and with Fig 16-9's (the first moves; p = 60, its dots and the cross at p = 35 stay).
+    void markerOnlyEqualsStillPath_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addRow("one marker") << QString();
+        QTest::addRow("Fig 16-9: a still marker and a cross") << QStringLiteral("geron-16-9");
+    }
+
     void markerOnlyEqualsStillPath()
     {
+        QFETCH(QString, preset);
         ExplorerState state;
-        EncodingSpec spec = state.spec();
-        spec.positions = 200;
-        spec.dims = 128;
         QString error;
-        QVERIFY(state.setSpec(spec, &error));
-        QVERIFY(state.setWaveDims({20, 21}, &error));
-        QVERIFY(state.setMarkers({}, &error));
+        if (preset.isEmpty()) {
+            EncodingSpec spec = state.spec();
+            spec.positions = 200;
+            spec.dims = 128;
+            QVERIFY(state.setSpec(spec, &error));
+            QVERIFY(state.setWaveDims({20, 21}, &error));
+            QVERIFY(state.setMarkers({}, &error));
+        } else {
+            QVERIFY2(applyPreset(state, preset, &error), qPrintable(error));
+            QCOMPARE(state.markers(), (QList<qint64>{22, 60}));
+            QCOMPARE(state.crosses().size(), 1);
+        }
+        const QList<qint64> stillMarkers = state.markers().mid(1);
         FigureOptions figure;
         figure.views = {FigureView::Waves};
         figure.width = 640;
@@ -163,7 +180,8 @@ private slots:
         options.frames = 12;
         const auto animation = FigureAnimation::plan(state, figure.views, options, &error);
         QVERIFY2(animation, qPrintable(error));
-        QCOMPARE(animation->valueAt(11), 199.0);
+        const double last = double(state.spec().positions - 1);
+        QCOMPARE(animation->valueAt(11), last);
         const auto backend = makeBackend(BackendChoice::Cpu, &error);
         QVERIFY(backend);
         AnimationExporter fast(state, figure, *animation);
@@ -171,7 +189,8 @@ private slots:
             const QImage frame = fast.renderFrame(k, *backend, &error);
             QVERIFY2(!frame.isNull(), qPrintable(error));
             QVERIFY(fast.paintsMarkerOnly());
-            QCOMPARE(fast.state().markers(), QList<qint64>{qint64(animation->valueAt(k))});
+            QCOMPARE(fast.state().markers(),
+                     QList<qint64>{qint64(animation->valueAt(k))} + stillMarkers);
             const QImage reference = fast.renderStill(k, *backend, &error);
             QCOMPARE(frame.size(), reference.size());
             QCOMPARE(frame.dotsPerMeterX(), reference.dotsPerMeterX());
@@ -183,7 +202,8 @@ private slots:
                 frame.save(QStringLiteral("/tmp/dump-fast-%1.png").arg(k));
                 reference.save(QStringLiteral("/tmp/dump-still-%1.png").arg(k));
             }
-            // A crossing touches a few dozen pixels; a misplaced layer would touch thousands.
+            // A crossing touches a few dozen pixels; a misplaced layer, or a still marker or
+            // cross left out or painted twice, would touch hundreds to thousands.
             QVERIFY2(
                 differing < 200,
                 qPrintable(QStringLiteral("frame %1: %2 pixels differ").arg(k).arg(differing)));

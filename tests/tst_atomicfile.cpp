@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "io/atomicfile.h"
+#include "io/deckfolder.h"
 
 #include <QDir>
 #include <QFile>
@@ -554,6 +555,57 @@ private slots:
         QCOMPARE(errnoText(ENOSPC), QStringLiteral("No space left on device"));
         QCOMPARE(errnoText(EACCES), QStringLiteral("Permission denied"));
         QCOMPARE(errnoText(EROFS), QStringLiteral("Read-only file system"));
+    }
+
+    // StagingFolder (an HTML deck's, issue 45): removed with its files unless released; an
+    // error names what the user named, with the cause.
+    void stagingFolderIsRemovedUnlessReleased()
+    {
+        const QString path = m_dir->filePath(QStringLiteral(".deck.partial"));
+        {
+            StagingFolder staging(path);
+            QString error;
+            QVERIFY2(staging.create(QStringLiteral("deck"), &error), qPrintable(error));
+            QFile file(staging.filePath(QStringLiteral("a.svg")));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("<svg/>");
+            file.close();
+            QVERIFY(QFile::link(QStringLiteral("/etc/hostname"),
+                                staging.filePath(QStringLiteral(".link"))));
+        }
+        QVERIFY(!QFileInfo::exists(path));
+        QVERIFY(QFileInfo::exists(QStringLiteral("/etc/hostname")) ||
+                !QFileInfo(QStringLiteral("/etc")).exists());
+        {
+            StagingFolder staging(path);
+            QString error;
+            QVERIFY(staging.create(QStringLiteral("deck"), &error));
+            StagingFolder twice(path);
+            QVERIFY(!twice.create(QStringLiteral("my deck"), &error));
+            QVERIFY2(error.startsWith(QStringLiteral("cannot write my deck: ")) &&
+                         !error.contains(QStringLiteral("partial")),
+                     qPrintable(error));
+            staging.release();
+        }
+        QVERIFY(QFileInfo(path).isDir());
+        QVERIFY(QDir(path).removeRecursively());
+    }
+
+    // A deck's list of files is trusted only for names the deck writes: a hostile or mistaken
+    // pescope-deck.txt cannot make an export remove the user's files.
+    void deckManifestOwnsOnlyDeckNames()
+    {
+        const QRegularExpression names(
+            QRegularExpression::anchoredPattern(QStringLiteral("index\\.html|step-[0-9]{2}\\.svg")));
+        const QByteArray text = "A deck.\n\nindex.html\nstep-01.svg\r\nnotes.txt\n../x\n"
+                                "/etc/passwd\nstep-01.svg.bak\n";
+        QCOMPARE(deckManifestNames(text, names, {}),
+                 (QStringList{QStringLiteral("index.html"), QStringLiteral("step-01.svg")}));
+        // A pescope before the list: the deck's own names among those present.
+        QCOMPARE(deckManifestNames("An HTML deck written by pescope 0.1.0.\n", names,
+                                   {QStringLiteral("index.html"), QStringLiteral("notes.txt"),
+                                    QStringLiteral("step-02.svg")}),
+                 (QStringList{QStringLiteral("index.html"), QStringLiteral("step-02.svg")}));
     }
 };
 

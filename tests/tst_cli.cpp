@@ -83,7 +83,8 @@ private slots:
             QTest::addRow("positions %s", qPrintable(huge))
                 << QStringList{u"data"_qs, u"--positions"_qs, huge, u"--dims"_qs, u"8"_qs,
                                out,        u"x.npy"_qs}
-                << u"--positions must be a whole number (got \""_qs + huge + u"\")"_qs;
+                << u"--positions must be a whole number between 1 and 16777216 (got \""_qs + huge +
+                       u"\")"_qs;
         }
         QTest::addRow("dims negative")
             << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs, u"-8"_qs,
@@ -92,7 +93,7 @@ private slots:
         QTest::addRow("positions not a number")
             << QStringList{u"data"_qs, u"--positions"_qs, u"many"_qs, u"--dims"_qs, u"8"_qs,
                            out,        u"x.npy"_qs}
-            << u"--positions must be a whole number (got \"many\")"_qs;
+            << u"--positions must be a whole number between 1 and 16777216 (got \"many\")"_qs;
         QTest::addRow("base 1") << QStringList{u"data"_qs, u"--positions"_qs, u"5"_qs, u"--dims"_qs,
                                                u"8"_qs,    u"--base"_qs,      u"1"_qs, out,
                                                u"x.npy"_qs}

@@ -1,13 +1,19 @@
 // Colormaps: matplotlib's published table values and its lookup rule (floor(t * 256), t == 1 to
 // the last entry, 8-bit channels truncated), and QCPColorGradient reproducing that lookup.
+#include "compute/phrasemodeldata.h"
+#include "figures/attentionfigures.h"
 #include "figures/colormapgradient.h"
+#include "figures/plottheme.h"
 #include "figures/qcpinclude.h"
+#include "state/explorervalues.h"
+#include "state/figurestate.h"
 #include "testutil.h"
 
 #include <QProcess>
 #include <QTest>
 
 #include <cmath>
+#include <vector>
 
 using namespace pe;
 
@@ -158,7 +164,69 @@ private slots:
             }
         }
     }
+
+    // Issue 45: a NaN cell (an attention made of NaN weights) was coloured as some level of the
+    // map, drawn as data. Every map draws NaN and infinities in the NaN colour, no map's colour.
+    void nanIsNotData()
+    {
+        const QRgb nan = colormapNanColor().rgb() & 0xffffff;
+        QCOMPARE(nan, QRgb(0xff00ff));
+        for (Colormap map : allColormaps()) {
+            for (int k = 0; k < colormapSize(map); ++k)
+                QVERIFY2((colormapRgb(map, k) & 0xffffff) != nan, qPrintable(colormapName(map)));
+            QCPColorGradient gradient = colormapGradient(map);
+            for (const double raw : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+                const double value = colormapCell(raw);
+                QRgb out = 0;
+                gradient.colorize(&value, QCPRange(0.0, 1.0), &out, 1);
+                QCOMPARE(out & 0xffffff, nan);
+            }
+        }
+        QCOMPARE(nonFiniteCount(std::vector<float>{1.0f, NAN, INFINITY, 0.0f}), qint64(2));
+        QCOMPARE(nonFiniteNote(0, 10), QString());
+        QVERIFY(nonFiniteNote(2, 10).startsWith(QStringLiteral("2 of 10 values are NaN")));
+    }
+
+    // The attention figure of a model whose weights hold NaN says so in its title, naming the
+    // tensor, and draws those cells magenta.
+    void attentionTitleNamesNaN()
+    {
+        PhraseModelResult result;
+        result.architecture = QStringLiteral("LlamaForCausalLM");
+        result.heads = 1;
+        ModelPhrase phrase;
+        phrase.tokens.ids = {1, 2};
+        phrase.tokens.tokens = {QStringLiteral("a"), QStringLiteral("b")};
+        for (LayerZeroArray &a : phrase.attention) {
+            a.shape = {1, 2, 2};
+            a.values = {1.0f, 0.0f, NAN, NAN};
+            a.warnings = {QStringLiteral("q_proj.weight holds 1 NaN or infinite values of 64")};
+        }
+        for (LayerZeroArray &a : phrase.embeddings) {
+            a.shape = {2, 2};
+            a.values = {0.5f, 0.25f, 1.0f, 2.0f};
+        }
+        result.phrases = {phrase, phrase};
+        QCustomPlot plot;
+        plot.resize(900, 500);
+        const FigureState state(ExplorerValues::defaults());
+        AttentionFigures(state, plotTheme(Theme::Light)).buildAttention(&plot, result, 0, 0);
+        const auto titleOf = [&] {
+            QString title;
+            for (QCPTextElement *t : plot.findChildren<QCPTextElement *>())
+                title += t->text() + QLatin1Char(' ');
+            return title.replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified();
+        };
+        QString title = titleOf();
+        QVERIFY2(title.contains(QStringLiteral("values are NaN or infinite, drawn magenta")),
+                 qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("q_proj.weight holds 1 NaN")), qPrintable(title));
+        // The embeddings hold none: no note.
+        AttentionFigures(state, plotTheme(Theme::Light)).buildEmbeddings(&plot, result, 0);
+        title = titleOf();
+        QVERIFY2(!title.contains(QStringLiteral("NaN")), qPrintable(title));
+    }
 };
 
-QTEST_GUILESS_MAIN(TestColormaps)
+QTEST_MAIN(TestColormaps)
 #include "tst_colormaps.moc"

@@ -16,6 +16,7 @@
 #include <QThread>
 
 #include <atomic>
+#include <new>
 
 using namespace pe;
 
@@ -71,6 +72,20 @@ class TestComputeScheduler : public QObject
 {
     Q_OBJECT
 private slots:
+    // Issue 45: an allocation that fails in a job fails the job with a sentence, never the
+    // window (the encoding and the model phrases' jobs run through this).
+    void outOfMemoryFailsTheJob()
+    {
+        QString error;
+        const JobStatus status =
+            failingOnOutOfMemory(QStringLiteral("computing the test"), &error,
+                                 []() -> JobStatus { throw std::bad_alloc(); });
+        QCOMPARE(status, JobStatus::Failed);
+        QCOMPARE(error, QStringLiteral("out of memory while computing the test"));
+        QCOMPARE(failingOnOutOfMemory(QStringLiteral("x"), &error, [] { return JobStatus::Done; }),
+                 JobStatus::Done);
+    }
+
     // Issue 30: a model's files are read through the scheduler, on its worker. GPT-2's folder
     // (tests/data/models, written by transformers' save_pretrained): config.json says
     // n_positions 256 and n_embd 64, so its learned table is 256 x 64.

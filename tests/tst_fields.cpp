@@ -195,8 +195,8 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::addRow("count 0") << u"count"_qs << u"0"_qs
                                  << u"must be between 1 and 100 (got 0)"_qs;
-        QTest::addRow("count text")
-            << u"count"_qs << u"ten"_qs << u"must be a whole number (got \"ten\")"_qs;
+        QTest::addRow("count text") << u"count"_qs << u"ten"_qs
+                                    << u"must be a whole number between 1 and 100 (got \"ten\")"_qs;
         QTest::addRow("count too long")
             << u"count"_qs << u"99999999999999999999"_qs << u"must be a whole number"_qs;
         QTest::addRow("size open at 0")

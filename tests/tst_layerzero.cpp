@@ -15,8 +15,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -183,6 +185,10 @@ public:
         return {begin, begin + shape[1]};
     }
     void remove(const QString &name) { m_tensors.erase(name); }
+    void set(const QString &name, std::size_t index, double value)
+    {
+        m_tensors.at(name).second.at(index) = value;
+    }
     QStringList names() const
     {
         QStringList out;
@@ -677,6 +683,7 @@ private slots:
     void layerOtherThanZero();
     void phraseRefusals();
     void describesItself();
+    void nonFiniteWeightsAreNamed();
 
 private:
     // Opens `folder` and compares both outputs with `m`'s reference, with and without positions.
@@ -835,6 +842,15 @@ void TstLayerZero::refusals_data()
     m.config.insert(QStringLiteral("attn_logit_softcapping"), QStringLiteral("fifty"));
     add("bad softcap", m, {QStringLiteral("attn_logit_softcapping")});
 
+    // Issue 45: a negative epsilon made every attention row NaN, drawn as data with exit 0.
+    m = tinyModel(QStringLiteral("llama"));
+    m.config.insert(QStringLiteral("rms_norm_eps"), -1);
+    add("negative rms_norm_eps", m,
+        {QStringLiteral("rms_norm_eps must be a number >= 0 (got -1)")});
+    m = tinyModel(QStringLiteral("bert"));
+    m.config.insert(QStringLiteral("layer_norm_eps"), -1e-12);
+    add("negative layer_norm_eps", m, {QStringLiteral("layer_norm_eps must be a number >= 0")});
+
     const QString noConfig =
         writeModel(m_dir, QStringLiteral("refused no config"), tinyModel(QStringLiteral("llama")));
     QFile::remove(noConfig + QStringLiteral("/config.json"));
@@ -926,6 +942,40 @@ void TstLayerZero::describesItself()
     const auto without = llama->embeddings(ids, false, &error);
     QVERIFY(with && without);
     QCOMPARE(with->values, without->values);
+}
+
+// Issue 45: NaN or infinite weights gave an all-NaN attention with no word. The result is still
+// what the weights give, but says which tensor holds them: one read whole, or a table's rows.
+void TstLayerZero::nonFiniteWeightsAreNamed()
+{
+    const QString q = QStringLiteral("model.layers.0.self_attn.q_proj.weight");
+    const QString table = QStringLiteral("model.embed_tokens.weight");
+    TinyModel m = tinyModel(QStringLiteral("llama"));
+    m.weights.set(q, 5, std::numeric_limits<double>::quiet_NaN());
+    QString error;
+    std::unique_ptr<LayerZero> model =
+        LayerZero::open(writeModel(m_dir, QStringLiteral("nan q_proj"), m), &error);
+    QVERIFY2(model, qPrintable(error));
+    std::optional<LayerZeroArray> a = model->attention(std::vector<int>{1, 2, 3}, true, &error);
+    QVERIFY2(a, qPrintable(error));
+    QVERIFY(std::any_of(a->values.begin(), a->values.end(), [](float v) { return std::isnan(v); }));
+    QCOMPARE(a->warnings, QStringList{q + QStringLiteral(" holds 1 NaN or infinite values of 64")});
+
+    m = tinyModel(QStringLiteral("llama"));
+    m.weights.set(table, 3 * std::size_t(H) + 1, std::numeric_limits<double>::infinity());
+    model = LayerZero::open(writeModel(m_dir, QStringLiteral("inf table row"), m), &error);
+    QVERIFY2(model, qPrintable(error));
+    a = model->embeddings(std::vector<int>{1, 3, 5}, true, &error);
+    QVERIFY2(a, qPrintable(error));
+    QCOMPARE(a->warnings, QStringList{table + QStringLiteral(" holds NaN or infinite values in "
+                                                             "the rows this phrase reads (token "
+                                                             "ids 3)")});
+    // Rows without them: a clean result, no warning.
+    a = model->attention(std::vector<int>{1, 2, 5}, true, &error);
+    QVERIFY2(a, qPrintable(error));
+    QVERIFY(
+        std::all_of(a->values.begin(), a->values.end(), [](float v) { return std::isfinite(v); }));
+    QVERIFY(a->warnings.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TstLayerZero)

@@ -10,6 +10,7 @@
 
 #include "state/explorerstate.h"
 #include "state/lessonfile.h"
+#include "figures/lessonexporter.h"
 #include "state/presets.h"
 
 #include <QDir>
@@ -172,9 +173,14 @@ private slots:
         QVERIFY(html.contains(u"<img src=\"step-01.svg\""_s));
         QVERIFY(html.contains(u"poster=\"step-02.png\""_s));
         QVERIFY(html.contains(u"Two <i>curves</i>"_s));
+        // The animated step's video plays in the deck: its note says it is animated, not that
+        // a first frame stands in for it (as the PDF's does).
+        QVERIFY2(html.contains(u"Animated in the lesson: position from 22 to 27."_s),
+                 qPrintable(html));
+        QVERIFY2(!html.contains(u"first frame"_s), qPrintable(html));
         QVERIFY(!dir.entryList({u"*.partial*"_s}, QDir::AllEntries | QDir::Hidden).size());
 
-        // Exported again, the deck is replaced whole.
+        // Exported again, the deck's own files are replaced (tst_lessondeck: and nothing else).
         const RunResult again =
             runPescope({u"lesson"_s, u"export"_s, m_lessonPath, u"--out"_s, deck});
         QVERIFY2(again.exitCode == 0, again.err.constData());
@@ -221,13 +227,15 @@ private slots:
         QString error;
         QVERIFY(saveLesson(broken, path, &error));
         const QString pdf = m_dir.filePath(u"broken.pdf"_s);
+        // Found before any step is rendered: bad input, exit 2 (issue 45).
         RunResult run = runPescope({u"lesson"_s, u"export"_s, path, u"--out"_s, pdf});
-        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains("step 3 (Decay): "), run.err.constData());
+        QVERIFY2(!run.err.contains("step 1 /"), run.err.constData());
         QVERIFY(!QFile::exists(pdf));
         const QString deck = m_dir.filePath(u"brokendeck"_s);
         run = runPescope({u"lesson"_s, u"export"_s, path, u"--out"_s, deck});
-        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.exitCode, 2);
         QVERIFY(!QFile::exists(deck));
         QCOMPARE(QDir(m_dir.path()).entryList({u".brokendeck*"_s}, QDir::AllEntries | QDir::Hidden),
                  QStringList());
@@ -240,8 +248,9 @@ private slots:
         note.write("keep me");
         note.close();
         run = runPescope({u"lesson"_s, u"export"_s, m_lessonPath, u"--out"_s, other});
-        QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.contains("holds other files"), run.err.constData());
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("holds other files") && run.err.contains("mine.txt"),
+                 run.err.constData());
         QCOMPARE(QDir(other).entryList(QDir::Files), QStringList{u"mine.txt"_s});
 
         // Usage: a handout that is not a PDF, a 3-up handout, an unknown kind.
@@ -258,6 +267,97 @@ private slots:
                      .exitCode,
                  2);
         QVERIFY(!QFile::exists(pdf));
+    }
+
+    // issue 45: captions up to the 20,000-character limit, a long unbroken word among them,
+    // export as slides, handout and HTML alike. In a PDF what does not fit below the figure
+    // continues on pages of its own ("(continued)"), every word once (no line cut, none hidden
+    // under a clip), the figure keeping its room.
+    void longCaptionsContinue()
+    {
+        Lesson lesson = smallLesson();
+        lesson.steps.removeAt(1); // no video: quicker
+        QStringList words;
+        for (int i = 0; i < 1500; ++i)
+            words.append(u"w%1"_s.arg(i, 4, 10, QLatin1Char('0')));
+        lesson.steps[0].caption = words.join(u' ');
+        lesson.steps[1].caption = QString(lessonlimits::maxCaptionChars, QLatin1Char('q'));
+        const QString path = m_dir.filePath(u"long.pescope-lesson.json"_s);
+        QString error;
+        QVERIFY(saveLesson(lesson, path, &error));
+        for (const QStringList &kind :
+             {QStringList{u"slides.pdf"_s}, QStringList{u"handout2.pdf"_s, u"--as"_s,
+                                                         u"handout"_s},
+              QStringList{u"handout4.pdf"_s, u"--as"_s, u"handout"_s, u"--per-page"_s, u"4"_s}}) {
+            const QString pdf = m_dir.filePath(kind.first());
+            const RunResult run = runPescope(QStringList{u"lesson"_s, u"export"_s, path,
+                                                         u"--out"_s, pdf} +
+                                             kind.mid(1));
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            const QString text = QString::fromUtf8(tool(u"pdftotext"_s, {pdf, u"-"_s}));
+            QVERIFY2(text.contains(u"(continued)"_s), qPrintable(kind.first()));
+            for (const QString &word : {words.first(), words.at(700), words.last()})
+                QVERIFY2(text.count(word) == 1, qPrintable(kind.first() + u" "_s + word));
+            const QRegularExpression anyWord(u"w\\d{4}"_s);
+            QCOMPARE(text.count(anyWord), int(words.size()));
+            qsizetype qs = 0; // the caption's q's (a figure's labels may hold a q or two)
+            for (const QRegularExpressionMatch &m :
+                 QRegularExpression(u"q{5,}"_s).globalMatch(text))
+                qs += m.capturedLength();
+            QCOMPARE(qs, qsizetype(lessonlimits::maxCaptionChars));
+        }
+        // The slides: the first step's slide still shows its figure (the figure keeps its
+        // room), then its caption's continuation; 2 pages at least for the 20,000 q's.
+        const QString slides = m_dir.filePath(u"slides.pdf"_s);
+        QVERIFY(pdfField(slides, u"Pages"_s).toInt() >= 5);
+        const QString first =
+            QString::fromUtf8(tool(u"pdftotext"_s, {u"-f"_s, u"1"_s, u"-l"_s, u"1"_s, slides,
+                                                    u"-"_s}));
+        QVERIFY2(first.contains(u"position p"_s), qPrintable(first)); // the figure's axis
+        const QString deck = m_dir.filePath(u"longdeck"_s);
+        const RunResult run = runPescope({u"lesson"_s, u"export"_s, path, u"--out"_s, deck});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QFile index(deck + u"/index.html"_s);
+        QVERIFY(index.open(QIODevice::ReadOnly));
+        const QString html = QString::fromUtf8(index.readAll());
+        QVERIFY(html.contains(QString(lessonlimits::maxCaptionChars, QLatin1Char('q'))));
+        QVERIFY(html.contains(u"overflow-wrap: anywhere"_s)); // the long word wraps on screen
+    }
+
+    // issue 45: a 65,536 x 128 heatmap is embedded sampled to at most 2,048 cells a side (an
+    // image no larger than a few million pixels), not as 8 million cells.
+    void largeHeatmapsAreBounded()
+    {
+        QJsonObject state = presetState(u"geron-16-9"_s);
+        QJsonObject spec = state.value(u"spec"_s).toObject();
+        spec.insert(u"positions"_s, 65536);
+        spec.insert(u"dims"_s, 128);
+        state.insert(u"spec"_s, spec);
+        Lesson lesson;
+        lesson.title = u"Large"_s;
+        lesson.steps.append(LessonStep{.title = u"Heatmap"_s, .caption = u"Cells."_s,
+                                       .view = u"heatmap"_s, .animation = std::nullopt,
+                                       .state = state});
+        const QString path = m_dir.filePath(u"large.pescope-lesson.json"_s);
+        QString error;
+        QVERIFY(saveLesson(lesson, path, &error));
+        const QString pdf = m_dir.filePath(u"large.pdf"_s);
+        const RunResult run = runPescope({u"lesson"_s, u"export"_s, path, u"--out"_s, pdf});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QString images = QString::fromUtf8(tool(u"pdfimages"_s, {u"-list"_s, pdf}));
+        qint64 largest = 0;
+        int longestSide = 0;
+        for (const QString &line : images.split(QLatin1Char('\n')).mid(2)) {
+            const QStringList fields = line.simplified().split(QLatin1Char(' '));
+            if (fields.size() < 5)
+                continue;
+            const int width = fields.at(3).toInt(), height = fields.at(4).toInt();
+            largest = std::max(largest, qint64(width) * height);
+            longestSide = std::max({longestSide, width, height});
+        }
+        QVERIFY2(largest > 0, qPrintable(images));
+        // One image pixel per device pixel at most 16x over the cells (viewers' smoothing).
+        QVERIFY2(longestSide <= 2048 * 2 && largest <= qint64(1) << 22, qPrintable(images));
     }
 };
 

@@ -18,7 +18,11 @@
 #include <QtEndian>
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 
 using namespace pe::test;
 
@@ -77,8 +81,12 @@ private slots:
     void tooLong();
     void unwritableOutput();
     void phraseFile();
+    void nonFiniteWeightsAreSaid();
 
 private:
+    // A copy of llama-tiny in `name`, its config.json and weights changed by `edit`.
+    QString editedLlama(const QString &name, const std::function<void(QJsonObject &)> &config,
+                        const std::function<void(QByteArray &, const QJsonObject &)> &weights);
     // Runs `pescope data --model folder --phrase text` with `extra`; the array, or a failure.
     Array run(const QString &folder, const QString &text, const QStringList &extra);
     QTemporaryDir m_dir;
@@ -306,6 +314,14 @@ void TestPhraseData::refusals_data()
         {QStringLiteral("--model"), modelFolder("gpt2-tiny"), QStringLiteral("--phrase"), QString(),
          QStringLiteral("--out"), out},
         "--phrase: the phrase has no tokens with this tokenizer");
+    // Issue 45: a negative epsilon made every attention row NaN, written with exit 0.
+    add("negative rms_norm_eps",
+        {QStringLiteral("--model"),
+         editedLlama(QStringLiteral("negative-eps"),
+                     [](QJsonObject &c) { c.insert(QStringLiteral("rms_norm_eps"), -1); }, {}),
+         QStringLiteral("--phrase"), QStringLiteral("a cat"), QStringLiteral("--what"),
+         QStringLiteral("attention"), QStringLiteral("--out"), out},
+        "rms_norm_eps must be a number >= 0 (got -1)");
     // --phrase-file (issue 37).
     const QString badUtf8 = m_dir.filePath(QStringLiteral("bad.txt"));
     QFile bad(badUtf8);
@@ -388,6 +404,75 @@ void TestPhraseData::unwritableOutput()
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(lastLine(r.err).contains(QLatin1String("missing/folder")), r.err.constData());
     QVERIFY(!QFile::exists(out));
+}
+
+QString TestPhraseData::editedLlama(
+    const QString &name, const std::function<void(QJsonObject &)> &config,
+    const std::function<void(QByteArray &, const QJsonObject &)> &weights)
+{
+    const QString from = modelFolder("llama-tiny");
+    const QString to = m_dir.filePath(name);
+    QDir().mkpath(to);
+    for (const char *file : {"tokenizer.json", "tokenizer_config.json"})
+        QFile::copy(from + QLatin1Char('/') + QLatin1String(file),
+                    to + QLatin1Char('/') + QLatin1String(file));
+    QFile in(from + QStringLiteral("/config.json"));
+    if (!in.open(QIODevice::ReadOnly))
+        return {};
+    QJsonObject c = QJsonDocument::fromJson(in.readAll()).object();
+    if (config)
+        config(c);
+    QFile out(to + QStringLiteral("/config.json"));
+    if (!out.open(QIODevice::WriteOnly))
+        return {};
+    out.write(QJsonDocument(c).toJson());
+    out.close();
+    QFile tensors(from + QStringLiteral("/model.safetensors"));
+    if (!tensors.open(QIODevice::ReadOnly))
+        return {};
+    QByteArray bytes = tensors.readAll();
+    // safetensors: an 8-byte little-endian header length, the JSON header, then the data.
+    const auto headerLength = qFromLittleEndian<quint64>(bytes.constData());
+    const QJsonObject header =
+        QJsonDocument::fromJson(bytes.mid(8, qsizetype(headerLength))).object();
+    if (weights)
+        weights(bytes, header);
+    QFile written(to + QStringLiteral("/model.safetensors"));
+    if (!written.open(QIODevice::WriteOnly))
+        return {};
+    written.write(bytes);
+    return to;
+}
+
+// Issue 45: NaN weights gave an all-NaN attention with exit 0 and no word. The array is written
+// as the weights give it, and stderr names the tensor.
+void TestPhraseData::nonFiniteWeightsAreSaid()
+{
+    const QString q = QStringLiteral("model.layers.0.self_attn.q_proj.weight");
+    const QString folder = editedLlama(QStringLiteral("nan-q"), {}, [&](QByteArray &bytes,
+                                                                        const QJsonObject &header) {
+        const auto headerLength = qFromLittleEndian<quint64>(bytes.constData());
+        const QJsonArray offsets =
+            header.value(q).toObject().value(QStringLiteral("data_offsets")).toArray();
+        const qsizetype at = 8 + qsizetype(headerLength) + qsizetype(offsets[0].toInteger());
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        std::memcpy(bytes.data() + at, &nan, sizeof nan);
+    });
+    QVERIFY(!folder.isEmpty());
+    const QString out = m_dir.filePath(QStringLiteral("nan.npy"));
+    const pe::test::RunResult r = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), folder, QStringLiteral("--phrase"),
+         QStringLiteral("a cat"), QStringLiteral("--what"), QStringLiteral("attention"),
+         QStringLiteral("--out"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString warning = QStringLiteral("pescope data: warning: the attention holds NaN or "
+                                           "infinite values: %1 holds 1 NaN or infinite values "
+                                           "of 4096")
+                                .arg(q);
+    QVERIFY2(QString::fromUtf8(r.err).contains(warning), r.err.constData());
+    const Array attention = readNpy(out);
+    QVERIFY(std::any_of(attention.values.begin(), attention.values.end(),
+                        [](float v) { return std::isnan(v); }));
 }
 
 QTEST_GUILESS_MAIN(TestPhraseData)

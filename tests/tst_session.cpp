@@ -272,6 +272,39 @@ private slots:
         QTest::addRow("format_version twice, one escaped")
             << QByteArray("{\"format_version\": 2, \"format\\u005fversion\": 1, \"state\": {}}")
             << QStringLiteral("duplicate key \"format_version\"");
+        // Issue 45: format 1's migration dropped keys it did not know, so a typo rendered the
+        // defaults (200 x 64) with exit 0 where format 2 refuses it; "spec": [] became {} and a
+        // selection position of 1e308 became 0. Each is refused by name now.
+        QTest::addRow("format 1 typo in spec")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positons\": 300, "
+                          "\"dims\": 8}}}")
+            << QStringLiteral("spec: \"positons\" is not a key of a spec in session format 1 "
+                              "(scheme, positions, dims, base, layout, seed, rope)");
+        QTest::addRow("format 1 typo in rope")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"scheme\": \"rope\", "
+                          "\"rope\": {\"scalling\": \"yarn\"}}}}")
+            << QStringLiteral("spec.rope: \"scalling\" is not a key of a RoPE object");
+        QTest::addRow("format 1 typo in schemes")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"schemes\": {\"alibiHaeds\": 4}}}")
+            << QStringLiteral("schemes: \"alibiHaeds\" is not a key of \"schemes\"");
+        QTest::addRow("format 1 spec a list")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": []}}")
+            << QStringLiteral("\"spec\" must be an object (got a list)");
+        QTest::addRow("format 2 spec a list")
+            << QByteArray("{\"format_version\": 2, \"state\": {\"spec\": []}}")
+            << QStringLiteral("\"spec\" must be an object");
+        QTest::addRow("format 1 selection at 1e308")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"selection\": {\"position\": "
+                          "1e308, \"dim\": 3}}}")
+            << QStringLiteral("selection: \"position\" must be a whole number from 0 to "
+                              "9007199254740992 (got 1e+308)");
+        QTest::addRow("format 1 cross without a dim")
+            << QByteArray("{\"format_version\": 1, \"state\": {\"crosses\": [{\"position\": 2}]}}")
+            << QStringLiteral("crosses[0]: \"dim\" must be a whole number from 0 to "
+                              "9007199254740992 (got nothing)");
+        QTest::addRow("format 2 selection at 1e308")
+            << QByteArray("{\"format_version\": 2, \"state\": {\"selection\": \"1e308@3\"}}")
+            << QStringLiteral("\"selection\" must be a cell written P@D");
         QTest::addRow("marker beyond the matrix")
             << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 10, "
                           "\"dims\": 8}, \"markers\": [50]}}")

@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/resource.h>
+
 using pe::test::runPescope;
 
 namespace {
@@ -76,6 +78,8 @@ private slots:
     void linesAndStandardInput();
     void invalidUtf8File();
     void unappliedSettings();
+    // Issue 45.
+    void longTextWithinMemory();
 };
 
 void TestTokenizerCli::jsonMatchesTheLibrary_data()
@@ -509,6 +513,70 @@ void TestTokenizerCli::unappliedSettings()
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("ids:     [2,608,410,814,1078,3]"), r.out.constData());
     checkOneLine(r.err, QStringLiteral("truncation and padding settings are not applied"));
+}
+
+namespace {
+
+// pescope tokens on `file` with T5's published tokenizer, its data segment (heap and anonymous
+// mappings: RLIMIT_DATA, which unlike `ulimit -v` leaves out the libraries' mappings) limited
+// to `megabytes`.
+pe::test::RunResult tokensUnderLimit(const QString &file, qint64 megabytes)
+{
+    QProcess process;
+    process.setChildProcessModifier([megabytes] {
+        const rlimit limit{rlim_t(megabytes) << 20, rlim_t(megabytes) << 20};
+        setrlimit(RLIMIT_DATA, &limit);
+    });
+    process.start(QStringLiteral(PE_EXECUTABLE),
+                  {QStringLiteral("tokens"), QStringLiteral("--json"),
+                   QStringLiteral("--tokenizer"),
+                   QFINDTESTDATA("data/tokenizers-real/t5-small/tokenizer.json"),
+                   QStringLiteral("--file"), file});
+    if (!process.waitForFinished(300000)) {
+        process.kill();
+        process.waitForFinished();
+        return {};
+    }
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+} // namespace
+
+void TestTokenizerCli::longTextWithinMemory()
+{
+    // T5's Precompiled + Unigram path held about 300 bytes a character of a text without
+    // spaces (one piece of 2 Mi characters, one token each, copied at every stage and again as
+    // JSON objects): over 620 MiB of data, and std::bad_alloc (exit 134) under a limit. Now the
+    // pieces move through the stages and the output is made in blocks: the text fits in 400
+    // MiB (it needs about 260 on the 2-core VM), with the same tokens as a short run of "a".
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("long.txt"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    const qsizetype characters = qsizetype(2) << 20;
+    file.write(QByteArray(characters, 'a'));
+    file.close();
+    const pe::test::RunResult r = tokensUnderLimit(path, 400);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    // T5's vocabulary has no run of "a" longer than one: "▁" (3), then "a" (9) for every
+    // character, "</s>" (1); offsets (0, 1) for the "▁", then (k, k + 1).
+    QByteArray ids = "\"ids\": [3,";
+    QByteArray offsets = "\"offsets\": [[0,1],";
+    for (qsizetype k = 0; k < characters; ++k) {
+        ids += "9,";
+        offsets += '[' + QByteArray::number(k) + ',' + QByteArray::number(k + 1) + "],";
+    }
+    ids += "1]";
+    offsets += "[0,0]]";
+    QVERIFY(r.out.startsWith("[\n  {\"text\": \"aaaa"));
+    QVERIFY(r.out.contains(ids));
+    QVERIFY(r.out.endsWith(QByteArray(offsets + "}\n]\n")));
+
+    // Under a limit too small for the text, a sentence and exit 1, never an abort.
+    const pe::test::RunResult small = tokensUnderLimit(path, 120);
+    QCOMPARE(small.exitCode, 1);
+    checkOneLine(small.err, QStringLiteral("text 1: out of memory while"));
 }
 
 QTEST_GUILESS_MAIN(TestTokenizerCli)

@@ -43,6 +43,24 @@ QString notReal(const QString &got)
     return QStringLiteral("must be a finite number (got %1)").arg(got);
 }
 
+QList<QStringView> splitItems(QStringView text)
+{
+    QList<QStringView> items;
+    for (QStringView part : text.split(QLatin1Char(','))) {
+        part = part.trimmed();
+        if (!part.isEmpty())
+            items.append(part);
+    }
+    return items;
+}
+
+QString tooMany(qint64 maxCount, qint64 got)
+{
+    return QStringLiteral("takes at most %1 values (got %2)").arg(maxCount).arg(got);
+}
+
+} // namespace
+
 QString jsonTypeName(const QJsonValue &json)
 {
     switch (json.type()) {
@@ -63,24 +81,6 @@ QString jsonTypeName(const QJsonValue &json)
     }
     return QStringLiteral("nothing");
 }
-
-QList<QStringView> splitItems(QStringView text)
-{
-    QList<QStringView> items;
-    for (QStringView part : text.split(QLatin1Char(','))) {
-        part = part.trimmed();
-        if (!part.isEmpty())
-            items.append(part);
-    }
-    return items;
-}
-
-QString tooMany(qint64 maxCount, qint64 got)
-{
-    return QStringLiteral("takes at most %1 values (got %2)").arg(maxCount).arg(got);
-}
-
-} // namespace
 
 QString IntegerRange::describe() const
 {
@@ -144,8 +144,10 @@ QString parseInteger(QStringView text, const IntegerRange &range, qint64 *out)
 {
     bool ok = false;
     const qint64 value = text.trimmed().toLongLong(&ok);
+    // Not a whole number (2.5, 1e308, "ten"): the range is said too, as for one outside it.
     if (!ok)
-        return notInteger(quoted(text));
+        return QStringLiteral("must be a whole number %1 (got %2)")
+            .arg(range.describe(), quoted(text));
     if (!range.contains(value))
         return integerMessage(range, QString::number(value));
     *out = value;

@@ -47,6 +47,9 @@ struct MatrixCell
 // Shortest text that reads back to the same double, in plain digits from 1e-4 to 1e9
 // ("10000", "500000", "0.1", "1e+12").
 QString formatReal(double value);
+// A JSON value as a message quotes what was found: the number, the string in quotes (its first
+// 40 characters), true/false/null, "a list", "an object", "nothing" for a missing one.
+QString jsonTypeName(const QJsonValue &json);
 // For people: whole numbers with thousands separators ("500,000"), others to `precision`
 // significant digits.
 QString formatGrouped(double value, int precision = 6);

@@ -295,6 +295,14 @@ std::optional<ModelLocation> resolveModel(const QString &pathOrRepoId, QString *
 {
     if (pathOrRepoId.isEmpty())
         return failWith(error, QStringLiteral("no model named"));
+    // No file name holds a NUL (a session or lesson can spell one, \u0000): Qt would warn
+    // "Broken filename" on stderr and find nothing. Refused by name, the NUL written as \0.
+    if (const qsizetype nul = pathOrRepoId.indexOf(QChar(u'\0')); nul >= 0) {
+        const QString shown = QString(pathOrRepoId).replace(QChar(u'\0'), QStringLiteral("\\0"));
+        return failWith(error, QStringLiteral("\"%1\": a model path or repo id cannot contain a "
+                                              "NUL character (\\0, character %2)")
+                                   .arg(shown, QString::number(nul + 1)));
+    }
     const QFileInfo info(pathOrRepoId);
     if (info.isDir()) {
         const QDir dir(info.absoluteFilePath());

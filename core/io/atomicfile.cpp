@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace pe {
@@ -38,23 +39,67 @@ struct CleanupSlot
 static_assert(std::atomic<quint32>::is_always_lock_free, "the signal handler reads it");
 
 CleanupSlot cleanupSlots[cleanupSlotCount];
+// Staging folders (StagingFolder): their files are removed, then the folder.
+constexpr int folderSlotCount = 8;
+CleanupSlot folderSlots[folderSlotCount];
 struct sigaction previousActions[cleanupSignalCount];
 std::once_flag installOnce;
+
+// The slot's name copied out, or false when the slot is not live or changed meanwhile.
+bool copyLiveSlot(const CleanupSlot &slot, char (&copy)[PATH_MAX])
+{
+    const quint32 state = slot.state.load(std::memory_order_acquire);
+    if ((state & 3) != 2)
+        return false;
+    std::memcpy(copy, slot.path, sizeof copy);
+    copy[PATH_MAX - 1] = '\0';
+    std::atomic_thread_fence(std::memory_order_acquire); // the copy before the re-check
+    return slot.state.load(std::memory_order_relaxed) == state;
+}
+
+// Removes the plain files in `folder`, then the folder, with system calls only (no allocation,
+// no locks: it runs in a signal handler). getdents64 is called directly: readdir allocates.
+void removeFolderForSignal(const char *folder)
+{
+    const int fd = ::open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    alignas(8) char buffer[4096];
+    // Entries removed while listing may shift the listing: a second pass from the start
+    // catches any the first skipped.
+    for (int pass = 0; pass < 2; ++pass) {
+        ::lseek(fd, 0, SEEK_SET);
+        for (;;) {
+            const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+            if (n <= 0)
+                break;
+            for (long offset = 0; offset < n;) {
+                // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name.
+                unsigned short length = 0;
+                std::memcpy(&length, buffer + offset + 16, sizeof length);
+                const char *name = buffer + offset + 19;
+                if (length == 0)
+                    break;
+                if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0)
+                    ::unlinkat(fd, name, 0);
+                offset += length;
+            }
+        }
+    }
+    ::close(fd);
+    ::rmdir(folder);
+}
 
 extern "C" void removeTemporariesAndReraise(int sig, siginfo_t *info, void *context)
 {
     const int savedErrno = errno;
-    for (CleanupSlot &slot : cleanupSlots) {
-        const quint32 state = slot.state.load(std::memory_order_acquire);
-        if ((state & 3) != 2)
-            continue;
-        char copy[PATH_MAX];
-        std::memcpy(copy, slot.path, sizeof copy);
-        copy[PATH_MAX - 1] = '\0';
-        std::atomic_thread_fence(std::memory_order_acquire); // the copy before the re-check
-        if (slot.state.load(std::memory_order_relaxed) == state)
+    char copy[PATH_MAX];
+    for (const CleanupSlot &slot : cleanupSlots)
+        if (copyLiveSlot(slot, copy))
             ::unlink(copy);
-    }
+    for (const CleanupSlot &slot : folderSlots)
+        if (copyLiveSlot(slot, copy))
+            removeFolderForSignal(copy);
     int index = 0;
     while (index < cleanupSignalCount && cleanupSignals[index] != sig)
         ++index;
@@ -100,13 +145,13 @@ void installCleanupHandlers()
 
 // Registers `path` for removal on a signal; -1 when the table is full or the name too long
 // (the write still works, only a signal could then leave the temporary behind).
-int registerTemporary(const QByteArray &path)
+int registerIn(CleanupSlot *table, int count, const QByteArray &path)
 {
     installCleanupHandlers();
     if (path.size() >= PATH_MAX)
         return -1;
-    for (int i = 0; i < cleanupSlotCount; ++i) {
-        CleanupSlot &slot = cleanupSlots[i];
+    for (int i = 0; i < count; ++i) {
+        CleanupSlot &slot = table[i];
         quint32 state = slot.state.load(std::memory_order_relaxed);
         if ((state & 3) != 0 || !slot.state.compare_exchange_strong(state, state | 1))
             continue;
@@ -118,13 +163,23 @@ int registerTemporary(const QByteArray &path)
     return -1;
 }
 
-void releaseTemporary(int index)
+int registerTemporary(const QByteArray &path)
+{
+    return registerIn(cleanupSlots, cleanupSlotCount, path);
+}
+
+void releaseIn(CleanupSlot *table, int index)
 {
     if (index < 0)
         return;
-    CleanupSlot &slot = cleanupSlots[index];
+    CleanupSlot &slot = table[index];
     const quint32 state = slot.state.load(std::memory_order_relaxed);
     slot.state.store(((state >> 2) + 1) << 2, std::memory_order_release);
+}
+
+void releaseTemporary(int index)
+{
+    releaseIn(cleanupSlots, index);
 }
 
 // --- Paths -----------------------------------------------------------------------------------
@@ -525,6 +580,60 @@ void AtomicFile::cancel()
     m_temporary.clear();
     releaseTemporary(m_tempSlot);
     m_tempSlot = -1;
+}
+
+// --- StagingFolder ------------------------------------------------------------------------------
+
+StagingFolder::StagingFolder(const QString &path) : m_path(path) {}
+
+StagingFolder::~StagingFolder()
+{
+    remove();
+}
+
+QString StagingFolder::filePath(const QString &name) const
+{
+    return m_path + QLatin1Char('/') + name;
+}
+
+bool StagingFolder::create(const QString &shownAs, QString *error, unsigned mode)
+{
+    remove();
+    const QByteArray name = encoded(m_path);
+    // Registered before it exists, as AtomicFile's named temporaries are.
+    m_slot = registerIn(folderSlots, folderSlotCount, name);
+    if (::mkdir(name.constData(), mode_t(mode)) != 0) {
+        const int err = errno;
+        releaseIn(folderSlots, m_slot);
+        m_slot = -1;
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(shownAs, errnoText(err));
+        return false;
+    }
+    m_created = true;
+    return true;
+}
+
+void StagingFolder::remove()
+{
+    if (m_created) {
+        const QByteArray name = encoded(m_path);
+        const QStringList files = QDir(m_path).entryList(
+            QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System);
+        for (const QString &file : files)
+            ::unlink(encoded(filePath(file)).constData());
+        ::rmdir(name.constData());
+        m_created = false;
+    }
+    releaseIn(folderSlots, m_slot);
+    m_slot = -1;
+}
+
+void StagingFolder::release()
+{
+    m_created = false;
+    releaseIn(folderSlots, m_slot);
+    m_slot = -1;
 }
 
 } // namespace pe

@@ -72,6 +72,37 @@ private:
     bool m_failed = false;
 };
 
+// A hidden folder whose files appear together somewhere else (an HTML deck's, moved into place
+// file by file or as a whole): made new and empty by create(), and removed with every file in it
+// by remove(), by destruction unless release() was called, and by SIGTERM / SIGINT / SIGHUP (the
+// handler that removes AtomicFile's temporaries, after them). It holds plain files only; a
+// sub-folder in it is left, and so is the folder then.
+class StagingFolder
+{
+public:
+    explicit StagingFolder(const QString &path);
+    ~StagingFolder(); // remove() unless released
+    StagingFolder(const StagingFolder &) = delete;
+    StagingFolder &operator=(const StagingFolder &) = delete;
+
+    // Makes the folder with `mode` (less the umask); fails when something is already at the
+    // path. Errors name `shownAs` (what the user named, not this hidden folder) and the cause.
+    [[nodiscard]] bool create(const QString &shownAs, QString *error, unsigned mode = 0700);
+    // Its files, then itself; safe to call at any time.
+    void remove();
+    // The folder was moved into place (or is to be kept): no longer removed by this object or
+    // on a signal.
+    void release();
+
+    QString path() const { return m_path; }
+    QString filePath(const QString &name) const;
+
+private:
+    QString m_path;
+    int m_slot = -1; // the signal-cleanup slot holding the folder's name
+    bool m_created = false;
+};
+
 // Empty when `path` can be written: a new or existing regular file in an existing writable
 // folder, or an existing writable device or pipe; else one sentence why not, naming the path.
 QString outputPathProblem(const QString &path);

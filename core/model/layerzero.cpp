@@ -11,6 +11,7 @@
 #include "rope/ropefrequencies.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pe {
 
@@ -25,6 +26,11 @@ LayerZero::LayerZero() : d(std::make_unique<Data>()) {}
 LayerZero::~LayerZero() = default;
 
 namespace {
+
+bool allFinite(const std::vector<float> &values)
+{
+    return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+}
 
 std::optional<QJsonObject> readConfigJson(const QString &path, QString *error)
 {
@@ -182,6 +188,8 @@ std::optional<LayerZeroArray> LayerZero::embeddings(std::span<const int> ids, bo
     LayerZeroArray out;
     out.shape = {hidden.rows(), hidden.cols()};
     out.values.assign(hidden.data(), hidden.data() + hidden.size());
+    if (!allFinite(out.values))
+        out.warnings = nonFiniteCauses(ids, withPositions);
     return out;
 }
 
@@ -205,7 +213,41 @@ std::optional<LayerZeroArray> LayerZero::attention(std::span<const int> ids, boo
         !layerZeroProbabilities(d->plan, d->weights, hidden, withPositions, &out.values, error))
         return std::nullopt;
     out.shape = {d->plan.heads, tokens, tokens};
+    if (!allFinite(out.values))
+        out.warnings = nonFiniteCauses(ids, withPositions);
     return out;
+}
+
+QStringList LayerZero::nonFiniteCauses(std::span<const int> ids, bool withPositions)
+{
+    QStringList causes = d->weights.nonFinite;
+    // The rows of the tables this phrase read (only those are ever read from a large table).
+    const auto badRows = [&](const QString &tensor, const std::vector<qint64> &rows,
+                             const QString &what) {
+        QStringList found;
+        std::vector<float> row;
+        QString ignored; // these rows were read once already for the result
+        for (std::size_t p = 0; p < rows.size(); ++p) {
+            if (found.size() >= 8)
+                break;
+            if (d->tensors.readRows(tensor, rows[p], 1, &row, &ignored) && !allFinite(row) &&
+                !found.contains(QString::number(rows[p])))
+                found.append(QString::number(rows[p]));
+        }
+        if (!found.isEmpty())
+            causes.append(QStringLiteral("%1 holds NaN or infinite values in the rows this "
+                                         "phrase reads (%2 %3)")
+                              .arg(tensor, what, found.join(QStringLiteral(", "))));
+    };
+    badRows(d->weights.embedTensor, std::vector<qint64>(ids.begin(), ids.end()),
+            QStringLiteral("token ids"));
+    if (withPositions && d->plan.learnedPositions)
+        badRows(d->weights.positionTensor, positionRows(d->plan, ids), QStringLiteral("rows"));
+    if (causes.isEmpty())
+        causes.append(QStringLiteral("layer 0 of %1 gives NaN or infinite values from finite "
+                                     "weights (a value beyond float32's range on the way)")
+                          .arg(d->plan.architecture));
+    return causes;
 }
 
 } // namespace pe

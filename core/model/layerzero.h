@@ -19,6 +19,7 @@
 #include "formats/modelconfig.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -40,6 +41,10 @@ struct LayerZeroArray
 {
     std::vector<qint64> shape;
     std::vector<float> values;
+    // When some values are NaN or infinite: why, naming the tensors that hold NaN or infinite
+    // values ("model.embed_tokens.weight holds NaN or infinite values in the rows of token ids
+    // 5, 17"). Such values are never data: callers say so (stderr, the window's figure).
+    QStringList warnings;
 };
 
 class LayerZero
@@ -79,6 +84,8 @@ public:
 private:
     LayerZero();
     bool checkIds(std::span<const int> ids, QString *error) const;
+    // LayerZeroArray::warnings for a result of `ids` that holds non-finite values.
+    QStringList nonFiniteCauses(std::span<const int> ids, bool withPositions);
     struct Data;
     std::unique_ptr<Data> d;
 };

@@ -33,6 +33,19 @@ public:
         *out = v.toDouble();
         return true;
     }
+    // A norm's epsilon: a number >= 0. It is added to a variance under a square root; a negative
+    // one makes every row of the attention NaN, which would be drawn as if it were data.
+    bool epsilon(const char *key, double fallback, double *out)
+    {
+        if (!real(key, fallback, out))
+            return false;
+        if (*out < 0)
+            return fail(QStringLiteral("%1 must be a number >= 0 (got %2): a norm's epsilon is "
+                                       "added to a variance under a square root")
+                            .arg(QLatin1String(key))
+                            .arg(*out));
+        return true;
+    }
     bool boolean(const char *key, bool fallback, bool *out)
     {
         const QJsonValue v = m_json.value(QLatin1String(key));
@@ -94,7 +107,7 @@ bool gpt2Plan(Keys &keys, LayerZeroPlan *p)
     p->qTensor = QStringLiteral("h.0.attn.c_attn");
     p->qkBias = true;
     bool scale = true;
-    if (!keys.real("layer_norm_epsilon", 1e-5, &p->normEps) ||
+    if (!keys.epsilon("layer_norm_epsilon", 1e-5, &p->normEps) ||
         !keys.boolean("scale_attn_weights", true, &scale))
         return false;
     // scale_attn_by_inverse_layer_idx divides by layer_idx + 1: 1 in layer 0.
@@ -146,7 +159,7 @@ bool bertPlan(Keys &keys, bool roberta, LayerZeroPlan *p)
     p->tokenTypeTensor = QStringLiteral("embeddings.token_type_embeddings.weight");
     p->embedNormPrefix = QStringLiteral("embeddings.LayerNorm");
     QString positionType;
-    if (!keys.real("layer_norm_eps", 1e-12, &p->embeddingEps) ||
+    if (!keys.epsilon("layer_norm_eps", 1e-12, &p->embeddingEps) ||
         !keys.text("position_embedding_type", QStringLiteral("absolute"), &positionType))
         return false;
     if (positionType != QLatin1String("absolute"))
@@ -180,7 +193,7 @@ bool neoxPlan(Keys &keys, LayerZeroPlan *p)
     p->layout = QkvLayout::NeoxPerHead;
     p->qTensor = QStringLiteral("layers.0.attention.query_key_value");
     p->scaling = 1.0 / std::sqrt(double(p->headDim));
-    return keys.real("layer_norm_eps", 1e-5, &p->normEps) &&
+    return keys.epsilon("layer_norm_eps", 1e-5, &p->normEps) &&
            keys.boolean("attention_bias", true, &p->qkBias);
 }
 
@@ -196,7 +209,7 @@ bool llamaPlan(Keys &keys, LayerZeroPlan *p)
     p->normPrefix = QStringLiteral("layers.0.input_layernorm");
     p->qTensor = QStringLiteral("layers.0.self_attn.q_proj");
     p->kTensor = QStringLiteral("layers.0.self_attn.k_proj");
-    if (!keys.real("rms_norm_eps", type == QLatin1String("phi3") ? 1e-5 : 1e-6, &p->normEps))
+    if (!keys.epsilon("rms_norm_eps", type == QLatin1String("phi3") ? 1e-5 : 1e-6, &p->normEps))
         return false;
     if (type == QLatin1String("phi3")) {
         p->layout = QkvLayout::Stacked; // Phi3Attention: qkv_proj, bias=False

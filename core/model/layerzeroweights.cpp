@@ -1,6 +1,7 @@
 #include "model/layerzeroweights.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pe {
 
@@ -80,8 +81,19 @@ public:
               qint64 rows = -1)
     {
         const std::optional<TensorInfo> info = find(relative, shape);
-        return info && m_tensors.readRows(info->name, 0, rows, out, m_error);
+        if (!info || !m_tensors.readRows(info->name, 0, rows, out, m_error))
+            return false;
+        const auto bad =
+            std::count_if(out->begin(), out->end(), [](float v) { return !std::isfinite(v); });
+        if (bad > 0)
+            m_nonFinite.append(QStringLiteral("%1 holds %2 NaN or infinite values of %3")
+                                   .arg(info->name)
+                                   .arg(bad)
+                                   .arg(out->size()));
+        return true;
     }
+
+    const QStringList &nonFinite() const { return m_nonFinite; }
 
     bool readMatrix(const QString &relative, qint64 rows, qint64 columns, RowMatrix *out,
                     qint64 readRows = -1)
@@ -127,6 +139,7 @@ private:
     QStringList m_names;
     QString m_prefix;
     QString *m_error;
+    QStringList m_nonFinite;
 };
 
 // Query and key rows from a fused weight (and bias), `rowOf(head, part, d)` naming the fused row
@@ -264,6 +277,7 @@ bool loadLayerZeroWeights(const LayerZeroPlan &plan, ModelTensors &tensors, Laye
         (!reader.read(plan.qNormTensor, {plan.headDim}, &out->queryNorm) ||
          !reader.read(plan.kNormTensor, {plan.headDim}, &out->keyNorm)))
         return false;
+    out->nonFinite = reader.nonFinite();
     return true;
 }
 

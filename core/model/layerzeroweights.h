@@ -53,6 +53,9 @@ struct LayerZeroWeights
     Projection key;               // kv_heads * head_dim x hidden
     std::vector<float> queryNorm; // Qwen3 / Gemma 3: head_dim
     std::vector<float> keyNorm;
+    // The tensors read whole above that hold NaN or infinite values, one line each: they make
+    // the attention NaN, which must not pass for data.
+    QStringList nonFinite;
 };
 
 // Finds and reads what `plan` names. Fails with one sentence naming the tensor (missing,

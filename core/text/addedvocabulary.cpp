@@ -140,10 +140,18 @@ std::vector<AddedVocabulary::Found> AddedVocabulary::findMatches(std::u32string_
     return out;
 }
 
-void AddedVocabulary::splitWithIndices(const NormalizedString &text, const Trie &trie,
+void AddedVocabulary::splitWithIndices(NormalizedString text, const Trie &trie,
                                        std::vector<TextSplit> *out) const
 {
-    for (const Found &f : findMatches(text.text(), trie)) {
+    const std::vector<Found> found = findMatches(text.text(), trie);
+    if (found.size() == 1 && found[0].token < 0 && found[0].start == 0 &&
+        found[0].end == text.size()) {
+        // No added token in it: the piece itself, not a copy (a long text is one such piece).
+        text.sliceWhole();
+        out->push_back({std::move(text), {}});
+        return;
+    }
+    for (const Found &f : found) {
         NormalizedString slice = text.slice(f.start, f.end);
         if (f.token < 0) {
             out->push_back({std::move(slice), {}});
@@ -161,15 +169,15 @@ bool AddedVocabulary::extractAndNormalize(const Normalizer *normalizer, Normaliz
 {
     *out = PreTokenizedString(std::move(text));
     const bool original =
-        out->splitWithTokens([&](const NormalizedString &piece, std::vector<TextSplit> *parts) {
-            splitWithIndices(piece, m_originalTrie, parts);
+        out->splitWithTokens([&](NormalizedString piece, std::vector<TextSplit> *parts) {
+            splitWithIndices(std::move(piece), m_originalTrie, parts);
             return true;
         });
     return original &&
            out->splitWithTokens([&](NormalizedString piece, std::vector<TextSplit> *parts) {
                if (normalizer && !normalizer->normalize(piece, context))
                    return false;
-               splitWithIndices(piece, m_normalizedTrie, parts);
+               splitWithIndices(std::move(piece), m_normalizedTrie, parts);
                return true;
            });
 }

@@ -66,7 +66,7 @@ private:
         qint32 token; // -1 for text between added tokens
     };
     std::vector<Found> findMatches(std::u32string_view sentence, const Trie &trie) const;
-    void splitWithIndices(const NormalizedString &text, const Trie &trie,
+    void splitWithIndices(NormalizedString text, const Trie &trie,
                           std::vector<TextSplit> *out) const;
     bool add(AddedToken token, const TokenizerModel &model, const Normalizer *normalizer,
              qint32 *nextId, const QString &path, JsonReader &reader);

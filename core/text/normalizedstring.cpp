@@ -3,6 +3,7 @@
 #include <QChar>
 
 #include <algorithm>
+#include <utility>
 
 namespace pe {
 
@@ -11,7 +12,7 @@ NormalizedString::NormalizedString(std::u32string text)
 {
     m_align.reserve(m_text.size());
     for (qsizetype i = 0; i < qsizetype(m_text.size()); ++i)
-        m_align.push_back({i, i + 1});
+        m_align.push_back(alignment(i, i + 1));
 }
 
 std::optional<TextSpan> NormalizedString::originalSpan(qsizetype start, qsizetype end) const
@@ -37,16 +38,16 @@ void NormalizedString::transformRange(qsizetype start, qsizetype end,
     qsizetype offset = start + skipped;
     const auto alignmentAt = [&](qsizetype i) {
         // The library would stop on an index past the string; no caller here makes one.
-        return m_align.empty() ? TextSpan{}
+        return m_align.empty() ? Alignment{}
                                : m_align[std::size_t(std::clamp<qsizetype>(i, 0, size() - 1))];
     };
     std::u32string text;
-    std::vector<TextSpan> align;
+    std::vector<Alignment> align;
     text.reserve(dest.size());
     align.reserve(dest.size());
     for (const CharChange &d : dest) {
         if (d.change > 0)
-            align.push_back(offset < 1 ? TextSpan{} : alignmentAt(offset - 1));
+            align.push_back(offset < 1 ? Alignment{} : alignmentAt(offset - 1));
         else
             align.push_back(alignmentAt(offset));
         if (d.change <= 0 && remaining > 0) {
@@ -65,9 +66,18 @@ void NormalizedString::transformRange(qsizetype start, qsizetype end,
         m_align = std::move(align);
         return;
     }
-    m_text.replace(std::size_t(start), std::size_t(end - start), text);
-    m_align.erase(m_align.begin() + start, m_align.begin() + end);
-    m_align.insert(m_align.begin() + start, align.begin(), align.end());
+    // Built anew at their exact size: inserting in place (a prepended "▁" on a long piece)
+    // grows a vector to twice its length and keeps that capacity as long as the piece lives.
+    std::u32string joinedText;
+    joinedText.reserve(m_text.size() - std::size_t(end - start) + text.size());
+    joinedText.append(m_text, 0, std::size_t(start)).append(text).append(m_text, std::size_t(end));
+    std::vector<Alignment> joinedAlign;
+    joinedAlign.reserve(joinedText.size());
+    joinedAlign.insert(joinedAlign.end(), m_align.begin(), m_align.begin() + start);
+    joinedAlign.insert(joinedAlign.end(), align.begin(), align.end());
+    joinedAlign.insert(joinedAlign.end(), m_align.begin() + end, m_align.end());
+    m_text = std::move(joinedText);
+    m_align = std::move(joinedAlign);
 }
 
 void NormalizedString::prepend(std::u32string_view s)
@@ -87,8 +97,11 @@ void NormalizedString::replace(const std::vector<PatternMatch> &matches,
 {
     // NormalizedString::replace: the content's characters all count as inserted after the
     // replaced ones, so they take the alignment of the last character replaced.
+    if (std::none_of(matches.begin(), matches.end(),
+                     [](const PatternMatch &m) { return m.isMatch; }))
+        return; // nothing replaced: no copy of a long piece
     std::u32string text;
-    std::vector<TextSpan> align;
+    std::vector<Alignment> align;
     text.reserve(m_text.size());
     align.reserve(m_align.size());
     qsizetype lastEnd = 0;
@@ -97,7 +110,7 @@ void NormalizedString::replace(const std::vector<PatternMatch> &matches,
             continue;
         text.append(m_text, std::size_t(lastEnd), std::size_t(m.start - lastEnd));
         align.insert(align.end(), m_align.begin() + lastEnd, m_align.begin() + m.start);
-        const TextSpan inserted = m.end < 1 ? TextSpan{} : m_align[std::size_t(m.end - 1)];
+        const Alignment inserted = m.end < 1 ? Alignment{} : m_align[std::size_t(m.end - 1)];
         for (const char32_t c : content) {
             text.push_back(c);
             align.push_back(inserted);
@@ -145,24 +158,57 @@ NormalizedString NormalizedString::slice(qsizetype start, qsizetype end) const
     out.m_text = m_text.substr(std::size_t(start), std::size_t(end - start));
     out.m_align.reserve(out.m_text.size());
     for (qsizetype i = start; i < end; ++i) {
-        const TextSpan a = m_align[std::size_t(i)];
-        out.m_align.push_back({a.start - originalStart, a.end - originalStart});
+        const Alignment a = m_align[std::size_t(i)];
+        out.m_align.push_back(alignment(a.start - originalStart, a.end - originalStart));
     }
     out.m_shift = m_shift + originalStart;
     out.m_originalLength = std::max<qsizetype>(0, originalEnd - originalStart);
     return out;
 }
 
+void NormalizedString::sliceWhole()
+{
+    if (m_text.empty()) {
+        m_originalLength = 0;
+        return;
+    }
+    const qsizetype originalStart = m_align.front().start;
+    const qsizetype originalEnd = m_align.back().end;
+    for (Alignment &a : m_align)
+        a = alignment(a.start - originalStart, a.end - originalStart);
+    m_shift += originalStart;
+    m_originalLength = std::max<qsizetype>(0, originalEnd - originalStart);
+}
+
 std::vector<NormalizedString> NormalizedString::split(const std::vector<PatternMatch> &matches,
-                                                      SplitBehavior behavior) const
+                                                      SplitBehavior behavior) const &
+{
+    const std::vector<Part> parts = splitParts(matches, behavior);
+    std::vector<NormalizedString> out;
+    out.reserve(parts.size());
+    for (const Part &p : parts)
+        if (!p.remove)
+            out.push_back(slice(p.start, p.end));
+    return out;
+}
+
+std::vector<NormalizedString> NormalizedString::split(const std::vector<PatternMatch> &matches,
+                                                      SplitBehavior behavior) &&
+{
+    const std::vector<Part> parts = splitParts(matches, behavior);
+    if (parts.size() == 1 && !parts[0].remove && parts[0].start == 0 && parts[0].end == size()) {
+        sliceWhole();
+        std::vector<NormalizedString> out;
+        out.push_back(std::move(*this));
+        return out;
+    }
+    return std::as_const(*this).split(matches, behavior);
+}
+
+std::vector<NormalizedString::Part>
+NormalizedString::splitParts(const std::vector<PatternMatch> &matches, SplitBehavior behavior) const
 {
     // NormalizedString::split: first which spans to keep, then their slices.
-    struct Part
-    {
-        qsizetype start;
-        qsizetype end;
-        bool remove;
-    };
     std::vector<Part> parts;
     parts.reserve(matches.size());
     bool previousMatch = false;
@@ -204,12 +250,7 @@ std::vector<NormalizedString> NormalizedString::split(const std::vector<PatternM
         std::reverse(parts.begin(), parts.end());
         break;
     }
-    std::vector<NormalizedString> out;
-    out.reserve(parts.size());
-    for (const Part &p : parts)
-        if (!p.remove)
-            out.push_back(slice(p.start, p.end));
-    return out;
+    return parts;
 }
 
 } // namespace pe

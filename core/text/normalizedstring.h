@@ -88,11 +88,38 @@ public:
     NormalizedString slice(qsizetype start, qsizetype end) const;
     // split(pattern, behavior), from the pattern's matches over text().
     std::vector<NormalizedString> split(const std::vector<PatternMatch> &matches,
-                                        SplitBehavior behavior) const;
+                                        SplitBehavior behavior) const &;
+    // The same, taking this string's buffers for a part that is the whole of it (a piece with
+    // no delimiter in it, which a long text without spaces is): no copy of a long piece.
+    std::vector<NormalizedString> split(const std::vector<PatternMatch> &matches,
+                                        SplitBehavior behavior) &&;
+    // slice(0, size()) in place: the same text, alignments and original offsets.
+    void sliceWhole();
 
 private:
+    struct Part
+    {
+        qsizetype start;
+        qsizetype end;
+        bool remove;
+    };
+    std::vector<Part> splitParts(const std::vector<PatternMatch> &matches,
+                                 SplitBehavior behavior) const;
+
     std::u32string m_text;
-    std::vector<TextSpan> m_align; // per character of m_text, relative to m_shift
+    // A character's place in the original, relative to m_shift: 32 bits each, since a text is
+    // at most Tokenizer::maxTextLength (2^24) characters (8 bytes a character, not 16: a
+    // normalized character is held several times over while a long text is split).
+    struct Alignment
+    {
+        qint32 start = 0;
+        qint32 end = 0;
+    };
+    static Alignment alignment(qsizetype start, qsizetype end)
+    {
+        return {qint32(start), qint32(end)};
+    }
+    std::vector<Alignment> m_align; // per character of m_text, relative to m_shift
     qsizetype m_shift = 0;
     qsizetype m_originalLength = 0;
 };

@@ -232,8 +232,9 @@ public:
             return true;
         const QString utf16 = unicode::fromU32(chars);
         QTextBoundaryFinder graphemes(QTextBoundaryFinder::Grapheme, utf16);
+        // The changes are recorded from the first replacement on (the characters before it
+        // added then): a text the rules leave alone (plain ASCII) costs no 16 bytes a character.
         std::vector<CharChange> changes;
-        changes.reserve(chars.size());
         bool modified = false;
         std::string key;
         std::u32string replacement;
@@ -242,7 +243,12 @@ public:
         qsizetype u16 = 0; // and the same place in UTF-16
         // Output length bound: the stage may not grow the text past the context's limit.
         qsizetype produced = 0;
-        const auto apply = [&](qsizetype oldCount) {
+        const auto apply = [&](qsizetype oldCount, qsizetype at) {
+            if (!modified) {
+                changes.reserve(chars.size());
+                for (qsizetype k = 0; k < at; ++k)
+                    changes.push_back({chars[std::size_t(k)], 0});
+            }
             modified = true;
             const qsizetype diff = qsizetype(replacement.size()) - oldCount;
             for (const char32_t c : replacement)
@@ -274,7 +280,7 @@ public:
                 if (whole == PrecompiledCharsmap::Lookup::Broken)
                     return context.fail(error);
                 if (whole == PrecompiledCharsmap::Lookup::Replaced) {
-                    apply(end - cp);
+                    apply(end - cp, cp);
                     cp = end;
                     if (!context.checkLength(produced, describe()))
                         return false;
@@ -286,9 +292,10 @@ public:
                 if (one == PrecompiledCharsmap::Lookup::Broken)
                     return context.fail(error);
                 if (one == PrecompiledCharsmap::Lookup::Replaced) {
-                    apply(1);
+                    apply(1, i);
                 } else {
-                    changes.push_back({chars[std::size_t(i)], 0});
+                    if (modified)
+                        changes.push_back({chars[std::size_t(i)], 0});
                     ++produced;
                 }
             }

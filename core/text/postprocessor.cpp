@@ -5,6 +5,8 @@
 
 #include <QHash>
 
+#include <algorithm>
+
 namespace pe {
 
 void appendEncoding(TokenEncoding &to, const TokenEncoding &from)
@@ -14,6 +16,16 @@ void appendEncoding(TokenEncoding &to, const TokenEncoding &from)
     to.offsets.insert(to.offsets.end(), from.offsets.begin(), from.offsets.end());
     to.typeIds.insert(to.typeIds.end(), from.typeIds.begin(), from.typeIds.end());
     to.special.insert(to.special.end(), from.special.begin(), from.special.end());
+}
+
+void reserveEncoding(TokenEncoding &e, qsizetype tokens)
+{
+    const auto n = std::size_t(std::max<qsizetype>(tokens, 0));
+    e.ids.reserve(n);
+    e.tokens.reserve(qsizetype(n));
+    e.offsets.reserve(n);
+    e.typeIds.reserve(n);
+    e.special.reserve(n);
 }
 
 qsizetype tokenCount(const std::vector<TokenEncoding> &encodings)
@@ -188,11 +200,18 @@ public:
             return {};
         }
         std::vector<TokenEncoding> out;
-        for (const TemplatePiece &p : pieces) {
+        for (std::size_t k = 0; k < pieces.size(); ++k) {
+            const TemplatePiece &p = pieces[k];
             if (p.isSequence) {
                 if (std::size_t(p.sequence) >= encodings.size())
                     continue;
-                TokenEncoding e = encodings[std::size_t(p.sequence)];
+                // The sequence's last use in the template takes it; an earlier one copies it.
+                const bool usedAgain = std::any_of(
+                    pieces.begin() + qsizetype(k) + 1, pieces.end(), [&](const TemplatePiece &q) {
+                        return q.isSequence && q.sequence == p.sequence;
+                    });
+                TokenEncoding e = usedAgain ? encodings[std::size_t(p.sequence)]
+                                            : std::move(encodings[std::size_t(p.sequence)]);
                 setTypeIds(e, p.typeId);
                 out.push_back(std::move(e));
             } else if (addSpecialTokens) {

@@ -43,6 +43,9 @@ public:
 
 // Encoding::merge_with without growing offsets: `from`'s tokens after `to`'s.
 void appendEncoding(TokenEncoding &to, const TokenEncoding &from);
+// Room for `tokens` tokens in every list of `e`, each list reserved in turn (so that a long
+// encoding's lists are not all reallocated at once).
+void reserveEncoding(TokenEncoding &e, qsizetype tokens);
 
 std::unique_ptr<PostProcessor> readPostProcessor(const QJsonValue &value, const QString &path,
                                                  JsonReader &reader);

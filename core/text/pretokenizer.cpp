@@ -18,10 +18,10 @@ bool splitWith(PreTokenizedString &text, const TextPattern &pattern, SplitBehavi
                EncodeContext &context)
 {
     std::vector<PatternMatch> matches;
-    return text.split([&](const NormalizedString &piece, std::vector<NormalizedString> *parts) {
+    return text.split([&](NormalizedString piece, std::vector<NormalizedString> *parts) {
         if (!pattern.findMatches(piece.text(), &matches, context))
             return false;
-        *parts = piece.split(matches, behavior);
+        *parts = std::move(piece).split(matches, behavior);
         return true;
     });
 }
@@ -56,7 +56,7 @@ public:
                 }
                 if (!gpt2Pattern().findMatches(piece.text(), &matches, context))
                     return false;
-                *parts = piece.split(matches, SplitBehavior::Isolated);
+                *parts = std::move(piece).split(matches, SplitBehavior::Isolated);
                 return true;
             });
         return split && text.normalize([](NormalizedString &piece) {
@@ -144,7 +144,7 @@ public:
             }
             if (!metaspace.findMatches(piece.text(), &matches, context))
                 return false;
-            *parts = piece.split(matches, SplitBehavior::MergedWithNext);
+            *parts = std::move(piece).split(matches, SplitBehavior::MergedWithNext);
             return true;
         });
     }

@@ -15,6 +15,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <new>
 
 namespace pe {
 
@@ -267,7 +268,25 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
         return std::nullopt;
     PieceCache cache;
     TokenEncoding out;
+    // The encoding's lists are reserved from the tokens a character made so far, projected over
+    // the characters left (a long piece alone: exactly its tokens), rather than doubled along
+    // the way: a doubling list is up to twice its size and, while it moves, three times.
+    qsizetype charactersLeft = 0;
+    for (const TextSplit &split : pieces.splits())
+        charactersLeft += split.text.size();
+    const qsizetype allCharacters = std::max<qsizetype>(1, charactersLeft);
+    const auto makeRoom = [&](qsizetype adding) {
+        const qsizetype needed = out.size() + adding;
+        if (needed <= qsizetype(out.ids.capacity()))
+            return;
+        const double perCharacter =
+            double(needed) / double(std::max<qsizetype>(1, allCharacters - charactersLeft));
+        const auto projected =
+            qsizetype(double(needed) + 1.125 * perCharacter * double(charactersLeft));
+        reserveEncoding(out, std::max(needed, projected));
+    };
     for (TextSplit &split : pieces.splits()) {
+        charactersLeft -= split.text.size();
         if (!split.tokens) {
             if (context.expired(QStringLiteral("model")))
                 return std::nullopt;
@@ -286,6 +305,7 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
                 cache.add(piece, *split.tokens);
             }
         }
+        makeRoom(qsizetype(split.tokens->size()));
         for (const Token &t : *split.tokens) {
             const std::optional<TextSpan> span = split.text.originalSpan(t.start, t.end);
             out.ids.push_back(t.id);
@@ -295,6 +315,9 @@ std::optional<TokenEncoding> encodeSequence(const TokenizerData &d, const QStrin
             out.typeIds.push_back(typeId);
             out.special.push_back(false);
         }
+        // Each piece and its tokens are let go once in the encoding: a text of one long piece
+        // (16 Mi characters without a space) held both, and every token twice, until the end.
+        split = TextSplit();
     }
     return out;
 }
@@ -345,16 +368,44 @@ std::optional<TokenEncoding> postProcess(const TokenizerData &d,
     }
     if (encodings.size() == 1)
         return std::move(encodings.front());
-    TokenEncoding out;
-    for (const TokenEncoding &e : encodings)
-        appendEncoding(out, e);
+    // The text's tokens are moved, not copied, and each part freed once appended: a long text's
+    // encoding was held three times here.
+    const qsizetype total = tokenCount(encodings);
+    TokenEncoding out = std::move(encodings.front());
+    reserveEncoding(out, total);
+    for (std::size_t i = 1; i < encodings.size(); ++i) {
+        appendEncoding(out, encodings[i]);
+        encodings[i] = TokenEncoding();
+    }
     return out;
+}
+
+// An allocation that fails while a text is tokenized (a text near maxTextLength on a machine
+// with little memory, or under a limit) ends that encode() with a message, not the process.
+template <class Work>
+auto catchingOutOfMemory(qint64 characters, QString *error, Work work) -> decltype(work())
+{
+    try {
+        return work();
+    } catch (const std::bad_alloc &) {
+        if (error)
+            *error = QStringLiteral("out of memory while tokenizing a text of %1 UTF-16 units")
+                         .arg(characters);
+        return std::nullopt;
+    }
 }
 
 } // namespace
 
 std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpecialTokens,
                                                QString *error) const
+{
+    return catchingOutOfMemory(text.size(), error,
+                               [&] { return encodeUnguarded(text, addSpecialTokens, error); });
+}
+
+std::optional<TokenEncoding> Tokenizer::encodeUnguarded(const QString &text, bool addSpecialTokens,
+                                                        QString *error) const
 {
     EncodeContext context(text.size());
     std::optional<TokenEncoding> e = encodeSequence(*m_d, text, 0, context);
@@ -369,6 +420,12 @@ std::optional<TokenEncoding> Tokenizer::encode(const QString &text, bool addSpec
 }
 
 std::optional<QString> Tokenizer::normalized(const QString &text, QString *error) const
+{
+    return catchingOutOfMemory(text.size(), error,
+                               [&] { return normalizedUnguarded(text, error); });
+}
+
+std::optional<QString> Tokenizer::normalizedUnguarded(const QString &text, QString *error) const
 {
     EncodeContext context(text.size());
     std::u32string chars = unicode::toU32(text);
@@ -390,6 +447,16 @@ std::optional<QString> Tokenizer::normalized(const QString &text, QString *error
 
 std::optional<TokenEncoding> Tokenizer::encodePair(const QString &first, const QString &second,
                                                    bool addSpecialTokens, QString *error) const
+{
+    return catchingOutOfMemory(first.size() + second.size(), error, [&] {
+        return encodePairUnguarded(first, second, addSpecialTokens, error);
+    });
+}
+
+std::optional<TokenEncoding> Tokenizer::encodePairUnguarded(const QString &first,
+                                                            const QString &second,
+                                                            bool addSpecialTokens,
+                                                            QString *error) const
 {
     EncodeContext context(first.size() + second.size());
     std::optional<TokenEncoding> a = encodeSequence(*m_d, first, 0, context);

@@ -55,7 +55,8 @@ public:
     // Tokenizer.encode(text, add_special_tokens=...): ids, tokens, offsets, type ids. nullopt
     // with one sentence in *error when the text cannot be encoded (a token the model needs is
     // missing from its vocabulary, a pattern of the file backtracks too much, the text is too
-    // long); truncation and padding are not applied, as transformers' tokenizer(text) does not.
+    // long, memory ran out: "out of memory while tokenizing ..."); truncation and padding are
+    // not applied, as transformers' tokenizer(text) does not.
     std::optional<TokenEncoding> encode(const QString &text, bool addSpecialTokens,
                                         QString *error) const;
     // The pair form, Tokenizer.encode(first, second).
@@ -90,6 +91,12 @@ public:
 
 private:
     explicit Tokenizer(std::shared_ptr<const TokenizerData> data);
+    // encode(), encodePair() and normalized() without their catch of std::bad_alloc.
+    std::optional<TokenEncoding> encodeUnguarded(const QString &text, bool addSpecialTokens,
+                                                 QString *error) const;
+    std::optional<TokenEncoding> encodePairUnguarded(const QString &first, const QString &second,
+                                                     bool addSpecialTokens, QString *error) const;
+    std::optional<QString> normalizedUnguarded(const QString &text, QString *error) const;
     // fromJson with `readable` bytes readable from json.data() on (0: json.size()).
     static std::optional<Tokenizer> fromText(QByteArrayView json, qsizetype readable,
                                              const QString &what, QString *error);

@@ -60,11 +60,13 @@ private:
     static constexpr double unknownPenalty = 10.0; // K_UNK_PENALTY
     CodePointTrie m_tokens; // token -> its index (the last, for a token listed twice)
 
+    // 16 bytes a character of the piece (a piece is at most EncodeContext's maxLength, far
+    // below 2^31 characters): a 16 Mi-character piece needs 256 MiB here.
     struct BestPath
     {
-        qint32 id = 0;
         double score = 0;
-        qsizetype startsAt = -1;
+        qint32 id = 0;
+        qint32 startsAt = -1;
     };
     bool viterbi(std::u32string_view piece, std::vector<BestPath> *best,
                  EncodeContext &context) const;
@@ -90,7 +92,7 @@ bool UnigramModel::viterbi(std::u32string_view piece, std::vector<BestPath> *bes
     const auto offer = [&](qsizetype end, qsizetype start, double score, qint32 id) {
         BestPath &target = (*best)[std::size_t(end)];
         if (target.startsAt < 0 || score > target.score)
-            target = {id, score, start};
+            target = {score, id, qint32(start)};
     };
     for (qsizetype start = 0; start < n; ++start) {
         const double here = (*best)[std::size_t(start)].score;
@@ -105,7 +107,7 @@ bool UnigramModel::viterbi(std::u32string_view piece, std::vector<BestPath> *bes
                 if (!unkId)
                     return context.fail(QStringLiteral("the Unigram model meets a character it "
                                                        "has no token for and has no unk_id"));
-                target = {*unkId, unknownScore + here, start};
+                target = {unknownScore + here, *unkId, qint32(start)};
             }
         }
     }
@@ -152,13 +154,18 @@ bool UnigramModel::tokenize(std::u32string_view piece, std::vector<Token> *out,
 {
     if (piece.empty())
         return true;
+    if (piece.size() > std::size_t(std::numeric_limits<qint32>::max()))
+        return context.fail(QStringLiteral("the Unigram model is given a piece of %1 characters "
+                                           "(at most %2)")
+                                .arg(piece.size())
+                                .arg(std::numeric_limits<qint32>::max()));
     std::vector<BestPath> best;
     if (!viterbi(piece, &best, context))
         return false;
     // Back from the end; consecutive unknown tokens become one.
-    std::vector<std::pair<qsizetype, qsizetype>> spans;
-    qsizetype end = qsizetype(piece.size());
-    qsizetype unknownEnd = -1;
+    std::vector<std::pair<qint32, qint32>> spans;
+    qint32 end = qint32(piece.size());
+    qint32 unknownEnd = -1;
     while (end > 0) {
         const BestPath &node = best[std::size_t(end)];
         if (node.startsAt < 0)
@@ -176,6 +183,11 @@ bool UnigramModel::tokenize(std::u32string_view piece, std::vector<Token> *out,
     }
     if (unknownEnd >= 0)
         spans.push_back({0, unknownEnd});
+    // The lattice is done with before the tokens are made: both at once cost 40 bytes more a
+    // character of a long piece.
+    std::vector<BestPath>().swap(best);
+    if (out->empty())
+        out->reserve(spans.size());
     for (auto it = spans.rbegin(); it != spans.rend(); ++it)
         if (!emitPiece(piece, it->first, it->second, out, context))
             return false;

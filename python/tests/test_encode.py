@@ -78,12 +78,12 @@ def test_learned_table_is_keras_uniform_and_seeded():
 
 @pytest.mark.parametrize("keywords, message", [
     (dict(positions=0), "--positions must be between 1 and 16777216 (got 0)"),
-    (dict(positions=2.5), '--positions must be a whole number (got "2.5")'),
+    (dict(positions=2.5), '--positions must be a whole number between 1 and 16777216 (got "2.5")'),
     (dict(base=1), "--base must be greater than 1"),
     (dict(factor=2.0), "--factor does not apply to --scheme sinusoidal"),
     (dict(backend="tpu"), '--backend must be auto, cpu or gpu (got "tpu")'),
     (dict(scheme="sinusoidal2"), '--scheme must be'),
-    (dict(first=-1), "first must be from 0"),
+    (dict(first=-1), "first must be a whole number from 0"),
     (dict(positions=65536, dims=65536), "pescope makes arrays of at most 1.0 GiB"),
 ])
 def test_bad_values_raise_the_command_lines_message(keywords, message):
@@ -97,6 +97,35 @@ def test_unknown_keywords_and_types_raise_type_error():
         pescope.encode(colour="red")
     with pytest.raises(TypeError, match="--base takes a number or text"):
         pescope.encode(base=object())
+
+
+# Issue 45: text and lists were read as the numbers they spell (positions="10", positions=[5]),
+# and an out-of-range number raised TypeError for first= but ValueError for positions=.
+@pytest.mark.parametrize("keywords, name", [
+    (dict(positions="10"), "positions"),
+    (dict(positions=[5]), "positions"),
+    (dict(dims=(8,)), "dims"),
+    (dict(base="10000"), "base"),
+    (dict(first="3"), "first"),
+    (dict(first=[1]), "first"),
+])
+def test_text_and_lists_for_numbers_raise_type_error_naming_the_argument(keywords, name):
+    with pytest.raises(TypeError, match=f"^{name} must be a"):
+        pescope.encode(**keywords)
+
+
+@pytest.mark.parametrize("keywords, message", [
+    (dict(first=1e308), "first must be a whole number from 0 to 16777016"),
+    (dict(first=2.5), "first must be a whole number from 0 to 16777016"),
+    (dict(first=10**30), "first must be a whole number from 0 to 16777016"),
+    (dict(positions=1e308), "--positions must be a whole number between 1 and 16777216"),
+    (dict(positions=10**30), "--positions must be a whole number between 1 and 16777216"),
+    (dict(dims=1e308), "--dims must be a whole number between 1 and 65536"),
+])
+def test_out_of_range_numbers_raise_value_error_naming_the_range(keywords, message):
+    with pytest.raises(ValueError) as error:
+        pescope.encode(**keywords)
+    assert message in str(error.value)
 
 
 def test_a_large_array_is_freed_with_the_array():

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace pe {
@@ -150,6 +151,18 @@ using CancelCheck = std::function<bool()>;
 using ProgressReport = std::function<void(int percent)>;
 
 enum class JobStatus { Done, Cancelled, Failed };
+
+// `job()` (a JobStatus), with an allocation that fails in it turned into Failed and "out of memory
+// while <what>" in *error: the window says so and keeps its last result, rather than ending.
+template <class Job> JobStatus failingOnOutOfMemory(const QString &what, QString *error, Job job)
+{
+    try {
+        return job();
+    } catch (const std::bad_alloc &) {
+        *error = QStringLiteral("out of memory while %1").arg(what);
+        return JobStatus::Failed;
+    }
+}
 
 // Empty when the explorer can hold the spec's matrix in memory; else why not. Larger matrices
 // take the sampled (viewport) path, computeSampledEncoding().

@@ -520,11 +520,13 @@ void ComputeScheduler::dispatchEncode(Backend *backend)
                     emit progressChanged(percent);
             });
         };
-        const JobStatus status = sampled
-                                     ? computeSampledEncoding(*backend, spec, request, columnDims,
-                                                              isStale, result.get(), &error)
-                                     : computeEncoding(*backend, spec, request, isStale, progress,
-                                                       result.get(), &error, m_pool.get());
+        const JobStatus status =
+            failingOnOutOfMemory(QStringLiteral("computing the encoding"), &error, [&] {
+                return sampled ? computeSampledEncoding(*backend, spec, request, columnDims,
+                                                        isStale, result.get(), &error)
+                               : computeEncoding(*backend, spec, request, isStale, progress,
+                                                 result.get(), &error, m_pool.get());
+            });
         result->notice = backend->notice();
         reportNotice(backend);
         std::shared_ptr<const EncodingResult> done;
@@ -674,9 +676,14 @@ void ComputeScheduler::dispatchPhraseModel()
           isStale = m_phraseModelLane.staleness(generation)] {
         QString error;
         auto result = std::make_shared<PhraseModelResult>();
-        const JobStatus status = isStale() ? JobStatus::Cancelled
-                                           : computePhraseModelData(inputs, *m_phraseModels,
-                                                                    isStale, result.get(), &error);
+        const JobStatus status =
+            isStale()
+                ? JobStatus::Cancelled
+                : failingOnOutOfMemory(
+                      QStringLiteral("tokenizing the phrases and computing layer 0"), &error, [&] {
+                          return computePhraseModelData(inputs, *m_phraseModels, isStale,
+                                                        result.get(), &error);
+                      });
         std::shared_ptr<const PhraseModelResult> done;
         if (status == JobStatus::Done)
             done = result;

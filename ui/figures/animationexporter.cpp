@@ -1,5 +1,6 @@
 #include "figures/animationexporter.h"
 
+#include "figures/figurebuilder.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "media/outputformats.h"
@@ -12,19 +13,11 @@ namespace pe {
 
 namespace {
 
-// The moving part of a waves figure with one marker at `position`: the marker's dashed line (two
-// points at the position) and the dots on the curves (discs at the position).
-bool isMoving(QCPAbstractPlottable *plottable, double position)
+// The moving part of a waves figure: what the builder drew at the first marker (its dashed line
+// and the dots on the curves), whatever other markers stand still.
+bool isMoving(const QCPAbstractPlottable *plottable)
 {
-    auto *graph = qobject_cast<QCPGraph *>(plottable);
-    if (!graph || graph->data()->isEmpty())
-        return false;
-    for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
-        if (it->key != position)
-            return false;
-    if (graph->lineStyle() == QCPGraph::lsNone)
-        return graph->scatterStyle().shape() == QCPScatterStyle::ssDisc;
-    return graph->data()->size() == 2;
+    return plottable->property(firstMarkerProperty).toBool();
 }
 
 void setLayersVisible(QCustomPlot *plot, std::initializer_list<const char *> names, bool visible)
@@ -104,7 +97,6 @@ QImage AnimationExporter::paint(QImage image, bool still, QString *error) const
     const double base = figureBaseDpi();
     image.setDotsPerMeterX(dotsPerMeter(base));
     image.setDotsPerMeterY(dotsPerMeter(base));
-    const double position = double(m_state.markers().constFirst());
     FigurePaintHooks hooks;
     hooks.background = still;
     hooks.titleAndCaption = still;
@@ -130,7 +122,7 @@ QImage AnimationExporter::paint(QImage image, bool still, QString *error) const
                 plot->item(i)->setVisible(false);
         }
         for (int i = 0; i < plot->plottableCount(); ++i)
-            plot->plottable(i)->setVisible(isMoving(plot->plottable(i), position) != still);
+            plot->plottable(i)->setVisible(isMoving(plot->plottable(i)) != still);
     };
     {
         QCPPainter painter(&image);
@@ -149,7 +141,7 @@ QImage AnimationExporter::render(QString *error)
     if (m_still.isNull()) {
         m_markerOnly = m_animation.animatesPosition() &&
                        m_figure.views == QList<FigureView>{FigureView::Waves} &&
-                       m_state.markers().size() == 1;
+                       !m_state.markers().isEmpty();
         if (m_markerOnly) {
             QImage image(int(m_figure.width), int(m_figure.height), QImage::Format_RGB32);
             if (image.isNull()) {

@@ -41,10 +41,11 @@ public:
     // The compute results of the last frame (kept: members that still match are reused).
     const FigureData &data() const { return m_data; }
     // The applied frame, painted from data() as the still export of the state paints it. When
-    // only the waves' one marker moves, the still part (axes, grid, curves) is painted once and
-    // each frame paints the marker, its dots and the legend over a copy of it: the same pixels
-    // but where the marker crosses a curve (drawn over it instead of under it), several times
-    // faster. Null with *error on failure.
+    // only the waves' first marker moves, the still part (axes, grid, curves, the other
+    // markers and crosses) is painted once and each frame paints the first marker, its dots and
+    // the legend over a copy of it: the same pixels but where the marker crosses a curve or
+    // another marker (drawn over it instead of under it), several times faster. Null with
+    // *error on failure.
     QImage render(QString *error);
     // Whether render() paints only the moving part (known after the first frame).
     bool paintsMarkerOnly() const { return m_markerOnly; }

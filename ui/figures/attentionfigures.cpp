@@ -61,9 +61,9 @@ QCPColorMap *addGridMap(QCPAxisRect *rect, const ValueGrid &g, const QCPColorGra
     map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c)
-            map->data()->setCell(
-                c, r,
-                double(g.at(std::min<qint64>(r, g.rows - 1), std::min<qint64>(c, g.cols - 1))));
+            map->data()->setCell(c, r,
+                                 colormapCell(double(g.at(std::min<qint64>(r, g.rows - 1),
+                                                          std::min<qint64>(c, g.cols - 1)))));
     map->setGradient(gradient);
     map->setDataRange(range);
     x->setRange(-0.5, double(g.cols) - 0.5);
@@ -84,11 +84,36 @@ QCPRange rangeOf(const std::vector<const ValueGrid *> &grids)
     bool first = true;
     for (const ValueGrid *g : grids)
         for (const float v : g->values) {
+            if (!std::isfinite(v))
+                continue; // drawn in the NaN colour, outside the scale
             lo = first ? v : std::min(lo, v);
             hi = first ? v : std::max(hi, v);
             first = false;
         }
     return hi > lo ? QCPRange(lo, hi) : QCPRange(lo - 0.5, lo + 0.5);
+}
+
+// A last line for a title whose grids hold NaN or infinite values (a model whose weights hold
+// them): those cells are drawn magenta, and the title says so. Empty otherwise.
+QString nonFiniteLine(const std::vector<const ValueGrid *> &grids,
+                      const ByPositions<LayerZeroArray> &arrays)
+{
+    qint64 count = 0, total = 0;
+    for (const ValueGrid *g : grids) {
+        count += nonFiniteCount(g->values);
+        total += qint64(g->values.size());
+    }
+    const QString note = nonFiniteNote(count, total);
+    if (note.isEmpty())
+        return note;
+    QStringList causes;
+    for (const LayerZeroArray &a : arrays)
+        for (const QString &w : a.warnings)
+            if (!causes.contains(w))
+                causes.append(w);
+    return QLatin1Char('\n') + note +
+           (causes.isEmpty() ? QString()
+                             : QStringLiteral(" (%1)").arg(causes.join(QStringLiteral("; "))));
 }
 
 QString positionsWord(Positions p)
@@ -186,11 +211,13 @@ void AttentionFigures::buildEmbeddings(QCustomPlot *plot, const PhraseModelResul
                              : QStringLiteral("%1: positions act inside attention, so the two "
                                               "are the same")
                                    .arg(labelOf(layerPositionKindNames, result.positionKind));
-    QCPLayoutGrid *grid =
-        fittedTitledGrid(plot, QStringLiteral("Embeddings of %1, hidden_states[0] of %2\n%3")
-                                   .arg(phraseName(phrase), result.architecture, note));
     const ByPositions<ValueGrid> grids{gridOf(p.embeddings[at(Positions::With)]),
                                        gridOf(p.embeddings[at(Positions::Without)])};
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, QStringLiteral("Embeddings of %1, hidden_states[0] of %2\n%3")
+                      .arg(phraseName(phrase), result.architecture, note) +
+                  nonFiniteLine({&grids[at(Positions::With)], &grids[at(Positions::Without)]},
+                                p.embeddings));
     const QCPRange range = rangeOf({&grids[at(Positions::With)], &grids[at(Positions::Without)]});
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());
     int column = 0;
@@ -246,16 +273,18 @@ void AttentionFigures::buildAttention(QCustomPlot *plot, const PhraseModelResult
     const QString heads = head == meanOfHeads
                               ? QStringLiteral("mean of %1 heads").arg(result.heads)
                               : QStringLiteral("head %1 of %2").arg(head).arg(result.heads);
-    QCPLayoutGrid *grid = fittedTitledGrid(
-        plot, QStringLiteral("Positions in attention: layer 0 of %1, %2, %3\n%4")
-                  .arg(result.architecture, heads, phraseName(phrase), result.positionsText));
     const ValueGrid with = headAttention(p.attention[at(Positions::With)], head);
     const ValueGrid without = headAttention(p.attention[at(Positions::Without)], head);
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, QStringLiteral("Positions in attention: layer 0 of %1, %2, %3\n%4")
+                      .arg(result.architecture, heads, phraseName(phrase), result.positionsText) +
+                  nonFiniteLine({&with, &without}, p.attention));
     ValueGrid difference = with;
     float extent = 0;
     for (std::size_t i = 0; i < difference.values.size(); ++i) {
         difference.values[i] -= without.values[i];
-        extent = std::max(extent, std::abs(difference.values[i]));
+        if (std::isfinite(difference.values[i]))
+            extent = std::max(extent, std::abs(difference.values[i]));
     }
     const QCPRange probabilities = rangeOf({&with, &without});
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());

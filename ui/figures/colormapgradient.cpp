@@ -2,6 +2,9 @@
 
 #include "figures/qcpinclude.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace pe {
 
 QCPColorGradient colormapGradient(Colormap map)
@@ -20,7 +23,28 @@ QCPColorGradient colormapGradient(Colormap map)
     gradient.setColorStops(stops);
     gradient.setLevelCount(size + 1);
     gradient.setPeriodic(false);
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(colormapNanColor());
     return gradient;
+}
+
+QColor colormapNanColor()
+{
+    return QColor::fromRgb(255, 0, 255);
+}
+
+qint64 nonFiniteCount(std::span<const float> values)
+{
+    return std::count_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+}
+
+QString nonFiniteNote(qint64 count, qint64 total)
+{
+    if (count == 0)
+        return {};
+    return QStringLiteral("%1 of %2 values are NaN or infinite, drawn magenta: not data")
+        .arg(count)
+        .arg(total);
 }
 
 } // namespace pe

@@ -89,6 +89,10 @@ struct HeatmapGridCells
 };
 HeatmapGridCells heatmapGridCells(const HeatmapGrid &grid, bool transposed);
 
+// The property that marks the waves figure's plottables drawn at the first marker (its dashed
+// line and its dots): what `--animate position` moves, so that an animation paints the rest once.
+inline constexpr char firstMarkerProperty[] = "peFirstMarker";
+
 class FigureBuilder
 {
 public:

@@ -1,6 +1,7 @@
 #include "figures/figurepainter.h"
 
 #include "backends/parallel.h"
+#include "figures/colormapgradient.h"
 #include "figures/figurebuilder.h"
 #include "figures/figurecaption.h"
 #include "figures/viewfigures.h"
@@ -190,8 +191,8 @@ protected:
             for (qint64 line = begin; line < end; ++line) {
                 for (int a = 0; a < along; ++a)
                     row[std::size_t(a)] =
-                        double(keyHorizontal ? m_cells.value(m_grid, a, int(line))
-                                             : m_cells.value(m_grid, int(line), a));
+                        colormapCell(double(keyHorizontal ? m_cells.value(m_grid, a, int(line))
+                                                          : m_cells.value(m_grid, int(line), a)));
                 gradient.colorize(row.data(), dataRange,
                                   reinterpret_cast<QRgb *>(image.scanLine(int(lines - 1 - line))),
                                   along, 1, logarithmic);
@@ -336,7 +337,8 @@ void alignPanelEdges(const std::vector<std::unique_ptr<ExportPlot>> &plots,
 }
 
 // Fills a laid-out heatmap with its cells at the resolution the target needs: a raster one
-// value per device pixel, a vector file at most figurelimits::maxEmbeddedCells cells.
+// value per device pixel, a vector file at most figurelimits::maxEmbeddedCells cells (and
+// hooks.maxEmbeddedSide a side).
 void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTarget target,
                  const FigureState &state, const EncodingResult &result,
                  const FigureOptions &options, const FigurePaintHooks &hooks, double deviceScale)
@@ -356,6 +358,10 @@ void fillHeatmap(FigureBuilder &builder, const HeatmapFigure &heatmap, FigureTar
             const double shrink = std::sqrt(double(figurelimits::maxEmbeddedCells) / cells);
             rowPixels = qMax<qint64>(1, qint64(window.rows() * shrink));
             colPixels = qMax<qint64>(1, qint64(window.cols() * shrink));
+        }
+        if (hooks.maxEmbeddedSide > 0) {
+            rowPixels = std::min(rowPixels, hooks.maxEmbeddedSide);
+            colPixels = std::min(colPixels, hooks.maxEmbeddedSide);
         }
     }
     HeatmapGrid grid = sampleGrid(*result.matrix, window, rowPixels, colPixels);

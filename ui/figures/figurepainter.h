@@ -37,6 +37,10 @@ struct FigurePaintHooks
     // Raster heatmaps drawn by their QCPColorMap, a plottable beforePaint can hide, instead of
     // straight from the sampled grid (the same pixels, faster).
     bool heatmapsAsColorMaps = false;
+    // A vector target embeds a heatmap's cells as an image of at most this many cells a side
+    // (0: only figurelimits::maxEmbeddedCells in all); larger matrices are sampled down, each
+    // image cell the mean of the matrix cells it covers. A lesson's slides bound it.
+    qint64 maxEmbeddedSide = 0;
 };
 
 // Paints the figure into a painter whose coordinates are the layout size's logical pixels.

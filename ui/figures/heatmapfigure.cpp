@@ -178,7 +178,7 @@ void FigureBuilder::setHeatmapGrid(const HeatmapFigure &figure, const HeatmapGri
                    QCPRange(cells.valueLower, cells.valueUpper));
     for (int v = 0; v < cells.valueSize; ++v)
         for (int k = 0; k < cells.keySize; ++k)
-            data->setCell(k, v, double(cells.value(grid, k, v)));
+            data->setCell(k, v, colormapCell(double(cells.value(grid, k, v))));
 }
 
 QList<double> overlayRows(const QList<qint64> &dims, qint64 rowCount)

@@ -526,7 +526,13 @@ void SchemeFigures::buildRotation(QCustomPlot *plot, const SchemeResult &result)
         rect->setRangeDrag({});
         rect->setRangeZoom({});
     }
-    grid->setRowStretchFactors({0.01, 1.0, 0.01, 1.0});
+    // A title row and a circle row per two panels: one pair (--dims 2) has two rows, not four,
+    // and QCustomPlot warns on stderr when the factors do not match the rows.
+    QList<double> stretch;
+    for (int row = 0; row < grid->rowCount(); ++row)
+        stretch.append(row % 2 == 0 ? 0.01 : 1.0);
+    if (!stretch.isEmpty())
+        grid->setRowStretchFactors(stretch);
     applyPlotTheme(plot, m_theme);
 }
 

@@ -92,6 +92,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
         line->addData(double(p), ylo);
         line->addData(double(p), yhi);
         line->setName(QStringLiteral("p = %1").arg(p));
+        line->setProperty(firstMarkerProperty, m == 0);
         line->addToLegend(legend);
     }
     for (const CrossMarker &c : m_state.crosses()) {
@@ -134,16 +135,24 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
         }
         curve->setAntialiased(sparse);
         curve->addToLegend(legend);
-        if (m_state.markers().isEmpty())
-            continue;
-        auto *dots = plot->addGraph(x, y);
-        dots->setLineStyle(QCPGraph::lsNone);
-        dots->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssDisc, m_theme.curve(i), m_theme.curve(i), 7));
-        for (qint64 p : m_state.markers())
-            if (p < spec.positions)
-                dots->addData(double(p),
-                              double(column.isValid() ? column.at(p) : result.value(p, dims[i])));
+        // The first marker's dots apart from the others', so that an animation of the first
+        // marker can tell the moving dots from the still ones.
+        auto addDots = [&](const QList<qint64> &positions, bool first) {
+            auto *dots = plot->addGraph(x, y);
+            dots->setLineStyle(QCPGraph::lsNone);
+            dots->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssDisc, m_theme.curve(i), m_theme.curve(i), 7));
+            dots->setProperty(firstMarkerProperty, first);
+            for (qint64 p : positions)
+                if (p < spec.positions)
+                    dots->addData(double(p), double(column.isValid() ? column.at(p)
+                                                                     : result.value(p, dims[i])));
+        };
+        const QList<qint64> &markers = m_state.markers();
+        if (!markers.isEmpty())
+            addDots(markers.mid(0, 1), true);
+        if (markers.size() > 1)
+            addDots(markers.mid(1), false);
     }
     const Selection sel = m_state.selection();
     if (m_showSelection && sel.position < spec.positions && sel.dim < spec.dims) {

@@ -1,5 +1,6 @@
 #include "state/lessonfile.h"
 
+#include "fields/fieldvalue.h"
 #include "fields/wholenumber.h"
 #include "io/atomicfile.h"
 #include "io/userfile.h"
@@ -139,8 +140,16 @@ public:
         if (!state.isObject())
             return fail(where + QStringLiteral("\"state\""),
                         QStringLiteral("is missing or not an object"));
-        out->state =
-            sessionVersion < 2 ? migrateStateFromVersion1(state.toObject()) : state.toObject();
+        if (sessionVersion >= 2) {
+            out->state = state.toObject();
+            return true;
+        }
+        QString problem;
+        const std::optional<QJsonObject> migrated =
+            migrateStateFromVersion1(state.toObject(), &problem);
+        if (!migrated)
+            return fail(where + QStringLiteral("\"state\""), problem);
+        out->state = *migrated;
         return true;
     }
 
@@ -253,7 +262,8 @@ std::optional<Lesson> parseLesson(const QByteArray &bytes, const QString &name, 
                      .arg(name, sessionVersionKey,
                           wholeNumberMessage(1, sessionFormatVersion,
                                              session.isDouble() ? numberText(session.toDouble())
-                                                                : QStringLiteral("missing")));
+                                             : session.isUndefined() ? QStringLiteral("missing")
+                                                                     : jsonTypeName(session)));
         return std::nullopt;
     }
     return LessonReader(name, error).lesson(*root, *sessionVersion);
@@ -347,6 +357,41 @@ QStringList missingLessonPaths(const QJsonObject &state)
 QJsonObject movedLessonState(const QJsonObject &state, const QMap<QString, QString> &moves)
 {
     return moves.isEmpty() ? state : moved(state, moves).toObject();
+}
+
+QString oneLineText(const QString &text)
+{
+    QString out;
+    out.reserve(text.size());
+    for (const QChar c : text) {
+        if (c == QLatin1Char('\n'))
+            out += QStringLiteral("\\n");
+        else if (c == QLatin1Char('\r'))
+            out += QStringLiteral("\\r");
+        else if (c == QLatin1Char('\t'))
+            out += QStringLiteral("\\t");
+        else if (c.category() == QChar::Other_Control || c == QChar::LineSeparator ||
+                 c == QChar::ParagraphSeparator)
+            out += QStringLiteral("\\u%1").arg(c.unicode(), 4, 16, QLatin1Char('0'));
+        else
+            out += c;
+    }
+    return out;
+}
+
+QString lessonStepLine(const Lesson &lesson, int index)
+{
+    const LessonStep &step = lesson.steps.at(index);
+    QString line =
+        QStringLiteral("%1. %2 [%3").arg(index + 1).arg(oneLineText(step.title), step.view);
+    if (step.animation) {
+        const LessonAnimation &a = *step.animation;
+        line += QStringLiteral("; animates %1").arg(oneLineText(a.parameter));
+        if (a.from && a.to)
+            line += QStringLiteral(" from %1 to %2").arg(numberText(*a.from), numberText(*a.to));
+        line += QStringLiteral(", %1 frames").arg(a.frames);
+    }
+    return line + QLatin1Char(']');
 }
 
 QString checkLessonStep(const Lesson &lesson, int index)

@@ -86,6 +86,13 @@ QStringList missingLessonPaths(const QJsonObject &state);
 // slash) starting with its value (where that folder is now) instead.
 QJsonObject movedLessonState(const QJsonObject &state, const QMap<QString, QString> &moves);
 
+// The step's line in `pescope lesson list`: "3. Title [view; animates position from 0 to 40,
+// 41 frames]", always one line (control characters in the title escaped, oneLineText).
+QString lessonStepLine(const Lesson &lesson, int index);
+// Text for one line: a line break as \n, a carriage return \r, a tab \t, any other control
+// character (U+2028 and U+2029 included) as \uXXXX; everything else as it is.
+QString oneLineText(const QString &text);
+
 // Applies step `index`'s state to a scratch state (reading the model files it names): empty when
 // the step opens, else the reason, starting "step N (title): ".
 QString checkLessonStep(const Lesson &lesson, int index);

@@ -1,5 +1,6 @@
 #include "state/sessionfile.h"
 
+#include "fields/fieldvalue.h"
 #include "fields/wholenumber.h"
 #include "formats/safejson.h"
 #include "io/atomicfile.h"
@@ -108,14 +109,11 @@ std::optional<QJsonObject> parseVersionedJson(const QByteArray &bytes, const QSt
     const std::optional<qint64> v =
         value.isDouble() ? wholeNumberIn(value.toDouble(), 1, maxExactJsonInteger) : std::nullopt;
     if (!v) {
-        *error =
-            QStringLiteral("%1: \"%2\" %3")
-                .arg(name, formatKey,
-                     wholeNumberMessage(1, maxExactJsonInteger,
-                                        value.isDouble() ? numberText(value.toDouble())
-                                        : value.isString()
-                                            ? QLatin1Char('"') + value.toString() + QLatin1Char('"')
-                                            : QStringLiteral("a value of another type")));
+        *error = QStringLiteral("%1: \"%2\" %3")
+                     .arg(name, formatKey,
+                          wholeNumberMessage(1, maxExactJsonInteger,
+                                             value.isDouble() ? numberText(value.toDouble())
+                                                              : jsonTypeName(value)));
         return std::nullopt;
     }
     if (*v > newest) {
@@ -144,7 +142,17 @@ bool parseSession(const QByteArray &bytes, const QString &name, QJsonObject *sta
                      .arg(name);
         return false;
     }
-    *state = version < 2 ? migrateStateFromVersion1(body.toObject()) : body.toObject();
+    if (version >= 2) {
+        *state = body.toObject();
+        return true;
+    }
+    QString problem;
+    const std::optional<QJsonObject> migrated = migrateStateFromVersion1(body.toObject(), &problem);
+    if (!migrated) {
+        *error = QStringLiteral("%1: %2").arg(name, problem);
+        return false;
+    }
+    *state = *migrated;
     return true;
 }
 
