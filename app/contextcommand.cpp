@@ -3,9 +3,13 @@
 // (core/rope/contextreport.h): a verdict, then per rotary pair the rule's treatment, turns,
 // collisions and float32 error, Men et al.'s base bound and the RoFormer decay. Without --layer,
 // one report per distinct set of RoPE parameters (Gemma 3's local and global layers).
+// `--out report.pdf` also writes the one-page PDF report (ui/figures/contextreportpdf.h).
 // Exit 0; 2 bad input (a model without RoPE says what it has instead); 1 a failed write.
 #include "commandline.h"
 
+#include "backends/backendfactory.h"
+#include "figures/contextreportpdf.h"
+#include "io/atomicfile.h"
 #include "rope/contextreport.h"
 #include "rope/ropefrequencies.h"
 
@@ -106,6 +110,39 @@ ContextRequest requestFor(const ModelConfig &config, int layer, qint64 context, 
     return request;
 }
 
+// --out: a .pdf in a folder that exists, checked before any work (exit 2 otherwise).
+QString pdfOutFromOptions(const QCommandLineParser &parser)
+{
+    if (!parser.isSet(QStringLiteral("out")))
+        return {};
+    QString path = parser.value(QStringLiteral("out"));
+    if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
+        throw UsageError{QStringLiteral("--out must name a .pdf file, the one-page report (got "
+                                        "\"%1\")")
+                             .arg(path)};
+    if (const QString problem = outputPathProblem(path); !problem.isEmpty())
+        throw UsageError{QStringLiteral("--out: ") + problem};
+    return path;
+}
+
+// The first report's PDF, of the layer it reports, written atomically; false with a message.
+bool writePdf(const QString &path, const ModelConfig &config, int layer, const ContextReport &first)
+{
+    QString error;
+    const std::optional<ModelLayerSpec> model = modelLayerSpec(config, layer, &error);
+    const std::unique_ptr<Backend> backend =
+        model ? makeBackend(BackendChoice::Cpu, &error) : nullptr;
+    QByteArray pdf;
+    if (backend)
+        pdf = contextReportPdf(first, model->spec, *backend, &error);
+    if (pdf.isEmpty() || !writeFileAtomically(path, pdf, &error)) {
+        report(QStringLiteral("context"), QStringLiteral("--out %1: %2").arg(path, error));
+        return false;
+    }
+    report(QStringLiteral("context"), QStringLiteral("report written to %1").arg(path));
+    return true;
+}
+
 } // namespace
 
 int runContext(const QStringList &args)
@@ -131,6 +168,11 @@ int runContext(const QStringList &args)
                           .arg(choiceList(contextDtypeNames)),
                       QStringLiteral("NAME")});
     options.addPlain({QStringLiteral("json"), QStringLiteral("One JSON object on stdout.")});
+    options.addPlain({QStringLiteral("out"),
+                      QStringLiteral("Also write the one-page PDF report (the verdict, then the "
+                                     "context-pairs, context-base-bound, context-precision and "
+                                     "decay figures) to FILE.pdf; of the first layer reported."),
+                      QStringLiteral("FILE.pdf")});
     options.addTo(parser);
     parseCommand(parser, args);
     refuseOptions(parser, {QStringLiteral("tensor"), QStringLiteral("table-offset")},
@@ -149,6 +191,7 @@ int runContext(const QStringList &args)
     const qint64 context = integerOption(parser, QStringLiteral("context"), 1, ropeMaxContext, 0);
     const int layer =
         int(integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers - 1, -1));
+    const QString pdfPath = pdfOutFromOptions(parser);
     const std::optional<ModelConfig> config = modelConfigFromOptions(parser);
     if (!config)
         throw UsageError{QStringLiteral("--config or --model is required")};
@@ -157,7 +200,9 @@ int runContext(const QStringList &args)
 
     // Every request is checked before any report is computed: bad input is exit 2 up front.
     std::vector<ContextRequest> requests;
-    for (int l : layersToReport(*config, layer))
+    const std::vector<int> layers = layersToReport(*config, layer);
+    requests.reserve(layers.size());
+    for (int l : layers)
         requests.push_back(requestFor(*config, l, context, dtype));
     std::vector<ContextReport> reports;
     for (const ContextRequest &request : requests) {
@@ -196,6 +241,8 @@ int runContext(const QStringList &args)
                 out += line.toUtf8() + '\n';
         }
     }
+    if (!pdfPath.isEmpty() && !writePdf(pdfPath, *config, layers.front(), reports.front()))
+        return Failure;
     writeOut(out); // main() checks standard output and names the cause of a failed write
     return Success;
 }

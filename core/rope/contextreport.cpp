@@ -74,7 +74,7 @@ RopeConfig unscaledConfig(const RopeConfig &config)
 }
 
 // The first position p in 0..end-1 whose angle, formed in `dtype`, equals that of p + 1.
-qint64 firstCollision(double theta, ContextDtype dtype, qint64 end)
+qint64 firstCollisionIn(double theta, ContextDtype dtype, qint64 end)
 {
     if (dtype == ContextDtype::Float32) {
         const auto theta32 = static_cast<float>(theta);
@@ -125,7 +125,8 @@ void fillPairs(ContextReport &report, const std::vector<double> &unscaled,
         pair.beyondCritical = unscaled[k] > 0 && pair.turnsTraining < 1.0;
         pair.treatment = treatmentOf(unscaled[k], scaled[k], fullScale);
         if (scaled[k] > 0)
-            pair.firstCollision = firstCollision(scaled[k], report.dtype, report.precisionScanEnd);
+            pair.firstCollision =
+                firstCollisionIn(scaled[k], report.dtype, report.precisionScanEnd);
         // HF's forward: inv_freq in float32, position ids cast to float32, one float32 product.
         const float angle32 = lastPosition * static_cast<float>(scaled[k]);
         pair.float32Error = std::abs(double(angle32) - double(last) * scaled[k]);
@@ -545,6 +546,56 @@ std::optional<ContextReport> contextReport(const ContextRequest &request, QStrin
                                                QStringLiteral("the claimed context"));
     buildVerdict(report);
     return report;
+}
+
+qint64 contextFirstCollision(double theta, ContextDtype dtype, qint64 end)
+{
+    return theta > 0 ? firstCollisionIn(theta, dtype, end) : -1;
+}
+
+ContextBoundCurve contextBaseBoundCurve(const ContextReport &report, qint64 samples)
+{
+    std::vector<double> theta;
+    for (const ContextPair &p : report.pairs)
+        if (p.scaled > 0)
+            theta.push_back(p.scaled);
+    const ContextBaseBound &b = report.bound;
+    qint64 end = std::max<qint64>(1, b.distanceLimit);
+    if (b.firstNegative > end && b.firstNegative <= 4 * end)
+        end = b.firstNegative + b.firstNegative / 8;
+    ContextBoundCurve curve;
+    curve.distances = decayDistances(end, std::max<qint64>(2, samples));
+    // The first negative m itself, so that the drawn curve dips where the report says.
+    if (b.firstNegative > 0 && b.firstNegative <= end) {
+        const auto m = double(b.firstNegative);
+        const auto at = std::lower_bound(curve.distances.begin(), curve.distances.end(), m);
+        if (at == curve.distances.end() || *at != m)
+            curve.distances.insert(at, m);
+    }
+    curve.values.reserve(curve.distances.size());
+    for (double m : curve.distances) {
+        double sum = 0.0;
+        for (double t : theta)
+            sum += std::cos(m * t);
+        curve.values.push_back(sum);
+    }
+    return curve;
+}
+
+ContextFigureNumbers contextFigureNumbers(ContextReport report)
+{
+    ContextFigureNumbers out;
+    out.bound = contextBaseBoundCurve(report, contextBoundSamples);
+    for (const auto &[dtype, collisions] :
+         {std::pair{ContextDtype::BFloat16, &out.bfloat16Collisions},
+          std::pair{ContextDtype::Float16, &out.float16Collisions}}) {
+        const qint64 exact = qint64(1) << contextDtypeSignificandBits(dtype);
+        const qint64 end = std::min(report.context - 1, exact + 1);
+        for (const ContextPair &p : report.pairs)
+            collisions->push_back(contextFirstCollision(p.scaled, dtype, end));
+    }
+    out.report = std::move(report);
+    return out;
 }
 
 QStringList contextReportText(const ContextReport &r)

@@ -159,6 +159,35 @@ struct ContextRequest
 };
 std::optional<ContextReport> contextReport(const ContextRequest &request, QString *error);
 
+// The first position p in 0..end-1 whose angle p·θ, formed in `dtype` as HF forms it (θ held
+// in float32, then cast to the dtype; round(round(p + 1) · round(θ))), equals that of p: -1 when
+// none does.
+qint64 contextFirstCollision(double theta, ContextDtype dtype, qint64 end);
+
+// B(m) = Σᵢ cos(m θᵢ) sampled for drawing: distances 0..end, every integer up to `samples` of
+// them, else `samples` spread evenly, with the first negative m (when drawn) among them.
+struct ContextBoundCurve
+{
+    std::vector<double> distances;
+    std::vector<double> values;
+};
+// Plain float64 cosines (no recurrence) over the report's scaled θ that rotate; `end` is the
+// distance limit, or the first negative m and an eighth more when that lies within four limits.
+ContextBoundCurve contextBaseBoundCurve(const ContextReport &report, qint64 samples);
+
+// What the report's figures draw beyond the report (the Schemes page's context views and
+// `pescope context --out report.pdf`): the sampled B(m) and each pair's first angle collision
+// in bfloat16 and float16 (scanned to the context's end or the dtype's last exact id + 1).
+struct ContextFigureNumbers
+{
+    ContextReport report;
+    ContextBoundCurve bound;
+    std::vector<qint64> bfloat16Collisions;
+    std::vector<qint64> float16Collisions;
+};
+constexpr qint64 contextBoundSamples = 4096;
+ContextFigureNumbers contextFigureNumbers(ContextReport report);
+
 // The report as people read it (verdict first) and as JSON (every number).
 QStringList contextReportText(const ContextReport &report);
 QJsonObject contextReportJson(const ContextReport &report);

@@ -100,6 +100,43 @@ RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec)
     return data;
 }
 
+bool isContextView(FigureView view)
+{
+    return view == FigureView::ContextPairs || view == FigureView::ContextBaseBound ||
+           view == FigureView::ContextPrecision;
+}
+
+std::optional<ContextFigureNumbers> contextNumbersForA(const EncodingSpec &a, QString *error)
+{
+    // The report's scans cost about pairs x context steps (the float32 collisions to 2^24, the
+    // base search to 2^20; B(m) has its own budget): the window refuses more than this, which
+    // `pescope context` computes in seconds.
+    constexpr qint64 maxContextWork = qint64(1) << 28;
+    const qint64 pairs = a.dims / 2;
+    const qint64 steps = std::min(a.positions, qint64(1) << 24);
+    if (pairs * steps > maxContextWork) {
+        *error = QStringLiteral("the long-context report of %1 pairs at %2 positions is too much "
+                                "work for the window (at most %3 pairs x positions); use "
+                                "`pescope context`")
+                     .arg(pairs)
+                     .arg(a.positions)
+                     .arg(maxContextWork);
+        return std::nullopt;
+    }
+    const RopeScheme &rope = *a.get<RopeScheme>();
+    ContextRequest request;
+    request.config = rope;
+    request.headDim = a.dims;
+    request.context = std::min(a.positions, ropeMaxContext);
+    request.source = QStringLiteral("configuration A (%1)").arg(rope.configLabel());
+    if (rope.maxPositionEmbeddings <= 0 && rope.originalMaxPositionEmbeddings <= 0)
+        request.config.maxPositionEmbeddings = a.positions;
+    std::optional<ContextReport> report = contextReport(request, error);
+    if (!report)
+        return std::nullopt;
+    return contextFigureNumbers(std::move(*report));
+}
+
 QList<qint64> rotationPairs(qint64 chosen, qint64 pairCount)
 {
     QList<qint64> pairs{chosen};
@@ -182,6 +219,15 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<FigureView> 
             result->decay.append(
                 {data.label, ropeDecayCurve(data.scaled, spec.dims, result->decayDistances)});
         }
+    }
+    if (std::any_of(views.begin(), views.end(), isContextView)) {
+        QString problem;
+        std::optional<ContextFigureNumbers> numbers = contextNumbersForA(a, &problem);
+        if (!numbers) {
+            *error = QStringLiteral("context views: ") + problem;
+            return JobStatus::Failed;
+        }
+        result->context = std::make_shared<const ContextFigureNumbers>(std::move(*numbers));
     }
     const qint64 n = s.squarePositions;
     if (views.contains(FigureView::Similarity) || views.contains(FigureView::Compare)) {

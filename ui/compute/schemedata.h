@@ -9,6 +9,7 @@
 #include "analysis/ropeanalysis.h"
 #include "backends/backend.h"
 #include "encodingspec.h"
+#include "rope/contextreport.h"
 #include "rope/ropetables.h" // MropeAxis
 #include "state/schemesettings.h"
 
@@ -17,6 +18,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace pe {
@@ -83,11 +85,21 @@ struct SchemeResult
     SquareMatrix alibi;                    // the chosen head; -inf above the diagonal if causal
     double alibiSlope = 0;
     SquareMatrix t5;   // bucket ids
+    // The context views' numbers: configuration A's long-context report at its positions count
+    // as the claimed context (core/rope/contextreport.h); `pescope context --out` sets its own.
+    std::shared_ptr<const ContextFigureNumbers> context;
     QString backendId; // who encoded the similarity rows
     double totalMs = 0;
 };
 
 RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec);
+
+// The long-context views (context-pairs, context-base-bound, context-precision).
+bool isContextView(FigureView view);
+// Configuration A's report at the context it claims: its positions count (max_position_embeddings
+// for a --config / --model spec). A spec that names neither max_position_embeddings nor an
+// original context is taken to have been trained at those positions. Empty with *error.
+std::optional<ContextFigureNumbers> contextNumbersForA(const EncodingSpec &a, QString *error);
 
 // The pairs the rotation view draws: the chosen one, then up to three spread over the range,
 // ascending.

@@ -7,6 +7,9 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <limits>
+#include <numbers>
+
 namespace pe {
 
 namespace {
@@ -260,6 +263,63 @@ bool modelAttention(const FigureState &, const FigureData &data, const ViewChoic
     if (!phrase)
         return false;
     stackPositions(phrase->attention, out);
+    return true;
+}
+
+// The context views' numbers (core's report), or *error when the result holds none.
+const ContextFigureNumbers *contextNumbers(const FigureData &data, QString *error)
+{
+    if (!data.schemes || !data.schemes->context) {
+        *error = QStringLiteral("the context views' report was not computed");
+        return nullptr;
+    }
+    return data.schemes->context.get();
+}
+
+bool contextPairs(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+                  QString *error)
+{
+    const ContextFigureNumbers *numbers = contextNumbers(data, error);
+    if (!numbers)
+        return false;
+    const std::vector<ContextPair> &pairs = numbers->report.pairs;
+    constexpr double twoPi = 2.0 * std::numbers::pi;
+    out->shape = {qint64(pairs.size()), 5};
+    for (const ContextPair &p : pairs) {
+        const double unscaled =
+            p.unscaled > 0 ? twoPi / p.unscaled : std::numeric_limits<double>::infinity();
+        out->values.insert(out->values.end(), {float(p.index), float(unscaled), float(p.wavelength),
+                                               float(p.ratio), float(int(p.treatment))});
+    }
+    return true;
+}
+
+bool contextBaseBound(const FigureState &, const FigureData &data, const ViewChoices &,
+                      ViewArray *out, QString *error)
+{
+    const ContextFigureNumbers *numbers = contextNumbers(data, error);
+    if (!numbers)
+        return false;
+    const ContextBoundCurve &curve = numbers->bound;
+    out->shape = {qint64(curve.distances.size()), 2};
+    for (std::size_t k = 0; k < curve.distances.size(); ++k)
+        out->values.insert(out->values.end(), {float(curve.distances[k]), float(curve.values[k])});
+    return true;
+}
+
+bool contextPrecision(const FigureState &, const FigureData &data, const ViewChoices &,
+                      ViewArray *out, QString *error)
+{
+    const ContextFigureNumbers *numbers = contextNumbers(data, error);
+    if (!numbers)
+        return false;
+    const std::vector<ContextPair> &pairs = numbers->report.pairs;
+    out->shape = {qint64(pairs.size()), 4};
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+        out->values.insert(out->values.end(),
+                           {float(pairs[k].index), float(pairs[k].float32ErrorTurns),
+                            float(numbers->bfloat16Collisions[k]),
+                            float(numbers->float16Collisions[k])});
     return true;
 }
 

@@ -764,3 +764,282 @@ void SchemeFigures::buildCompare(QCustomPlot *plot, const SchemeResult &result) 
 }
 
 } // namespace pe
+
+namespace pe {
+
+namespace {
+
+// The figure's layout when the result holds no context report (a view drawn from another job).
+bool missingContext(QCustomPlot *plot, const SchemeResult &result)
+{
+    if (result.context)
+        return false;
+    titledGrid(plot, QStringLiteral("Long context: no report computed"));
+    return true;
+}
+
+// A shaded column over pairs first..last (x), the whole height of `rect`.
+void addBand(QCPAxisRect *rect, double first, double last, const QColor &colour)
+{
+    auto *band = new QCPItemRect(rect->parentPlot());
+    band->setClipAxisRect(rect);
+    for (QCPItemPosition *pos : {band->topLeft, band->bottomRight}) {
+        pos->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        pos->setAxisRect(rect);
+        pos->setTypeX(QCPItemPosition::ptPlotCoords);
+        pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    band->topLeft->setCoords(first - 0.5, 0.0);
+    band->bottomRight->setCoords(last + 0.5, 1.0);
+    band->setPen(Qt::NoPen);
+    band->setBrush(colour);
+}
+
+// A legend entry that shows a colour (a band's): an empty graph with that brush.
+void addSwatch(QCPAxisRect *rect, QCPLegend *legend, const QColor &colour, const QString &name)
+{
+    QCPGraph *swatch = addGraph(rect, {}, {}, QPen(colour.darker(130)), name);
+    swatch->setBrush(colour);
+    swatch->addToLegend(legend);
+}
+
+// A horizontal line at `value` across `rect`, labelled at its left end.
+void addLevel(QCPAxisRect *rect, double value, const QPen &pen, const QString &text,
+              const QColor &textColour, double key = 0.0)
+{
+    addLine(rect, 0, value, 1, value, pen);
+    addLabel(rect, key, value, text, textColour, Qt::AlignLeft | Qt::AlignBottom);
+}
+
+QString tokens(qint64 n)
+{
+    return formatGrouped(double(n), 12);
+}
+
+} // namespace
+
+void SchemeFigures::buildContextPairs(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    if (missingContext(plot, result))
+        return;
+    const ContextReport &r = result.context->report;
+    QCPLayoutGrid *grid =
+        titledGrid(plot, QStringLiteral("Wavelength 2π/θᵢ per pair: trained at %1, %2 claimed\n%3")
+                             .arg(tokens(r.trainingContext), tokens(r.context), result.a.label));
+    auto *rect = new FittedAxisRect(plot);
+    grid->addElement(0, 0, rect);
+    QCPLegend *legend = addLegend(rect, Qt::AlignLeft | Qt::AlignTop);
+    logAxis(rect->axis(QCPAxis::atLeft));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("wavelength (tokens, log)"));
+    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("pair i"));
+
+    // The rule's bands first, under the curves: one shade per treatment, runs of pairs.
+    const auto shade = [this](PairTreatment t) {
+        QColor c = m_theme.curve(t == PairTreatment::Unchanged      ? 2
+                                 : t == PairTreatment::Blended      ? 3
+                                 : t == PairTreatment::Interpolated ? 4
+                                                                    : 5);
+        c.setAlpha(50);
+        return c;
+    };
+    QList<PairTreatment> shown;
+    std::size_t start = 0;
+    for (std::size_t k = 1; k <= r.pairs.size(); ++k) {
+        if (k < r.pairs.size() && r.pairs[k].treatment == r.pairs[start].treatment)
+            continue;
+        const PairTreatment t = r.pairs[start].treatment;
+        addBand(rect, double(start), double(k - 1), shade(t));
+        if (!shown.contains(t))
+            shown.append(t);
+        start = k;
+    }
+    QVector<double> x, unscaled, scaled;
+    double lo = double(r.trainingContext), hi = double(r.context);
+    for (const ContextPair &p : r.pairs) {
+        if (!(p.scaled > 0 && p.unscaled > 0))
+            continue;
+        x.append(double(p.index));
+        unscaled.append(2.0 * std::numbers::pi / p.unscaled);
+        scaled.append(p.wavelength);
+        lo = std::min({lo, unscaled.last(), scaled.last()});
+        hi = std::max({hi, unscaled.last(), scaled.last()});
+    }
+    addGraph(rect, x, unscaled, QPen(m_theme.marker, 1.5, Qt::DashLine),
+             QStringLiteral("unscaled, base %1").arg(formatGrouped(r.config.ropeTheta, 4)))
+        ->addToLegend(legend);
+    if (r.config.ropeType != RopeType::Default)
+        addGraph(rect, x, scaled, QPen(m_theme.curve(0), 2.0),
+                 QStringLiteral("scaled: %1 x%2")
+                     .arg(ropeTypeName(r.config.ropeType))
+                     .arg(ropeEffectiveFactor(r.config).value_or(1.0)))
+            ->addToLegend(legend);
+    for (PairTreatment t : shown)
+        addSwatch(rect, legend, shade(t), nameOf(pairTreatmentNames, t));
+    addLevel(rect, double(r.trainingContext), QPen(m_theme.foreground, 1.0, Qt::DashDotLine),
+             QStringLiteral("training context %1").arg(tokens(r.trainingContext)),
+             m_theme.foreground);
+    if (r.context != r.trainingContext)
+        addLevel(rect, double(r.context), QPen(m_theme.curve(1), 1.4, Qt::DashLine),
+                 QStringLiteral("claimed context %1").arg(tokens(r.context)), m_theme.curve(1));
+    placeLegend(plot, rect, legend, std::nullopt);
+    rect->axis(QCPAxis::atBottom)->setRange(-0.5, double(r.pairs.size()) - 0.5);
+    rect->axis(QCPAxis::atLeft)->setRange(lo / 2.0, hi * 4.0);
+    applyPlotTheme(plot, m_theme);
+}
+
+void SchemeFigures::buildContextBaseBound(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    if (missingContext(plot, result))
+        return;
+    const ContextReport &r = result.context->report;
+    const ContextBaseBound &b = r.bound;
+    const ContextBoundCurve &curve = result.context->bound;
+    const QString smallest =
+        b.minimumBase > 0
+            ? QStringLiteral("smallest base with B ≥ 0 to %1: %2")
+                  .arg(tokens(b.distanceLimit), formatGrouped(std::round(b.minimumBase), 12))
+            : QStringLiteral("smallest base not searched");
+    QCPLayoutGrid *grid =
+        titledGrid(plot, QStringLiteral("Base bound B(m) = Σ cos(m θᵢ) (Men et al. 2024)\n%1 "
+                                        "rotated dims, base %2 · %3")
+                             .arg(r.rotaryDims)
+                             .arg(formatGrouped(r.config.ropeTheta, 4), smallest));
+    auto *rect = new FittedAxisRect(plot);
+    grid->addElement(0, 0, rect);
+    QCPLegend *legend = addLegend(rect, Qt::AlignRight | Qt::AlignTop);
+    const QVector<double> x(curve.distances.begin(), curve.distances.end());
+    const QVector<double> y(curve.values.begin(), curve.values.end());
+    QPen pen(m_theme.curve(0), 1.2);
+    // Every integer distance, or a sample of them (the fast pairs' oscillation then aliases).
+    const bool sampled = !x.isEmpty() && x.last() + 1.0 > double(x.size());
+    addGraph(rect, x, y, pen,
+             QStringLiteral("B(m) at %1 %2distances")
+                 .arg(x.size())
+                 .arg(sampled ? QStringLiteral("sampled ") : QString()))
+        ->addToLegend(legend);
+    double lo = 0, hi = 1;
+    for (double v : y) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    addLine(rect, 0, 0, 1, 0, QPen(m_theme.foreground, 1.0));
+    const double limit = double(b.distanceLimit);
+    addLine(rect, limit, 0, limit, 1, QPen(m_theme.curve(1), 1.4, Qt::DashLine));
+    addLabel(rect, limit, hi,
+             QStringLiteral("%1 %2").arg(r.window > 0 ? QStringLiteral("window")
+                                                      : QStringLiteral("claimed"),
+                                         tokens(b.distanceLimit)),
+             m_theme.curve(1), Qt::AlignRight | Qt::AlignTop);
+    const bool drawn = b.firstNegative > 0 && !x.isEmpty() && double(b.firstNegative) <= x.last();
+    if (drawn) {
+        const auto m = double(b.firstNegative);
+        addLine(rect, m, 0, m, 1, QPen(m_theme.curve(3), 1.4, Qt::DotLine));
+        QCPGraph *mark =
+            addGraph(rect, {m}, {0.0}, Qt::NoPen,
+                     QStringLiteral("first B(m) < 0: m = %1").arg(tokens(b.firstNegative)));
+        mark->setLineStyle(QCPGraph::lsNone);
+        mark->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDiamond, m_theme.curve(3), m_theme.curve(3), 10));
+        mark->addToLegend(legend);
+    } else {
+        // A legend line that says where the scan looked (no marker to draw).
+        addGraph(rect, {}, {}, Qt::NoPen,
+                 b.firstNegative > 0
+                     ? QStringLiteral("first B(m) < 0 at m = %1").arg(tokens(b.firstNegative))
+                     : QStringLiteral("B(m) ≥ 0 to %1 (scanned)").arg(tokens(b.scanEnd)))
+            ->addToLegend(legend);
+    }
+    placeLegend(plot, rect, legend, std::nullopt);
+    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("distance m (tokens)"));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("B(m)"));
+    rect->axis(QCPAxis::atBottom)->setRange(0, x.isEmpty() ? 1.0 : std::max(1.0, x.last()));
+    const double pad = 0.05 * (hi - lo);
+    rect->axis(QCPAxis::atLeft)->setRange(lo - pad, hi + pad);
+    applyPlotTheme(plot, m_theme);
+}
+
+void SchemeFigures::buildContextPrecision(QCustomPlot *plot, const SchemeResult &result) const
+{
+    resetFigure(plot, m_theme);
+    if (missingContext(plot, result))
+        return;
+    const ContextFigureNumbers &n = *result.context;
+    const ContextReport &r = n.report;
+    QCPLayoutGrid *grid = titledGrid(
+        plot, QStringLiteral("Precision per pair at %1 claimed\nfloat32 angle error at position "
+                             "%2 · bfloat16 / float16 angle collisions")
+                  .arg(tokens(r.context), tokens(r.context - 1)));
+    auto *top = new FittedAxisRect(plot);
+    auto *bottom = new FittedAxisRect(plot);
+    grid->addElement(0, 0, top);
+    grid->addElement(1, 0, bottom);
+    for (QCPAxisRect *rect : {top, bottom})
+        rect->setMinimumSize(50, 2 * QFontMetrics(plot->font()).height());
+    auto *group = new QCPMarginGroup(plot);
+    top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    bottom->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    logAxis(top->axis(QCPAxis::atLeft));
+    logAxis(bottom->axis(QCPAxis::atLeft));
+    top->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("float32 error (turns)"));
+    bottom->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("first collision (position)"));
+    bottom->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("pair i"));
+    top->axis(QCPAxis::atBottom)->setTickLabels(false);
+    QCPLegend *legend = addLegend(top, Qt::AlignLeft | Qt::AlignTop);
+
+    // Errors of exactly 0 (the angle is exact in float32) have no place on a log axis.
+    QVector<double> ex, ey;
+    double elo = r.float32TurnLimit, ehi = r.float32TurnLimit;
+    for (const ContextPair &p : r.pairs)
+        if (p.float32ErrorTurns > 0) {
+            ex.append(double(p.index));
+            ey.append(p.float32ErrorTurns);
+            elo = std::min(elo, p.float32ErrorTurns);
+            ehi = std::max(ehi, p.float32ErrorTurns);
+        }
+    QCPGraph *error = addGraph(top, ex, ey, QPen(m_theme.curve(0), 1.5),
+                               QStringLiteral("float32 angle error at the last position"));
+    error->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    error->addToLegend(legend);
+    addLevel(
+        top, r.float32TurnLimit, QPen(m_theme.foreground, 1.0, Qt::DashDotLine),
+        QStringLiteral("1/%1 turn").arg(tokens(qint64(std::llround(1.0 / r.float32TurnLimit)))),
+        m_theme.foreground);
+
+    double clo = double(r.context), chi = double(r.context);
+    const auto collisions = [&](const std::vector<qint64> &at, const QColor &colour,
+                                QCPScatterStyle::ScatterShape shape, const QString &name) {
+        QVector<double> x, y;
+        for (std::size_t k = 0; k < at.size() && k < r.pairs.size(); ++k)
+            if (at[k] >= 0) {
+                x.append(double(r.pairs[k].index));
+                y.append(std::max(1.0, double(at[k])));
+                clo = std::min(clo, y.last());
+                chi = std::max(chi, y.last());
+            }
+        QCPGraph *graph = addGraph(bottom, x, y, Qt::NoPen, name);
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->setScatterStyle(QCPScatterStyle(shape, colour, colour, 7));
+        graph->addToLegend(legend);
+    };
+    collisions(n.bfloat16Collisions, m_theme.curve(1), QCPScatterStyle::ssCircle,
+               QStringLiteral("bfloat16 collision (ids exact to 256)"));
+    collisions(n.float16Collisions, m_theme.curve(2), QCPScatterStyle::ssTriangle,
+               QStringLiteral("float16 collision (ids exact to 2,048)"));
+    addLevel(bottom, double(r.context), QPen(m_theme.curve(1), 1.4, Qt::DashLine),
+             QStringLiteral("claimed context %1").arg(tokens(r.context)), m_theme.curve(1));
+
+    // The legend under both panels, as the spectrum's.
+    top->insetLayout()->take(legend);
+    top->insetLayout()->simplify();
+    bottom->insetLayout()->addElement(legend, Qt::AlignLeft | Qt::AlignTop);
+    placeLegend(plot, bottom, legend, std::nullopt);
+    for (QCPAxisRect *rect : {top, bottom})
+        rect->axis(QCPAxis::atBottom)->setRange(-0.5, double(r.pairs.size()) - 0.5);
+    top->axis(QCPAxis::atLeft)->setRange(elo / 4.0, ehi * 4.0);
+    bottom->axis(QCPAxis::atLeft)->setRange(std::max(0.5, clo / 4.0), chi * 4.0);
+    applyPlotTheme(plot, m_theme);
+}
+
+} // namespace pe

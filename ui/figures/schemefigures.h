@@ -44,6 +44,14 @@ public:
     void buildT5(QCustomPlot *plot, const SchemeResult &result) const;
     // A and B similarity side by side with one colour scale.
     void buildCompare(QCustomPlot *plot, const SchemeResult &result) const;
+    // The long-context report of A (result.context): per pair the wavelength unscaled and
+    // scaled (log) over the rule's bands, the training and claimed contexts as lines.
+    void buildContextPairs(QCustomPlot *plot, const SchemeResult &result) const;
+    // Men et al.'s B(m) up to the claimed context, zero, the context and the first negative m.
+    void buildContextBaseBound(QCustomPlot *plot, const SchemeResult &result) const;
+    // Top: the float32 angle error at the last position per pair (turns, log); bottom: the
+    // first bfloat16 / float16 angle collision per pair (log), the claimed context.
+    void buildContextPrecision(QCustomPlot *plot, const SchemeResult &result) const;
 
 private:
     // buildSpectrum's top and bottom.

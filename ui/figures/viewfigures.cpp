@@ -124,6 +124,9 @@ constexpr ViewFigure figures[] = {
     {V::ModelEmbeddings, modelEmbeddings},
     {V::ModelTokenCosine, modelTokenCosine},
     {V::ModelAttention, modelAttention},
+    {V::ContextPairs, scheme, &S::buildContextPairs},
+    {V::ContextBaseBound, scheme, &S::buildContextBaseBound},
+    {V::ContextPrecision, scheme, &S::buildContextPrecision},
 };
 constexpr bool inOrder()
 {

@@ -198,6 +198,61 @@ constexpr ViewEntry entries[] = {
      .data = viewdata::modelAttention,
      .dataShape = "2 x heads x tokens x tokens float32: layer 0's attention with positions, "
                   "without"},
+    {.view = FigureView::ContextPairs, .name = "context-pairs", .label = "Context: pairs",
+     .title = "Long context: pairs", .page = Page::Schemes, .job = J::Schemes,
+     .help = "Configuration A at the context it claims (its positions; a config's "
+             "max_position_embeddings): each rotary pair's wavelength without the scaling rule "
+             "and with it, against the training context and the claimed one. Shaded: the pairs "
+             "the rule leaves unchanged, blends (llama3's middle band, YaRN's ramp) or "
+             "interpolates by its full factor. A wavelength above the training context never "
+             "completed a turn in training: Liu et al. 2023's critical dimension. The numbers are "
+             "`pescope context`'s.",
+     .helpTitle = "Long context: wavelengths and the rule's bands",
+     .formula = "λ<sub><i>i</i></sub> = 2π / θ<sub><i>i</i></sub>; turns = <i>L</i> / "
+                "λ<sub><i>i</i></sub>; rule: θ<sub><i>i</i></sub> unscaled / scaled = 1 "
+                "unchanged, = <i>s</i> interpolated, between blended; A: ",
+     .parameters = F::RopeA,
+     .data = viewdata::contextPairs,
+     .dataShape = "pairs x 5 float32: pair, wavelength unscaled, wavelength scaled, theta ratio "
+                  "unscaled/scaled, rule (0 unchanged, 1 blended, 2 interpolated, 3 sped up, "
+                  "4 not rotated)",
+     .tip = "Wavelength per pair, scaled and unscaled, with the training and claimed contexts "
+            "and the rule's bands"},
+    {.view = FigureView::ContextBaseBound, .name = "context-base-bound",
+     .label = "Context: base bound", .title = "Long context: base bound",
+     .page = Page::Schemes, .job = J::Schemes,
+     .help = "Men et al. 2024, \"Base of RoPE Bounds Context Length\": a model can tell "
+             "similar tokens at distance <i>m</i> from random ones only while B(<i>m</i>) "
+             "stays non-negative, so the first negative <i>m</i> bounds the context its base "
+             "supports. Drawn over configuration A's own (scaled) frequencies up to the claimed "
+             "context (sampled for drawing; the first negative <i>m</i> is exact and marked), "
+             "with the smallest base that keeps B ≥ 0 that far for this head size.",
+     .helpTitle = "Long context: Men et al.'s base bound B(m)",
+     .formula = "B(<i>m</i>) = Σ<sub><i>i</i></sub> cos(<i>m</i> θ<sub><i>i</i></sub>); A: ",
+     .parameters = F::RopeA,
+     .data = viewdata::contextBaseBound,
+     .dataShape = "samples x 2 float32: distance m, B(m)",
+     .tip = "Men et al. 2024's B(m) = Σ cos(m θᵢ) up to the claimed context, its first negative "
+            "m marked"},
+    {.view = FigureView::ContextPrecision, .name = "context-precision",
+     .label = "Context: precision", .title = "Long context: precision",
+     .page = Page::Schemes, .job = J::Schemes,
+     .help = "Where the dtype breaks, per pair. Top: the error of HF's float32 angle "
+             "(float32(<i>p</i>) · float32(θ<sub><i>i</i></sub>)) against float64 at the last "
+             "position, in turns, with the 1/1000-turn line. Bottom: the first position whose "
+             "angle, formed in bfloat16 or float16, equals its neighbour's (position ids are "
+             "exact only up to 256 in bfloat16, 2,048 in float16), against the claimed context.",
+     .helpTitle = "Long context: precision of the angles",
+     .formula = "err<sub><i>i</i></sub> = |fl32(fl32(<i>L</i> − 1) · fl32(θ<sub><i>i</i></sub>)) "
+                "− (<i>L</i> − 1) θ<sub><i>i</i></sub>| / 2π; collision: first <i>p</i> with "
+                "fl(fl(<i>p</i> + 1) · fl(θ<sub><i>i</i></sub>)) = fl(fl(<i>p</i>) · "
+                "fl(θ<sub><i>i</i></sub>)); A: ",
+     .parameters = F::RopeA,
+     .data = viewdata::contextPrecision,
+     .dataShape = "pairs x 4 float32: pair, float32 angle error at the last position (turns), "
+                  "first bfloat16 collision, first float16 collision (-1: none in the context)",
+     .tip = "float32 angle error at the last position and the bfloat16 / float16 collision "
+            "positions per pair"},
 };
 // clang-format on
 

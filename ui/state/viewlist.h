@@ -53,8 +53,12 @@ enum class FigureView {
     ModelEmbeddings,
     ModelTokenCosine,
     ModelAttention,
+    // The Schemes page's long-context report of configuration A (issue 49).
+    ContextPairs,
+    ContextBaseBound,
+    ContextPrecision,
 };
-inline constexpr std::size_t figureViewCount = 20; // the enum's values, checked by the lists
+inline constexpr std::size_t figureViewCount = 23; // the enum's values, checked by the lists
 
 // The compute result a view draws (FigureData's member), and so the job that computes it.
 enum class ViewJob {
@@ -109,6 +113,12 @@ bool modelTokenCosine(const FigureState &, const FigureData &, const ViewChoices
                       QString *);
 bool modelAttention(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                     QString *);
+bool contextPairs(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                  QString *);
+bool contextBaseBound(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                      QString *);
+bool contextPrecision(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                      QString *);
 } // namespace viewdata
 
 struct ViewEntry
