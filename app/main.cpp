@@ -67,7 +67,9 @@ int runCommand(int argc, char **argv)
 {
     // Figures are QCustomPlot widgets, which need a QApplication; they render on the offscreen
     // platform whatever the display, so an export does not depend on the screen's DPI or fonts.
-    const bool widgets = std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "lesson") == 0 || std::strcmp(argv[1], "context") == 0;
+    const bool widgets = std::strcmp(argv[1], "export") == 0 ||
+                         std::strcmp(argv[1], "lesson") == 0 ||
+                         std::strcmp(argv[1], "context") == 0; // its --out report.pdf
     // Every argument is pescope's, read as typed: the application object gets the program's name
     // alone (QtArguments), so `data --session FILE` or `tokens -- -reverse` reach the command.
     QString invalid;
