@@ -135,6 +135,19 @@ def timed(cmd, env=None):
     return wall, cpu, out
 
 
+def alternate(commands, env):
+    """Each command RUNS times after a discarded warm-up, alternating: {name: (walls, cpus,
+    outputs)} of the kept runs."""
+    kept = {name: ([], [], []) for name in commands}
+    for run in range(runs + 1):
+        for name, cmd in commands.items():
+            w, c, out = timed(cmd, env)
+            if run > 0:  # the first run of each warms the caches
+                for values, value in zip(kept[name], (w, c, out)):
+                    values.append(value)
+    return kept
+
+
 def frame_count(path):
     out = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
                           "-show_entries", "stream=nb_read_frames,codec_name,width,height",
@@ -164,19 +177,12 @@ def main():
             commands["window"] = [window, win_out, str(frames), str(POSITIONS), str(DIMS), waves]
         # The window's job with no display: Qt's offscreen platform.
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-        wall = {name: [] for name in commands}
-        cpu = {name: [] for name in commands}
-        job, gap = [], []
-        for run in range(runs + 1):
-            for name, cmd in commands.items():
-                w, c, out = timed(cmd, env)
-                if run > 0:  # the first run of each warms the caches
-                    wall[name].append(w)
-                    cpu[name].append(c)
-                    if name == "window":  # "job S s, longest event-loop gap MS ms"
-                        words = out.split()
-                        job.append(float(words[1]))
-                        gap.append(float(words[6]))
+        kept = alternate(commands, env)
+        wall = {name: walls for name, (walls, _, _) in kept.items()}
+        cpu = {name: cpus for name, (_, cpus, _) in kept.items()}
+        # The window's line: "job S s, longest event-loop gap MS ms".
+        job = [float(out.split()[1]) for out in kept.get("window", ([], [], []))[2]]
+        gap = [float(out.split()[6]) for out in kept.get("window", ([], [], []))[2]]
         m, p = statistics.median(wall["matplotlib"]), statistics.median(wall["pescope"])
         mc, pc = statistics.median(cpu["matplotlib"]), statistics.median(cpu["pescope"])
         print(f"{frames} frames of 1280 x 720, waves view to MP4 (H.264, yuv420p), "
@@ -218,14 +224,9 @@ def geron_preset():
                         "--out", pe_out],
         }
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-        wall = {name: [] for name in commands}
-        cpu = {name: [] for name in commands}
-        for run in range(runs + 1):
-            for name, cmd in commands.items():
-                w, c, _ = timed(cmd, env)
-                if run > 0:
-                    wall[name].append(w)
-                    cpu[name].append(c)
+        kept = alternate(commands, env)
+        wall = {name: walls for name, (walls, _, _) in kept.items()}
+        cpu = {name: cpus for name, (_, cpus, _) in kept.items()}
         m, p = statistics.median(wall["matplotlib"]), statistics.median(wall["pescope"])
         mc, pc = statistics.median(cpu["matplotlib"]), statistics.median(cpu["pescope"])
         print(f"{frames} frames of 1280 x 720, Fig 16-9's preset (two markers, dots, a cross, "

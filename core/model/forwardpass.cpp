@@ -6,6 +6,7 @@
 #include "formats/safejson.h"
 #include "io/userfile.h"
 #include "model/embeddinglayer.h"
+#include "model/safetensorsmodel.h"
 #include "model/forwardplan.h"
 #include "model/forwardweights.h"
 #include "model/layerzeroattention.h"
@@ -31,15 +32,6 @@ ForwardPass::ForwardPass() : d(std::make_unique<Data>()) {}
 ForwardPass::~ForwardPass() = default;
 
 namespace {
-
-std::optional<QJsonObject> readConfigJson(const QString &path, QString *error)
-{
-    const std::optional<QByteArray> text =
-        readUserFile(path, limits::maxConfigBytes, error, QStringLiteral("a config.json"));
-    if (!text)
-        return std::nullopt;
-    return parseJsonObject(*text, path, error, 32);
-}
 
 // Output columns per matrix product: fixed, so that the blocks (and with them Eigen's rounding,
 // which differs between a kernel's full and remainder columns) do not depend on the thread count.
@@ -103,35 +95,17 @@ void store(const RowMatrix &m, float *out)
 
 std::unique_ptr<ForwardPass> ForwardPass::open(const QString &model, QString *error)
 {
-    const std::optional<ModelLocation> location = resolveModel(model, error);
-    if (!location)
+    const std::optional<SafetensorsModel> files =
+        openSafetensorsModel(model, QStringLiteral("the forward pass"), error);
+    if (!files)
         return nullptr;
-    if (location->configPath.isEmpty()) {
-        *error = QStringLiteral("%1: no config.json beside the weights; the forward pass needs "
-                                "the model's config")
-                     .arg(location->folder);
-        return nullptr;
-    }
-    if (location->kind != ModelSourceKind::Safetensors &&
-        location->kind != ModelSourceKind::ShardedSafetensors) {
-        *error = QStringLiteral("%1: the forward pass is computed from safetensors weights; this "
-                                "model has %2")
-                     .arg(location->folder, labelOf(modelSourceKindNames, location->kind));
-        return nullptr;
-    }
-    const std::optional<QJsonObject> json = readConfigJson(location->configPath, error);
-    if (!json)
-        return nullptr;
-    const std::optional<ModelConfig> config = parseHfConfig(*json, location->configPath, error);
-    if (!config)
-        return nullptr;
-    std::optional<ForwardPlan> plan = forwardPlan(*json, *config, error);
+    std::optional<ForwardPlan> plan = forwardPlan(files->json, files->config, error);
     if (!plan)
         return nullptr;
     std::unique_ptr<ForwardPass> out(new ForwardPass());
     Data &data = *out->d;
     data.plan = std::move(*plan);
-    if (!data.tensors.open(*location, error) ||
+    if (!data.tensors.open(files->location, error) ||
         !loadLayerZeroWeights(data.plan.base, data.tensors, &data.embedding, error))
         return nullptr;
     // Layer 0's projections are read again with the rest of layer 0.

@@ -1,5 +1,6 @@
 #include "model/forwardplan.h"
 
+#include "model/configkeys.h"
 #include "model/modelspec.h"
 
 #include <cmath>
@@ -8,100 +9,29 @@ namespace pe {
 
 namespace {
 
-// config.json keys of the part that describes the text model, with the defaults of the
-// configuration classes of transformers; each failure names the key.
-class ConfigKeys
+// ACT2FN's name of `key` (or the first of two keys present) as an Activation.
+bool activation(ConfigKeys &keys, const char *key, const char *alternative, const QString &fallback,
+                Activation *out)
 {
-public:
-    ConfigKeys(const QJsonObject &json, const QString &source, QString *error)
-        : m_json(json), m_source(source), m_error(error)
-    {}
-
-    bool boolean(const char *key, bool fallback, bool *out)
-    {
-        const QJsonValue v = m_json.value(QLatin1String(key));
-        if (v.isUndefined() || v.isNull()) {
-            *out = fallback;
-            return true;
-        }
-        if (!v.isBool())
-            return fail(QStringLiteral("%1 must be true or false").arg(QLatin1String(key)));
-        *out = v.toBool();
-        return true;
-    }
-    bool text(const char *key, const QString &fallback, QString *out)
-    {
-        const QJsonValue v = m_json.value(QLatin1String(key));
-        if (v.isUndefined() || v.isNull()) {
-            *out = fallback;
-            return true;
-        }
-        if (!v.isString())
-            return fail(QStringLiteral("%1 must be a string").arg(QLatin1String(key)));
-        *out = v.toString();
-        return true;
-    }
-    // A whole number in [1, 2^24], `fallback` when absent or null.
-    bool count(const char *key, qint64 fallback, qint64 *out)
-    {
-        const QJsonValue v = m_json.value(QLatin1String(key));
-        if (v.isUndefined() || v.isNull()) {
-            *out = fallback;
-            return true;
-        }
-        const double d = v.toDouble(-1);
-        if (!v.isDouble() || d < 1 || d > double(1 << 24) || d != std::floor(d))
-            return fail(QStringLiteral("%1 must be a whole number from 1 to 2^24")
-                            .arg(QLatin1String(key)));
-        *out = qint64(d);
-        return true;
-    }
-    bool real(const char *key, double fallback, double *out)
-    {
-        const QJsonValue v = m_json.value(QLatin1String(key));
-        if (v.isUndefined() || v.isNull()) {
-            *out = fallback;
-            return true;
-        }
-        if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < 0)
-            return fail(QStringLiteral("%1 must be a number >= 0").arg(QLatin1String(key)));
-        *out = v.toDouble();
-        return true;
-    }
-    // ACT2FN's name of key (or the first of two keys present) as an Activation.
-    bool activation(const char *key, const char *alternative, const QString &fallback,
-                    Activation *out)
-    {
-        QString name;
-        if (!text(key, QString(), &name) || (name.isEmpty() && !text(alternative, fallback, &name)))
-            return false;
-        if (name == QLatin1String("gelu_new") || name == QLatin1String("gelu_pytorch_tanh") ||
-            name == QLatin1String("gelu_fast"))
-            *out = Activation::GeluTanh;
-        else if (name == QLatin1String("gelu"))
-            *out = Activation::GeluExact;
-        else if (name == QLatin1String("silu") || name == QLatin1String("swish"))
-            *out = Activation::Silu;
-        else if (name == QLatin1String("relu"))
-            *out = Activation::Relu;
-        else
-            return fail(QStringLiteral("activation %1 is not one pescope computes (gelu, gelu_new, "
-                                       "gelu_pytorch_tanh, gelu_fast, silu, relu)")
-                            .arg(name));
-        return true;
-    }
-    bool fail(const QString &why)
-    {
-        if (m_error)
-            *m_error = QStringLiteral("%1: %2").arg(m_source, why);
+    QString name;
+    if (!keys.text(key, QString(), &name) ||
+        (name.isEmpty() && !keys.text(alternative, fallback, &name)))
         return false;
-    }
-
-private:
-    const QJsonObject &m_json;
-    const QString &m_source;
-    QString *m_error;
-};
+    if (name == QLatin1String("gelu_new") || name == QLatin1String("gelu_pytorch_tanh") ||
+        name == QLatin1String("gelu_fast"))
+        *out = Activation::GeluTanh;
+    else if (name == QLatin1String("gelu"))
+        *out = Activation::GeluExact;
+    else if (name == QLatin1String("silu") || name == QLatin1String("swish"))
+        *out = Activation::Silu;
+    else if (name == QLatin1String("relu"))
+        *out = Activation::Relu;
+    else
+        return keys.fail(QStringLiteral("activation %1 is not one pescope computes (gelu, "
+                                        "gelu_new, gelu_pytorch_tanh, gelu_fast, silu, relu)")
+                             .arg(name));
+    return true;
+}
 
 LinearTensor linear(const QString &name, bool bias, bool conv1d = false)
 {
@@ -125,8 +55,8 @@ bool gpt2Layers(ConfigKeys &keys, ForwardPlan *p)
     p->lmHead = QStringLiteral("lm_head.weight");
     bool reorder = false;
     return keys.count("n_inner", 4 * p->base.hiddenSize, &p->intermediate) &&
-           keys.activation("activation_function", "activation_function",
-                           QStringLiteral("gelu_new"), &p->activation) &&
+           activation(keys, "activation_function", "activation_function",
+                      QStringLiteral("gelu_new"), &p->activation) &&
            keys.boolean("tie_word_embeddings", true, &p->tied) &&
            keys.boolean("scale_attn_by_inverse_layer_idx", false, &p->gpt2InverseLayerScale) &&
            keys.boolean("reorder_and_upcast_attn", false, &reorder);
@@ -151,7 +81,7 @@ bool neoxLayers(ConfigKeys &keys, ForwardPlan *p)
     p->lmHead = QStringLiteral("embed_out.weight");
     bool parallel = true;
     if (!keys.count("intermediate_size", 4 * p->base.hiddenSize, &p->intermediate) ||
-        !keys.activation("hidden_act", "hidden_act", QStringLiteral("gelu"), &p->activation) ||
+        !activation(keys, "hidden_act", "hidden_act", QStringLiteral("gelu"), &p->activation) ||
         !keys.boolean("tie_word_embeddings", false, &p->tied) ||
         !keys.boolean("use_parallel_residual", true, &parallel))
         return false;
@@ -203,18 +133,18 @@ bool llamaLayers(ConfigKeys &keys, ForwardPlan *p)
     p->finalNormName = QStringLiteral("norm");
     p->lmHead = QStringLiteral("lm_head.weight");
     if (type == QLatin1String("gemma2") &&
-        !keys.real("final_logit_softcapping", 30.0, &p->finalSoftcap))
+        !keys.nonNegative("final_logit_softcapping", 30.0, &p->finalSoftcap))
         return false;
     if (type == QLatin1String("gemma3_text") &&
-        !keys.real("final_logit_softcapping", 0.0, &p->finalSoftcap))
+        !keys.nonNegative("final_logit_softcapping", 0.0, &p->finalSoftcap))
         return false;
     return keys.count("intermediate_size", 0, &p->intermediate) &&
            // GemmaMLP / Gemma2MLP / Gemma3MLP: ACT2FN[hidden_activation], gelu_pytorch_tanh
            // when it is None; hidden_act is ignored (Gemma 1 checkpoints say "gelu" there).
-           keys.activation(gemma ? "hidden_activation" : "hidden_act",
-                           gemma ? "hidden_activation" : "hidden_act",
-                           gemma ? QStringLiteral("gelu_pytorch_tanh") : QStringLiteral("silu"),
-                           &p->activation) &&
+           activation(keys, gemma ? "hidden_activation" : "hidden_act",
+                      gemma ? "hidden_activation" : "hidden_act",
+                      gemma ? QStringLiteral("gelu_pytorch_tanh") : QStringLiteral("silu"),
+                      &p->activation) &&
            keys.boolean("tie_word_embeddings", gemma || smol, &p->tied); // SmolLM3Config: True
 }
 
@@ -250,8 +180,8 @@ bool optLayers(ConfigKeys &keys, ForwardPlan *p)
     if (removeFinal)
         p->finalNorm = NormKind::None;
     return keys.count("ffn_dim", 4 * b.hiddenSize, &p->intermediate) &&
-           keys.activation("activation_function", "activation_function", QStringLiteral("relu"),
-                           &p->activation) &&
+           activation(keys, "activation_function", "activation_function", QStringLiteral("relu"),
+                      &p->activation) &&
            keys.boolean("tie_word_embeddings", true, &p->tied);
 }
 
@@ -278,7 +208,7 @@ bool bertLayers(ConfigKeys &keys, ForwardPlan *p)
     p->fcOut = linear(layer + QLatin1String("output.dense"), true);
     p->finalNorm = NormKind::None;
     return keys.count("intermediate_size", 4 * p->base.hiddenSize, &p->intermediate) &&
-           keys.activation("hidden_act", "hidden_act", QStringLiteral("gelu"), &p->activation);
+           activation(keys, "hidden_act", "hidden_act", QStringLiteral("gelu"), &p->activation);
 }
 
 // Each layer's positions, window and RoPE parameters from the config's layer map.

@@ -5,6 +5,7 @@
 #include "formats/safejson.h"
 #include "io/userfile.h"
 #include "model/embeddinglayer.h"
+#include "model/safetensorsmodel.h"
 #include "model/layerzeroattention.h"
 #include "model/layerzeroplan.h"
 #include "model/layerzeroweights.h"
@@ -32,47 +33,20 @@ bool allFinite(const std::vector<float> &values)
     return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
 }
 
-std::optional<QJsonObject> readConfigJson(const QString &path, QString *error)
-{
-    const std::optional<QByteArray> text =
-        readUserFile(path, limits::maxConfigBytes, error, QStringLiteral("a config.json"));
-    if (!text)
-        return std::nullopt;
-    return parseJsonObject(*text, path, error, 32);
-}
-
 } // namespace
 
 std::unique_ptr<LayerZero> LayerZero::open(const QString &model, QString *error, int layer)
 {
-    const std::optional<ModelLocation> location = resolveModel(model, error);
-    if (!location)
+    const std::optional<SafetensorsModel> files =
+        openSafetensorsModel(model, QStringLiteral("layer 0"), error);
+    if (!files)
         return nullptr;
-    if (location->configPath.isEmpty()) {
-        *error = QStringLiteral("%1: no config.json beside the weights; layer 0 needs the "
-                                "model's config")
-                     .arg(location->folder);
-        return nullptr;
-    }
-    if (location->kind != ModelSourceKind::Safetensors &&
-        location->kind != ModelSourceKind::ShardedSafetensors) {
-        *error = QStringLiteral("%1: layer 0 is computed from safetensors weights; this model "
-                                "has %2")
-                     .arg(location->folder, labelOf(modelSourceKindNames, location->kind));
-        return nullptr;
-    }
-    const std::optional<QJsonObject> json = readConfigJson(location->configPath, error);
-    if (!json)
-        return nullptr;
-    const std::optional<ModelConfig> config = parseHfConfig(*json, location->configPath, error);
-    if (!config)
-        return nullptr;
-    std::optional<LayerZeroPlan> plan = layerZeroPlan(*json, *config, layer, error);
+    std::optional<LayerZeroPlan> plan = layerZeroPlan(files->json, files->config, layer, error);
     if (!plan)
         return nullptr;
     std::unique_ptr<LayerZero> out(new LayerZero());
     out->d->plan = std::move(*plan);
-    if (!out->d->tensors.open(*location, error) ||
+    if (!out->d->tensors.open(files->location, error) ||
         !loadLayerZeroWeights(out->d->plan, out->d->tensors, &out->d->weights, error))
         return nullptr;
     return out;

@@ -1,5 +1,6 @@
 #include "model/layerzeroplan.h"
 
+#include "model/configkeys.h"
 #include "model/modelspec.h"
 
 #include <QJsonArray>
@@ -10,78 +11,6 @@
 namespace pe {
 
 namespace {
-
-// Typed reads of config.json keys with the defaults of transformers v5's configuration classes;
-// each failure names the key.
-class Keys
-{
-public:
-    Keys(const QJsonObject &json, const QString &source, QString *error)
-        : m_json(json), m_source(source), m_error(error)
-    {}
-
-    // A number, `fallback` when absent or null.
-    bool real(const char *key, double fallback, double *out)
-    {
-        const QJsonValue v = m_json.value(QLatin1String(key));
-        if (v.isUndefined() || v.isNull()) {
-            *out = fallback;
-            return true;
-        }
-        if (!v.isDouble() || !std::isfinite(v.toDouble()))
-            return fail(QStringLiteral("%1 must be a number").arg(QLatin1String(key)));
-        *out = v.toDouble();
-        return true;
-    }
-    // A norm's epsilon: a number >= 0. It is added to a variance under a square root; a negative
-    // one makes every row of the attention NaN, which would be drawn as if it were data.
-    bool epsilon(const char *key, double fallback, double *out)
-    {
-        if (!real(key, fallback, out))
-            return false;
-        if (*out < 0)
-            return fail(QStringLiteral("%1 must be a number >= 0 (got %2): a norm's epsilon is "
-                                       "added to a variance under a square root")
-                            .arg(QLatin1String(key))
-                            .arg(*out));
-        return true;
-    }
-    bool boolean(const char *key, bool fallback, bool *out)
-    {
-        const QJsonValue v = m_json.value(QLatin1String(key));
-        if (v.isUndefined() || v.isNull()) {
-            *out = fallback;
-            return true;
-        }
-        if (!v.isBool())
-            return fail(QStringLiteral("%1 must be true or false").arg(QLatin1String(key)));
-        *out = v.toBool();
-        return true;
-    }
-    bool text(const char *key, const QString &fallback, QString *out)
-    {
-        const QJsonValue v = m_json.value(QLatin1String(key));
-        if (v.isUndefined() || v.isNull()) {
-            *out = fallback;
-            return true;
-        }
-        if (!v.isString())
-            return fail(QStringLiteral("%1 must be a string").arg(QLatin1String(key)));
-        *out = v.toString();
-        return true;
-    }
-    bool fail(const QString &why)
-    {
-        if (m_error)
-            *m_error = QStringLiteral("%1: %2").arg(m_source, why);
-        return false;
-    }
-
-private:
-    const QJsonObject &m_json;
-    const QString &m_source;
-    QString *m_error;
-};
 
 const QStringList &supportedTypes()
 {
@@ -96,7 +25,7 @@ const QStringList &supportedTypes()
 }
 
 // GPT2Model / GPT2Attention: wte + wpe, ln_1, fused Conv1D c_attn, scores / sqrt(head_dim).
-bool gpt2Plan(Keys &keys, LayerZeroPlan *p)
+bool gpt2Plan(ConfigKeys &keys, LayerZeroPlan *p)
 {
     p->embedding = EmbeddingKind::Gpt2;
     p->embedTensor = QStringLiteral("wte.weight");
@@ -119,7 +48,7 @@ bool gpt2Plan(Keys &keys, LayerZeroPlan *p)
 // OPTDecoder / OPTDecoderLayer / OPTAttention: project_in, the learned table from row 2, the
 // pre-attention LayerNorm (eps 1e-5, nn.LayerNorm's default) unless do_layer_norm_before is
 // false, q_proj(x) * head_dim^-0.5.
-bool optPlan(Keys &keys, LayerZeroPlan *p)
+bool optPlan(ConfigKeys &keys, LayerZeroPlan *p)
 {
     p->embedding = EmbeddingKind::Opt;
     p->embedTensor = QStringLiteral("decoder.embed_tokens.weight");
@@ -151,7 +80,7 @@ bool optPlan(Keys &keys, LayerZeroPlan *p)
 
 // BertEmbeddings / RobertaEmbeddings and BertSelfAttention: word + token type 0 + position, the
 // embeddings' LayerNorm, no norm before layer 0's attention (post-norm), bidirectional.
-bool bertPlan(Keys &keys, bool roberta, LayerZeroPlan *p)
+bool bertPlan(ConfigKeys &keys, bool roberta, LayerZeroPlan *p)
 {
     p->embedding = EmbeddingKind::Bert;
     p->embedTensor = QStringLiteral("embeddings.word_embeddings.weight");
@@ -185,7 +114,7 @@ bool bertPlan(Keys &keys, bool roberta, LayerZeroPlan *p)
 }
 
 // GPTNeoXModel / GPTNeoXAttention: embed_in, input_layernorm, query_key_value per head.
-bool neoxPlan(Keys &keys, LayerZeroPlan *p)
+bool neoxPlan(ConfigKeys &keys, LayerZeroPlan *p)
 {
     p->embedTensor = QStringLiteral("embed_in.weight");
     p->inputNorm = NormKind::LayerNorm;
@@ -200,7 +129,7 @@ bool neoxPlan(Keys &keys, LayerZeroPlan *p)
 // LlamaModel and the models built like it (Mistral, Qwen2, Qwen3, Gemma 1-3, Phi-3, SmolLM3):
 // embed_tokens,
 // input_layernorm (RMSNorm), q_proj / k_proj (Phi-3: qkv_proj), eager_attention_forward.
-bool llamaPlan(Keys &keys, LayerZeroPlan *p)
+bool llamaPlan(ConfigKeys &keys, LayerZeroPlan *p)
 {
     const QString &type = p->modelType;
     const bool gemma = type.startsWith(QLatin1String("gemma"));
@@ -351,7 +280,7 @@ std::optional<LayerZeroPlan> layerZeroPlan(const QJsonObject &json, const ModelC
     if (!sizesPlan(config, &p, error) || !positionsPlan(config, &p, error))
         return std::nullopt;
 
-    Keys keys(part, config.source, error);
+    ConfigKeys keys(part, config.source, error);
     const QString &type = p.modelType;
     bool ok = false;
     if (!type.startsWith(QLatin1String("gemma")) && !type.startsWith(QLatin1String("qwen")) &&

@@ -103,7 +103,7 @@ QString nonFiniteLine(const std::vector<const ValueGrid *> &grids,
         count += nonFiniteCount(g->values);
         total += qint64(g->values.size());
     }
-    const QString note = nonFiniteNote(count, total);
+    QString note = nonFiniteNote(count, total);
     if (note.isEmpty())
         return note;
     QStringList causes;
