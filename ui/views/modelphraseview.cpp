@@ -87,7 +87,7 @@ QCustomPlot *makePlot(const QString &name, QWidget *parent)
 ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_info(new QLabel(this)), m_notice(new QLabel(this)),
       m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_choices(new QWidget(this)),
-      m_tabs(new QTabWidget(this)),
+      m_tabs(new QTabWidget(this)), m_filler(new QWidget(this)),
       m_embeddingsPlot(makePlot(QStringLiteral("modelEmbeddingsPlot"), this)),
       m_cosinePlot(makePlot(QStringLiteral("modelCosinePlot"), this)),
       m_attentionPlot(makePlot(QStringLiteral("positionsInAttentionPlot"), this))
@@ -150,6 +150,11 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     m_tabs->addTab(m_embeddingsPlot, tr("Embeddings"));
     m_tabs->addTab(m_cosinePlot, tr("Token similarity"));
     layout->addWidget(m_tabs, 1);
+    // Without figures (tokens only) the room below the tokens stays empty, rather than spread
+    // between the labels and the token strips.
+    m_filler->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+    m_filler->hide();
+    layout->addWidget(m_filler, 1);
 
     m_relabel.setSingleShot(true);
     m_relabel.setInterval(0);
@@ -203,6 +208,7 @@ void ModelPhraseView::onFailure(const QString &message)
         fillTokens(p);
     m_tabs->hide();
     m_choices->hide();
+    m_filler->show();
     showProblem(message);
 }
 
@@ -242,6 +248,7 @@ void ModelPhraseView::onResult(std::shared_ptr<const PhraseModelResult> result)
         fillTokens(p);
     m_tabs->setVisible(r.hasArrays());
     m_choices->setVisible(r.hasArrays());
+    m_filler->setVisible(!r.hasArrays());
     if (!r.hasArrays()) {
         emit figuresUpdated();
         return;

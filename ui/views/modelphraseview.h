@@ -79,6 +79,7 @@ private:
     QComboBox *m_head;
     QWidget *m_choices;
     QTabWidget *m_tabs;
+    QWidget *m_filler; // takes the figures' room while they are hidden
     QCustomPlot *m_embeddingsPlot;
     QCustomPlot *m_cosinePlot;
     QCustomPlot *m_attentionPlot;
