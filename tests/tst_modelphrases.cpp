@@ -600,8 +600,14 @@ void TestModelPhrases::tokenizerAloneShowsItsTokens()
     QVERIFY2(model->info().contains(QLatin1String("without weights")), qPrintable(model->info()));
     QVERIFY(!model->figureTabs()->isVisible());
     QVERIFY(!model->phraseChoice()->isVisible());
-    // The page's view is the tokens': what Export and Copy take.
+    // The page's view is the tokens': what Export and Copy take, drawn and exported.
     QCOMPARE(model->currentView(), FigureView::ModelTokens);
+    FileActions *actions = FileActions::of(window.get());
+    QString figureError;
+    QVERIFY2(!actions->currentFigure(&figureError).isNull(), qPrintable(figureError));
+    const QString npy = dir.filePath(QStringLiteral("tokens.npy"));
+    QVERIFY2(actions->exportCurrentData(npy, &figureError), qPrintable(figureError));
+    QCOMPARE(readNpy(npy), (std::vector<float>{15496.0F, 995.0F}));
 }
 
 // GPT-2's published tokenizer beside gpt2-tiny's config and weights (3,000 rows): the ids past

@@ -594,8 +594,9 @@ QSize FileActions::currentViewSize() const
         return m_window->modelPage()->currentPlot()->size();
     if (m_window->state()->page() == Page::Schemes)
         return m_window->schemePage()->currentPlot()->size();
-    if (const ModelPhraseView *model = modelPhrases(); model && model->currentPlot())
-        return model->currentPlot()->size();
+    // Tokens alone (no weights) have no figure tab: the tokens view at the page's size.
+    if (const ModelPhraseView *model = modelPhrases())
+        return model->currentPlot() ? model->currentPlot()->size() : model->size();
     if (m_window->state()->page() == Page::Phrases)
         return m_window->phraseView()->gridPlot()->size();
     const QSize waves = m_window->wavesView()->plot()->size();
