@@ -235,6 +235,13 @@ void TestModelViews::refusals_data()
                               QStringLiteral("--attention-head"), QStringLiteral("first")} +
                text
         << QStringLiteral("--attention-head");
+    // Issue 46: a tokenizer has no layer map; said as such, not as a config missing its keys.
+    QTest::addRow("heatmap of a tokenizer alone")
+        << base +
+               QStringList{
+                   QStringLiteral("--view"), QStringLiteral("heatmap"), QStringLiteral("--model"),
+                   QFINDTESTDATA(QStringLiteral("data/tokenizers-real/gpt2/tokenizer.json"))}
+        << QStringLiteral("is a tokenizer alone");
     QTest::addRow("head on another view")
         << base + QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
                               QStringLiteral("--attention-head"), QStringLiteral("1")}

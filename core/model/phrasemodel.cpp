@@ -72,8 +72,8 @@ std::unique_ptr<PhraseModel> PhraseModel::tokensOnly(const QString &tokenizerPat
                         QDir::toNativeSeparators(QFileInfo(tokenizerPath).absolutePath())));
     out->m_layer = layer;
     out->m_weightsNote =
-        QStringLiteral("%1: its tokens are shown, but the embeddings, the token similarity and "
-                       "the attention need the model's config.json and safetensors weights "
+        QStringLiteral("%1: it gives the tokens alone; the embeddings, the token similarity "
+                       "and the attention need the model's config.json and safetensors weights "
                        "beside its tokenizer.json")
             .arg(why);
     return out;
