@@ -11,6 +11,7 @@
 
 #include "compute/computescheduler.h"
 #include "dialogs/viewhelp.h"
+#include "figures/lessonexporter.h"
 #include "figures/qcpinclude.h"
 #include "formats/npyfile.h"
 #include "views/fileactions.h"
@@ -608,6 +609,20 @@ void TestModelPhrases::tokenizerAloneShowsItsTokens()
     const QString npy = dir.filePath(QStringLiteral("tokens.npy"));
     QVERIFY2(actions->exportCurrentData(npy, &figureError), qPrintable(figureError));
     QCOMPARE(readNpy(npy), (std::vector<float>{15496.0F, 995.0F}));
+    // A lesson step of this state: the tokens view passes the step check, a view that needs
+    // the weights is named with why.
+    Lesson lesson;
+    for (const char *name : {"tokens", "embeddings"})
+        lesson.steps.append(LessonStep{.title = QLatin1String(name),
+                                       .caption = {},
+                                       .view = QLatin1String(name),
+                                       .animation = std::nullopt,
+                                       .state = window->state()->toJson()});
+    QCOMPARE(lessonStepProblem(lesson, 0), QString());
+    const QString refused = lessonStepProblem(lesson, 1);
+    QVERIFY2(refused.contains(QLatin1String("the embeddings view")) &&
+                 refused.contains(QLatin1String("config.json")),
+             qPrintable(refused));
 }
 
 // GPT-2's published tokenizer beside gpt2-tiny's config and weights (3,000 rows): the ids past
