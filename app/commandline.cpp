@@ -211,6 +211,13 @@ std::optional<ModelLayerSpec> modelSpecFromOptions(const QCommandLineParser &par
     if (parser.isSet(config)) { // modelConfigFromOptions refuses --config with --model
         spec = modelLayerSpec(*modelConfigFromOptions(parser), layerIndex, &error);
     } else {
+        // A tokenizer has no layer map: said as such rather than as a config missing its keys.
+        if (const QString alone = PhraseModel::tokenizerAlone(parser.value(model));
+            !alone.isEmpty())
+            throw UsageError{QStringLiteral("%1 is a tokenizer alone (no config.json beside it): "
+                                            "it has no positions to show (its tokens: `pescope "
+                                            "tokens`, or `export --view tokens`)")
+                                 .arg(alone)};
         ModelRequest request;
         request.source = parser.value(model);
         request.tensor = parser.value(tensor);

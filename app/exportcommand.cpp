@@ -102,8 +102,15 @@ void applyPhraseOptions(const QCommandLineParser &parser, ExplorerValues &state)
 void applyOptions(const QCommandLineParser &parser, ExplorerValues &state, bool modelPhrases)
 {
     QString error;
-    // --model / --config: the model's learned table or one of its layers, options on top.
-    const std::optional<ModelLayerSpec> model = modelSpecFromOptions(parser);
+    // --model / --config: the model's learned table or one of its layers, options on top. A
+    // tokenizer.json given to the model phrase views has no layer map to read.
+    const bool tokenizerFile =
+        modelPhrases && parser.isSet(QStringLiteral("model")) &&
+        (!PhraseModel::tokenizerAlone(parser.value(QStringLiteral("model"))).isEmpty() ||
+         PhraseModel::modelOfTokenizerFile(parser.value(QStringLiteral("model"))) !=
+             parser.value(QStringLiteral("model")));
+    const std::optional<ModelLayerSpec> model =
+        tokenizerFile ? std::nullopt : modelSpecFromOptions(parser);
     EncodingSpec spec = model ? model->spec : specFromOptions(parser, state.spec);
     if (!state.setSpec(spec, &error))
         throw UsageError{error};
@@ -585,8 +592,16 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
     PhraseModelHolder phraseModels;
     if (anyViewNeeds(views, ViewJob::ModelPhrases)) {
         QString error;
-        if (!phraseModels.open(request.modelPhrases.model, &error))
+        const PhraseModel *model = phraseModels.open(request.modelPhrases.model, &error);
+        if (!model)
             throw UsageError{error};
+        // A tokenizer without weights draws the tokens view alone; the others are refused by
+        // name before any work.
+        for (const FigureView view : views)
+            if (!model->hasWeights() && viewNeeds(view, ViewJob::ModelPhrases) &&
+                view != FigureView::ModelTokens)
+                throw UsageError{QStringLiteral("--view %1: %2")
+                                     .arg(figureViewName(view), model->weightsNote())};
     }
     if (parser.isSet(QStringLiteral("dry-run")))
         return reportDryRun(command,

@@ -11,6 +11,7 @@
 
 #include "compute/computescheduler.h"
 #include "dialogs/viewhelp.h"
+#include "figures/lessonexporter.h"
 #include "figures/qcpinclude.h"
 #include "formats/npyfile.h"
 #include "views/fileactions.h"
@@ -127,6 +128,9 @@ private slots:
     void withoutAModel();
     void modelsItCannotDoSaySo();
     void unappliedTokenizerSettingsSaid();
+    void tokenizerAloneShowsItsTokens_data();
+    void tokenizerAloneShowsItsTokens();
+    void idsOutsideTheRowsStillShowTokens();
 
 private:
     // A window on the Phrases page with llama-tiny open, its tokenizer chosen, and phrases A and
@@ -517,6 +521,133 @@ void TestModelPhrases::unappliedTokenizerSettingsSaid()
     QVERIFY2(view->info().contains(QLatin1String("padding settings are not applied")),
              qPrintable(view->info()));
     QCOMPARE(view->tokenList(0)->count(), tokens); // the same tokens: no padding
+}
+
+namespace {
+
+// Hugging Face's answers for GPT-2's published tokenizer (tests/data/tokenizers-real).
+QJsonObject gpt2Case(int index)
+{
+    QFile file(QFINDTESTDATA(QStringLiteral("data/tokenizers-real/gpt2/cases.json")));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll())
+        .object()
+        .value(QLatin1String("cases"))
+        .toArray()
+        .at(index)
+        .toObject();
+}
+
+// The list shows the case's tokens ("Ġ" drawn "␣") over its ids, with special tokens.
+void compareTokens(QListWidget *list, const QJsonObject &expected)
+{
+    const QJsonArray ids = expected.value(QLatin1String("ids_special")).toArray();
+    const QJsonArray tokens = expected.value(QLatin1String("tokens_special")).toArray();
+    QVERIFY(list->isVisible());
+    QCOMPARE(list->count(), ids.size());
+    for (int t = 0; t < list->count(); ++t)
+        QCOMPARE(list->item(t)->text(),
+                 QStringLiteral("%1\n%2")
+                     .arg(tokens[t].toString().replace(QChar(0x120), QChar(0x2423)))
+                     .arg(ids[t].toInteger()));
+}
+
+} // namespace
+
+void TestModelPhrases::tokenizerAloneShowsItsTokens_data()
+{
+    QTest::addColumn<bool>("folder");
+    QTest::newRow("tokenizer.json") << false;
+    QTest::newRow("folder with tokenizer.json only") << true;
+}
+
+// Issue 46: File > Open model on a published tokenizer.json said it "has no layer map". Opened
+// as a user does (openModelInWindow, the entry of Open model, drops and --model), it is the
+// Phrases page's tokenizer: its tokens are Hugging Face's, a notice says what needs the weights,
+// and no figure is drawn empty.
+void TestModelPhrases::tokenizerAloneShowsItsTokens()
+{
+    QFETCH(bool, folder);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString published =
+        QFINDTESTDATA(QStringLiteral("data/tokenizers-real/gpt2/tokenizer.json"));
+    QVERIFY(QFile::copy(published, dir.filePath(QStringLiteral("tokenizer.json"))));
+    const QString source = folder ? dir.path() : dir.filePath(QStringLiteral("tokenizer.json"));
+    auto window = openWindow();
+    const EncodingSpec spec = window->state()->spec();
+    QString error;
+    QVERIFY2(openModelInWindow(window.get(), source, &error), qPrintable(error));
+    QCOMPARE(window->state()->page(), Page::Phrases);
+    QCOMPARE(window->state()->phraseSource().tokenizer, PhraseTokenizer::Model);
+    QVERIFY(window->state()->spec() == spec); // no layer map: the encoding is as it was
+    const QJsonObject a = gpt2Case(0), b = gpt2Case(1);
+    PhraseView *view = window->phraseView();
+    typeInto(view->phraseEdit(window->state()->compareA()),
+             a.value(QLatin1String("text")).toString());
+    typeInto(view->phraseEdit(window->state()->compareB()),
+             b.value(QLatin1String("text")).toString());
+    QVERIFY(waitSettled(*window));
+    ModelPhraseView *model = modelView(window.get());
+    QVERIFY(model->isVisible());
+    compareTokens(model->tokenList(0), a);
+    compareTokens(model->tokenList(1), b);
+    QVERIFY2(model->notice().contains(QLatin1String("Tokens only")) &&
+                 model->notice().contains(QLatin1String("config.json")) &&
+                 model->notice().contains(QLatin1String("safetensors")),
+             qPrintable(model->notice()));
+    QVERIFY2(!model->notice().contains(QLatin1String("layer map")), qPrintable(model->notice()));
+    QVERIFY2(model->info().contains(QLatin1String("without weights")), qPrintable(model->info()));
+    QVERIFY(!model->figureTabs()->isVisible());
+    QVERIFY(!model->phraseChoice()->isVisible());
+    // The page's view is the tokens': what Export and Copy take, drawn and exported.
+    QCOMPARE(model->currentView(), FigureView::ModelTokens);
+    FileActions *actions = FileActions::of(window.get());
+    QString figureError;
+    QVERIFY2(!actions->currentFigure(&figureError).isNull(), qPrintable(figureError));
+    const QString npy = dir.filePath(QStringLiteral("tokens.npy"));
+    QVERIFY2(actions->exportCurrentData(npy, &figureError), qPrintable(figureError));
+    QCOMPARE(readNpy(npy), (std::vector<float>{15496.0F, 995.0F}));
+    // A lesson step of this state: the tokens view passes the step check, a view that needs
+    // the weights is named with why.
+    Lesson lesson;
+    for (const char *name : {"tokens", "embeddings"})
+        lesson.steps.append(LessonStep{.title = QLatin1String(name),
+                                       .caption = {},
+                                       .view = QLatin1String(name),
+                                       .animation = std::nullopt,
+                                       .state = window->state()->toJson()});
+    QCOMPARE(lessonStepProblem(lesson, 0), QString());
+    const QString refused = lessonStepProblem(lesson, 1);
+    QVERIFY2(refused.contains(QLatin1String("the embeddings view")) &&
+                 refused.contains(QLatin1String("config.json")),
+             qPrintable(refused));
+}
+
+// GPT-2's published tokenizer beside gpt2-tiny's config and weights (3,000 rows): the ids past
+// the rows are named, and the tokens are still shown.
+void TestModelPhrases::idsOutsideTheRowsStillShowTokens()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (const char *name : {"config.json", "model.safetensors"})
+        QVERIFY(QFile::copy(modelFolder("gpt2-tiny") + QLatin1Char('/') + QLatin1String(name),
+                            dir.filePath(QLatin1String(name))));
+    QVERIFY(QFile::copy(QFINDTESTDATA(QStringLiteral("data/tokenizers-real/gpt2/tokenizer.json")),
+                        dir.filePath(QStringLiteral("tokenizer.json"))));
+    auto window = modelWindow("gpt2-tiny", gpt2Case(0).value(QLatin1String("text")).toString(),
+                              gpt2Case(1).value(QLatin1String("text")).toString());
+    ModelPhraseView *view = modelView(window.get());
+    QVERIFY(view->figureTabs()->isVisible());
+    QString error;
+    QVERIFY2(openModelInWindow(window.get(), dir.path(), &error), qPrintable(error));
+    QVERIFY(waitSettled(*window));
+    QVERIFY2(view->notice().contains(QLatin1String("outside the model's 3000 token rows")),
+             qPrintable(view->notice()));
+    compareTokens(view->tokenList(0), gpt2Case(0));
+    compareTokens(view->tokenList(1), gpt2Case(1));
+    QVERIFY(!view->figureTabs()->isVisible());
 }
 
 QTEST_MAIN(TestModelPhrases)

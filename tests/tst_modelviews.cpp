@@ -56,6 +56,7 @@ private slots:
     void choicesChangeTheFigure();
     void refusals_data();
     void refusals();
+    void tokenizerAlone();
 
 private:
     // `pescope export --model folder --view view --out FILE` with `extra`; the exit code, and the
@@ -234,6 +235,13 @@ void TestModelViews::refusals_data()
                               QStringLiteral("--attention-head"), QStringLiteral("first")} +
                text
         << QStringLiteral("--attention-head");
+    // Issue 46: a tokenizer has no layer map; said as such, not as a config missing its keys.
+    QTest::addRow("heatmap of a tokenizer alone")
+        << base +
+               QStringList{
+                   QStringLiteral("--view"), QStringLiteral("heatmap"), QStringLiteral("--model"),
+                   QFINDTESTDATA(QStringLiteral("data/tokenizers-real/gpt2/tokenizer.json"))}
+        << QStringLiteral("is a tokenizer alone");
     QTest::addRow("head on another view")
         << base + QStringList{QStringLiteral("--view"), QStringLiteral("heatmap"),
                               QStringLiteral("--attention-head"), QStringLiteral("1")}
@@ -251,6 +259,48 @@ void TestModelViews::refusals()
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(lastLine(r.err).contains(names), r.err.constData());
     QVERIFY(!QFile::exists(png));
+}
+
+// Issue 46: a published tokenizer.json alone draws and exports the tokens view (Hugging Face's
+// ids, tests/data/tokenizers-real/gpt2/cases.json); the views that need weights are refused by
+// name, exit 2, as is `data --phrase`.
+void TestModelViews::tokenizerAlone()
+{
+    const QString tokenizer =
+        QFINDTESTDATA(QStringLiteral("data/tokenizers-real/gpt2/tokenizer.json"));
+    const QStringList texts{QStringLiteral("--text"), QStringLiteral("Hello world"),
+                            QStringLiteral("--text"),
+                            QStringLiteral("The quick brown fox jumps over the lazy dog.")};
+    const QString npy = m_dir.filePath(QStringLiteral("alone.npy"));
+    QByteArray err;
+    QVERIFY2(run(tokenizer, QStringLiteral("tokens"), npy, texts, &err) == 0, err.constData());
+    const Array ids = readNpy(npy);
+    QCOMPARE(ids.shape, (std::vector<qint64>{2}));
+    QCOMPARE(ids.values, (std::vector<float>{15496.0F, 995.0F}));
+    QVERIFY2(run(tokenizer, QStringLiteral("tokens"), npy,
+                 texts + QStringList{QStringLiteral("--model-phrase"), QStringLiteral("B")},
+                 &err) == 0,
+             err.constData());
+    QCOMPARE(readNpy(npy).values,
+             (std::vector<float>{464, 2068, 7586, 21831, 18045, 625, 262, 16931, 3290, 13}));
+    const QString png = m_dir.filePath(QStringLiteral("alone.png"));
+    QVERIFY2(run(tokenizer, QStringLiteral("tokens"), png, texts, &err) == 0, err.constData());
+    QVERIFY(distinctColours(QImage(png)) >= 8);
+    for (const char *view : {"embeddings", "token-cosine", "attention"}) {
+        QFile::remove(png);
+        QCOMPARE(run(tokenizer, QString::fromLatin1(view), png, texts, &err), 2);
+        const QString line = lastLine(err);
+        QVERIFY2(line.contains(QStringLiteral("--view %1:").arg(QLatin1String(view))) &&
+                     line.contains(QLatin1String("config.json")),
+                 err.constData());
+        QVERIFY(!QFile::exists(png));
+    }
+    const pe::test::RunResult data =
+        runPescope({QStringLiteral("data"), QStringLiteral("--model"), tokenizer,
+                    QStringLiteral("--phrase"), QStringLiteral("Hello world"),
+                    QStringLiteral("--out"), m_dir.filePath(QStringLiteral("data.npy"))});
+    QCOMPARE(data.exitCode, 2);
+    QVERIFY2(lastLine(data.err).contains(QLatin1String("safetensors")), data.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestModelViews)

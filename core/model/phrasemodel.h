@@ -35,9 +35,26 @@ public:
     // fault. `layer` is the layer whose attention compute() gives: 0 from the embedding output;
     // a later one through the model's whole forward pass (forwardpass.h), every layer before it
     // computed; one the model does not have is refused.
+    // A tokenizer without weights opens tokens only (hasWeights() false): a tokenizer file
+    // alone (tokenizerAlone()), or a folder whose tokenizer.json has no config.json and
+    // safetensors weights beside it; encode() works, problem() and compute() say what is missing.
     static std::unique_ptr<PhraseModel> open(const QString &model, QString *error, int layer = 0);
 
+    // The tokenizer.json that `model` names when it is a tokenizer without a model to compute
+    // with: a file whose name ends in "tokenizer.json" with no config.json beside it, or a folder
+    // holding tokenizer.json but no config.json, .safetensors or .gguf file; empty otherwise.
+    // Such a source has no layer map: File > Open model and `pescope export --model` take it to
+    // the model phrase views alone.
+    static QString tokenizerAlone(const QString &model);
+    // `model` as the model to open: a *tokenizer.json file with a config.json beside it is its
+    // folder (the model it belongs to); anything else as it is.
+    static QString modelOfTokenizerFile(const QString &model);
+
     const Tokenizer &tokenizer() const { return m_tokenizer; }
+    // False for a tokenizer opened without weights: layerZero() must not be called then.
+    bool hasWeights() const { return m_layerZero != nullptr; }
+    // Without weights: one sentence saying why and what cannot be computed; empty with them.
+    const QString &weightsNote() const { return m_weightsNote; }
     LayerZero &layerZero() { return *m_layerZero; }
     const LayerZero &layerZero() const { return *m_layerZero; }
     // The folder the files were read from.
@@ -57,10 +74,13 @@ public:
     // The first `count` tokens of `encoding` (all when it has fewer).
     static TokenEncoding firstTokens(const TokenEncoding &encoding, qint64 count);
 
-    // Why `what` cannot be computed for `encoding` (no tokens, more than maxTokens(what), an id
-    // outside the model's token table, the embeddings with a layer other than 0), found
-    // without computing; empty when it can.
+    // Why `what` cannot be computed for `encoding` (no tokens, no weights, more than
+    // maxTokens(what), an id outside the model's token table, the embeddings with a layer other
+    // than 0), found without computing; empty when it can.
     QString problem(const TokenEncoding &encoding, PhraseArray what) const;
+    // The first token whose id is outside the model's token rows, as a sentence; empty when
+    // every id has a row (and without weights, where there are no rows).
+    QString idProblem(const TokenEncoding &encoding) const;
 
     // `what` for the encoding's ids: {tokens, hidden} or {heads, tokens, tokens} float32.
     // Without positions: the model without them in every layer up to the one asked for.
@@ -69,6 +89,9 @@ public:
 
 private:
     PhraseModel(Tokenizer tokenizer, std::unique_ptr<LayerZero> layerZero, QString folder);
+    // A tokenizer without weights; `why` says what is missing.
+    static std::unique_ptr<PhraseModel> tokensOnly(const QString &tokenizerPath, const QString &why,
+                                                   int layer, QString *error);
     std::optional<LayerZeroArray> laterAttention(std::span<const int> ids, bool withPositions,
                                                  QString *error);
     Tokenizer m_tokenizer;
@@ -76,6 +99,7 @@ private:
     std::unique_ptr<ForwardPass> m_forward; // layer > 0
     QString m_folder;
     QStringList m_warnings;
+    QString m_weightsNote;
     int m_layer = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "compute/modelread.h"
 
+#include "model/phrasemodel.h"
+
 namespace pe {
 
 namespace {
@@ -24,6 +26,13 @@ ModelRead readModel(const ModelReadRequest &request)
     read.kind = request.kind;
     switch (request.kind) {
     case ModelReadRequest::Kind::Open: {
+        // A tokenizer alone has no layer map to read: its file is checked here, on the worker
+        // (Qwen's is 11 MB), for the Phrases page to take.
+        if (const QString alone = PhraseModel::tokenizerAlone(request.source); !alone.isEmpty()) {
+            if (Tokenizer::fromPath(alone, &read.error))
+                read.tokenizerAlone = alone;
+            break;
+        }
         ModelRequest open;
         open.source = request.source;
         read.opened = openModelSpec(open, &read.error);

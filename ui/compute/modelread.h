@@ -20,7 +20,7 @@ namespace pe {
 struct ModelReadRequest
 {
     enum class Kind {
-        Open, // `source`'s spec (openModelSpec) and card
+        Open, // `source`'s spec (openModelSpec) and card, or a tokenizer alone
         Card, // the card of `table`'s model, the table already read
         Spec, // the files `spec` names (EncodingSpec::resolve), e.g. a session's table
     };
@@ -36,7 +36,10 @@ struct ModelRead
     std::optional<ModelLayerSpec> opened;  // Open: the model's spec, when it could be read
     std::shared_ptr<const ModelCard> card; // Open, Card: null where it could not be read
     std::optional<EncodingSpec> resolved;  // Spec: the spec with its files read
-    QString error;                         // why the spec (Open, Spec) could not be read
+    // Open: the tokenizer.json `source` names when it is a tokenizer alone
+    // (PhraseModel::tokenizerAlone()), read and valid; it has no spec or card.
+    QString tokenizerAlone;
+    QString error; // why the spec (Open, Spec) or the tokenizer alone could not be read
 };
 
 // Reads what `request` asks for (file I/O: on the worker).

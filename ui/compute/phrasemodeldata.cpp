@@ -30,18 +30,26 @@ std::vector<float> meanRow(const LayerZeroArray &rows)
     return meanPooled(rows.values.data(), rows.shape[0], rows.shape[1]);
 }
 
-// One phrase through the tokenizer (capped) and both arrays with and without positions.
-JobStatus computePhrase(PhraseModel &model, const QString &text, qint64 cap,
-                        const CancelCheck &cancel, ModelPhrase *out, QString *error)
+// One phrase through the tokenizer (capped).
+bool encodePhrase(const PhraseModel &model, const QString &text, qint64 cap, ModelPhrase *out,
+                  QString *error)
 {
     out->text = text;
     std::optional<TokenEncoding> tokens = model.encode(text, error);
     if (!tokens)
-        return JobStatus::Failed;
+        return false;
     out->allTokens = tokens->size();
     out->tokens = PhraseModel::firstTokens(*tokens, cap);
-    out->normalizedText = model.tokenizer().normalized(text, error).value_or(QString());
+    QString ignored; // the normalized text is for a tooltip only
+    out->normalizedText = model.tokenizer().normalized(text, &ignored).value_or(QString());
     out->marks = model.tokenizer().spaceMarks();
+    return true;
+}
+
+// One encoded phrase's arrays with and without positions.
+JobStatus computePhrase(PhraseModel &model, const CancelCheck &cancel, ModelPhrase *out,
+                        QString *error)
+{
     for (const Positions p : {Positions::With, Positions::Without}) {
         for (const PhraseArray what : {PhraseArray::Embeddings, PhraseArray::Attention}) {
             if (cancel && cancel())
@@ -58,6 +66,13 @@ JobStatus computePhrase(PhraseModel &model, const QString &text, qint64 cap,
 }
 
 } // namespace
+
+QString PhraseModelResult::arraysProblem(const QString &view) const
+{
+    if (noArrays.isEmpty())
+        return {};
+    return QStringLiteral("the %1 view cannot be drawn: %2").arg(view, noArrays);
+}
 
 QString PhraseModelResult::capNotice() const
 {
@@ -132,22 +147,46 @@ JobStatus computePhraseModelData(const PhraseModelInputs &inputs, PhraseModelHol
     PhraseModel *model = models.open(inputs.model, error);
     if (!model)
         return JobStatus::Failed;
-    const LayerZero &zero = model->layerZero();
     result->inputs = inputs;
     result->folder = model->folder();
-    result->architecture = zero.architecture();
-    result->positionsText = zero.positionsText();
     result->unappliedTokenizerSettings = model->tokenizer().unappliedSettings();
-    result->positionKind = zero.positionKind();
-    result->heads = zero.heads();
-    result->hidden = zero.hiddenSize();
+    if (model->hasWeights()) {
+        const LayerZero &zero = model->layerZero();
+        result->architecture = zero.architecture();
+        result->positionsText = zero.positionsText();
+        result->positionKind = zero.positionKind();
+        result->heads = zero.heads();
+        result->hidden = zero.hiddenSize();
+    } else {
+        result->noArrays = model->weightsNote();
+    }
     result->cap = std::min(limits::maxModelPhraseTokens, model->maxTokens(PhraseArray::Attention));
     result->phrases.resize(std::size_t(inputs.phrases.size()));
+    const auto phraseName = [](qsizetype i) {
+        return QStringLiteral("phrase %1").arg(QChar(u'A' + int(i)));
+    };
     for (qsizetype i = 0; i < inputs.phrases.size(); ++i) {
-        const JobStatus status = computePhrase(*model, inputs.phrases[i], result->cap, cancel,
-                                               &result->phrases[std::size_t(i)], error);
+        if (cancel && cancel())
+            return JobStatus::Cancelled;
+        ModelPhrase &phrase = result->phrases[std::size_t(i)];
+        if (!encodePhrase(*model, inputs.phrases[i], result->cap, &phrase, error)) {
+            *error = QStringLiteral("%1: %2").arg(phraseName(i), *error);
+            return JobStatus::Failed;
+        }
+        // Tokens whose ids the model has no rows for are still shown, with why nothing else is.
+        if (const QString ids = model->idProblem(phrase.tokens);
+            !ids.isEmpty() && result->noArrays.isEmpty())
+            result->noArrays = QStringLiteral("%1: %2").arg(phraseName(i), ids);
+    }
+    if (!result->hasArrays()) {
+        result->totalMs = double(timer.nsecsElapsed()) / 1e6;
+        return JobStatus::Done;
+    }
+    for (qsizetype i = 0; i < inputs.phrases.size(); ++i) {
+        const JobStatus status =
+            computePhrase(*model, cancel, &result->phrases[std::size_t(i)], error);
         if (status == JobStatus::Failed)
-            *error = QStringLiteral("phrase %1: %2").arg(QChar(u'A' + int(i))).arg(*error);
+            *error = QStringLiteral("%1: %2").arg(phraseName(i), *error);
         if (status != JobStatus::Done)
             return status;
     }

@@ -87,6 +87,14 @@ struct PhraseModelResult
     // cos of the phrases' mean token vectors.
     ByPositions<double> phraseCosine{0.0, 0.0};
     double totalMs = 0;
+    // Why the phrases have tokens but no embeddings, attention or cosines: a tokenizer opened
+    // without weights (PhraseModel::weightsNote()), or a token id outside the model's rows;
+    // empty when they were computed.
+    QString noArrays;
+    bool hasArrays() const { return noArrays.isEmpty(); }
+    // Empty when `view` (its name) can be drawn from this result; else why not, naming the view:
+    // only the tokens view draws a result without arrays.
+    QString arraysProblem(const QString &view) const;
     // "phrase A: 300 tokens, the first 256 shown" for each capped phrase; empty when none is.
     QString capNotice() const;
 };
@@ -118,7 +126,9 @@ PhraseModelInputs phraseModelInputs(const FigureState &state);
 QString phraseModelProblem(const PhraseModelInputs &inputs);
 
 // Failed with *error for a model that cannot be opened or a phrase that cannot be encoded;
-// Cancelled when `cancel` says stop (checked between phrases and arrays).
+// Cancelled when `cancel` says stop (checked between phrases and arrays). A tokenizer without
+// weights, or a phrase with an id outside the model's rows, is Done with the tokens alone and
+// result->noArrays saying why.
 JobStatus computePhraseModelData(const PhraseModelInputs &inputs, PhraseModelHolder &models,
                                  const CancelCheck &cancel, PhraseModelResult *result,
                                  QString *error);

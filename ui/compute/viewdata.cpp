@@ -208,6 +208,13 @@ const ModelPhrase *chosenPhrase(const FigureData &data, const ViewChoices &choic
     return &phrases[std::size_t(choices.modelPhrase)];
 }
 
+// False with *error when the result has tokens but no arrays (a tokenizer without weights).
+bool hasArrays(const FigureData &data, const char *view, QString *error)
+{
+    *error = data.modelPhrases->arraysProblem(QLatin1String(view));
+    return error->isEmpty();
+}
+
 // With positions, then without: arrays of one shape stacked on a leading axis of 2.
 void stackPositions(const ByPositions<LayerZeroArray> &arrays, ViewArray *out)
 {
@@ -236,7 +243,7 @@ bool modelEmbeddings(const FigureState &, const FigureData &data, const ViewChoi
                      ViewArray *out, QString *error)
 {
     const ModelPhrase *phrase = chosenPhrase(data, choices, error);
-    if (!phrase)
+    if (!phrase || !hasArrays(data, "embeddings", error))
         return false;
     stackPositions(phrase->embeddings, out);
     return true;
@@ -245,6 +252,8 @@ bool modelEmbeddings(const FigureState &, const FigureData &data, const ViewChoi
 bool modelTokenCosine(const FigureState &, const FigureData &data, const ViewChoices &,
                       ViewArray *out, QString *error)
 {
+    if (!hasArrays(data, "token-cosine", error))
+        return false;
     const ByPositions<ValueGrid> &cosine = data.modelPhrases->tokenCosine;
     if (cosine[0].values.empty()) {
         *error = QStringLiteral("the model-token-cosine view needs two phrases");
@@ -260,7 +269,7 @@ bool modelAttention(const FigureState &, const FigureData &data, const ViewChoic
                     ViewArray *out, QString *error)
 {
     const ModelPhrase *phrase = chosenPhrase(data, choices, error);
-    if (!phrase)
+    if (!phrase || !hasArrays(data, "attention", error))
         return false;
     stackPositions(phrase->attention, out);
     return true;

@@ -129,6 +129,18 @@ double axisPixels(const QCustomPlot *plot, bool vertical)
     return std::max(60.0, double(vertical ? v.height() - 120 : v.width() / 3 - 60));
 }
 
+// A result without arrays (a tokenizer without weights): the figure says why, and draws no
+// empty axes. True when it did.
+bool drewNoArrays(QCustomPlot *plot, const PhraseModelResult &result, const QString &view,
+                  const PlotTheme &theme)
+{
+    if (result.hasArrays())
+        return false;
+    fittedTitledGrid(plot, result.arraysProblem(view));
+    applyPlotTheme(plot, theme);
+    return true;
+}
+
 } // namespace
 
 AttentionFigures::AttentionFigures(const FigureState &state, const PlotTheme &theme)
@@ -162,8 +174,10 @@ void AttentionFigures::buildTokens(QCustomPlot *plot, const PhraseModelResult &r
 {
     resetFigure(plot, m_theme);
     QCPLayoutGrid *grid = fittedTitledGrid(
-        plot, QStringLiteral("Tokens of %1 as its tokenizer splits them (piece over id)")
-                  .arg(result.architecture));
+        plot, result.architecture.isEmpty()
+                  ? QStringLiteral("Tokens as the tokenizer splits them (piece over id)")
+                  : QStringLiteral("Tokens of %1 as its tokenizer splits them (piece over id)")
+                        .arg(result.architecture));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
     QCPAxis *x = rect->axis(QCPAxis::atBottom);
@@ -205,6 +219,8 @@ void AttentionFigures::buildEmbeddings(QCustomPlot *plot, const PhraseModelResul
                                        int phrase) const
 {
     resetFigure(plot, m_theme);
+    if (drewNoArrays(plot, result, QStringLiteral("embeddings"), m_theme))
+        return;
     const ModelPhrase &p = result.phrases.at(std::size_t(phrase));
     const QString note = result.positionKind == LayerPositionKind::Absolute
                              ? QStringLiteral("the position table is added at the input")
@@ -236,7 +252,8 @@ void AttentionFigures::buildEmbeddings(QCustomPlot *plot, const PhraseModelResul
 void AttentionFigures::buildTokenCosine(QCustomPlot *plot, const PhraseModelResult &result) const
 {
     resetFigure(plot, m_theme);
-    if (result.phrases.size() < 2)
+    if (drewNoArrays(plot, result, QStringLiteral("token-cosine"), m_theme) ||
+        result.phrases.size() < 2)
         return;
     const QString note = result.positionKind == LayerPositionKind::Absolute
                              ? QString()
@@ -269,6 +286,8 @@ void AttentionFigures::buildAttention(QCustomPlot *plot, const PhraseModelResult
                                       int phrase, int head) const
 {
     resetFigure(plot, m_theme);
+    if (drewNoArrays(plot, result, QStringLiteral("attention"), m_theme))
+        return;
     const ModelPhrase &p = result.phrases.at(std::size_t(phrase));
     const QString heads = head == meanOfHeads
                               ? QStringLiteral("mean of %1 heads").arg(result.heads)

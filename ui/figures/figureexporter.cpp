@@ -85,6 +85,11 @@ QString FigureExporter::check() const
             (!m_data.modelPhrases || m_data.modelPhrases->phrases.empty()))
             return QStringLiteral("the %1 view has no model phrases to show")
                 .arg(figureViewName(view));
+        // A tokenizer without weights: the tokens view alone has something to draw.
+        if (viewNeeds(view, ViewJob::ModelPhrases) && view != FigureView::ModelTokens)
+            if (QString why = m_data.modelPhrases->arraysProblem(figureViewName(view));
+                !why.isEmpty())
+                return why;
         if (view == FigureView::ModelTokenCosine && m_data.modelPhrases->phrases.size() < 2)
             return QStringLiteral("the token-cosine view needs two phrases");
         if (viewNeeds(view, ViewJob::ModelPhrases) &&

@@ -107,8 +107,15 @@ QString viewDataProblem(const FigureState &state, const QList<FigureView> &views
             return problem;
         PhraseModelHolder models;
         QString problem;
-        if (!models.open(inputs.model, &problem))
+        const PhraseModel *model = models.open(inputs.model, &problem);
+        if (!model)
             return problem;
+        // A tokenizer without weights: only the tokens view has something to draw.
+        for (const FigureView view : views)
+            if (!model->hasWeights() && viewNeeds(view, ViewJob::ModelPhrases) &&
+                view != FigureView::ModelTokens)
+                return QStringLiteral("the %1 view: %2")
+                    .arg(figureViewName(view), model->weightsNote());
     }
     return {};
 }

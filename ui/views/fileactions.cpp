@@ -594,8 +594,9 @@ QSize FileActions::currentViewSize() const
         return m_window->modelPage()->currentPlot()->size();
     if (m_window->state()->page() == Page::Schemes)
         return m_window->schemePage()->currentPlot()->size();
-    if (const ModelPhraseView *model = modelPhrases(); model && model->currentPlot())
-        return model->currentPlot()->size();
+    // Tokens alone (no weights) have no figure tab: the tokens view at the page's size.
+    if (const ModelPhraseView *model = modelPhrases())
+        return model->currentPlot() ? model->currentPlot()->size() : model->size();
     if (m_window->state()->page() == Page::Phrases)
         return m_window->phraseView()->gridPlot()->size();
     const QSize waves = m_window->wavesView()->plot()->size();
@@ -725,8 +726,25 @@ void FileActions::openModel(const QString &source, bool interactive)
     // The files are read on the scheduler's worker (a table can be hundreds of MB); the state
     // changes here, when they are (onModelRead).
     ModelReadRequest request;
-    request.source = source;
-    m_opening = {m_window->scheduler()->requestModelRead(request), source, interactive};
+    // A tokenizer.json in a model folder opens the model it belongs to.
+    request.source = PhraseModel::modelOfTokenizerFile(source);
+    m_opening = {m_window->scheduler()->requestModelRead(request), request.source, interactive};
+}
+
+bool FileActions::showTokenizerAlone(const QString &source)
+{
+    // The Phrases page with the model's own tokenizer: a tokenizer has no layer map, so the
+    // encoding and the Model page stay as they were.
+    ExplorerState *state = m_window->state();
+    return state->asOneStep(tr("Open tokenizer %1").arg(modelName(source)), [&] {
+        PhraseSource phrases = state->phraseSource();
+        phrases.model = phraseModelPath(source);
+        phrases.tokenizer = PhraseTokenizer::Model;
+        if (!state->setPhraseSource(phrases))
+            return false;
+        state->setPage(Page::Phrases);
+        return true;
+    });
 }
 
 void FileActions::onModelRead(quint64 ticket, const std::shared_ptr<const ModelRead> &read)
@@ -735,6 +753,22 @@ void FileActions::onModelRead(quint64 ticket, const std::shared_ptr<const ModelR
         return;
     const PendingOpen open = std::exchange(m_opening, {});
     QString problem = read->error;
+    if (!read->tokenizerAlone.isEmpty()) {
+        if (!showTokenizerAlone(open.source)) {
+            problem = tr("%1 could not be shown on the Phrases page")
+                          .arg(QDir::toNativeSeparators(read->tokenizerAlone));
+            report(problem, true, open.interactive ? tr("Open model") : QString());
+        } else {
+            if (m_window->isPersistent())
+                addRecentModel(recentSettings().get(), open.source);
+            report(tr("Opened the tokenizer %1 on the Phrases page: its tokens only, without "
+                      "the model's weights")
+                       .arg(QDir::toNativeSeparators(read->tokenizerAlone)),
+                   false);
+        }
+        emit modelOpened(problem);
+        return;
+    }
     ExplorerState *state = m_window->state();
     // The spec and the layer chosen below are one step; undo restores the encoding the window
     // showed before.

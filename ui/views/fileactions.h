@@ -43,7 +43,9 @@ public:
     bool saveSession(const QString &path, QString *error);
     // Reads a model (folder, file or cached repo id) in the background and shows its positions:
     // its learned table, or its first rotary layer; modelOpened() says how it went. Errors go
-    // to the status bar, and to a dialog when `interactive`.
+    // to the status bar, and to a dialog when `interactive`. A tokenizer alone (a tokenizer.json
+    // without config.json and weights beside it, or a folder holding only it) has no positions:
+    // it becomes the Phrases page's model, its tokens shown without the figures.
     void openModel(const QString &source, bool interactive = false);
     // The file the last open or save used; empty for a new session.
     QString sessionPath() const { return m_sessionPath; }
@@ -95,6 +97,9 @@ private:
     // The Phrases page's model figures when they are shown, else null.
     const ModelPhraseView *modelPhrases() const;
     ViewChoices currentChoices() const;
+    // A tokenizer alone, opened: the Phrases page with the model's own tokenizer, as one undo
+    // step; false when the state refused it.
+    bool showTokenizerAlone(const QString &source);
 
     explicit FileActions(MainWindow *window);
     std::unique_ptr<QSettings> recentSettings() const;

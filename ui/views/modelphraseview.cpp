@@ -86,7 +86,8 @@ QCustomPlot *makePlot(const QString &name, QWidget *parent)
 
 ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_info(new QLabel(this)), m_notice(new QLabel(this)),
-      m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_tabs(new QTabWidget(this)),
+      m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_choices(new QWidget(this)),
+      m_tabs(new QTabWidget(this)), m_filler(new QWidget(this)),
       m_embeddingsPlot(makePlot(QStringLiteral("modelEmbeddingsPlot"), this)),
       m_cosinePlot(makePlot(QStringLiteral("modelCosinePlot"), this)),
       m_attentionPlot(makePlot(QStringLiteral("positionsInAttentionPlot"), this))
@@ -123,7 +124,9 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
         m_tokenTitles.append(title);
         m_tokens.append(list);
     }
-    auto *choices = new QHBoxLayout;
+    // The phrase and head choices, hidden with the figures when there are none to choose for.
+    auto *choices = new QHBoxLayout(m_choices);
+    choices->setContentsMargins(0, 0, 0, 0);
     auto *phraseLabel = new QLabel(tr("P&hrase"), this);
     phraseLabel->setBuddy(m_phrase);
     m_phrase->setObjectName(QStringLiteral("modelPhraseChoice"));
@@ -140,13 +143,18 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     choices->addWidget(headLabel);
     choices->addWidget(m_head);
     choices->addStretch(1);
-    layout->addLayout(choices);
+    layout->addWidget(m_choices);
     m_tabs->setObjectName(QStringLiteral("modelPhraseTabs"));
     // In tabViews' order.
     m_tabs->addTab(m_attentionPlot, tr("Positions in attention"));
     m_tabs->addTab(m_embeddingsPlot, tr("Embeddings"));
     m_tabs->addTab(m_cosinePlot, tr("Token similarity"));
     layout->addWidget(m_tabs, 1);
+    // Without figures (tokens only) the room below the tokens stays empty, rather than spread
+    // between the labels and the token strips.
+    m_filler->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+    m_filler->hide();
+    layout->addWidget(m_filler, 1);
 
     m_relabel.setSingleShot(true);
     m_relabel.setInterval(0);
@@ -199,6 +207,8 @@ void ModelPhraseView::onFailure(const QString &message)
     for (int p = 0; p < int(m_tokens.size()); ++p)
         fillTokens(p);
     m_tabs->hide();
+    m_choices->hide();
+    m_filler->show();
     showProblem(message);
 }
 
@@ -212,20 +222,37 @@ void ModelPhraseView::onResult(std::shared_ptr<const PhraseModelResult> result)
                           .arg(QChar(u'A' + int(i)))
                           .arg(r.phrases[i].tokens.size()));
     m_info->setToolTip(r.folder);
-    m_info->setText(tr("%1 (%2), %3 heads, hidden %4; positions: %5. %6.")
-                        .arg(r.architecture, QFileInfo(r.folder).fileName())
-                        .arg(r.heads)
-                        .arg(r.hidden)
-                        .arg(r.positionsText, counts.join(QStringLiteral(", "))) +
-                    (r.unappliedTokenizerSettings.isEmpty()
-                         ? QString()
-                         : tr(" The tokenizer.json's %1 settings are not applied, as "
-                              "transformers' tokenizer(text) does by default.")
-                               .arg(r.unappliedTokenizerSettings.join(tr(" and ")))));
-    showProblem(r.capNotice());
+    const QString model =
+        r.architecture.isEmpty()
+            ? tr("The tokenizer of %1, without weights. %2.")
+                  .arg(QFileInfo(r.folder).fileName(), counts.join(QStringLiteral(", ")))
+            : tr("%1 (%2), %3 heads, hidden %4; positions: %5. %6.")
+                  .arg(r.architecture, QFileInfo(r.folder).fileName())
+                  .arg(r.heads)
+                  .arg(r.hidden)
+                  .arg(r.positionsText, counts.join(QStringLiteral(", ")));
+    m_info->setText(model + (r.unappliedTokenizerSettings.isEmpty()
+                                 ? QString()
+                                 : tr(" The tokenizer.json's %1 settings are not applied, as "
+                                      "transformers' tokenizer(text) does by default.")
+                                       .arg(r.unappliedTokenizerSettings.join(tr(" and ")))));
+    // Without arrays (no weights, ids outside the model's rows) the tokens alone, and why: no
+    // empty figure frames below them.
+    QStringList notices;
+    if (!r.hasArrays())
+        notices.append(tr("Tokens only: %1.").arg(r.noArrays));
+    if (const QString cap = r.capNotice(); !cap.isEmpty())
+        notices.append(cap);
+    showProblem(notices.join(QLatin1Char('\n')));
     for (int p = 0; p < int(m_tokens.size()); ++p)
         fillTokens(p);
-    m_tabs->show();
+    m_tabs->setVisible(r.hasArrays());
+    m_choices->setVisible(r.hasArrays());
+    m_filler->setVisible(!r.hasArrays());
+    if (!r.hasArrays()) {
+        emit figuresUpdated();
+        return;
+    }
     fillHeads();
     rebuild();
 }
@@ -319,11 +346,16 @@ constexpr FigureView tabViews[] = {FigureView::ModelAttention, FigureView::Model
 
 FigureView ModelPhraseView::currentView() const
 {
+    // Tokens alone (no weights): the tokens view is what the page shows.
+    if (m_result && !m_result->hasArrays())
+        return FigureView::ModelTokens;
     return tabViews[std::size_t(qBound(0, m_tabs->currentIndex(), int(std::size(tabViews)) - 1))];
 }
 
 QCustomPlot *ModelPhraseView::currentPlot() const
 {
+    if (m_result && !m_result->hasArrays())
+        return nullptr; // the figure tabs are hidden
     return qobject_cast<QCustomPlot *>(m_tabs->currentWidget());
 }
 
@@ -338,7 +370,7 @@ ViewChoices ModelPhraseView::choices() const
 
 void ModelPhraseView::rebuild()
 {
-    if (!m_result || m_result->phrases.empty())
+    if (!m_result || m_result->phrases.empty() || !m_result->hasArrays())
         return;
     const AttentionFigures figures(*m_state, plotTheme(m_state->theme()));
     const int phrase = qBound(0, m_phrase->currentIndex(), int(m_result->phrases.size()) - 1);

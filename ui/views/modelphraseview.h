@@ -4,7 +4,8 @@
 // with and without the model's positions, the cosine of every token pair, and Positions in
 // attention (layer 0, per head: with positions, without, their difference). Results come from the
 // ComputeScheduler; nothing is computed on the UI thread. A phrase longer than the window
-// computes is cut, and a notice says so.
+// computes is cut, and a notice says so. A tokenizer opened without weights (or whose ids the
+// model has no rows for) shows the tokens alone, the notice saying what needs the weights.
 #pragma once
 
 #include "compute/computescheduler.h"
@@ -76,7 +77,9 @@ private:
     QList<QListWidget *> m_tokens;
     QComboBox *m_phrase;
     QComboBox *m_head;
+    QWidget *m_choices;
     QTabWidget *m_tabs;
+    QWidget *m_filler; // takes the figures' room while they are hidden
     QCustomPlot *m_embeddingsPlot;
     QCustomPlot *m_cosinePlot;
     QCustomPlot *m_attentionPlot;
