@@ -353,6 +353,63 @@ private slots:
         }
     }
 
+    // A slide shows the step's figure, its title and caption and (for an animated step) the
+    // Motion bar, nothing of the window (issue 46.7: the Schemes page's tabs, "Hover over the
+    // matrix…" and the selection readout were on the slides); and every slide's title band is
+    // as tall as every other's, so the figure does not jump between steps.
+    void presentingShowsOnlyTheSlide()
+    {
+        auto *shipped = m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s);
+        LessonPresenter *presenter = lessons()->presenter();
+        QWidget *titleBand = presenter->titleLabel()->parentWidget();
+        QWidget *captionBand = presenter->captionLabel()->parentWidget();
+        auto *motion = m_window->findChild<PlayBar *>();
+        const auto onSlide = [&](const QWidget *w) {
+            return titleBand->isAncestorOf(w) || captionBand->isAncestorOf(w) ||
+                   motion->isAncestorOf(w);
+        };
+        for (int lesson = 0; lesson < shipped->actions().size(); ++lesson) {
+            shipped->actions().at(lesson)->trigger();
+            QVERIFY(waitSettled(*m_window));
+            presenter->start(0);
+            QVERIFY(presenter->isPresenting());
+            int band = -1;
+            for (int step = 0; step < document()->stepCount(); ++step) {
+                presenter->showStep(step);
+                QVERIFY(waitSettled(*m_window));
+                settleLayouts();
+                const QString where =
+                    u"%1, step %2"_s.arg(document()->lesson().title).arg(step + 1);
+                for (const QWidget *w : m_window->findChildren<QWidget *>()) {
+                    const bool control = w->inherits("QTabBar") || w->inherits("QLabel") ||
+                                         w->inherits("QAbstractButton") ||
+                                         w->inherits("QComboBox") ||
+                                         w->inherits("QAbstractSpinBox") ||
+                                         w->inherits("QLineEdit");
+                    if (!control || !w->isVisible() || onSlide(w) || w->width() < 2)
+                        continue;
+                    const auto *label = qobject_cast<const QLabel *>(w);
+                    QFAIL(qPrintable(u"%1: %2 \"%3\" (%4) on the slide"_s.arg(where)
+                                         .arg(QString::fromUtf8(w->metaObject()->className()))
+                                         .arg(label ? label->text() : QString())
+                                         .arg(w->objectName())));
+                }
+                if (band < 0)
+                    band = titleBand->height();
+                QVERIFY2(titleBand->height() == band,
+                         qPrintable(u"%1: title band %2 px, the first step's %3"_s.arg(where)
+                                        .arg(titleBand->height())
+                                        .arg(band)));
+                // The title is whole in its band.
+                const QLabel *title = presenter->titleLabel();
+                QVERIFY2(title->heightForWidth(title->width()) <= title->height(),
+                         qPrintable(where));
+            }
+            presenter->stop();
+            QVERIFY(waitSettled(*m_window));
+        }
+    }
+
     // Issue 46.8: the Lesson panel's Animation label was cut at 1280 x 720 ("none (use the
     // Motion bar's with “Take”)" wrapped, its second line cut in half): each step's text is
     // whole on its one line.

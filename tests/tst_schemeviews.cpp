@@ -12,6 +12,7 @@
 #include "dialogs/exportdialog.h"
 #include "dialogs/viewhelp.h"
 #include "figures/figurecaption.h"
+#include "figures/fittedaxis.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/schemefigures.h"
@@ -588,6 +589,15 @@ private slots:
                     }
                 }
             }
+            // Every axis title whole, in its full or a shorter form, never elided: the
+            // spectrum's lower title read "θ scaled / …" at 1280 x 720 (issue 46.8).
+            for (QCPAxisRect *rect : rects)
+                for (QCPAxis *axis : rect->axes())
+                    if (const auto *fitted = dynamic_cast<const FittedAxis *>(axis);
+                        fitted && axis->visible() && fitted->shownLabel().contains(u'…'))
+                        problems.append(QStringLiteral("the axis title \"%1\" is shown as "
+                                                       "\"%2\"")
+                                            .arg(axis->label(), fitted->shownLabel()));
             // Neighbouring tick labels: a line apart on a vertical axis, half of each label's
             // width apart on a horizontal one, at the positions the layout gave the ticks.
             for (QCPAxisRect *rect : rects)

@@ -4,6 +4,7 @@
 #include "views/mainwindow.h"
 #include "widgets/fittingscrollarea.h"
 #include "widgets/playbar.h"
+#include "widgets/plotpane.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -120,6 +121,13 @@ void LessonPresenter::start(int index)
         chrome.append(dock);
     for (FittingScrollArea *panel : m_window->findChildren<FittingScrollArea *>())
         chrome.append(panel);
+    // Nothing of the window on a slide (issue 46.7): a view's tabs (the Schemes page's, the model
+    // phrases'), the hover readouts and hints; the step chooses the view.
+    for (QTabBar *tabs : m_window->pages()->findChildren<QTabBar *>())
+        chrome.append(tabs);
+    for (QWidget *widget : m_window->findChildren<QWidget *>())
+        if (isWindowControl(widget))
+            chrome.append(widget);
     // Not isVisible(): a panel on another page is not visible now but shows when a step
     // opens that page; what was not hidden on purpose is hidden, and shown again by stop().
     for (QWidget *widget : chrome)
@@ -224,7 +232,18 @@ void LessonPresenter::updateFonts()
     const int width = screen ? screen->geometry().width() : m_window->width();
     m_caption->setFixedWidth(qMax(100, width - 24));
     m_caption->setMaximumHeight(height / 3);
-    m_title->setMaximumWidth(qMax(100, width - m_counter->sizeHint().width() - 48));
+    const int titleWidth = qMax(100, width - m_counter->sizeHint().width() - 48);
+    m_title->setMaximumWidth(titleWidth);
+    // One title band for the whole talk (issue 46.7): as tall as the longest title needs at
+    // this width, so the figure does not jump between a one-line and a two-line title.
+    const QFontMetrics metrics(title);
+    int band = metrics.height();
+    for (int i = 0; i < m_document->stepCount(); ++i)
+        band = qMax(band, metrics
+                              .boundingRect(QRect(0, 0, titleWidth - 2 * m_title->margin(), 1 << 20),
+                                            int(Qt::TextWordWrap), m_document->step(i).title)
+                              .height());
+    m_title->setFixedHeight(band + 2 * m_title->margin());
 }
 
 bool LessonPresenter::handleKey(int key, Qt::KeyboardModifiers modifiers)
