@@ -10,9 +10,14 @@
 #include "views/lessonpanel.h"
 #include "views/lessonpresenter.h"
 #include "widgets/playbar.h"
+#include "widgets/plotpane.h"
 #include "windowtestutil.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QStyle>
+#include <QStyleOption>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -408,6 +413,101 @@ private slots:
             presenter->stop();
             QVERIFY(waitSettled(*m_window));
         }
+    }
+
+    // A presented animated step starts on the frame its exported video starts on (issue 46.7):
+    // frame 0, the range's first value (FigureAnimation::valueAt(0) is `from`), whatever the
+    // step's state holds (the rotation's p = 12 of a sweep from 0; the base 10,000 of a sweep
+    // from 100 showed the sweep's last frame), and Enter plays from there.
+    void presentedAnimationStartsOnTheFirstFrame()
+    {
+        auto *shipped = m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s);
+        LessonPresenter *presenter = lessons()->presenter();
+        auto *bar = m_window->findChild<PlayBar *>();
+        int animated = 0;
+        for (int lesson = 0; lesson < shipped->actions().size(); ++lesson) {
+            shipped->actions().at(lesson)->trigger();
+            QVERIFY(waitSettled(*m_window));
+            presenter->start(0);
+            for (int step = 0; step < document()->stepCount(); ++step) {
+                const std::optional<LessonAnimation> animation = document()->step(step).animation;
+                if (!animation)
+                    continue;
+                ++animated;
+                presenter->showStep(step);
+                QVERIFY(waitSettled(*m_window));
+                QVERIFY(bar->isVisible());
+                QCOMPARE(bar->valueText(), u"%1 = %2"_s.arg(animation->parameter)
+                                               .arg(QString::number(*animation->from)));
+            }
+            presenter->stop();
+        }
+        QVERIFY(animated >= 4);
+    }
+
+    // Issue 46.8: texts cut at 1280 x 720 with the Lesson panel open ("Interleaved (sin, cos",
+    // "mear", "Export… ndout"): on every page every shown label, button and combo box has the
+    // room its text needs (hover readouts, clipped by design, aside).
+    void textsAreWholeWithTheLessonPanel()
+    {
+        m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s)->actions().at(0)->trigger();
+        QVERIFY(waitSettled(*m_window));
+        QVERIFY(lessons()->dock()->isVisible());
+        fitTo1280x720();
+        QStringList cut;
+        for (int page = 0; page < m_window->pages()->count(); ++page) {
+            m_window->pages()->setCurrentIndex(page);
+            QVERIFY(waitSettled(*m_window));
+            settleLayouts();
+            for (QWidget *w : m_window->findChildren<QWidget *>()) {
+                if (!w->isVisible() || isWindowControl(w) || !w->visibleRegion().boundingRect().isValid())
+                    continue;
+                const QString where = u"page %1: %2 \"%3\""_s.arg(m_window->pages()->tabText(page))
+                                          .arg(QString::fromUtf8(w->metaObject()->className()));
+                const QFontMetrics metrics(w->font());
+                QString text;
+                int room = 0;
+                if (auto *label = qobject_cast<QLabel *>(w)) {
+                    if (label->wordWrap() || label->textFormat() == Qt::RichText ||
+                        Qt::mightBeRichText(label->text()) || label->text().isEmpty())
+                        continue;
+                    text = label->text();
+                    if (label->buddy())
+                        text.remove(u'&');
+                    room = label->contentsRect().width() - 2 * label->margin();
+                } else if (auto *combo = qobject_cast<QComboBox *>(w)) {
+                    if (combo->isEditable() || combo->currentText().isEmpty())
+                        continue;
+                    QStyleOptionComboBox option;
+                    option.initFrom(combo);
+                    option.editable = false;
+                    text = combo->currentText();
+                    room = combo->style()
+                               ->subControlRect(QStyle::CC_ComboBox, &option,
+                                                QStyle::SC_ComboBoxEditField, combo)
+                               .width();
+                } else if (auto *button = qobject_cast<QAbstractButton *>(w)) {
+                    if (button->text().isEmpty() || w->inherits("QTabBar"))
+                        continue;
+                    text = QString(button->text()).remove(u'&');
+                    room = button->width();
+                    if (auto *box = qobject_cast<QCheckBox *>(w)) {
+                        QStyleOptionButton option;
+                        option.initFrom(box);
+                        room = box->style()->subElementRect(QStyle::SE_CheckBoxContents, &option, box).width();
+                    }
+                } else {
+                    continue;
+                }
+                for (const QString &line : text.split(u'\n'))
+                    if (metrics.horizontalAdvance(line) > room)
+                        cut.append(u"%1 (%2): \"%3\" needs %4 px, has %5"_s.arg(where.arg(w->objectName()))
+                                       .arg(line)
+                                       .arg(metrics.horizontalAdvance(line))
+                                       .arg(room));
+            }
+        }
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u'\n')));
     }
 
     // Issue 46.8: the Lesson panel's Animation label was cut at 1280 x 720 ("none (use the

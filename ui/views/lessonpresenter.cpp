@@ -199,7 +199,12 @@ void LessonPresenter::showStep(int index)
             options.from = step.animation->from;
             options.to = step.animation->to;
             QString error;
-            if (!bar->setAnimation(options, &error))
+            if (bar->setAnimation(options, &error))
+                // The slide starts where the exported step's video starts (issue 46.7): frame 0,
+                // the range's first value, not the state's own (the rotation's p = 12 of a sweep
+                // from 0, the base at the end of a sweep from 100), which Enter played from.
+                bar->setStep(0);
+            else
                 m_caption->setText(lessonCaptionHtml(step.caption + QStringLiteral("\n(") + error +
                                                      QLatin1Char(')')));
         }
