@@ -1060,8 +1060,8 @@ private slots:
 
     // Issue 46.8: an SVG's legend text ran into the next entry's line sample in a browser,
     // whose font was wider than the one Qt measured. In a vector export each entry leaves room
-    // after its text, 15% of the text's width, before the next entry in its row begins, and the
-    // legend stays inside the page.
+    // after its text, 15% of the text's width, before the next entry or the legend's frame, and
+    // the legend stays inside the page.
     void vectorLegendLeavesRoomForWiderFonts_data()
     {
         QTest::addColumn<QString>("source");
@@ -1071,7 +1071,6 @@ private slots:
         const QList<std::pair<QString, QString>> figures = {
             {QStringLiteral("geron-16-9"), QStringLiteral("waves+heatmap")},
             {QStringLiteral("rope-decay"), QStringLiteral("decay")},
-            {QStringLiteral("rope-llama31-vs-yarn"), QStringLiteral("spectrum")},
         };
         for (const auto &[source, views] : figures)
             for (const QSize &size : {QSize(1280, 720), QSize(800, 600)})
@@ -1098,7 +1097,7 @@ private slots:
         FigureData data;
         QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
         QStringList problems;
-        int neighbours = 0;
+        int entries = 0;
         FigurePaintHooks hooks;
         hooks.beforePaint = [&](int panel, QCustomPlot *plot) {
             const QRect band(QPoint(0, 0), plot->viewport().size());
@@ -1107,26 +1106,27 @@ private slots:
                     continue;
                 if (!band.contains(legend->outerRect().adjusted(0, 0, 1, 1)))
                     problems.append(QStringLiteral("panel %1: the legend leaves the page").arg(panel));
-                for (int i = 0; i + 1 < legend->itemCount(); ++i) {
+                for (int i = 0; i < legend->itemCount(); ++i) {
                     auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
-                    const QCPLayoutElement *next = legend->item(i + 1);
-                    if (!item || next->rect().top() != legend->item(i)->rect().top() ||
-                        next->rect().left() < legend->item(i)->rect().left())
-                        continue; // not its neighbour in a row
-                    ++neighbours;
+                    if (!item)
+                        continue;
+                    ++entries;
                     const QFontMetrics metrics(item->font());
                     const int text = metrics
                                          .boundingRect(0, 0, 0, 0, Qt::TextDontClip,
                                                        item->plottable()->name())
                                          .width();
+                    // The entry's own room ends where the next entry (or the frame) begins.
+                    const QRect entry = legend->item(i)->outerRect();
                     const int textEnd = legend->item(i)->rect().left() + legend->iconSize().width() +
                                         legend->iconTextPadding() + text;
-                    if (next->rect().left() - textEnd < 0.15 * text)
-                        problems.append(QStringLiteral("panel %1: \"%2\" ends %3 px before the next "
-                                                       "entry, %4 wanted")
+                    const int room = entry.x() + entry.width() - textEnd;
+                    if (room < 0.15 * text)
+                        problems.append(QStringLiteral("panel %1: \"%2\" has %3 px after it, %4 "
+                                                       "wanted")
                                             .arg(panel)
                                             .arg(item->plottable()->name())
-                                            .arg(next->rect().left() - textEnd)
+                                            .arg(room)
                                             .arg(0.15 * text));
                 }
             }
@@ -1140,7 +1140,7 @@ private slots:
                 paintFigure(&painter, FigureTarget::Vector, state, data, options, &error, hooks),
                 qPrintable(error));
         }
-        QVERIFY2(neighbours > 0, "no legend entries side by side");
+        QVERIFY2(entries > 2, "no legend entries");
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
 

@@ -9,6 +9,7 @@
 #include "views/lessoncontroller.h"
 #include "views/lessonpanel.h"
 #include "views/lessonpresenter.h"
+#include "widgets/compactcombo.h"
 #include "widgets/playbar.h"
 #include "widgets/plotpane.h"
 #include "windowtestutil.h"
@@ -462,8 +463,9 @@ private slots:
             for (QWidget *w : m_window->findChildren<QWidget *>()) {
                 if (!w->isVisible() || isWindowControl(w) || !w->visibleRegion().boundingRect().isValid())
                     continue;
-                const QString where = u"page %1: %2 \"%3\""_s.arg(m_window->pages()->tabText(page))
-                                          .arg(QString::fromUtf8(w->metaObject()->className()));
+                const QString where = u"page %1: %2 %3"_s.arg(m_window->pages()->tabText(page),
+                                                              QString::fromUtf8(w->metaObject()->className()),
+                                                              w->objectName());
                 const QFontMetrics metrics(w->font());
                 QString text;
                 int room = 0;
@@ -478,14 +480,12 @@ private slots:
                 } else if (auto *combo = qobject_cast<QComboBox *>(w)) {
                     if (combo->isEditable() || combo->currentText().isEmpty())
                         continue;
-                    QStyleOptionComboBox option;
-                    option.initFrom(combo);
-                    option.editable = false;
-                    text = combo->currentText();
-                    room = combo->style()
-                               ->subControlRect(QStyle::CC_ComboBox, &option,
-                                                QStyle::SC_ComboBoxEditField, combo)
-                               .width();
+                    // A compact box may show its choice without the parenthesis, never cut.
+                    const QString choice = combo->currentText();
+                    const QString shown = comboShownText(combo);
+                    if (shown != choice && shown != choice.left(choice.indexOf(u" ("_s)))
+                        cut.append(u"%1: \"%2\" shown as \"%3\""_s.arg(where, choice, shown));
+                    continue;
                 } else if (auto *button = qobject_cast<QAbstractButton *>(w)) {
                     if (button->text().isEmpty() || w->inherits("QTabBar"))
                         continue;
@@ -501,8 +501,7 @@ private slots:
                 }
                 for (const QString &line : text.split(u'\n'))
                     if (metrics.horizontalAdvance(line) > room)
-                        cut.append(u"%1 (%2): \"%3\" needs %4 px, has %5"_s.arg(where.arg(w->objectName()))
-                                       .arg(line)
+                        cut.append(u"%1: \"%2\" needs %3 px, has %4"_s.arg(where, line)
                                        .arg(metrics.horizontalAdvance(line))
                                        .arg(room));
             }
