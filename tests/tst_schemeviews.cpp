@@ -589,9 +589,10 @@ private slots:
                     }
                 }
             }
-            // Every axis title whole, in its full or a shorter form, never elided: the
-            // spectrum's lower title read "θ scaled / …" at 1280 x 720 (issue 46.8).
-            for (QCPAxisRect *rect : rects)
+            // Every axis title whole at the normal font, in its full or a shorter form, never
+            // elided: the spectrum's lower title read "θ scaled / …" at 1280 x 720 (issue 46.8).
+            // (At font x2 and x3 a panel a third of a small page is shorter than any title.)
+            for (QCPAxisRect *rect : fontScale == 1.0 ? rects : QList<QCPAxisRect *>{})
                 for (QCPAxis *axis : rect->axes())
                     if (const auto *fitted = dynamic_cast<const FittedAxis *>(axis);
                         fitted && axis->visible() && fitted->shownLabel().contains(u'…'))
