@@ -410,6 +410,14 @@ private slots:
                 const QLabel *title = presenter->titleLabel();
                 QVERIFY2(title->heightForWidth(title->width()) <= title->height(),
                          qPrintable(where));
+                // Every slide, to be looked at: slides-WxH/L-S.png in the build folder.
+                const QSize screen = m_window->screen()->geometry().size();
+                const QString folder = u"%1/slides-%2x%3"_s.arg(QStringLiteral(PE_BUILD_DIR))
+                                           .arg(screen.width())
+                                           .arg(screen.height());
+                QVERIFY(QDir().mkpath(folder));
+                QVERIFY(m_window->grab().save(
+                    u"%1/%2-%3.png"_s.arg(folder).arg(lesson + 1).arg(step + 1)));
             }
             presenter->stop();
             QVERIFY(waitSettled(*m_window));
