@@ -517,6 +517,32 @@ private slots:
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u'\n')));
     }
 
+    // Issue 46.8: with the Lesson panel open the Phrases figures were tiny with cut titles (the
+    // panel's six buttons in one row took 360 px of 1280). The panel takes at most a quarter of
+    // the window and the phrase figures at least 40% of it (beside the page's own panel).
+    void lessonPanelLeavesTheFiguresRoom()
+    {
+        m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s)->actions().at(1)->trigger();
+        QVERIFY(waitSettled(*m_window));
+        list()->setCurrentRow(0);
+        QVERIFY(lessons()->dock()->isVisible());
+        m_window->state()->setPage(Page::Phrases);
+        QVERIFY(waitSettled(*m_window));
+        const QRect geometry = fitTo1280x720();
+        const QWidget *grid = m_window->findChild<QWidget *>(u"phraseGridPlot"_s);
+        QVERIFY(grid && grid->isVisible());
+        const QString sizes = u"window %1 px, Lesson panel %2 px, phrase figure %3 px"_s
+                                  .arg(geometry.width())
+                                  .arg(lessons()->dock()->width())
+                                  .arg(grid->width());
+        QVERIFY(m_window->grab().save(u"%1/lesson-phrases-%2x%3.png"_s
+                                          .arg(QStringLiteral(PE_BUILD_DIR))
+                                          .arg(geometry.width())
+                                          .arg(geometry.height())));
+        QVERIFY2(lessons()->dock()->width() <= geometry.width() / 4, qPrintable(sizes));
+        QVERIFY2(grid->width() >= geometry.width() * 2 / 5, qPrintable(sizes));
+    }
+
     // Issue 46.8: the Lesson panel's Animation label was cut at 1280 x 720 ("none (use the
     // Motion bar's with “Take”)" wrapped, its second line cut in half): each step's text is
     // whole on its one line.

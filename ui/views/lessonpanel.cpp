@@ -6,6 +6,7 @@
 #include <QAbstractItemModel>
 #include <QAction>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -14,6 +15,8 @@
 #include <QSignalBlocker>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace pe {
 
@@ -72,10 +75,14 @@ LessonPanel::LessonPanel(LessonDocument *document, QWidget *parent)
     auto *down = toolButton(tr("Down"), tr("Move the selected step down (Alt+Down)"), this);
     auto *present = toolButton(tr("Present"), tr("Present the lesson full screen (F5)"), this);
     auto *take = toolButton(tr("Take"), tr("The step plays what the Motion bar plays now"), this);
-    auto *buttons = new QHBoxLayout;
-    for (QToolButton *b : {add, duplicate, remove, up, down, present})
-        buttons->addWidget(b);
-    buttons->addStretch();
+    // Two rows of three: in one row of six the panel took 360 of 1280 px and the Phrases
+    // figures beside it were tiny with cut titles (issue 46.8); at 1024 x 600 the window could
+    // not be narrower than 1100 px.
+    auto *buttons = new QGridLayout;
+    QToolButton *const order[] = {add, duplicate, remove, up, down, present};
+    for (int i = 0; i < 6; ++i)
+        buttons->addWidget(order[i], i / 3, i % 3);
+    buttons->setColumnStretch(3, 1);
     auto *animationRow = new QHBoxLayout;
     animationRow->addWidget(m_animation, 1);
     animationRow->addWidget(take);
@@ -130,6 +137,11 @@ LessonPanel::LessonPanel(LessonDocument *document, QWidget *parent)
     connect(m_steps->model(), &QAbstractItemModel::rowsMoved, this, &LessonPanel::stepsDropped);
     connect(m_document, &LessonDocument::changed, this, &LessonPanel::rebuild);
     rebuild();
+}
+
+QSize LessonPanel::sizeHint() const
+{
+    return {std::max(minimumSizeHint().width(), 250), QWidget::sizeHint().height()};
 }
 
 int LessonPanel::currentStep() const
