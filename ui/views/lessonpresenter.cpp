@@ -135,6 +135,15 @@ void LessonPresenter::start(int index)
             m_hidden.append(widget);
             widget->hide();
         }
+    // No page's least size may make the slide taller than the screen (at 1024 x 600 the pages'
+    // largest least height, another page's, made the presented window 633 px high): the page
+    // shown gets what the title, caption and Motion bar leave, its figure clipped at worst.
+    m_policies.clear();
+    for (int i = 0; i < m_window->pages()->count(); ++i) {
+        QWidget *page = m_window->pages()->widget(i);
+        m_policies.append({page, page->sizePolicy()});
+        page->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    }
     m_top->show();
     m_bottom->show();
     // Without a window manager (a kiosk, Xvfb) nothing resizes a full-screen window: the
@@ -161,6 +170,10 @@ void LessonPresenter::stop()
         if (widget)
             widget->show();
     m_hidden.clear();
+    for (const auto &[page, policy] : std::as_const(m_policies))
+        if (page)
+            page->setSizePolicy(policy);
+    m_policies.clear();
     // The window exactly as it was (issue 46). Its own rectangle, not restoreGeometry(): that
     // moves a window at the screen's top edge down by a title bar where there is no window
     // manager (a kiosk, Xvfb).
