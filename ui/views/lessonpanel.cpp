@@ -83,14 +83,18 @@ LessonPanel::LessonPanel(LessonDocument *document, QWidget *parent)
     for (int i = 0; i < 6; ++i)
         buttons->addWidget(order[i], i / 3, i % 3);
     buttons->setColumnStretch(3, 1);
+    // The animation's text on a row of its own under Take and Clear, the panel's whole width:
+    // beside them "position 22 → 200, 179 frames" made the panel 373 px wide at least, and the
+    // window at 1024 x 600 1,111 px (issue 46.8).
     auto *animationRow = new QHBoxLayout;
-    animationRow->addWidget(m_animation, 1);
     animationRow->addWidget(take);
     animationRow->addWidget(m_clearAnimation);
+    animationRow->addStretch(1);
     auto *form = new QFormLayout;
     form->addRow(tr("Step title"), m_stepTitle);
     form->addRow(tr("Caption"), m_caption);
     form->addRow(tr("Animation"), animationRow);
+    form->addRow(m_animation);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_title);
     layout->addLayout(buttons);
