@@ -1058,6 +1058,92 @@ private slots:
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
 
+    // Issue 46.8: an SVG's legend text ran into the next entry's line sample in a browser,
+    // whose font was wider than the one Qt measured. In a vector export each entry leaves room
+    // after its text, 15% of the text's width, before the next entry or the legend's frame, and
+    // the legend stays inside the page.
+    void vectorLegendLeavesRoomForWiderFonts_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("views");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<double>("fontScale");
+        const QList<std::pair<QString, QString>> figures = {
+            {QStringLiteral("geron-16-9"), QStringLiteral("waves+heatmap")},
+            {QStringLiteral("rope-decay"), QStringLiteral("decay")},
+        };
+        for (const auto &[source, views] : figures)
+            for (const QSize &size : {QSize(1280, 720), QSize(800, 600)})
+                for (double scale : {1.0, 2.0})
+                    QTest::addRow("%s %s %dx%d font x%.1f", qPrintable(source), qPrintable(views),
+                                  size.width(), size.height(), scale)
+                        << source << views << size << scale;
+    }
+    void vectorLegendLeavesRoomForWiderFonts()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, views);
+        QFETCH(QSize, size);
+        QFETCH(double, fontScale);
+        ExplorerState state;
+        QString error;
+        QVERIFY2(stateFor(source, m_dir.path(), &state, &error), qPrintable(error));
+        FigureOptions options;
+        options.views = *parseFigureViews(views, &error);
+        options.width = size.width();
+        options.height = size.height();
+        options.dpi = figureBaseDpi();
+        options.style.fontScale = fontScale;
+        FigureData data;
+        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        QStringList problems;
+        int entries = 0;
+        FigurePaintHooks hooks;
+        hooks.beforePaint = [&](int panel, QCustomPlot *plot) {
+            const QRect band(QPoint(0, 0), plot->viewport().size());
+            for (QCPLegend *legend : plot->findChildren<QCPLegend *>()) {
+                if (!legend->visible() || legend->itemCount() < 2)
+                    continue;
+                if (!band.contains(legend->outerRect().adjusted(0, 0, 1, 1)))
+                    problems.append(QStringLiteral("panel %1: the legend leaves the page").arg(panel));
+                for (int i = 0; i < legend->itemCount(); ++i) {
+                    auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
+                    if (!item)
+                        continue;
+                    ++entries;
+                    const QFontMetrics metrics(item->font());
+                    const int text = metrics
+                                         .boundingRect(0, 0, 0, 0, Qt::TextDontClip,
+                                                       item->plottable()->name())
+                                         .width();
+                    // The entry's own room ends where the next entry (or the frame) begins.
+                    const QRect entry = legend->item(i)->outerRect();
+                    const int textEnd = legend->item(i)->rect().left() + legend->iconSize().width() +
+                                        legend->iconTextPadding() + text;
+                    const int room = entry.x() + entry.width() - textEnd;
+                    if (room < 0.15 * text)
+                        problems.append(QStringLiteral("panel %1: \"%2\" has %3 px after it, %4 "
+                                                       "wanted")
+                                            .arg(panel)
+                                            .arg(item->plottable()->name())
+                                            .arg(room)
+                                            .arg(0.15 * text));
+                }
+            }
+        };
+        const auto [width, height] = figureLayoutSize(options);
+        QImage image(width, height, QImage::Format_RGB32);
+        {
+            QCPPainter painter(&image);
+            painter.setMode(QCPPainter::pmNoCaching);
+            QVERIFY2(
+                paintFigure(&painter, FigureTarget::Vector, state, data, options, &error, hooks),
+                qPrintable(error));
+        }
+        QVERIFY2(entries > 2, "no legend entries");
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
     // Issue 25: in the window the sinusoid fit's legend covered the table's values; it goes
     // under the plot there now, as the waves' does.
     void sinusoidFitLegendLeavesTheDataInTheWindow()

@@ -135,6 +135,36 @@ private slots:
         QVERIFY(!e.view.grid()->sampled);
     }
 
+    // Positions and dims are counted: no tick between two of them. 16 dims made QCustomPlot's
+    // own ticker step by 2.5 ("2.5 7.5 12.5", seen at 150% zoom, issue 46.8).
+    void ticksAreWholeNumbers()
+    {
+        Explorer e;
+        e.state.setBackendChoice(BackendChoice::Cpu);
+        QVERIFY(e.state.setSpec(test::sinusoidalSpec(12, 16)));
+        e.view.resize(600, 400);
+        e.view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&e.view));
+        QTRY_VERIFY_WITH_TIMEOUT(e.scheduler.isIdle() && e.view.result() &&
+                                     e.view.result()->spec == e.state.spec(),
+                                 20000);
+        e.view.plot()->replot();
+        int axes = 0;
+        for (QCPAxisRect *rect : e.view.plot()->axisRects())
+            for (QCPAxis *axis : rect->axes()) {
+                if (!axis->visible() || !axis->tickLabels())
+                    continue;
+                ++axes;
+                QVERIFY(axis->tickVector().size() >= 2);
+                for (double tick : axis->tickVector())
+                    QVERIFY2(tick == std::floor(tick),
+                             qPrintable(QStringLiteral("%1: a tick at %2")
+                                            .arg(axis->label())
+                                            .arg(tick)));
+            }
+        QCOMPARE(axes, 2);
+    }
+
     void zoomedOutViewDoesNotAlias()
     {
         Explorer e;

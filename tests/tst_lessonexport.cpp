@@ -22,6 +22,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace pe;
 using namespace pe::test;
 using namespace Qt::StringLiterals;
@@ -322,6 +324,56 @@ private slots:
         const QString html = QString::fromUtf8(index.readAll());
         QVERIFY(html.contains(QString(lessonlimits::maxCaptionChars, QLatin1Char('q'))));
         QVERIFY(html.contains(u"overflow-wrap: anywhere"_s)); // the long word wraps on screen
+    }
+
+    // Issue 46.7: every slide's title in the title band, in one size. A title of three lines at
+    // 36 px ran into its figure; the deck's titles are smaller where its longest needs it, the
+    // same on every slide.
+    void slideTitlesFitTheirBand()
+    {
+        Lesson lesson = smallLesson();
+        lesson.steps.removeAt(1); // no video: quicker
+        lesson.steps[1].title = u"The long-term decay of the relative scores of RoPE with reference "
+                                u"bases from ten thousand to a million, and what a context "
+                                u"window of 128k tokens makes of them"_s;
+        const QString path = m_dir.filePath(u"titles.pescope-lesson.json"_s);
+        QString error;
+        QVERIFY(saveLesson(lesson, path, &error));
+        const QString pdf = m_dir.filePath(u"titles.pdf"_s);
+        const RunResult run = runPescope({u"lesson"_s, u"export"_s, path, u"--out"_s, pdf});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        // Each word's box in points on the 960 x 540 pt page, page by page.
+        const QString boxes = QString::fromUtf8(tool(u"pdftotext"_s, {u"-bbox"_s, pdf, u"-"_s}));
+        const QRegularExpression word(
+            u"<word xMin=\"([\\d.]+)\" yMin=\"([\\d.]+)\" xMax=\"([\\d.]+)\" "
+            u"yMax=\"([\\d.]+)\">([^<]*)</word>"_s);
+        QList<QStringList> pages;
+        for (const QString &page : boxes.split(u"<page "_s).mid(1)) {
+            pages.append(QStringList());
+            for (const QRegularExpressionMatch &m : word.globalMatch(page))
+                pages.last().append(m.captured(0));
+        }
+        QCOMPARE(pages.size(), 2);
+        QList<double> heights;
+        for (int p = 0; p < 2; ++p) {
+            const QStringList title = lesson.steps[p].title.split(u' ');
+            int found = 0;
+            for (const QString &box : pages[p]) {
+                const QRegularExpressionMatch m = word.match(box);
+                if (found >= title.size() || m.captured(5) != title[found].toHtmlEscaped())
+                    continue;
+                ++found;
+                // The figure begins 88 pt down (slideFigureTop).
+                QVERIFY2(m.captured(4).toDouble() <= 88.0,
+                         qPrintable(u"slide %1: \"%2\" reaches %3 pt"_s.arg(p + 1)
+                                        .arg(m.captured(5), m.captured(4))));
+                heights.append(m.captured(4).toDouble() - m.captured(2).toDouble());
+            }
+            QCOMPARE(found, int(title.size()));
+        }
+        // One type size for every title.
+        const auto [low, high] = std::minmax_element(heights.cbegin(), heights.cend());
+        QVERIFY2(*high - *low < 0.5, qPrintable(u"%1 to %2 pt"_s.arg(*low).arg(*high)));
     }
 
     // issue 45: a 65,536 x 128 heatmap is embedded sampled to at most 2,048 cells a side (an

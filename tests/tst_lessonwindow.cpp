@@ -9,10 +9,16 @@
 #include "views/lessoncontroller.h"
 #include "views/lessonpanel.h"
 #include "views/lessonpresenter.h"
+#include "widgets/compactcombo.h"
 #include "widgets/playbar.h"
+#include "widgets/plotpane.h"
 #include "windowtestutil.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QStyle>
+#include <QStyleOption>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -351,6 +357,190 @@ private slots:
                 QVERIFY2(grown.isEmpty(), qPrintable(grown));
             }
         }
+    }
+
+    // A slide shows the step's figure, its title and caption and (for an animated step) the
+    // Motion bar, nothing of the window (issue 46.7: the Schemes page's tabs, "Hover over the
+    // matrix…" and the selection readout were on the slides); and every slide's title band is
+    // as tall as every other's, so the figure does not jump between steps.
+    void presentingShowsOnlyTheSlide()
+    {
+        auto *shipped = m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s);
+        LessonPresenter *presenter = lessons()->presenter();
+        QWidget *titleBand = presenter->titleLabel()->parentWidget();
+        QWidget *captionBand = presenter->captionLabel()->parentWidget();
+        auto *motion = m_window->findChild<PlayBar *>();
+        const auto onSlide = [&](const QWidget *w) {
+            return titleBand->isAncestorOf(w) || captionBand->isAncestorOf(w) ||
+                   motion->isAncestorOf(w);
+        };
+        for (int lesson = 0; lesson < shipped->actions().size(); ++lesson) {
+            shipped->actions().at(lesson)->trigger();
+            QVERIFY(waitSettled(*m_window));
+            presenter->start(0);
+            QVERIFY(presenter->isPresenting());
+            int band = -1;
+            for (int step = 0; step < document()->stepCount(); ++step) {
+                presenter->showStep(step);
+                QVERIFY(waitSettled(*m_window));
+                settleLayouts();
+                const QString where =
+                    u"%1, step %2"_s.arg(document()->lesson().title).arg(step + 1);
+                for (const QWidget *w : m_window->findChildren<QWidget *>()) {
+                    const bool control = w->inherits("QTabBar") || w->inherits("QLabel") ||
+                                         w->inherits("QAbstractButton") ||
+                                         w->inherits("QComboBox") ||
+                                         w->inherits("QAbstractSpinBox") ||
+                                         w->inherits("QLineEdit");
+                    if (!control || !w->isVisible() || onSlide(w) || w->width() < 2)
+                        continue;
+                    const auto *label = qobject_cast<const QLabel *>(w);
+                    QFAIL(qPrintable(u"%1: %2 \"%3\" (%4) on the slide"_s.arg(where)
+                                         .arg(QString::fromUtf8(w->metaObject()->className()))
+                                         .arg(label ? label->text() : QString())
+                                         .arg(w->objectName())));
+                }
+                if (band < 0)
+                    band = titleBand->height();
+                QVERIFY2(titleBand->height() == band,
+                         qPrintable(u"%1: title band %2 px, the first step's %3"_s.arg(where)
+                                        .arg(titleBand->height())
+                                        .arg(band)));
+                // The title is whole in its band.
+                const QLabel *title = presenter->titleLabel();
+                QVERIFY2(title->heightForWidth(title->width()) <= title->height(),
+                         qPrintable(where));
+                // Every slide, to be looked at: slides-WxH/L-S.png in the build folder.
+                const QSize screen = m_window->screen()->geometry().size();
+                const QString folder = u"%1/slides-%2x%3"_s.arg(QStringLiteral(PE_BUILD_DIR))
+                                           .arg(screen.width())
+                                           .arg(screen.height());
+                QVERIFY(QDir().mkpath(folder));
+                QVERIFY(m_window->grab().save(
+                    u"%1/%2-%3.png"_s.arg(folder).arg(lesson + 1).arg(step + 1)));
+            }
+            presenter->stop();
+            QVERIFY(waitSettled(*m_window));
+        }
+    }
+
+    // A presented animated step starts on the frame its exported video starts on (issue 46.7):
+    // frame 0, the range's first value (FigureAnimation::valueAt(0) is `from`), whatever the
+    // step's state holds (the rotation's p = 12 of a sweep from 0; the base 10,000 of a sweep
+    // from 100 showed the sweep's last frame), and Enter plays from there.
+    void presentedAnimationStartsOnTheFirstFrame()
+    {
+        auto *shipped = m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s);
+        LessonPresenter *presenter = lessons()->presenter();
+        auto *bar = m_window->findChild<PlayBar *>();
+        int animated = 0;
+        for (int lesson = 0; lesson < shipped->actions().size(); ++lesson) {
+            shipped->actions().at(lesson)->trigger();
+            QVERIFY(waitSettled(*m_window));
+            presenter->start(0);
+            for (int step = 0; step < document()->stepCount(); ++step) {
+                const std::optional<LessonAnimation> animation = document()->step(step).animation;
+                if (!animation)
+                    continue;
+                ++animated;
+                presenter->showStep(step);
+                QVERIFY(waitSettled(*m_window));
+                QVERIFY(bar->isVisible());
+                QCOMPARE(bar->valueText(), u"%1 = %2"_s.arg(animation->parameter)
+                                               .arg(QString::number(*animation->from)));
+            }
+            presenter->stop();
+        }
+        QVERIFY(animated >= 4);
+    }
+
+    // Issue 46.8: texts cut at 1280 x 720 with the Lesson panel open ("Interleaved (sin, cos",
+    // "mear", "Export… ndout"): on every page every shown label, button and combo box has the
+    // room its text needs (hover readouts, clipped by design, aside).
+    void textsAreWholeWithTheLessonPanel()
+    {
+        m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s)->actions().at(0)->trigger();
+        QVERIFY(waitSettled(*m_window));
+        QVERIFY(lessons()->dock()->isVisible());
+        fitTo1280x720();
+        QStringList cut;
+        for (int page = 0; page < m_window->pages()->count(); ++page) {
+            m_window->pages()->setCurrentIndex(page);
+            QVERIFY(waitSettled(*m_window));
+            settleLayouts();
+            for (QWidget *w : m_window->findChildren<QWidget *>()) {
+                if (!w->isVisible() || isWindowControl(w) || !w->visibleRegion().boundingRect().isValid())
+                    continue;
+                const QString where = u"page %1: %2 %3"_s.arg(m_window->pages()->tabText(page),
+                                                              QString::fromUtf8(w->metaObject()->className()),
+                                                              w->objectName());
+                const QFontMetrics metrics(w->font());
+                QString text;
+                int room = 0;
+                if (auto *label = qobject_cast<QLabel *>(w)) {
+                    if (label->wordWrap() || label->textFormat() == Qt::RichText ||
+                        Qt::mightBeRichText(label->text()) || label->text().isEmpty())
+                        continue;
+                    text = label->text();
+                    if (label->buddy())
+                        text.remove(u'&');
+                    room = label->contentsRect().width() - 2 * label->margin();
+                } else if (auto *combo = qobject_cast<QComboBox *>(w)) {
+                    if (combo->isEditable() || combo->currentText().isEmpty())
+                        continue;
+                    // A compact box may show its choice without the parenthesis, never cut.
+                    const QString choice = combo->currentText();
+                    const QString shown = comboShownText(combo);
+                    if (shown != choice && shown != choice.left(choice.indexOf(u" ("_s)))
+                        cut.append(u"%1: \"%2\" shown as \"%3\""_s.arg(where, choice, shown));
+                    continue;
+                } else if (auto *button = qobject_cast<QAbstractButton *>(w)) {
+                    if (button->text().isEmpty() || w->inherits("QTabBar"))
+                        continue;
+                    text = QString(button->text()).remove(u'&');
+                    room = button->width();
+                    if (auto *box = qobject_cast<QCheckBox *>(w)) {
+                        QStyleOptionButton option;
+                        option.initFrom(box);
+                        room = box->style()->subElementRect(QStyle::SE_CheckBoxContents, &option, box).width();
+                    }
+                } else {
+                    continue;
+                }
+                for (const QString &line : text.split(u'\n'))
+                    if (metrics.horizontalAdvance(line) > room)
+                        cut.append(u"%1: \"%2\" needs %3 px, has %4"_s.arg(where, line)
+                                       .arg(metrics.horizontalAdvance(line))
+                                       .arg(room));
+            }
+        }
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u'\n')));
+    }
+
+    // Issue 46.8: with the Lesson panel open the Phrases figures were tiny with cut titles (the
+    // panel's six buttons in one row took 360 px of 1280). The panel takes at most a quarter of
+    // the window and the phrase figures at least 40% of it (beside the page's own panel).
+    void lessonPanelLeavesTheFiguresRoom()
+    {
+        m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s)->actions().at(1)->trigger();
+        QVERIFY(waitSettled(*m_window));
+        list()->setCurrentRow(0);
+        QVERIFY(lessons()->dock()->isVisible());
+        m_window->state()->setPage(Page::Phrases);
+        QVERIFY(waitSettled(*m_window));
+        const QRect geometry = fitTo1280x720();
+        const QWidget *grid = m_window->findChild<QWidget *>(u"phraseGridPlot"_s);
+        QVERIFY(grid && grid->isVisible());
+        const QString sizes = u"window %1 px, Lesson panel %2 px, phrase figure %3 px"_s
+                                  .arg(geometry.width())
+                                  .arg(lessons()->dock()->width())
+                                  .arg(grid->width());
+        QVERIFY(m_window->grab().save(u"%1/lesson-phrases-%2x%3.png"_s
+                                          .arg(QStringLiteral(PE_BUILD_DIR))
+                                          .arg(geometry.width())
+                                          .arg(geometry.height())));
+        QVERIFY2(lessons()->dock()->width() <= geometry.width() / 4, qPrintable(sizes));
+        QVERIFY2(grid->width() >= geometry.width() * 2 / 5, qPrintable(sizes));
     }
 
     // Issue 46.8: the Lesson panel's Animation label was cut at 1280 x 720 ("none (use the

@@ -12,6 +12,7 @@
 #include "dialogs/exportdialog.h"
 #include "dialogs/viewhelp.h"
 #include "figures/figurecaption.h"
+#include "figures/fittedaxis.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/schemefigures.h"
@@ -588,6 +589,16 @@ private slots:
                     }
                 }
             }
+            // Every axis title whole at the normal font, in its full or a shorter form, never
+            // elided: the spectrum's lower title read "θ scaled / …" at 1280 x 720 (issue 46.8).
+            // (At font x2 and x3 a panel a third of a small page is shorter than any title.)
+            for (QCPAxisRect *rect : fontScale == 1.0 ? rects : QList<QCPAxisRect *>{})
+                for (QCPAxis *axis : rect->axes())
+                    if (const auto *fitted = dynamic_cast<const FittedAxis *>(axis);
+                        fitted && axis->visible() && fitted->shownLabel().contains(u'…'))
+                        problems.append(QStringLiteral("the axis title \"%1\" is shown as "
+                                                       "\"%2\"")
+                                            .arg(axis->label(), fitted->shownLabel()));
             // Neighbouring tick labels: a line apart on a vertical axis, half of each label's
             // width apart on a horizontal one, at the positions the layout gave the ticks.
             for (QCPAxisRect *rect : rects)

@@ -394,6 +394,41 @@ void prepareColorMaps(QCustomPlot *plot, FigureTarget target, const FigureOption
     }
 }
 
+// An SVG's or PDF's text is drawn in the reader's fonts (a browser's for an SVG), often wider
+// than the ones Qt measured: each legend entry keeps room after its text, 15% of it, so that a
+// wider text does not run into the next entry's line sample (issue 46.8). A legend in rows is
+// wrapped again to the page's width with the wider entries.
+void padLegendsForOtherFonts(QCustomPlot *plot, int width)
+{
+    for (QCPLegend *legend : plot->findChildren<QCPLegend *>()) {
+        int widest = 0;
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
+            if (!item)
+                continue;
+            const int text = QFontMetrics(item->font())
+                                 .boundingRect(0, 0, 0, 0, Qt::TextDontClip,
+                                               item->plottable()->name())
+                                 .width();
+            QMargins margins = item->margins();
+            margins.setRight(margins.right() + std::max(4, int(std::ceil(0.15 * text))));
+            item->setMargins(margins);
+            const QCPLayoutElement *element = item; // QCPPlottableLegendItem hides it
+            widest = std::max(widest, element->minimumOuterSizeHint().width());
+        }
+        if (legend->fillOrder() == QCPLayoutGrid::foColumnsFirst && legend->wrap() > 1) {
+            const int perRow = std::clamp((width - 40) / std::max(1, widest + legend->columnSpacing()),
+                                          1, legend->wrap());
+            legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+            legend->setWrap(perRow);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        }
+        // A legend beside or below the plot is held at its size (figurebuilder's centred()).
+        if (legend->maximumSize().width() < QWIDGETSIZE_MAX)
+            legend->setMaximumSize(legend->minimumOuterSizeHint());
+    }
+}
+
 } // namespace
 
 std::pair<int, int> figureLayoutSize(const FigureOptions &options)
@@ -445,6 +480,8 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const FigureState &st
         heatmaps.push_back(
             viewFigure(view).build({view, plot.get(), builder, state, theme, data, options}));
         dressPlot(plot.get(), options.style);
+        if (target == FigureTarget::Vector)
+            padLegendsForOtherFonts(plot.get(), width);
         plot->layoutAt(width, y1 - y0);
     }
     if (panels > 1)

@@ -15,6 +15,8 @@ void matshowAxis(QCPAxis *axis, bool labels)
     axis->setTickLengthOut(4);
     axis->setSubTicks(false);
     axis->grid()->setVisible(false);
+    // A matrix's axes count rows and columns: whole-number ticks only.
+    axis->setTicker(QSharedPointer<WholeStepTicker>::create());
 }
 
 FittedTextElement *addTitle(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int column,

@@ -2,6 +2,7 @@
 
 #include <QFontMetricsF>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pe {
@@ -56,7 +57,19 @@ QString FittedAxis::shownLabel() const
     if (length <= 0)
         return mLabel;
     const QFontMetricsF metrics(labelFont());
-    QStringList lines = mLabel.split(QLatin1Char('\n'));
+    const auto fits = [&](const QString &label) {
+        const QStringList lines = label.split(QLatin1Char('\n'));
+        return std::all_of(lines.begin(), lines.end(), [&](const QString &line) {
+            return metrics.horizontalAdvance(line) <= length;
+        });
+    };
+    QString chosen = mLabel;
+    for (const QString &shorter : m_shorter) {
+        if (fits(chosen))
+            return chosen;
+        chosen = shorter;
+    }
+    QStringList lines = chosen.split(QLatin1Char('\n'));
     for (QString &line : lines)
         line = metrics.elidedText(line, Qt::ElideRight, length);
     return lines.join(QLatin1Char('\n'));

@@ -18,14 +18,19 @@ public:
     // The ticks of the current range, thinned to those whose labels stay apart at the axis'
     // current length in pixels.
     void fitTicks();
-    // The title as drawn at the axis' current length.
+    // The title as drawn at the axis' current length: the label where it fits, else the first
+    // of the shorter forms that fits, else the shortest elided ("θ scaled / …" said nothing).
     QString shownLabel() const;
+    void setShorterLabels(const QStringList &labels) { m_shorter = labels; }
     // The room one tick label needs along the axis, next to a neighbour: its line height
     // (vertical axes) or half of each label's width and a character's gap (horizontal).
     double labelGap(const QString &a, const QString &b) const;
 
 protected:
     void draw(QCPPainter *painter) override;
+
+private:
+    QStringList m_shorter;
 };
 
 class FittedAxisRect : public QCPAxisRect

@@ -83,6 +83,18 @@ double IntegerTicker::getTickStep(const QCPRange &range)
     return 10.0 * power;
 }
 
+double WholeStepTicker::getTickStep(const QCPRange &range)
+{
+    const double step = QCPAxisTicker::getTickStep(range);
+    if (!(step > 1.0))
+        return 1.0;
+    const double power = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+    for (double mantissa : {1.0, 2.0, 5.0, 10.0})
+        if (mantissa * power >= step - 1e-9)
+            return mantissa * power;
+    return 10.0 * power;
+}
+
 void useIntegerTicks(QCPAxis *axis, double share, int reservedLines)
 {
     axis->setTicker(QSharedPointer<IntegerTicker>::create(axis, share, reservedLines));

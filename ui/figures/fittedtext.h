@@ -50,6 +50,15 @@ private:
 
 void useIntegerTicks(QCPAxis *axis, double share, int reservedLines = 0);
 
+// QCustomPlot's own tick spacing (its tick count, no layout needed) on an axis of indices: a
+// step below 1 becomes 1 and 2.5 x 10^k becomes 5 x 10^k, so that no tick falls between two
+// positions or dims (the heatmap's "2.5 7.5 12.5" at 150% zoom, issue 46.8).
+class WholeStepTicker : public QCPAxisTicker
+{
+protected:
+    double getTickStep(const QCPRange &range) override;
+};
+
 // A window's plot drawn once more whenever a layout changed its axis rects' sizes (a new figure,
 // a resize), so that ticks placed before that layout (IntegerTicker) follow the new lengths.
 void relayTicksAfterLayout(QCustomPlot *plot);

@@ -16,6 +16,7 @@
 
 #include <QCoreApplication>
 #include <QFont>
+#include <QFontMetricsF>
 #include <QIODevice>
 #include <QPdfWriter>
 #include <QRegularExpression>
@@ -515,6 +516,7 @@ struct PdfPages
     QPdfWriter &writer;
     QPainter &painter;
     QSizeF size;
+    int titleSize = 36; // the slides' title type, the same on every slide (slideTitleSize)
     bool started = false;
     void next()
     {
@@ -528,12 +530,37 @@ constexpr double slideMargin = 40;
 constexpr double slideFigureTop = 88;
 constexpr double slideFoot = 40;
 
+constexpr double slideTitleTop = 16;
+constexpr double slideTitleHeight = slideFigureTop - slideTitleTop - 8;
+
+// The slides' title type (issue 46.7): 36 px, or smaller where the deck's longest title would not
+// fit the title band at that size (a two-line title ran into its figure); one size for every
+// slide, so that the band looks the same on each.
+int slideTitleSize(const PdfPages &pages, const Lesson &lesson)
+{
+    const double width = pages.size.width() - 2 * slideMargin;
+    int size = 36;
+    for (; size > 12; size -= 2) {
+        const QFontMetricsF metrics(textFont(pages.painter, size, true), &pages.writer);
+        const bool fits = std::all_of(
+            lesson.steps.begin(), lesson.steps.end(), [&](const LessonStep &step) {
+                return metrics
+                           .boundingRect(QRectF(0, 0, width, 1e6), int(Qt::TextWordWrap),
+                                         step.title)
+                           .height() <= slideTitleHeight;
+            });
+        if (fits)
+            break;
+    }
+    return size;
+}
+
 void slideFrame(PdfPages &pages, const QString &title, int index, int total)
 {
     pages.next();
     const double width = pages.size.width() - 2 * slideMargin;
-    drawText(&pages.painter, QRectF(slideMargin, 20, width, 60), title, 36, true,
-             Qt::AlignLeft | Qt::AlignVCenter);
+    drawText(&pages.painter, QRectF(slideMargin, slideTitleTop, width, slideTitleHeight), title,
+             pages.titleSize, true, Qt::AlignLeft | Qt::AlignVCenter);
     drawText(&pages.painter, QRectF(slideMargin, pages.size.height() - 36, width, 30),
              QStringLiteral("%1 / %2").arg(index + 1).arg(total), 16, false,
              Qt::AlignRight | Qt::AlignVCenter);
@@ -752,6 +779,7 @@ bool LessonExporter::pdf(const QString &path, const Progress &progress, QString 
     painter.setMode(QCPPainter::pmNonCosmetic);
     painter.setRenderHint(QPainter::LosslessImageRendering, true);
     PdfPages pages{writer, painter, QSizeF(writer.width(), writer.height())};
+    pages.titleSize = slideTitleSize(pages, m_lesson);
     const PaintFigure paint = [&](const QRectF &target, int index) {
         return paintStep(&painter, target, index, error);
     };

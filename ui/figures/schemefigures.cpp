@@ -310,6 +310,10 @@ void SchemeFigures::buildSpectrum(QCustomPlot *plot, const SchemeResult &result)
     QCPAxis *by = bottom->axis(QCPAxis::atLeft);
     logAxis(by);
     by->setLabel(QStringLiteral("θ scaled / θ original"));
+    // The bottom panel is a third of the figure: where the title is longer than that (an export
+    // at 1280 x 720 read "θ scaled / …", issue 46.8), a shorter one that says the same.
+    if (auto *fitted = dynamic_cast<FittedAxis *>(by))
+        fitted->setShorterLabels({QStringLiteral("θ scaled / orig."), QStringLiteral("θ′ / θ")});
     bottom->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("pair i"));
 
     const bool showB = result.b.label != result.a.label;

@@ -6,6 +6,7 @@
 #include <QAbstractItemModel>
 #include <QAction>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -14,6 +15,8 @@
 #include <QSignalBlocker>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace pe {
 
@@ -72,18 +75,26 @@ LessonPanel::LessonPanel(LessonDocument *document, QWidget *parent)
     auto *down = toolButton(tr("Down"), tr("Move the selected step down (Alt+Down)"), this);
     auto *present = toolButton(tr("Present"), tr("Present the lesson full screen (F5)"), this);
     auto *take = toolButton(tr("Take"), tr("The step plays what the Motion bar plays now"), this);
-    auto *buttons = new QHBoxLayout;
-    for (QToolButton *b : {add, duplicate, remove, up, down, present})
-        buttons->addWidget(b);
-    buttons->addStretch();
+    // Two rows of three: in one row of six the panel took 360 of 1280 px and the Phrases
+    // figures beside it were tiny with cut titles (issue 46.8); at 1024 x 600 the window could
+    // not be narrower than 1100 px.
+    auto *buttons = new QGridLayout;
+    QToolButton *const order[] = {add, duplicate, remove, up, down, present};
+    for (int i = 0; i < 6; ++i)
+        buttons->addWidget(order[i], i / 3, i % 3);
+    buttons->setColumnStretch(3, 1);
+    // The animation's text on a row of its own under Take and Clear, the panel's whole width:
+    // beside them "position 22 → 200, 179 frames" made the panel 373 px wide at least, and the
+    // window at 1024 x 600 1,111 px (issue 46.8).
     auto *animationRow = new QHBoxLayout;
-    animationRow->addWidget(m_animation, 1);
     animationRow->addWidget(take);
     animationRow->addWidget(m_clearAnimation);
+    animationRow->addStretch(1);
     auto *form = new QFormLayout;
     form->addRow(tr("Step title"), m_stepTitle);
     form->addRow(tr("Caption"), m_caption);
     form->addRow(tr("Animation"), animationRow);
+    form->addRow(m_animation);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_title);
     layout->addLayout(buttons);
@@ -130,6 +141,11 @@ LessonPanel::LessonPanel(LessonDocument *document, QWidget *parent)
     connect(m_steps->model(), &QAbstractItemModel::rowsMoved, this, &LessonPanel::stepsDropped);
     connect(m_document, &LessonDocument::changed, this, &LessonPanel::rebuild);
     rebuild();
+}
+
+QSize LessonPanel::sizeHint() const
+{
+    return {std::max(minimumSizeHint().width(), 250), QWidget::sizeHint().height()};
 }
 
 int LessonPanel::currentStep() const

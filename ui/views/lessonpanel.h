@@ -22,6 +22,10 @@ class LessonPanel : public QWidget
 public:
     LessonPanel(LessonDocument *document, QWidget *parent = nullptr);
 
+    // Narrow: 250 px or what its controls need, the width the dock opens at; the figures beside
+    // it keep the rest (issue 46.8: it took 360 of 1280 px).
+    QSize sizeHint() const override;
+
     int currentStep() const; // -1 when no step is selected
     void setCurrentStep(int index);
     QListWidget *stepList() const { return m_steps; }

@@ -4,6 +4,7 @@
 #include "views/mainwindow.h"
 #include "widgets/fittingscrollarea.h"
 #include "widgets/playbar.h"
+#include "widgets/plotpane.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -120,6 +121,13 @@ void LessonPresenter::start(int index)
         chrome.append(dock);
     for (FittingScrollArea *panel : m_window->findChildren<FittingScrollArea *>())
         chrome.append(panel);
+    // Nothing of the window on a slide (issue 46.7): a view's tabs (the Schemes page's, the model
+    // phrases'), the hover readouts and hints; the step chooses the view.
+    for (QTabBar *tabs : m_window->pages()->findChildren<QTabBar *>())
+        chrome.append(tabs);
+    for (QWidget *widget : m_window->findChildren<QWidget *>())
+        if (isWindowControl(widget))
+            chrome.append(widget);
     // Not isVisible(): a panel on another page is not visible now but shows when a step
     // opens that page; what was not hidden on purpose is hidden, and shown again by stop().
     for (QWidget *widget : chrome)
@@ -127,6 +135,15 @@ void LessonPresenter::start(int index)
             m_hidden.append(widget);
             widget->hide();
         }
+    // No page's least size may make the slide taller than the screen (at 1024 x 600 the pages'
+    // largest least height, another page's, made the presented window 633 px high): the page
+    // shown gets what the title, caption and Motion bar leave, its figure clipped at worst.
+    m_policies.clear();
+    for (int i = 0; i < m_window->pages()->count(); ++i) {
+        QWidget *page = m_window->pages()->widget(i);
+        m_policies.append({page, page->sizePolicy()});
+        page->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    }
     m_top->show();
     m_bottom->show();
     // Without a window manager (a kiosk, Xvfb) nothing resizes a full-screen window: the
@@ -153,6 +170,10 @@ void LessonPresenter::stop()
         if (widget)
             widget->show();
     m_hidden.clear();
+    for (const auto &[page, policy] : std::as_const(m_policies))
+        if (page)
+            page->setSizePolicy(policy);
+    m_policies.clear();
     // The window exactly as it was (issue 46). Its own rectangle, not restoreGeometry(): that
     // moves a window at the screen's top edge down by a title bar where there is no window
     // manager (a kiosk, Xvfb).
@@ -191,7 +212,12 @@ void LessonPresenter::showStep(int index)
             options.from = step.animation->from;
             options.to = step.animation->to;
             QString error;
-            if (!bar->setAnimation(options, &error))
+            if (bar->setAnimation(options, &error))
+                // The slide starts where the exported step's video starts (issue 46.7): frame 0,
+                // the range's first value, not the state's own (the rotation's p = 12 of a sweep
+                // from 0, the base at the end of a sweep from 100), which Enter played from.
+                bar->setStep(0);
+            else
                 m_caption->setText(lessonCaptionHtml(step.caption + QStringLiteral("\n(") + error +
                                                      QLatin1Char(')')));
         }
@@ -224,7 +250,18 @@ void LessonPresenter::updateFonts()
     const int width = screen ? screen->geometry().width() : m_window->width();
     m_caption->setFixedWidth(qMax(100, width - 24));
     m_caption->setMaximumHeight(height / 3);
-    m_title->setMaximumWidth(qMax(100, width - m_counter->sizeHint().width() - 48));
+    const int titleWidth = qMax(100, width - m_counter->sizeHint().width() - 48);
+    m_title->setMaximumWidth(titleWidth);
+    // One title band for the whole talk (issue 46.7): as tall as the longest title needs at
+    // this width, so the figure does not jump between a one-line and a two-line title.
+    const QFontMetrics metrics(title);
+    int band = metrics.height();
+    for (int i = 0; i < m_document->stepCount(); ++i)
+        band = qMax(band, metrics
+                              .boundingRect(QRect(0, 0, titleWidth - 2 * m_title->margin(), 1 << 20),
+                                            int(Qt::TextWordWrap), m_document->step(i).title)
+                              .height());
+    m_title->setFixedHeight(band + 2 * m_title->margin());
 }
 
 bool LessonPresenter::handleKey(int key, Qt::KeyboardModifiers modifiers)

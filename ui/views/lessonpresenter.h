@@ -10,8 +10,10 @@
 #include <QObject>
 #include <QPointer>
 #include <QRect>
+#include <QSizePolicy>
 
 #include <functional>
+#include <utility>
 
 class QLabel;
 class QToolBar;
@@ -72,6 +74,8 @@ private:
     double m_textScale = 1.0;
     // What start() hid or changed, put back by stop().
     QList<QPointer<QWidget>> m_hidden;
+    // The pages' size policies: Ignored while presenting (start()).
+    QList<std::pair<QPointer<QWidget>, QSizePolicy>> m_policies;
     QRect m_geometry; // the normal window's, outside its frame
     bool m_wasFullScreen = false;
     bool m_wasMaximized = false;

@@ -8,6 +8,7 @@
 #include "widgets/fittingscrollarea.h"
 #include "widgets/limitedlineedit.h"
 #include "widgets/messageslot.h"
+#include "widgets/plotpane.h"
 
 #include "figures/qcpinclude.h"
 #include "widgets/figureplot.h"
@@ -288,6 +289,7 @@ void PhraseView::describeTablesAndPlots()
     // wide whenever a longer text had arrived (tst_modelpage, 1 run in 3). Clipped instead.
     m_readout->setMinimumWidth(1);
     m_readout->setToolTip(tr("The cell under the mouse"));
+    markAsWindowControl(m_readout);
 }
 
 // Left: the tokenizer choice, the phrases, the settings, the pages and the tables.

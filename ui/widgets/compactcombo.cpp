@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QStyle>
 #include <QStyleOptionComboBox>
+#include <QStylePainter>
 
 namespace pe {
 
@@ -43,6 +44,25 @@ void updateToolTip(QComboBox *combo)
     combo->setProperty(settingToolTip, false);
 }
 
+// QComboBox::paintEvent with comboShownText() for the current choice.
+void paintShortened(QComboBox *combo)
+{
+    QStylePainter painter(combo);
+    painter.setPen(combo->palette().color(QPalette::Text));
+    QStyleOptionComboBox option;
+    option.initFrom(combo);
+    option.editable = false;
+    option.frame = combo->hasFrame();
+    option.subControls = QStyle::SC_All;
+    if (combo->view()->isVisible())
+        option.state |= QStyle::State_On;
+    option.currentIcon = combo->itemIcon(combo->currentIndex());
+    option.iconSize = combo->iconSize();
+    painter.drawComplexControl(QStyle::CC_ComboBox, option);
+    option.currentText = comboShownText(combo);
+    painter.drawControl(QStyle::CE_ComboBoxLabel, option);
+}
+
 // Follows the box's width: a tooltip only where the choice is cut.
 class CompactComboWatcher : public QObject
 {
@@ -53,6 +73,11 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override
     {
         auto *combo = qobject_cast<QComboBox *>(watched);
+        if (combo && event->type() == QEvent::Paint && !combo->isEditable() &&
+            comboTextCut(combo)) {
+            paintShortened(combo);
+            return true;
+        }
         if (combo && (event->type() == QEvent::Resize || event->type() == QEvent::FontChange))
             updateToolTip(combo);
         if (combo && event->type() == QEvent::ToolTipChange &&
@@ -67,15 +92,39 @@ protected:
 
 } // namespace
 
-bool comboTextCut(const QComboBox *combo)
+namespace {
+
+int fieldWidth(const QComboBox *combo)
 {
     QStyleOptionComboBox option;
     option.initFrom(combo);
     option.editable = combo->isEditable();
     option.currentText = combo->currentText();
-    const QRect field = combo->style()->subControlRect(QStyle::CC_ComboBox, &option,
-                                                       QStyle::SC_ComboBoxEditField, combo);
-    return combo->fontMetrics().horizontalAdvance(combo->currentText()) > field.width();
+    return combo->style()
+        ->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, combo)
+        .width();
+}
+
+} // namespace
+
+bool comboTextCut(const QComboBox *combo)
+{
+    return combo->fontMetrics().horizontalAdvance(combo->currentText()) > fieldWidth(combo);
+}
+
+QString comboShownText(const QComboBox *combo)
+{
+    const QString text = combo->currentText();
+    const int room = fieldWidth(combo);
+    const QFontMetrics metrics = combo->fontMetrics();
+    if (combo->isEditable() || metrics.horizontalAdvance(text) <= room)
+        return text;
+    if (const qsizetype open = text.indexOf(QStringLiteral(" (")); open > 0) {
+        const QString plain = text.left(open);
+        if (metrics.horizontalAdvance(plain) <= room)
+            return plain;
+    }
+    return metrics.elidedText(text, Qt::ElideRight, room);
 }
 
 void makeCompact(QComboBox *combo, int characters)

@@ -16,7 +16,13 @@ constexpr int compactComboCharacters = 12;
 // width. A tooltip of its own stays, after the whole choice when that is cut.
 void makeCompact(QComboBox *combo, int characters = compactComboCharacters);
 
-// Whether `combo` shows its current choice cut at its current width.
+// Whether `combo`'s current choice is longer than its box at its current width.
 bool comboTextCut(const QComboBox *combo);
+
+// What a compact box shows of its current choice (issue 46.8: "Interleaved (sin, cos" was cut
+// mid-word at 1280 x 720): the choice where it fits, else the choice without its parenthesis
+// ("Interleaved" for "Interleaved (sin, cos, sin, ...)"), else the choice elided with "…". The
+// list that drops down and the tooltip give it whole.
+QString comboShownText(const QComboBox *combo);
 
 } // namespace pe

@@ -4,6 +4,7 @@
 #include "widgets/wheelcoalescer.h"
 
 #include <QLabel>
+#include <QVariant>
 #include <QVBoxLayout>
 
 namespace pe {
@@ -24,6 +25,21 @@ void setUpPlotPane(QWidget *view, QCustomPlot *plot, QLabel *readout, QSize plot
     readout->setObjectName(text.readoutName);
     readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
     readout->setToolTip(text.readoutToolTip);
+    markAsWindowControl(readout);
+}
+
+namespace {
+constexpr char windowControlProperty[] = "peWindowControl";
+} // namespace
+
+void markAsWindowControl(QWidget *widget)
+{
+    widget->setProperty(windowControlProperty, true);
+}
+
+bool isWindowControl(const QWidget *widget)
+{
+    return widget->property(windowControlProperty).toBool();
 }
 
 } // namespace pe

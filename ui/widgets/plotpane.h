@@ -24,4 +24,9 @@ struct PlotPaneText
 void setUpPlotPane(QWidget *view, QCustomPlot *plot, QLabel *readout, QSize plotMinimum,
                    const PlotPaneText &text);
 
+// A widget of the window beside a figure, not part of it (a hover readout, a view's hint): a
+// presentation hides it with the control panels (issue 46.7). setUpPlotPane marks its readout.
+void markAsWindowControl(QWidget *widget);
+bool isWindowControl(const QWidget *widget);
+
 } // namespace pe
