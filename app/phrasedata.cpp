@@ -5,11 +5,17 @@
 // pass up to layer N), float32. A phrase longer than the
 // model takes is refused (exit 2) rather than cut: a script gets the array of the text it gave
 // or none. The window caps instead, saying so.
+// `--what distance|head-scores|frequency-atlas|norms|top-activations|probe`: a layer analysis of
+// the whole forward pass (core/analysis/layeranalysis.h), every layer or --layer N's.
 #include "commandline.h"
 
+#include "analysis/forwardanalysis.h"
 #include "model/phrasemodel.h"
 
 #include <QElapsedTimer>
+
+#include <algorithm>
+#include <limits>
 
 namespace pe::cli {
 
@@ -58,9 +64,16 @@ PhraseArray phraseArrayFromOptions(const QCommandLineParser &parser)
     const QString what = parser.value(QStringLiteral("what"));
     const std::optional<PhraseArray> array = parseAs<PhraseArray>(phraseArrayNames, what);
     if (!array)
-        throw UsageError{QStringLiteral("--what must be %1 with --phrase (got \"%2\")")
-                             .arg(choiceList(phraseArrayNames), what)};
+        throw UsageError{QStringLiteral("--what must be %1 or %2 with --phrase (got \"%3\")")
+                             .arg(choiceList(phraseArrayNames), choiceList(layerAnalysisNames),
+                                  what)};
     return *array;
+}
+
+// --what names a layer analysis: which.
+std::optional<LayerAnalysis> layerAnalysisFromOptions(const QCommandLineParser &parser)
+{
+    return parseAs<LayerAnalysis>(layerAnalysisNames, parser.value(QStringLiteral("what")));
 }
 
 std::unique_ptr<PhraseModel> openPhraseModel(const QCommandLineParser &parser)
@@ -139,13 +152,95 @@ std::vector<qint64> PhraseDataRequest::shape() const
                                           : std::vector<qint64>{n, zero.hiddenSize()};
 }
 
+namespace {
+
+// Layer N's part of `values` (the first axis is the layer: 0 .. layers - 1 for the attention's
+// analyses, 0 .. layers for the hidden states', 0 being the embeddings).
+LayerZeroArray oneLayer(const LayerZeroArray &values, qint64 layer)
+{
+    const qint64 layers = values.shape.at(0);
+    if (layer >= layers)
+        throw UsageError{QStringLiteral("--layer %1: this analysis has layers 0 to %2")
+                             .arg(layer)
+                             .arg(layers - 1)};
+    LayerZeroArray out;
+    out.shape.assign(values.shape.begin() + 1, values.shape.end());
+    const auto each = qint64(values.values.size()) / std::max<qint64>(layers, 1);
+    out.values.assign(values.values.begin() + layer * each,
+                      values.values.begin() + (layer + 1) * each);
+    return out;
+}
+
+std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAnalysis what,
+                                      const QString &path, MatrixFormat format)
+{
+    // The tokenizer (and the checks of the phrase) as --what attention; the pass itself whole.
+    QString error;
+    const std::unique_ptr<PhraseModel> model =
+        PhraseModel::open(parser.value(QStringLiteral("model")), &error, 0);
+    if (!model)
+        throw UsageError{error};
+    const std::optional<TokenEncoding> tokens = model->encode(phraseText(parser), &error);
+    if (!tokens) {
+        report(dataCommand, QStringLiteral("--phrase: %1").arg(error));
+        return Failure;
+    }
+    const std::unique_ptr<ForwardPass> pass =
+        ForwardPass::open(parser.value(QStringLiteral("model")), &error);
+    if (!pass)
+        throw UsageError{error};
+    reportInputs(*model, *tokens);
+    if (parser.isSet(QStringLiteral("dry-run")))
+        return reportDryRun(dataCommand,
+                            QStringLiteral("write the %1 of %2 tokens to %3 as %4")
+                                .arg(nameOf(layerAnalysisNames, what))
+                                .arg(tokens->size())
+                                .arg(path, formatName(format)),
+                            {});
+    QElapsedTimer timer;
+    timer.start();
+    const bool withPositions = !parser.isSet(QStringLiteral("no-positions"));
+    std::vector<int> ids;
+    for (const qint64 id : tokens->ids) // the pass refuses an id outside its token table
+        ids.push_back(int(std::clamp<qint64>(id, -1, std::numeric_limits<int>::max())));
+    const std::optional<ForwardResult> result =
+        pass->run(ids, forwardOptionsFor(what, withPositions), &error);
+    if (!result)
+        throw UsageError{QStringLiteral("--phrase: ") + error};
+    std::optional<LayerZeroArray> values =
+        computeLayerAnalysis(*pass, *result, what, LayerAnalysisOptions{}, &error);
+    if (!values)
+        throw UsageError{error};
+    if (parser.isSet(QStringLiteral("layer")))
+        values = oneLayer(*values, integerOption(parser, QStringLiteral("layer"), 0,
+                                                 limits::maxLayers, 0));
+    MatrixWriter writer(path, format, values->shape);
+    if (!writer.open(&error) ||
+        !writer.write(values->values.data(), qint64(values->values.size()), &error) ||
+        !writer.commit(&error)) {
+        report(dataCommand, error);
+        return Failure;
+    }
+    for (const QString &warning : result->warnings)
+        report(dataCommand, QStringLiteral("warning: ") + warning);
+    report(dataCommand, QStringLiteral("%1 %2 (float32, %3 positions) written to %4 in %5 ms")
+                            .arg(shapeText(values->shape), nameOf(layerAnalysisNames, what),
+                                 withPositions ? QStringLiteral("with") : QStringLiteral("without"),
+                                 path)
+                            .arg(timer.elapsed()));
+    return Success;
+}
+
+} // namespace
+
 std::optional<int> writePhraseData(const QCommandLineParser &parser)
 {
     if (!phraseGiven(parser)) {
         refuseOptions(parser, {QStringLiteral("no-positions")},
                       QStringLiteral("a spec without --phrase"));
         const QString what = parser.value(QStringLiteral("what"));
-        if (parseAs<PhraseArray>(phraseArrayNames, what))
+        if (parseAs<PhraseArray>(phraseArrayNames, what) ||
+            parseAs<LayerAnalysis>(layerAnalysisNames, what))
             throw UsageError{
                 QStringLiteral("--what %1 needs --model PATH --phrase TEXT").arg(what)};
         return std::nullopt;
@@ -154,6 +249,8 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
     refuseOtherOptions(parser);
     const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
+    if (const std::optional<LayerAnalysis> analysis = layerAnalysisFromOptions(parser))
+        return writeLayerAnalysis(parser, *analysis, path, format);
     const PhraseDataRequest request = phraseDataRequest(parser);
     if (!request.encodeError.isEmpty()) {
         report(dataCommand, QStringLiteral("--phrase: %1").arg(request.encodeError));
