@@ -146,7 +146,7 @@ LayerZeroArray frequencyAtlas(const LayerZeroArray &queries, const LayerZeroArra
     if (heads == 0 || kvHeads == 0 || columns == 0)
         return out;
     const qint64 group = std::max<qint64>(1, heads / kvHeads);
-    std::vector<double> sums(std::size_t(columns));
+    std::vector<double> sums(static_cast<std::size_t>(columns));
     for (qint64 l = 0; l < layers; ++l)
         for (qint64 h = 0; h < heads; ++h) {
             const float *q = queries.values.data() + (l * heads + h) * n * hd;
@@ -195,8 +195,8 @@ LayerZeroArray topActivations(const LayerZeroArray &hiddenStates, qint64 k)
     const qint64 width = hiddenStates.shape.at(2), count = n * width;
     k = std::clamp<qint64>(k, 0, count);
     LayerZeroArray out = zeros({layers, k, 4});
-    std::vector<qint64> order(std::size_t(count));
-    std::vector<float> magnitude(std::size_t(count));
+    std::vector<qint64> order(static_cast<std::size_t>(count));
+    std::vector<float> magnitude(static_cast<std::size_t>(count));
     for (qint64 l = 0; l < layers; ++l) {
         const float *x = hiddenStates.values.data() + l * count;
         for (qint64 i = 0; i < count; ++i)
