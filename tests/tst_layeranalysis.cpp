@@ -172,9 +172,10 @@ void TestLayerAnalysis::knownHeads()
     const qint64 n = 6;
     LayerZeroArray attn{{1, 3, n, n}, std::vector<float>(std::size_t(3 * n * n), 0.0f), {}};
     for (qint64 i = 0; i < n; ++i) {
-        attn.values[std::size_t(i * n + 0)] = 1;                       // head 0: the sink
-        attn.values[std::size_t(n * n + i * n + i)] = 1;               // head 1: itself
-        attn.values[std::size_t(2 * n * n + i * n + std::max<qint64>(i - 1, 0))] = 1; // previous
+        attn.values[std::size_t(i * n + 0)] = 1;         // head 0: the sink
+        attn.values[std::size_t(n * n + i * n + i)] = 1; // head 1: itself
+        // head 2: the previous token (the first query itself)
+        attn.values[std::size_t(2 * n * n + i * n + std::max<qint64>(i - 1, 0))] = 1;
     }
     const LayerZeroArray s = analysis::headScores(attn, 2);
     const auto at = [&](qint64 h, int c) { return s.values[std::size_t(h * 5 + c)]; };
@@ -309,7 +310,8 @@ void TestLayerAnalysis::atlasOnePair()
         q.values[std::size_t(t * hd + 6)] = normal(random);
         k.values[std::size_t(t * hd + 6)] = normal(random);
     }
-    const LayerZeroArray atlas = analysis::frequencyAtlas(q, k, analysis::rotaryPairs(4, false), true);
+    const LayerZeroArray atlas =
+        analysis::frequencyAtlas(q, k, analysis::rotaryPairs(4, false), true);
     QCOMPARE(atlas.shape, (std::vector<qint64>{1, 1, 3}));
     QCOMPARE(atlas.values, (std::vector<float>{0, 0, 1}));
 }
@@ -381,8 +383,9 @@ void TestLayerAnalysis::crossValidationClosedForm()
         residual += (ys[r] - predicted[r]) * (ys[r] - predicted[r]);
         total += (ys[r] - mean) * (ys[r] - mean);
     }
-    const Eigen::MatrixXd x = Eigen::Map<const Eigen::VectorXd>(xs.data(), Eigen::Index(xs.size()));
-    const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(ys.data(), Eigen::Index(ys.size()));
+    const auto rows = Eigen::Index(xs.size());
+    const Eigen::MatrixXd x = Eigen::Map<const Eigen::VectorXd>(xs.data(), rows);
+    const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(ys.data(), rows);
     PE_COMPARE_NEAR(analysis::crossValidatedR2(x, y, lambda, folds), 1 - residual / total, 1e-12);
 }
 
@@ -408,7 +411,8 @@ void TestLayerAnalysis::probeKnownAnswers()
 void TestLayerAnalysis::analysesRefused()
 {
     QString error;
-    const std::unique_ptr<ForwardPass> gpt2 = ForwardPass::open(layersFolder(QStringLiteral("gpt2-tiny4")), &error);
+    const std::unique_ptr<ForwardPass> gpt2 =
+        ForwardPass::open(layersFolder(QStringLiteral("gpt2-tiny4")), &error);
     QVERIFY2(gpt2, qPrintable(error));
     QCOMPARE(gpt2->rotaryDims(), 0);
     const std::vector<int> ids = {1, 2, 3};

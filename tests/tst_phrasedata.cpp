@@ -435,7 +435,9 @@ void TestPhraseData::layerAnalyses()
     const std::vector<double> expected = referenceDistance(attn.values, 4, 4, n);
     for (std::size_t i = 0; i < expected.size(); ++i)
         PE_COMPARE_NEAR(distance.values[i], expected[i], 2.5e-5);
-    const Array scores = run(folder, text, what("head-scores") + QStringList{QStringLiteral("--layer"), QStringLiteral("2")});
+    const Array scores = run(folder, text,
+                             what("head-scores") +
+                                 QStringList{QStringLiteral("--layer"), QStringLiteral("2")});
     QCOMPARE(scores.shape, (std::vector<qint64>{4, 5}));
     const std::vector<double> all = referenceHeadScores(attn.values, 4, 4, n, 8);
     for (std::size_t i = 0; i < scores.values.size(); ++i)

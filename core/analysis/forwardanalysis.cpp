@@ -1,5 +1,7 @@
 #include "analysis/forwardanalysis.h"
 
+#include <algorithm>
+
 namespace pe {
 
 ForwardOptions forwardOptionsFor(LayerAnalysis what, bool withPositions)
