@@ -14,6 +14,8 @@
 #include <QJsonObject>
 #include <QTest>
 
+#include <Eigen/Dense>
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -169,7 +171,7 @@ void TestLayerAnalysis::hiddenStateScores()
 // Heads whose answer is known by construction.
 void TestLayerAnalysis::knownHeads()
 {
-    const qint64 n = 6;
+    const qint64 n = 8; // head 2's first-token share, 2/8, stays below 0.3
     LayerZeroArray attn{{1, 3, n, n}, std::vector<float>(std::size_t(3 * n * n), 0.0f), {}};
     for (qint64 i = 0; i < n; ++i) {
         attn.values[std::size_t(i * n + 0)] = 1;         // head 0: the sink
@@ -182,10 +184,12 @@ void TestLayerAnalysis::knownHeads()
     QCOMPARE(at(0, analysis::FirstToken), 1.0f);
     QCOMPARE(at(0, analysis::SinkHead), 1.0f);
     QCOMPARE(at(1, analysis::SelfToken), 1.0f);
-    QCOMPARE(at(1, analysis::SinkHead), 0.0f); // first-token share 1/6 <= 0.3
+    QCOMPARE(at(1, analysis::SinkHead), 0.0f); // first-token share 1/8 <= 0.3
+    QCOMPARE(at(2, analysis::FirstToken), 0.25f);
+    QCOMPARE(at(2, analysis::SinkHead), 0.0f);
     QCOMPARE(at(2, analysis::PreviousToken), 1.0f);
     QCOMPARE(at(2, analysis::LocalWindow), 1.0f);
-    QCOMPARE(at(0, analysis::LocalWindow), 2.0f / 6.0f); // only queries 0 and 1 see token 0
+    QCOMPARE(at(0, analysis::LocalWindow), 2.0f / 8.0f); // only queries 0 and 1 see token 0
     const LayerZeroArray rate = analysis::sinkRate(s);
     QCOMPARE(rate.shape, std::vector<qint64>{1});
     QCOMPARE(rate.values[0], 1.0f / 3.0f);
@@ -328,20 +332,32 @@ void TestLayerAnalysis::ridgeClosedForm()
             x(r, c) = normal(random);
     const Eigen::Vector3d w(2.0, -1.0, 0.5);
     const Eigen::VectorXd y = (x * w).array() + 4.0;
-    const analysis::RidgeFit exact = analysis::ridgeFit(x, y, 0.0);
-    QVERIFY((exact.weights - w).norm() < 1e-10);
+    using Flat = std::vector<double>;
+    const auto flat = [](const Eigen::MatrixXd &m) {
+        Flat out;
+        for (Eigen::Index r = 0; r < m.rows(); ++r)
+            for (Eigen::Index c = 0; c < m.cols(); ++c)
+                out.push_back(m(r, c));
+        return out;
+    };
+    const auto vector = [](const Flat &v) {
+        return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(v.data(), Eigen::Index(v.size())));
+    };
+    const Flat xs = flat(x);
+    const analysis::RidgeFit exact = analysis::ridgeFit(xs, 3, flat(y), 0.0);
+    QVERIFY((vector(exact.weights) - w).norm() < 1e-10);
     PE_COMPARE_NEAR(exact.intercept, 4.0, 1e-10);
     Eigen::VectorXd noisy = y;
     for (Eigen::Index r = 0; r < y.size(); ++r)
         noisy(r) += normal(random);
     const double lambda = 2.5;
-    const analysis::RidgeFit fit = analysis::ridgeFit(x, noisy, lambda);
+    const analysis::RidgeFit fit = analysis::ridgeFit(xs, 3, flat(noisy), lambda);
     const Eigen::MatrixXd xc = x.rowwise() - x.colwise().mean();
     const Eigen::VectorXd yc = noisy.array() - noisy.mean();
     const Eigen::MatrixXd kernel =
         xc * xc.transpose() + lambda * Eigen::MatrixXd::Identity(x.rows(), x.rows());
     const Eigen::VectorXd dual = xc.transpose() * kernel.colPivHouseholderQr().solve(yc);
-    QVERIFY((fit.weights - dual).norm() < 1e-10);
+    QVERIFY((vector(fit.weights) - dual).norm() < 1e-10);
     PE_COMPARE_NEAR(fit.intercept, noisy.mean() - x.colwise().mean().dot(dual), 1e-10);
 }
 
@@ -383,10 +399,8 @@ void TestLayerAnalysis::crossValidationClosedForm()
         residual += (ys[r] - predicted[r]) * (ys[r] - predicted[r]);
         total += (ys[r] - mean) * (ys[r] - mean);
     }
-    const auto rows = Eigen::Index(xs.size());
-    const Eigen::MatrixXd x = Eigen::Map<const Eigen::VectorXd>(xs.data(), rows);
-    const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(ys.data(), rows);
-    PE_COMPARE_NEAR(analysis::crossValidatedR2(x, y, lambda, folds), 1 - residual / total, 1e-12);
+    PE_COMPARE_NEAR(analysis::crossValidatedR2(xs, 1, ys, lambda, folds), 1 - residual / total,
+                    1e-12);
 }
 
 // Hidden states where one dimension is the position: R^2 near 1; pure noise: far below.

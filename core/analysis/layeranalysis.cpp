@@ -1,5 +1,7 @@
 #include "analysis/layeranalysis.h"
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -226,37 +228,68 @@ LayerZeroArray topActivations(const LayerZeroArray &hiddenStates, qint64 k)
     return out;
 }
 
-RidgeFit ridgeFit(const Eigen::MatrixXd &x, const Eigen::VectorXd &y, double lambda)
+namespace {
+
+using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct EigenFit
+{
+    Eigen::VectorXd weights;
+    double intercept = 0;
+};
+
+EigenFit fitRidge(const Matrix &x, const Eigen::VectorXd &y, double lambda)
 {
     const Eigen::RowVectorXd meanX = x.colwise().mean();
     const double meanY = y.mean();
-    const Eigen::MatrixXd centred = x.rowwise() - meanX;
+    const Matrix centred = x.rowwise() - meanX;
     Eigen::MatrixXd gram = centred.transpose() * centred;
     gram.diagonal().array() += lambda;
-    RidgeFit fit;
+    EigenFit fit;
     fit.weights = gram.ldlt().solve(centred.transpose() * (y.array() - meanY).matrix());
     fit.intercept = meanY - meanX.dot(fit.weights);
     return fit;
 }
 
-double crossValidatedR2(const Eigen::MatrixXd &x, const Eigen::VectorXd &y, double lambda,
-                        int folds)
+double crossValidated(const Matrix &x, const Eigen::VectorXd &y, double lambda, int folds)
 {
     const Eigen::Index rows = x.rows();
-    Eigen::VectorXd predicted(rows);
+    Eigen::VectorXd predicted = Eigen::VectorXd::Constant(rows, y.mean());
     for (int f = 0; f < folds; ++f) {
         std::vector<Eigen::Index> train, test;
         for (Eigen::Index r = 0; r < rows; ++r)
             (r % folds == f ? test : train).push_back(r);
-        if (test.empty())
+        if (test.empty() || train.empty())
             continue;
-        const RidgeFit fit = ridgeFit(x(train, Eigen::all), y(train), lambda);
+        const EigenFit fit = fitRidge(x(train, Eigen::placeholders::all), y(train), lambda);
         for (const Eigen::Index r : test)
             predicted(r) = x.row(r).dot(fit.weights) + fit.intercept;
     }
     const double total = (y.array() - y.mean()).square().sum();
     const double residual = (y - predicted).squaredNorm();
     return total > 0 ? 1.0 - residual / total : 0.0;
+}
+
+Matrix matrixOf(std::span<const double> x, qint64 columns, std::size_t rows)
+{
+    return Eigen::Map<const Matrix>(x.data(), Eigen::Index(rows), Eigen::Index(columns));
+}
+
+} // namespace
+
+RidgeFit ridgeFit(std::span<const double> x, qint64 columns, std::span<const double> y,
+                  double lambda)
+{
+    const Eigen::Map<const Eigen::VectorXd> target(y.data(), Eigen::Index(y.size()));
+    const EigenFit fit = fitRidge(matrixOf(x, columns, y.size()), target, lambda);
+    return {std::vector<double>(fit.weights.begin(), fit.weights.end()), fit.intercept};
+}
+
+double crossValidatedR2(std::span<const double> x, qint64 columns, std::span<const double> y,
+                        double lambda, int folds)
+{
+    const Eigen::Map<const Eigen::VectorXd> target(y.data(), Eigen::Index(y.size()));
+    return crossValidated(matrixOf(x, columns, y.size()), target, lambda, folds);
 }
 
 LayerZeroArray positionProbe(const LayerZeroArray &hiddenStates, double lambda, int folds)
@@ -271,7 +304,7 @@ LayerZeroArray positionProbe(const LayerZeroArray &hiddenStates, double lambda, 
         const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
             states(hiddenStates.values.data() + l * n * width, n, width);
         out.values[std::size_t(l)] =
-            float(crossValidatedR2(states.cast<double>(), position, lambda, folds));
+            float(crossValidated(states.cast<double>(), position, lambda, folds));
     }
     return out;
 }

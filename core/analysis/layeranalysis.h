@@ -15,8 +15,6 @@
 #include "fields/choicenames.h"
 #include "model/layerzero.h"
 
-#include <Eigen/Dense>
-
 #include <span>
 #include <utility>
 #include <vector>
@@ -83,16 +81,18 @@ LayerZeroArray topActivations(const LayerZeroArray &hiddenStates, qint64 k = 5);
 
 // Ridge regression with an unpenalised intercept: the columns and y centred, then
 // w = (X^T X + lambda I)^-1 X^T y; intercept = mean(y) - mean(X) w.
+// x: y.size() rows x `columns`, row-major. Solved in float64 (Eigen's LDLT).
 struct RidgeFit
 {
-    Eigen::VectorXd weights;
+    std::vector<double> weights;
     double intercept = 0;
 };
-RidgeFit ridgeFit(const Eigen::MatrixXd &x, const Eigen::VectorXd &y, double lambda);
+RidgeFit ridgeFit(std::span<const double> x, qint64 columns, std::span<const double> y,
+                  double lambda);
 // Cross-validated R^2 of ridge(x -> y): row r is in fold r % folds; each fold predicted by the
 // fit on the others; R^2 = 1 - sum (y - prediction)^2 / sum (y - mean y)^2 over every row.
-double crossValidatedR2(const Eigen::MatrixXd &x, const Eigen::VectorXd &y, double lambda,
-                        int folds);
+double crossValidatedR2(std::span<const double> x, qint64 columns, std::span<const double> y,
+                        double lambda, int folds);
 // hiddenStates {layers + 1, tokens, hidden}: per layer the cross-validated R^2 of the token
 // position (0 .. tokens - 1) from its hidden state. Out {layers + 1}. Needs tokens >= folds.
 LayerZeroArray positionProbe(const LayerZeroArray &hiddenStates, double lambda = 1.0,
