@@ -156,10 +156,13 @@ LayerZeroArray frequencyAtlas(const LayerZeroArray &queries, const LayerZeroArra
             std::fill(sums.begin(), sums.end(), 0.0);
             for (qint64 i = 0; i < n; ++i)
                 for (qint64 j = 0; j < (causal ? i + 1 : n); ++j) {
-                    const std::vector<double> c = pairContributions(
-                        {q + i * hd, std::size_t(hd)}, {k + j * hd, std::size_t(hd)}, pairs);
-                    for (qint64 p = 0; p < pairCount; ++p)
-                        sums[std::size_t(p)] += std::abs(c[std::size_t(p)]);
+                    // pairContributions(), without a vector per query-key pair.
+                    const float *qi = q + i * hd, *kj = k + j * hd;
+                    for (qint64 p = 0; p < pairCount; ++p) {
+                        const auto [a, b] = pairs[std::size_t(p)];
+                        sums[std::size_t(p)] += std::abs(double(qi[a]) * double(kj[a]) +
+                                                         double(qi[b]) * double(kj[b]));
+                    }
                     double other = 0;
                     for (const qint64 c0 : rest)
                         other += double(q[i * hd + c0]) * double(k[j * hd + c0]);
