@@ -329,8 +329,8 @@ void addDataOptions(OptionSet &options)
                       QStringLiteral("Which array: matrix (default); rope: inv-freq; alibi: "
                                      "slopes. The first array of each scheme is its default. "
                                      "With --phrase: embeddings (default), attention, or a "
-                                     "layer analysis: distance, head-scores, frequency-atlas, "
-                                     "norms, top-activations, probe."),
+                                     "layer analysis: distance, head-scores, sinks, "
+                                     "frequency-atlas, norms, top-activations, probe."),
                       QStringLiteral("NAME")});
     addModelOptions(options);
     addPhraseDataOptions(options);

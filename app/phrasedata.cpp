@@ -5,8 +5,8 @@
 // pass up to layer N), float32. A phrase longer than the
 // model takes is refused (exit 2) rather than cut: a script gets the array of the text it gave
 // or none. The window caps instead, saying so.
-// `--what distance|head-scores|frequency-atlas|norms|top-activations|probe`: a layer analysis of
-// the whole forward pass (core/analysis/layeranalysis.h), every layer or --layer N's.
+// `--what distance|head-scores|sinks|frequency-atlas|norms|top-activations|probe`: a layer
+// analysis of the whole forward pass (core/analysis/layeranalysis.h), every layer or --layer N's.
 #include "commandline.h"
 
 #include "analysis/forwardanalysis.h"
@@ -64,16 +64,25 @@ PhraseArray phraseArrayFromOptions(const QCommandLineParser &parser)
     const QString what = parser.value(QStringLiteral("what"));
     const std::optional<PhraseArray> array = parseAs<PhraseArray>(phraseArrayNames, what);
     if (!array)
-        throw UsageError{QStringLiteral("--what must be %1 or %2 with --phrase (got \"%3\")")
-                             .arg(choiceList(phraseArrayNames), choiceList(layerAnalysisNames),
-                                  what)};
+        throw UsageError{QStringLiteral("--what must be %1 with --phrase (got \"%2\")")
+                             .arg(choiceList(phraseArrayNames), what)};
     return *array;
 }
 
-// --what names a layer analysis: which.
+// --what names a layer analysis: which (the command line's other names, refused here, list
+// them; pescope.phrase() reads only the phrase arrays and says so).
 std::optional<LayerAnalysis> layerAnalysisFromOptions(const QCommandLineParser &parser)
 {
-    return parseAs<LayerAnalysis>(layerAnalysisNames, parser.value(QStringLiteral("what")));
+    const QString what = parser.value(QStringLiteral("what"));
+    const std::optional<LayerAnalysis> analysis = parseAs<LayerAnalysis>(layerAnalysisNames, what);
+    if (!analysis && parser.isSet(QStringLiteral("what")) &&
+        !parseAs<PhraseArray>(phraseArrayNames, what)) {
+        QStringList names = choiceNameList(phraseArrayNames) + choiceNameList(layerAnalysisNames);
+        const QString last = names.takeLast();
+        throw UsageError{QStringLiteral("--what must be %1 or %2 with --phrase (got \"%3\")")
+                             .arg(names.join(QStringLiteral(", ")), last, what)};
+    }
+    return analysis;
 }
 
 std::unique_ptr<PhraseModel> openPhraseModel(const QCommandLineParser &parser)

@@ -285,7 +285,8 @@ void TestPhraseData::refusals_data()
     add("layer -1", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("-1")},
         "--layer must be between 0");
     add("what matrix", phrase + QStringList{QStringLiteral("--what"), QStringLiteral("matrix")},
-        "--what must be embeddings or attention with --phrase (got \"matrix\")");
+        "--what must be embeddings, attention, distance, head-scores, sinks, frequency-atlas, "
+        "norms, top-activations or probe with --phrase (got \"matrix\")");
     add("scheme", phrase + QStringList{QStringLiteral("--scheme"), QStringLiteral("rope")},
         "--scheme does not apply to --phrase");
     add("positions", phrase + QStringList{QStringLiteral("--positions"), QStringLiteral("5")},
@@ -414,7 +415,7 @@ void TestPhraseData::laterLayers()
     }
 }
 
-// --what distance|head-scores|norms|top-activations|frequency-atlas|probe: shapes, and the
+// --what distance|head-scores|sinks|norms|top-activations|frequency-atlas|probe: shapes, and the
 // attention's and hidden states' numbers against loops over transformers' arrays; --layer N
 // picks one layer; a RoPE analysis of GPT-2 is refused by name.
 void TestPhraseData::layerAnalyses()
@@ -442,6 +443,14 @@ void TestPhraseData::layerAnalyses()
     const std::vector<double> all = referenceHeadScores(attn.values, 4, 4, n, 8);
     for (std::size_t i = 0; i < scores.values.size(); ++i)
         PE_COMPARE_NEAR(scores.values[i], all[2 * 20 + i], 2.5e-5);
+    const Array sinks = run(folder, text, what("sinks"));
+    QCOMPARE(sinks.shape, std::vector<qint64>{4});
+    for (qint64 l = 0; l < 4; ++l) {
+        double flags = 0;
+        for (qint64 h = 0; h < 4; ++h)
+            flags += all[std::size_t(l * 20 + h * 5 + 4)];
+        PE_COMPARE_NEAR(sinks.values[std::size_t(l)], flags / 4, 1e-6);
+    }
     const Array norms = run(folder, text, what("norms"));
     QCOMPARE(norms.shape, (std::vector<qint64>{5, n}));
     const std::vector<double> expectedNorms = referenceNorms(hidden.values, 64);

@@ -9,7 +9,8 @@ ForwardOptions forwardOptionsFor(LayerAnalysis what, bool withPositions)
     ForwardOptions options;
     options.withPositions = withPositions;
     options.logits = false;
-    const bool fromAttention = what == LayerAnalysis::Distance || what == LayerAnalysis::HeadScores;
+    const bool fromAttention = what == LayerAnalysis::Distance ||
+                               what == LayerAnalysis::HeadScores || what == LayerAnalysis::Sinks;
     options.attentions = fromAttention;
     options.queriesKeys = what == LayerAnalysis::FrequencyAtlas;
     options.hiddenStates = !fromAttention && !options.queriesKeys;
@@ -29,11 +30,14 @@ std::optional<LayerZeroArray> computeLayerAnalysis(const ForwardPass &pass,
     switch (what) {
     case LayerAnalysis::Distance:
     case LayerAnalysis::HeadScores:
+    case LayerAnalysis::Sinks:
         if (result.attentions.shape.size() != 4)
             return missing("attentions");
-        return what == LayerAnalysis::Distance
-                   ? analysis::distanceProfile(result.attentions)
-                   : analysis::headScores(result.attentions, options.window);
+        if (what == LayerAnalysis::Distance)
+            return analysis::distanceProfile(result.attentions);
+        if (what == LayerAnalysis::Sinks)
+            return analysis::sinkRate(analysis::headScores(result.attentions, options.window));
+        return analysis::headScores(result.attentions, options.window);
     case LayerAnalysis::FrequencyAtlas:
         if (result.queries.shape.size() != 4)
             return missing("queries and keys");

@@ -21,12 +21,22 @@
 
 namespace pe {
 
-enum class LayerAnalysis { Distance, HeadScores, FrequencyAtlas, Norms, TopActivations, Probe };
+enum class LayerAnalysis {
+    Distance,
+    HeadScores,
+    Sinks,
+    FrequencyAtlas,
+    Norms,
+    TopActivations,
+    Probe
+};
 
 inline constexpr ChoiceName layerAnalysisNames[] = {
     choice(LayerAnalysis::Distance, "distance", "attention by distance (layers x heads x offset)"),
     choice(LayerAnalysis::HeadScores, "head-scores",
            "head scores (layers x heads x previous, self, first, window, sink)"),
+    choice(LayerAnalysis::Sinks, "sinks",
+           "per layer the fraction of heads whose first-token share exceeds 0.3 (layers)"),
     choice(LayerAnalysis::FrequencyAtlas, "frequency-atlas",
            "each rotary pair's share of |q.k| (layers x heads x pairs)"),
     choice(LayerAnalysis::Norms, "norms", "hidden-state norms (layers + 1 x tokens)"),
