@@ -171,7 +171,7 @@ py::dict forward(const py::object &model, const py::object &text, bool positions
     out["hidden_states"] = numpyOf(result->hiddenStates);
     out["logits"] = numpyOf(result->logits);
     const auto add = [&](const char *key, LayerAnalysis what) {
-        const std::optional<LayerZeroArray> values =
+        std::optional<LayerZeroArray> values =
             computeLayerAnalysis(*pass, *result, what, analysisOptions, &error);
         out[key] = values ? py::object(numpyOf(*values)) : py::object(py::none());
         return values;

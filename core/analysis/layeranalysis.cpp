@@ -221,9 +221,10 @@ LayerZeroArray topActivations(const LayerZeroArray &hiddenStates, qint64 k)
         for (qint64 r = 0; r < k; ++r) {
             const qint64 i = order[std::size_t(r)];
             float *row = out.values.data() + (l * k + r) * 4;
+            const qint64 token = i / width, dim = i % width; // whole numbers, exact in float32
             row[0] = x[i];
-            row[1] = float(i / width);
-            row[2] = float(i % width);
+            row[1] = float(token);
+            row[2] = float(dim);
             row[3] = median > 0 ? float(double(magnitude[std::size_t(i)]) / median)
                                 : std::numeric_limits<float>::infinity();
         }
