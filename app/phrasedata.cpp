@@ -15,6 +15,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace pe::cli {
@@ -46,7 +47,9 @@ void refuseOtherOptions(const QCommandLineParser &parser)
     const QStringList accepted = {
         QStringLiteral("model"), QStringLiteral("phrase"), QStringLiteral("phrase-file"),
         QStringLiteral("what"),  QStringLiteral("layer"),  QStringLiteral("no-positions"),
-        QStringLiteral("out"),   QStringLiteral("format"), QStringLiteral("dry-run")};
+        QStringLiteral("out"),   QStringLiteral("format"), QStringLiteral("dry-run"),
+        QStringLiteral("window"), QStringLiteral("top-k"), QStringLiteral("ridge"),
+        QStringLiteral("folds")};
     for (const QString &name : parser.optionNames())
         if (!accepted.contains(name))
             throw UsageError{QStringLiteral("--%1 does not apply to --phrase (the model's own "
@@ -130,6 +133,21 @@ void addPhraseDataOptions(OptionSet &options)
                       QStringLiteral("The same as --phrase with the phrase read from a UTF-8 "
                                      "file, exactly as it is (\"-\": standard input)."),
                       QStringLiteral("PATH")});
+    options.addPlain({QStringLiteral("window"),
+                      QStringLiteral("--what head-scores or sinks: the local window, the query's "
+                                     "own token and the N - 1 before it (default 8)."),
+                      QStringLiteral("N")});
+    options.addPlain({QStringLiteral("top-k"),
+                      QStringLiteral("--what top-activations: the largest K per layer (default "
+                                     "5)."),
+                      QStringLiteral("K")});
+    options.addPlain({QStringLiteral("ridge"),
+                      QStringLiteral("--what probe: the ridge penalty lambda (default 1)."),
+                      QStringLiteral("LAMBDA")});
+    options.addPlain({QStringLiteral("folds"),
+                      QStringLiteral("--what probe: cross-validation folds, token r in fold r mod "
+                                     "K (default 5)."),
+                      QStringLiteral("K")});
     options.addPlain({QStringLiteral("no-positions"),
                       QStringLiteral("With --phrase: the same without the model's positions (no "
                                      "rotation in a RoPE layer, no position table added at an "
@@ -163,6 +181,27 @@ std::vector<qint64> PhraseDataRequest::shape() const
 
 namespace {
 
+// The layer analyses' own options: --window, --top-k, --ridge, --folds.
+QStringList analysisOptionNames()
+{
+    return {QStringLiteral("window"), QStringLiteral("top-k"), QStringLiteral("ridge"),
+            QStringLiteral("folds")};
+}
+
+LayerAnalysisOptions layerAnalysisOptions(const QCommandLineParser &parser)
+{
+    LayerAnalysisOptions options;
+    options.window = integerOption(parser, QStringLiteral("window"), 1, limits::maxLayerZeroTokens,
+                                   options.window);
+    options.topK = integerOption(parser, QStringLiteral("top-k"), 0, 10000, options.topK);
+    options.ridge = numberOption(parser, QStringLiteral("ridge"), options.ridge);
+    if (!(options.ridge >= 0) || !std::isfinite(options.ridge))
+        throw UsageError{QStringLiteral("--ridge must be a finite number >= 0 (got %1)")
+                             .arg(parser.value(QStringLiteral("ridge")))};
+    options.folds = int(integerOption(parser, QStringLiteral("folds"), 2, 1000, options.folds));
+    return options;
+}
+
 // Layer N's part of `values` (the first axis is the layer: 0 .. layers - 1 for the attention's
 // analyses, 0 .. layers for the hidden states', 0 being the embeddings).
 LayerZeroArray oneLayer(const LayerZeroArray &values, qint64 layer)
@@ -184,6 +223,7 @@ std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAna
                                       const QString &path, MatrixFormat format)
 {
     // The tokenizer (and the checks of the phrase) as --what attention; the pass itself whole.
+    const LayerAnalysisOptions analysisOptions = layerAnalysisOptions(parser);
     QString error;
     const std::unique_ptr<PhraseModel> model =
         PhraseModel::open(parser.value(QStringLiteral("model")), &error, 0);
@@ -217,7 +257,7 @@ std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAna
     if (!result)
         throw UsageError{QStringLiteral("--phrase: ") + error};
     std::optional<LayerZeroArray> values =
-        computeLayerAnalysis(*pass, *result, what, LayerAnalysisOptions{}, &error);
+        computeLayerAnalysis(*pass, *result, what, analysisOptions, &error);
     if (!values)
         throw UsageError{error};
     if (parser.isSet(QStringLiteral("layer")))
@@ -245,7 +285,7 @@ std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAna
 std::optional<int> writePhraseData(const QCommandLineParser &parser)
 {
     if (!phraseGiven(parser)) {
-        refuseOptions(parser, {QStringLiteral("no-positions")},
+        refuseOptions(parser, QStringList{QStringLiteral("no-positions")} + analysisOptionNames(),
                       QStringLiteral("a spec without --phrase"));
         const QString what = parser.value(QStringLiteral("what"));
         if (parseAs<PhraseArray>(phraseArrayNames, what) ||
@@ -260,6 +300,9 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
     if (const std::optional<LayerAnalysis> analysis = layerAnalysisFromOptions(parser))
         return writeLayerAnalysis(parser, *analysis, path, format);
+    refuseOptions(parser, analysisOptionNames(),
+                  QStringLiteral("--what ") + nameOf(phraseArrayNames,
+                                                     phraseArrayFromOptions(parser)));
     const PhraseDataRequest request = phraseDataRequest(parser);
     if (!request.encodeError.isEmpty()) {
         report(dataCommand, QStringLiteral("--phrase: %1").arg(request.encodeError));

@@ -457,6 +457,18 @@ void TestPhraseData::layerAnalyses()
     for (std::size_t i = 0; i < expectedNorms.size(); ++i)
         PE_COMPARE_NEAR(norms.values[i], expectedNorms[i], 1e-4 * expectedNorms[i]);
     QCOMPARE(run(folder, text, what("top-activations")).shape, (std::vector<qint64>{5, 5, 4}));
+    // --window, --top-k: the same loops with the other window, the other count.
+    const Array window2 = run(folder, text,
+                              what("head-scores") +
+                                  QStringList{QStringLiteral("--window"), QStringLiteral("2")});
+    const std::vector<double> all2 = referenceHeadScores(attn.values, 4, 4, n, 2);
+    for (std::size_t i = 0; i < all2.size(); ++i)
+        PE_COMPARE_NEAR(window2.values[i], all2[i], 2.5e-5);
+    QCOMPARE(run(folder, text,
+                 what("top-activations") +
+                     QStringList{QStringLiteral("--top-k"), QStringLiteral("2")})
+                 .shape,
+             (std::vector<qint64>{5, 2, 4}));
     QCOMPARE(run(folder, text, what("frequency-atlas")).shape, (std::vector<qint64>{4, 4, 8}));
     QCOMPARE(run(folder, text, what("probe")).shape, std::vector<qint64>{5});
     const pe::test::RunResult gpt2 = runPescope(
@@ -473,6 +485,14 @@ void TestPhraseData::layerAnalyses()
          QStringLiteral("4"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("d.npy"))});
     QCOMPARE(layer.exitCode, 2);
     QVERIFY2(layer.err.contains("layers 0 to 3"), layer.err.constData());
+    // An analysis's option with a phrase array is refused, not ignored.
+    const pe::test::RunResult stray = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), folder, QStringLiteral("--phrase"),
+         text, QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--window"),
+         QStringLiteral("4"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("a.npy"))});
+    QCOMPARE(stray.exitCode, 2);
+    QVERIFY2(stray.err.contains("--window does not apply to --what attention"),
+             stray.err.constData());
 }
 
 // A NaN in layer 2's weights: layer 3's attention is written (NaN from there on), and stderr
