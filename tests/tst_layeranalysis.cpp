@@ -16,6 +16,7 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -86,6 +87,7 @@ private slots:
     void crossValidationClosedForm();
     void probeKnownAnswers();
     void analysesRefused();
+    void withoutPositions();
 };
 
 // Distance profile and head scores: of transformers' attentions against the loop; and of
@@ -442,6 +444,66 @@ void TestLayerAnalysis::analysesRefused()
     QVERIFY2(h, qPrintable(error));
     QVERIFY(!computeLayerAnalysis(*gpt2, *h, LayerAnalysis::Probe, {}, &error));
     QVERIFY2(error.contains(QLatin1String("at least 5 tokens")), qPrintable(error));
+}
+
+// Without positions the kept queries and keys are unrotated: they still give the pass's own
+// attention (softmax of q.k / sqrt(d)), and the atlas differs from the rotated one. Without
+// queriesKeys (the default) none are kept.
+void TestLayerAnalysis::withoutPositions()
+{
+    const QString folder = layersFolder(QStringLiteral("llama-tiny4"));
+    QString error;
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(folder, &error);
+    QVERIFY2(pass, qPrintable(error));
+    const std::vector<int> ids = idsOf(phraseCases(folder).at(2).toObject());
+    const auto n = qint64(ids.size());
+    ForwardOptions options;
+    QVERIFY(!options.queriesKeys);
+    const std::optional<ForwardResult> plain = pass->run(ids, options, &error);
+    QVERIFY2(plain, qPrintable(error));
+    QVERIFY(plain->queries.values.empty() && plain->keys.values.empty());
+    options.queriesKeys = true;
+    options.withPositions = false;
+    const std::optional<ForwardResult> without = pass->run(ids, options, &error);
+    QVERIFY2(without, qPrintable(error));
+    const qint64 heads = pass->heads(), kv = pass->kvHeads(), hd = pass->headDim();
+    double worst = 0;
+    for (qint64 l = 0; l < 4; ++l)
+        for (qint64 h = 0; h < heads; ++h) {
+            const float *q = without->queries.values.data() + (l * heads + h) * n * hd;
+            const float *k = without->keys.values.data() + (l * kv + h / (heads / kv)) * n * hd;
+            const qint64 i = n - 1; // the last query sees every key
+            std::vector<double> scores;
+            for (qint64 j = 0; j < n; ++j) {
+                double dot = 0;
+                for (qint64 c = 0; c < hd; ++c)
+                    dot += double(q[i * hd + c]) * double(k[j * hd + c]);
+                scores.push_back(dot / std::sqrt(double(hd)));
+            }
+            const double top = *std::max_element(scores.begin(), scores.end());
+            double total = 0;
+            for (double &s : scores)
+                total += (s = std::exp(s - top));
+            for (qint64 j = 0; j < n; ++j) {
+                const double theirs =
+                    without->attentions.values[std::size_t(((l * heads + h) * n + i) * n + j)];
+                worst = std::max(worst, std::abs(scores[std::size_t(j)] / total - theirs));
+            }
+        }
+    QVERIFY2(worst < 1e-5, qPrintable(QString::number(worst)));
+    options.withPositions = true;
+    const std::optional<ForwardResult> with = pass->run(ids, options, &error);
+    QVERIFY2(with, qPrintable(error));
+    const std::optional<LayerZeroArray> a =
+        computeLayerAnalysis(*pass, *with, LayerAnalysis::FrequencyAtlas, {}, &error);
+    const std::optional<LayerZeroArray> b =
+        computeLayerAnalysis(*pass, *without, LayerAnalysis::FrequencyAtlas, {}, &error);
+    QVERIFY2(a && b, qPrintable(error));
+    QCOMPARE(a->shape, b->shape);
+    double change = 0;
+    for (std::size_t i = 0; i < a->values.size(); ++i)
+        change = std::max(change, double(std::abs(a->values[i] - b->values[i])));
+    QVERIFY2(change > 1e-3, qPrintable(QString::number(change)));
 }
 
 QTEST_GUILESS_MAIN(TestLayerAnalysis)
