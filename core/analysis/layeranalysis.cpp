@@ -1,5 +1,7 @@
 #include "analysis/layeranalysis.h"
 
+#include "backends/parallel.h"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -148,10 +150,13 @@ LayerZeroArray frequencyAtlas(const LayerZeroArray &queries, const LayerZeroArra
     if (heads == 0 || kvHeads == 0 || columns == 0)
         return out;
     const qint64 group = std::max<qint64>(1, heads / kvHeads);
-    std::vector<double> sums(static_cast<std::size_t>(columns));
-    for (qint64 l = 0; l < layers; ++l)
-        for (qint64 h = 0; h < heads; ++h) {
-            const float *q = queries.values.data() + (l * heads + h) * n * hd;
+    // Every (layer, head) on its own: spread over threads (a head's sums stay in one thread, so
+    // the numbers do not depend on the thread count).
+    parallelFor(0, layers * heads, hardwareThreads(), 1, [&](qint64 lo, qint64 hi) {
+        std::vector<double> sums(static_cast<std::size_t>(columns));
+        for (qint64 lh = lo; lh < hi; ++lh) {
+            const qint64 l = lh / heads, h = lh % heads;
+            const float *q = queries.values.data() + lh * n * hd;
             const float *k = keys.values.data() + (l * kvHeads + h / group) * n * hd;
             std::fill(sums.begin(), sums.end(), 0.0);
             for (qint64 i = 0; i < n; ++i)
@@ -165,16 +170,17 @@ LayerZeroArray frequencyAtlas(const LayerZeroArray &queries, const LayerZeroArra
                     }
                     double other = 0;
                     for (const qint64 c0 : rest)
-                        other += double(q[i * hd + c0]) * double(k[j * hd + c0]);
+                        other += double(qi[c0]) * double(kj[c0]);
                     if (!rest.empty())
                         sums.back() += std::abs(other);
                 }
             // The mean's count is the same for every column: it cancels in the share.
             const double total = std::accumulate(sums.begin(), sums.end(), 0.0);
-            float *row = out.values.data() + (l * heads + h) * columns;
+            float *row = out.values.data() + lh * columns;
             for (qint64 p = 0; p < columns; ++p)
                 row[p] = total > 0 ? float(sums[std::size_t(p)] / total) : 0.0f;
         }
+    });
     return out;
 }
 
