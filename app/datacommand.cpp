@@ -328,7 +328,9 @@ void addDataOptions(OptionSet &options)
     options.addPlain({QStringLiteral("what"),
                       QStringLiteral("Which array: matrix (default); rope: inv-freq; alibi: "
                                      "slopes. The first array of each scheme is its default. "
-                                     "With --phrase: embeddings (default) or attention."),
+                                     "With --phrase: embeddings (default), attention, or a "
+                                     "layer analysis: distance, head-scores, sinks, "
+                                     "frequency-atlas, norms, top-activations, probe."),
                       QStringLiteral("NAME")});
     addModelOptions(options);
     addPhraseDataOptions(options);

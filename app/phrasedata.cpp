@@ -5,11 +5,18 @@
 // pass up to layer N), float32. A phrase longer than the
 // model takes is refused (exit 2) rather than cut: a script gets the array of the text it gave
 // or none. The window caps instead, saying so.
+// `--what distance|head-scores|sinks|frequency-atlas|norms|top-activations|probe`: a layer
+// analysis of the whole forward pass (core/analysis/layeranalysis.h), every layer or --layer N's.
 #include "commandline.h"
 
+#include "analysis/forwardanalysis.h"
 #include "model/phrasemodel.h"
 
 #include <QElapsedTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace pe::cli {
 
@@ -40,7 +47,9 @@ void refuseOtherOptions(const QCommandLineParser &parser)
     const QStringList accepted = {
         QStringLiteral("model"), QStringLiteral("phrase"), QStringLiteral("phrase-file"),
         QStringLiteral("what"),  QStringLiteral("layer"),  QStringLiteral("no-positions"),
-        QStringLiteral("out"),   QStringLiteral("format"), QStringLiteral("dry-run")};
+        QStringLiteral("out"),   QStringLiteral("format"), QStringLiteral("dry-run"),
+        QStringLiteral("window"), QStringLiteral("top-k"), QStringLiteral("ridge"),
+        QStringLiteral("folds")};
     for (const QString &name : parser.optionNames())
         if (!accepted.contains(name))
             throw UsageError{QStringLiteral("--%1 does not apply to --phrase (the model's own "
@@ -61,6 +70,22 @@ PhraseArray phraseArrayFromOptions(const QCommandLineParser &parser)
         throw UsageError{QStringLiteral("--what must be %1 with --phrase (got \"%2\")")
                              .arg(choiceList(phraseArrayNames), what)};
     return *array;
+}
+
+// --what names a layer analysis: which (the command line's other names, refused here, list
+// them; pescope.phrase() reads only the phrase arrays and says so).
+std::optional<LayerAnalysis> layerAnalysisFromOptions(const QCommandLineParser &parser)
+{
+    const QString what = parser.value(QStringLiteral("what"));
+    const std::optional<LayerAnalysis> analysis = parseAs<LayerAnalysis>(layerAnalysisNames, what);
+    if (!analysis && parser.isSet(QStringLiteral("what")) &&
+        !parseAs<PhraseArray>(phraseArrayNames, what)) {
+        QStringList names = choiceNameList(phraseArrayNames) + choiceNameList(layerAnalysisNames);
+        const QString last = names.takeLast();
+        throw UsageError{QStringLiteral("--what must be %1 or %2 with --phrase (got \"%3\")")
+                             .arg(names.join(QStringLiteral(", ")), last, what)};
+    }
+    return analysis;
 }
 
 std::unique_ptr<PhraseModel> openPhraseModel(const QCommandLineParser &parser)
@@ -108,6 +133,21 @@ void addPhraseDataOptions(OptionSet &options)
                       QStringLiteral("The same as --phrase with the phrase read from a UTF-8 "
                                      "file, exactly as it is (\"-\": standard input)."),
                       QStringLiteral("PATH")});
+    options.addPlain({QStringLiteral("window"),
+                      QStringLiteral("--what head-scores or sinks: the local window, the query's "
+                                     "own token and the N - 1 before it (default 8)."),
+                      QStringLiteral("N")});
+    options.addPlain({QStringLiteral("top-k"),
+                      QStringLiteral("--what top-activations: the largest K per layer (default "
+                                     "5)."),
+                      QStringLiteral("K")});
+    options.addPlain({QStringLiteral("ridge"),
+                      QStringLiteral("--what probe: the ridge penalty lambda (default 1)."),
+                      QStringLiteral("LAMBDA")});
+    options.addPlain({QStringLiteral("folds"),
+                      QStringLiteral("--what probe: cross-validation folds, token r in fold r mod "
+                                     "K (default 5)."),
+                      QStringLiteral("K")});
     options.addPlain({QStringLiteral("no-positions"),
                       QStringLiteral("With --phrase: the same without the model's positions (no "
                                      "rotation in a RoPE layer, no position table added at an "
@@ -139,13 +179,117 @@ std::vector<qint64> PhraseDataRequest::shape() const
                                           : std::vector<qint64>{n, zero.hiddenSize()};
 }
 
+namespace {
+
+// The layer analyses' own options: --window, --top-k, --ridge, --folds.
+QStringList analysisOptionNames()
+{
+    return {QStringLiteral("window"), QStringLiteral("top-k"), QStringLiteral("ridge"),
+            QStringLiteral("folds")};
+}
+
+LayerAnalysisOptions layerAnalysisOptions(const QCommandLineParser &parser)
+{
+    LayerAnalysisOptions options;
+    options.window = integerOption(parser, QStringLiteral("window"), 1, limits::maxLayerZeroTokens,
+                                   options.window);
+    options.topK = integerOption(parser, QStringLiteral("top-k"), 0, 10000, options.topK);
+    options.ridge = numberOption(parser, QStringLiteral("ridge"), options.ridge);
+    if (!(options.ridge >= 0) || !std::isfinite(options.ridge))
+        throw UsageError{QStringLiteral("--ridge must be a finite number >= 0 (got %1)")
+                             .arg(parser.value(QStringLiteral("ridge")))};
+    options.folds = int(integerOption(parser, QStringLiteral("folds"), 2, 1000, options.folds));
+    return options;
+}
+
+// Layer N's part of `values` (the first axis is the layer: 0 .. layers - 1 for the attention's
+// analyses, 0 .. layers for the hidden states', 0 being the embeddings).
+LayerZeroArray oneLayer(const LayerZeroArray &values, qint64 layer)
+{
+    const qint64 layers = values.shape.at(0);
+    if (layer >= layers)
+        throw UsageError{QStringLiteral("--layer %1: this analysis has layers 0 to %2")
+                             .arg(layer)
+                             .arg(layers - 1)};
+    LayerZeroArray out;
+    out.shape.assign(values.shape.begin() + 1, values.shape.end());
+    const auto each = qint64(values.values.size()) / std::max<qint64>(layers, 1);
+    out.values.assign(values.values.begin() + layer * each,
+                      values.values.begin() + (layer + 1) * each);
+    return out;
+}
+
+std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAnalysis what,
+                                      const QString &path, MatrixFormat format)
+{
+    // The tokenizer (and the checks of the phrase) as --what attention; the pass itself whole.
+    const LayerAnalysisOptions analysisOptions = layerAnalysisOptions(parser);
+    QString error;
+    const std::unique_ptr<PhraseModel> model =
+        PhraseModel::open(parser.value(QStringLiteral("model")), &error, 0);
+    if (!model)
+        throw UsageError{error};
+    const std::optional<TokenEncoding> tokens = model->encode(phraseText(parser), &error);
+    if (!tokens) {
+        report(dataCommand, QStringLiteral("--phrase: %1").arg(error));
+        return Failure;
+    }
+    const std::unique_ptr<ForwardPass> pass =
+        ForwardPass::open(parser.value(QStringLiteral("model")), &error);
+    if (!pass)
+        throw UsageError{error};
+    reportInputs(*model, *tokens);
+    if (parser.isSet(QStringLiteral("dry-run")))
+        return reportDryRun(dataCommand,
+                            QStringLiteral("write the %1 of %2 tokens to %3 as %4")
+                                .arg(nameOf(layerAnalysisNames, what))
+                                .arg(tokens->size())
+                                .arg(path, formatName(format)),
+                            {});
+    QElapsedTimer timer;
+    timer.start();
+    const bool withPositions = !parser.isSet(QStringLiteral("no-positions"));
+    std::vector<int> ids;
+    for (const qint64 id : tokens->ids) // the pass refuses an id outside its token table
+        ids.push_back(int(std::clamp<qint64>(id, -1, std::numeric_limits<int>::max())));
+    const std::optional<ForwardResult> result =
+        pass->run(ids, forwardOptionsFor(what, withPositions), &error);
+    if (!result)
+        throw UsageError{QStringLiteral("--phrase: ") + error};
+    std::optional<LayerZeroArray> values =
+        computeLayerAnalysis(*pass, *result, what, analysisOptions, &error);
+    if (!values)
+        throw UsageError{error};
+    if (parser.isSet(QStringLiteral("layer")))
+        values = oneLayer(*values, integerOption(parser, QStringLiteral("layer"), 0,
+                                                 limits::maxLayers, 0));
+    MatrixWriter writer(path, format, values->shape);
+    if (!writer.open(&error) ||
+        !writer.write(values->values.data(), qint64(values->values.size()), &error) ||
+        !writer.commit(&error)) {
+        report(dataCommand, error);
+        return Failure;
+    }
+    for (const QString &warning : result->warnings)
+        report(dataCommand, QStringLiteral("warning: ") + warning);
+    report(dataCommand, QStringLiteral("%1 %2 (float32, %3 positions) written to %4 in %5 ms")
+                            .arg(shapeText(values->shape), nameOf(layerAnalysisNames, what),
+                                 withPositions ? QStringLiteral("with") : QStringLiteral("without"),
+                                 path)
+                            .arg(timer.elapsed()));
+    return Success;
+}
+
+} // namespace
+
 std::optional<int> writePhraseData(const QCommandLineParser &parser)
 {
     if (!phraseGiven(parser)) {
-        refuseOptions(parser, {QStringLiteral("no-positions")},
+        refuseOptions(parser, QStringList{QStringLiteral("no-positions")} + analysisOptionNames(),
                       QStringLiteral("a spec without --phrase"));
         const QString what = parser.value(QStringLiteral("what"));
-        if (parseAs<PhraseArray>(phraseArrayNames, what))
+        if (parseAs<PhraseArray>(phraseArrayNames, what) ||
+            parseAs<LayerAnalysis>(layerAnalysisNames, what))
             throw UsageError{
                 QStringLiteral("--what %1 needs --model PATH --phrase TEXT").arg(what)};
         return std::nullopt;
@@ -154,6 +298,11 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
     refuseOtherOptions(parser);
     const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
+    if (const std::optional<LayerAnalysis> analysis = layerAnalysisFromOptions(parser))
+        return writeLayerAnalysis(parser, *analysis, path, format);
+    refuseOptions(parser, analysisOptionNames(),
+                  QStringLiteral("--what ") + nameOf(phraseArrayNames,
+                                                     phraseArrayFromOptions(parser)));
     const PhraseDataRequest request = phraseDataRequest(parser);
     if (!request.encodeError.isEmpty()) {
         report(dataCommand, QStringLiteral("--phrase: %1").arg(request.encodeError));

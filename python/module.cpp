@@ -74,6 +74,23 @@ model's own tokenizer with its special tokens. positions=False: the same without
 positions (no rotation in any RoPE layer, no position table added at an absolute model's
 input). A layer the model lacks, or a phrase longer than the model takes, raises ValueError.)");
 
+    module.def("forward", &forward, py::arg("model"), py::arg("text"), py::kw_only(),
+               py::arg("positions") = true, py::arg("window") = 8, py::arg("top_k") = 5,
+               py::arg("ridge") = 1.0, py::arg("folds") = 5,
+               R"(A text through the model's whole forward pass, with what its positions do there.
+
+Returns a dict: "text", "ids", "tokens", "offsets" (as tokens()), and float32 arrays
+"attentions" (layers x heads x tokens x tokens), "hidden_states" (layers + 1 x tokens x hidden;
+the last after the final norm), "logits" (tokens x vocabulary), and the layer analyses of
+`pescope data --what ...` (docs/models.md): "distance" (layers x heads x offset), "head_scores"
+(layers x heads x [previous, self, first, window, sink]), "sink_rate" (layers; Gu et al.'s
+fraction of heads whose first-token share exceeds 0.3), "frequency_atlas" (layers x heads x
+rotary pairs [+ 1 for the values outside them]; None without RoPE), "norms" (layers + 1 x
+tokens), "top_activations" (layers + 1 x top_k x [value, token, dim, ratio to median]), "probe"
+(layers + 1: the cross-validated R^2 of the token position; None with fewer tokens than folds).
+window: the head scores' local window; ridge, folds: the probe's lambda and folds (row r in
+fold r % folds). positions=False: the model without its positions in every layer.)");
+
     bindVerification(module);
     module.def("verify", &verify, py::arg("config"), py::arg("table"), py::arg("what") = py::none(),
                py::arg("positions") = py::none(), py::arg("tolerance") = py::none(),

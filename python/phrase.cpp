@@ -5,7 +5,13 @@
 #include "modelinput.h"
 #include "pythonerror.h"
 
+#include "analysis/forwardanalysis.h"
+#include "model/phrasemodel.h"
+
 #include <QFileInfo>
+
+#include <algorithm>
+#include <limits>
 
 namespace py = pybind11;
 
@@ -114,6 +120,73 @@ py::array phrase(const py::object &model, const py::object &text, const py::obje
         if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.toUtf8().constData(), 1) != 0)
             throw py::error_already_set();
     return array;
+}
+
+namespace {
+
+py::array_t<float> numpyOf(const LayerZeroArray &a)
+{
+    py::array_t<float> out(std::vector<py::ssize_t>(a.shape.begin(), a.shape.end()));
+    std::copy(a.values.begin(), a.values.end(), out.mutable_data());
+    return out;
+}
+
+} // namespace
+
+py::dict forward(const py::object &model, const py::object &text, bool positions,
+                 qint64 window, qint64 topK, double ridge, int folds)
+{
+    if (!py::isinstance<py::str>(text))
+        raiseTypeError(QStringLiteral("text must be a str (got a %1)").arg(typeNameOf(text)));
+    if (window < 1 || topK < 0 || folds < 2 || !(ridge >= 0))
+        raiseValueError(QStringLiteral("window must be >= 1, top_k >= 0, folds >= 2 and "
+                                       "ridge >= 0"));
+    const QString path = readablePath(model, QStringLiteral("model"));
+    QString error;
+    const std::unique_ptr<PhraseModel> phraseModel = PhraseModel::open(path, &error, 0);
+    if (!phraseModel)
+        raiseValueError(error);
+    const std::optional<TokenEncoding> tokens = phraseModel->encode(textOf(text), &error);
+    if (!tokens)
+        raiseValueError(error);
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(path, &error);
+    if (!pass)
+        raiseValueError(error);
+    std::vector<int> ids;
+    for (const qint64 id : tokens->ids) // the pass refuses an id outside its token table
+        ids.push_back(int(std::clamp<qint64>(id, -1, std::numeric_limits<int>::max())));
+    ForwardOptions options;
+    options.withPositions = positions;
+    options.queriesKeys = pass->rotaryDims() > 0;
+    std::optional<ForwardResult> result;
+    {
+        const py::gil_scoped_release release;
+        result = pass->run(ids, options, &error);
+    }
+    if (!result)
+        raiseValueError(error);
+    const LayerAnalysisOptions analysisOptions{window, topK, ridge, folds};
+    py::dict out = encodingDict(textOf(text), *tokens);
+    out["attentions"] = numpyOf(result->attentions);
+    out["hidden_states"] = numpyOf(result->hiddenStates);
+    out["logits"] = numpyOf(result->logits);
+    const auto add = [&](const char *key, LayerAnalysis what) {
+        std::optional<LayerZeroArray> values =
+            computeLayerAnalysis(*pass, *result, what, analysisOptions, &error);
+        out[key] = values ? py::object(numpyOf(*values)) : py::object(py::none());
+        return values;
+    };
+    add("distance", LayerAnalysis::Distance);
+    if (const auto scores = add("head_scores", LayerAnalysis::HeadScores))
+        out["sink_rate"] = numpyOf(analysis::sinkRate(*scores));
+    add("frequency_atlas", LayerAnalysis::FrequencyAtlas); // None without RoPE
+    add("norms", LayerAnalysis::Norms);
+    add("top_activations", LayerAnalysis::TopActivations);
+    add("probe", LayerAnalysis::Probe); // None with fewer tokens than folds
+    for (const QString &warning : result->warnings)
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.toUtf8().constData(), 1) != 0)
+            throw py::error_already_set();
+    return out;
 }
 
 } // namespace pe::python

@@ -5,6 +5,8 @@
 
 #include "pybindinclude.h"
 
+#include <QtGlobal>
+
 namespace pe::python {
 
 // `pescope tokens --json`'s object for `text` ({"text", "ids", "tokens", "offsets"}; offsets as
@@ -17,5 +19,10 @@ pybind11::object tokens(const pybind11::object &model, const pybind11::object &t
 // tokens x hidden (embeddings) or heads x tokens x tokens (attention), float32.
 pybind11::array phrase(const pybind11::object &model, const pybind11::object &text,
                        const pybind11::object &what, const pybind11::object &layer, bool positions);
+
+// The whole forward pass of `text` and its layer analyses (core/analysis/layeranalysis.h) as a
+// dict of float32 arrays: pescope.forward().
+pybind11::dict forward(const pybind11::object &model, const pybind11::object &text,
+                       bool positions, qint64 window, qint64 topK, double ridge, int folds);
 
 } // namespace pe::python

@@ -6,6 +6,7 @@
 // and for the attention what NoPE implies - keys holding the same token get the same weight.
 // Then the refusals: exit 2 with one line naming the option or file, and no file left behind.
 #include "formats/npyfile.h"
+#include "layerreference.h"
 #include "modelreference.h"
 #include "testutil.h"
 
@@ -85,6 +86,7 @@ private slots:
     void laterLayers_data();
     void laterLayers();
     void laterLayerNanWarning();
+    void layerAnalyses();
 
 private:
     // A copy of llama-tiny in `name`, its config.json and weights changed by `edit`.
@@ -283,7 +285,8 @@ void TestPhraseData::refusals_data()
     add("layer -1", phrase + QStringList{QStringLiteral("--layer"), QStringLiteral("-1")},
         "--layer must be between 0");
     add("what matrix", phrase + QStringList{QStringLiteral("--what"), QStringLiteral("matrix")},
-        "--what must be embeddings or attention with --phrase (got \"matrix\")");
+        "--what must be embeddings, attention, distance, head-scores, sinks, frequency-atlas, "
+        "norms, top-activations or probe with --phrase (got \"matrix\")");
     add("scheme", phrase + QStringList{QStringLiteral("--scheme"), QStringLiteral("rope")},
         "--scheme does not apply to --phrase");
     add("positions", phrase + QStringList{QStringLiteral("--positions"), QStringLiteral("5")},
@@ -410,6 +413,86 @@ void TestPhraseData::laterLayers()
             sum += without.values[std::size_t(row * tokens + j)];
         PE_COMPARE_NEAR(sum, 1.0, 1e-5);
     }
+}
+
+// --what distance|head-scores|sinks|norms|top-activations|frequency-atlas|probe: shapes, and the
+// attention's and hidden states' numbers against loops over transformers' arrays; --layer N
+// picks one layer; a RoPE analysis of GPT-2 is refused by name.
+void TestPhraseData::layerAnalyses()
+{
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-layers/llama-tiny4"));
+    const QJsonObject phrase = phraseCases(folder).at(0).toObject();
+    const QString text = phrase.value(QLatin1String("text")).toString();
+    const auto n = qint64(phrase.value(QLatin1String("ids")).toArray().size());
+    const Array attn = readNpy(folder + QStringLiteral("/ref/") +
+                               phrase.value(QLatin1String("attn")).toString());
+    const Array hidden = readNpy(folder + QStringLiteral("/ref/") +
+                                 phrase.value(QLatin1String("hidden")).toString());
+    const auto what = [](const char *name) {
+        return QStringList{QStringLiteral("--what"), QLatin1String(name)};
+    };
+    const Array distance = run(folder, text, what("distance"));
+    QCOMPARE(distance.shape, (std::vector<qint64>{4, 4, n}));
+    const std::vector<double> expected = referenceDistance(attn.values, 4, 4, n);
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        PE_COMPARE_NEAR(distance.values[i], expected[i], 2.5e-5);
+    const Array scores = run(folder, text,
+                             what("head-scores") +
+                                 QStringList{QStringLiteral("--layer"), QStringLiteral("2")});
+    QCOMPARE(scores.shape, (std::vector<qint64>{4, 5}));
+    const std::vector<double> all = referenceHeadScores(attn.values, 4, 4, n, 8);
+    for (std::size_t i = 0; i < scores.values.size(); ++i)
+        PE_COMPARE_NEAR(scores.values[i], all[2 * 20 + i], 2.5e-5);
+    const Array sinks = run(folder, text, what("sinks"));
+    QCOMPARE(sinks.shape, std::vector<qint64>{4});
+    for (qint64 l = 0; l < 4; ++l) {
+        double flags = 0;
+        for (qint64 h = 0; h < 4; ++h)
+            flags += all[std::size_t(l * 20 + h * 5 + 4)];
+        PE_COMPARE_NEAR(sinks.values[std::size_t(l)], flags / 4, 1e-6);
+    }
+    const Array norms = run(folder, text, what("norms"));
+    QCOMPARE(norms.shape, (std::vector<qint64>{5, n}));
+    const std::vector<double> expectedNorms = referenceNorms(hidden.values, 64);
+    for (std::size_t i = 0; i < expectedNorms.size(); ++i)
+        PE_COMPARE_NEAR(norms.values[i], expectedNorms[i], 1e-4 * expectedNorms[i]);
+    QCOMPARE(run(folder, text, what("top-activations")).shape, (std::vector<qint64>{5, 5, 4}));
+    // --window, --top-k: the same loops with the other window, the other count.
+    const Array window2 = run(folder, text,
+                              what("head-scores") +
+                                  QStringList{QStringLiteral("--window"), QStringLiteral("2")});
+    const std::vector<double> all2 = referenceHeadScores(attn.values, 4, 4, n, 2);
+    for (std::size_t i = 0; i < all2.size(); ++i)
+        PE_COMPARE_NEAR(window2.values[i], all2[i], 2.5e-5);
+    QCOMPARE(run(folder, text,
+                 what("top-activations") +
+                     QStringList{QStringLiteral("--top-k"), QStringLiteral("2")})
+                 .shape,
+             (std::vector<qint64>{5, 2, 4}));
+    QCOMPARE(run(folder, text, what("frequency-atlas")).shape, (std::vector<qint64>{4, 4, 8}));
+    QCOMPARE(run(folder, text, what("probe")).shape, std::vector<qint64>{5});
+    const pe::test::RunResult gpt2 = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"),
+         QFINDTESTDATA(QStringLiteral("data/models-layers/gpt2-tiny4")), QStringLiteral("--phrase"),
+         text, QStringLiteral("--what"), QStringLiteral("frequency-atlas"), QStringLiteral("--out"),
+         m_dir.filePath(QStringLiteral("atlas.npy"))});
+    QCOMPARE(gpt2.exitCode, 2);
+    QVERIFY2(gpt2.err.contains("no rotary positions"), gpt2.err.constData());
+    QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("atlas.npy"))));
+    const pe::test::RunResult layer = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), folder, QStringLiteral("--phrase"),
+         text, QStringLiteral("--what"), QStringLiteral("distance"), QStringLiteral("--layer"),
+         QStringLiteral("4"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("d.npy"))});
+    QCOMPARE(layer.exitCode, 2);
+    QVERIFY2(layer.err.contains("layers 0 to 3"), layer.err.constData());
+    // An analysis's option with a phrase array is refused, not ignored.
+    const pe::test::RunResult stray = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), folder, QStringLiteral("--phrase"),
+         text, QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--window"),
+         QStringLiteral("4"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("a.npy"))});
+    QCOMPARE(stray.exitCode, 2);
+    QVERIFY2(stray.err.contains("--window does not apply to --what attention"),
+             stray.err.constData());
 }
 
 // A NaN in layer 2's weights: layer 3's attention is written (NaN from there on), and stderr

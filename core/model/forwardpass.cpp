@@ -11,6 +11,7 @@
 #include "model/forwardweights.h"
 #include "model/layerzeroattention.h"
 #include "model/layerzeronorms.h"
+#include "rope/ropetables.h"
 
 #include <algorithm>
 #include <cmath>
@@ -138,6 +139,35 @@ qint64 ForwardPass::heads() const
     return d->plan.base.heads;
 }
 
+qint64 ForwardPass::kvHeads() const
+{
+    return d->plan.base.kvHeads;
+}
+
+qint64 ForwardPass::headDim() const
+{
+    return d->plan.base.headDim;
+}
+
+qint64 ForwardPass::rotaryDims() const
+{
+    const LayerZeroPlan &plan = d->plan.base;
+    if (plan.ropeHeadDim <= 0)
+        return 0;
+    // The table's columns are what apply_rotary_pos_emb turns (partial rotary: fewer).
+    return ropeTable(plan.ropeHeadDim, plan.rope, RopeTableKind::Cos, 1, true).columns;
+}
+
+bool ForwardPass::interleavedRotary() const
+{
+    return d->plan.base.rope.pairing == RopePairing::Interleaved;
+}
+
+bool ForwardPass::causal() const
+{
+    return d->plan.base.causal;
+}
+
 qint64 ForwardPass::hiddenSize() const
 {
     return d->plan.base.hiddenSize;
@@ -175,6 +205,13 @@ public:
         : m_plan(plan), m_attention(layerAttentionPlan(plan, index)), m_w(w), m_threads(threads),
           m_withPositions(withPositions)
     {}
+
+    // Where the scored queries ({heads, tokens, headDim}) and keys ({kvHeads, ...}) go.
+    void keepQueriesKeys(float *queries, float *keys)
+    {
+        m_queries = queries;
+        m_keys = keys;
+    }
 
     // Attention probabilities go to `probabilities` (heads x tokens x tokens) when not null.
     bool run(RowMatrix *x, float *probabilities, QString *error)
@@ -236,6 +273,10 @@ private:
         if (m_withPositions && p.layer.position == LayerPositionKind::Rope &&
             !rotateQueryKey(p, &query, &key, error))
             return false;
+        if (m_queries) {
+            byHead(query, p.heads, hd, m_queries);
+            byHead(key, p.kvHeads, hd, m_keys);
+        }
         RowMatrix context(tokens, p.heads * hd);
         const qint64 group = p.heads / p.kvHeads; // repeat_kv
         parallelFor(0, p.heads, m_threads, 1, [&](qint64 lo, qint64 hi) {
@@ -280,6 +321,16 @@ private:
         return out;
     }
 
+    // tokens x (heads * hd) to {heads, tokens, hd}.
+    static void byHead(const RowMatrix &m, qint64 heads, qint64 hd, float *out)
+    {
+        for (qint64 h = 0; h < heads; ++h)
+            for (qint64 t = 0; t < m.rows(); ++t)
+                std::copy_n(m.row(t).data() + h * hd, hd, out + (h * m.rows() + t) * hd);
+    }
+
+    float *m_queries = nullptr;
+    float *m_keys = nullptr;
     const ForwardPlan &m_plan;
     const LayerZeroPlan m_attention;
     const BlockWeights &m_w;
@@ -352,6 +403,9 @@ bool checkRun(const ForwardPass &pass, qint64 layers, std::span<const int> ids,
         return tooMany("hidden states", hidden);
     if (options.logits && tokens * pass.outputRows() > limits::maxForwardResultValues)
         return tooMany("logits", tokens * pass.outputRows());
+    const qint64 queries = layers * pass.heads() * tokens * pass.headDim();
+    if (options.queriesKeys && queries > limits::maxForwardResultValues)
+        return tooMany("queries of every layer", queries);
     return true;
 }
 
@@ -434,6 +488,14 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
         result.hiddenStates.values.resize(std::size_t((layers + 1) * tokens * hidden));
         store(x, result.hiddenStates.values.data());
     }
+    const qint64 qPerLayer = plan.base.heads * tokens * plan.base.headDim;
+    const qint64 kPerLayer = plan.base.kvHeads * tokens * plan.base.headDim;
+    if (options.queriesKeys) {
+        result.queries.shape = {layers, plan.base.heads, tokens, plan.base.headDim};
+        result.queries.values.assign(std::size_t(layers * qPerLayer), 0);
+        result.keys.shape = {layers, plan.base.kvHeads, tokens, plan.base.headDim};
+        result.keys.values.assign(std::size_t(layers * kPerLayer), 0);
+    }
     progress(0);
     for (qint64 i = 0; i <= last; ++i) {
         if (cancelled(options, error))
@@ -446,6 +508,9 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
             probabilities = result.attentions.values.data() +
                             (only < 0 ? i : 0) * plan.base.heads * tokens * tokens;
         BlockRunner block(plan, i, weights, threads, options.withPositions);
+        if (options.queriesKeys)
+            block.keepQueriesKeys(result.queries.values.data() + i * qPerLayer,
+                                  result.keys.values.data() + i * kPerLayer);
         if (!block.run(&x, probabilities, error))
             return std::nullopt;
         if (options.hiddenStates && i + 1 < layers)

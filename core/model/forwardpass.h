@@ -37,6 +37,10 @@ struct ForwardOptions
     qint64 attentionLayer = -1;
     bool hiddenStates = true; // every hidden state
     bool logits = true;
+    // Every layer's queries and keys as they are scored: after the projections, q/k norms and
+    // RoPE (and a query scaling the model applies before the product). What the RoPE frequency
+    // atlas reads; bounded by limits::maxForwardResultValues like the other results.
+    bool queriesKeys = false;
     // false: the model without its positions, in every layer: no position table added at the
     // input, no rotation in any RoPE layer (what layer 0's "without positions" does, carried
     // through the whole pass).
@@ -56,6 +60,8 @@ struct ForwardResult
     LayerZeroArray hiddenStates; // {layers + 1, tokens, hidden}; the last after the final norm
     LayerZeroArray prenorm;      // {tokens, hidden}: the last block's output
     LayerZeroArray logits;       // {tokens, vocabulary}
+    LayerZeroArray queries;      // {layers, heads, tokens, headDim} (queriesKeys)
+    LayerZeroArray keys;         // {layers, kvHeads, tokens, headDim} (queriesKeys)
     QStringList warnings;        // non-finite weights, by tensor name
 };
 
@@ -75,6 +81,13 @@ public:
     QString modelType() const;
     qint64 layers() const;
     qint64 heads() const;
+    qint64 kvHeads() const;
+    qint64 headDim() const;
+    // The values of each head the rotary embedding turns (0 without RoPE), and their layout:
+    // GPT-J's interleaved pairs (2i, 2i + 1) or rotate_half's (i, i + n/2).
+    qint64 rotaryDims() const;
+    bool interleavedRotary() const;
+    bool causal() const;
     qint64 hiddenSize() const;
     qint64 vocabularyRows() const;
     qint64 outputRows() const; // rows of the output matrix: the logits' columns

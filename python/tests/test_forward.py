@@ -1,0 +1,84 @@
+"""pescope.forward: the whole forward pass and its layer analyses as NumPy arrays.
+
+Known answers: transformers' own arrays in tests/data/models-layers/*/ref (attn_N.npy,
+hidden_N.npy, logits_0.npy), and the analyses computed here in NumPy float64 from those
+arrays, following their definitions in docs/models.md.
+"""
+import json
+
+import numpy as np
+import pytest
+
+import pescope
+
+MODELS = ["gpt2-tiny4", "llama-tiny4", "qwen3-tiny4", "neox-tiny4"]
+
+
+def first_case(data, model):
+    folder = data / "models-layers" / model
+    cases = json.loads((folder / "ref" / "phrases.json").read_text())["cases"]
+    return folder, cases[0]
+
+
+def reference_head_scores(attn, window=8):
+    n = attn.shape[-1]
+    a = attn.astype(np.float64)
+    idx = np.arange(n)
+    previous = a[..., idx[1:], idx[:-1]].mean(-1)
+    self_ = a[..., idx, idx].mean(-1)
+    first = a[..., :, 0].mean(-1)
+    offsets = idx[:, None] - idx[None, :]
+    local = (a * ((offsets >= 0) & (offsets < window))).sum(-1).mean(-1)
+    return np.stack([previous, self_, first, local, (first > 0.3).astype(np.float64)], -1)
+
+
+def reference_distance(attn):
+    n = attn.shape[-1]
+    a = attn.astype(np.float64)
+    return np.stack([np.diagonal(a, offset=-d, axis1=-2, axis2=-1).mean(-1) for d in range(n)], -1)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_forward_matches_transformers(data, model):
+    folder, case = first_case(data, model)
+    out = pescope.forward(folder, case["text"])
+    assert out["ids"] == case["ids"]
+    attn = np.load(folder / "ref" / case["attn"])
+    hidden = np.load(folder / "ref" / case["hidden"])
+    assert out["attentions"].dtype == np.float32
+    np.testing.assert_allclose(out["attentions"], attn, atol=2.5e-5)
+    scale = np.abs(hidden).max(-1, keepdims=True)
+    assert (np.abs(out["hidden_states"] - hidden) <= 1e-4 * scale).all()
+    logits = np.load(folder / "ref" / case["logits"])
+    assert out["logits"].shape == logits.shape
+    np.testing.assert_allclose(out["distance"], reference_distance(attn), atol=2.5e-5)
+    scores = reference_head_scores(attn)
+    np.testing.assert_allclose(out["head_scores"], scores, atol=2.5e-5)
+    np.testing.assert_allclose(out["sink_rate"], scores[..., 4].mean(-1), atol=1e-6)
+    norms = np.linalg.norm(hidden.astype(np.float64), axis=-1)
+    np.testing.assert_allclose(out["norms"], norms, rtol=1e-4)
+    top = out["top_activations"]
+    assert top.shape == (hidden.shape[0], 5, 4)
+    for layer in range(hidden.shape[0]):
+        flat = np.abs(hidden[layer]).ravel()
+        largest = np.sort(flat)[::-1][:5]
+        np.testing.assert_allclose(np.abs(top[layer, :, 0]), largest, rtol=1e-4)
+        np.testing.assert_allclose(top[layer, :, 3], largest / np.median(flat), rtol=1e-3)
+    assert out["probe"] is not None and out["probe"].shape == (hidden.shape[0],)
+    if model == "gpt2-tiny4":
+        assert out["frequency_atlas"] is None
+    else:
+        atlas = out["frequency_atlas"]
+        assert atlas.shape[:2] == attn.shape[:2]
+        np.testing.assert_allclose(atlas.sum(-1), 1.0, atol=1e-5)
+
+
+def test_forward_refuses(data):
+    folder, _ = first_case(data, "llama-tiny4")
+    with pytest.raises(ValueError, match="folds >= 2"):
+        pescope.forward(folder, "a cat", folds=1)
+    with pytest.raises(TypeError):
+        pescope.forward(folder, 3)
+    # Fewer tokens than folds: the probe is None, the rest is there.
+    out = pescope.forward(folder, "a", folds=50)
+    assert out["probe"] is None and out["norms"] is not None
