@@ -1,7 +1,7 @@
 // `pescope context` (issue 49): core/rope/contextreport against float64 computations written here
 // - the published configs' frequencies from transformers' rules (ropetestdata.h), Liu et al.'s
 // critical dimension in closed form, B(m) = Σ cos(mθ) summed directly, bfloat16 rounding done on
-// float32 bits and float16 with the compiler's _Float16 - Men et al.'s Figure 1 against the
+// float32 bits and float16 with Qt's qfloat16 - Men et al.'s Figure 1 against the
 // paper's fit, and the command line's verdicts and refusals.
 #include "ropetestdata.h"
 #include "testutil.h"
@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QFloat16>
 #include <QtTest>
 
 #include <bit>
@@ -107,6 +108,13 @@ float bf16(float x)
     return std::bit_cast<float>(bits);
 }
 
+// x rounded to float16 by Qt's qfloat16 (round to nearest, ties to even), as a float: the
+// test's own rounding, not pescope's (Clang 14 has no _Float16 on x86-64).
+float half(float x)
+{
+    return float(qfloat16(x));
+}
+
 // The first p whose angle equals that of p + 1, angles formed in bfloat16 / float16 from the
 // float32 inv_freq: round(round(p) · round(θ)).
 qint64 directCollision(double theta, ContextDtype dtype, qint64 end)
@@ -115,9 +123,7 @@ qint64 directCollision(double theta, ContextDtype dtype, qint64 end)
     const auto angle = [&](qint64 p) -> double {
         if (dtype == ContextDtype::BFloat16)
             return double(bf16(bf16(float(p)) * bf16(theta32)));
-        const auto t = static_cast<_Float16>(theta32);
-        const auto q = static_cast<_Float16>(float(p));
-        return double(static_cast<_Float16>(float(q) * float(t)));
+        return double(half(half(float(p)) * half(theta32)));
     };
     for (qint64 p = 0; p < end; ++p)
         if (angle(p) == angle(p + 1))
@@ -264,7 +270,7 @@ private slots:
             QCOMPARE(roundToDtype(double(x), ContextDtype::BFloat16), double(bf16(x)));
             if (std::abs(x) < 65504.0F)
                 QCOMPARE(roundToDtype(double(x), ContextDtype::Float16),
-                         double(static_cast<_Float16>(x)));
+                         double(half(x)));
         }
     }
 

@@ -132,7 +132,7 @@ private slots:
     void exportEachView()
     {
         const QColor curve = printPlotTheme().curve(0);
-        for (const QString view :
+        for (const QString &view :
              {QStringLiteral("context-pairs"), QStringLiteral("context-base-bound"),
               QStringLiteral("context-precision")}) {
             const QString out = m_dir.filePath(view + QStringLiteral(".png"));
@@ -239,7 +239,7 @@ private slots:
     // The one-page PDF: A4, one page, the verdict's first line in its text.
     void pdfReport()
     {
-        for (const QString program : {QStringLiteral("pdfinfo"), QStringLiteral("pdftotext")})
+        for (const QString &program : {QStringLiteral("pdfinfo"), QStringLiteral("pdftotext")})
             if (QStandardPaths::findExecutable(program).isEmpty())
                 PE_SKIP_MISSING("poppler-utils (pdfinfo, pdftotext) is not installed");
         const QString pdf = m_dir.filePath(QStringLiteral("report.pdf"));
