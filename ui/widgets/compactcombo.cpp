@@ -114,13 +114,13 @@ bool comboTextCut(const QComboBox *combo)
 
 QString comboShownText(const QComboBox *combo)
 {
-    const QString text = combo->currentText();
+    QString text = combo->currentText();
     const int room = fieldWidth(combo);
     const QFontMetrics metrics = combo->fontMetrics();
     if (combo->isEditable() || metrics.horizontalAdvance(text) <= room)
         return text;
     if (const qsizetype open = text.indexOf(QStringLiteral(" (")); open > 0) {
-        const QString plain = text.left(open);
+        QString plain = text.left(open);
         if (metrics.horizontalAdvance(plain) <= room)
             return plain;
     }
