@@ -377,8 +377,9 @@ QString standardInputProblem()
         return QStringLiteral("standard input is closed");
     struct stat st = {};
     if (::fstat(STDIN_FILENO, &st) != 0)
-        return errno == EBADF ? QStringLiteral("standard input is closed")
-                              : QStringLiteral("standard input cannot be read: ") + errnoText(errno);
+        return errno == EBADF
+                   ? QStringLiteral("standard input is closed")
+                   : QStringLiteral("standard input cannot be read: ") + errnoText(errno);
     if (S_ISDIR(st.st_mode))
         return QStringLiteral("standard input is a folder, not a text");
     return {};

@@ -38,10 +38,10 @@ QString grouped(qint64 value)
                                         "beyond have no row); nothing to scale")
                              .arg(config.source, grouped(table.positions))};
     if (table.kind == AbsolutePositionKind::PatchGrid)
-        throw UsageError{QStringLiteral("%1 has no RoPE: a learned patch grid of %2 x %3 "
-                                        "positions, a hard end at that grid")
-                             .arg(config.source, grouped(table.gridHeight),
-                                  grouped(table.gridWidth))};
+        throw UsageError{
+            QStringLiteral("%1 has no RoPE: a learned patch grid of %2 x %3 "
+                           "positions, a hard end at that grid")
+                .arg(config.source, grouped(table.gridHeight), grouped(table.gridWidth))};
     for (const LayerPosition &layer : config.layers) {
         if (layer.position == LayerPositionKind::Alibi)
             throw UsageError{QStringLiteral("%1 has no RoPE: ALiBi, a linear bias per head with "

@@ -146,11 +146,12 @@ int runLesson(const QStringList &args)
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("list or export"));
     parser.addPositionalArgument(QStringLiteral("lesson"), QStringLiteral("The lesson file."));
-    parser.addOption({QStringLiteral("out"),
-                      QStringLiteral("export: a .pdf file (slides or a handout) or a folder (HTML): "
-                                     "new, empty, or holding a deck written before, whose files "
-                                     "alone are replaced."),
-                      QStringLiteral("PATH")});
+    parser.addOption(
+        {QStringLiteral("out"),
+         QStringLiteral("export: a .pdf file (slides or a handout) or a folder (HTML): "
+                        "new, empty, or holding a deck written before, whose files "
+                        "alone are replaced."),
+         QStringLiteral("PATH")});
     parser.addOption({QStringLiteral("as"),
                       QStringLiteral("export: slides, handout or html (default: slides for a "
                                      ".pdf, html for a folder)."),

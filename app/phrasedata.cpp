@@ -45,10 +45,10 @@ QString phraseText(const QCommandLineParser &parser)
 void refuseOtherOptions(const QCommandLineParser &parser)
 {
     const QStringList accepted = {
-        QStringLiteral("model"), QStringLiteral("phrase"), QStringLiteral("phrase-file"),
-        QStringLiteral("what"),  QStringLiteral("layer"),  QStringLiteral("no-positions"),
-        QStringLiteral("out"),   QStringLiteral("format"), QStringLiteral("dry-run"),
-        QStringLiteral("window"), QStringLiteral("top-k"), QStringLiteral("ridge"),
+        QStringLiteral("model"),  QStringLiteral("phrase"), QStringLiteral("phrase-file"),
+        QStringLiteral("what"),   QStringLiteral("layer"),  QStringLiteral("no-positions"),
+        QStringLiteral("out"),    QStringLiteral("format"), QStringLiteral("dry-run"),
+        QStringLiteral("window"), QStringLiteral("top-k"),  QStringLiteral("ridge"),
         QStringLiteral("folds")};
     for (const QString &name : parser.optionNames())
         if (!accepted.contains(name))
@@ -261,8 +261,8 @@ std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAna
     if (!values)
         throw UsageError{error};
     if (parser.isSet(QStringLiteral("layer")))
-        values = oneLayer(*values, integerOption(parser, QStringLiteral("layer"), 0,
-                                                 limits::maxLayers, 0));
+        values = oneLayer(*values,
+                          integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers, 0));
     MatrixWriter writer(path, format, values->shape);
     if (!writer.open(&error) ||
         !writer.write(values->values.data(), qint64(values->values.size()), &error) ||
@@ -272,11 +272,11 @@ std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAna
     }
     for (const QString &warning : result->warnings)
         report(dataCommand, QStringLiteral("warning: ") + warning);
-    report(dataCommand, QStringLiteral("%1 %2 (float32, %3 positions) written to %4 in %5 ms")
-                            .arg(shapeText(values->shape), nameOf(layerAnalysisNames, what),
-                                 withPositions ? QStringLiteral("with") : QStringLiteral("without"),
-                                 path)
-                            .arg(timer.elapsed()));
+    report(dataCommand,
+           QStringLiteral("%1 %2 (float32, %3 positions) written to %4 in %5 ms")
+               .arg(shapeText(values->shape), nameOf(layerAnalysisNames, what),
+                    withPositions ? QStringLiteral("with") : QStringLiteral("without"), path)
+               .arg(timer.elapsed()));
     return Success;
 }
 
@@ -301,8 +301,8 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
     if (const std::optional<LayerAnalysis> analysis = layerAnalysisFromOptions(parser))
         return writeLayerAnalysis(parser, *analysis, path, format);
     refuseOptions(parser, analysisOptionNames(),
-                  QStringLiteral("--what ") + nameOf(phraseArrayNames,
-                                                     phraseArrayFromOptions(parser)));
+                  QStringLiteral("--what ") +
+                      nameOf(phraseArrayNames, phraseArrayFromOptions(parser)));
     const PhraseDataRequest request = phraseDataRequest(parser);
     if (!request.encodeError.isEmpty()) {
         report(dataCommand, QStringLiteral("--phrase: %1").arg(request.encodeError));

@@ -133,8 +133,8 @@ py::array_t<float> numpyOf(const LayerZeroArray &a)
 
 } // namespace
 
-py::dict forward(const py::object &model, const py::object &text, bool positions,
-                 qint64 window, qint64 topK, double ridge, int folds)
+py::dict forward(const py::object &model, const py::object &text, bool positions, qint64 window,
+                 qint64 topK, double ridge, int folds)
 {
     if (!py::isinstance<py::str>(text))
         raiseTypeError(QStringLiteral("text must be a str (got a %1)").arg(typeNameOf(text)));

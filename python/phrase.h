@@ -22,7 +22,7 @@ pybind11::array phrase(const pybind11::object &model, const pybind11::object &te
 
 // The whole forward pass of `text` and its layer analyses (core/analysis/layeranalysis.h) as a
 // dict of float32 arrays: pescope.forward().
-pybind11::dict forward(const pybind11::object &model, const pybind11::object &text,
-                       bool positions, qint64 window, qint64 topK, double ridge, int folds);
+pybind11::dict forward(const pybind11::object &model, const pybind11::object &text, bool positions,
+                       qint64 window, qint64 topK, double ridge, int folds);
 
 } // namespace pe::python

@@ -49,8 +49,8 @@ inline std::vector<double> referenceHeadScores(const std::vector<float> &attn, q
                 local += (j <= i && i - j < window) ? a(i, j) : 0.0;
         }
         first /= double(n);
-        for (const double v : {previous / double(n - 1), self / double(n), first,
-                               local / double(n), first > 0.3 ? 1.0 : 0.0})
+        for (const double v : {previous / double(n - 1), self / double(n), first, local / double(n),
+                               first > 0.3 ? 1.0 : 0.0})
             out.push_back(v);
     }
     return out;

@@ -595,8 +595,8 @@ private slots:
     // pescope-deck.txt cannot make an export remove the user's files.
     void deckManifestOwnsOnlyDeckNames()
     {
-        const QRegularExpression names(
-            QRegularExpression::anchoredPattern(QStringLiteral("index\\.html|step-[0-9]{2}\\.svg")));
+        const QRegularExpression names(QRegularExpression::anchoredPattern(
+            QStringLiteral("index\\.html|step-[0-9]{2}\\.svg")));
         const QByteArray text = "A deck.\n\nindex.html\nstep-01.svg\r\nnotes.txt\n../x\n"
                                 "/etc/passwd\nstep-01.svg.bak\n";
         QCOMPARE(deckManifestNames(text, names, {}),

@@ -147,9 +147,9 @@ private slots:
     {
         QVERIFY(m_dir.isValid());
         m_against = path(u"cos.npy"_s);
-        const test::RunResult made = test::runPescope(
-            {u"data"_s, u"--model"_s, modelFolder("llama-tiny"), u"--what"_s, u"cos"_s,
-             u"--positions"_s, u"64"_s, u"--out"_s, m_against});
+        const test::RunResult made =
+            test::runPescope({u"data"_s, u"--model"_s, modelFolder("llama-tiny"), u"--what"_s,
+                              u"cos"_s, u"--positions"_s, u"64"_s, u"--out"_s, m_against});
         QVERIFY2(made.exitCode == 0, made.err.constData());
     }
 
@@ -191,9 +191,9 @@ private slots:
         QVERIFY2(printing.err.contains("cannot write to standard output: Bad file descriptor"),
                  printing.err.constData());
         const QString out = path(u"closed.npy"_s);
-        const Run writing = runRedirected(
-            u">&-"_s, {u"data"_s, u"--positions"_s, u"4"_s, u"--dims"_s, u"2"_s, u"--backend"_s,
-                       u"cpu"_s, u"--out"_s, out});
+        const Run writing =
+            runRedirected(u">&-"_s, {u"data"_s, u"--positions"_s, u"4"_s, u"--dims"_s, u"2"_s,
+                                     u"--backend"_s, u"cpu"_s, u"--out"_s, out});
         QVERIFY2(writing.exitCode == 0, writing.err.constData());
         QVERIFY(QFileInfo(out).size() > 0);
     }
@@ -204,11 +204,11 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("tokens --json --file")
-            << QStringList{u"tokens"_s,    u"--model"_s, modelFolder("llama-tiny"),
-                           u"--json"_s,    u"--file"_s,  path(u"long.txt"_s)};
+            << QStringList{u"tokens"_s, u"--model"_s, modelFolder("llama-tiny"),
+                           u"--json"_s, u"--file"_s,  path(u"long.txt"_s)};
         QTest::newRow("tokens --lines")
-            << QStringList{u"tokens"_s, u"--model"_s, modelFolder("gpt2-tiny"), u"--lines"_s,
-                           u"--file"_s, path(u"long.txt"_s)};
+            << QStringList{u"tokens"_s,  u"--model"_s, modelFolder("gpt2-tiny"),
+                           u"--lines"_s, u"--file"_s,  path(u"long.txt"_s)};
     }
     void smallDiskOutput()
     {
@@ -247,8 +247,8 @@ private slots:
     {
         writeFile(path(u"s.json"_s), "{}");
         const QString out = path(u"x.npy"_s);
-        const test::RunResult r = test::runPescope(
-            {u"data"_s, u"--session"_s, path(u"s.json"_s), u"--out"_s, out});
+        const test::RunResult r =
+            test::runPescope({u"data"_s, u"--session"_s, path(u"s.json"_s), u"--out"_s, out});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("session"), r.err.constData());
         QVERIFY(!QFileInfo::exists(out));
@@ -257,9 +257,9 @@ private slots:
     // After "--" every argument is a text, "-reverse" (Qt's right-to-left option) included.
     void textsAfterDoubleDash()
     {
-        const test::RunResult r = test::runPescope(
-            {u"tokens"_s, u"--model"_s, modelFolder("llama-tiny"), u"--json"_s, u"--"_s,
-             u"-reverse"_s, u"hello"_s});
+        const test::RunResult r =
+            test::runPescope({u"tokens"_s, u"--model"_s, modelFolder("llama-tiny"), u"--json"_s,
+                              u"--"_s, u"-reverse"_s, u"hello"_s});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray texts = QJsonDocument::fromJson(r.out).array();
         QCOMPARE(texts.size(), 2);
@@ -272,8 +272,8 @@ private slots:
     void phraseTextStartingWithDash()
     {
         const test::RunResult r =
-            test::runPescope({u"phrases"_s, u"--text"_s, u"-reverse"_s, u"--text"_s,
-                              u"you too"_s, u"--backend"_s, u"cpu"_s});
+            test::runPescope({u"phrases"_s, u"--text"_s, u"-reverse"_s, u"--text"_s, u"you too"_s,
+                              u"--backend"_s, u"cpu"_s});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.out.contains("Vocabulary: ['', '[UNK]', ") && r.out.contains("'reverse'") &&
                      r.out.contains("'you'") && r.out.contains("'too'"),
@@ -297,10 +297,13 @@ private slots:
             {"lesson", {u"lesson"_s, u"list"_s, lessonFile()}},
             {"window", {}},
         };
-        const QList<QStringList> options = {
-            {u"-reverse"_s},           {u"--reverse"_s},          {u"-style"_s, u"fusion"_s},
-            {u"-platform"_s, u"offscreen"_s}, {u"-session"_s, u"s"_s}, {u"--session"_s, u"s"_s},
-            {u"-qwindowgeometry"_s, u"100x100+0+0"_s}};
+        const QList<QStringList> options = {{u"-reverse"_s},
+                                            {u"--reverse"_s},
+                                            {u"-style"_s, u"fusion"_s},
+                                            {u"-platform"_s, u"offscreen"_s},
+                                            {u"-session"_s, u"s"_s},
+                                            {u"--session"_s, u"s"_s},
+                                            {u"-qwindowgeometry"_s, u"100x100+0+0"_s}};
         for (const auto &[name, args] : commands)
             for (const QStringList &option : options) {
                 // export and the window have a --session of their own (export reads single-dash
@@ -309,8 +312,7 @@ private slots:
                 if ((session && qstrcmp(name, "export") == 0) ||
                     (option.constFirst() == u"--session"_s && qstrcmp(name, "window") == 0))
                     continue;
-                QTest::addRow("%s %s", name, qPrintable(option.join(u' ')))
-                    << (args + option);
+                QTest::addRow("%s %s", name, qPrintable(option.join(u' '))) << (args + option);
             }
     }
     void qtOptionsRefused()
@@ -352,34 +354,39 @@ private slots:
             const QString model = cutModel(m_dir.path(), cut.model, cut.file, cut.keep);
             QVERIFY(!model.isEmpty());
             QList<std::pair<const char *, QStringList>> commands = {
-                {"data --phrase", {u"data"_s, u"--model"_s, model, u"--phrase"_s, u"hi"_s,
-                                   u"--out"_s, out}},
-                {"export tokens", {u"export"_s, u"--view"_s, u"tokens"_s, u"--model"_s, model,
-                                   u"--text"_s, u"hi"_s, u"--out"_s, fig}},
-                {"export attention", {u"export"_s, u"--view"_s, u"attention"_s, u"--model"_s,
-                                      model, u"--text"_s, u"hi"_s, u"--out"_s, fig}},
+                {"data --phrase",
+                 {u"data"_s, u"--model"_s, model, u"--phrase"_s, u"hi"_s, u"--out"_s, out}},
+                {"export tokens",
+                 {u"export"_s, u"--view"_s, u"tokens"_s, u"--model"_s, model, u"--text"_s, u"hi"_s,
+                  u"--out"_s, fig}},
+                {"export attention",
+                 {u"export"_s, u"--view"_s, u"attention"_s, u"--model"_s, model, u"--text"_s,
+                  u"hi"_s, u"--out"_s, fig}},
                 {"export embeddings --dry-run",
                  {u"export"_s, u"--view"_s, u"embeddings"_s, u"--model"_s, model, u"--text"_s,
                   u"hi"_s, u"--out"_s, fig, u"--dry-run"_s}},
-                {"data --view embeddings", {u"data"_s, u"--view"_s, u"embeddings"_s, u"--model"_s,
-                                            model, u"--text"_s, u"hi"_s, u"--out"_s, out}},
+                {"data --view embeddings",
+                 {u"data"_s, u"--view"_s, u"embeddings"_s, u"--model"_s, model, u"--text"_s,
+                  u"hi"_s, u"--out"_s, out}},
             };
             if (cut.file == st) {
                 commands += {{"inspect", {u"inspect"_s, model}},
                              {"inspect --json", {u"inspect"_s, u"--json"_s, model}}};
                 if (qstrcmp(cut.model, "gpt2-tiny") == 0) // its learned table is read
                     commands += {{"data", {u"data"_s, u"--model"_s, model, u"--out"_s, out}},
-                                 {"export pca", {u"export"_s, u"--view"_s, u"pca"_s, u"--model"_s,
-                                                 model, u"--out"_s, fig}}};
+                                 {"export pca",
+                                  {u"export"_s, u"--view"_s, u"pca"_s, u"--model"_s, model,
+                                   u"--out"_s, fig}}};
             } else if (cut.file == tok) {
                 commands += {{"tokens", {u"tokens"_s, u"--model"_s, model, u"hi"_s}}};
             } else {
-                commands += {{"data", {u"data"_s, u"--model"_s, model, u"--out"_s, out}},
-                             {"inspect", {u"inspect"_s, model}},
-                             {"verify", {u"verify"_s, u"--model"_s, model, u"--against"_s,
-                                         m_against}},
-                             {"export rotation", {u"export"_s, u"--view"_s, u"rotation"_s,
-                                                  u"--model"_s, model, u"--out"_s, fig}}};
+                commands +=
+                    {{"data", {u"data"_s, u"--model"_s, model, u"--out"_s, out}},
+                     {"inspect", {u"inspect"_s, model}},
+                     {"verify", {u"verify"_s, u"--model"_s, model, u"--against"_s, m_against}},
+                     {"export rotation",
+                      {u"export"_s, u"--view"_s, u"rotation"_s, u"--model"_s, model, u"--out"_s,
+                       fig}}};
             }
             for (const auto &[name, args] : commands)
                 QTest::addRow("%s: %s", cut.name, name) << args << cut.file;
@@ -407,8 +414,8 @@ private slots:
         QTest::addColumn<QString>("message");
         const QStringList tokens = {u"tokens"_s, u"--model"_s, modelFolder("llama-tiny"),
                                     u"--file"_s, u"-"_s};
-        const QStringList phrase = {u"data"_s,          u"--model"_s, modelFolder("llama-tiny"),
-                                    u"--phrase-file"_s, u"-"_s,       u"--out"_s,
+        const QStringList phrase = {u"data"_s,          u"--model"_s,  modelFolder("llama-tiny"),
+                                    u"--phrase-file"_s, u"-"_s,        u"--out"_s,
                                     path(u"in.npy"_s),  u"--dry-run"_s};
         const QString folder = u"< '%1'"_s.arg(m_dir.path());
         QTest::newRow("tokens, closed") << u"<&-"_s << tokens << 2 << u"standard input is closed"_s;
@@ -440,23 +447,24 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
         const QString fig = path(u"w.png"_s);
-        QTest::newRow("rotation, 2 dims")
-            << QStringList{u"export"_s, u"--view"_s, u"rotation"_s, u"--scheme"_s, u"rope"_s,
-                           u"--dims"_s, u"2"_s, u"--out"_s, fig}
-            << 0;
+        QTest::newRow("rotation, 2 dims") << QStringList{u"export"_s,   u"--view"_s, u"rotation"_s,
+                                                         u"--scheme"_s, u"rope"_s,   u"--dims"_s,
+                                                         u"2"_s,        u"--out"_s,  fig}
+                                          << 0;
         QTest::newRow("rotation, 1 dim")
             << QStringList{u"export"_s, u"--view"_s, u"rotation"_s, u"--dims"_s, u"1"_s,
-                           u"--out"_s, fig}
+                           u"--out"_s,  fig}
             << 0;
-        QTest::newRow("rotation, 6 dims")
-            << QStringList{u"export"_s, u"--view"_s, u"rotation"_s, u"--scheme"_s, u"rope"_s,
-                           u"--dims"_s, u"6"_s, u"--out"_s, fig}
-            << 0;
+        QTest::newRow("rotation, 6 dims") << QStringList{u"export"_s,   u"--view"_s, u"rotation"_s,
+                                                         u"--scheme"_s, u"rope"_s,   u"--dims"_s,
+                                                         u"6"_s,        u"--out"_s,  fig}
+                                          << 0;
         writeFile(path(u"nul.json"_s), R"({"format_version": 2, "state": {"spec": {"scheme":
                   "table", "source": "/tmp/a\u0000b", "positions": 10, "dims": 4}}})");
         QTest::newRow("NUL in a model path")
-            << QStringList{u"export"_s, u"--session"_s, path(u"nul.json"_s), u"--view"_s,
-                           u"heatmap"_s, u"--out"_s, fig}
+            << QStringList{u"export"_s, u"--session"_s, path(u"nul.json"_s),
+                           u"--view"_s, u"heatmap"_s,   u"--out"_s,
+                           fig}
             << 2;
     }
     void noQtWarnings()

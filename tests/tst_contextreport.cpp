@@ -11,11 +11,11 @@
 #include "rope/contextreport.h"
 #include "schemes/ropescheme.h"
 
+#include <QFloat16>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QFloat16>
 #include <QtTest>
 
 #include <bit>
@@ -64,7 +64,8 @@ ContextReport reportFor(const ModelConfig &config, int layer, qint64 context = 0
     request.headDim = spec->spec.dims;
     request.context = context > 0 ? context : config.maxPositionEmbeddings;
     request.dtype = dtype;
-    if (spec->layer >= 0 && config.layers[std::size_t(spec->layer)].attention != AttentionKind::Full)
+    if (spec->layer >= 0 &&
+        config.layers[std::size_t(spec->layer)].attention != AttentionKind::Full)
         request.window = config.layers[std::size_t(spec->layer)].window;
     const std::optional<ContextReport> report = contextReport(request, &error);
     if (!report)
@@ -146,7 +147,8 @@ void checkReport(const ContextReport &r, const std::vector<double> &expected, do
     const qint64 last = r.context - 1;
     for (std::size_t k = 0; k < expected.size(); ++k) {
         const ContextPair &p = r.pairs[k];
-        QVERIFY2(std::abs(p.scaled - expected[k]) <= 1e-12 * expected[k], qPrintable(QString::number(k)));
+        QVERIFY2(std::abs(p.scaled - expected[k]) <= 1e-12 * expected[k],
+                 qPrintable(QString::number(k)));
         QVERIFY(std::abs(p.unscaled - plain[k]) <= 1e-12 * plain[k]);
         QVERIFY(std::abs(p.wavelength - twoPi / expected[k]) <= 1e-9 * p.wavelength);
         QVERIFY(std::abs(p.turnsTraining - double(training) * plain[k] / twoPi) <= 1e-9);
@@ -190,8 +192,7 @@ void checkReport(const ContextReport &r, const std::vector<double> &expected, do
         double sum = 0;
         for (double t : expected)
             sum += std::cos(r.decay.distances[k] * t);
-        const double score =
-            (double(r.headDim - r.rotaryDims) + 2.0 * sum) / double(r.headDim);
+        const double score = (double(r.headDim - r.rotaryDims) + 2.0 * sum) / double(r.headDim);
         QVERIFY(std::abs(r.decay.scaled[k] - score) <= 1e-12);
     }
 }
@@ -269,15 +270,14 @@ private slots:
             const auto x = static_cast<float>(std::exp(double(k) / 100.0) * (k % 2 ? -1 : 1));
             QCOMPARE(roundToDtype(double(x), ContextDtype::BFloat16), double(bf16(x)));
             if (std::abs(x) < 65504.0F)
-                QCOMPARE(roundToDtype(double(x), ContextDtype::Float16),
-                         double(half(x)));
+                QCOMPARE(roundToDtype(double(x), ContextDtype::Float16), double(half(x)));
         }
     }
 
     void llama2()
     {
-        const ContextReport r = reportFor(configFromFile("llama-2-7b.json"), -1, 0,
-                                          ContextDtype::BFloat16);
+        const ContextReport r =
+            reportFor(configFromFile("llama-2-7b.json"), -1, 0, ContextDtype::BFloat16);
         checkReport(r, test::defaultTheta(10000.0, 128), 10000.0, 4096);
         checkTreatments(r, std::vector<PairTreatment>(64, PairTreatment::Unchanged));
         QCOMPARE(r.exactPositions, qint64(256));
@@ -338,8 +338,8 @@ private slots:
         QFile file(fixture("phi-3-mini-128k-instruct.json"));
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QJsonObject published = QJsonDocument::fromJson(file.readAll()).object();
-        const std::vector<double> factors = test::jsonDoubles(
-            published[u"rope_scaling"_qs].toObject()[u"long_factor"_qs]);
+        const std::vector<double> factors =
+            test::jsonDoubles(published[u"rope_scaling"_qs].toObject()[u"long_factor"_qs]);
         QCOMPARE(factors.size(), std::size_t(48));
         std::vector<double> expected;
         std::vector<PairTreatment> rule;
@@ -353,8 +353,8 @@ private slots:
         checkReport(r, expected, 10000.0, 4096);
         checkTreatments(r, rule);
         // attention factor sqrt(1 + ln(s) / ln(L0)), s = 131072 / 4096.
-        QVERIFY(std::abs(r.attentionFactor -
-                         std::sqrt(1.0 + std::log(32.0) / std::log(4096.0))) <= 1e-15);
+        QVERIFY(std::abs(r.attentionFactor - std::sqrt(1.0 + std::log(32.0) / std::log(4096.0))) <=
+                1e-15);
         // Its 262,144-token sliding window is longer than the context: no window.
         QCOMPARE(r.window, qint64(0));
     }
@@ -441,9 +441,9 @@ private slots:
 
     void commandLine()
     {
-        test::RunResult run = test::runPescope(
-            {u"context"_qs, u"--config"_qs, fixture("llama-3.1-8b.json"), u"--dtype"_qs,
-             u"bfloat16"_qs});
+        test::RunResult run =
+            test::runPescope({u"context"_qs, u"--config"_qs, fixture("llama-3.1-8b.json"),
+                              u"--dtype"_qs, u"bfloat16"_qs});
         QCOMPARE(run.exitCode, 0);
         QVERIFY(run.err.isEmpty());
         const QString text = QString::fromUtf8(run.out);
@@ -463,11 +463,10 @@ private slots:
         QVERIFY(!reports[1][u"verdict"_qs].toArray().isEmpty());
 
         // Llama 4 Scout: chunked attention of 8,192 in its rotary layers, NoPE every fourth.
-        run = test::runPescope({u"context"_qs, u"--config"_qs,
-                                fixture("llama-4-scout-17b-16e.json"), u"--json"_qs});
+        run = test::runPescope(
+            {u"context"_qs, u"--config"_qs, fixture("llama-4-scout-17b-16e.json"), u"--json"_qs});
         QCOMPARE(run.exitCode, 0);
-        const QJsonArray scout =
-            QJsonDocument::fromJson(run.out).object()[u"reports"_qs].toArray();
+        const QJsonArray scout = QJsonDocument::fromJson(run.out).object()[u"reports"_qs].toArray();
         QCOMPARE(scout.size(), 1);
         QCOMPARE(scout[0][u"attention_chunk"_qs].toInteger(), 8192);
         QCOMPARE(scout[0][u"base_bound"_qs][u"distance_limit"_qs].toInteger(), 8192);
@@ -483,10 +482,11 @@ private slots:
         const QByteArray llama = R"({"model_type": "llama", "hidden_size": 4096,
             "num_attention_heads": 32, "num_hidden_layers": 2, "max_position_embeddings": 8192,)";
         QTest::addRow("factor 0")
-            << llama + R"("rope_theta": 500000, "rope_scaling": {"rope_type": "linear", "factor": 0}})"
+            << llama +
+                   R"("rope_theta": 500000, "rope_scaling": {"rope_type": "linear", "factor": 0}})"
             << QStringList{} << u"factor"_qs;
-        QTest::addRow("negative base") << llama + R"("rope_theta": -10000})" << QStringList{}
-                                       << u"rope_theta"_qs;
+        QTest::addRow("negative base")
+            << llama + R"("rope_theta": -10000})" << QStringList{} << u"rope_theta"_qs;
         QTest::addRow("context 2^62")
             << llama + R"("rope_theta": 10000})"
             << QStringList{u"--context"_qs, u"4611686018427387904"_qs} << u"--context"_qs;
@@ -565,8 +565,8 @@ private slots:
         QCOMPARE(pairs.size(), 4);
         const std::vector<double> expected = test::yarnTheta(500000.0, 8, 4.0, 1024.0);
         for (qsizetype k = 0; k < pairs.size(); ++k)
-            QVERIFY(std::abs(pairs[k][u"inv_freq_scaled"_qs].toDouble() - expected[std::size_t(k)]) <=
-                    1e-12 * expected[std::size_t(k)]);
+            QVERIFY(std::abs(pairs[k][u"inv_freq_scaled"_qs].toDouble() -
+                             expected[std::size_t(k)]) <= 1e-12 * expected[std::size_t(k)]);
     }
 };
 

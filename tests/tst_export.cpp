@@ -1105,21 +1105,23 @@ private slots:
                 if (!legend->visible() || legend->itemCount() < 2)
                     continue;
                 if (!band.contains(legend->outerRect().adjusted(0, 0, 1, 1)))
-                    problems.append(QStringLiteral("panel %1: the legend leaves the page").arg(panel));
+                    problems.append(
+                        QStringLiteral("panel %1: the legend leaves the page").arg(panel));
                 for (int i = 0; i < legend->itemCount(); ++i) {
                     auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
                     if (!item)
                         continue;
                     ++entries;
                     const QFontMetrics metrics(item->font());
-                    const int text = metrics
-                                         .boundingRect(0, 0, 0, 0, Qt::TextDontClip,
-                                                       item->plottable()->name())
-                                         .width();
+                    const int text =
+                        metrics
+                            .boundingRect(0, 0, 0, 0, Qt::TextDontClip, item->plottable()->name())
+                            .width();
                     // The entry's own room ends where the next entry (or the frame) begins.
                     const QRect entry = legend->item(i)->outerRect();
-                    const int textEnd = legend->item(i)->rect().left() + legend->iconSize().width() +
-                                        legend->iconTextPadding() + text;
+                    const int textEnd = legend->item(i)->rect().left() +
+                                        legend->iconSize().width() + legend->iconTextPadding() +
+                                        text;
                     const int room = entry.x() + entry.width() - textEnd;
                     if (room < 0.15 * text)
                         problems.append(QStringLiteral("panel %1: \"%2\" has %3 px after it, %4 "

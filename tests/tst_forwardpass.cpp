@@ -295,8 +295,8 @@ void TestForwardPass::matchesPort()
         return readNpy(folder + QStringLiteral("/ref/") + QLatin1String(name) +
                        QStringLiteral(".npy"));
     };
-    const Array attn = reference("attn"), hidden = reference("hidden"),
-                pre = reference("prenorm"), logits = reference("logits");
+    const Array attn = reference("attn"), hidden = reference("hidden"), pre = reference("prenorm"),
+                logits = reference("logits");
     QCOMPARE(result->attentions.shape, attn.shape);
     QCOMPARE(result->hiddenStates.shape, hidden.shape);
     QCOMPARE(result->logits.shape, logits.shape); // BERT: none, and no reference either
@@ -361,7 +361,8 @@ void TestForwardPass::withoutPositions()
     const std::optional<LayerZeroArray> first = zero->attention(ids, false, &error);
     QVERIFY2(first, qPrintable(error));
     const std::vector<float> ours(result->attentions.values.begin(),
-                                  result->attentions.values.begin() + qsizetype(first->values.size()));
+                                  result->attentions.values.begin() +
+                                      qsizetype(first->values.size()));
     QVERIFY(compare(ours, first->values, tokens).absolute <= 1e-6);
 }
 
@@ -519,13 +520,11 @@ void TestForwardPass::tooManyLayers()
 void TestForwardPass::missingShard()
 {
     QTemporaryDir dir;
-    QVERIFY(copyModel(QFINDTESTDATA(QStringLiteral("data/models-forward/qwen2-tiny")),
-                      dir.path()));
+    QVERIFY(copyModel(QFINDTESTDATA(QStringLiteral("data/models-forward/qwen2-tiny")), dir.path()));
     QVERIFY(QFile::remove(dir.filePath(QStringLiteral("model-00002-of-00002.safetensors"))));
     QString error;
     QVERIFY(!ForwardPass::open(dir.path(), &error));
-    QVERIFY2(error.contains(QLatin1String("model-00002-of-00002.safetensors")),
-             qPrintable(error));
+    QVERIFY2(error.contains(QLatin1String("model-00002-of-00002.safetensors")), qPrintable(error));
 }
 
 // A safetensors header claiming a tensor of 10^15 bytes in a file of 2 MB: refused by open(),

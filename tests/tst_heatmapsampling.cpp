@@ -158,9 +158,8 @@ private slots:
                 QVERIFY(axis->tickVector().size() >= 2);
                 for (double tick : axis->tickVector())
                     QVERIFY2(tick == std::floor(tick),
-                             qPrintable(QStringLiteral("%1: a tick at %2")
-                                            .arg(axis->label())
-                                            .arg(tick)));
+                             qPrintable(
+                                 QStringLiteral("%1: a tick at %2").arg(axis->label()).arg(tick)));
             }
         QCOMPARE(axes, 2);
     }

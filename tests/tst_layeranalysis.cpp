@@ -154,9 +154,8 @@ void TestLayerAnalysis::hiddenStateScores()
             std::vector<qint64> order(std::size_t(n * width));
             for (qint64 i = 0; i < n * width; ++i)
                 order[std::size_t(i)] = i;
-            std::stable_sort(order.begin(), order.end(), [&](qint64 a, qint64 b) {
-                return std::abs(x[a]) > std::abs(x[b]);
-            });
+            std::stable_sort(order.begin(), order.end(),
+                             [&](qint64 a, qint64 b) { return std::abs(x[a]) > std::abs(x[b]); });
             const double median = referenceMedianAbs(x, n * width);
             for (qint64 r = 0; r < k; ++r) {
                 const qint64 i = order[std::size_t(r)];
@@ -293,8 +292,8 @@ void TestLayerAnalysis::atlasOnePair()
     for (const bool interleaved : {false, true}) {
         const auto pairs = analysis::rotaryPairs(hd, interleaved);
         QCOMPARE(pairs.size(), std::size_t(4));
-        QCOMPARE(pairs[1], (interleaved ? std::pair<qint64, qint64>{2, 3}
-                                        : std::pair<qint64, qint64>{1, 5}));
+        QCOMPARE(pairs[1],
+                 (interleaved ? std::pair<qint64, qint64>{2, 3} : std::pair<qint64, qint64>{1, 5}));
         LayerZeroArray q{{1, 2, n, hd}, std::vector<float>(std::size_t(2 * n * hd), 0.0f), {}};
         LayerZeroArray k{{1, 1, n, hd}, std::vector<float>(std::size_t(n * hd), 0.0f), {}};
         for (qint64 t = 0; t < n; ++t)

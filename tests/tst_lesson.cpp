@@ -336,13 +336,12 @@ private slots:
              {QStringList{u"lesson"_s, u"list"_s, truncated},
               QStringList{u"lesson"_s, u"export"_s, truncated, u"--out"_s,
                           dir.filePath(u"a.pdf"_s)},
-              QStringList{u"lesson"_s, u"export"_s, truncated, u"--out"_s,
-                          dir.filePath(u"deck"_s)},
+              QStringList{u"lesson"_s, u"export"_s, truncated, u"--out"_s, dir.filePath(u"deck"_s)},
               QStringList{u"export"_s, u"--view"_s, u"waves"_s, u"--session"_s, truncated,
                           u"--out"_s, dir.filePath(u"b.png"_s)}}) {
             const RunResult run = runPescope(args);
-            QVERIFY2(run.exitCode == 2, qPrintable(args.join(u' ') + u": "_s +
-                                                   QString::fromUtf8(run.err)));
+            QVERIFY2(run.exitCode == 2,
+                     qPrintable(args.join(u' ') + u": "_s + QString::fromUtf8(run.err)));
             QVERIFY2(run.err.contains("looks truncated"), run.err.constData());
         }
         QVERIFY(!QFile::exists(dir.filePath(u"a.pdf"_s)));
@@ -359,7 +358,7 @@ private slots:
         QTest::addColumn<QString>("view");
         QTest::addColumn<QJsonObject>("state");
         QTest::addColumn<QString>("animates"); // the animated parameter; empty: none
-        QTest::addColumn<QString>("problem"); // empty: the step renders
+        QTest::addColumn<QString>("problem");  // empty: the step renders
         const QJsonObject geron = presetState(u"geron-16-9"_s);
         QJsonObject badSpec = geron;
         QJsonObject spec = badSpec.value(u"spec"_s).toObject();
@@ -399,15 +398,18 @@ private slots:
         std::optional<LessonAnimation> animation;
         if (!animates.isEmpty())
             animation = LessonAnimation{.parameter = animates};
-        lesson.steps[1] = LessonStep{.title = u"Checked"_s, .caption = QString(), .view = view,
-                                     .animation = animation, .state = state};
+        lesson.steps[1] = LessonStep{.title = u"Checked"_s,
+                                     .caption = QString(),
+                                     .view = view,
+                                     .animation = animation,
+                                     .state = state};
         QTemporaryDir dir;
         const QString path = dir.filePath(u"l.pescope-lesson.json"_s);
         QString error;
         QVERIFY(saveLesson(lesson, path, &error));
         const RunResult list = runPescope({u"lesson"_s, u"list"_s, path});
-        const RunResult pdf = runPescope(
-            {u"lesson"_s, u"export"_s, path, u"--out"_s, dir.filePath(u"a.pdf"_s)});
+        const RunResult pdf =
+            runPescope({u"lesson"_s, u"export"_s, path, u"--out"_s, dir.filePath(u"a.pdf"_s)});
         if (problem.isEmpty()) {
             QVERIFY2(list.exitCode == 0, list.err.constData());
             QVERIFY2(pdf.exitCode == 0, pdf.err.constData());
@@ -458,8 +460,8 @@ private slots:
         QCOMPARE(run.out, QByteArray("Two\\nlines\\r\\u2028 (1 step)\n"
                                      "1. Step\\none\\t\\u0007 [waves]\n"));
         run = runPescope({u"lesson"_s, u"export"_s,
-                          findings.filePath(u"caption-over-wrap.pescope-lesson.json"_s),
-                          u"--out"_s, pdf});
+                          findings.filePath(u"caption-over-wrap.pescope-lesson.json"_s), u"--out"_s,
+                          pdf});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QVERIFY(QFile::exists(pdf));
     }

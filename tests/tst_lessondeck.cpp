@@ -49,10 +49,9 @@ Lesson stillLesson(int steps)
     Lesson lesson;
     lesson.title = u"Deck check"_s;
     for (int i = 0; i < steps; ++i)
-        lesson.steps.append(i % 2 == 0 ? stillStep(u"Waves %1"_s.arg(i + 1), u"waves"_s,
-                                                   u"geron-16-9"_s)
-                                       : stillStep(u"Decay %1"_s.arg(i + 1), u"decay"_s,
-                                                   u"rope-decay"_s));
+        lesson.steps.append(i % 2 == 0
+                                ? stillStep(u"Waves %1"_s.arg(i + 1), u"waves"_s, u"geron-16-9"_s)
+                                : stillStep(u"Decay %1"_s.arg(i + 1), u"decay"_s, u"rope-decay"_s));
     return lesson;
 }
 
@@ -203,9 +202,9 @@ private slots:
         writeText(deck + u"/notes.txt"_s, "my notes\n");
         run = exportTo(m_two, deck);
         QVERIFY2(run.exitCode == 0, run.err.constData());
-        QCOMPARE(tree(deck), (QStringList{u"index.html"_s, u"lecture.pescope-lesson.json"_s,
-                                          u"notes.txt"_s, u"pescope-deck.txt"_s,
-                                          u"step-01.svg"_s, u"step-02.svg"_s}));
+        QCOMPARE(tree(deck),
+                 (QStringList{u"index.html"_s, u"lecture.pescope-lesson.json"_s, u"notes.txt"_s,
+                              u"pescope-deck.txt"_s, u"step-01.svg"_s, u"step-02.svg"_s}));
         QCOMPARE(readText(deck + u"/notes.txt"_s), QByteArray("my notes\n"));
         QCOMPARE(readText(deck + u"/lecture.pescope-lesson.json"_s), readText(m_two));
         QCOMPARE(manifestNames(deck), deckFilesOf(2));
@@ -313,8 +312,8 @@ private slots:
         QVERIFY(QDir().mkpath(empty));
         const RunResult run = exportTo(m_two, empty + u"/"_s);
         QVERIFY2(run.exitCode == 0, run.err.constData());
-        QCOMPARE(tree(empty), (QStringList{u"index.html"_s, u"pescope-deck.txt"_s,
-                                           u"step-01.svg"_s, u"step-02.svg"_s}));
+        QCOMPARE(tree(empty), (QStringList{u"index.html"_s, u"pescope-deck.txt"_s, u"step-01.svg"_s,
+                                           u"step-02.svg"_s}));
     }
 
     void outputCheckedBeforeWork_data()
@@ -322,9 +321,11 @@ private slots:
         QTest::addColumn<QString>("out");
         QTest::addColumn<QString>("message");
         QTest::addRow("pdf in a missing folder")
-            << u"/nonexistent-pescope/a.pdf"_s << u"the folder /nonexistent-pescope does not exist"_s;
+            << u"/nonexistent-pescope/a.pdf"_s
+            << u"the folder /nonexistent-pescope does not exist"_s;
         QTest::addRow("deck in a missing folder")
-            << u"/nonexistent-pescope/deck/"_s << u"the folder /nonexistent-pescope does not exist"_s;
+            << u"/nonexistent-pescope/deck/"_s
+            << u"the folder /nonexistent-pescope does not exist"_s;
         QTest::addRow("deck over a file") << u"FILE"_s << u"is a file; an HTML deck is a folder"_s;
         QTest::addRow("empty") << QString() << u"--out is empty"_s;
     }
@@ -351,8 +352,8 @@ private slots:
         QTest::addColumn<bool>("earlier"); // over an earlier deck
         for (const bool earlier : {false, true}) {
             const char *where = earlier ? "over a deck" : "new";
-            QTest::addRow("full disk, %s", where) << u"FAILWRITE_BUDGET"_s << u"150000"_s
-                                                  << u"No space left on device"_s << earlier;
+            QTest::addRow("full disk, %s", where)
+                << u"FAILWRITE_BUDGET"_s << u"150000"_s << u"No space left on device"_s << earlier;
             QTest::addRow("permission denied, %s", where)
                 << u"FAILWRITE_OPEN_ERRNO"_s << u"EACCES"_s << u"Permission denied"_s << earlier;
         }
@@ -371,13 +372,11 @@ private slots:
             writeText(deck + u"/notes.txt"_s, "mine");
         }
         const auto before = snapshot(parent);
-        const RunResult run =
-            runWith({u"lesson"_s, u"export"_s, m_three, u"--out"_s, deck},
-                    failwriteEnvironment(parent, {{variable, value}}));
+        const RunResult run = runWith({u"lesson"_s, u"export"_s, m_three, u"--out"_s, deck},
+                                      failwriteEnvironment(parent, {{variable, value}}));
         QCOMPARE(run.exitCode, 1);
         const QString err = QString::fromUtf8(run.err).trimmed();
-        QVERIFY2(err.section(u'\n', -1).contains(u"cannot write "_s + deck) &&
-                     err.contains(cause),
+        QVERIFY2(err.section(u'\n', -1).contains(u"cannot write "_s + deck) && err.contains(cause),
                  qPrintable(err));
         QVERIFY2(!err.contains(u"partial"_s), qPrintable(err));
         QCOMPARE(snapshot(parent), before);
@@ -393,8 +392,8 @@ private slots:
             .title = u"Fig 16-9 moving"_s,
             .caption = QString(),
             .view = u"waves+heatmap"_s,
-            .animation = LessonAnimation{.parameter = u"position"_s, .from = 22.0, .to = 27.0,
-                                         .frames = 6},
+            .animation =
+                LessonAnimation{.parameter = u"position"_s, .from = 22.0, .to = 27.0, .frames = 6},
             .state = presetState(u"geron-16-9"_s)});
         const QString path = fresh(u"moving.pescope-lesson.json"_s);
         QString error;
@@ -407,12 +406,13 @@ private slots:
         const qint64 poster = QFileInfo(deck + u"/step-01.png"_s).size();
         QVERIFY(poster > 0 && QFileInfo(deck + u"/step-01.webm"_s).size() > 100);
         QVERIFY(QDir(deck).removeRecursively());
-        run = runWith({u"lesson"_s, u"export"_s, path, u"--out"_s, deck},
-                      failwriteEnvironment(parent, {{u"FAILWRITE_BUDGET"_s,
-                                                     QString::number(poster + 100)}}));
+        run = runWith(
+            {u"lesson"_s, u"export"_s, path, u"--out"_s, deck},
+            failwriteEnvironment(parent, {{u"FAILWRITE_BUDGET"_s, QString::number(poster + 100)}}));
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains(u"its video: cannot write %1/step-01.webm: No space left on "
-                                  u"device"_s.arg(deck).toUtf8()),
+                                  u"device"_s.arg(deck)
+                                      .toUtf8()),
                  run.err.constData());
         QVERIFY2(!run.err.contains("partial"), run.err.constData());
         QCOMPARE(tree(parent), QStringList()); // (the lesson is in a folder of its own)
@@ -425,12 +425,12 @@ private slots:
         QTest::addColumn<QString>("variable");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("cause");
-        QTest::addRow("full disk") << u"FAILWRITE_BUDGET"_s << u"20000"_s
-                                   << u"No space left on device"_s;
+        QTest::addRow("full disk")
+            << u"FAILWRITE_BUDGET"_s << u"20000"_s << u"No space left on device"_s;
         QTest::addRow("permission denied")
             << u"FAILWRITE_OPEN_ERRNO"_s << u"EACCES"_s << u"Permission denied"_s;
-        QTest::addRow("flush fails") << u"FAILWRITE_FSYNC_ERRNO"_s << u"EIO"_s
-                                     << u"Input/output error"_s;
+        QTest::addRow("flush fails")
+            << u"FAILWRITE_FSYNC_ERRNO"_s << u"EIO"_s << u"Input/output error"_s;
     }
     void pdfWriteFailures()
     {
@@ -440,9 +440,8 @@ private slots:
         const QString pdf = fresh(u"slides.pdf"_s);
         const QString parent = QFileInfo(pdf).absolutePath();
         writeText(pdf, "an earlier export");
-        const RunResult run =
-            runWith({u"lesson"_s, u"export"_s, m_three, u"--out"_s, pdf},
-                    failwriteEnvironment(parent, {{variable, value}}));
+        const RunResult run = runWith({u"lesson"_s, u"export"_s, m_three, u"--out"_s, pdf},
+                                      failwriteEnvironment(parent, {{variable, value}}));
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.trimmed().split('\n').constLast() ==
                      u"pescope lesson: cannot write %1: %2"_s.arg(pdf, cause).toUtf8(),
@@ -523,8 +522,7 @@ private slots:
         timer.start();
         while (!writing() && process.state() == QProcess::Running && timer.elapsed() < 60000)
             QThread::msleep(5);
-        QVERIFY2(process.state() == QProcess::Running,
-                 process.readAllStandardError().constData());
+        QVERIFY2(process.state() == QProcess::Running, process.readAllStandardError().constData());
         QVERIFY2(writing(), "never started writing");
         QCOMPARE(::kill(pid_t(process.processId()), sig), 0);
         QVERIFY(process.waitForFinished(30000));

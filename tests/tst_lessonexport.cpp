@@ -8,9 +8,9 @@
 #include "lessontestutil.h"
 #include "testutil.h"
 
+#include "figures/lessonexporter.h"
 #include "state/explorerstate.h"
 #include "state/lessonfile.h"
-#include "figures/lessonexporter.h"
 #include "state/presets.h"
 
 #include <QDir>
@@ -288,13 +288,11 @@ private slots:
         QString error;
         QVERIFY(saveLesson(lesson, path, &error));
         for (const QStringList &kind :
-             {QStringList{u"slides.pdf"_s}, QStringList{u"handout2.pdf"_s, u"--as"_s,
-                                                         u"handout"_s},
+             {QStringList{u"slides.pdf"_s}, QStringList{u"handout2.pdf"_s, u"--as"_s, u"handout"_s},
               QStringList{u"handout4.pdf"_s, u"--as"_s, u"handout"_s, u"--per-page"_s, u"4"_s}}) {
             const QString pdf = m_dir.filePath(kind.first());
-            const RunResult run = runPescope(QStringList{u"lesson"_s, u"export"_s, path,
-                                                         u"--out"_s, pdf} +
-                                             kind.mid(1));
+            const RunResult run = runPescope(
+                QStringList{u"lesson"_s, u"export"_s, path, u"--out"_s, pdf} + kind.mid(1));
             QVERIFY2(run.exitCode == 0, run.err.constData());
             const QString text = QString::fromUtf8(tool(u"pdftotext"_s, {pdf, u"-"_s}));
             QVERIFY2(text.contains(u"(continued)"_s), qPrintable(kind.first()));
@@ -312,9 +310,8 @@ private slots:
         // room), then its caption's continuation; 2 pages at least for the 20,000 q's.
         const QString slides = m_dir.filePath(u"slides.pdf"_s);
         QVERIFY(pdfField(slides, u"Pages"_s).toInt() >= 5);
-        const QString first =
-            QString::fromUtf8(tool(u"pdftotext"_s, {u"-f"_s, u"1"_s, u"-l"_s, u"1"_s, slides,
-                                                    u"-"_s}));
+        const QString first = QString::fromUtf8(
+            tool(u"pdftotext"_s, {u"-f"_s, u"1"_s, u"-l"_s, u"1"_s, slides, u"-"_s}));
         QVERIFY2(first.contains(u"position p"_s), qPrintable(first)); // the figure's axis
         const QString deck = m_dir.filePath(u"longdeck"_s);
         const RunResult run = runPescope({u"lesson"_s, u"export"_s, path, u"--out"_s, deck});
@@ -333,9 +330,10 @@ private slots:
     {
         Lesson lesson = smallLesson();
         lesson.steps.removeAt(1); // no video: quicker
-        lesson.steps[1].title = u"The long-term decay of the relative scores of RoPE with reference "
-                                u"bases from ten thousand to a million, and what a context "
-                                u"window of 128k tokens makes of them"_s;
+        lesson.steps[1].title =
+            u"The long-term decay of the relative scores of RoPE with reference "
+            u"bases from ten thousand to a million, and what a context "
+            u"window of 128k tokens makes of them"_s;
         const QString path = m_dir.filePath(u"titles.pescope-lesson.json"_s);
         QString error;
         QVERIFY(saveLesson(lesson, path, &error));
@@ -365,8 +363,8 @@ private slots:
                 ++found;
                 // The figure begins 88 pt down (slideFigureTop).
                 QVERIFY2(m.captured(4).toDouble() <= 88.0,
-                         qPrintable(u"slide %1: \"%2\" reaches %3 pt"_s.arg(p + 1)
-                                        .arg(m.captured(5), m.captured(4))));
+                         qPrintable(u"slide %1: \"%2\" reaches %3 pt"_s.arg(p + 1).arg(
+                             m.captured(5), m.captured(4))));
                 heights.append(m.captured(4).toDouble() - m.captured(2).toDouble());
             }
             QCOMPARE(found, int(title.size()));
@@ -387,8 +385,10 @@ private slots:
         state.insert(u"spec"_s, spec);
         Lesson lesson;
         lesson.title = u"Large"_s;
-        lesson.steps.append(LessonStep{.title = u"Heatmap"_s, .caption = u"Cells."_s,
-                                       .view = u"heatmap"_s, .animation = std::nullopt,
+        lesson.steps.append(LessonStep{.title = u"Heatmap"_s,
+                                       .caption = u"Cells."_s,
+                                       .view = u"heatmap"_s,
+                                       .animation = std::nullopt,
                                        .state = state});
         const QString path = m_dir.filePath(u"large.pescope-lesson.json"_s);
         QString error;

@@ -17,8 +17,6 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QStyle>
-#include <QStyleOption>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -33,6 +31,8 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QStatusBar>
+#include <QStyle>
+#include <QStyleOption>
 #include <QTemporaryDir>
 
 using namespace pe;
@@ -387,11 +387,10 @@ private slots:
                 const QString where =
                     u"%1, step %2"_s.arg(document()->lesson().title).arg(step + 1);
                 for (const QWidget *w : m_window->findChildren<QWidget *>()) {
-                    const bool control = w->inherits("QTabBar") || w->inherits("QLabel") ||
-                                         w->inherits("QAbstractButton") ||
-                                         w->inherits("QComboBox") ||
-                                         w->inherits("QAbstractSpinBox") ||
-                                         w->inherits("QLineEdit");
+                    const bool control =
+                        w->inherits("QTabBar") || w->inherits("QLabel") ||
+                        w->inherits("QAbstractButton") || w->inherits("QComboBox") ||
+                        w->inherits("QAbstractSpinBox") || w->inherits("QLineEdit");
                     if (!control || !w->isVisible() || onSlide(w) || w->width() < 2)
                         continue;
                     const auto *label = qobject_cast<const QLabel *>(w);
@@ -446,8 +445,9 @@ private slots:
                 presenter->showStep(step);
                 QVERIFY(waitSettled(*m_window));
                 QVERIFY(bar->isVisible());
-                QCOMPARE(bar->valueText(), u"%1 = %2"_s.arg(animation->parameter)
-                                               .arg(QString::number(*animation->from)));
+                QCOMPARE(
+                    bar->valueText(),
+                    u"%1 = %2"_s.arg(animation->parameter).arg(QString::number(*animation->from)));
             }
             presenter->stop();
         }
@@ -469,11 +469,12 @@ private slots:
             QVERIFY(waitSettled(*m_window));
             settleLayouts();
             for (QWidget *w : m_window->findChildren<QWidget *>()) {
-                if (!w->isVisible() || isWindowControl(w) || !w->visibleRegion().boundingRect().isValid())
+                if (!w->isVisible() || isWindowControl(w) ||
+                    !w->visibleRegion().boundingRect().isValid())
                     continue;
-                const QString where = u"page %1: %2 %3"_s.arg(m_window->pages()->tabText(page),
-                                                              QString::fromUtf8(w->metaObject()->className()),
-                                                              w->objectName());
+                const QString where = u"page %1: %2 %3"_s.arg(
+                    m_window->pages()->tabText(page),
+                    QString::fromUtf8(w->metaObject()->className()), w->objectName());
                 const QFontMetrics metrics(w->font());
                 QString text;
                 int room = 0;
@@ -502,7 +503,9 @@ private slots:
                     if (auto *box = qobject_cast<QCheckBox *>(w)) {
                         QStyleOptionButton option;
                         option.initFrom(box);
-                        room = box->style()->subElementRect(QStyle::SE_CheckBoxContents, &option, box).width();
+                        room = box->style()
+                                   ->subElementRect(QStyle::SE_CheckBoxContents, &option, box)
+                                   .width();
                     }
                 } else {
                     continue;
@@ -531,14 +534,14 @@ private slots:
         const QRect geometry = fitTo1280x720();
         const QWidget *grid = m_window->findChild<QWidget *>(u"phraseGridPlot"_s);
         QVERIFY(grid && grid->isVisible());
-        const QString sizes = u"window %1 px, Lesson panel %2 px, phrase figure %3 px"_s
-                                  .arg(geometry.width())
-                                  .arg(lessons()->dock()->width())
-                                  .arg(grid->width());
-        QVERIFY(m_window->grab().save(u"%1/lesson-phrases-%2x%3.png"_s
-                                          .arg(QStringLiteral(PE_BUILD_DIR))
-                                          .arg(geometry.width())
-                                          .arg(geometry.height())));
+        const QString sizes =
+            u"window %1 px, Lesson panel %2 px, phrase figure %3 px"_s.arg(geometry.width())
+                .arg(lessons()->dock()->width())
+                .arg(grid->width());
+        QVERIFY(
+            m_window->grab().save(u"%1/lesson-phrases-%2x%3.png"_s.arg(QStringLiteral(PE_BUILD_DIR))
+                                      .arg(geometry.width())
+                                      .arg(geometry.height())));
         QVERIFY2(lessons()->dock()->width() <= geometry.width() / 4, qPrintable(sizes));
         QVERIFY2(grid->width() >= geometry.width() * 2 / 5, qPrintable(sizes));
     }

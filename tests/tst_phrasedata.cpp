@@ -386,10 +386,9 @@ void TestPhraseData::laterLayers()
     for (const int index : {0, 3}) {
         const QJsonObject phrase = cases[index].toObject();
         const qint64 tokens = phrase.value(QLatin1String("ids")).toArray().size();
-        const Array attention =
-            run(folder, phrase.value(QLatin1String("text")).toString(),
-                {QStringLiteral("--what"), QStringLiteral("attention"), QStringLiteral("--layer"),
-                 QString::number(layer)});
+        const Array attention = run(folder, phrase.value(QLatin1String("text")).toString(),
+                                    {QStringLiteral("--what"), QStringLiteral("attention"),
+                                     QStringLiteral("--layer"), QString::number(layer)});
         QCOMPARE(attention.shape, (std::vector<qint64>{4, tokens, tokens}));
         const Array all = readNpy(folder + QStringLiteral("/ref/") +
                                   phrase.value(QLatin1String("attn")).toString());
@@ -424,8 +423,8 @@ void TestPhraseData::layerAnalyses()
     const QJsonObject phrase = phraseCases(folder).at(0).toObject();
     const QString text = phrase.value(QLatin1String("text")).toString();
     const auto n = qint64(phrase.value(QLatin1String("ids")).toArray().size());
-    const Array attn = readNpy(folder + QStringLiteral("/ref/") +
-                               phrase.value(QLatin1String("attn")).toString());
+    const Array attn =
+        readNpy(folder + QStringLiteral("/ref/") + phrase.value(QLatin1String("attn")).toString());
     const Array hidden = readNpy(folder + QStringLiteral("/ref/") +
                                  phrase.value(QLatin1String("hidden")).toString());
     const auto what = [](const char *name) {
@@ -436,9 +435,9 @@ void TestPhraseData::layerAnalyses()
     const std::vector<double> expected = referenceDistance(attn.values, 4, 4, n);
     for (std::size_t i = 0; i < expected.size(); ++i)
         PE_COMPARE_NEAR(distance.values[i], expected[i], 2.5e-5);
-    const Array scores = run(folder, text,
-                             what("head-scores") +
-                                 QStringList{QStringLiteral("--layer"), QStringLiteral("2")});
+    const Array scores =
+        run(folder, text,
+            what("head-scores") + QStringList{QStringLiteral("--layer"), QStringLiteral("2")});
     QCOMPARE(scores.shape, (std::vector<qint64>{4, 5}));
     const std::vector<double> all = referenceHeadScores(attn.values, 4, 4, n, 8);
     for (std::size_t i = 0; i < scores.values.size(); ++i)
@@ -458,17 +457,17 @@ void TestPhraseData::layerAnalyses()
         PE_COMPARE_NEAR(norms.values[i], expectedNorms[i], 1e-4 * expectedNorms[i]);
     QCOMPARE(run(folder, text, what("top-activations")).shape, (std::vector<qint64>{5, 5, 4}));
     // --window, --top-k: the same loops with the other window, the other count.
-    const Array window2 = run(folder, text,
-                              what("head-scores") +
-                                  QStringList{QStringLiteral("--window"), QStringLiteral("2")});
+    const Array window2 =
+        run(folder, text,
+            what("head-scores") + QStringList{QStringLiteral("--window"), QStringLiteral("2")});
     const std::vector<double> all2 = referenceHeadScores(attn.values, 4, 4, n, 2);
     for (std::size_t i = 0; i < all2.size(); ++i)
         PE_COMPARE_NEAR(window2.values[i], all2[i], 2.5e-5);
-    QCOMPARE(run(folder, text,
-                 what("top-activations") +
-                     QStringList{QStringLiteral("--top-k"), QStringLiteral("2")})
-                 .shape,
-             (std::vector<qint64>{5, 2, 4}));
+    QCOMPARE(
+        run(folder, text,
+            what("top-activations") + QStringList{QStringLiteral("--top-k"), QStringLiteral("2")})
+            .shape,
+        (std::vector<qint64>{5, 2, 4}));
     QCOMPARE(run(folder, text, what("frequency-atlas")).shape, (std::vector<qint64>{4, 4, 8}));
     QCOMPARE(run(folder, text, what("probe")).shape, std::vector<qint64>{5});
     const pe::test::RunResult gpt2 = runPescope(
@@ -584,9 +583,9 @@ void TestPhraseData::unwritableOutput()
     QVERIFY(!QFile::exists(out));
 }
 
-QString TestPhraseData::editedLlama(
-    const QString &name, const std::function<void(QJsonObject &)> &config,
-    const std::function<void(QByteArray &, const QJsonObject &)> &weights)
+QString
+TestPhraseData::editedLlama(const QString &name, const std::function<void(QJsonObject &)> &config,
+                            const std::function<void(QByteArray &, const QJsonObject &)> &weights)
 {
     const QString from = modelFolder("llama-tiny");
     const QString to = m_dir.filePath(name);
@@ -627,21 +626,21 @@ QString TestPhraseData::editedLlama(
 void TestPhraseData::nonFiniteWeightsAreSaid()
 {
     const QString q = QStringLiteral("model.layers.0.self_attn.q_proj.weight");
-    const QString folder = editedLlama(QStringLiteral("nan-q"), {}, [&](QByteArray &bytes,
-                                                                        const QJsonObject &header) {
-        const auto headerLength = qFromLittleEndian<quint64>(bytes.constData());
-        const QJsonArray offsets =
-            header.value(q).toObject().value(QStringLiteral("data_offsets")).toArray();
-        const qsizetype at = 8 + qsizetype(headerLength) + qsizetype(offsets[0].toInteger());
-        const float nan = std::numeric_limits<float>::quiet_NaN();
-        std::memcpy(bytes.data() + at, &nan, sizeof nan);
-    });
+    const QString folder =
+        editedLlama(QStringLiteral("nan-q"), {}, [&](QByteArray &bytes, const QJsonObject &header) {
+            const auto headerLength = qFromLittleEndian<quint64>(bytes.constData());
+            const QJsonArray offsets =
+                header.value(q).toObject().value(QStringLiteral("data_offsets")).toArray();
+            const qsizetype at = 8 + qsizetype(headerLength) + qsizetype(offsets[0].toInteger());
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            std::memcpy(bytes.data() + at, &nan, sizeof nan);
+        });
     QVERIFY(!folder.isEmpty());
     const QString out = m_dir.filePath(QStringLiteral("nan.npy"));
-    const pe::test::RunResult r = runPescope(
-        {QStringLiteral("data"), QStringLiteral("--model"), folder, QStringLiteral("--phrase"),
-         QStringLiteral("a cat"), QStringLiteral("--what"), QStringLiteral("attention"),
-         QStringLiteral("--out"), out});
+    const pe::test::RunResult r =
+        runPescope({QStringLiteral("data"), QStringLiteral("--model"), folder,
+                    QStringLiteral("--phrase"), QStringLiteral("a cat"), QStringLiteral("--what"),
+                    QStringLiteral("attention"), QStringLiteral("--out"), out});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QString warning = QStringLiteral("pescope data: warning: the attention holds NaN or "
                                            "infinite values: %1 holds 1 NaN or infinite values "

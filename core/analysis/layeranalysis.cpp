@@ -33,8 +33,7 @@ struct Head
 };
 
 // Calls body(layer, head, Head) for every head of {layers, heads, tokens, tokens}.
-template<typename Body>
-void forEachHead(const LayerZeroArray &attentions, Body body)
+template <typename Body> void forEachHead(const LayerZeroArray &attentions, Body body)
 {
     const qint64 layers = attentions.shape.at(0), heads = attentions.shape.at(1);
     const qint64 n = attentions.shape.at(2);
@@ -121,7 +120,8 @@ std::vector<double> pairContributions(std::span<const float> query, std::span<co
 namespace {
 
 // The dims of a head outside every pair (partial rotary), in order.
-std::vector<qint64> unpairedDims(qint64 headDim, const std::vector<std::pair<qint64, qint64>> &pairs)
+std::vector<qint64> unpairedDims(qint64 headDim,
+                                 const std::vector<std::pair<qint64, qint64>> &pairs)
 {
     std::vector<bool> used(std::size_t(headDim), false);
     for (const auto &[a, b] : pairs) {
@@ -165,8 +165,8 @@ LayerZeroArray frequencyAtlas(const LayerZeroArray &queries, const LayerZeroArra
                     const float *qi = q + i * hd, *kj = k + j * hd;
                     for (qint64 p = 0; p < pairCount; ++p) {
                         const auto [a, b] = pairs[std::size_t(p)];
-                        sums[std::size_t(p)] += std::abs(double(qi[a]) * double(kj[a]) +
-                                                         double(qi[b]) * double(kj[b]));
+                        sums[std::size_t(p)] +=
+                            std::abs(double(qi[a]) * double(kj[a]) + double(qi[b]) * double(kj[b]));
                     }
                     double other = 0;
                     for (const qint64 c0 : rest)
@@ -311,7 +311,8 @@ LayerZeroArray positionProbe(const LayerZeroArray &hiddenStates, double lambda, 
         return out;
     const Eigen::VectorXd position = Eigen::VectorXd::LinSpaced(n, 0.0, double(n - 1));
     for (qint64 l = 0; l < layers; ++l) {
-        const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
+        const Eigen::Map<
+            const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
             states(hiddenStates.values.data() + l * n * width, n, width);
         out.values[std::size_t(l)] =
             float(crossValidated(states.cast<double>(), position, lambda, folds));

@@ -51,7 +51,14 @@ namespace analysis {
 // sink head.
 constexpr double sinkEpsilon = 0.3;
 // Head scores' columns.
-enum HeadScore : int { PreviousToken, SelfToken, FirstToken, LocalWindow, SinkHead, HeadScoreCount };
+enum HeadScore : int {
+    PreviousToken,
+    SelfToken,
+    FirstToken,
+    LocalWindow,
+    SinkHead,
+    HeadScoreCount
+};
 
 // attentions {layers, heads, tokens, tokens} (row i: query i). Out {layers, heads, tokens}:
 // [d] = mean over queries i >= d of A[i][i - d] (tokens - d queries).

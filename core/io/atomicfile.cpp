@@ -618,8 +618,8 @@ void StagingFolder::remove()
 {
     if (m_created) {
         const QByteArray name = encoded(m_path);
-        const QStringList files = QDir(m_path).entryList(
-            QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System);
+        const QStringList files = QDir(m_path).entryList(QDir::AllEntries | QDir::NoDotAndDotDot |
+                                                         QDir::Hidden | QDir::System);
         for (const QString &file : files)
             ::unlink(encoded(filePath(file)).constData());
         ::rmdir(name.constData());

@@ -176,13 +176,14 @@ DeckFolder::Target DeckFolder::inspect() const
         return target;
     }
     target.folder = QFileInfo(m_path).canonicalFilePath();
-    if (const QString problem = writableFolderProblem(m_shown, target.folder);
-        !problem.isEmpty()) {
+    if (const QString problem = writableFolderProblem(m_shown, target.folder); !problem.isEmpty()) {
         target.problem = problem;
         return target;
     }
-    QStringList present = QDir(target.folder).entryList(
-        QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System, QDir::Name);
+    QStringList present =
+        QDir(target.folder)
+            .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+                       QDir::Name);
     if (m_staging) // this deck's own staging folder, inside
         present.removeAll(QFileInfo(m_staging->path()).fileName());
     const QString manifestPath = target.folder + QLatin1Char('/') + manifestName();
@@ -209,11 +210,11 @@ DeckFolder::Target DeckFolder::inspect() const
             foreign.append(name);
     // A deck written before keeps what the user added beside it; any other folder must be empty.
     if (!hasManifest && !foreign.isEmpty())
-        target.problem = QStringLiteral("%1 holds other files (%2%3); name a new or empty folder")
-                             .arg(m_shown, shownFile(foreign.first()),
-                                  foreign.size() > 1
-                                      ? QStringLiteral(" and %1 more").arg(foreign.size() - 1)
-                                      : QString());
+        target.problem =
+            QStringLiteral("%1 holds other files (%2%3); name a new or empty folder")
+                .arg(m_shown, shownFile(foreign.first()),
+                     foreign.size() > 1 ? QStringLiteral(" and %1 more").arg(foreign.size() - 1)
+                                        : QString());
     return target;
 }
 
@@ -249,10 +250,10 @@ bool DeckFolder::begin(QString *error)
     // A new deck is made beside its place and renamed into it whole; an existing folder (or the
     // one a link names) gets a hidden folder inside it, on the same file system.
     const QString staging =
-        target.exists ? QStringLiteral("%1/.pescope-deck.partial-%2").arg(target.folder, pid)
-                      : QStringLiteral("%1/.%2.partial-%3")
-                            .arg(QFileInfo(m_path).absolutePath(), QFileInfo(m_path).fileName(),
-                                 pid);
+        target.exists
+            ? QStringLiteral("%1/.pescope-deck.partial-%2").arg(target.folder, pid)
+            : QStringLiteral("%1/.%2.partial-%3")
+                  .arg(QFileInfo(m_path).absolutePath(), QFileInfo(m_path).fileName(), pid);
     m_staging = std::make_unique<StagingFolder>(staging);
     m_names.clear();
     if (!m_staging->create(m_shown, error, target.exists ? 0700 : 0777)) {
@@ -321,8 +322,7 @@ bool DeckFolder::commitInto(const Target &target, QString *error)
         return encoded(target.folder + QLatin1Char('/') + name);
     };
     const auto moveIn = [&](const QString &name) {
-        if (::rename(encoded(m_staging->filePath(name)).constData(), placed(name).constData()) ==
-            0)
+        if (::rename(encoded(m_staging->filePath(name)).constData(), placed(name).constData()) == 0)
             return true;
         return failErrno(shownFile(name), errno, error);
     };

@@ -63,9 +63,9 @@ private:
     struct Target
     {
         bool exists = false;
-        QString folder;      // the folder written into (a link's target, resolved)
-        QStringList owned;   // files an earlier deck wrote there (its manifest)
-        QString problem;     // why no deck can go there
+        QString folder;    // the folder written into (a link's target, resolved)
+        QStringList owned; // files an earlier deck wrote there (its manifest)
+        QString problem;   // why no deck can go there
     };
     Target inspect() const;
     QString shownFile(const QString &name) const;

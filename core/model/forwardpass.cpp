@@ -6,11 +6,11 @@
 #include "formats/safejson.h"
 #include "io/userfile.h"
 #include "model/embeddinglayer.h"
-#include "model/safetensorsmodel.h"
 #include "model/forwardplan.h"
 #include "model/forwardweights.h"
 #include "model/layerzeroattention.h"
 #include "model/layerzeronorms.h"
+#include "model/safetensorsmodel.h"
 #include "rope/ropetables.h"
 
 #include <algorithm>
@@ -55,8 +55,7 @@ void linear(const RowMatrix &x, const Projection &p, int threads, RowMatrix *y)
 {
     y->resize(x.rows(), p.weight.rows());
     overColumnBlocks(p.weight.rows(), threads, [&](qint64 first, qint64 count) {
-        y->middleCols(first, count).noalias() =
-            x * p.weight.middleRows(first, count).transpose();
+        y->middleCols(first, count).noalias() = x * p.weight.middleRows(first, count).transpose();
         if (p.bias.size() > 0)
             y->middleCols(first, count).rowwise() += p.bias.segment(first, count).transpose();
     });
@@ -112,8 +111,7 @@ std::unique_ptr<ForwardPass> ForwardPass::open(const QString &model, QString *er
     // Layer 0's projections are read again with the rest of layer 0.
     data.embedding.query = {};
     data.embedding.key = {};
-    data.weights =
-        std::make_unique<ForwardWeights>(data.plan, data.tensors, data.embedding.prefix);
+    data.weights = std::make_unique<ForwardWeights>(data.plan, data.tensors, data.embedding.prefix);
     if (!data.weights->check(error) || !data.weights->loadFinalNorm(&data.finalNorm, error))
         return nullptr;
     return out;
@@ -283,8 +281,8 @@ private:
             std::vector<float> own;
             for (qint64 h = lo; h < hi; ++h) {
                 const qint64 kvHead = h / group;
-                const RowMatrix scores = query.middleCols(h * hd, hd) *
-                                         key.middleCols(kvHead * hd, hd).transpose();
+                const RowMatrix scores =
+                    query.middleCols(h * hd, hd) * key.middleCols(kvHead * hd, hd).transpose();
                 float *target = probabilities ? probabilities + h * tokens * tokens : nullptr;
                 if (!target) {
                     own.resize(std::size_t(tokens * tokens));
@@ -386,7 +384,8 @@ bool checkRun(const ForwardPass &pass, qint64 layers, std::span<const int> ids,
     };
     const qint64 perLayer = pass.heads() * tokens * tokens;
     const qint64 widest = std::max(pass.hiddenSize(), pass.heads() * tokens);
-    if (perLayer > limits::maxForwardResultValues || tokens * widest > limits::maxForwardResultValues)
+    if (perLayer > limits::maxForwardResultValues ||
+        tokens * widest > limits::maxForwardResultValues)
         return tooMany("attention of one layer", perLayer);
     if (options.attentionLayer >= layers) {
         *error = QStringLiteral("layer %1: the model has %2 layers (0 to %3)")
@@ -524,8 +523,9 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     normRows(plan.finalNorm, d->finalNorm, plan.normEps, &x);
     if (options.hiddenStates)
         store(x, result.hiddenStates.values.data() + layers * tokens * hidden);
-    if (options.logits && outputRows() > 0 && !computeLogits(d->tensors, *d->weights, plan.finalSoftcap, x, options, threads,
-                                          &result.logits, error))
+    if (options.logits && outputRows() > 0 &&
+        !computeLogits(d->tensors, *d->weights, plan.finalSoftcap, x, options, threads,
+                       &result.logits, error))
         return std::nullopt;
     return result;
 }

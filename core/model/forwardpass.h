@@ -31,7 +31,7 @@ constexpr qint64 maxForwardResultValues = qint64(1) << 28;
 
 struct ForwardOptions
 {
-    bool attentions = true;   // every layer's probabilities
+    bool attentions = true; // every layer's probabilities
     // >= 0: of the attentions, only this layer's ({1, heads, tokens, tokens}); without hidden
     // states and logits the pass then stops after that layer.
     qint64 attentionLayer = -1;

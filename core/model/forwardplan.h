@@ -24,7 +24,8 @@ enum class MlpKind {
 
 // The activation function, as transformers' ACT2FN names it.
 enum class Activation {
-    GeluTanh,  // gelu_new, gelu_pytorch_tanh, gelu_fast: 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)))
+    GeluTanh,  // gelu_new, gelu_pytorch_tanh, gelu_fast: 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715
+               // x^3)))
     GeluExact, // gelu: 0.5 x (1 + erf(x / sqrt 2))
     Silu,      // silu / swish: x sigmoid(x)
     Relu,      // relu
@@ -88,7 +89,7 @@ struct ForwardPlan
     // "embed_out.weight"); tied: the token table. Empty and not tied: no logits (BERT).
     QString lmHead;
     bool tied = false;
-    double finalSoftcap = 0; // Gemma 2's final_logit_softcapping; 0 = none
+    double finalSoftcap = 0;            // Gemma 2's final_logit_softcapping; 0 = none
     bool gpt2InverseLayerScale = false; // scale_attn_by_inverse_layer_idx
 };
 

@@ -67,8 +67,8 @@ std::vector<ForwardWeights::Wanted> ForwardWeights::blockTensors(qint64 index) c
     const auto lin = [&](const LinearTensor &spec, qint64 rows, qint64 columns) {
         if (spec.name.isEmpty())
             return;
-        out.push_back({full(spec.name, index) + QLatin1String(".weight"),
-                       linearShape(spec, rows, columns)});
+        out.push_back(
+            {full(spec.name, index) + QLatin1String(".weight"), linearShape(spec, rows, columns)});
         if (spec.bias)
             out.push_back({full(spec.name, index) + QLatin1String(".bias"), {rows}});
     };
@@ -183,7 +183,8 @@ bool ForwardWeights::read(const QString &name, std::vector<float> *out, QStringL
 {
     if (!m_tensors.readRows(name, 0, -1, out, error))
         return false;
-    const auto bad = std::count_if(out->begin(), out->end(), [](float v) { return !std::isfinite(v); });
+    const auto bad =
+        std::count_if(out->begin(), out->end(), [](float v) { return !std::isfinite(v); });
     if (bad > 0)
         *warnings += QStringLiteral("%1 has %2 not finite (NaN or infinity): every result "
                                     "from this layer on is meaningless")
@@ -280,8 +281,8 @@ bool ForwardWeights::readMlp(qint64 i, BlockWeights *out, QStringList *warnings,
                           warnings, error);
     if (m_plan.gateUpFused) { // Phi3MLP: gate, up_states = gate_up_proj(x).chunk(2, dim=-1)
         Projection fused;
-        if (!readLinear(full(m_plan.gate.name, i), m_plan.gate, 2 * inter, hidden, &fused,
-                        warnings, error))
+        if (!readLinear(full(m_plan.gate.name, i), m_plan.gate, 2 * inter, hidden, &fused, warnings,
+                        error))
             return false;
         out->gate.weight = fused.weight.topRows(inter);
         out->up.weight = fused.weight.bottomRows(inter);

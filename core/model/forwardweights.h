@@ -17,8 +17,8 @@ struct BlockWeights
     NormWeights attnNorm, mlpNorm, postAttnNorm, postMlpNorm;
     Projection query, key, value, output;
     std::vector<float> queryNorm, keyNorm;
-    Projection fcIn, fcOut;     // Plain MLP
-    Projection gate, up, down;  // Gated MLP
+    Projection fcIn, fcOut;    // Plain MLP
+    Projection gate, up, down; // Gated MLP
 };
 
 class ForwardWeights
@@ -33,8 +33,7 @@ public:
     [[nodiscard]] bool check(QString *error);
     // Layer `index`'s tensors in float32; a tensor with values that are not finite adds a
     // sentence to *warnings.
-    [[nodiscard]] bool load(qint64 index, BlockWeights *out, QStringList *warnings,
-                            QString *error);
+    [[nodiscard]] bool load(qint64 index, BlockWeights *out, QStringList *warnings, QString *error);
     // The final norm's parameters.
     [[nodiscard]] bool loadFinalNorm(NormWeights *out, QString *error);
     // The output matrix's full name and rows (vocabulary).

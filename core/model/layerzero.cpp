@@ -5,10 +5,10 @@
 #include "formats/safejson.h"
 #include "io/userfile.h"
 #include "model/embeddinglayer.h"
-#include "model/safetensorsmodel.h"
 #include "model/layerzeroattention.h"
 #include "model/layerzeroplan.h"
 #include "model/layerzeroweights.h"
+#include "model/safetensorsmodel.h"
 #include "rope/ropefrequencies.h"
 
 #include <algorithm>

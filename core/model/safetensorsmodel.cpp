@@ -34,8 +34,7 @@ std::optional<SafetensorsModel> openSafetensorsModel(const QString &model, const
     if (location->kind != ModelSourceKind::Safetensors &&
         location->kind != ModelSourceKind::ShardedSafetensors) {
         *error = QStringLiteral("%1: %2 is computed from safetensors weights; this model has %3")
-                     .arg(location->folder, what,
-                          labelOf(modelSourceKindNames, location->kind));
+                     .arg(location->folder, what, labelOf(modelSourceKindNames, location->kind));
         return std::nullopt;
     }
     std::optional<QJsonObject> json = readConfigJson(location->configPath, error);

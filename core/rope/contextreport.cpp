@@ -41,8 +41,7 @@ QString count(qint64 value)
 // "0–33", "5": a run of pair indices.
 QString runText(qint64 first, qint64 last)
 {
-    return first == last ? QString::number(first)
-                         : QStringLiteral("%1–%2").arg(first).arg(last);
+    return first == last ? QString::number(first) : QStringLiteral("%1–%2").arg(first).arg(last);
 }
 
 PairTreatment treatmentOf(double unscaled, double scaled, double fullScale)
@@ -108,8 +107,8 @@ void fillPairs(ContextReport &report, const std::vector<double> &unscaled,
     if (report.config.ropeType == RopeType::Dynamic || report.config.ropeType == RopeType::Ntk)
         for (std::size_t k = 0; k < scaled.size(); ++k)
             if (scaled[k] > 0)
-                fullScale = k == 0 ? unscaled[k] / scaled[k]
-                                   : std::max(fullScale, unscaled[k] / scaled[k]);
+                fullScale =
+                    k == 0 ? unscaled[k] / scaled[k] : std::max(fullScale, unscaled[k] / scaled[k]);
     const qint64 last = report.context - 1;
     const auto lastPosition = static_cast<float>(last);
     for (std::size_t k = 0; k < scaled.size(); ++k) {
@@ -178,8 +177,7 @@ QString treatmentRuns(const std::vector<ContextPair> &pairs)
 }
 
 // Runs of the pairs where `has` holds: "0–3, 7".
-template <class Predicate>
-QString pairRuns(const std::vector<ContextPair> &pairs, Predicate has)
+template <class Predicate> QString pairRuns(const std::vector<ContextPair> &pairs, Predicate has)
 {
     QStringList runs;
     qint64 start = -1;
@@ -208,12 +206,11 @@ QString ruleText(const RopeConfig &config, qint64 training, const QString &origi
 QString boundText(const ContextReport &r)
 {
     const ContextBaseBound &b = r.bound;
-    const QString within = r.window > 0
-                               ? QStringLiteral("the %1 of %2")
-                                     .arg(r.chunked ? QStringLiteral("attention chunk")
-                                                    : QStringLiteral("sliding window"),
-                                          count(r.window))
-                               : QStringLiteral("the claimed %1").arg(count(r.context));
+    const QString within = r.window > 0 ? QStringLiteral("the %1 of %2")
+                                              .arg(r.chunked ? QStringLiteral("attention chunk")
+                                                             : QStringLiteral("sliding window"),
+                                                   count(r.window))
+                                        : QStringLiteral("the claimed %1").arg(count(r.context));
     QString text;
     if (b.firstNegative == 0 && b.scanEnd < b.distanceLimit)
         text = QStringLiteral("B(m) (Men et al. 2024) stays non-negative to %1, where the scan "
@@ -298,8 +295,8 @@ QString float32Text(const ContextReport &r)
     double worst = 0;
     for (const ContextPair &p : r.pairs)
         worst = std::max(worst, p.float32ErrorTurns);
-    const QString head = QStringLiteral("HF's float32 angles at position %1")
-                             .arg(count(r.context - 1));
+    const QString head =
+        QStringLiteral("HF's float32 angles at position %1").arg(count(r.context - 1));
     if (over.isEmpty())
         return QStringLiteral("%1 stay within 1/%2 of a turn of float64 in every pair (worst %3 "
                               "turns)")
@@ -312,9 +309,9 @@ QString float32Text(const ContextReport &r)
 
 void buildVerdict(ContextReport &r)
 {
-    QString claim = QStringLiteral("%1: %2 claimed")
-                        .arg(ruleText(r.config, r.trainingContext, r.trainingContextOrigin),
-                             count(r.context));
+    QString claim =
+        QStringLiteral("%1: %2 claimed")
+            .arg(ruleText(r.config, r.trainingContext, r.trainingContextOrigin), count(r.context));
     if (r.config.ropeType == RopeType::Default && r.context > r.trainingContext)
         claim += QStringLiteral(" (no scaling rule: positions beyond %1 are extrapolated)")
                      .arg(count(r.trainingContext));
@@ -326,9 +323,8 @@ void buildVerdict(ContextReport &r)
         pairs += QStringLiteral("; softmax scale x%1 (DeepSeek's mscale_all_dim)")
                      .arg(r.softmaxScaleFactor, 0, 'g', 6);
     r.verdict << pairs;
-    const QString critical = pairRuns(r.pairs, [](const ContextPair &p) {
-        return p.beyondCritical;
-    });
+    const QString critical =
+        pairRuns(r.pairs, [](const ContextPair &p) { return p.beyondCritical; });
     r.verdict << (critical.isEmpty()
                       ? QStringLiteral("every pair completes a turn within the %1 training tokens")
                             .arg(count(r.trainingContext))
@@ -686,8 +682,8 @@ QJsonObject contextReportJson(const ContextReport &r)
         {QStringLiteral("distance_limit"), r.bound.distanceLimit},
         {QStringLiteral("scan_end"), r.bound.scanEnd},
         {QStringLiteral("first_negative"), r.bound.firstNegative},
-        {QStringLiteral("minimum_base"), r.bound.minimumBase > 0 ? QJsonValue(r.bound.minimumBase)
-                                                                 : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("minimum_base"),
+         r.bound.minimumBase > 0 ? QJsonValue(r.bound.minimumBase) : QJsonValue(QJsonValue::Null)},
     };
     const QJsonObject decay{
         {QStringLiteral("distances"), numbers(r.decay.distances)},

@@ -95,14 +95,14 @@ struct ContextDecay
 
 struct ContextReport
 {
-    QString source;      // "config.json, layer 0 (full_attention): rope"
-    RopeConfig config;   // as read (sequenceLength: the claimed context)
-    qint64 headDim = 0;  // the head's columns, rotated or not
+    QString source;     // "config.json, layer 0 (full_attention): rope"
+    RopeConfig config;  // as read (sequenceLength: the claimed context)
+    qint64 headDim = 0; // the head's columns, rotated or not
     qint64 rotaryDims = 0;
     qint64 trainingContext = 0; // the context the rule scales from (see contextTrainingLength)
     QString trainingContextOrigin;
-    qint64 context = 0; // claimed
-    qint64 window = 0;  // sliding window or attention chunk of this layer; 0 for full attention
+    qint64 context = 0;   // claimed
+    qint64 window = 0;    // sliding window or attention chunk of this layer; 0 for full attention
     bool chunked = false; // the window is an attention chunk (Llama 4), not a sliding window
     ContextDtype dtype = ContextDtype::Float32;
     double attentionFactor = 1;
@@ -151,7 +151,7 @@ struct ContextRequest
 {
     RopeConfig config;
     qint64 headDim = 0;
-    qint64 context = 0; // claimed; must be 1..ropeMaxContext
+    qint64 context = 0;   // claimed; must be 1..ropeMaxContext
     qint64 window = 0;    // a sliding window or attention chunk, tokens; 0 for full attention
     bool chunked = false; // an attention chunk
     ContextDtype dtype = ContextDtype::Float32;

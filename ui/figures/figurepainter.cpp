@@ -406,10 +406,10 @@ void padLegendsForOtherFonts(QCustomPlot *plot, int width)
             auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
             if (!item)
                 continue;
-            const int text = QFontMetrics(item->font())
-                                 .boundingRect(0, 0, 0, 0, Qt::TextDontClip,
-                                               item->plottable()->name())
-                                 .width();
+            const int text =
+                QFontMetrics(item->font())
+                    .boundingRect(0, 0, 0, 0, Qt::TextDontClip, item->plottable()->name())
+                    .width();
             QMargins margins = item->margins();
             margins.setRight(margins.right() + std::max(4, int(std::ceil(0.15 * text))));
             item->setMargins(margins);
@@ -417,8 +417,8 @@ void padLegendsForOtherFonts(QCustomPlot *plot, int width)
             widest = std::max(widest, element->minimumOuterSizeHint().width());
         }
         if (legend->fillOrder() == QCPLayoutGrid::foColumnsFirst && legend->wrap() > 1) {
-            const int perRow = std::clamp((width - 40) / std::max(1, widest + legend->columnSpacing()),
-                                          1, legend->wrap());
+            const int perRow = std::clamp(
+                (width - 40) / std::max(1, widest + legend->columnSpacing()), 1, legend->wrap());
             legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
             legend->setWrap(perRow);
             legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);

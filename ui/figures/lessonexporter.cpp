@@ -2,14 +2,14 @@
 
 #include "backends/backend.h"
 #include "compute/figuredata.h"
+#include "compute/phrasemodeldata.h"
+#include "compute/tabledata.h"
 #include "fields/wholenumber.h"
 #include "figures/animationexporter.h"
 #include "figures/figureanimation.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/qcpinclude.h"
-#include "compute/phrasemodeldata.h"
-#include "compute/tabledata.h"
 #include "io/atomicfile.h"
 #include "io/deckfolder.h"
 #include "state/viewlist.h"
@@ -52,7 +52,9 @@ struct StepFigure
 
 QString stepName(const Lesson &lesson, int index)
 {
-    return QStringLiteral("step %1 (%2)").arg(index + 1).arg(oneLineText(lesson.steps.at(index).title));
+    return QStringLiteral("step %1 (%2)")
+        .arg(index + 1)
+        .arg(oneLineText(lesson.steps.at(index).title));
 }
 
 AnimationOptions animationOptions(const LessonAnimation &a)
@@ -237,8 +239,7 @@ public:
     {
         painter->save();
         painter->translate(topLeft);
-        m_document.drawContents(painter,
-                                QRectF(0, 0, m_document.textWidth(), height - clipSlack));
+        m_document.drawContents(painter, QRectF(0, 0, m_document.textWidth(), height - clipSlack));
         painter->restore();
     }
 
@@ -337,8 +338,8 @@ h1 { font-size: 5vh; margin: 0 0 1vh 0; overflow-wrap: anywhere; }
 // A deck's own files (DeckFolder replaces these and nothing else) and its manifest's header.
 const QRegularExpression &deckFileNames()
 {
-    static const QRegularExpression names(
-        QRegularExpression::anchoredPattern(QStringLiteral("index\\.html|step-[0-9]{2,3}\\.(svg|png|webm)")));
+    static const QRegularExpression names(QRegularExpression::anchoredPattern(
+        QStringLiteral("index\\.html|step-[0-9]{2,3}\\.(svg|png|webm)")));
     return names;
 }
 
@@ -542,8 +543,8 @@ int slideTitleSize(const PdfPages &pages, const Lesson &lesson)
     int size = 36;
     for (; size > 12; size -= 2) {
         const QFontMetricsF metrics(textFont(pages.painter, size, true), &pages.writer);
-        const bool fits = std::all_of(
-            lesson.steps.begin(), lesson.steps.end(), [&](const LessonStep &step) {
+        const bool fits =
+            std::all_of(lesson.steps.begin(), lesson.steps.end(), [&](const LessonStep &step) {
                 return metrics
                            .boundingRect(QRectF(0, 0, width, 1e6), int(Qt::TextWordWrap),
                                          step.title)
@@ -581,8 +582,7 @@ bool slideStep(PdfPages &pages, const Lesson &lesson, int index, const PaintFigu
     const auto [used, rest] = caption.cut(room);
     const double captionTop = page.height() - slideFoot - used;
     caption.draw(&pages.painter, QPointF(slideMargin, captionTop), used);
-    if (!paint(QRectF(slideMargin, slideFigureTop, width, captionTop - slideFigureTop - 12),
-               index))
+    if (!paint(QRectF(slideMargin, slideFigureTop, width, captionTop - slideFigureTop - 12), index))
         return false;
     if (rest < 0)
         return true;
@@ -590,8 +590,8 @@ bool slideStep(PdfPages &pages, const Lesson &lesson, int index, const PaintFigu
     more->append(QString(), caption.fragmentFrom(rest));
     const QString title =
         QCoreApplication::translate("LessonExporter", "%1 (continued)").arg(step.title);
-    for (auto &[text, height] : CaptionText::pieces(
-             std::move(more), page.height() - slideFoot - slideFigureTop - 12)) {
+    for (auto &[text, height] :
+         CaptionText::pieces(std::move(more), page.height() - slideFoot - slideFigureTop - 12)) {
         slideFrame(pages, title, index, total);
         text->draw(&pages.painter, QPointF(slideMargin, slideFigureTop), height);
     }
@@ -716,8 +716,8 @@ bool htmlStep(DeckFolder &deck, const Lesson &lesson, int index, Backend &backen
         const QByteArray svg = exporter.renderSvg(error);
         if (svg.isEmpty() || !deck.write(name + QStringLiteral(".svg"), svg, error))
             return false;
-        media = QStringLiteral("<img src=\"%1.svg\" alt=\"%2\">")
-                    .arg(name, step.title.toHtmlEscaped());
+        media =
+            QStringLiteral("<img src=\"%1.svg\" alt=\"%2\">").arg(name, step.title.toHtmlEscaped());
     } else {
         const QByteArray poster = exporter.render(FigureFormat::Png, error);
         if (poster.isEmpty() || !deck.write(name + QStringLiteral(".png"), poster, error))
@@ -739,15 +739,15 @@ bool htmlStep(DeckFolder &deck, const Lesson &lesson, int index, Backend &backen
                                "<source src=\"%1.webm\" type=\"video/webm\"></video>")
                     .arg(name);
     }
-    *sections += QStringLiteral("<section class=\"step\" id=\"step-%1\" data-title=\"%2\">\n"
-                                "<h1>%2</h1>\n<div class=\"figure\">%3</div>\n"
-                                "<div class=\"caption\">%4</div>\n"
-                                "<div class=\"counter\">%1 / %5</div>\n</section>\n")
-                     .arg(index + 1)
-                     .arg(step.title.toHtmlEscaped(), media,
-                          stepCaptionHtml(step, figure.animation ? StepMedia::Video
-                                                                 : StepMedia::FirstFrame))
-                     .arg(lesson.steps.size());
+    *sections +=
+        QStringLiteral("<section class=\"step\" id=\"step-%1\" data-title=\"%2\">\n"
+                       "<h1>%2</h1>\n<div class=\"figure\">%3</div>\n"
+                       "<div class=\"caption\">%4</div>\n"
+                       "<div class=\"counter\">%1 / %5</div>\n</section>\n")
+            .arg(index + 1)
+            .arg(step.title.toHtmlEscaped(), media,
+                 stepCaptionHtml(step, figure.animation ? StepMedia::Video : StepMedia::FirstFrame))
+            .arg(lesson.steps.size());
     return true;
 }
 
@@ -811,8 +811,7 @@ bool LessonExporter::write(const QString &path, const Progress &progress, QStrin
         return false;
     }
     // Checked before any work: a typo in the output or a step that cannot render costs nothing.
-    if (QString problem = lessonOutputProblem(m_lesson, m_options.kind, path);
-        !problem.isEmpty()) {
+    if (QString problem = lessonOutputProblem(m_lesson, m_options.kind, path); !problem.isEmpty()) {
         *error = problem;
         return false;
     }

@@ -257,10 +257,11 @@ void LessonPresenter::updateFonts()
     const QFontMetrics metrics(title);
     int band = metrics.height();
     for (int i = 0; i < m_document->stepCount(); ++i)
-        band = qMax(band, metrics
-                              .boundingRect(QRect(0, 0, titleWidth - 2 * m_title->margin(), 1 << 20),
-                                            int(Qt::TextWordWrap), m_document->step(i).title)
-                              .height());
+        band =
+            qMax(band, metrics
+                           .boundingRect(QRect(0, 0, titleWidth - 2 * m_title->margin(), 1 << 20),
+                                         int(Qt::TextWordWrap), m_document->step(i).title)
+                           .height());
     m_title->setFixedHeight(band + 2 * m_title->margin());
 }
 

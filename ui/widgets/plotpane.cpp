@@ -4,8 +4,8 @@
 #include "widgets/wheelcoalescer.h"
 
 #include <QLabel>
-#include <QVariant>
 #include <QVBoxLayout>
+#include <QVariant>
 
 namespace pe {
 
