@@ -94,8 +94,26 @@ def rms(x, w, eps, gemma):
     return n * (1 + w) if gemma else w * n
 
 
-def rope(x, positions, theta, dims):
+def llama3_inv_freq(inv, rule):
+    """_compute_llama3_parameters: wavelengths longer than original / low_freq_factor divided by
+    factor, shorter than original / high_freq_factor kept, the ones between smoothed."""
+    factor, low, high = rule["factor"], rule["low_freq_factor"], rule["high_freq_factor"]
+    old = rule["original_max_position_embeddings"]
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = 2 * math.pi / inv
+    out = np.where(wavelen > low_wavelen, inv / factor, inv)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * out / factor + smooth * out
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, out)
+
+
+def rope(x, positions, theta, dims, rule=None):
     inv = 1.0 / theta ** (np.arange(0, dims, 2, dtype=np.float64) / dims)
+    if rule and rule["rope_type"] == "linear":  # _compute_linear_scaling_rope_parameters
+        inv = inv / rule["factor"]
+    elif rule and rule["rope_type"] == "llama3":
+        inv = llama3_inv_freq(inv, rule)
     freqs = np.outer(positions, inv)
     emb = np.concatenate([freqs, freqs], axis=-1)
     cos, sin = np.cos(emb), np.sin(emb)
@@ -113,13 +131,15 @@ def silu(x):
     return x / (1 + np.exp(-x))
 
 
-def forward(spec, w, positions=True):
+def forward(spec, w, positions=True, shift=0, theta_to=None, rule=None):
+    """shift: position_ids = arange(shift, shift + L); theta_to: every layer's rope_theta; rule:
+    a rope_parameters dict replacing the default rule ("linear" or "llama3")."""
     c = spec["config"]
     t = c["model_type"]
     gemma = t.startswith("gemma")
     eps = c["rms_norm_eps"]
     L = len(IDS)
-    pos = np.arange(L, dtype=np.float64)
+    pos = np.arange(L, dtype=np.float64) + shift
     g = lambda n: w[n].astype(np.float64)
     x = g("model.embed_tokens.weight")[IDS]
     if gemma:
@@ -148,9 +168,10 @@ def forward(spec, w, positions=True):
         theta = c["rope_theta"]
         if t == "gemma3_text" and kind == "sliding_attention":
             theta = c["rope_local_base_freq"]
+        theta = theta_to or theta
         dims = int(HEAD_DIM * c.get("partial_rotary_factor", 1.0))
         if positions and c.get("no_rope_layers", [1] * LAYERS)[i]:  # SmolLM3Attention: use_rope
-            q, k = rope(q, pos, theta, dims), rope(k, pos, theta, dims)
+            q, k = rope(q, pos, theta, dims, rule), rope(k, pos, theta, dims, rule)
         k = np.repeat(k, HEADS // KV, axis=0)
         v = np.repeat(v, HEADS // KV, axis=0)
         s = q @ k.transpose(0, 2, 1) * scaling
@@ -217,12 +238,14 @@ def mha(h, g, names, causal, scale_query):
     return a, (a @ v).transpose(1, 0, 2).reshape(L, HEADS * HEAD_DIM)
 
 
-def forward_opt(spec, w, positions=True):
+def forward_opt(spec, w, positions=True, shift=0):
+    """shift: position_ids = arange(shift, shift + L), OPTLearnedPositionalEmbedding adding its
+    offset 2."""
     g = lambda n: w[n].astype(np.float64)
     L = len(IDS)
     x = g("model.decoder.embed_tokens.weight")[IDS]
     if positions:
-        x = x + g("model.decoder.embed_positions.weight")[np.arange(L) + 2]
+        x = x + g("model.decoder.embed_positions.weight")[np.arange(L) + shift + 2]
     hidden, attns = [x], []
     for i in range(LAYERS):
         p = f"model.decoder.layers.{i}."
@@ -337,6 +360,21 @@ MODELS["roberta-tiny"] = dict(seed=2009, config=bert_config(
     "roberta", "RobertaModel", pad_token_id=1, max_position_embeddings=66))
 
 
+# Position ablations (pescope's PositionAblation), as transformers computes them: position_ids
+# starting at 5 (shift5); rope_scaling {"rope_type": "linear", "factor": 2} (scale2: pescope's
+# positions p -> p / 2); rope_theta 1000 in every layer (theta1000); the llama3 rule with
+# factor 8, low 1, high 4, original 128, whose four wavelengths (6.3, 63, 628, 6283) fall in the
+# high, medium and low bands (llama3).
+LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 128}
+ABLATIONS = {
+    "mistral-tiny": [("shift5", dict(shift=5)),
+                     ("scale2", dict(rule={"rope_type": "linear", "factor": 2.0})),
+                     ("theta1000", dict(theta_to=1000.0)), ("llama3", dict(rule=LLAMA3))],
+    "opt-tiny": [("shift5", dict(shift=5))],
+}
+
+
 def shapes_of(c):
     t = c["model_type"]
     if t == "opt":
@@ -437,6 +475,10 @@ def main():
             attn, hidden, _, _ = run(spec, w, positions=False)
             np.save(os.path.join(folder, "ref", "attn_nopos.npy"), attn.astype(np.float32))
             np.save(os.path.join(folder, "ref", "hidden_nopos.npy"), hidden.astype(np.float32))
+        for suffix, kwargs in ABLATIONS.get(name, []):
+            attn, hidden, _, _ = run(spec, w, **kwargs)
+            np.save(os.path.join(folder, "ref", f"attn_{suffix}.npy"), attn.astype(np.float32))
+            np.save(os.path.join(folder, "ref", f"hidden_{suffix}.npy"), hidden.astype(np.float32))
         with open(os.path.join(folder, "ref", "ids.json"), "w") as f:
             json.dump({"ids": IDS}, f)
         print(name, "attn", attn.shape, "max |hidden|", float(np.abs(hidden).max()))
