@@ -135,18 +135,23 @@ void TestForwardAblation::matchesPort_data()
     QTest::addColumn<bool>("changes");
     // RoPE's scores depend on i - j only: position ids from 5 change the attention by rounding
     // alone (the reference says so too); a learned table's rows 7 .. 18 change it.
-    QTest::newRow("mistral shift 5") << "mistral-tiny" << "shift5" << shifted(5) << false;
-    QTest::newRow("mistral scale 2") << "mistral-tiny" << "scale2" << scaled(2) << true;
+    QTest::newRow("mistral shift 5") << "mistral-tiny"
+                                     << "shift5" << shifted(5) << false;
+    QTest::newRow("mistral scale 2") << "mistral-tiny"
+                                     << "scale2" << scaled(2) << true;
     // The same reference: positions p / 2 are what rope_type linear with factor 2 turns by.
     QTest::newRow("mistral rope linear 2")
-        << "mistral-tiny" << "scale2" << rule(R"({"rope_type": "linear", "factor": 2})") << true;
-    QTest::newRow("mistral theta 1000") << "mistral-tiny" << "theta1000" << theta(1000) << true;
+        << "mistral-tiny"
+        << "scale2" << rule(R"({"rope_type": "linear", "factor": 2})") << true;
+    QTest::newRow("mistral theta 1000") << "mistral-tiny"
+                                        << "theta1000" << theta(1000) << true;
     QTest::newRow("mistral llama3")
-        << "mistral-tiny" << "llama3"
-        << rule(R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 1,
+        << "mistral-tiny"
+        << "llama3" << rule(R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 1,
                     "high_freq_factor": 4, "original_max_position_embeddings": 128})")
         << true;
-    QTest::newRow("opt shift 5 (learned table)") << "opt-tiny" << "shift5" << shifted(5) << true;
+    QTest::newRow("opt shift 5 (learned table)") << "opt-tiny"
+                                                 << "shift5" << shifted(5) << true;
 }
 
 // Every layer's attention within 1e-5, every hidden state within 1e-4 relative of the port.
