@@ -152,6 +152,12 @@ void TestForwardAblation::matchesPort_data()
         << true;
     QTest::newRow("opt shift 5 (learned table)") << "opt-tiny"
                                                  << "shift5" << shifted(5) << true;
+    // gpt2-tiny: the port's GPT-2 (Conv1D, gelu_new), plain (checking the port itself) and with
+    // wpe's rows 5 .. 16.
+    QTest::newRow("gpt2 plain") << "gpt2-tiny"
+                                << "" << PositionAblation{} << false;
+    QTest::newRow("gpt2 shift 5 (learned table)") << "gpt2-tiny"
+                                                  << "shift5" << shifted(5) << true;
 }
 
 // Every layer's attention within 1e-5, every hidden state within 1e-4 relative of the port.
@@ -169,8 +175,9 @@ void TestForwardAblation::matchesPort()
     QVERIFY(!ids.empty());
     const std::optional<ForwardResult> result = runWith(*pass, ids, ablation, &error);
     QVERIFY2(result, qPrintable(error));
-    const Array attn = readNpy(folder + QStringLiteral("/ref/attn_%1.npy").arg(reference));
-    const Array hidden = readNpy(folder + QStringLiteral("/ref/hidden_%1.npy").arg(reference));
+    const QString suffix = reference.isEmpty() ? QString() : QLatin1Char('_') + reference;
+    const Array attn = readNpy(folder + QStringLiteral("/ref/attn%1.npy").arg(suffix));
+    const Array hidden = readNpy(folder + QStringLiteral("/ref/hidden%1.npy").arg(suffix));
     const qint64 tokens = qint64(ids.size());
     const Difference a = compare(result->attentions.values, attn.values, tokens);
     const Difference h = compare(result->hiddenStates.values, hidden.values, pass->hiddenSize());
@@ -246,6 +253,8 @@ void TestForwardAblation::hostileValuesRefused_data()
     QTest::newRow("shift past the learned table")
         << "opt-tiny" << shifted(53) << true << "embed_positions";
     QTest::newRow("scale of a learned table") << "opt-tiny" << scaled(2) << true << "learned";
+    // 12 tokens of a 32-row wpe: shift 20 reaches row 31, shift 21 row 32.
+    QTest::newRow("shift past GPT-2's wpe") << "gpt2-tiny" << shifted(21) << true << "wpe";
     QTest::newRow("theta without RoPE") << "opt-tiny" << theta(1000) << true << "no RoPE layer";
     QTest::newRow("rule without RoPE")
         << "bert-tiny" << rule(R"({"rope_type": "linear", "factor": 2})") << true
@@ -288,6 +297,10 @@ void TestForwardAblation::oneLayerMatchesWholePass()
     QVERIFY2(pass, qPrintable(error));
     const std::vector<int> ids = refIds(folder);
     QVERIFY(runWith(*pass, ids, shifted(52), &error));
+    const std::unique_ptr<ForwardPass> gpt2 =
+        ForwardPass::open(forwardFolder(QStringLiteral("gpt2-tiny")), &error);
+    QVERIFY2(gpt2, qPrintable(error));
+    QVERIFY2(runWith(*gpt2, ids, shifted(20), &error), qPrintable(error));
 
     const QString mistral = forwardFolder(QStringLiteral("mistral-tiny"));
     const std::unique_ptr<ForwardPass> rope = ForwardPass::open(mistral, &error);

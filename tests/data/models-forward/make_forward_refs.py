@@ -263,6 +263,41 @@ def forward_opt(spec, w, positions=True, shift=0):
     return np.stack(attns), np.stack(hidden), prenorm, final @ g("model.decoder.embed_tokens.weight").T
 
 
+def forward_gpt2(spec, w, positions=True, shift=0):
+    """GPT2Model / GPT2LMHeadModel: wte[id] + wpe[p + shift] (position_ids = arange(shift,
+    shift + L)), GPT2Block (ln_1, GPT2Attention: Conv1D c_attn x @ W + b split [q | k | v], scores
+    / sqrt(head_dim), causal; c_proj; ln_2, GPT2MLP c_fc, gelu_new, c_proj), ln_f, lm_head tied
+    to wte."""
+    g = lambda n: w[n].astype(np.float64)
+    c = spec["config"]
+    eps = c["layer_norm_epsilon"]
+    L = len(IDS)
+    x = g("transformer.wte.weight")[IDS]
+    if positions:
+        x = x + g("transformer.wpe.weight")[np.arange(L) + shift]
+    hidden, attns = [x], []
+    for i in range(LAYERS):
+        p = f"transformer.h.{i}."
+        h = layer_norm(x, g(p + "ln_1.weight"), g(p + "ln_1.bias"), eps)
+        qkv = h @ g(p + "attn.c_attn.weight") + g(p + "attn.c_attn.bias")
+        q, k, v = (t.reshape(L, HEADS, HEAD_DIM).transpose(1, 0, 2) for t in np.split(qkv, 3, axis=-1))
+        s = q @ k.transpose(0, 2, 1) / math.sqrt(HEAD_DIM)
+        s = np.where(np.tril(np.ones((L, L), dtype=bool)), s, -np.inf)
+        s = np.exp(s - s.max(axis=-1, keepdims=True))
+        a = s / s.sum(axis=-1, keepdims=True)
+        attns.append(a)
+        ctx = (a @ v).transpose(1, 0, 2).reshape(L, HIDDEN)
+        x = x + ctx @ g(p + "attn.c_proj.weight") + g(p + "attn.c_proj.bias")
+        h = layer_norm(x, g(p + "ln_2.weight"), g(p + "ln_2.bias"), eps)
+        m = gelu_tanh(h @ g(p + "mlp.c_fc.weight") + g(p + "mlp.c_fc.bias"))
+        x = x + m @ g(p + "mlp.c_proj.weight") + g(p + "mlp.c_proj.bias")
+        hidden.append(x)
+    prenorm = x
+    final = layer_norm(x, g("transformer.ln_f.weight"), g("transformer.ln_f.bias"), eps)
+    hidden[-1] = final
+    return np.stack(attns), np.stack(hidden), prenorm, final @ g("transformer.wte.weight").T
+
+
 def forward_bert(spec, w):
     g = lambda n: w[n].astype(np.float64)
     eps = spec["config"]["layer_norm_eps"]
@@ -355,6 +390,11 @@ MODELS["smollm3-tiny"] = dict(seed=2010, config=base_config(
     use_sliding_window=False, sliding_window=None, attention_bias=False, mlp_bias=False,
     tie_word_embeddings=True))
 MODELS["opt-tiny"] = dict(seed=2007, config=opt_config())
+MODELS["gpt2-tiny"] = dict(seed=2011, config={
+    "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": HIDDEN, "n_head": HEADS,
+    "n_layer": LAYERS, "n_inner": INTER, "n_positions": 32, "vocab_size": VOCAB,
+    "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "scale_attn_weights": True,
+    "tie_word_embeddings": True, "torch_dtype": "float32"})
 MODELS["bert-tiny"] = dict(seed=2008, config=bert_config("bert", "BertModel", pad_token_id=0))
 MODELS["roberta-tiny"] = dict(seed=2009, config=bert_config(
     "roberta", "RobertaModel", pad_token_id=1, max_position_embeddings=66))
@@ -372,6 +412,7 @@ ABLATIONS = {
                      ("scale2", dict(rule={"rope_type": "linear", "factor": 2.0})),
                      ("theta1000", dict(theta_to=1000.0)), ("llama3", dict(rule=LLAMA3))],
     "opt-tiny": [("shift5", dict(shift=5))],
+    "gpt2-tiny": [("shift5", dict(shift=5))],
 }
 
 
@@ -392,6 +433,19 @@ def shapes_of(c):
                 s[p + n + ".bias"] = (HIDDEN,)
             s[p + "fc1.weight"], s[p + "fc1.bias"] = (INTER, HIDDEN), (INTER,)
             s[p + "fc2.weight"], s[p + "fc2.bias"] = (HIDDEN, INTER), (HIDDEN,)
+        return s
+    if t == "gpt2":
+        s = {"transformer.wte.weight": (VOCAB, HIDDEN), "transformer.wpe.weight": (32, HIDDEN),
+             "transformer.ln_f.weight": (HIDDEN,), "transformer.ln_f.bias": (HIDDEN,)}
+        for i in range(LAYERS):
+            p = f"transformer.h.{i}."
+            for n in ("ln_1", "ln_2"):
+                s[p + n + ".weight"], s[p + n + ".bias"] = (HIDDEN,), (HIDDEN,)
+            # Conv1D: weight in x out
+            s[p + "attn.c_attn.weight"], s[p + "attn.c_attn.bias"] = (HIDDEN, 3 * HIDDEN), (3 * HIDDEN,)
+            s[p + "attn.c_proj.weight"], s[p + "attn.c_proj.bias"] = (HIDDEN, HIDDEN), (HIDDEN,)
+            s[p + "mlp.c_fc.weight"], s[p + "mlp.c_fc.bias"] = (HIDDEN, INTER), (INTER,)
+            s[p + "mlp.c_proj.weight"], s[p + "mlp.c_proj.bias"] = (INTER, HIDDEN), (HIDDEN,)
         return s
     if t in ("bert", "roberta"):
         s = {"embeddings.word_embeddings.weight": (VOCAB, HIDDEN),
@@ -465,7 +519,8 @@ def main():
                 weight_map.update({k: file for k in part})
             with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
                 json.dump({"metadata": {}, "weight_map": weight_map}, f, indent=2, sort_keys=True)
-        run = {"opt": forward_opt, "bert": forward_bert, "roberta": forward_bert}.get(c["model_type"], forward)
+        run = {"opt": forward_opt, "bert": forward_bert, "roberta": forward_bert,
+               "gpt2": forward_gpt2}.get(c["model_type"], forward)
         attn, hidden, prenorm, logits = run(spec, w)
         for key, value in (("attn", attn), ("hidden", hidden), ("prenorm", prenorm), ("logits", logits)):
             if value is None:
