@@ -150,6 +150,12 @@ void TestForwardAblation::matchesPort_data()
         << "llama3" << rule(R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 1,
                     "high_freq_factor": 4, "original_max_position_embeddings": 128})")
         << true;
+    // dynamic NTK reads seq_len = max(position_ids) + 1 = 1012 > 512: the base grows, and the
+    // shifted attention changes.
+    PositionAblation dynamic = rule(R"({"rope_type": "dynamic", "factor": 2})");
+    dynamic.shift = 1000;
+    QTest::newRow("mistral dynamic, shift 1000") << "mistral-tiny"
+                                                 << "dynamic_shift1000" << dynamic << true;
     QTest::newRow("opt shift 5 (learned table)") << "opt-tiny"
                                                  << "shift5" << shifted(5) << true;
     // gpt2-tiny: the port's GPT-2 (Conv1D, gelu_new), plain (checking the port itself) and with

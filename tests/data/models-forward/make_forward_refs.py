@@ -114,6 +114,13 @@ def rope(x, positions, theta, dims, rule=None):
         inv = inv / rule["factor"]
     elif rule and rule["rope_type"] == "llama3":
         inv = llama3_inv_freq(inv, rule)
+    elif rule and rule["rope_type"] == "dynamic":
+        # dynamic_rope_update: seq_len = max(position_ids) + 1; _compute_dynamic_ntk_parameters
+        # rescales the base beyond max_position_embeddings.
+        seq_len, longest, factor = positions.max() + 1, rule["max_position_embeddings"], rule["factor"]
+        if seq_len > longest:
+            base = theta * ((factor * seq_len / longest) - (factor - 1)) ** (dims / (dims - 2))
+            inv = 1.0 / base ** (np.arange(0, dims, 2, dtype=np.float64) / dims)
     freqs = np.outer(positions, inv)
     emb = np.concatenate([freqs, freqs], axis=-1)
     cos, sin = np.cos(emb), np.sin(emb)
@@ -407,10 +414,14 @@ MODELS["roberta-tiny"] = dict(seed=2009, config=bert_config(
 # high, medium and low bands (llama3).
 LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
           "original_max_position_embeddings": 128}
+# dynamic NTK (factor 2) with position ids from 1000: seq_len 1012 > max_position_embeddings 512,
+# so the base grows, and the shift changes the attention (it does not with the other rules).
+DYNAMIC = {"rope_type": "dynamic", "factor": 2.0, "max_position_embeddings": 512}
 ABLATIONS = {
     "mistral-tiny": [("shift5", dict(shift=5)),
                      ("scale2", dict(rule={"rope_type": "linear", "factor": 2.0})),
-                     ("theta1000", dict(theta_to=1000.0)), ("llama3", dict(rule=LLAMA3))],
+                     ("theta1000", dict(theta_to=1000.0)), ("llama3", dict(rule=LLAMA3)),
+                     ("dynamic_shift1000", dict(shift=1000, rule=DYNAMIC))],
     "opt-tiny": [("shift5", dict(shift=5))],
     "gpt2-tiny": [("shift5", dict(shift=5))],
 }
