@@ -51,11 +51,11 @@ QString phraseText(const QCommandLineParser &parser)
 void refuseOtherOptions(const QCommandLineParser &parser)
 {
     const QStringList accepted = {
-        QStringLiteral("model"),  QStringLiteral("phrase"), QStringLiteral("phrase-file"),
-        QStringLiteral("what"),   QStringLiteral("layer"),  QStringLiteral("no-positions"),
-        QStringLiteral("out"),    QStringLiteral("format"), QStringLiteral("dry-run"),
-        QStringLiteral("window"), QStringLiteral("top-k"),  QStringLiteral("ridge"),
-        QStringLiteral("folds"),  QStringLiteral("shift"),  QStringLiteral("scale"),
+        QStringLiteral("model"),  QStringLiteral("phrase"),       QStringLiteral("phrase-file"),
+        QStringLiteral("what"),   QStringLiteral("layer"),        QStringLiteral("no-positions"),
+        QStringLiteral("out"),    QStringLiteral("format"),       QStringLiteral("dry-run"),
+        QStringLiteral("window"), QStringLiteral("top-k"),        QStringLiteral("ridge"),
+        QStringLiteral("folds"),  QStringLiteral("shift"),        QStringLiteral("scale"),
         QStringLiteral("theta"),  QStringLiteral("rope-scaling"), QStringLiteral("compare")};
     for (const QString &name : parser.optionNames())
         if (!accepted.contains(name))
@@ -331,8 +331,9 @@ LayerZeroArray stackComparison(const LayerZeroArray &with, const LayerZeroArray 
 }
 
 // What a run of the pass gives for the command: the analysis, or one layer's attention.
-using PassArray = std::function<LayerZeroArray(ForwardPass &, std::span<const int>, bool withPositions,
-                                               const PositionAblation &, QStringList *warnings)>;
+using PassArray =
+    std::function<LayerZeroArray(ForwardPass &, std::span<const int>, bool withPositions,
+                                 const PositionAblation &, QStringList *warnings)>;
 
 // The phrase through the model's tokenizer (the checks of --what attention) and the whole
 // forward pass, positions as the options say (--compare: also plain, stacked), to `path`.
@@ -357,17 +358,15 @@ std::optional<int> writeForwardArray(const QCommandLineParser &parser, const QSt
         ForwardPass::open(parser.value(QStringLiteral("model")), &error);
     if (!pass)
         throw UsageError{error};
-    if (const QString problem = pass->ablationProblem(ablation, tokens->size());
-        !problem.isEmpty())
+    if (const QString problem = pass->ablationProblem(ablation, tokens->size()); !problem.isEmpty())
         throw UsageError{QStringLiteral("%1: %2").arg(ablationFlags(parser), problem)};
     reportInputs(*model, *tokens);
-    const QString ablated = !withPositions ? QStringLiteral("without positions")
-                            : ablation.changesNothing()
-                                ? QStringLiteral("with positions")
-                                : positionAblationText(ablation);
-    const QString what = compare ? QStringLiteral("%1 (float32: with positions, %2, with - %2)")
-                                       .arg(name, ablated)
-                                 : QStringLiteral("%1 (float32, %2)").arg(name, ablated);
+    const QString ablated = !withPositions              ? QStringLiteral("without positions")
+                            : ablation.changesNothing() ? QStringLiteral("with positions")
+                                                        : positionAblationText(ablation);
+    const QString what =
+        compare ? QStringLiteral("%1 (float32: with positions, %2, with - %2)").arg(name, ablated)
+                : QStringLiteral("%1 (float32, %2)").arg(name, ablated);
     if (parser.isSet(QStringLiteral("dry-run")))
         return reportDryRun(dataCommand,
                             QStringLiteral("write the %1 of %2 tokens to %3 as %4")

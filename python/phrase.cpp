@@ -161,9 +161,8 @@ PositionAblation ablationOf(qint64 shift, double scale, const py::object &theta,
                                     ? ropeScaling
                                     : py::module_::import("json").attr("dumps")(ropeScaling);
         QJsonParseError parsed{};
-        const QJsonDocument json =
-            QJsonDocument::fromJson(QString::fromStdString(text.cast<std::string>()).toUtf8(),
-                                    &parsed);
+        const QJsonDocument json = QJsonDocument::fromJson(
+            QString::fromStdString(text.cast<std::string>()).toUtf8(), &parsed);
         if (parsed.error != QJsonParseError::NoError || !json.isObject() || json.object().isEmpty())
             raiseValueError(QStringLiteral("rope_scaling must be a dict such as {\"rope_type\": "
                                            "\"linear\", \"factor\": 2}"));

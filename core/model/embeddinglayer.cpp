@@ -7,8 +7,7 @@
 
 namespace pe {
 
-std::vector<qint64> positionRows(const LayerZeroPlan &plan, std::span<const int> ids,
-                                 qint64 shift)
+std::vector<qint64> positionRows(const LayerZeroPlan &plan, std::span<const int> ids, qint64 shift)
 {
     std::vector<qint64> rows(ids.size());
     qint64 count = 0;
@@ -101,8 +100,8 @@ bool embeddingOutput(const LayerZeroPlan &plan, const LayerZeroWeights &weights,
             for (qint64 c = 0; c < plan.hiddenSize; ++c)
                 (*out)(p, c) =
                     roundToDType((*out)(p, c) + weights.tokenTypeRow[std::size_t(c)], dtype);
-        if (withPositions && !addTableRows(tensors, weights.positionTensor, positionRows(plan, ids, shift),
-                                           dtype, out, error))
+        if (withPositions && !addTableRows(tensors, weights.positionTensor,
+                                           positionRows(plan, ids, shift), dtype, out, error))
             return false;
         for (qint64 p = 0; p < tokens; ++p) {
             applyNorm(NormKind::LayerNorm, weights.embedNorm, plan.embeddingEps, out->row(p).data(),

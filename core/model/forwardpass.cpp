@@ -428,8 +428,7 @@ QString ForwardPass::ablationProblem(const PositionAblation &ablation, qint64 to
             .arg(ablation.shift)
             .arg(ropeMaxContext);
     if (!finitePositive(ablation.scale))
-        return QStringLiteral("position scale %1: must be a finite number > 0")
-            .arg(ablation.scale);
+        return QStringLiteral("position scale %1: must be a finite number > 0").arg(ablation.scale);
     if (ablation.ropeTheta && !finitePositive(*ablation.ropeTheta))
         return QStringLiteral("rope_theta %1: must be a finite number > 0")
             .arg(*ablation.ropeTheta);
@@ -464,7 +463,8 @@ QString ForwardPass::ablationProblem(const PositionAblation &ablation, qint64 to
     QString error;
     for (const ForwardLayer &f : plan.perLayer) {
         RopeConfig config;
-        if (f.layer.position == LayerPositionKind::Rope && !ablatedRope(f, ablation, &config, &error))
+        if (f.layer.position == LayerPositionKind::Rope &&
+            !ablatedRope(f, ablation, &config, &error))
             return error;
     }
     return {};
@@ -609,8 +609,8 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     ForwardResult result;
     RowMatrix x;
     const PositionAblation &ablation = options.positions;
-    if (!embeddingOutput(plan.base, d->embedding, d->tensors, ids, options.withPositions, &x,
-                         error, ablation.shift))
+    if (!embeddingOutput(plan.base, d->embedding, d->tensors, ids, options.withPositions, &x, error,
+                         ablation.shift))
         return std::nullopt;
     // The position each token turns as in a RoPE layer: p, or (p + k) / s ablated (exactly p for
     // k = 0, s = 1).

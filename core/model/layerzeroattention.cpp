@@ -73,8 +73,10 @@ bool rotateQueryKeyAt(const LayerZeroPlan &plan, std::span<const double> positio
 {
     RopeConfig config = plan.rope;
     config.sequenceLength = sequenceLength;
-    const RopeTable cos = ropeTableAt(plan.ropeHeadDim, config, RopeTableKind::Cos, positions, true);
-    const RopeTable sin = ropeTableAt(plan.ropeHeadDim, config, RopeTableKind::Sin, positions, true);
+    const RopeTable cos =
+        ropeTableAt(plan.ropeHeadDim, config, RopeTableKind::Cos, positions, true);
+    const RopeTable sin =
+        ropeTableAt(plan.ropeHeadDim, config, RopeTableKind::Sin, positions, true);
     if (cos.values.empty() || cos.columns > plan.headDim || cos.columns % 2 != 0) {
         *error = QStringLiteral("%1: layer 0's rotary tables (%2 columns) do not fit its heads "
                                 "of %3 dims")
