@@ -12,6 +12,7 @@
 #include "widgets/compactcombo.h"
 #include "widgets/playbar.h"
 #include "widgets/plotpane.h"
+#include "widgets/screenfit.h"
 #include "windowtestutil.h"
 
 #include <QAction>
@@ -21,6 +22,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFontMetrics>
+#include <QInputDialog>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
@@ -34,6 +36,7 @@
 #include <QStyle>
 #include <QStyleOption>
 #include <QTemporaryDir>
+#include <QTimer>
 
 using namespace pe;
 using namespace pe::test;
@@ -266,6 +269,33 @@ private slots:
                  qPrintable(error));
         QVERIFY(QFile::exists(dir.filePath(u"deck/index.html"_s)));
         QVERIFY(QFile::exists(dir.filePath(u"deck/step-03.svg"_s)));
+    }
+
+    // Lesson > Export handout asks how many steps a page first: its dialog was narrower than
+    // its title, which a window manager drew as "Export… ndout" at 1280 x 720 (issue 46.8).
+    // Every dialog is as wide as its title needs beside a title bar's icon and buttons.
+    void handoutQuestionShowsItsTitle()
+    {
+        buildThreeSteps();
+        int width = 0, needed = 0;
+        QString title;
+        QTimer::singleShot(0, this, [&] {
+            auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            title = dialog->windowTitle();
+            width = dialog->width();
+            needed = titleWidth(dialog);
+            dialog->reject();
+        });
+        m_window->findChild<QAction *>(u"exportLesson_handout"_s)->trigger();
+        QCOMPARE(title, u"Export handout"_s);
+        // The bold title beside four title-bar squares at least, whatever the formula's margins.
+        QFont bold = m_window->font();
+        bold.setBold(true);
+        const QFontMetrics metrics(bold);
+        QVERIFY(needed >= metrics.horizontalAdvance(title) + 4 * metrics.height());
+        QVERIFY2(width >= needed, qPrintable(u"%1 px wide, its title needs %2"_s.arg(width).arg(needed)));
     }
 
     // A lesson that names a model keeps working when the model's folder has moved (another
