@@ -2,6 +2,7 @@
 
 #include "analysis/phraseanalysis.h"
 #include "figures/figureparts.h"
+#include "figures/fittedtext.h"
 
 #include "figures/qcpinclude.h"
 
@@ -55,6 +56,42 @@ private:
     QCPAxis *m_axis;
     int m_reserved;
 };
+
+// The legend beside the plot, one entry above the other, where the panel has the room for the
+// axis rect's margins and the legend together, else its entries side by side in a row of their
+// own under the title: in a narrower panel (the Phrases page at 1024 x 600 with the Lesson panel
+// open) the legend ran past the figure's edge, "rando" for "random" (issue 46). Decided after
+// each layout from least widths that do not depend on where the legend is (`besideWidth`, the
+// legend's width beside), so that it settles at once; a dock opened or closed beside the plot
+// moves it (the figure is not rebuilt on a resize).
+void keepLegendInside(QCustomPlot *plot, QCPLayoutGrid *main, QCPAxisRect *rect,
+                      QCPLayoutGrid *legendColumn, QCPLegend *legend, int besideWidth)
+{
+    QObject::connect(plot, &QCustomPlot::afterLayout, legendColumn, [=] {
+        // The rect's least: its margins and QCPAxisRect's least inner width (50 px).
+        const QMargins margins = rect->margins();
+        const int needed = margins.left() + margins.right() + rect->minimumSize().width() +
+                           besideWidth + main->columnSpacing();
+        const bool beside = main->element(1, 1) == legendColumn;
+        const bool fits = needed <= main->rect().width();
+        if (fits == beside)
+            return;
+        main->take(legendColumn);
+        main->simplify();
+        legend->setFillOrder(fits ? QCPLayoutGrid::foRowsFirst : QCPLayoutGrid::foColumnsFirst,
+                             true);
+        legend->setMaximumSize(legend->minimumOuterSizeHint());
+        if (fits) {
+            main->addElement(1, 1, legendColumn);
+            main->setColumnStretchFactor(1, 0.01);
+        } else {
+            main->insertRow(1);
+            main->addElement(1, 0, legendColumn);
+            main->setRowStretchFactor(1, 0.01);
+        }
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+}
 
 } // namespace
 
@@ -136,7 +173,9 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
         }
         legend->setMaximumSize(legend->minimumOuterSizeHint());
         legendWidth = legend->minimumOuterSizeHint().width();
+        keepLegendInside(plot, main, rect, legendColumn, legend, legendWidth);
     }
+    useSpacedTicks(y); // "1 0.5 0 -0.5 -1" a line apart on a short panel
     // Every token's label, thinned when drawn (ThinnedTextTicker) so that they fit the axis'
     // length then: a dock opened beside the plot narrows it after the figure was built.
     auto ticker = QSharedPointer<ThinnedTextTicker>::create(x, 100 + legendWidth);
