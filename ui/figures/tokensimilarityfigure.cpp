@@ -57,42 +57,6 @@ private:
     int m_reserved;
 };
 
-// The legend beside the plot, one entry above the other, where the panel has the room for the
-// axis rect's margins and the legend together, else its entries side by side in a row of their
-// own under the title: in a narrower panel (the Phrases page at 1024 x 600 with the Lesson panel
-// open) the legend ran past the figure's edge, "rando" for "random" (issue 46). Decided after
-// each layout from least widths that do not depend on where the legend is (`besideWidth`, the
-// legend's width beside), so that it settles at once; a dock opened or closed beside the plot
-// moves it (the figure is not rebuilt on a resize).
-void keepLegendInside(QCustomPlot *plot, QCPLayoutGrid *main, QCPAxisRect *rect,
-                      QCPLayoutGrid *legendColumn, QCPLegend *legend, int besideWidth)
-{
-    QObject::connect(plot, &QCustomPlot::afterLayout, legendColumn, [=] {
-        // The rect's least: its margins and QCPAxisRect's least inner width (50 px).
-        const QMargins margins = rect->margins();
-        const int needed = margins.left() + margins.right() + rect->minimumSize().width() +
-                           besideWidth + main->columnSpacing();
-        const bool beside = main->element(1, 1) == legendColumn;
-        const bool fits = needed <= main->rect().width();
-        if (fits == beside)
-            return;
-        main->take(legendColumn);
-        main->simplify();
-        legend->setFillOrder(fits ? QCPLayoutGrid::foRowsFirst : QCPLayoutGrid::foColumnsFirst,
-                             true);
-        legend->setMaximumSize(legend->minimumOuterSizeHint());
-        if (fits) {
-            main->addElement(1, 1, legendColumn);
-            main->setColumnStretchFactor(1, 0.01);
-        } else {
-            main->insertRow(1);
-            main->addElement(1, 0, legendColumn);
-            main->setRowStretchFactor(1, 0.01);
-        }
-        plot->replot(QCustomPlot::rpQueuedReplot);
-    });
-}
-
 } // namespace
 
 int FigureBuilder::otherPhrase() const
@@ -171,9 +135,14 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
                 bars->addData(double(w.firstToken + q), cosines[std::size_t(q)]);
             bars->addToLegend(legend);
         }
+        // Bar swatches smaller than QCustomPlot's 32 x 18 px, and narrower margins: beside a plot
+        // at its least width (the Phrases page at 1024 x 600 with the Lesson panel open) the
+        // legend was squeezed and cut its text, "rando" for "random" (issue 46).
+        legend->setIconSize(QSize(12, 10));
+        legend->setIconTextPadding(4);
+        legend->setMargins(QMargins(4, 3, 4, 3));
         legend->setMaximumSize(legend->minimumOuterSizeHint());
         legendWidth = legend->minimumOuterSizeHint().width();
-        keepLegendInside(plot, main, rect, legendColumn, legend, legendWidth);
     }
     useSpacedTicks(y); // "1 0.5 0 -0.5 -1" a line apart on a short panel
     // Every token's label, thinned when drawn (ThinnedTextTicker) so that they fit the axis'
