@@ -299,7 +299,8 @@ private slots:
         bold.setBold(true);
         const QFontMetrics metrics(bold);
         QVERIFY(needed >= metrics.horizontalAdvance(title) + 4 * metrics.height());
-        QVERIFY2(width >= needed, qPrintable(u"%1 px wide, its title needs %2"_s.arg(width).arg(needed)));
+        QVERIFY2(width >= needed,
+                 qPrintable(u"%1 px wide, its title needs %2"_s.arg(width).arg(needed)));
     }
 
     // A lesson that names a model keeps working when the model's folder has moved (another
@@ -618,8 +619,7 @@ private slots:
                     (!shown.contains(legend->outerRect()) ||
                      legend->outerRect().width() < legend->minimumOuterSizeHint().width()))
                     problems.append(u"%1: legend at %2,%3 %4 x %5 (needs %10), the plot shows "
-                                    u"%6,%7 %8 x %9"_s
-                                        .arg(name)
+                                    u"%6,%7 %8 x %9"_s.arg(name)
                                         .arg(legend->outerRect().x())
                                         .arg(legend->outerRect().y())
                                         .arg(legend->outerRect().width())
@@ -635,20 +635,21 @@ private slots:
             for (auto *scale : plot->findChildren<QCPColorScale *>())
                 axes.append(scale->axis());
             for (QCPAxis *axis : axes) {
-                if (!axis->visible() || !axis->tickLabels() || axis->ticker().dynamicCast<QCPAxisTickerText>())
+                if (!axis->visible() || !axis->tickLabels() ||
+                    axis->ticker().dynamicCast<QCPAxisTickerText>())
                     continue;
                 const QVector<double> ticks = axis->tickVector();
                 const double line = QFontMetricsF(axis->tickLabelFont()).height();
                 for (qsizetype i = 1; i < ticks.size(); ++i) {
-                    const double apart = std::abs(axis->coordToPixel(ticks[i]) -
-                                                  axis->coordToPixel(ticks[i - 1]));
+                    const double apart =
+                        std::abs(axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[i - 1]));
                     if (apart < line)
-                        problems.append(u"%1: labels %2 and %3 %4 px apart, a line is %5"_s
-                                            .arg(name)
-                                            .arg(ticks[i - 1])
-                                            .arg(ticks[i])
-                                            .arg(apart)
-                                            .arg(line));
+                        problems.append(
+                            u"%1: labels %2 and %3 %4 px apart, a line is %5"_s.arg(name)
+                                .arg(ticks[i - 1])
+                                .arg(ticks[i])
+                                .arg(apart)
+                                .arg(line));
                 }
             }
         }
