@@ -51,6 +51,7 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
 
@@ -713,6 +714,83 @@ private slots:
                                             .arg(need)));
                 }
             }
+    }
+
+    // A projector on the Encoding page (issue 46.8): at 150% the waves were squashed to 50 px
+    // with "1 0.5 0 -0.5 -1" on top of each other, and the Motion bar squeezed its value label
+    // to "position =" under the speed box. The waves keep five lines of their value labels'
+    // height where the screen is 720 px tall, their labels apart on every screen, the heatmap's
+    // ticks stay on whole dims, and each of the Motion bar's labels and choices is whole (the
+    // bar drops what has no room into its extension menu, as toolbars do, rather than cut it);
+    // the window stays on screen.
+    void projectorZoomOnTheEncodingPage()
+    {
+        auto window = openAsUser();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        for (int i = 0; i < 2; ++i)
+            QTest::keyClick(window.get(), Qt::Key_Equal, Qt::ControlModifier);
+        QCOMPARE(window->zoom(), 1.5);
+        QVERIFY(waitSettled(*window));
+        QCustomPlot *waves = window->wavesView()->plot();
+        QTRY_VERIFY(waves->axisRectCount() == 1 && waves->graphCount() > 0);
+        for (int i = 0; i < 3; ++i) {
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            QTest::qWait(50);
+        }
+        waves->replot();
+        const QString shot = screenshot(window.get(), u"encoding-zoom-150"_qs);
+        QCOMPARE(shot, QString());
+        QStringList problems;
+        QCPAxis *values = waves->axisRect()->axis(QCPAxis::atLeft);
+        const double line = QFontMetricsF(values->tickLabelFont()).height();
+        // A 1024 x 600 screen at 150% has no room for that beside the heatmap: labels apart.
+        const bool room = window->screen()->availableGeometry().height() >= 720;
+        if (room && waves->axisRect()->height() < 5 * line)
+            problems.append(QStringLiteral("waves' axis %1 px tall, five lines are %2 px")
+                                .arg(waves->axisRect()->height())
+                                .arg(5 * line));
+        const QVector<double> ticks = values->tickVector();
+        for (qsizetype i = 1; i < ticks.size(); ++i) {
+            const double apart =
+                std::abs(values->coordToPixel(ticks[i]) - values->coordToPixel(ticks[i - 1]));
+            if (apart < line)
+                problems.append(QStringLiteral("value ticks %1 and %2 %3 px apart, a line is %4")
+                                    .arg(ticks[i - 1])
+                                    .arg(ticks[i])
+                                    .arg(apart)
+                                    .arg(line));
+        }
+        QCustomPlot *heatmap = window->heatmapView()->plot();
+        for (QCPAxis *axis : heatmap->axisRect()->axes())
+            if (axis->visible() && axis->tickLabels())
+                for (double tick : axis->tickVector())
+                    if (tick != std::round(tick))
+                        problems.append(QStringLiteral("heatmap tick at %1").arg(tick));
+        auto *motion = window->findChild<QToolBar *>(u"motion"_qs);
+        QVERIFY(motion && motion->isVisible());
+        for (QWidget *w : motion->findChildren<QWidget *>()) {
+            if (!w->isVisible() || w->parentWidget() != motion)
+                continue;
+            if (auto *label = qobject_cast<QLabel *>(w)) {
+                const int needs = QFontMetrics(label->font()).horizontalAdvance(label->text());
+                if (label->contentsRect().width() < needs)
+                    problems.append(QStringLiteral("Motion bar label \"%1\" %2 px wide, needs %3")
+                                        .arg(label->text())
+                                        .arg(label->contentsRect().width())
+                                        .arg(needs));
+            } else if (auto *combo = qobject_cast<QComboBox *>(w)) {
+                if (combo->width() < combo->sizeHint().width())
+                    problems.append(QStringLiteral("Motion bar choice \"%1\" %2 px wide, needs %3")
+                                        .arg(combo->currentText())
+                                        .arg(combo->width())
+                                        .arg(combo->sizeHint().width()));
+            }
+        }
+        auto *value = motion->findChild<QLabel *>(u"motionValue"_qs);
+        QVERIFY(value);
+        if (window->screen()->availableGeometry().width() >= 1280)
+            QVERIFY2(value->isVisible(), "the Motion bar's value is hidden at 1280 px");
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
     }
 };
 

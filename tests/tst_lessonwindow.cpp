@@ -12,7 +12,10 @@
 #include "widgets/compactcombo.h"
 #include "widgets/playbar.h"
 #include "widgets/plotpane.h"
+#include "widgets/screenfit.h"
 #include "windowtestutil.h"
+
+#include "figures/qcpinclude.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -21,6 +24,8 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFontMetrics>
+#include <QFontMetricsF>
+#include <QInputDialog>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
@@ -30,10 +35,12 @@
 #include <QPlainTextEdit>
 #include <QScreen>
 #include <QScrollArea>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleOption>
 #include <QTemporaryDir>
+#include <QTimer>
 
 using namespace pe;
 using namespace pe::test;
@@ -266,6 +273,34 @@ private slots:
                  qPrintable(error));
         QVERIFY(QFile::exists(dir.filePath(u"deck/index.html"_s)));
         QVERIFY(QFile::exists(dir.filePath(u"deck/step-03.svg"_s)));
+    }
+
+    // Lesson > Export handout asks how many steps a page first: its dialog was narrower than
+    // its title, which a window manager drew as "Export… ndout" at 1280 x 720 (issue 46.8).
+    // Every dialog is as wide as its title needs beside a title bar's icon and buttons.
+    void handoutQuestionShowsItsTitle()
+    {
+        buildThreeSteps();
+        int width = 0, needed = 0;
+        QString title;
+        QTimer::singleShot(0, this, [&] {
+            auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            title = dialog->windowTitle();
+            width = dialog->width();
+            needed = titleWidth(dialog);
+            dialog->reject();
+        });
+        m_window->findChild<QAction *>(u"exportLesson_handout"_s)->trigger();
+        QCOMPARE(title, u"Export handout"_s);
+        // The bold title beside four title-bar squares at least, whatever the formula's margins.
+        QFont bold = m_window->font();
+        bold.setBold(true);
+        const QFontMetrics metrics(bold);
+        QVERIFY(needed >= metrics.horizontalAdvance(title) + 4 * metrics.height());
+        QVERIFY2(width >= needed,
+                 qPrintable(u"%1 px wide, its title needs %2"_s.arg(width).arg(needed)));
     }
 
     // A lesson that names a model keeps working when the model's folder has moved (another
@@ -544,6 +579,81 @@ private slots:
                                       .arg(geometry.height())));
         QVERIFY2(lessons()->dock()->width() <= geometry.width() / 4, qPrintable(sizes));
         QVERIFY2(grid->width() >= geometry.width() * 2 / 5, qPrintable(sizes));
+    }
+
+    // Issue 46: at 1024 x 600 with the Lesson panel open the token-similarity figure's legend
+    // was cut at the figure's edge ("rando" for "random") and the phrase figures' colour bars
+    // wrote "2 1 0 -1" on top of each other. Each phrase figure's legends lie whole inside
+    // what the plot shows, and every colour bar's and value axis' labels are a line apart.
+    void phraseFiguresWholeWithTheLessonPanel()
+    {
+        QString error;
+        QVERIFY2(m_window->applyPreset(u"keras-phrases"_s, &error), qPrintable(error));
+        QVERIFY(waitSettled(*m_window));
+        const QRect room = m_window->screen()->availableGeometry();
+        // As a window manager leaves it: its frame's title bar and borders off the screen's room.
+        m_window->setGeometry(QRect(room.topLeft(), QSize(1280, 720).boundedTo(room.size()))
+                                  .adjusted(0, 0, -16, -46));
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_window->setFocus();
+        press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+        QVERIFY(lessons()->dock()->isVisible());
+        QVERIFY(waitSettled(*m_window));
+        // The similarity figure at its least width, as the window left it when the panel opened
+        // beside a page laid out wider (and as a user dragging the splitter leaves it).
+        auto *similarity = m_window->findChild<QWidget *>(u"phraseSimilarityPlot"_s);
+        QVERIFY(similarity);
+        if (auto *bottom = qobject_cast<QSplitter *>(similarity->parentWidget()))
+            bottom->setSizes({10000, 1});
+        settleLayouts();
+        QStringList problems;
+        for (const QString &name :
+             {u"phraseGridPlot"_s, u"phraseDifferencePlot"_s, u"phraseSimilarityPlot"_s}) {
+            auto *plot = m_window->findChild<QCustomPlot *>(name);
+            QVERIFY2(plot && plot->isVisible(), qPrintable(name));
+            QTest::qWait(100); // the window's own replots, as a user sees them
+            const QRect shown = plot->visibleRegion().boundingRect();
+            for (QCPLegend *legend : plot->findChildren<QCPLegend *>())
+                if (legend->visible() && legend->itemCount() > 0 &&
+                    (!shown.contains(legend->outerRect()) ||
+                     legend->outerRect().width() < legend->minimumOuterSizeHint().width()))
+                    problems.append(u"%1: legend at %2,%3 %4 x %5 (needs %10), the plot shows "
+                                    u"%6,%7 %8 x %9"_s.arg(name)
+                                        .arg(legend->outerRect().x())
+                                        .arg(legend->outerRect().y())
+                                        .arg(legend->outerRect().width())
+                                        .arg(legend->outerRect().height())
+                                        .arg(shown.x())
+                                        .arg(shown.y())
+                                        .arg(shown.width())
+                                        .arg(shown.height())
+                                        .arg(legend->minimumOuterSizeHint().width()));
+            QList<QCPAxis *> axes;
+            for (QCPAxisRect *rect : plot->axisRects())
+                axes.append(rect->axis(QCPAxis::atLeft));
+            for (auto *scale : plot->findChildren<QCPColorScale *>())
+                axes.append(scale->axis());
+            for (QCPAxis *axis : axes) {
+                if (!axis->visible() || !axis->tickLabels() ||
+                    axis->ticker().dynamicCast<QCPAxisTickerText>())
+                    continue;
+                const QVector<double> ticks = axis->tickVector();
+                const double line = QFontMetricsF(axis->tickLabelFont()).height();
+                for (qsizetype i = 1; i < ticks.size(); ++i) {
+                    const double apart =
+                        std::abs(axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[i - 1]));
+                    if (apart < line)
+                        problems.append(
+                            u"%1: labels %2 and %3 %4 px apart, a line is %5"_s.arg(name)
+                                .arg(ticks[i - 1])
+                                .arg(ticks[i])
+                                .arg(apart)
+                                .arg(line));
+                }
+            }
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
     }
 
     // Issue 46.8: the Lesson panel's Animation label was cut at 1280 x 720 ("none (use the

@@ -44,6 +44,7 @@ QCPColorScale *addColorScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, in
     scale->setMaximumSize(72, QWIDGETSIZE_MAX);
     scale->axis()->setLabel(label);
     scale->axis()->setSubTicks(false);
+    useSpacedTicks(scale->axis()); // labels a line apart on a short bar
     return scale;
 }
 

@@ -1,7 +1,9 @@
 #include "figures/fittedtext.h"
 
 #include <QFontMetrics>
+#include <QFontMetricsF>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -93,6 +95,36 @@ double WholeStepTicker::getTickStep(const QCPRange &range)
         if (mantissa * power >= step - 1e-9)
             return mantissa * power;
     return 10.0 * power;
+}
+
+double SpacedTicker::getTickStep(const QCPRange &range)
+{
+    const double step = QCPAxisTicker::getTickStep(range);
+    const QCPAxisRect *rect = m_axis->axisRect();
+    const bool vertical = m_axis->orientation() == Qt::Vertical;
+    const int room = rect ? (vertical ? rect->rect().height() : rect->rect().width()) : 0;
+    if (room <= 0 || !(range.size() > 0))
+        return step;
+    const QFontMetricsF metrics(m_axis->tickLabelFont());
+    // As FittedAxis::labelGap: a line and a tenth, or the widest end's label and a character.
+    const double label =
+        vertical ? metrics.height() * 1.1
+                 : std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 4)),
+                            metrics.horizontalAdvance(QString::number(range.upper, 'g', 4))) +
+                       metrics.averageCharWidth();
+    const double least = label * range.size() / double(room);
+    if (step >= least)
+        return step;
+    const double power = std::pow(10.0, std::floor(std::log10(least)));
+    for (double mantissa : {1.0, 2.0, 5.0, 10.0})
+        if (mantissa * power >= least - 1e-12 * power)
+            return mantissa * power;
+    return 10.0 * power;
+}
+
+void useSpacedTicks(QCPAxis *axis)
+{
+    axis->setTicker(QSharedPointer<SpacedTicker>::create(axis));
 }
 
 void useIntegerTicks(QCPAxis *axis, double share, int reservedLines)

@@ -59,6 +59,27 @@ protected:
     double getTickStep(const QCPRange &range) override;
 };
 
+// QCustomPlot's own tick steps (1, 2, 2.5 or 5 times a power of ten), widened to 1, 2 or 5 times
+// a power of ten where its labels would come closer than a line (vertical) or than their widths
+// (horizontal) at the axis' laid-out length: a colour bar as short as a slide's phrase heatmap
+// drew "2 1 0 -1" on top of each other (issue 46). The length is the one the last layout gave;
+// exports lay a figure out before they paint it, and window plots relay (relayTicksAfterLayout)
+// or replot on the next resize.
+class SpacedTicker : public QCPAxisTicker
+{
+public:
+    explicit SpacedTicker(QCPAxis *axis) : m_axis(axis) {}
+
+protected:
+    double getTickStep(const QCPRange &range) override;
+
+private:
+    QCPAxis *m_axis;
+};
+
+// Puts a SpacedTicker on `axis` (a colour bar's, a wave plot's values).
+void useSpacedTicks(QCPAxis *axis);
+
 // A window's plot drawn once more whenever a layout changed its axis rects' sizes (a new figure,
 // a resize), so that ticks placed before that layout (IntegerTicker) follow the new lengths.
 void relayTicksAfterLayout(QCustomPlot *plot);

@@ -236,6 +236,7 @@ QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int col
     scale->setMaximumSize(80, QWIDGETSIZE_MAX);
     scale->axis()->setLabel(label);
     scale->axis()->setSubTicks(false);
+    useSpacedTicks(scale->axis()); // labels a line apart on a short bar
     return scale;
 }
 

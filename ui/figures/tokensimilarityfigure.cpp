@@ -2,6 +2,7 @@
 
 #include "analysis/phraseanalysis.h"
 #include "figures/figureparts.h"
+#include "figures/fittedtext.h"
 
 #include "figures/qcpinclude.h"
 
@@ -134,9 +135,16 @@ void FigureBuilder::buildTokenSimilarity(QCustomPlot *plot, const PhraseResult &
                 bars->addData(double(w.firstToken + q), cosines[std::size_t(q)]);
             bars->addToLegend(legend);
         }
+        // Bar swatches smaller than QCustomPlot's 32 x 18 px, and narrower margins: beside a plot
+        // at its least width (the Phrases page at 1024 x 600 with the Lesson panel open) the
+        // legend was squeezed and cut its text, "rando" for "random" (issue 46).
+        legend->setIconSize(QSize(12, 10));
+        legend->setIconTextPadding(4);
+        legend->setMargins(QMargins(4, 3, 4, 3));
         legend->setMaximumSize(legend->minimumOuterSizeHint());
         legendWidth = legend->minimumOuterSizeHint().width();
     }
+    useSpacedTicks(y); // "1 0.5 0 -0.5 -1" a line apart on a short panel
     // Every token's label, thinned when drawn (ThinnedTextTicker) so that they fit the axis'
     // length then: a dock opened beside the plot narrows it after the figure was built.
     auto ticker = QSharedPointer<ThinnedTextTicker>::create(x, 100 + legendWidth);

@@ -1,5 +1,6 @@
 #include "figures/figurebuilder.h"
 
+#include "figures/fittedtext.h"
 #include "figures/minmaxband.h"
 
 #include "figures/qcpinclude.h"
@@ -75,6 +76,7 @@ void FigureBuilder::buildWaves(QCustomPlot *plot, const EncodingResult &result) 
     const double pad = (scaleToKnown ? 0.025 : 0.05) * qMax(1e-6, hi - lo);
     const double ylo = lo - pad, yhi = hi + pad;
     y->setRange(ylo, yhi);
+    useSpacedTicks(y); // "1 0.5 0 -0.5 -1" overlapped on a short plot (150% zoom, issue 46.8)
 
     const QList<qint64> dims = plottedDims();
     auto colourOf = [&](qint64 dim) {

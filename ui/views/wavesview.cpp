@@ -58,6 +58,24 @@ bool WavesView::isUpToDate() const
     return !m_rebuildTimer.isActive();
 }
 
+QSize WavesView::minimumSizeHint() const
+{
+    // The plot's x tick labels and title, its legend's row and margins take about seven lines of
+    // its font, and five value labels a line apart five more: at 150% zoom the plot's fixed
+    // 120 px least height, shared with the heatmap, left the curves 50 to 76 px and their labels
+    // on top of each other (issue 46.8). QSplitter gives the view this much before it shares
+    // the rest; at most 55% of the splitter's current height, so that the heatmap keeps its own
+    // least height and the window never grows for it (1024 x 600 at 150% has no room to spare).
+    // At 100% the plots are taller than this anyway.
+    QSize size = QWidget::minimumSizeHint();
+    const int rest = size.height() - m_plot->minimumHeight(); // the readout and spacing
+    const int wanted = 12 * fontMetrics().height();
+    const QWidget *splitter = parentWidget();
+    const int most = splitter ? splitter->height() * 55 / 100 - rest : wanted;
+    size.setHeight(rest + qMax(m_plot->minimumHeight(), qMin(wanted, most)));
+    return size;
+}
+
 QString WavesView::shareReadout() const
 {
     return m_readout->text();

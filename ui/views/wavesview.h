@@ -29,6 +29,8 @@ public:
     QPoint curvePoint(qint64 position, qint64 dim) const;
     // False while a rebuild is pending.
     bool isUpToDate() const;
+    // Room for the curves at the window's zoom (see wavesview.cpp).
+    QSize minimumSizeHint() const override;
 
 private:
     void scheduleRebuild();

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QPainter>
 #include <QScopedValueRollback>
@@ -15,6 +16,7 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pe {
@@ -87,7 +89,6 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     m_loop->setObjectName(QStringLiteral("motionLoop"));
     m_loop->setChecked(true);
     m_value->setObjectName(QStringLiteral("motionValue"));
-    m_value->setMinimumWidth(90);
 
     addWidget(new QLabel(tr("Animate "), this));
     addWidget(m_parameter);
@@ -144,6 +145,8 @@ void PlayBar::changeEvent(QEvent *event)
     QToolBar::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         updatePlayIcon();
+    if (event->type() == QEvent::FontChange)
+        fitWidths();
 }
 
 void PlayBar::updatePlayIcon()
@@ -269,6 +272,7 @@ void PlayBar::rebuild()
         followState();
     else
         m_value->clear();
+    fitWidths();
 }
 
 void PlayBar::replan()
@@ -290,6 +294,7 @@ void PlayBar::replan()
     m_plan = plan;
     m_value->setToolTip({});
     followState(); // a new range moves the knob, not the views
+    fitWidths();
 }
 
 std::optional<double> PlayBar::stateValue() const
@@ -321,6 +326,41 @@ QString displayValue(double value)
 }
 
 } // namespace
+
+// At 150% zoom the bar's items at their size hints did not fit 1,280 px, and the toolbar
+// squeezed the value label to its fixed 90 px least width: "position = 50" read "position ="
+// under the speed box (issue 46.8). The label's least width is now its longest value's, in the
+// current font, and the range boxes, whose hints are as wide as ±10^12 with three decimals, may
+// shrink to their values' width: the toolbar takes the shortfall from them and the slider.
+void PlayBar::fitWidths()
+{
+    const QFontMetrics metrics(font());
+    int label = metrics.horizontalAdvance(QStringLiteral("position = 0,000"));
+    QString longest = QStringLiteral("0000");
+    if (m_plan) {
+        for (double value : {m_plan->from(), m_plan->to()}) {
+            label = std::max(label, metrics.horizontalAdvance(QStringLiteral("%1 = %2").arg(
+                                        m_plan->parameter(), displayValue(value))));
+            const QString text = QString::number(value, 'f', m_from->decimals());
+            if (text.size() > longest.size())
+                longest = text;
+        }
+    }
+    m_value->setMinimumWidth(label + metrics.averageCharWidth());
+    // The choices whole: the toolbar shrank the parameter box to "positi" in their stead.
+    for (QComboBox *box : {m_parameter, m_speed})
+        box->setMinimumWidth(box->sizeHint().width());
+    for (QDoubleSpinBox *box : {m_from, m_to}) {
+        // QAbstractSpinBox's hint: its range's longest text (18 characters at most) and a
+        // space, plus the frame and buttons.
+        const QString range =
+            QString::number(box->minimum(), 'f', box->decimals()).left(18) + QLatin1Char(' ');
+        const int frame = box->sizeHint().width() - metrics.horizontalAdvance(range);
+        box->setMinimumWidth(
+            std::min(box->sizeHint().width(),
+                     frame + metrics.horizontalAdvance(longest + QLatin1Char(' '))));
+    }
+}
 
 void PlayBar::followState()
 {

@@ -71,6 +71,9 @@ private:
     void showStep(int step);
     // Play and pause drawn in the palette's text colour: visible in both themes.
     void updatePlayIcon();
+    // The value label as wide as the range's values need, the range boxes as narrow as their
+    // values allow, in the bar's font (the window's zoom changes it).
+    void fitWidths();
 
     ExplorerState *m_state;
     QComboBox *m_parameter;

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QGuiApplication>
 #include <QScreen>
 #include <QWidget>
@@ -39,14 +40,38 @@ protected:
             auto *widget = static_cast<QWidget *>(watched);
             // Dialogs: the main window fits itself when it is built and restored, and a size
             // asked for on purpose (`pescope --size`, a test's) stays.
-            if (widget->isWindow() && widget->windowType() == Qt::Dialog)
+            if (widget->isWindow() && widget->windowType() == Qt::Dialog) {
+                widenForTitle(widget);
                 keepOnScreen(widget);
+            }
         }
         return QObject::eventFilter(watched, event);
     }
 };
 
 } // namespace
+
+int titleWidth(const QWidget *window)
+{
+    // Window managers draw titles in a bold face of about the desktop's size, beside an icon
+    // and three buttons (minimize, maximize, close) each about a title bar square, with some
+    // room at both ends.
+    QFont font = window->font();
+    font.setBold(true);
+    const QFontMetrics metrics(font);
+    const int square = metrics.height() + 8;
+    return metrics.horizontalAdvance(window->windowTitle()) + 6 * square;
+}
+
+void widenForTitle(QWidget *window)
+{
+    const int wanted = titleWidth(window);
+    if (window->width() >= wanted || window->windowTitle().isEmpty())
+        return;
+    const QRect room = roomFor(window, screenOf(window));
+    const int width = room.isEmpty() ? wanted : qMin(wanted, room.width());
+    window->resize(qMax(window->width(), qMin(width, window->maximumWidth())), window->height());
+}
 
 QScreen *screenOf(const QWidget *window)
 {

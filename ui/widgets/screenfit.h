@@ -41,8 +41,16 @@ public:
     QSize sizeHint() const override;
 };
 
+// The width a window needs for its whole title in a window manager's title bar (a bold title
+// beside an icon and three buttons): a narrow QInputDialog's "Export handout" was drawn as
+// "Export… ndout" (issue 46.8).
+int titleWidth(const QWidget *window);
+// Widens `window` (not yet shown) to titleWidth where its screen has the room.
+void widenForTitle(QWidget *window);
+
 // From now on every dialog of the application is kept on its screen as it is shown
-// (keepOnScreen): message boxes and file dialogs included. The filter lives as long as `owner`.
+// (keepOnScreen), and as wide as its title (widenForTitle): message boxes and file dialogs
+// included. The filter lives as long as `owner`.
 void keepWindowsOnScreen(QObject *owner);
 
 } // namespace pe
