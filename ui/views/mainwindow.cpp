@@ -599,7 +599,7 @@ QList<FigureView> MainWindow::helpViews() const
         page == Page::Phrases && m_state->phraseSource().tokenizer == PhraseTokenizer::Model;
     QList<FigureView> views = viewsOf(page);
     views.removeIf(
-        [&](FigureView v) { return viewNeeds(v, ViewJob::ModelPhrases) != modelTokenizer; });
+        [&](FigureView v) { return viewReadsModelPhrases(v) != modelTokenizer; });
     return views;
 }
 
