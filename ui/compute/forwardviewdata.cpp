@@ -77,12 +77,19 @@ bool analyse(const ForwardPass &pass, const ForwardResult &run, ForwardViewResul
             *problem = why;
         else
             *error = why;
-        return values.has_value() || problem;
+        return values.has_value() || problem != nullptr;
     };
+    // Without RoPE the pass kept no queries and keys: core's sentence for such a model.
+    const bool rotary = pass.rotaryDims() > 0;
+    if (!rotary)
+        result->atlasProblem =
+            QStringLiteral("%1 has no rotary positions: the frequency atlas is of RoPE models")
+                .arg(pass.architecture());
     return compute(LayerAnalysis::Distance, &result->distance, nullptr) &&
            compute(LayerAnalysis::HeadScores, &result->headScores, nullptr) &&
            compute(LayerAnalysis::Sinks, &result->sinkRate, nullptr) &&
-           compute(LayerAnalysis::FrequencyAtlas, &result->atlas, &result->atlasProblem) &&
+           (!rotary ||
+            compute(LayerAnalysis::FrequencyAtlas, &result->atlas, &result->atlasProblem)) &&
            compute(LayerAnalysis::Norms, &result->norms, nullptr) &&
            compute(LayerAnalysis::TopActivations, &result->top, nullptr) &&
            compute(LayerAnalysis::Probe, &result->probe, &result->probeProblem);
