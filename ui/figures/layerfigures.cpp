@@ -362,7 +362,7 @@ void LayerFigures::buildHiddenNorms(QCustomPlot *plot, const ForwardViewResult &
 {
     resetFigure(plot, m_theme);
     const qint64 rows = r.norms.shape[0], k = r.top.shape[1];
-    // The largest activation of all, for the heading.
+    // The layer whose largest |activation| is the most above its median, for the heading.
     qint64 worst = 0;
     for (qint64 l = 1; l < rows; ++l)
         if (r.top.values[std::size_t(l * k * 4 + 3)] > r.top.values[std::size_t(worst * k * 4 + 3)])
@@ -372,10 +372,11 @@ void LayerFigures::buildHiddenNorms(QCustomPlot *plot, const ForwardViewResult &
     };
     QCPLayoutGrid *grid = fittedTitledGrid(
         plot, heading(QStringLiteral("Hidden-state norms"), r) +
-                  QStringLiteral("\nlargest |activation|: %1 after layer %2, token %3 “%4”, dim "
-                                 "%5, %6 x the median (Sun et al. 2024)")
+                  QStringLiteral("\nmost massive activation (Sun et al. 2024): %1 %2, token %3 "
+                                 "“%4”, dim %5, %6 x its layer's median |activation|")
                       .arg(top(worst, 0), 0, 'g', 4)
-                      .arg(worst)
+                      .arg(worst == 0 ? QStringLiteral("in the embeddings")
+                                      : QStringLiteral("after layer %1").arg(worst))
                       .arg(qint64(top(worst, 1)))
                       .arg(tokenLabel(r.phrase, qint64(top(worst, 1))))
                       .arg(qint64(top(worst, 2)))
