@@ -16,6 +16,7 @@
 #include "model/forwardpass.h"
 #include "state/explorerstate.h"
 #include "state/figureviews.h"
+#include "state/lessonfile.h"
 #include "views/modelphraseview.h"
 
 #include "modelreference.h"
@@ -233,6 +234,7 @@ private slots:
     void commandLine_data();
     void commandLine();
     void windowRunsThePassInTheBackground();
+    void lessonStepWithALayerView();
 
 private:
     // The layer views' numbers for phrase `index` of `folder`, computed as export computes them.
@@ -488,6 +490,36 @@ void TestLayerViews::windowRunsThePassInTheBackground()
     view.figureTabs()->setCurrentIndex(3);
     QTest::qWait(50);
     QCOMPARE(ready.size(), 1);
+}
+
+// A lesson whose steps show layer views of the model: `pescope lesson list` finds nothing to
+// refuse, and `pescope lesson export` draws them into a PDF.
+void TestLayerViews::lessonStepWithALayerView()
+{
+    ExplorerState state;
+    setPhraseModel(&state, layersFolder("qwen3-tiny4"));
+    PhraseSource source = state.phraseSource();
+    source.tokenizer = PhraseTokenizer::Model;
+    state.setPhraseSource(source);
+    Lesson lesson;
+    lesson.title = QStringLiteral("Inside the model");
+    for (const char *view : {"sinks", "layer-attention"}) {
+        LessonStep step;
+        step.title = QString::fromLatin1(view);
+        step.view = QString::fromLatin1(view);
+        step.state = state.toJson();
+        lesson.steps.append(step);
+    }
+    const QString path = m_dir.filePath(QStringLiteral("inside.pescope-lesson.json"));
+    QString error;
+    QVERIFY2(saveLesson(lesson, path, &error), qPrintable(error));
+    RunResult r = runPescope({QStringLiteral("lesson"), QStringLiteral("list"), path});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString pdf = m_dir.filePath(QStringLiteral("inside.pdf"));
+    r = runPescope(
+        {QStringLiteral("lesson"), QStringLiteral("export"), path, QStringLiteral("--out"), pdf});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(QFileInfo(pdf).size() > 1000);
 }
 
 QTEST_MAIN(TestLayerViews)

@@ -372,15 +372,15 @@ void LayerFigures::buildHiddenNorms(QCustomPlot *plot, const ForwardViewResult &
     };
     QCPLayoutGrid *grid = fittedTitledGrid(
         plot, heading(QStringLiteral("Hidden-state norms"), r) +
-                  QStringLiteral("\nmost massive activation (Sun et al. 2024): %1 %2, token %3 "
-                                 "“%4”, dim %5, %6 x its layer's median |activation|")
+                  QStringLiteral("\nmassive activation (Sun et al. 2024): %1 x the median, "
+                                 "%2 %3, token %4 “%5”, dim %6")
+                      .arg(top(worst, 3), 0, 'f', 1)
                       .arg(top(worst, 0), 0, 'g', 4)
                       .arg(worst == 0 ? QStringLiteral("in the embeddings")
                                       : QStringLiteral("after layer %1").arg(worst))
                       .arg(qint64(top(worst, 1)))
                       .arg(tokenLabel(r.phrase, qint64(top(worst, 1))))
-                      .arg(qint64(top(worst, 2)))
-                      .arg(top(worst, 3), 0, 'f', 1));
+                      .arg(qint64(top(worst, 2))));
     Cells cells{rows, r.norms.shape[1], {r.norms.values.begin(), r.norms.values.end()}};
     QCPAxisRect *rect = singleRect(plot, grid);
     const QCPRange range(0, largestOf(cells));

@@ -384,9 +384,6 @@ void ModelPhraseView::fillHeads()
     for (int h = 0; h < heads; ++h)
         m_head->addItem(tr("head %1").arg(h), h);
     m_head->setCurrentIndex(qBound(0, current, heads));
-    // Its size hint was taken while it was empty (the signals blocked): "mean of the heads" was
-    // drawn as "me…".
-    m_head->updateGeometry();
 }
 
 FigureView ModelPhraseView::currentView() const
@@ -482,7 +479,6 @@ void ModelPhraseView::fillLayers()
     for (int l = 0; l < layers; ++l)
         m_layer->addItem(tr("layer %1").arg(l), l);
     m_layer->setCurrentIndex(qBound(0, current, layers));
-    m_layer->updateGeometry();
 }
 
 void ModelPhraseView::rebuildForward()
