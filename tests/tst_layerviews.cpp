@@ -233,7 +233,9 @@ private slots:
     void gridCellOfAClick();
     void commandLine_data();
     void commandLine();
+    void attentionLayerOption();
     void windowRunsThePassInTheBackground();
+    void cancelDropsThePass();
     void lessonStepWithALayerView();
 
 private:
@@ -451,6 +453,38 @@ void TestLayerViews::commandLine()
     QCOMPARE(written.values, expected.values);
 }
 
+// --attention-layer N --attention-head H enlarges one tile; without a head, or past the model's
+// layers, it is refused (exit 2) naming the options.
+void TestLayerViews::attentionLayerOption()
+{
+    const QString folder = layersFolder("llama-tiny4");
+    const QString png = m_dir.filePath(QStringLiteral("l2h1.png"));
+    const QStringList common{QStringLiteral("export"),      QStringLiteral("--view"),
+                             QStringLiteral("layer-attention"), QStringLiteral("--model"),
+                             folder,                          QStringLiteral("--text"),
+                             QStringLiteral("The cat sat on the mat."),
+                             QStringLiteral("--out"),         png};
+    RunResult r = runPescope(common + QStringList{QStringLiteral("--attention-layer"),
+                                                  QStringLiteral("2"),
+                                                  QStringLiteral("--attention-head"),
+                                                  QStringLiteral("1")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(!QImage(png).isNull());
+    r = runPescope(common + QStringList{QStringLiteral("--attention-layer"), QStringLiteral("2")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--attention-head"), r.err.constData());
+    r = runPescope(common + QStringList{QStringLiteral("--attention-layer"), QStringLiteral("4"),
+                                        QStringLiteral("--attention-head"), QStringLiteral("0")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("layers 0 to 3"), r.err.constData());
+    // Only the model views take it.
+    r = runPescope({QStringLiteral("export"), QStringLiteral("--view"), QStringLiteral("heatmap"),
+                    QStringLiteral("--attention-layer"), QStringLiteral("1"),
+                    QStringLiteral("--out"), png});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--attention-layer"), r.err.constData());
+}
+
 // The window: the layer tab asks the scheduler for the pass (its worker, the progress bar's
 // signal), draws it when it lands, and a click on a tile enlarges that layer and head.
 void TestLayerViews::windowRunsThePassInTheBackground()
@@ -490,6 +524,28 @@ void TestLayerViews::windowRunsThePassInTheBackground()
     view.figureTabs()->setCurrentIndex(3);
     QTest::qWait(50);
     QCOMPARE(ready.size(), 1);
+}
+
+// Cancel (the status bar's button, Esc) while the pass is asked for: no result arrives for it,
+// and asking again runs it.
+void TestLayerViews::cancelDropsThePass()
+{
+    ExplorerState state;
+    setPhraseModel(&state, layersFolder("qwen3-tiny4"));
+    ComputeScheduler scheduler(&state);
+    QSignalSpy ready(&scheduler, &ComputeScheduler::forwardReady);
+    QSignalSpy cancelled(&scheduler, &ComputeScheduler::cancelled);
+    QVERIFY(!scheduler.requestForward());
+    scheduler.cancel();
+    QCOMPARE(cancelled.size(), 1);
+    QTRY_VERIFY(scheduler.isIdle());
+    QTest::qWait(100);
+    QVERIFY(ready.isEmpty());
+    QVERIFY(scheduler.forward() == nullptr);
+    QVERIFY(!scheduler.requestForward());
+    QVERIFY(ready.wait(60000));
+    QVERIFY(scheduler.forward() != nullptr);
+    QVERIFY(scheduler.requestForward()); // held: nothing runs again
 }
 
 // A lesson whose steps show layer views of the model: `pescope lesson list` finds nothing to
