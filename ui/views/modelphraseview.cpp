@@ -167,6 +167,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     choices->addWidget(layerLabel);
     choices->addWidget(m_layer);
     m_forwardNote->setObjectName(QStringLiteral("forwardNote"));
+    m_forwardNote->setWordWrap(true); // a long message must not widen the window
     choices->addSpacing(12);
     choices->addWidget(m_forwardNote, 1);
     layout->addWidget(m_choices);
@@ -202,6 +203,12 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
             &ModelPhraseView::onGridClick);
     connect(scheduler, &ComputeScheduler::forwardReady, this, &ModelPhraseView::onForward);
     connect(scheduler, &ComputeScheduler::forwardFailed, this, [this](const QString &message) {
+        // Nothing of an earlier phrase or model stays drawn beside the message.
+        m_forward.reset();
+        for (QCustomPlot *plot : m_layerPlots) {
+            resetFigure(plot, plotTheme(m_state->theme()));
+            plot->replot(QCustomPlot::rpQueuedRefresh);
+        }
         m_forwardNote->setText(tr("Forward pass: %1").arg(message));
     });
     connect(scheduler, &ComputeScheduler::cancelled, this, [this] {
