@@ -239,6 +239,10 @@ ViewChoices viewChoicesFromOptions(const QCommandLineParser &parser, const QList
                           .arg(figureViewsName(views)));
         return choices;
     }
+    if (parser.isSet(QStringLiteral("model-phrase")) && !anyViewNeeds(views, ViewJob::ModelPhrases))
+        throw UsageError{QStringLiteral("--model-phrase: the %1 view draws phrase A (the first "
+                                        "--text)")
+                             .arg(figureViewsName(views))};
     if (parser.isSet(QStringLiteral("model-phrase"))) {
         const QString phrase = parser.value(QStringLiteral("model-phrase")).trimmed().toUpper();
         if (phrase != QLatin1String("A") && phrase != QLatin1String("B"))
@@ -260,8 +264,8 @@ ViewChoices viewChoicesFromOptions(const QCommandLineParser &parser, const QList
     if (parser.isSet(QStringLiteral("attention-layer"))) {
         const QString layer = parser.value(QStringLiteral("attention-layer")).trimmed();
         bool ok = true;
-        choices.modelLayer = layer == QLatin1String("all") ? ViewChoices::everyLayer
-                                                           : layer.toInt(&ok);
+        choices.modelLayer =
+            layer == QLatin1String("all") ? ViewChoices::everyLayer : layer.toInt(&ok);
         if (!ok || choices.modelLayer < ViewChoices::everyLayer)
             throw UsageError{QStringLiteral("--attention-layer must be a layer number from 0 or "
                                             "all (got \"%1\")")

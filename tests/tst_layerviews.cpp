@@ -194,7 +194,8 @@ std::vector<double> atlasLoop(const ForwardPass &pass, const ForwardResult &r)
             qint64 count = 0;
             for (qint64 i = 0; i < n; ++i)
                 for (qint64 j = 0; j <= i; ++j) {
-                    const float *q = &r.queries.values[std::size_t(((l * heads + h) * n + i) * dim)];
+                    const float *q =
+                        &r.queries.values[std::size_t(((l * heads + h) * n + i) * dim)];
                     const float *key = &r.keys.values[std::size_t(((l * kv + k) * n + j) * dim)];
                     for (qint64 p = 0; p < half; ++p)
                         sums[std::size_t(p)] +=
@@ -459,15 +460,18 @@ void TestLayerViews::attentionLayerOption()
 {
     const QString folder = layersFolder("llama-tiny4");
     const QString png = m_dir.filePath(QStringLiteral("l2h1.png"));
-    const QStringList common{QStringLiteral("export"),      QStringLiteral("--view"),
-                             QStringLiteral("layer-attention"), QStringLiteral("--model"),
-                             folder,                          QStringLiteral("--text"),
+    const QStringList common{QStringLiteral("export"),
+                             QStringLiteral("--view"),
+                             QStringLiteral("layer-attention"),
+                             QStringLiteral("--model"),
+                             folder,
+                             QStringLiteral("--text"),
                              QStringLiteral("The cat sat on the mat."),
-                             QStringLiteral("--out"),         png};
-    RunResult r = runPescope(common + QStringList{QStringLiteral("--attention-layer"),
-                                                  QStringLiteral("2"),
-                                                  QStringLiteral("--attention-head"),
-                                                  QStringLiteral("1")});
+                             QStringLiteral("--out"),
+                             png};
+    RunResult r =
+        runPescope(common + QStringList{QStringLiteral("--attention-layer"), QStringLiteral("2"),
+                                        QStringLiteral("--attention-head"), QStringLiteral("1")});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(!QImage(png).isNull());
     r = runPescope(common + QStringList{QStringLiteral("--attention-layer"), QStringLiteral("2")});
@@ -477,6 +481,10 @@ void TestLayerViews::attentionLayerOption()
                                         QStringLiteral("--attention-head"), QStringLiteral("0")});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("layers 0 to 3"), r.err.constData());
+    // The layer views draw phrase A only.
+    r = runPescope(common + QStringList{QStringLiteral("--model-phrase"), QStringLiteral("B")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("draws phrase A"), r.err.constData());
     // Only the model views take it.
     r = runPescope({QStringLiteral("export"), QStringLiteral("--view"), QStringLiteral("heatmap"),
                     QStringLiteral("--attention-layer"), QStringLiteral("1"),

@@ -648,9 +648,9 @@ void TestModelPhrases::layerViewExportsFromTheWindow()
     const std::shared_ptr<const ForwardViewResult> forward = model->forward();
     QVERIFY(forward);
     QCOMPARE(readNpy(npy), forward->attentions.values);
-    QCOMPARE(qint64(forward->attentions.values.size()),
-             forward->layers * forward->heads * forward->phrase.tokens.size() *
-                 forward->phrase.tokens.size());
+    QCOMPARE(qint64(forward->attentions.values.size()), forward->layers * forward->heads *
+                                                            forward->phrase.tokens.size() *
+                                                            forward->phrase.tokens.size());
 }
 
 // GPT-2's published tokenizer beside gpt2-tiny's config and weights (3,000 rows): the ids past

@@ -213,8 +213,8 @@ private:
     void onTableFinished(quint64 generation, const std::shared_ptr<const TableResult> &result,
                          JobStatus status, const QString &error);
     void onForwardFinished(quint64 generation,
-                           const std::shared_ptr<const ForwardViewResult> &result,
-                           JobStatus status, const QString &error);
+                           const std::shared_ptr<const ForwardViewResult> &result, JobStatus status,
+                           const QString &error);
     void onFigureFinished(quint64 generation, const FigureData &data, JobStatus status,
                           const QString &error);
     void onFrameFinished(quint64 generation, const FigureData &data, JobStatus status,

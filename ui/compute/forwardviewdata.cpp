@@ -69,8 +69,7 @@ bool analyse(const ForwardPass &pass, const ForwardResult &run, ForwardViewResul
     options.window = result->window;
     const auto compute = [&](LayerAnalysis what, LayerZeroArray *out, QString *problem) {
         QString why;
-        std::optional<LayerZeroArray> values =
-            computeLayerAnalysis(pass, run, what, options, &why);
+        std::optional<LayerZeroArray> values = computeLayerAnalysis(pass, run, what, options, &why);
         if (values)
             *out = std::move(*values);
         else if (problem)

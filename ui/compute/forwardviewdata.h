@@ -41,18 +41,18 @@ struct ForwardViewResult
     qint64 heads = 0;
     qint64 kvHeads = 0;
     qint64 rotaryDims = 0;
-    qint64 window = 8; // the head scores' local window
-    LayerZeroArray attentions;   // {layers, heads, tokens, tokens}
-    LayerZeroArray distance;     // {layers, heads, tokens}
-    LayerZeroArray headScores;   // {layers, heads, HeadScoreCount}
-    LayerZeroArray sinkRate;     // {layers}
-    LayerZeroArray atlas;        // {layers, heads, pairs (+1)}; empty with atlasProblem
-    QString atlasProblem;        // why there is no atlas (no rotary positions)
-    LayerZeroArray norms;        // {layers + 1, tokens}
-    LayerZeroArray top;          // {layers + 1, k, 4}
-    LayerZeroArray probe;        // {layers + 1}; empty with probeProblem
-    QString probeProblem;        // why there is no probe (too few tokens)
-    QStringList warnings;        // the pass's: weights that are not finite
+    qint64 window = 8;         // the head scores' local window
+    LayerZeroArray attentions; // {layers, heads, tokens, tokens}
+    LayerZeroArray distance;   // {layers, heads, tokens}
+    LayerZeroArray headScores; // {layers, heads, HeadScoreCount}
+    LayerZeroArray sinkRate;   // {layers}
+    LayerZeroArray atlas;      // {layers, heads, pairs (+1)}; empty with atlasProblem
+    QString atlasProblem;      // why there is no atlas (no rotary positions)
+    LayerZeroArray norms;      // {layers + 1, tokens}
+    LayerZeroArray top;        // {layers + 1, k, 4}
+    LayerZeroArray probe;      // {layers + 1}; empty with probeProblem
+    QString probeProblem;      // why there is no probe (too few tokens)
+    QStringList warnings;      // the pass's: weights that are not finite
     double totalMs = 0;
 };
 

@@ -336,8 +336,7 @@ bool contextPrecision(const FigureState &, const FigureData &data, const ViewCho
 }
 
 // The layer views' arrays: what forwardviewdata.h computed, as it is.
-bool copyArray(const LayerZeroArray &array, const QString &problem, ViewArray *out,
-               QString *error)
+bool copyArray(const LayerZeroArray &array, const QString &problem, ViewArray *out, QString *error)
 {
     if (array.values.empty()) {
         *error = problem.isEmpty() ? QStringLiteral("the forward pass gave no numbers") : problem;
@@ -382,14 +381,14 @@ bool sinks(const FigureState &, const FigureData &data, const ViewChoices &, Vie
     return true;
 }
 
-bool hiddenNorms(const FigureState &, const FigureData &data, const ViewChoices &,
-                 ViewArray *out, QString *error)
+bool hiddenNorms(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+                 QString *error)
 {
     return copyArray(data.modelForward->norms, {}, out, error);
 }
 
-bool positionProbe(const FigureState &, const FigureData &data, const ViewChoices &,
-                   ViewArray *out, QString *error)
+bool positionProbe(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+                   QString *error)
 {
     return copyArray(data.modelForward->probe, data.modelForward->probeProblem, out, error);
 }

@@ -149,8 +149,9 @@ QString heading(const QString &what, const ForwardViewResult &r)
                        .arg(r.heads)
                        .arg(r.phrase.tokens.size());
     if (r.phrase.capped())
-        line += QStringLiteral(", the first %1 of %2").arg(r.phrase.tokens.size()).arg(
-                    r.phrase.allTokens);
+        line += QStringLiteral(", the first %1 of %2")
+                    .arg(r.phrase.tokens.size())
+                    .arg(r.phrase.allTokens);
     return line;
 }
 
@@ -190,8 +191,8 @@ LayerFigures::LayerFigures(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
 
-std::optional<std::pair<int, int>> LayerFigures::gridCell(const ForwardViewResult &result,
-                                                          double x, double y)
+std::optional<std::pair<int, int>> LayerFigures::gridCell(const ForwardViewResult &result, double x,
+                                                          double y)
 {
     const qint64 side = std::min(gridTile, std::max<qint64>(1, result.phrase.tokens.size()));
     const double pitch = double(side + 1);
@@ -215,10 +216,10 @@ void LayerFigures::buildAttentionGrid(QCustomPlot *plot, const ForwardViewResult
     };
     if (layer >= 0 && head >= 0 && layer < r.layers && head < r.heads) {
         QCPLayoutGrid *grid = fittedTitledGrid(
-            plot, heading(QStringLiteral("Attention of layer %1, head %2").arg(layer).arg(head),
-                          r) +
-                      QStringLiteral("\nquery rows x key columns; Layer \"every layer\" shows "
-                                     "the grid again"));
+            plot,
+            heading(QStringLiteral("Attention of layer %1, head %2").arg(layer).arg(head), r) +
+                QStringLiteral("\nquery rows x key columns; Layer \"every layer\" shows "
+                               "the grid again"));
         Cells cells{n, n, std::vector<double>(std::size_t(n * n))};
         for (qint64 i = 0; i < n; ++i)
             for (qint64 j = 0; j < n; ++j)

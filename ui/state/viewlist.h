@@ -70,11 +70,11 @@ inline constexpr std::size_t figureViewCount = 29; // the enum's values, checked
 
 // The compute result a view draws (FigureData's member), and so the job that computes it.
 enum class ViewJob {
-    Encoding,    // the materialised encoding matrix
-    Phrases,     // the Keras phrase embeddings
-    Schemes,     // the Schemes page's numbers (compute/schemedata.h) for the views shown
-    Table,       // a learned position table's analyses (compute/tabledata.h)
-    EngineCheck, // an engine's table against Hugging Face's: from a file, never computed
+    Encoding,     // the materialised encoding matrix
+    Phrases,      // the Keras phrase embeddings
+    Schemes,      // the Schemes page's numbers (compute/schemedata.h) for the views shown
+    Table,        // a learned position table's analyses (compute/tabledata.h)
+    EngineCheck,  // an engine's table against Hugging Face's: from a file, never computed
     ModelPhrases, // the compared phrases through the open model's tokenizer and layer 0
     ModelForward  // phrase A through the open model's whole forward pass, every layer
 };

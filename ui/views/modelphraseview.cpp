@@ -2,8 +2,8 @@
 
 #include "figures/attentionfigures.h"
 #include "figures/layerfigures.h"
-#include "figures/viewfigures.h"
 #include "figures/plottheme.h"
+#include "figures/viewfigures.h"
 #include "widgets/fieldmarks.h"
 
 #include "figures/qcpinclude.h"
@@ -86,11 +86,10 @@ QCustomPlot *makePlot(const QString &name, QWidget *parent)
 }
 
 // The figure tabs' views, in tab order: layer 0's, then the layer views (the forward pass).
-constexpr FigureView tabViews[] = {FigureView::ModelAttention,  FigureView::ModelEmbeddings,
-                                   FigureView::ModelTokenCosine, FigureView::LayerAttention,
-                                   FigureView::DistanceProfiles, FigureView::FrequencyAtlas,
-                                   FigureView::Sinks,            FigureView::HiddenNorms,
-                                   FigureView::PositionProbe};
+constexpr FigureView tabViews[] = {
+    FigureView::ModelAttention, FigureView::ModelEmbeddings,  FigureView::ModelTokenCosine,
+    FigureView::LayerAttention, FigureView::DistanceProfiles, FigureView::FrequencyAtlas,
+    FigureView::Sinks,          FigureView::HiddenNorms,      FigureView::PositionProbe};
 constexpr std::size_t firstLayerTab = 3;
 
 } // namespace
@@ -466,9 +465,8 @@ void ModelPhraseView::onForward(std::shared_ptr<const ForwardViewResult> result)
     if (!result || result->inputs != forwardViewInputs(phraseModelInputs(*m_state)))
         return;
     m_forward = std::move(result);
-    m_forwardNote->setText(tr("%1 layers in %2 ms")
-                               .arg(m_forward->layers)
-                               .arg(m_forward->totalMs, 0, 'f', 0));
+    m_forwardNote->setText(
+        tr("%1 layers in %2 ms").arg(m_forward->layers).arg(m_forward->totalMs, 0, 'f', 0));
     fillLayers();
     rebuildForward();
     emit figuresUpdated();
@@ -512,9 +510,9 @@ void ModelPhraseView::onGridClick(QMouseEvent *event)
         return;
     const QCPAxisRect *rect = plot->axisRect();
     const QPointF at = event->position();
-    const std::optional<std::pair<int, int>> cell = LayerFigures::gridCell(
-        *m_forward, rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x()),
-        rect->axis(QCPAxis::atLeft)->pixelToCoord(at.y()));
+    const std::optional<std::pair<int, int>> cell =
+        LayerFigures::gridCell(*m_forward, rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x()),
+                               rect->axis(QCPAxis::atLeft)->pixelToCoord(at.y()));
     if (!cell)
         return;
     const int head = m_head->findData(cell->second);

@@ -5,8 +5,8 @@
 // attention (layer 0, per head: with positions, without, their difference), then the layer views
 // of phrase A through the whole forward pass (LayerFigures: every layer's attention, click a tile
 // to enlarge it; distance profiles, the RoPE frequency atlas, sinks, norms, the position probe),
-// run only when one of their tabs is shown, with the window's progress and Cancel. Results come from the
-// ComputeScheduler; nothing is computed on the UI thread. A phrase longer than the window
+// run only when one of their tabs is shown, with the window's progress and Cancel. Results come
+// from the ComputeScheduler; nothing is computed on the UI thread. A phrase longer than the window
 // computes is cut, and a notice says so. A tokenizer opened without weights (or whose ids the
 // model has no rows for) shows the tokens alone, the notice saying what needs the weights.
 #pragma once
