@@ -219,6 +219,11 @@ void addFigureOptions(OptionSet &options)
                       QStringLiteral("The attention view: the head of layer 0 drawn, from 0, or "
                                      "mean (default: the mean of the heads)."),
                       QStringLiteral("N|mean")});
+    options.addPlain({QStringLiteral("attention-layer"),
+                      QStringLiteral("The layer-attention view: the layer whose --attention-head "
+                                     "is enlarged, from 0, or all for the grid of every layer "
+                                     "and head (default all)."),
+                      QStringLiteral("N|all")});
 }
 
 // --model-phrase and --attention-head: what the model phrase figures draw. Throws UsageError naming
@@ -226,12 +231,18 @@ void addFigureOptions(OptionSet &options)
 ViewChoices viewChoicesFromOptions(const QCommandLineParser &parser, const QList<FigureView> &views)
 {
     ViewChoices choices;
-    if (!anyViewNeeds(views, ViewJob::ModelPhrases)) {
-        refuseOptions(parser, {QStringLiteral("model-phrase"), QStringLiteral("attention-head")},
+    if (!anyViewReadsModelPhrases(views)) {
+        refuseOptions(parser,
+                      {QStringLiteral("model-phrase"), QStringLiteral("attention-head"),
+                       QStringLiteral("attention-layer")},
                       QStringLiteral("--view %1 (only the model phrase views take them)")
                           .arg(figureViewsName(views)));
         return choices;
     }
+    if (parser.isSet(QStringLiteral("model-phrase")) && !anyViewNeeds(views, ViewJob::ModelPhrases))
+        throw UsageError{QStringLiteral("--model-phrase: the %1 view draws phrase A (the first "
+                                        "--text)")
+                             .arg(figureViewsName(views))};
     if (parser.isSet(QStringLiteral("model-phrase"))) {
         const QString phrase = parser.value(QStringLiteral("model-phrase")).trimmed().toUpper();
         if (phrase != QLatin1String("A") && phrase != QLatin1String("B"))
@@ -249,6 +260,20 @@ ViewChoices viewChoicesFromOptions(const QCommandLineParser &parser, const QList
                 QStringLiteral("--attention-head must be a head number from 0 or mean (got "
                                "\"%1\")")
                     .arg(head)};
+    }
+    if (parser.isSet(QStringLiteral("attention-layer"))) {
+        const QString layer = parser.value(QStringLiteral("attention-layer")).trimmed();
+        bool ok = true;
+        choices.modelLayer =
+            layer == QLatin1String("all") ? ViewChoices::everyLayer : layer.toInt(&ok);
+        if (!ok || choices.modelLayer < ViewChoices::everyLayer)
+            throw UsageError{QStringLiteral("--attention-layer must be a layer number from 0 or "
+                                            "all (got \"%1\")")
+                                 .arg(layer)};
+        if (choices.modelLayer >= 0 && choices.modelHead < 0)
+            throw UsageError{QStringLiteral("--attention-layer %1: give the head to enlarge with "
+                                            "--attention-head N")
+                                 .arg(layer)};
     }
     return choices;
 }
@@ -296,7 +321,7 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
     const bool needsEncoding = anyViewNeeds(views, ViewJob::Encoding);
     request.backend =
         parser.isSet(QStringLiteral("backend")) ? backendFromOptions(parser) : state.window.backend;
-    const bool modelPhrases = anyViewNeeds(views, ViewJob::ModelPhrases);
+    const bool modelPhrases = anyViewReadsModelPhrases(views);
     applyOptions(parser, state, modelPhrases);
     // The look a session or preset saved, then the command line's options on top.
     figure.style = state.figure;
@@ -372,10 +397,13 @@ void addExportOptions(QCommandLineParser &parser)
             "An engine's RoPE table against Hugging Face (--config or --model, and --against "
             "FILE[:TENSOR] as `pescope verify` takes them): %4.\n"
             "A model's own tokenizer and layer 0 for typed phrases (--model PATH|REPO_ID --text "
-            "A [--text B], --model-phrase, --attention-head): %5.")
+            "A [--text B], --model-phrase, --attention-head): %5.\n"
+            "A model's whole forward pass, every layer, for phrase A (--model PATH|REPO_ID "
+            "--text A, --attention-layer and --attention-head for layer-attention): %6.")
             .arg(tutorialViews, schemeViews, viewNamesWhere(onJob(ViewJob::Table)),
                  viewNamesWhere(onJob(ViewJob::EngineCheck)),
-                 viewNamesWhere(onJob(ViewJob::ModelPhrases))));
+                 viewNamesWhere(onJob(ViewJob::ModelPhrases)),
+                 viewNamesWhere(onJob(ViewJob::ModelForward))));
     parser.addHelpOption();
     OptionSet options;
     options.addPlain(figureViewOption());
@@ -505,6 +533,13 @@ int writeExport(const QString &command, const FigureState &state, const FigureIn
                 .arg(figure.choices.modelHead)
                 .arg(data.modelPhrases->heads)
                 .arg(data.modelPhrases->heads - 1)};
+    if (const ForwardViewResult *forward = data.modelForward.get();
+        forward && (figure.choices.modelHead >= forward->heads ||
+                    figure.choices.modelLayer >= forward->layers))
+        throw UsageError{QStringLiteral("--attention-layer / --attention-head: the model has "
+                                        "layers 0 to %1 and heads 0 to %2")
+                             .arg(forward->layers - 1)
+                             .arg(forward->heads - 1)};
     if (dataOut) {
         if (!writeViewData(state, data, views.constFirst(), path, &error, figure.choices)) {
             report(command, error);
@@ -568,7 +603,7 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
     const FigureOptions &figure = request.figure;
     const BackendChoice choice = request.backend;
 
-    if (animation && anyViewNeeds(views, ViewJob::ModelPhrases))
+    if (animation && anyViewReadsModelPhrases(views))
         throw UsageError{
             QStringLiteral("--animate: the %1 view is a still figure").arg(figureViewsName(views))};
     const std::optional<FigureAnimation> animationPlan =
@@ -590,7 +625,7 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
     // be read is bad input (exit 2), as `pescope data --phrase` and the other views' --model
     // say, not a failure found while computing.
     PhraseModelHolder phraseModels;
-    if (anyViewNeeds(views, ViewJob::ModelPhrases)) {
+    if (anyViewReadsModelPhrases(views)) {
         QString error;
         const PhraseModel *model = phraseModels.open(request.modelPhrases.model, &error);
         if (!model)
@@ -598,7 +633,7 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
         // A tokenizer without weights draws the tokens view alone; the others are refused by
         // name before any work.
         for (const FigureView view : views)
-            if (!model->hasWeights() && viewNeeds(view, ViewJob::ModelPhrases) &&
+            if (!model->hasWeights() && viewReadsModelPhrases(view) &&
                 view != FigureView::ModelTokens)
                 throw UsageError{QStringLiteral("--view %1: %2")
                                      .arg(figureViewName(view), model->weightsNote())};

@@ -131,6 +131,7 @@ private slots:
     void tokenizerAloneShowsItsTokens_data();
     void tokenizerAloneShowsItsTokens();
     void idsOutsideTheRowsStillShowTokens();
+    void layerViewExportsFromTheWindow();
 
 private:
     // A window on the Phrases page with llama-tiny open, its tokenizer chosen, and phrases A and
@@ -623,6 +624,33 @@ void TestModelPhrases::tokenizerAloneShowsItsTokens()
     QVERIFY2(refused.contains(QLatin1String("the embeddings view")) &&
                  refused.contains(QLatin1String("config.json")),
              qPrintable(refused));
+}
+
+// A layer view's tab (issue 48 item 4): the pass runs when it is shown, and File > Export and
+// Export data take that view, its figure and its numbers (every layer's attention of phrase A).
+void TestModelPhrases::layerViewExportsFromTheWindow()
+{
+    QTemporaryDir dir;
+    auto window = modelWindow("llama-tiny", QStringLiteral("The cat sat on the mat."),
+                              QStringLiteral("On the mat the cat sat."));
+    ModelPhraseView *model = modelView(window.get());
+    QSignalSpy ready(window->scheduler(), &ComputeScheduler::forwardReady);
+    model->figureTabs()->setCurrentIndex(3);
+    QCOMPARE(model->currentView(), FigureView::LayerAttention);
+    QVERIFY(ready.wait(60000));
+    QVERIFY(waitSettled(*window));
+    FileActions *actions = FileActions::of(window.get());
+    QCOMPARE(actions->currentViews(), QList<FigureView>{FigureView::LayerAttention});
+    QString error;
+    QVERIFY2(!actions->currentFigure(&error).isNull(), qPrintable(error));
+    const QString npy = dir.filePath(QStringLiteral("grid.npy"));
+    QVERIFY2(actions->exportCurrentData(npy, &error), qPrintable(error));
+    const std::shared_ptr<const ForwardViewResult> forward = model->forward();
+    QVERIFY(forward);
+    QCOMPARE(readNpy(npy), forward->attentions.values);
+    QCOMPARE(qint64(forward->attentions.values.size()), forward->layers * forward->heads *
+                                                            forward->phrase.tokens.size() *
+                                                            forward->phrase.tokens.size());
 }
 
 // GPT-2's published tokenizer beside gpt2-tiny's config and weights (3,000 rows): the ids past

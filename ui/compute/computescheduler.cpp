@@ -32,7 +32,8 @@ CancelCheck ComputeScheduler::Lane::staleness(quint64 g) const
 
 ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     : QObject(parent), m_state(state), m_pool(std::make_unique<MatrixPool>()),
-      m_phraseModels(std::make_unique<PhraseModelHolder>())
+      m_phraseModels(std::make_unique<PhraseModelHolder>()),
+      m_forwardModels(std::make_unique<ForwardModelHolder>())
 {
     qRegisterMetaType<std::shared_ptr<const pe::EncodingResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::HeatmapGrid>>();
@@ -41,6 +42,7 @@ ComputeScheduler::ComputeScheduler(ExplorerState *state, QObject *parent)
     qRegisterMetaType<pe::FigureData>();
     qRegisterMetaType<std::shared_ptr<const pe::TableResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::PhraseModelResult>>();
+    qRegisterMetaType<std::shared_ptr<const pe::ForwardViewResult>>();
     qRegisterMetaType<std::shared_ptr<const pe::EngineCheck>>();
     qRegisterMetaType<std::shared_ptr<const pe::ModelRead>>();
 
@@ -184,6 +186,12 @@ FigureData ComputeScheduler::heldData(const FigureInputs &inputs,
                 data.modelPhrases = m;
                 break;
             }
+    if (anyViewNeeds(views, ViewJob::ModelForward))
+        for (const auto &f : {m_forward, m_figureData.modelForward})
+            if (f && f->inputs == forwardViewInputs(inputs.modelPhrases)) {
+                data.modelForward = f;
+                break;
+            }
     return data;
 }
 
@@ -233,6 +241,19 @@ bool ComputeScheduler::requestTable()
     return false;
 }
 
+bool ComputeScheduler::requestForward()
+{
+    const ForwardViewInputs request = forwardViewInputs(phraseModelInputs(*m_state));
+    if (m_forward && m_forward->inputs == request)
+        return true;
+    if (request == m_forwardRequest && m_forwardLane.busy())
+        return false;
+    m_forwardRequest = request;
+    m_forwardLane.request();
+    schedule();
+    return false;
+}
+
 bool ComputeScheduler::requestFigureData(const QList<FigureView> &views)
 {
     const FigureRequest request{FigureInputs::of(*m_state), views};
@@ -267,6 +288,8 @@ quint64 ComputeScheduler::requestFrameData(const FigureInputs &inputs,
         start.schemes = window.schemes;
     if (window.table)
         start.table = window.table;
+    if (window.modelForward)
+        start.modelForward = window.modelForward;
     m_frameRequest = FrameRequest{inputs, views, start};
     m_frameLane.request();
     schedule();
@@ -462,6 +485,8 @@ void ComputeScheduler::dispatch()
 {
     dispatchModelReads();
     dispatchPhraseModel(); // CPU only, whatever the backend
+    if (m_forwardLane.dirty)
+        dispatchForward(); // CPU only too
     if (m_checkLane.dirty)
         dispatchEngineCheck();
     QString backendError;
@@ -691,6 +716,37 @@ void ComputeScheduler::dispatchPhraseModel()
     });
 }
 
+// The whole forward pass for the layer views, on the CPU (its own threads), reporting each layer.
+// cancel() or a newer request makes the job stale; the pass stops at its next layer.
+void ComputeScheduler::dispatchForward()
+{
+    const quint64 generation = m_forwardLane.start();
+    ++m_forwardLane.inFlight;
+    emit progressChanged(0);
+    post([this, generation, inputs = m_forwardRequest,
+          isStale = m_forwardLane.staleness(generation)] {
+        QString error;
+        auto result = std::make_shared<ForwardViewResult>();
+        const ForwardProgress progress = [this, generation](int percent) {
+            reply([=, this] {
+                if (m_forwardLane.current(generation))
+                    emit progressChanged(percent);
+            });
+        };
+        const JobStatus status =
+            isStale() ? JobStatus::Cancelled
+                      : failingOnOutOfMemory(
+                            QStringLiteral("running the model's forward pass"), &error, [&] {
+                                return computeForwardViewData(inputs, *m_forwardModels, isStale,
+                                                              progress, result.get(), &error);
+                            });
+        std::shared_ptr<const ForwardViewResult> done;
+        if (status == JobStatus::Done)
+            done = result;
+        reply([=, this] { onForwardFinished(generation, done, status, error); });
+    });
+}
+
 // The export dialog's figure and an animation's frame: what views need for given parameters.
 void ComputeScheduler::dispatchFigureJobs(Backend *backend)
 {
@@ -839,6 +895,22 @@ void ComputeScheduler::onTableFinished(quint64 generation,
         } else if (status == JobStatus::Failed) {
             emit tableFailed(error);
         }
+    }
+}
+
+void ComputeScheduler::onForwardFinished(quint64 generation,
+                                         const std::shared_ptr<const ForwardViewResult> &result,
+                                         JobStatus status, const QString &error)
+{
+    --m_forwardLane.inFlight;
+    if (!m_forwardLane.current(generation))
+        return;
+    emit progressChanged(-1);
+    if (status == JobStatus::Done) {
+        m_forward = result;
+        emit forwardReady(result);
+    } else if (status == JobStatus::Failed) {
+        emit forwardFailed(error);
     }
 }
 

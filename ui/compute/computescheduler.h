@@ -47,6 +47,9 @@ public:
     // the tokenizer is the model's.
     std::shared_ptr<const PhraseModelResult> phraseModel() const { return m_phraseModel; }
     QString phraseModelError() const { return m_phraseModelError; }
+    // The Phrases page's layer views: phrase A through the model's whole forward pass; null
+    // before the first. Computed on request only (requestForward), as the pass is long.
+    std::shared_ptr<const ForwardViewResult> forward() const { return m_forward; }
     // What `views` need for the state's current parameters, taken from the results held here
     // (the encoding when materialised, the phrases, the Schemes page's and the last figure
     // job's); the members that do not match are empty. Computes nothing.
@@ -72,6 +75,10 @@ public:
     // dim: tableReady() or tableFailed() follows. True, computing nothing, when table() holds
     // them.
     bool requestTable();
+    // The layer views' forward pass for the state's phrase model and phrase A: forwardReady()
+    // or forwardFailed() follows, with progressChanged() while it runs (cancel() stops it
+    // between layers). True, computing nothing, when forward() already holds it.
+    bool requestForward();
     // What an export of `views` needs for the state's current parameters (a materialised
     // encoding even where the window samples it): figureDataReady() or figureDataFailed()
     // follows. Returns true, computing nothing, when figureData(views) already holds it all.
@@ -112,6 +119,8 @@ signals:
     void schemesReady(std::shared_ptr<const pe::SchemeResult> result);
     void tableReady(std::shared_ptr<const pe::TableResult> result);
     void tableFailed(const QString &message);
+    void forwardReady(std::shared_ptr<const pe::ForwardViewResult> result);
+    void forwardFailed(const QString &message);
     void figureDataReady(const pe::FigureData &data);
     void encodingFailed(const QString &message);
     void phrasesFailed(const QString &message);
@@ -186,6 +195,7 @@ private:
     void dispatchPhrases(Backend *backend);
     void dispatchSchemes(Backend *backend);
     void dispatchTable();
+    void dispatchForward();
     void failAll(const QString &error);
     void onEncodeFinished(quint64 generation, const std::shared_ptr<const EncodingResult> &result,
                           const QString &error);
@@ -202,6 +212,9 @@ private:
                            JobStatus status, const QString &error);
     void onTableFinished(quint64 generation, const std::shared_ptr<const TableResult> &result,
                          JobStatus status, const QString &error);
+    void onForwardFinished(quint64 generation,
+                           const std::shared_ptr<const ForwardViewResult> &result, JobStatus status,
+                           const QString &error);
     void onFigureFinished(quint64 generation, const FigureData &data, JobStatus status,
                           const QString &error);
     void onFrameFinished(quint64 generation, const FigureData &data, JobStatus status,
@@ -250,7 +263,8 @@ private:
     std::vector<const Lane *> lanes() const { return {m_lanes.begin(), m_lanes.end()}; }
     Lane m_encode{&m_lanes}, m_grid{&m_lanes}, m_columns{&m_lanes}, m_phraseLane{&m_lanes},
         m_schemeLane{&m_lanes}, m_figureLane{&m_lanes}, m_tableLane{&m_lanes},
-        m_frameLane{&m_lanes}, m_checkLane{&m_lanes}, m_phraseModelLane{&m_lanes};
+        m_frameLane{&m_lanes}, m_checkLane{&m_lanes}, m_phraseModelLane{&m_lanes},
+        m_forwardLane{&m_lanes};
     EngineCheckRequest m_checkRequest;
     // Model reads: a lane, the waiting request and its ticket per kind.
     struct ModelReadSlot
@@ -270,6 +284,8 @@ private:
     FrameRequest m_frameRequest;
     TableInputs m_tableRequest;
     std::shared_ptr<const TableResult> m_table;
+    ForwardViewInputs m_forwardRequest;
+    std::shared_ptr<const ForwardViewResult> m_forward;
     std::shared_ptr<const EncodingResult> m_encoding;
     std::shared_ptr<const PhraseResult> m_phrases;
     std::shared_ptr<const PhraseModelResult> m_phraseModel;
@@ -283,6 +299,8 @@ private:
     std::unique_ptr<MatrixPool> m_pool;
     // Used by the worker thread only: the phrase model, opened once per model.
     std::unique_ptr<PhraseModelHolder> m_phraseModels;
+    // Used by the worker thread only: the forward pass's model, opened once per model.
+    std::unique_ptr<ForwardModelHolder> m_forwardModels;
     BackendMaker m_makeBackend = [](BackendChoice choice, QString *why) {
         return makeBackend(choice, why);
     };

@@ -47,6 +47,9 @@ bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &view
     if (anyViewNeeds(views, ViewJob::ModelPhrases) &&
         !(data.modelPhrases && data.modelPhrases->inputs == inputs.modelPhrases))
         return false;
+    if (anyViewNeeds(views, ViewJob::ModelForward) &&
+        !(data.modelForward && data.modelForward->inputs == forwardViewInputs(inputs.modelPhrases)))
+        return false;
     const QList<FigureView> schemes = viewsNeeding(views, ViewJob::Schemes);
     return schemes.isEmpty() || schemesMatch(inputs, schemes, data.schemes);
 }
@@ -111,6 +114,17 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
         if (status != JobStatus::Done)
             return status;
         data->modelPhrases = result;
+    }
+    if (anyViewNeeds(views, ViewJob::ModelForward) &&
+        !(data->modelForward &&
+          data->modelForward->inputs == forwardViewInputs(inputs.modelPhrases))) {
+        ForwardModelHolder models; // opened for this figure only
+        auto result = std::make_shared<ForwardViewResult>();
+        const JobStatus status = computeForwardViewData(forwardViewInputs(inputs.modelPhrases),
+                                                        models, cancel, {}, result.get(), error);
+        if (status != JobStatus::Done)
+            return status;
+        data->modelForward = result;
     }
     return JobStatus::Done;
 }

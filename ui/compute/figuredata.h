@@ -4,6 +4,7 @@
 #pragma once
 
 #include "compute/computejobs.h"
+#include "compute/forwardviewdata.h"
 #include "compute/phrasemodeldata.h"
 #include "compute/schemedata.h"
 #include "compute/tabledata.h"
@@ -43,6 +44,7 @@ struct FigureData
     std::shared_ptr<const SchemeResult> schemes;
     std::shared_ptr<const TableResult> table;
     std::shared_ptr<const PhraseModelResult> modelPhrases;
+    std::shared_ptr<const ForwardViewResult> modelForward; // phrase A, every layer
     // The verify view's: made from a file the parameters do not name (the window's File > Check
     // engine table, `pescope export --against`), so never computed here.
     std::shared_ptr<const EngineCheck> engineCheck;

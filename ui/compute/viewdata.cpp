@@ -35,6 +35,9 @@ QString missingData(const FigureData &data, FigureView view)
     case ViewJob::ModelPhrases:
         held = bool(data.modelPhrases), what = "model phrases";
         break;
+    case ViewJob::ModelForward:
+        held = bool(data.modelForward), what = "forward pass";
+        break;
     case ViewJob::Schemes:
     case ViewJob::EngineCheck:
         break;
@@ -330,6 +333,64 @@ bool contextPrecision(const FigureState &, const FigureData &data, const ViewCho
                             float(numbers->bfloat16Collisions[k]),
                             float(numbers->float16Collisions[k])});
     return true;
+}
+
+// The layer views' arrays: what forwardviewdata.h computed, as it is.
+bool copyArray(const LayerZeroArray &array, const QString &problem, ViewArray *out, QString *error)
+{
+    if (array.values.empty()) {
+        *error = problem.isEmpty() ? QStringLiteral("the forward pass gave no numbers") : problem;
+        return false;
+    }
+    out->shape = array.shape;
+    out->values = array.values;
+    return true;
+}
+
+bool layerAttention(const FigureState &, const FigureData &data, const ViewChoices &,
+                    ViewArray *out, QString *error)
+{
+    return copyArray(data.modelForward->attentions, {}, out, error);
+}
+
+bool distanceProfiles(const FigureState &, const FigureData &data, const ViewChoices &,
+                      ViewArray *out, QString *error)
+{
+    return copyArray(data.modelForward->distance, {}, out, error);
+}
+
+bool frequencyAtlas(const FigureState &, const FigureData &data, const ViewChoices &,
+                    ViewArray *out, QString *error)
+{
+    return copyArray(data.modelForward->atlas, data.modelForward->atlasProblem, out, error);
+}
+
+// Column FirstToken of the head scores.
+bool sinks(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+           QString *error)
+{
+    const LayerZeroArray &scores = data.modelForward->headScores;
+    if (scores.shape.size() != 3) {
+        *error = QStringLiteral("the forward pass gave no head scores");
+        return false;
+    }
+    out->shape = {scores.shape[0], scores.shape[1]};
+    for (qint64 i = 0; i < scores.shape[0] * scores.shape[1]; ++i)
+        out->values.push_back(
+            scores.values[std::size_t(i * scores.shape[2] + analysis::FirstToken)]);
+    return true;
+}
+
+bool hiddenNorms(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+                 QString *error)
+{
+    return copyArray(data.modelForward->norms, {}, out, error);
+}
+
+bool positionProbe(const FigureState &, const FigureData &data, const ViewChoices &, ViewArray *out,
+                   QString *error)
+{
+    return copyArray(data.modelForward->probe, data.modelForward->probeProblem, out, error);
 }
 
 } // namespace viewdata

@@ -97,6 +97,17 @@ QString FigureExporter::check() const
             return QStringLiteral("layer 0 of the model has %1 heads, not head %2")
                 .arg(m_data.modelPhrases->heads)
                 .arg(m_options.choices.modelHead);
+        if (viewNeeds(view, ViewJob::ModelForward) && !m_data.modelForward)
+            return QStringLiteral("the %1 view has no forward pass to show")
+                .arg(figureViewName(view));
+        if (view == FigureView::LayerAttention && m_options.choices.modelLayer >= 0 &&
+            (m_options.choices.modelLayer >= m_data.modelForward->layers ||
+             m_options.choices.modelHead >= m_data.modelForward->heads))
+            return QStringLiteral("the model has %1 layers of %2 heads, not layer %3 head %4")
+                .arg(m_data.modelForward->layers)
+                .arg(m_data.modelForward->heads)
+                .arg(m_options.choices.modelLayer)
+                .arg(m_options.choices.modelHead);
         if (view == FigureView::PhraseDifference && m_data.phrases->settings.phrases.size() < 2)
             return QStringLiteral("the phrase-difference view needs at least two phrases");
     }

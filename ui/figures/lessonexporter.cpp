@@ -104,7 +104,7 @@ QString viewDataProblem(const FigureState &state, const QList<FigureView> &views
     if (anyViewNeeds(views, ViewJob::Table))
         if (QString problem = tableProblem(state.spec()); !problem.isEmpty())
             return problem;
-    if (anyViewNeeds(views, ViewJob::ModelPhrases)) {
+    if (anyViewReadsModelPhrases(views)) {
         const PhraseModelInputs inputs = phraseModelInputs(state);
         if (QString problem = phraseModelProblem(inputs); !problem.isEmpty())
             return problem;
@@ -115,7 +115,7 @@ QString viewDataProblem(const FigureState &state, const QList<FigureView> &views
             return problem;
         // A tokenizer without weights: only the tokens view has something to draw.
         for (const FigureView view : views)
-            if (!model->hasWeights() && viewNeeds(view, ViewJob::ModelPhrases) &&
+            if (!model->hasWeights() && viewReadsModelPhrases(view) &&
                 view != FigureView::ModelTokens)
                 return QStringLiteral("the %1 view: %2")
                     .arg(figureViewName(view), model->weightsNote());

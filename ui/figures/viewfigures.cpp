@@ -2,6 +2,7 @@
 
 #include "figures/attentionfigures.h"
 #include "figures/enginecheckfigure.h"
+#include "figures/layerfigures.h"
 #include "figures/schemefigures.h"
 #include "figures/tablefigures.h"
 
@@ -98,6 +99,22 @@ HeatmapFigure modelAttention(const ViewPanel &p)
     return {};
 }
 
+HeatmapFigure layerAttention(const ViewPanel &p)
+{
+    LayerFigures(p.state, p.theme)
+        .buildAttentionGrid(p.plot, *p.data.modelForward, p.options.choices.modelLayer,
+                            p.options.choices.modelHead);
+    return {};
+}
+
+// A layer view drawn by one LayerFigures method.
+template <void (LayerFigures::*build)(QCustomPlot *, const ForwardViewResult &) const>
+HeatmapFigure layerView(const ViewPanel &p)
+{
+    (LayerFigures(p.state, p.theme).*build)(p.plot, *p.data.modelForward);
+    return {};
+}
+
 using V = FigureView;
 using S = SchemeFigures;
 using T = TableFigures;
@@ -127,6 +144,12 @@ constexpr ViewFigure figures[] = {
     {V::ContextPairs, scheme, &S::buildContextPairs},
     {V::ContextBaseBound, scheme, &S::buildContextBaseBound},
     {V::ContextPrecision, scheme, &S::buildContextPrecision},
+    {V::LayerAttention, layerAttention},
+    {V::DistanceProfiles, layerView<&LayerFigures::buildDistanceProfiles>},
+    {V::FrequencyAtlas, layerView<&LayerFigures::buildFrequencyAtlas>},
+    {V::Sinks, layerView<&LayerFigures::buildSinks>},
+    {V::HiddenNorms, layerView<&LayerFigures::buildHiddenNorms>},
+    {V::PositionProbe, layerView<&LayerFigures::buildPositionProbe>},
 };
 constexpr bool inOrder()
 {

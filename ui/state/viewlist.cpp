@@ -253,6 +253,96 @@ constexpr ViewEntry entries[] = {
                   "first bfloat16 collision, first float16 collision (-1: none in the context)",
      .tip = "float32 angle error at the last position and the bfloat16 / float16 collision "
             "positions per pair"},
+    {.view = FigureView::LayerAttention, .name = "layer-attention",
+     .label = "Attention, every layer", .title = "Attention of every layer and head",
+     .page = Page::Phrases, .job = J::ModelForward,
+     .help = "Phrase A through the model's whole forward pass: the attention probabilities of "
+             "every layer (rows) and head (columns) as small multiples, query rows x key "
+             "columns, as transformers' <code>output_attentions=True</code> gives them. Click a "
+             "cell to enlarge that layer's head (Layer and Head above the figure; "
+             "<code>--attention-layer</code> and <code>--attention-head</code> on the command "
+             "line); Layer \"every layer\" returns to the grid. A bright first column is an "
+             "attention sink, a bright sub-diagonal a previous-token head.",
+     .helpTitle = "Attention of every layer and head (Vaswani et al. 2017)",
+     .formula = "<i>A</i><sup>(<i>l</i>,<i>h</i>)</sup>[<i>i</i>, <i>j</i>] = softmax<sub><i>j</i>"
+                "</sub>(<i>q</i><sub><i>i</i></sub>·<i>k</i><sub><i>j</i></sub> / √<i>d</i> + "
+                "mask) of layer <i>l</i>, head <i>h</i>",
+     .data = viewdata::layerAttention,
+     .dataShape = "layers x heads x tokens x tokens float32: every layer's attention of phrase "
+                  "A"},
+    {.view = FigureView::DistanceProfiles, .name = "distance-profiles",
+     .label = "Attention by distance", .title = "Attention by distance",
+     .page = Page::Phrases, .job = J::ModelForward,
+     .help = "Each head's mean attention at each relative offset <i>d</i> = query − key, one row "
+             "per layer.head: a head whose mass sits at offset 1 looks at the previous token, "
+             "one spread evenly ignores distance, one at the largest offsets looks at the first "
+             "tokens. Phrase A, every layer.",
+     .helpTitle = "Attention by distance (layer.head x offset)",
+     .formula = "profile<sup>(<i>l</i>,<i>h</i>)</sup>[<i>d</i>] = (1 / (<i>T</i> − <i>d</i>)) "
+                "Σ<sub><i>i</i> ≥ <i>d</i></sub> <i>A</i><sup>(<i>l</i>,<i>h</i>)</sup>[<i>i</i>, "
+                "<i>i</i> − <i>d</i>]",
+     .data = viewdata::distanceProfiles,
+     .dataShape = "layers x heads x tokens float32: mean attention at offset 0 .. tokens - 1"},
+    {.view = FigureView::FrequencyAtlas, .name = "frequency-atlas",
+     .label = "RoPE frequency atlas", .title = "RoPE frequency atlas",
+     .page = Page::Phrases, .job = J::ModelForward,
+     .help = "Which rotary frequencies each head uses, after Barbero et al. 2024 (\"Round and "
+             "Round We Go! What makes Rotary Positional Encodings useful?\"): each rotary pair's "
+             "share of |<i>q</i>·<i>k</i>| over phrase A's query-key pairs, one row per "
+             "layer.head, pair 0 the fastest. Heads whose share sits in the fast pairs are "
+             "positional; those in the slow pairs use them as semantic channels. A last column "
+             "holds the dims the rotation leaves alone (partial rotary). RoPE models only.",
+     .helpTitle = "RoPE frequency atlas (Barbero et al. 2024)",
+     .formula = "share<sup>(<i>l</i>,<i>h</i>)</sup>[<i>p</i>] = mean<sub><i>j</i> ≤ <i>i</i>"
+                "</sub> |<i>q</i><sub><i>i</i>,<i>p</i></sub>·<i>k</i><sub><i>j</i>,<i>p</i></sub>| "
+                "/ Σ<sub><i>p′</i></sub> mean |<i>q</i><sub><i>i</i>,<i>p′</i></sub>·"
+                "<i>k</i><sub><i>j</i>,<i>p′</i></sub>|, <i>q</i>, <i>k</i> after RoPE",
+     .data = viewdata::frequencyAtlas,
+     .dataShape = "layers x heads x pairs (+1) float32: each rotary pair's share of |q.k|"},
+    {.view = FigureView::Sinks, .name = "sinks", .label = "Attention sinks",
+     .title = "Attention sinks", .page = Page::Phrases, .job = J::ModelForward,
+     .help = "The first-token share of each head (layers x heads): the mean attention every "
+             "query of phrase A pays to token 0. Heads above ε = 0.3 are sink heads (outlined), "
+             "and each layer's sink rate, the fraction of its heads that are, is beside its row: "
+             "the metric of Gu et al. 2024, \"When Attention Sink Emerges in Language Models: An "
+             "Empirical View\".",
+     .helpTitle = "Attention sinks (Gu et al. 2024)",
+     .formula = "α<sub>1</sub><sup>(<i>l</i>,<i>h</i>)</sup> = (1 / <i>T</i>) Σ<sub><i>i</i></sub> "
+                "<i>A</i><sup>(<i>l</i>,<i>h</i>)</sup>[<i>i</i>, 0]; sink head: α<sub>1</sub> "
+                "&gt; ε = 0.3; sink rate of layer <i>l</i>: the fraction of its heads",
+     .data = viewdata::sinks,
+     .dataShape = "layers x heads float32: the first-token share of each head"},
+    {.view = FigureView::HiddenNorms, .name = "hidden-norms", .label = "Hidden-state norms",
+     .title = "Hidden-state norms", .page = Page::Phrases, .job = J::ModelForward,
+     .help = "The L2 norm of every token's hidden state after each layer (hidden_states[0] is "
+             "the embedding output, the last after the final norm), as a heatmap of layers x "
+             "tokens, with each layer's largest |activation| named: its value, token and "
+             "dimension, and its ratio to the layer's median |activation|. Ratios in the "
+             "hundreds or thousands at a fixed dimension are the massive activations of Sun et "
+             "al. 2024, \"Massive Activations in Large Language Models\".",
+     .helpTitle = "Hidden-state norms and massive activations (Sun et al. 2024)",
+     .formula = "‖<i>h</i><sub><i>t</i></sub><sup>(<i>l</i>)</sup>‖<sub>2</sub>; largest: "
+                "max<sub><i>t</i>,<i>d</i></sub> |<i>h</i><sub><i>t</i>,<i>d</i></sub><sup>"
+                "(<i>l</i>)</sup>| / median<sub><i>t</i>,<i>d</i></sub> |<i>h</i><sub><i>t</i>,"
+                "<i>d</i></sub><sup>(<i>l</i>)</sup>|",
+     .data = viewdata::hiddenNorms,
+     .dataShape = "layers + 1 x tokens float32: each token's hidden-state L2 norm"},
+    {.view = FigureView::PositionProbe, .name = "position-probe", .label = "Position probe",
+     .title = "Position probe", .page = Page::Phrases, .job = J::ModelForward,
+     .help = "How well a linear readout recovers each token's position from the hidden states "
+             "after each layer: ridge regression (λ = 1, unpenalised intercept) of the position "
+             "0 .. <i>T</i> − 1 on phrase A's hidden states, 5-fold cross-validated (token "
+             "<i>t</i> in fold <i>t</i> mod 5), R² over the layers. A long phrase gives a "
+             "meaningful curve; at least 5 tokens are needed. After the probing method of Alain "
+             "and Bengio 2016 (\"Understanding intermediate layers using linear classifier "
+             "probes\").",
+     .helpTitle = "Position probe (linear probe, cross-validated R²)",
+     .formula = "<i>w</i> = (<i>X</i><sup>T</sup><i>X</i> + λ<i>I</i>)<sup>−1</sup><i>X</i>"
+                "<sup>T</sup><i>y</i> on centred <i>X</i>, <i>y</i>; R² = 1 − Σ(<i>y</i> − "
+                "<i>ŷ</i>)² / Σ(<i>y</i> − <i>ȳ</i>)², <i>ŷ</i> from the fold's held-out fit",
+     .data = viewdata::positionProbe,
+     .dataShape = "layers + 1 float32: the cross-validated R^2 after each layer (0: the "
+                  "embeddings)"},
 };
 // clang-format on
 
@@ -320,6 +410,16 @@ bool anyViewNeeds(const QList<FigureView> &views, ViewJob job)
 {
     return std::any_of(views.begin(), views.end(),
                        [job](FigureView view) { return viewNeeds(view, job); });
+}
+
+bool viewReadsModelPhrases(FigureView view)
+{
+    return viewNeeds(view, ViewJob::ModelPhrases) || viewNeeds(view, ViewJob::ModelForward);
+}
+
+bool anyViewReadsModelPhrases(const QList<FigureView> &views)
+{
+    return std::any_of(views.begin(), views.end(), viewReadsModelPhrases);
 }
 
 QStringList schemeKeysReadBy(FigureView view)

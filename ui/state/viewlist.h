@@ -57,26 +57,38 @@ enum class FigureView {
     ContextPairs,
     ContextBaseBound,
     ContextPrecision,
+    // The Phrases page's layer views: phrase A through the model's whole forward pass
+    // (compute/forwardviewdata.h).
+    LayerAttention,
+    DistanceProfiles,
+    FrequencyAtlas,
+    Sinks,
+    HiddenNorms,
+    PositionProbe,
 };
-inline constexpr std::size_t figureViewCount = 23; // the enum's values, checked by the lists
+inline constexpr std::size_t figureViewCount = 29; // the enum's values, checked by the lists
 
 // The compute result a view draws (FigureData's member), and so the job that computes it.
 enum class ViewJob {
-    Encoding,    // the materialised encoding matrix
-    Phrases,     // the Keras phrase embeddings
-    Schemes,     // the Schemes page's numbers (compute/schemedata.h) for the views shown
-    Table,       // a learned position table's analyses (compute/tabledata.h)
-    EngineCheck, // an engine's table against Hugging Face's: from a file, never computed
-    ModelPhrases // the compared phrases through the open model's tokenizer and layer 0
+    Encoding,     // the materialised encoding matrix
+    Phrases,      // the Keras phrase embeddings
+    Schemes,      // the Schemes page's numbers (compute/schemedata.h) for the views shown
+    Table,        // a learned position table's analyses (compute/tabledata.h)
+    EngineCheck,  // an engine's table against Hugging Face's: from a file, never computed
+    ModelPhrases, // the compared phrases through the open model's tokenizer and layer 0
+    ModelForward  // phrase A through the open model's whole forward pass, every layer
 };
 
 // What a view shows of its numbers beyond the state's parameters: the Phrases page's model
-// figures draw phrase A or B, and one attention head or their mean.
+// figures draw phrase A or B, and one attention head or their mean; the attention grid every
+// layer and head, or one layer's head enlarged.
 struct ViewChoices
 {
     static constexpr int meanOfHeads = -1;
+    static constexpr int everyLayer = -1;
     int modelPhrase = 0; // 0: A, 1: B
     int modelHead = meanOfHeads;
+    int modelLayer = everyLayer; // the attention grid: >= 0 with a head, that cell enlarged
     bool operator==(const ViewChoices &) const = default;
 };
 
@@ -119,6 +131,17 @@ bool contextBaseBound(const FigureState &, const FigureData &, const ViewChoices
                       QString *);
 bool contextPrecision(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
                       QString *);
+bool layerAttention(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                    QString *);
+bool distanceProfiles(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                      QString *);
+bool frequencyAtlas(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                    QString *);
+bool sinks(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
+bool hiddenNorms(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                 QString *);
+bool positionProbe(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
+                   QString *);
 } // namespace viewdata
 
 struct ViewEntry
@@ -166,6 +189,10 @@ inline bool viewNeeds(FigureView view, ViewJob job)
 // The views among `views` that need `job`, in order.
 QList<FigureView> viewsNeeding(const QList<FigureView> &views, ViewJob job);
 bool anyViewNeeds(const QList<FigureView> &views, ViewJob job);
+// Whether a view draws the open model's numbers for typed phrases (ModelPhrases or
+// ModelForward): what --model and --text give on the command line.
+bool viewReadsModelPhrases(FigureView view);
+bool anyViewReadsModelPhrases(const QList<FigureView> &views);
 QStringList schemeKeysReadBy(FigureView view);
 // Whether any of `views` reads the Schemes page setting `key` (its entry's keys).
 bool anyViewReads(const QList<FigureView> &views, const char *key);

@@ -598,8 +598,7 @@ QList<FigureView> MainWindow::helpViews() const
     const bool modelTokenizer =
         page == Page::Phrases && m_state->phraseSource().tokenizer == PhraseTokenizer::Model;
     QList<FigureView> views = viewsOf(page);
-    views.removeIf(
-        [&](FigureView v) { return viewNeeds(v, ViewJob::ModelPhrases) != modelTokenizer; });
+    views.removeIf([&](FigureView v) { return viewReadsModelPhrases(v) != modelTokenizer; });
     return views;
 }
 

@@ -1,7 +1,9 @@
 #include "views/modelphraseview.h"
 
 #include "figures/attentionfigures.h"
+#include "figures/layerfigures.h"
 #include "figures/plottheme.h"
+#include "figures/viewfigures.h"
 #include "widgets/fieldmarks.h"
 
 #include "figures/qcpinclude.h"
@@ -14,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QMouseEvent>
 #include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -82,11 +85,19 @@ QCustomPlot *makePlot(const QString &name, QWidget *parent)
     return plot;
 }
 
+// The figure tabs' views, in tab order: layer 0's, then the layer views (the forward pass).
+constexpr FigureView tabViews[] = {
+    FigureView::ModelAttention, FigureView::ModelEmbeddings,  FigureView::ModelTokenCosine,
+    FigureView::LayerAttention, FigureView::DistanceProfiles, FigureView::FrequencyAtlas,
+    FigureView::Sinks,          FigureView::HiddenNorms,      FigureView::PositionProbe};
+constexpr std::size_t firstLayerTab = 3;
+
 } // namespace
 
 ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_info(new QLabel(this)), m_notice(new QLabel(this)),
-      m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_choices(new QWidget(this)),
+      m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_layer(new QComboBox(this)),
+      m_forwardNote(new QLabel(this)), m_scheduler(scheduler), m_choices(new QWidget(this)),
       m_tabs(new QTabWidget(this)), m_filler(new QWidget(this)),
       m_embeddingsPlot(makePlot(QStringLiteral("modelEmbeddingsPlot"), this)),
       m_cosinePlot(makePlot(QStringLiteral("modelCosinePlot"), this)),
@@ -136,19 +147,43 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     headLabel->setBuddy(m_head);
     m_head->setObjectName(QStringLiteral("attentionHead"));
     m_head->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_head->setToolTip(tr("The attention head of layer 0 drawn, or the mean of the heads"));
+    m_head->setToolTip(tr("The attention head of layer 0 drawn, or the mean of the heads; in "
+                          "Attention, every layer: the head of the layer enlarged"));
     choices->addWidget(phraseLabel);
     choices->addWidget(m_phrase);
     choices->addSpacing(12);
     choices->addWidget(headLabel);
     choices->addWidget(m_head);
-    choices->addStretch(1);
+    auto *layerLabel = new QLabel(tr("La&yer"), this);
+    layerLabel->setBuddy(m_layer);
+    m_layer->setObjectName(QStringLiteral("attentionLayer"));
+    m_layer->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_layer->setToolTip(tr("Attention, every layer: the grid of every layer and head, or one "
+                           "layer, whose head (Head) is enlarged; a click on a tile does the "
+                           "same"));
+    m_layer->addItem(tr("every layer"), ViewChoices::everyLayer);
+    choices->addSpacing(12);
+    choices->addWidget(layerLabel);
+    choices->addWidget(m_layer);
+    m_forwardNote->setObjectName(QStringLiteral("forwardNote"));
+    m_forwardNote->setWordWrap(true); // a long message must not widen the window
+    choices->addSpacing(12);
+    choices->addWidget(m_forwardNote, 1);
     layout->addWidget(m_choices);
     m_tabs->setObjectName(QStringLiteral("modelPhraseTabs"));
     // In tabViews' order.
     m_tabs->addTab(m_attentionPlot, tr("Positions in attention"));
     m_tabs->addTab(m_embeddingsPlot, tr("Embeddings"));
     m_tabs->addTab(m_cosinePlot, tr("Token similarity"));
+    for (std::size_t i = firstLayerTab; i < std::size(tabViews); ++i) {
+        const ViewEntry &entry = viewEntry(tabViews[i]);
+        QCustomPlot *plot =
+            makePlot(QStringLiteral("%1Plot").arg(QString::fromUtf8(entry.name)), this);
+        m_layerPlots.append(plot);
+        m_tabs->addTab(plot, tr(entry.label));
+        m_tabs->setTabToolTip(m_tabs->count() - 1,
+                              tr("Phrase A through every layer of the model (runs when shown)"));
+    }
     layout->addWidget(m_tabs, 1);
     // Without figures (tokens only) the room below the tokens stays empty, rather than spread
     // between the labels and the token strips.
@@ -161,6 +196,26 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     connect(&m_relabel, &QTimer::timeout, this, &ModelPhraseView::rebuild);
     for (QCustomPlot *plot : {m_embeddingsPlot, m_cosinePlot, m_attentionPlot})
         plot->installEventFilter(this);
+    for (QCustomPlot *plot : m_layerPlots)
+        plot->installEventFilter(this);
+    connect(layerPlot(FigureView::LayerAttention), &QCustomPlot::mousePress, this,
+            &ModelPhraseView::onGridClick);
+    connect(scheduler, &ComputeScheduler::forwardReady, this, &ModelPhraseView::onForward);
+    connect(scheduler, &ComputeScheduler::forwardFailed, this, [this](const QString &message) {
+        // Nothing of an earlier phrase or model stays drawn beside the message.
+        m_forward.reset();
+        for (QCustomPlot *plot : m_layerPlots) {
+            resetFigure(plot, plotTheme(m_state->theme()));
+            plot->replot(QCustomPlot::rpQueuedRefresh);
+        }
+        m_forwardNote->setText(tr("Forward pass: %1").arg(message));
+    });
+    connect(scheduler, &ComputeScheduler::cancelled, this, [this] {
+        if (m_forwardNote->text().startsWith(tr("Running")))
+            m_forwardNote->setText(tr("Forward pass cancelled; open the tab again to run it"));
+    });
+    connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPhraseView::requestForward);
+    connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuildForward);
     connect(scheduler, &ComputeScheduler::phraseModelReady, this, &ModelPhraseView::onResult);
     connect(scheduler, &ComputeScheduler::phraseModelFailed, this, &ModelPhraseView::onFailure);
     connect(m_phrase, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuild);
@@ -255,6 +310,7 @@ void ModelPhraseView::onResult(std::shared_ptr<const PhraseModelResult> result)
     }
     fillHeads();
     rebuild();
+    requestForward();
 }
 
 void ModelPhraseView::fillTokens(int phrase)
@@ -336,14 +392,6 @@ void ModelPhraseView::fillHeads()
     m_head->setCurrentIndex(qBound(0, current, heads));
 }
 
-namespace {
-
-// The figure tabs' views, in tab order.
-constexpr FigureView tabViews[] = {FigureView::ModelAttention, FigureView::ModelEmbeddings,
-                                   FigureView::ModelTokenCosine};
-
-} // namespace
-
 FigureView ModelPhraseView::currentView() const
 {
     // Tokens alone (no weights): the tokens view is what the page shows.
@@ -365,6 +413,8 @@ ViewChoices ModelPhraseView::choices() const
     choices.modelPhrase = qMax(0, m_phrase->currentIndex());
     if (m_head->currentData().isValid())
         choices.modelHead = m_head->currentData().toInt();
+    if (m_layer->currentData().isValid())
+        choices.modelLayer = m_layer->currentData().toInt();
     return choices;
 }
 
@@ -381,7 +431,94 @@ void ModelPhraseView::rebuild()
     figures.buildAttention(m_attentionPlot, *m_result, phrase, head);
     for (QCustomPlot *plot : {m_embeddingsPlot, m_cosinePlot, m_attentionPlot})
         plot->replot(QCustomPlot::rpQueuedRefresh);
+    rebuildForward();
     emit figuresUpdated();
+}
+
+QCustomPlot *ModelPhraseView::layerPlot(FigureView view) const
+{
+    for (std::size_t i = firstLayerTab; i < std::size(tabViews); ++i)
+        if (tabViews[i] == view)
+            return m_layerPlots.value(qsizetype(i - firstLayerTab));
+    return nullptr;
+}
+
+QString ModelPhraseView::forwardNote() const
+{
+    return m_forwardNote->text();
+}
+
+void ModelPhraseView::requestForward()
+{
+    if (!m_result || !m_result->hasArrays() || !viewNeeds(currentView(), ViewJob::ModelForward))
+        return;
+    if (m_scheduler->requestForward()) {
+        onForward(m_scheduler->forward());
+        return;
+    }
+    m_forwardNote->setText(tr("Running phrase A through every layer… (Esc cancels)"));
+}
+
+void ModelPhraseView::onForward(std::shared_ptr<const ForwardViewResult> result)
+{
+    // A result for other inputs than the page's (superseded while it ran) is not drawn.
+    if (!result || result->inputs != forwardViewInputs(phraseModelInputs(*m_state)))
+        return;
+    m_forward = std::move(result);
+    m_forwardNote->setText(
+        tr("%1 layers in %2 ms").arg(m_forward->layers).arg(m_forward->totalMs, 0, 'f', 0));
+    fillLayers();
+    rebuildForward();
+    emit figuresUpdated();
+}
+
+void ModelPhraseView::fillLayers()
+{
+    const int layers = int(m_forward->layers);
+    if (m_layer->count() == layers + 1)
+        return;
+    const QSignalBlocker blocker(m_layer);
+    const int current = m_layer->currentIndex();
+    m_layer->clear();
+    m_layer->addItem(tr("every layer"), ViewChoices::everyLayer);
+    for (int l = 0; l < layers; ++l)
+        m_layer->addItem(tr("layer %1").arg(l), l);
+    m_layer->setCurrentIndex(qBound(0, current, layers));
+}
+
+void ModelPhraseView::rebuildForward()
+{
+    // Only the layer view shown is drawn: a large model's grid takes a moment.
+    const FigureView view = currentView();
+    QCustomPlot *plot = layerPlot(view);
+    if (!plot || !m_forward || m_forward->inputs != forwardViewInputs(phraseModelInputs(*m_state)))
+        return;
+    FigureData data;
+    data.modelForward = m_forward;
+    FigureBuilder builder(*m_state, plotTheme(m_state->theme()));
+    FigureOptions options;
+    options.choices = choices();
+    const PlotTheme theme = plotTheme(m_state->theme());
+    viewFigure(view).build({view, plot, builder, *m_state, theme, data, options});
+    plot->replot(QCustomPlot::rpQueuedRefresh);
+}
+
+void ModelPhraseView::onGridClick(QMouseEvent *event)
+{
+    QCustomPlot *plot = layerPlot(FigureView::LayerAttention);
+    if (!m_forward || choices().modelLayer != ViewChoices::everyLayer || !plot->axisRect())
+        return;
+    const QCPAxisRect *rect = plot->axisRect();
+    const QPointF at = event->position();
+    const std::optional<std::pair<int, int>> cell =
+        LayerFigures::gridCell(*m_forward, rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x()),
+                               rect->axis(QCPAxis::atLeft)->pixelToCoord(at.y()));
+    if (!cell)
+        return;
+    const int head = m_head->findData(cell->second);
+    if (head >= 0)
+        m_head->setCurrentIndex(head);
+    m_layer->setCurrentIndex(m_layer->findData(cell->first));
 }
 
 QWidget *makePhraseTokenizerChoice(ExplorerState *state, QWidget *parent)

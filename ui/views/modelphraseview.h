@@ -2,8 +2,11 @@
 // phrases A and B as the model's tokens (pieces with their ids; hover: the offsets, the text a
 // token covers and the normalized text), then three figures (AttentionFigures): the embeddings
 // with and without the model's positions, the cosine of every token pair, and Positions in
-// attention (layer 0, per head: with positions, without, their difference). Results come from the
-// ComputeScheduler; nothing is computed on the UI thread. A phrase longer than the window
+// attention (layer 0, per head: with positions, without, their difference), then the layer views
+// of phrase A through the whole forward pass (LayerFigures: every layer's attention, click a tile
+// to enlarge it; distance profiles, the RoPE frequency atlas, sinks, norms, the position probe),
+// run only when one of their tabs is shown, with the window's progress and Cancel. Results come
+// from the ComputeScheduler; nothing is computed on the UI thread. A phrase longer than the window
 // computes is cut, and a notice says so. A tokenizer opened without weights (or whose ids the
 // model has no rows for) shows the tokens alone, the notice saying what needs the weights.
 #pragma once
@@ -20,6 +23,7 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QListWidget;
+class QMouseEvent;
 class QStackedWidget;
 class QTabWidget;
 
@@ -45,6 +49,14 @@ public:
     // Which phrase the embeddings and attention show (A, B), and which head (or their mean).
     QComboBox *phraseChoice() const { return m_phrase; }
     QComboBox *headChoice() const { return m_head; }
+    // The attention grid's layer: every layer (the grid) or one, whose head is enlarged.
+    QComboBox *layerChoice() const { return m_layer; }
+    // The plot of a layer view's tab (FigureView::LayerAttention ...), null for another view.
+    QCustomPlot *layerPlot(FigureView view) const;
+    // The forward pass the layer views draw; null before the first.
+    std::shared_ptr<const ForwardViewResult> forward() const { return m_forward; }
+    // The layer views' state line: running, failed, cancelled; empty when drawn.
+    QString forwardNote() const;
     // The model and token counts; the notice of a phrase cut short or a failure.
     QString info() const;
     QString notice() const;
@@ -69,6 +81,13 @@ private:
     void fillTokens(int phrase);
     void fillHeads();
     void rebuild();
+    // The current tab is a layer view: ask for the forward pass, draw it when it is held.
+    void requestForward();
+    void onForward(std::shared_ptr<const ForwardViewResult> result);
+    void rebuildForward();
+    void fillLayers();
+    // A click on the attention grid: that tile's layer and head enlarged.
+    void onGridClick(QMouseEvent *event);
 
     ExplorerState *m_state;
     QLabel *m_info;
@@ -77,6 +96,9 @@ private:
     QList<QListWidget *> m_tokens;
     QComboBox *m_phrase;
     QComboBox *m_head;
+    QComboBox *m_layer;
+    QLabel *m_forwardNote;
+    ComputeScheduler *m_scheduler;
     QWidget *m_choices;
     QTabWidget *m_tabs;
     QWidget *m_filler; // takes the figures' room while they are hidden
@@ -84,6 +106,8 @@ private:
     QCustomPlot *m_cosinePlot;
     QCustomPlot *m_attentionPlot;
     std::shared_ptr<const PhraseModelResult> m_result;
+    std::shared_ptr<const ForwardViewResult> m_forward;
+    QList<QCustomPlot *> m_layerPlots; // in layerTabViews' order
     QTimer m_relabel; // rebuilds the figures after a resize
 };
 

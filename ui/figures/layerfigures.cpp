@@ -1,0 +1,438 @@
+#include "figures/layerfigures.h"
+
+#include "figures/colormapgradient.h"
+#include "figures/fittedtext.h"
+#include "figures/schemefigures.h" // addScale
+
+#include "figures/qcpinclude.h"
+
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pe {
+
+namespace {
+
+constexpr int maxLabelChars = 12;
+
+// A rows x cols grid of values, row-major.
+struct Cells
+{
+    qint64 rows = 0;
+    qint64 cols = 0;
+    std::vector<double> values;
+    double at(qint64 r, qint64 c) const { return values[std::size_t(r * cols + c)]; }
+};
+
+// The finite values' largest (at least a small positive number, for a scale).
+double largestOf(const Cells &cells)
+{
+    double hi = 0;
+    for (const double v : cells.values)
+        if (std::isfinite(v))
+            hi = std::max(hi, v);
+    return hi > 0 ? hi : 1e-6;
+}
+
+// Rows labelled `labels` (thinned to fit `pixels`) down the left axis.
+void labelRows(QCPAxis *axis, const QStringList &labels, double pixels, double first = 0,
+               double spacing = 1)
+{
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    const qint64 n = labels.size();
+    const qint64 step = std::max<qint64>(
+        1, qint64(std::ceil((metrics.height() + 1) * double(n) / std::max(pixels, 40.0))));
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (qint64 r = 0; r < n; r += step)
+        ticker->addTick(first + double(r) * spacing, labels[qsizetype(r)]);
+    axis->setTicker(ticker);
+    axis->setSubTicks(false);
+}
+
+// Columns labelled along the bottom axis, thinned to fit `pixels`.
+void labelColumns(QCPAxis *axis, const QStringList &labels, double pixels, double first = 0,
+                  double spacing = 1)
+{
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    qsizetype longest = 1;
+    for (const QString &l : labels)
+        longest = std::max(longest, l.size());
+    // Labels longer than a few characters are turned (60 degrees) and take a line's height.
+    const bool turned = longest > 3;
+    const double each = turned ? metrics.height() * 1.2 + 2
+                               : metrics.horizontalAdvance(QString(longest + 1, QLatin1Char('0')));
+    const qint64 n = labels.size();
+    const qint64 step =
+        std::max<qint64>(1, qint64(std::ceil(each * double(n) / std::max(pixels, 40.0))));
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (qint64 c = 0; c < n; c += step)
+        ticker->addTick(first + double(c) * spacing, labels[qsizetype(c)]);
+    axis->setTicker(ticker);
+    axis->setSubTicks(false);
+    if (turned)
+        axis->setTickLabelRotation(60);
+}
+
+// The cells as a colour map in `rect`, row 0 at the top, cells centred on whole numbers;
+// NaN cells transparent (the grid's gaps).
+QCPColorMap *addCells(QCPAxisRect *rect, const Cells &g, QCPColorGradient gradient,
+                      const QCPRange &range)
+{
+    QCPAxis *x = rect->axis(QCPAxis::atBottom);
+    QCPAxis *y = rect->axis(QCPAxis::atLeft);
+    y->setRangeReversed(true);
+    auto *map = new QCPColorMap(x, y);
+    map->setInterpolate(false);
+    map->setTightBoundary(false);
+    // QCPColorMap needs two cells per axis: a single row or column is doubled.
+    const int cols = int(std::max<qint64>(2, g.cols)), rows = int(std::max<qint64>(2, g.rows));
+    map->data()->setSize(cols, rows);
+    map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            map->data()->setCell(
+                c, r, g.at(std::min<qint64>(r, g.rows - 1), std::min<qint64>(c, g.cols - 1)));
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    map->setGradient(gradient);
+    map->setDataRange(range);
+    x->setRange(-0.5, double(g.cols) - 0.5);
+    y->setRange(-0.5, double(g.rows) - 0.5);
+    x->grid()->setVisible(false);
+    y->grid()->setVisible(false);
+    return map;
+}
+
+QString tokenLabel(const ModelPhrase &phrase, qint64 t)
+{
+    QString text = phrase.shownToken(t);
+    if (text.size() > maxLabelChars)
+        text = text.left(maxLabelChars - 1) + QChar(0x2026);
+    return text;
+}
+
+QStringList tokenLabels(const ModelPhrase &phrase)
+{
+    QStringList labels;
+    for (qint64 t = 0; t < phrase.tokens.size(); ++t)
+        labels.append(tokenLabel(phrase, t));
+    return labels;
+}
+
+// "0.0", "0.1", ... "3.3": one label per layer.head row.
+QStringList layerHeadLabels(qint64 layers, qint64 heads)
+{
+    QStringList labels;
+    for (qint64 l = 0; l < layers; ++l)
+        for (qint64 h = 0; h < heads; ++h)
+            labels.append(QStringLiteral("%1.%2").arg(l).arg(h));
+    return labels;
+}
+
+// {a, b, c} as a rows x cols grid of a * b rows: the first two axes merged (layer.head rows).
+Cells mergedRows(const LayerZeroArray &array)
+{
+    Cells cells;
+    cells.rows = array.shape[0] * array.shape[1];
+    cells.cols = array.shape[2];
+    cells.values.assign(array.values.begin(), array.values.end());
+    return cells;
+}
+
+// The figure's heading: the view, the model, phrase A's tokens.
+QString heading(const QString &what, const ForwardViewResult &r)
+{
+    QString line = QStringLiteral("%1: %2, %3 layers x %4 heads, phrase A (%5 tokens)")
+                       .arg(what, r.architecture)
+                       .arg(r.layers)
+                       .arg(r.heads)
+                       .arg(r.phrase.tokens.size());
+    if (r.phrase.capped())
+        line += QStringLiteral(", the first %1 of %2")
+                    .arg(r.phrase.tokens.size())
+                    .arg(r.phrase.allTokens);
+    return line;
+}
+
+// Pixels the plot gives an axis: the viewport less the title and labels.
+double axisPixels(const QCustomPlot *plot, bool vertical)
+{
+    const QRect v = plot->viewport();
+    return std::max(60.0, double(vertical ? v.height() - 140 : v.width() - 200));
+}
+
+QCPAxisRect *singleRect(QCustomPlot *plot, QCPLayoutGrid *grid)
+{
+    auto *rect = new QCPAxisRect(plot, true);
+    grid->addElement(0, 0, rect);
+    return rect;
+}
+
+// One layer.head x column heatmap with its scale: the distance profiles and the atlas.
+void layerHeadHeatmap(QCustomPlot *plot, QCPLayoutGrid *grid, const ForwardViewResult &r,
+                      const Cells &cells, const QStringList &columns, const QString &columnLabel,
+                      const QString &valueLabel, const QCPColorGradient &gradient)
+{
+    QCPAxisRect *rect = singleRect(plot, grid);
+    const QCPRange range(0, largestOf(cells));
+    addCells(rect, cells, gradient, range);
+    labelRows(rect->axis(QCPAxis::atLeft), layerHeadLabels(r.layers, r.heads),
+              axisPixels(plot, true));
+    labelColumns(rect->axis(QCPAxis::atBottom), columns, axisPixels(plot, false));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("layer.head"));
+    rect->axis(QCPAxis::atBottom)->setLabel(columnLabel);
+    addScale(plot, grid, 0, 1, gradient, range, valueLabel);
+}
+
+} // namespace
+
+LayerFigures::LayerFigures(const FigureState &state, const PlotTheme &theme)
+    : m_state(state), m_theme(theme)
+{}
+
+std::optional<std::pair<int, int>> LayerFigures::gridCell(const ForwardViewResult &result, double x,
+                                                          double y)
+{
+    const qint64 side = std::min(gridTile, std::max<qint64>(1, result.phrase.tokens.size()));
+    const double pitch = double(side + 1);
+    const double hx = std::floor((x + 0.5) / pitch), ly = std::floor((y + 0.5) / pitch);
+    if (hx < 0 || ly < 0 || hx >= double(result.heads) || ly >= double(result.layers))
+        return std::nullopt;
+    // The gap between tiles belongs to neither.
+    if (x + 0.5 - hx * pitch > double(side) || y + 0.5 - ly * pitch > double(side))
+        return std::nullopt;
+    return std::pair{int(ly), int(hx)};
+}
+
+void LayerFigures::buildAttentionGrid(QCustomPlot *plot, const ForwardViewResult &r, int layer,
+                                      int head) const
+{
+    resetFigure(plot, m_theme);
+    const qint64 n = r.phrase.tokens.size();
+    const QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    const auto value = [&](qint64 l, qint64 h, qint64 i, qint64 j) {
+        return double(r.attentions.values[std::size_t(((l * r.heads + h) * n + i) * n + j)]);
+    };
+    if (layer >= 0 && head >= 0 && layer < r.layers && head < r.heads) {
+        QCPLayoutGrid *grid = fittedTitledGrid(
+            plot,
+            heading(QStringLiteral("Attention of layer %1, head %2").arg(layer).arg(head), r) +
+                QStringLiteral("\nquery rows x key columns; Layer \"every layer\" shows "
+                               "the grid again"));
+        Cells cells{n, n, std::vector<double>(std::size_t(n * n))};
+        for (qint64 i = 0; i < n; ++i)
+            for (qint64 j = 0; j < n; ++j)
+                cells.values[std::size_t(i * n + j)] = value(layer, head, i, j);
+        QCPAxisRect *rect = singleRect(plot, grid);
+        const QCPRange range(0, largestOf(cells));
+        addCells(rect, cells, gradient, range);
+        const QStringList labels = tokenLabels(r.phrase);
+        labelRows(rect->axis(QCPAxis::atLeft), labels, axisPixels(plot, true));
+        labelColumns(rect->axis(QCPAxis::atBottom), labels, axisPixels(plot, false));
+        rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("query"));
+        rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("key"));
+        addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("probability"));
+        applyPlotTheme(plot, m_theme);
+        return;
+    }
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, heading(QStringLiteral("Attention of every layer and head"), r) +
+                  QStringLiteral("\neach tile query rows x key columns%1; click one to enlarge it")
+                      .arg(n > gridTile ? QStringLiteral(" (mean-pooled to %1 x %1)").arg(gridTile)
+                                        : QString()));
+    // One colour map of tiles, a transparent row and column between them.
+    const qint64 side = std::min(gridTile, std::max<qint64>(1, n)), pitch = side + 1;
+    Cells cells{r.layers * pitch - 1, r.heads * pitch - 1, {}};
+    cells.values.assign(std::size_t(cells.rows * cells.cols),
+                        std::numeric_limits<double>::quiet_NaN());
+    for (qint64 l = 0; l < r.layers; ++l)
+        for (qint64 h = 0; h < r.heads; ++h)
+            for (qint64 a = 0; a < side; ++a)
+                for (qint64 b = 0; b < side; ++b) {
+                    // The mean of the source cells the tile cell covers.
+                    const qint64 i0 = a * n / side, i1 = (a + 1) * n / side;
+                    const qint64 j0 = b * n / side, j1 = (b + 1) * n / side;
+                    double sum = 0;
+                    for (qint64 i = i0; i < i1; ++i)
+                        for (qint64 j = j0; j < j1; ++j)
+                            sum += value(l, h, i, j);
+                    cells.values[std::size_t((l * pitch + a) * cells.cols + h * pitch + b)] =
+                        sum / double((i1 - i0) * (j1 - j0));
+                }
+    QCPAxisRect *rect = singleRect(plot, grid);
+    const QCPRange range(0, largestOf(cells));
+    addCells(rect, cells, gradient, range);
+    QStringList layers, heads;
+    for (qint64 l = 0; l < r.layers; ++l)
+        layers.append(QStringLiteral("layer %1").arg(l));
+    for (qint64 h = 0; h < r.heads; ++h)
+        heads.append(QStringLiteral("head %1").arg(h));
+    const double centre = double(side - 1) / 2;
+    labelRows(rect->axis(QCPAxis::atLeft), layers, axisPixels(plot, true), centre, double(pitch));
+    labelColumns(rect->axis(QCPAxis::atBottom), heads, axisPixels(plot, false), centre,
+                 double(pitch));
+    addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("probability"));
+    applyPlotTheme(plot, m_theme);
+}
+
+void LayerFigures::buildDistanceProfiles(QCustomPlot *plot, const ForwardViewResult &r) const
+{
+    resetFigure(plot, m_theme);
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, heading(QStringLiteral("Attention by distance"), r) +
+                  QStringLiteral("\nmean attention at offset d = query − key, one row per "
+                                 "layer.head"));
+    QStringList offsets;
+    for (qint64 d = 0; d < r.distance.shape[2]; ++d)
+        offsets.append(QString::number(d));
+    layerHeadHeatmap(plot, grid, r, mergedRows(r.distance), offsets, QStringLiteral("offset d"),
+                     QStringLiteral("mean probability"), colormapGradient(m_state.colormap()));
+    applyPlotTheme(plot, m_theme);
+}
+
+void LayerFigures::buildFrequencyAtlas(QCustomPlot *plot, const ForwardViewResult &r) const
+{
+    resetFigure(plot, m_theme);
+    if (r.atlas.values.empty()) {
+        fittedTitledGrid(plot, QStringLiteral("RoPE frequency atlas: %1").arg(r.atlasProblem));
+        applyPlotTheme(plot, m_theme);
+        return;
+    }
+    const qint64 pairs = r.rotaryDims / 2, columns = r.atlas.shape[2];
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, heading(QStringLiteral("RoPE frequency atlas"), r) +
+                  QStringLiteral("\neach rotary pair's share of |q·k| (Barbero et al. 2024), "
+                                 "pair 0 the fastest%1")
+                      .arg(columns > pairs ? QStringLiteral("; last column: the dims not rotated")
+                                           : QString()));
+    QStringList labels;
+    for (qint64 p = 0; p < columns; ++p)
+        labels.append(p < pairs ? QString::number(p) : QStringLiteral("rest"));
+    layerHeadHeatmap(plot, grid, r, mergedRows(r.atlas), labels,
+                     QStringLiteral("rotary pair (fast → slow)"), QStringLiteral("share of |q·k|"),
+                     colormapGradient(m_state.colormap()));
+    applyPlotTheme(plot, m_theme);
+}
+
+void LayerFigures::buildSinks(QCustomPlot *plot, const ForwardViewResult &r) const
+{
+    resetFigure(plot, m_theme);
+    const qint64 scores = r.headScores.shape[2];
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, heading(QStringLiteral("Attention sinks"), r) +
+                  QStringLiteral("\nfirst-token share of each head; outlined: above ε = %1 (Gu "
+                                 "et al. 2024); left: each layer's sink rate")
+                      .arg(analysis::sinkEpsilon));
+    Cells cells{r.layers, r.heads, {}};
+    for (qint64 i = 0; i < r.layers * r.heads; ++i)
+        cells.values.push_back(
+            double(r.headScores.values[std::size_t(i * scores + analysis::FirstToken)]));
+    QCPAxisRect *rect = singleRect(plot, grid);
+    const QCPRange range(0, 1);
+    const QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    addCells(rect, cells, gradient, range);
+    QStringList layers, heads;
+    for (qint64 l = 0; l < r.layers; ++l)
+        layers.append(QStringLiteral("%1 (rate %2)")
+                          .arg(l)
+                          .arg(double(r.sinkRate.values[std::size_t(l)]), 0, 'f', 2));
+    for (qint64 h = 0; h < r.heads; ++h)
+        heads.append(QString::number(h));
+    labelRows(rect->axis(QCPAxis::atLeft), layers, axisPixels(plot, true));
+    labelColumns(rect->axis(QCPAxis::atBottom), heads, axisPixels(plot, false));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("layer (sink rate)"));
+    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("head"));
+    for (qint64 l = 0; l < r.layers; ++l)
+        for (qint64 h = 0; h < r.heads; ++h) {
+            if (!(cells.at(l, h) > analysis::sinkEpsilon))
+                continue;
+            auto *box = new QCPItemRect(plot);
+            box->setClipAxisRect(rect);
+            for (QCPItemPosition *corner : {box->topLeft, box->bottomRight})
+                corner->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            box->topLeft->setCoords(double(h) - 0.45, double(l) - 0.45);
+            box->bottomRight->setCoords(double(h) + 0.45, double(l) + 0.45);
+            box->setPen(QPen(m_theme.selection, 2));
+        }
+    addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("first-token share"));
+    applyPlotTheme(plot, m_theme);
+}
+
+void LayerFigures::buildHiddenNorms(QCustomPlot *plot, const ForwardViewResult &r) const
+{
+    resetFigure(plot, m_theme);
+    const qint64 rows = r.norms.shape[0], k = r.top.shape[1];
+    // The layer whose largest |activation| is the most above its median, for the heading.
+    qint64 worst = 0;
+    for (qint64 l = 1; l < rows; ++l)
+        if (r.top.values[std::size_t(l * k * 4 + 3)] > r.top.values[std::size_t(worst * k * 4 + 3)])
+            worst = l;
+    const auto top = [&](qint64 l, int field) {
+        return double(r.top.values[std::size_t(l * k * 4 + field)]);
+    };
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, heading(QStringLiteral("Hidden-state norms"), r) +
+                  QStringLiteral("\nmassive activation (Sun et al. 2024): %1 x the median, "
+                                 "%2 %3, token %4 “%5”, dim %6")
+                      .arg(top(worst, 3), 0, 'f', 1)
+                      .arg(top(worst, 0), 0, 'g', 4)
+                      .arg(worst == 0 ? QStringLiteral("in the embeddings")
+                                      : QStringLiteral("after layer %1").arg(worst))
+                      .arg(qint64(top(worst, 1)))
+                      .arg(tokenLabel(r.phrase, qint64(top(worst, 1))))
+                      .arg(qint64(top(worst, 2))));
+    Cells cells{rows, r.norms.shape[1], {r.norms.values.begin(), r.norms.values.end()}};
+    QCPAxisRect *rect = singleRect(plot, grid);
+    const QCPRange range(0, largestOf(cells));
+    const QCPColorGradient gradient = colormapGradient(m_state.colormap());
+    addCells(rect, cells, gradient, range);
+    QStringList layers;
+    for (qint64 l = 0; l < rows; ++l)
+        layers.append(QStringLiteral("%1: dim %2, %3x")
+                          .arg(l == 0 ? QStringLiteral("emb") : QString::number(l))
+                          .arg(qint64(top(l, 2)))
+                          .arg(top(l, 3), 0, 'f', 0));
+    labelRows(rect->axis(QCPAxis::atLeft), layers, axisPixels(plot, true));
+    labelColumns(rect->axis(QCPAxis::atBottom), tokenLabels(r.phrase), axisPixels(plot, false));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("layer: largest |activation|'s dim"));
+    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("token"));
+    addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("L2 norm"));
+    applyPlotTheme(plot, m_theme);
+}
+
+void LayerFigures::buildPositionProbe(QCustomPlot *plot, const ForwardViewResult &r) const
+{
+    resetFigure(plot, m_theme);
+    if (r.probe.values.empty()) {
+        fittedTitledGrid(plot, QStringLiteral("Position probe: %1").arg(r.probeProblem));
+        applyPlotTheme(plot, m_theme);
+        return;
+    }
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, heading(QStringLiteral("Position probe"), r) +
+                  QStringLiteral("\nridge readout of the token position from each layer's hidden "
+                                 "states, 5-fold cross-validated R² (1: exact)"));
+    QCPAxisRect *rect = singleRect(plot, grid);
+    QCPGraph *curve = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    double lo = 0;
+    for (std::size_t l = 0; l < r.probe.values.size(); ++l) {
+        curve->addData(double(l), double(r.probe.values[l]));
+        if (std::isfinite(r.probe.values[l]))
+            lo = std::min(lo, double(r.probe.values[l]));
+    }
+    curve->setPen(QPen(m_theme.curve(0), 2));
+    curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
+    QCPAxis *x = rect->axis(QCPAxis::atBottom), *y = rect->axis(QCPAxis::atLeft);
+    x->setRange(-0.3, double(r.probe.values.size()) - 0.7);
+    y->setRange(std::max(lo, -1.0) - 0.05, 1.05);
+    QStringList layers;
+    for (qint64 l = 0; l < qint64(r.probe.values.size()); ++l)
+        layers.append(l == 0 ? QStringLiteral("emb") : QString::number(l));
+    labelColumns(x, layers, axisPixels(plot, false));
+    x->setLabel(QStringLiteral("after layer (emb: the embeddings)"));
+    y->setLabel(QStringLiteral("cross-validated R²"));
+    applyPlotTheme(plot, m_theme);
+}
+
+} // namespace pe
