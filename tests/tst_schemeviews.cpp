@@ -797,6 +797,33 @@ private slots:
             QVERIFY2(!caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
     }
 
+    // Issue 47: the caption's scheme words come from the scheme parts' loop now; the captions
+    // are those the hand-written ALiBi / T5 / B choices made, character for character.
+    void captionsOfTheSchemePartsUnchanged()
+    {
+        ExplorerState state;
+        QVERIFY(setBiasSettings(state));
+        SchemeSettings s = state.schemeSettings();
+        s.t5.maxDistance = 64;
+        s.compare.ropeTheta = 500000.0;
+        QVERIFY(state.setSchemeSettings(s));
+        using V = FigureView;
+        const std::vector<std::pair<QList<FigureView>, QString>> cases{
+            {{V::Alibi}, u"PRINT"_qs},
+            {{V::T5}, u"PRINT"_qs},
+            {{V::Compare}, u"PRINT"_qs},
+            {{V::Spectrum}, u"PRINT"_qs},
+            {{V::Rotation}, u"PRINT"_qs},
+            {{V::T5, V::Alibi}, u"PRINT"_qs},
+            {{V::Alibi, V::T5, V::Compare}, u"PRINT"_qs},
+            {{V::T5, V::Decay}, u"PRINT"_qs},
+        };
+        for (const auto &[views, expected] : cases) {
+            qWarning().noquote() << figureViewsName(views) << "=>" << figureCaption(state, views, false);
+            QCOMPARE(figureCaption(state, views, false), expected);
+        }
+    }
+
     // F1's formula of a bias view is its scheme's, with the settings' parameters.
     void helpFormulaOfTheSchemeRead()
     {

@@ -77,6 +77,9 @@ struct ViewChoices
     static constexpr int meanOfHeads = -1;
     int modelPhrase = 0; // 0: A, 1: B
     int modelHead = meanOfHeads;
+    // The attention view's data: modelHead's three panels as drawn (with, without, with −
+    // without) instead of every head with and without (`--attention-head` given).
+    bool attentionPanels = false;
     bool operator==(const ViewChoices &) const = default;
 };
 
