@@ -194,7 +194,7 @@ void TestModelViews::attentionHeadData()
         PE_COMPARE_ARRAY(with, chosen(reference.values, 0), attentionTolerance, tokens);
         PE_COMPARE_ARRAY(without, chosen(everyHead.values, std::size_t(heads * cells)),
                           (Tolerance{.absolute = 1e-12, .relative = 1e-6}), tokens);
-        std::vector<double> expected(std::size_t(cells));
+        std::vector<double> expected(static_cast<std::size_t>(cells));
         for (std::size_t i = 0; i < expected.size(); ++i)
             expected[i] = double(with[i]) - double(without[i]);
         PE_COMPARE_ARRAY(difference, expected, (Tolerance{.absolute = 1e-12, .relative = 1e-6}),

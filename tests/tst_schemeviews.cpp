@@ -808,20 +808,24 @@ private slots:
         s.compare.ropeTheta = 500000.0;
         QVERIFY(state.setSchemeSettings(s));
         using V = FigureView;
+        const QString a = u"A: RoPE base 10,000, 128 dims"_qs;
+        const QString b = u", B: RoPE base 500,000"_qs;
+        const QString alibi = u", ALiBi 4 heads"_qs;
+        const QString t5 = u", T5 16 buckets, max distance 64"_qs;
         const std::vector<std::pair<QList<FigureView>, QString>> cases{
-            {{V::Alibi}, u"PRINT"_qs},
-            {{V::T5}, u"PRINT"_qs},
-            {{V::Compare}, u"PRINT"_qs},
-            {{V::Spectrum}, u"PRINT"_qs},
-            {{V::Rotation}, u"PRINT"_qs},
-            {{V::T5, V::Alibi}, u"PRINT"_qs},
-            {{V::Alibi, V::T5, V::Compare}, u"PRINT"_qs},
-            {{V::T5, V::Decay}, u"PRINT"_qs},
+            {{V::Alibi}, a + alibi},
+            {{V::T5}, a + t5},
+            {{V::Compare}, a + b},
+            {{V::Spectrum}, a + b},
+            {{V::Rotation}, a},
+            {{V::T5, V::Alibi}, a + alibi + t5},
+            {{V::Alibi, V::T5, V::Compare}, a + b + alibi + t5},
+            {{V::T5, V::Decay}, a + b + t5},
         };
-        for (const auto &[views, expected] : cases) {
-            qWarning().noquote() << figureViewsName(views) << "=>" << figureCaption(state, views, false);
-            QCOMPARE(figureCaption(state, views, false), expected);
-        }
+        for (const auto &[views, expected] : cases)
+            QVERIFY2(figureCaption(state, views, false) == expected,
+                     qPrintable(figureViewsName(views) + u": "_qs +
+                                figureCaption(state, views, false)));
     }
 
     // F1's formula of a bias view is its scheme's, with the settings' parameters.
