@@ -104,8 +104,8 @@ std::optional<int> headOf(const py::object &head)
                                 .arg(value));
         return int(value);
     }
-    raiseTypeError(QStringLiteral("head must be an int, \"mean\" or None (got a %1)")
-                       .arg(typeNameOf(head)));
+    raiseTypeError(
+        QStringLiteral("head must be an int, \"mean\" or None (got a %1)").arg(typeNameOf(head)));
 }
 
 } // namespace

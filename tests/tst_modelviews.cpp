@@ -157,9 +157,9 @@ void TestModelViews::attentionHeadData()
     QCOMPARE(qint64(reference.values.size()), heads * cells);
     const QString all = m_dir.filePath(QStringLiteral("all.npy"));
     QByteArray err;
-    QVERIFY2(run(folder, QStringLiteral("attention"), all, {QStringLiteral("--text"), text},
-                 &err) == 0,
-             err.constData());
+    QVERIFY2(
+        run(folder, QStringLiteral("attention"), all, {QStringLiteral("--text"), text}, &err) == 0,
+        err.constData());
     const Array everyHead = readNpy(all);
     QCOMPARE(everyHead.shape, (std::vector<qint64>{2, heads, tokens, tokens}));
     for (const QString head : {QStringLiteral("mean"), QStringLiteral("2")}) {
@@ -189,16 +189,15 @@ void TestModelViews::attentionHeadData()
         const std::vector<float> with(panels.values.begin(), panels.values.begin() + cells);
         const std::vector<float> without(panels.values.begin() + cells,
                                          panels.values.begin() + 2 * cells);
-        const std::vector<float> difference(panels.values.begin() + 2 * cells,
-                                            panels.values.end());
+        const std::vector<float> difference(panels.values.begin() + 2 * cells, panels.values.end());
         PE_COMPARE_ARRAY(with, chosen(reference.values, 0), attentionTolerance, tokens);
         PE_COMPARE_ARRAY(without, chosen(everyHead.values, std::size_t(heads * cells)),
-                          (Tolerance{.absolute = 1e-12, .relative = 1e-6}), tokens);
+                         (Tolerance{.absolute = 1e-12, .relative = 1e-6}), tokens);
         std::vector<double> expected(static_cast<std::size_t>(cells));
         for (std::size_t i = 0; i < expected.size(); ++i)
             expected[i] = double(with[i]) - double(without[i]);
         PE_COMPARE_ARRAY(difference, expected, (Tolerance{.absolute = 1e-12, .relative = 1e-6}),
-                          tokens);
+                         tokens);
     }
 }
 

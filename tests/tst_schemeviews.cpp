@@ -823,9 +823,9 @@ private slots:
             {{V::T5, V::Decay}, a + b + t5},
         };
         for (const auto &[views, expected] : cases)
-            QVERIFY2(figureCaption(state, views, false) == expected,
-                     qPrintable(figureViewsName(views) + u": "_qs +
-                                figureCaption(state, views, false)));
+            QVERIFY2(
+                figureCaption(state, views, false) == expected,
+                qPrintable(figureViewsName(views) + u": "_qs + figureCaption(state, views, false)));
     }
 
     // F1's formula of a bias view is its scheme's, with the settings' parameters.

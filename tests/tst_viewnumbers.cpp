@@ -218,8 +218,8 @@ private slots:
                 QVERIFY(near(data.original[k], plainRef[k], 1e-14));
             }
             // HF: sqrt(1 + ln(s) / ln(original)) with s = 131072 / 4096.
-            QVERIFY(near(data.attentionFactor,
-                         std::sqrt(1.0 + std::log(32.0) / std::log(4096.0)), 1e-14));
+            QVERIFY(near(data.attentionFactor, std::sqrt(1.0 + std::log(32.0) / std::log(4096.0)),
+                         1e-14));
         }
     }
 };

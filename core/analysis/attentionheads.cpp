@@ -27,8 +27,7 @@ std::vector<float> headAttention(std::span<const float> attention, qint64 heads,
     return out;
 }
 
-std::vector<float> attentionDifference(std::span<const float> with,
-                                       std::span<const float> without)
+std::vector<float> attentionDifference(std::span<const float> with, std::span<const float> without)
 {
     if (with.size() != without.size())
         return {};

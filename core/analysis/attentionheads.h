@@ -22,7 +22,6 @@ std::vector<float> headAttention(std::span<const float> attention, qint64 heads,
 
 // with − without cell by cell, in float32 as the grids are (NaN stays NaN); empty when the sizes
 // differ.
-std::vector<float> attentionDifference(std::span<const float> with,
-                                       std::span<const float> without);
+std::vector<float> attentionDifference(std::span<const float> with, std::span<const float> without);
 
 } // namespace pe

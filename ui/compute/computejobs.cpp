@@ -254,9 +254,9 @@ HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 ro
     grid.rows = qBound<qint64>(1, rowPixels, window.rows());
     grid.cols = qBound<qint64>(1, colPixels, window.cols());
     grid.values.resize(std::size_t(grid.rows * grid.cols));
-    boxMeanGrid({matrix.data.get(), matrix.cols, window.row0, window.row1, window.col0,
-                 window.col1},
-                grid.rows, grid.cols, grid.values.data());
+    boxMeanGrid(
+        {matrix.data.get(), matrix.cols, window.row0, window.row1, window.col0, window.col1},
+        grid.rows, grid.cols, grid.values.data());
     return grid;
 }
 

@@ -273,9 +273,8 @@ bool attentionPanels(const ModelPhrase &phrase, int head, ViewArray *out, QStrin
     const LayerZeroArray &withArray = phrase.attention[at(Positions::With)];
     const qint64 heads = withArray.shape[0], tokens = withArray.shape[1];
     if (head < meanOfAttentionHeads || head >= heads) {
-        *error = QStringLiteral("head %1 is not a head of layer 0 (it has %2)")
-                     .arg(head)
-                     .arg(heads);
+        *error =
+            QStringLiteral("head %1 is not a head of layer 0 (it has %2)").arg(head).arg(heads);
         return false;
     }
     const std::vector<float> with = headAttention(withArray.values, heads, tokens, head);

@@ -686,9 +686,8 @@ void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) co
     gradient.setNanHandling(QCPColorGradient::nhNanColor);
     gradient.setNanColor(m_theme.grid);
     const QCPRange range = safeRange(bias.minimum, bias.maximum);
-    QCPColorMap *map =
-        addSquareMap(rect, bias, gradient, range, QStringLiteral("key position j"),
-                     QStringLiteral("query position i"));
+    QCPColorMap *map = addSquareMap(rect, bias, gradient, range, QStringLiteral("key position j"),
+                                    QStringLiteral("query position i"));
     map->setColorScale(addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("bias")));
     applyPlotTheme(plot, m_theme);
 }

@@ -79,20 +79,18 @@ inline MatrixShape rotary(qint64 side, qint64 dims)
 // scheme of its own adds its member above and one line here.
 template <class F> void forEachSchemePart(F &&f)
 {
-    f(SchemePart<AlibiScheme>{&SchemeSettings::alibi, "alibi", "ALiBi", "ALiBi view",
-                              schemeparts::square, [](const AlibiScheme &s) {
-                                  return QStringLiteral("ALiBi %1 heads").arg(s.heads);
-                              }});
+    f(SchemePart<AlibiScheme>{
+        &SchemeSettings::alibi, "alibi", "ALiBi", "ALiBi view", schemeparts::square,
+        [](const AlibiScheme &s) { return QStringLiteral("ALiBi %1 heads").arg(s.heads); }});
     f(SchemePart<T5Scheme>{&SchemeSettings::t5, "t5", "T5 buckets", "T5 view", schemeparts::square,
                            [](const T5Scheme &s) {
                                return QStringLiteral("T5 %1 buckets, max distance %2")
                                    .arg(s.buckets)
                                    .arg(s.maxDistance);
                            }});
-    f(SchemePart<RopeScheme>{&SchemeSettings::compare, "compare", "Compare: configuration B", "B",
-                             schemeparts::rotary, [](const RopeScheme &s) -> QString {
-                                 return QStringLiteral("B: ") + s.legend();
-                             }});
+    f(SchemePart<RopeScheme>{
+        &SchemeSettings::compare, "compare", "Compare: configuration B", "B", schemeparts::rotary,
+        [](const RopeScheme &s) -> QString { return QStringLiteral("B: ") + s.legend(); }});
 }
 
 // The parts' keys, in that order.
