@@ -217,7 +217,9 @@ void addFigureOptions(OptionSet &options)
                       QStringLiteral("A|B")});
     options.addPlain({QStringLiteral("attention-head"),
                       QStringLiteral("The attention view: the head of layer 0 drawn, from 0, or "
-                                     "mean (default: the mean of the heads)."),
+                                     "mean (default: the mean of the heads). Its data is then "
+                                     "that head's 3 x tokens x tokens: with positions, without, "
+                                     "with - without (default: every head, with and without)."),
                       QStringLiteral("N|mean")});
     options.addPlain({QStringLiteral("attention-layer"),
                       QStringLiteral("The layer-attention view: the layer whose --attention-head "
@@ -260,6 +262,7 @@ ViewChoices viewChoicesFromOptions(const QCommandLineParser &parser, const QList
                 QStringLiteral("--attention-head must be a head number from 0 or mean (got "
                                "\"%1\")")
                     .arg(head)};
+        choices.attentionPanels = true; // data: that head's panels, as the figure draws them
     }
     if (parser.isSet(QStringLiteral("attention-layer"))) {
         const QString layer = parser.value(QStringLiteral("attention-layer")).trimmed();

@@ -1,5 +1,6 @@
 #include "compute/viewdata.h"
 
+#include "analysis/attentionheads.h"
 #include "analysis/phraseanalysis.h"
 #include "io/atomicfile.h"
 #include "io/matrixwriter.h"
@@ -268,12 +269,39 @@ bool modelTokenCosine(const FigureState &, const FigureData &data, const ViewCho
     return true;
 }
 
+// The attention figure's three panels of `head` (or the mean of the heads): with positions,
+// without, with − without, each tokens x tokens (core's headAttention and attentionDifference).
+bool attentionPanels(const ModelPhrase &phrase, int head, ViewArray *out, QString *error)
+{
+    const LayerZeroArray &withArray = phrase.attention[at(Positions::With)];
+    const qint64 heads = withArray.shape[0], tokens = withArray.shape[1];
+    if (head < meanOfAttentionHeads || head >= heads) {
+        *error =
+            QStringLiteral("head %1 is not a head of layer 0 (it has %2)").arg(head).arg(heads);
+        return false;
+    }
+    const std::vector<float> with = headAttention(withArray.values, heads, tokens, head);
+    const std::vector<float> without =
+        headAttention(phrase.attention[at(Positions::Without)].values, heads, tokens, head);
+    const std::vector<float> difference = attentionDifference(with, without);
+    if (with.empty() || without.empty() || difference.empty()) {
+        *error = QStringLiteral("the attention with and without positions differ in shape");
+        return false;
+    }
+    out->shape = {3, tokens, tokens};
+    for (const std::vector<float> *panel : {&with, &without, &difference})
+        out->values.insert(out->values.end(), panel->begin(), panel->end());
+    return true;
+}
+
 bool modelAttention(const FigureState &, const FigureData &data, const ViewChoices &choices,
                     ViewArray *out, QString *error)
 {
     const ModelPhrase *phrase = chosenPhrase(data, choices, error);
     if (!phrase || !hasArrays(data, "attention", error))
         return false;
+    if (choices.attentionPanels)
+        return attentionPanels(*phrase, choices.modelHead, out, error);
     stackPositions(phrase->attention, out);
     return true;
 }

@@ -197,7 +197,8 @@ constexpr ViewEntry entries[] = {
                 "and with − without",
      .data = viewdata::modelAttention,
      .dataShape = "2 x heads x tokens x tokens float32: layer 0's attention with positions, "
-                  "without"},
+                  "without (with --attention-head N|mean: 3 x tokens x tokens, that head or the "
+                  "mean of the heads with, without, with − without)"},
     {.view = FigureView::ContextPairs, .name = "context-pairs", .label = "Context: pairs",
      .title = "Long context: pairs", .page = Page::Schemes, .job = J::Schemes,
      .help = "Configuration A at the context it claims (its positions; a config's "

@@ -89,6 +89,9 @@ struct ViewChoices
     int modelPhrase = 0; // 0: A, 1: B
     int modelHead = meanOfHeads;
     int modelLayer = everyLayer; // the attention grid: >= 0 with a head, that cell enlarged
+    // The attention view's data: modelHead's three panels as drawn (with, without, with −
+    // without) instead of every head with and without (`--attention-head` given).
+    bool attentionPanels = false;
     bool operator==(const ViewChoices &) const = default;
 };
 
