@@ -15,6 +15,7 @@
 
 #include "modelfilewriter.h"
 #include "modelreference.h"
+#include "testutil.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -428,6 +429,8 @@ private slots:
     void refusesShapesAgainstMetadata();
     void refusesTruncatedFiles();
     void refusesOtherArchitectures();
+    void commandLine_data();
+    void commandLine();
 
 private:
     QTemporaryDir m_dir;
@@ -578,6 +581,51 @@ void TestGgufForward::refusesOtherArchitectures()
     QString error;
     QVERIFY(!ForwardPass::open(path, &error));
     QVERIFY2(error.contains(QStringLiteral("GGUF architecture falcon")), qPrintable(error));
+}
+
+void TestGgufForward::commandLine_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("layer");
+    QTest::newRow("llama layer 0 (layer 0's own reader)") << QStringLiteral("llama-tiny4") << 0;
+    QTest::newRow("llama layer 3 (the whole pass)") << QStringLiteral("llama-tiny4") << 3;
+    QTest::newRow("gpt2 layer 0") << QStringLiteral("gpt2-tiny4") << 0;
+    QTest::newRow("qwen3 layer 2") << QStringLiteral("qwen3-tiny4") << 2;
+}
+
+// `pescope data --model FILE.gguf --phrase TEXT --what attention --layer N`, the tokens from the
+// tokenizer.json beside the file: transformers' attention of that layer for phrase 0, within
+// tst_forwardpass's bounds.
+void TestGgufForward::commandLine()
+{
+    QFETCH(QString, model);
+    QFETCH(int, layer);
+    const QString dir = m_dir.filePath(QStringLiteral("cli-") + model);
+    QVERIFY(QDir().mkpath(dir));
+    const QString gguf = dir + QStringLiteral("/model-f32.gguf");
+    if (!QFile::exists(gguf)) {
+        writeGguf(model, F32, gguf);
+        QVERIFY(QFile::copy(layersFolder(model) + QStringLiteral("/tokenizer.json"),
+                            dir + QStringLiteral("/tokenizer.json")));
+    }
+    const QJsonObject phrase = phraseCases(layersFolder(model)).at(0).toObject();
+    const QString out = dir + QStringLiteral("/attn.npy");
+    QFile::remove(out);
+    const RunResult r = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--model"), gguf, QStringLiteral("--phrase"),
+         phrase.value(QLatin1String("text")).toString(), QStringLiteral("--what"),
+         QStringLiteral("attention"), QStringLiteral("--layer"), QString::number(layer),
+         QStringLiteral("--out"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const Array ours = readNpy(out);
+    const Array all = readNpy(layersFolder(model) + QStringLiteral("/ref/") +
+                              phrase.value(QLatin1String("attn")).toString());
+    QCOMPARE(ours.shape, std::vector<qint64>(all.shape.begin() + 1, all.shape.end()));
+    const std::size_t each = ours.values.size();
+    const double worst =
+        maxDifference(ours.values, {all.values.begin() + std::ptrdiff_t(layer * each),
+                                    all.values.begin() + std::ptrdiff_t((layer + 1) * each)});
+    QVERIFY2(worst <= (layer < 2 ? 1e-5 : 2.5e-5), qPrintable(QString::number(worst)));
 }
 
 QTEST_GUILESS_MAIN(TestGgufForward)
