@@ -136,8 +136,11 @@ bool ForwardWeights::checkTensor(const Wanted &wanted, QString *error)
                                  info->shape.begin() + (anyRows ? 1 : 0)) &&
                       (!anyRows || info->shape[0] >= 1);
     if (!fits) {
-        *error = QStringLiteral("%1: tensor %2 has shape %3; config.json (%4) implies %5")
-                     .arg(info->file, wanted.name, info->shapeString(), m_plan.base.source,
+        const bool gguf = m_tensors.kind() == ModelSourceKind::Gguf;
+        *error = QStringLiteral("%1: tensor %2 has shape %3; %4 implies %5")
+                     .arg(info->file, wanted.name, info->shapeString(),
+                          gguf ? QStringLiteral("its metadata")
+                               : QStringLiteral("config.json (%1)").arg(m_plan.base.source),
                           shapeText(wanted.shape));
         return false;
     }
