@@ -59,8 +59,7 @@ HfModel readSafetensors(const QString &path)
         return {};
     const QByteArray bytes = file.readAll();
     quint64 length = qFromLittleEndian<quint64>(bytes.constData());
-    const QJsonObject header =
-        QJsonDocument::fromJson(bytes.mid(8, qsizetype(length))).object();
+    const QJsonObject header = QJsonDocument::fromJson(bytes.mid(8, qsizetype(length))).object();
     const char *data = bytes.constData() + 8 + length;
     HfModel out;
     for (auto it = header.begin(); it != header.end(); ++it) {
@@ -274,8 +273,8 @@ std::vector<float> llama3RopeFactors(const QJsonObject &config)
 
 struct Written
 {
-    QString gguf;       // the GGUF file
-    HfModel decoded;    // what it holds, under transformers' names and layout
+    QString gguf;    // the GGUF file
+    HfModel decoded; // what it holds, under transformers' names and layout
 };
 
 // Writes the GGUF file of `model` with matrices (two-dimensional tensors) as `type` and
@@ -301,7 +300,8 @@ Written writeGguf(const QString &model, quint32 type, const QString &path,
         u32("feed_forward_length", 256);
         u32("block_count", 4);
         u32("attention.head_count", 4);
-        f32("attention.layer_norm_epsilon", config.value(QLatin1String("layer_norm_epsilon")).toDouble());
+        f32("attention.layer_norm_epsilon",
+            config.value(QLatin1String("layer_norm_epsilon")).toDouble());
     } else {
         u32("context_length", config.value(QLatin1String("max_position_embeddings")).toInteger());
         u32("embedding_length", config.value(QLatin1String("hidden_size")).toInteger());
@@ -405,10 +405,9 @@ Agreement agreement(ForwardPass &pass, const QString &model,
             return {1e30, 1e30};
         const std::vector<float> theirs = reference(ids, c.toObject());
         const std::size_t half = theirs.size() / 2;
-        out.early = std::max(out.early,
-                             maxDifference({result->attentions.values.begin(),
-                                            result->attentions.values.begin() + half},
-                                           {theirs.begin(), theirs.begin() + half}));
+        out.early = std::max(out.early, maxDifference({result->attentions.values.begin(),
+                                                       result->attentions.values.begin() + half},
+                                                      {theirs.begin(), theirs.begin() + half}));
         out.all = std::max(out.all, maxDifference(result->attentions.values, theirs));
     }
     return out;
@@ -459,15 +458,18 @@ void TestGgufForward::f32MatchesTransformers()
     QVERIFY2(pass, qPrintable(error));
     QCOMPARE(pass->layers(), 4);
     const QString folder = layersFolder(model);
-    const Agreement hf = agreement(*pass, model, [&](const std::vector<int> &, const QJsonObject &p) {
-        return readNpy(folder + QStringLiteral("/ref/") + p.value(QLatin1String("attn")).toString())
-            .values;
-    });
+    const Agreement hf =
+        agreement(*pass, model, [&](const std::vector<int> &, const QJsonObject &p) {
+            return readNpy(folder + QStringLiteral("/ref/") +
+                           p.value(QLatin1String("attn")).toString())
+                .values;
+        });
     const std::unique_ptr<ForwardPass> safetensors = ForwardPass::open(folder, &error);
     QVERIFY2(safetensors, qPrintable(error));
-    const Agreement same = agreement(*pass, model, [&](const std::vector<int> &ids, const QJsonObject &) {
-        return safetensors->run(ids, {}, &error)->attentions.values;
-    });
+    const Agreement same =
+        agreement(*pass, model, [&](const std::vector<int> &ids, const QJsonObject &) {
+            return safetensors->run(ids, {}, &error)->attentions.values;
+        });
     qInfo("%s: against transformers %.3g (layers 0-1) %.3g (all); against safetensors %.3g",
           qPrintable(model), hf.early, hf.all, same.all);
     QVERIFY2(hf.early <= 1e-5, qPrintable(QString::number(hf.early)));
@@ -499,14 +501,17 @@ void TestGgufForward::roundedWeightsMatchSafetensors()
     QVERIFY2(pass, qPrintable(error));
     const std::unique_ptr<ForwardPass> reference = ForwardPass::open(twin, &error);
     QVERIFY2(reference, qPrintable(error));
-    const Agreement same = agreement(*pass, model, [&](const std::vector<int> &ids, const QJsonObject &) {
-        return reference->run(ids, {}, &error)->attentions.values;
-    });
+    const Agreement same =
+        agreement(*pass, model, [&](const std::vector<int> &ids, const QJsonObject &) {
+            return reference->run(ids, {}, &error)->attentions.values;
+        });
     const QString folder = layersFolder(model);
-    const Agreement hf = agreement(*pass, model, [&](const std::vector<int> &, const QJsonObject &p) {
-        return readNpy(folder + QStringLiteral("/ref/") + p.value(QLatin1String("attn")).toString())
-            .values;
-    });
+    const Agreement hf =
+        agreement(*pass, model, [&](const std::vector<int> &, const QJsonObject &p) {
+            return readNpy(folder + QStringLiteral("/ref/") +
+                           p.value(QLatin1String("attn")).toString())
+                .values;
+        });
     qInfo("type %u: against the same rounded weights %.3g; against transformers' float32 %.3g",
           type, same.all, hf.all);
     QVERIFY2(same.all <= 1e-5, qPrintable(QString::number(same.all)));
@@ -557,7 +562,8 @@ void TestGgufForward::refusesTruncatedFiles()
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray bytes = file.readAll();
-    for (const qsizetype keep : {qsizetype(16), qsizetype(200), bytes.size() / 2, bytes.size() - 1}) {
+    for (const qsizetype keep :
+         {qsizetype(16), qsizetype(200), bytes.size() / 2, bytes.size() - 1}) {
         const QString cut = m_dir.filePath(QStringLiteral("cut-%1.gguf").arg(keep));
         QVERIFY(writeBytes(cut, bytes.left(keep)));
         QString error;

@@ -323,8 +323,7 @@ bool convertRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstR
             const uchar *block = source + b * ggml::q8BlockBytes;
             const float d = halfToFloat(qFromLittleEndian<quint16>(block));
             for (qint64 j = 0; j < ggml::q8Block; ++j)
-                out[b * ggml::q8Block + j] =
-                    Out(d * float(std::bit_cast<qint8>(block[2 + j])));
+                out[b * ggml::q8Block + j] = Out(d * float(std::bit_cast<qint8>(block[2 + j])));
         }
         break;
     case TensorDType::Unsupported:

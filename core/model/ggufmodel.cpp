@@ -81,8 +81,7 @@ std::optional<QJsonObject> ggufConfigJson(const GgufFile &file, const ModelConfi
     json.insert(QStringLiteral("model_type"), arch);
     json.insert(QStringLiteral("architectures"), QJsonArray{type});
     json.insert(QStringLiteral("dtype"), QStringLiteral("float32"));
-    json.insert(QStringLiteral("tie_word_embeddings"),
-                !has(file, QStringLiteral("output.weight")));
+    json.insert(QStringLiteral("tie_word_embeddings"), !has(file, QStringLiteral("output.weight")));
     if (gpt2) {
         json.insert(QStringLiteral("n_inner"), ffn);
         json.insert(QStringLiteral("layer_norm_epsilon"), eps);
