@@ -17,6 +17,7 @@
 #include "modelreference.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -41,7 +42,10 @@ namespace {
 
 QString layersFolder(const QString &name)
 {
-    return QFINDTESTDATA(QStringLiteral("data/models-layers/") + name);
+    // qwen2-tiny (q/k/v biases, tied, two shards) is one of the port-checked models.
+    return name == QLatin1String("qwen2-tiny")
+               ? QFINDTESTDATA(QStringLiteral("data/models-forward/") + name)
+               : QFINDTESTDATA(QStringLiteral("data/models-layers/") + name);
 }
 
 struct HfTensor
@@ -122,7 +126,7 @@ quint16 halfBits(float v)
     return bits;
 }
 
-enum GgmlId : quint32 { F32 = 0, F16 = 1, Q8_0 = 8, Q4_0 = 2, Q4_K = 12 };
+enum GgmlId : quint32 { F32 = 0, F16 = 1, Q8_0 = 8, Q4_0 = 2, Q4_K = 12, BF16 = 30 };
 
 // Encodes `values` as `type` and gives back what they decode to (the weights the file holds).
 QByteArray encode(const std::vector<float> &values, quint32 type, std::vector<float> *decoded)
@@ -138,6 +142,16 @@ QByteArray encode(const std::vector<float> &values, quint32 type, std::vector<fl
             const quint16 bits = halfBits(v);
             out += le16(bits);
             decoded->push_back(float(halfReference(bits)));
+        }
+        return out;
+    }
+    if (type == BF16) { // BF16.quantize_blocks: round to nearest even (no NaN here)
+        for (const float v : values) {
+            quint32 bits = 0;
+            std::memcpy(&bits, &v, 4);
+            const auto top = quint16((quint64(bits) + 0x7fff + ((bits >> 16) & 1)) >> 16);
+            out += le16(top);
+            decoded->push_back(float(bfloat16Reference(top)));
         }
         return out;
     }
@@ -208,7 +222,8 @@ Conversion convert(const QString &model, const HfModel &hf, const QJsonObject &c
         return c;
     }
     const bool llama = model == QLatin1String("llama-tiny4");
-    c.arch = llama ? "llama" : "qwen3";
+    c.arch = llama ? "llama" : model == QLatin1String("qwen2-tiny") ? "qwen2" : "qwen3";
+    const qint64 layers = config.value(QLatin1String("num_hidden_layers")).toInteger();
     const qint64 heads = config.value(QLatin1String("num_attention_heads")).toInteger();
     const qint64 kvHeads = config.value(QLatin1String("num_key_value_heads")).toInteger();
     add("token_embd.weight", QStringLiteral("model.embed_tokens.weight"));
@@ -221,20 +236,23 @@ Conversion convert(const QString &model, const HfModel &hf, const QJsonObject &c
         {"attn_q.weight", "self_attn.q_proj.weight"},
         {"attn_k.weight", "self_attn.k_proj.weight"},
         {"attn_v.weight", "self_attn.v_proj.weight"},
+        {"attn_q.bias", "self_attn.q_proj.bias"},
+        {"attn_k.bias", "self_attn.k_proj.bias"},
+        {"attn_v.bias", "self_attn.v_proj.bias"},
         {"attn_output.weight", "self_attn.o_proj.weight"},
         {"attn_q_norm.weight", "self_attn.q_norm.weight"},
         {"attn_k_norm.weight", "self_attn.k_norm.weight"},
         {"ffn_gate.weight", "mlp.gate_proj.weight"},
         {"ffn_up.weight", "mlp.up_proj.weight"},
         {"ffn_down.weight", "mlp.down_proj.weight"}};
-    for (int i = 0; i < 4; ++i)
+    for (qint64 i = 0; i < layers; ++i)
         for (const auto &[to, from] : names) {
             const QString hfName = QStringLiteral("model.layers.%1.").arg(i) + QLatin1String(from);
             if (!hf.count(hfName))
                 continue;
             add("blk." + QByteArray::number(i) + '.' + to, hfName);
-            const bool q = std::strcmp(to, "attn_q.weight") == 0;
-            if (llama && (q || std::strcmp(to, "attn_k.weight") == 0)) {
+            const bool q = std::strncmp(to, "attn_q.", 7) == 0;
+            if (llama && (q || std::strncmp(to, "attn_k.", 7) == 0)) {
                 GgufTensor &t = c.tensors.back();
                 t.tensor = permute(t.tensor, q ? heads : kvHeads);
                 t.permuted = true;
@@ -275,6 +293,9 @@ struct Written
 {
     QString gguf;    // the GGUF file
     HfModel decoded; // what it holds, under transformers' names and layout
+    // Q8_0: the largest |x - decoded| in steps of its block (max |x| / 127); at most half a step
+    // plus the float16 rounding of the scale (127 q * 2^-11 d: 0.06 of a step).
+    double worstSteps = 0;
 };
 
 // Writes the GGUF file of `model` with matrices (two-dimensional tensors) as `type` and
@@ -284,7 +305,9 @@ Written writeGguf(const QString &model, quint32 type, const QString &path,
                   const std::function<void(GgufTensor &, quint32 &)> &edit = {})
 {
     const QString folder = layersFolder(model);
-    const HfModel hf = readSafetensors(folder + QStringLiteral("/model.safetensors"));
+    HfModel hf;
+    for (const QString &file : QDir(folder).entryList({QStringLiteral("*.safetensors")}))
+        hf.merge(readSafetensors(folder + QLatin1Char('/') + file));
     QFile cf(folder + QStringLiteral("/config.json"));
     cf.open(QIODevice::ReadOnly);
     const QJsonObject config = QJsonDocument::fromJson(cf.readAll()).object();
@@ -331,6 +354,15 @@ Written writeGguf(const QString &model, quint32 type, const QString &path,
         QByteArray bytes = tensorType == Q4_0 || tensorType == Q4_K
                                ? QByteArray(int(t.tensor.values.size() / 32 * 18), '\x11')
                                : encode(t.tensor.values, tensorType, &decoded);
+        for (std::size_t b = 0; tensorType == Q8_0 && b < decoded.size(); b += 32) {
+            double amax = 0;
+            for (std::size_t j = b; j < b + 32; ++j)
+                amax = std::max(amax, std::abs(double(t.tensor.values[j])));
+            for (std::size_t j = b; j < b + 32 && amax > 0; ++j)
+                out.worstSteps =
+                    std::max(out.worstSteps,
+                             std::abs(double(t.tensor.values[j]) - decoded[j]) / (amax / 127));
+        }
         std::vector<quint64> ne(t.tensor.shape.rbegin(), t.tensor.shape.rend());
         b.addTensor(t.name, ne, tensorType, bytes);
         if (t.hfName.isEmpty() || decoded.empty())
@@ -422,6 +454,7 @@ class TestGgufForward : public QObject
 private slots:
     void f32MatchesTransformers_data();
     void f32MatchesTransformers();
+    void qwen2MatchesSafetensors();
     void roundedWeightsMatchSafetensors_data();
     void roundedWeightsMatchSafetensors();
     void refusesOtherQuantizations();
@@ -480,10 +513,38 @@ void TestGgufForward::f32MatchesTransformers()
         QCOMPARE(same.all, 0.0);
 }
 
+// qwen2 (q/k/v biases, no o_proj bias, tied output, stored unpermuted) against pescope's
+// safetensors pass of the same model, itself checked against the NumPy port of transformers'
+// Qwen2 (tst_forwardpass): the same arithmetic on the same values, so every array is identical.
+void TestGgufForward::qwen2MatchesSafetensors()
+{
+    const QString model = QStringLiteral("qwen2-tiny");
+    const QString path = m_dir.filePath(QStringLiteral("qwen2-f32.gguf"));
+    writeGguf(model, F32, path);
+    QString error;
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(path, &error);
+    QVERIFY2(pass, qPrintable(error));
+    const std::unique_ptr<ForwardPass> reference = ForwardPass::open(layersFolder(model), &error);
+    QVERIFY2(reference, qPrintable(error));
+    QCOMPARE(pass->modelType(), QStringLiteral("qwen2"));
+    QCOMPARE(pass->layers(), 3);
+    QFile idsFile(layersFolder(model) + QStringLiteral("/ref/ids.json"));
+    QVERIFY(idsFile.open(QIODevice::ReadOnly));
+    const std::vector<int> ids = idsOf(QJsonDocument::fromJson(idsFile.readAll()).object());
+    const std::optional<ForwardResult> ours = pass->run(ids, {}, &error);
+    QVERIFY2(ours, qPrintable(error));
+    const std::optional<ForwardResult> theirs = reference->run(ids, {}, &error);
+    QVERIFY2(theirs, qPrintable(error));
+    QCOMPARE(ours->attentions.values, theirs->attentions.values);
+    QCOMPARE(ours->hiddenStates.values, theirs->hiddenStates.values);
+    QCOMPARE(ours->logits.values, theirs->logits.values);
+}
+
 void TestGgufForward::roundedWeightsMatchSafetensors_data()
 {
     QTest::addColumn<quint32>("type");
     QTest::newRow("F16") << quint32(F16);
+    QTest::newRow("BF16") << quint32(BF16);
     QTest::newRow("Q8_0") << quint32(Q8_0);
 }
 
@@ -516,6 +577,7 @@ void TestGgufForward::roundedWeightsMatchSafetensors()
           type, same.all, hf.all);
     QVERIFY2(same.all <= 1e-5, qPrintable(QString::number(same.all)));
     QVERIFY(hf.all > 0); // the rounding shows
+    QVERIFY2(w.worstSteps <= 0.56, qPrintable(QString::number(w.worstSteps)));
 }
 
 void TestGgufForward::refusesOtherQuantizations()
