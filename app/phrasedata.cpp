@@ -7,12 +7,18 @@
 // or none. The window caps instead, saying so.
 // `--what distance|head-scores|sinks|frequency-atlas|norms|top-activations|probe`: a layer
 // analysis of the whole forward pass (core/analysis/layeranalysis.h), every layer or --layer N's.
+// `--shift K | --scale S | --theta B | --rope-scaling JSON` (attention and the layer analyses):
+// the pass with its positions ablated in every layer (core/model/forwardpass.h, PositionAblation);
+// `--compare`: with positions, ablated (or without, --no-positions) and the difference, stacked.
 #include "commandline.h"
 
 #include "analysis/forwardanalysis.h"
 #include "model/phrasemodel.h"
+#include "rope/ropefrequencies.h"
 
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonParseError>
 
 #include <algorithm>
 #include <cmath>
@@ -45,11 +51,12 @@ QString phraseText(const QCommandLineParser &parser)
 void refuseOtherOptions(const QCommandLineParser &parser)
 {
     const QStringList accepted = {
-        QStringLiteral("model"),  QStringLiteral("phrase"), QStringLiteral("phrase-file"),
-        QStringLiteral("what"),   QStringLiteral("layer"),  QStringLiteral("no-positions"),
-        QStringLiteral("out"),    QStringLiteral("format"), QStringLiteral("dry-run"),
-        QStringLiteral("window"), QStringLiteral("top-k"),  QStringLiteral("ridge"),
-        QStringLiteral("folds")};
+        QStringLiteral("model"),  QStringLiteral("phrase"),       QStringLiteral("phrase-file"),
+        QStringLiteral("what"),   QStringLiteral("layer"),        QStringLiteral("no-positions"),
+        QStringLiteral("out"),    QStringLiteral("format"),       QStringLiteral("dry-run"),
+        QStringLiteral("window"), QStringLiteral("top-k"),        QStringLiteral("ridge"),
+        QStringLiteral("folds"),  QStringLiteral("shift"),        QStringLiteral("scale"),
+        QStringLiteral("theta"),  QStringLiteral("rope-scaling"), QStringLiteral("compare")};
     for (const QString &name : parser.optionNames())
         if (!accepted.contains(name))
             throw UsageError{QStringLiteral("--%1 does not apply to --phrase (the model's own "
@@ -58,6 +65,61 @@ void refuseOtherOptions(const QCommandLineParser &parser)
     if (!parser.isSet(QStringLiteral("model")))
         throw UsageError{QStringLiteral("--phrase needs --model PATH|REPO_ID: a model folder "
                                         "with tokenizer.json, config.json and safetensors")};
+}
+
+// --shift, --scale, --theta, --rope-scaling: what the pass does to the positions; and --compare.
+QStringList ablationOptionNames()
+{
+    return {QStringLiteral("shift"), QStringLiteral("scale"), QStringLiteral("theta"),
+            QStringLiteral("rope-scaling"), QStringLiteral("compare")};
+}
+
+// The ablation the options ask for; the values the model cannot take (a shift past its table, a
+// scale of a learned table, a rule transformers would not compute) are refused by the pass.
+PositionAblation positionAblationFromOptions(const QCommandLineParser &parser)
+{
+    PositionAblation a;
+    a.shift = integerOption(parser, QStringLiteral("shift"), 0, ropeMaxContext, 0);
+    a.scale = numberOption(parser, QStringLiteral("scale"), 1.0);
+    if (!(a.scale > 0))
+        throw UsageError{QStringLiteral("--scale must be a number > 0 (got %1)")
+                             .arg(parser.value(QStringLiteral("scale")))};
+    if (parser.isSet(QStringLiteral("theta"))) {
+        const double theta = numberOption(parser, QStringLiteral("theta"), 0);
+        if (!(theta > 0))
+            throw UsageError{QStringLiteral("--theta must be a number > 0 (got %1)")
+                                 .arg(parser.value(QStringLiteral("theta")))};
+        a.ropeTheta = theta;
+    }
+    if (parser.isSet(QStringLiteral("rope-scaling"))) {
+        QJsonParseError parsed{};
+        const QJsonDocument json =
+            QJsonDocument::fromJson(parser.value(QStringLiteral("rope-scaling")).toUtf8(), &parsed);
+        if (parsed.error != QJsonParseError::NoError || !json.isObject() || json.object().isEmpty())
+            throw UsageError{QStringLiteral("--rope-scaling must be a JSON object such as "
+                                            "'{\"rope_type\": \"linear\", \"factor\": 2}' "
+                                            "(got \"%1\")")
+                                 .arg(parser.value(QStringLiteral("rope-scaling")))};
+        a.ropeScaling = json.object();
+    }
+    if (parser.isSet(QStringLiteral("no-positions")) && !a.changesNothing())
+        throw UsageError{QStringLiteral("--no-positions removes the positions: it does not "
+                                        "combine with --shift, --scale, --theta or "
+                                        "--rope-scaling")};
+    if (parser.isSet(QStringLiteral("compare")) && a.changesNothing() &&
+        !parser.isSet(QStringLiteral("no-positions")))
+        throw UsageError{QStringLiteral("--compare needs what to compare with: --shift K, "
+                                        "--scale S, --theta B, --rope-scaling JSON or "
+                                        "--no-positions")};
+    return a;
+}
+
+// Whether the options ask for the pass with its positions ablated, or for a comparison.
+bool ablationAsked(const QCommandLineParser &parser)
+{
+    const QStringList names = ablationOptionNames();
+    return std::any_of(names.cbegin(), names.cend(),
+                       [&](const QString &name) { return parser.isSet(name); });
 }
 
 PhraseArray phraseArrayFromOptions(const QCommandLineParser &parser)
@@ -152,6 +214,31 @@ void addPhraseDataOptions(OptionSet &options)
                       QStringLiteral("With --phrase: the same without the model's positions (no "
                                      "rotation in a RoPE layer, no position table added at an "
                                      "absolute model's input), in every layer up to --layer N.")});
+    options.addPlain({QStringLiteral("shift"),
+                      QStringLiteral("With --phrase, --what attention or a layer analysis: "
+                                     "position ids K .. K + L - 1 in every layer (transformers' "
+                                     "position_ids): RoPE turns by (p + K) theta, a learned "
+                                     "table adds row p + K (refused past its last row)."),
+                      QStringLiteral("K")});
+    options.addPlain({QStringLiteral("scale"),
+                      QStringLiteral("With --phrase: RoPE positions p -> p / S in every layer "
+                                     "(linear interpolation, transformers' rope_type linear); "
+                                     "refused for a learned position table."),
+                      QStringLiteral("S")});
+    options.addPlain({QStringLiteral("theta"),
+                      QStringLiteral("With --phrase: another rope_theta in every RoPE layer."),
+                      QStringLiteral("B")});
+    options.addPlain({QStringLiteral("rope-scaling"),
+                      QStringLiteral("With --phrase: another RoPE rule in every RoPE layer, a "
+                                     "rope_scaling object: '{\"rope_type\": \"yarn\", "
+                                     "\"factor\": 4}' (linear, dynamic, yarn, llama3, "
+                                     "longrope, default); rope_theta is the model's unless "
+                                     "given."),
+                      QStringLiteral("JSON")});
+    options.addPlain({QStringLiteral("compare"),
+                      QStringLiteral("With --phrase and --shift, --scale, --theta, "
+                                     "--rope-scaling or --no-positions: write 3 x the array: "
+                                     "with positions, ablated, and with - ablated.")});
 }
 
 PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser)
@@ -219,11 +306,44 @@ LayerZeroArray oneLayer(const LayerZeroArray &values, qint64 layer)
     return out;
 }
 
-std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAnalysis what,
-                                      const QString &path, MatrixFormat format)
+// The options that set the ablation, as typed ("--shift 5 --theta 1000"), for messages.
+QString ablationFlags(const QCommandLineParser &parser)
 {
-    // The tokenizer (and the checks of the phrase) as --what attention; the pass itself whole.
-    const LayerAnalysisOptions analysisOptions = layerAnalysisOptions(parser);
+    QStringList flags;
+    for (const QString &name : ablationOptionNames())
+        if (parser.isSet(name) && name != QLatin1String("compare"))
+            flags.append(QStringLiteral("--%1 %2").arg(name, parser.value(name)));
+    return flags.join(QLatin1Char(' '));
+}
+
+// {with, ablated, with - ablated} stacked on a new first axis (the view's "with positions,
+// without, and with - without").
+LayerZeroArray stackComparison(const LayerZeroArray &with, const LayerZeroArray &ablated)
+{
+    LayerZeroArray out;
+    out.shape = with.shape;
+    out.shape.insert(out.shape.begin(), 3);
+    out.values = with.values;
+    out.values.insert(out.values.end(), ablated.values.begin(), ablated.values.end());
+    for (std::size_t i = 0; i < with.values.size(); ++i)
+        out.values.push_back(with.values[i] - ablated.values[i]);
+    return out;
+}
+
+// What a run of the pass gives for the command: the analysis, or one layer's attention.
+using PassArray =
+    std::function<LayerZeroArray(ForwardPass &, std::span<const int>, bool withPositions,
+                                 const PositionAblation &, QStringList *warnings)>;
+
+// The phrase through the model's tokenizer (the checks of --what attention) and the whole
+// forward pass, positions as the options say (--compare: also plain, stacked), to `path`.
+std::optional<int> writeForwardArray(const QCommandLineParser &parser, const QString &name,
+                                     const PassArray &compute, const QString &path,
+                                     MatrixFormat format)
+{
+    const PositionAblation ablation = positionAblationFromOptions(parser);
+    const bool withPositions = !parser.isSet(QStringLiteral("no-positions"));
+    const bool compare = parser.isSet(QStringLiteral("compare"));
     QString error;
     const std::unique_ptr<PhraseModel> model =
         PhraseModel::open(parser.value(QStringLiteral("model")), &error, 0);
@@ -238,46 +358,97 @@ std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAna
         ForwardPass::open(parser.value(QStringLiteral("model")), &error);
     if (!pass)
         throw UsageError{error};
+    if (const QString problem = pass->ablationProblem(ablation, tokens->size()); !problem.isEmpty())
+        throw UsageError{QStringLiteral("%1: %2").arg(ablationFlags(parser), problem)};
     reportInputs(*model, *tokens);
+    const QString ablated = !withPositions              ? QStringLiteral("without positions")
+                            : ablation.changesNothing() ? QStringLiteral("with positions")
+                                                        : positionAblationText(ablation);
+    const QString what =
+        compare ? QStringLiteral("%1 (float32: with positions, %2, with - %2)").arg(name, ablated)
+                : QStringLiteral("%1 (float32, %2)").arg(name, ablated);
     if (parser.isSet(QStringLiteral("dry-run")))
         return reportDryRun(dataCommand,
                             QStringLiteral("write the %1 of %2 tokens to %3 as %4")
-                                .arg(nameOf(layerAnalysisNames, what))
+                                .arg(what)
                                 .arg(tokens->size())
                                 .arg(path, formatName(format)),
                             {});
     QElapsedTimer timer;
     timer.start();
-    const bool withPositions = !parser.isSet(QStringLiteral("no-positions"));
     std::vector<int> ids;
     for (const qint64 id : tokens->ids) // the pass refuses an id outside its token table
         ids.push_back(int(std::clamp<qint64>(id, -1, std::numeric_limits<int>::max())));
-    const std::optional<ForwardResult> result =
-        pass->run(ids, forwardOptionsFor(what, withPositions), &error);
-    if (!result)
-        throw UsageError{QStringLiteral("--phrase: ") + error};
-    std::optional<LayerZeroArray> values =
-        computeLayerAnalysis(*pass, *result, what, analysisOptions, &error);
-    if (!values)
-        throw UsageError{error};
-    if (parser.isSet(QStringLiteral("layer")))
-        values = oneLayer(*values,
-                          integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers, 0));
-    MatrixWriter writer(path, format, values->shape);
+    QStringList warnings;
+    LayerZeroArray values = compute(*pass, ids, withPositions, ablation, &warnings);
+    if (compare)
+        values = stackComparison(compute(*pass, ids, true, {}, &warnings), values);
+    MatrixWriter writer(path, format, values.shape);
     if (!writer.open(&error) ||
-        !writer.write(values->values.data(), qint64(values->values.size()), &error) ||
+        !writer.write(values.values.data(), qint64(values.values.size()), &error) ||
         !writer.commit(&error)) {
         report(dataCommand, error);
         return Failure;
     }
-    for (const QString &warning : result->warnings)
+    warnings.removeDuplicates();
+    for (const QString &warning : warnings)
         report(dataCommand, QStringLiteral("warning: ") + warning);
-    report(dataCommand,
-           QStringLiteral("%1 %2 (float32, %3 positions) written to %4 in %5 ms")
-               .arg(shapeText(values->shape), nameOf(layerAnalysisNames, what),
-                    withPositions ? QStringLiteral("with") : QStringLiteral("without"), path)
-               .arg(timer.elapsed()));
+    report(dataCommand, QStringLiteral("%1 %2 written to %3 in %4 ms")
+                            .arg(shapeText(values.shape), what, path)
+                            .arg(timer.elapsed()));
     return Success;
+}
+
+std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAnalysis what,
+                                      const QString &path, MatrixFormat format)
+{
+    const LayerAnalysisOptions analysisOptions = layerAnalysisOptions(parser);
+    const bool oneLayerOnly = parser.isSet(QStringLiteral("layer"));
+    const qint64 layer = integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers, 0);
+    const PassArray compute = [&](ForwardPass &pass, std::span<const int> ids, bool with,
+                                  const PositionAblation &ablation, QStringList *warnings) {
+        ForwardOptions options = forwardOptionsFor(what, with);
+        options.positions = ablation;
+        QString error;
+        const std::optional<ForwardResult> result = pass.run(ids, options, &error);
+        if (!result)
+            throw UsageError{QStringLiteral("--phrase: ") + error};
+        *warnings += result->warnings;
+        std::optional<LayerZeroArray> values =
+            computeLayerAnalysis(pass, *result, what, analysisOptions, &error);
+        if (!values)
+            throw UsageError{error};
+        return oneLayerOnly ? oneLayer(*values, layer) : std::move(*values);
+    };
+    return writeForwardArray(parser, nameOf(layerAnalysisNames, what), compute, path, format);
+}
+
+// --what attention with an ablation or --compare: layer N's probabilities (heads x tokens x
+// tokens) from the whole pass, layer 0 included, so that every array compared is computed alike.
+std::optional<int> writeAblatedAttention(const QCommandLineParser &parser, const QString &path,
+                                         MatrixFormat format)
+{
+    const qint64 layer =
+        integerOption(parser, QStringLiteral("layer"), 0, limits::maxLayers - 1, 0);
+    const PassArray compute = [&](ForwardPass &pass, std::span<const int> ids, bool with,
+                                  const PositionAblation &ablation, QStringList *warnings) {
+        ForwardOptions options;
+        options.attentionLayer = layer;
+        options.hiddenStates = false;
+        options.logits = false;
+        options.withPositions = with;
+        options.positions = ablation;
+        QString error;
+        std::optional<ForwardResult> result = pass.run(ids, options, &error);
+        if (!result)
+            throw UsageError{QStringLiteral("--phrase: ") + error};
+        *warnings += result->warnings;
+        LayerZeroArray out = std::move(result->attentions);
+        out.shape.erase(out.shape.begin()); // {1, heads, n, n} -> {heads, n, n}
+        return out;
+    };
+    return writeForwardArray(parser, QStringLiteral("attention of layer %1").arg(layer), compute,
+                             path, format);
 }
 
 } // namespace
@@ -285,7 +456,9 @@ std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAna
 std::optional<int> writePhraseData(const QCommandLineParser &parser)
 {
     if (!phraseGiven(parser)) {
-        refuseOptions(parser, QStringList{QStringLiteral("no-positions")} + analysisOptionNames(),
+        refuseOptions(parser,
+                      QStringList{QStringLiteral("no-positions")} + analysisOptionNames() +
+                          ablationOptionNames(),
                       QStringLiteral("a spec without --phrase"));
         const QString what = parser.value(QStringLiteral("what"));
         if (parseAs<PhraseArray>(phraseArrayNames, what) ||
@@ -300,9 +473,15 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
     if (const std::optional<LayerAnalysis> analysis = layerAnalysisFromOptions(parser))
         return writeLayerAnalysis(parser, *analysis, path, format);
+    const PhraseArray asked = phraseArrayFromOptions(parser);
     refuseOptions(parser, analysisOptionNames(),
-                  QStringLiteral("--what ") +
-                      nameOf(phraseArrayNames, phraseArrayFromOptions(parser)));
+                  QStringLiteral("--what ") + nameOf(phraseArrayNames, asked));
+    if (ablationAsked(parser)) {
+        if (asked != PhraseArray::Attention)
+            refuseOptions(parser, ablationOptionNames(),
+                          QStringLiteral("--what ") + nameOf(phraseArrayNames, asked));
+        return writeAblatedAttention(parser, path, format);
+    }
     const PhraseDataRequest request = phraseDataRequest(parser);
     if (!request.encodeError.isEmpty()) {
         report(dataCommand, QStringLiteral("--phrase: %1").arg(request.encodeError));

@@ -76,7 +76,9 @@ input). A layer the model lacks, or a phrase longer than the model takes, raises
 
     module.def("forward", &forward, py::arg("model"), py::arg("text"), py::kw_only(),
                py::arg("positions") = true, py::arg("window") = 8, py::arg("top_k") = 5,
-               py::arg("ridge") = 1.0, py::arg("folds") = 5,
+               py::arg("ridge") = 1.0, py::arg("folds") = 5, py::arg("shift") = 0,
+               py::arg("scale") = 1.0, py::arg("theta") = py::none(),
+               py::arg("rope_scaling") = py::none(),
                R"(A text through the model's whole forward pass, with what its positions do there.
 
 Returns a dict: "text", "ids", "tokens", "offsets" (as tokens()), and float32 arrays
@@ -89,7 +91,13 @@ rotary pairs [+ 1 for the values outside them]; None without RoPE), "norms" (lay
 tokens), "top_activations" (layers + 1 x top_k x [value, token, dim, ratio to median]), "probe"
 (layers + 1: the cross-validated R^2 of the token position; None with fewer tokens than folds).
 window: the head scores' local window; ridge, folds: the probe's lambda and folds (row r in
-fold r % folds). positions=False: the model without its positions in every layer.)");
+fold r % folds). positions=False: the model without its positions in every layer.
+The positions ablated in every layer (`pescope data --shift/--scale/--theta/--rope-scaling`):
+shift=K: position ids K .. K + L - 1 (RoPE turns by p + K; a learned table adds row p + K);
+scale=S: RoPE positions p -> p / S (transformers' rope_type "linear"; refused for a learned
+table); theta=B: another rope_theta in every RoPE layer; rope_scaling: another rule, a dict as
+transformers' rope_scaling ({"rope_type": "yarn", "factor": 4}). Values the model cannot take
+raise ValueError naming them.)");
 
     bindVerification(module);
     module.def("verify", &verify, py::arg("config"), py::arg("table"), py::arg("what") = py::none(),

@@ -9,8 +9,11 @@
 #include "model/phrasemodel.h"
 
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonParseError>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace py = pybind11;
@@ -133,8 +136,49 @@ py::array_t<float> numpyOf(const LayerZeroArray &a)
 
 } // namespace
 
+namespace {
+
+// shift, scale, theta, rope_scaling as the pass takes them; ValueError naming the argument.
+PositionAblation ablationOf(qint64 shift, double scale, const py::object &theta,
+                            const py::object &ropeScaling, bool positions)
+{
+    PositionAblation a;
+    if (shift < 0)
+        raiseValueError(QStringLiteral("shift must be >= 0 (got %1)").arg(shift));
+    a.shift = shift;
+    if (!std::isfinite(scale) || !(scale > 0))
+        raiseValueError(QStringLiteral("scale must be a finite number > 0 (got %1)").arg(scale));
+    a.scale = scale;
+    if (!theta.is_none()) {
+        const double base = theta.cast<double>();
+        if (!std::isfinite(base) || !(base > 0))
+            raiseValueError(QStringLiteral("theta must be a finite number > 0 (got %1)").arg(base));
+        a.ropeTheta = base;
+    }
+    if (!ropeScaling.is_none()) {
+        // A dict as transformers' rope_scaling, or its JSON text.
+        const py::object text = py::isinstance<py::str>(ropeScaling)
+                                    ? ropeScaling
+                                    : py::module_::import("json").attr("dumps")(ropeScaling);
+        QJsonParseError parsed{};
+        const QJsonDocument json = QJsonDocument::fromJson(
+            QString::fromStdString(text.cast<std::string>()).toUtf8(), &parsed);
+        if (parsed.error != QJsonParseError::NoError || !json.isObject() || json.object().isEmpty())
+            raiseValueError(QStringLiteral("rope_scaling must be a dict such as {\"rope_type\": "
+                                           "\"linear\", \"factor\": 2}"));
+        a.ropeScaling = json.object();
+    }
+    if (!positions && !a.changesNothing())
+        raiseValueError(QStringLiteral("positions=False removes the positions: it does not "
+                                       "combine with shift, scale, theta or rope_scaling"));
+    return a;
+}
+
+} // namespace
+
 py::dict forward(const py::object &model, const py::object &text, bool positions, qint64 window,
-                 qint64 topK, double ridge, int folds)
+                 qint64 topK, double ridge, int folds, qint64 shift, double scale,
+                 const py::object &theta, const py::object &ropeScaling)
 {
     if (!py::isinstance<py::str>(text))
         raiseTypeError(QStringLiteral("text must be a str (got a %1)").arg(typeNameOf(text)));
@@ -157,6 +201,7 @@ py::dict forward(const py::object &model, const py::object &text, bool positions
         ids.push_back(int(std::clamp<qint64>(id, -1, std::numeric_limits<int>::max())));
     ForwardOptions options;
     options.withPositions = positions;
+    options.positions = ablationOf(shift, scale, theta, ropeScaling, positions);
     options.queriesKeys = pass->rotaryDims() > 0;
     std::optional<ForwardResult> result;
     {

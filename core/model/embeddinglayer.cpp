@@ -7,7 +7,7 @@
 
 namespace pe {
 
-std::vector<qint64> positionRows(const LayerZeroPlan &plan, std::span<const int> ids)
+std::vector<qint64> positionRows(const LayerZeroPlan &plan, std::span<const int> ids, qint64 shift)
 {
     std::vector<qint64> rows(ids.size());
     qint64 count = 0;
@@ -17,9 +17,9 @@ std::vector<qint64> positionRows(const LayerZeroPlan &plan, std::span<const int>
             // cumsum(input_ids != padding_idx) * mask + padding_idx.
             const bool padding = ids[p] == plan.paddingIdx;
             count += padding ? 0 : 1;
-            rows[p] = (padding ? 0 : count) + plan.paddingIdx;
+            rows[p] = (padding ? 0 : count) + plan.paddingIdx + shift;
         } else {
-            rows[p] = qint64(p) + plan.positionOffset;
+            rows[p] = qint64(p) + plan.positionOffset + shift;
         }
     }
     return rows;
@@ -59,7 +59,7 @@ bool addTableRows(ModelTensors &tensors, const QString &tensor, const std::vecto
 
 bool embeddingOutput(const LayerZeroPlan &plan, const LayerZeroWeights &weights,
                      ModelTensors &tensors, std::span<const int> ids, bool withPositions,
-                     RowMatrix *out, QString *error)
+                     RowMatrix *out, QString *error, qint64 shift)
 {
     const qint64 tokens = qint64(ids.size());
     const TensorDType dtype = embeddingDType(plan, weights);
@@ -92,7 +92,7 @@ bool embeddingOutput(const LayerZeroPlan &plan, const LayerZeroWeights &weights,
     case EmbeddingKind::Gpt2: // GPT2Model.forward: inputs_embeds + position_embeds
     case EmbeddingKind::Opt:  // OPTDecoder.forward: inputs_embeds + pos_embeds
         return !withPositions || addTableRows(tensors, weights.positionTensor,
-                                              positionRows(plan, ids), dtype, out, error);
+                                              positionRows(plan, ids, shift), dtype, out, error);
     case EmbeddingKind::Bert: {
         // BertEmbeddings.forward: (inputs_embeds + token_type_embeddings) + position_embeddings,
         // then LayerNorm (token_type_ids default to zeros).
@@ -100,8 +100,8 @@ bool embeddingOutput(const LayerZeroPlan &plan, const LayerZeroWeights &weights,
             for (qint64 c = 0; c < plan.hiddenSize; ++c)
                 (*out)(p, c) =
                     roundToDType((*out)(p, c) + weights.tokenTypeRow[std::size_t(c)], dtype);
-        if (withPositions && !addTableRows(tensors, weights.positionTensor, positionRows(plan, ids),
-                                           dtype, out, error))
+        if (withPositions && !addTableRows(tensors, weights.positionTensor,
+                                           positionRows(plan, ids, shift), dtype, out, error))
             return false;
         for (qint64 p = 0; p < tokens; ++p) {
             applyNorm(NormKind::LayerNorm, weights.embedNorm, plan.embeddingEps, out->row(p).data(),

@@ -12,7 +12,10 @@
 #include "model/layerzeroattention.h"
 #include "model/layerzeronorms.h"
 #include "model/safetensorsmodel.h"
+#include "rope/ropefrequencies.h"
 #include "rope/ropetables.h"
+
+#include <QJsonDocument>
 
 #include <algorithm>
 #include <cmath>
@@ -201,10 +204,13 @@ namespace {
 class BlockRunner
 {
 public:
-    BlockRunner(const ForwardPlan &plan, qint64 index, const BlockWeights &w, int threads,
-                bool withPositions)
-        : m_plan(plan), m_attention(layerAttentionPlan(plan, index)), m_w(w), m_threads(threads),
-          m_withPositions(withPositions)
+    // `attention`: layerAttentionPlan(plan, index), its RoPE parameters ablated; `positions`:
+    // the position each token turns as, `sequenceLength` the seq_len dynamic and longrope see.
+    BlockRunner(const ForwardPlan &plan, LayerZeroPlan attention, const BlockWeights &w,
+                int threads, bool withPositions, std::span<const double> positions,
+                qint64 sequenceLength)
+        : m_plan(plan), m_attention(std::move(attention)), m_w(w), m_threads(threads),
+          m_withPositions(withPositions), m_positions(positions), m_sequenceLength(sequenceLength)
     {}
 
     // Where the scored queries ({heads, tokens, headDim}) and keys ({kvHeads, ...}) go.
@@ -272,7 +278,7 @@ private:
             normHeads(p.headNorm, m_w.keyNorm, p.normEps, hd, &key);
         }
         if (m_withPositions && p.layer.position == LayerPositionKind::Rope &&
-            !rotateQueryKey(p, &query, &key, error))
+            !rotateQueryKeyAt(p, m_positions, m_sequenceLength, &query, &key, error))
             return false;
         if (m_queries) {
             byHead(query, p.heads, hd, m_queries);
@@ -337,6 +343,8 @@ private:
     const BlockWeights &m_w;
     int m_threads;
     bool m_withPositions;
+    std::span<const double> m_positions;
+    qint64 m_sequenceLength;
 };
 
 bool cancelled(const ForwardOptions &options, QString *error)
@@ -349,6 +357,121 @@ bool cancelled(const ForwardOptions &options, QString *error)
 }
 
 } // namespace
+
+QString positionAblationText(const PositionAblation &ablation)
+{
+    QStringList parts;
+    if (ablation.shift != 0)
+        parts.append(QStringLiteral("positions shifted by %1").arg(ablation.shift));
+    if (ablation.scale != 1.0)
+        parts.append(QStringLiteral("positions scaled by 1/%1 (p -> p / %1)").arg(ablation.scale));
+    if (ablation.ropeTheta)
+        parts.append(QStringLiteral("rope_theta %1").arg(*ablation.ropeTheta));
+    if (!ablation.ropeScaling.isEmpty())
+        parts.append(QStringLiteral("rope parameters %1")
+                         .arg(QString::fromUtf8(
+                             QJsonDocument(ablation.ropeScaling).toJson(QJsonDocument::Compact))));
+    return parts.join(QStringLiteral(", "));
+}
+
+namespace {
+
+// Layer f's RoPE parameters under `ablation`: another rope_theta, then another rule (the
+// layer's base and partial rotary factor unless the object gives its own; the pairing is the
+// checkpoint's). False with one sentence naming the field when transformers would not compute
+// them.
+bool ablatedRope(const ForwardLayer &f, const PositionAblation &ablation, RopeConfig *out,
+                 QString *error)
+{
+    RopeConfig config = f.rope;
+    if (ablation.ropeTheta)
+        config.ropeTheta = *ablation.ropeTheta;
+    if (!ablation.ropeScaling.isEmpty()) {
+        QJsonObject json = ablation.ropeScaling;
+        if (!json.contains(QLatin1String("rope_theta")))
+            json.insert(QLatin1String("rope_theta"), config.ropeTheta);
+        if (!json.contains(QLatin1String("partial_rotary_factor")))
+            json.insert(QLatin1String("partial_rotary_factor"), config.partialRotaryFactor);
+        QString problem;
+        RopeConfig parsed =
+            ropeConfigFromJson(json, f.ropeHeadDim, config.maxPositionEmbeddings, &problem);
+        if (!problem.isEmpty()) {
+            *error = QStringLiteral("rope scaling: %1").arg(problem);
+            return false;
+        }
+        parsed.pairing = config.pairing;
+        config = std::move(parsed);
+    }
+    if (const QString problem = ropeConfigProblem(f.ropeHeadDim, config); !problem.isEmpty()) {
+        *error = QStringLiteral("the ablated RoPE parameters: %1").arg(problem);
+        return false;
+    }
+    *out = std::move(config);
+    return true;
+}
+
+bool finitePositive(double v)
+{
+    return std::isfinite(v) && v > 0;
+}
+
+} // namespace
+
+QString ForwardPass::ablationProblem(const PositionAblation &ablation, qint64 tokens) const
+{
+    if (ablation.changesNothing())
+        return {};
+    const ForwardPlan &plan = d->plan;
+    if (ablation.shift < 0)
+        return QStringLiteral("position shift %1: position ids start at 0 or later, so the "
+                              "shift must be >= 0")
+            .arg(ablation.shift);
+    if (ablation.shift > ropeMaxContext - tokens)
+        return QStringLiteral("position shift %1: positions beyond %2 are not computed")
+            .arg(ablation.shift)
+            .arg(ropeMaxContext);
+    if (!finitePositive(ablation.scale))
+        return QStringLiteral("position scale %1: must be a finite number > 0").arg(ablation.scale);
+    if (ablation.ropeTheta && !finitePositive(*ablation.ropeTheta))
+        return QStringLiteral("rope_theta %1: must be a finite number > 0")
+            .arg(*ablation.ropeTheta);
+    const LayerZeroPlan &base = plan.base;
+    if (base.learnedPositions) {
+        if (ablation.scale != 1.0)
+            return QStringLiteral("position scale %1: scaling positions is not defined for a "
+                                  "learned position table (%2 adds rows of %3, whole positions "
+                                  "only); transformers has no such rule")
+                .arg(ablation.scale)
+                .arg(base.architecture, base.positionTensor);
+        const qint64 first = base.paddingPositions ? base.paddingIdx + 1 : base.positionOffset;
+        const qint64 last = first + tokens - 1 + ablation.shift;
+        if (last >= d->embedding.positionRows)
+            return QStringLiteral("position shift %1: %2 tokens need rows %3 to %4 of the "
+                                  "position table %5, which has %6 rows")
+                .arg(ablation.shift)
+                .arg(tokens)
+                .arg(first + ablation.shift)
+                .arg(last)
+                .arg(base.positionTensor)
+                .arg(d->embedding.positionRows);
+    }
+    const bool rope = std::any_of(plan.perLayer.begin(), plan.perLayer.end(), [](const auto &f) {
+        return f.layer.position == LayerPositionKind::Rope;
+    });
+    if (!rope && (ablation.ropeTheta || !ablation.ropeScaling.isEmpty()))
+        return QStringLiteral("%1 has no RoPE layer: rope_theta and rope scaling do not apply")
+            .arg(base.architecture);
+    if (!rope && !base.learnedPositions)
+        return QStringLiteral("%1 has no positions to shift or scale").arg(base.architecture);
+    QString error;
+    for (const ForwardLayer &f : plan.perLayer) {
+        RopeConfig config;
+        if (f.layer.position == LayerPositionKind::Rope &&
+            !ablatedRope(f, ablation, &config, &error))
+            return error;
+    }
+    return {};
+}
 
 namespace {
 
@@ -395,6 +518,16 @@ bool checkRun(const ForwardPass &pass, qint64 layers, std::span<const int> ids,
                      .arg(options.attentionLayer)
                      .arg(layers)
                      .arg(layers - 1);
+        return false;
+    }
+    if (!options.withPositions && !options.positions.changesNothing()) {
+        *error = QStringLiteral("the positions are removed: they cannot also be %1")
+                     .arg(positionAblationText(options.positions));
+        return false;
+    }
+    if (const QString problem = pass.ablationProblem(options.positions, tokens);
+        !problem.isEmpty()) {
+        *error = problem;
         return false;
     }
     const qint64 kept = options.attentionLayer >= 0 ? 1 : layers;
@@ -478,9 +611,16 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     };
     ForwardResult result;
     RowMatrix x;
-    if (!embeddingOutput(plan.base, d->embedding, d->tensors, ids, options.withPositions, &x,
-                         error))
+    const PositionAblation &ablation = options.positions;
+    if (!embeddingOutput(plan.base, d->embedding, d->tensors, ids, options.withPositions, &x, error,
+                         ablation.shift))
         return std::nullopt;
+    // The position each token turns as in a RoPE layer: p, or (p + k) / s ablated (exactly p for
+    // k = 0, s = 1).
+    std::vector<double> rotaryPositions(static_cast<std::size_t>(tokens));
+    for (qint64 p = 0; p < tokens; ++p)
+        rotaryPositions[std::size_t(p)] = double(p + ablation.shift) / ablation.scale;
+    const qint64 sequenceLength = tokens + ablation.shift; // max(position_ids) + 1
     if (options.attentions) {
         result.attentions.shape = {kept, plan.base.heads, tokens, tokens};
         result.attentions.values.assign(std::size_t(kept * plan.base.heads * tokens * tokens), 0);
@@ -509,7 +649,12 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
         if (options.attentions && (only < 0 || only == i))
             probabilities = result.attentions.values.data() +
                             (only < 0 ? i : 0) * plan.base.heads * tokens * tokens;
-        BlockRunner block(plan, i, weights, threads, options.withPositions);
+        LayerZeroPlan attention = layerAttentionPlan(plan, i);
+        if (!ablation.changesNothing() && attention.layer.position == LayerPositionKind::Rope &&
+            !ablatedRope(plan.perLayer[std::size_t(i)], ablation, &attention.rope, error))
+            return std::nullopt;
+        BlockRunner block(plan, std::move(attention), weights, threads, options.withPositions,
+                          rotaryPositions, sequenceLength);
         if (options.queriesKeys)
             block.keepQueriesKeys(result.queries.values.data() + i * qPerLayer,
                                   result.keys.values.data() + i * kPerLayer);

@@ -13,6 +13,7 @@
 
 #include "model/layerzero.h"
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -28,6 +29,37 @@ namespace limits {
 // The most float32 values one result array may hold (1 GiB).
 constexpr qint64 maxForwardResultValues = qint64(1) << 28;
 } // namespace limits
+
+// What the pass does to the model's positions, in every layer, besides removing them
+// (ForwardOptions::withPositions): the model computed as transformers computes it when called
+// with other position ids or other RoPE parameters. The default changes nothing, bit for bit.
+struct PositionAblation
+{
+    // Position ids k .. k + L - 1 instead of 0 .. L - 1 (the position_ids argument of
+    // transformers' forward): a RoPE layer turns token p by (p + k) theta_i; a learned table adds
+    // its row p + k (after the model's own offset: OPT's 2, RoBERTa's padding_idx + 1). Refused
+    // where a learned table has no such row.
+    qint64 shift = 0;
+    // A RoPE layer turns token p as position (p + k) / s: linear interpolation, what transformers'
+    // rope_type "linear" with factor s does (inv_freq / s) on a model with default RoPE. Not
+    // defined for a learned table (refused).
+    double scale = 1.0;
+    // Another base in every RoPE layer (Gemma's local layers included); nullopt: the model's.
+    std::optional<double> ropeTheta;
+    // Another rule in every RoPE layer: a rope_parameters / rope_scaling object (rope_type and
+    // the keys transformers reads for it: "linear", "dynamic", "yarn", "llama3", "longrope"...),
+    // read by ropeConfigFromJson; rope_theta and partial_rotary_factor are the layer's (or
+    // ropeTheta) unless the object gives them. Empty: the model's own rule.
+    QJsonObject ropeScaling;
+
+    bool changesNothing() const
+    {
+        return shift == 0 && scale == 1.0 && !ropeTheta && ropeScaling.isEmpty();
+    }
+};
+
+// "shifted by 5, scaled by 2, rope_theta 500000, rope_type yarn ..." (empty: changesNothing()).
+QString positionAblationText(const PositionAblation &ablation);
 
 struct ForwardOptions
 {
@@ -45,6 +77,8 @@ struct ForwardOptions
     // input, no rotation in any RoPE layer (what layer 0's "without positions" does, carried
     // through the whole pass).
     bool withPositions = true;
+    // Shifted, scaled or other RoPE parameters; refused together with withPositions false.
+    PositionAblation positions;
     int threads = 0; // 0: one per hardware thread
     // Called after the embedding layer (0) and after each block run (1 .. layers, or up to
     // attentionLayer + 1 when the pass stops there), with the total (layers + 1, or
@@ -92,6 +126,12 @@ public:
     qint64 vocabularyRows() const;
     qint64 outputRows() const; // rows of the output matrix: the logits' columns
     qint64 maxTokens() const;
+
+    // Empty when `ablation` applies to this model for `tokens` tokens; otherwise one sentence
+    // naming the value at fault (a negative shift, a shift past a learned table's rows, a scale
+    // or base that is not a finite number > 0, a scale of a learned table, a rule transformers
+    // would not compute, RoPE parameters for a model without RoPE). run() checks it first.
+    QString ablationProblem(const PositionAblation &ablation, qint64 tokens) const;
 
     std::optional<ForwardResult> run(std::span<const int> ids, const ForwardOptions &options,
                                      QString *error);

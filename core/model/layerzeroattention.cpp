@@ -62,12 +62,21 @@ bool rotateQueryKey(const LayerZeroPlan &plan, RowMatrix *query, RowMatrix *key,
 {
     // The rotary embedding's forward for position_ids 0..L-1 (dynamic and longrope see
     // seq_len = L, as dynamic_rope_update passes max(position_ids) + 1).
+    std::vector<double> positions(std::size_t(query->rows()));
+    for (std::size_t p = 0; p < positions.size(); ++p)
+        positions[p] = double(p);
+    return rotateQueryKeyAt(plan, positions, query->rows(), query, key, error);
+}
+
+bool rotateQueryKeyAt(const LayerZeroPlan &plan, std::span<const double> positions,
+                      qint64 sequenceLength, RowMatrix *query, RowMatrix *key, QString *error)
+{
     RopeConfig config = plan.rope;
-    config.sequenceLength = query->rows();
+    config.sequenceLength = sequenceLength;
     const RopeTable cos =
-        ropeTable(plan.ropeHeadDim, config, RopeTableKind::Cos, query->rows(), true);
+        ropeTableAt(plan.ropeHeadDim, config, RopeTableKind::Cos, positions, true);
     const RopeTable sin =
-        ropeTable(plan.ropeHeadDim, config, RopeTableKind::Sin, query->rows(), true);
+        ropeTableAt(plan.ropeHeadDim, config, RopeTableKind::Sin, positions, true);
     if (cos.values.empty() || cos.columns > plan.headDim || cos.columns % 2 != 0) {
         *error = QStringLiteral("%1: layer 0's rotary tables (%2 columns) do not fit its heads "
                                 "of %3 dims")

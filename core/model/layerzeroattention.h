@@ -7,6 +7,8 @@
 #include "model/layerzeroplan.h"
 #include "model/layerzeroweights.h"
 
+#include <span>
+
 namespace pe {
 
 // heads x tokens x tokens probabilities (row i: query i over keys j), row-major, into `out`.
@@ -23,6 +25,11 @@ void normHeads(NormKind kind, const std::vector<float> &weight, double eps, qint
 // apply_rotary_pos_emb on the queries and keys for positions 0 .. rows - 1 with the plan's RoPE.
 [[nodiscard]] bool rotateQueryKey(const LayerZeroPlan &plan, RowMatrix *query, RowMatrix *key,
                                   QString *error);
+// The same for position ids that need not be 0 .. rows - 1 nor whole (a position ablation:
+// shifted, scaled); `sequenceLength` is the seq_len dynamic and longrope see.
+[[nodiscard]] bool rotateQueryKeyAt(const LayerZeroPlan &plan, std::span<const double> positions,
+                                    qint64 sequenceLength, RowMatrix *query, RowMatrix *key,
+                                    QString *error);
 // One head's scores, scaled, soft-capped, masked and softmaxed into `out` (tokens x tokens).
 void headProbabilities(const LayerZeroPlan &plan, const RowMatrix &scores, float *out);
 

@@ -78,6 +78,13 @@ RopeTable ropeTableRows(qint64 headDim, const RopeConfig &config, RopeTableKind 
                       [&](qint64 r) { return positionIds[std::size_t(r)]; });
 }
 
+RopeTable ropeTableAt(qint64 headDim, const RopeConfig &config, RopeTableKind kind,
+                      std::span<const double> positions, bool scaled)
+{
+    return buildTable(headDim, config, kind, qint64(positions.size()), scaled,
+                      [&](qint64 r) { return positions[std::size_t(r)]; });
+}
+
 std::uint64_t ropeTurnsStep(double omega)
 {
     // Only the fractional turn matters: the phase is taken modulo one turn anyway.

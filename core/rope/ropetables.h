@@ -65,6 +65,12 @@ RopeTable ropeTable(qint64 headDim, const RopeConfig &config, RopeTableKind kind
 RopeTable ropeTableRows(qint64 headDim, const RopeConfig &config, RopeTableKind kind,
                         std::span<const qint64> positionIds, bool scaled);
 
+// The same for positions that need not be whole (a position ablation's (p + k) / s: linear
+// interpolation as positions rather than as frequencies; for rope_type "default" the angle is
+// (p / s) theta_i, what "linear" with factor s gives as p (theta_i / s)).
+RopeTable ropeTableAt(qint64 headDim, const RopeConfig &config, RopeTableKind kind,
+                      std::span<const double> positions, bool scaled);
+
 // 2^64 x frac(omega / 2 pi): the fixed-point step of an angle omega >= 0 per position.
 std::uint64_t ropeTurnsStep(double omega);
 

@@ -84,6 +84,54 @@ def test_forward_refuses(data):
     assert out["probe"] is None and out["norms"] is not None
 
 
+def test_forward_ablations(data):
+    """shift, scale, theta, rope_scaling (pescope data --shift/--scale/--theta/--rope-scaling);
+    their numbers against the NumPy port are tests/tst_forwardablation's."""
+    folder, case = first_case(data, "qwen3-tiny4")  # default RoPE
+    plain = pescope.forward(folder, case["text"])
+    # Changing nothing is the plain pass, bit for bit.
+    same = pescope.forward(folder, case["text"], shift=0, scale=1.0)
+    assert np.array_equal(same["attentions"], plain["attentions"])
+    # RoPE depends on i - j only: a shift changes the attention by rounding alone.
+    shifted = pescope.forward(folder, case["text"], shift=7)
+    assert np.abs(shifted["attentions"] - plain["attentions"]).max() < 1e-5
+    # p -> p / 2 is rope_type "linear" with factor 2 (inv_freq / 2) on a default-RoPE model.
+    scaled = pescope.forward(folder, case["text"], scale=2.0)
+    linear = pescope.forward(folder, case["text"], rope_scaling={"rope_type": "linear", "factor": 2.0})
+    assert np.abs(scaled["attentions"] - plain["attentions"]).max() > 1e-3
+    assert np.abs(scaled["attentions"] - linear["attentions"]).max() < 1e-6
+    based = pescope.forward(folder, case["text"], theta=100.0)
+    assert np.abs(based["attentions"] - plain["attentions"]).max() > 1e-3
+    # A learned table: a shift reads other rows.
+    gpt2, case2 = first_case(data, "gpt2-tiny4")
+    moved = pescope.forward(gpt2, case2["text"], shift=5)
+    assert np.abs(moved["attentions"] - pescope.forward(gpt2, case2["text"])["attentions"]).max() > 1e-3
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(shift=-1), "shift must be >= 0"),
+    (dict(scale=0.0), "scale must be"),
+    (dict(scale=float("nan")), "scale must be"),
+    (dict(theta=0.0), "theta must be"),
+    (dict(theta=float("nan")), "theta must be"),
+    (dict(rope_scaling={"rope_type": "warp"}), "warp"),
+    (dict(rope_scaling="not json"), "rope_scaling must be"),
+    (dict(positions=False, shift=2), "removes the positions"),
+])
+def test_forward_ablation_refusals(data, kwargs, match):
+    folder, _ = first_case(data, "llama-tiny4")
+    with pytest.raises(ValueError, match=match):
+        pescope.forward(folder, "a cat", **kwargs)
+
+
+def test_forward_ablation_learned_table(data):
+    folder, _ = first_case(data, "gpt2-tiny4")
+    with pytest.raises(ValueError, match="not defined for a learned position table"):
+        pescope.forward(folder, "a cat", scale=2.0)
+    with pytest.raises(ValueError, match="position shift 300"):
+        pescope.forward(folder, "a cat", shift=300)
+
+
 def write_llama_gguf(folder, path):
     """llama-tiny4 as llama.cpp's convert_hf_to_gguf.py writes it with --outtype f32: GGUF v3
     (ggml/docs/gguf.md) with its tensor names, LlamaModel.permute on q_proj / k_proj and

@@ -94,8 +94,33 @@ def rms(x, w, eps, gemma):
     return n * (1 + w) if gemma else w * n
 
 
-def rope(x, positions, theta, dims):
+def llama3_inv_freq(inv, rule):
+    """_compute_llama3_parameters: wavelengths longer than original / low_freq_factor divided by
+    factor, shorter than original / high_freq_factor kept, the ones between smoothed."""
+    factor, low, high = rule["factor"], rule["low_freq_factor"], rule["high_freq_factor"]
+    old = rule["original_max_position_embeddings"]
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = 2 * math.pi / inv
+    out = np.where(wavelen > low_wavelen, inv / factor, inv)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * out / factor + smooth * out
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, out)
+
+
+def rope(x, positions, theta, dims, rule=None):
     inv = 1.0 / theta ** (np.arange(0, dims, 2, dtype=np.float64) / dims)
+    if rule and rule["rope_type"] == "linear":  # _compute_linear_scaling_rope_parameters
+        inv = inv / rule["factor"]
+    elif rule and rule["rope_type"] == "llama3":
+        inv = llama3_inv_freq(inv, rule)
+    elif rule and rule["rope_type"] == "dynamic":
+        # dynamic_rope_update: seq_len = max(position_ids) + 1; _compute_dynamic_ntk_parameters
+        # rescales the base beyond max_position_embeddings.
+        seq_len, longest, factor = positions.max() + 1, rule["max_position_embeddings"], rule["factor"]
+        if seq_len > longest:
+            base = theta * ((factor * seq_len / longest) - (factor - 1)) ** (dims / (dims - 2))
+            inv = 1.0 / base ** (np.arange(0, dims, 2, dtype=np.float64) / dims)
     freqs = np.outer(positions, inv)
     emb = np.concatenate([freqs, freqs], axis=-1)
     cos, sin = np.cos(emb), np.sin(emb)
@@ -113,13 +138,15 @@ def silu(x):
     return x / (1 + np.exp(-x))
 
 
-def forward(spec, w, positions=True):
+def forward(spec, w, positions=True, shift=0, theta_to=None, rule=None):
+    """shift: position_ids = arange(shift, shift + L); theta_to: every layer's rope_theta; rule:
+    a rope_parameters dict replacing the default rule ("linear" or "llama3")."""
     c = spec["config"]
     t = c["model_type"]
     gemma = t.startswith("gemma")
     eps = c["rms_norm_eps"]
     L = len(IDS)
-    pos = np.arange(L, dtype=np.float64)
+    pos = np.arange(L, dtype=np.float64) + shift
     g = lambda n: w[n].astype(np.float64)
     x = g("model.embed_tokens.weight")[IDS]
     if gemma:
@@ -148,9 +175,10 @@ def forward(spec, w, positions=True):
         theta = c["rope_theta"]
         if t == "gemma3_text" and kind == "sliding_attention":
             theta = c["rope_local_base_freq"]
+        theta = theta_to or theta
         dims = int(HEAD_DIM * c.get("partial_rotary_factor", 1.0))
         if positions and c.get("no_rope_layers", [1] * LAYERS)[i]:  # SmolLM3Attention: use_rope
-            q, k = rope(q, pos, theta, dims), rope(k, pos, theta, dims)
+            q, k = rope(q, pos, theta, dims, rule), rope(k, pos, theta, dims, rule)
         k = np.repeat(k, HEADS // KV, axis=0)
         v = np.repeat(v, HEADS // KV, axis=0)
         s = q @ k.transpose(0, 2, 1) * scaling
@@ -217,12 +245,14 @@ def mha(h, g, names, causal, scale_query):
     return a, (a @ v).transpose(1, 0, 2).reshape(L, HEADS * HEAD_DIM)
 
 
-def forward_opt(spec, w, positions=True):
+def forward_opt(spec, w, positions=True, shift=0):
+    """shift: position_ids = arange(shift, shift + L), OPTLearnedPositionalEmbedding adding its
+    offset 2."""
     g = lambda n: w[n].astype(np.float64)
     L = len(IDS)
     x = g("model.decoder.embed_tokens.weight")[IDS]
     if positions:
-        x = x + g("model.decoder.embed_positions.weight")[np.arange(L) + 2]
+        x = x + g("model.decoder.embed_positions.weight")[np.arange(L) + shift + 2]
     hidden, attns = [x], []
     for i in range(LAYERS):
         p = f"model.decoder.layers.{i}."
@@ -238,6 +268,41 @@ def forward_opt(spec, w, positions=True):
     final = layer_norm(x, g("model.decoder.final_layer_norm.weight"), g("model.decoder.final_layer_norm.bias"), 1e-5)
     hidden[-1] = final
     return np.stack(attns), np.stack(hidden), prenorm, final @ g("model.decoder.embed_tokens.weight").T
+
+
+def forward_gpt2(spec, w, positions=True, shift=0):
+    """GPT2Model / GPT2LMHeadModel: wte[id] + wpe[p + shift] (position_ids = arange(shift,
+    shift + L)), GPT2Block (ln_1, GPT2Attention: Conv1D c_attn x @ W + b split [q | k | v], scores
+    / sqrt(head_dim), causal; c_proj; ln_2, GPT2MLP c_fc, gelu_new, c_proj), ln_f, lm_head tied
+    to wte."""
+    g = lambda n: w[n].astype(np.float64)
+    c = spec["config"]
+    eps = c["layer_norm_epsilon"]
+    L = len(IDS)
+    x = g("transformer.wte.weight")[IDS]
+    if positions:
+        x = x + g("transformer.wpe.weight")[np.arange(L) + shift]
+    hidden, attns = [x], []
+    for i in range(LAYERS):
+        p = f"transformer.h.{i}."
+        h = layer_norm(x, g(p + "ln_1.weight"), g(p + "ln_1.bias"), eps)
+        qkv = h @ g(p + "attn.c_attn.weight") + g(p + "attn.c_attn.bias")
+        q, k, v = (t.reshape(L, HEADS, HEAD_DIM).transpose(1, 0, 2) for t in np.split(qkv, 3, axis=-1))
+        s = q @ k.transpose(0, 2, 1) / math.sqrt(HEAD_DIM)
+        s = np.where(np.tril(np.ones((L, L), dtype=bool)), s, -np.inf)
+        s = np.exp(s - s.max(axis=-1, keepdims=True))
+        a = s / s.sum(axis=-1, keepdims=True)
+        attns.append(a)
+        ctx = (a @ v).transpose(1, 0, 2).reshape(L, HIDDEN)
+        x = x + ctx @ g(p + "attn.c_proj.weight") + g(p + "attn.c_proj.bias")
+        h = layer_norm(x, g(p + "ln_2.weight"), g(p + "ln_2.bias"), eps)
+        m = gelu_tanh(h @ g(p + "mlp.c_fc.weight") + g(p + "mlp.c_fc.bias"))
+        x = x + m @ g(p + "mlp.c_proj.weight") + g(p + "mlp.c_proj.bias")
+        hidden.append(x)
+    prenorm = x
+    final = layer_norm(x, g("transformer.ln_f.weight"), g("transformer.ln_f.bias"), eps)
+    hidden[-1] = final
+    return np.stack(attns), np.stack(hidden), prenorm, final @ g("transformer.wte.weight").T
 
 
 def forward_bert(spec, w):
@@ -332,9 +397,34 @@ MODELS["smollm3-tiny"] = dict(seed=2010, config=base_config(
     use_sliding_window=False, sliding_window=None, attention_bias=False, mlp_bias=False,
     tie_word_embeddings=True))
 MODELS["opt-tiny"] = dict(seed=2007, config=opt_config())
+MODELS["gpt2-tiny"] = dict(seed=2011, config={
+    "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": HIDDEN, "n_head": HEADS,
+    "n_layer": LAYERS, "n_inner": INTER, "n_positions": 32, "vocab_size": VOCAB,
+    "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "scale_attn_weights": True,
+    "tie_word_embeddings": True, "torch_dtype": "float32"})
 MODELS["bert-tiny"] = dict(seed=2008, config=bert_config("bert", "BertModel", pad_token_id=0))
 MODELS["roberta-tiny"] = dict(seed=2009, config=bert_config(
     "roberta", "RobertaModel", pad_token_id=1, max_position_embeddings=66))
+
+
+# Position ablations (pescope's PositionAblation), as transformers computes them: position_ids
+# starting at 5 (shift5); rope_scaling {"rope_type": "linear", "factor": 2} (scale2: pescope's
+# positions p -> p / 2); rope_theta 1000 in every layer (theta1000); the llama3 rule with
+# factor 8, low 1, high 4, original 128, whose four wavelengths (6.3, 63, 628, 6283) fall in the
+# high, medium and low bands (llama3).
+LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 128}
+# dynamic NTK (factor 2) with position ids from 1000: seq_len 1012 > max_position_embeddings 512,
+# so the base grows, and the shift changes the attention (it does not with the other rules).
+DYNAMIC = {"rope_type": "dynamic", "factor": 2.0, "max_position_embeddings": 512}
+ABLATIONS = {
+    "mistral-tiny": [("shift5", dict(shift=5)),
+                     ("scale2", dict(rule={"rope_type": "linear", "factor": 2.0})),
+                     ("theta1000", dict(theta_to=1000.0)), ("llama3", dict(rule=LLAMA3)),
+                     ("dynamic_shift1000", dict(shift=1000, rule=DYNAMIC))],
+    "opt-tiny": [("shift5", dict(shift=5))],
+    "gpt2-tiny": [("shift5", dict(shift=5))],
+}
 
 
 def shapes_of(c):
@@ -354,6 +444,19 @@ def shapes_of(c):
                 s[p + n + ".bias"] = (HIDDEN,)
             s[p + "fc1.weight"], s[p + "fc1.bias"] = (INTER, HIDDEN), (INTER,)
             s[p + "fc2.weight"], s[p + "fc2.bias"] = (HIDDEN, INTER), (HIDDEN,)
+        return s
+    if t == "gpt2":
+        s = {"transformer.wte.weight": (VOCAB, HIDDEN), "transformer.wpe.weight": (32, HIDDEN),
+             "transformer.ln_f.weight": (HIDDEN,), "transformer.ln_f.bias": (HIDDEN,)}
+        for i in range(LAYERS):
+            p = f"transformer.h.{i}."
+            for n in ("ln_1", "ln_2"):
+                s[p + n + ".weight"], s[p + n + ".bias"] = (HIDDEN,), (HIDDEN,)
+            # Conv1D: weight in x out
+            s[p + "attn.c_attn.weight"], s[p + "attn.c_attn.bias"] = (HIDDEN, 3 * HIDDEN), (3 * HIDDEN,)
+            s[p + "attn.c_proj.weight"], s[p + "attn.c_proj.bias"] = (HIDDEN, HIDDEN), (HIDDEN,)
+            s[p + "mlp.c_fc.weight"], s[p + "mlp.c_fc.bias"] = (HIDDEN, INTER), (INTER,)
+            s[p + "mlp.c_proj.weight"], s[p + "mlp.c_proj.bias"] = (INTER, HIDDEN), (HIDDEN,)
         return s
     if t in ("bert", "roberta"):
         s = {"embeddings.word_embeddings.weight": (VOCAB, HIDDEN),
@@ -427,7 +530,8 @@ def main():
                 weight_map.update({k: file for k in part})
             with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
                 json.dump({"metadata": {}, "weight_map": weight_map}, f, indent=2, sort_keys=True)
-        run = {"opt": forward_opt, "bert": forward_bert, "roberta": forward_bert}.get(c["model_type"], forward)
+        run = {"opt": forward_opt, "bert": forward_bert, "roberta": forward_bert,
+               "gpt2": forward_gpt2}.get(c["model_type"], forward)
         attn, hidden, prenorm, logits = run(spec, w)
         for key, value in (("attn", attn), ("hidden", hidden), ("prenorm", prenorm), ("logits", logits)):
             if value is None:
@@ -437,6 +541,10 @@ def main():
             attn, hidden, _, _ = run(spec, w, positions=False)
             np.save(os.path.join(folder, "ref", "attn_nopos.npy"), attn.astype(np.float32))
             np.save(os.path.join(folder, "ref", "hidden_nopos.npy"), hidden.astype(np.float32))
+        for suffix, kwargs in ABLATIONS.get(name, []):
+            attn, hidden, _, _ = run(spec, w, **kwargs)
+            np.save(os.path.join(folder, "ref", f"attn_{suffix}.npy"), attn.astype(np.float32))
+            np.save(os.path.join(folder, "ref", f"hidden_{suffix}.npy"), hidden.astype(np.float32))
         with open(os.path.join(folder, "ref", "ids.json"), "w") as f:
             json.dump({"ids": IDS}, f)
         print(name, "attn", attn.shape, "max |hidden|", float(np.abs(hidden).max()))
