@@ -8,6 +8,7 @@
 #include "model/embeddinglayer.h"
 #include "model/forwardplan.h"
 #include "model/forwardweights.h"
+#include "model/ggufmodel.h"
 #include "model/layerzeroattention.h"
 #include "model/layerzeronorms.h"
 #include "model/safetensorsmodel.h"
@@ -105,6 +106,8 @@ std::unique_ptr<ForwardPass> ForwardPass::open(const QString &model, QString *er
     std::optional<ForwardPlan> plan = forwardPlan(files->json, files->config, error);
     if (!plan)
         return nullptr;
+    if (files->location.kind == ModelSourceKind::Gguf)
+        useGgufNames(&*plan);
     std::unique_ptr<ForwardPass> out(new ForwardPass());
     Data &data = *out->d;
     data.plan = std::move(*plan);

@@ -1,5 +1,7 @@
 #include "model/forwardweights.h"
 
+#include "model/ggufmodel.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -92,8 +94,8 @@ std::vector<ForwardWeights::Wanted> ForwardWeights::blockTensors(qint64 index) c
     }
     lin(m_plan.output, hidden, qDim);
     if (b.headNorm != NormKind::None) {
-        out.push_back({full(QStringLiteral("layers.%1.self_attn.q_norm.weight"), index), {hd}});
-        out.push_back({full(QStringLiteral("layers.%1.self_attn.k_norm.weight"), index), {hd}});
+        out.push_back({full(m_plan.queryNorm, index), {hd}});
+        out.push_back({full(m_plan.keyNorm, index), {hd}});
     }
     if (m_plan.mlp == MlpKind::Plain) {
         lin(m_plan.fcIn, inter, hidden);
@@ -134,8 +136,11 @@ bool ForwardWeights::checkTensor(const Wanted &wanted, QString *error)
                                  info->shape.begin() + (anyRows ? 1 : 0)) &&
                       (!anyRows || info->shape[0] >= 1);
     if (!fits) {
-        *error = QStringLiteral("%1: tensor %2 has shape %3; config.json (%4) implies %5")
-                     .arg(info->file, wanted.name, info->shapeString(), m_plan.base.source,
+        const bool gguf = m_tensors.kind() == ModelSourceKind::Gguf;
+        *error = QStringLiteral("%1: tensor %2 has shape %3; %4 implies %5")
+                     .arg(info->file, wanted.name, info->shapeString(),
+                          gguf ? QStringLiteral("its metadata")
+                               : QStringLiteral("config.json (%1)").arg(m_plan.base.source),
                           shapeText(wanted.shape));
         return false;
     }
@@ -238,6 +243,10 @@ bool ForwardWeights::readAttention(qint64 i, BlockWeights *out, QStringList *war
             !readLinear(full(m_plan.value.name, i), m_plan.value, kDim, hidden, &out->value,
                         warnings, error))
             return false;
+        if (b.ggufRopePermuted) {
+            unpermuteGgufRope(&out->query, b.heads, hd);
+            unpermuteGgufRope(&out->key, b.kvHeads, hd);
+        }
         break;
     case QkvLayout::Conv1dFused:
     case QkvLayout::NeoxPerHead:
@@ -265,10 +274,8 @@ bool ForwardWeights::readAttention(qint64 i, BlockWeights *out, QStringList *war
                     warnings, error))
         return false;
     return b.headNorm == NormKind::None ||
-           (read(full(QStringLiteral("layers.%1.self_attn.q_norm.weight"), i), &out->queryNorm,
-                 warnings, error) &&
-            read(full(QStringLiteral("layers.%1.self_attn.k_norm.weight"), i), &out->keyNorm,
-                 warnings, error));
+           (read(full(m_plan.queryNorm, i), &out->queryNorm, warnings, error) &&
+            read(full(m_plan.keyNorm, i), &out->keyNorm, warnings, error));
 }
 
 bool ForwardWeights::readMlp(qint64 i, BlockWeights *out, QStringList *warnings, QString *error)
