@@ -48,7 +48,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "2 x phrases x sequence length x dims float32 (random, fixed)"},
     {.view = FigureView::PhraseDifference, .name = "phrase-difference",
      .label = "Phrase difference", .title = "Phrase difference",
-     .page = Page::Phrases, .job = J::Phrases, .motion = M::Token,
+     .page = Page::Phrases, .job = J::Phrases, .motion = M::Token, .needs = {.phrases = 2},
      .help = "Phrase B minus phrase A, token by token: where both have the same word at the same "
              "position the difference is zero, since the same word at the same position embeds "
              "the same.",
@@ -161,6 +161,7 @@ constexpr ViewEntry entries[] = {
                 "factor"},
     {.view = FigureView::ModelTokens, .name = "tokens", .label = "Model tokens",
      .title = "The model's tokens", .page = Page::Phrases, .job = J::ModelPhrases,
+     .needs = {.model = true},
      .help = "Each phrase goes through the open model's tokenizer.json as Hugging Face's "
              "<i>tokenizers</i> splits it: the strips show its tokens with their ids. <b>␣</b> "
              "marks the space a token starts or ends with (byte-level BPE writes it Ġ, "
@@ -172,6 +173,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "tokens float32: the chosen phrase's token ids"},
     {.view = FigureView::ModelEmbeddings, .name = "embeddings", .label = "Model embeddings",
      .title = "The model's embeddings", .page = Page::Phrases, .job = J::ModelPhrases,
+     .needs = {.model = true},
      .help = "hidden_states[0], the vectors layer 0 receives (token embeddings, plus the "
              "position table for models that add one at the input), with and without positions.",
      .formula = "hidden_states[0][<i>t</i>] = embed[id<sub><i>t</i></sub>] (+ wpe[<i>t</i>] "
@@ -180,7 +182,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "2 x tokens x hidden float32: hidden_states[0] with positions, without"},
     {.view = FigureView::ModelTokenCosine, .name = "token-cosine",
      .label = "Model token similarity", .title = "The model's token similarity",
-     .page = Page::Phrases, .job = J::ModelPhrases,
+     .page = Page::Phrases, .job = J::ModelPhrases, .needs = {.phrases = 2, .model = true},
      .help = "The cosine of every token of A with every token of B, and of the two phrases' "
              "mean vectors, with and without positions.",
      .formula = "cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / (|<i>u</i>| |<i>v</i>|); a "
@@ -190,6 +192,7 @@ constexpr ViewEntry entries[] = {
     {.view = FigureView::ModelAttention, .name = "attention",
      .label = "Positions in attention", .title = "Positions in attention",
      .page = Page::Phrases, .job = J::ModelPhrases,
+     .needs = {.model = true},
      .help = "<b>Positions in attention</b>: layer 0's attention weights of phrase A or B, for "
              "one head or the mean of the heads, computed with the model's position encoding "
              "and without it, and the difference: what positions change in who attends to whom.",
@@ -320,6 +323,23 @@ bool anyViewNeeds(const QList<FigureView> &views, ViewJob job)
 {
     return std::any_of(views.begin(), views.end(),
                        [job](FigureView view) { return viewNeeds(view, job); });
+}
+
+QString viewNeedsProblem(const QList<FigureView> &views, const ViewInputs &given)
+{
+    // A missing model first: without it no phrase can be counted.
+    for (FigureView view : views)
+        if (viewEntry(view).needs.model && !given.model)
+            return QStringLiteral("the %1 view needs a model").arg(figureViewName(view));
+    static const char *const counts[] = {"a phrase", "two phrases", "three phrases"};
+    for (FigureView view : views) {
+        const ViewNeeds &needs = viewEntry(view).needs;
+        if (given.phrases < needs.phrases)
+            return QStringLiteral("the %1 view needs %2")
+                .arg(figureViewName(view),
+                     QLatin1String(counts[std::clamp(needs.phrases, 1, 3) - 1]));
+    }
+    return {};
 }
 
 QStringList schemeKeysReadBy(FigureView view)
