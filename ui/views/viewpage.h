@@ -1,7 +1,7 @@
 // ViewPage: what one page of the window shows, answered from the view list (state/viewlist.h):
 // the views it hosts, those on screen now, those the Motion bar can move, the figure File >
 // Export figure and Copy figure write, and the view File > Export data writes. The window
-// registers one per page (MainWindow::buildPages); the export actions, the Motion bar, the
+// registers one per page (MainWindow::registerPages); the export actions, the Motion bar, the
 // Lesson panel and F1 ask the current one (ViewPages::current()) and know no page themselves.
 #pragma once
 
