@@ -9,6 +9,7 @@
 #include "widgets/playbar.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QEvent>
