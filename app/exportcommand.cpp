@@ -337,8 +337,11 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
     if (anyViewNeeds(views, ViewJob::Phrases) && state.phrases.phrases.isEmpty())
         throw UsageError{
             QStringLiteral("--text is required for the %1 view").arg(figureViewsName(views))};
-    if (views.contains(FigureView::PhraseDifference) && state.phrases.phrases.size() < 2)
-        throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
+    // The view list's needs (two phrases to compare), checked as the window checks them.
+    if (const QString problem = viewNeedsProblem(viewsNeeding(views, ViewJob::Phrases),
+                                                 {.phrases = state.phrases.phrases.size()});
+        !problem.isEmpty())
+        throw UsageError{QStringLiteral("--text: ") + problem};
     if (modelPhrases) {
         // The model's own tokenizer and layer 0 for the --text phrases, A then B.
         if (!parser.isSet(QStringLiteral("model")))
@@ -353,8 +356,10 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
                                             "(got %2)")
                                  .arg(figureViewsName(views))
                                  .arg(texts.size())};
-        if (views.contains(FigureView::ModelTokenCosine) && texts.size() < 2)
-            throw UsageError{QStringLiteral("--text: the token-cosine view needs two phrases")};
+        if (const QString problem = viewNeedsProblem(viewsNeeding(views, ViewJob::ModelPhrases),
+                                                     {.phrases = texts.size(), .model = true});
+            !problem.isEmpty())
+            throw UsageError{QStringLiteral("--text: ") + problem};
         if (figure.choices.modelPhrase >= texts.size())
             throw UsageError{QStringLiteral("--model-phrase B: only one phrase is given (a "
                                             "second --text is phrase B)")};

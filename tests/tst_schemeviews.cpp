@@ -18,7 +18,7 @@
 #include "figures/schemefigures.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
-#include "views/fileactions.h"
+#include "views/exportactions.h"
 #include "views/mainwindow.h"
 #include "views/schemepage.h"
 #include "widgets/fieldform.h"
@@ -696,9 +696,8 @@ private slots:
         QVERIFY(window.applyPreset(QStringLiteral("t5-buckets"), &error));
         QTRY_VERIFY_WITH_TIMEOUT(window.isSettled(), 60000);
         // File → Export / Copy figure on the Schemes page take the page's current view.
-        FileActions *files = FileActions::of(&window);
-        QCOMPARE(files->currentViews(), QList<FigureView>{FigureView::T5});
-        const QImage shown = files->currentFigure(&error);
+        QCOMPARE(window.viewPages().current().figureViews(), QList<FigureView>{FigureView::T5});
+        const QImage shown = ExportActions::of(&window)->currentFigure(&error);
         QVERIFY2(!shown.isNull(), qPrintable(error));
         QCOMPARE(shown.size(), window.schemePage()->currentPlot()->size());
         // The Export dialog offers every Schemes view and previews it once the scheduler has

@@ -96,6 +96,12 @@ void phrasesArray(const PhraseResult &r, ViewArray *out)
 bool phraseDifferenceArray(const FigureState &state, const PhraseResult &r, ViewArray *out,
                            QString *error)
 {
+    if (QString why = viewNeedsProblem({FigureView::PhraseDifference},
+                                       {.phrases = r.settings.phrases.size()});
+        !why.isEmpty()) {
+        *error = why;
+        return false;
+    }
     const int a = state.compareA(), b = state.compareB();
     if (a < 0 || b < 0 || a >= r.settings.phrases.size() || b >= r.settings.phrases.size()) {
         *error = QStringLiteral("the phrase-difference view needs two phrases to compare");
@@ -259,8 +265,11 @@ bool modelTokenCosine(const FigureState &, const FigureData &data, const ViewCho
     if (!hasArrays(data, "token-cosine", error))
         return false;
     const ByPositions<ValueGrid> &cosine = data.modelPhrases->tokenCosine;
-    if (cosine[0].values.empty()) {
-        *error = QStringLiteral("the model-token-cosine view needs two phrases");
+    if (QString why = viewNeedsProblem(
+            {FigureView::ModelTokenCosine},
+            {.phrases = qsizetype(data.modelPhrases->phrases.size()), .model = true});
+        !why.isEmpty()) {
+        *error = why;
         return false;
     }
     out->shape = {2, cosine[0].rows, cosine[0].cols};
