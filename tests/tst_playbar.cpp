@@ -458,9 +458,6 @@ private slots:
             if (f.kind == OutputKind::Animation)
                 QVERIFY2(button->toolTip().contains(label), f.label);
         }
-        QCOMPARE(button->toolTip(),
-                 u"File > Export figure, preset to what plays here as a GIF, MP4 or WebM"_qs);
-        dialog->reject();
     }
 
     // Issue 46: the Motion bar's Export… with the model's attention on screen opened on the
