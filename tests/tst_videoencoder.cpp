@@ -163,9 +163,9 @@ private slots:
         for (int i = 0; i < settings.frames; ++i) {
             const auto same = imageDifference(video.frames[i],
                                               syntheticFrame(settings.width, settings.height, i));
-            QVERIFY2(same.mean < 8.0, qPrintable(QStringLiteral("frame %1: mean difference %2")
-                                                     .arg(i)
-                                                     .arg(same.mean)));
+            QVERIFY2(
+                same.mean < 8.0,
+                qPrintable(QStringLiteral("frame %1: mean difference %2").arg(i).arg(same.mean)));
         }
     }
 

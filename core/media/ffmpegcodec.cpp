@@ -348,8 +348,8 @@ public:
         if (!openEncoder(path, error) || !startFile(muxer, error))
             return false;
         packet = av_packet_alloc();
-        const bool converts = usesPalette() ? openPaletteUse(palette, error)
-                                            : openColourConversion(error);
+        const bool converts =
+            usesPalette() ? openPaletteUse(palette, error) : openColourConversion(error);
         if (!converts)
             return false;
         isOpen = true;

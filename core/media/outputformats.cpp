@@ -24,8 +24,8 @@ constexpr OutputFormat formats[] = {
      vectors},
     {OutputKind::Animation, int(VideoFormat::Gif), "gif", "image/gif", "GIF", "GIF animation",
      animated, "gif", "gif", "GIF", VideoPixels::Palette},
-    {OutputKind::Animation, int(VideoFormat::Mp4), "mp4", "video/mp4", "MP4", "MP4 video",
-     animated, "mp4", "libx264", "H.264 (libx264)", VideoPixels::Yuv420,
+    {OutputKind::Animation, int(VideoFormat::Mp4), "mp4", "video/mp4", "MP4", "MP4 video", animated,
+     "mp4", "libx264", "H.264 (libx264)", VideoPixels::Yuv420,
      "preset=veryfast:profile=high:crf=18"},
     {OutputKind::Animation, int(VideoFormat::WebM), "webm", "video/webm", "WebM", "WebM video",
      animated, "webm", "libvpx-vp9", "VP9 (libvpx)", VideoPixels::Yuv420,
@@ -124,8 +124,8 @@ QString outputFormatSummary()
     QStringList labels;
     for (std::size_t i = 0; i < std::size(formats); ++i) {
         labels.append(QLatin1String(formats[i].label));
-        const bool runEnds = i + 1 == std::size(formats) ||
-                             qstrcmp(formats[i].summary, formats[i + 1].summary) != 0;
+        const bool runEnds =
+            i + 1 == std::size(formats) || qstrcmp(formats[i].summary, formats[i + 1].summary) != 0;
         if (runEnds) {
             parts.append(joined(labels, QStringLiteral(" and ")) + QStringLiteral(": ") +
                          QLatin1String(formats[i].summary));
