@@ -1,6 +1,7 @@
 #include "widgets/playbar.h"
 
 #include "fields/fieldvalue.h"
+#include "media/outputformats.h"
 #include "state/explorerstate.h"
 
 #include <QCheckBox>
@@ -105,8 +106,8 @@ PlayBar::PlayBar(ExplorerState *state, ViewsFn playable, ViewsFn figure, QWidget
     addWidget(m_loop);
     m_export->setObjectName(QStringLiteral("motionExport"));
     m_export->setText(tr("Export…"));
-    m_export->setToolTip(tr("File > Export figure, preset to what plays here as a GIF, MP4 or "
-                            "WebM"));
+    m_export->setToolTip(tr("File > Export figure, preset to what plays here as a %1")
+                             .arg(outputLabelList(OutputKind::Animation)));
     addWidget(m_export);
     connect(m_export, &QToolButton::clicked, this, &PlayBar::exportAnimation);
 
