@@ -31,16 +31,25 @@ void splitFused(const Projection &fused, qint64 heads, qint64 kvHeads, qint64 he
     for (qint64 part = 0; part < 3; ++part) {
         Projection *t = targets[part];
         const qint64 n = part == 0 ? heads : kvHeads;
-        t->weight.resize(n * headDim, fused.weight.cols());
+        t->inputMajor = fused.inputMajor;
+        if (fused.inputMajor) // Conv1D: a head's outputs are columns
+            t->weight.resize(fused.weight.rows(), n * headDim);
+        else
+            t->weight.resize(n * headDim, fused.weight.cols());
         if (fused.bias.size() > 0)
             t->bias.resize(n * headDim);
-        for (qint64 h = 0; h < n; ++h)
+        for (qint64 h = 0; h < n; ++h) {
+            if (fused.inputMajor) // a head's outputs are consecutive in every fused layout
+                t->weight.middleCols(h * headDim, headDim) =
+                    fused.weight.middleCols(rowOf(part, h, 0), headDim);
             for (qint64 d = 0; d < headDim; ++d) {
                 const qint64 row = rowOf(part, h, d);
-                t->weight.row(h * headDim + d) = fused.weight.row(row);
+                if (!fused.inputMajor)
+                    t->weight.row(h * headDim + d) = fused.weight.row(row);
                 if (fused.bias.size() > 0)
                     t->bias(h * headDim + d) = fused.bias(row);
             }
+        }
     }
 }
 
@@ -200,10 +209,10 @@ bool ForwardWeights::readLinear(const QString &name, const LinearTensor &spec, q
     std::vector<float> values;
     if (!read(name + QLatin1String(".weight"), &values, warnings, error))
         return false;
-    if (spec.conv1d) // Conv1D stores in x out: y = x @ W + b
-        out->weight = Eigen::Map<const RowMatrix>(values.data(), columns, rows).transpose();
-    else
-        out->weight = Eigen::Map<const RowMatrix>(values.data(), rows, columns);
+    // Conv1D stores in x out (y = x @ W + b): kept so, the products read it as it is.
+    out->inputMajor = spec.conv1d;
+    out->weight = spec.conv1d ? Eigen::Map<const RowMatrix>(values.data(), columns, rows)
+                              : Eigen::Map<const RowMatrix>(values.data(), rows, columns);
     out->bias.resize(0);
     if (!spec.bias)
         return true;

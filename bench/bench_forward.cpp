@@ -1,0 +1,94 @@
+// The whole forward pass (issue 48 item 6), run by bench_forward.py beside PyTorch's eager
+// forward: opens a model folder, runs ForwardPass on `--tokens` deterministic token ids with
+// `--threads` threads (no attentions or hidden states kept, logits as asked), and prints one line
+// of JSON: the median and fastest of `--runs` warm runs, the process's peak resident memory
+// (getrusage) and the logits' checksum values the script compares with PyTorch's. It never passes
+// or fails on time.
+//
+//   bench_forward --model FOLDER [--tokens N] [--threads T] [--runs R] [--last-logits]
+//                 [--dump FILE]
+#include "benchtiming.h"
+#include "model/forwardpass.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+// The ids bench_forward.py gives PyTorch too: (p * 7919 + 13) mod vocabulary.
+std::vector<int> tokenIds(qint64 tokens, qint64 vocabulary)
+{
+    std::vector<int> ids;
+    for (qint64 p = 0; p < tokens; ++p)
+        ids.push_back(int((p * 7919 + 13) % vocabulary));
+    return ids;
+}
+
+double peakResidentMiB()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_maxrss) / 1024.0; // kilobytes on Linux
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    const QCommandLineOption modelOption(QStringLiteral("model"), QStringLiteral("Model folder."),
+                                         QStringLiteral("FOLDER"));
+    const QCommandLineOption tokensOption(QStringLiteral("tokens"), QStringLiteral("Tokens."),
+                                          QStringLiteral("N"), QStringLiteral("128"));
+    const QCommandLineOption threadsOption(QStringLiteral("threads"), QStringLiteral("Threads."),
+                                           QStringLiteral("T"), QStringLiteral("0"));
+    const QCommandLineOption runsOption(QStringLiteral("runs"), QStringLiteral("Timed runs."),
+                                        QStringLiteral("R"), QStringLiteral("3"));
+    const QCommandLineOption lastOption(QStringLiteral("last-logits"),
+                                        QStringLiteral("Logits of the last token only."));
+    const QCommandLineOption dumpOption(QStringLiteral("dump"),
+                                        QStringLiteral("Write the logits (float32) to FILE."),
+                                        QStringLiteral("FILE"));
+    parser.addOptions({modelOption, tokensOption, threadsOption, runsOption, lastOption,
+                       dumpOption});
+    parser.process(app);
+
+    QString error;
+    const std::unique_ptr<pe::ForwardPass> pass =
+        pe::ForwardPass::open(parser.value(modelOption), &error);
+    if (!pass)
+        qFatal("%s", qPrintable(error));
+    const std::vector<int> ids =
+        tokenIds(parser.value(tokensOption).toLongLong(), pass->vocabularyRows());
+    pe::ForwardOptions options;
+    options.attentions = false;
+    options.hiddenStates = false;
+    options.threads = parser.value(threadsOption).toInt();
+    options.lastLogitsOnly = parser.isSet(lastOption);
+    std::optional<pe::ForwardResult> result;
+    const pe::bench::Timing timing =
+        pe::bench::timeRuns(parser.value(runsOption).toInt(), [&] {
+            result = pass->run(ids, options, &error);
+            if (!result)
+                qFatal("%s", qPrintable(error));
+        });
+    if (parser.isSet(dumpOption)) {
+        QFile file(parser.value(dumpOption));
+        if (!file.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(file.fileName()));
+        file.write(reinterpret_cast<const char *>(result->logits.values.data()),
+                   qint64(result->logits.values.size() * sizeof(float)));
+    }
+    std::printf("{\"median\": %.6f, \"min\": %.6f, \"peak_mib\": %.1f, \"logits\": %lld}\n",
+                timing.median, timing.min, peakResidentMiB(),
+                static_cast<long long>(result->logits.values.size()));
+    return 0;
+}
