@@ -480,10 +480,10 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
         result.keys.values.assign(std::size_t(layers * kPerLayer), 0);
     }
     progress(0);
+    BlockWeights weights; // float32 only while a layer runs; each layer reuses the storage
     for (qint64 i = 0; i <= last; ++i) {
         if (cancelled(options, error))
             return std::nullopt;
-        BlockWeights weights; // float32 only while this layer runs
         if (!d->weights->load(i, &weights, &result.warnings, error))
             return std::nullopt;
         float *probabilities = nullptr;
@@ -500,6 +500,7 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
             store(x, result.hiddenStates.values.data() + (i + 1) * tokens * hidden);
         progress(i + 1);
     }
+    weights = {}; // not held while the logits are computed
     if (last < layers - 1)
         return result; // stopped early: no final norm, no logits
     result.prenorm.shape = {tokens, hidden};

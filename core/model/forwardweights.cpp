@@ -206,7 +206,7 @@ bool ForwardWeights::readLinear(const QString &name, const LinearTensor &spec, q
                                 qint64 columns, Projection *out, QStringList *warnings,
                                 QString *error)
 {
-    std::vector<float> values;
+    std::vector<float> &values = m_values;
     if (!read(name + QLatin1String(".weight"), &values, warnings, error))
         return false;
     // Conv1D stores in x out (y = x @ W + b): kept so, the products read it as it is.

@@ -67,6 +67,8 @@ private:
     QSet<QString> m_names;
     QString m_outputName;
     qint64 m_outputRows = 0;
+    // A tensor as read, before it becomes a matrix: kept, so that each layer reuses its pages.
+    std::vector<float> m_values;
 };
 
 } // namespace pe
