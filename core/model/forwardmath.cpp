@@ -12,13 +12,20 @@ namespace pe {
 
 namespace {
 
-// Output columns per sgemm: a function of the product's width only, never of the thread count,
-// so that results do not depend on it; about 16 blocks, so that up to 16 threads have work, each
-// at least 128 wide, as OpenBLAS packs the left matrix again for every block.
-qint64 columnBlock(qint64 total)
+// Blocks of the output: functions of the product's shape only, never of the thread count, so
+// that results do not depend on it. About 16 blocks, so that up to 16 threads have work; rows
+// (tokens) split too once there are many, because each block packs its share of both matrices
+// again (256 x 256 blocks repack each input value 1/256 as often as they use it).
+qint64 rowBlock(qint64 rows)
 {
-    const qint64 sixteenth = (total + 15) / 16;
-    return std::max<qint64>(128, (sixteenth + 63) / 64 * 64);
+    return rows >= 512 ? 256 : std::max<qint64>(rows, 1);
+}
+
+qint64 columnBlock(qint64 rows, qint64 columns)
+{
+    const qint64 rowBlocks = (rows + rowBlock(rows) - 1) / rowBlock(rows);
+    const qint64 share = (columns * rowBlocks + 15) / 16;
+    return std::max<qint64>(128, (share + 63) / 64 * 64);
 }
 
 // OpenBLAS's own threads off, once: pescope's threads call it, each on its own block.
@@ -67,14 +74,17 @@ void productHere(const MatrixView &a, const MatrixView &b, float *out, qint64 ou
 
 namespace {
 
-// body(first, count) for the output columns [0, total) in blocks of columnBlock(total).
-void overColumnBlocks(qint64 total, int threads, const std::function<void(qint64, qint64)> &body)
+// body(firstRow, rowCount, firstColumn, columnCount) for each block of a rows x columns output.
+void overBlocks(qint64 rows, qint64 columns, int threads,
+                const std::function<void(qint64, qint64, qint64, qint64)> &body)
 {
-    const qint64 width = columnBlock(total);
-    const qint64 blocks = (total + width - 1) / width;
-    parallelFor(0, blocks, threads, 1, [&](qint64 lo, qint64 hi) {
-        for (qint64 b = lo; b < hi; ++b)
-            body(b * width, std::min(width, total - b * width));
+    const qint64 height = rowBlock(rows), width = columnBlock(rows, columns);
+    const qint64 down = (rows + height - 1) / height, across = (columns + width - 1) / width;
+    parallelFor(0, down * across, threads, 1, [&](qint64 lo, qint64 hi) {
+        for (qint64 b = lo; b < hi; ++b) {
+            const qint64 r = (b / across) * height, c = (b % across) * width;
+            body(r, std::min(height, rows - r), c, std::min(width, columns - c));
+        }
     });
 }
 
@@ -83,16 +93,18 @@ void overColumnBlocks(qint64 total, int threads, const std::function<void(qint64
 void productTransposed(const MatrixView &a, const MatrixView &w, int threads, float *out,
                        qint64 outStride)
 {
-    overColumnBlocks(w.rows, threads, [&](qint64 first, qint64 count) {
-        productTransposedHere(a, {w.data + first * w.stride, count, w.cols, w.stride},
-                              out + first, outStride);
+    overBlocks(a.rows, w.rows, threads, [&](qint64 r, qint64 rows, qint64 c, qint64 cols) {
+        productTransposedHere({a.data + r * a.stride, rows, a.cols, a.stride},
+                              {w.data + c * w.stride, cols, w.cols, w.stride},
+                              out + r * outStride + c, outStride);
     });
 }
 
 void product(const MatrixView &a, const MatrixView &w, int threads, float *out, qint64 outStride)
 {
-    overColumnBlocks(w.cols, threads, [&](qint64 first, qint64 count) {
-        productHere(a, {w.data + first, w.rows, count, w.stride}, out + first, outStride);
+    overBlocks(a.rows, w.cols, threads, [&](qint64 r, qint64 rows, qint64 c, qint64 cols) {
+        productHere({a.data + r * a.stride, rows, a.cols, a.stride},
+                    {w.data + c, w.rows, cols, w.stride}, out + r * outStride + c, outStride);
     });
 }
 

@@ -2,9 +2,9 @@
 // it runs on (AVX2 / AVX-512 with fused multiply-adds) where pe_core itself is compiled for
 // baseline x86-64. Internal to core/model.
 //
-// Threads are pescope's own: each product is cut into fixed blocks of output columns (their
-// count and edges do not depend on the thread count) and each block is one single-threaded
-// sgemm, so every value comes out bit for bit the same on 1 or 16 threads; OpenBLAS's own
+// Threads are pescope's own: each product's output is cut into fixed blocks of rows and columns
+// (their count and edges depend on the shape, never on the thread count) and each block is one
+// single-threaded sgemm, so every value comes out bit for bit the same on 1 or 16 threads; OpenBLAS's own
 // threading is kept off.
 #pragma once
 
@@ -26,7 +26,7 @@ MatrixView view(const RowMatrix &m);
 MatrixView columns(const RowMatrix &m, qint64 first, qint64 count);
 
 // out (a.rows x w.rows, row stride outStride) = a @ w^T: nn.Linear's product with w stored as
-// out_features x in_features. Output columns in fixed blocks spread over `threads`.
+// out_features x in_features. The output in fixed blocks spread over `threads`.
 void productTransposed(const MatrixView &a, const MatrixView &w, int threads, float *out,
                        qint64 outStride);
 
