@@ -286,7 +286,8 @@ def check_same(binary, folder, name, threads, work):
         sys.exit(f"{name}: pescope gave {a.size} logits, PyTorch {b.size}")
     relative = float(np.abs(a - b).max() / np.abs(b).max())
     print(f"{name}: pescope's logits against PyTorch's, 64 tokens: largest difference "
-          f"{relative:.2e} of the largest logit" + ("" if relative <= 1e-4 else "  (OVER 1e-4)"))
+          f"{relative:.2e} of the largest logit" + ("" if relative <= 1e-4 else "  (OVER 1e-4)"),
+          flush=True)
 
 
 def main():
@@ -302,8 +303,11 @@ def main():
     token_counts = [int(t) for t in (sys.argv[5] if len(sys.argv) > 5 else "128,1024").split(",")]
     import torch
     print(f"PyTorch {torch.__version__}, {threads} threads (torch.set_num_threads), "
-          f"{os.cpu_count()} CPUs, median of {runs} warm runs")
+          f"{os.cpu_count()} CPUs, median of {runs} warm runs", flush=True)
     work = tempfile.mkdtemp(prefix="pescope-bench-forward-")
+    header = (f"{'model':<11} {'tokens':>6} {'pescope s':>9} {'torch s':>8} {'ratio':>6} "
+              f"{'weights MiB':>11} {'pescope peak':>14} {'last-logits peak':>16} "
+              f"{'torch peak':>12}")
     try:
         rows = []
         for name in names:
@@ -316,22 +320,24 @@ def main():
                 last = run_json([binary, "--model", folder, "--tokens", str(tokens),
                                  "--threads", str(threads), "--runs", "1", "--last-logits"])
                 theirs = run_json(torch_command(folder, name, tokens, threads, runs))
-                rows.append((name, tokens, weight_bytes / 2**20, ours, last, theirs))
+                rows.append(row_text(name, tokens, weight_bytes / 2**20, ours, last, theirs))
+                print(header + "\n" + rows[-1], flush=True)
             shutil.rmtree(folder)
         print()
-        print(f"{'model':<11} {'tokens':>6} {'pescope s':>9} {'torch s':>8} {'ratio':>6} "
-              f"{'weights MiB':>11} {'pescope peak':>14} {'last-logits peak':>16} "
-              f"{'torch peak':>12}")
-        for name, tokens, mib, ours, last, theirs in rows:
-            print(f"{name:<11} {tokens:>6} {ours['median']:>9.3f} {theirs['median']:>8.3f} "
-                  f"{ours['median'] / theirs['median']:>6.2f} {mib:>11.0f} "
-                  f"{ours['peak_mib']:>7.0f} {ours['peak_mib'] / mib:>5.2f}x "
-                  f"{last['peak_mib']:>9.0f} {last['peak_mib'] / mib:>5.2f}x "
-                  f"{theirs['peak_mib']:>6.0f} {theirs['peak_mib'] / mib:>4.2f}x")
+        print(header)
+        print("\n".join(rows))
         print("ratio: pescope's time over PyTorch's (below 1: pescope faster); peak: max RSS "
               "of the process, and over the weights' bytes as stored")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def row_text(name, tokens, mib, ours, last, theirs):
+    return (f"{name:<11} {tokens:>6} {ours['median']:>9.3f} {theirs['median']:>8.3f} "
+            f"{ours['median'] / theirs['median']:>6.2f} {mib:>11.0f} "
+            f"{ours['peak_mib']:>7.0f} {ours['peak_mib'] / mib:>5.2f}x "
+            f"{last['peak_mib']:>9.0f} {last['peak_mib'] / mib:>5.2f}x "
+            f"{theirs['peak_mib']:>6.0f} {theirs['peak_mib'] / mib:>4.2f}x")
 
 
 if __name__ == "__main__":

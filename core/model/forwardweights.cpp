@@ -187,18 +187,57 @@ bool ForwardWeights::check(QString *error)
     return true;
 }
 
-bool ForwardWeights::read(const QString &name, std::vector<float> *out, QStringList *warnings,
-                          QString *error)
+namespace {
+
+qint64 notFinite(const float *values, qint64 count)
 {
-    if (!m_tensors.readRows(name, 0, -1, out, error))
-        return false;
-    const auto bad =
-        std::count_if(out->begin(), out->end(), [](float v) { return !std::isfinite(v); });
+    return std::count_if(values, values + count, [](float v) { return !std::isfinite(v); });
+}
+
+void warnNotFinite(const QString &name, qint64 bad, QStringList *warnings)
+{
     if (bad > 0)
         *warnings += QStringLiteral("%1 has %2 not finite (NaN or infinity): every result "
                                     "from this layer on is meaningless")
                          .arg(name, bad == 1 ? QStringLiteral("1 value that is")
                                              : QStringLiteral("%1 values that are").arg(bad));
+}
+
+} // namespace
+
+bool ForwardWeights::read(const QString &name, std::vector<float> *out, QStringList *warnings,
+                          QString *error)
+{
+    if (!m_tensors.readRows(name, 0, -1, out, error))
+        return false;
+    warnNotFinite(name, notFinite(out->data(), qint64(out->size())), warnings);
+    return true;
+}
+
+bool ForwardWeights::readMatrix(const QString &name, qint64 rows, qint64 columns, RowMatrix *out,
+                                QStringList *warnings, QString *error)
+{
+    // Streamed into the matrix a megabyte at a time (F32 straight from the mapped file, other
+    // types converted a chunk at a time): one pass over the layer's float32 bytes, not three.
+    out->resize(rows, columns);
+    qint64 done = 0, bad = 0;
+    const auto sink = [&](const float *values, qint64 count) {
+        if (count > out->size() - done) {
+            *error = QStringLiteral("%1 holds more values than its shape").arg(name);
+            return false;
+        }
+        std::copy_n(values, count, out->data() + done);
+        bad += notFinite(values, count);
+        done += count;
+        return true;
+    };
+    if (!m_tensors.streamRows(name, sink, error, qint64(1) << 20))
+        return false;
+    if (done != out->size()) {
+        *error = QStringLiteral("%1 holds fewer values than its shape").arg(name);
+        return false;
+    }
+    warnNotFinite(name, bad, warnings);
     return true;
 }
 
@@ -206,16 +245,15 @@ bool ForwardWeights::readLinear(const QString &name, const LinearTensor &spec, q
                                 qint64 columns, Projection *out, QStringList *warnings,
                                 QString *error)
 {
-    std::vector<float> &values = m_values;
-    if (!read(name + QLatin1String(".weight"), &values, warnings, error))
-        return false;
     // Conv1D stores in x out (y = x @ W + b): kept so, the products read it as it is.
     out->inputMajor = spec.conv1d;
-    out->weight = spec.conv1d ? Eigen::Map<const RowMatrix>(values.data(), columns, rows)
-                              : Eigen::Map<const RowMatrix>(values.data(), rows, columns);
+    if (!readMatrix(name + QLatin1String(".weight"), spec.conv1d ? columns : rows,
+                    spec.conv1d ? rows : columns, &out->weight, warnings, error))
+        return false;
     out->bias.resize(0);
     if (!spec.bias)
         return true;
+    std::vector<float> values;
     if (!read(name + QLatin1String(".bias"), &values, warnings, error))
         return false;
     out->bias = Eigen::Map<const Eigen::VectorXf>(values.data(), rows);

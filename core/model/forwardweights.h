@@ -50,6 +50,8 @@ private:
     [[nodiscard]] bool checkTensor(const Wanted &wanted, QString *error);
     [[nodiscard]] bool read(const QString &name, std::vector<float> *out, QStringList *warnings,
                             QString *error);
+    [[nodiscard]] bool readMatrix(const QString &name, qint64 rows, qint64 columns,
+                                  RowMatrix *out, QStringList *warnings, QString *error);
     [[nodiscard]] bool readLinear(const QString &name, const LinearTensor &spec, qint64 rows,
                                   qint64 columns, Projection *out, QStringList *warnings,
                                   QString *error);
@@ -67,8 +69,6 @@ private:
     QSet<QString> m_names;
     QString m_outputName;
     qint64 m_outputRows = 0;
-    // A tensor as read, before it becomes a matrix: kept, so that each layer reuses its pages.
-    std::vector<float> m_values;
 };
 
 } // namespace pe
