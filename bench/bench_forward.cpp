@@ -50,7 +50,8 @@ int main(int argc, char **argv)
                                           QStringLiteral("N"), QStringLiteral("128"));
     const QCommandLineOption threadsOption(QStringLiteral("threads"), QStringLiteral("Threads."),
                                            QStringLiteral("T"), QStringLiteral("0"));
-    const QCommandLineOption runsOption(QStringLiteral("runs"), QStringLiteral("Timed runs."),
+    const QCommandLineOption runsOption(QStringLiteral("runs"),
+                                        QStringLiteral("Timed runs after a warm-up (0: one run)."),
                                         QStringLiteral("R"), QStringLiteral("3"));
     const QCommandLineOption lastOption(QStringLiteral("last-logits"),
                                         QStringLiteral("Logits of the last token only."));
@@ -74,12 +75,21 @@ int main(int argc, char **argv)
     options.threads = parser.value(threadsOption).toInt();
     options.lastLogitsOnly = parser.isSet(lastOption);
     std::optional<pe::ForwardResult> result;
-    const pe::bench::Timing timing =
-        pe::bench::timeRuns(parser.value(runsOption).toInt(), [&] {
-            result = pass->run(ids, options, &error);
-            if (!result)
-                qFatal("%s", qPrintable(error));
-        });
+    const auto work = [&] {
+        result = pass->run(ids, options, &error);
+        if (!result)
+            qFatal("%s", qPrintable(error));
+    };
+    const int runs = parser.value(runsOption).toInt();
+    pe::bench::Timing timing;
+    if (runs > 0) {
+        timing = pe::bench::timeRuns(runs, work);
+    } else { // one cold run only (for its memory)
+        QElapsedTimer timer;
+        timer.start();
+        work();
+        timing.median = timing.min = double(timer.nsecsElapsed()) * 1e-9;
+    }
     if (parser.isSet(dumpOption)) {
         QFile file(parser.value(dumpOption));
         if (!file.open(QIODevice::WriteOnly))

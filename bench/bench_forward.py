@@ -20,6 +20,11 @@ the weights as stored: pescope maps the file and widens one layer at a time, PyT
 model in float32.
 
     /usr/bin/python3 bench/bench_forward.py [PATH/TO/bench_forward] [RUNS] [THREADS]
+                                            [MODELS] [TOKEN,COUNTS]
+
+MODELS: gpt2-small,qwen3-0.6b (both by default); TOKEN,COUNTS: 128,1024 by default. With
+PE_BENCH_BASELINE=PATH/TO/another/bench_forward (another build, say before a change) its time
+and peak memory are measured beside, one warm run each.
 
 Needs Debian's python3-torch and, so that PyTorch's matrix products do not fall back on the
 reference BLAS, libopenblas0-pthread. It never passes or fails on time.
@@ -300,6 +305,8 @@ def main():
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     threads = int(sys.argv[3]) if len(sys.argv) > 3 else os.cpu_count()
     names = [n for n in MODELS if len(sys.argv) <= 4 or n in sys.argv[4].split(",")]
+    # Another build's bench_forward (say, before a change), timed beside: median of 1 warm run.
+    baseline = os.environ.get("PE_BENCH_BASELINE", "")
     token_counts = [int(t) for t in (sys.argv[5] if len(sys.argv) > 5 else "128,1024").split(",")]
     import torch
     print(f"PyTorch {torch.__version__}, {threads} threads (torch.set_num_threads), "
@@ -307,7 +314,8 @@ def main():
     work = tempfile.mkdtemp(prefix="pescope-bench-forward-")
     header = (f"{'model':<11} {'tokens':>6} {'pescope s':>9} {'torch s':>8} {'ratio':>6} "
               f"{'weights MiB':>11} {'pescope peak':>14} {'last-logits peak':>16} "
-              f"{'torch peak':>12}")
+              f"{'torch peak':>12}" + (f" {'before s':>8} {'ratio':>5} {'peak':>6}" if baseline
+                                        else ""))
     try:
         rows = []
         for name in names:
@@ -318,26 +326,36 @@ def main():
                 ours = run_json([binary, "--model", folder, "--tokens", str(tokens),
                                  "--threads", str(threads), "--runs", str(runs)])
                 last = run_json([binary, "--model", folder, "--tokens", str(tokens),
-                                 "--threads", str(threads), "--runs", "1", "--last-logits"])
+                                 "--threads", str(threads), "--runs", "0", "--last-logits"])
                 theirs = run_json(torch_command(folder, name, tokens, threads, runs))
-                rows.append(row_text(name, tokens, weight_bytes / 2**20, ours, last, theirs))
+                before = (run_json([baseline, "--model", folder, "--tokens", str(tokens),
+                                    "--threads", str(threads), "--runs", "1"])
+                          if baseline else None)
+                rows.append(row_text(name, tokens, weight_bytes / 2**20, ours, last, theirs,
+                                     before))
                 print(header + "\n" + rows[-1], flush=True)
             shutil.rmtree(folder)
         print()
         print(header)
         print("\n".join(rows))
         print("ratio: pescope's time over PyTorch's (below 1: pescope faster); peak: max RSS "
-              "of the process, and over the weights' bytes as stored")
+              "of the process, and over the weights' bytes as stored; last-logits: pescope "
+              "keeping the last token's logits only (one run)" +
+              ("; before: PE_BENCH_BASELINE's build, one warm run" if baseline else ""))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def row_text(name, tokens, mib, ours, last, theirs):
-    return (f"{name:<11} {tokens:>6} {ours['median']:>9.3f} {theirs['median']:>8.3f} "
+def row_text(name, tokens, mib, ours, last, theirs, before):
+    text = (f"{name:<11} {tokens:>6} {ours['median']:>9.3f} {theirs['median']:>8.3f} "
             f"{ours['median'] / theirs['median']:>6.2f} {mib:>11.0f} "
             f"{ours['peak_mib']:>7.0f} {ours['peak_mib'] / mib:>5.2f}x "
             f"{last['peak_mib']:>9.0f} {last['peak_mib'] / mib:>5.2f}x "
             f"{theirs['peak_mib']:>6.0f} {theirs['peak_mib'] / mib:>4.2f}x")
+    if before:
+        text += (f" {before['median']:>8.3f} {before['median'] / theirs['median']:>5.2f} "
+                 f"{before['peak_mib']:>6.0f}")
+    return text
 
 
 if __name__ == "__main__":
