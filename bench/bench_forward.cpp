@@ -76,6 +76,7 @@ int main(int argc, char **argv)
     options.lastLogitsOnly = parser.isSet(lastOption);
     std::optional<pe::ForwardResult> result;
     const auto work = [&] {
+        result.reset(); // not held while the next run computes: the peak is one run's
         result = pass->run(ids, options, &error);
         if (!result)
             qFatal("%s", qPrintable(error));

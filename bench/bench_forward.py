@@ -257,10 +257,15 @@ def torch_worker(folder, name, tokens, threads, runs, dump):
     forward = gpt2_forward if config["model_type"] == "gpt2" else qwen3_forward
     times = []
     with torch.inference_mode():
-        logits = forward(weights, config, ids)  # warm-up
-        for _ in range(runs):
+        start = time.perf_counter()
+        logits = forward(weights, config, ids)  # warm-up (runs 0: the one run timed)
+        times.append(time.perf_counter() - start)
+        for run in range(runs):
+            logits = None  # not held while the next run computes: the peak is one run's
             start = time.perf_counter()
             logits = forward(weights, config, ids)
+            if run == 0:
+                times.clear()
             times.append(time.perf_counter() - start)
     if dump:
         logits.numpy().astype("<f4").tofile(dump)
