@@ -15,7 +15,7 @@ torch ops that mirror transformers' modeling_gpt2.py and modeling_qwen3.py (eage
 float32 as from_pretrained(torch_dtype=torch.float32) loads them, every token's logits as the
 plain forward returns them), and is checked against pescope's logits on the same models before
 anything is timed. Each case runs in its own processes; medians of RUNS warm runs after one
-discarded warm-up. Peak memory is each process's max RSS (getrusage), set against the bytes of
+discarded warm-up. Peak memory is each process's own max RSS (VmHWM), set against the bytes of
 the weights as stored: pescope maps the file and widens one layer at a time, PyTorch holds the
 model in float32.
 
@@ -31,7 +31,6 @@ reference BLAS, libopenblas0-pthread. It never passes or fails on time.
 """
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -248,6 +247,15 @@ def qwen3_forward(w, c, ids):
     return F.linear(x, w["model.embed_tokens.weight"])
 
 
+def vm_hwm_mib():
+    """This process's own peak RSS: ru_maxrss would keep the parent's from before exec."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    return -1.0
+
+
 def torch_worker(folder, name, tokens, threads, runs, dump):
     import torch
     torch.set_num_threads(threads)
@@ -269,7 +277,7 @@ def torch_worker(folder, name, tokens, threads, runs, dump):
             times.append(time.perf_counter() - start)
     if dump:
         logits.numpy().astype("<f4").tofile(dump)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    peak = vm_hwm_mib()
     print(json.dumps({"median": statistics.median(times), "min": min(times), "peak_mib": peak}))
 
 
