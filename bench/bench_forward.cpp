@@ -62,8 +62,8 @@ int main(int argc, char **argv)
     const QCommandLineOption dumpOption(QStringLiteral("dump"),
                                         QStringLiteral("Write the logits (float32) to FILE."),
                                         QStringLiteral("FILE"));
-    parser.addOptions({modelOption, tokensOption, threadsOption, runsOption, lastOption,
-                       dumpOption});
+    parser.addOptions(
+        {modelOption, tokensOption, threadsOption, runsOption, lastOption, dumpOption});
     parser.process(app);
 
     QString error;

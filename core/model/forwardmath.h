@@ -4,8 +4,8 @@
 //
 // Threads are pescope's own: each product's output is cut into fixed blocks of rows and columns
 // (their count and edges depend on the shape, never on the thread count) and each block is one
-// single-threaded sgemm, so every value comes out bit for bit the same on 1 or 16 threads; OpenBLAS's own
-// threading is kept off.
+// single-threaded sgemm, so every value comes out bit for bit the same on 1 or 16 threads;
+// OpenBLAS's own threading is kept off.
 #pragma once
 
 #include "model/layerzeroweights.h"
@@ -34,8 +34,7 @@ void productTransposed(const MatrixView &a, const MatrixView &w, int threads, fl
 void product(const MatrixView &a, const MatrixView &w, int threads, float *out, qint64 outStride);
 
 // The same on the calling thread only (one head's scores: q @ k^T).
-void productTransposedHere(const MatrixView &a, const MatrixView &b, float *out,
-                           qint64 outStride);
+void productTransposedHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride);
 
 // out = a @ b on the calling thread only (one head's probabilities times its values).
 void productHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride);

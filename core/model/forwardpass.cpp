@@ -413,8 +413,8 @@ bool computeLogits(ModelTensors &tensors, const ForwardWeights &weights, double 
             if (cancelled(options, error))
                 return false;
             const qint64 count = values / hidden;
-            productTransposed(view(normed), {block, count, hidden, hidden}, threads,
-                              logits + first, rows);
+            productTransposed(view(normed), {block, count, hidden, hidden}, threads, logits + first,
+                              rows);
             first += count;
             return true;
         },
