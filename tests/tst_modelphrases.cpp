@@ -641,8 +641,9 @@ void TestModelPhrases::layerViewExportsFromTheWindow()
     QCOMPARE(model->currentView(), FigureView::LayerAttention);
     QVERIFY(ready.wait(60000));
     QVERIFY(waitSettled(*window));
-    FileActions *actions = FileActions::of(window.get());
-    QCOMPARE(actions->currentViews(), QList<FigureView>{FigureView::LayerAttention});
+    QCOMPARE(window->viewPages().current().figureViews(),
+             QList<FigureView>{FigureView::LayerAttention});
+    ExportActions *actions = ExportActions::of(window.get());
     QString error;
     QVERIFY2(!actions->currentFigure(&error).isNull(), qPrintable(error));
     const QString npy = dir.filePath(QStringLiteral("grid.npy"));
