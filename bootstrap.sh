@@ -27,7 +27,7 @@ build_dir=${PE_BUILD_DIR:-build}
 packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-svg-dev
-  libqcustomplot-dev libeigen3-dev libsimdjson-dev libopenblas-dev
+  libqcustomplot-dev libeigen3-dev libsimdjson-dev libopenblas0
   libgl-dev libgl1-mesa-dri libglx-mesa0 mesa-utils
   libisal-dev zlib1g-dev xvfb xauth fonts-dejavu-core
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libavutil-dev

@@ -147,7 +147,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "science")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri, libopenblas0") # OpenBLAS: dlopen()ed by the forward pass
 if(TARGET pe_python)
   # The Python module: built for one Python version (its file name says which), and NumPy.
   string(REPLACE "." ";" pe_python_version_parts "${PE_PYTHON_VERSION}")

@@ -507,7 +507,11 @@ void TestGgufForward::f32MatchesTransformers()
           qPrintable(model), hf.early, hf.all, same.all);
     QVERIFY2(hf.early <= 1e-5, qPrintable(QString::number(hf.early)));
     QVERIFY2(hf.all <= 2.5e-5, qPrintable(QString::number(hf.all)));
-    if (model == QLatin1String("llama-tiny4"))
+    // llama.cpp stores llama3's frequencies as float32 divisors, and GGUF's GPT-2 matrices are
+    // out x in where the safetensors Conv1D weights are in x out (multiplied as stored, another
+    // OpenBLAS kernel and summation order): those two agree within float32 rounding; the others
+    // read the same numbers the same way, bit for bit.
+    if (model == QLatin1String("llama-tiny4") || model == QLatin1String("gpt2-tiny4"))
         QVERIFY2(same.all <= 1e-5, qPrintable(QString::number(same.all)));
     else
         QCOMPARE(same.all, 0.0);

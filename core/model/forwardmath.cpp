@@ -2,11 +2,13 @@
 
 #include "backends/parallel.h"
 
-#include <cblas.h>
+#include <Eigen/Core>
+
+#include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
-#include <mutex>
 
 namespace pe {
 
@@ -28,16 +30,51 @@ qint64 columnBlock(qint64 rows, qint64 columns)
     return std::max<qint64>(128, (share + 63) / 64 * 64);
 }
 
-// OpenBLAS's own threads off, once: pescope's threads call it, each on its own block.
-void singleThreadedBlas()
+// OpenBLAS is opened on the first product, not linked. Its Debian build (libopenblas0-pthread)
+// starts a pool of threads as it loads, one per core, each taking a buffer: every pescope process
+// would carry them, and one whose buffer could not be had under a memory limit spins until exit,
+// where the process then waits for it forever (pescope tokens under RLIMIT_DATA hung so).
+// OPENBLAS_NUM_THREADS=1, set before it loads, starts no pool: pescope's own threads call it, each
+// on its own block. Without OpenBLAS the products run on Eigen (the same results within float32
+// rounding, slower: pe_core is built for baseline x86-64).
+enum BlasOrder { blasRowMajor = 101 };
+enum BlasTranspose { blasNoTrans = 111, blasTrans = 112 };
+using Sgemm = void (*)(int, int, int, int, int, int, float, const float *, int, const float *, int,
+                       float, float *, int);
+
+Sgemm openBlasSgemm()
 {
-    static std::once_flag once;
-    std::call_once(once, [] { openblas_set_num_threads(1); });
+    static const Sgemm sgemm = []() -> Sgemm {
+        // Called first from the thread that hands out the blocks (overBlocks), before its
+        // workers start; a static's initialisation runs once.
+        setenv("OPENBLAS_NUM_THREADS", "1", 0); // NOLINT(concurrency-mt-unsafe): see above
+        void *library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (!library)
+            return nullptr;
+        // Loaded before us (by NumPy in the Python module): its pool exists; keep it idle.
+        if (auto setThreads =
+                reinterpret_cast<void (*)(int)>(dlsym(library, "openblas_set_num_threads")))
+            setThreads(1);
+        return reinterpret_cast<Sgemm>(dlsym(library, "cblas_sgemm"));
+    }();
+    return sgemm;
 }
 
-blasint blasSize(qint64 n)
+int blasSize(qint64 n)
 {
-    return static_cast<blasint>(n);
+    return static_cast<int>(n);
+}
+
+using ConstRows = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic,
+                                                 Eigen::RowMajor>,
+                             0, Eigen::OuterStride<>>;
+using Rows =
+    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
+               Eigen::OuterStride<>>;
+
+ConstRows rowsOf(const MatrixView &m)
+{
+    return {m.data, m.rows, m.cols, Eigen::OuterStride<>(m.stride)};
 }
 
 } // namespace
@@ -54,22 +91,29 @@ MatrixView columns(const RowMatrix &m, qint64 first, qint64 count)
 
 void productTransposedHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
 {
-    singleThreadedBlas();
     if (a.rows == 0 || b.rows == 0)
         return;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasSize(a.rows), blasSize(b.rows),
-                blasSize(a.cols), 1.0f, a.data, blasSize(a.stride), b.data, blasSize(b.stride),
-                0.0f, out, blasSize(outStride));
+    if (const Sgemm sgemm = openBlasSgemm()) {
+        sgemm(blasRowMajor, blasNoTrans, blasTrans, blasSize(a.rows), blasSize(b.rows),
+              blasSize(a.cols), 1.0f, a.data, blasSize(a.stride), b.data, blasSize(b.stride), 0.0f,
+              out, blasSize(outStride));
+        return;
+    }
+    Rows(out, a.rows, b.rows, Eigen::OuterStride<>(outStride)).noalias() =
+        rowsOf(a) * rowsOf(b).transpose();
 }
 
 void productHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
 {
-    singleThreadedBlas();
     if (a.rows == 0 || b.cols == 0)
         return;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasSize(a.rows), blasSize(b.cols),
-                blasSize(a.cols), 1.0f, a.data, blasSize(a.stride), b.data, blasSize(b.stride),
-                0.0f, out, blasSize(outStride));
+    if (const Sgemm sgemm = openBlasSgemm()) {
+        sgemm(blasRowMajor, blasNoTrans, blasNoTrans, blasSize(a.rows), blasSize(b.cols),
+              blasSize(a.cols), 1.0f, a.data, blasSize(a.stride), b.data, blasSize(b.stride), 0.0f,
+              out, blasSize(outStride));
+        return;
+    }
+    Rows(out, a.rows, b.cols, Eigen::OuterStride<>(outStride)).noalias() = rowsOf(a) * rowsOf(b);
 }
 
 namespace {
@@ -78,6 +122,7 @@ namespace {
 void overBlocks(qint64 rows, qint64 columns, int threads,
                 const std::function<void(qint64, qint64, qint64, qint64)> &body)
 {
+    openBlasSgemm(); // loaded here, before the workers start (see openBlasSgemm)
     const qint64 height = rowBlock(rows), width = columnBlock(rows, columns);
     const qint64 down = (rows + height - 1) / height, across = (columns + width - 1) / width;
     parallelFor(0, down * across, threads, 1, [&](qint64 lo, qint64 hi) {
