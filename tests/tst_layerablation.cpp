@@ -185,7 +185,7 @@ void TestLayerAblation::panelsEqualTheCorePass()
 
     if (const QString dir = qEnvironmentVariable("PE_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(m_view->grab().save(
-            QDir(dir).filePath(QStringLiteral("ablation-%1.png").arg(QTest::currentDataTag()))));
+            QDir(dir).filePath(QStringLiteral("ablation-%1.png").arg(QString::fromUtf8(QTest::currentDataTag())))));
 }
 
 // A negative shift, a scale that is not a number > 0, a rule transformers would not compute:
