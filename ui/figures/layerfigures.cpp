@@ -194,9 +194,7 @@ void ablatedHead(QCustomPlot *plot, const ForwardViewResult &r, int layer, int h
     const QString ablated = r.inputs.ablation.text();
     QCPLayoutGrid *grid = fittedTitledGrid(
         plot, heading(QStringLiteral("Attention of layer %1, head %2").arg(layer).arg(head), r) +
-                  QStringLiteral("\nwith the model's positions, %1 (in every layer), and the "
-                                 "difference; query rows x key columns")
-                      .arg(ablated));
+                  QStringLiteral("\nablated in every layer: %1").arg(ablated));
     Cells without{n, n, std::vector<double>(std::size_t(n * n))};
     Cells difference = without;
     double extent = 0;
@@ -216,7 +214,8 @@ void ablatedHead(QCustomPlot *plot, const ForwardViewResult &r, int layer, int h
         const Cells *cells;
         QString label;
     } panels[] = {{&with, QStringLiteral("with positions")},
-                  {&without, ablated},
+                  // A rule's JSON is long: its panel says "ablated", the title what.
+                  {&without, ablated.size() > 40 ? QStringLiteral("ablated") : ablated},
                   {&difference, QStringLiteral("with − ablated")}};
     int column = 0;
     for (const auto &panel : panels) {

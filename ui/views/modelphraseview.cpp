@@ -199,6 +199,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
                                    "rope_scaling JSON object (rope_type linear, dynamic, yarn, "
                                    "llama3, longrope and its keys); Enter runs it"));
     m_ablationValue->setEnabled(false);
+    m_ablationValue->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('0')) * 24);
     choices->addSpacing(12);
     choices->addWidget(ablationLabel);
     choices->addWidget(m_ablation);
