@@ -219,6 +219,8 @@ void TestLayerAblation::hostileValuesShowTheMessage()
         plot->replot();
         QCOMPARE(colourMaps(plot).size(), 1);
     }
+    if (const QString dir = qEnvironmentVariable("PE_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(m_view->grab().save(QDir(dir).filePath(QStringLiteral("ablation-refused.png"))));
     m_view->ablationChoice()->setCurrentIndex(2);
     m_view->ablationValue()->setText(QStringLiteral("five"));
     emit m_view->ablationValue()->editingFinished();
