@@ -513,8 +513,7 @@ std::optional<ForwardAblation> ModelPhraseView::ablation(QString *error) const
         a.positions.ropeTheta = text.toDouble(&ok);
         break;
     case AblationKind::Rule: {
-        QJsonParseError parsed;
-        const QJsonDocument json = QJsonDocument::fromJson(text.toUtf8(), &parsed);
+        const QJsonDocument json = QJsonDocument::fromJson(text.toUtf8());
         ok = json.isObject() && !json.object().isEmpty();
         a.positions.ropeScaling = json.object();
         if (!ok) {
