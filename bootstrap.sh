@@ -20,13 +20,14 @@ mode=${1:-}
 shift || true
 build_dir=${PE_BUILD_DIR:-build}
 
-# Debian 12 packages: toolchain, Qt 6, QCustomPlot (Qt 6 build), Eigen, simdjson, Xvfb with Mesa
-# (llvmpipe gives OpenGL 4.5 compute shaders), FFmpeg's libraries (animated export), NumPy and
-# poppler for the tests and benchmarks, Python's headers and pybind11 for the Python module.
+# Debian 12 packages: toolchain, Qt 6, QCustomPlot (Qt 6 build), Eigen, simdjson, OpenBLAS (the
+# forward pass's matrix products), Xvfb with Mesa (llvmpipe gives OpenGL 4.5 compute shaders),
+# FFmpeg's libraries (animated export), NumPy and poppler for the tests and benchmarks, Python's
+# headers and pybind11 for the Python module.
 packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-svg-dev
-  libqcustomplot-dev libeigen3-dev libsimdjson-dev
+  libqcustomplot-dev libeigen3-dev libsimdjson-dev libopenblas-dev
   libgl-dev libgl1-mesa-dri libglx-mesa0 mesa-utils
   libisal-dev zlib1g-dev xvfb xauth fonts-dejavu-core
   libavcodec-dev libavformat-dev libavfilter-dev libswscale-dev libavutil-dev

@@ -218,7 +218,9 @@ void addFigureOptions(OptionSet &options)
                       QStringLiteral("A|B")});
     options.addPlain({QStringLiteral("attention-head"),
                       QStringLiteral("The attention view: the head of layer 0 drawn, from 0, or "
-                                     "mean (default: the mean of the heads)."),
+                                     "mean (default: the mean of the heads). Its data is then "
+                                     "that head's 3 x tokens x tokens: with positions, without, "
+                                     "with - without (default: every head, with and without)."),
                       QStringLiteral("N|mean")});
     options.addPlain({QStringLiteral("attention-layer"),
                       QStringLiteral("The layer-attention view: the layer whose --attention-head "
@@ -308,6 +310,7 @@ ViewChoices viewChoicesFromOptions(const QCommandLineParser &parser, const QList
                 QStringLiteral("--attention-head must be a head number from 0 or mean (got "
                                "\"%1\")")
                     .arg(head)};
+        choices.attentionPanels = true; // data: that head's panels, as the figure draws them
     }
     if (parser.isSet(QStringLiteral("attention-layer"))) {
         const QString layer = parser.value(QStringLiteral("attention-layer")).trimmed();
@@ -382,8 +385,11 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
     if (anyViewNeeds(views, ViewJob::Phrases) && state.phrases.phrases.isEmpty())
         throw UsageError{
             QStringLiteral("--text is required for the %1 view").arg(figureViewsName(views))};
-    if (views.contains(FigureView::PhraseDifference) && state.phrases.phrases.size() < 2)
-        throw UsageError{QStringLiteral("--text: the phrase-difference view needs two phrases")};
+    // The view list's needs (two phrases to compare), checked as the window checks them.
+    if (const QString problem = viewNeedsProblem(viewsNeeding(views, ViewJob::Phrases),
+                                                 {.phrases = state.phrases.phrases.size()});
+        !problem.isEmpty())
+        throw UsageError{QStringLiteral("--text: ") + problem};
     if (modelPhrases) {
         // The model's own tokenizer and layer 0 for the --text phrases, A then B.
         if (!parser.isSet(QStringLiteral("model")))
@@ -398,8 +404,10 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
                                             "(got %2)")
                                  .arg(figureViewsName(views))
                                  .arg(texts.size())};
-        if (views.contains(FigureView::ModelTokenCosine) && texts.size() < 2)
-            throw UsageError{QStringLiteral("--text: the token-cosine view needs two phrases")};
+        if (const QString problem = viewNeedsProblem(viewsNeeding(views, ViewJob::ModelPhrases),
+                                                     {.phrases = texts.size(), .model = true});
+            !problem.isEmpty())
+            throw UsageError{QStringLiteral("--text: ") + problem};
         if (figure.choices.modelPhrase >= texts.size())
             throw UsageError{QStringLiteral("--model-phrase B: only one phrase is given (a "
                                             "second --text is phrase B)")};

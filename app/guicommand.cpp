@@ -5,7 +5,6 @@
 #include "dialogs/aboutdialog.h"
 #include "io/atomicfile.h"
 #include "state/presets.h"
-#include "views/fileactions.h"
 #include "views/mainwindow.h"
 #include "views/modelpage.h"
 

@@ -65,6 +65,7 @@ The tokenizer's special tokens are added unless no_special_tokens=True.)");
 
     module.def("phrase", &phrase, py::arg("model"), py::arg("text"), py::kw_only(),
                py::arg("what") = "embeddings", py::arg("layer") = 0, py::arg("positions") = true,
+               py::arg("head") = py::none(),
                R"(A typed phrase's embeddings or a layer's attention, as transformers computes them.
 
 `pescope data --model MODEL --phrase TEXT --what WHAT` as a float32 array: "embeddings" is
@@ -72,7 +73,10 @@ hidden_states[0] (tokens x hidden), "attention" the attention probabilities of l
 (heads x tokens x tokens; a later layer through the whole forward pass), for the tokens of the
 model's own tokenizer with its special tokens. positions=False: the same without the model's
 positions (no rotation in any RoPE layer, no position table added at an absolute model's
-input). A layer the model lacks, or a phrase longer than the model takes, raises ValueError.)");
+input). head (what="attention"): a head from 0 or "mean", tokens x tokens of that head or the
+mean of the heads (summed in float64), as the attention view draws it; its with - without panel
+is phrase(..., head=h) - phrase(..., head=h, positions=False). A layer the model lacks, or a
+phrase longer than the model takes, raises ValueError.)");
 
     module.def("forward", &forward, py::arg("model"), py::arg("text"), py::kw_only(),
                py::arg("positions") = true, py::arg("window") = 8, py::arg("top_k") = 5,

@@ -5,6 +5,7 @@
 #include "modelinput.h"
 #include "pythonerror.h"
 
+#include "analysis/attentionheads.h"
 #include "analysis/forwardanalysis.h"
 #include "model/phrasemodel.h"
 
@@ -15,6 +16,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 
 namespace py = pybind11;
 
@@ -88,12 +91,35 @@ py::object tokens(const py::object &model, const py::object &text, bool noSpecia
     return single ? py::object(out[0]) : py::object(out);
 }
 
+namespace {
+
+// head=: None (every head), a head from 0 or "mean" (meanOfAttentionHeads); nullopt for None.
+std::optional<int> headOf(const py::object &head)
+{
+    if (head.is_none())
+        return std::nullopt;
+    if (py::isinstance<py::str>(head) && head.cast<std::string>() == "mean")
+        return meanOfAttentionHeads;
+    if (py::isinstance<py::int_>(head) && !py::isinstance<py::bool_>(head)) {
+        const long long value = head.cast<long long>();
+        if (value < 0 || value > std::numeric_limits<int>::max())
+            raiseValueError(QStringLiteral("head must be a head number from 0 or \"mean\" (got %1)")
+                                .arg(value));
+        return int(value);
+    }
+    raiseTypeError(
+        QStringLiteral("head must be an int, \"mean\" or None (got a %1)").arg(typeNameOf(head)));
+}
+
+} // namespace
+
 py::array phrase(const py::object &model, const py::object &text, const py::object &what,
-                 const py::object &layer, bool positions)
+                 const py::object &layer, bool positions, const py::object &head)
 {
     static KeywordParser parser(QStringLiteral("phrase"), cli::addDataOptions);
     if (!py::isinstance<py::str>(text))
         raiseTypeError(QStringLiteral("text must be a str (got a %1)").arg(typeNameOf(text)));
+    const std::optional<int> chosenHead = headOf(head);
     py::dict keywords;
     keywords["model"] = py::str(readablePath(model, QStringLiteral("model")).toStdString());
     keywords["phrase"] = text;
@@ -104,7 +130,17 @@ py::array phrase(const py::object &model, const py::object &text, const py::obje
     cli::PhraseDataRequest request = cli::phraseDataRequest(options);
     if (!request.encodeError.isEmpty())
         raiseValueError(request.encodeError);
-    const std::vector<qint64> shape = request.shape();
+    std::vector<qint64> shape = request.shape();
+    if (chosenHead) {
+        if (request.what != PhraseArray::Attention)
+            raiseValueError(QStringLiteral("head= is for what=\"attention\""));
+        if (*chosenHead >= shape[0])
+            raiseValueError(QStringLiteral("head %1: the layer has %2 heads (0 to %3, or \"mean\")")
+                                .arg(*chosenHead)
+                                .arg(shape[0])
+                                .arg(shape[0] - 1));
+        shape = {shape[1], shape[2]};
+    }
     py::array_t<float> array(std::vector<py::ssize_t>(shape.begin(), shape.end()));
     QString error;
     std::optional<LayerZeroArray> values;
@@ -112,6 +148,9 @@ py::array phrase(const py::object &model, const py::object &text, const py::obje
         const py::gil_scoped_release release;
         values =
             request.model->compute(request.tokens, request.what, request.withPositions, &error);
+        if (values && chosenHead) // the attention view's head or mean of the heads (core's)
+            values->values =
+                headAttention(values->values, values->shape[0], values->shape[1], *chosenHead);
         if (values)
             std::copy(values->values.begin(), values->values.end(), array.mutable_data());
     }

@@ -16,9 +16,12 @@ pybind11::object tokens(const pybind11::object &model, const pybind11::object &t
                         bool noSpecialTokens);
 
 // `pescope data --model M --phrase TEXT --what WHAT [--layer N] [--no-positions]`'s array:
-// tokens x hidden (embeddings) or heads x tokens x tokens (attention), float32.
+// tokens x hidden (embeddings) or heads x tokens x tokens (attention), float32; with `head` (a
+// head from 0 or "mean") the attention view's tokens x tokens of that head or the mean of the
+// heads (core/analysis/attentionheads.h).
 pybind11::array phrase(const pybind11::object &model, const pybind11::object &text,
-                       const pybind11::object &what, const pybind11::object &layer, bool positions);
+                       const pybind11::object &what, const pybind11::object &layer, bool positions,
+                       const pybind11::object &head);
 
 // The whole forward pass of `text` and its layer analyses (core/analysis/layeranalysis.h) as a
 // dict of float32 arrays: pescope.forward(). shift, scale, theta (None: the model's) and

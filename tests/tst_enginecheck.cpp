@@ -13,6 +13,7 @@
 #include "figures/enginecheckfigure.h"
 #include "figures/figureexporter.h"
 #include "figures/qcpinclude.h"
+#include "views/enginecheckactions.h"
 #include "views/fileactions.h"
 
 #include <QAction>
@@ -264,7 +265,7 @@ private slots:
         QVERIFY(window->state()->setSpec(ropeSpec(tinyYarn(), 64, 16), &error));
         QSignalSpy computed(window->scheduler(), &ComputeScheduler::engineCheckReady);
         EngineCheckDialog *dialog =
-            FileActions::of(window.get())
+            EngineCheckActions::of(window.get())
                 ->checkEngineTable(writeTable(QStringLiteral("menu.npy"), brokenTable()));
         QVERIFY(dialog);
         QSignalSpy finished(dialog, &EngineCheckDialog::checkFinished);
@@ -318,7 +319,7 @@ private slots:
             }
         });
         closer.start(50);
-        QVERIFY(!FileActions::of(window.get())
+        QVERIFY(!EngineCheckActions::of(window.get())
                      ->checkEngineTable(writeTable(QStringLiteral("early.npy"), brokenTable())));
         closer.stop();
         QVERIFY2(shown.contains(QStringLiteral("no rotary encoding")), qPrintable(shown));

@@ -8,6 +8,7 @@
 #include "fields/field.h"
 #include "schemes/ropescheme.h"
 #include "state/statecommand.h"
+#include "views/exportactions.h"
 #include "views/fileactions.h"
 #include "views/heatmapview.h"
 #include "views/phraseview.h"
@@ -275,7 +276,7 @@ private slots:
                 odd = viewSize().width() % 2 == 1 && viewSize().height() % 2 == 1;
             }
         QVERIFY2(odd, "no window size gave the figure odd sides");
-        FileActions *actions = FileActions::of(window.get());
+        ExportActions *actions = ExportActions::of(window.get());
         actions->exportFigureAction()->trigger();
         auto *dialog = window->findChild<ExportDialog *>();
         QVERIFY(dialog && dialog->isVisible());

@@ -151,6 +151,7 @@ private slots:
     void progressAndCancel();
     void withoutOptionalResults();
     void oneLayersAttention();
+    void lastLogitsAndThreads();
     void shapesContradictingConfig();
     void nanWeights();
     void tooManyLayers();
@@ -414,6 +415,40 @@ void TestForwardPass::withoutOptionalResults()
     QVERIFY(some->hiddenStates.values.empty());
     QCOMPARE(some->logits.values, all->logits.values);
     QCOMPARE(some->prenorm.values, all->prenorm.values);
+}
+
+// lastLogitsOnly: {1, vocabulary}, the last row of every token's logits (which transformers
+// computed: the known answer); and the logits come out bit for bit the same on 1, 3 and 8
+// threads (3,000 output columns: the products are cut into blocks, by shape, not by threads).
+void TestForwardPass::lastLogitsAndThreads()
+{
+    QString error;
+    const QString folder = layersFolder(QStringLiteral("qwen3-tiny4"));
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(folder, &error);
+    QVERIFY2(pass, qPrintable(error));
+    const std::vector<int> ids = {5, 50, 500, 1500, 2500, 2999, 7};
+    ForwardOptions options;
+    options.attentions = false;
+    options.hiddenStates = false;
+    options.threads = 1;
+    const std::optional<ForwardResult> one = pass->run(ids, options, &error);
+    QVERIFY2(one, qPrintable(error));
+    const qint64 vocabulary = pass->outputRows();
+    QCOMPARE(one->logits.shape, (std::vector<qint64>{qint64(ids.size()), vocabulary}));
+    for (const int threads : {3, 8}) {
+        options.threads = threads;
+        const std::optional<ForwardResult> more = pass->run(ids, options, &error);
+        QVERIFY2(more, qPrintable(error));
+        QCOMPARE(more->logits.values, one->logits.values);
+    }
+    options.lastLogitsOnly = true;
+    const std::optional<ForwardResult> last = pass->run(ids, options, &error);
+    QVERIFY2(last, qPrintable(error));
+    QCOMPARE(last->logits.shape, (std::vector<qint64>{1, vocabulary}));
+    const std::vector<float> lastRow(one->logits.values.end() - vocabulary,
+                                     one->logits.values.end());
+    QVERIFY(compare(last->logits.values, lastRow, vocabulary).relative <= 1e-6);
+    QCOMPARE(last->prenorm.values, one->prenorm.values);
 }
 
 // attentionLayer: only that layer's attention is kept, equal to the whole pass's; without hidden

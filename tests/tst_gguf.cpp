@@ -32,6 +32,7 @@ private slots:
     void ggmlTypeTable_data();
     void ggmlTypeTable();
     void refusesQuantizedTensorsByName();
+    void readsQ8_0Blocks();
     void hostileFiles_data();
     void hostileFiles();
 
@@ -385,7 +386,8 @@ void TestGguf::ggmlTypeTable()
     QCOMPARE(type->typeSize, typeSize);
     QVERIFY(!type->removed);
     const bool readable = name == QLatin1String("F32") || name == QLatin1String("F16") ||
-                          name == QLatin1String("BF16") || name == QLatin1String("F64");
+                          name == QLatin1String("BF16") || name == QLatin1String("F64") ||
+                          name == QLatin1String("Q8_0");
     QCOMPARE(type->dtype != TensorDType::Unsupported, readable);
     QCOMPARE(type->quantized, blockSize > 1);
     // Each type opens as a two-block tensor of the right byte size.
@@ -419,9 +421,44 @@ void TestGguf::refusesQuantizedTensorsByName()
     std::vector<float> out;
     QVERIFY(!gguf.read(QStringLiteral("blk.0.attn_q.weight"), &out, &error));
     QCOMPARE(error, file + QStringLiteral(": tensor blk.0.attn_q.weight is Q4_K, a quantized type "
-                                          "pescope cannot read"));
+                                          "pescope cannot read (it reads F32, F16, BF16 and "
+                                          "Q8_0)"));
     QVERIFY(!gguf.read(QStringLiteral("blk.0.attn_norm.weight"), &out, &error));
     QVERIFY2(error.contains(QLatin1String("is I32; pescope reads F32")), qPrintable(error));
+}
+
+// ggml-common.h block_q8_0 { ggml_half d; int8_t qs[32]; }, dequantize_row_q8_0: d * qs[j].
+// Two rows of two blocks: scales 0.5 (0x3800), -3 (0xC200), 2^-24 (0x0001, the smallest
+// subnormal) and 0; values from -128 to 127. Row 1 is read alone too (whole blocks per row).
+void TestGguf::readsQ8_0Blocks()
+{
+    const quint16 scales[4] = {0x3800, 0xC200, 0x0001, 0x0000};
+    const double scaleValues[4] = {0.5, -3.0, std::ldexp(1.0, -24), 0.0};
+    QByteArray data;
+    std::vector<double> expected;
+    for (int b = 0; b < 4; ++b) {
+        data += le16(scales[b]);
+        for (int j = 0; j < 32; ++j) {
+            const int q = -128 + (b * 32 + j) * 2; // -128 .. 126
+            data += char(qint8(q));
+            expected.push_back(scaleValues[b] * q);
+        }
+    }
+    GgufBuilder b(3);
+    b.addTensor("q", {64, 2}, 8, data);
+    GgufFile gguf;
+    QString error;
+    QVERIFY2(gguf.open(write(b.build()), &error), qPrintable(error));
+    const std::optional<TensorInfo> info = gguf.find(QStringLiteral("q"));
+    QVERIFY(info && info->isReadable() && info->quantized);
+    QCOMPARE(info->dtype, TensorDType::Q8_0);
+    std::vector<float> all, second;
+    QVERIFY2(gguf.read(QStringLiteral("q"), &all, &error), qPrintable(error));
+    QCOMPARE(all.size(), std::size_t(128));
+    for (std::size_t i = 0; i < all.size(); ++i)
+        QCOMPARE(double(all[i]), expected[i]);
+    QVERIFY2(gguf.readRows(QStringLiteral("q"), 1, 1, &second, &error), qPrintable(error));
+    QCOMPARE(second, std::vector<float>(all.begin() + 64, all.end()));
 }
 
 void TestGguf::hostileFiles_data()

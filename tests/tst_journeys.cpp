@@ -12,6 +12,7 @@
 #include "fields/field.h"
 #include "schemes/ropescheme.h"
 #include "state/figureviews.h"
+#include "views/exportactions.h"
 #include "views/fileactions.h"
 #include "views/heatmapview.h"
 #include "views/modelphraseview.h"
@@ -330,7 +331,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(window.get()));
         window->findChild<QAction *>(QStringLiteral("preset-geron-16-9"))->trigger();
         QVERIFY(waitSettled(*window));
-        FileActions::of(window.get())->exportFigureAction()->trigger();
+        ExportActions::of(window.get())->exportFigureAction()->trigger();
         auto *dialog = window->findChild<ExportDialog *>();
         QVERIFY(dialog && dialog->isVisible());
         FigureOptions options; // the command line's defaults

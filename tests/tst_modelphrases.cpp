@@ -14,6 +14,7 @@
 #include "figures/lessonexporter.h"
 #include "figures/qcpinclude.h"
 #include "formats/npyfile.h"
+#include "views/exportactions.h"
 #include "views/fileactions.h"
 #include "views/modelphraseview.h"
 #include "views/phraseview.h"
@@ -317,7 +318,8 @@ void TestModelPhrases::settingsFollowTheTokenizer()
         QVERIFY2(!shown(name), qPrintable(name));
     QVERIFY(shown(QStringLiteral("compareA")) && shown(QStringLiteral("compareB")));
     // F1 explains what is on screen: tokens, embeddings and attention, not TextVectorization.
-    const QString help = viewHelpHtml(window->helpViews(), *window->state());
+    const QString help =
+        viewHelpHtml(window->viewPages().current().viewsOnScreen(), *window->state());
     QVERIFY2(help.contains(QStringLiteral("Positions in attention")) &&
                  help.contains(QStringLiteral("hidden_states[0]")) &&
                  !help.contains(QStringLiteral("TextVectorization")),
@@ -604,7 +606,7 @@ void TestModelPhrases::tokenizerAloneShowsItsTokens()
     QVERIFY(!model->phraseChoice()->isVisible());
     // The page's view is the tokens': what Export and Copy take, drawn and exported.
     QCOMPARE(model->currentView(), FigureView::ModelTokens);
-    FileActions *actions = FileActions::of(window.get());
+    ExportActions *actions = ExportActions::of(window.get());
     QString figureError;
     QVERIFY2(!actions->currentFigure(&figureError).isNull(), qPrintable(figureError));
     const QString npy = dir.filePath(QStringLiteral("tokens.npy"));
@@ -639,8 +641,9 @@ void TestModelPhrases::layerViewExportsFromTheWindow()
     QCOMPARE(model->currentView(), FigureView::LayerAttention);
     QVERIFY(ready.wait(60000));
     QVERIFY(waitSettled(*window));
-    FileActions *actions = FileActions::of(window.get());
-    QCOMPARE(actions->currentViews(), QList<FigureView>{FigureView::LayerAttention});
+    QCOMPARE(window->viewPages().current().figureViews(),
+             QList<FigureView>{FigureView::LayerAttention});
+    ExportActions *actions = ExportActions::of(window.get());
     QString error;
     QVERIFY2(!actions->currentFigure(&error).isNull(), qPrintable(error));
     const QString npy = dir.filePath(QStringLiteral("grid.npy"));

@@ -51,6 +51,8 @@ class TestModelViews : public QObject
 private slots:
     void dataMatchesTransformers_data();
     void dataMatchesTransformers();
+    void attentionHeadData_data();
+    void attentionHeadData();
     void figures_data();
     void figures();
     void choicesChangeTheFigure();
@@ -130,6 +132,73 @@ void TestModelViews::dataMatchesTransformers()
     const QString attentionMismatch = pe::test::arrayMismatch(
         withPositions(attention), attentionRef.values, attentionTolerance, tokens);
     QVERIFY2(attentionMismatch.isEmpty(), qPrintable(attentionMismatch));
+}
+
+void TestModelViews::attentionHeadData_data()
+{
+    QTest::addColumn<QString>("folder");
+    for (const char *model : {"gpt2-tiny", "llama-tiny"})
+        QTest::addRow("%s", model) << modelFolder(model);
+}
+
+// Issue 47: `pescope data --view attention --attention-head mean|N` writes the three panels the
+// figure draws, 3 x tokens x tokens: with positions (the mean over heads, taken here in float64
+// from transformers' layer-0 attention), without (the same of the all-heads data's second half)
+// and with − without.
+void TestModelViews::attentionHeadData()
+{
+    QFETCH(QString, folder);
+    const QJsonObject phrase = phraseCases(folder).first().toObject();
+    const QString text = phrase.value(QLatin1String("text")).toString();
+    const qint64 tokens = phrase.value(QLatin1String("ids")).toArray().size(), heads = 4;
+    const qint64 cells = tokens * tokens;
+    const Array reference =
+        readNpy(folder + QStringLiteral("/ref/") + phrase.value(QLatin1String("attn0")).toString());
+    QCOMPARE(qint64(reference.values.size()), heads * cells);
+    const QString all = m_dir.filePath(QStringLiteral("all.npy"));
+    QByteArray err;
+    QVERIFY2(
+        run(folder, QStringLiteral("attention"), all, {QStringLiteral("--text"), text}, &err) == 0,
+        err.constData());
+    const Array everyHead = readNpy(all);
+    QCOMPARE(everyHead.shape, (std::vector<qint64>{2, heads, tokens, tokens}));
+    for (const QString head : {QStringLiteral("mean"), QStringLiteral("2")}) {
+        const QString out = m_dir.filePath(QStringLiteral("panels.npy"));
+        QFile::remove(out);
+        const pe::test::RunResult r = runPescope(
+            {QStringLiteral("data"), QStringLiteral("--model"), folder, QStringLiteral("--view"),
+             QStringLiteral("attention"), QStringLiteral("--text"), text,
+             QStringLiteral("--attention-head"), head, QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const Array panels = readNpy(out);
+        QCOMPARE(panels.shape, (std::vector<qint64>{3, tokens, tokens}));
+        // The chosen head, or the float64 mean of the heads, of `values` (heads x cells).
+        const auto chosen = [&](const std::vector<float> &values, std::size_t offset) {
+            std::vector<double> grid(std::size_t(cells), 0.0);
+            for (qint64 i = 0; i < cells; ++i) {
+                if (head == QLatin1String("2")) {
+                    grid[std::size_t(i)] = values[offset + std::size_t(2 * cells + i)];
+                    continue;
+                }
+                for (qint64 h = 0; h < heads; ++h)
+                    grid[std::size_t(i)] += double(values[offset + std::size_t(h * cells + i)]);
+                grid[std::size_t(i)] /= double(heads);
+            }
+            return grid;
+        };
+        const std::vector<float> with(panels.values.begin(), panels.values.begin() + cells);
+        const std::vector<float> without(panels.values.begin() + cells,
+                                         panels.values.begin() + 2 * cells);
+        const std::vector<float> difference(panels.values.begin() + 2 * cells, panels.values.end());
+        PE_COMPARE_ARRAY(with, chosen(reference.values, 0), attentionTolerance, tokens);
+        PE_COMPARE_ARRAY(without, chosen(everyHead.values, std::size_t(heads * cells)),
+                         (Tolerance{.absolute = 1e-12, .relative = 1e-6}), tokens);
+        std::vector<double> expected(static_cast<std::size_t>(cells));
+        for (std::size_t i = 0; i < expected.size(); ++i)
+            expected[i] = double(with[i]) - double(without[i]);
+        PE_COMPARE_ARRAY(difference, expected, (Tolerance{.absolute = 1e-12, .relative = 1e-6}),
+                         tokens);
+    }
 }
 
 void TestModelViews::figures_data()

@@ -1,6 +1,7 @@
 // The figure and animation formats' one table (core/media/outputformats.h): every row found by its
-// extension and back, the MIME types as IANA registers them, the file dialogs' filters and the
-// command line's help and messages built from the table and naming exactly its extensions.
+// extension and back, the MIME types as IANA registers them, the file dialogs' filters, the export
+// dialog's tooltip and the command line's help and messages built from the table and naming
+// exactly its extensions, and every animation's FFmpeg muxer and encoder.
 #include "testutil.h"
 
 #include "media/outputformats.h"
@@ -87,6 +88,54 @@ private slots:
         QCOMPARE(outputExtensionList(OutputKind::Animation, u"FIG"_qs),
                  u"FIG.gif, FIG.mp4 or FIG.webm"_qs);
         QCOMPARE(outputLabelList(OutputKind::Figure), u"PNG, SVG or PDF"_qs);
+    }
+
+    // The export dialog's format tooltip is built from the table: every label in it, runs of
+    // the same summary joined, and today's table gives the words the dialog had by hand.
+    void summaryNamesEveryFormat()
+    {
+        const QString summary = outputFormatSummary();
+        for (const OutputFormat &f : outputFormats()) {
+            const QRegularExpression word(u"\\b"_qs + QLatin1String(f.label) + u"\\b"_qs);
+            QVERIFY2(summary.contains(word), f.label);
+            QVERIFY2(summary.contains(QLatin1String(f.summary)), f.extension);
+        }
+        QCOMPARE(summary, u"PNG: pixels; SVG and PDF: lines, markers and text stay vectors, "
+                          "heatmaps are embedded at full resolution; GIF, MP4 and WebM: the "
+                          "figure animated, as pescope export --animate writes it"_qs);
+    }
+
+    // Every animation row says how FFmpeg writes it (ffmpegcodec.cpp reads nothing else); a
+    // still's row says nothing of it. Known answers: the muxers and encoders FFmpeg names.
+    void animationsSayHowFfmpegWritesThem()
+    {
+        for (const OutputFormat &f : outputFormats()) {
+            if (f.kind == OutputKind::Figure) {
+                QVERIFY2(!f.muxer && !f.encoder && !f.encoderLabel, f.extension);
+                QCOMPARE(f.pixels, VideoPixels::None);
+                continue;
+            }
+            QVERIFY2(f.muxer && *f.muxer && f.encoder && *f.encoder, f.extension);
+            QVERIFY2(f.encoderLabel && *f.encoderLabel, f.extension);
+            QVERIFY(f.pixels != VideoPixels::None);
+            QCOMPARE(videoPixels(VideoFormat(f.writer)), f.pixels);
+            static const QRegularExpression option(u"^[a-z0-9_-]+=[^:=]+$"_qs);
+            for (const QString &pair :
+                 QString::fromLatin1(f.encoderOptions).split(u':', Qt::SkipEmptyParts))
+                QVERIFY2(option.match(pair).hasMatch(), qPrintable(pair));
+        }
+        const OutputFormat &gif = outputFormat(VideoFormat::Gif);
+        QCOMPARE(QByteArray(gif.muxer), "gif");
+        QCOMPARE(QByteArray(gif.encoder), "gif");
+        QCOMPARE(gif.pixels, VideoPixels::Palette);
+        const OutputFormat &mp4 = outputFormat(VideoFormat::Mp4);
+        QCOMPARE(QByteArray(mp4.muxer), "mp4");
+        QCOMPARE(QByteArray(mp4.encoder), "libx264");
+        QCOMPARE(mp4.pixels, VideoPixels::Yuv420);
+        const OutputFormat &webm = outputFormat(VideoFormat::WebM);
+        QCOMPARE(QByteArray(webm.muxer), "webm");
+        QCOMPARE(QByteArray(webm.encoder), "libvpx-vp9");
+        QCOMPARE(webm.pixels, VideoPixels::Yuv420);
     }
 
     // `pescope export --help` names exactly the table's extensions for --out, and a name it

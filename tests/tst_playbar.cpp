@@ -8,6 +8,7 @@
 // Escape or by closing.
 #include "compute/computescheduler.h"
 #include "dialogs/exportdialog.h"
+#include "media/outputformats.h"
 #include "state/explorerstate.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
@@ -30,6 +31,7 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
@@ -437,6 +439,25 @@ private slots:
         QCOMPARE(fromWindow.width, 480);
         PE_COMPARE_NEAR(fromWindow.fps, 10.0, 1e-6);
         sameFrames(fromWindow, pe::test::readVideo(cliFile), 6); // the marker moves
+    }
+
+    // Issue 47: the Motion bar's Export… and the export dialog's format choice name every
+    // format of the table in their tooltips, so a new format cannot be left out of them.
+    void tooltipsNameEveryFormat()
+    {
+        auto window = openWindow();
+        auto *button = window->findChild<QToolButton *>(QStringLiteral("motionExport"));
+        QVERIFY(button);
+        ExportDialog *dialog = openMotionExport(*window);
+        QVERIFY(dialog);
+        auto *format = dialog->findChild<QComboBox *>(QStringLiteral("exportFormat"));
+        QVERIFY(format);
+        for (const OutputFormat &f : outputFormats()) {
+            const QRegularExpression label(u"\\b"_qs + QLatin1String(f.label) + u"\\b"_qs);
+            QVERIFY2(format->toolTip().contains(label), f.label);
+            if (f.kind == OutputKind::Animation)
+                QVERIFY2(button->toolTip().contains(label), f.label);
+        }
     }
 
     // Issue 46: the Motion bar's Export… with the model's attention on screen opened on the

@@ -18,7 +18,7 @@
 #include "figures/schemefigures.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
-#include "views/fileactions.h"
+#include "views/exportactions.h"
 #include "views/mainwindow.h"
 #include "views/schemepage.h"
 #include "widgets/fieldform.h"
@@ -696,9 +696,8 @@ private slots:
         QVERIFY(window.applyPreset(QStringLiteral("t5-buckets"), &error));
         QTRY_VERIFY_WITH_TIMEOUT(window.isSettled(), 60000);
         // File → Export / Copy figure on the Schemes page take the page's current view.
-        FileActions *files = FileActions::of(&window);
-        QCOMPARE(files->currentViews(), QList<FigureView>{FigureView::T5});
-        const QImage shown = files->currentFigure(&error);
+        QCOMPARE(window.viewPages().current().figureViews(), QList<FigureView>{FigureView::T5});
+        const QImage shown = ExportActions::of(&window)->currentFigure(&error);
         QVERIFY2(!shown.isNull(), qPrintable(error));
         QCOMPARE(shown.size(), window.schemePage()->currentPlot()->size());
         // The Export dialog offers every Schemes view and previews it once the scheduler has
@@ -795,6 +794,37 @@ private slots:
             QVERIFY2(caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
         for (FigureView view : {FigureView::Rotation, FigureView::Similarity})
             QVERIFY2(!caption(view).contains(u"B: "_qs), qPrintable(figureViewName(view)));
+    }
+
+    // Issue 47: the caption's scheme words come from the scheme parts' loop now; the captions
+    // are those the hand-written ALiBi / T5 / B choices made, character for character.
+    void captionsOfTheSchemePartsUnchanged()
+    {
+        ExplorerState state;
+        QVERIFY(setBiasSettings(state));
+        SchemeSettings s = state.schemeSettings();
+        s.t5.maxDistance = 64;
+        s.compare.ropeTheta = 500000.0;
+        QVERIFY(state.setSchemeSettings(s));
+        using V = FigureView;
+        const QString a = u"A: RoPE base 10,000, 128 dims"_qs;
+        const QString b = u", B: RoPE base 500,000"_qs;
+        const QString alibi = u", ALiBi 4 heads"_qs;
+        const QString t5 = u", T5 16 buckets, max distance 64"_qs;
+        const std::vector<std::pair<QList<FigureView>, QString>> cases{
+            {{V::Alibi}, a + alibi},
+            {{V::T5}, a + t5},
+            {{V::Compare}, a + b},
+            {{V::Spectrum}, a + b},
+            {{V::Rotation}, a},
+            {{V::T5, V::Alibi}, a + alibi + t5},
+            {{V::Alibi, V::T5, V::Compare}, a + b + alibi + t5},
+            {{V::T5, V::Decay}, a + b + t5},
+        };
+        for (const auto &[views, expected] : cases)
+            QVERIFY2(
+                figureCaption(state, views, false) == expected,
+                qPrintable(figureViewsName(views) + u": "_qs + figureCaption(state, views, false)));
     }
 
     // F1's formula of a bias view is its scheme's, with the settings' parameters.

@@ -8,6 +8,7 @@
 #include "dialogs/exportdialog.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
+#include "views/exportactions.h"
 #include "views/fileactions.h"
 #include "views/mainwindow.h"
 
@@ -35,6 +36,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     QString path(const QString &name) const { return m_dir.filePath(name); }
     FileActions *files() const { return FileActions::of(m_window.get()); }
+    ExportActions *exports() const { return ExportActions::of(m_window.get()); }
     QByteArray stateBytes() const
     {
         return QJsonDocument(m_window->state()->toJson()).toJson(QJsonDocument::Compact);
@@ -138,7 +140,7 @@ private slots:
         for (const char *name : {"openSessionAction", "saveSessionAction", "saveSessionAsAction",
                                  "exportFigureAction", "copyFigureAction", "exportDataAction"})
             QVERIFY2(m_window->findChild<QAction *>(QLatin1String(name)), name);
-        QCOMPARE(files()->exportFigureAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
+        QCOMPARE(exports()->exportFigureAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
         QVERIFY(files()->recentMenu());
     }
 
@@ -403,7 +405,7 @@ private slots:
 
     void exportDialogRefusesBadSize()
     {
-        ExportDialog *dialog = files()->exportDialog();
+        ExportDialog *dialog = exports()->exportDialog();
         FigureOptions options = dialog->options();
         options.width = 5;
         dialog->setOptions(options);
@@ -426,9 +428,9 @@ private slots:
     {
         QTRY_VERIFY_WITH_TIMEOUT(m_window->isSettled(), 60000);
         QString error;
-        QVERIFY2(files()->copyFigure(&error), qPrintable(error));
+        QVERIFY2(exports()->copyFigure(&error), qPrintable(error));
         const QImage copied = QApplication::clipboard()->image();
-        QCOMPARE(copied.size(), files()->currentViewSize());
+        QCOMPARE(copied.size(), m_window->viewPages().current().figureSize());
     }
 
     void exportData()
@@ -437,14 +439,14 @@ private slots:
         m_window->state()->setPage(Page::Encoding);
         const QString file = path(QStringLiteral("heatmap.npy"));
         QString error;
-        QVERIFY2(files()->exportCurrentData(file, &error), qPrintable(error));
+        QVERIFY2(exports()->exportCurrentData(file, &error), qPrintable(error));
         QFile npy(file);
         QVERIFY(npy.open(QIODevice::ReadOnly));
         const QByteArray bytes = npy.readAll();
         // The preset shows the first 150 dims of 201 positions, transposed.
         QVERIFY2(bytes.contains("'shape': (150, 201)"), bytes.left(120).constData());
         QCOMPARE(bytes.size(), 128 + 150 * 201 * 4);
-        QVERIFY(!files()->exportCurrentData(path(QStringLiteral("heatmap.txt")), &error));
+        QVERIFY(!exports()->exportCurrentData(path(QStringLiteral("heatmap.txt")), &error));
         QVERIFY2(error.contains(QLatin1String(".npy or .csv")), qPrintable(error));
     }
 

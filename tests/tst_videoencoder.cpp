@@ -132,6 +132,43 @@ private slots:
         }
     }
 
+    // Every animation row of the formats' table writes a file FFmpeg reads back: a format added
+    // by its row alone (docs/engineering.md, "How to add a figure or animation format") is
+    // encoded here without a line of this suite.
+    void everyAnimationOfTheTableWrites_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const OutputFormat &f : outputFormats())
+            if (f.kind == OutputKind::Animation)
+                QTest::addRow("%s", f.extension) << u"a."_qs + QLatin1String(f.extension);
+    }
+
+    void everyAnimationOfTheTableWrites()
+    {
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(name);
+        const VideoSettings settings{*videoFormatForPath(path), 64, 48, 4, 10};
+        QString error;
+        const auto status = VideoEncoder::encode(
+            path, settings,
+            [&](int i, QString *) { return syntheticFrame(settings.width, settings.height, i); },
+            [](int, int) { return true; }, &error);
+        QVERIFY2(status == VideoEncoder::Status::Done, qPrintable(error));
+        const auto video = readVideo(path);
+        QVERIFY2(video.error.isEmpty(), qPrintable(video.error));
+        QCOMPARE(video.width, settings.width);
+        QCOMPARE(video.height, settings.height);
+        QCOMPARE(video.frameCount, settings.frames);
+        for (int i = 0; i < settings.frames; ++i) {
+            const auto same = imageDifference(video.frames[i],
+                                              syntheticFrame(settings.width, settings.height, i));
+            QVERIFY2(
+                same.mean < 8.0,
+                qPrintable(QStringLiteral("frame %1: mean difference %2").arg(i).arg(same.mean)));
+        }
+    }
+
     // 256 colours for a smooth ramp: the palette follows the frames and dithering keeps every
     // 8 x 8 block's average on the ramp (banding would show as blocks a step off).
     void gifPaletteHasNoBanding()

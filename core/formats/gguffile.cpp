@@ -32,7 +32,7 @@ constexpr std::array<GgmlRow, 34> ggmlTable{{
     {3, "Q4_1", 32, 2 + 2 + 16, TensorDType::Unsupported, true},
     {6, "Q5_0", 32, 2 + 4 + 16, TensorDType::Unsupported, true},
     {7, "Q5_1", 32, 2 + 2 + 4 + 16, TensorDType::Unsupported, true},
-    {8, "Q8_0", 32, 2 + 32, TensorDType::Unsupported, true},
+    {8, "Q8_0", 32, 2 + 32, TensorDType::Q8_0, true},
     {9, "Q8_1", 32, 4 + 4 + 32, TensorDType::Unsupported, true},
     {10, "Q2_K", 256, 2 + 2 + qkK / 16 + qkK / 4, TensorDType::Unsupported, true},
     {11, "Q3_K", 256, 2 + qkK / 4 + qkK / 8 + 12, TensorDType::Unsupported, true},

@@ -42,10 +42,23 @@ qint64 tensorDTypeSize(TensorDType dtype)
         return 2;
     case TensorDType::F64:
         return 8;
+    case TensorDType::Q8_0:
     case TensorDType::Unsupported:
         break;
     }
     return 0;
+}
+
+qint64 tensorDTypeBytes(TensorDType dtype, qint64 elements)
+{
+    qint64 bytes = -1;
+    if (dtype == TensorDType::Q8_0)
+        return elements % ggml::q8Block == 0 &&
+                       checkedMultiply(elements / ggml::q8Block, ggml::q8BlockBytes, &bytes)
+                   ? bytes
+                   : -1;
+    const qint64 size = tensorDTypeSize(dtype);
+    return size > 0 && checkedMultiply(elements, size, &bytes) ? bytes : -1;
 }
 
 QString tensorDTypeName(TensorDType dtype)
@@ -59,6 +72,8 @@ QString tensorDTypeName(TensorDType dtype)
         return QStringLiteral("BF16");
     case TensorDType::F64:
         return QStringLiteral("F64");
+    case TensorDType::Q8_0:
+        return QStringLiteral("Q8_0");
     case TensorDType::Unsupported:
         break;
     }
@@ -232,7 +247,8 @@ QString tensorUnreadableReason(const TensorInfo &tensor)
     if (tensor.isReadable())
         return {};
     if (tensor.quantized)
-        return QStringLiteral("tensor %1 is %2, a quantized type pescope cannot read")
+        return QStringLiteral("tensor %1 is %2, a quantized type pescope cannot read (it reads "
+                              "F32, F16, BF16 and Q8_0)")
             .arg(tensor.name, tensor.typeName);
     return QStringLiteral("tensor %1 is %2; pescope reads F32, F16, BF16 and F64 tensors only")
         .arg(tensor.name, tensor.typeName);
@@ -262,20 +278,19 @@ bool convertRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstR
                         .arg(tensor.name)
                         .arg(rows));
     // Defensive: the reader validated these, but a TensorInfo is a plain struct.
-    const qint64 elementSize = tensorDTypeSize(tensor.dtype);
-    qint64 elements = 0, expectedBytes = 0;
-    if (!shapeElementCount(tensor.shape, &elements) ||
-        !checkedMultiply(elements, elementSize, &expectedBytes) ||
-        expectedBytes != tensor.byteSize || !file.contains(tensor.offset, tensor.byteSize) ||
-        !file.isOpen())
+    qint64 elements = 0;
+    const qint64 rowLength = tensor.rowLength();
+    const qint64 rowBytes = tensorDTypeBytes(tensor.dtype, rowLength);
+    if (!shapeElementCount(tensor.shape, &elements) || rowBytes < 0 ||
+        tensorDTypeBytes(tensor.dtype, elements) != tensor.byteSize ||
+        !file.contains(tensor.offset, tensor.byteSize) || !file.isOpen())
         return fail(
             QStringLiteral("tensor %1 does not lie inside the file as described").arg(tensor.name));
 
-    const qint64 rowLength = tensor.rowLength();
     const qint64 count = rowCount * rowLength;
     if (count == 0)
         return true;
-    const uchar *source = file.data() + tensor.offset + firstRow * rowLength * elementSize;
+    const uchar *source = file.data() + tensor.offset + firstRow * rowBytes;
     switch (tensor.dtype) {
     case TensorDType::F32:
         if constexpr (Q_BYTE_ORDER == Q_LITTLE_ENDIAN && std::is_same_v<Out, float>) {
@@ -300,6 +315,16 @@ bool convertRows(const MappedFile &file, const TensorInfo &tensor, qint64 firstR
         // nearest, ties to even (IEEE-754), what numpy's astype(float32) does.
         for (qint64 i = 0; i < count; ++i)
             out[i] = Out(std::bit_cast<double>(qFromLittleEndian<quint64>(source + 8 * i)));
+        break;
+    case TensorDType::Q8_0:
+        // dequantize_row_q8_0: y = GGML_FP16_TO_FP32(d) * qs[j]; an 11-bit scale times an 8-bit
+        // integer is exact in float32.
+        for (qint64 b = 0; b < count / ggml::q8Block; ++b) {
+            const uchar *block = source + b * ggml::q8BlockBytes;
+            const float d = halfToFloat(qFromLittleEndian<quint16>(block));
+            for (qint64 j = 0; j < ggml::q8Block; ++j)
+                out[b * ggml::q8Block + j] = Out(d * float(std::bit_cast<qint8>(block[2 + j])));
+        }
         break;
     case TensorDType::Unsupported:
         return fail(tensorUnreadableReason(tensor));

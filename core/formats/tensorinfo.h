@@ -19,11 +19,22 @@ class MappedFile;
 
 // The element types pescope converts. Every other type a reader recognises (safetensors' I64 or
 // F8_E4M3, GGML's Q4_K, npy's '<i8', ...) is Unsupported, and TensorInfo::typeName names it.
-enum class TensorDType : quint8 { F32, F16, BF16, F64, Unsupported };
+// Q8_0 is GGML's block type (ggml-common.h block_q8_0): blocks of 32 values, each an IEEE
+// binary16 scale d followed by 32 int8 q, value = d * q (dequantize_row_q8_0); a row holds whole
+// blocks (the GGUF reader checks it).
+enum class TensorDType : quint8 { F32, F16, BF16, F64, Q8_0, Unsupported };
 
-// Bytes per element; 0 for Unsupported.
+namespace ggml {
+constexpr qint64 q8Block = 32;          // QK8_0: values per Q8_0 block
+constexpr qint64 q8BlockBytes = 2 + 32; // sizeof(block_q8_0)
+} // namespace ggml
+
+// Bytes per element; 0 for Unsupported and for Q8_0 (a block type: tensorDTypeBytes).
 qint64 tensorDTypeSize(TensorDType dtype);
-// "F32", "F16", "BF16", "F64", or "unsupported".
+// Bytes `elements` values take (Q8_0: whole blocks; -1 when `elements` is not a whole number of
+// blocks or the product overflows); -1 for Unsupported.
+qint64 tensorDTypeBytes(TensorDType dtype, qint64 elements);
+// "F32", "F16", "BF16", "F64", "Q8_0", or "unsupported".
 QString tensorDTypeName(TensorDType dtype);
 
 struct TensorInfo
@@ -142,12 +153,14 @@ private:
 };
 
 // Empty when `tensor` can be converted; otherwise one sentence naming the tensor and its type:
-// "tensor blk.0.attn_q.weight is Q4_K, a quantized type pescope cannot read".
+// "tensor blk.0.attn_q.weight is Q4_K, a quantized type pescope cannot read (it reads F32, F16,
+// BF16 and Q8_0)".
 QString tensorUnreadableReason(const TensorInfo &tensor);
 
 // Converts rows [firstRow, firstRow + rowCount) of `tensor` (rowCount < 0: through the last row)
 // to float32 in `out`, which must hold rowCount * tensor.rowLength() values: F32 is copied,
-// F16 and BF16 are widened exactly, F64 is rounded to nearest (ties to even) as IEEE-754
+// F16 and BF16 are widened exactly, Q8_0 is dequantized as llama.cpp does (float(d) * q, exact
+// in float32), F64 is rounded to nearest (ties to even) as IEEE-754
 // conversion does, so values beyond float's range become +-inf. Only the bytes of those rows
 // are touched. The file must be the one named by tensor.file; the tensor's byte range is
 // checked against it again. A row is a slice along the first dimension, as numpy's a[r0:r1].

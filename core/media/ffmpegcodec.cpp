@@ -53,6 +53,7 @@ class FfmpegCodec final : public VideoCodec
 {
 public:
     VideoSettings settings;
+    const OutputFormat *row = nullptr; // settings.format's: muxer, encoder, pixels, options
     std::unique_ptr<AtomicFile> file;
     QString ioError; // the file's own message when a write or seek failed
     qint64 position = 0, size = 0;
@@ -82,7 +83,7 @@ public:
         avfilter_graph_free(&graph);
         source = paletteSource = sink = nullptr;
         avcodec_free_context(&codec);
-        if (format && headerWritten && settings.format == VideoFormat::Gif) {
+        if (format && headerWritten && qstrcmp(row->muxer, "gif") == 0) {
             // FFmpeg 5.1's GIF muxer frees the packet it holds back only in its trailer (it has
             // no deinit), so an abandoned GIF leaked it (LeakSanitizer, tst_videoencoder's
             // cancel and disk-full cases). The trailer goes to the file being discarded.
@@ -329,6 +330,7 @@ public:
     {
         cancel();
         settings = wanted;
+        row = &outputFormat(settings.format);
         ioError.clear();
         position = size = 0;
         frames = 0;
@@ -338,9 +340,7 @@ public:
         if (!file->open(error))
             return false;
 
-        const char *muxer = settings.format == VideoFormat::Gif   ? "gif"
-                            : settings.format == VideoFormat::Mp4 ? "mp4"
-                                                                  : "webm";
+        const char *muxer = row->muxer;
         const int rc = avformat_alloc_output_context2(&format, nullptr, muxer, nullptr);
         if (rc < 0 || !format)
             return fail(QStringLiteral("this FFmpeg has no %1 muxer").arg(QLatin1String(muxer)), rc,
@@ -348,27 +348,23 @@ public:
         if (!openEncoder(path, error) || !startFile(muxer, error))
             return false;
         packet = av_packet_alloc();
-        const bool converts = settings.format == VideoFormat::Gif ? openPaletteUse(palette, error)
-                                                                  : openColourConversion(error);
+        const bool converts =
+            usesPalette() ? openPaletteUse(palette, error) : openColourConversion(error);
         if (!converts)
             return false;
         isOpen = true;
         return true;
     }
 
+    bool usesPalette() const { return row->pixels == VideoPixels::Palette; }
+
     // The format's encoder with pescope's settings, and the stream it writes.
     bool openEncoder(const QString &path, QString *error)
     {
-        const AVCodec *encoder =
-            settings.format == VideoFormat::Gif   ? avcodec_find_encoder(AV_CODEC_ID_GIF)
-            : settings.format == VideoFormat::Mp4 ? avcodec_find_encoder_by_name("libx264")
-                                                  : avcodec_find_encoder_by_name("libvpx-vp9");
+        const AVCodec *encoder = avcodec_find_encoder_by_name(row->encoder);
         if (!encoder) {
             *error = QStringLiteral("cannot write %1: this FFmpeg has no %2 encoder")
-                         .arg(path, settings.format == VideoFormat::Gif ? QStringLiteral("GIF")
-                                    : settings.format == VideoFormat::Mp4
-                                        ? QStringLiteral("H.264 (libx264)")
-                                        : QStringLiteral("VP9 (libvpx)"));
+                         .arg(path, QLatin1String(row->encoderLabel));
             cancel();
             return false;
         }
@@ -400,8 +396,11 @@ public:
         c->time_base = {1, settings.fps};
         c->framerate = {settings.fps, 1};
         c->sample_aspect_ratio = {1, 1};
-        c->thread_count = 0;
-        if (settings.format == VideoFormat::Gif) {
+        c->thread_count = row->threadPerCore ? std::max(1, QThread::idealThreadCount()) : 0;
+        if (row->constantQuality)
+            c->bit_rate = 0;
+        setEncoderOptions(c->priv_data, QLatin1String(row->encoderOptions));
+        if (usesPalette()) {
             c->pix_fmt = AV_PIX_FMT_PAL8;
             return;
         }
@@ -412,19 +411,16 @@ public:
         c->colorspace = AVCOL_SPC_BT709;
         c->color_range = AVCOL_RANGE_MPEG;
         c->gop_size = std::min(settings.fps * 2, 250);
-        if (settings.format == VideoFormat::Mp4) {
-            // High profile, yuv420p: what PowerPoint, Keynote and browsers play. CRF 18 keeps
-            // thin lines and text crisp; veryfast costs little size on flat figures.
-            av_opt_set(c->priv_data, "preset", "veryfast", 0);
-            av_opt_set(c->priv_data, "profile", "high", 0);
-            av_opt_set(c->priv_data, "crf", "18", 0);
-        } else {
-            c->thread_count = std::max(1, QThread::idealThreadCount());
-            c->bit_rate = 0; // constant quality
-            av_opt_set(c->priv_data, "crf", "30", 0);
-            av_opt_set(c->priv_data, "deadline", "good", 0);
-            av_opt_set(c->priv_data, "cpu-used", "5", 0);
-            av_opt_set(c->priv_data, "row-mt", "1", 0);
+    }
+
+    // "key=value:key=value" from the format's row, each set as given; an option this FFmpeg's
+    // encoder does not know is left out, as FFmpeg builds differ in what they offer.
+    static void setEncoderOptions(void *options, const QString &list)
+    {
+        for (const QString &pair : list.split(QLatin1Char(':'), Qt::SkipEmptyParts)) {
+            const qsizetype equals = pair.indexOf(QLatin1Char('='));
+            av_opt_set(options, pair.left(equals).toLatin1().constData(),
+                       pair.mid(equals + 1).toLatin1().constData(), 0);
         }
     }
 
@@ -502,7 +498,7 @@ public:
                 ? input
                 : input.convertToFormat(QImage::Format_RGB32);
         const int64_t pts = frames;
-        if (settings.format == VideoFormat::Gif) {
+        if (usesPalette()) {
             AVFrame *f = FfmpegCodec::frameOf(image, pts);
             const int rc = f ? av_buffersrc_add_frame(source, f) : AVERROR(ENOMEM);
             av_frame_free(&f);
@@ -531,7 +527,7 @@ public:
             *error = QStringLiteral("the animation is not open");
             return false;
         }
-        if (settings.format == VideoFormat::Gif) {
+        if (usesPalette()) {
             const int rc = av_buffersrc_add_frame(source, nullptr);
             if (rc < 0)
                 return fail(QStringLiteral("the palette filter failed"), rc, error);

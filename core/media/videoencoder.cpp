@@ -248,9 +248,9 @@ bool VideoEncoder::open(const QString &path, const VideoSettings &settings,
         *error = problem;
         return false;
     }
-    if (settings.format == VideoFormat::Gif && palette.isEmpty()) {
-        *error = QStringLiteral("cannot write %1: a GIF needs frames to build its palette from")
-                     .arg(path);
+    if (videoPixels(settings.format) == VideoPixels::Palette && palette.isEmpty()) {
+        *error = QStringLiteral("cannot write %1: a %2 needs frames to build its palette from")
+                     .arg(path, QLatin1String(outputFormat(settings.format).label));
         return false;
     }
     d->codec = createVideoCodec(error);
@@ -282,7 +282,7 @@ bool VideoEncoder::finish(QString *error)
 QList<int> VideoEncoder::paletteFrames(const VideoSettings &settings)
 {
     QList<int> indices;
-    if (settings.format != VideoFormat::Gif || settings.frames < 1)
+    if (videoPixels(settings.format) != VideoPixels::Palette || settings.frames < 1)
         return indices;
     const qint64 frameBytes = qint64(settings.width) * settings.height * 4;
     const int count = int(std::clamp<qint64>(paletteSampleBytes / std::max<qint64>(1, frameBytes),

@@ -14,10 +14,10 @@
 
 namespace pe {
 
-// MP4 and WebM are yuv420p, whose colour planes are half the size: their sides must be even.
-constexpr bool videoNeedsEvenSides(VideoFormat format)
+// YUV 4:2:0 formats (MP4, WebM) have colour planes half the size: their sides must be even.
+inline bool videoNeedsEvenSides(VideoFormat format)
 {
-    return format != VideoFormat::Gif;
+    return videoPixels(format) == VideoPixels::Yuv420;
 }
 
 // What an animation may ask for, checked by videoProblem() before any work.

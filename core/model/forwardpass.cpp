@@ -6,8 +6,10 @@
 #include "formats/safejson.h"
 #include "io/userfile.h"
 #include "model/embeddinglayer.h"
+#include "model/forwardmath.h"
 #include "model/forwardplan.h"
 #include "model/forwardweights.h"
+#include "model/ggufmodel.h"
 #include "model/layerzeroattention.h"
 #include "model/layerzeronorms.h"
 #include "model/safetensorsmodel.h"
@@ -37,31 +39,10 @@ ForwardPass::~ForwardPass() = default;
 
 namespace {
 
-// Output columns per matrix product: fixed, so that the blocks (and with them Eigen's rounding,
-// which differs between a kernel's full and remainder columns) do not depend on the thread count.
-constexpr qint64 columnBlock = 128;
-
-// Calls body(first, count) for [0, total) in blocks of columnBlock, spread over threads.
-void overColumnBlocks(qint64 total, int threads, const std::function<void(qint64, qint64)> &body)
-{
-    const qint64 blocks = (total + columnBlock - 1) / columnBlock;
-    parallelFor(0, blocks, threads, 1, [&](qint64 lo, qint64 hi) {
-        for (qint64 b = lo; b < hi; ++b) {
-            const qint64 first = b * columnBlock;
-            body(first, std::min(columnBlock, total - first));
-        }
-    });
-}
-
-// nn.Linear: x @ W^T + b, the output columns split over threads.
+// nn.Linear: x @ W^T + b on OpenBLAS, the output columns split over threads (forwardmath.h).
 void linear(const RowMatrix &x, const Projection &p, int threads, RowMatrix *y)
 {
-    y->resize(x.rows(), p.weight.rows());
-    overColumnBlocks(p.weight.rows(), threads, [&](qint64 first, qint64 count) {
-        y->middleCols(first, count).noalias() = x * p.weight.middleRows(first, count).transpose();
-        if (p.bias.size() > 0)
-            y->middleCols(first, count).rowwise() += p.bias.segment(first, count).transpose();
-    });
+    linearProduct(x, p, threads, y);
 }
 
 void normRows(NormKind kind, const NormWeights &weights, double eps, RowMatrix *m)
@@ -105,6 +86,8 @@ std::unique_ptr<ForwardPass> ForwardPass::open(const QString &model, QString *er
     std::optional<ForwardPlan> plan = forwardPlan(files->json, files->config, error);
     if (!plan)
         return nullptr;
+    if (files->location.kind == ModelSourceKind::Gguf)
+        useGgufNames(&*plan);
     std::unique_ptr<ForwardPass> out(new ForwardPass());
     Data &data = *out->d;
     data.plan = std::move(*plan);
@@ -285,19 +268,19 @@ private:
         const qint64 group = p.heads / p.kvHeads; // repeat_kv
         parallelFor(0, p.heads, m_threads, 1, [&](qint64 lo, qint64 hi) {
             std::vector<float> own;
+            RowMatrix scores(tokens, tokens);
             for (qint64 h = lo; h < hi; ++h) {
                 const qint64 kvHead = h / group;
-                const RowMatrix scores =
-                    query.middleCols(h * hd, hd) * key.middleCols(kvHead * hd, hd).transpose();
+                productTransposedHere(columns(query, h * hd, hd), columns(key, kvHead * hd, hd),
+                                      scores.data(), tokens);
                 float *target = probabilities ? probabilities + h * tokens * tokens : nullptr;
                 if (!target) {
                     own.resize(std::size_t(tokens * tokens));
                     target = own.data();
                 }
                 headProbabilities(p, scores, target);
-                const Eigen::Map<const RowMatrix> weights(target, tokens, tokens);
-                context.middleCols(h * hd, hd).noalias() =
-                    weights * value.middleCols(kvHead * hd, hd);
+                productHere({target, tokens, tokens, tokens}, columns(value, kvHead * hd, hd),
+                            context.data() + h * hd, context.cols());
             }
         });
         linear(context, m_w.output, m_threads, out);
@@ -533,8 +516,9 @@ bool checkRun(const ForwardPass &pass, qint64 layers, std::span<const int> ids,
     const qint64 hidden = (layers + 1) * tokens * pass.hiddenSize();
     if (options.hiddenStates && hidden > limits::maxForwardResultValues)
         return tooMany("hidden states", hidden);
-    if (options.logits && tokens * pass.outputRows() > limits::maxForwardResultValues)
-        return tooMany("logits", tokens * pass.outputRows());
+    const qint64 logitRows = options.lastLogitsOnly ? 1 : tokens;
+    if (options.logits && logitRows * pass.outputRows() > limits::maxForwardResultValues)
+        return tooMany("logits", logitRows * pass.outputRows());
     const qint64 queries = layers * pass.heads() * tokens * pass.headDim();
     if (options.queriesKeys && queries > limits::maxForwardResultValues)
         return tooMany("queries of every layer", queries);
@@ -546,33 +530,36 @@ bool checkRun(const ForwardPass &pass, qint64 layers, std::span<const int> ids,
 namespace {
 
 // final_norm(x) @ output^T (Gemma 2: soft-capped), the output matrix read a block of rows at a
-// time so that its float32 copy is never whole.
+// time (float32 as stored: straight from the mapped file) so that its float32 copy is never
+// whole, and the products written where the result keeps them.
 bool computeLogits(ModelTensors &tensors, const ForwardWeights &weights, double cap,
                    const RowMatrix &normed, const ForwardOptions &options, int threads,
                    LayerZeroArray *out, QString *error)
 {
     const qint64 tokens = normed.rows(), rows = weights.outputRows();
     const qint64 hidden = normed.cols();
-    const qint64 blockRows =
-        std::max<qint64>(1, (qint64(16) << 20) / (hidden * 4) / columnBlock) * columnBlock;
-    RowMatrix logits(tokens, rows);
-    std::vector<float> block;
-    for (qint64 first = 0; first < rows; first += blockRows) {
-        if (cancelled(options, error))
-            return false;
-        const qint64 count = std::min(blockRows, rows - first);
-        if (!tensors.readRows(weights.outputName(), first, count, &block, error))
-            return false;
-        const Eigen::Map<const RowMatrix> matrix(block.data(), count, hidden);
-        overColumnBlocks(count, threads, [&](qint64 lo, qint64 n) {
-            logits.middleCols(first + lo, n).noalias() =
-                normed * matrix.middleRows(lo, n).transpose();
-        });
-    }
-    if (cap > 0) // Gemma2ForCausalLM: tanh(logits / cap) * cap
-        logits = logits.unaryExpr([cap](float v) { return float(std::tanh(v / cap) * cap); });
+    const qint64 blockRows = std::max<qint64>(1, (qint64(16) << 20) / (hidden * 4));
     out->shape = {tokens, rows};
-    out->values.assign(logits.data(), logits.data() + logits.size());
+    out->values.resize(std::size_t(tokens * rows));
+    float *logits = out->values.data();
+    qint64 first = 0;
+    const bool streamed = tensors.streamRows(
+        weights.outputName(),
+        [&](const float *block, qint64 values) {
+            if (cancelled(options, error))
+                return false;
+            const qint64 count = values / hidden;
+            productTransposed(view(normed), {block, count, hidden, hidden}, threads, logits + first,
+                              rows);
+            first += count;
+            return true;
+        },
+        error, blockRows * hidden * qint64(sizeof(float)));
+    if (!streamed)
+        return false;
+    if (cap > 0) // Gemma2ForCausalLM: tanh(logits / cap) * cap
+        for (float &v : out->values)
+            v = float(std::tanh(v / cap) * cap);
     return true;
 }
 
@@ -636,10 +623,10 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
         result.keys.values.assign(std::size_t(layers * kPerLayer), 0);
     }
     progress(0);
+    BlockWeights weights; // float32 only while a layer runs; each layer reuses the storage
     for (qint64 i = 0; i <= last; ++i) {
         if (cancelled(options, error))
             return std::nullopt;
-        BlockWeights weights; // float32 only while this layer runs
         if (!d->weights->load(i, &weights, &result.warnings, error))
             return std::nullopt;
         float *probabilities = nullptr;
@@ -661,6 +648,7 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
             store(x, result.hiddenStates.values.data() + (i + 1) * tokens * hidden);
         progress(i + 1);
     }
+    weights = {}; // not held while the logits are computed
     if (last < layers - 1)
         return result; // stopped early: no final norm, no logits
     result.prenorm.shape = {tokens, hidden};
@@ -669,7 +657,8 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     if (options.hiddenStates)
         store(x, result.hiddenStates.values.data() + layers * tokens * hidden);
     if (options.logits && outputRows() > 0 &&
-        !computeLogits(d->tensors, *d->weights, plan.finalSoftcap, x, options, threads,
+        !computeLogits(d->tensors, *d->weights, plan.finalSoftcap,
+                       options.lastLogitsOnly ? RowMatrix(x.bottomRows(1)) : x, options, threads,
                        &result.logits, error))
         return std::nullopt;
     return result;

@@ -69,6 +69,9 @@ struct ForwardOptions
     qint64 attentionLayer = -1;
     bool hiddenStates = true; // every hidden state
     bool logits = true;
+    // Only the last token's logits ({1, vocabulary}): what generation reads, as transformers'
+    // logits_to_keep=1; the default keeps every token's, as its plain forward does.
+    bool lastLogitsOnly = false;
     // Every layer's queries and keys as they are scored: after the projections, q/k norms and
     // RoPE (and a query scaling the model applies before the product). What the RoPE frequency
     // atlas reads; bounded by limits::maxForwardResultValues like the other results.

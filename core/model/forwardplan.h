@@ -77,6 +77,9 @@ struct ForwardPlan
     LinearTensor fcIn, fcOut;       // Plain MLP
     LinearTensor gate, up, down;    // Gated MLP; gateUpFused: gate names the fused [gate | up]
     bool gateUpFused = false;       // Phi-3's gate_up_proj
+    // Qwen3 / Gemma 3's q / k norms (base.headNorm)
+    QString queryNorm = QStringLiteral("layers.%1.self_attn.q_norm.weight");
+    QString keyNorm = QStringLiteral("layers.%1.self_attn.k_norm.weight");
     bool valueBias = false;
 
     MlpKind mlp = MlpKind::Gated;

@@ -1,6 +1,9 @@
 #include "model/forwardweights.h"
 
+#include "model/ggufmodel.h"
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace pe {
@@ -31,16 +34,25 @@ void splitFused(const Projection &fused, qint64 heads, qint64 kvHeads, qint64 he
     for (qint64 part = 0; part < 3; ++part) {
         Projection *t = targets[part];
         const qint64 n = part == 0 ? heads : kvHeads;
-        t->weight.resize(n * headDim, fused.weight.cols());
+        t->inputMajor = fused.inputMajor;
+        if (fused.inputMajor) // Conv1D: a head's outputs are columns
+            t->weight.resize(fused.weight.rows(), n * headDim);
+        else
+            t->weight.resize(n * headDim, fused.weight.cols());
         if (fused.bias.size() > 0)
             t->bias.resize(n * headDim);
-        for (qint64 h = 0; h < n; ++h)
+        for (qint64 h = 0; h < n; ++h) {
+            if (fused.inputMajor) // a head's outputs are consecutive in every fused layout
+                t->weight.middleCols(h * headDim, headDim) =
+                    fused.weight.middleCols(rowOf(part, h, 0), headDim);
             for (qint64 d = 0; d < headDim; ++d) {
                 const qint64 row = rowOf(part, h, d);
-                t->weight.row(h * headDim + d) = fused.weight.row(row);
+                if (!fused.inputMajor)
+                    t->weight.row(h * headDim + d) = fused.weight.row(row);
                 if (fused.bias.size() > 0)
                     t->bias(h * headDim + d) = fused.bias(row);
             }
+        }
     }
 }
 
@@ -92,8 +104,8 @@ std::vector<ForwardWeights::Wanted> ForwardWeights::blockTensors(qint64 index) c
     }
     lin(m_plan.output, hidden, qDim);
     if (b.headNorm != NormKind::None) {
-        out.push_back({full(QStringLiteral("layers.%1.self_attn.q_norm.weight"), index), {hd}});
-        out.push_back({full(QStringLiteral("layers.%1.self_attn.k_norm.weight"), index), {hd}});
+        out.push_back({full(m_plan.queryNorm, index), {hd}});
+        out.push_back({full(m_plan.keyNorm, index), {hd}});
     }
     if (m_plan.mlp == MlpKind::Plain) {
         lin(m_plan.fcIn, inter, hidden);
@@ -134,8 +146,11 @@ bool ForwardWeights::checkTensor(const Wanted &wanted, QString *error)
                                  info->shape.begin() + (anyRows ? 1 : 0)) &&
                       (!anyRows || info->shape[0] >= 1);
     if (!fits) {
-        *error = QStringLiteral("%1: tensor %2 has shape %3; config.json (%4) implies %5")
-                     .arg(info->file, wanted.name, info->shapeString(), m_plan.base.source,
+        const bool gguf = m_tensors.kind() == ModelSourceKind::Gguf;
+        *error = QStringLiteral("%1: tensor %2 has shape %3; %4 implies %5")
+                     .arg(info->file, wanted.name, info->shapeString(),
+                          gguf ? QStringLiteral("its metadata")
+                               : QStringLiteral("config.json (%1)").arg(m_plan.base.source),
                           shapeText(wanted.shape));
         return false;
     }
@@ -178,18 +193,67 @@ bool ForwardWeights::check(QString *error)
     return true;
 }
 
-bool ForwardWeights::read(const QString &name, std::vector<float> *out, QStringList *warnings,
-                          QString *error)
+namespace {
+
+// NaN and infinity have every exponent bit set: an integer test the compiler vectorises (a
+// layer's weights are scanned on every pass).
+qint64 notFinite(const float *values, qint64 count)
 {
-    if (!m_tensors.readRows(name, 0, -1, out, error))
-        return false;
-    const auto bad =
-        std::count_if(out->begin(), out->end(), [](float v) { return !std::isfinite(v); });
+    qint64 bad = 0;
+    for (qint64 first = 0; first < count; first += qint64(1) << 20) {
+        const qint64 last = std::min(count, first + (qint64(1) << 20));
+        quint32 inChunk = 0;
+        for (qint64 i = first; i < last; ++i)
+            inChunk += (std::bit_cast<quint32>(values[i]) & 0x7f800000u) == 0x7f800000u ? 1 : 0;
+        bad += inChunk;
+    }
+    return bad;
+}
+
+void warnNotFinite(const QString &name, qint64 bad, QStringList *warnings)
+{
     if (bad > 0)
         *warnings += QStringLiteral("%1 has %2 not finite (NaN or infinity): every result "
                                     "from this layer on is meaningless")
                          .arg(name, bad == 1 ? QStringLiteral("1 value that is")
                                              : QStringLiteral("%1 values that are").arg(bad));
+}
+
+} // namespace
+
+bool ForwardWeights::read(const QString &name, std::vector<float> *out, QStringList *warnings,
+                          QString *error)
+{
+    if (!m_tensors.readRows(name, 0, -1, out, error))
+        return false;
+    warnNotFinite(name, notFinite(out->data(), qint64(out->size())), warnings);
+    return true;
+}
+
+bool ForwardWeights::readMatrix(const QString &name, qint64 rows, qint64 columns, RowMatrix *out,
+                                QStringList *warnings, QString *error)
+{
+    // Streamed into the matrix a megabyte at a time (F32 straight from the mapped file, other
+    // types converted a chunk at a time): one pass over the layer's float32 bytes, not three.
+    out->resize(rows, columns);
+    qint64 done = 0, bad = 0;
+    const auto sink = [&](const float *values, qint64 count) {
+        if (count > out->size() - done) {
+            *error = QStringLiteral("%1 holds more values than its shape").arg(name);
+            return false;
+        }
+        std::copy_n(values, count, out->data() + done);
+        bad += notFinite(values, count);
+        done += count;
+        return true;
+    };
+    if (!m_tensors.streamRows(name, sink, error, qint64(1) << 20))
+        return false;
+    if (done != out->size()) {
+        *error = QStringLiteral("%1 holds fewer values than its shape").arg(name);
+        return false;
+    }
+    warnNotFinite(name, bad, warnings);
     return true;
 }
 
@@ -197,16 +261,15 @@ bool ForwardWeights::readLinear(const QString &name, const LinearTensor &spec, q
                                 qint64 columns, Projection *out, QStringList *warnings,
                                 QString *error)
 {
-    std::vector<float> values;
-    if (!read(name + QLatin1String(".weight"), &values, warnings, error))
+    // Conv1D stores in x out (y = x @ W + b): kept so, the products read it as it is.
+    out->inputMajor = spec.conv1d;
+    if (!readMatrix(name + QLatin1String(".weight"), spec.conv1d ? columns : rows,
+                    spec.conv1d ? rows : columns, &out->weight, warnings, error))
         return false;
-    if (spec.conv1d) // Conv1D stores in x out: y = x @ W + b
-        out->weight = Eigen::Map<const RowMatrix>(values.data(), columns, rows).transpose();
-    else
-        out->weight = Eigen::Map<const RowMatrix>(values.data(), rows, columns);
     out->bias.resize(0);
     if (!spec.bias)
         return true;
+    std::vector<float> values;
     if (!read(name + QLatin1String(".bias"), &values, warnings, error))
         return false;
     out->bias = Eigen::Map<const Eigen::VectorXf>(values.data(), rows);
@@ -238,6 +301,10 @@ bool ForwardWeights::readAttention(qint64 i, BlockWeights *out, QStringList *war
             !readLinear(full(m_plan.value.name, i), m_plan.value, kDim, hidden, &out->value,
                         warnings, error))
             return false;
+        if (b.ggufRopePermuted) {
+            unpermuteGgufRope(&out->query, b.heads, hd);
+            unpermuteGgufRope(&out->key, b.kvHeads, hd);
+        }
         break;
     case QkvLayout::Conv1dFused:
     case QkvLayout::NeoxPerHead:
@@ -265,10 +332,8 @@ bool ForwardWeights::readAttention(qint64 i, BlockWeights *out, QStringList *war
                     warnings, error))
         return false;
     return b.headNorm == NormKind::None ||
-           (read(full(QStringLiteral("layers.%1.self_attn.q_norm.weight"), i), &out->queryNorm,
-                 warnings, error) &&
-            read(full(QStringLiteral("layers.%1.self_attn.k_norm.weight"), i), &out->keyNorm,
-                 warnings, error));
+           (read(full(m_plan.queryNorm, i), &out->queryNorm, warnings, error) &&
+            read(full(m_plan.keyNorm, i), &out->keyNorm, warnings, error));
 }
 
 bool ForwardWeights::readMlp(qint64 i, BlockWeights *out, QStringList *warnings, QString *error)

@@ -50,6 +50,8 @@ private:
     [[nodiscard]] bool checkTensor(const Wanted &wanted, QString *error);
     [[nodiscard]] bool read(const QString &name, std::vector<float> *out, QStringList *warnings,
                             QString *error);
+    [[nodiscard]] bool readMatrix(const QString &name, qint64 rows, qint64 columns, RowMatrix *out,
+                                  QStringList *warnings, QString *error);
     [[nodiscard]] bool readLinear(const QString &name, const LinearTensor &spec, qint64 rows,
                                   qint64 columns, Projection *out, QStringList *warnings,
                                   QString *error);

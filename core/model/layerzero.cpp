@@ -5,6 +5,7 @@
 #include "formats/safejson.h"
 #include "io/userfile.h"
 #include "model/embeddinglayer.h"
+#include "model/ggufmodel.h"
 #include "model/layerzeroattention.h"
 #include "model/layerzeroplan.h"
 #include "model/layerzeroweights.h"
@@ -44,6 +45,8 @@ std::unique_ptr<LayerZero> LayerZero::open(const QString &model, QString *error,
     std::optional<LayerZeroPlan> plan = layerZeroPlan(files->json, files->config, layer, error);
     if (!plan)
         return nullptr;
+    if (files->location.kind == ModelSourceKind::Gguf)
+        useGgufNames(&*plan);
     std::unique_ptr<LayerZero> out(new LayerZero());
     out->d->plan = std::move(*plan);
     if (!out->d->tensors.open(files->location, error) ||

@@ -69,6 +69,7 @@ float roundToDType(float value, TensorDType dtype)
     }
     case TensorDType::F32:
     case TensorDType::F64:
+    case TensorDType::Q8_0: // dequantized to float32, as transformers loads a GGUF file
     case TensorDType::Unsupported:
         break;
     }

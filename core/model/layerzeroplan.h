@@ -102,6 +102,9 @@ struct LayerZeroPlan
     QString kTensor;         // Separate only
     QString qNormTensor;
     QString kNormTensor;
+    // A GGUF file of llama.cpp's llama architecture: q / k rows in the converter's rotary
+    // permutation, put back on reading (ggufmodel.h).
+    bool ggufRopePermuted = false;
 
     QString quantization; // quantization_config.quant_method, for messages about missing tensors
 };

@@ -1,5 +1,7 @@
 #include "model/layerzeroweights.h"
 
+#include "model/ggufmodel.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -193,7 +195,13 @@ bool readProjections(const LayerZeroPlan &plan, TensorReader &reader, LayerZeroW
                 p->bias = Eigen::Map<const Eigen::VectorXf>(bias.data(), rows);
             return true;
         };
-        return one(plan.qTensor, qRows, &out->query) && one(plan.kTensor, kRows, &out->key);
+        if (!one(plan.qTensor, qRows, &out->query) || !one(plan.kTensor, kRows, &out->key))
+            return false;
+        if (plan.ggufRopePermuted) {
+            unpermuteGgufRope(&out->query, plan.heads, hd);
+            unpermuteGgufRope(&out->key, plan.kvHeads, hd);
+        }
+        return true;
     }
     case QkvLayout::Conv1dFused: { // GPT-2: x @ W + b with W in x 3*hidden, [q | k | v]
         RowMatrix conv;
@@ -227,6 +235,13 @@ bool readProjections(const LayerZeroPlan &plan, TensorReader &reader, LayerZeroW
             return false;
         out->query.weight = fused.topRows(qRows);
         out->key.weight = fused.bottomRows(kRows);
+        // Phi-3's has no bias; a GGUF file's GPT-2 attn_qkv has one.
+        if (plan.qkBias) {
+            if (!reader.read(plan.qTensor + biasName, {qRows + 2 * kRows}, &bias))
+                return false;
+            out->query.bias = Eigen::Map<const Eigen::VectorXf>(bias.data(), qRows);
+            out->key.bias = Eigen::Map<const Eigen::VectorXf>(bias.data() + qRows, kRows);
+        }
         return true;
     }
     }

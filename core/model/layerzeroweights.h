@@ -35,6 +35,9 @@ struct Projection
 {
     RowMatrix weight;
     Eigen::VectorXf bias; // empty: no bias
+    // The forward pass (forwardweights.h) keeps Conv1D's in x out as stored, which its matrix
+    // products read as they are: y = x @ W + b. Layer 0's readers always give out x in.
+    bool inputMajor = false;
 };
 
 struct LayerZeroWeights

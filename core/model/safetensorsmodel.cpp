@@ -3,6 +3,7 @@
 #include "fields/choicenames.h"
 #include "formats/safejson.h"
 #include "io/userfile.h"
+#include "model/ggufmodel.h"
 
 namespace pe {
 
@@ -25,6 +26,8 @@ std::optional<SafetensorsModel> openSafetensorsModel(const QString &model, const
     std::optional<ModelLocation> location = resolveModel(model, error);
     if (!location)
         return std::nullopt;
+    if (location->kind == ModelSourceKind::Gguf)
+        return openGgufModel(std::move(*location), what, error);
     if (location->configPath.isEmpty()) {
         *error = QStringLiteral("%1: no config.json beside the weights; %2 needs the model's "
                                 "config")
@@ -33,7 +36,8 @@ std::optional<SafetensorsModel> openSafetensorsModel(const QString &model, const
     }
     if (location->kind != ModelSourceKind::Safetensors &&
         location->kind != ModelSourceKind::ShardedSafetensors) {
-        *error = QStringLiteral("%1: %2 is computed from safetensors weights; this model has %3")
+        *error = QStringLiteral("%1: %2 is computed from safetensors or GGUF weights; this model "
+                                "has %3")
                      .arg(location->folder, what, labelOf(modelSourceKindNames, location->kind));
         return std::nullopt;
     }

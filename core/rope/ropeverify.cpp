@@ -531,6 +531,8 @@ double precisionSpacing(TensorDType dtype, double magnitude)
     case TensorDType::BF16:
         mantissa = 7;
         break;
+    case TensorDType::Q8_0: // a step of the block's largest |value| / 127: 1 / 127 for cos / sin
+        return 1.0 / 127.0;
     case TensorDType::F64:
     case TensorDType::Unsupported:
         return 0.0;
@@ -553,6 +555,7 @@ double roundTo(TensorDType dtype, double x)
         const quint32 rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
         return double(std::bit_cast<float>(rounded));
     }
+    case TensorDType::Q8_0: // the rounding depends on the whole block: precisionSpacing allows it
     case TensorDType::F64:
     case TensorDType::Unsupported:
         break;

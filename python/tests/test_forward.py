@@ -130,3 +130,98 @@ def test_forward_ablation_learned_table(data):
         pescope.forward(folder, "a cat", scale=2.0)
     with pytest.raises(ValueError, match="position shift 300"):
         pescope.forward(folder, "a cat", shift=300)
+
+
+def write_llama_gguf(folder, path):
+    """llama-tiny4 as llama.cpp's convert_hf_to_gguf.py writes it with --outtype f32: GGUF v3
+    (ggml/docs/gguf.md) with its tensor names, LlamaModel.permute on q_proj / k_proj and
+    rope_freqs.weight for the llama3 scaling (LlamaModel.generate_extra_tensors)."""
+    import math
+    import struct
+    raw = (folder / "model.safetensors").read_bytes()
+    (length,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + length])
+    base = 8 + length
+    hf = {name: np.frombuffer(raw[base + t["data_offsets"][0]:base + t["data_offsets"][1]],
+                              dtype="<f4").reshape(t["shape"])
+          for name, t in header.items() if name != "__metadata__"}
+    config = json.loads((folder / "config.json").read_text())
+    heads, kv = config["num_attention_heads"], config["num_key_value_heads"]
+    dim = config["head_dim"]
+
+    def permute(w, n):
+        return w.reshape(n, 2, w.shape[0] // n // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+    tensors = {"token_embd.weight": hf["model.embed_tokens.weight"],
+               "output_norm.weight": hf["model.norm.weight"],
+               "output.weight": hf["lm_head.weight"]}
+    names = {"input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
+             "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k",
+             "self_attn.v_proj": "attn_v", "self_attn.o_proj": "attn_output",
+             "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up", "mlp.down_proj": "ffn_down"}
+    for i in range(config["num_hidden_layers"]):
+        for hf_name, name in names.items():
+            w = hf[f"model.layers.{i}.{hf_name}.weight"]
+            if name == "attn_q":
+                w = permute(w, heads)
+            elif name == "attn_k":
+                w = permute(w, kv)
+            tensors[f"blk.{i}.{name}.weight"] = w
+    s = config["rope_scaling"]
+    exponents = np.arange(0, dim, 2, dtype=np.float32) / dim
+    freqs = 1.0 / (np.float32(config["rope_theta"]) ** exponents)
+    old = s["original_max_position_embeddings"]
+    factors = []
+    for freq in freqs:
+        wavelen = 2 * math.pi / freq
+        if wavelen < old / s["high_freq_factor"]:
+            factors.append(1)
+        elif wavelen > old / s["low_freq_factor"]:
+            factors.append(s["factor"])
+        else:
+            low, high = s["low_freq_factor"], s["high_freq_factor"]
+            smooth = (old / wavelen - low) / (high - low)
+            factors.append(1 / ((1 - smooth) / s["factor"] + smooth))
+    tensors["rope_freqs.weight"] = np.array(factors, dtype=np.float32)
+
+    def string(text):
+        return struct.pack("<Q", len(text)) + text.encode()
+
+    keys = [("general.architecture", 8, string("llama"))]
+    for key, value in [("context_length", config["max_position_embeddings"]),
+                       ("embedding_length", config["hidden_size"]),
+                       ("feed_forward_length", config["intermediate_size"]),
+                       ("block_count", config["num_hidden_layers"]),
+                       ("attention.head_count", heads), ("attention.head_count_kv", kv),
+                       ("attention.key_length", dim), ("rope.dimension_count", dim)]:
+        keys.append((f"llama.{key}", 4, struct.pack("<I", value)))
+    keys.append(("llama.rope.freq_base", 6, struct.pack("<f", config["rope_theta"])))
+    keys.append(("llama.attention.layer_norm_rms_epsilon", 6,
+                 struct.pack("<f", config["rms_norm_eps"])))
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(keys))
+    for key, kind, value in keys:
+        out += string(key) + struct.pack("<I", kind) + value
+    data = b""
+    for name, w in tensors.items():
+        data += b"\0" * (-len(data) % 32)
+        out += string(name) + struct.pack("<I", w.ndim)
+        out += struct.pack(f"<{w.ndim}Q", *w.shape[::-1])
+        out += struct.pack("<IQ", 0, len(data))  # F32 at this offset of the data section
+        data += np.ascontiguousarray(w, dtype="<f4").tobytes()
+    out += b"\0" * (-len(out) % 32)
+    path.write_bytes(out + data)
+
+
+def test_forward_of_a_gguf_file(data, tmp_path):
+    """The same model as a GGUF file (a tokenizer.json beside it): transformers' attention."""
+    folder, case = first_case(data, "llama-tiny4")
+    gguf = tmp_path / "llama-tiny4-f32.gguf"
+    write_llama_gguf(folder, gguf)
+    (tmp_path / "tokenizer.json").write_bytes((folder / "tokenizer.json").read_bytes())
+    out = pescope.forward(gguf, case["text"])
+    assert out["ids"] == case["ids"]
+    np.testing.assert_allclose(out["attentions"], np.load(folder / "ref" / case["attn"]),
+                               atol=2.5e-5)
+    logits = np.load(folder / "ref" / case["logits"])
+    scale = np.abs(logits).max(-1, keepdims=True)
+    assert (np.abs(out["logits"] - logits) <= 1e-4 * scale).all()

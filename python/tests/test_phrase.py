@@ -84,6 +84,31 @@ def test_attention_without_positions_cannot_tell_repeats_apart(data, model):
     assert np.ptp(with_positions[:, query, same], axis=1).max() > 1e-3
 
 
+@pytest.mark.parametrize("model", MODELS)
+def test_attention_head_and_mean(data, model, run_pescope, tmp_path):
+    # head=: one head's slice, or the mean of the heads in float64 (as the attention view draws
+    # it); the view's data with --attention-head is with, without and their difference.
+    folder = data / "models" / model
+    text = phrases(data, model)[0]["text"]
+    every = pescope.phrase(folder, text, what="attention")
+    np.testing.assert_array_equal(pescope.phrase(folder, text, what="attention", head=1), every[1])
+    mean = pescope.phrase(folder, text, what="attention", head="mean")
+    assert mean.dtype == np.float32 and mean.shape == every.shape[1:]
+    np.testing.assert_allclose(mean, every.astype(np.float64).mean(axis=0), rtol=1e-7, atol=1e-12)
+    without = pescope.phrase(folder, text, what="attention", head="mean", positions=False)
+    out = tmp_path / "panels.npy"
+    result = run_pescope("data", "--model", folder, "--view", "attention", "--text", text,
+                         "--attention-head", "mean", "--out", out)
+    assert result.returncode == 0, result.stderr
+    np.testing.assert_array_equal(np.load(out), np.stack([mean, without, mean - without]))
+    with pytest.raises(ValueError, match="4 heads"):
+        pescope.phrase(folder, text, what="attention", head=4)
+    with pytest.raises(ValueError, match="attention"):
+        pescope.phrase(folder, text, head="mean")
+    with pytest.raises(TypeError):
+        pescope.phrase(folder, text, what="attention", head=1.5)
+
+
 def test_tokens_against_the_library(data):
     # Every case of the byte-fallback BPE family (the Llama 2 / Mistral kind), with and without
     # the special tokens, from a tokenizer.json file and in one call for the list.

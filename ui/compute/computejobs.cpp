@@ -1,5 +1,6 @@
 #include "compute/computejobs.h"
 
+#include "analysis/boxgrid.h"
 #include "backends/cpusampler.h"
 #include "backends/parallel.h"
 #include "backends/samplingplan.h"
@@ -253,46 +254,9 @@ HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 ro
     grid.rows = qBound<qint64>(1, rowPixels, window.rows());
     grid.cols = qBound<qint64>(1, colPixels, window.cols());
     grid.values.resize(std::size_t(grid.rows * grid.cols));
-    const qint64 nr = window.rows();
-    const qint64 nc = window.cols();
-    // Column boundaries of each output column, shared by all rows.
-    std::vector<qint64> colStart(std::size_t(grid.cols + 1));
-    for (qint64 x = 0; x <= grid.cols; ++x)
-        colStart[std::size_t(x)] = window.col0 + x * nc / grid.cols;
-    const bool fullColumns = grid.cols == nc;
-    parallelFor(0, grid.rows, hardwareThreads(), 16, [&](qint64 begin, qint64 end) {
-        std::vector<double> acc(std::size_t(grid.cols));
-        for (qint64 y = begin; y < end; ++y) {
-            const qint64 r0 = window.row0 + y * nr / grid.rows;
-            const qint64 r1 = window.row0 + (y + 1) * nr / grid.rows;
-            float *outRow = grid.values.data() + y * grid.cols;
-            if (r1 - r0 == 1 && fullColumns) {
-                std::copy_n(matrix.data.get() + r0 * matrix.cols + window.col0, grid.cols, outRow);
-                continue;
-            }
-            std::fill(acc.begin(), acc.end(), 0.0);
-            for (qint64 r = r0; r < r1; ++r) {
-                const float *in = matrix.data.get() + r * matrix.cols;
-                if (fullColumns) { // one column per pixel: a straight, vectorisable sum
-                    const float *row = in + window.col0;
-                    for (qint64 x = 0; x < grid.cols; ++x)
-                        acc[std::size_t(x)] += double(row[x]);
-                    continue;
-                }
-                for (qint64 x = 0; x < grid.cols; ++x) {
-                    double sum = 0.0;
-                    for (qint64 c = colStart[std::size_t(x)]; c < colStart[std::size_t(x + 1)]; ++c)
-                        sum += in[c];
-                    acc[std::size_t(x)] += sum;
-                }
-            }
-            for (qint64 x = 0; x < grid.cols; ++x) {
-                const double cells = double(r1 - r0) * double(colStart[std::size_t(x + 1)] -
-                                                              colStart[std::size_t(x)]);
-                outRow[x] = float(acc[std::size_t(x)] / cells);
-            }
-        }
-    });
+    boxMeanGrid(
+        {matrix.data.get(), matrix.cols, window.row0, window.row1, window.col0, window.col1},
+        grid.rows, grid.cols, grid.values.data());
     return grid;
 }
 

@@ -209,7 +209,8 @@ JobStatus encodeMatrix(Backend &backend, const EncodingSpec &spec, Matrix *out, 
                        float *maximum, const CancelCheck &cancel, const ProgressReport &progress,
                        QString *error);
 
-// Box-filters `window` of the matrix into at most rowPixels x colPixels values.
+// Box-filters `window` of the matrix into at most rowPixels x colPixels values (core's
+// boxMeanGrid).
 HeatmapGrid sampleGrid(const Matrix &matrix, const CellWindow &window, qint64 rowPixels,
                        qint64 colPixels);
 

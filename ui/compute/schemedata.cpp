@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace pe {
 
@@ -69,36 +70,6 @@ JobStatus similarity(const EncodingSpec &base, qint64 n, SimilarityMetric metric
 }
 
 } // namespace
-
-RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec)
-{
-    RopeConfigData data;
-    data.spec = ropeSpec;
-    data.label = ropeSpec.get<RopeScheme>()->configLabel();
-    const RopeScheme &rope = *ropeSpec.get<RopeScheme>();
-    const RopeConfig config = rope.config(ropeSpec.shape());
-    // The same rotation without the context-extension rule (proportional's zero tail stays).
-    RopeConfig plain = config;
-    plain.ropeType =
-        rope.ropeType == RopeType::Proportional ? RopeType::Proportional : RopeType::Default;
-    plain.factor.reset();
-    data.original = ropeInverseFrequencies(ropeSpec.dims, plain).inverseFrequencies;
-    const RopeFrequencies f = ropeInverseFrequencies(ropeSpec.dims, config);
-    data.scaled = f.inverseFrequencies;
-    data.attentionFactor = f.attentionFactor;
-    if (rope.ropeType == RopeType::Longrope) {
-        RopeConfig shortSet = config, longSet = config;
-        shortSet.sequenceLength = 0; // seq_len None: short_factor
-        longSet.sequenceLength = std::max<qint64>(config.originalMaxPositionEmbeddings + 1, 1);
-        data.shortScaled = ropeInverseFrequencies(ropeSpec.dims, shortSet).inverseFrequencies;
-        data.longScaled = ropeInverseFrequencies(ropeSpec.dims, longSet).inverseFrequencies;
-        data.longApplies = ropeUsesLongFactors(config);
-    }
-    if (!config.mropeSection.isEmpty() && ropeMropeProblem(ropeSpec.dims, config).isEmpty())
-        data.mropeAxes = ropeMropeAxes(ropeSpec.dims, config);
-    data.originalContext = ropeScalingContext(rope);
-    return data;
-}
 
 bool isContextView(FigureView view)
 {
@@ -242,22 +213,29 @@ JobStatus computeSchemeData(const SchemeInputs &inputs, const QList<FigureView> 
         if (status != JobStatus::Done)
             return status;
     }
-    // The bias views draw those schemes' own matrices: computed for the views that read the
-    // scheme (their view-list keys name it).
-    const auto square = [n](const auto &scheme, SquareMatrix *out) {
-        out->size = n;
-        out->values.resize(std::size_t(n * n));
-        std::get<RowsPlan>(scheme.plan({n, n})).fill(0, n, out->values.data());
-        finishRange(out);
-    };
-    if (anyViewReads(views, "alibi")) {
-        result->alibiSlope = s.alibi.slope();
-        square(s.alibi, &result->alibi);
-    }
-    if (anyViewReads(views, "t5"))
-        square(s.t5, &result->t5);
+    // The bias views draw their schemes' own positions x positions matrices: computed for each
+    // scheme part without dims that a view shown reads (its view-list keys name the part).
+    forEachSchemePart([&](const auto &part) {
+        using Scheme = typename std::decay_t<decltype(part)>::Scheme;
+        if constexpr (!Scheme::info.usesDims) {
+            if (!anyViewReads(views, part.key))
+                return;
+            SquareMatrix &out = result->squares[QString::fromUtf8(part.key)];
+            out.size = n;
+            out.values.resize(std::size_t(n * n));
+            std::get<RowsPlan>((s.*part.member).plan({n, n})).fill(0, n, out.values.data());
+            finishRange(&out);
+        }
+    });
     result->totalMs = double(timer.nsecsElapsed()) / 1e6;
     return JobStatus::Done;
+}
+
+const SquareMatrix &SchemeResult::square(const char *key) const
+{
+    static const SquareMatrix none;
+    const auto found = squares.find(QString::fromUtf8(key));
+    return found == squares.end() ? none : found->second;
 }
 
 bool schemeResultMatches(const SchemeResult &result, const SchemeInputs &inputs,

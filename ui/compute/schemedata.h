@@ -7,16 +7,17 @@
 #include "compute/computejobs.h" // JobStatus, CancelCheck
 
 #include "analysis/ropeanalysis.h"
+#include "analysis/ropeconfigdata.h"
 #include "backends/backend.h"
 #include "encodingspec.h"
 #include "rope/contextreport.h"
-#include "rope/ropetables.h" // MropeAxis
 #include "state/schemesettings.h"
 
 #include <QList>
 #include <QMetaType>
 #include <QString>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -28,24 +29,6 @@ struct SchemeInputs
     EncodingSpec spec;
     SchemeSettings settings;
     bool operator==(const SchemeInputs &) const = default;
-};
-
-// One RoPE configuration: its label and its inverse frequencies, unscaled and scaled.
-struct RopeConfigData
-{
-    QString label;     // "base 500,000, llama3 s = 8 from 8192"
-    EncodingSpec spec; // a RopeScheme
-    const RopeScheme &rope() const { return *spec.get<RopeScheme>(); }
-    std::vector<double> original; // base^(-2i/r)
-    std::vector<double> scaled;   // after the rope_type
-    double attentionFactor = 1.0;
-    qint64 originalContext = 0; // the context the scaling extends (0: none)
-    // longrope: the frequencies with short_factor (HF's seq_len up to the original context) and
-    // with long_factor (beyond it); `scaled` is the set the positions select. Empty otherwise.
-    std::vector<double> shortScaled, longScaled;
-    bool longApplies = false;
-    // mrope: the position id (t, h, w) each pair turns with; empty without mrope_section.
-    std::vector<MropeAxis> mropeAxes;
 };
 
 struct DecayCurve
@@ -82,17 +65,17 @@ struct SchemeResult
     std::vector<double> decayDistances;
     QList<DecayCurve> decay;
     SquareMatrix similarityA, similarityB; // B only for the compare view
-    SquareMatrix alibi;                    // the chosen head; -inf above the diagonal if causal
-    double alibiSlope = 0;
-    SquareMatrix t5;   // bucket ids
+    // The bias views' matrices by scheme part key (forEachSchemePart): "alibi", the chosen head,
+    // -inf above the diagonal if causal; "t5", bucket ids. Only the parts the views read.
+    std::map<QString, SquareMatrix> squares;
+    // The part's matrix; an empty one when it was not computed.
+    const SquareMatrix &square(const char *key) const;
     // The context views' numbers: configuration A's long-context report at its positions count
     // as the claimed context (core/rope/contextreport.h); `pescope context --out` sets its own.
     std::shared_ptr<const ContextFigureNumbers> context;
     QString backendId; // who encoded the similarity rows
     double totalMs = 0;
 };
-
-RopeConfigData ropeConfigData(const EncodingSpec &ropeSpec);
 
 // The long-context views (context-pairs, context-base-bound, context-precision).
 bool isContextView(FigureView view);

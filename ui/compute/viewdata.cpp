@@ -1,5 +1,6 @@
 #include "compute/viewdata.h"
 
+#include "analysis/attentionheads.h"
 #include "analysis/phraseanalysis.h"
 #include "io/atomicfile.h"
 #include "io/matrixwriter.h"
@@ -95,6 +96,12 @@ void phrasesArray(const PhraseResult &r, ViewArray *out)
 bool phraseDifferenceArray(const FigureState &state, const PhraseResult &r, ViewArray *out,
                            QString *error)
 {
+    if (QString why = viewNeedsProblem({FigureView::PhraseDifference},
+                                       {.phrases = r.settings.phrases.size()});
+        !why.isEmpty()) {
+        *error = why;
+        return false;
+    }
     const int a = state.compareA(), b = state.compareB();
     if (a < 0 || b < 0 || a >= r.settings.phrases.size() || b >= r.settings.phrases.size()) {
         *error = QStringLiteral("the phrase-difference view needs two phrases to compare");
@@ -258,13 +265,41 @@ bool modelTokenCosine(const FigureState &, const FigureData &data, const ViewCho
     if (!hasArrays(data, "token-cosine", error))
         return false;
     const ByPositions<ValueGrid> &cosine = data.modelPhrases->tokenCosine;
-    if (cosine[0].values.empty()) {
-        *error = QStringLiteral("the model-token-cosine view needs two phrases");
+    if (QString why = viewNeedsProblem(
+            {FigureView::ModelTokenCosine},
+            {.phrases = qsizetype(data.modelPhrases->phrases.size()), .model = true});
+        !why.isEmpty()) {
+        *error = why;
         return false;
     }
     out->shape = {2, cosine[0].rows, cosine[0].cols};
     for (const ValueGrid &g : cosine)
         out->values.insert(out->values.end(), g.values.begin(), g.values.end());
+    return true;
+}
+
+// The attention figure's three panels of `head` (or the mean of the heads): with positions,
+// without, with − without, each tokens x tokens (core's headAttention and attentionDifference).
+bool attentionPanels(const ModelPhrase &phrase, int head, ViewArray *out, QString *error)
+{
+    const LayerZeroArray &withArray = phrase.attention[at(Positions::With)];
+    const qint64 heads = withArray.shape[0], tokens = withArray.shape[1];
+    if (head < meanOfAttentionHeads || head >= heads) {
+        *error =
+            QStringLiteral("head %1 is not a head of layer 0 (it has %2)").arg(head).arg(heads);
+        return false;
+    }
+    const std::vector<float> with = headAttention(withArray.values, heads, tokens, head);
+    const std::vector<float> without =
+        headAttention(phrase.attention[at(Positions::Without)].values, heads, tokens, head);
+    const std::vector<float> difference = attentionDifference(with, without);
+    if (with.empty() || without.empty() || difference.empty()) {
+        *error = QStringLiteral("the attention with and without positions differ in shape");
+        return false;
+    }
+    out->shape = {3, tokens, tokens};
+    for (const std::vector<float> *panel : {&with, &without, &difference})
+        out->values.insert(out->values.end(), panel->begin(), panel->end());
     return true;
 }
 
@@ -274,6 +309,8 @@ bool modelAttention(const FigureState &, const FigureData &data, const ViewChoic
     const ModelPhrase *phrase = chosenPhrase(data, choices, error);
     if (!phrase || !hasArrays(data, "attention", error))
         return false;
+    if (choices.attentionPanels)
+        return attentionPanels(*phrase, choices.modelHead, out, error);
     stackPositions(phrase->attention, out);
     return true;
 }

@@ -169,9 +169,7 @@ void ExportDialog::setUpViewAndFormat()
                               : QString::fromLatin1(format.label),
                           QString::fromLatin1(format.extension));
     m_format->setObjectName(QStringLiteral("exportFormat"));
-    m_format->setToolTip(tr("PNG: pixels; SVG and PDF: lines, markers and text stay vectors, "
-                            "heatmaps are embedded at full resolution; GIF, MP4 and WebM: the "
-                            "figure animated, as pescope export --animate writes it"));
+    m_format->setToolTip(outputFormatSummary()); // every row of the formats' table
 }
 
 // Width, height, their unit and the DPI.

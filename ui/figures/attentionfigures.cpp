@@ -6,10 +6,13 @@
 
 #include "figures/qcpinclude.h"
 
+#include "analysis/attentionheads.h"
+
 #include <QFontMetricsF>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace pe {
 
@@ -154,19 +157,11 @@ QString AttentionFigures::tokenText(const ModelPhrase &phrase, qint64 token)
 
 ValueGrid AttentionFigures::headAttention(const LayerZeroArray &attention, int head)
 {
+    static_assert(meanOfHeads == meanOfAttentionHeads);
     const qint64 heads = attention.shape[0], n = attention.shape[1];
-    ValueGrid g{n, n, std::vector<float>(std::size_t(n * n), 0.0f)};
-    if (head != meanOfHeads) {
-        const auto begin = attention.values.begin() + qsizetype(head) * n * n;
-        std::copy(begin, begin + n * n, g.values.begin());
-        return g;
-    }
-    std::vector<double> sum(std::size_t(n * n), 0.0);
-    for (qint64 h = 0; h < heads; ++h)
-        for (qint64 i = 0; i < n * n; ++i)
-            sum[std::size_t(i)] += double(attention.values[std::size_t(h * n * n + i)]);
-    for (qint64 i = 0; i < n * n; ++i)
-        g.values[std::size_t(i)] = float(sum[std::size_t(i)] / double(heads));
+    ValueGrid g{n, n, pe::headAttention(attention.values, heads, n, head)};
+    if (g.values.empty()) // no such head: drawn in the NaN colour rather than read past the end
+        g.values.assign(std::size_t(n * n), std::numeric_limits<float>::quiet_NaN());
     return g;
 }
 
@@ -298,13 +293,12 @@ void AttentionFigures::buildAttention(QCustomPlot *plot, const PhraseModelResult
         plot, QStringLiteral("Positions in attention: layer 0 of %1, %2, %3\n%4")
                       .arg(result.architecture, heads, phraseName(phrase), result.positionsText) +
                   nonFiniteLine({&with, &without}, p.attention));
-    ValueGrid difference = with;
+    const ValueGrid difference{with.rows, with.cols,
+                               attentionDifference(with.values, without.values)};
     float extent = 0;
-    for (std::size_t i = 0; i < difference.values.size(); ++i) {
-        difference.values[i] -= without.values[i];
-        if (std::isfinite(difference.values[i]))
-            extent = std::max(extent, std::abs(difference.values[i]));
-    }
+    for (const float d : difference.values)
+        if (std::isfinite(d))
+            extent = std::max(extent, std::abs(d));
     const QCPRange probabilities = rangeOf({&with, &without});
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());
     const QCPColorGradient signedGradient = colormapGradient(Colormap::RdBu);

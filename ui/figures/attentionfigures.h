@@ -38,7 +38,8 @@ public:
 
     // Token t of a phrase for labels: the token as the tokenizer names it.
     static QString tokenText(const ModelPhrase &phrase, qint64 token);
-    // One head's attention (or the mean of the heads), tokens x tokens.
+    // One head's attention (or the mean of the heads), tokens x tokens: core's headAttention
+    // (analysis/attentionheads.h) as a grid.
     static ValueGrid headAttention(const LayerZeroArray &attention, int head);
 
 private:

@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace pe {
 
@@ -63,14 +64,14 @@ QString figureCaption(const FigureState &state, const QList<FigureView> &views, 
         QStringList scheme{QStringLiteral("A: RoPE %1, %2 dims")
                                .arg(a.get<RopeScheme>()->configLabel())
                                .arg(a.dims)};
-        if (anyViewReads(views, "compare"))
-            scheme.append(QStringLiteral("B: ") + ropeSpecB(state.spec(), k).legend());
-        if (anyViewReads(views, "alibi"))
-            scheme.append(QStringLiteral("ALiBi %1 heads").arg(k.alibi.heads));
-        if (anyViewReads(views, "t5"))
-            scheme.append(QStringLiteral("T5 %1 buckets, max distance %2")
-                              .arg(k.t5.buckets)
-                              .arg(k.t5.maxDistance));
+        // Each scheme part a view shown reads, in its own words: those with dims (configuration
+        // B, compared with A) next to A, then the square views' schemes.
+        for (const bool withDims : {true, false})
+            forEachSchemePart([&](const auto &part) {
+                using Scheme = typename std::decay_t<decltype(part)>::Scheme;
+                if (Scheme::info.usesDims == withDims && anyViewReads(views, part.key))
+                    scheme.append(part.caption(k.*part.member));
+            });
         parts.append(scheme.join(QStringLiteral(", ")));
     }
     if (anyViewNeeds(views, ViewJob::Table)) {

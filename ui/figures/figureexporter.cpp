@@ -90,8 +90,12 @@ QString FigureExporter::check() const
             if (QString why = m_data.modelPhrases->arraysProblem(figureViewName(view));
                 !why.isEmpty())
                 return why;
-        if (view == FigureView::ModelTokenCosine && m_data.modelPhrases->phrases.size() < 2)
-            return QStringLiteral("the token-cosine view needs two phrases");
+        if (viewNeeds(view, ViewJob::ModelPhrases))
+            if (QString why = viewNeedsProblem(
+                    {view},
+                    {.phrases = qsizetype(m_data.modelPhrases->phrases.size()), .model = true});
+                !why.isEmpty())
+                return why;
         if (viewNeeds(view, ViewJob::ModelPhrases) &&
             m_options.choices.modelHead >= m_data.modelPhrases->heads)
             return QStringLiteral("layer 0 of the model has %1 heads, not head %2")
@@ -108,8 +112,11 @@ QString FigureExporter::check() const
                 .arg(m_data.modelForward->heads)
                 .arg(m_options.choices.modelLayer)
                 .arg(m_options.choices.modelHead);
-        if (view == FigureView::PhraseDifference && m_data.phrases->settings.phrases.size() < 2)
-            return QStringLiteral("the phrase-difference view needs at least two phrases");
+        if (viewNeeds(view, ViewJob::Phrases))
+            if (QString why =
+                    viewNeedsProblem({view}, {.phrases = m_data.phrases->settings.phrases.size()});
+                !why.isEmpty())
+                return why;
     }
     return {};
 }

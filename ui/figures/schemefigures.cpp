@@ -671,23 +671,24 @@ void SchemeFigures::buildAlibi(QCustomPlot *plot, const SchemeResult &result) co
 {
     resetFigure(plot, m_theme);
     const AlibiScheme &s = result.inputs.settings.alibi;
+    const double slope = s.slope();
+    const SquareMatrix &bias = result.square("alibi");
     QCPLayoutGrid *grid = titledGrid(
         plot,
         QStringLiteral("ALiBi bias −m·|i − j|\nhead %1 of %2, m = %3 (2^%4)%5")
             .arg(s.head + 1)
             .arg(s.heads)
-            .arg(result.alibiSlope, 0, 'g', 6)
-            .arg(std::log2(result.alibiSlope), 0, 'g', 4)
+            .arg(slope, 0, 'g', 6)
+            .arg(std::log2(slope), 0, 'g', 4)
             .arg(s.causal ? QStringLiteral(", causal (keys after the query masked)") : QString()));
     auto *rect = new QCPAxisRect(plot, true);
     grid->addElement(0, 0, rect);
     QCPColorGradient gradient = colormapGradient(m_state.colormap());
     gradient.setNanHandling(QCPColorGradient::nhNanColor);
     gradient.setNanColor(m_theme.grid);
-    const QCPRange range = safeRange(result.alibi.minimum, result.alibi.maximum);
-    QCPColorMap *map =
-        addSquareMap(rect, result.alibi, gradient, range, QStringLiteral("key position j"),
-                     QStringLiteral("query position i"));
+    const QCPRange range = safeRange(bias.minimum, bias.maximum);
+    QCPColorMap *map = addSquareMap(rect, bias, gradient, range, QStringLiteral("key position j"),
+                                    QStringLiteral("query position i"));
     map->setColorScale(addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("bias")));
     applyPlotTheme(plot, m_theme);
 }
@@ -709,7 +710,7 @@ void SchemeFigures::buildT5(QCustomPlot *plot, const SchemeResult &result) const
     gradient.setLevelCount(int(std::clamp<qint64>(t5.buckets, 2, 350)));
     const QCPRange range(-0.5, double(t5.buckets) - 0.5);
     QCPColorMap *map =
-        addSquareMap(rect, result.t5, gradient, range, QStringLiteral("key position j"),
+        addSquareMap(rect, result.square("t5"), gradient, range, QStringLiteral("key position j"),
                      QStringLiteral("query position i"));
     map->setColorScale(addScale(plot, grid, 0, 1, gradient, range, QStringLiteral("bucket id")));
     applyPlotTheme(plot, m_theme);

@@ -59,6 +59,8 @@ template <class P> struct SchemePart
     const char *change; // undo's name for it: "ALiBi view", as in "Set Heads to 4 (ALiBi view)"
     // The shape its problem() checks: the square views' side and the encoding's dims.
     MatrixShape (*shape)(qint64 side, qint64 dims);
+    // Its words in a figure's caption when a view shown reads it: "ALiBi 8 heads".
+    QString (*caption)(const P &scheme);
 };
 
 namespace schemeparts {
@@ -77,12 +79,18 @@ inline MatrixShape rotary(qint64 side, qint64 dims)
 // scheme of its own adds its member above and one line here.
 template <class F> void forEachSchemePart(F &&f)
 {
-    f(SchemePart<AlibiScheme>{&SchemeSettings::alibi, "alibi", "ALiBi", "ALiBi view",
-                              schemeparts::square});
-    f(SchemePart<T5Scheme>{&SchemeSettings::t5, "t5", "T5 buckets", "T5 view",
-                           schemeparts::square});
-    f(SchemePart<RopeScheme>{&SchemeSettings::compare, "compare", "Compare: configuration B", "B",
-                             schemeparts::rotary});
+    f(SchemePart<AlibiScheme>{
+        &SchemeSettings::alibi, "alibi", "ALiBi", "ALiBi view", schemeparts::square,
+        [](const AlibiScheme &s) { return QStringLiteral("ALiBi %1 heads").arg(s.heads); }});
+    f(SchemePart<T5Scheme>{&SchemeSettings::t5, "t5", "T5 buckets", "T5 view", schemeparts::square,
+                           [](const T5Scheme &s) {
+                               return QStringLiteral("T5 %1 buckets, max distance %2")
+                                   .arg(s.buckets)
+                                   .arg(s.maxDistance);
+                           }});
+    f(SchemePart<RopeScheme>{
+        &SchemeSettings::compare, "compare", "Compare: configuration B", "B", schemeparts::rotary,
+        [](const RopeScheme &s) -> QString { return QStringLiteral("B: ") + s.legend(); }});
 }
 
 // The parts' keys, in that order.

@@ -48,7 +48,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "2 x phrases x sequence length x dims float32 (random, fixed)"},
     {.view = FigureView::PhraseDifference, .name = "phrase-difference",
      .label = "Phrase difference", .title = "Phrase difference",
-     .page = Page::Phrases, .job = J::Phrases, .motion = M::Token,
+     .page = Page::Phrases, .job = J::Phrases, .motion = M::Token, .needs = {.phrases = 2},
      .help = "Phrase B minus phrase A, token by token: where both have the same word at the same "
              "position the difference is zero, since the same word at the same position embeds "
              "the same.",
@@ -161,6 +161,7 @@ constexpr ViewEntry entries[] = {
                 "factor"},
     {.view = FigureView::ModelTokens, .name = "tokens", .label = "Model tokens",
      .title = "The model's tokens", .page = Page::Phrases, .job = J::ModelPhrases,
+     .needs = {.model = true},
      .help = "Each phrase goes through the open model's tokenizer.json as Hugging Face's "
              "<i>tokenizers</i> splits it: the strips show its tokens with their ids. <b>␣</b> "
              "marks the space a token starts or ends with (byte-level BPE writes it Ġ, "
@@ -172,6 +173,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "tokens float32: the chosen phrase's token ids"},
     {.view = FigureView::ModelEmbeddings, .name = "embeddings", .label = "Model embeddings",
      .title = "The model's embeddings", .page = Page::Phrases, .job = J::ModelPhrases,
+     .needs = {.model = true},
      .help = "hidden_states[0], the vectors layer 0 receives (token embeddings, plus the "
              "position table for models that add one at the input), with and without positions.",
      .formula = "hidden_states[0][<i>t</i>] = embed[id<sub><i>t</i></sub>] (+ wpe[<i>t</i>] "
@@ -180,7 +182,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "2 x tokens x hidden float32: hidden_states[0] with positions, without"},
     {.view = FigureView::ModelTokenCosine, .name = "token-cosine",
      .label = "Model token similarity", .title = "The model's token similarity",
-     .page = Page::Phrases, .job = J::ModelPhrases,
+     .page = Page::Phrases, .job = J::ModelPhrases, .needs = {.phrases = 2, .model = true},
      .help = "The cosine of every token of A with every token of B, and of the two phrases' "
              "mean vectors, with and without positions.",
      .formula = "cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / (|<i>u</i>| |<i>v</i>|); a "
@@ -190,6 +192,7 @@ constexpr ViewEntry entries[] = {
     {.view = FigureView::ModelAttention, .name = "attention",
      .label = "Positions in attention", .title = "Positions in attention",
      .page = Page::Phrases, .job = J::ModelPhrases,
+     .needs = {.model = true},
      .help = "<b>Positions in attention</b>: layer 0's attention weights of phrase A or B, for "
              "one head or the mean of the heads, computed with the model's position encoding "
              "and without it, and the difference: what positions change in who attends to whom.",
@@ -197,7 +200,8 @@ constexpr ViewEntry entries[] = {
                 "and with − without",
      .data = viewdata::modelAttention,
      .dataShape = "2 x heads x tokens x tokens float32: layer 0's attention with positions, "
-                  "without"},
+                  "without (with --attention-head N|mean: 3 x tokens x tokens, that head or the "
+                  "mean of the heads with, without, with − without)"},
     {.view = FigureView::ContextPairs, .name = "context-pairs", .label = "Context: pairs",
      .title = "Long context: pairs", .page = Page::Schemes, .job = J::Schemes,
      .help = "Configuration A at the context it claims (its positions; a config's "
@@ -256,6 +260,7 @@ constexpr ViewEntry entries[] = {
     {.view = FigureView::LayerAttention, .name = "layer-attention",
      .label = "Attention, every layer", .title = "Attention of every layer and head",
      .page = Page::Phrases, .job = J::ModelForward,
+     .needs = {.model = true},
      .help = "Phrase A through the model's whole forward pass: the attention probabilities of "
              "every layer (rows) and head (columns) as small multiples, query rows x key "
              "columns, as transformers' <code>output_attentions=True</code> gives them. Click a "
@@ -273,6 +278,7 @@ constexpr ViewEntry entries[] = {
     {.view = FigureView::DistanceProfiles, .name = "distance-profiles",
      .label = "Attention by distance", .title = "Attention by distance",
      .page = Page::Phrases, .job = J::ModelForward,
+     .needs = {.model = true},
      .help = "Each head's mean attention at each relative offset <i>d</i> = query − key, one row "
              "per layer.head: a head whose mass sits at offset 1 looks at the previous token, "
              "one spread evenly ignores distance, one at the largest offsets looks at the first "
@@ -286,6 +292,7 @@ constexpr ViewEntry entries[] = {
     {.view = FigureView::FrequencyAtlas, .name = "frequency-atlas",
      .label = "RoPE frequency atlas", .title = "RoPE frequency atlas",
      .page = Page::Phrases, .job = J::ModelForward,
+     .needs = {.model = true},
      .help = "Which rotary frequencies each head uses, after Barbero et al. 2024 (\"Round and "
              "Round We Go! What makes Rotary Positional Encodings useful?\"): each rotary pair's "
              "share of |<i>q</i>·<i>k</i>| over phrase A's query-key pairs, one row per "
@@ -301,6 +308,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "layers x heads x pairs (+1) float32: each rotary pair's share of |q.k|"},
     {.view = FigureView::Sinks, .name = "sinks", .label = "Attention sinks",
      .title = "Attention sinks", .page = Page::Phrases, .job = J::ModelForward,
+     .needs = {.model = true},
      .help = "The first-token share of each head (layers x heads): the mean attention every "
              "query of phrase A pays to token 0. Heads above ε = 0.3 are sink heads (outlined), "
              "and each layer's sink rate, the fraction of its heads that are, is beside its row: "
@@ -314,6 +322,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "layers x heads float32: the first-token share of each head"},
     {.view = FigureView::HiddenNorms, .name = "hidden-norms", .label = "Hidden-state norms",
      .title = "Hidden-state norms", .page = Page::Phrases, .job = J::ModelForward,
+     .needs = {.model = true},
      .help = "The L2 norm of every token's hidden state after each layer (hidden_states[0] is "
              "the embedding output, the last after the final norm), as a heatmap of layers x "
              "tokens, with each layer's largest |activation| named: its value, token and "
@@ -329,6 +338,7 @@ constexpr ViewEntry entries[] = {
      .dataShape = "layers + 1 x tokens float32: each token's hidden-state L2 norm"},
     {.view = FigureView::PositionProbe, .name = "position-probe", .label = "Position probe",
      .title = "Position probe", .page = Page::Phrases, .job = J::ModelForward,
+     .needs = {.model = true},
      .help = "How well a linear readout recovers each token's position from the hidden states "
              "after each layer: ridge regression (λ = 1, unpenalised intercept) of the position "
              "0 .. <i>T</i> − 1 on phrase A's hidden states, 5-fold cross-validated (token "
@@ -420,6 +430,23 @@ bool viewReadsModelPhrases(FigureView view)
 bool anyViewReadsModelPhrases(const QList<FigureView> &views)
 {
     return std::any_of(views.begin(), views.end(), viewReadsModelPhrases);
+}
+
+QString viewNeedsProblem(const QList<FigureView> &views, const ViewInputs &given)
+{
+    // A missing model first: without it no phrase can be counted.
+    for (FigureView view : views)
+        if (viewEntry(view).needs.model && !given.model)
+            return QStringLiteral("the %1 view needs a model").arg(figureViewName(view));
+    static const char *const counts[] = {"a phrase", "two phrases", "three phrases"};
+    for (FigureView view : views) {
+        const ViewNeeds &needs = viewEntry(view).needs;
+        if (given.phrases < needs.phrases)
+            return QStringLiteral("the %1 view needs %2")
+                .arg(figureViewName(view),
+                     QLatin1String(counts[std::clamp(needs.phrases, 1, 3) - 1]));
+    }
+    return {};
 }
 
 QStringList schemeKeysReadBy(FigureView view)

@@ -89,11 +89,29 @@ struct ViewChoices
     int modelPhrase = 0; // 0: A, 1: B
     int modelHead = meanOfHeads;
     int modelLayer = everyLayer; // the attention grid: >= 0 with a head, that cell enlarged
+    // The attention view's data: modelHead's three panels as drawn (with, without, with −
+    // without) instead of every head with and without (`--attention-head` given).
+    bool attentionPanels = false;
     bool operator==(const ViewChoices &) const = default;
 };
 
 // What an animation of "position" moves in the view; None: the view has no position to move.
 enum class ViewMotion { None, Marker, RotationPosition, Token };
+
+// What a view needs beyond its job's numbers: phrases to compare, a model opened. Checked by
+// viewNeedsProblem() alone, for the window, the command line and Python.
+struct ViewNeeds
+{
+    int phrases = 0;    // at least this many phrases (A and B: 2)
+    bool model = false; // a model's tokenizer and weights (--model, File > Open model)
+};
+
+// What the views are given, for viewNeedsProblem().
+struct ViewInputs
+{
+    qsizetype phrases = 0;
+    bool model = false;
+};
 
 // The formula with the current parameters F1 appends to the entry's fixed formula text
 // (dialogs/viewhelp.cpp writes them). Scheme: that of each of the Schemes page settings' schemes
@@ -153,6 +171,7 @@ struct ViewEntry
     Page page;
     ViewJob job;
     ViewMotion motion = ViewMotion::None;
+    ViewNeeds needs{};
     const char *help = "";           // F1: what the view shows and how to read it (HTML)
     const char *helpTitle = nullptr; // F1's heading when not the label
     const char *formula = "";        // F1: the formula (HTML), before the parameterised part
@@ -193,6 +212,10 @@ bool anyViewNeeds(const QList<FigureView> &views, ViewJob job);
 // ModelForward): what --model and --text give on the command line.
 bool viewReadsModelPhrases(FigureView view);
 bool anyViewReadsModelPhrases(const QList<FigureView> &views);
+// The first of the views' needs (their entries' `needs`) that `given` does not meet, as the one
+// message the window, the command line and Python give ("the phrase-difference view needs two
+// phrases"); empty when every need is met.
+QString viewNeedsProblem(const QList<FigureView> &views, const ViewInputs &given);
 QStringList schemeKeysReadBy(FigureView view);
 // Whether any of `views` reads the Schemes page setting `key` (its entry's keys).
 bool anyViewReads(const QList<FigureView> &views, const char *key);

@@ -3,19 +3,20 @@
 #include "backends/backendfactory.h"
 #include "dialogs/filedialog.h"
 #include "state/lessondocument.h"
-#include "views/fileactions.h"
 #include "views/lessonpanel.h"
 #include "views/lessonpresenter.h"
-#include "views/mainwindow.h"
+#include "views/viewpage.h"
 #include "widgets/playbar.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -31,9 +32,10 @@ namespace {
 const QString movesKey = QStringLiteral("lessons/folderMoves");
 } // namespace
 
-LessonController *LessonController::install(MainWindow *window)
+LessonController *LessonController::install(const LessonHost &host)
 {
-    auto *controller = new LessonController(window);
+    QMainWindow *window = host.window;
+    auto *controller = new LessonController(host);
     controller->createDock();
     controller->createActions();
     window->installEventFilter(controller); // a lesson with unsaved changes on close
@@ -42,21 +44,24 @@ LessonController *LessonController::install(MainWindow *window)
     return controller;
 }
 
-LessonController *LessonController::of(const MainWindow *window)
+LessonController *LessonController::of(const QObject *window)
 {
     return window->findChild<LessonController *>(QStringLiteral("lessonController"),
                                                  Qt::FindDirectChildrenOnly);
 }
 
-LessonController::LessonController(MainWindow *window)
-    : QObject(window), m_window(window), m_document(new LessonDocument(this))
+LessonController::LessonController(const LessonHost &host)
+    : QObject(host.window), m_host(host), m_window(host.window),
+      m_document(new LessonDocument(this))
 {
+    QMainWindow *window = host.window;
     setObjectName(QStringLiteral("lessonController"));
-    m_document->setUndoStack(window->undoStack());
-    m_presenter = new LessonPresenter(
-        window, m_document, [this](int index, QString *error) { return openStep(index, error); });
-    if (window->isPersistent()) {
-        const QVariantMap saved = window->settings()->value(movesKey).toMap();
+    m_document->setUndoStack(host.undo);
+    m_presenter =
+        new LessonPresenter(window, host.pages, m_document,
+                            [this](int index, QString *error) { return openStep(index, error); });
+    if (host.persistent) {
+        const QVariantMap saved = host.settings()->value(movesKey).toMap();
         for (auto it = saved.begin(); it != saved.end(); ++it)
             m_moves.insert(it.key(), it.value().toString());
     }
@@ -174,12 +179,9 @@ void LessonController::createActions()
 LessonStep LessonController::currentStep() const
 {
     LessonStep step;
-    const FileActions *files = FileActions::of(m_window);
-    const QList<FigureView> views =
-        files ? files->currentViews() : QList<FigureView>{FigureView::Waves, FigureView::Heatmap};
-    step.view = figureViewsName(views);
+    step.view = figureViewsName(m_host.viewPages->current().figureViews());
     step.title = step.view;
-    step.state = m_window->state()->toJson();
+    step.state = m_host.state->toJson();
     if (const auto *bar = m_window->findChild<PlayBar *>(); bar && bar->isPlaying()) {
         const AnimationOptions options = bar->currentAnimation();
         step.animation = LessonAnimation{.parameter = options.parameter,
@@ -226,7 +228,7 @@ bool LessonController::openStep(int index, QString *error)
             return false;
     }
     const QJsonObject json = movedLessonState(step.state, folderMoves());
-    ExplorerState *state = m_window->state();
+    ExplorerState *state = m_host.state;
     QString problem;
     if (!state->asOneStep(tr("Open lesson step %1").arg(index + 1),
                           [&] { return state->applyJson(json, &problem); })) {
@@ -268,11 +270,11 @@ bool LessonController::locateMovedFolder(const QString &missing, QString *error)
         return false;
     }
     m_moves.insert(QDir::cleanPath(folder), QDir::cleanPath(answer));
-    if (m_window->isPersistent()) {
+    if (m_host.persistent) {
         QVariantMap saved;
         for (auto it = m_moves.begin(); it != m_moves.end(); ++it)
             saved.insert(it.key(), it.value());
-        m_window->settings()->setValue(movesKey, saved);
+        m_host.settings()->setValue(movesKey, saved);
     }
     emit message(tr("The lesson's %1 is now read from %2")
                      .arg(QDir::toNativeSeparators(folder), QDir::toNativeSeparators(answer)));
@@ -412,7 +414,7 @@ bool LessonController::eventFilter(QObject *watched, QEvent *event)
 {
     // Closing the window with a lesson that has unsaved steps asks first (not in tests and
     // screenshots, whose windows are not persistent).
-    if (watched != m_window || event->type() != QEvent::Close || !m_window->isPersistent() ||
+    if (watched != m_window || event->type() != QEvent::Close || !m_host.persistent ||
         !m_document->isModified() || m_document->stepCount() == 0)
         return false;
     if (m_presenter->isPresenting())

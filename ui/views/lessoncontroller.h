@@ -11,23 +11,42 @@
 #include <QObject>
 
 #include <functional>
+#include <memory>
 
 class QDockWidget;
+class QMainWindow;
+class QSettings;
+class QTabWidget;
+class QUndoStack;
 
 namespace pe {
 
 class LessonDocument;
 class LessonPanel;
 class LessonPresenter;
-class MainWindow;
+class ExplorerState;
+class ViewPages;
+
+// What lessons need of the window.
+struct LessonHost
+{
+    QMainWindow *window = nullptr; // the dock's, menu's and dialogs' home
+    QTabWidget *pages = nullptr;   // hidden tabs while presenting
+    ExplorerState *state = nullptr;
+    QUndoStack *undo = nullptr;
+    const ViewPages *viewPages = nullptr; // a new step's views: the current page's figure
+    // The settings that remember moved folders; written only when `persistent`.
+    std::function<std::unique_ptr<QSettings>()> settings{};
+    bool persistent = false;
+};
 
 class LessonController : public QObject
 {
     Q_OBJECT
 
 public:
-    static LessonController *install(MainWindow *window);
-    static LessonController *of(const MainWindow *window);
+    static LessonController *install(const LessonHost &host);
+    static LessonController *of(const QObject *window);
 
     LessonDocument *document() const { return m_document; }
     LessonPanel *panel() const { return m_panel; }
@@ -65,7 +84,7 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    explicit LessonController(MainWindow *window);
+    explicit LessonController(const LessonHost &host);
     void createActions();
     void createDock();
     void askToOpen();
@@ -76,7 +95,8 @@ private:
     // cancels or the answer does not hold the file either.
     bool locateMovedFolder(const QString &missing, QString *error);
 
-    MainWindow *m_window;
+    LessonHost m_host;
+    QMainWindow *m_window;
     LessonDocument *m_document;
     FolderQuestion m_askFolder;
     QMap<QString, QString> m_moves; // old folder -> where it is now

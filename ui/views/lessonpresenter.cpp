@@ -1,7 +1,6 @@
 #include "views/lessonpresenter.h"
 
 #include "state/lessondocument.h"
-#include "views/mainwindow.h"
 #include "widgets/fittingscrollarea.h"
 #include "widgets/playbar.h"
 #include "widgets/plotpane.h"
@@ -10,6 +9,7 @@
 #include <QDockWidget>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QMainWindow>
 #include <QMenuBar>
 #include <QScreen>
 #include <QStatusBar>
@@ -73,8 +73,10 @@ std::optional<KeyAction> keyAction(int key, Qt::KeyboardModifiers modifiers)
 
 } // namespace
 
-LessonPresenter::LessonPresenter(MainWindow *window, LessonDocument *document, StepOpener open)
-    : QObject(window), m_window(window), m_document(document), m_open(std::move(open)),
+LessonPresenter::LessonPresenter(QMainWindow *window, QTabWidget *pages, LessonDocument *document,
+                                 StepOpener open)
+    : QObject(window), m_window(window), m_pages(pages), m_document(document),
+      m_open(std::move(open)),
       m_top(presentationBar(QStringLiteral("presentationTitleBar"), window)),
       m_bottom(presentationBar(QStringLiteral("presentationCaptionBar"), window)),
       m_title(new QLabel(m_top)), m_counter(new QLabel(m_top)), m_caption(new QLabel(m_bottom))
@@ -112,8 +114,7 @@ void LessonPresenter::start(int index)
     m_wasFullScreen = m_window->isFullScreen();
     m_wasMaximized = m_window->isMaximized();
     m_hidden.clear();
-    QList<QWidget *> chrome{m_window->menuBar(), m_window->statusBar(),
-                            m_window->pages()->tabBar()};
+    QList<QWidget *> chrome{m_window->menuBar(), m_window->statusBar(), m_pages->tabBar()};
     for (QToolBar *bar : m_window->findChildren<QToolBar *>())
         if (bar != m_top && bar != m_bottom)
             chrome.append(bar);
@@ -123,7 +124,7 @@ void LessonPresenter::start(int index)
         chrome.append(panel);
     // Nothing of the window on a slide (issue 46.7): a view's tabs (the Schemes page's, the model
     // phrases'), the hover readouts and hints; the step chooses the view.
-    for (QTabBar *tabs : m_window->pages()->findChildren<QTabBar *>())
+    for (QTabBar *tabs : m_pages->findChildren<QTabBar *>())
         chrome.append(tabs);
     for (QWidget *widget : m_window->findChildren<QWidget *>())
         if (isWindowControl(widget))
@@ -139,8 +140,8 @@ void LessonPresenter::start(int index)
     // largest least height, another page's, made the presented window 633 px high): the page
     // shown gets what the title, caption and Motion bar leave, its figure clipped at worst.
     m_policies.clear();
-    for (int i = 0; i < m_window->pages()->count(); ++i) {
-        QWidget *page = m_window->pages()->widget(i);
+    for (int i = 0; i < m_pages->count(); ++i) {
+        QWidget *page = m_pages->widget(i);
         m_policies.append({page, page->sizePolicy()});
         page->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     }

@@ -16,13 +16,14 @@
 #include <utility>
 
 class QLabel;
+class QMainWindow;
+class QTabWidget;
 class QToolBar;
 class QWidget;
 
 namespace pe {
 
 class LessonDocument;
-class MainWindow;
 class PlayBar;
 
 class LessonPresenter : public QObject
@@ -33,7 +34,9 @@ public:
     // `open` shows a step's state in the window (LessonController::openStep: model folders
     // that moved are asked for), false with *error.
     using StepOpener = std::function<bool(int index, QString *error)>;
-    LessonPresenter(MainWindow *window, LessonDocument *document, StepOpener open);
+    // `pages`: the window's page tabs, whose bar hides while presenting.
+    LessonPresenter(QMainWindow *window, QTabWidget *pages, LessonDocument *document,
+                    StepOpener open);
 
     bool isPresenting() const { return m_presenting; }
     int currentStep() const { return m_step; }
@@ -61,7 +64,8 @@ private:
     bool handleKey(int key, Qt::KeyboardModifiers modifiers);
     void updateFonts();
 
-    MainWindow *m_window;
+    QMainWindow *m_window;
+    QTabWidget *m_pages;
     LessonDocument *m_document;
     StepOpener m_open;
     QToolBar *m_top;

@@ -5,13 +5,19 @@
 #include "dialogs/shortcutsdialog.h"
 #include "dialogs/viewhelpdialog.h"
 #include "figures/plottheme.h"
+#include "figures/qcpinclude.h"
 #include "formats/safejson.h"
 #include "state/presets.h"
+#include "state/sessionfile.h"
 #include "views/backendnotice.h"
+#include "views/configpasteaction.h"
+#include "views/enginecheckactions.h"
+#include "views/exportactions.h"
 #include "views/fileactions.h"
 #include "views/heatmapview.h"
 #include "views/lessoncontroller.h"
 #include "views/modelpage.h"
+#include "views/modelphraseview.h"
 #include "views/phraseview.h"
 #include "views/schemepage.h"
 #include "views/wavesview.h"
@@ -31,6 +37,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QKeyEvent>
@@ -102,7 +109,7 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
       m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
       m_phrases(new PhraseView(m_state, m_scheduler, this)),
       m_schemes(new SchemePage(m_state, m_scheduler, this)),
-      m_model(new ModelPage(m_state, m_scheduler, this)),
+      m_model(new ModelPage(m_state, m_scheduler, this)), m_viewPages(m_state),
       m_encodingSplitter(new QSplitter(Qt::Horizontal, this)),
       m_plotSplitter(new QSplitter(Qt::Vertical, this)), m_computeLabel(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_cancel(new QToolButton(this)),
@@ -118,8 +125,15 @@ MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     buildStatusBar();
 
     createActions();
-    FileActions::install(this);      // sessions, figure and data export (File menu)
-    LessonController::install(this); // the Lesson menu and dock, Help > Lessons, presenting
+    installFileParts(); // sessions, models, the engine check, figure and data export
+    // The Lesson menu and dock, Help > Lessons, presenting.
+    LessonController::install({.window = this,
+                               .pages = m_pages,
+                               .state = m_state,
+                               .undo = m_undo,
+                               .viewPages = &m_viewPages,
+                               .settings = [this] { return settings(); },
+                               .persistent = m_options.persistent});
     BackendNoticeIndicator::install(this, m_scheduler); // GPU fallback warning
     connectPages();
     connectComputeInfo();
@@ -185,8 +199,73 @@ void MainWindow::buildPages()
     m_pages->setTabToolTip(3, tr("The opened model: its card, layer map and learned-table views "
                                  "(PCA, similarity, sinusoid fits) (Ctrl+4)"));
     setCentralWidget(m_pages);
+    registerPages();
     // Motion (issue 13): play the position or sweep a scheme field on the current page.
-    addToolBar(Qt::BottomToolBarArea, new PlayBar(m_state, this));
+    addToolBar(Qt::BottomToolBarArea,
+               new PlayBar(
+                   m_state, [this] { return m_viewPages.current().playableViews(); },
+                   [this] { return m_viewPages.current().figureViews(); }, this));
+}
+
+// What each page shows, for those who ask the current page (viewpage.h).
+void MainWindow::registerPages()
+{
+    // Fig 16-9: the waves over the heatmap, one figure.
+    m_viewPages.add({.page = Page::Encoding,
+                     .figure =
+                         [] {
+                             return QList<FigureView>{FigureView::Waves, FigureView::Heatmap};
+                         },
+                     .size =
+                         [this] {
+                             const QSize waves = m_waves->plot()->size();
+                             const QSize heat = m_heatmap->plot()->size();
+                             return QSize(qMax(waves.width(), heat.width()),
+                                          waves.height() + heat.height());
+                         }});
+    // The Phrases page shows the views of its tokenizer, the model's own or the tutorial's; its
+    // figure is the phrase grid, or the model's current tab.
+    const auto modelTokenizer = [this] {
+        return m_state->phraseSource().tokenizer == PhraseTokenizer::Model;
+    };
+    const auto modelView = [this, modelTokenizer]() -> const ModelPhraseView * {
+        return modelTokenizer() ? m_phrases->findChild<ModelPhraseView *>() : nullptr;
+    };
+    m_viewPages.add(
+        {.page = Page::Phrases,
+         .shows =
+             [modelTokenizer](FigureView view) {
+                 return viewReadsModelPhrases(view) == modelTokenizer();
+             },
+         .figure =
+             [modelView] {
+                 const ModelPhraseView *model = modelView();
+                 return QList<FigureView>{model ? model->currentView() : FigureView::Phrases};
+             },
+         .size =
+             [this, modelView] {
+                 // Tokens alone (no weights) have no figure tab: the tokens view at the page's
+                 // size.
+                 if (const ModelPhraseView *model = modelView())
+                     return model->currentPlot() ? model->currentPlot()->size() : model->size();
+                 return m_phrases->gridPlot()->size();
+             },
+         .choices =
+             [modelView] {
+                 const ModelPhraseView *model = modelView();
+                 return model ? model->choices() : ViewChoices{};
+             }});
+    // The Schemes and Model pages show one view at a time, in tabs.
+    m_viewPages.add(
+        {.page = Page::Schemes,
+         .shows = [this](FigureView view) { return view == m_state->schemeSettings().view; },
+         .size = [this] { return m_schemes->currentPlot()->size(); }});
+    QList<FigureView> rotary = ModelPage::views();
+    rotary.removeIf([](FigureView view) { return viewEntry(view).page == Page::Model; });
+    m_viewPages.add({.page = Page::Model,
+                     .guests = rotary,
+                     .shows = [this](FigureView view) { return view == m_model->currentView(); },
+                     .size = [this] { return m_model->currentPlot()->size(); }});
 }
 
 // Which backend computed the current view, the progress of a long computation, Cancel.
@@ -308,6 +387,48 @@ void MainWindow::createFileMenu()
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setToolTip(tr("Close the window (Ctrl+Q)"));
+}
+
+// The File menu's parts, each given what it needs of the window; their entries go above Quit.
+void MainWindow::installFileParts()
+{
+    auto *engine = new EngineCheckActions(m_state, m_scheduler, this);
+    auto *files = new FileActions({.state = m_state,
+                                   .scheduler = m_scheduler,
+                                   .modelPage = m_model,
+                                   .engineCheck = engine,
+                                   .settings = [this] { return settings(); },
+                                   .persistent = m_options.persistent},
+                                  this);
+    auto *paste = new ConfigPasteAction(m_state, m_model, this);
+    auto *exports = new ExportActions(m_state, m_scheduler, &m_viewPages, this);
+    const auto show = [this](const QString &text) { statusBar()->showMessage(text, 10000); };
+    connect(files, &FileActions::message, this, show);
+    connect(engine, &EngineCheckActions::message, this, show);
+    connect(paste, &ConfigPasteAction::message, this, show);
+    connect(exports, &ExportActions::message, this, show);
+    connect(files, &FileActions::sessionFileChanged, this, &MainWindow::setSessionFile);
+    // The Motion bar's Export… is this menu's Export figure, preset to what the bar plays.
+    if (auto *motion = findChild<PlayBar *>())
+        connect(motion, &PlayBar::exportRequested, exports, &ExportActions::exportAnimation);
+
+    QMenu *file = menuBar()->actions().constFirst()->menu(); // createFileMenu's
+    QAction *quit = file->actions().value(0, nullptr);
+    file->insertAction(quit, files->openSessionAction());
+    file->insertMenu(quit, files->recentMenu());
+    file->insertAction(quit, files->openModelAction());
+    file->insertAction(quit, files->openCachedModelAction());
+    file->insertAction(quit, paste->action());
+    file->insertMenu(quit, files->recentModelsMenu());
+    file->insertAction(quit, engine->action());
+    file->insertAction(quit, files->saveSessionAction());
+    file->insertAction(quit, files->saveSessionAsAction());
+    file->insertSeparator(quit);
+    file->insertAction(quit, exports->exportFigureAction());
+    file->insertAction(quit, exports->copyFigureAction());
+    file->insertAction(quit, exports->exportDataAction());
+    file->insertSeparator(quit);
+    file->setToolTipsVisible(true);
 }
 
 // The pages, the heatmap's transpose and reset, the colormap and the theme.
@@ -576,30 +697,13 @@ void MainWindow::showViewHelp()
     auto *dialog = findChild<ViewHelpDialog *>(QString(), Qt::FindDirectChildrenOnly);
     if (!dialog) {
         dialog = new ViewHelpDialog(
-            m_state, [this] { return helpViews(); }, this);
+            m_state, [this] { return m_viewPages.current().viewsOnScreen(); }, this);
         // Ctrl+1…4 and the window's other shortcuts work while the help has focus (issue 46).
         dialog->addActions(windowShortcutActions(this));
     }
     dialog->show();
     dialog->raise();
     dialog->activateWindow();
-}
-
-QList<FigureView> MainWindow::helpViews() const
-{
-    // The Schemes and Model pages show one view at a time; the others every view of the page
-    // in the view list, the Phrases page those of its tokenizer (the model's own or the
-    // tutorial's).
-    const Page page = m_state->page();
-    if (page == Page::Schemes)
-        return {m_state->schemeSettings().view};
-    if (page == Page::Model)
-        return {m_model->currentView()};
-    const bool modelTokenizer =
-        page == Page::Phrases && m_state->phraseSource().tokenizer == PhraseTokenizer::Model;
-    QList<FigureView> views = viewsOf(page);
-    views.removeIf([&](FigureView v) { return viewReadsModelPhrases(v) != modelTokenizer; });
-    return views;
 }
 
 void MainWindow::updateTitle()
@@ -733,6 +837,37 @@ void MainWindow::closeEvent(QCloseEvent *event)
     if (m_options.persistent)
         saveSettings();
     QMainWindow::closeEvent(event);
+}
+
+bool openSessionInWindow(MainWindow *window, const QString &path, QString *error)
+{
+    FileActions *actions = FileActions::of(window);
+    return actions ? actions->openSession(path, error) : loadSession(path, window->state(), error);
+}
+
+bool openModelInWindow(MainWindow *window, const QString &source, QString *error)
+{
+    FileActions *actions = FileActions::of(window);
+    if (!actions) {
+        *error = QStringLiteral("the window has no File menu");
+        return false;
+    }
+    QEventLoop loop;
+    QString problem;
+    QObject::connect(actions, &FileActions::modelOpened, &loop, [&](const QString &answer) {
+        problem = answer;
+        loop.quit();
+    });
+    actions->openModel(source, false);
+    loop.exec();
+    if (!problem.isEmpty())
+        *error = problem;
+    return problem.isEmpty();
+}
+
+bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *error)
+{
+    return applyModelConfigText(window->state(), window->modelPage(), text, error);
 }
 
 } // namespace pe

@@ -6,7 +6,9 @@
 
 #include "state/explorerstate.h"
 #include "state/figureviews.h"
+#include "views/viewpage.h"
 
+#include <QByteArrayView>
 #include <QMainWindow>
 #include <QString>
 
@@ -52,8 +54,9 @@ public:
     // The session file the window shows (title, Save): called after a session was opened or
     // saved; marks the undo stack clean.
     void setSessionFile(const QString &path);
-    // The views of the current page, those F1's "What am I looking at?" explains.
-    QList<FigureView> helpViews() const;
+    // What each page shows (File > Export, Export data, the Motion bar, the Lesson panel and F1
+    // ask the current page).
+    const ViewPages &viewPages() const { return m_viewPages; }
     // The window's zoom: its font as a multiple of the desktop's (View > Zoom, Ctrl+= / - / 0).
     double zoom() const;
     ComputeScheduler *scheduler() const { return m_scheduler; }
@@ -88,8 +91,10 @@ private:
     // The constructor's parts, in the order it calls them.
     void setUpUndo();
     void buildPages();
+    void registerPages();
     QWidget *buildEncodingPage();
     void buildStatusBar();
+    void installFileParts();
     void connectPages();
     void connectComputeInfo();
     // The View menu's actions the toolbar shows too.
@@ -131,6 +136,7 @@ private:
     PhraseView *m_phrases;
     SchemePage *m_schemes;
     ModelPage *m_model;
+    ViewPages m_viewPages;
     QSplitter *m_encodingSplitter;
     QSplitter *m_plotSplitter;
     QLabel *m_computeLabel;
@@ -141,5 +147,14 @@ private:
     QString m_phraseInfo;
     double m_lastDrawMs = 0.0;
 };
+
+// `pescope --session FILE`: opens the session in the window; false with *error.
+bool openSessionInWindow(MainWindow *window, const QString &path, QString *error);
+// `pescope --model SOURCE`: opens the model as File > Open model does (read on the scheduler's
+// worker) and returns once the window shows it; false with *error.
+bool openModelInWindow(MainWindow *window, const QString &source, QString *error);
+// File > Paste config.json: parses `text` as a config.json and shows it in `window` (state, Model
+// page). False with *error naming what is wrong; the window's state is then unchanged.
+bool applyModelConfigText(MainWindow *window, QByteArrayView text, QString *error);
 
 } // namespace pe

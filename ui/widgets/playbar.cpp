@@ -1,6 +1,7 @@
 #include "widgets/playbar.h"
 
 #include "fields/fieldvalue.h"
+#include "media/outputformats.h"
 #include "state/explorerstate.h"
 
 #include <QCheckBox>
@@ -18,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace pe {
 
@@ -51,8 +53,9 @@ QPixmap mediaPixmap(bool pause, const QColor &colour, int side)
 
 } // namespace
 
-PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
-    : QToolBar(tr("Motion"), parent), m_state(state), m_parameter(new QComboBox(this)),
+PlayBar::PlayBar(ExplorerState *state, ViewsFn playable, ViewsFn figure, QWidget *parent)
+    : QToolBar(tr("Motion"), parent), m_state(state), m_playable(std::move(playable)),
+      m_figure(std::move(figure)), m_parameter(new QComboBox(this)),
       m_from(new QDoubleSpinBox(this)), m_to(new QDoubleSpinBox(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_play(new QToolButton(this)),
       m_export(new QToolButton(this)), m_speed(new QComboBox(this)),
@@ -103,8 +106,8 @@ PlayBar::PlayBar(ExplorerState *state, QWidget *parent)
     addWidget(m_loop);
     m_export->setObjectName(QStringLiteral("motionExport"));
     m_export->setText(tr("Export…"));
-    m_export->setToolTip(tr("File > Export figure, preset to what plays here as a GIF, MP4 or "
-                            "WebM"));
+    m_export->setToolTip(tr("File > Export figure, preset to what plays here as a %1")
+                             .arg(outputLabelList(OutputKind::Animation)));
     addWidget(m_export);
     connect(m_export, &QToolButton::clicked, this, &PlayBar::exportAnimation);
 
@@ -163,36 +166,6 @@ void PlayBar::updatePlayIcon()
     m_play->setIcon(icon);
 }
 
-QList<FigureView> PlayBar::currentViews() const
-{
-    switch (m_state->page()) {
-    case Page::Encoding:
-        return {FigureView::Waves, FigureView::Heatmap};
-    case Page::Phrases:
-        return {FigureView::Phrases, FigureView::TokenSimilarity};
-    case Page::Schemes:
-        return {m_state->schemeSettings().view};
-    case Page::Model:
-        return {}; // a stored table has no position or field to play
-    }
-    return {};
-}
-
-QList<FigureView> PlayBar::exportViews() const
-{
-    switch (m_state->page()) {
-    case Page::Encoding:
-        return {FigureView::Waves, FigureView::Heatmap};
-    case Page::Phrases:
-        return {FigureView::Phrases};
-    case Page::Schemes:
-        return currentViews();
-    case Page::Model:
-        return {};
-    }
-    return {};
-}
-
 AnimationOptions PlayBar::currentAnimation() const
 {
     AnimationOptions options;
@@ -238,7 +211,7 @@ bool PlayBar::setAnimation(const AnimationOptions &options, QString *error)
 void PlayBar::exportAnimation()
 {
     pause();
-    emit exportRequested(exportViews(), currentAnimation());
+    emit exportRequested(m_figure(), currentAnimation());
 }
 
 void PlayBar::rebuild()

@@ -12,6 +12,7 @@
 
 #include <QToolBar>
 
+#include <functional>
 #include <optional>
 
 class QCheckBox;
@@ -31,14 +32,14 @@ class PlayBar : public QToolBar
     Q_OBJECT
 
 public:
-    explicit PlayBar(ExplorerState *state, QWidget *parent = nullptr);
+    using ViewsFn = std::function<QList<FigureView>()>;
+    // `playable`: the current page's views the control moves; `figure`: what Export… writes
+    // (the page's figure: Fig 16-9's waves over heatmap, the phrases, the Schemes view), with
+    // the bar's parameter and range. The window's page answers both (views/viewpage.h).
+    PlayBar(ExplorerState *state, ViewsFn playable, ViewsFn figure, QWidget *parent = nullptr);
 
     bool isPlaying() const;
-    // The views of the state's current page the control moves.
-    QList<FigureView> currentViews() const;
-    // What Export… writes: the page's main figure (Fig 16-9's waves over heatmap, the phrases
-    // or the Schemes view) and the bar's parameter and range.
-    QList<FigureView> exportViews() const;
+    QList<FigureView> currentViews() const { return m_playable(); }
     AnimationOptions currentAnimation() const;
     // Puts the bar on `options`' parameter and range (a lesson step's animation), paused; false
     // with *error when the current views do not offer the parameter or refuse the range.
@@ -76,6 +77,8 @@ private:
     void fitWidths();
 
     ExplorerState *m_state;
+    ViewsFn m_playable;
+    ViewsFn m_figure;
     QComboBox *m_parameter;
     QDoubleSpinBox *m_from;
     QDoubleSpinBox *m_to;
