@@ -6,6 +6,7 @@
 #include "encodingspec.h"
 #include "fields/fieldoptions.h"
 #include "io/matrixwriter.h"
+#include "model/forwardpass.h"
 #include "model/modelspec.h"
 #include "model/phrasemodel.h"
 #include "rope/enginecheck.h"
@@ -182,6 +183,11 @@ struct PhraseDataRequest
 // usage a real run refuses (other options, a bad --what or --layer, a model that cannot be read,
 // a phrase longer than the model takes).
 PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser);
+// --shift, --scale, --theta, --rope-scaling (with --no-positions, --compare where the command
+// has it): the ablation they ask for (app/phrasedata.cpp; `pescope data --phrase` and `pescope
+// export --view layer-attention`). Throws UsageError for a value that is no number > 0 or JSON
+// object; the values the model cannot take are ForwardPass::ablationProblem's to refuse.
+PositionAblation positionAblationFromOptions(const QCommandLineParser &parser);
 
 // The output of `spec` that --what names (default: the scheme's first), multiplied by the
 // attention factor with --scaled-table, one row per id with --position-ids; --positions refused

@@ -177,6 +177,7 @@ FigureInputs FigureRequest::inputs() const
     FigureInputs inputs = FigureInputs::of(FigureState(state));
     if (!modelPhrases.model.isEmpty())
         inputs.modelPhrases = modelPhrases;
+    inputs.forwardAblation = forwardAblation;
     return inputs;
 }
 
@@ -226,7 +227,54 @@ void addFigureOptions(OptionSet &options)
                                      "is enlarged, from 0, or all for the grid of every layer "
                                      "and head (default all)."),
                       QStringLiteral("N|all")});
+    // The layer-attention view's ablation, parsed as `pescope data --phrase` parses it.
+    options.addPlain({QStringLiteral("no-positions"),
+                      QStringLiteral("layer-attention with --attention-layer: the head also "
+                                     "without positions in every layer, and the difference.")});
+    options.addPlain({QStringLiteral("shift"),
+                      QStringLiteral("layer-attention: the head also with position ids K .. K "
+                                     "+ L - 1 in every layer, and the difference."),
+                      QStringLiteral("K")});
+    options.addPlain({QStringLiteral("scale"),
+                      QStringLiteral("layer-attention: the head also with RoPE positions p / S "
+                                     "(linear interpolation), and the difference."),
+                      QStringLiteral("S")});
+    options.addPlain({QStringLiteral("theta"),
+                      QStringLiteral("layer-attention: the head also with rope_theta B in "
+                                     "every RoPE layer, and the difference."),
+                      QStringLiteral("B")});
+    options.addPlain({QStringLiteral("rope-scaling"),
+                      QStringLiteral("layer-attention: the head also under another RoPE rule, "
+                                     "a rope_scaling JSON object, and the difference."),
+                      QStringLiteral("JSON")});
 }
+
+namespace {
+
+// --shift, --scale, --theta, --rope-scaling, --no-positions: layer-attention's ablation, refused
+// by name for the other views and for the grid's figure (the enlarged head draws it).
+ForwardAblation forwardAblationFromOptions(const QCommandLineParser &parser,
+                                           const FigureOptions &figure, bool dataOut)
+{
+    const QStringList names = {QStringLiteral("shift"), QStringLiteral("scale"),
+                               QStringLiteral("theta"), QStringLiteral("rope-scaling"),
+                               QStringLiteral("no-positions")};
+    if (std::none_of(names.begin(), names.end(),
+                     [&](const QString &name) { return parser.isSet(name); }))
+        return {};
+    if (figure.views != QList<FigureView>{FigureView::LayerAttention})
+        throw UsageError{QStringLiteral("--shift, --scale, --theta, --rope-scaling and "
+                                        "--no-positions apply to --view layer-attention (got "
+                                        "%1)")
+                             .arg(figureViewsName(figure.views))};
+    if (!dataOut && figure.choices.modelLayer < 0)
+        throw UsageError{QStringLiteral("--shift, --scale, --theta, --rope-scaling and "
+                                        "--no-positions draw one head: give --attention-layer N "
+                                        "and --attention-head N")};
+    return {parser.isSet(QStringLiteral("no-positions")), positionAblationFromOptions(parser)};
+}
+
+} // namespace
 
 // --model-phrase and --attention-head: what the model phrase figures draw. Throws UsageError naming
 // them.
@@ -541,6 +589,9 @@ int writeExport(const QString &command, const FigureState &state, const FigureIn
                 .arg(figure.choices.modelHead)
                 .arg(data.modelPhrases->heads)
                 .arg(data.modelPhrases->heads - 1)};
+    // An ablation the model cannot take: ForwardPass::ablationProblem's sentence, bad input.
+    if (data.modelForward && !data.modelForward->ablationProblem.isEmpty())
+        throw UsageError{data.modelForward->ablationProblem};
     if (const ForwardViewResult *forward = data.modelForward.get();
         forward && (figure.choices.modelHead >= forward->heads ||
                     figure.choices.modelLayer >= forward->layers))
@@ -606,6 +657,7 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
 
     // The state: defaults, a preset or a session, then the command line on top.
     FigureRequest request = figureRequestFromOptions(parser, figureOptions);
+    request.forwardAblation = forwardAblationFromOptions(parser, figureOptions, dataOut);
     // The options made the plain values the figure is drawn from.
     const FigureState state(request.state);
     const FigureOptions &figure = request.figure;

@@ -21,6 +21,8 @@ struct FigureRequest
     BackendChoice backend = BackendChoice::Auto;
     // The model phrase views': --model and the --text phrases (A, B), not the state's.
     PhraseModelInputs modelPhrases;
+    // layer-attention's --shift, --scale, --theta, --rope-scaling or --no-positions.
+    ForwardAblation forwardAblation;
     // What the figure's numbers depend on: the state's, with the model phrases above.
     FigureInputs inputs() const;
 };

@@ -74,8 +74,8 @@ QStringList ablationOptionNames()
             QStringLiteral("rope-scaling"), QStringLiteral("compare")};
 }
 
-// The ablation the options ask for; the values the model cannot take (a shift past its table, a
-// scale of a learned table, a rule transformers would not compute) are refused by the pass.
+} // namespace
+
 PositionAblation positionAblationFromOptions(const QCommandLineParser &parser)
 {
     PositionAblation a;
@@ -106,13 +106,16 @@ PositionAblation positionAblationFromOptions(const QCommandLineParser &parser)
         throw UsageError{QStringLiteral("--no-positions removes the positions: it does not "
                                         "combine with --shift, --scale, --theta or "
                                         "--rope-scaling")};
-    if (parser.isSet(QStringLiteral("compare")) && a.changesNothing() &&
+    // optionNames(): `pescope export` takes the ablation without --compare.
+    if (parser.optionNames().contains(QStringLiteral("compare")) && a.changesNothing() &&
         !parser.isSet(QStringLiteral("no-positions")))
         throw UsageError{QStringLiteral("--compare needs what to compare with: --shift K, "
                                         "--scale S, --theta B, --rope-scaling JSON or "
                                         "--no-positions")};
     return a;
 }
+
+namespace {
 
 // Whether the options ask for the pass with its positions ablated, or for a comparison.
 bool ablationAsked(const QCommandLineParser &parser)

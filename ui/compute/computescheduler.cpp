@@ -188,7 +188,7 @@ FigureData ComputeScheduler::heldData(const FigureInputs &inputs,
             }
     if (anyViewNeeds(views, ViewJob::ModelForward))
         for (const auto &f : {m_forward, m_figureData.modelForward})
-            if (f && f->inputs == forwardViewInputs(inputs.modelPhrases)) {
+            if (f && f->inputs == forwardViewInputs(inputs.modelPhrases, inputs.forwardAblation)) {
                 data.modelForward = f;
                 break;
             }
@@ -241,9 +241,9 @@ bool ComputeScheduler::requestTable()
     return false;
 }
 
-bool ComputeScheduler::requestForward()
+bool ComputeScheduler::requestForward(const ForwardAblation &ablation)
 {
-    const ForwardViewInputs request = forwardViewInputs(phraseModelInputs(*m_state));
+    const ForwardViewInputs request = forwardViewInputs(phraseModelInputs(*m_state), ablation);
     if (m_forward && m_forward->inputs == request)
         return true;
     if (request == m_forwardRequest && m_forwardLane.busy())
@@ -723,7 +723,7 @@ void ComputeScheduler::dispatchForward()
     const quint64 generation = m_forwardLane.start();
     ++m_forwardLane.inFlight;
     emit progressChanged(0);
-    post([this, generation, inputs = m_forwardRequest,
+    post([this, generation, inputs = m_forwardRequest, previous = m_forward,
           isStale = m_forwardLane.staleness(generation)] {
         QString error;
         auto result = std::make_shared<ForwardViewResult>();
@@ -734,12 +734,13 @@ void ComputeScheduler::dispatchForward()
             });
         };
         const JobStatus status =
-            isStale() ? JobStatus::Cancelled
-                      : failingOnOutOfMemory(
-                            QStringLiteral("running the model's forward pass"), &error, [&] {
-                                return computeForwardViewData(inputs, *m_forwardModels, isStale,
-                                                              progress, result.get(), &error);
-                            });
+            isStale()
+                ? JobStatus::Cancelled
+                : failingOnOutOfMemory(
+                      QStringLiteral("running the model's forward pass"), &error, [&] {
+                          return computeForwardViewData(inputs, *m_forwardModels, isStale, progress,
+                                                        result.get(), &error, previous.get());
+                      });
         std::shared_ptr<const ForwardViewResult> done;
         if (status == JobStatus::Done)
             done = result;

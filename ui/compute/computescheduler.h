@@ -75,10 +75,11 @@ public:
     // dim: tableReady() or tableFailed() follows. True, computing nothing, when table() holds
     // them.
     bool requestTable();
-    // The layer views' forward pass for the state's phrase model and phrase A: forwardReady()
-    // or forwardFailed() follows, with progressChanged() while it runs (cancel() stops it
-    // between layers). True, computing nothing, when forward() already holds it.
-    bool requestForward();
+    // The layer views' forward pass for the state's phrase model and phrase A, and `ablation`'s
+    // attention beside it: forwardReady() or forwardFailed() follows, with progressChanged()
+    // while it runs (cancel() stops it between layers). True, computing nothing, when forward()
+    // already holds it; a result for another ablation lends its arrays (only the ablation runs).
+    bool requestForward(const ForwardAblation &ablation = {});
     // What an export of `views` needs for the state's current parameters (a materialised
     // encoding even where the window samples it): figureDataReady() or figureDataFailed()
     // follows. Returns true, computing nothing, when figureData(views) already holds it all.

@@ -48,7 +48,8 @@ bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &view
         !(data.modelPhrases && data.modelPhrases->inputs == inputs.modelPhrases))
         return false;
     if (anyViewNeeds(views, ViewJob::ModelForward) &&
-        !(data.modelForward && data.modelForward->inputs == forwardViewInputs(inputs.modelPhrases)))
+        !(data.modelForward && data.modelForward->inputs ==
+                                   forwardViewInputs(inputs.modelPhrases, inputs.forwardAblation)))
         return false;
     const QList<FigureView> schemes = viewsNeeding(views, ViewJob::Schemes);
     return schemes.isEmpty() || schemesMatch(inputs, schemes, data.schemes);
@@ -117,11 +118,14 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
     }
     if (anyViewNeeds(views, ViewJob::ModelForward) &&
         !(data->modelForward &&
-          data->modelForward->inputs == forwardViewInputs(inputs.modelPhrases))) {
+          data->modelForward->inputs ==
+              forwardViewInputs(inputs.modelPhrases, inputs.forwardAblation))) {
         ForwardModelHolder models; // opened for this figure only
         auto result = std::make_shared<ForwardViewResult>();
-        const JobStatus status = computeForwardViewData(forwardViewInputs(inputs.modelPhrases),
-                                                        models, cancel, {}, result.get(), error);
+        // A result for another ablation lends its arrays: the ablated pass alone runs.
+        const JobStatus status = computeForwardViewData(
+            forwardViewInputs(inputs.modelPhrases, inputs.forwardAblation), models, cancel, {},
+            result.get(), error, data->modelForward.get());
         if (status != JobStatus::Done)
             return status;
         data->modelForward = result;

@@ -6,13 +6,39 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <limits>
 
 namespace pe {
 
-ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs)
+namespace {
+
+// NaN equals NaN here: a typed "nan" (refused by the pass) must find its own result.
+bool sameNumber(double a, double b)
 {
-    return {inputs.model, inputs.phrases.value(0)};
+    return a == b || (std::isnan(a) && std::isnan(b));
+}
+
+} // namespace
+
+bool ForwardAblation::operator==(const ForwardAblation &other) const
+{
+    const PositionAblation &a = positions, &b = other.positions;
+    return withoutPositions == other.withoutPositions && a.shift == b.shift &&
+           sameNumber(a.scale, b.scale) && a.ropeTheta.has_value() == b.ropeTheta.has_value() &&
+           (!a.ropeTheta || sameNumber(*a.ropeTheta, *b.ropeTheta)) &&
+           a.ropeScaling == b.ropeScaling;
+}
+
+QString ForwardAblation::text() const
+{
+    return withoutPositions ? QStringLiteral("without positions") : positionAblationText(positions);
+}
+
+ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs,
+                                    const ForwardAblation &ablation)
+{
+    return {inputs.model, inputs.phrases.value(0), ablation};
 }
 
 ForwardModelHolder::ForwardModelHolder() = default;
@@ -94,11 +120,57 @@ bool analyse(const ForwardPass &pass, const ForwardResult &run, ForwardViewResul
            compute(LayerAnalysis::Probe, &result->probe, &result->probeProblem);
 }
 
+// Every layer's attention with the positions as `ablation` says, into the result; a value the
+// model cannot take (or a pass that fails) leaves the reason instead. False when cancelled.
+bool ablate(ForwardPass &pass, const std::vector<int> &ids, const ForwardAblation &ablation,
+            const CancelCheck &cancel, ForwardViewResult *result)
+{
+    result->ablatedAttentions = {};
+    result->ablationProblem.clear();
+    if (!ablation.any())
+        return true;
+    if (!ablation.withoutPositions) {
+        result->ablationProblem = pass.ablationProblem(ablation.positions, qint64(ids.size()));
+        if (!result->ablationProblem.isEmpty())
+            return true;
+    }
+    std::atomic<bool> stop{false};
+    ForwardOptions options;
+    options.hiddenStates = false;
+    options.logits = false;
+    options.withPositions = !ablation.withoutPositions;
+    if (!ablation.withoutPositions)
+        options.positions = ablation.positions;
+    options.cancel = &stop;
+    options.progress = [&](qint64, qint64) {
+        if (cancel && cancel())
+            stop = true;
+    };
+    QString why;
+    std::optional<ForwardResult> run = pass.run(ids, options, &why);
+    if (cancel && cancel())
+        return false;
+    if (run)
+        result->ablatedAttentions = std::move(run->attentions);
+    else
+        result->ablationProblem = why;
+    return true;
+}
+
+std::vector<int> tokenIds(const ModelPhrase &phrase)
+{
+    std::vector<int> ids;
+    for (const qint64 id : phrase.tokens.ids) // the pass refuses an id outside its table
+        ids.push_back(int(std::clamp<qint64>(id, -1, std::numeric_limits<int>::max())));
+    return ids;
+}
+
 } // namespace
 
 JobStatus computeForwardViewData(const ForwardViewInputs &inputs, ForwardModelHolder &models,
                                  const CancelCheck &cancel, const ForwardProgress &progress,
-                                 ForwardViewResult *result, QString *error)
+                                 ForwardViewResult *result, QString *error,
+                                 const ForwardViewResult *previous)
 {
     QElapsedTimer timer;
     timer.start();
@@ -111,6 +183,16 @@ JobStatus computeForwardViewData(const ForwardViewInputs &inputs, ForwardModelHo
     ForwardPass *pass = nullptr;
     if (!models.open(inputs.model, &tokenizer, &pass, error))
         return JobStatus::Failed;
+    // The same model and phrase under another ablation: its arrays, and the ablated pass only.
+    if (previous && previous->inputs.model == inputs.model &&
+        previous->inputs.phrase == inputs.phrase && !previous->attentions.values.empty()) {
+        *result = *previous;
+        result->inputs = inputs;
+        if (!ablate(*pass, tokenIds(result->phrase), inputs.ablation, cancel, result))
+            return JobStatus::Cancelled;
+        result->totalMs = double(timer.nsecsElapsed()) / 1e6;
+        return JobStatus::Done;
+    }
     result->inputs = inputs;
     result->folder = tokenizer->folder();
     result->architecture = pass->architecture();
@@ -122,9 +204,7 @@ JobStatus computeForwardViewData(const ForwardViewInputs &inputs, ForwardModelHo
         *error = QStringLiteral("phrase A: %1").arg(*error);
         return JobStatus::Failed;
     }
-    std::vector<int> ids;
-    for (const qint64 id : result->phrase.tokens.ids) // the pass refuses an id outside its table
-        ids.push_back(int(std::clamp<qint64>(id, -1, std::numeric_limits<int>::max())));
+    const std::vector<int> ids = tokenIds(result->phrase);
     // One pass gives every array the views read; cancel is checked between layers.
     std::atomic<bool> stop{false};
     ForwardOptions options;
@@ -148,6 +228,8 @@ JobStatus computeForwardViewData(const ForwardViewInputs &inputs, ForwardModelHo
         return JobStatus::Failed;
     result->attentions = std::move(run->attentions);
     result->warnings = run->warnings;
+    if (!ablate(*pass, ids, inputs.ablation, cancel, result))
+        return JobStatus::Cancelled;
     result->totalMs = double(timer.nsecsElapsed()) / 1e6;
     return JobStatus::Done;
 }

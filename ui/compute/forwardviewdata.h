@@ -21,15 +21,30 @@
 
 namespace pe {
 
+// What the layer views' pass does to the positions besides the model's own (issue 48 item 3):
+// nothing, remove them, or a PositionAblation. The attention of every layer is then computed a
+// second time so, and the enlarged layer.head is drawn with / ablated / difference.
+struct ForwardAblation
+{
+    bool withoutPositions = false;
+    PositionAblation positions; // with withoutPositions false
+    bool any() const { return withoutPositions || !positions.changesNothing(); }
+    bool operator==(const ForwardAblation &other) const;
+    // "without positions", "shifted by 5", ... (empty: !any()).
+    QString text() const;
+};
+
 struct ForwardViewInputs
 {
     QString model;  // the model folder (PhraseSource::model)
     QString phrase; // phrase A
+    ForwardAblation ablation;
     bool operator==(const ForwardViewInputs &) const = default;
 };
 
-// The layer views' inputs of the model phrase views': the model and phrase A.
-ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs);
+// The layer views' inputs of the model phrase views': the model and phrase A, and `ablation`.
+ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs,
+                                    const ForwardAblation &ablation = {});
 
 struct ForwardViewResult
 {
@@ -54,6 +69,10 @@ struct ForwardViewResult
     QString probeProblem;      // why there is no probe (too few tokens)
     QStringList warnings;      // the pass's: weights that are not finite
     double totalMs = 0;
+    // With inputs.ablation.any(): every layer's attention so ablated ({layers, heads, tokens,
+    // tokens}), or empty with the sentence ForwardPass::ablationProblem (or the pass) gave.
+    LayerZeroArray ablatedAttentions;
+    QString ablationProblem;
 };
 
 // One model opened between jobs, kept while the inputs name it. Not thread-safe: one thread uses
@@ -81,10 +100,13 @@ using ForwardProgress = std::function<void(int percent)>;
 // Failed with *error for no model or phrase, a model that cannot be opened (or has no weights),
 // a phrase that cannot be encoded; Cancelled when `cancel` says stop (checked between layers).
 // The atlas of a model without rotary positions, and the probe of a phrase shorter than its
-// folds, are left empty with the reason in the result.
+// folds, are left empty with the reason in the result. An ablation the model cannot take leaves
+// the ablated attention empty with the reason, the rest computed. `previous` (a result for the
+// same model and phrase, another ablation) lends its arrays: only the ablated pass runs.
 JobStatus computeForwardViewData(const ForwardViewInputs &inputs, ForwardModelHolder &models,
                                  const CancelCheck &cancel, const ForwardProgress &progress,
-                                 ForwardViewResult *result, QString *error);
+                                 ForwardViewResult *result, QString *error,
+                                 const ForwardViewResult *previous = nullptr);
 
 } // namespace pe
 

@@ -387,7 +387,23 @@ bool copyArray(const LayerZeroArray &array, const QString &problem, ViewArray *o
 bool layerAttention(const FigureState &, const FigureData &data, const ViewChoices &,
                     ViewArray *out, QString *error)
 {
-    return copyArray(data.modelForward->attentions, {}, out, error);
+    const ForwardViewResult &r = *data.modelForward;
+    if (!r.inputs.ablation.any())
+        return copyArray(r.attentions, {}, out, error);
+    // With an ablation, as `pescope data --compare`: with, ablated, with - ablated stacked.
+    if (r.ablatedAttentions.values.size() != r.attentions.values.size()) {
+        *error = r.ablationProblem.isEmpty() ? QStringLiteral("the ablated pass gave no numbers")
+                                             : r.ablationProblem;
+        return false;
+    }
+    out->shape = r.attentions.shape;
+    out->shape.insert(out->shape.begin(), 3);
+    out->values = r.attentions.values;
+    out->values.insert(out->values.end(), r.ablatedAttentions.values.begin(),
+                       r.ablatedAttentions.values.end());
+    for (std::size_t i = 0; i < r.attentions.values.size(); ++i)
+        out->values.push_back(r.attentions.values[i] - r.ablatedAttentions.values[i]);
+    return true;
 }
 
 bool distanceProfiles(const FigureState &, const FigureData &data, const ViewChoices &,

@@ -185,6 +185,58 @@ void layerHeadHeatmap(QCustomPlot *plot, QCPLayoutGrid *grid, const ForwardViewR
     addScale(plot, grid, 0, 1, gradient, range, valueLabel);
 }
 
+// The enlarged head with the model's positions, ablated as r.inputs.ablation says, and their
+// difference side by side, as layer 0's Positions in attention draws with / without.
+void ablatedHead(QCustomPlot *plot, const ForwardViewResult &r, int layer, int head,
+                 const Cells &with, const QCPColorGradient &gradient, const PlotTheme &theme)
+{
+    const qint64 n = r.phrase.tokens.size();
+    const QString ablated = r.inputs.ablation.text();
+    QCPLayoutGrid *grid = fittedTitledGrid(
+        plot, heading(QStringLiteral("Attention of layer %1, head %2").arg(layer).arg(head), r) +
+                  QStringLiteral("\nablated in every layer: %1").arg(ablated));
+    Cells without{n, n, std::vector<double>(std::size_t(n * n))};
+    Cells difference = without;
+    double extent = 0;
+    const std::size_t base = std::size_t((qint64(layer) * r.heads + head) * n * n);
+    for (std::size_t c = 0; c < without.values.size(); ++c) {
+        without.values[c] = double(r.ablatedAttentions.values[base + c]);
+        difference.values[c] = with.values[c] - without.values[c];
+        if (std::isfinite(difference.values[c]))
+            extent = std::max(extent, std::abs(difference.values[c]));
+    }
+    const QCPColorGradient signedGradient = colormapGradient(Colormap::RdBu);
+    const QCPRange range(0, std::max(largestOf(with), largestOf(without)));
+    const QCPRange signedRange(-std::max(extent, 1e-6), std::max(extent, 1e-6));
+    const QStringList labels = tokenLabels(r.phrase);
+    const struct
+    {
+        const Cells *cells;
+        QString label;
+    } panels[] = {{&with, QStringLiteral("with positions")},
+                  // A rule's JSON is long: its panel says "ablated", the title what.
+                  {&without, ablated.size() > 40 ? QStringLiteral("ablated") : ablated},
+                  {&difference, QStringLiteral("with − ablated")}};
+    int column = 0;
+    for (const auto &panel : panels) {
+        auto *rect = new QCPAxisRect(plot, true);
+        grid->addElement(0, column++, rect);
+        const bool signedPanel = panel.cells == &difference;
+        addCells(rect, *panel.cells, signedPanel ? signedGradient : gradient,
+                 signedPanel ? signedRange : range);
+        rect->axis(QCPAxis::atTop)->setVisible(true);
+        rect->axis(QCPAxis::atTop)->setTicks(false);
+        rect->axis(QCPAxis::atTop)->setLabel(panel.label);
+        labelRows(rect->axis(QCPAxis::atLeft), labels, axisPixels(plot, true));
+        labelColumns(rect->axis(QCPAxis::atBottom), labels, axisPixels(plot, false) / 3);
+        rect->axis(QCPAxis::atLeft)->setLabel(column == 1 ? QStringLiteral("query") : QString());
+        rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("key"));
+    }
+    addScale(plot, grid, 0, column, gradient, range, QStringLiteral("probability"));
+    addScale(plot, grid, 0, column + 1, signedGradient, signedRange, QStringLiteral("difference"));
+    applyPlotTheme(plot, theme);
+}
+
 } // namespace
 
 LayerFigures::LayerFigures(const FigureState &state, const PlotTheme &theme)
@@ -215,15 +267,22 @@ void LayerFigures::buildAttentionGrid(QCustomPlot *plot, const ForwardViewResult
         return double(r.attentions.values[std::size_t(((l * r.heads + h) * n + i) * n + j)]);
     };
     if (layer >= 0 && head >= 0 && layer < r.layers && head < r.heads) {
-        QCPLayoutGrid *grid = fittedTitledGrid(
-            plot,
-            heading(QStringLiteral("Attention of layer %1, head %2").arg(layer).arg(head), r) +
-                QStringLiteral("\nquery rows x key columns; Layer \"every layer\" shows "
-                               "the grid again"));
         Cells cells{n, n, std::vector<double>(std::size_t(n * n))};
         for (qint64 i = 0; i < n; ++i)
             for (qint64 j = 0; j < n; ++j)
                 cells.values[std::size_t(i * n + j)] = value(layer, head, i, j);
+        if (r.inputs.ablation.any() && r.ablationProblem.isEmpty() &&
+            r.ablatedAttentions.values.size() == r.attentions.values.size()) {
+            ablatedHead(plot, r, layer, head, cells, gradient, m_theme);
+            return;
+        }
+        QCPLayoutGrid *grid = fittedTitledGrid(
+            plot,
+            heading(QStringLiteral("Attention of layer %1, head %2").arg(layer).arg(head), r) +
+                (r.ablationProblem.isEmpty()
+                     ? QStringLiteral("\nquery rows x key columns; Layer \"every layer\" shows "
+                                      "the grid again")
+                     : QStringLiteral("\nAblation refused: %1").arg(r.ablationProblem)));
         QCPAxisRect *rect = singleRect(plot, grid);
         const QCPRange range(0, largestOf(cells));
         addCells(rect, cells, gradient, range);

@@ -22,7 +22,8 @@ public:
     LayerFigures(const FigureState &state, const PlotTheme &theme);
 
     // Every layer (rows) x head (columns), each tile that head's tokens x tokens attention
-    // (pooled to at most gridTile cells a side); layer >= 0 with head >= 0: that one enlarged.
+    // (pooled to at most gridTile cells a side); layer >= 0 with head >= 0: that one enlarged,
+    // and with an ablation in the result, beside it ablated and the difference.
     void buildAttentionGrid(QCustomPlot *plot, const ForwardViewResult &result, int layer,
                             int head) const;
     void buildDistanceProfiles(QCustomPlot *plot, const ForwardViewResult &result) const;
