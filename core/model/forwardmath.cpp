@@ -47,6 +47,9 @@ Sgemm openBlasSgemm()
     static const Sgemm sgemm = []() -> Sgemm {
         // Called first from the thread that hands out the blocks (overBlocks), before its
         // workers start; a static's initialisation runs once.
+        // PE_FORWARD_BLAS=eigen: Eigen's products, as without OpenBLAS (the test of that path).
+        if (qEnvironmentVariable("PE_FORWARD_BLAS") == QLatin1String("eigen"))
+            return nullptr;
         setenv("OPENBLAS_NUM_THREADS", "1", 0); // NOLINT(concurrency-mt-unsafe): see above
         void *library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
         if (!library)
@@ -65,12 +68,11 @@ int blasSize(qint64 n)
     return static_cast<int>(n);
 }
 
-using ConstRows = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic,
-                                                 Eigen::RowMajor>,
-                             0, Eigen::OuterStride<>>;
-using Rows =
-    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
+using ConstRows =
+    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
                Eigen::OuterStride<>>;
+using Rows = Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
+                        Eigen::OuterStride<>>;
 
 ConstRows rowsOf(const MatrixView &m)
 {
