@@ -184,8 +184,8 @@ void TestLayerAblation::panelsEqualTheCorePass()
     QVERIFY2(changes ? changed > 1e-4 : changed < 1e-5, qPrintable(QString::number(changed)));
 
     if (const QString dir = qEnvironmentVariable("PE_SCREENSHOT_DIR"); !dir.isEmpty())
-        QVERIFY(m_view->grab().save(
-            QDir(dir).filePath(QStringLiteral("ablation-%1.png").arg(QString::fromUtf8(QTest::currentDataTag())))));
+        QVERIFY(m_view->grab().save(QDir(dir).filePath(
+            QStringLiteral("ablation-%1.png").arg(QString::fromUtf8(QTest::currentDataTag())))));
 }
 
 // A negative shift, a scale that is not a number > 0, a rule transformers would not compute:

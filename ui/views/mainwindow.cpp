@@ -233,10 +233,8 @@ void MainWindow::registerPages()
     };
     m_viewPages.add(
         {.page = Page::Phrases,
-         .shows =
-             [modelTokenizer](FigureView view) {
-                 return viewReadsModelPhrases(view) == modelTokenizer();
-             },
+         .shows = [modelTokenizer](
+                      FigureView view) { return viewReadsModelPhrases(view) == modelTokenizer(); },
          .figure =
              [modelView] {
                  const ModelPhraseView *model = modelView();
