@@ -335,7 +335,7 @@ private slots:
         QTest::addRow("ablation shift negative")
             << QByteArray(
                    R"({"format_version": 2, "state": {"ablation": {"kind": "shift", "shift": -5}}})")
-            << QStringLiteral("ablation: \"shift\" must be a whole number from 0 to 2147483648");
+            << QStringLiteral("ablation: \"shift\" must be between 0 and 2147483648 (got -5)");
         QTest::addRow("ablation scale of another kind")
             << QByteArray(
                    R"({"format_version": 2, "state": {"ablation": {"kind": "shift", "scale": 2}}})")
@@ -343,7 +343,7 @@ private slots:
         QTest::addRow("ablation rope_theta 1e400")
             << QByteArray(R"({"format_version": 2, "state": {"ablation": {"kind": "theta", )"
                           R"("rope_theta": "1e400"}}})")
-            << QStringLiteral("ablation: \"rope_theta\" must be a number");
+            << QStringLiteral("ablation: \"rope_theta\" must be a finite number (got \"1e400\")");
         QTest::addRow("ablation rule longrope")
             << QByteArray(R"({"format_version": 2, "state": {"ablation": {"kind": "rope-scaling", )"
                           R"("rope_scaling": {"rope_type": "longrope", "factor": 2}}}})")

@@ -105,15 +105,17 @@ FieldProblem LayerAblation::problem() const
     const qint64 context = std::max(rule.originalMaxPositionEmbeddings, nominalContext);
     QString error;
     ropeConfigFromJson(json, nominalHeadDim, context, &error);
-    return {QString(), error};
+    return {error.isEmpty() ? QString() : ruleKey, error};
 }
 
 QString LayerAblation::describe(const FieldProblem &problem, FieldNaming naming) const
 {
-    if (findField(fields(), problem.key))
-        return pe::describe(fields(), problem, naming);
     const QString prefix = naming == FieldNaming::Label ? QString() : ruleKey + QStringLiteral(": ");
-    return prefix + pe::describe(ruleFields(), problem, naming);
+    if (problem.key == ruleKey) // the rule as a whole, or a key it does not take
+        return prefix + problem.message;
+    if (findField(ruleFields(), problem.key))
+        return prefix + pe::describe(ruleFields(), problem, naming);
+    return pe::describe(fields(), problem, naming);
 }
 
 QJsonObject LayerAblation::ruleJson() const
@@ -180,8 +182,12 @@ FieldProblem LayerAblation::readJson(const QJsonObject &json)
             return {type, QStringLiteral("is required")};
         RopeConfig rule;
         rule.ropeType = RopeType::Linear;
-        if (FieldProblem p = pe::readJson(ruleFields(), ruleJson, &rule))
+        if (FieldProblem p = pe::readJson(ruleFields(), ruleJson, &rule)) {
+            // A key the rule does not take ("rope_theta" is the layer's): about the rule.
+            if (!findField(ruleFields(), p.key))
+                p.key = ruleKey;
             return p;
+        }
         read.rule = rule;
     }
     if (FieldProblem p = read.problem())
