@@ -176,9 +176,9 @@ void TestLayerAblation::panelsEqualTheCorePass_data()
                                 << QString() << true;
     QTest::addRow("yarn rule")
         << Edits{QStringLiteral("kind=rope-scaling"), QStringLiteral("rope_type=yarn"),
-                 QStringLiteral("factor=4"),
-                 QStringLiteral("original_max_position_embeddings=64")}
-        << QStringLiteral(R"({"rope_type":"yarn","factor":4,"original_max_position_embeddings":64})")
+                 QStringLiteral("factor=4"), QStringLiteral("original_max_position_embeddings=64")}
+        << QStringLiteral(
+               R"({"rope_type":"yarn","factor":4,"original_max_position_embeddings":64})")
         << true;
     QTest::addRow("llama3 rule")
         << Edits{QStringLiteral("kind=rope-scaling"),
@@ -187,8 +187,9 @@ void TestLayerAblation::panelsEqualTheCorePass_data()
                  QStringLiteral("original_max_position_embeddings=16"),
                  QStringLiteral("low_freq_factor=1"),
                  QStringLiteral("high_freq_factor=2")}
-        << QStringLiteral(R"({"rope_type":"llama3","factor":8,"original_max_position_embeddings":16,)"
-                          R"("low_freq_factor":1,"high_freq_factor":2})")
+        << QStringLiteral(
+               R"({"rope_type":"llama3","factor":8,"original_max_position_embeddings":16,)"
+               R"("low_freq_factor":1,"high_freq_factor":2})")
         << true;
 }
 
@@ -285,7 +286,8 @@ void TestLayerAblation::formRefusesValuesByName()
         const LayerAblation before = m_state->layerAblation();
         edit({QStringLiteral("%1=%2").arg(QLatin1String(c.key), QLatin1String(c.value))});
         const QString shown = m_view->ablationControls()->message(QLatin1String(c.key));
-        QVERIFY2(shown.startsWith(QLatin1String(c.message)), qPrintable(QLatin1String(c.value) + QLatin1Char(' ') + shown));
+        QVERIFY2(shown.startsWith(QLatin1String(c.message)),
+                 qPrintable(QLatin1String(c.value) + QLatin1Char(' ') + shown));
         QVERIFY(m_state->layerAblation() == before);
         // The pass the page asks for is still the state's: the refused value asked for none.
         QCOMPARE(m_view->ablation(), forwardAblationOf(before));
@@ -293,7 +295,8 @@ void TestLayerAblation::formRefusesValuesByName()
     // A llama3 rule needs its factor: the field left empty is refused by name.
     edit({QStringLiteral("kind=rope-scaling"), QStringLiteral("rope_type=llama3")});
     edit({QStringLiteral("factor=")});
-    QVERIFY2(m_view->ablationControls()->message(QStringLiteral("factor"))
+    QVERIFY2(m_view->ablationControls()
+                 ->message(QStringLiteral("factor"))
                  .contains(QLatin1String("required by rope_type llama3")),
              qPrintable(m_view->ablationControls()->message(QStringLiteral("factor"))));
     QVERIFY(m_state->layerAblation().rule.factor.has_value());

@@ -415,9 +415,8 @@ bool ExplorerValues::applyJson(const QJsonObject &json, QString *error, const Lo
     }
     if (json.contains(ablationKey)) {
         if (const FieldProblem p = scratch.ablation.readJson(json.value(ablationKey).toObject()))
-            return refuse(error,
-                          ablationKey + QStringLiteral(": ") +
-                              scratch.ablation.describe(p, FieldNaming::Key));
+            return refuse(error, ablationKey + QStringLiteral(": ") +
+                                     scratch.ablation.describe(p, FieldNaming::Key));
     }
     *this = std::move(scratch);
     return true;

@@ -64,9 +64,10 @@ FieldTable<LayerAblation> LayerAblation::fields()
 FieldTable<RopeConfig> LayerAblation::ruleFields()
 {
     static const std::vector<Field<RopeConfig>> table = [] {
-        const char *keys[] = {"rope_type",       "factor",          "original_max_position_embeddings",
-                              "low_freq_factor", "high_freq_factor", "beta_fast",
-                              "beta_slow"};
+        const char *keys[] = {
+            "rope_type",       "factor",           "original_max_position_embeddings",
+            "low_freq_factor", "high_freq_factor", "beta_fast",
+            "beta_slow"};
         std::vector<Field<RopeConfig>> rows;
         for (const char *key : keys) {
             const FieldTable<RopeConfig> rope = ropeFieldTable<RopeConfig>();
@@ -110,7 +111,8 @@ FieldProblem LayerAblation::problem() const
 
 QString LayerAblation::describe(const FieldProblem &problem, FieldNaming naming) const
 {
-    const QString prefix = naming == FieldNaming::Label ? QString() : ruleKey + QStringLiteral(": ");
+    const QString prefix =
+        naming == FieldNaming::Label ? QString() : ruleKey + QStringLiteral(": ");
     if (problem.key == ruleKey) // the rule as a whole, or a key it does not take
         return prefix + problem.message;
     if (findField(ruleFields(), problem.key))
