@@ -257,8 +257,7 @@ void TestLayerAblation::panelsEqualTheCorePass()
     QVERIFY2(changes ? changed > 1e-4 : changed < 1e-5, qPrintable(QString::number(changed)));
     // File > Export draws what the page shows: the state's ablation is the figure's input, so
     // the pass held for the page is the one the export takes.
-    QCOMPARE(m_scheduler->figureData({FigureView::LayerAttention}).modelForward,
-             m_view->forward());
+    QCOMPARE(m_scheduler->figureData({FigureView::LayerAttention}).modelForward, m_view->forward());
 
     if (const QString dir = qEnvironmentVariable("PE_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(m_view->grab().save(QDir(dir).filePath(
