@@ -35,6 +35,14 @@ QString ForwardAblation::text() const
     return withoutPositions ? QStringLiteral("without positions") : positionAblationText(positions);
 }
 
+ForwardAblation forwardAblationOf(const LayerAblation &ablation)
+{
+    ForwardAblation a;
+    a.withoutPositions = ablation.removesPositions();
+    a.positions = ablation.positions();
+    return a;
+}
+
 ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs,
                                     const ForwardAblation &ablation)
 {

@@ -166,6 +166,7 @@ void ExplorerState::adopt(const Values &next)
     note(assign(v.window.page, next.window.page), &ExplorerState::pageChanged);
     note(assign(v.schemes, next.schemes), &ExplorerState::schemeSettingsChanged);
     note(assign(v.figure, next.figure), &ExplorerState::figureStyleChanged);
+    note(assign(v.ablation, next.ablation), &ExplorerState::layerAblationChanged);
     if (any)
         emit changed();
 }
@@ -252,6 +253,12 @@ void ExplorerState::setPhraseSelection(const PhraseSelection &selection)
 bool ExplorerState::setPhrasePage(const PhrasePage &page, QString *error)
 {
     return change([&](Values &next, QString *why) { return next.setPhrasePage(page, why); }, error);
+}
+
+bool ExplorerState::setLayerAblation(const LayerAblation &ablation, QString *error)
+{
+    return change([&](Values &next, QString *why) { return next.setLayerAblation(ablation, why); },
+                  error);
 }
 
 bool ExplorerState::setPhraseSource(const PhraseSource &source, QString *error)

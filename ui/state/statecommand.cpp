@@ -134,6 +134,10 @@ QList<Change> changes(const ExplorerState::Values &a, const ExplorerState::Value
     });
     collect(FigureStyle::fields(), a.figure, b.figure, QStringLiteral("figure."),
             QStringLiteral(" (figures)"), &out);
+    collect(LayerAblation::fields(), a.ablation, b.ablation, QStringLiteral("ablation."), QString(),
+            &out);
+    collect(LayerAblation::ruleFields(), a.ablation.rule, b.ablation.rule,
+            QStringLiteral("ablation.rope_scaling."), QStringLiteral(" (ablation)"), &out);
     return out;
 }
 
