@@ -17,6 +17,8 @@ struct ViewArray
     std::vector<float> values;
 };
 
+// Whether `view` exports its numbers (File → Export data, `pescope data --view`).
+bool hasViewData(FigureView view);
 // What writeViewData() writes for `view` (its entry's dataShape).
 QString viewDataDescription(FigureView view);
 // Why `view` has no data export (a figure only), naming what to use instead; empty when it has.
