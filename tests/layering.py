@@ -43,11 +43,11 @@ INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([A-Za-z0-9_/]+)\.h"', re.M)
 CLASS_DEFINED = re.compile(r"^(?:class|struct)\s+(?:\[\[\w+\]\]\s+)?(\w+)(?:\s+final)?\s*(?::[^;{]*)?\{?\s*$", re.M)
 MEMBER_DEFINED = re.compile(r"^[A-Za-z_][^;{}()]*?\b(\w+)::~?\w+\s*\(", re.M)
 FORWARD = re.compile(r"^(?:class|struct)\s+(\w+)\s*;", re.M)
-# The head of a function declaration: a type, a (qualified) name, one parameter list.
-FUNCTION = re.compile(
-    r"^(?:\[\[\w+\]\]\s*)?(?P<type>[A-Za-z_][\w:<>,\s\*&]*?[\s\*&])(?P<name>~?[A-Za-z_][\w:]*)\s*"
-    r"\((?P<params>[^()]*)\)\s*(?:const\s*)?(?:noexcept\s*)?(?:->\s*[\w:<>\s\*&]+)?$",
-    re.S)
+# A function declaration: a return type and a (qualified) name before its parameter list, and
+# after the list nothing but const, noexcept or a trailing return type.
+FUNCTION_HEAD = re.compile(
+    r"^(?:\[\[\w+\]\]\s*)?(?P<type>[A-Za-z_][\w:<>,\s\*&]*?[\s\*&])(?P<name>~?[A-Za-z_][\w:]*)\s*$")
+FUNCTION_TAIL = re.compile(r"^\s*(?:const\s*)?(?:noexcept\s*)?(?:->\s*[\w:<>\s\*&]+)?$")
 NOT_FUNCTIONS = ("using", "typedef", "template", "friend", "return", "namespace", "enum",
                  "class", "struct", "static_assert", "operator")
 
@@ -102,8 +102,11 @@ def scopes(code):
     ends with '{'."""
     stack = []
     start = 0
+    parens = 0  # braces and semicolons within parentheses (`= {}`, a lambda argument) end nothing
     for i, c in enumerate(code):
-        if c not in ";{}":
+        if c in "()":
+            parens = max(0, parens + (1 if c == "(" else -1))
+        if c not in ";{}" or parens:
             continue
         head = code[start:i]
         line = code.count("\n", 0, start + len(head) - len(head.lstrip())) + 1
@@ -126,19 +129,42 @@ def scopes(code):
         start = i + 1
 
 
+def split_top(text, separator):
+    """`text` split at `separator` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += c in "(<[{"
+        depth -= c in ")>]}"
+        if c == separator and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
 def function_declared(statement):
     """(name, parameter types) when the statement declares a function, else None."""
-    if not statement or statement.split()[0] in NOT_FUNCTIONS or "=" in statement:
+    if not statement or statement.split()[0] in NOT_FUNCTIONS or "(" not in statement:
         return None
-    m = FUNCTION.match(statement)
-    if not m or m.group("type").split()[0] in NOT_FUNCTIONS:
+    open_at = statement.index("(")
+    head = FUNCTION_HEAD.match(statement[:open_at])
+    depth, close_at = 0, -1
+    for i in range(open_at, len(statement)):
+        depth += statement[i] == "("
+        depth -= statement[i] == ")"
+        if depth == 0:
+            close_at = i
+            break
+    if not head or close_at < 0 or not FUNCTION_TAIL.match(statement[close_at + 1:]):
         return None
-    name, params = m.group("name"), m.group("params")
-    if name.split("::")[-1].isupper() or '""' in params or re.search(r"(^|[\s,(])[-\d.]", params):
-        return None  # a macro, or a variable constructed from values
+    name = head.group("name")
+    if head.group("type").split()[0] in NOT_FUNCTIONS or name.split("::")[-1].isupper():
+        return None  # a macro
     types = []
-    for p in filter(None, (p.strip() for p in params.split(","))):
-        words = re.findall(r"[\w:<>]+|[\*&]", p)
+    for param in filter(None, (p.strip() for p in split_top(statement[open_at + 1:close_at], ","))):
+        param = split_top(param, "=")[0].strip()  # a default value is no part of the type
+        if "(" in param or '""' in param or re.match(r"[-\d.]", param):
+            return None  # a variable constructed from values
+        words = re.findall(r"[\w:<>]+|[\*&]", param)
         types.append(" ".join(words[:-1] if len(words) > 1 and words[-1][0].isalpha() else words))
     return name, tuple(types)
 
@@ -347,7 +373,8 @@ CLEAN = {
     "state/values.cpp": '#include "state/values.h"\nnamespace pe {\nnamespace {\nint twice(int);\n'
                         "int twice(int a) { return 2 * a; }\n}\n"
                         "static int thrice(int a);\nstatic int thrice(int a) { return 3 * a; }\n"
-                        "const int limit(10);\n"
+                        "const int limit(10);\nconst Values origin(makeValues(0));\n"
+                        "static_assert(sizeof(int) == 4);\nQ_DECLARE_METATYPE(Values)\n"
                         "int count(const Values &values) { return twice(values.a) + thrice(1); }\n}\n",
     "compute/job.h": '#pragma once\n#include "state/values.h"\nnamespace pe {\nclass Job\n{\n'
                      "public:\n    void run(const Values &values);\n    struct Step;\n};\n}\n",
@@ -382,11 +409,11 @@ PLANTED = [
      ["ui/figures/plot.cpp:2: ui/figures may not use ui/views"]),
     ("a wrong-direction include",
      {"state/values.cpp": CLEAN["state/values.cpp"] + '#include "figures/plot.h"\n'},
-     ["ui/state/values.cpp:12: ui/state may not use ui/figures, a layer above it"]),
+     ["ui/state/values.cpp:15: ui/state may not use ui/figures, a layer above it"]),
     ("a cycle within one layer",
      {"state/values.cpp": CLEAN["state/values.cpp"] + '#include "compute/job.h"\n'},
      ["ui/compute/job -> ui/state/values -> ui/compute/job", "ui/compute/job.h:2",
-      "ui/state/values.cpp:12"]),
+      "ui/state/values.cpp:15"]),
     ("a part that knows the window that installs it",
      {"views/panel.h": CLEAN["views/panel.h"].replace("class Plot;", "class Window;")
                                              .replace("Plot *", "Window *")},
@@ -402,6 +429,11 @@ PLANTED = [
      {"views/window.cpp": CLEAN["views/window.cpp"].replace(
          "namespace pe {\n", "namespace pe {\nint count(const Values &values);\n")},
      ["ui/views/window.cpp:4: a .cpp declares `int count(const Values &values);`"]),
+    ("a re-declaration over two lines, with a default value",
+     {"views/window.cpp": CLEAN["views/window.cpp"] + 'namespace pe {\nbool save(const Values &values,\n'
+                          '          const QString &path = QString(), Values start = {});\n}\n'},
+     ["ui/views/window.cpp:7: a .cpp declares `bool save(const Values &values, const QString &path "
+      "= QString(), Values start = {});`"]),
     ("an extern declaration",
      {"figures/plot.cpp": '#include "figures/plot.h"\nnamespace pe {\nextern int plotCount;\n}\n'},
      ["ui/figures/plot.cpp:3: a .cpp declares `extern int plotCount;`"]),

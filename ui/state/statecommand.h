@@ -1,11 +1,12 @@
 // StateCommand: one undo step of the explorer window, the parameters before and after one
 // committed change of its ExplorerState. ExplorerState pushes it (every setter goes through one
 // place) and hands it what it needs of the state (Target), so that the command knows the values
-// and not the state: neither includes the other (tests/layering.py). Its text names the change from the field tables ("Set Base to 500000", "Edit Phrase 1")
-// unless the caller named the step ("Apply preset rope-decay"), and consecutive changes of the
-// same field merge into one step (a slider drag, a field stepped again and again), as Qt
-// Designer's property commands do, when each comes within mergeWindow of the last: two edits
-// of one field with a pause between are two steps (issue 38).
+// and not the state: neither includes the other (tests/layering.py). Its text names the change
+// from the field tables ("Set Base to 500000", "Edit Phrase 1") unless the caller named the step
+// ("Apply preset rope-decay"), and consecutive changes of the same field merge into one step (a
+// slider drag, a field stepped again and again), as Qt Designer's property commands do, when
+// each comes within mergeWindow of the last: two edits of one field with a pause between are two
+// steps (issue 38).
 #pragma once
 
 #include "state/explorervalues.h"
