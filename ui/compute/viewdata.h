@@ -10,7 +10,7 @@
 
 namespace pe {
 
-// A view's numbers: one array of `shape`, C order (what the view list's data functions fill).
+// A view's numbers: one array of `shape`, C order (what each view's data function fills).
 struct ViewArray
 {
     std::vector<qint64> shape;
