@@ -176,6 +176,33 @@ bool stateFor(const QString &source, const QString &folder, ExplorerState *state
     return applyPreset(*state, source, error);
 }
 
+// `views` of `source` (stateFor) computed on the CPU for a page of `size` with fonts x
+// `fontScale`, the layout's pixels being the page's pixels.
+bool computePage(const QString &source, const QString &views, QSize size, double fontScale,
+                 const QString &folder, ExplorerState *state, FigureOptions *options,
+                 FigureData *data, QString *error)
+{
+    if (!stateFor(source, folder, state, error))
+        return false;
+    options->views = *parseFigureViews(views, error);
+    options->width = size.width();
+    options->height = size.height();
+    options->dpi = figureBaseDpi();
+    options->style.fontScale = fontScale;
+    return computeOnCpu(*state, *options, data, error);
+}
+
+// The figure painted on an image of its layout's size, `hooks` called as each panel paints.
+bool paintPage(FigureTarget target, const ExplorerState &state, const FigureData &data,
+               const FigureOptions &options, const FigurePaintHooks &hooks, QString *error)
+{
+    const auto [width, height] = figureLayoutSize(options);
+    QImage image(width, height, QImage::Format_RGB32);
+    QCPPainter painter(&image);
+    painter.setMode(QCPPainter::pmNoCaching);
+    return paintFigure(&painter, target, state, data, options, error, hooks);
+}
+
 } // namespace
 
 class TestExport : public QObject
@@ -1017,16 +1044,12 @@ private slots:
         QFETCH(QSize, size);
         QFETCH(double, fontScale);
         ExplorerState state;
-        QString error;
-        QVERIFY2(stateFor(source, m_dir.path(), &state, &error), qPrintable(error));
         FigureOptions options;
-        options.views = *parseFigureViews(views, &error);
-        options.width = size.width();
-        options.height = size.height();
-        options.dpi = figureBaseDpi(); // layout pixels are the page's pixels
-        options.style.fontScale = fontScale;
         FigureData data;
-        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        QString error;
+        QVERIFY2(computePage(source, views, size, fontScale, m_dir.path(), &state, &options, &data,
+                             &error),
+                 qPrintable(error));
         const double pointSize = QApplication::font("QCustomPlot").pointSizeF() * fontScale;
         QStringList problems;
         int legends = 0;
@@ -1060,15 +1083,8 @@ private slots:
                 }
             }
         };
-        const auto [width, height] = figureLayoutSize(options);
-        QImage image(width, height, QImage::Format_RGB32);
-        {
-            QCPPainter painter(&image);
-            painter.setMode(QCPPainter::pmNoCaching);
-            QVERIFY2(
-                paintFigure(&painter, FigureTarget::Raster, state, data, options, &error, hooks),
-                qPrintable(error));
-        }
+        QVERIFY2(paintPage(FigureTarget::Raster, state, data, options, hooks, &error),
+                 qPrintable(error));
         QVERIFY2(legends > 0, "no legend drawn");
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
@@ -1101,16 +1117,12 @@ private slots:
         QFETCH(QSize, size);
         QFETCH(double, fontScale);
         ExplorerState state;
-        QString error;
-        QVERIFY2(stateFor(source, m_dir.path(), &state, &error), qPrintable(error));
         FigureOptions options;
-        options.views = *parseFigureViews(views, &error);
-        options.width = size.width();
-        options.height = size.height();
-        options.dpi = figureBaseDpi();
-        options.style.fontScale = fontScale;
         FigureData data;
-        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        QString error;
+        QVERIFY2(computePage(source, views, size, fontScale, m_dir.path(), &state, &options, &data,
+                             &error),
+                 qPrintable(error));
         QStringList problems;
         int entries = 0;
         FigurePaintHooks hooks;
@@ -1148,15 +1160,8 @@ private slots:
                 }
             }
         };
-        const auto [width, height] = figureLayoutSize(options);
-        QImage image(width, height, QImage::Format_RGB32);
-        {
-            QCPPainter painter(&image);
-            painter.setMode(QCPPainter::pmNoCaching);
-            QVERIFY2(
-                paintFigure(&painter, FigureTarget::Vector, state, data, options, &error, hooks),
-                qPrintable(error));
-        }
+        QVERIFY2(paintPage(FigureTarget::Vector, state, data, options, hooks, &error),
+                 qPrintable(error));
         QVERIFY2(entries > 2, "no legend entries");
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }

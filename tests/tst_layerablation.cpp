@@ -10,7 +10,7 @@
 #include "views/modelphraseview.h"
 
 #include "figures/qcpinclude.h"
-#include "modelreference.h"
+#include "forwardreference.h"
 #include "testutil.h"
 
 #include <QComboBox>
@@ -25,13 +25,9 @@
 #include <cmath>
 
 using namespace pe;
+using pe::test::layersFolder;
 
 namespace {
-
-QString layersFolder(const char *name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models-layers/") + QLatin1String(name));
-}
 
 // The colour maps of the plot, in the order they were added (the panels left to right).
 QList<QCPColorMap *> colourMaps(QCustomPlot *plot)

@@ -19,7 +19,7 @@
 #include "state/lessonfile.h"
 #include "views/modelphraseview.h"
 
-#include "modelreference.h"
+#include "forwardreference.h"
 #include "testutil.h"
 
 #include <QComboBox>
@@ -43,31 +43,9 @@ namespace {
 
 constexpr int probePhrase = 5; // "Position matters: ...", 43 to 47 tokens
 
-QString layersFolder(const char *name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models-layers/") + QLatin1String(name));
-}
-
 QJsonObject phraseCase(const QString &folder, int index)
 {
     return phraseCases(folder).at(index).toObject();
-}
-
-Array reference(const QString &folder, const QJsonObject &phrase, const char *key)
-{
-    return readNpy(folder + QStringLiteral("/ref/") + phrase.value(QLatin1String(key)).toString());
-}
-
-double largestDifference(const std::vector<float> &ours, const std::vector<double> &expected)
-{
-    if (ours.size() != expected.size())
-        return std::numeric_limits<double>::infinity();
-    double worst = 0;
-    for (std::size_t i = 0; i < ours.size(); ++i) {
-        const double d = std::abs(double(ours[i]) - expected[i]);
-        worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(worst, d);
-    }
-    return worst;
 }
 
 std::vector<double> widened(const std::vector<float> &values)

@@ -1,6 +1,7 @@
 #include "figures/layerfigures.h"
 
 #include "figures/colormapgradient.h"
+#include "figures/figureparts.h"
 #include "figures/fittedtext.h"
 #include "figures/schemefigures.h" // addScale
 
@@ -75,33 +76,13 @@ void labelColumns(QCPAxis *axis, const QStringList &labels, double pixels, doubl
         axis->setTickLabelRotation(60);
 }
 
-// The cells as a colour map in `rect`, row 0 at the top, cells centred on whole numbers;
-// NaN cells transparent (the grid's gaps).
+// The cells as a colour map in `rect` (figureparts.h); NaN cells transparent (the grid's gaps).
 QCPColorMap *addCells(QCPAxisRect *rect, const Cells &g, QCPColorGradient gradient,
                       const QCPRange &range)
 {
-    QCPAxis *x = rect->axis(QCPAxis::atBottom);
-    QCPAxis *y = rect->axis(QCPAxis::atLeft);
-    y->setRangeReversed(true);
-    auto *map = new QCPColorMap(x, y);
-    map->setInterpolate(false);
-    map->setTightBoundary(false);
-    // QCPColorMap needs two cells per axis: a single row or column is doubled.
-    const int cols = int(std::max<qint64>(2, g.cols)), rows = int(std::max<qint64>(2, g.rows));
-    map->data()->setSize(cols, rows);
-    map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            map->data()->setCell(
-                c, r, g.at(std::min<qint64>(r, g.rows - 1), std::min<qint64>(c, g.cols - 1)));
     gradient.setNanHandling(QCPColorGradient::nhTransparent);
-    map->setGradient(gradient);
-    map->setDataRange(range);
-    x->setRange(-0.5, double(g.cols) - 0.5);
-    y->setRange(-0.5, double(g.rows) - 0.5);
-    x->grid()->setVisible(false);
-    y->grid()->setVisible(false);
-    return map;
+    return addCellMap(rect, g.rows, g.cols, gradient, range,
+                      [&g](qint64 r, qint64 c) { return g.at(r, c); });
 }
 
 QString tokenLabel(const ModelPhrase &phrase, qint64 t)
