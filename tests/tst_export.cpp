@@ -2,11 +2,13 @@
 // the files' own structure, plus every bad input of issue 4 (one line, exit code, no file).
 #include "testutil.h"
 
+#include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/qcpinclude.h"
 #include "figures/tablefigures.h"
+#include "figures/viewfigures.h"
 #include "model/modelspec.h"
 #include "modelfilewriter.h"
 #include "state/colormaps.h"
@@ -239,6 +241,19 @@ private slots:
             QVERIFY2(description.count(named) == 1,
                      qPrintable(figureViewName(view) + QStringLiteral(" in:\n") + description));
         }
+    }
+
+    // A view's data function (compute/viewdata.cpp) and the shape its entry describes
+    // (state/viewlist.cpp) are lines of two tables: every view has both or neither, and one
+    // without says so when asked for data.
+    void dataFunctionAndShapeGoTogether()
+    {
+        for (const ViewEntry &e : viewList()) {
+            QVERIFY2(hasViewData(e.view) == (*e.dataShape != '\0'), e.name);
+            QCOMPARE(noDataExport(e.view).isEmpty(), hasViewData(e.view));
+        }
+        QVERIFY(hasViewData(FigureView::Heatmap));
+        QVERIFY(!hasViewData(FigureView::Spectrum));
     }
 
     void initTestCase() { QVERIFY(m_dir.isValid()); }
@@ -1164,8 +1179,8 @@ private slots:
         QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
         QCustomPlot plot; // as the Model page builds it: no legend place chosen
         plot.resize(1280, 720);
-        TableFigures(state, plotTheme(state.theme()))
-            .build(FigureView::SinusoidFit, &plot, *data.table);
+        buildTableView(FigureView::SinusoidFit, TableFigures(state, plotTheme(state.theme())),
+                       &plot, *data.table);
         plot.replot();
         QCPLegend *legend = plot.legend;
         QVERIFY(legend && legend->visible() && legend->itemCount() == 2);

@@ -121,7 +121,8 @@ void ExplorerState::record(const Values &before, const QString &text)
 {
     if (!m_undo || m_restoring || m_saved || sameParameters(before, values()))
         return;
-    m_undo->push(new StateCommand(this, before, values(), text));
+    const auto restore = [this](const Values &parameters) { restoreParameters(parameters); };
+    m_undo->push(new StateCommand({this, restore, &sameParameters}, before, values(), text));
 }
 
 void ExplorerState::restoreParameters(const Values &parameters)

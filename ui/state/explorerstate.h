@@ -124,7 +124,6 @@ signals:
     void changed(); // after any of the above
 
 private:
-    friend class StateCommand;
     // Makes the next values from the current ones; false with *error refuses the change.
     using Edit = std::function<bool(Values &next, QString *error)>;
 
