@@ -358,7 +358,8 @@ std::optional<int> writeForwardArray(const QCommandLineParser &parser, const QSt
         return Failure;
     }
     const std::unique_ptr<ForwardPass> pass =
-        ForwardPass::open(parser.value(QStringLiteral("model")), &error);
+        ForwardPass::open(PhraseModel::modelOfTokenizerFile(parser.value(QStringLiteral("model"))),
+                          &error);
     if (!pass)
         throw UsageError{error};
     if (const QString problem = pass->ablationProblem(ablation, tokens->size()); !problem.isEmpty())
