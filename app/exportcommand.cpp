@@ -295,7 +295,7 @@ void refuseLayerChoices(const QCommandLineParser &parser, const QList<FigureView
                              .arg(figureViewsName(views))};
     if (parser.isSet(QStringLiteral("attention-head")) && !grid && !layerZero)
         throw UsageError{QStringLiteral("--attention-head applies to --view layer-attention (with "
-                                        "--attention-layer) and model-attention; the %1 view "
+                                        "--attention-layer) and attention; the %1 view "
                                         "shows every head")
                              .arg(figureViewsName(views))};
     if (grid && !layerZero && parser.isSet(QStringLiteral("attention-head")) &&
@@ -611,8 +611,8 @@ bool checksEngineFromOptions(const QCommandLineParser &parser, const QList<Figur
 QString dataDescription(const QList<FigureView> &views, const FigureInputs &inputs)
 {
     if (views.constFirst() == FigureView::LayerAttention && inputs.forwardAblation.any())
-        return QStringLiteral("3 (with positions, %1, with - ablated) x layers x heads x tokens "
-                              "x tokens")
+        return QStringLiteral("3 x layers x heads x tokens x tokens float32: every layer's "
+                              "attention of phrase A with positions, %1, and with - ablated")
             .arg(inputs.forwardAblation.text());
     return viewDataDescription(views.constFirst());
 }

@@ -838,8 +838,8 @@ void TestLayerViews::ablatedDataSaysItsShape()
     const Array written = readNpy(npy);
     QCOMPARE(written.shape.size(), std::size_t(5));
     QCOMPARE(written.shape[0], qint64(3));
-    QVERIFY2(r.err.contains("3 (with positions, ") &&
-                 r.err.contains(", with - ablated) x layers x heads x tokens x tokens"),
+    QVERIFY2(r.err.contains("(3 x layers x heads x tokens x tokens float32: ") &&
+                 r.err.contains("with positions, positions scaled by 1/4"),
              r.err.constData());
 }
 
