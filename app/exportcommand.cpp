@@ -399,8 +399,8 @@ QStringList modelPhraseTexts(const QCommandLineParser &parser)
         return parser.values(QStringLiteral("text"));
     if (parser.isSet(QStringLiteral("text")))
         throw UsageError{QStringLiteral("give --text or --phrase-file PATH, not both")};
-    return {readTextFile(parser.value(QStringLiteral("phrase-file")),
-                         QStringLiteral("phrase-file"))};
+    return {
+        readTextFile(parser.value(QStringLiteral("phrase-file")), QStringLiteral("phrase-file"))};
 }
 
 } // namespace
@@ -696,11 +696,11 @@ int writeExport(const QString &command, const FigureState &state, const FigureIn
             report(command, error);
             return Failure;
         }
-        report(command, QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
-                                       "in %5 ms")
-                            .arg(figureViewsName(views), dataDescription(views, inputs), path,
-                                 backend.id())
-                            .arg(timer.elapsed()));
+        report(command,
+               QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
+                              "in %5 ms")
+                   .arg(figureViewsName(views), dataDescription(views, inputs), path, backend.id())
+                   .arg(timer.elapsed()));
         return Success;
     }
     const FigureExporter exporter(state, data, figure);
@@ -794,8 +794,7 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
     checkForwardModel(request);
     if (parser.isSet(QStringLiteral("dry-run")))
         return reportDryRun(command,
-                            exportAction(figure, animationPlan, request.inputs(), dataOut,
-                                         path) +
+                            exportAction(figure, animationPlan, request.inputs(), dataOut, path) +
                                 QStringLiteral(" (backend: %1)").arg(backendChoiceName(choice)));
 
     QElapsedTimer timer;

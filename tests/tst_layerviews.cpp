@@ -26,9 +26,9 @@
 
 #include <QComboBox>
 #include <QFile>
-#include <QJsonDocument>
 #include <QImage>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
 #include <QSignalSpy>
@@ -119,8 +119,12 @@ QString modelCopy(const QString &dir, const char *name,
     quint64 headerSize = 0;
     weights.read(reinterpret_cast<char *>(&headerSize), 8);
     const QJsonObject header = QJsonDocument::fromJson(weights.read(qint64(headerSize))).object();
-    const qint64 begin = header.value(nanTensor).toObject().value(QLatin1String("data_offsets"))
-                             .toArray().at(0).toInteger(-1);
+    const qint64 begin = header.value(nanTensor)
+                             .toObject()
+                             .value(QLatin1String("data_offsets"))
+                             .toArray()
+                             .at(0)
+                             .toInteger(-1);
     if (begin < 0)
         return {};
     const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -671,8 +675,8 @@ void TestLayerViews::refusalsAreBadInput()
                            command == QLatin1String("export") ? out : npy});
     };
     for (const QString &command : {QStringLiteral("export"), QStringLiteral("data")}) {
-        RunResult r = run(command, QStringLiteral("frequency-atlas"), gpt2,
-                          QStringLiteral("The cat"));
+        RunResult r =
+            run(command, QStringLiteral("frequency-atlas"), gpt2, QStringLiteral("The cat"));
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("no rotary positions: the frequency atlas is of RoPE models"),
                  r.err.constData());
@@ -683,10 +687,10 @@ void TestLayerViews::refusalsAreBadInput()
     }
     QVERIFY(!QFile::exists(out) && !QFile::exists(npy));
     // --what says the same with the same code.
-    RunResult what = runPescope({QStringLiteral("data"), QStringLiteral("--model"), gpt2,
-                                 QStringLiteral("--phrase"), QStringLiteral("The cat"),
-                                 QStringLiteral("--what"), QStringLiteral("frequency-atlas"),
-                                 QStringLiteral("--out"), npy});
+    RunResult what =
+        runPescope({QStringLiteral("data"), QStringLiteral("--model"), gpt2,
+                    QStringLiteral("--phrase"), QStringLiteral("The cat"), QStringLiteral("--what"),
+                    QStringLiteral("frequency-atlas"), QStringLiteral("--out"), npy});
     QCOMPARE(what.exitCode, 2);
     // A config that claims 6 layers of a 4-layer file: the tensor missing is named, exit 2.
     const QString six =
@@ -698,10 +702,10 @@ void TestLayerViews::refusalsAreBadInput()
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("layers.4"), r.err.constData());
     }
-    what = runPescope({QStringLiteral("data"), QStringLiteral("--model"), six,
-                       QStringLiteral("--phrase"), QStringLiteral("The cat"),
-                       QStringLiteral("--what"), QStringLiteral("sinks"), QStringLiteral("--out"),
-                       npy});
+    what =
+        runPescope({QStringLiteral("data"), QStringLiteral("--model"), six,
+                    QStringLiteral("--phrase"), QStringLiteral("The cat"), QStringLiteral("--what"),
+                    QStringLiteral("sinks"), QStringLiteral("--out"), npy});
     QCOMPARE(what.exitCode, 2);
 }
 
@@ -728,7 +732,8 @@ void TestLayerViews::noticeIsReadWhole()
             figures.buildPositionProbe(&plot, r);
         plot.replot();
         const QStringList shown = plotTexts(&plot, true);
-        QVERIFY2(!shown.join(QString()).contains(QChar(0x2026)), qPrintable(shown.join(QLatin1Char('|'))));
+        QVERIFY2(!shown.join(QString()).contains(QChar(0x2026)),
+                 qPrintable(shown.join(QLatin1Char('|'))));
         QString all = shown.join(QLatin1Char(' '));
         all.replace(QLatin1Char('\n'), QLatin1Char(' '));
         QVERIFY2(all.contains(problem), qPrintable(all));
@@ -743,10 +748,10 @@ void TestLayerViews::tokenizerFileOpensTheModel()
     const QString byFolder = m_dir.filePath(QStringLiteral("sinks-folder.npy"));
     const QString tokenizer = folder + QStringLiteral("/tokenizer.json");
     for (const auto &[model, npy] : {std::pair{tokenizer, byFile}, std::pair{folder, byFolder}}) {
-        const RunResult r = runPescope(
-            {QStringLiteral("data"), QStringLiteral("--view"), QStringLiteral("sinks"),
-             QStringLiteral("--model"), model, QStringLiteral("--text"),
-             QStringLiteral("The cat sat on the mat."), QStringLiteral("--out"), npy});
+        const RunResult r =
+            runPescope({QStringLiteral("data"), QStringLiteral("--view"), QStringLiteral("sinks"),
+                        QStringLiteral("--model"), model, QStringLiteral("--text"),
+                        QStringLiteral("The cat sat on the mat."), QStringLiteral("--out"), npy});
         QVERIFY2(r.exitCode == 0, r.err.constData());
     }
     QCOMPARE(readNpy(byFile).values, readNpy(byFolder).values);
@@ -756,8 +761,8 @@ void TestLayerViews::tokenizerFileOpensTheModel()
 void TestLayerViews::nanWeightsAreSaid()
 {
     const QString tensor = QStringLiteral("model.layers.2.self_attn.q_proj.weight");
-    const QString model = modelCopy(m_dir.filePath(QStringLiteral("nan-weights")), "llama-tiny4",
-                                    {}, tensor);
+    const QString model =
+        modelCopy(m_dir.filePath(QStringLiteral("nan-weights")), "llama-tiny4", {}, tensor);
     QVERIFY(!model.isEmpty());
     const QStringList common{QStringLiteral("--model"), model, QStringLiteral("--text"),
                              QStringLiteral("The cat sat on the mat.")};
@@ -797,7 +802,8 @@ void TestLayerViews::nanWeightsAreSaid()
                          : 0;
     QVERIFY(notFinite > int(f.heads)); // layer 3 entirely, and some of layer 2
     QCOMPARE(texts.count(QStringLiteral("NaN")), notFinite);
-    QVERIFY2(texts.join(QLatin1Char(' ')).contains(tensor), qPrintable(texts.join(QLatin1Char('|'))));
+    QVERIFY2(texts.join(QLatin1Char(' ')).contains(tensor),
+             qPrintable(texts.join(QLatin1Char('|'))));
 }
 
 // R² below -1 stays on the figure: drawn on the axis' floor, its value written (D11).
@@ -856,8 +862,9 @@ void TestLayerViews::layerOptionsRefusedByName()
                           more);
     };
     const QStringList text{QStringLiteral("--text"), QStringLiteral("The cat sat on the mat.")};
-    RunResult r = run(QStringLiteral("layer-attention"),
-                      text + QStringList{QStringLiteral("--attention-layer"), QStringLiteral("-1")});
+    RunResult r =
+        run(QStringLiteral("layer-attention"),
+            text + QStringList{QStringLiteral("--attention-layer"), QStringLiteral("-1")});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--attention-layer must be a layer number from 0 or all"),
              r.err.constData());

@@ -222,8 +222,8 @@ std::vector<QPointF> notFiniteTiles(const ForwardViewResult &r, qint64 side, qin
     const double centre = double(side - 1) / 2;
     for (qint64 l = 0; l < r.layers; ++l)
         for (qint64 h = 0; h < r.heads; ++h) {
-            const auto first = r.attentions.values.begin() +
-                               std::ptrdiff_t(std::size_t(l * r.heads + h) * each);
+            const auto first =
+                r.attentions.values.begin() + std::ptrdiff_t(std::size_t(l * r.heads + h) * each);
             if (!std::all_of(first, first + std::ptrdiff_t(each),
                              [](float v) { return std::isfinite(v); }))
                 at.emplace_back(double(h * pitch) + centre, double(l * pitch) + centre);
@@ -594,15 +594,16 @@ void LayerFigures::buildPositionProbe(QCustomPlot *plot, const ForwardViewResult
         label->position->setCoords(double(l), axisFloor);
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         label->setPadding(QMargins(0, 0, 0, 8));
-        label->setText(QStringLiteral("R² = %1").arg(value, 0, 'f', 2).replace(
-            QLatin1Char('-'), QChar(0x2212)));
+        label->setText(QStringLiteral("R² = %1")
+                           .arg(value, 0, 'f', 2)
+                           .replace(QLatin1Char('-'), QChar(0x2212)));
         label->setColor(m_theme.foreground);
     }
     curve->setPen(QPen(m_theme.curve(0), 2));
     curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
     clipped->setLineStyle(QCPGraph::lsNone);
-    clipped->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, m_theme.curve(1), m_theme.curve(1), 11));
+    clipped->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, m_theme.curve(1),
+                                             m_theme.curve(1), 11));
     clipped->setName(QStringLiteral("below −1, clipped"));
     x->setRange(-0.3, double(r.probe.values.size()) - 0.7);
     y->setRange(std::max(lo, axisFloor) - 0.05, 1.05);
