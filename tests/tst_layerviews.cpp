@@ -819,7 +819,7 @@ void TestLayerViews::probeMarksClippedLayers()
     QCustomPlot plot;
     plot.resize(1280, 720);
     LayerFigures(m_state, plotTheme(Theme::Light)).buildPositionProbe(&plot, r);
-    QVERIFY2(plotTexts(&plot, false).contains(QStringLiteral("R² = −1.47")),
+    QVERIFY2(plotTexts(&plot, false).contains(QStringLiteral("R² = −1.47, below the axis")),
              qPrintable(plotTexts(&plot, false).join(QLatin1Char('|'))));
     // Every point the curve draws is inside the axis.
     const QCPRange y = plot.axisRect()->axis(QCPAxis::atLeft)->range();

@@ -592,9 +592,11 @@ void LayerFigures::buildPositionProbe(QCustomPlot *plot, const ForwardViewResult
         label->setClipAxisRect(rect);
         label->position->setAxes(x, y);
         label->position->setCoords(double(l), axisFloor);
-        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-        label->setPadding(QMargins(0, 0, 0, 8));
-        label->setText(QStringLiteral("R² = %1")
+        // Up and right of the point, on the figure's background (the curve runs under it).
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setPadding(QMargins(12, 1, 3, 6));
+        label->setBrush(QBrush(m_theme.background));
+        label->setText(QStringLiteral("R² = %1, below the axis")
                            .arg(value, 0, 'f', 2)
                            .replace(QLatin1Char('-'), QChar(0x2212)));
         label->setColor(m_theme.foreground);
