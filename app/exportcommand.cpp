@@ -290,13 +290,11 @@ void refuseLayerChoices(const QCommandLineParser &parser, const QList<FigureView
     const QString layer = parser.value(QStringLiteral("attention-layer")).trimmed();
     if (parser.isSet(QStringLiteral("attention-layer")) && !grid)
         throw UsageError{QStringLiteral("--attention-layer applies to --view layer-attention (the "
-                                        "layer whose head is enlarged); the %1 view shows every "
-                                        "layer")
+                                        "layer whose head is enlarged), not to %1")
                              .arg(figureViewsName(views))};
     if (parser.isSet(QStringLiteral("attention-head")) && !grid && !layerZero)
-        throw UsageError{QStringLiteral("--attention-head applies to --view layer-attention (with "
-                                        "--attention-layer) and attention; the %1 view "
-                                        "shows every head")
+        throw UsageError{QStringLiteral("--attention-head applies to --view attention and "
+                                        "layer-attention (with --attention-layer), not to %1")
                              .arg(figureViewsName(views))};
     if (grid && !layerZero && parser.isSet(QStringLiteral("attention-head")) &&
         choices.modelLayer < 0)
