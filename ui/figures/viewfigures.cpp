@@ -101,7 +101,7 @@ HeatmapFigure modelAttention(const ViewPanel &p)
 
 HeatmapFigure layerAttention(const ViewPanel &p)
 {
-    LayerFigures(p.state, p.theme)
+    LayerFigures(p.state, p.theme, p.window)
         .buildAttentionGrid(p.plot, *p.data.modelForward, p.options.choices.modelLayer,
                             p.options.choices.modelHead);
     return {};

@@ -23,6 +23,9 @@ struct ViewPanel
     const PlotTheme &theme;
     const FigureData &data;
     const FigureOptions &options;
+    // The window's plot: its figures may name what a click does there; an exported figure
+    // (figurepainter) is not clicked.
+    bool window = true;
 };
 
 struct ViewFigure
