@@ -47,6 +47,16 @@ QString presetList()
     return lines.join(QLatin1Char('\n'));
 }
 
+// The Model page's views, from the view list: "pca, table-similarity, ..., rotation or decay".
+QString modelViewList()
+{
+    QStringList names;
+    for (FigureView view : ModelPage::views())
+        names.append(figureViewName(view));
+    const QString last = names.takeLast();
+    return names.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
+}
+
 } // namespace
 
 void addGuiOptions(QCommandLineParser &parser)
@@ -151,10 +161,8 @@ GuiRequest guiRequest(const QCommandLineParser &parser)
         const QString name = parser.value(QStringLiteral("model-view"));
         const std::optional<QList<FigureView>> views = parseFigureViews(name, nullptr);
         if (!views || views->size() != 1 || !ModelPage::views().contains(views->constFirst()))
-            throw UsageError{QStringLiteral("--model-view must be pca, table-similarity, "
-                                            "sinusoid-fit, spectrum, rotation or decay (got "
-                                            "\"%1\")")
-                                 .arg(name)};
+            throw UsageError{
+                QStringLiteral("--model-view must be %1 (got \"%2\")").arg(modelViewList(), name)};
         request.modelView = views->constFirst();
     }
     if (parser.isSet(QStringLiteral("phrase-tokenizer"))) {
