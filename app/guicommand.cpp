@@ -18,6 +18,7 @@
 #include <QUndoStack>
 
 #include <cstdio>
+#include <optional>
 
 namespace pe::cli {
 
@@ -47,14 +48,17 @@ QString presetList()
     return lines.join(QLatin1Char('\n'));
 }
 
-// The Model page's views, from the view list: "pca, table-similarity, ..., rotation or decay".
-QString modelViewList()
+// The Model page's views drawn from `job` (all with none), from the view list:
+// "pca, table-similarity or sinusoid-fit".
+QString modelViewList(std::optional<ViewJob> job = std::nullopt)
 {
     QStringList names;
     for (FigureView view : ModelPage::views())
-        names.append(figureViewName(view));
+        if (!job || viewNeeds(view, *job))
+            names.append(figureViewName(view));
     const QString last = names.takeLast();
-    return names.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
+    return names.isEmpty() ? last
+                           : names.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
 }
 
 } // namespace
@@ -92,8 +96,8 @@ void addGuiOptions(QCommandLineParser &parser)
                         "Open model does."),
          QStringLiteral("PATH|REPO_ID")},
         {QStringLiteral("model-view"),
-         QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit (a "
-                        "learned table); spectrum, rotation or decay (a rotary layer)."),
+         QStringLiteral("The Model page's view: %1 (a learned table); %2 (a rotary layer).")
+             .arg(modelViewList(ViewJob::Table), modelViewList(ViewJob::Schemes)),
          QStringLiteral("NAME")},
         {QStringLiteral("phrase-tokenizer"),
          QStringLiteral("The Phrases page's tokenizer: textvectorization (the Keras tutorial's) "
