@@ -336,8 +336,13 @@ private slots:
         QCOMPARE(page->currentView(), FigureView::Spectrum);
         auto *tabs = page->findChild<QTabWidget *>(QStringLiteral("modelTabs"));
         QVERIFY(tabs);
+        // Only a rotary layer's views (spectrum, rotation, decay): those drawn from the Schemes
+        // page's numbers.
         for (int i = 0; i < tabs->count(); ++i)
-            QCOMPARE(tabs->isTabVisible(i), i >= 3); // spectrum, rotation, decay only
+            QCOMPARE(tabs->isTabVisible(i), viewNeeds(ModelPage::views()[i], ViewJob::Schemes));
+        QCOMPARE(
+            viewsNeeding(ModelPage::views(), ViewJob::Schemes),
+            (QList<FigureView>{FigureView::Spectrum, FigureView::Rotation, FigureView::Decay}));
         QCPGraph *unscaled = nullptr;
         for (int i = 0; i < page->currentPlot()->graphCount(); ++i)
             if (!unscaled && page->currentPlot()->graph(i)->name().startsWith(u"unscaled"_qs))
