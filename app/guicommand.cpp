@@ -18,6 +18,7 @@
 #include <QUndoStack>
 
 #include <cstdio>
+#include <optional>
 
 namespace pe::cli {
 
@@ -45,6 +46,19 @@ QString presetList()
     for (const Preset &p : presets())
         lines.append(QStringLiteral("  %1  %2").arg(p.id, -20).arg(p.name));
     return lines.join(QLatin1Char('\n'));
+}
+
+// The Model page's views drawn from `job` (all with none), from the view list:
+// "pca, table-similarity or sinusoid-fit".
+QString modelViewList(std::optional<ViewJob> job = std::nullopt)
+{
+    QStringList names;
+    for (FigureView view : ModelPage::views())
+        if (!job || viewNeeds(view, *job))
+            names.append(figureViewName(view));
+    const QString last = names.takeLast();
+    return names.isEmpty() ? last
+                           : names.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
 }
 
 } // namespace
@@ -82,8 +96,8 @@ void addGuiOptions(QCommandLineParser &parser)
                         "Open model does."),
          QStringLiteral("PATH|REPO_ID")},
         {QStringLiteral("model-view"),
-         QStringLiteral("The Model page's view: pca, table-similarity or sinusoid-fit (a "
-                        "learned table); spectrum, rotation or decay (a rotary layer)."),
+         QStringLiteral("The Model page's view: %1 (a learned table); %2 (a rotary layer).")
+             .arg(modelViewList(ViewJob::Table), modelViewList(ViewJob::Schemes)),
          QStringLiteral("NAME")},
         {QStringLiteral("phrase-tokenizer"),
          QStringLiteral("The Phrases page's tokenizer: textvectorization (the Keras tutorial's) "
@@ -151,10 +165,8 @@ GuiRequest guiRequest(const QCommandLineParser &parser)
         const QString name = parser.value(QStringLiteral("model-view"));
         const std::optional<QList<FigureView>> views = parseFigureViews(name, nullptr);
         if (!views || views->size() != 1 || !ModelPage::views().contains(views->constFirst()))
-            throw UsageError{QStringLiteral("--model-view must be pca, table-similarity, "
-                                            "sinusoid-fit, spectrum, rotation or decay (got "
-                                            "\"%1\")")
-                                 .arg(name)};
+            throw UsageError{
+                QStringLiteral("--model-view must be %1 (got \"%2\")").arg(modelViewList(), name)};
         request.modelView = views->constFirst();
     }
     if (parser.isSet(QStringLiteral("phrase-tokenizer"))) {

@@ -3,6 +3,7 @@
 #include "figures/attentionfigures.h"
 #include "figures/enginecheckfigure.h"
 #include "figures/layerfigures.h"
+#include "figures/plottheme.h"
 #include "figures/schemefigures.h"
 #include "figures/tablefigures.h"
 
@@ -133,8 +134,8 @@ constexpr ViewFigure figures[] = {
     {V::Alibi, scheme, &S::buildAlibi},
     {V::T5, scheme, &S::buildT5},
     {V::Compare, scheme, &S::buildCompare},
-    {V::TableSimilarity, table, nullptr, &T::buildSimilarity},
     {V::Pca, table, nullptr, &T::buildPca},
+    {V::TableSimilarity, table, nullptr, &T::buildSimilarity},
     {V::SinusoidFit, table, nullptr, &T::buildSinusoidFit},
     {V::EngineCheck, engineCheck},
     {V::ModelTokens, modelTokens},
@@ -180,6 +181,19 @@ void buildTableView(FigureView view, const TableFigures &figures, QCustomPlot *p
 {
     if (const auto builder = viewFigure(view).table)
         (figures.*builder)(plot, result);
+}
+
+HeatmapFigure buildInWindow(FigureView view, QCustomPlot *plot, const FigureState &state,
+                            const FigureData &data, const ViewChoices &choices)
+{
+    const PlotTheme theme = plotTheme(state.theme());
+    FigureBuilder builder(state, theme);
+    FigureOptions options;
+    options.views = {view};
+    // Where a figure of the window puts its legend when nothing asks otherwise (placeLegend).
+    options.style.legend = LegendPlace::Below;
+    options.choices = choices;
+    return viewFigure(view).build({view, plot, builder, state, theme, data, options});
 }
 
 } // namespace pe

@@ -1,5 +1,6 @@
 // Each view's builder, beside the view list (state/viewlist.h): one line a view, in the list's
-// order. The exporter (figurepainter.cpp), the Schemes and Model pages find a view's figure here.
+// order. The exporter (figurepainter.cpp) and the window's pages (buildInWindow) find a view's
+// figure here.
 #pragma once
 
 #include "compute/figuredata.h"
@@ -48,5 +49,12 @@ void buildSchemeView(FigureView view, const SchemeFigures &figures, QCustomPlot 
                      const SchemeResult &result);
 void buildTableView(FigureView view, const TableFigures &figures, QCustomPlot *plot,
                     const TableResult &result);
+
+// Draws the view into a plot of the window through its builder, as the pages host their views:
+// the window's theme, legends under the plot (an export's are placed by its style), `choices`.
+// The window draws into the same plot again on every change, so a builder starts with
+// resetFigure (plottheme.h) and lays out its own axes. Returns what the builder returns.
+HeatmapFigure buildInWindow(FigureView view, QCustomPlot *plot, const FigureState &state,
+                            const FigureData &data, const ViewChoices &choices = {});
 
 } // namespace pe

@@ -68,7 +68,10 @@ constexpr ViewEntry entries[] = {
      .parameters = F::RopeA,
      .keys = {"compare"},
      .tip = "Wavelength 2π/θ per pair, unscaled and scaled, and the original context: how PI, NTK, "
-            "YaRN and Llama 3 stretch the spectrum"},
+            "YaRN and Llama 3 stretch the spectrum",
+     .guestOn = Page::Model,
+     .guestTip = "The chosen layer's wavelength 2π/θ per pair, unscaled and scaled, and its "
+                 "original context (B: the Schemes page's comparison, when it differs)"},
     {.view = FigureView::Rotation, .name = "rotation", .label = "Rotation",
      .title = "RoPE rotation", .page = Page::Schemes, .job = J::Schemes,
      .motion = M::RotationPosition,
@@ -80,7 +83,9 @@ constexpr ViewEntry entries[] = {
                 "y cos <i>p</i>θ<sub><i>i</i></sub>); ",
      .parameters = F::RopeA,
      .keys = {"rotationPair", "rotationPosition"},
-     .tip = "The rotating vector of a few pairs as the position advances"},
+     .tip = "The rotating vector of a few pairs as the position advances",
+     .guestOn = Page::Model,
+     .guestTip = "The chosen layer's rotating vector of a few pairs as the position advances"},
     {.view = FigureView::Decay, .name = "decay", .label = "Decay",
      .title = "RoPE long-term decay", .page = Page::Schemes, .job = J::Schemes,
      .help = "RoFormer §3.4.3: the score of an all-ones query and key at relative distance "
@@ -89,7 +94,10 @@ constexpr ViewEntry entries[] = {
                 "cos(<i>n</i>θ<sub><i>i</i></sub>)] / <i>d</i>, <i>r</i> rotated dims; ",
      .parameters = F::RopeA,
      .keys = {"decayDistance", "decayReferences", "decayEnvelope", "decayLog", "compare"},
-     .tip = "RoFormer §3.4.3: the score of identical all-ones q and k against relative distance"},
+     .tip = "RoFormer §3.4.3: the score of identical all-ones q and k against relative distance",
+     .guestOn = Page::Model,
+     .guestTip = "RoFormer §3.4.3: the chosen layer's score of identical all-ones q and k against "
+                 "relative distance"},
     {.view = FigureView::Similarity, .name = "similarity", .label = "Similarity",
      .title = "Position similarity", .page = Page::Schemes, .job = J::Schemes,
      .help = "How alike two positions' vectors are: near the diagonal alike, far from it less "
@@ -122,27 +130,32 @@ constexpr ViewEntry entries[] = {
      .keys = {"metric", "squarePositions", "compare"},
      .tip = "Similarity of configuration A (the encoding page) and B side by side, one colour "
             "scale"},
-    {.view = FigureView::TableSimilarity, .name = "table-similarity",
-     .label = "Table: position similarity", .title = "Position similarity",
-     .page = Page::Model, .job = J::Table,
-     .help = "The cosine of every pair of rows of the model's learned position table: a band "
-             "along the diagonal means nearby positions look alike.",
-     .formula = "sim(<i>p</i>, <i>q</i>) = cos(W[<i>p</i>], W[<i>q</i>])",
-     .dataShape = "positions x positions float32 cosines of the table's rows"},
     {.view = FigureView::Pca, .name = "pca", .label = "Table: PCA", .title = "PCA",
      .page = Page::Model, .job = J::Table,
      .help = "Each position's row projected on the table's first principal components, "
              "coloured by position: GPT-2's table draws a helix.",
      .formula = "x<sub><i>p</i></sub> = (W[<i>p</i>] − mean)·<i>v</i><sub>k</sub>, "
                 "<i>v</i><sub>k</sub> the covariance's top eigenvectors",
-     .dataShape = "positions x components float32 principal component scores"},
+     .dataShape = "positions x components float32 principal component scores",
+     .tip = "Principal components of the position vectors, coloured by position: GPT-2's table "
+            "draws a helix"},
+    {.view = FigureView::TableSimilarity, .name = "table-similarity",
+     .label = "Table: position similarity", .title = "Position similarity",
+     .page = Page::Model, .job = J::Table,
+     .help = "The cosine of every pair of rows of the model's learned position table: a band "
+             "along the diagonal means nearby positions look alike.",
+     .formula = "sim(<i>p</i>, <i>q</i>) = cos(W[<i>p</i>], W[<i>q</i>])",
+     .dataShape = "positions x positions float32 cosines of the table's rows",
+     .tip = "Cosine similarity of every pair of positions of the learned table"},
     {.view = FigureView::SinusoidFit, .name = "sinusoid-fit", .label = "Table: sinusoid fit",
      .title = "Sinusoid fit", .page = Page::Model, .job = J::Table,
      .help = "For one dimension of the learned table, its values against the position and the "
              "sinusoid that fits them best (R² says how well): how close training came to the "
              "formula.",
      .formula = "W[<i>p</i>, <i>i</i>] ≈ <i>a</i> sin(ω<i>p</i> + φ) + <i>c</i>, least squares",
-     .dataShape = "dims x 3 float32: angular frequency, phase, R^2 of each dim's fit"},
+     .dataShape = "dims x 3 float32: angular frequency, phase, R^2 of each dim's fit",
+     .tip = "For each dimension the best-fitting sinusoid (frequency, phase, R²): how close the "
+            "learned table is to the formula"},
     {.view = FigureView::EngineCheck, .name = "verify", .label = "Engine check",
      .title = "Engine check", .page = Page::Model, .job = J::EngineCheck,
      .help = "An inference engine's RoPE table against Hugging Face's for the model's config: "
@@ -371,6 +384,21 @@ QList<FigureView> viewsOf(Page page)
         if (e.page == page && e.job != ViewJob::EngineCheck)
             views.append(e.view);
     return views;
+}
+
+QList<FigureView> guestsOf(Page page)
+{
+    QList<FigureView> views;
+    for (const ViewEntry &e : entries)
+        if (e.guestOn == page)
+            views.append(e.view);
+    return views;
+}
+
+QString viewTabTip(FigureView view, Page page)
+{
+    const ViewEntry &e = viewEntry(view);
+    return QString::fromUtf8(e.page == page ? e.tip : e.guestTip);
 }
 
 ChoiceNames schemeViewNames()

@@ -40,8 +40,8 @@ enum class FigureView {
     Alibi,
     T5,
     Compare,
-    TableSimilarity,
     Pca,
+    TableSimilarity,
     SinusoidFit,
     EngineCheck,
     // The Phrases page with the open model's own tokenizer (compute/phrasemodeldata.h).
@@ -136,7 +136,12 @@ struct ViewEntry
     // ("metric") and its schemes ("alibi", "t5", "compare": configuration B, drawn beside A); the
     // page shows only those, and the caption names B where a view reads it.
     std::array<const char *, 6> keys{};
-    const char *tip = ""; // the Schemes page tab's tooltip
+    const char *tip = ""; // the tooltip of its tab on its page
+    // Another page that draws the view too, as a guest after its own views (the Model page
+    // draws a rotary layer's spectrum, rotation and decay as the Schemes page does), and the
+    // tooltip of its tab there.
+    std::optional<Page> guestOn{};
+    const char *guestTip = "";
 };
 
 // The list, in menu order (viewlist.cpp; an entry's view is its index).
@@ -144,6 +149,10 @@ std::span<const ViewEntry> viewList();
 const ViewEntry &viewEntry(FigureView view);
 QList<FigureView> allFigureViews();
 QList<FigureView> viewsOf(Page page); // the page's views, in the list's order
+// The views of other pages that `page` draws too (their entries' guestOn), in the list's order.
+QList<FigureView> guestsOf(Page page);
+// The tooltip of the view's tab on `page`: its entry's tip, or guestTip where it is a guest.
+QString viewTabTip(FigureView view, Page page);
 // The Schemes page's views as a name table (SchemeSettings' "view" field).
 ChoiceNames schemeViewNames();
 inline QString figureViewName(FigureView view)

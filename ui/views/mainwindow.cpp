@@ -11,6 +11,7 @@
 #include "state/sessionfile.h"
 #include "views/backendnotice.h"
 #include "views/configpasteaction.h"
+#include "views/encodingpage.h"
 #include "views/enginecheckactions.h"
 #include "views/exportactions.h"
 #include "views/fileactions.h"
@@ -22,10 +23,8 @@
 #include "views/schemepage.h"
 #include "views/wavesview.h"
 #include "widgets/compactcombo.h"
-#include "widgets/fittingscrollarea.h"
 #include "widgets/parameterpanel.h"
 #include "widgets/playbar.h"
-#include "widgets/plotaligner.h"
 #include "widgets/screenfit.h"
 #include "widgets/windowshortcuts.h"
 #include "widgets/windowzoom.h"
@@ -104,16 +103,13 @@ constexpr int undoSteps = 100;
 MainWindow::MainWindow(const MainWindowOptions &options, QWidget *parent)
     : QMainWindow(parent), m_options(options), m_state(new ExplorerState(this)),
       m_undo(new QUndoStack(this)), m_scheduler(new ComputeScheduler(m_state, this)),
-      m_pages(new QTabWidget(this)), m_panel(new ParameterPanel(m_state, this)),
-      m_waves(new WavesView(m_state, m_scheduler, this)),
-      m_heatmap(new HeatmapView(m_state, m_scheduler, this)),
-      m_phrases(new PhraseView(m_state, m_scheduler, this)),
+      m_pages(new QTabWidget(this)), m_encoding(new EncodingPage(m_state, m_scheduler, this)),
+      m_panel(m_encoding->parameterPanel()), m_waves(m_encoding->wavesView()),
+      m_heatmap(m_encoding->heatmapView()), m_phrases(new PhraseView(m_state, m_scheduler, this)),
       m_schemes(new SchemePage(m_state, m_scheduler, this)),
       m_model(new ModelPage(m_state, m_scheduler, this)), m_viewPages(m_state),
-      m_encodingSplitter(new QSplitter(Qt::Horizontal, this)),
-      m_plotSplitter(new QSplitter(Qt::Vertical, this)), m_computeLabel(new QLabel(this)),
-      m_progress(new QProgressBar(this)), m_cancel(new QToolButton(this)),
-      m_backendCombo(new QComboBox(this))
+      m_computeLabel(new QLabel(this)), m_progress(new QProgressBar(this)),
+      m_cancel(new QToolButton(this)), m_backendCombo(new QComboBox(this))
 {
     setObjectName(QStringLiteral("mainWindow"));
     setUpUndo();
@@ -160,34 +156,11 @@ void MainWindow::setUpUndo()
     connect(m_undo, &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 }
 
-// The panel beside the waves over the heatmap.
-QWidget *MainWindow::buildEncodingPage()
-{
-    // As wide as the panel's widest row: no horizontal scroll bar, nothing clipped.
-    auto *panelScroll = new FittingScrollArea(m_panel, 260, this);
-    m_plotSplitter->setObjectName(QStringLiteral("plotSplitter"));
-    m_plotSplitter->addWidget(m_waves);
-    m_plotSplitter->addWidget(m_heatmap);
-    m_plotSplitter->setStretchFactor(0, 1);
-    m_plotSplitter->setStretchFactor(1, 1);
-    // The waves' x axis over the heatmap's, pixel for pixel, as in the exported figure.
-    new PlotAligner(
-        m_waves->plot(), m_heatmap->plot(), [this] { return m_heatmap->positionRangeAcross(); },
-        this);
-    m_encodingSplitter->setObjectName(QStringLiteral("encodingSplitter"));
-    m_encodingSplitter->addWidget(panelScroll);
-    m_encodingSplitter->addWidget(m_plotSplitter);
-    m_encodingSplitter->setStretchFactor(0, 0);
-    m_encodingSplitter->setStretchFactor(1, 1);
-    m_encodingSplitter->setSizes({300, 1000});
-    return m_encodingSplitter;
-}
-
 // The four pages as tabs, and the Motion bar below them.
 void MainWindow::buildPages()
 {
     m_pages->setObjectName(QStringLiteral("pages"));
-    m_pages->addTab(buildEncodingPage(), tr("&Encoding"));
+    m_pages->addTab(m_encoding, tr("&Encoding"));
     m_pages->addTab(m_phrases, tr("P&hrases"));
     m_pages->addTab(m_schemes, tr("&Schemes"));
     m_pages->addTab(m_model, tr("&Model"));
@@ -210,19 +183,7 @@ void MainWindow::buildPages()
 // What each page shows, for those who ask the current page (viewpage.h).
 void MainWindow::registerPages()
 {
-    // Fig 16-9: the waves over the heatmap, one figure.
-    m_viewPages.add({.page = Page::Encoding,
-                     .figure =
-                         [] {
-                             return QList<FigureView>{FigureView::Waves, FigureView::Heatmap};
-                         },
-                     .size =
-                         [this] {
-                             const QSize waves = m_waves->plot()->size();
-                             const QSize heat = m_heatmap->plot()->size();
-                             return QSize(qMax(waves.width(), heat.width()),
-                                          waves.height() + heat.height());
-                         }});
+    m_viewPages.add(m_encoding->viewPage());
     // The Phrases page shows the views of its tokenizer, the model's own or the tutorial's; its
     // figure is the phrase grid, or the model's current tab.
     const auto modelTokenizer = [this] {
@@ -253,17 +214,12 @@ void MainWindow::registerPages()
                  const ModelPhraseView *model = modelView();
                  return model ? model->choices() : ViewChoices{};
              }});
-    // The Schemes and Model pages show one view at a time, in tabs.
+    // The Schemes page shows one view at a time, in tabs; so does the Model page.
     m_viewPages.add(
         {.page = Page::Schemes,
          .shows = [this](FigureView view) { return view == m_state->schemeSettings().view; },
          .size = [this] { return m_schemes->currentPlot()->size(); }});
-    QList<FigureView> rotary = ModelPage::views();
-    rotary.removeIf([](FigureView view) { return viewEntry(view).page == Page::Model; });
-    m_viewPages.add({.page = Page::Model,
-                     .guests = rotary,
-                     .shows = [this](FigureView view) { return view == m_model->currentView(); },
-                     .size = [this] { return m_model->currentPlot()->size(); }});
+    m_viewPages.add(m_model->viewPage());
 }
 
 // Which backend computed the current view, the progress of a long computation, Cancel.
@@ -753,6 +709,7 @@ bool MainWindow::isSettled() const
     const bool encodingDone = m_scheduler->encoding() || !m_scheduler->encodingError().isEmpty();
     const bool phrasesDone = m_scheduler->phrases() || !m_scheduler->phrasesError().isEmpty();
     return m_scheduler->isIdle() && encodingDone && phrasesDone && m_waves->isUpToDate() &&
+           (m_state->page() != Page::Encoding || m_encoding->isUpToDate()) &&
            (m_state->page() != Page::Schemes || m_schemes->isUpToDate()) &&
            (m_state->page() != Page::Model || m_model->isUpToDate());
 }
@@ -807,9 +764,10 @@ void MainWindow::restoreSettings()
     restoreGeometry(s->value(QStringLiteral("window/geometry")).toByteArray());
     keepOnScreen(this); // saved on a larger screen, or under other frames
     restoreState(s->value(QStringLiteral("window/state")).toByteArray());
-    m_encodingSplitter->restoreState(
+    m_encoding->splitter()->restoreState(
         s->value(QStringLiteral("window/encodingSplitter")).toByteArray());
-    m_plotSplitter->restoreState(s->value(QStringLiteral("window/plotSplitter")).toByteArray());
+    m_encoding->plotSplitter()->restoreState(
+        s->value(QStringLiteral("window/plotSplitter")).toByteArray());
     const QByteArray json = s->value(QStringLiteral("explorer/state")).toByteArray();
     if (!json.isEmpty()) {
         QString error;
@@ -824,8 +782,8 @@ void MainWindow::saveSettings()
     auto s = settings();
     s->setValue(QStringLiteral("window/geometry"), saveGeometry());
     s->setValue(QStringLiteral("window/state"), saveState());
-    s->setValue(QStringLiteral("window/encodingSplitter"), m_encodingSplitter->saveState());
-    s->setValue(QStringLiteral("window/plotSplitter"), m_plotSplitter->saveState());
+    s->setValue(QStringLiteral("window/encodingSplitter"), m_encoding->splitter()->saveState());
+    s->setValue(QStringLiteral("window/plotSplitter"), m_encoding->plotSplitter()->saveState());
     s->setValue(QStringLiteral("explorer/state"),
                 QJsonDocument(m_state->toJson()).toJson(QJsonDocument::Compact));
 }

@@ -1,6 +1,6 @@
 // MainWindow: the explorer window. It owns the ExplorerState, its undo stack and the
-// ComputeScheduler, lays out the encoding page (controls, waves over heatmap) and the phrase
-// page, and holds the menus (File, Edit, View, ..., Help), shortcuts, status bar, theme and the
+// ComputeScheduler, puts the four pages (EncodingPage, PhraseView, SchemePage, ModelPage) in tabs,
+// and holds the menus (File, Edit, View, ..., Help), shortcuts, status bar, theme and the
 // QSettings persistence.
 #pragma once
 
@@ -17,7 +17,6 @@ class QComboBox;
 class QLabel;
 class QProgressBar;
 class QSettings;
-class QSplitter;
 class QTabWidget;
 class QToolButton;
 class QUndoStack;
@@ -25,6 +24,7 @@ class QUndoStack;
 namespace pe {
 
 class ComputeScheduler;
+class EncodingPage;
 class HeatmapView;
 class ModelPage;
 class ParameterPanel;
@@ -64,6 +64,7 @@ public:
     HeatmapView *heatmapView() const { return m_heatmap; }
     WavesView *wavesView() const { return m_waves; }
     PhraseView *phraseView() const { return m_phrases; }
+    EncodingPage *encodingPage() const { return m_encoding; }
     SchemePage *schemePage() const { return m_schemes; }
     ModelPage *modelPage() const { return m_model; }
     QTabWidget *pages() const { return m_pages; }
@@ -92,7 +93,6 @@ private:
     void setUpUndo();
     void buildPages();
     void registerPages();
-    QWidget *buildEncodingPage();
     void buildStatusBar();
     void installFileParts();
     void connectPages();
@@ -130,6 +130,7 @@ private:
     QUndoStack *m_undo;
     ComputeScheduler *m_scheduler;
     QTabWidget *m_pages;
+    EncodingPage *m_encoding;
     ParameterPanel *m_panel;
     WavesView *m_waves;
     HeatmapView *m_heatmap;
@@ -137,8 +138,6 @@ private:
     SchemePage *m_schemes;
     ModelPage *m_model;
     ViewPages m_viewPages;
-    QSplitter *m_encodingSplitter;
-    QSplitter *m_plotSplitter;
     QLabel *m_computeLabel;
     QProgressBar *m_progress;
     QToolButton *m_cancel;

@@ -2,7 +2,6 @@
 
 #include "compute/computescheduler.h"
 #include "figures/plottheme.h"
-#include "figures/schemefigures.h"
 #include "figures/tablefigures.h"
 #include "figures/viewfigures.h"
 #include "model/modelspec.h"
@@ -75,21 +74,10 @@ ModelPage::ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget 
     schedule();
 }
 
-// One tab (a plot) per view, each with its tooltip.
+// One tab (a plot) per view the page hosts, each with its entry's tooltip.
 void ModelPage::createFigureTabs()
 {
     m_tabs->setObjectName(QStringLiteral("modelTabs"));
-    const QStringList tips{
-        tr("Principal components of the position vectors, coloured by position: GPT-2's table "
-           "draws a helix"),
-        tr("Cosine similarity of every pair of positions of the learned table"),
-        tr("For each dimension the best-fitting sinusoid (frequency, phase, R²): how close the "
-           "learned table is to the formula"),
-        tr("The chosen layer's wavelength 2π/θ per pair, unscaled and scaled, and its original "
-           "context (B: the Schemes page's comparison, when it differs)"),
-        tr("The chosen layer's rotating vector of a few pairs as the position advances"),
-        tr("RoFormer §3.4.3: the chosen layer's score of identical all-ones q and k against "
-           "relative distance")};
     for (FigureView view : views()) {
         auto *plot = new FigurePlot(m_tabs);
         plot->setObjectName(QStringLiteral("modelPlot-") + figureViewName(view));
@@ -97,7 +85,7 @@ void ModelPage::createFigureTabs()
         WheelCoalescer::install(plot); // one replot per burst of wheel turns
         m_plots.append(plot);
         m_tabs->addTab(plot, figureViewTitle(view));
-        m_tabs->setTabToolTip(m_tabs->count() - 1, tips.value(m_tabs->count() - 1));
+        m_tabs->setTabToolTip(m_tabs->count() - 1, viewTabTip(view, Page::Model));
     }
 }
 
@@ -251,16 +239,23 @@ void ModelPage::connectResults()
 
 QList<FigureView> ModelPage::views()
 {
-    return {FigureView::Pca,      FigureView::TableSimilarity, FigureView::SinusoidFit,
-            FigureView::Spectrum, FigureView::Rotation,        FigureView::Decay};
+    return viewsOf(Page::Model) + guestsOf(Page::Model);
 }
 
 QList<FigureView> ModelPage::shownViews() const
 {
     QList<FigureView> shown = views();
-    const bool table = kind() == Kind::Table;
-    shown.removeIf([table](FigureView view) { return viewNeeds(view, ViewJob::Table) != table; });
+    const ViewJob job = kind() == Kind::Table ? ViewJob::Table : ViewJob::Schemes;
+    shown.removeIf([job](FigureView view) { return !viewNeeds(view, job); });
     return shown;
+}
+
+ViewPage ModelPage::viewPage() const
+{
+    return {.page = Page::Model,
+            .guests = guestsOf(Page::Model),
+            .shows = [this](FigureView view) { return view == currentView(); },
+            .size = [this] { return currentPlot()->size(); }};
 }
 
 ModelPage::Kind ModelPage::kind() const
@@ -490,11 +485,12 @@ void ModelPage::redraw()
 {
     QCustomPlot *plot = currentPlot();
     const FigureView view = currentView();
-    const PlotTheme theme = plotTheme(m_state->theme());
     if (kind() == Kind::Rotary) {
         if (!m_schemes)
             return;
-        buildSchemeView(view, SchemeFigures(*m_state, theme), plot, *m_schemes);
+        FigureData data;
+        data.schemes = m_schemes;
+        buildInWindow(view, plot, *m_state, data);
         setInfo(
             tr("Computed in %1 ms; %2").arg(m_schemes->totalMs, 0, 'f', 1).arg(m_schemes->a.label));
         setTiming(
@@ -502,7 +498,9 @@ void ModelPage::redraw()
     } else {
         if (!m_result || !tableProblem(m_state->spec()).isEmpty())
             return;
-        buildTableView(view, TableFigures(*m_state, theme), plot, *m_result);
+        FigureData data;
+        data.table = m_result;
+        buildInWindow(view, plot, *m_state, data);
         setInfo(tr("Computed in %1 ms; %2")
                     .arg(m_result->totalMs, 0, 'f', 1)
                     .arg(TableFigures::varianceText(m_result->pca)));

@@ -12,6 +12,7 @@
 #include "model/modelcard.h"
 #include "state/explorerstate.h"
 #include "state/figureviews.h"
+#include "views/viewpage.h"
 
 #include <QList>
 #include <QWidget>
@@ -37,11 +38,16 @@ class ModelPage : public QWidget
 public:
     ModelPage(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent = nullptr);
 
-    // The views in tab order: pca, table-similarity, sinusoid-fit (a learned table's), then
-    // spectrum, rotation, decay (a rotary layer's). Only one kind's tabs show at a time.
+    // The views in tab order, from the view list: the Model page's (pca, table-similarity,
+    // sinusoid-fit: a learned table's), then its guests (spectrum, rotation, decay: a rotary
+    // layer's, drawn as the Schemes page draws them). Each tab draws through the list's builder
+    // (buildInWindow) and carries its entry's tooltip. Only one kind's tabs show at a time: a
+    // learned table's views (ViewJob::Table), or else a rotary layer's (ViewJob::Schemes).
     static QList<FigureView> views();
     // The views of the state's encoding: a learned table's, or else a rotary layer's.
     QList<FigureView> shownViews() const;
+    // What the page shows, for those who ask the current page (viewpage.h): the current tab.
+    ViewPage viewPage() const;
     FigureView currentView() const;
     void setCurrentView(FigureView view);
     QCustomPlot *currentPlot() const;
