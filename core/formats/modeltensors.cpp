@@ -146,14 +146,17 @@ void ModelTensors::releaseRows(const QString &name, qint64 firstRow, qint64 rowC
     if (!file->contains(begin, end - begin))
         return;
     // Whole pages inside the range only: a page shared with a neighbouring tensor stays.
-    const auto page = qint64(::sysconf(_SC_PAGESIZE));
-    const auto base = reinterpret_cast<quintptr>(file->data());
-    const qint64 first = (qint64(base) + begin + page - 1) / page * page;
-    const qint64 last = (qint64(base) + end) / page * page;
-    if (page > 0 && last > first)
+    const auto page = quintptr(std::max<long>(::sysconf(_SC_PAGESIZE), 1));
+    const uchar *data = file->data();
+    const auto intoPage = [&](qint64 offset) {
+        return qint64(reinterpret_cast<quintptr>(data + offset) % page);
+    };
+    const qint64 first = intoPage(begin) == 0 ? begin : begin + (qint64(page) - intoPage(begin));
+    const qint64 last = end - intoPage(end);
+    if (last > first)
         // The mapping is read-only and private with no page ever written: dropped pages are read
         // back from the file, the same bytes. Advice only: a failure changes nothing.
-        ::madvise(reinterpret_cast<void *>(first), size_t(last - first), MADV_DONTNEED);
+        ::madvise(const_cast<uchar *>(data + first), size_t(last - first), MADV_DONTNEED);
 #else
     Q_UNUSED(name)
     Q_UNUSED(firstRow)
