@@ -276,8 +276,8 @@ py::dict forward(const py::object &model, const py::object &text, bool positions
     py::dict out = encodingDict(textOf(text), *tokens);
     out["attentions"] = numpyOf(result->attentions);
     out["hidden_states"] = numpyOf(result->hiddenStates);
-    out["logits"] = kept == LogitsKept::None ? py::object(py::none())
-                                             : py::object(numpyOf(result->logits));
+    out["logits"] =
+        kept == LogitsKept::None ? py::object(py::none()) : py::object(numpyOf(result->logits));
     const auto add = [&](const char *key, LayerAnalysis what) {
         std::optional<LayerZeroArray> values =
             computeLayerAnalysis(*pass, *result, what, analysisOptions, &error);

@@ -506,8 +506,10 @@ void TestPhraseData::logits()
                 scale = std::max(scale, std::abs(theirs[row * std::size_t(columns) + j]));
             for (qint64 j = 0; j < columns; ++j) {
                 const std::size_t i = row * std::size_t(columns) + std::size_t(j);
-                QVERIFY2(std::abs(ours[i] - theirs[i]) <= 1e-4 * scale,
-                         qPrintable(QStringLiteral("%1 against %2 at %3").arg(ours[i]).arg(theirs[i]).arg(i)));
+                QVERIFY2(
+                    std::abs(ours[i] - theirs[i]) <= 1e-4 * scale,
+                    qPrintable(
+                        QStringLiteral("%1 against %2 at %3").arg(ours[i]).arg(theirs[i]).arg(i)));
             }
         }
     };
@@ -519,10 +521,11 @@ void TestPhraseData::logits()
     near(all.values, expected.values, vocabulary);
     QCOMPARE(run(folder, text, what({QStringLiteral("--logits"), QStringLiteral("all")})).values,
              all.values);
-    const Array last = run(folder, text, what({QStringLiteral("--logits"), QStringLiteral("last")}));
+    const Array last =
+        run(folder, text, what({QStringLiteral("--logits"), QStringLiteral("last")}));
     QCOMPARE(last.shape, (std::vector<qint64>{1, vocabulary}));
-    near(last.values,
-         std::vector<float>(expected.values.end() - vocabulary, expected.values.end()), vocabulary);
+    near(last.values, std::vector<float>(expected.values.end() - vocabulary, expected.values.end()),
+         vocabulary);
     const QString out = m_dir.filePath(QStringLiteral("logits.npy"));
     const auto refused = [&](const QStringList &args, const char *message) {
         const pe::test::RunResult r =
