@@ -330,7 +330,8 @@ void addDataOptions(OptionSet &options)
                                      "slopes. The first array of each scheme is its default. "
                                      "With --phrase: embeddings (default), attention, or a "
                                      "layer analysis: distance, head-scores, sinks, "
-                                     "frequency-atlas, norms, top-activations, probe."),
+                                     "frequency-atlas, norms, top-activations, probe; "
+                                     "logits (--logits all|last)."),
                       QStringLiteral("NAME")});
     addModelOptions(options);
     addPhraseDataOptions(options);

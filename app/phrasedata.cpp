@@ -10,9 +10,13 @@
 // `--shift K | --scale S | --theta B | --rope-scaling JSON` (attention and the layer analyses):
 // the pass with its positions ablated in every layer (core/model/forwardpass.h, PositionAblation);
 // `--compare`: with positions, ablated (or without, --no-positions) and the difference, stacked.
+// `--what logits [--logits all|last]`: the whole pass's logits, every token's (tokens x
+// vocabulary, transformers' plain forward) or the last token's (1 x vocabulary, its
+// logits_to_keep=1); the other arrays are computed without logits.
 #include "commandline.h"
 
 #include "analysis/forwardanalysis.h"
+#include "model/logitskept.h"
 #include "model/phrasemodel.h"
 #include "rope/ropefrequencies.h"
 
@@ -56,7 +60,8 @@ void refuseOtherOptions(const QCommandLineParser &parser)
         QStringLiteral("out"),    QStringLiteral("format"),       QStringLiteral("dry-run"),
         QStringLiteral("window"), QStringLiteral("top-k"),        QStringLiteral("ridge"),
         QStringLiteral("folds"),  QStringLiteral("shift"),        QStringLiteral("scale"),
-        QStringLiteral("theta"),  QStringLiteral("rope-scaling"), QStringLiteral("compare")};
+        QStringLiteral("theta"),  QStringLiteral("rope-scaling"), QStringLiteral("compare"),
+        QStringLiteral("logits")};
     for (const QString &name : parser.optionNames())
         if (!accepted.contains(name))
             throw UsageError{QStringLiteral("--%1 does not apply to --phrase (the model's own "
@@ -65,6 +70,12 @@ void refuseOtherOptions(const QCommandLineParser &parser)
     if (!parser.isSet(QStringLiteral("model")))
         throw UsageError{QStringLiteral("--phrase needs --model PATH|REPO_ID: a model folder "
                                         "with tokenizer.json, config.json and safetensors")};
+}
+
+// `--what logits`: the whole pass's logits (--logits all|last).
+QString logitsWhat()
+{
+    return QStringLiteral("logits");
 }
 
 // --shift, --scale, --theta, --rope-scaling: what the pass does to the positions; and --compare.
@@ -145,7 +156,8 @@ std::optional<LayerAnalysis> layerAnalysisFromOptions(const QCommandLineParser &
     const std::optional<LayerAnalysis> analysis = parseAs<LayerAnalysis>(layerAnalysisNames, what);
     if (!analysis && parser.isSet(QStringLiteral("what")) &&
         !parseAs<PhraseArray>(phraseArrayNames, what)) {
-        QStringList names = choiceNameList(phraseArrayNames) + choiceNameList(layerAnalysisNames);
+        QStringList names = choiceNameList(phraseArrayNames) + choiceNameList(layerAnalysisNames) +
+                            QStringList{logitsWhat()};
         const QString last = names.takeLast();
         throw UsageError{QStringLiteral("--what must be %1 or %2 with --phrase (got \"%3\")")
                              .arg(names.join(QStringLiteral(", ")), last, what)};
@@ -238,6 +250,12 @@ void addPhraseDataOptions(OptionSet &options)
                                      "longrope, default); rope_theta is the model's unless "
                                      "given."),
                       QStringLiteral("JSON")});
+    options.addPlain({QStringLiteral("logits"),
+                      QStringLiteral("With --phrase and --what logits: all (default), every "
+                                     "token's logits, tokens x vocabulary, as transformers' "
+                                     "plain forward; last, the last token's, 1 x vocabulary, as "
+                                     "its logits_to_keep=1."),
+                      QStringLiteral("all|last")});
     options.addPlain({QStringLiteral("compare"),
                       QStringLiteral("With --phrase and --shift, --scale, --theta, "
                                      "--rope-scaling or --no-positions: write 3 x the array: "
@@ -249,6 +267,8 @@ PhraseDataRequest phraseDataRequest(const QCommandLineParser &parser)
     refuseOtherOptions(parser);
     PhraseDataRequest request;
     request.what = phraseArrayFromOptions(parser);
+    refuseOptions(parser, {QStringLiteral("logits")},
+                  QStringLiteral("--what ") + nameOf(phraseArrayNames, request.what));
     request.withPositions = !parser.isSet(QStringLiteral("no-positions"));
     request.model = openPhraseModel(parser);
     std::optional<TokenEncoding> tokens =
@@ -454,18 +474,65 @@ std::optional<int> writeAblatedAttention(const QCommandLineParser &parser, const
                              path, format);
 }
 
+// --logits all|last (none is no array to write: refused by name, as any other value).
+LogitsKept logitsKeptFromOptions(const QCommandLineParser &parser)
+{
+    if (!parser.isSet(QStringLiteral("logits")))
+        return LogitsKept::All;
+    const QString value = parser.value(QStringLiteral("logits"));
+    const std::optional<LogitsKept> kept = parseAs<LogitsKept>(logitsKeptNames, value);
+    if (!kept || *kept == LogitsKept::None)
+        throw UsageError{QStringLiteral("--logits must be all or last with --what logits (got "
+                                        "\"%1\"; the other --what arrays are computed without "
+                                        "logits)")
+                             .arg(value)};
+    return *kept;
+}
+
+// --what logits: every token's logits or the last token's, from the whole pass (ablated or
+// compared as the options say); a model without an output matrix (BERT's encoder) is refused.
+std::optional<int> writeLogits(const QCommandLineParser &parser, const QString &path,
+                               MatrixFormat format)
+{
+    refuseOptions(parser, analysisOptionNames() + QStringList{QStringLiteral("layer")},
+                  QStringLiteral("--what logits"));
+    const LogitsKept kept = logitsKeptFromOptions(parser);
+    const PassArray compute = [&](ForwardPass &pass, std::span<const int> ids, bool with,
+                                  const PositionAblation &ablation, QStringList *warnings) {
+        if (pass.outputRows() == 0)
+            throw UsageError{QStringLiteral("--what logits: %1 has no output matrix, so no "
+                                            "logits")
+                                 .arg(pass.architecture())};
+        ForwardOptions options;
+        options.attentions = false;
+        options.hiddenStates = false;
+        keepLogits(&options, kept);
+        options.withPositions = with;
+        options.positions = ablation;
+        QString error;
+        std::optional<ForwardResult> result = pass.run(ids, options, &error);
+        if (!result)
+            throw UsageError{QStringLiteral("--phrase: ") + error};
+        *warnings += result->warnings;
+        return std::move(result->logits);
+    };
+    const QString name = kept == LogitsKept::Last ? QStringLiteral("logits of the last token")
+                                                  : QStringLiteral("logits");
+    return writeForwardArray(parser, name, compute, path, format);
+}
+
 } // namespace
 
 std::optional<int> writePhraseData(const QCommandLineParser &parser)
 {
     if (!phraseGiven(parser)) {
         refuseOptions(parser,
-                      QStringList{QStringLiteral("no-positions")} + analysisOptionNames() +
-                          ablationOptionNames(),
+                      QStringList{QStringLiteral("no-positions"), QStringLiteral("logits")} +
+                          analysisOptionNames() + ablationOptionNames(),
                       QStringLiteral("a spec without --phrase"));
         const QString what = parser.value(QStringLiteral("what"));
         if (parseAs<PhraseArray>(phraseArrayNames, what) ||
-            parseAs<LayerAnalysis>(layerAnalysisNames, what))
+            parseAs<LayerAnalysis>(layerAnalysisNames, what) || what == logitsWhat())
             throw UsageError{
                 QStringLiteral("--what %1 needs --model PATH --phrase TEXT").arg(what)};
         return std::nullopt;
@@ -474,6 +541,12 @@ std::optional<int> writePhraseData(const QCommandLineParser &parser)
     refuseOtherOptions(parser);
     const QString path = outputPath(parser, {QStringLiteral("npy"), QStringLiteral("csv")});
     const MatrixFormat format = matrixFormatFromOptions(parser, path);
+    if (parser.value(QStringLiteral("what")) == logitsWhat())
+        return writeLogits(parser, path, format);
+    refuseOptions(parser, {QStringLiteral("logits")},
+                  QStringLiteral("--what ") + (parser.isSet(QStringLiteral("what"))
+                                                   ? parser.value(QStringLiteral("what"))
+                                                   : QStringLiteral("embeddings")));
     if (const std::optional<LayerAnalysis> analysis = layerAnalysisFromOptions(parser))
         return writeLayerAnalysis(parser, *analysis, path, format);
     const PhraseArray asked = phraseArrayFromOptions(parser);

@@ -13,8 +13,10 @@ folder (safetensors + config.json, removed afterwards):
 at 128 and 1,024 tokens. transformers is not needed: the PyTorch forward is written here with
 torch ops that mirror transformers' modeling_gpt2.py and modeling_qwen3.py (eager attention,
 float32 as from_pretrained(torch_dtype=torch.float32) loads them, every token's logits as the
-plain forward returns them), and is checked against pescope's logits on the same models before
-anything is timed. Each case runs in its own processes; medians of RUNS warm runs after one
+plain forward returns them, or the last token's only as logits_to_keep=1 computes them), and is
+checked against pescope's logits on the same models before anything is timed. Both keep every
+token's logits ("all") and the last token's only ("last"), each timed and measured in its own
+process. Each case runs in its own processes; medians of RUNS warm runs after one
 discarded warm-up. Peak memory is each process's own max RSS (VmHWM), set against the bytes of
 the weights as stored: pescope maps the file and widens one layer at a time, PyTorch holds the
 model in float32.
@@ -174,8 +176,9 @@ def causal_mask(tokens):
     return torch.full((tokens, tokens), torch.finfo(torch.float32).min).triu(1)
 
 
-def gpt2_forward(w, c, ids):
-    """modeling_gpt2.GPT2LMHeadModel, eager attention, every token's logits."""
+def gpt2_forward(w, c, ids, last=False):
+    """modeling_gpt2.GPT2LMHeadModel, eager attention, every token's logits (last: the last
+    token's, as logits_to_keep=1 slices the hidden states before lm_head)."""
     import torch
     import torch.nn.functional as F
     d, heads = c["n_embd"], c["n_head"]
@@ -196,7 +199,7 @@ def gpt2_forward(w, c, ids):
         m = 0.5 * m * (1.0 + torch.tanh(0.7978845608028654 * (m + 0.044715 * torch.pow(m, 3.0))))
         x = x + torch.addmm(w[p + "mlp.c_proj.bias"], m, w[p + "mlp.c_proj.weight"])
     x = F.layer_norm(x, (d,), w["transformer.ln_f.weight"], w["transformer.ln_f.bias"], eps)
-    return F.linear(x, w["transformer.wte.weight"])
+    return F.linear(x[-1:] if last else x, w["transformer.wte.weight"])
 
 
 def rms_norm(x, weight, eps):  # Qwen3RMSNorm
@@ -211,8 +214,8 @@ def rotate_half(x):
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
 
 
-def qwen3_forward(w, c, ids):
-    """modeling_qwen3.Qwen3ForCausalLM, eager attention, every token's logits."""
+def qwen3_forward(w, c, ids, last=False):
+    """modeling_qwen3.Qwen3ForCausalLM, eager attention, every token's logits (or the last's)."""
     import torch
     import torch.nn.functional as F
     d, heads, kv, hd = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
@@ -244,7 +247,7 @@ def qwen3_forward(w, c, ids):
                      F.linear(m, w[p + "mlp.up_proj.weight"]), w[p + "mlp.down_proj.weight"])
         x = x + m
     x = rms_norm(x, w["model.norm.weight"], eps)
-    return F.linear(x, w["model.embed_tokens.weight"])
+    return F.linear(x[-1:] if last else x, w["model.embed_tokens.weight"])
 
 
 def vm_hwm_mib():
@@ -256,7 +259,7 @@ def vm_hwm_mib():
     return -1.0
 
 
-def torch_worker(folder, name, tokens, threads, runs, dump):
+def torch_worker(folder, name, tokens, threads, runs, dump, last):
     import torch
     torch.set_num_threads(threads)
     config = MODELS[name]["config"]
@@ -266,12 +269,12 @@ def torch_worker(folder, name, tokens, threads, runs, dump):
     times = []
     with torch.inference_mode():
         start = time.perf_counter()
-        logits = forward(weights, config, ids)  # warm-up (runs 0: the one run timed)
+        logits = forward(weights, config, ids, last)  # warm-up (runs 0: the one run timed)
         times.append(time.perf_counter() - start)
         for run in range(runs):
             logits = None  # not held while the next run computes: the peak is one run's
             start = time.perf_counter()
-            logits = forward(weights, config, ids)
+            logits = forward(weights, config, ids, last)
             if run == 0:
                 times.clear()
             times.append(time.perf_counter() - start)
@@ -288,9 +291,9 @@ def run_json(command):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def torch_command(folder, name, tokens, threads, runs, dump=""):
+def torch_command(folder, name, tokens, threads, runs, dump="", last=False):
     return [sys.executable, os.path.abspath(__file__), "--torch-worker", folder, name,
-            str(tokens), str(threads), str(runs), dump]
+            str(tokens), str(threads), str(runs), dump, "last" if last else "all"]
 
 
 def check_same(binary, folder, name, threads, work):
@@ -310,8 +313,8 @@ def check_same(binary, folder, name, threads, work):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--torch-worker":
-        folder, name, tokens, threads, runs, dump = sys.argv[2:8]
-        torch_worker(folder, name, int(tokens), int(threads), int(runs), dump)
+        folder, name, tokens, threads, runs, dump, logits = sys.argv[2:9]
+        torch_worker(folder, name, int(tokens), int(threads), int(runs), dump, logits == "last")
         return
     binary = (sys.argv[1] if len(sys.argv) > 1 else
               os.path.join(here, "..", "build", "bench", "bench_forward"))
@@ -323,12 +326,12 @@ def main():
     token_counts = [int(t) for t in (sys.argv[5] if len(sys.argv) > 5 else "128,1024").split(",")]
     import torch
     print(f"PyTorch {torch.__version__}, {threads} threads (torch.set_num_threads), "
-          f"{os.cpu_count()} CPUs, median of {runs} warm runs", flush=True)
+          f"{os.cpu_count()} CPUs, median of {runs} warm runs; load average at the start "
+          + " ".join(f"{v:.2f}" for v in os.getloadavg()), flush=True)
     work = tempfile.mkdtemp(prefix="pescope-bench-forward-")
-    header = (f"{'model':<11} {'tokens':>6} {'pescope s':>9} {'torch s':>8} {'ratio':>6} "
-              f"{'weights MiB':>11} {'pescope peak':>14} {'last-logits peak':>16} "
-              f"{'torch peak':>12}" + (f" {'before s':>8} {'ratio':>5} {'peak':>6}" if baseline
-                                        else ""))
+    header = (f"{'model':<11} {'tokens':>6} {'logits':>6} {'pescope s':>9} {'torch s':>8} "
+              f"{'ratio':>6} {'weights MiB':>11} {'pescope peak':>14} {'torch peak':>13}" +
+              (f" {'before s':>8} {'ratio':>5} {'peak':>6}" if baseline else ""))
     try:
         rows = []
         for name in names:
@@ -336,35 +339,37 @@ def main():
             weight_bytes = write_model(folder, name)
             check_same(binary, folder, name, threads, work)
             for tokens in token_counts:
-                ours = run_json([binary, "--model", folder, "--tokens", str(tokens),
-                                 "--threads", str(threads), "--runs", str(runs)])
-                last = run_json([binary, "--model", folder, "--tokens", str(tokens),
-                                 "--threads", str(threads), "--runs", "0", "--last-logits"])
-                theirs = run_json(torch_command(folder, name, tokens, threads, runs))
-                before = (run_json([baseline, "--model", folder, "--tokens", str(tokens),
-                                    "--threads", str(threads), "--runs", "1"])
-                          if baseline else None)
-                rows.append(row_text(name, tokens, weight_bytes / 2**20, ours, last, theirs,
-                                     before))
-                print(header + "\n" + rows[-1], flush=True)
+                for logits in ("all", "last"):
+                    flag = ["--last-logits"] if logits == "last" else []
+                    ours = run_json([binary, "--model", folder, "--tokens", str(tokens),
+                                     "--threads", str(threads), "--runs", str(runs)] + flag)
+                    theirs = run_json(torch_command(folder, name, tokens, threads, runs,
+                                                    last=logits == "last"))
+                    before = (run_json([baseline, "--model", folder, "--tokens", str(tokens),
+                                        "--threads", str(threads), "--runs", "1"] + flag)
+                              if baseline else None)
+                    rows.append(row_text(name, tokens, logits, weight_bytes / 2**20, ours,
+                                         theirs, before))
+                    print(header + "\n" + rows[-1], flush=True)
             shutil.rmtree(folder)
+        load = os.getloadavg()
         print()
         print(header)
         print("\n".join(rows))
         print("ratio: pescope's time over PyTorch's (below 1: pescope faster); peak: max RSS "
-              "of the process, and over the weights' bytes as stored; last-logits: pescope "
-              "keeping the last token's logits only (one run)" +
+              "(VmHWM) of the process, and over the weights' bytes as stored; logits all: every "
+              "token's (the plain forward), last: the last token's only (logits_to_keep=1)" +
               ("; before: PE_BENCH_BASELINE's build, one warm run" if baseline else ""))
+        print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def row_text(name, tokens, mib, ours, last, theirs, before):
-    text = (f"{name:<11} {tokens:>6} {ours['median']:>9.3f} {theirs['median']:>8.3f} "
+def row_text(name, tokens, logits, mib, ours, theirs, before):
+    text = (f"{name:<11} {tokens:>6} {logits:>6} {ours['median']:>9.3f} {theirs['median']:>8.3f} "
             f"{ours['median'] / theirs['median']:>6.2f} {mib:>11.0f} "
             f"{ours['peak_mib']:>7.0f} {ours['peak_mib'] / mib:>5.2f}x "
-            f"{last['peak_mib']:>9.0f} {last['peak_mib'] / mib:>5.2f}x "
-            f"{theirs['peak_mib']:>6.0f} {theirs['peak_mib'] / mib:>4.2f}x")
+            f"{theirs['peak_mib']:>7.0f} {theirs['peak_mib'] / mib:>4.2f}x")
     if before:
         text += (f" {before['median']:>8.3f} {before['median'] / theirs['median']:>5.2f} "
                  f"{before['peak_mib']:>6.0f}")

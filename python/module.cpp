@@ -82,12 +82,13 @@ phrase longer than the model takes, raises ValueError.)");
                py::arg("positions") = true, py::arg("window") = 8, py::arg("top_k") = 5,
                py::arg("ridge") = 1.0, py::arg("folds") = 5, py::arg("shift") = 0,
                py::arg("scale") = 1.0, py::arg("theta") = py::none(),
-               py::arg("rope_scaling") = py::none(),
+               py::arg("rope_scaling") = py::none(), py::arg("logits") = "all",
                R"(A text through the model's whole forward pass, with what its positions do there.
 
 Returns a dict: "text", "ids", "tokens", "offsets" (as tokens()), and float32 arrays
 "attentions" (layers x heads x tokens x tokens), "hidden_states" (layers + 1 x tokens x hidden;
-the last after the final norm), "logits" (tokens x vocabulary), and the layer analyses of
+the last after the final norm), "logits" (tokens x vocabulary; logits="last": 1 x vocabulary,
+the last token's as transformers' logits_to_keep=1; logits="none": None), and the layer analyses of
 `pescope data --what ...` (docs/models.md): "distance" (layers x heads x offset), "head_scores"
 (layers x heads x [previous, self, first, window, sink]), "sink_rate" (layers; Gu et al.'s
 fraction of heads whose first-token share exceeds 0.3), "frequency_atlas" (layers x heads x

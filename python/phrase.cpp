@@ -7,6 +7,7 @@
 
 #include "analysis/attentionheads.h"
 #include "analysis/forwardanalysis.h"
+#include "model/logitskept.h"
 #include "model/phrasemodel.h"
 
 #include <QFileInfo>
@@ -213,14 +214,28 @@ PositionAblation ablationOf(qint64 shift, double scale, const py::object &theta,
     return a;
 }
 
+// logits="all"|"last"|"none"; ValueError naming the value otherwise.
+LogitsKept logitsKeptOf(const py::object &logits)
+{
+    if (!py::isinstance<py::str>(logits))
+        raiseTypeError(QStringLiteral("logits must be a str (got a %1)").arg(typeNameOf(logits)));
+    const QString name = textOf(logits);
+    const std::optional<LogitsKept> kept = parseAs<LogitsKept>(logitsKeptNames, name);
+    if (!kept)
+        raiseValueError(QStringLiteral("logits must be %1 (got \"%2\")")
+                            .arg(choiceList(logitsKeptNames), name));
+    return *kept;
+}
+
 } // namespace
 
 py::dict forward(const py::object &model, const py::object &text, bool positions, qint64 window,
                  qint64 topK, double ridge, int folds, qint64 shift, double scale,
-                 const py::object &theta, const py::object &ropeScaling)
+                 const py::object &theta, const py::object &ropeScaling, const py::object &logits)
 {
     if (!py::isinstance<py::str>(text))
         raiseTypeError(QStringLiteral("text must be a str (got a %1)").arg(typeNameOf(text)));
+    const LogitsKept kept = logitsKeptOf(logits);
     // Each bad value named, as the command line names its option.
     if (window < 1)
         raiseValueError(QStringLiteral("window must be >= 1 (got %1)").arg(window));
@@ -249,6 +264,7 @@ py::dict forward(const py::object &model, const py::object &text, bool positions
     options.withPositions = positions;
     options.positions = ablationOf(shift, scale, theta, ropeScaling, positions);
     options.queriesKeys = pass->rotaryDims() > 0;
+    keepLogits(&options, kept);
     std::optional<ForwardResult> result;
     {
         const py::gil_scoped_release release;
@@ -260,7 +276,8 @@ py::dict forward(const py::object &model, const py::object &text, bool positions
     py::dict out = encodingDict(textOf(text), *tokens);
     out["attentions"] = numpyOf(result->attentions);
     out["hidden_states"] = numpyOf(result->hiddenStates);
-    out["logits"] = numpyOf(result->logits);
+    out["logits"] =
+        kept == LogitsKept::None ? py::object(py::none()) : py::object(numpyOf(result->logits));
     const auto add = [&](const char *key, LayerAnalysis what) {
         std::optional<LayerZeroArray> values =
             computeLayerAnalysis(*pass, *result, what, analysisOptions, &error);

@@ -26,10 +26,10 @@ pybind11::array phrase(const pybind11::object &model, const pybind11::object &te
 // The whole forward pass of `text` and its layer analyses (core/analysis/layeranalysis.h) as a
 // dict of float32 arrays: pescope.forward(). shift, scale, theta (None: the model's) and
 // ropeScaling (None, a dict or a JSON str): the positions ablated in every layer
-// (PositionAblation).
+// (PositionAblation). logits: "all", "last" or "none" (LogitsKept).
 pybind11::dict forward(const pybind11::object &model, const pybind11::object &text, bool positions,
                        qint64 window, qint64 topK, double ridge, int folds, qint64 shift,
                        double scale, const pybind11::object &theta,
-                       const pybind11::object &ropeScaling);
+                       const pybind11::object &ropeScaling, const pybind11::object &logits);
 
 } // namespace pe::python

@@ -10,6 +10,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -111,6 +112,7 @@ private slots:
     void withoutOptionalResults();
     void oneLayersAttention();
     void lastLogitsAndThreads();
+    void releasesMappedWeights();
     void shapesContradictingConfig();
     void nanWeights();
     void tooManyLayers();
@@ -408,6 +410,57 @@ void TestForwardPass::lastLogitsAndThreads()
                                      one->logits.values.end());
     QVERIFY(compare(last->logits.values, lastRow, vocabulary).relative <= 1e-6);
     QCOMPARE(last->prenorm.values, one->prenorm.values);
+}
+
+// Bytes of `path`'s mappings resident in this process: the Rss lines of /proc/self/smaps under
+// each mapping whose header names the file.
+qint64 residentBytes(const QString &path)
+{
+    QFile smaps(QStringLiteral("/proc/self/smaps"));
+    if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text))
+        return -1;
+    qint64 kib = 0;
+    bool inFile = false;
+    for (const QByteArray &line : smaps.readAll().split('\n')) {
+        const QByteArray key = line.left(line.indexOf(' '));
+        if (key.isEmpty())
+            continue;
+        if (!key.endsWith(':')) // a mapping's header: "start-end perms offset dev inode path"
+            inFile = line.trimmed().endsWith(path.toUtf8());
+        else if (inFile && key == "Rss:")
+            kib += line.mid(4).trimmed().split(' ').value(0).toLongLong();
+    }
+    return kib * 1024;
+}
+
+// The pass gives back the mapped weights it has widened, and the output matrix's rows once
+// multiplied (ModelTensors::releaseRows): after a run little of the model file stays resident
+// in the process (without the release all of it does: every byte was read), and a second run,
+// which reads the released pages again, gives the same logits bit for bit. Linux only.
+void TestForwardPass::releasesMappedWeights()
+{
+#ifndef Q_OS_LINUX
+    QSKIP("reads /proc/self/smaps");
+#else
+    QString error;
+    const QString folder = layersFolder(QStringLiteral("qwen3-tiny4"));
+    const QString file =
+        QFileInfo(folder + QStringLiteral("/model.safetensors")).canonicalFilePath();
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(folder, &error);
+    QVERIFY2(pass, qPrintable(error));
+    const std::vector<int> ids = {5, 50, 500, 1500, 2500, 2999, 7};
+    ForwardOptions options;
+    options.attentions = false;
+    options.hiddenStates = false;
+    const std::optional<ForwardResult> first = pass->run(ids, options, &error);
+    QVERIFY2(first, qPrintable(error));
+    const qint64 resident = residentBytes(file), size = QFileInfo(file).size();
+    QVERIFY2(resident >= 0 && resident < size / 2,
+             qPrintable(QStringLiteral("%1 of %2 bytes resident").arg(resident).arg(size)));
+    const std::optional<ForwardResult> second = pass->run(ids, options, &error);
+    QVERIFY2(second, qPrintable(error));
+    QCOMPARE(second->logits.values, first->logits.values);
+#endif
 }
 
 // attentionLayer: only that layer's attention is kept, equal to the whole pass's; without hidden

@@ -87,6 +87,7 @@ private slots:
     void laterLayers();
     void laterLayerNanWarning();
     void layerAnalyses();
+    void logits();
 
 private:
     // A copy of llama-tiny in `name`, its config.json and weights changed by `edit`.
@@ -276,7 +277,7 @@ void TestPhraseData::refusals_data()
         "--layer must be between 0");
     add("what matrix", phrase + QStringList{QStringLiteral("--what"), QStringLiteral("matrix")},
         "--what must be embeddings, attention, distance, head-scores, sinks, frequency-atlas, "
-        "norms, top-activations or probe with --phrase (got \"matrix\")");
+        "norms, top-activations, probe or logits with --phrase (got \"matrix\")");
     add("scheme", phrase + QStringList{QStringLiteral("--scheme"), QStringLiteral("rope")},
         "--scheme does not apply to --phrase");
     add("positions", phrase + QStringList{QStringLiteral("--positions"), QStringLiteral("5")},
@@ -482,6 +483,70 @@ void TestPhraseData::layerAnalyses()
     QCOMPARE(stray.exitCode, 2);
     QVERIFY2(stray.err.contains("--window does not apply to --what attention"),
              stray.err.constData());
+}
+
+// --what logits: every token's logits (tokens x vocabulary) and --logits last's one row, against
+// transformers' logits_0.npy (the last row of it: what logits_to_keep=1 returns); --logits with
+// another value, or with another --what, is refused by name (exit 2, no file left).
+void TestPhraseData::logits()
+{
+    const QString folder = QFINDTESTDATA(QStringLiteral("data/models-layers/qwen3-tiny4"));
+    const QJsonObject phrase = phraseCases(folder).at(0).toObject();
+    const QString text = phrase.value(QLatin1String("text")).toString();
+    const Array expected = readNpy(folder + QStringLiteral("/ref/") +
+                                   phrase.value(QLatin1String("logits")).toString());
+    QCOMPARE(expected.shape.size(), std::size_t(2));
+    const qint64 tokens = expected.shape[0], vocabulary = expected.shape[1];
+    const auto near = [](const std::vector<float> &ours, const std::vector<float> &theirs,
+                         qint64 columns) {
+        QCOMPARE(ours.size(), theirs.size());
+        for (std::size_t row = 0; row * std::size_t(columns) < theirs.size(); ++row) {
+            float scale = 0;
+            for (qint64 j = 0; j < columns; ++j)
+                scale = std::max(scale, std::abs(theirs[row * std::size_t(columns) + j]));
+            for (qint64 j = 0; j < columns; ++j) {
+                const std::size_t i = row * std::size_t(columns) + std::size_t(j);
+                QVERIFY2(
+                    std::abs(ours[i] - theirs[i]) <= 1e-4 * scale,
+                    qPrintable(
+                        QStringLiteral("%1 against %2 at %3").arg(ours[i]).arg(theirs[i]).arg(i)));
+            }
+        }
+    };
+    const auto what = [](const QStringList &more) {
+        return QStringList{QStringLiteral("--what"), QStringLiteral("logits")} + more;
+    };
+    const Array all = run(folder, text, what({}));
+    QCOMPARE(all.shape, (std::vector<qint64>{tokens, vocabulary}));
+    near(all.values, expected.values, vocabulary);
+    QCOMPARE(run(folder, text, what({QStringLiteral("--logits"), QStringLiteral("all")})).values,
+             all.values);
+    const Array last =
+        run(folder, text, what({QStringLiteral("--logits"), QStringLiteral("last")}));
+    QCOMPARE(last.shape, (std::vector<qint64>{1, vocabulary}));
+    near(last.values, std::vector<float>(expected.values.end() - vocabulary, expected.values.end()),
+         vocabulary);
+    const QString out = m_dir.filePath(QStringLiteral("logits.npy"));
+    const auto refused = [&](const QStringList &args, const char *message) {
+        const pe::test::RunResult r =
+            runPescope(QStringList{QStringLiteral("data"), QStringLiteral("--model"), folder,
+                                   QStringLiteral("--phrase"), text, QStringLiteral("--out"), out} +
+                       args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(lastLine(r.err).contains(QLatin1String(message)), r.err.constData());
+        QVERIFY(!QFile::exists(out));
+    };
+    refused(what({QStringLiteral("--logits"), QStringLiteral("first")}),
+            "--logits must be all or last with --what logits (got \"first\"");
+    refused(what({QStringLiteral("--logits"), QStringLiteral("none")}),
+            "--logits must be all or last with --what logits (got \"none\"");
+    refused({QStringLiteral("--what"), QStringLiteral("norms"), QStringLiteral("--logits"),
+             QStringLiteral("last")},
+            "--logits does not apply to --what norms");
+    refused({QStringLiteral("--logits"), QStringLiteral("last")},
+            "--logits does not apply to --what embeddings");
+    refused(what({QStringLiteral("--layer"), QStringLiteral("1")}),
+            "--layer does not apply to --what logits");
 }
 
 // A NaN in layer 2's weights: layer 3's attention is written (NaN from there on), and stderr

@@ -5,6 +5,11 @@
 #include <algorithm>
 #include <memory>
 
+#ifdef Q_OS_LINUX
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 namespace pe {
 
 bool ModelTensors::open(const ModelLocation &location, QString *error)
@@ -123,6 +128,40 @@ const MappedFile *ModelTensors::singleFile() const
                 return &source.file();
         },
         m_source);
+}
+
+void ModelTensors::releaseRows(const QString &name, qint64 firstRow, qint64 rowCount)
+{
+#ifdef Q_OS_LINUX
+    const MappedFile *file = singleFile();
+    if (!file || !file->data())
+        return;
+    const std::optional<TensorInfo> tensor = find(name, nullptr);
+    const qint64 rows = tensor ? tensor->rowCount() : 0;
+    if (rows <= 0 || firstRow < 0 || firstRow >= rows || tensor->byteSize % rows != 0)
+        return;
+    const qint64 count = rowCount < 0 ? rows - firstRow : std::min(rowCount, rows - firstRow);
+    const qint64 rowBytes = tensor->byteSize / rows;
+    const qint64 begin = tensor->offset + firstRow * rowBytes, end = begin + count * rowBytes;
+    if (!file->contains(begin, end - begin))
+        return;
+    // Whole pages inside the range only: a page shared with a neighbouring tensor stays.
+    const auto page = quintptr(std::max<long>(::sysconf(_SC_PAGESIZE), 1));
+    const uchar *data = file->data();
+    const auto intoPage = [&](qint64 offset) {
+        return qint64(reinterpret_cast<quintptr>(data + offset) % page);
+    };
+    const qint64 first = intoPage(begin) == 0 ? begin : begin + (qint64(page) - intoPage(begin));
+    const qint64 last = end - intoPage(end);
+    if (last > first)
+        // The mapping is read-only and private with no page ever written: dropped pages are read
+        // back from the file, the same bytes. Advice only: a failure changes nothing.
+        ::madvise(const_cast<uchar *>(data + first), size_t(last - first), MADV_DONTNEED);
+#else
+    Q_UNUSED(name)
+    Q_UNUSED(firstRow)
+    Q_UNUSED(rowCount)
+#endif
 }
 
 template <typename Out>

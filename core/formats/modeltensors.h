@@ -48,6 +48,12 @@ public:
     [[nodiscard]] bool streamRows(const QString &name,
                                   const std::function<bool(const float *, qint64)> &sink,
                                   QString *error, qint64 chunkBytes = qint64(4) << 20);
+    // Tells the system that rows [firstRow, firstRow + rowCount) of `name` (-1: to the end) are
+    // not needed for now: their whole pages of a single mapped file leave the process's resident
+    // memory (the page cache keeps them; a later read maps them in again, the same bytes). What
+    // lets the forward pass hold one layer of the mapped weights instead of all it has read. A
+    // no-op for a sharded model, outside Linux, or for a name the model lacks.
+    void releaseRows(const QString &name, qint64 firstRow = 0, qint64 rowCount = -1);
     // Every descriptor in name order, one at a time (a sharded model's shard headers
     // all get parsed, no tensor data is read), for listings such as `pescope inspect`: memory
     // stays that of the open files' tables. False with *error when a shard cannot be read.

@@ -23,6 +23,10 @@
 #include <functional>
 #include <numbers>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace pe {
 
 struct ForwardPass::Data
@@ -529,6 +533,18 @@ bool checkRun(const ForwardPass &pass, qint64 layers, std::span<const int> ids,
 
 namespace {
 
+// The layers' float32 weights and activations, freed, can stay in the C library's heap (glibc
+// raises its mmap threshold to the largest block freed, so later blocks come from the heap, and
+// returns the heap's top only past a threshold): resident while the output matrix is mapped in
+// and the logits are written, when the process holds the most. Given back here; the values
+// computed are the same bit for bit.
+void releaseFreedMemory()
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
 // final_norm(x) @ output^T (Gemma 2: soft-capped), the output matrix read a block of rows at a
 // time (float32 as stored: straight from the mapped file) so that its float32 copy is never
 // whole, and the products written where the result keeps them.
@@ -551,6 +567,9 @@ bool computeLogits(ModelTensors &tensors, const ForwardWeights &weights, double 
             const qint64 count = values / hidden;
             productTransposed(view(normed), {block, count, hidden, hidden}, threads, logits + first,
                               rows);
+            // Those rows are multiplied: their mapped bytes leave the resident memory, so that
+            // the output matrix (GPT-2's and Qwen3's token table, tied) is never resident whole.
+            tensors.releaseRows(weights.outputName(), first, count);
             first += count;
             return true;
         },
@@ -656,9 +675,12 @@ std::optional<ForwardResult> ForwardPass::run(std::span<const int> ids,
     normRows(plan.finalNorm, d->finalNorm, plan.normEps, &x);
     if (options.hiddenStates)
         store(x, result.hiddenStates.values.data() + layers * tokens * hidden);
-    if (options.logits && outputRows() > 0 &&
-        !computeLogits(d->tensors, *d->weights, plan.finalSoftcap,
-                       options.lastLogitsOnly ? RowMatrix(x.bottomRows(1)) : x, options, threads,
+    if (!options.logits || outputRows() == 0)
+        return result;
+    if (options.lastLogitsOnly)
+        x = RowMatrix(x.bottomRows(1)); // the last row only: what logits_to_keep=1 multiplies
+    releaseFreedMemory();
+    if (!computeLogits(d->tensors, *d->weights, plan.finalSoftcap, x, options, threads,
                        &result.logits, error))
         return std::nullopt;
     return result;

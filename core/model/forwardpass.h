@@ -5,8 +5,11 @@
 // knowing the architecture; the architecture is a plan (forwardplan.h).
 //
 // Memory: the weights stay memory-mapped as stored; each layer's tensors are widened to float32
-// only while that layer runs, and the output matrix is read a block of rows at a time, so memory
-// is the mapped weights plus one layer's float32 working set plus the results asked for.
+// only while that layer runs, and the output matrix is read a block of rows at a time. Mapped
+// pages once widened (a layer's) or multiplied (the output matrix's rows) are given back to the
+// system (ModelTensors::releaseRows: the page cache keeps them, the next pass maps them again),
+// so resident memory is about one layer's weights as stored plus its float32 working set plus
+// the results asked for, not every mapped byte the pass has read.
 // Threads: the matrix products are split over output columns, the attention over heads.
 // Not for concurrent use: one thread calls run() at a time.
 #pragma once

@@ -226,6 +226,7 @@ bool ForwardWeights::read(const QString &name, std::vector<float> *out, QStringL
 {
     if (!m_tensors.readRows(name, 0, -1, out, error))
         return false;
+    m_tensors.releaseRows(name); // widened: the mapped bytes are not needed until the next pass
     warnNotFinite(name, notFinite(out->data(), qint64(out->size())), warnings);
     return true;
 }
@@ -249,6 +250,9 @@ bool ForwardWeights::readMatrix(const QString &name, qint64 rows, qint64 columns
     };
     if (!m_tensors.streamRows(name, sink, error, qint64(1) << 20))
         return false;
+    // Widened into the layer's float32 weights: the mapped bytes leave the resident memory, so
+    // that the pass holds one layer of them, not every layer it has read.
+    m_tensors.releaseRows(name);
     if (done != out->size()) {
         *error = QStringLiteral("%1 holds fewer values than its shape").arg(name);
         return false;

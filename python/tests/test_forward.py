@@ -73,6 +73,28 @@ def test_forward_matches_transformers(data, model):
         np.testing.assert_allclose(atlas.sum(-1), 1.0, atol=1e-5)
 
 
+def test_forward_logits(data):
+    """logits="all" (default, transformers' plain forward), "last" (its logits_to_keep=1: the
+    last row of transformers' every-token logits) or "none"; another value is refused by name."""
+    folder, case = first_case(data, "qwen3-tiny4")
+    logits = np.load(folder / "ref" / case["logits"])
+    scale = np.abs(logits).max(-1, keepdims=True)
+    out = pescope.forward(folder, case["text"])
+    assert out["logits"].shape == logits.shape
+    assert (np.abs(out["logits"] - logits) <= 1e-4 * scale).all()
+    last = pescope.forward(folder, case["text"], logits="last")
+    assert last["logits"].dtype == np.float32
+    assert last["logits"].shape == (1, logits.shape[1])
+    assert (np.abs(last["logits"] - logits[-1:]) <= 1e-4 * scale[-1:]).all()
+    np.testing.assert_array_equal(last["hidden_states"], out["hidden_states"])
+    none = pescope.forward(folder, case["text"], logits="none")
+    assert none["logits"] is None and none["attentions"].shape == out["attentions"].shape
+    with pytest.raises(ValueError, match='logits must be all, last or none \\(got "first"\\)'):
+        pescope.forward(folder, case["text"], logits="first")
+    with pytest.raises(TypeError, match="logits must be a str"):
+        pescope.forward(folder, case["text"], logits=1)
+
+
 def test_forward_refuses(data):
     folder, _ = first_case(data, "llama-tiny4")
     # Each bad value names its argument.
