@@ -39,20 +39,36 @@ qint64 columnBlock(qint64 rows, qint64 columns)
 // OPENBLAS_NUM_THREADS=1, set before it loads, starts no pool: pescope's own threads call it, each
 // on its own block. Without OpenBLAS the products run on Eigen (the same results within float32
 // rounding, slower: pe_core is built for baseline x86-64).
-// Which products: the ordered kernel (the default), or PE_FORWARD_BLAS=openblas / eigen.
-enum class Products { Ordered, OpenBlas, Eigen };
+// Which products. Default: the ordered kernel (the reference BLAS's order, about half
+// OpenBLAS's speed: separate multiplies and adds) for each head's scores and weighted values and
+// for the projections of small models, OpenBLAS for a projection whose weight matrix holds more
+// than orderedWeightLimit values (GPT-2 small's 768 x 2,304 and up), where its speed matters
+// and, with weights of ordinary scale, its rounding does not show; PE_FORWARD_BLAS=reference,
+// openblas or eigen: that one for every product.
+enum class Products { Default, Ordered, OpenBlas, Eigen };
 
 Products products()
 {
     static const Products chosen = [] {
         const QString name = qEnvironmentVariable("PE_FORWARD_BLAS");
+        if (name == QLatin1String("reference"))
+            return Products::Ordered;
         if (name == QLatin1String("openblas"))
             return Products::OpenBlas;
         if (name == QLatin1String("eigen"))
             return Products::Eigen;
-        return Products::Ordered;
+        return Products::Default;
     }();
     return chosen;
+}
+
+constexpr qint64 orderedWeightLimit = qint64(1) << 20;
+
+// Whether a product with `weightValues` values in its right-hand matrix runs ordered.
+bool ordered(qint64 weightValues)
+{
+    const Products p = products();
+    return p == Products::Ordered || (p == Products::Default && weightValues <= orderedWeightLimit);
 }
 
 enum BlasOrder { blasRowMajor = 101 };
@@ -65,8 +81,8 @@ Sgemm openBlasSgemm()
     static const Sgemm sgemm = []() -> Sgemm {
         // Called first from the thread that hands out the blocks (overBlocks), before its
         // workers start; a static's initialisation runs once.
-        // Only PE_FORWARD_BLAS=openblas opens it (products()).
-        if (products() != Products::OpenBlas)
+        // Not opened when every product runs ordered or on Eigen (products()).
+        if (products() == Products::Ordered || products() == Products::Eigen)
             return nullptr;
         setenv("OPENBLAS_NUM_THREADS", "1", 0); // NOLINT(concurrency-mt-unsafe): see above
         void *library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -178,13 +194,14 @@ MatrixView columns(const RowMatrix &m, qint64 first, qint64 count)
 
 namespace {
 
-// out = init + a @ b^T (init: a row added first, or null), on the calling thread.
+// out = init + a @ b^T (init: a row added first, or null), on the calling thread; `weight`: the
+// whole right-hand matrix's size (ordered()).
 void transposedBlock(const MatrixView &a, const MatrixView &b, const float *init, float *out,
-                     qint64 outStride)
+                     qint64 outStride, qint64 weight)
 {
     if (a.rows == 0 || b.rows == 0)
         return;
-    if (products() == Products::Ordered) {
+    if (ordered(weight)) {
         orderedKernel()(a.data, a.stride, transposedCopy(b), b.rows, init, out, outStride, a.rows,
                         b.rows, a.cols);
         return;
@@ -205,11 +222,11 @@ void transposedBlock(const MatrixView &a, const MatrixView &b, const float *init
 
 // out = init + a @ b on the calling thread.
 void plainBlock(const MatrixView &a, const MatrixView &b, const float *init, float *out,
-                qint64 outStride)
+                qint64 outStride, qint64 weight)
 {
     if (a.rows == 0 || b.cols == 0)
         return;
-    if (products() == Products::Ordered) {
+    if (ordered(weight)) {
         orderedKernel()(a.data, a.stride, b.data, b.stride, init, out, outStride, a.rows, b.cols,
                         a.cols);
         return;
@@ -232,12 +249,12 @@ void plainBlock(const MatrixView &a, const MatrixView &b, const float *init, flo
 
 void productTransposedHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
 {
-    transposedBlock(a, b, nullptr, out, outStride);
+    transposedBlock(a, b, nullptr, out, outStride, 0); // one head's: always ordered by default
 }
 
 void productHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
 {
-    plainBlock(a, b, nullptr, out, outStride);
+    plainBlock(a, b, nullptr, out, outStride, 0);
 }
 
 namespace {
@@ -265,7 +282,7 @@ void productTransposed(const MatrixView &a, const MatrixView &w, int threads, fl
     overBlocks(a.rows, w.rows, threads, [&](qint64 r, qint64 rows, qint64 c, qint64 cols) {
         transposedBlock({a.data + r * a.stride, rows, a.cols, a.stride},
                         {w.data + c * w.stride, cols, w.cols, w.stride}, nullptr,
-                        out + r * outStride + c, outStride);
+                        out + r * outStride + c, outStride, w.rows * w.cols);
     });
 }
 
@@ -278,7 +295,7 @@ void productFrom(const MatrixView &a, const MatrixView &w, const float *init, in
     overBlocks(a.rows, w.cols, threads, [&](qint64 r, qint64 rows, qint64 c, qint64 cols) {
         plainBlock({a.data + r * a.stride, rows, a.cols, a.stride},
                    {w.data + c, w.rows, cols, w.stride}, init ? init + c : nullptr,
-                   out + r * outStride + c, outStride);
+                   out + r * outStride + c, outStride, w.rows * w.cols);
     });
 }
 

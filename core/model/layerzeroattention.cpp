@@ -49,16 +49,25 @@ struct FloatRope
     std::vector<float> sin;
 };
 
-// 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim)) in float32: the exponent a float32
-// quotient, the power of float32(base) rounded (torch.pow), then its reciprocal rounded.
-std::vector<float> floatDefaultFrequencies(double base, qint64 dim, std::size_t count)
+// base ** (torch.arange(0, dim, 2).float() / dim) in float32: the exponent a float32 quotient,
+// the power of float32(base) rounded (torch.pow).
+std::vector<float> floatPowers(double base, qint64 dim, std::size_t count)
 {
-    std::vector<float> inv(count);
+    std::vector<float> powers(count);
     const auto b = double(float(base));
     for (std::size_t k = 0; k < count; ++k) {
         const float exponent = float(2 * k) / float(dim);
-        inv[k] = 1.0f / float(std::pow(b, double(exponent)));
+        powers[k] = float(std::pow(b, double(exponent)));
     }
+    return powers;
+}
+
+// 1.0 / base ** (...): the default inv_freq, the reciprocal rounded too.
+std::vector<float> floatDefaultFrequencies(double base, qint64 dim, std::size_t count)
+{
+    std::vector<float> inv = floatPowers(base, dim, count);
+    for (float &f : inv)
+        f = 1.0f / f;
     return inv;
 }
 
@@ -114,8 +123,19 @@ std::vector<float> floatFrequencies(qint64 headDim, const RopeConfig &config,
         floatLlama3(config, &inv);
         return inv;
     }
+    case RopeType::Longrope: { // 1.0 / (ext_factors * base ** inv_freq_shape), float32
+        const std::vector<double> &ext =
+            ropeUsesLongFactors(config) ? config.longFactor : config.shortFactor;
+        std::vector<float> inv = floatPowers(config.ropeTheta, dim, theta.size());
+        if (ext.empty())
+            break;
+        for (std::size_t k = 0; k < inv.size(); ++k) {
+            const auto factor = float(ext.size() == 1 ? ext[0] : ext[k]);
+            inv[k] = 1.0f / (factor * inv[k]);
+        }
+        return inv;
+    }
     case RopeType::Yarn:
-    case RopeType::Longrope:
     case RopeType::Proportional:
     case RopeType::Ntk:
         break;
