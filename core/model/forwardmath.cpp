@@ -32,13 +32,6 @@ qint64 columnBlock(qint64 rows, qint64 columns)
     return std::max<qint64>(128, (share + 63) / 64 * 64);
 }
 
-// OpenBLAS is opened on the first product, not linked. Its Debian build (libopenblas0-pthread)
-// starts a pool of threads as it loads, one per core, each taking a buffer: every pescope process
-// would carry them, and one whose buffer could not be had under a memory limit spins until exit,
-// where the process then waits for it forever (pescope tokens under RLIMIT_DATA hung so).
-// OPENBLAS_NUM_THREADS=1, set before it loads, starts no pool: pescope's own threads call it, each
-// on its own block. Without OpenBLAS the products run on Eigen (the same results within float32
-// rounding, slower: pe_core is built for baseline x86-64).
 // Which products. Default: the ordered kernel (the reference BLAS's order, about half
 // OpenBLAS's speed: separate multiplies and adds) for each head's scores and weighted values and
 // for the projections of small models, OpenBLAS for a projection whose weight matrix holds more
@@ -71,6 +64,13 @@ bool ordered(qint64 weightValues)
     return p == Products::Ordered || (p == Products::Default && weightValues <= orderedWeightLimit);
 }
 
+// OpenBLAS is opened on the first product, not linked. Its Debian build (libopenblas0-pthread)
+// starts a pool of threads as it loads, one per core, each taking a buffer: every pescope process
+// would carry them, and one whose buffer could not be had under a memory limit spins until exit,
+// where the process then waits for it forever (pescope tokens under RLIMIT_DATA hung so).
+// OPENBLAS_NUM_THREADS=1, set before it loads, starts no pool: pescope's own threads call it, each
+// on its own block. Without OpenBLAS the products run on Eigen (the same results within float32
+// rounding, slower: pe_core is built for baseline x86-64).
 enum BlasOrder { blasRowMajor = 101 };
 enum BlasTranspose { blasNoTrans = 111, blasTrans = 112 };
 using Sgemm = void (*)(int, int, int, int, int, int, float, const float *, int, const float *, int,

@@ -40,7 +40,7 @@ ForwardPass::~ForwardPass() = default;
 
 namespace {
 
-// nn.Linear: x @ W^T + b on OpenBLAS, the output columns split over threads (forwardmath.h).
+// nn.Linear: x @ W^T + b, the output cut into blocks over threads (forwardmath.h).
 void linear(const RowMatrix &x, const Projection &p, int threads, RowMatrix *y)
 {
     linearProduct(x, p, threads, y);
