@@ -48,7 +48,7 @@ double relativeError(const float *ours, qint64 outStride, const MatrixView &a,
 }
 
 // Whether this run's products are the ordered kernel's: PE_FORWARD_BLAS=reference, or the
-// default, which takes it for every product here (each weight matrix at most 2^20 values).
+// default, which takes it for every product here (each weight matrix at most 2^18 values).
 bool orderedPath()
 {
     const QString blas = qEnvironmentVariable("PE_FORWARD_BLAS");

@@ -35,7 +35,7 @@ qint64 columnBlock(qint64 rows, qint64 columns)
 // Which products. Default: the ordered kernel (the reference BLAS's order, about half
 // OpenBLAS's speed: separate multiplies and adds) for each head's scores and weighted values and
 // for the projections of small models, OpenBLAS for a projection whose weight matrix holds more
-// than orderedWeightLimit values (GPT-2 small's 768 x 2,304 and up), where its speed matters
+// than orderedWeightLimit values (2^18: GPT-2 small's 768 x 768 and up), where its speed matters
 // and, with weights of ordinary scale, its rounding does not show; PE_FORWARD_BLAS=reference,
 // openblas or eigen: that one for every product.
 enum class Products { Default, Ordered, OpenBlas, Eigen };
@@ -55,7 +55,7 @@ Products products()
     return chosen;
 }
 
-constexpr qint64 orderedWeightLimit = qint64(1) << 20;
+constexpr qint64 orderedWeightLimit = qint64(1) << 18;
 
 // Whether a product with `weightValues` values in its right-hand matrix runs ordered.
 bool ordered(qint64 weightValues)
