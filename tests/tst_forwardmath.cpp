@@ -1,14 +1,20 @@
-// pe forwardmath: the forward pass's matrix products on OpenBLAS, cut into blocks of rows and
-// columns. Known answers: the same products summed in float64 here; strided views (a head's
-// columns), an output with a wider row stride, Conv1D's in x out layout; and results bit for
-// bit the same on any thread count.
+// pe forwardmath: the forward pass's matrix products, cut into blocks of rows and columns.
+// Known answers: the same products summed in float64 here; strided views (a head's columns), an
+// output with a wider row stride, Conv1D's in x out layout; results bit for bit the same on any
+// thread count; and on the default path, every value bit for bit the reference BLAS's sum
+// (netlib sgemm's order, which the shared transformers references were computed with). Also
+// torchmath: torch 1.13's exp, sum and softmax, against values torch 1.13 itself printed.
 #include "model/forwardmath.h"
+#include "model/torchmath.h"
 
 #include <QTest>
 
 #include <Eigen/Dense>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
 
 using namespace pe;
@@ -41,6 +47,35 @@ double relativeError(const float *ours, qint64 outStride, const MatrixView &a,
     return worst / scale;
 }
 
+// Whether this run's products are the ordered kernel's: PE_FORWARD_BLAS=reference, or the
+// default, which takes it for every product here (each weight matrix at most 2^18 values).
+bool orderedPath()
+{
+    const QString blas = qEnvironmentVariable("PE_FORWARD_BLAS");
+    return blas.isEmpty() || blas == QLatin1String("reference");
+}
+
+// init + a(i, 0) b(0, j) + a(i, 1) b(1, j) + ... in that order, each product and each sum
+// rounded to float32: the products and sums are taken in float64 (exact for a product of two
+// floats) and rounded explicitly, so no compiler can fuse them.
+float referenceSum(const float *a, const float *b, qint64 bStride, qint64 k, float init)
+{
+    float acc = init;
+    for (qint64 p = 0; p < k; ++p) {
+        const auto product = float(double(a[p]) * double(b[p * bStride]));
+        acc = float(double(acc) + double(product));
+    }
+    return acc;
+}
+
+std::vector<float> fromBits(std::initializer_list<std::uint32_t> bits)
+{
+    std::vector<float> out;
+    for (const std::uint32_t b : bits)
+        out.push_back(std::bit_cast<float>(b));
+    return out;
+}
+
 } // namespace
 
 class TestForwardMath : public QObject
@@ -51,6 +86,12 @@ private slots:
     void productsAgainstFloat64();
     void sameOnAnyThreadCount();
     void linearBothLayouts();
+    void referenceBlasOrder_data();
+    void referenceBlasOrder();
+    void biasWhereTorchAddsIt();
+    void torchExp();
+    void torchSum();
+    void torchSoftmax();
 };
 
 // 600 rows (split into row blocks) x 1,000 columns (column blocks, a short last one), the left
@@ -121,6 +162,118 @@ void TestForwardMath::linearBothLayouts()
     const double scale = expected.cwiseAbs().maxCoeff();
     QVERIFY((y1.cast<double>() - expected).cwiseAbs().maxCoeff() <= 1e-6 * scale);
     QVERIFY((y2.cast<double>() - expected).cwiseAbs().maxCoeff() <= 1e-6 * scale);
+}
+
+void TestForwardMath::referenceBlasOrder_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("inner");
+    QTest::addColumn<qint64>("cols");
+    QTest::newRow("one head's scores (tails in rows and columns)") << 19LL << 16LL << 19LL;
+    QTest::newRow("a projection (row and column blocks)") << 530LL << 64LL << 300LL;
+    QTest::newRow("a long sum") << 9LL << 3072LL << 70LL;
+}
+
+// Every value the reference BLAS's sum, bit for bit, for both layouts and for one head's
+// products on the calling thread, whatever instruction set the kernel picked
+// (PE_FORWARD_ISA: the ctest entries forwardmath_sse2 / _avx2 run the narrower copies).
+void TestForwardMath::referenceBlasOrder()
+{
+    if (!orderedPath())
+        QSKIP("PE_FORWARD_BLAS chooses another library's products");
+    QFETCH(qint64, rows);
+    QFETCH(qint64, inner);
+    QFETCH(qint64, cols);
+    const RowMatrix a = randomMatrix(rows, inner, 11);
+    const RowMatrix w = randomMatrix(cols, inner, 12); // out x in
+    const RowMatrix wt = w.transpose();                // in x out
+    RowMatrix byRows(rows, cols), byColumns(rows, cols), here(rows, cols);
+    productTransposed(view(a), view(w), 3, byRows.data(), cols);
+    product(view(a), view(wt), 2, byColumns.data(), cols);
+    productTransposedHere(view(a), view(w), here.data(), cols);
+    for (qint64 i = 0; i < rows; ++i)
+        for (qint64 j = 0; j < cols; ++j) {
+            const float expected = referenceSum(a.row(i).data(), wt.data() + j, cols, inner, 0.0f);
+            QCOMPARE(std::bit_cast<std::uint32_t>(byRows(i, j)),
+                     std::bit_cast<std::uint32_t>(expected));
+            QCOMPARE(std::bit_cast<std::uint32_t>(byColumns(i, j)),
+                     std::bit_cast<std::uint32_t>(expected));
+            QCOMPARE(std::bit_cast<std::uint32_t>(here(i, j)),
+                     std::bit_cast<std::uint32_t>(expected));
+        }
+}
+
+// torch.addmm(bias, x, W) with Conv1D's in x out W reaches sgemm untransposed: the reference
+// BLAS starts each sum from the bias. nn.Linear's W^T reaches it transposed: the bias comes last.
+void TestForwardMath::biasWhereTorchAddsIt()
+{
+    if (!orderedPath())
+        QSKIP("PE_FORWARD_BLAS chooses another library's products");
+    const RowMatrix x = randomMatrix(37, 40, 13);
+    Projection linear;
+    linear.weight = randomMatrix(45, 40, 14);
+    linear.bias = Eigen::VectorXf::LinSpaced(45, -3.0f, 3.0f);
+    Projection conv = linear;
+    conv.weight = linear.weight.transpose();
+    conv.inputMajor = true;
+    RowMatrix y1, y2;
+    linearProduct(x, linear, 2, &y1);
+    linearProduct(x, conv, 2, &y2);
+    const float *wt = conv.weight.data();
+    qint64 differ = 0;
+    for (qint64 i = 0; i < 37; ++i)
+        for (qint64 j = 0; j < 45; ++j) {
+            const float sum = referenceSum(x.row(i).data(), wt + j, 45, 40, 0.0f);
+            const auto last = float(double(sum) + double(linear.bias[j]));
+            const float first = referenceSum(x.row(i).data(), wt + j, 45, 40, linear.bias[j]);
+            QCOMPARE(std::bit_cast<std::uint32_t>(y1(i, j)), std::bit_cast<std::uint32_t>(last));
+            QCOMPARE(std::bit_cast<std::uint32_t>(y2(i, j)), std::bit_cast<std::uint32_t>(first));
+            differ += last != first ? 1 : 0;
+        }
+    QVERIFY(differ > 0); // the two orders are told apart by these values
+}
+
+// Vectorized<float>::exp (SLEEF's expf, 1 ulp): torch 1.13 (Debian's python3-torch) printed
+// these bits for these inputs; 7 of the 64 differ from the correctly rounded exp.
+void TestForwardMath::torchExp()
+{
+    const std::vector<float> in = fromBits({0xc1fb4bc7u, 0xc1f45726u, 0xc1ee00f7u, 0xc1e855feu, 0xc1e2c597u, 0xc1dca6b1u, 0xc1d5d33cu, 0xc1cecb2au, 0xc1c83ecdu, 0xc1c26cb9u, 0xc1bce83fu, 0xc1b6fd56u, 0xc1b05622u, 0xc1a949e6u, 0xc1a28cc7u, 0xc19c8a2eu, 0xc1970207u, 0xc19143aau, 0xc18ad047u, 0xc183cf7du, 0xc179d5d5u, 0xc16d647eu, 0xc1622e39u, 0xc156f49fu, 0xc14a7c58u, 0xc13caf0bu, 0xc12eafe6u, 0xc121cfecu, 0xc116581au, 0xc10b464du, 0xc0fe752cu, 0xc0e37596u, 0xc0c745b1u, 0xc0acb51eu, 0xc09515a4u, 0xc07e094fu, 0xc04f625au, 0xc01ae570u, 0xbfc53e48u, 0xbf305d17u, 0x3d989964u, 0x3f44f9dfu, 0x3fbd4e2au, 0x40117449u, 0x4049266cu, 0x40805ef3u, 0x4099a9d0u, 0x40b04d79u, 0x40c69411u, 0x40df1d49u, 0x40fa74d7u, 0x410b4901u, 0x41185b30u, 0x4123f9d3u, 0x412f035du, 0x413adf55u, 0x414833cbu, 0x41564caau, 0x4163c147u, 0x416fbfffu, 0x417aceedu, 0x41832852u, 0x41899f18u, 0x4190a10cu});
+    const std::vector<float> out = fromBits({0x28cd5e05u, 0x2974f61bu, 0x2a0737ccu, 0x2a894ebdu, 0x2b09a1dbu, 0x2b93e5fau, 0x2c2d9408u, 0x2cd104b1u, 0x2d6cf0ebu, 0x2df53db4u, 0x2e7464c5u, 0x2f00052cu, 0x2f93096du, 0x30316b0fu, 0x30cdf711u, 0x315a4a6fu, 0x31d9ed62u, 0x325f6678u, 0x32fa2cb2u, 0x3396179cu, 0x3431a1a0u, 0x34c14c56u, 0x3542c5f6u, 0x35c46b5bu, 0x36561b08u, 0x36fda5b0u, 0x379815d3u, 0x382a07b8u, 0x38ae1773u, 0x392ddd7eu, 0x39b8903du, 0x3a568cf3u, 0x3b016cacu, 0x3b946d85u, 0x3c1b4540u, 0x3c9ab774u, 0x3d205aceu, 0x3db610b6u, 0x3e5b509eu, 0x3f008accu, 0x3f89e6dau, 0x400a25b8u, 0x408c6d2bu, 0x411b4ae9u, 0x41b96176u, 0x425cf048u, 0x42f38094u, 0x43770459u, 0x43f7c074u, 0x44855665u, 0x451cacd0u, 0x45bc979eu, 0x465571f0u, 0x46dc9fdcu, 0x475be4c1u, 0x47e6b805u, 0x4884b0fdu, 0x49201fd5u, 0x49b9a223u, 0x4a446e74u, 0x4ac409deu, 0x4b4934eau, 0x4be1b1afu, 0x4c877b6du});
+    qint64 notCorrectlyRounded = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        QCOMPARE(std::bit_cast<std::uint32_t>(torchmath::exp(in[i])),
+                 std::bit_cast<std::uint32_t>(out[i]));
+        notCorrectlyRounded += out[i] != float(std::exp(double(in[i]))) ? 1 : 0;
+    }
+    QCOMPARE(notCorrectlyRounded, qint64(7));
+    QCOMPARE(torchmath::exp(-200.0f), 0.0f);
+    QVERIFY(std::isinf(torchmath::exp(std::numeric_limits<float>::max())));
+}
+
+// x.sum(-1) in torch 1.13 of y_i = float32(sin(1.7 i) (1 + i mod 7)): the first 16, 64 and 100.
+// For 16 values torch's order differs both from the float64 sum rounded and from a
+// sequential float32 sum.
+void TestForwardMath::torchSum()
+{
+    std::vector<float> y;
+    for (int i = 0; i < 100; ++i)
+        y.push_back(float(std::sin(1.7 * i) * (1 + i % 7)));
+    QCOMPARE(std::bit_cast<std::uint32_t>(torchmath::sum(y.data(), 16)), 0x4023db41u);
+    QCOMPARE(std::bit_cast<std::uint32_t>(torchmath::sum(y.data(), 64)), 0x3fa7b998u);
+    QCOMPARE(std::bit_cast<std::uint32_t>(torchmath::sum(y.data(), 100)), 0x413bccacu);
+    QVERIFY(std::bit_cast<std::uint32_t>(torchmath::sum(y.data(), 16)) != 0x4023db40u);
+}
+
+// torch.softmax over 19 scores whose last 6 are masked (torch: finfo.min; here -inf), as torch
+// 1.13 printed it.
+void TestForwardMath::torchSoftmax()
+{
+    std::vector<float> row = fromBits({0x41100000u, 0xc0bfe333u, 0xbf813320u, 0x40eaedc8u, 0xc10c60a3u, 0x408b3118u, 0x403e8ca3u, 0xc105133bu, 0x4101b133u, 0xc01efc61u, 0xc09974b7u, 0x410dfd8fu, 0xc0e0f6a4u});
+    row.resize(19, -std::numeric_limits<float>::infinity());
+    const std::vector<float> expected = fromBits({0x3ecd5875u, 0x340432aau, 0x37975158u, 0x3d9c6a4fu, 0x32039a07u, 0x3b7b4135u, 0x3a7ec492u, 0x324fb79du, 0x3e27f078u, 0x368a80e2u, 0x34dbac47u, 0x3eb51bdcu, 0x333c1981u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u});
+    torchmath::softmax(row.data(), 19);
+    for (std::size_t j = 0; j < row.size(); ++j)
+        QCOMPARE(std::bit_cast<std::uint32_t>(row[j]), std::bit_cast<std::uint32_t>(expected[j]));
 }
 
 QTEST_GUILESS_MAIN(TestForwardMath)

@@ -136,9 +136,12 @@ void TestForwardPass::matchesTransformers_data()
         << QStringLiteral("neox-tiny4") << QStringLiteral("gpt_neox");
 }
 
-// Every phrase, every layer and head: attention within 1e-5 absolute in layers 0-1 and 2.5e-5 in
-// all (measured: at most 1.0e-5, see below); hidden states, the pre-norm output and the logits
-// within 1e-4 of each row's largest value.
+// Every phrase, every layer and head: attention within 1e-5 absolute; hidden states, the
+// pre-norm output and the logits within 1e-4 of each row's largest value. The references were
+// computed with Debian's reference BLAS (netlib libblas3: torch 1.13 reproduces them bit for bit
+// with it, not with OpenBLAS), whose order of summation pescope's default products follow, and
+// with torch's own float32 exp, sum and softmax (torchmath.h): with OpenBLAS's products the
+// fourth layer of llama-tiny4 lay up to 1.9e-5 away, and so does torch itself on OpenBLAS.
 void TestForwardPass::matchesTransformers()
 {
     QFETCH(QString, model);
@@ -196,13 +199,9 @@ void TestForwardPass::matchesTransformers()
           logits.relative);
     qInfo("  attention by layer: %.3g %.3g %.3g %.3g", byLayer[0], byLayer[1], byLayer[2],
           byLayer[3]);
-    // 1e-5 where the residual stream is young; deeper, the float32 rounding of the matrix
-    // products (summed in another order than torch's) has grown: transformers' own float32
-    // numbers lie up to 2.3e-5 from a float64 evaluation of the same model (the data's README,
-    // NumPy port, llama-tiny4), so no float32 implementation can promise less than that there.
-    QVERIFY2(byLayer[0] <= 1e-5 && byLayer[1] <= 1e-5,
-             qPrintable(QString::number(std::max(byLayer[0], byLayer[1]))));
-    QVERIFY2(attention.absolute <= 2.5e-5, qPrintable(QString::number(attention.absolute)));
+    for (std::size_t l = 0; l < 4; ++l)
+        QVERIFY2(byLayer[l] <= 1e-5,
+                 qPrintable(QStringLiteral("layer %1: %2").arg(l).arg(byLayer[l])));
     QVERIFY2(hidden.relative <= 1e-4, qPrintable(QString::number(hidden.relative)));
     QVERIFY2(prenorm.relative <= 1e-4, qPrintable(QString::number(prenorm.relative)));
     QVERIFY2(logits.relative > 0 && logits.relative <= 1e-4,

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <vector>
 
 namespace pe {
 
@@ -30,6 +32,38 @@ qint64 columnBlock(qint64 rows, qint64 columns)
     return std::max<qint64>(128, (share + 63) / 64 * 64);
 }
 
+// Which products. Default: the ordered kernel (the reference BLAS's order, about half
+// OpenBLAS's speed: separate multiplies and adds) for each head's scores and weighted values and
+// for the projections of small models, OpenBLAS for a projection whose weight matrix holds more
+// than orderedWeightLimit values (2^18: GPT-2 small's 768 x 768 and up), where its speed matters
+// and, with weights of ordinary scale, its rounding does not show; PE_FORWARD_BLAS=reference,
+// openblas or eigen: that one for every product.
+enum class Products { Default, Ordered, OpenBlas, Eigen };
+
+Products products()
+{
+    static const Products chosen = [] {
+        const QString name = qEnvironmentVariable("PE_FORWARD_BLAS");
+        if (name == QLatin1String("reference"))
+            return Products::Ordered;
+        if (name == QLatin1String("openblas"))
+            return Products::OpenBlas;
+        if (name == QLatin1String("eigen"))
+            return Products::Eigen;
+        return Products::Default;
+    }();
+    return chosen;
+}
+
+constexpr qint64 orderedWeightLimit = qint64(1) << 18;
+
+// Whether a product with `weightValues` values in its right-hand matrix runs ordered.
+bool ordered(qint64 weightValues)
+{
+    const Products p = products();
+    return p == Products::Ordered || (p == Products::Default && weightValues <= orderedWeightLimit);
+}
+
 // OpenBLAS is opened on the first product, not linked. Its Debian build (libopenblas0-pthread)
 // starts a pool of threads as it loads, one per core, each taking a buffer: every pescope process
 // would carry them, and one whose buffer could not be had under a memory limit spins until exit,
@@ -47,8 +81,8 @@ Sgemm openBlasSgemm()
     static const Sgemm sgemm = []() -> Sgemm {
         // Called first from the thread that hands out the blocks (overBlocks), before its
         // workers start; a static's initialisation runs once.
-        // PE_FORWARD_BLAS=eigen: Eigen's products, as without OpenBLAS (the test of that path).
-        if (qEnvironmentVariable("PE_FORWARD_BLAS") == QLatin1String("eigen"))
+        // Not opened when every product runs ordered or on Eigen (products()).
+        if (products() == Products::Ordered || products() == Products::Eigen)
             return nullptr;
         setenv("OPENBLAS_NUM_THREADS", "1", 0); // NOLINT(concurrency-mt-unsafe): see above
         void *library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -81,6 +115,73 @@ ConstRows rowsOf(const MatrixView &m)
 
 } // namespace
 
+#define PE_ORDERED_NS orderedBase
+#define PE_ORDERED_TARGET [[gnu::flatten]]
+#define PE_ORDERED_BYTES 16
+#include "model/orderedproduct.inc"
+#undef PE_ORDERED_NS
+#undef PE_ORDERED_TARGET
+#undef PE_ORDERED_BYTES
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PE_ORDERED_NS orderedAvx2
+#define PE_ORDERED_TARGET [[gnu::flatten, gnu::target("avx2")]]
+#define PE_ORDERED_BYTES 32
+#include "model/orderedproduct.inc"
+#undef PE_ORDERED_NS
+#undef PE_ORDERED_TARGET
+#undef PE_ORDERED_BYTES
+
+#define PE_ORDERED_NS orderedAvx512
+#if defined(__clang__)
+#define PE_ORDERED_TARGET [[gnu::flatten, gnu::target("avx512f"), clang::min_vector_width(512)]]
+#else
+#define PE_ORDERED_TARGET [[gnu::flatten, gnu::target("avx512f,prefer-vector-width=512")]]
+#endif
+#define PE_ORDERED_BYTES 64
+#include "model/orderedproduct.inc"
+#undef PE_ORDERED_NS
+#undef PE_ORDERED_TARGET
+#undef PE_ORDERED_BYTES
+#define PE_HAVE_ORDERED_X86 1
+#endif
+
+namespace {
+
+using Ordered = void (*)(const float *, qint64, const float *, qint64, const float *, float *,
+                         qint64, qint64, qint64, qint64);
+
+// The widest copy this CPU runs; every copy gives the same bits (orderedproduct.inc).
+// PE_FORWARD_ISA=sse2 or avx2 caps it (the tests of the narrower copies).
+Ordered orderedKernel()
+{
+    static const Ordered kernel = []() -> Ordered {
+#ifdef PE_HAVE_ORDERED_X86
+        const QString cap = qEnvironmentVariable("PE_FORWARD_ISA");
+        __builtin_cpu_init();
+        if (cap.isEmpty() && __builtin_cpu_supports("avx512f"))
+            return orderedAvx512::orderedProduct;
+        if (cap != QLatin1String("sse2") && __builtin_cpu_supports("avx2"))
+            return orderedAvx2::orderedProduct;
+#endif
+        return orderedBase::orderedProduct;
+    }();
+    return kernel;
+}
+
+// b's rows (n x k) as a k x n row-major copy, for the ordered kernel's columns.
+const float *transposedCopy(const MatrixView &b)
+{
+    thread_local std::vector<float> copy;
+    copy.resize(std::size_t(b.rows * b.cols));
+    for (qint64 r = 0; r < b.rows; ++r)
+        for (qint64 p = 0; p < b.cols; ++p)
+            copy[std::size_t(p * b.rows + r)] = b.data[r * b.stride + p];
+    return copy.data();
+}
+
+} // namespace
+
 MatrixView view(const RowMatrix &m)
 {
     return {m.data(), m.rows(), m.cols(), m.cols()};
@@ -91,31 +192,69 @@ MatrixView columns(const RowMatrix &m, qint64 first, qint64 count)
     return {m.data() + first, m.rows(), count, m.cols()};
 }
 
-void productTransposedHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
+namespace {
+
+// out = init + a @ b^T (init: a row added first, or null), on the calling thread; `weight`: the
+// whole right-hand matrix's size (ordered()).
+void transposedBlock(const MatrixView &a, const MatrixView &b, const float *init, float *out,
+                     qint64 outStride, qint64 weight)
 {
     if (a.rows == 0 || b.rows == 0)
         return;
+    if (ordered(weight)) {
+        orderedKernel()(a.data, a.stride, transposedCopy(b), b.rows, init, out, outStride, a.rows,
+                        b.rows, a.cols);
+        return;
+    }
     if (const Sgemm sgemm = openBlasSgemm()) {
         sgemm(blasRowMajor, blasNoTrans, blasTrans, blasSize(a.rows), blasSize(b.rows),
               blasSize(a.cols), 1.0f, a.data, blasSize(a.stride), b.data, blasSize(b.stride), 0.0f,
               out, blasSize(outStride));
-        return;
+    } else {
+        Rows(out, a.rows, b.rows, Eigen::OuterStride<>(outStride)).noalias() =
+            rowsOf(a) * rowsOf(b).transpose();
     }
-    Rows(out, a.rows, b.rows, Eigen::OuterStride<>(outStride)).noalias() =
-        rowsOf(a) * rowsOf(b).transpose();
+    if (init)
+        for (qint64 i = 0; i < a.rows; ++i)
+            for (qint64 j = 0; j < b.rows; ++j)
+                out[i * outStride + j] += init[j];
 }
 
-void productHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
+// out = init + a @ b on the calling thread.
+void plainBlock(const MatrixView &a, const MatrixView &b, const float *init, float *out,
+                qint64 outStride, qint64 weight)
 {
     if (a.rows == 0 || b.cols == 0)
         return;
+    if (ordered(weight)) {
+        orderedKernel()(a.data, a.stride, b.data, b.stride, init, out, outStride, a.rows, b.cols,
+                        a.cols);
+        return;
+    }
     if (const Sgemm sgemm = openBlasSgemm()) {
         sgemm(blasRowMajor, blasNoTrans, blasNoTrans, blasSize(a.rows), blasSize(b.cols),
               blasSize(a.cols), 1.0f, a.data, blasSize(a.stride), b.data, blasSize(b.stride), 0.0f,
               out, blasSize(outStride));
-        return;
+    } else {
+        Rows(out, a.rows, b.cols, Eigen::OuterStride<>(outStride)).noalias() =
+            rowsOf(a) * rowsOf(b);
     }
-    Rows(out, a.rows, b.cols, Eigen::OuterStride<>(outStride)).noalias() = rowsOf(a) * rowsOf(b);
+    if (init)
+        for (qint64 i = 0; i < a.rows; ++i)
+            for (qint64 j = 0; j < b.cols; ++j)
+                out[i * outStride + j] += init[j];
+}
+
+} // namespace
+
+void productTransposedHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
+{
+    transposedBlock(a, b, nullptr, out, outStride, 0); // one head's: always ordered by default
+}
+
+void productHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
+{
+    plainBlock(a, b, nullptr, out, outStride, 0);
 }
 
 namespace {
@@ -141,30 +280,48 @@ void productTransposed(const MatrixView &a, const MatrixView &w, int threads, fl
                        qint64 outStride)
 {
     overBlocks(a.rows, w.rows, threads, [&](qint64 r, qint64 rows, qint64 c, qint64 cols) {
-        productTransposedHere({a.data + r * a.stride, rows, a.cols, a.stride},
-                              {w.data + c * w.stride, cols, w.cols, w.stride},
-                              out + r * outStride + c, outStride);
+        transposedBlock({a.data + r * a.stride, rows, a.cols, a.stride},
+                        {w.data + c * w.stride, cols, w.cols, w.stride}, nullptr,
+                        out + r * outStride + c, outStride, w.rows * w.cols);
     });
 }
 
-void product(const MatrixView &a, const MatrixView &w, int threads, float *out, qint64 outStride)
+namespace {
+
+// a @ w (+ init first when not null), the same blocks.
+void productFrom(const MatrixView &a, const MatrixView &w, const float *init, int threads,
+                 float *out, qint64 outStride)
 {
     overBlocks(a.rows, w.cols, threads, [&](qint64 r, qint64 rows, qint64 c, qint64 cols) {
-        productHere({a.data + r * a.stride, rows, a.cols, a.stride},
-                    {w.data + c, w.rows, cols, w.stride}, out + r * outStride + c, outStride);
+        plainBlock({a.data + r * a.stride, rows, a.cols, a.stride},
+                   {w.data + c, w.rows, cols, w.stride}, init ? init + c : nullptr,
+                   out + r * outStride + c, outStride, w.rows * w.cols);
     });
+}
+
+} // namespace
+
+void product(const MatrixView &a, const MatrixView &w, int threads, float *out, qint64 outStride)
+{
+    productFrom(a, w, nullptr, threads, out, outStride);
 }
 
 void linearProduct(const RowMatrix &x, const Projection &p, int threads, RowMatrix *y)
 {
+    const bool biased = p.bias.size() > 0;
     if (p.inputMajor) {
+        // Conv1D: torch.addmm(bias, x, W) with W stored in x out reaches sgemm untransposed,
+        // where the reference BLAS starts each sum from the bias (C := C + A B).
         y->resize(x.rows(), p.weight.cols());
-        product(view(x), view(p.weight), threads, y->data(), y->cols());
-    } else {
-        y->resize(x.rows(), p.weight.rows());
-        productTransposed(view(x), view(p.weight), threads, y->data(), y->cols());
+        productFrom(view(x), view(p.weight), biased ? p.bias.data() : nullptr, threads, y->data(),
+                    y->cols());
+        return;
     }
-    if (p.bias.size() > 0)
+    // nn.Linear: addmm(bias, x, W^T) reaches sgemm with W transposed, where the reference BLAS
+    // sums the products first and adds the bias last (C := A^T B + C).
+    y->resize(x.rows(), p.weight.rows());
+    productTransposed(view(x), view(p.weight), threads, y->data(), y->cols());
+    if (biased)
         y->rowwise() += p.bias.transpose();
 }
 

@@ -1,10 +1,12 @@
-// The forward pass's matrix products on OpenBLAS (cblas_sgemm), which picks kernels for the CPU
-// it runs on (AVX2 / AVX-512 with fused multiply-adds) where pe_core itself is compiled for
-// baseline x86-64. Internal to core/model.
+// The forward pass's matrix products: pescope's ordered kernel (the reference BLAS's order of
+// summation, which the shared transformers references were computed with) for each head's
+// products and for small weight matrices, OpenBLAS (cblas_sgemm, dlopen of libopenblas.so.0:
+// AVX2 / AVX-512 kernels with fused multiply-adds, picked for the CPU it runs on) for large
+// ones; PE_FORWARD_BLAS=reference | openblas | eigen forces one. Internal to core/model.
 //
 // Threads are pescope's own: each product's output is cut into fixed blocks of rows and columns
 // (their count and edges depend on the shape, never on the thread count) and each block is one
-// single-threaded sgemm, so every value comes out bit for bit the same on 1 or 16 threads;
+// single-threaded product, so every value comes out bit for bit the same on 1 or 16 threads;
 // OpenBLAS's own threading is kept off.
 #pragma once
 

@@ -13,6 +13,7 @@
 #include "model/layerzeroattention.h"
 #include "model/layerzeronorms.h"
 #include "model/safetensorsmodel.h"
+#include "model/torchmath.h"
 #include "rope/ropefrequencies.h"
 #include "rope/ropetables.h"
 
@@ -43,7 +44,7 @@ ForwardPass::~ForwardPass() = default;
 
 namespace {
 
-// nn.Linear: x @ W^T + b on OpenBLAS, the output columns split over threads (forwardmath.h).
+// nn.Linear: x @ W^T + b, the output cut into blocks over threads (forwardmath.h).
 void linear(const RowMatrix &x, const Projection &p, int threads, RowMatrix *y)
 {
     linearProduct(x, p, threads, y);
@@ -66,8 +67,8 @@ float activate(Activation kind, float x)
     }
     case Activation::GeluExact: // nn.functional.gelu: x * 0.5 * (1 + erf(x / sqrt 2))
         return float(0.5 * double(x) * (1.0 + std::erf(double(x) / std::numbers::sqrt2)));
-    case Activation::Silu: // nn.functional.silu: x / (1 + exp(-x))
-        return x / (1.0f + std::exp(-x));
+    case Activation::Silu: // nn.functional.silu: x / (1 + exp(-x)), torch's vectorized exp
+        return x / (1.0f + torchmath::exp(-x));
     case Activation::Relu:
         return x > 0 ? x : 0.0f;
     }

@@ -1,10 +1,12 @@
 #include "model/layerzeroattention.h"
 
 #include "model/layerzeronorms.h"
+#include "model/torchmath.h"
 #include "rope/ropetables.h"
 
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 namespace pe {
 
@@ -32,15 +34,155 @@ void normHeads(NormKind kind, const std::vector<float> &weight, double eps, qint
 
 namespace {
 
-// apply_rotary_pos_emb: x * cos + rotate_half(x) * sin on the first `cos.columns` values of each
-// head (partial rotary passes the rest through); rotate_half pairs c with c +- n/2, GPT-J's
-// interleaved layout pairs 2i with 2i + 1.
-void rotateHeads(const RopeTable &cos, const RopeTable &sin, RopePairing pairing, qint64 headDim,
-                 RowMatrix *m)
+// The rotary embedding's forward as transformers computes it, in float32 throughout: inv_freq is
+// a float32 tensor, freqs = inv_freq @ position_ids.float() (one float32 product per entry),
+// emb = cat(freqs, freqs) (interleaved: repeat_interleave), cos = emb.cos() *
+// attention_scaling, each step rounded to float32. The angle's rounding matters: at position 40
+// a frequency near 0.2 turns by about 8 radians, whose float32 rounding (up to 5e-7) moves cos
+// and sin ten times more than one rounding of the values they turn; large attention scores pass
+// that on to the probabilities (about 1e-5 in llama-tiny4's fourth layer, tst_forwardpass), so
+// pescope rounds as transformers does rather than computing the angle in float64.
+struct FloatRope
 {
-    const qint64 n = cos.columns, half = n / 2;
+    qint64 columns = 0;
+    std::vector<float> cos; // rows x columns, HF's layout
+    std::vector<float> sin;
+};
+
+// base ** (torch.arange(0, dim, 2).float() / dim) in float32: the exponent a float32 quotient,
+// the power of float32(base) rounded (torch.pow).
+std::vector<float> floatPowers(double base, qint64 dim, std::size_t count)
+{
+    std::vector<float> powers(count);
+    const auto b = double(float(base));
+    for (std::size_t k = 0; k < count; ++k) {
+        const float exponent = float(2 * k) / float(dim);
+        powers[k] = float(std::pow(b, double(exponent)));
+    }
+    return powers;
+}
+
+// 1.0 / base ** (...): the default inv_freq, the reciprocal rounded too.
+std::vector<float> floatDefaultFrequencies(double base, qint64 dim, std::size_t count)
+{
+    std::vector<float> inv = floatPowers(base, dim, count);
+    for (float &f : inv)
+        f = 1.0f / f;
+    return inv;
+}
+
+// _compute_llama3_parameters on float32 tensors, each operation rounded as torch rounds it
+// (`2 * math.pi / inv_freq` is inv_freq.reciprocal() * 2 pi; a Python number meets a float32
+// tensor as a float32).
+void floatLlama3(const RopeConfig &config, std::vector<float> *inv)
+{
+    const auto factor = float(ropeEffectiveFactor(config).value_or(1.0));
+    const auto low = float(config.lowFreqFactor), high = float(config.highFreqFactor);
+    const auto old = float(config.originalMaxPositionEmbeddings);
+    const auto lowWavelen = float(double(config.originalMaxPositionEmbeddings) /
+                                  config.lowFreqFactor);
+    const auto highWavelen = float(double(config.originalMaxPositionEmbeddings) /
+                                   config.highFreqFactor);
+    const auto twoPi = float(2.0 * std::numbers::pi);
+    for (float &f : *inv) {
+        const float wavelen = (1.0f / f) * twoPi;
+        const float llama = wavelen > lowWavelen ? f / factor : f;
+        const bool medium = !(wavelen < highWavelen) && !(wavelen > lowWavelen);
+        if (medium) {
+            const float smooth = ((1.0f / wavelen) * old - low) / (high - low);
+            const float kept = ((1.0f - smooth) * llama) / factor;
+            const float moved = smooth * llama;
+            f = kept + moved;
+        } else {
+            f = llama;
+        }
+    }
+}
+
+// inv_freq as the float32 tensor transformers holds: the default, linear, dynamic and llama3
+// rules step by step in float32; the others (yarn, longrope, ...) as pescope's float64 values
+// rounded to float32, which can differ from torch's in the last bit.
+std::vector<float> floatFrequencies(qint64 headDim, const RopeConfig &config,
+                                    const std::vector<double> &theta)
+{
+    const qint64 dim = ropeRotaryDims(headDim, config);
+    switch (config.ropeType) {
+    case RopeType::Default:
+        return floatDefaultFrequencies(config.ropeTheta, dim, theta.size());
+    case RopeType::Linear: {
+        std::vector<float> inv = floatDefaultFrequencies(config.ropeTheta, dim, theta.size());
+        const auto factor = float(ropeEffectiveFactor(config).value_or(1.0));
+        for (float &f : inv)
+            f = f / factor;
+        return inv;
+    }
+    case RopeType::Dynamic:
+        return floatDefaultFrequencies(ropeDynamicBase(headDim, config), dim, theta.size());
+    case RopeType::Llama3: {
+        std::vector<float> inv = floatDefaultFrequencies(config.ropeTheta, dim, theta.size());
+        floatLlama3(config, &inv);
+        return inv;
+    }
+    case RopeType::Longrope: { // 1.0 / (ext_factors * base ** inv_freq_shape), float32
+        const std::vector<double> &ext =
+            ropeUsesLongFactors(config) ? config.longFactor : config.shortFactor;
+        std::vector<float> inv = floatPowers(config.ropeTheta, dim, theta.size());
+        if (ext.empty())
+            break;
+        for (std::size_t k = 0; k < inv.size(); ++k) {
+            const auto factor = float(ext.size() == 1 ? ext[0] : ext[k]);
+            inv[k] = 1.0f / (factor * inv[k]);
+        }
+        return inv;
+    }
+    case RopeType::Yarn:
+    case RopeType::Proportional:
+    case RopeType::Ntk:
+        break;
+    }
+    std::vector<float> inv(theta.size());
+    for (std::size_t k = 0; k < theta.size(); ++k)
+        inv[k] = float(theta[k]);
+    return inv;
+}
+
+FloatRope floatRope(qint64 headDim, const RopeConfig &config, std::span<const double> positions)
+{
+    const RopeFrequencies frequencies = ropeInverseFrequencies(headDim, config);
+    const std::vector<double> &theta = frequencies.inverseFrequencies;
+    FloatRope out;
+    if (theta.empty())
+        return out;
+    const std::vector<float> inv = floatFrequencies(headDim, config, theta);
+    const qint64 count = qint64(theta.size());
+    out.columns = 2 * count;
+    const auto scaling = float(frequencies.attentionFactor);
+    out.cos.resize(positions.size() * std::size_t(out.columns));
+    out.sin.resize(out.cos.size());
+    for (std::size_t r = 0; r < positions.size(); ++r) {
+        const auto position = float(positions[r]);
+        for (qint64 c = 0; c < out.columns; ++c) {
+            const RopeColumn column = ropeTableColumn(RopeTableKind::Cos, config.pairing, count, c);
+            const float angle = position * inv[std::size_t(column.pair)];
+            const std::size_t at = r * std::size_t(out.columns) + std::size_t(c);
+            out.cos[at] = std::cos(angle) * scaling;
+            out.sin[at] = std::sin(angle) * scaling;
+        }
+    }
+    return out;
+}
+
+// apply_rotary_pos_emb: (x * cos) + (rotate_half(x) * sin) on the first `rope.columns` values of
+// each head (partial rotary passes the rest through), each product and the sum rounded to
+// float32 as torch's separate multiplications and addition round them; rotate_half pairs c with
+// c +- n/2, GPT-J's interleaved layout pairs 2i with 2i + 1.
+void rotateHeads(const FloatRope &rope, RopePairing pairing, qint64 headDim, RowMatrix *m)
+{
+    const qint64 n = rope.columns, half = n / 2;
     std::vector<float> x(std::size_t(n), 0.0f);
     for (qint64 p = 0; p < m->rows(); ++p) {
+        const float *cos = rope.cos.data() + p * n;
+        const float *sin = rope.sin.data() + p * n;
         for (qint64 h = 0; h < m->cols() / headDim; ++h) {
             float *values = m->row(p).data() + h * headDim;
             std::copy(values, values + n, x.begin());
@@ -50,7 +192,9 @@ void rotateHeads(const RopeTable &cos, const RopeTable &sin, RopePairing pairing
                     partner = c < half ? -x[std::size_t(c + half)] : x[std::size_t(c - half)];
                 else
                     partner = c % 2 == 0 ? -x[std::size_t(c + 1)] : x[std::size_t(c - 1)];
-                values[c] = float(x[std::size_t(c)] * cos.at(p, c) + partner * sin.at(p, c));
+                const float turned = x[std::size_t(c)] * cos[c];
+                const float across = partner * sin[c];
+                values[c] = turned + across;
             }
         }
     }
@@ -73,49 +217,42 @@ bool rotateQueryKeyAt(const LayerZeroPlan &plan, std::span<const double> positio
 {
     RopeConfig config = plan.rope;
     config.sequenceLength = sequenceLength;
-    const RopeTable cos =
-        ropeTableAt(plan.ropeHeadDim, config, RopeTableKind::Cos, positions, true);
-    const RopeTable sin =
-        ropeTableAt(plan.ropeHeadDim, config, RopeTableKind::Sin, positions, true);
-    if (cos.values.empty() || cos.columns > plan.headDim || cos.columns % 2 != 0) {
+    const FloatRope rope = floatRope(plan.ropeHeadDim, config, positions);
+    if (rope.cos.empty() || rope.columns > plan.headDim || rope.columns % 2 != 0) {
         *error = QStringLiteral("%1: layer 0's rotary tables (%2 columns) do not fit its heads "
                                 "of %3 dims")
                      .arg(plan.source)
-                     .arg(cos.columns)
+                     .arg(rope.columns)
                      .arg(plan.headDim);
         return false;
     }
-    rotateHeads(cos, sin, config.pairing, plan.headDim, query);
-    rotateHeads(cos, sin, config.pairing, plan.headDim, key);
+    rotateHeads(rope, config.pairing, plan.headDim, query);
+    rotateHeads(rope, config.pairing, plan.headDim, key);
     return true;
 }
 
 void headProbabilities(const LayerZeroPlan &plan, const RowMatrix &scores, float *out)
 {
+    // eager_attention_forward in float32: the scores times (or over) the scaling as a float32,
+    // soft-capped, masked, then softmax over the whole row as torch computes it
+    // (torchmath::softmax; masked entries are exp'd to 0 and still take their lane in the sum).
     const qint64 tokens = scores.rows();
-    std::vector<double> row(static_cast<std::size_t>(tokens));
+    const auto scaling = float(plan.scaling);
     for (qint64 i = 0; i < tokens; ++i) {
-        double maximum = -std::numeric_limits<double>::infinity();
+        float *row = out + i * tokens;
         for (qint64 j = 0; j < tokens; ++j) {
             // Causal mask; sliding_window_overlay: kv_idx > q_idx - sliding_window.
             const bool seen = (!plan.causal || j <= i) && (plan.window <= 0 || i - j < plan.window);
             float v = scores(i, j);
             if (plan.scalingKind == ScoreScaling::MultiplyScores)
-                v = float(v * plan.scaling);
+                v = v * scaling;
             else if (plan.scalingKind == ScoreScaling::DivideScores)
-                v = float(v / plan.scaling);
+                v = v / scaling;
             if (plan.softcap > 0) // Gemma2's eager_attention_forward: tanh(w / cap) * cap
                 v = float(std::tanh(v / plan.softcap) * plan.softcap);
-            row[std::size_t(j)] = seen ? v : -std::numeric_limits<double>::infinity();
-            maximum = std::max(maximum, row[std::size_t(j)]);
+            row[j] = seen ? v : -std::numeric_limits<float>::infinity();
         }
-        double sum = 0;
-        for (double &v : row) {
-            v = std::isinf(v) ? 0.0 : std::exp(v - maximum);
-            sum += v;
-        }
-        for (qint64 j = 0; j < tokens; ++j)
-            out[i * tokens + j] = float(row[std::size_t(j)] / sum);
+        torchmath::softmax(row, tokens);
     }
 }
 

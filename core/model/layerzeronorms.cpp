@@ -1,9 +1,12 @@
 #include "model/layerzeronorms.h"
 
+#include "model/torchmath.h"
+
 #include <QFloat16>
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 namespace pe {
 
@@ -31,14 +34,15 @@ void applyNorm(NormKind kind, const NormWeights &weights, double eps, float *row
         }
         return;
     }
-    // LlamaRMSNorm.forward / GemmaRMSNorm._norm: x * rsqrt(mean(x^2) + eps) in float32 (the
-    // mean rounded to float32 and eps added in float32 as torch does: over four layers this
-    // keeps the whole pass about 10% closer to transformers' numbers, tst_forwardpass).
-    double squares = 0;
+    // LlamaRMSNorm.forward / GemmaRMSNorm._norm: x * rsqrt(x.pow(2).mean(-1) + eps) in float32,
+    // each step rounded as torch rounds it: the squares, their sum in torch's order
+    // (torchmath.h), the mean, eps added as a float32, then 1 / sqrt. A float64 mean instead
+    // moved llama-tiny4's fourth-layer attention by up to 1.2e-5 (tst_forwardpass).
+    thread_local std::vector<float> squares;
+    squares.resize(std::size_t(n));
     for (qint64 i = 0; i < n; ++i)
-        squares += double(row[i]) * row[i];
-    // torch.rsqrt(variance + eps) on the float32 mean, with eps rounded to float32.
-    const float variance = float(squares / double(n));
+        squares[std::size_t(i)] = row[i] * row[i];
+    const float variance = torchmath::sum(squares.data(), n) / float(n);
     const float inverse = 1.0f / std::sqrt(variance + float(eps));
     for (qint64 i = 0; i < n; ++i) {
         const float normalized = row[i] * inverse;
