@@ -50,9 +50,9 @@ enum class FigureView {
     EngineCheck,
     // The Phrases page with the open model's own tokenizer (compute/phrasemodeldata.h).
     ModelTokens,
+    ModelAttention,
     ModelEmbeddings,
     ModelTokenCosine,
-    ModelAttention,
     // The Schemes page's long-context report of configuration A (issue 49).
     ContextPairs,
     ContextBaseBound,
@@ -183,7 +183,10 @@ struct ViewEntry
     // ("metric") and its schemes ("alibi", "t5", "compare": configuration B, drawn beside A); the
     // page shows only those, and the caption names B where a view reads it.
     std::array<const char *, 6> keys{};
-    const char *tip = ""; // the Schemes page tab's tooltip
+    const char *tip = ""; // its tab's tooltip (the Schemes and Phrases pages)
+    // Its tab's title on the Phrases page where shorter than the label ("Embeddings" beside the
+    // tutorial's views, whose labels the model's views tell apart by "Model").
+    const char *tab = nullptr;
 };
 
 // The list, in menu order (viewlist.cpp; an entry's view is its index).

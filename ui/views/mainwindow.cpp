@@ -252,18 +252,40 @@ void MainWindow::registerPages()
              [modelView] {
                  const ModelPhraseView *model = modelView();
                  return model ? model->choices() : ViewChoices{};
+             },
+         // The model's view in its tab; the tutorial's views are all on screen together.
+         .select =
+             [this, modelTokenizer](FigureView view) {
+                 if (!modelTokenizer())
+                     return !viewReadsModelPhrases(view);
+                 auto *model = m_phrases->findChild<ModelPhraseView *>();
+                 return model && model->selectView(view);
              }});
     // The Schemes and Model pages show one view at a time, in tabs.
     m_viewPages.add(
         {.page = Page::Schemes,
          .shows = [this](FigureView view) { return view == m_state->schemeSettings().view; },
-         .size = [this] { return m_schemes->currentPlot()->size(); }});
+         .size = [this] { return m_schemes->currentPlot()->size(); },
+         // The tab is the state's: a view other than the current one is a settings change.
+         .select =
+             [this](FigureView view) {
+                 SchemeSettings settings = m_state->schemeSettings();
+                 if (settings.view != view) {
+                     settings.view = view;
+                     m_state->setSchemeSettings(settings);
+                 }
+                 return m_state->schemeSettings().view == view;
+             }});
     QList<FigureView> rotary = ModelPage::views();
     rotary.removeIf([](FigureView view) { return viewEntry(view).page == Page::Model; });
     m_viewPages.add({.page = Page::Model,
                      .guests = rotary,
                      .shows = [this](FigureView view) { return view == m_model->currentView(); },
-                     .size = [this] { return m_model->currentPlot()->size(); }});
+                     .size = [this] { return m_model->currentPlot()->size(); },
+                     .select = [this](FigureView view) {
+                         m_model->setCurrentView(view);
+                         return m_model->currentView() == view;
+                     }});
 }
 
 // Which backend computed the current view, the progress of a long computation, Cancel.
