@@ -262,7 +262,8 @@ private slots:
         auto *phrases = m_window->findChild<ModelPhraseView *>();
         QVERIFY(phrases);
         QTabWidget *tabs = phrases->figureTabs();
-        tabs->setCurrentIndex(int(ModelPhraseView::tabViews().indexOf(FigureView::DistanceProfiles)));
+        tabs->setCurrentIndex(
+            int(ModelPhraseView::tabViews().indexOf(FigureView::DistanceProfiles)));
         QVERIFY(waitSettled(*m_window));
         m_window->setFocus();
         press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);

@@ -282,10 +282,11 @@ void MainWindow::registerPages()
                      .guests = rotary,
                      .shows = [this](FigureView view) { return view == m_model->currentView(); },
                      .size = [this] { return m_model->currentPlot()->size(); },
-                     .select = [this](FigureView view) {
-                         m_model->setCurrentView(view);
-                         return m_model->currentView() == view;
-                     }});
+                     .select =
+                         [this](FigureView view) {
+                             m_model->setCurrentView(view);
+                             return m_model->currentView() == view;
+                         }});
 }
 
 // Which backend computed the current view, the progress of a long computation, Cancel.
