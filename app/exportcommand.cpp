@@ -10,6 +10,8 @@
 #include "figures/figureexporter.h"
 #include "io/atomicfile.h"
 #include "media/outputformats.h"
+#include "model/forwardpass.h"
+#include "model/phrasemodel.h"
 #include "state/presets.h"
 #include "state/sessionfile.h"
 #include "state/viewlist.h"
@@ -216,6 +218,11 @@ void addFigureOptions(OptionSet &options)
                       QStringLiteral("The model's phrase figures: the phrase the embeddings and "
                                      "attention show, A or B (default A)."),
                       QStringLiteral("A|B")});
+    options.addPlain({QStringLiteral("phrase-file"),
+                      QStringLiteral("The model phrase and layer views: phrase A read from a UTF-8 "
+                                     "text file (a long text for the position probe), instead of "
+                                     "--text."),
+                      QStringLiteral("PATH")});
     options.addPlain({QStringLiteral("attention-head"),
                       QStringLiteral("The attention view: the head of layer 0 drawn, from 0, or "
                                      "mean (default: the mean of the heads). Its data is then "
@@ -249,10 +256,6 @@ void addFigureOptions(OptionSet &options)
                       QStringLiteral("JSON")});
 }
 
-namespace {
-
-// --shift, --scale, --theta, --rope-scaling, --no-positions: layer-attention's ablation, refused
-// by name for the other views and for the grid's figure (the enlarged head draws it).
 ForwardAblation forwardAblationFromOptions(const QCommandLineParser &parser,
                                            const FigureOptions &figure, bool dataOut)
 {
@@ -272,6 +275,37 @@ ForwardAblation forwardAblationFromOptions(const QCommandLineParser &parser,
                                         "--no-positions draw one head: give --attention-layer N "
                                         "and --attention-head N")};
     return {parser.isSet(QStringLiteral("no-positions")), positionAblationFromOptions(parser)};
+}
+
+namespace {
+
+// --attention-layer and --attention-head where they draw nothing: the layer is layer-attention's
+// alone (the other layer views show every layer), and its head needs a layer to be enlarged in
+// (the grid shows every head). Throws UsageError naming the option.
+void refuseLayerChoices(const QCommandLineParser &parser, const QList<FigureView> &views,
+                        const ViewChoices &choices)
+{
+    const bool grid = views.contains(FigureView::LayerAttention);
+    const bool layerZero = views.contains(FigureView::ModelAttention);
+    const QString layer = parser.value(QStringLiteral("attention-layer")).trimmed();
+    if (parser.isSet(QStringLiteral("attention-layer")) && !grid)
+        throw UsageError{QStringLiteral("--attention-layer applies to --view layer-attention (the "
+                                        "layer whose head is enlarged), not to %1")
+                             .arg(figureViewsName(views))};
+    if (parser.isSet(QStringLiteral("attention-head")) && !grid && !layerZero)
+        throw UsageError{QStringLiteral("--attention-head applies to --view attention and "
+                                        "layer-attention (with --attention-layer), not to %1")
+                             .arg(figureViewsName(views))};
+    if (grid && !layerZero && parser.isSet(QStringLiteral("attention-head")) &&
+        choices.modelLayer < 0)
+        throw UsageError{QStringLiteral("--attention-head %1: give the layer whose head is "
+                                        "enlarged with --attention-layer N (the grid of every "
+                                        "layer shows every head)")
+                             .arg(parser.value(QStringLiteral("attention-head")))};
+    if (choices.modelLayer >= 0 && choices.modelHead < 0)
+        throw UsageError{QStringLiteral("--attention-layer %1: give the head to enlarge with "
+                                        "--attention-head N")
+                             .arg(layer)};
 }
 
 } // namespace
@@ -314,18 +348,16 @@ ViewChoices viewChoicesFromOptions(const QCommandLineParser &parser, const QList
     }
     if (parser.isSet(QStringLiteral("attention-layer"))) {
         const QString layer = parser.value(QStringLiteral("attention-layer")).trimmed();
+        const bool every = layer == QLatin1String("all");
         bool ok = true;
-        choices.modelLayer =
-            layer == QLatin1String("all") ? ViewChoices::everyLayer : layer.toInt(&ok);
-        if (!ok || choices.modelLayer < ViewChoices::everyLayer)
+        choices.modelLayer = every ? ViewChoices::everyLayer : layer.toInt(&ok);
+        // "all" is the grid; a number is a layer, so -1 is refused as -5 is.
+        if (!ok || (!every && choices.modelLayer < 0))
             throw UsageError{QStringLiteral("--attention-layer must be a layer number from 0 or "
                                             "all (got \"%1\")")
                                  .arg(layer)};
-        if (choices.modelLayer >= 0 && choices.modelHead < 0)
-            throw UsageError{QStringLiteral("--attention-layer %1: give the head to enlarge with "
-                                            "--attention-head N")
-                                 .arg(layer)};
     }
+    refuseLayerChoices(parser, views, choices);
     return choices;
 }
 
@@ -353,6 +385,53 @@ FigureOptions figureOptionsFromOptions(const QCommandLineParser &parser,
     if (const QString problem = figure.validate(); !problem.isEmpty())
         throw UsageError{QStringLiteral("--width / --height / --dpi: ") + problem};
     return figure;
+}
+
+namespace {
+
+// The model phrase views' phrases: --text A [--text B], or --phrase-file PATH as phrase A (a long
+// text for the position probe, as `pescope data --phrase-file` reads it).
+QStringList modelPhraseTexts(const QCommandLineParser &parser)
+{
+    if (!parser.isSet(QStringLiteral("phrase-file")))
+        return parser.values(QStringLiteral("text"));
+    if (parser.isSet(QStringLiteral("text")))
+        throw UsageError{QStringLiteral("give --text or --phrase-file PATH, not both")};
+    return {
+        readTextFile(parser.value(QStringLiteral("phrase-file")), QStringLiteral("phrase-file"))};
+}
+
+} // namespace
+
+void checkForwardModel(const FigureRequest &request)
+{
+    if (!anyViewNeeds(request.figure.views, ViewJob::ModelForward))
+        return;
+    QString error;
+    if (!ForwardPass::open(PhraseModel::modelOfTokenizerFile(request.modelPhrases.model), &error))
+        throw UsageError{QStringLiteral("--model: %1").arg(error)};
+}
+
+void checkForwardData(const FigureData &data, const FigureOptions &figure)
+{
+    const ForwardViewResult *forward = data.modelForward.get();
+    if (!forward)
+        return;
+    // An ablation the model cannot take: ForwardPass::ablationProblem's sentence.
+    if (!forward->ablationProblem.isEmpty())
+        throw UsageError{forward->ablationProblem};
+    if (figure.choices.modelHead >= forward->heads || figure.choices.modelLayer >= forward->layers)
+        throw UsageError{QStringLiteral("--attention-layer / --attention-head: the model has "
+                                        "layers 0 to %1 and heads 0 to %2")
+                             .arg(forward->layers - 1)
+                             .arg(forward->heads - 1)};
+    for (const FigureView view : figure.views) {
+        const QString problem = view == FigureView::FrequencyAtlas  ? forward->atlasProblem
+                                : view == FigureView::PositionProbe ? forward->probeProblem
+                                                                    : QString();
+        if (!problem.isEmpty())
+            throw UsageError{QStringLiteral("--view %1: %2").arg(figureViewName(view), problem)};
+    }
 }
 
 FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureOptions figure)
@@ -390,12 +469,16 @@ FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureO
                                                  {.phrases = state.phrases.phrases.size()});
         !problem.isEmpty())
         throw UsageError{QStringLiteral("--text: ") + problem};
+    if (!modelPhrases && parser.isSet(QStringLiteral("phrase-file")))
+        throw UsageError{QStringLiteral("--phrase-file gives the model phrase views' phrase A "
+                                        "(the %1 view reads --text)")
+                             .arg(figureViewsName(views))};
     if (modelPhrases) {
         // The model's own tokenizer and layer 0 for the --text phrases, A then B.
         if (!parser.isSet(QStringLiteral("model")))
             throw UsageError{QStringLiteral("--model PATH|REPO_ID is required for the %1 view")
                                  .arg(figureViewsName(views))};
-        const QStringList texts = parser.values(QStringLiteral("text"));
+        const QStringList texts = modelPhraseTexts(parser);
         if (texts.isEmpty())
             throw UsageError{
                 QStringLiteral("--text is required for the %1 view").arg(figureViewsName(views))};
@@ -521,9 +604,20 @@ bool checksEngineFromOptions(const QCommandLineParser &parser, const QList<Figur
     return checksEngine;
 }
 
+// The shape of the data written: the view list's, or layer-attention's with an ablation (with,
+// ablated and their difference stacked, as `pescope data --compare`).
+QString dataDescription(const QList<FigureView> &views, const FigureInputs &inputs)
+{
+    if (views.constFirst() == FigureView::LayerAttention && inputs.forwardAblation.any())
+        return QStringLiteral("3 x layers x heads x tokens x tokens float32: every layer's "
+                              "attention of phrase A with positions, %1, and with - ablated")
+            .arg(inputs.forwardAblation.text());
+    return viewDataDescription(views.constFirst());
+}
+
 // What --dry-run says the command would write.
 QString exportAction(const FigureOptions &figure, const std::optional<FigureAnimation> &animation,
-                     bool dataOut, const QString &path)
+                     const FigureInputs &inputs, bool dataOut, const QString &path)
 {
     const QList<FigureView> &views = figure.views;
     const QString viewName = figureViewsName(views);
@@ -536,7 +630,7 @@ QString exportAction(const FigureOptions &figure, const std::optional<FigureAnim
             .arg(path);
     if (dataOut)
         return QStringLiteral("write the %1 view's data (%2) to %3")
-            .arg(viewName, viewDataDescription(views.constFirst()), path);
+            .arg(viewName, dataDescription(views, inputs), path);
     return QStringLiteral("render the %1 figure (%2 x %3 px, %4 dpi) to %5")
         .arg(viewName)
         .arg(figure.width)
@@ -589,26 +683,22 @@ int writeExport(const QString &command, const FigureState &state, const FigureIn
                 .arg(figure.choices.modelHead)
                 .arg(data.modelPhrases->heads)
                 .arg(data.modelPhrases->heads - 1)};
-    // An ablation the model cannot take: ForwardPass::ablationProblem's sentence, bad input.
-    if (data.modelForward && !data.modelForward->ablationProblem.isEmpty())
-        throw UsageError{data.modelForward->ablationProblem};
-    if (const ForwardViewResult *forward = data.modelForward.get();
-        forward && (figure.choices.modelHead >= forward->heads ||
-                    figure.choices.modelLayer >= forward->layers))
-        throw UsageError{QStringLiteral("--attention-layer / --attention-head: the model has "
-                                        "layers 0 to %1 and heads 0 to %2")
-                             .arg(forward->layers - 1)
-                             .arg(forward->heads - 1)};
+    // What the views cannot draw (no RoPE, too few tokens, a refused ablation): bad input.
+    checkForwardData(data, figure);
+    // Weights that are not finite: the pass's warnings, as `pescope data --what` prints them.
+    if (data.modelForward)
+        for (const QString &warning : data.modelForward->warnings)
+            report(command, QStringLiteral("warning: ") + warning);
     if (dataOut) {
         if (!writeViewData(state, data, views.constFirst(), path, &error, figure.choices)) {
             report(command, error);
             return Failure;
         }
-        report(command, QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
-                                       "in %5 ms")
-                            .arg(figureViewsName(views), viewDataDescription(views.constFirst()),
-                                 path, backend.id())
-                            .arg(timer.elapsed()));
+        report(command,
+               QStringLiteral("%1 data (%2) written to %3, computed by the %4 backend, "
+                              "in %5 ms")
+                   .arg(figureViewsName(views), dataDescription(views, inputs), path, backend.id())
+                   .arg(timer.elapsed()));
         return Success;
     }
     const FigureExporter exporter(state, data, figure);
@@ -698,9 +788,11 @@ int runFigureCommand(const QStringList &args, const QString &command, OutputKind
                 throw UsageError{QStringLiteral("--view %1: %2")
                                      .arg(figureViewName(view), model->weightsNote())};
     }
+    // The layer views' model, a dry run's too: a tensor missing is bad input.
+    checkForwardModel(request);
     if (parser.isSet(QStringLiteral("dry-run")))
         return reportDryRun(command,
-                            exportAction(figure, animationPlan, dataOut, path) +
+                            exportAction(figure, animationPlan, request.inputs(), dataOut, path) +
                                 QStringLiteral(" (backend: %1)").arg(backendChoiceName(choice)));
 
     QElapsedTimer timer;

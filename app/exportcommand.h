@@ -40,5 +40,18 @@ FigureOptions figureOptionsFromOptions(const QCommandLineParser &parser,
 // style on top of the state's, and the backend; the checks that need the state (the matrix fits
 // in memory, the phrase views have phrases). Throws UsageError naming the option.
 FigureRequest figureRequestFromOptions(const QCommandLineParser &parser, FigureOptions figure);
+// --shift, --scale, --theta, --rope-scaling, --no-positions: layer-attention's ablation, refused
+// by name for the other views and, unless `dataOut`, for the grid's figure (the enlarged head
+// draws it). Throws UsageError naming them.
+ForwardAblation forwardAblationFromOptions(const QCommandLineParser &parser,
+                                           const FigureOptions &figure, bool dataOut);
+// The layer views' model (a tokenizer.json beside the weights names its folder, as every other
+// command reads it) opened once before any work: a file that cannot be read as the model it
+// claims to be, a tensor missing included, is bad input. Throws UsageError with its sentence.
+void checkForwardModel(const FigureRequest &request);
+// What the layer views' pass found the views cannot draw, as bad input: the atlas of a model
+// without RoPE, the probe of a phrase shorter than its folds, an ablation the model cannot take,
+// a layer or head past the model's. Throws UsageError with the full sentence naming the view.
+void checkForwardData(const FigureData &data, const FigureOptions &figure);
 
 } // namespace pe::cli

@@ -357,8 +357,8 @@ std::optional<int> writeForwardArray(const QCommandLineParser &parser, const QSt
         report(dataCommand, QStringLiteral("--phrase: %1").arg(error));
         return Failure;
     }
-    const std::unique_ptr<ForwardPass> pass =
-        ForwardPass::open(parser.value(QStringLiteral("model")), &error);
+    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(
+        PhraseModel::modelOfTokenizerFile(parser.value(QStringLiteral("model"))), &error);
     if (!pass)
         throw UsageError{error};
     if (const QString problem = pass->ablationProblem(ablation, tokens->size()); !problem.isEmpty())

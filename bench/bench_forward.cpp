@@ -86,15 +86,7 @@ int main(int argc, char **argv)
             qFatal("%s", qPrintable(error));
     };
     const int runs = parser.value(runsOption).toInt();
-    pe::bench::Timing timing;
-    if (runs > 0) {
-        timing = pe::bench::timeRuns(runs, work);
-    } else { // one cold run only (for its memory)
-        QElapsedTimer timer;
-        timer.start();
-        work();
-        timing.median = timing.min = double(timer.nsecsElapsed()) * 1e-9;
-    }
+    const pe::bench::Timing timing = pe::bench::timeRuns(runs, work); // --runs 0: one cold run
     if (parser.isSet(dumpOption)) {
         QFile file(parser.value(dumpOption));
         if (!file.open(QIODevice::WriteOnly))

@@ -95,7 +95,17 @@ Figure makeFigure(const py::object &view, const py::kwargs &options)
     const QList<FigureView> views = cli::figureViewsFromOptions(parsed);
     cli::FigureRequest request =
         cli::figureRequestFromOptions(parsed, cli::figureOptionsFromOptions(parsed, views));
+    // layer-attention's shift=, scale=, theta=, rope_scaling=, no_positions=: its enlarged head
+    // drawn with, ablated and the difference, as `pescope export` draws them.
+    request.forwardAblation = cli::forwardAblationFromOptions(parsed, request.figure, false);
+    cli::checkForwardModel(request);
     FigureData data = computeData(request);
+    // A view that cannot be drawn (no RoPE, too few tokens): ValueError with the sentence.
+    cli::checkForwardData(data, request.figure);
+    if (data.modelForward)
+        for (const QString &warning : data.modelForward->warnings)
+            if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.toUtf8().constData(), 1) != 0)
+                throw py::error_already_set();
     return {std::move(request), std::move(data)};
 }
 

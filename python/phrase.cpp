@@ -221,9 +221,15 @@ py::dict forward(const py::object &model, const py::object &text, bool positions
 {
     if (!py::isinstance<py::str>(text))
         raiseTypeError(QStringLiteral("text must be a str (got a %1)").arg(typeNameOf(text)));
-    if (window < 1 || topK < 0 || folds < 2 || !(ridge >= 0))
-        raiseValueError(QStringLiteral("window must be >= 1, top_k >= 0, folds >= 2 and "
-                                       "ridge >= 0"));
+    // Each bad value named, as the command line names its option.
+    if (window < 1)
+        raiseValueError(QStringLiteral("window must be >= 1 (got %1)").arg(window));
+    if (topK < 0)
+        raiseValueError(QStringLiteral("top_k must be >= 0 (got %1)").arg(topK));
+    if (folds < 2)
+        raiseValueError(QStringLiteral("folds must be >= 2 (got %1)").arg(folds));
+    if (!(ridge >= 0) || !std::isfinite(ridge))
+        raiseValueError(QStringLiteral("ridge must be a finite number >= 0 (got %1)").arg(ridge));
     const QString path = readablePath(model, QStringLiteral("model"));
     QString error;
     const std::unique_ptr<PhraseModel> phraseModel = PhraseModel::open(path, &error, 0);
@@ -232,7 +238,8 @@ py::dict forward(const py::object &model, const py::object &text, bool positions
     const std::optional<TokenEncoding> tokens = phraseModel->encode(textOf(text), &error);
     if (!tokens)
         raiseValueError(error);
-    const std::unique_ptr<ForwardPass> pass = ForwardPass::open(path, &error);
+    const std::unique_ptr<ForwardPass> pass =
+        ForwardPass::open(PhraseModel::modelOfTokenizerFile(path), &error);
     if (!pass)
         raiseValueError(error);
     std::vector<int> ids;

@@ -79,11 +79,10 @@ struct RunResult
     QByteArray err;
 };
 
-// Runs the built pescope with `args` and waits for it (up to `timeoutMs`).
-inline RunResult runPescope(const QStringList &args, int timeoutMs = 120000)
+// Waits for a started `process` (up to `timeoutMs`; then kills it and answers exit code -1, no
+// output): its exit code (-1 for a crash), standard output and standard error.
+inline RunResult finishRun(QProcess &process, int timeoutMs = 120000)
 {
-    QProcess process;
-    process.start(QStringLiteral(PE_EXECUTABLE), args);
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();
         process.waitForFinished();
@@ -91,6 +90,14 @@ inline RunResult runPescope(const QStringList &args, int timeoutMs = 120000)
     }
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+// Runs the built pescope with `args` and waits for it (up to `timeoutMs`).
+inline RunResult runPescope(const QStringList &args, int timeoutMs = 120000)
+{
+    QProcess process;
+    process.start(QStringLiteral(PE_EXECUTABLE), args);
+    return finishRun(process, timeoutMs);
 }
 
 // A python3 that has NumPy (Debian's /usr/bin/python3 first: a pyenv one on PATH may lack it);

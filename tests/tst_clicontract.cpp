@@ -25,23 +25,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run finish(QProcess &process)
-{
-    if (!process.waitForFinished(120000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
-}
+using Run = test::RunResult;
 
 // pescope with its standard output sent to `file` (/dev/full, a file on a small disk).
 Run runToFile(const QStringList &args, const QString &file)
@@ -49,7 +33,7 @@ Run runToFile(const QStringList &args, const QString &file)
     QProcess process;
     process.setStandardOutputFile(file);
     process.start(QStringLiteral(PE_EXECUTABLE), args);
-    return finish(process);
+    return test::finishRun(process);
 }
 
 // pescope run by the shell with `redirection` applied to it ("<&-": standard input closed).
@@ -61,7 +45,7 @@ Run runRedirected(const QString &redirection, const QStringList &args)
                               QStringLiteral("exec \"$0\" \"$@\" ") + redirection,
                               QStringLiteral(PE_EXECUTABLE)} +
                       args);
-    return finish(process);
+    return test::finishRun(process);
 }
 
 QString modelFolder(const char *name)
@@ -495,7 +479,7 @@ private slots:
         process.start(QStringLiteral(PE_EXECUTABLE),
                       {u"export"_s, u"--view"_s, u"heatmap"_s, u"--positions"_s, u"30000"_s,
                        u"--dims"_s, u"8192"_s, u"--out"_s, fig});
-        const Run r = finish(process);
+        const Run r = test::finishRun(process);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err == "pescope export: out of memory while running the command (the input "
                           "needs more memory than the system gives)\n",

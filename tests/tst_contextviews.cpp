@@ -6,6 +6,7 @@
 #include "ropetestdata.h"
 #include "testutil.h"
 
+#include "compute/viewdata.h"
 #include "figures/plottheme.h"
 #include "state/viewlist.h"
 
@@ -119,7 +120,7 @@ private slots:
                 if (QLatin1String(e.name) == QLatin1String(name)) {
                     found = true;
                     QCOMPARE(e.page, Page::Schemes);
-                    QVERIFY(e.data != nullptr);
+                    QVERIFY(hasViewData(e.view));
                     QVERIFY(std::strlen(e.formula) > 0);
                     QVERIFY(std::strlen(e.help) > 0);
                 }

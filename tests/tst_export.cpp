@@ -2,11 +2,13 @@
 // the files' own structure, plus every bad input of issue 4 (one line, exit code, no file).
 #include "testutil.h"
 
+#include "compute/viewdata.h"
 #include "dialogs/exportdialog.h"
 #include "figures/figureexporter.h"
 #include "figures/figurepainter.h"
 #include "figures/qcpinclude.h"
 #include "figures/tablefigures.h"
+#include "figures/viewfigures.h"
 #include "model/modelspec.h"
 #include "modelfilewriter.h"
 #include "state/colormaps.h"
@@ -174,6 +176,33 @@ bool stateFor(const QString &source, const QString &folder, ExplorerState *state
     return applyPreset(*state, source, error);
 }
 
+// `views` of `source` (stateFor) computed on the CPU for a page of `size` with fonts x
+// `fontScale`, the layout's pixels being the page's pixels.
+bool computePage(const QString &source, const QString &views, QSize size, double fontScale,
+                 const QString &folder, ExplorerState *state, FigureOptions *options,
+                 FigureData *data, QString *error)
+{
+    if (!stateFor(source, folder, state, error))
+        return false;
+    options->views = *parseFigureViews(views, error);
+    options->width = size.width();
+    options->height = size.height();
+    options->dpi = figureBaseDpi();
+    options->style.fontScale = fontScale;
+    return computeOnCpu(*state, *options, data, error);
+}
+
+// The figure painted on an image of its layout's size, `hooks` called as each panel paints.
+bool paintPage(FigureTarget target, const ExplorerState &state, const FigureData &data,
+               const FigureOptions &options, const FigurePaintHooks &hooks, QString *error)
+{
+    const auto [width, height] = figureLayoutSize(options);
+    QImage image(width, height, QImage::Format_RGB32);
+    QCPPainter painter(&image);
+    painter.setMode(QCPPainter::pmNoCaching);
+    return paintFigure(&painter, target, state, data, options, error, hooks);
+}
+
 } // namespace
 
 class TestExport : public QObject
@@ -212,6 +241,19 @@ private slots:
             QVERIFY2(description.count(named) == 1,
                      qPrintable(figureViewName(view) + QStringLiteral(" in:\n") + description));
         }
+    }
+
+    // A view's data function (compute/viewdata.cpp) and the shape its entry describes
+    // (state/viewlist.cpp) are lines of two tables: every view has both or neither, and one
+    // without says so when asked for data.
+    void dataFunctionAndShapeGoTogether()
+    {
+        for (const ViewEntry &e : viewList()) {
+            QVERIFY2(hasViewData(e.view) == (*e.dataShape != '\0'), e.name);
+            QCOMPARE(noDataExport(e.view).isEmpty(), hasViewData(e.view));
+        }
+        QVERIFY(hasViewData(FigureView::Heatmap));
+        QVERIFY(!hasViewData(FigureView::Spectrum));
     }
 
     void initTestCase() { QVERIFY(m_dir.isValid()); }
@@ -1002,16 +1044,12 @@ private slots:
         QFETCH(QSize, size);
         QFETCH(double, fontScale);
         ExplorerState state;
-        QString error;
-        QVERIFY2(stateFor(source, m_dir.path(), &state, &error), qPrintable(error));
         FigureOptions options;
-        options.views = *parseFigureViews(views, &error);
-        options.width = size.width();
-        options.height = size.height();
-        options.dpi = figureBaseDpi(); // layout pixels are the page's pixels
-        options.style.fontScale = fontScale;
         FigureData data;
-        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        QString error;
+        QVERIFY2(computePage(source, views, size, fontScale, m_dir.path(), &state, &options, &data,
+                             &error),
+                 qPrintable(error));
         const double pointSize = QApplication::font("QCustomPlot").pointSizeF() * fontScale;
         QStringList problems;
         int legends = 0;
@@ -1045,15 +1083,8 @@ private slots:
                 }
             }
         };
-        const auto [width, height] = figureLayoutSize(options);
-        QImage image(width, height, QImage::Format_RGB32);
-        {
-            QCPPainter painter(&image);
-            painter.setMode(QCPPainter::pmNoCaching);
-            QVERIFY2(
-                paintFigure(&painter, FigureTarget::Raster, state, data, options, &error, hooks),
-                qPrintable(error));
-        }
+        QVERIFY2(paintPage(FigureTarget::Raster, state, data, options, hooks, &error),
+                 qPrintable(error));
         QVERIFY2(legends > 0, "no legend drawn");
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
@@ -1086,16 +1117,12 @@ private slots:
         QFETCH(QSize, size);
         QFETCH(double, fontScale);
         ExplorerState state;
-        QString error;
-        QVERIFY2(stateFor(source, m_dir.path(), &state, &error), qPrintable(error));
         FigureOptions options;
-        options.views = *parseFigureViews(views, &error);
-        options.width = size.width();
-        options.height = size.height();
-        options.dpi = figureBaseDpi();
-        options.style.fontScale = fontScale;
         FigureData data;
-        QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
+        QString error;
+        QVERIFY2(computePage(source, views, size, fontScale, m_dir.path(), &state, &options, &data,
+                             &error),
+                 qPrintable(error));
         QStringList problems;
         int entries = 0;
         FigurePaintHooks hooks;
@@ -1133,15 +1160,8 @@ private slots:
                 }
             }
         };
-        const auto [width, height] = figureLayoutSize(options);
-        QImage image(width, height, QImage::Format_RGB32);
-        {
-            QCPPainter painter(&image);
-            painter.setMode(QCPPainter::pmNoCaching);
-            QVERIFY2(
-                paintFigure(&painter, FigureTarget::Vector, state, data, options, &error, hooks),
-                qPrintable(error));
-        }
+        QVERIFY2(paintPage(FigureTarget::Vector, state, data, options, hooks, &error),
+                 qPrintable(error));
         QVERIFY2(entries > 2, "no legend entries");
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
@@ -1159,8 +1179,8 @@ private slots:
         QVERIFY2(computeOnCpu(state, options, &data, &error), qPrintable(error));
         QCustomPlot plot; // as the Model page builds it: no legend place chosen
         plot.resize(1280, 720);
-        TableFigures(state, plotTheme(state.theme()))
-            .build(FigureView::SinusoidFit, &plot, *data.table);
+        buildTableView(FigureView::SinusoidFit, TableFigures(state, plotTheme(state.theme())),
+                       &plot, *data.table);
         plot.replot();
         QCPLegend *legend = plot.legend;
         QVERIFY(legend && legend->visible() && legend->itemCount() == 2);

@@ -5,7 +5,7 @@
 // what changes nothing gives the plain pass bit for bit; what is not defined is refused by name.
 #include "model/forwardpass.h"
 
-#include "modelreference.h"
+#include "forwardreference.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -21,51 +21,6 @@ using namespace pe;
 using namespace pe::test;
 
 namespace {
-
-QString forwardFolder(const QString &name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models-forward/") + name);
-}
-
-std::vector<int> refIds(const QString &folder)
-{
-    QFile file(folder + QStringLiteral("/ref/ids.json"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    std::vector<int> ids;
-    const QJsonObject object = QJsonDocument::fromJson(file.readAll()).object();
-    for (const QJsonValue v : object.value(QLatin1String("ids")).toArray())
-        ids.push_back(v.toInt());
-    return ids;
-}
-
-// The largest |a - b|, and the largest |a - b| / max|b| over rows of rowLength (as
-// tst_forwardpass measures: hidden states grow over the layers).
-struct Difference
-{
-    double absolute = 0;
-    double relative = 0;
-};
-
-Difference compare(const std::vector<float> &ours, const std::vector<float> &reference,
-                   qint64 rowLength)
-{
-    Difference out;
-    if (ours.size() != reference.size() || rowLength <= 0)
-        return {1e30, 1e30};
-    for (std::size_t start = 0; start < reference.size(); start += std::size_t(rowLength)) {
-        double scale = 0, worst = 0;
-        for (qint64 c = 0; c < rowLength; ++c) {
-            const std::size_t i = start + std::size_t(c);
-            scale = std::max(scale, std::abs(double(reference[i])));
-            const double diff = std::abs(double(ours[i]) - double(reference[i]));
-            worst = std::isnan(diff) ? 1e30 : std::max(worst, diff);
-        }
-        out.absolute = std::max(out.absolute, worst);
-        out.relative = std::max(out.relative, scale > 0 ? worst / scale : worst);
-    }
-    return out;
-}
 
 QJsonObject jsonOf(const char *text)
 {

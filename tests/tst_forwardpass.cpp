@@ -5,7 +5,7 @@
 #include "model/forwardpass.h"
 
 #include "formats/npyfile.h"
-#include "modelreference.h"
+#include "forwardreference.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -27,47 +27,6 @@ using namespace pe;
 using namespace pe::test;
 
 namespace {
-
-QString layersFolder(const QString &name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models-layers/") + name);
-}
-
-// The largest |a - b| and the largest |a - b| / max|b| over one row (hidden states grow from
-// about 3 to 200 over the layers, so a relative measure per row is the fair one).
-struct Difference
-{
-    double absolute = 0;
-    double relative = 0;
-};
-
-Difference compare(const std::vector<float> &ours, const std::vector<float> &reference,
-                   qint64 rowLength)
-{
-    Difference out;
-    if (ours.size() != reference.size() || rowLength <= 0)
-        return {1e30, 1e30};
-    for (std::size_t start = 0; start < reference.size(); start += std::size_t(rowLength)) {
-        double scale = 0, worst = 0;
-        for (qint64 c = 0; c < rowLength; ++c) {
-            const std::size_t i = start + std::size_t(c);
-            scale = std::max(scale, std::abs(double(reference[i])));
-            const double diff = std::abs(double(ours[i]) - double(reference[i]));
-            worst = std::isnan(diff) ? 1e30 : std::max(worst, diff);
-        }
-        out.absolute = std::max(out.absolute, worst);
-        out.relative = std::max(out.relative, scale > 0 ? worst / scale : worst);
-    }
-    return out;
-}
-
-std::vector<int> idsOf(const QJsonObject &phrase)
-{
-    std::vector<int> ids;
-    for (const QJsonValue v : phrase.value(QLatin1String("ids")).toArray())
-        ids.push_back(v.toInt());
-    return ids;
-}
 
 // Copies the files of `from` (not its ref/) into `to`.
 bool copyModel(const QString &from, const QString &to)

@@ -3,6 +3,7 @@
 // `pescope export` (.png, .svg, .pdf) run with tests/support/failwrite preloaded, on a small
 // tmpfs where one can be mounted, and killed mid-write. Each must exit 1 (or die of the signal),
 // name the file and the cause, and leave nothing in the folder.
+#include "failwritetestutil.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 using namespace pe;
+using pe::test::failwriteEnvironment;
 
 namespace {
 
@@ -120,27 +122,6 @@ struct Outcome
     QString err;
 };
 
-QProcessEnvironment shimEnvironment(const QString &dir,
-                                    const QList<std::pair<QString, QString>> &variables)
-{
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    const QString preload = env.value(QStringLiteral("LD_PRELOAD"));
-    env.insert(QStringLiteral("LD_PRELOAD"),
-               QStringLiteral(PE_FAILWRITE_LIBRARY) +
-                   (preload.isEmpty() ? QString() : QLatin1Char(':') + preload));
-    // Under AddressSanitizer the shim comes before ASan's runtime, which it would refuse.
-    const QString asan = env.value(QStringLiteral("ASAN_OPTIONS"));
-    env.insert(QStringLiteral("ASAN_OPTIONS"),
-               (asan.isEmpty() ? QString() : asan + QLatin1Char(':')) +
-                   QStringLiteral("verify_asan_link_order=0"));
-    if (env.value(QStringLiteral("DISPLAY")).isEmpty())
-        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    env.insert(QStringLiteral("FAILWRITE_DIR"), QDir(dir).canonicalPath());
-    for (const auto &[name, value] : variables)
-        env.insert(name, value);
-    return env;
-}
-
 Outcome run(const QStringList &args, const QProcessEnvironment &env)
 {
     QProcess process;
@@ -226,12 +207,12 @@ private slots:
         QFETCH(QString, writer);
         const QString plain = freshFolder(), pieces = freshFolder();
         const Writer a = writerNamed(writer, plain), b = writerNamed(writer, pieces);
-        Outcome r = run(a.args, shimEnvironment(plain, {}));
+        Outcome r = run(a.args, failwriteEnvironment(plain, {}));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         r = run(b.args,
-                shimEnvironment(pieces,
-                                {{QStringLiteral("FAILWRITE_MAX_WRITE"), QStringLiteral("4093")},
-                                 {QStringLiteral("FAILWRITE_EINTR_EVERY"), QStringLiteral("2")}}));
+                failwriteEnvironment(
+                    pieces, {{QStringLiteral("FAILWRITE_MAX_WRITE"), QStringLiteral("4093")},
+                             {QStringLiteral("FAILWRITE_EINTR_EVERY"), QStringLiteral("2")}}));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         for (const QString &file : a.outputs) {
             const QByteArray whole = readAll(QDir(plain).filePath(file));
@@ -315,7 +296,7 @@ private slots:
         if (!m_sizes.contains(writer)) {
             const QString measured = freshFolder();
             const Outcome ok =
-                run(writerNamed(writer, measured).args, shimEnvironment(measured, {}));
+                run(writerNamed(writer, measured).args, failwriteEnvironment(measured, {}));
             QVERIFY2(ok.exitCode == 0, qPrintable(ok.err));
             m_sizes[writer] = totalSize(measured, writerNamed(writer, measured).outputs);
         }
@@ -329,7 +310,7 @@ private slots:
             {QStringLiteral("FAILWRITE_BUDGET"), QString::number(budget)}};
         if (named)
             variables.append({QStringLiteral("FAILWRITE_NO_TMPFILE"), QStringLiteral("1")});
-        const Outcome r = run(w.args, shimEnvironment(dir, variables));
+        const Outcome r = run(w.args, failwriteEnvironment(dir, variables));
         QCOMPARE(r.status, QProcess::NormalExit);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(
@@ -370,7 +351,7 @@ private slots:
         QList<std::pair<QString, QString>> variables = {{variable, value}};
         if (variable == QLatin1String("FAILWRITE_ERRNO"))
             variables.append({QStringLiteral("FAILWRITE_BUDGET"), QStringLiteral("1000")});
-        const Outcome r = run(w.args, shimEnvironment(dir, variables));
+        const Outcome r = run(w.args, failwriteEnvironment(dir, variables));
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(namesFileAndCause(r.err, dir, w.outputs, cause), qPrintable(r.err));
         QCOMPARE(entries(dir), QStringList());
@@ -468,7 +449,7 @@ private slots:
         if (named)
             variables.append({QStringLiteral("FAILWRITE_NO_TMPFILE"), QStringLiteral("1")});
         QProcess process;
-        process.setProcessEnvironment(shimEnvironment(dir, variables));
+        process.setProcessEnvironment(failwriteEnvironment(dir, variables));
         process.start(QStringLiteral(PE_EXECUTABLE), w.args);
         QVERIFY(process.waitForStarted());
         const qint64 pid = process.processId();

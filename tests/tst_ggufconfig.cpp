@@ -10,6 +10,7 @@
 #include "model/modelspec.h"
 #include "rope/ropefrequencies.h"
 #include "rope/ropetables.h"
+#include "schemes/ropescheme.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -146,6 +147,12 @@ private slots:
         PE_COMPARE_NEAR(ropeInverseFrequencies(dims, longer).inverseFrequencies[63],
                         f.inverseFrequencies[63], 0.0);
         QVERIFY(c->assumed.join(u'\n').contains(u"rope_freqs.weight"_qs));
+        // Labelled as what the file holds, not as longrope with a factor of 1 (issue 48 D17).
+        RopeScheme scheme;
+        static_cast<RopeConfig &>(scheme) = rope;
+        const QString label = scheme.configLabel();
+        QVERIFY2(label.contains(u"llama3 divisors 1 to 8 (rope_freqs)"_qs), qPrintable(label));
+        QVERIFY2(!label.contains(u"longrope"_qs), qPrintable(label));
     }
 
     // Qwen2.5 with YaRN (factor 4 from 32,768): HF's yarn attention factor 0.1 ln 4 + 1.

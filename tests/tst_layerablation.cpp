@@ -1,37 +1,42 @@
 // The Phrases page's ablation of the enlarged layer.head (issue 48 item 3): the layer-attention
 // view with one layer enlarged and an ablation chosen draws three panels, with positions,
 // ablated and their difference. Their cells against the core pass run here with and without the
-// ablation (model/forwardpass.h), not against anything the figure computed; a value the model
-// cannot take shows ForwardPass::ablationProblem's sentence in the view, a value that is no
-// number says so; the page at 1280 x 720 (written to $PE_SCREENSHOT_DIR when set, to look at).
+// ablation (model/forwardpass.h), not against anything the figure computed. The ablation is the
+// state's (LayerAblation), edited through its form (AblationControls): a scaling rule built in
+// the form is the PositionAblation the command line's --rope-scaling JSON gives; a value out of
+// range is refused beside its field and runs no pass; one the model cannot take shows
+// ForwardPass::ablationProblem's sentence; undo restores the previous ablation. The page at
+// 1280 x 720 (written to $PE_SCREENSHOT_DIR when set, to look at).
 #include "compute/computescheduler.h"
 #include "model/forwardpass.h"
+#include "rope/ropeconfig.h"
 #include "state/explorerstate.h"
+#include "views/ablationcontrols.h"
 #include "views/modelphraseview.h"
+#include "widgets/fieldform.h"
 
 #include "figures/qcpinclude.h"
-#include "modelreference.h"
+#include "forwardreference.h"
 #include "testutil.h"
+#include "windowtestutil.h"
 
 #include <QComboBox>
 #include <QDir>
 #include <QImage>
+#include <QJsonDocument>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
 
 #include <cmath>
 
 using namespace pe;
+using pe::test::layersFolder;
 
 namespace {
-
-QString layersFolder(const char *name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models-layers/") + QLatin1String(name));
-}
 
 // The colour maps of the plot, in the order they were added (the panels left to right).
 QList<QCPColorMap *> colourMaps(QCustomPlot *plot)
@@ -56,6 +61,21 @@ double largestDifference(const QCPColorMap *map, qint64 n, const Expected &expec
     return worst;
 }
 
+// One edit of the ablation form, as a user makes it: "key=text" (a choice by its name).
+using Edits = QStringList;
+
+// The rule the command line's --rope-scaling JSON gives, read by core's reader as the pass reads
+// it (ablatedRope: the layer's rope_theta and partial factor, the model's context).
+RopeConfig parsedRule(QJsonObject json, qint64 headDim, qint64 context)
+{
+    json.insert(QStringLiteral("rope_theta"), 10000.0);
+    QString error;
+    RopeConfig config = ropeConfigFromJson(json, headDim, context, &error);
+    if (!error.isEmpty())
+        qWarning() << error;
+    return config;
+}
+
 } // namespace
 
 class TestLayerAblation : public QObject
@@ -67,12 +87,15 @@ private slots:
     void cleanup();
     void panelsEqualTheCorePass_data();
     void panelsEqualTheCorePass();
-    void hostileValuesShowTheMessage();
+    void formRefusesValuesByName();
+    void modelRefusalShowsThePassSentence();
+    void undoRestoresThePreviousAblation();
     void commandLine();
 
 private:
-    // Chooses `kind` (the ablation combo's index) with `value`, and waits for its result.
-    void choose(int kind, const QString &value);
+    // Makes `edits` in the ablation form and waits for the pass they ask for.
+    void edit(const Edits &edits);
+    void waitForTheStatesPass();
     std::unique_ptr<ExplorerState> m_state;
     std::unique_ptr<ComputeScheduler> m_scheduler;
     std::unique_ptr<ModelPhraseView> m_view;
@@ -92,7 +115,7 @@ void TestLayerAblation::init()
     QTRY_VERIFY_WITH_TIMEOUT(m_view->result() != nullptr, 30000);
     m_view->figureTabs()->setCurrentIndex(3);
     QCOMPARE(m_view->currentView(), FigureView::LayerAttention);
-    QVERIFY(m_view->ablationChoice()->isVisible());
+    QVERIFY(m_view->ablationControls()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(m_view->forward() != nullptr, 60000);
     m_view->layerChoice()->setCurrentIndex(m_view->layerChoice()->findData(2));
     m_view->headChoice()->setCurrentIndex(m_view->headChoice()->findData(1));
@@ -105,14 +128,29 @@ void TestLayerAblation::cleanup()
     m_state.reset();
 }
 
-void TestLayerAblation::choose(int kind, const QString &value)
+void TestLayerAblation::edit(const Edits &edits)
 {
-    m_view->ablationChoice()->setCurrentIndex(kind);
-    m_view->ablationValue()->setText(value);
-    emit m_view->ablationValue()->editingFinished();
-    QString error;
-    const std::optional<ForwardAblation> wanted = m_view->ablation(&error);
-    const ForwardAblation expected = wanted.value_or(ForwardAblation{});
+    AblationControls *controls = m_view->ablationControls();
+    for (const QString &e : edits) {
+        const QString key = e.section(QLatin1Char('='), 0, 0);
+        const QString text = e.section(QLatin1Char('='), 1);
+        QWidget *editor = controls->editor(key);
+        QVERIFY2(editor && editor->isVisible(), qPrintable(key));
+        if (auto *combo = qobject_cast<QComboBox *>(editor)) {
+            const int index = combo->findData(text);
+            QVERIFY2(index >= 0, qPrintable(text));
+            combo->setCurrentIndex(index);
+            emit combo->activated(index);
+        } else {
+            pe::test::typeInto(editor, text);
+        }
+    }
+}
+
+void TestLayerAblation::waitForTheStatesPass()
+{
+    const ForwardAblation expected = forwardAblationOf(m_state->layerAblation());
+    QCOMPARE(m_view->ablation(), expected);
     QTRY_VERIFY_WITH_TIMEOUT(m_view->forward() && m_view->forward()->inputs.ablation == expected,
                              60000);
     QTest::qWait(20); // the queued replot
@@ -120,25 +158,45 @@ void TestLayerAblation::choose(int kind, const QString &value)
 
 void TestLayerAblation::panelsEqualTheCorePass_data()
 {
-    QTest::addColumn<int>("kind");
-    QTest::addColumn<QString>("value");
+    QTest::addColumn<Edits>("edits");
+    // Rules: the --rope-scaling JSON the form's rule must equal; empty for the other kinds.
+    QTest::addColumn<QString>("json");
     QTest::addColumn<bool>("changes"); // RoPE's scores depend on i - j: a shift changes nothing
-    QTest::addRow("removed") << 1 << QString() << true;
-    QTest::addRow("shift 5") << 2 << QStringLiteral("5") << false;
-    QTest::addRow("scale 2") << 3 << QStringLiteral("2") << true;
-    QTest::addRow("theta 1000") << 4 << QStringLiteral("1000") << true;
-    QTest::addRow("yarn rule") << 5
-                               << QStringLiteral(R"({"rope_type":"yarn","factor":4,)"
-                                                 R"("original_max_position_embeddings":64})")
-                               << true;
+    QTest::addRow("removed") << Edits{QStringLiteral("kind=removed")} << QString() << true;
+    QTest::addRow("shift 5") << Edits{QStringLiteral("kind=shift"), QStringLiteral("shift=5")}
+                             << QString() << false;
+    QTest::addRow("scale 2") << Edits{QStringLiteral("kind=scale"), QStringLiteral("scale=2")}
+                             << QString() << true;
+    QTest::addRow("theta 1000") << Edits{QStringLiteral("kind=theta"),
+                                         QStringLiteral("rope_theta=1000")}
+                                << QString() << true;
+    QTest::addRow("yarn rule")
+        << Edits{QStringLiteral("kind=rope-scaling"), QStringLiteral("rope_type=yarn"),
+                 QStringLiteral("factor=4"), QStringLiteral("original_max_position_embeddings=64")}
+        << QStringLiteral(
+               R"({"rope_type":"yarn","factor":4,"original_max_position_embeddings":64})")
+        << true;
+    QTest::addRow("llama3 rule")
+        << Edits{QStringLiteral("kind=rope-scaling"),
+                 QStringLiteral("rope_type=llama3"),
+                 QStringLiteral("factor=8"),
+                 QStringLiteral("original_max_position_embeddings=16"),
+                 QStringLiteral("low_freq_factor=1"),
+                 QStringLiteral("high_freq_factor=2")}
+        << QStringLiteral(
+               R"({"rope_type":"llama3","factor":8,"original_max_position_embeddings":16,)"
+               R"("low_freq_factor":1,"high_freq_factor":2})")
+        << true;
 }
 
 void TestLayerAblation::panelsEqualTheCorePass()
 {
-    QFETCH(int, kind);
-    QFETCH(QString, value);
+    QFETCH(Edits, edits);
+    QFETCH(QString, json);
     QFETCH(bool, changes);
-    choose(kind, value);
+    edit(edits);
+    QCOMPARE(m_view->ablationControls()->message(), QString());
+    waitForTheStatesPass();
     QVERIFY2(m_view->forward()->ablationProblem.isEmpty(),
              qPrintable(m_view->forward()->ablationProblem));
     QCustomPlot *plot = m_view->layerPlot(FigureView::LayerAttention);
@@ -146,10 +204,22 @@ void TestLayerAblation::panelsEqualTheCorePass()
     const QList<QCPColorMap *> maps = colourMaps(plot);
     QCOMPARE(maps.size(), 3);
 
-    // The core pass, here, with and without the ablation, for the page's tokens.
     QString error;
     std::unique_ptr<ForwardPass> pass = ForwardPass::open(layersFolder("llama-tiny4"), &error);
     QVERIFY2(pass, qPrintable(error));
+    // A rule: the pass is run here with the command line's JSON, not with the form's, after
+    // checking that core reads both as the same rule.
+    ForwardAblation a = m_view->forward()->inputs.ablation;
+    if (!json.isEmpty()) {
+        const QJsonObject cli = QJsonDocument::fromJson(json.toUtf8()).object();
+        QVERIFY(!cli.isEmpty());
+        const qint64 context = 2048;
+        QVERIFY(parsedRule(a.positions.ropeScaling, pass->rotaryDims(), context) ==
+                parsedRule(cli, pass->rotaryDims(), context));
+        QCOMPARE(a.positions.ropeScaling, cli);
+        a.positions.ropeScaling = cli;
+    }
+    // The core pass, here, with and without the ablation, for the page's tokens.
     std::vector<int> ids;
     for (const qint64 id : m_view->forward()->phrase.tokens.ids)
         ids.push_back(int(id));
@@ -159,7 +229,6 @@ void TestLayerAblation::panelsEqualTheCorePass()
     plain.logits = false;
     plain.attentionLayer = 2;
     ForwardOptions ablated = plain;
-    const ForwardAblation &a = m_view->forward()->inputs.ablation;
     ablated.withPositions = !a.withoutPositions;
     ablated.positions = a.positions;
     std::optional<ForwardResult> with = pass->run(ids, plain, &error);
@@ -182,53 +251,115 @@ void TestLayerAblation::panelsEqualTheCorePass()
         for (qint64 j = 0; j < n; ++j)
             changed = std::max(changed, std::abs(differenceAt(i, j)));
     QVERIFY2(changes ? changed > 1e-4 : changed < 1e-5, qPrintable(QString::number(changed)));
+    // File > Export draws what the page shows: the state's ablation is the figure's input, so
+    // the pass held for the page is the one the export takes.
+    QCOMPARE(m_scheduler->figureData({FigureView::LayerAttention}).modelForward, m_view->forward());
 
     if (const QString dir = qEnvironmentVariable("PE_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(m_view->grab().save(QDir(dir).filePath(
             QStringLiteral("ablation-%1.png").arg(QString::fromUtf8(QTest::currentDataTag())))));
 }
 
-// A negative shift, a scale that is not a number > 0, a rule transformers would not compute:
-// the pass's own sentence in the note and the figure's title, one panel, no crash. Text that is
-// no number: the view says so.
-void TestLayerAblation::hostileValuesShowTheMessage()
+// A negative shift, a scale that is not a number > 0, text that is no number, a rule whose
+// factor is left empty: refused beside the field, named by its label; the state keeps its
+// ablation and no pass runs for the refused value.
+void TestLayerAblation::formRefusesValuesByName()
+{
+    edit({QStringLiteral("kind=shift"), QStringLiteral("shift=3")});
+    waitForTheStatesPass();
+    const LayerAblation good = m_state->layerAblation();
+    const struct
+    {
+        const char *kind;
+        const char *key;
+        const char *value;
+        const char *message;
+    } cases[] = {{"shift", "shift", "-3", "Shift k must be between 0 and 2147483648 (got -3)"},
+                 {"shift", "shift", "five", "Shift k must be"},
+                 {"scale", "scale", "0", "Scale s must be greater than 0"},
+                 {"scale", "scale", "nan", "Scale s must be"},
+                 {"theta", "rope_theta", "-1", "rope_theta B must be greater than 0"},
+                 {"rope-scaling", "factor", "-2", "Factor s must be greater than 0"}};
+    for (const auto &c : cases) {
+        edit({QStringLiteral("kind=%1").arg(QLatin1String(c.kind))});
+        const LayerAblation before = m_state->layerAblation();
+        edit({QStringLiteral("%1=%2").arg(QLatin1String(c.key), QLatin1String(c.value))});
+        const QString shown = m_view->ablationControls()->message(QLatin1String(c.key));
+        QVERIFY2(shown.startsWith(QLatin1String(c.message)),
+                 qPrintable(QLatin1String(c.value) + QLatin1Char(' ') + shown));
+        QVERIFY(m_state->layerAblation() == before);
+        // The pass the page asks for is still the state's: the refused value asked for none.
+        QCOMPARE(m_view->ablation(), forwardAblationOf(before));
+    }
+    // A llama3 rule needs its factor: the field left empty is refused by name.
+    edit({QStringLiteral("kind=rope-scaling"), QStringLiteral("rope_type=llama3")});
+    edit({QStringLiteral("factor=")});
+    QVERIFY2(m_view->ablationControls()
+                 ->message(QStringLiteral("factor"))
+                 .contains(QLatin1String("required by rope_type llama3")),
+             qPrintable(m_view->ablationControls()->message(QStringLiteral("factor"))));
+    QVERIFY(m_state->layerAblation().rule.factor.has_value());
+    QVERIFY(m_state->setLayerAblation(good));
+    waitForTheStatesPass();
+    QCOMPARE(m_view->forward()->ablationProblem, QString());
+}
+
+// A value in range the model cannot take (positions past what is computed for its tokens): the
+// pass's own sentence in the note and the figure's title, one panel, no crash.
+void TestLayerAblation::modelRefusalShowsThePassSentence()
 {
     QString error;
     std::unique_ptr<ForwardPass> pass = ForwardPass::open(layersFolder("llama-tiny4"), &error);
     QVERIFY2(pass, qPrintable(error));
     const qint64 n = m_view->forward()->phrase.tokens.size();
-    const struct
-    {
-        int kind;
-        const char *value;
-    } cases[] = {{2, "-3"},
-                 {3, "0"},
-                 {3, "nan"},
-                 {4, "-1"},
-                 {5, R"({"rope_type":"no-such-rule","factor":2})"},
-                 {2, "1000000000000"}};
-    for (const auto &c : cases) {
-        choose(c.kind, QString::fromLatin1(c.value));
-        const std::optional<ForwardAblation> chosen = m_view->ablation(&error);
-        QVERIFY(chosen);
-        const QString expected = pass->ablationProblem(chosen->positions, n);
-        QVERIFY2(!expected.isEmpty(), c.value);
-        QCOMPARE(m_view->forward()->ablationProblem, expected);
-        QVERIFY2(m_view->forwardNote().contains(expected), qPrintable(m_view->forwardNote()));
-        QCustomPlot *plot = m_view->layerPlot(FigureView::LayerAttention);
-        plot->replot();
-        QCOMPARE(colourMaps(plot).size(), 1);
-    }
+    LayerAblation ablation;
+    ablation.kind = AblationKind::Shift;
+    ablation.shift = ropeMaxContext;
+    QVERIFY2(m_state->setLayerAblation(ablation, &error), qPrintable(error));
+    waitForTheStatesPass();
+    const QString expected = pass->ablationProblem(ablation.positions(), n);
+    QVERIFY(!expected.isEmpty());
+    QCOMPARE(m_view->forward()->ablationProblem, expected);
+    QVERIFY2(m_view->forwardNote().contains(expected), qPrintable(m_view->forwardNote()));
+    QCustomPlot *plot = m_view->layerPlot(FigureView::LayerAttention);
+    plot->replot();
+    QCOMPARE(colourMaps(plot).size(), 1);
     if (const QString dir = qEnvironmentVariable("PE_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(m_view->grab().save(QDir(dir).filePath(QStringLiteral("ablation-refused.png"))));
-    m_view->ablationChoice()->setCurrentIndex(2);
-    m_view->ablationValue()->setText(QStringLiteral("five"));
-    emit m_view->ablationValue()->editingFinished();
-    QTRY_VERIFY(m_view->forwardNote().contains(QLatin1String("needs a number (got five)")));
-    m_view->ablationChoice()->setCurrentIndex(5);
-    m_view->ablationValue()->setText(QStringLiteral("[1, 2]"));
-    emit m_view->ablationValue()->editingFinished();
-    QTRY_VERIFY(m_view->forwardNote().contains(QLatin1String("must be a JSON object")));
+}
+
+// Each accepted edit is one undo step: undo gives the previous ablation back, to the state, the
+// form and the pass; redo the new one.
+void TestLayerAblation::undoRestoresThePreviousAblation()
+{
+    QUndoStack undo;
+    m_state->setUndoStack(&undo);
+    edit({QStringLiteral("kind=scale"), QStringLiteral("scale=3")});
+    waitForTheStatesPass();
+    const LayerAblation scaled = m_state->layerAblation();
+    QCOMPARE(scaled.kind, AblationKind::Scale);
+    QCOMPARE(scaled.scale, 3.0);
+    edit({QStringLiteral("kind=rope-scaling"), QStringLiteral("rope_type=linear"),
+          QStringLiteral("factor=5")});
+    waitForTheStatesPass();
+    const LayerAblation rule = m_state->layerAblation();
+    QCOMPARE(rule.rule.ropeType, RopeType::Linear);
+    QVERIFY(undo.count() >= 4);
+    QCOMPARE(undo.text(undo.index() - 1), QStringLiteral("Set Factor s (ablation) to 5"));
+    undo.undo(); // factor
+    undo.undo(); // rope_type
+    undo.undo(); // kind
+    QVERIFY(m_state->layerAblation() == scaled);
+    QCOMPARE(qobject_cast<QLineEdit *>(m_view->ablationControls()->editor(QStringLiteral("scale")))
+                 ->text(),
+             QStringLiteral("3"));
+    waitForTheStatesPass();
+    QCOMPARE(m_view->forward()->inputs.ablation.positions.scale, 3.0);
+    undo.redo();
+    undo.redo();
+    undo.redo();
+    QVERIFY(m_state->layerAblation() == rule);
+    m_state->setUndoStack(nullptr);
 }
 
 // `pescope export --view layer-attention ... --scale 2`: the figure; `pescope data --view` the

@@ -6,8 +6,8 @@
 #include "analysis/layeranalysis.h"
 #include "model/forwardpass.h"
 
+#include "forwardreference.h"
 #include "layerreference.h"
-#include "modelreference.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -26,39 +26,9 @@ using namespace pe::test;
 
 namespace {
 
-QString layersFolder(const QString &name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models-layers/") + name);
-}
-
-std::vector<int> idsOf(const QJsonObject &phrase)
-{
-    std::vector<int> ids;
-    for (const QJsonValue v : phrase.value(QLatin1String("ids")).toArray())
-        ids.push_back(v.toInt());
-    return ids;
-}
-
-Array reference(const QString &folder, const QJsonObject &phrase, const char *key)
-{
-    return readNpy(folder + QStringLiteral("/ref/") + phrase.value(QLatin1String(key)).toString());
-}
-
 LayerZeroArray asArray(const Array &a)
 {
     return {a.shape, a.values, {}};
-}
-
-double largestDifference(const std::vector<float> &ours, const std::vector<double> &expected)
-{
-    if (ours.size() != expected.size())
-        return std::numeric_limits<double>::infinity();
-    double worst = 0;
-    for (std::size_t i = 0; i < ours.size(); ++i) {
-        const double d = std::abs(double(ours[i]) - expected[i]);
-        worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(worst, d);
-    }
-    return worst;
 }
 
 void addModels()

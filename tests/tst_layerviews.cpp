@@ -12,19 +12,23 @@
 #include "compute/figuredata.h"
 #include "compute/viewdata.h"
 #include "figures/figureexporter.h"
+#include "figures/fittedtext.h"
 #include "figures/layerfigures.h"
+#include "figures/qcpinclude.h"
 #include "model/forwardpass.h"
 #include "state/explorerstate.h"
 #include "state/figureviews.h"
 #include "state/lessonfile.h"
 #include "views/modelphraseview.h"
 
-#include "modelreference.h"
+#include "forwardreference.h"
 #include "testutil.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QImage>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
 #include <QSignalSpy>
@@ -43,31 +47,9 @@ namespace {
 
 constexpr int probePhrase = 5; // "Position matters: ...", 43 to 47 tokens
 
-QString layersFolder(const char *name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models-layers/") + QLatin1String(name));
-}
-
 QJsonObject phraseCase(const QString &folder, int index)
 {
     return phraseCases(folder).at(index).toObject();
-}
-
-Array reference(const QString &folder, const QJsonObject &phrase, const char *key)
-{
-    return readNpy(folder + QStringLiteral("/ref/") + phrase.value(QLatin1String(key)).toString());
-}
-
-double largestDifference(const std::vector<float> &ours, const std::vector<double> &expected)
-{
-    if (ours.size() != expected.size())
-        return std::numeric_limits<double>::infinity();
-    double worst = 0;
-    for (std::size_t i = 0; i < ours.size(); ++i) {
-        const double d = std::abs(double(ours[i]) - expected[i]);
-        worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(worst, d);
-    }
-    return worst;
 }
 
 std::vector<double> widened(const std::vector<float> &values)
@@ -82,6 +64,68 @@ int distinctColours(const QImage &image)
         for (int x = 0; x < image.width(); x += 2)
             colours.insert(image.pixel(x, y));
     return int(colours.size());
+}
+
+// A copy of the model folder `name` in `dir` (config.json, tokenizer.json, model.safetensors);
+// `editConfig` changes its config, and with `nanTensor` one value of that F32 tensor is NaN.
+QString modelCopy(const QString &dir, const char *name,
+                  const std::function<void(QJsonObject *)> &editConfig = {},
+                  const QString &nanTensor = {})
+{
+    const QString from = layersFolder(name);
+    QDir().mkpath(dir);
+    for (const char *file : {"tokenizer.json", "model.safetensors"})
+        QFile::copy(from + QLatin1Char('/') + QLatin1String(file),
+                    dir + QLatin1Char('/') + QLatin1String(file));
+    QFile config(from + QStringLiteral("/config.json"));
+    if (!config.open(QIODevice::ReadOnly))
+        return {};
+    QJsonObject json = QJsonDocument::fromJson(config.readAll()).object();
+    if (editConfig)
+        editConfig(&json);
+    QFile out(dir + QStringLiteral("/config.json"));
+    if (!out.open(QIODevice::WriteOnly))
+        return {};
+    out.write(QJsonDocument(json).toJson());
+    out.close();
+    if (nanTensor.isEmpty())
+        return dir;
+    // safetensors: an 8-byte little-endian header length, the JSON header, then the data.
+    QFile weights(dir + QStringLiteral("/model.safetensors"));
+    if (!weights.open(QIODevice::ReadWrite))
+        return {};
+    quint64 headerSize = 0;
+    weights.read(reinterpret_cast<char *>(&headerSize), 8);
+    const QJsonObject header = QJsonDocument::fromJson(weights.read(qint64(headerSize))).object();
+    const qint64 begin = header.value(nanTensor)
+                             .toObject()
+                             .value(QLatin1String("data_offsets"))
+                             .toArray()
+                             .at(0)
+                             .toInteger(-1);
+    if (begin < 0)
+        return {};
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    weights.seek(8 + qint64(headerSize) + begin);
+    weights.write(reinterpret_cast<const char *>(&nan), sizeof nan);
+    return dir;
+}
+
+// The texts of a laid-out plot's text elements (title and notices), and of its text items.
+QStringList plotTexts(QCustomPlot *plot, bool shown)
+{
+    QStringList texts;
+    QList<QCPLayoutElement *> elements = plot->plotLayout()->elements(true);
+    for (QCPLayoutElement *element : elements) {
+        if (const auto *fitted = dynamic_cast<FittedTextElement *>(element))
+            texts.append(shown ? fitted->shownText() : fitted->text());
+        else if (const auto *text = dynamic_cast<QCPTextElement *>(element))
+            texts.append(text->text());
+    }
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (const auto *item = dynamic_cast<QCPItemText *>(plot->item(i)))
+            texts.append(item->text());
+    return texts;
 }
 
 const QList<FigureView> layerViews{FigureView::LayerAttention, FigureView::DistanceProfiles,
@@ -238,6 +282,14 @@ private slots:
     void windowRunsThePassInTheBackground();
     void cancelDropsThePass();
     void lessonStepWithALayerView();
+    void refusalsAreBadInput();
+    void noticeIsReadWhole();
+    void tokenizerFileOpensTheModel();
+    void nanWeightsAreSaid();
+    void probeMarksClippedLayers();
+    void ablatedDataSaysItsShape();
+    void layerOptionsRefusedByName();
+    void exportedFiguresHaveNoClickHints();
 
 private:
     // The layer views' numbers for phrase `index` of `folder`, computed as export computes them.
@@ -603,6 +655,278 @@ void TestLayerViews::lessonStepWithALayerView()
         {QStringLiteral("lesson"), QStringLiteral("export"), path, QStringLiteral("--out"), pdf});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(QFileInfo(pdf).size() > 1000);
+}
+
+// A view the model or phrase cannot give, a tensor missing: bad input, exit 2 with the whole
+// sentence, through --view as through --what (issue 48's D2, D7).
+void TestLayerViews::refusalsAreBadInput()
+{
+    const QString gpt2 = layersFolder("gpt2-tiny4");
+    const QString llama = layersFolder("llama-tiny4");
+    const QString out = m_dir.filePath(QStringLiteral("refused.png"));
+    const QString npy = m_dir.filePath(QStringLiteral("refused.npy"));
+    const auto run = [&](const QString &command, const QString &view, const QString &model,
+                         const QString &text) {
+        return runPescope({command, QStringLiteral("--view"), view, QStringLiteral("--model"),
+                           model, QStringLiteral("--text"), text, QStringLiteral("--out"),
+                           command == QLatin1String("export") ? out : npy});
+    };
+    for (const QString &command : {QStringLiteral("export"), QStringLiteral("data")}) {
+        RunResult r =
+            run(command, QStringLiteral("frequency-atlas"), gpt2, QStringLiteral("The cat"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("no rotary positions: the frequency atlas is of RoPE models"),
+                 r.err.constData());
+        QVERIFY2(r.err.contains("--view frequency-atlas"), r.err.constData());
+        r = run(command, QStringLiteral("position-probe"), llama, QStringLiteral("Hi"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--view position-probe"), r.err.constData());
+    }
+    QVERIFY(!QFile::exists(out) && !QFile::exists(npy));
+    // --what says the same with the same code.
+    RunResult what =
+        runPescope({QStringLiteral("data"), QStringLiteral("--model"), gpt2,
+                    QStringLiteral("--phrase"), QStringLiteral("The cat"), QStringLiteral("--what"),
+                    QStringLiteral("frequency-atlas"), QStringLiteral("--out"), npy});
+    QCOMPARE(what.exitCode, 2);
+    // A config that claims 6 layers of a 4-layer file: the tensor missing is named, exit 2.
+    const QString six =
+        modelCopy(m_dir.filePath(QStringLiteral("six-layers")), "llama-tiny4",
+                  [](QJsonObject *c) { c->insert(QStringLiteral("num_hidden_layers"), 6); });
+    QVERIFY(!six.isEmpty());
+    for (const QString &command : {QStringLiteral("export"), QStringLiteral("data")}) {
+        const RunResult r = run(command, QStringLiteral("sinks"), six, QStringLiteral("The cat"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("layers.4"), r.err.constData());
+    }
+    what =
+        runPescope({QStringLiteral("data"), QStringLiteral("--model"), six,
+                    QStringLiteral("--phrase"), QStringLiteral("The cat"), QStringLiteral("--what"),
+                    QStringLiteral("sinks"), QStringLiteral("--out"), npy});
+    QCOMPARE(what.exitCode, 2);
+}
+
+// The window's atlas of a model without RoPE, and its probe of two tokens: the whole sentence
+// in the figure, not elided to "R…" (D2).
+void TestLayerViews::noticeIsReadWhole()
+{
+    FigureData data;
+    QString error;
+    FigureInputs inputs = FigureInputs::of(m_state);
+    inputs.modelPhrases = {layersFolder("gpt2-tiny4"), {QStringLiteral("Hi")}};
+    QVERIFY2(computeFigureData(inputs, layerViews, *m_backend, {}, &data, &error) ==
+                 JobStatus::Done,
+             qPrintable(error));
+    const ForwardViewResult &r = *data.modelForward;
+    QVERIFY(!r.atlasProblem.isEmpty() && !r.probeProblem.isEmpty());
+    QCustomPlot plot;
+    plot.resize(1280, 720);
+    const LayerFigures figures(m_state, plotTheme(Theme::Light), true);
+    for (const QString &problem : {r.atlasProblem, r.probeProblem}) {
+        if (problem == r.atlasProblem)
+            figures.buildFrequencyAtlas(&plot, r);
+        else
+            figures.buildPositionProbe(&plot, r);
+        plot.replot();
+        const QStringList shown = plotTexts(&plot, true);
+        QVERIFY2(!shown.join(QString()).contains(QChar(0x2026)),
+                 qPrintable(shown.join(QLatin1Char('|'))));
+        QString all = shown.join(QLatin1Char(' '));
+        all.replace(QLatin1Char('\n'), QLatin1Char(' '));
+        QVERIFY2(all.contains(problem), qPrintable(all));
+    }
+}
+
+// A tokenizer.json beside the weights opens its model for the layer views, as --what does (D8).
+void TestLayerViews::tokenizerFileOpensTheModel()
+{
+    const QString folder = layersFolder("llama-tiny4");
+    const QString byFile = m_dir.filePath(QStringLiteral("sinks-file.npy"));
+    const QString byFolder = m_dir.filePath(QStringLiteral("sinks-folder.npy"));
+    const QString tokenizer = folder + QStringLiteral("/tokenizer.json");
+    for (const auto &[model, npy] : {std::pair{tokenizer, byFile}, std::pair{folder, byFolder}}) {
+        const RunResult r =
+            runPescope({QStringLiteral("data"), QStringLiteral("--view"), QStringLiteral("sinks"),
+                        QStringLiteral("--model"), model, QStringLiteral("--text"),
+                        QStringLiteral("The cat sat on the mat."), QStringLiteral("--out"), npy});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+    QCOMPARE(readNpy(byFile).values, readNpy(byFolder).values);
+}
+
+// One NaN in layer 2's q_proj: every command warns, and the figures mark the cells (D9).
+void TestLayerViews::nanWeightsAreSaid()
+{
+    const QString tensor = QStringLiteral("model.layers.2.self_attn.q_proj.weight");
+    const QString model =
+        modelCopy(m_dir.filePath(QStringLiteral("nan-weights")), "llama-tiny4", {}, tensor);
+    QVERIFY(!model.isEmpty());
+    const QStringList common{QStringLiteral("--model"), model, QStringLiteral("--text"),
+                             QStringLiteral("The cat sat on the mat.")};
+    RunResult r = runPescope(QStringList{QStringLiteral("data"), QStringLiteral("--view"),
+                                         QStringLiteral("sinks"), QStringLiteral("--out"),
+                                         m_dir.filePath(QStringLiteral("nan-sinks.npy"))} +
+                             common);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.err.contains("warning: ") && r.err.contains(tensor.toUtf8()), r.err.constData());
+    r = runPescope(QStringList{QStringLiteral("export"), QStringLiteral("--view"),
+                               QStringLiteral("layer-attention"), QStringLiteral("--out"),
+                               m_dir.filePath(QStringLiteral("nan-grid.png"))} +
+                   common);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.err.contains("warning: ") && r.err.contains(tensor.toUtf8()), r.err.constData());
+    // The grid's tiles of layers 2 and 3 (every head) say NaN; the heading says why.
+    FigureData data;
+    QString error;
+    FigureInputs inputs = FigureInputs::of(m_state);
+    inputs.modelPhrases = {model, {QStringLiteral("The cat sat on the mat.")}};
+    QVERIFY2(computeFigureData(inputs, {FigureView::LayerAttention}, *m_backend, {}, &data,
+                               &error) == JobStatus::Done,
+             qPrintable(error));
+    const ForwardViewResult &f = *data.modelForward;
+    QCustomPlot plot;
+    plot.resize(1280, 720);
+    LayerFigures(m_state, plotTheme(Theme::Light), true).buildAttentionGrid(&plot, f, -1, -1);
+    const QStringList texts = plotTexts(&plot, false);
+    // One NaN query row makes its head's tile NaN in layer 2, and every head's after it.
+    const std::size_t each = std::size_t(f.phrase.tokens.size() * f.phrase.tokens.size());
+    int notFinite = 0;
+    for (std::size_t tile = 0; tile < std::size_t(f.layers * f.heads); ++tile)
+        notFinite += std::any_of(f.attentions.values.begin() + std::ptrdiff_t(tile * each),
+                                 f.attentions.values.begin() + std::ptrdiff_t((tile + 1) * each),
+                                 [](float v) { return std::isnan(v); })
+                         ? 1
+                         : 0;
+    QVERIFY(notFinite > int(f.heads)); // layer 3 entirely, and some of layer 2
+    QCOMPARE(texts.count(QStringLiteral("NaN")), notFinite);
+    QVERIFY2(texts.join(QLatin1Char(' ')).contains(tensor),
+             qPrintable(texts.join(QLatin1Char('|'))));
+}
+
+// R² below -1 stays on the figure: drawn on the axis' floor, its value written (D11).
+void TestLayerViews::probeMarksClippedLayers()
+{
+    ForwardViewResult r;
+    r.architecture = QStringLiteral("llama");
+    r.layers = 3;
+    r.heads = 2;
+    r.phrase.tokens.ids.assign(8, 0);
+    r.probe.shape = {4};
+    r.probe.values = {0.5f, -1.47f, -0.2f, 0.9f};
+    QCustomPlot plot;
+    plot.resize(1280, 720);
+    LayerFigures(m_state, plotTheme(Theme::Light)).buildPositionProbe(&plot, r);
+    QVERIFY2(plotTexts(&plot, false).contains(QStringLiteral("R² = −1.47, below the axis")),
+             qPrintable(plotTexts(&plot, false).join(QLatin1Char('|'))));
+    // Every point the curve draws is inside the axis.
+    const QCPRange y = plot.axisRect()->axis(QCPAxis::atLeft)->range();
+    for (int g = 0; g < plot.graphCount(); ++g)
+        for (auto it = plot.graph(g)->data()->constBegin(); it != plot.graph(g)->data()->constEnd();
+             ++it)
+            QVERIFY2(y.contains(it->value), qPrintable(QString::number(it->value)));
+}
+
+// `data --view layer-attention` with an ablation writes with, ablated and their difference, and
+// says that shape (D15).
+void TestLayerViews::ablatedDataSaysItsShape()
+{
+    const QString npy = m_dir.filePath(QStringLiteral("scaled.npy"));
+    const RunResult r = runPescope(
+        {QStringLiteral("data"), QStringLiteral("--view"), QStringLiteral("layer-attention"),
+         QStringLiteral("--model"), layersFolder("llama-tiny4"), QStringLiteral("--text"),
+         QStringLiteral("The cat sat on the mat."), QStringLiteral("--scale"), QStringLiteral("4"),
+         QStringLiteral("--attention-layer"), QStringLiteral("2"),
+         QStringLiteral("--attention-head"), QStringLiteral("1"), QStringLiteral("--out"), npy});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const Array written = readNpy(npy);
+    QCOMPARE(written.shape.size(), std::size_t(5));
+    QCOMPARE(written.shape[0], qint64(3));
+    QVERIFY2(r.err.contains("(3 x layers x heads x tokens x tokens float32: ") &&
+                 r.err.contains("with positions, positions scaled by 1/4"),
+             r.err.constData());
+}
+
+// --attention-layer -1 and --attention-head without a layer are refused as -5 is; the layer is
+// layer-attention's alone; --phrase-file gives phrase A (D16).
+void TestLayerViews::layerOptionsRefusedByName()
+{
+    const QString folder = layersFolder("llama-tiny4");
+    const QString out = m_dir.filePath(QStringLiteral("options.png"));
+    const auto run = [&](const QString &view, const QStringList &more) {
+        return runPescope(QStringList{QStringLiteral("export"), QStringLiteral("--view"), view,
+                                      QStringLiteral("--model"), folder, QStringLiteral("--out"),
+                                      out} +
+                          more);
+    };
+    const QStringList text{QStringLiteral("--text"), QStringLiteral("The cat sat on the mat.")};
+    RunResult r =
+        run(QStringLiteral("layer-attention"),
+            text + QStringList{QStringLiteral("--attention-layer"), QStringLiteral("-1")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--attention-layer must be a layer number from 0 or all"),
+             r.err.constData());
+    r = run(QStringLiteral("layer-attention"),
+            text + QStringList{QStringLiteral("--attention-head"), QStringLiteral("1")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--attention-head 1: give the layer"), r.err.constData());
+    r = run(QStringLiteral("sinks"),
+            text + QStringList{QStringLiteral("--attention-layer"), QStringLiteral("9")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--attention-layer applies to --view layer-attention"),
+             r.err.constData());
+    QVERIFY(!r.err.contains("give the head"));
+    // The model view of layer 0 still takes a head alone.
+    r = run(QStringLiteral("attention"),
+            text + QStringList{QStringLiteral("--attention-head"), QStringLiteral("1")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    // --phrase-file: the same numbers as --text with the file's text.
+    const QString phraseFile = m_dir.filePath(QStringLiteral("phrase.txt"));
+    QFile file(phraseFile);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("The cat sat on the mat.");
+    file.close();
+    const QString fromFile = m_dir.filePath(QStringLiteral("probe-file.npy"));
+    const QString fromText = m_dir.filePath(QStringLiteral("probe-text.npy"));
+    for (const auto &[given, npy] :
+         {std::pair{QStringList{QStringLiteral("--phrase-file"), phraseFile}, fromFile},
+          std::pair{text, fromText}}) {
+        r = runPescope(QStringList{QStringLiteral("data"), QStringLiteral("--view"),
+                                   QStringLiteral("position-probe"), QStringLiteral("--model"),
+                                   folder, QStringLiteral("--out"), npy} +
+                       given);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+    QCOMPARE(readNpy(fromFile).values, readNpy(fromText).values);
+}
+
+// The exported grid and enlarged head have no "click" hints; the window's keep them (D17).
+void TestLayerViews::exportedFiguresHaveNoClickHints()
+{
+    FigureData data;
+    QString error;
+    FigureInputs inputs = FigureInputs::of(m_state);
+    inputs.modelPhrases = {layersFolder("llama-tiny4"), {QStringLiteral("The cat sat.")}};
+    QVERIFY2(computeFigureData(inputs, {FigureView::LayerAttention}, *m_backend, {}, &data,
+                               &error) == JobStatus::Done,
+             qPrintable(error));
+    for (const int layer : {-1, 2}) {
+        FigureOptions options;
+        options.views = {FigureView::LayerAttention};
+        options.choices.modelLayer = layer;
+        options.choices.modelHead = layer < 0 ? -1 : 1;
+        const QByteArray svg = FigureExporter(m_state, data, options).renderSvg(&error);
+        QVERIFY2(!svg.isEmpty(), qPrintable(error));
+        QVERIFY2(svg.contains("query rows x key columns"), "the heading's text is in the SVG");
+        QVERIFY(!svg.contains("click one") && !svg.contains("shows the grid again"));
+        QCustomPlot plot;
+        plot.resize(1280, 720);
+        LayerFigures(m_state, plotTheme(Theme::Light), true)
+            .buildAttentionGrid(&plot, *data.modelForward, layer, options.choices.modelHead);
+        const QString window = plotTexts(&plot, false).join(QLatin1Char(' '));
+        QVERIFY2(window.contains(layer < 0 ? QStringLiteral("click one to enlarge it")
+                                           : QStringLiteral("shows the grid again")),
+                 qPrintable(window));
+    }
 }
 
 QTEST_MAIN(TestLayerViews)

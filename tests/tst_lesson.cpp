@@ -119,6 +119,45 @@ private slots:
         QCOMPARE(opened.spec().dims, geron.spec().dims);
     }
 
+    // The layer-attention view's ablation (a llama3 rule) is part of a step's state: saved to
+    // the file, read back, and opened as it was; a hostile value is refused naming its field.
+    void stepKeepsTheLayerAblation()
+    {
+        ExplorerState state;
+        LayerAblation ablation;
+        ablation.kind = AblationKind::Rule;
+        ablation.rule.ropeType = RopeType::Llama3;
+        ablation.rule.factor = 8.0;
+        ablation.rule.originalMaxPositionEmbeddings = 32;
+        ablation.rule.lowFreqFactor = 2.0;
+        ablation.rule.highFreqFactor = 6.0;
+        QString error;
+        QVERIFY2(state.setLayerAblation(ablation, &error), qPrintable(error));
+        Lesson lesson = twoStepLesson();
+        lesson.steps[1].state = state.toJson();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("deck") + lessonFileSuffix());
+        QVERIFY2(saveLesson(lesson, path, &error), qPrintable(error));
+        const std::optional<Lesson> back = readLessonFile(path, &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(checkLessonStep(*back, 1), QString());
+        ExplorerState opened;
+        QVERIFY2(opened.applyJson(back->steps[1].state, &error), qPrintable(error));
+        QVERIFY(opened.layerAblation() == ablation);
+        QCOMPARE(opened.layerAblation().positions().ropeScaling,
+                 QJsonDocument::fromJson(R"({"rope_type": "llama3", "factor": 8,
+                     "original_max_position_embeddings": 32, "low_freq_factor": 2,
+                     "high_freq_factor": 6})")
+                     .object());
+
+        lesson.steps[1].state.insert(QStringLiteral("ablation"),
+                                     QJsonObject{{QStringLiteral("kind"), QStringLiteral("scale")},
+                                                 {QStringLiteral("scale"), 0}});
+        const QString problem = checkLessonStep(lesson, 1);
+        QVERIFY2(problem.contains(QStringLiteral("ablation: \"scale\" must be greater than 0")),
+                 qPrintable(problem));
+    }
+
     void stepWhoseStateCannotOpenIsNamed()
     {
         Lesson lesson = twoStepLesson();

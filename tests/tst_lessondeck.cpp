@@ -7,6 +7,7 @@
 // tests/support/failwrite), a refused write and SIGINT / SIGTERM / SIGHUP leave no staging folder
 // and the earlier deck as it was; errors name the deck, never the hidden staging folder, and keep
 // the cause.
+#include "failwritetestutil.h"
 #include "lessontestutil.h"
 #include "testutil.h"
 
@@ -117,34 +118,12 @@ QStringList deckFilesOf(int steps)
     return names;
 }
 
-QProcessEnvironment failwriteEnvironment(const QString &dir,
-                                         const QList<std::pair<QString, QString>> &variables)
-{
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    const QString preload = env.value(u"LD_PRELOAD"_s);
-    env.insert(u"LD_PRELOAD"_s, QStringLiteral(PE_FAILWRITE_LIBRARY) +
-                                    (preload.isEmpty() ? QString() : u":"_s + preload));
-    const QString asan = env.value(u"ASAN_OPTIONS"_s);
-    env.insert(u"ASAN_OPTIONS"_s,
-               (asan.isEmpty() ? QString() : asan + u":"_s) + u"verify_asan_link_order=0"_s);
-    env.insert(u"FAILWRITE_DIR"_s, QDir(dir).canonicalPath());
-    for (const auto &[name, value] : variables)
-        env.insert(name, value);
-    return env;
-}
-
 RunResult runWith(const QStringList &args, const QProcessEnvironment &env)
 {
     QProcess process;
     process.setProcessEnvironment(env);
     process.start(QStringLiteral(PE_EXECUTABLE), args);
-    if (!process.waitForFinished(120000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return finishRun(process);
 }
 
 } // namespace

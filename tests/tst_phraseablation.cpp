@@ -4,7 +4,7 @@
 // NumPy port), --compare's three arrays (with, ablated, with - ablated), and the refusals: exit
 // 2 with one line naming the option, no file left behind.
 #include "formats/npyfile.h"
-#include "modelreference.h"
+#include "forwardreference.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -45,11 +45,6 @@ QStringList strings(std::initializer_list<const char *> items)
     return out;
 }
 
-QString layersFolder(const char *name)
-{
-    return QFINDTESTDATA(QStringLiteral("data/models-layers/") + QLatin1String(name));
-}
-
 std::vector<float> part(const Array &a, qint64 index)
 {
     const auto each = qsizetype(a.values.size() / std::size_t(a.shape.at(0)));
@@ -60,19 +55,9 @@ std::vector<float> part(const Array &a, qint64 index)
 
 Array TestPhraseAblation::run(const QString &folder, const QStringList &extra)
 {
-    const QString out = m_dir.filePath(QStringLiteral("out.npy"));
-    QFile::remove(out);
     const QString text =
         phraseCases(folder).at(0).toObject().value(QLatin1String("text")).toString();
-    const RunResult r =
-        runPescope(QStringList{QStringLiteral("data"), QStringLiteral("--model"), folder,
-                               QStringLiteral("--phrase"), text, QStringLiteral("--out"), out} +
-                   extra);
-    if (r.exitCode != 0) {
-        QTest::qFail(r.err.constData(), __FILE__, __LINE__);
-        return {};
-    }
-    return readNpy(out);
+    return runPhraseData(m_dir.filePath(QStringLiteral("out.npy")), folder, text, extra);
 }
 
 void TestPhraseAblation::compareStacksWithAblatedDifference_data()

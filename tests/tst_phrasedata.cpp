@@ -6,8 +6,8 @@
 // and for the attention what NoPE implies - keys holding the same token get the same weight.
 // Then the refusals: exit 2 with one line naming the option or file, and no file left behind.
 #include "formats/npyfile.h"
+#include "forwardreference.h"
 #include "layerreference.h"
-#include "modelreference.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -99,17 +99,7 @@ private:
 
 Array TestPhraseData::run(const QString &folder, const QString &text, const QStringList &extra)
 {
-    const QString out = m_dir.filePath(QStringLiteral("out.npy"));
-    QFile::remove(out);
-    const pe::test::RunResult r =
-        runPescope(QStringList{QStringLiteral("data"), QStringLiteral("--model"), folder,
-                               QStringLiteral("--phrase"), text, QStringLiteral("--out"), out} +
-                   extra);
-    if (r.exitCode != 0) {
-        QTest::qFail(r.err.constData(), __FILE__, __LINE__);
-        return {};
-    }
-    return readNpy(out);
+    return runPhraseData(m_dir.filePath(QStringLiteral("out.npy")), folder, text, extra);
 }
 
 void TestPhraseData::knownAnswers_data()

@@ -156,6 +156,14 @@ private slots:
         phrases.titles = QStringList{QStringLiteral("A"), QStringLiteral("B")};
         phrases.seed = 12345678901234ull;
         QVERIFY2(state->setPhraseSettings(phrases, &error), qPrintable(error));
+        // The layer-attention view's ablation: a YaRN rule with its own beta_fast.
+        LayerAblation ablation;
+        ablation.kind = AblationKind::Rule;
+        ablation.rule.ropeType = RopeType::Yarn;
+        ablation.rule.factor = 4.0;
+        ablation.rule.originalMaxPositionEmbeddings = 64;
+        ablation.rule.betaFast = 16.0;
+        QVERIFY2(state->setLayerAblation(ablation, &error), qPrintable(error));
         const QByteArray saved = stateBytes();
 
         const QString file = path(QStringLiteral("lesson.json"));
@@ -165,11 +173,23 @@ private slots:
         const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
         QCOMPARE(root.value(QStringLiteral("format_version")).toInt(), sessionFormatVersion);
         QVERIFY(root.value(QStringLiteral("state")).isObject());
+        // Written as the command line's --rope-scaling takes it.
+        QCOMPARE(root.value(QStringLiteral("state"))
+                     .toObject()
+                     .value(QStringLiteral("ablation"))
+                     .toObject()
+                     .value(QStringLiteral("rope_scaling"))
+                     .toObject(),
+                 QJsonDocument::fromJson(R"({"rope_type": "yarn", "factor": 4,
+                     "original_max_position_embeddings": 64, "beta_fast": 16})")
+                     .object());
 
         state->resetToDefaults();
         QVERIFY(stateBytes() != saved);
+        QVERIFY(state->layerAblation() == LayerAblation{});
         QVERIFY2(files()->openSession(file, &error), qPrintable(error));
         QCOMPARE(stateBytes(), saved);
+        QVERIFY(state->layerAblation() == ablation);
         QCOMPARE(files()->sessionPath(), QFileInfo(file).absoluteFilePath());
         QCOMPARE(recentSessions().value(0), QFileInfo(file).absoluteFilePath());
         // The Recent sessions menu lists it.
@@ -307,6 +327,40 @@ private slots:
         QTest::addRow("format 2 selection at 1e308")
             << QByteArray("{\"format_version\": 2, \"state\": {\"selection\": \"1e308@3\"}}")
             << QStringLiteral("\"selection\" must be a cell written P@D");
+        // The layer-attention view's ablation: each hostile value named by its field.
+        QTest::addRow("ablation kind unknown")
+            << QByteArray(R"({"format_version": 2, "state": {"ablation": {"kind": "teleport"}}})")
+            << QStringLiteral("ablation: \"kind\" must be none, removed, shift, scale, theta or "
+                              "rope-scaling (got \"teleport\")");
+        QTest::addRow("ablation shift negative")
+            << QByteArray(
+                   R"({"format_version": 2, "state": {"ablation": {"kind": "shift", "shift": -5}}})")
+            << QStringLiteral("ablation: \"shift\" must be between 0 and 2147483648 (got -5)");
+        QTest::addRow("ablation scale of another kind")
+            << QByteArray(
+                   R"({"format_version": 2, "state": {"ablation": {"kind": "shift", "scale": 2}}})")
+            << QStringLiteral("ablation: \"scale\" does not apply with kind shift");
+        QTest::addRow("ablation rope_theta 1e400")
+            << QByteArray(R"({"format_version": 2, "state": {"ablation": {"kind": "theta", )"
+                          R"("rope_theta": "1e400"}}})")
+            << QStringLiteral("ablation: \"rope_theta\" must be a finite number (got \"1e400\")");
+        QTest::addRow("ablation rule longrope")
+            << QByteArray(R"({"format_version": 2, "state": {"ablation": {"kind": "rope-scaling", )"
+                          R"("rope_scaling": {"rope_type": "longrope", "factor": 2}}}})")
+            << QStringLiteral("ablation: rope_scaling: \"rope_type\" must be linear, dynamic, "
+                              "yarn or llama3 (got \"longrope\")");
+        QTest::addRow("ablation rule with rope_theta")
+            << QByteArray(R"({"format_version": 2, "state": {"ablation": {"kind": "rope-scaling", )"
+                          R"("rope_scaling": {"rope_type": "yarn", "factor": 4, )"
+                          R"("rope_theta": 5}}}})")
+            << QStringLiteral("ablation: rope_scaling: \"rope_theta\" is not a known setting "
+                              "here");
+        QTest::addRow("ablation llama3 without factor")
+            << QByteArray(R"({"format_version": 2, "state": {"ablation": {"kind": "rope-scaling", )"
+                          R"("rope_scaling": {"rope_type": "llama3", "low_freq_factor": 1, )"
+                          R"("high_freq_factor": 4}}}})")
+            << QStringLiteral("ablation: rope_scaling: \"factor\" is required by rope_type "
+                              "llama3");
         QTest::addRow("marker beyond the matrix")
             << QByteArray("{\"format_version\": 1, \"state\": {\"spec\": {\"positions\": 10, "
                           "\"dims\": 8}, \"markers\": [50]}}")

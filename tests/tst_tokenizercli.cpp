@@ -532,13 +532,7 @@ pe::test::RunResult tokensUnderLimit(const QString &file, qint64 megabytes)
                    QStringLiteral("--tokenizer"),
                    QFINDTESTDATA("data/tokenizers-real/t5-small/tokenizer.json"),
                    QStringLiteral("--file"), file});
-    if (!process.waitForFinished(300000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return pe::test::finishRun(process, 300000);
 }
 
 } // namespace

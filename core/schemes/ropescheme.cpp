@@ -6,6 +6,7 @@
 #include "rope/roperules.h"
 #include "rope/ropetables.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -51,7 +52,14 @@ QString RopeScheme::configLabel() const
     const QString type = ropeTypeName(ropeType);
     const std::optional<double> s = ropeEffectiveFactor(*this);
     const QString factorText = s ? formatGrouped(*s) : QStringLiteral("?");
-    if (const qint64 context = ropeScalingContext(*this); context > 0)
+    // llama.cpp's rope_freqs.weight (llama3's rule as per-pair divisors, formats/ggufconfig.cpp)
+    // arrives as longrope with short_factor = long_factor: longrope's "s = 1" would say nothing
+    // true about it; the divisors' range does (the file keeps no factor or frequency bounds).
+    if (ropeType == RopeType::Longrope && !shortFactor.empty() && shortFactor == longFactor) {
+        const auto [low, high] = std::minmax_element(shortFactor.begin(), shortFactor.end());
+        label += QStringLiteral(", llama3 divisors %1 to %2 (rope_freqs)")
+                     .arg(formatGrouped(*low), formatGrouped(*high));
+    } else if (const qint64 context = ropeScalingContext(*this); context > 0)
         label += QStringLiteral(", %1 s = %2 from %3")
                      .arg(type, factorText, formatGrouped(double(context)));
     else if (ropeType != RopeType::Default)

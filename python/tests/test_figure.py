@@ -102,6 +102,35 @@ def test_bad_arguments(keywords, error, message):
     assert message in str(raised.value)
 
 
+def test_layer_attention_draws_its_ablation(data):
+    """scale=, theta=, shift=, no_positions= draw the enlarged head's three panels, as the
+    command line does; without a layer and head they are refused by name."""
+    model = str(data / "models-layers" / "llama-tiny4")
+    common = dict(model=model, text="The cat sat on the mat.", width=900, height=300)
+    plain = pescope.figure("layer-attention", attention_layer="2", attention_head="1", **common)
+    plain_png = plain._repr_png_()
+    for ablation in [dict(scale=4), dict(theta=10.0), dict(shift=8), dict(no_positions=True)]:
+        ablated = pescope.figure("layer-attention", attention_layer="2", attention_head="1",
+                                 **ablation, **common)
+        svg = ablated._repr_svg_()
+        assert "ablated in every layer" in svg, ablation
+        assert ablated._repr_png_() != plain_png, ablation
+    with pytest.raises(ValueError, match="--attention-layer N"):
+        pescope.figure("layer-attention", scale=4, **common)
+    with pytest.raises(ValueError, match="apply to --view layer-attention"):
+        pescope.figure("sinks", scale=4, **common)
+
+
+def test_layer_views_refuse_what_they_cannot_draw(data):
+    """The frequency atlas of a model without RoPE and the probe of too few tokens raise the
+    command line's sentence, not an empty figure."""
+    gpt2 = str(data / "models-layers" / "gpt2-tiny4")
+    with pytest.raises(ValueError, match="no rotary positions: the frequency atlas is of RoPE"):
+        pescope.figure("frequency-atlas", model=gpt2, text="The cat")
+    with pytest.raises(ValueError, match="--view position-probe: "):
+        pescope.figure("position-probe", model=gpt2, text="Hi")
+
+
 def test_figures_from_another_thread_are_refused():
     pescope.figure(width=320, height=240)  # Qt runs on this (the main) thread
     caught = []

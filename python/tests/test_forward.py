@@ -75,8 +75,11 @@ def test_forward_matches_transformers(data, model):
 
 def test_forward_refuses(data):
     folder, _ = first_case(data, "llama-tiny4")
-    with pytest.raises(ValueError, match="folds >= 2"):
-        pescope.forward(folder, "a cat", folds=1)
+    # Each bad value names its argument.
+    for keywords, name in [(dict(folds=1), "folds"), (dict(window=0), "window"),
+                           (dict(ridge=-1), "ridge"), (dict(top_k=-1), "top_k")]:
+        with pytest.raises(ValueError, match=f"^{name} must be"):
+            pescope.forward(folder, "a cat", **keywords)
     with pytest.raises(TypeError):
         pescope.forward(folder, 3)
     # Fewer tokens than folds: the probe is None, the rest is there.

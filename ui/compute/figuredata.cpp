@@ -28,8 +28,9 @@ bool schemesMatch(const FigureInputs &inputs, const QList<FigureView> &views,
 
 FigureInputs FigureInputs::of(const FigureState &state)
 {
-    return {state.spec(), state.phraseSettings(), state.schemeSettings(), state.selection().dim,
-            phraseModelInputs(state)};
+    return {
+        state.spec(),          state.phraseSettings(),   state.schemeSettings(),
+        state.selection().dim, phraseModelInputs(state), forwardAblationOf(state.layerAblation())};
 }
 
 bool figureDataMatches(const FigureInputs &inputs, const QList<FigureView> &views,

@@ -30,7 +30,8 @@ struct FigureInputs
     SchemeSettings schemes;
     qint64 tableDim = 0;            // the selected dim: the sinusoid-fit view's
     PhraseModelInputs modelPhrases; // the open model and the compared phrases
-    // The layer-attention view's ablation (`pescope export --shift K ...`); none in the state.
+    // The layer-attention view's ablation: the state's (LayerAblation), or `pescope export
+    // --shift K ...`'s.
     ForwardAblation forwardAblation;
     bool operator==(const FigureInputs &) const = default;
     TableInputs table() const { return tableInputs(spec, tableDim); }

@@ -35,6 +35,14 @@ QString ForwardAblation::text() const
     return withoutPositions ? QStringLiteral("without positions") : positionAblationText(positions);
 }
 
+ForwardAblation forwardAblationOf(const LayerAblation &ablation)
+{
+    ForwardAblation a;
+    a.withoutPositions = ablation.removesPositions();
+    a.positions = ablation.positions();
+    return a;
+}
+
 ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs,
                                     const ForwardAblation &ablation)
 {
@@ -54,8 +62,8 @@ bool ForwardModelHolder::open(const QString &source, PhraseModel **tokenizer, Fo
         m_tokenizer = PhraseModel::open(source, &m_error, 0);
         if (m_tokenizer && !m_tokenizer->hasWeights())
             m_error = m_tokenizer->weightsNote();
-        else if (m_tokenizer)
-            m_pass = ForwardPass::open(source, &m_error);
+        else if (m_tokenizer) // a tokenizer.json beside the weights names its folder
+            m_pass = ForwardPass::open(PhraseModel::modelOfTokenizerFile(source), &m_error);
     }
     if (!m_pass) {
         *error = m_error;

@@ -9,6 +9,7 @@
 
 #include "compute/computejobs.h" // JobStatus, CancelCheck
 #include "compute/phrasemodeldata.h"
+#include "state/layerablation.h"
 
 #include "analysis/layeranalysis.h"
 #include "model/forwardpass.h"
@@ -33,6 +34,9 @@ struct ForwardAblation
     // "without positions", "shifted by 5", ... (empty: !any()).
     QString text() const;
 };
+
+// What the state's ablation (the window's form, a session, a lesson step) asks of the pass.
+ForwardAblation forwardAblationOf(const LayerAblation &ablation);
 
 struct ForwardViewInputs
 {

@@ -18,9 +18,9 @@ namespace {
 // Why `view` has no data to export in `data`; empty when it has.
 QString missingData(const FigureData &data, FigureView view)
 {
-    const ViewEntry &entry = viewEntry(view);
-    if (!entry.data)
+    if (!hasViewData(view))
         return noDataExport(view);
+    const ViewEntry &entry = viewEntry(view);
     bool held = true;
     const char *what = "";
     switch (entry.job) {
@@ -139,8 +139,7 @@ bool tokenSimilarityArray(const FigureState &state, const PhraseResult &r, ViewA
     return true;
 }
 
-} // namespace
-
+// Each view's data function: its numbers as one array, false with *error.
 namespace viewdata {
 
 bool heatmap(const FigureState &state, const FigureData &data, const ViewChoices &, ViewArray *out,
@@ -448,12 +447,76 @@ bool positionProbe(const FigureState &, const FigureData &data, const ViewChoice
 
 } // namespace viewdata
 
+using ViewDataFn = bool (*)(const FigureState &, const FigureData &, const ViewChoices &,
+                            ViewArray *, QString *);
+
+struct ViewData
+{
+    FigureView view;
+    ViewDataFn data = nullptr; // none: a figure only
+};
+
+using V = FigureView;
+
+// One line a view, in the view list's order (state/viewlist.h), as figures/viewfigures.cpp
+// names its builders: the list, below compute, names no function of it (tests/layering.py).
+constexpr ViewData dataFunctions[] = {
+    {V::Heatmap, viewdata::heatmap},
+    {V::Waves, viewdata::waves},
+    {V::Phrases, viewdata::phrases},
+    {V::PhraseDifference, viewdata::phraseDifference},
+    {V::TokenSimilarity, viewdata::tokenSimilarity},
+    {V::Spectrum},
+    {V::Rotation},
+    {V::Decay},
+    {V::Similarity},
+    {V::Alibi},
+    {V::T5},
+    {V::Compare},
+    {V::TableSimilarity, viewdata::tableSimilarity},
+    {V::Pca, viewdata::pca},
+    {V::SinusoidFit, viewdata::sinusoidFit},
+    {V::EngineCheck},
+    {V::ModelTokens, viewdata::modelTokens},
+    {V::ModelAttention, viewdata::modelAttention},
+    {V::ModelEmbeddings, viewdata::modelEmbeddings},
+    {V::ModelTokenCosine, viewdata::modelTokenCosine},
+    {V::ContextPairs, viewdata::contextPairs},
+    {V::ContextBaseBound, viewdata::contextBaseBound},
+    {V::ContextPrecision, viewdata::contextPrecision},
+    {V::LayerAttention, viewdata::layerAttention},
+    {V::DistanceProfiles, viewdata::distanceProfiles},
+    {V::FrequencyAtlas, viewdata::frequencyAtlas},
+    {V::Sinks, viewdata::sinks},
+    {V::HiddenNorms, viewdata::hiddenNorms},
+    {V::PositionProbe, viewdata::positionProbe},
+};
+constexpr bool inOrder()
+{
+    for (std::size_t i = 0; i < std::size(dataFunctions); ++i)
+        if (std::size_t(dataFunctions[i].view) != i)
+            return false;
+    return std::size(dataFunctions) == figureViewCount;
+}
+static_assert(inOrder(), "viewdata.cpp: one line for each view of state/viewlist.h, in order");
+
+ViewDataFn dataFunction(FigureView view)
+{
+    return dataFunctions[std::size_t(view)].data;
+}
+
+} // namespace
+
+bool hasViewData(FigureView view)
+{
+    return dataFunction(view) != nullptr;
+}
+
 QString noDataExport(FigureView view)
 {
-    const ViewEntry &entry = viewEntry(view);
-    if (entry.data)
+    if (hasViewData(view))
         return {};
-    if (entry.job == ViewJob::Schemes)
+    if (viewEntry(view).job == ViewJob::Schemes)
         return QStringLiteral("the %1 view has no data export; export it as a figure, or use "
                               "`pescope data --scheme rope|alibi|t5`")
             .arg(figureViewName(view));
@@ -484,7 +547,7 @@ bool writeViewData(const FigureState &state, const FigureData &data, FigureView 
         *error = missing;
         return false;
     }
-    if (!viewEntry(view).data(state, data, choices, &array, error))
+    if (!dataFunction(view)(state, data, choices, &array, error))
         return false;
     MatrixWriter writer(path, *format, array.shape);
     if (!writer.open(error) ||

@@ -10,13 +10,15 @@
 
 namespace pe {
 
-// A view's numbers: one array of `shape`, C order (what the view list's data functions fill).
+// A view's numbers: one array of `shape`, C order (what each view's data function fills).
 struct ViewArray
 {
     std::vector<qint64> shape;
     std::vector<float> values;
 };
 
+// Whether `view` exports its numbers (File → Export data, `pescope data --view`).
+bool hasViewData(FigureView view);
 // What writeViewData() writes for `view` (its entry's dataShape).
 QString viewDataDescription(FigureView view);
 // Why `view` has no data export (a figure only), naming what to use instead; empty when it has.

@@ -1,6 +1,7 @@
 #include "figures/attentionfigures.h"
 
 #include "figures/colormapgradient.h"
+#include "figures/figureparts.h"
 #include "figures/fittedtext.h"
 #include "figures/schemefigures.h" // addScale
 
@@ -48,32 +49,12 @@ void labelTokens(QCPAxis *axis, const ModelPhrase &phrase, double pixels)
         axis->setTickLabelRotation(60);
 }
 
-// A rows x cols heatmap in `rect`, row 0 at the top, cells centred on whole numbers.
+// A rows x cols heatmap in `rect` (figureparts.h); infinities drawn in the NaN colour.
 QCPColorMap *addGridMap(QCPAxisRect *rect, const ValueGrid &g, const QCPColorGradient &gradient,
                         const QCPRange &range)
 {
-    QCPAxis *x = rect->axis(QCPAxis::atBottom);
-    QCPAxis *y = rect->axis(QCPAxis::atLeft);
-    y->setRangeReversed(true);
-    auto *map = new QCPColorMap(x, y);
-    map->setInterpolate(false);
-    map->setTightBoundary(false);
-    // QCPColorMap needs two cells per axis: a single row or column is doubled.
-    const int cols = int(std::max<qint64>(2, g.cols)), rows = int(std::max<qint64>(2, g.rows));
-    map->data()->setSize(cols, rows);
-    map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            map->data()->setCell(c, r,
-                                 colormapCell(double(g.at(std::min<qint64>(r, g.rows - 1),
-                                                          std::min<qint64>(c, g.cols - 1)))));
-    map->setGradient(gradient);
-    map->setDataRange(range);
-    x->setRange(-0.5, double(g.cols) - 0.5);
-    y->setRange(-0.5, double(g.rows) - 0.5);
-    x->grid()->setVisible(false);
-    y->grid()->setVisible(false);
-    return map;
+    return addCellMap(rect, g.rows, g.cols, gradient, range,
+                      [&g](qint64 r, qint64 c) { return colormapCell(double(g.at(r, c))); });
 }
 
 ValueGrid gridOf(const LayerZeroArray &rows)

@@ -477,8 +477,8 @@ bool paintFigure(QCPPainter *painter, FigureTarget target, const FigureState &st
         plot->setFont(font);
         plot->setViewport(QRect(0, 0, width, y1 - y0)); // the builders size legends by it
         const FigureView view = options.views[i];
-        heatmaps.push_back(
-            viewFigure(view).build({view, plot.get(), builder, state, theme, data, options}));
+        heatmaps.push_back(viewFigure(view).build(
+            {view, plot.get(), builder, state, theme, data, options, false}));
         dressPlot(plot.get(), options.style);
         if (target == FigureTarget::Vector)
             padLegendsForOtherFonts(plot.get(), width);

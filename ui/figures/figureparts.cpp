@@ -5,6 +5,8 @@
 
 #include "figures/qcpinclude.h"
 
+#include <algorithm>
+
 namespace pe {
 
 void matshowAxis(QCPAxis *axis, bool labels)
@@ -90,6 +92,34 @@ QCPColorMap *addMatrixMap(QCPAxisRect *rect, qint64 rows, qint64 cols, Colormap 
     for (QCPAxis *axis : {left, right})
         axis->setRange(first - 0.5, first + double(rows) - 0.5);
     return colorMap;
+}
+
+QCPColorMap *addCellMap(QCPAxisRect *rect, qint64 rows, qint64 cols,
+                        const QCPColorGradient &gradient, const QCPRange &range,
+                        const std::function<double(qint64, qint64)> &cell)
+{
+    QCPAxis *x = rect->axis(QCPAxis::atBottom);
+    QCPAxis *y = rect->axis(QCPAxis::atLeft);
+    y->setRangeReversed(true);
+    auto *map = new QCPColorMap(x, y);
+    map->setInterpolate(false);
+    map->setTightBoundary(false);
+    // QCPColorMap needs two cells per axis: a single row or column is doubled.
+    const int keySize = int(std::max<qint64>(2, cols));
+    const int valueSize = int(std::max<qint64>(2, rows));
+    map->data()->setSize(keySize, valueSize);
+    map->data()->setRange(QCPRange(0, keySize - 1), QCPRange(0, valueSize - 1));
+    for (int r = 0; r < valueSize; ++r)
+        for (int c = 0; c < keySize; ++c)
+            map->data()->setCell(
+                c, r, cell(std::min<qint64>(r, rows - 1), std::min<qint64>(c, cols - 1)));
+    map->setGradient(gradient);
+    map->setDataRange(range);
+    x->setRange(-0.5, double(cols) - 0.5);
+    y->setRange(-0.5, double(rows) - 0.5);
+    x->grid()->setVisible(false);
+    y->grid()->setVisible(false);
+    return map;
 }
 
 qint64 sampledIndex(qint64 k, qint64 drawn, qint64 span)

@@ -1,6 +1,7 @@
 // The pieces the figure builders share (heatmapfigure.cpp, wavesfigure.cpp, phrasegridfigure.cpp,
-// phrasedifferencefigure.cpp, tokensimilarityfigure.cpp): matshow axes and cell maps, titles,
-// colour scales, outlines, and what a capped phrase figure leaves out.
+// phrasedifferencefigure.cpp, tokensimilarityfigure.cpp, attentionfigures.cpp, layerfigures.cpp):
+// matshow axes and cell maps, titles, colour scales, outlines, and what a capped phrase figure
+// leaves out.
 #pragma once
 
 #include "state/colormaps.h"
@@ -13,10 +14,12 @@
 class QCustomPlot;
 class QCPAxis;
 class QCPAxisRect;
+class QCPColorGradient;
 class QCPColorMap;
 class QCPColorScale;
 class QCPItemRect;
 class QCPLayoutGrid;
+class QCPRange;
 class QPen;
 
 namespace pe {
@@ -38,6 +41,12 @@ QCPColorMap *addMatrixMap(QCPAxisRect *rect, qint64 rows, qint64 cols, Colormap 
                           const ColorRange &range,
                           const std::function<float(qint64, qint64)> &value, qint64 rowStart = 0,
                           qint64 colSpan = 0);
+// A rows x cols heatmap on the bottom and left axes of `rect`, row 0 at the top, cells centred
+// on whole numbers, no grid lines (the Phrases page's attention and layer figures). cell(r, c)
+// is the colour map's value for row r, column c.
+QCPColorMap *addCellMap(QCPAxisRect *rect, qint64 rows, qint64 cols,
+                        const QCPColorGradient &gradient, const QCPRange &range,
+                        const std::function<double(qint64, qint64)> &cell);
 // The matrix index drawn cell k of `drawn` cells shows when they cover `span` indices: the one
 // at the cell's centre (nearest-neighbour sampling; k itself when drawn == span).
 qint64 sampledIndex(qint64 k, qint64 drawn, qint64 span);

@@ -1,6 +1,7 @@
 #include "figures/layerfigures.h"
 
 #include "figures/colormapgradient.h"
+#include "figures/figureparts.h"
 #include "figures/fittedtext.h"
 #include "figures/schemefigures.h" // addScale
 
@@ -75,33 +76,13 @@ void labelColumns(QCPAxis *axis, const QStringList &labels, double pixels, doubl
         axis->setTickLabelRotation(60);
 }
 
-// The cells as a colour map in `rect`, row 0 at the top, cells centred on whole numbers;
-// NaN cells transparent (the grid's gaps).
+// The cells as a colour map in `rect` (figureparts.h); NaN cells transparent (the grid's gaps).
 QCPColorMap *addCells(QCPAxisRect *rect, const Cells &g, QCPColorGradient gradient,
                       const QCPRange &range)
 {
-    QCPAxis *x = rect->axis(QCPAxis::atBottom);
-    QCPAxis *y = rect->axis(QCPAxis::atLeft);
-    y->setRangeReversed(true);
-    auto *map = new QCPColorMap(x, y);
-    map->setInterpolate(false);
-    map->setTightBoundary(false);
-    // QCPColorMap needs two cells per axis: a single row or column is doubled.
-    const int cols = int(std::max<qint64>(2, g.cols)), rows = int(std::max<qint64>(2, g.rows));
-    map->data()->setSize(cols, rows);
-    map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            map->data()->setCell(
-                c, r, g.at(std::min<qint64>(r, g.rows - 1), std::min<qint64>(c, g.cols - 1)));
     gradient.setNanHandling(QCPColorGradient::nhTransparent);
-    map->setGradient(gradient);
-    map->setDataRange(range);
-    x->setRange(-0.5, double(g.cols) - 0.5);
-    y->setRange(-0.5, double(g.rows) - 0.5);
-    x->grid()->setVisible(false);
-    y->grid()->setVisible(false);
-    return map;
+    return addCellMap(rect, g.rows, g.cols, gradient, range,
+                      [&g](qint64 r, qint64 c) { return g.at(r, c); });
 }
 
 QString tokenLabel(const ModelPhrase &phrase, qint64 t)
@@ -140,6 +121,97 @@ Cells mergedRows(const LayerZeroArray &array)
     return cells;
 }
 
+// The pass's first warning (weights that are not finite), as a heading's last line: the cells
+// it made NaN are marked so, not left blank as if nothing were there.
+QString warningLine(const ForwardViewResult &r)
+{
+    if (r.warnings.isEmpty())
+        return {};
+    return QStringLiteral("\nNaN cells are marked: %1%2")
+        .arg(r.warnings.constFirst(),
+             r.warnings.size() > 1 ? QStringLiteral(" (and %1 more)").arg(r.warnings.size() - 1)
+                                   : QString());
+}
+
+// `text` broken at spaces into lines of at most `width` characters: a sentence that must be read
+// whole (a figure's notice) is wrapped rather than elided.
+QString wrapped(const QString &text, qsizetype width)
+{
+    QStringList lines;
+    QString line;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (!line.isEmpty() && line.size() + 1 + word.size() > width) {
+            lines.append(line);
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    if (!line.isEmpty())
+        lines.append(line);
+    return lines.join(QLatin1Char('\n'));
+}
+
+// A view the pass cannot give (no RoPE, too few tokens): its title, and the whole sentence why,
+// wrapped in the figure's body (the title alone is elided to a plot without axes).
+void noticeFigure(QCustomPlot *plot, const QString &title, const QString &notice,
+                  const PlotTheme &theme)
+{
+    QCPLayoutGrid *grid = fittedTitledGrid(plot, title);
+    auto *text = new QCPTextElement(plot, wrapped(notice, 60), plot->font());
+    text->setTextFlags(Qt::AlignCenter);
+    grid->addElement(0, 0, text);
+    applyPlotTheme(plot, theme);
+}
+
+// A "NaN" at each point of `at` (coordinates on `rect`'s axes): a cell the weights made NaN is
+// transparent, which alone reads as "nothing there". Past a few hundred the heading's line
+// (warningLine) says it alone.
+void markNotFinite(QCustomPlot *plot, QCPAxisRect *rect, const std::vector<QPointF> &at,
+                   const QColor &colour)
+{
+    constexpr std::size_t most = 200;
+    if (at.size() > most)
+        return;
+    for (const QPointF &point : at) {
+        auto *label = new QCPItemText(plot);
+        label->setClipAxisRect(rect);
+        label->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        label->position->setCoords(point);
+        label->setPositionAlignment(Qt::AlignCenter);
+        label->setText(QStringLiteral("NaN"));
+        label->setColor(colour);
+    }
+}
+
+// The cells of `cells` that are not finite, at their centres.
+std::vector<QPointF> notFiniteCells(const Cells &cells)
+{
+    std::vector<QPointF> at;
+    for (qint64 r = 0; r < cells.rows; ++r)
+        for (qint64 c = 0; c < cells.cols; ++c)
+            if (!std::isfinite(cells.at(r, c)))
+                at.emplace_back(double(c), double(r));
+    return at;
+}
+
+// The centres of the grid's tiles (`side` cells, `pitch` apart) whose head has attention that is
+// not finite: the tile is marked, its gap-like blank explained.
+std::vector<QPointF> notFiniteTiles(const ForwardViewResult &r, qint64 side, qint64 pitch)
+{
+    std::vector<QPointF> at;
+    const std::size_t each = std::size_t(r.phrase.tokens.size() * r.phrase.tokens.size());
+    const double centre = double(side - 1) / 2;
+    for (qint64 l = 0; l < r.layers; ++l)
+        for (qint64 h = 0; h < r.heads; ++h) {
+            const auto first =
+                r.attentions.values.begin() + std::ptrdiff_t(std::size_t(l * r.heads + h) * each);
+            if (!std::all_of(first, first + std::ptrdiff_t(each),
+                             [](float v) { return std::isfinite(v); }))
+                at.emplace_back(double(h * pitch) + centre, double(l * pitch) + centre);
+        }
+    return at;
+}
+
 // The figure's heading: the view, the model, phrase A's tokens.
 QString heading(const QString &what, const ForwardViewResult &r)
 {
@@ -152,7 +224,7 @@ QString heading(const QString &what, const ForwardViewResult &r)
         line += QStringLiteral(", the first %1 of %2")
                     .arg(r.phrase.tokens.size())
                     .arg(r.phrase.allTokens);
-    return line;
+    return line + warningLine(r);
 }
 
 // Pixels the plot gives an axis: the viewport less the title and labels.
@@ -172,11 +244,13 @@ QCPAxisRect *singleRect(QCustomPlot *plot, QCPLayoutGrid *grid)
 // One layer.head x column heatmap with its scale: the distance profiles and the atlas.
 void layerHeadHeatmap(QCustomPlot *plot, QCPLayoutGrid *grid, const ForwardViewResult &r,
                       const Cells &cells, const QStringList &columns, const QString &columnLabel,
-                      const QString &valueLabel, const QCPColorGradient &gradient)
+                      const QString &valueLabel, const QCPColorGradient &gradient,
+                      const PlotTheme &theme)
 {
     QCPAxisRect *rect = singleRect(plot, grid);
     const QCPRange range(0, largestOf(cells));
     addCells(rect, cells, gradient, range);
+    markNotFinite(plot, rect, notFiniteCells(cells), theme.foreground);
     labelRows(rect->axis(QCPAxis::atLeft), layerHeadLabels(r.layers, r.heads),
               axisPixels(plot, true));
     labelColumns(rect->axis(QCPAxis::atBottom), columns, axisPixels(plot, false));
@@ -239,8 +313,8 @@ void ablatedHead(QCustomPlot *plot, const ForwardViewResult &r, int layer, int h
 
 } // namespace
 
-LayerFigures::LayerFigures(const FigureState &state, const PlotTheme &theme)
-    : m_state(state), m_theme(theme)
+LayerFigures::LayerFigures(const FigureState &state, const PlotTheme &theme, bool window)
+    : m_state(state), m_theme(theme), m_window(window)
 {}
 
 std::optional<std::pair<int, int>> LayerFigures::gridCell(const ForwardViewResult &result, double x,
@@ -279,13 +353,15 @@ void LayerFigures::buildAttentionGrid(QCustomPlot *plot, const ForwardViewResult
         QCPLayoutGrid *grid = fittedTitledGrid(
             plot,
             heading(QStringLiteral("Attention of layer %1, head %2").arg(layer).arg(head), r) +
-                (r.ablationProblem.isEmpty()
-                     ? QStringLiteral("\nquery rows x key columns; Layer \"every layer\" shows "
-                                      "the grid again")
-                     : QStringLiteral("\nAblation refused: %1").arg(r.ablationProblem)));
+                (!r.ablationProblem.isEmpty()
+                     ? QStringLiteral("\nAblation refused: %1").arg(r.ablationProblem)
+                 : m_window ? QStringLiteral("\nquery rows x key columns; Layer \"every layer\" "
+                                             "shows the grid again")
+                            : QStringLiteral("\nquery rows x key columns")));
         QCPAxisRect *rect = singleRect(plot, grid);
         const QCPRange range(0, largestOf(cells));
         addCells(rect, cells, gradient, range);
+        markNotFinite(plot, rect, notFiniteCells(cells), m_theme.foreground);
         const QStringList labels = tokenLabels(r.phrase);
         labelRows(rect->axis(QCPAxis::atLeft), labels, axisPixels(plot, true));
         labelColumns(rect->axis(QCPAxis::atBottom), labels, axisPixels(plot, false));
@@ -297,9 +373,10 @@ void LayerFigures::buildAttentionGrid(QCustomPlot *plot, const ForwardViewResult
     }
     QCPLayoutGrid *grid = fittedTitledGrid(
         plot, heading(QStringLiteral("Attention of every layer and head"), r) +
-                  QStringLiteral("\neach tile query rows x key columns%1; click one to enlarge it")
+                  QStringLiteral("\neach tile query rows x key columns%1%2")
                       .arg(n > gridTile ? QStringLiteral(" (mean-pooled to %1 x %1)").arg(gridTile)
-                                        : QString()));
+                                        : QString(),
+                           m_window ? QStringLiteral("; click one to enlarge it") : QString()));
     // One colour map of tiles, a transparent row and column between them.
     const qint64 side = std::min(gridTile, std::max<qint64>(1, n)), pitch = side + 1;
     Cells cells{r.layers * pitch - 1, r.heads * pitch - 1, {}};
@@ -322,6 +399,7 @@ void LayerFigures::buildAttentionGrid(QCustomPlot *plot, const ForwardViewResult
     QCPAxisRect *rect = singleRect(plot, grid);
     const QCPRange range(0, largestOf(cells));
     addCells(rect, cells, gradient, range);
+    markNotFinite(plot, rect, notFiniteTiles(r, side, pitch), m_theme.foreground);
     QStringList layers, heads;
     for (qint64 l = 0; l < r.layers; ++l)
         layers.append(QStringLiteral("layer %1").arg(l));
@@ -346,7 +424,8 @@ void LayerFigures::buildDistanceProfiles(QCustomPlot *plot, const ForwardViewRes
     for (qint64 d = 0; d < r.distance.shape[2]; ++d)
         offsets.append(QString::number(d));
     layerHeadHeatmap(plot, grid, r, mergedRows(r.distance), offsets, QStringLiteral("offset d"),
-                     QStringLiteral("mean probability"), colormapGradient(m_state.colormap()));
+                     QStringLiteral("mean probability"), colormapGradient(m_state.colormap()),
+                     m_theme);
     applyPlotTheme(plot, m_theme);
 }
 
@@ -354,8 +433,8 @@ void LayerFigures::buildFrequencyAtlas(QCustomPlot *plot, const ForwardViewResul
 {
     resetFigure(plot, m_theme);
     if (r.atlas.values.empty()) {
-        fittedTitledGrid(plot, QStringLiteral("RoPE frequency atlas: %1").arg(r.atlasProblem));
-        applyPlotTheme(plot, m_theme);
+        noticeFigure(plot, heading(QStringLiteral("RoPE frequency atlas"), r), r.atlasProblem,
+                     m_theme);
         return;
     }
     const qint64 pairs = r.rotaryDims / 2, columns = r.atlas.shape[2];
@@ -370,7 +449,7 @@ void LayerFigures::buildFrequencyAtlas(QCustomPlot *plot, const ForwardViewResul
         labels.append(p < pairs ? QString::number(p) : QStringLiteral("rest"));
     layerHeadHeatmap(plot, grid, r, mergedRows(r.atlas), labels,
                      QStringLiteral("rotary pair (fast → slow)"), QStringLiteral("share of |q·k|"),
-                     colormapGradient(m_state.colormap()));
+                     colormapGradient(m_state.colormap()), m_theme);
     applyPlotTheme(plot, m_theme);
 }
 
@@ -391,6 +470,7 @@ void LayerFigures::buildSinks(QCustomPlot *plot, const ForwardViewResult &r) con
     const QCPRange range(0, 1);
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());
     addCells(rect, cells, gradient, range);
+    markNotFinite(plot, rect, notFiniteCells(cells), m_theme.foreground);
     QStringList layers, heads;
     for (qint64 l = 0; l < r.layers; ++l)
         layers.append(QStringLiteral("%1 (rate %2)")
@@ -446,6 +526,7 @@ void LayerFigures::buildHiddenNorms(QCustomPlot *plot, const ForwardViewResult &
     const QCPRange range(0, largestOf(cells));
     const QCPColorGradient gradient = colormapGradient(m_state.colormap());
     addCells(rect, cells, gradient, range);
+    markNotFinite(plot, rect, notFiniteCells(cells), m_theme.foreground);
     QStringList layers;
     for (qint64 l = 0; l < rows; ++l)
         layers.append(QStringLiteral("%1: dim %2, %3x")
@@ -464,8 +545,7 @@ void LayerFigures::buildPositionProbe(QCustomPlot *plot, const ForwardViewResult
 {
     resetFigure(plot, m_theme);
     if (r.probe.values.empty()) {
-        fittedTitledGrid(plot, QStringLiteral("Position probe: %1").arg(r.probeProblem));
-        applyPlotTheme(plot, m_theme);
+        noticeFigure(plot, heading(QStringLiteral("Position probe"), r), r.probeProblem, m_theme);
         return;
     }
     QCPLayoutGrid *grid = fittedTitledGrid(
@@ -474,17 +554,42 @@ void LayerFigures::buildPositionProbe(QCustomPlot *plot, const ForwardViewResult
                                  "states, 5-fold cross-validated R² (1: exact)"));
     QCPAxisRect *rect = singleRect(plot, grid);
     QCPGraph *curve = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    QCPAxis *x = rect->axis(QCPAxis::atBottom), *y = rect->axis(QCPAxis::atLeft);
+    // R² has no floor: the axis stops at -1 (worse than the mean by the data's own spread) and a
+    // layer below it is drawn on that edge as a downward triangle with its value written, so no
+    // point leaves the figure unseen.
+    constexpr double axisFloor = -1.0;
+    QCPGraph *clipped = plot->addGraph(x, y);
     double lo = 0;
     for (std::size_t l = 0; l < r.probe.values.size(); ++l) {
-        curve->addData(double(l), double(r.probe.values[l]));
-        if (std::isfinite(r.probe.values[l]))
-            lo = std::min(lo, double(r.probe.values[l]));
+        const double value = double(r.probe.values[l]);
+        curve->addData(double(l), std::isfinite(value) ? std::max(value, axisFloor) : value);
+        if (std::isfinite(value))
+            lo = std::min(lo, value);
+        if (!(value < axisFloor))
+            continue;
+        clipped->addData(double(l), axisFloor);
+        auto *label = new QCPItemText(plot);
+        label->setClipAxisRect(rect);
+        label->position->setAxes(x, y);
+        label->position->setCoords(double(l), axisFloor);
+        // Up and right of the point, on the figure's background (the curve runs under it).
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setPadding(QMargins(12, 1, 3, 6));
+        label->setBrush(QBrush(m_theme.background));
+        label->setText(QStringLiteral("R² = %1, below the axis")
+                           .arg(value, 0, 'f', 2)
+                           .replace(QLatin1Char('-'), QChar(0x2212)));
+        label->setColor(m_theme.foreground);
     }
     curve->setPen(QPen(m_theme.curve(0), 2));
     curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
-    QCPAxis *x = rect->axis(QCPAxis::atBottom), *y = rect->axis(QCPAxis::atLeft);
+    clipped->setLineStyle(QCPGraph::lsNone);
+    clipped->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, m_theme.curve(1),
+                                             m_theme.curve(1), 11));
+    clipped->setName(QStringLiteral("below −1, clipped"));
     x->setRange(-0.3, double(r.probe.values.size()) - 0.7);
-    y->setRange(std::max(lo, -1.0) - 0.05, 1.05);
+    y->setRange(std::max(lo, axisFloor) - 0.05, 1.05);
     QStringList layers;
     for (qint64 l = 0; l < qint64(r.probe.values.size()); ++l)
         layers.append(l == 0 ? QStringLiteral("emb") : QString::number(l));

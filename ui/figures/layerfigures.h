@@ -19,7 +19,8 @@ namespace pe {
 class LayerFigures
 {
 public:
-    LayerFigures(const FigureState &state, const PlotTheme &theme);
+    // `window`: the figure is the window's, so its title may say what a click on it does.
+    LayerFigures(const FigureState &state, const PlotTheme &theme, bool window = false);
 
     // Every layer (rows) x head (columns), each tile that head's tokens x tokens attention
     // (pooled to at most gridTile cells a side); layer >= 0 with head >= 0: that one enlarged,
@@ -42,6 +43,7 @@ public:
 private:
     FigureState m_state; // a copy: builders outlive no state, and need none
     PlotTheme m_theme;
+    bool m_window = false;
 };
 
 } // namespace pe

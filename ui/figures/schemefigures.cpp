@@ -1,7 +1,5 @@
 #include "figures/schemefigures.h"
 
-#include "figures/viewfigures.h"
-
 #include "figures/colormapgradient.h"
 #include "figures/figurebuilder.h"
 #include "figures/fittedaxis.h"
@@ -243,12 +241,6 @@ QCPColorScale *addScale(QCustomPlot *plot, QCPLayoutGrid *grid, int row, int col
 SchemeFigures::SchemeFigures(const FigureState &state, const PlotTheme &theme)
     : m_state(state), m_theme(theme)
 {}
-
-void SchemeFigures::build(FigureView view, QCustomPlot *plot, const SchemeResult &result) const
-{
-    if (const auto builder = viewFigure(view).scheme)
-        (this->*builder)(plot, result);
-}
 
 // mrope: which position id (t, h, w) each pair turns with, as markers on A's wavelengths, one
 // shape and colour per id, in the legend with its pair count (interleaved sections too).

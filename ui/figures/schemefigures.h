@@ -26,9 +26,7 @@ class SchemeFigures
 public:
     SchemeFigures(const FigureState &state, const PlotTheme &theme);
 
-    // Builds `view`, one of the Schemes page's (its entry in figures/viewfigures.cpp).
-    void build(FigureView view, QCustomPlot *plot, const SchemeResult &result) const;
-
+    // One view of the Schemes page by its builder below: buildSchemeView (figures/viewfigures.h).
     // Wavelength 2 pi / theta_i per pair on a log axis, A and B unscaled and scaled, the
     // original context marked; below, theta scaled / theta original per pair.
     // For longrope both factor sets (the one the positions select solid); for mrope the pairs

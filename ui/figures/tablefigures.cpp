@@ -1,7 +1,5 @@
 #include "figures/tablefigures.h"
 
-#include "figures/viewfigures.h"
-
 #include "figures/colormapgradient.h"
 #include "figures/figurebuilder.h"
 #include "figures/fittedtext.h"
@@ -91,12 +89,6 @@ QString TableFigures::varianceText(const PositionPca &pca)
     for (int c = 0; c < pca.components; ++c)
         parts.append(QStringLiteral("PC%1 %2").arg(c + 1).arg(percent(pca.explainedVariance[c])));
     return parts.join(QStringLiteral(", "));
-}
-
-void TableFigures::build(FigureView view, QCustomPlot *plot, const TableResult &result) const
-{
-    if (const auto builder = viewFigure(view).table)
-        (this->*builder)(plot, result);
 }
 
 void TableFigures::buildSimilarity(QCustomPlot *plot, const TableResult &result) const

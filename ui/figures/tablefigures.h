@@ -24,8 +24,7 @@ public:
     // Where the sinusoid fit's legend goes in an export; unset (the window), under the plot.
     void setLegendPlace(LegendPlace place) { m_legend = place; }
 
-    // Builds `view`, one of the learned table's (its entry in figures/viewfigures.cpp).
-    void build(FigureView view, QCustomPlot *plot, const TableResult &result) const;
+    // One view of the learned table by its builder below: buildTableView (figures/viewfigures.h).
     // cos(PE(p), PE(q)) of the table's positions, matshow style, with a colour scale.
     void buildSimilarity(QCustomPlot *plot, const TableResult &result) const;
     // PC1-PC2 and PC2-PC3 of the position vectors, each point coloured by its position, the

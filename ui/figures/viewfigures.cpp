@@ -46,7 +46,7 @@ HeatmapFigure tokenSimilarity(const ViewPanel &p)
 
 HeatmapFigure scheme(const ViewPanel &p)
 {
-    SchemeFigures(p.state, p.theme).build(p.view, p.plot, *p.data.schemes);
+    buildSchemeView(p.view, SchemeFigures(p.state, p.theme), p.plot, *p.data.schemes);
     return {};
 }
 
@@ -54,7 +54,7 @@ HeatmapFigure table(const ViewPanel &p)
 {
     TableFigures figures(p.state, p.theme);
     figures.setLegendPlace(p.options.style.legend);
-    figures.build(p.view, p.plot, *p.data.table);
+    buildTableView(p.view, figures, p.plot, *p.data.table);
     return {};
 }
 
@@ -101,7 +101,7 @@ HeatmapFigure modelAttention(const ViewPanel &p)
 
 HeatmapFigure layerAttention(const ViewPanel &p)
 {
-    LayerFigures(p.state, p.theme)
+    LayerFigures(p.state, p.theme, p.window)
         .buildAttentionGrid(p.plot, *p.data.modelForward, p.options.choices.modelLayer,
                             p.options.choices.modelHead);
     return {};
@@ -166,6 +166,20 @@ static_assert(inOrder(),
 const ViewFigure &viewFigure(FigureView view)
 {
     return figures[std::size_t(view)];
+}
+
+void buildSchemeView(FigureView view, const SchemeFigures &figures, QCustomPlot *plot,
+                     const SchemeResult &result)
+{
+    if (const auto builder = viewFigure(view).scheme)
+        (figures.*builder)(plot, result);
+}
+
+void buildTableView(FigureView view, const TableFigures &figures, QCustomPlot *plot,
+                    const TableResult &result)
+{
+    if (const auto builder = viewFigure(view).table)
+        (figures.*builder)(plot, result);
 }
 
 } // namespace pe

@@ -23,6 +23,9 @@ struct ViewPanel
     const PlotTheme &theme;
     const FigureData &data;
     const FigureOptions &options;
+    // The window's plot: its figures may name what a click does there; an exported figure
+    // (figurepainter) is not clicked.
+    bool window = true;
 };
 
 struct ViewFigure
@@ -37,5 +40,13 @@ struct ViewFigure
 };
 
 const ViewFigure &viewFigure(FigureView view);
+
+// A Schemes page (learned table) view drawn by its `scheme` (`table`) builder above; nothing for
+// a view that has none. Here beside the table, not a method of SchemeFigures or TableFigures, so
+// that the builders know nothing of the list that names them (tests/layering.py).
+void buildSchemeView(FigureView view, const SchemeFigures &figures, QCustomPlot *plot,
+                     const SchemeResult &result);
+void buildTableView(FigureView view, const TableFigures &figures, QCustomPlot *plot,
+                    const TableResult &result);
 
 } // namespace pe

@@ -121,7 +121,8 @@ void ExplorerState::record(const Values &before, const QString &text)
 {
     if (!m_undo || m_restoring || m_saved || sameParameters(before, values()))
         return;
-    m_undo->push(new StateCommand(this, before, values(), text));
+    const auto restore = [this](const Values &parameters) { restoreParameters(parameters); };
+    m_undo->push(new StateCommand({this, restore, &sameParameters}, before, values(), text));
 }
 
 void ExplorerState::restoreParameters(const Values &parameters)
@@ -166,6 +167,7 @@ void ExplorerState::adopt(const Values &next)
     note(assign(v.window.page, next.window.page), &ExplorerState::pageChanged);
     note(assign(v.schemes, next.schemes), &ExplorerState::schemeSettingsChanged);
     note(assign(v.figure, next.figure), &ExplorerState::figureStyleChanged);
+    note(assign(v.ablation, next.ablation), &ExplorerState::layerAblationChanged);
     if (any)
         emit changed();
 }
@@ -252,6 +254,12 @@ void ExplorerState::setPhraseSelection(const PhraseSelection &selection)
 bool ExplorerState::setPhrasePage(const PhrasePage &page, QString *error)
 {
     return change([&](Values &next, QString *why) { return next.setPhrasePage(page, why); }, error);
+}
+
+bool ExplorerState::setLayerAblation(const LayerAblation &ablation, QString *error)
+{
+    return change([&](Values &next, QString *why) { return next.setLayerAblation(ablation, why); },
+                  error);
 }
 
 bool ExplorerState::setPhraseSource(const PhraseSource &source, QString *error)

@@ -73,6 +73,9 @@ public:
     bool setPhrasePage(const PhrasePage &page, QString *error = nullptr);
     bool setPhraseSource(const PhraseSource &source, QString *error = nullptr);
     bool setCompare(int a, int b, QString *error = nullptr);
+    // The layer-attention view's ablation; refused (false, *error naming the field) as
+    // LayerAblation::problem() refuses it.
+    bool setLayerAblation(const LayerAblation &ablation, QString *error = nullptr);
     void setTheme(Theme theme);
     void setPage(Page page);
     // Validated against the spec's dims (the rotation pair, the compare configuration).
@@ -117,10 +120,10 @@ signals:
     void pageChanged();
     void schemeSettingsChanged();
     void figureStyleChanged();
+    void layerAblationChanged();
     void changed(); // after any of the above
 
 private:
-    friend class StateCommand;
     // Makes the next values from the current ones; false with *error refuses the change.
     using Edit = std::function<bool(Values &next, QString *error)>;
 

@@ -18,6 +18,7 @@ const QString specKey = QStringLiteral("spec");
 const QString phrasesKey = QStringLiteral("phrases");
 const QString schemesKey = QStringLiteral("schemes");
 const QString figureKey = QStringLiteral("figure");
+const QString ablationKey = QStringLiteral("ablation");
 const QString compareKey = QStringLiteral("compare");
 const QString selectionKey = QStringLiteral("selection");
 
@@ -304,6 +305,14 @@ bool ExplorerValues::setCompare(int a, int b, QString *error)
     return true;
 }
 
+bool ExplorerValues::setLayerAblation(const LayerAblation &requested, QString *error)
+{
+    if (const FieldProblem p = requested.problem())
+        return refuse(error, requested.describe(p, FieldNaming::Label));
+    ablation = requested;
+    return true;
+}
+
 bool ExplorerValues::setSchemeSettings(const SchemeSettings &settings, QString *error)
 {
     if (const QString problem = settings.validate(spec.dims); !problem.isEmpty())
@@ -330,6 +339,9 @@ QJsonObject ExplorerValues::toJson() const
     json.insert(phrasesKey, phrasesJson);
     json.insert(schemesKey, schemes.toJson());
     json.insert(figureKey, pe::toJson(FigureStyle::fields(), figure));
+    // Absent: none (the sessions written before it had none).
+    if (ablation.kind != AblationKind::None)
+        json.insert(ablationKey, ablation.toJson());
     return json;
 }
 
@@ -352,11 +364,11 @@ bool ExplorerValues::applyJson(const QJsonObject &json, QString *error, const Lo
     const auto failWith = [&](const FieldProblem &p, const QString &prefix, auto table) {
         return refuse(error, prefix + describe(table, p, FieldNaming::Key));
     };
-    for (const QString &key : {specKey, phrasesKey, schemesKey, figureKey})
+    for (const QString &key : {specKey, phrasesKey, schemesKey, figureKey, ablationKey})
         if (json.contains(key) && !json.value(key).isObject())
             return refuse(error, QStringLiteral("\"%1\" must be an object").arg(key));
 
-    QStringList viewKeys = {specKey, phrasesKey, schemesKey, figureKey};
+    QStringList viewKeys = {specKey, phrasesKey, schemesKey, figureKey, ablationKey};
     for (const Field<ViewOptions> &f : ViewOptions::fields())
         viewKeys.append(QString::fromUtf8(f.key));
     if (const FieldProblem p = readJson(WindowOptions::fields(), json, &scratch.window, viewKeys))
@@ -376,7 +388,7 @@ bool ExplorerValues::applyJson(const QJsonObject &json, QString *error, const Lo
     }
     // The view options are read after the spec, and checked against it: a marker outside the
     // session's own matrix is an error in the file, not something to drop quietly.
-    QStringList nested = {specKey, phrasesKey, schemesKey, figureKey};
+    QStringList nested = {specKey, phrasesKey, schemesKey, figureKey, ablationKey};
     for (const Field<WindowOptions> &f : WindowOptions::fields())
         nested.append(QString::fromUtf8(f.key));
     if (const FieldProblem p = readJson(ViewOptions::fields(), json, &scratch.view, nested))
@@ -400,6 +412,11 @@ bool ExplorerValues::applyJson(const QJsonObject &json, QString *error, const Lo
         if (const FieldProblem p =
                 readJson(FigureStyle::fields(), json.value(figureKey).toObject(), &scratch.figure))
             return failWith(p, QStringLiteral("figure: "), FigureStyle::fields());
+    }
+    if (json.contains(ablationKey)) {
+        if (const FieldProblem p = scratch.ablation.readJson(json.value(ablationKey).toObject()))
+            return refuse(error, ablationKey + QStringLiteral(": ") +
+                                     scratch.ablation.describe(p, FieldNaming::Key));
     }
     *this = std::move(scratch);
     return true;

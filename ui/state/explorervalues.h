@@ -9,6 +9,7 @@
 #pragma once
 
 #include "state/figurestyle.h"
+#include "state/layerablation.h"
 #include "state/phrasesource.h"
 #include "state/schemesettings.h"
 #include "state/viewoptions.h"
@@ -107,6 +108,8 @@ struct ExplorerValues
     SchemeSettings schemes;
     FigureStyle figure;
     PhraseSource phraseSource;
+    // The layer-attention view's ablation of its enlarged head.
+    LayerAblation ablation;
     bool operator==(const ExplorerValues &) const = default;
 
     // The values of a first start: the default spec, the example phrases, their first token.
@@ -131,6 +134,8 @@ struct ExplorerValues
     bool setPhrasePage(const PhrasePage &page, QString *error = nullptr);
     bool setPhraseSource(const PhraseSource &source, QString *error = nullptr);
     bool setCompare(int a, int b, QString *error = nullptr);
+    // Refused when LayerAblation::problem() finds one.
+    bool setLayerAblation(const LayerAblation &requested, QString *error = nullptr);
     // Validated against the spec's dims (the rotation pair, the compare configuration).
     bool setSchemeSettings(const SchemeSettings &settings, QString *error = nullptr);
 
@@ -184,6 +189,8 @@ public:
     const PhrasePage &phrasePage() const { return v().phrasePage; }
     // The Phrases page's tokenizer: the tutorial's TextVectorization or the model's own.
     const PhraseSource &phraseSource() const { return v().phraseSource; }
+    // What the layer-attention view's enlarged head is compared with.
+    const LayerAblation &layerAblation() const { return v().ablation; }
     PhraseWindow phraseWindow() const { return v().phraseWindow(); }
     int compareA() const { return v().compareA; }
     int compareB() const { return v().compareB; }

@@ -100,7 +100,7 @@ std::optional<Change> phraseChange(const PhraseSettings &a, const PhraseSettings
     return Change{QString(), label, {}, false, QStringLiteral("Replace the phrases")};
 }
 
-QList<Change> changes(const ExplorerState::Values &a, const ExplorerState::Values &b)
+QList<Change> changes(const ExplorerValues &a, const ExplorerValues &b)
 {
     QList<Change> out;
     collectSpec(a.spec, b.spec, &out);
@@ -134,6 +134,10 @@ QList<Change> changes(const ExplorerState::Values &a, const ExplorerState::Value
     });
     collect(FigureStyle::fields(), a.figure, b.figure, QStringLiteral("figure."),
             QStringLiteral(" (figures)"), &out);
+    collect(LayerAblation::fields(), a.ablation, b.ablation, QStringLiteral("ablation."), QString(),
+            &out);
+    collect(LayerAblation::ruleFields(), a.ablation.rule, b.ablation.rule,
+            QStringLiteral("ablation.rope_scaling."), QStringLiteral(" (ablation)"), &out);
     return out;
 }
 
@@ -155,9 +159,9 @@ QString stepText(const Change &c)
 
 } // namespace
 
-StateCommand::StateCommand(ExplorerState *state, ExplorerState::Values before,
-                           ExplorerState::Values after, const QString &text)
-    : m_state(state), m_before(std::move(before)), m_after(std::move(after))
+StateCommand::StateCommand(Target target, ExplorerValues before, ExplorerValues after,
+                           const QString &text)
+    : m_target(std::move(target)), m_before(std::move(before)), m_after(std::move(after))
 {
     if (!text.isEmpty()) {
         setText(text);
@@ -168,8 +172,8 @@ StateCommand::StateCommand(ExplorerState *state, ExplorerState::Values before,
     m_key = d.key;
 }
 
-StateCommand::Description StateCommand::describe(const ExplorerState::Values &before,
-                                                 const ExplorerState::Values &after)
+StateCommand::Description StateCommand::describe(const ExplorerValues &before,
+                                                 const ExplorerValues &after)
 {
     const QList<Change> all = changes(before, after);
     if (all.isEmpty())
@@ -201,7 +205,7 @@ int StateCommand::id() const
 bool StateCommand::mergeWith(const QUndoCommand *other)
 {
     const auto *next = dynamic_cast<const StateCommand *>(other);
-    if (!next || next->m_key != m_key || next->m_state != m_state ||
+    if (!next || next->m_key != m_key || next->m_target.state != m_target.state ||
         next->m_last - m_last > mergeWindow)
         return false;
     m_last = next->m_last;
@@ -209,13 +213,13 @@ bool StateCommand::mergeWith(const QUndoCommand *other)
     const Description d = describe(m_before, m_after);
     setText(d.text);
     // Dragged back to where it started: no step at all (QUndoStack drops it).
-    setObsolete(ExplorerState::sameParameters(m_before, m_after));
+    setObsolete(m_target.sameParameters(m_before, m_after));
     return true;
 }
 
 void StateCommand::undo()
 {
-    m_state->restoreParameters(m_before);
+    m_target.restore(m_before);
     m_applied = false;
 }
 
@@ -223,7 +227,7 @@ void StateCommand::redo()
 {
     if (m_applied)
         return; // pushed after the change: the state holds it already
-    m_state->restoreParameters(m_after);
+    m_target.restore(m_after);
     m_applied = true;
 }
 

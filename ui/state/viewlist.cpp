@@ -24,7 +24,6 @@ constexpr ViewEntry entries[] = {
              "by value. Hover a cell for its numbers (the status bar shows its formula); click to "
              "select it.",
      .parameters = F::Encoding,
-     .data = viewdata::heatmap,
      .dataShape = "positions x dims float32, as shown (dims x positions when transposed)"},
     {.view = FigureView::Waves, .name = "waves", .label = "Waves", .title = "Waves",
      .page = Page::Encoding, .job = J::Encoding, .motion = M::Marker,
@@ -33,7 +32,6 @@ constexpr ViewEntry entries[] = {
              "positions whose values in every plotted dim lie within the tolerance of the "
              "selected position's (Fig 16-9's p = 22 and p = 60).",
      .parameters = F::Encoding,
-     .data = viewdata::waves,
      .dataShape = "positions x (1 + plotted dims) float32; column 0 is p"},
     {.view = FigureView::Phrases, .name = "phrases", .label = "Phrases",
      .title = "Random vs fixed (seed 001)",
@@ -44,7 +42,6 @@ constexpr ViewEntry entries[] = {
              "token's vector; <i>random</i> draws both tables, <i>fixed</i> makes both "
              "sinusoidal.",
      .formula = "out[<i>t</i>] = word_table[id<sub><i>t</i></sub>] + position_table[<i>t</i>]",
-     .data = viewdata::phrases,
      .dataShape = "2 x phrases x sequence length x dims float32 (random, fixed)"},
     {.view = FigureView::PhraseDifference, .name = "phrase-difference",
      .label = "Phrase difference", .title = "Phrase difference",
@@ -54,7 +51,6 @@ constexpr ViewEntry entries[] = {
              "the same.",
      .formula = "diff[<i>t</i>, <i>i</i>] = out<sub>B</sub>[<i>t</i>, <i>i</i>] − "
                 "out<sub>A</sub>[<i>t</i>, <i>i</i>]",
-     .data = viewdata::phraseDifference,
      .dataShape = "2 x sequence length x dims float32: B - A (random, fixed)"},
     {.view = FigureView::TokenSimilarity, .name = "token-similarity",
      .label = "Token similarity", .title = "Token similarity",
@@ -62,7 +58,6 @@ constexpr ViewEntry entries[] = {
      .help = "How alike the clicked token of one phrase is to every token of the other: the "
              "cosine of their embedding vectors.",
      .formula = "cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / (|<i>u</i>| |<i>v</i>|)",
-     .data = viewdata::tokenSimilarity,
      .dataShape = "2 x sequence length float32 cosines (random, fixed)"},
     {.view = FigureView::Spectrum, .name = "spectrum", .label = "Spectrum",
      .title = "RoPE spectrum", .page = Page::Schemes, .job = J::Schemes,
@@ -133,7 +128,6 @@ constexpr ViewEntry entries[] = {
      .help = "The cosine of every pair of rows of the model's learned position table: a band "
              "along the diagonal means nearby positions look alike.",
      .formula = "sim(<i>p</i>, <i>q</i>) = cos(W[<i>p</i>], W[<i>q</i>])",
-     .data = viewdata::tableSimilarity,
      .dataShape = "positions x positions float32 cosines of the table's rows"},
     {.view = FigureView::Pca, .name = "pca", .label = "Table: PCA", .title = "PCA",
      .page = Page::Model, .job = J::Table,
@@ -141,7 +135,6 @@ constexpr ViewEntry entries[] = {
              "coloured by position: GPT-2's table draws a helix.",
      .formula = "x<sub><i>p</i></sub> = (W[<i>p</i>] − mean)·<i>v</i><sub>k</sub>, "
                 "<i>v</i><sub>k</sub> the covariance's top eigenvectors",
-     .data = viewdata::pca,
      .dataShape = "positions x components float32 principal component scores"},
     {.view = FigureView::SinusoidFit, .name = "sinusoid-fit", .label = "Table: sinusoid fit",
      .title = "Sinusoid fit", .page = Page::Model, .job = J::Table,
@@ -149,7 +142,6 @@ constexpr ViewEntry entries[] = {
              "sinusoid that fits them best (R² says how well): how close training came to the "
              "formula.",
      .formula = "W[<i>p</i>, <i>i</i>] ≈ <i>a</i> sin(ω<i>p</i> + φ) + <i>c</i>, least squares",
-     .data = viewdata::sinusoidFit,
      .dataShape = "dims x 3 float32: angular frequency, phase, R^2 of each dim's fit"},
     {.view = FigureView::EngineCheck, .name = "verify", .label = "Engine check",
      .title = "Engine check", .page = Page::Model, .job = J::EngineCheck,
@@ -169,7 +161,6 @@ constexpr ViewEntry entries[] = {
              "normalized phrase.",
      .helpTitle = "The model's own tokens",
      .formula = "ids = tokenizer.encode(phrase), with the model's special tokens",
-     .data = viewdata::modelTokens,
      .dataShape = "tokens float32: the chosen phrase's token ids"},
     {.view = FigureView::ModelAttention, .name = "attention",
      .label = "Positions in attention", .title = "Positions in attention",
@@ -180,7 +171,6 @@ constexpr ViewEntry entries[] = {
              "and without it, and the difference: what positions change in who attends to whom.",
      .formula = "softmax(<i>q</i>·<i>k</i> / √<i>d</i>) of layer 0, with positions, without, "
                 "and with − without",
-     .data = viewdata::modelAttention,
      .dataShape = "2 x heads x tokens x tokens float32: layer 0's attention with positions, "
                   "without (with --attention-head N|mean: 3 x tokens x tokens, that head or the "
                   "mean of the heads with, without, with − without)"},
@@ -191,7 +181,6 @@ constexpr ViewEntry entries[] = {
              "position table for models that add one at the input), with and without positions.",
      .formula = "hidden_states[0][<i>t</i>] = embed[id<sub><i>t</i></sub>] (+ wpe[<i>t</i>] "
                 "where the model adds a position table)",
-     .data = viewdata::modelEmbeddings,
      .dataShape = "2 x tokens x hidden float32: hidden_states[0] with positions, without",
      .tab = "Embeddings"},
     {.view = FigureView::ModelTokenCosine, .name = "token-cosine",
@@ -201,7 +190,6 @@ constexpr ViewEntry entries[] = {
              "mean vectors, with and without positions.",
      .formula = "cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / (|<i>u</i>| |<i>v</i>|); a "
                 "phrase's vector is the mean of its tokens'",
-     .data = viewdata::modelTokenCosine,
      .dataShape = "2 x tokens(A) x tokens(B) float32 cosines, with positions, without",
      .tab = "Token similarity"},
     {.view = FigureView::ContextPairs, .name = "context-pairs", .label = "Context: pairs",
@@ -218,7 +206,6 @@ constexpr ViewEntry entries[] = {
                 "λ<sub><i>i</i></sub>; rule: θ<sub><i>i</i></sub> unscaled / scaled = 1 "
                 "unchanged, = <i>s</i> interpolated, between blended; A: ",
      .parameters = F::RopeA,
-     .data = viewdata::contextPairs,
      .dataShape = "pairs x 5 float32: pair, wavelength unscaled, wavelength scaled, theta ratio "
                   "unscaled/scaled, rule (0 unchanged, 1 blended, 2 interpolated, 3 sped up, "
                   "4 not rotated)",
@@ -236,7 +223,6 @@ constexpr ViewEntry entries[] = {
      .helpTitle = "Long context: Men et al.'s base bound B(m)",
      .formula = "B(<i>m</i>) = Σ<sub><i>i</i></sub> cos(<i>m</i> θ<sub><i>i</i></sub>); A: ",
      .parameters = F::RopeA,
-     .data = viewdata::contextBaseBound,
      .dataShape = "samples x 2 float32: distance m, B(m)",
      .tip = "Men et al. 2024's B(m) = Σ cos(m θᵢ) up to the claimed context, its first negative "
             "m marked"},
@@ -254,7 +240,6 @@ constexpr ViewEntry entries[] = {
                 "fl(fl(<i>p</i> + 1) · fl(θ<sub><i>i</i></sub>)) = fl(fl(<i>p</i>) · "
                 "fl(θ<sub><i>i</i></sub>)); A: ",
      .parameters = F::RopeA,
-     .data = viewdata::contextPrecision,
      .dataShape = "pairs x 4 float32: pair, float32 angle error at the last position (turns), "
                   "first bfloat16 collision, first float16 collision (-1: none in the context)",
      .tip = "float32 angle error at the last position and the bfloat16 / float16 collision "
@@ -274,7 +259,6 @@ constexpr ViewEntry entries[] = {
      .formula = "<i>A</i><sup>(<i>l</i>,<i>h</i>)</sup>[<i>i</i>, <i>j</i>] = softmax<sub><i>j</i>"
                 "</sub>(<i>q</i><sub><i>i</i></sub>·<i>k</i><sub><i>j</i></sub> / √<i>d</i> + "
                 "mask) of layer <i>l</i>, head <i>h</i>",
-     .data = viewdata::layerAttention,
      .dataShape = "layers x heads x tokens x tokens float32: every layer's attention of phrase "
                   "A"},
     {.view = FigureView::DistanceProfiles, .name = "distance-profiles",
@@ -289,7 +273,6 @@ constexpr ViewEntry entries[] = {
      .formula = "profile<sup>(<i>l</i>,<i>h</i>)</sup>[<i>d</i>] = (1 / (<i>T</i> − <i>d</i>)) "
                 "Σ<sub><i>i</i> ≥ <i>d</i></sub> <i>A</i><sup>(<i>l</i>,<i>h</i>)</sup>[<i>i</i>, "
                 "<i>i</i> − <i>d</i>]",
-     .data = viewdata::distanceProfiles,
      .dataShape = "layers x heads x tokens float32: mean attention at offset 0 .. tokens - 1"},
     {.view = FigureView::FrequencyAtlas, .name = "frequency-atlas",
      .label = "RoPE frequency atlas", .title = "RoPE frequency atlas",
@@ -306,7 +289,6 @@ constexpr ViewEntry entries[] = {
                 "</sub> |<i>q</i><sub><i>i</i>,<i>p</i></sub>·<i>k</i><sub><i>j</i>,<i>p</i></sub>| "
                 "/ Σ<sub><i>p′</i></sub> mean |<i>q</i><sub><i>i</i>,<i>p′</i></sub>·"
                 "<i>k</i><sub><i>j</i>,<i>p′</i></sub>|, <i>q</i>, <i>k</i> after RoPE",
-     .data = viewdata::frequencyAtlas,
      .dataShape = "layers x heads x pairs (+1) float32: each rotary pair's share of |q.k|"},
     {.view = FigureView::Sinks, .name = "sinks", .label = "Attention sinks",
      .title = "Attention sinks", .page = Page::Phrases, .job = J::ModelForward,
@@ -320,7 +302,6 @@ constexpr ViewEntry entries[] = {
      .formula = "α<sub>1</sub><sup>(<i>l</i>,<i>h</i>)</sup> = (1 / <i>T</i>) Σ<sub><i>i</i></sub> "
                 "<i>A</i><sup>(<i>l</i>,<i>h</i>)</sup>[<i>i</i>, 0]; sink head: α<sub>1</sub> "
                 "&gt; ε = 0.3; sink rate of layer <i>l</i>: the fraction of its heads",
-     .data = viewdata::sinks,
      .dataShape = "layers x heads float32: the first-token share of each head"},
     {.view = FigureView::HiddenNorms, .name = "hidden-norms", .label = "Hidden-state norms",
      .title = "Hidden-state norms", .page = Page::Phrases, .job = J::ModelForward,
@@ -336,7 +317,6 @@ constexpr ViewEntry entries[] = {
                 "max<sub><i>t</i>,<i>d</i></sub> |<i>h</i><sub><i>t</i>,<i>d</i></sub><sup>"
                 "(<i>l</i>)</sup>| / median<sub><i>t</i>,<i>d</i></sub> |<i>h</i><sub><i>t</i>,"
                 "<i>d</i></sub><sup>(<i>l</i>)</sup>|",
-     .data = viewdata::hiddenNorms,
      .dataShape = "layers + 1 x tokens float32: each token's hidden-state L2 norm"},
     {.view = FigureView::PositionProbe, .name = "position-probe", .label = "Position probe",
      .title = "Position probe", .page = Page::Phrases, .job = J::ModelForward,
@@ -352,7 +332,6 @@ constexpr ViewEntry entries[] = {
      .formula = "<i>w</i> = (<i>X</i><sup>T</sup><i>X</i> + λ<i>I</i>)<sup>−1</sup><i>X</i>"
                 "<sup>T</sup><i>y</i> on centred <i>X</i>, <i>y</i>; R² = 1 − Σ(<i>y</i> − "
                 "<i>ŷ</i>)² / Σ(<i>y</i> − <i>ȳ</i>)², <i>ŷ</i> from the fold's held-out fit",
-     .data = viewdata::positionProbe,
      .dataShape = "layers + 1 float32: the cross-validated R^2 after each layer (0: the "
                   "embeddings)"},
 };

@@ -17,10 +17,6 @@
 
 namespace pe {
 
-class FigureState;
-struct FigureData;
-struct ViewArray;
-
 enum class Page { Encoding, Phrases, Schemes, Model };
 inline constexpr ChoiceName pageNames[] = {
     choice(Page::Encoding, "encoding", "Encoding"),
@@ -118,50 +114,6 @@ struct ViewInputs
 // the view reads (its keys: "alibi", "t5").
 enum class ViewFormula { None, Encoding, RopeA, RopeAB, Scheme };
 
-// Writes the view's numbers as one array (compute/viewdata.cpp); false with *error.
-using ViewDataFn = bool (*)(const FigureState &, const FigureData &, const ViewChoices &,
-                            ViewArray *, QString *);
-
-namespace viewdata {
-bool heatmap(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
-bool waves(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
-bool phrases(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
-bool phraseDifference(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                      QString *);
-bool tokenSimilarity(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                     QString *);
-bool tableSimilarity(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                     QString *);
-bool pca(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
-bool sinusoidFit(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                 QString *);
-bool modelTokens(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                 QString *);
-bool modelEmbeddings(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                     QString *);
-bool modelTokenCosine(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                      QString *);
-bool modelAttention(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                    QString *);
-bool contextPairs(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                  QString *);
-bool contextBaseBound(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                      QString *);
-bool contextPrecision(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                      QString *);
-bool layerAttention(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                    QString *);
-bool distanceProfiles(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                      QString *);
-bool frequencyAtlas(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                    QString *);
-bool sinks(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *, QString *);
-bool hiddenNorms(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                 QString *);
-bool positionProbe(const FigureState &, const FigureData &, const ViewChoices &, ViewArray *,
-                   QString *);
-} // namespace viewdata
-
 struct ViewEntry
 {
     FigureView view;
@@ -176,9 +128,10 @@ struct ViewEntry
     const char *helpTitle = nullptr; // F1's heading when not the label
     const char *formula = "";        // F1: the formula (HTML), before the parameterised part
     ViewFormula parameters = ViewFormula::None;
-    // `pescope data --view NAME` (= `pescope export --view NAME --out X.npy`), File > Export data
-    ViewDataFn data = nullptr;
-    const char *dataShape = ""; // what `data` writes, for the export dialog
+    // What `pescope data --view NAME` (= `pescope export --view NAME --out X.npy`) and File >
+    // Export data write, for the export dialog; empty: no data export. The function that writes
+    // it is the view's line in compute/viewdata.cpp.
+    const char *dataShape = "";
     // The Schemes page settings the view reads, by SchemeSettings' keys: its own fields
     // ("metric") and its schemes ("alibi", "t5", "compare": configuration B, drawn beside A); the
     // page shows only those, and the caption names B where a view reads it.

@@ -4,6 +4,7 @@
 #include "figures/plottheme.h"
 #include "figures/schemefigures.h"
 #include "figures/tablefigures.h"
+#include "figures/viewfigures.h"
 #include "model/modelspec.h"
 #include "model/positiontable.h"
 #include "schemes/tablescheme.h"
@@ -493,7 +494,7 @@ void ModelPage::redraw()
     if (kind() == Kind::Rotary) {
         if (!m_schemes)
             return;
-        SchemeFigures(*m_state, theme).build(view, plot, *m_schemes);
+        buildSchemeView(view, SchemeFigures(*m_state, theme), plot, *m_schemes);
         setInfo(
             tr("Computed in %1 ms; %2").arg(m_schemes->totalMs, 0, 'f', 1).arg(m_schemes->a.label));
         setTiming(
@@ -501,7 +502,7 @@ void ModelPage::redraw()
     } else {
         if (!m_result || !tableProblem(m_state->spec()).isEmpty())
             return;
-        TableFigures(*m_state, theme).build(view, plot, *m_result);
+        buildTableView(view, TableFigures(*m_state, theme), plot, *m_result);
         setInfo(tr("Computed in %1 ms; %2")
                     .arg(m_result->totalMs, 0, 'f', 1)
                     .arg(TableFigures::varianceText(m_result->pca)));

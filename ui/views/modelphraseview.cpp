@@ -1,5 +1,7 @@
 #include "views/modelphraseview.h"
 
+#include "views/ablationcontrols.h"
+
 #include "figures/attentionfigures.h"
 #include "figures/layerfigures.h"
 #include "figures/plottheme.h"
@@ -14,10 +16,7 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
-#include <QLineEdit>
 #include <QListWidget>
 #include <QMouseEvent>
 #include <QSignalBlocker>
@@ -91,28 +90,12 @@ QCustomPlot *makePlot(const QString &name, QWidget *parent)
 // The view the token strips above the tabs show (they are the page's, not a tab).
 constexpr FigureView stripsView = FigureView::ModelTokens;
 
-// The ablation choice's items (issue 48 item 3), with the value field's default and hint.
-enum class AblationKind { None, Removed, Shift, Scale, Theta, Rule };
-const struct
-{
-    AblationKind kind;
-    const char *label;
-    const char *value;
-} ablationKinds[] = {
-    {AblationKind::None, QT_TRANSLATE_NOOP("pe::ModelPhraseView", "none"), ""},
-    {AblationKind::Removed, QT_TRANSLATE_NOOP("pe::ModelPhraseView", "positions removed"), ""},
-    {AblationKind::Shift, QT_TRANSLATE_NOOP("pe::ModelPhraseView", "shift by k"), "8"},
-    {AblationKind::Scale, QT_TRANSLATE_NOOP("pe::ModelPhraseView", "scale by s"), "2"},
-    {AblationKind::Theta, QT_TRANSLATE_NOOP("pe::ModelPhraseView", "rope_theta B"), "1000000"},
-    {AblationKind::Rule, QT_TRANSLATE_NOOP("pe::ModelPhraseView", "scaling rule (JSON)"),
-     R"({"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 2048})"}};
-
 } // namespace
 
 ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *scheduler, QWidget *parent)
     : QWidget(parent), m_state(state), m_info(new QLabel(this)), m_notice(new QLabel(this)),
       m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_layer(new QComboBox(this)),
-      m_ablation(new QComboBox(this)), m_ablationValue(new QLineEdit(this)),
+      m_ablationControls(new AblationControls(state, this)),
       m_forwardNote(new QLabel(this)), m_scheduler(scheduler), m_choices(new QWidget(this)),
       m_tabs(new QTabWidget(this)), m_filler(new QWidget(this))
 {
@@ -178,26 +161,8 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     choices->addSpacing(12);
     choices->addWidget(layerLabel);
     choices->addWidget(m_layer);
-    auto *ablationLabel = new QLabel(tr("A&blation"), this);
-    ablationLabel->setBuddy(m_ablation);
-    m_ablation->setObjectName(QStringLiteral("attentionAblation"));
-    m_ablation->setToolTip(tr("Attention, every layer, one layer enlarged: its head with the "
-                              "model's positions, with them removed, shifted, scaled or under "
-                              "another RoPE base or scaling rule in every layer, and the "
-                              "difference"));
-    for (const auto &kind : ablationKinds)
-        m_ablation->addItem(tr(kind.label), int(kind.kind));
-    m_ablationValue->setObjectName(QStringLiteral("attentionAblationValue"));
-    m_ablationValue->setToolTip(tr("k (whole number of positions), s (> 0), B (> 0) or a "
-                                   "rope_scaling JSON object (rope_type linear, dynamic, yarn, "
-                                   "llama3, longrope and its keys); Enter runs it"));
-    m_ablationValue->setEnabled(false);
-    m_ablationValue->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('0')) * 24);
     choices->addSpacing(12);
-    choices->addWidget(ablationLabel);
-    choices->addWidget(m_ablation);
-    choices->addWidget(m_ablationValue);
-    m_ablationWidgets = {ablationLabel, m_ablation, m_ablationValue};
+    choices->addWidget(m_ablationControls, 0, Qt::AlignTop);
     m_forwardNote->setObjectName(QStringLiteral("forwardNote"));
     m_forwardNote->setWordWrap(true); // a long message must not widen the window
     choices->addSpacing(12);
@@ -235,8 +200,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPhraseView::requestForward);
     connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuildForward);
-    connect(m_ablation, &QComboBox::currentIndexChanged, this, &ModelPhraseView::onAblationChoice);
-    connect(m_ablationValue, &QLineEdit::editingFinished, this, &ModelPhraseView::requestForward);
+    connect(state, &ExplorerState::layerAblationChanged, this, &ModelPhraseView::requestForward);
     connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPhraseView::showAblation);
     connect(scheduler, &ComputeScheduler::phraseModelReady, this, &ModelPhraseView::onResult);
     connect(scheduler, &ComputeScheduler::phraseModelFailed, this, &ModelPhraseView::onFailure);
@@ -518,77 +482,26 @@ QString ModelPhraseView::forwardNote() const
     return m_forwardNote->text();
 }
 
-std::optional<ForwardAblation> ModelPhraseView::ablation(QString *error) const
+ForwardAblation ModelPhraseView::ablation() const
 {
-    ForwardAblation a;
-    const QString text = m_ablationValue->text().trimmed();
-    bool ok = true;
-    switch (AblationKind(m_ablation->currentData().toInt())) {
-    case AblationKind::None:
-        break;
-    case AblationKind::Removed:
-        a.withoutPositions = true;
-        break;
-    case AblationKind::Shift:
-        a.positions.shift = text.toLongLong(&ok);
-        break;
-    case AblationKind::Scale:
-        a.positions.scale = text.toDouble(&ok);
-        break;
-    case AblationKind::Theta:
-        a.positions.ropeTheta = text.toDouble(&ok);
-        break;
-    case AblationKind::Rule: {
-        const QJsonDocument json = QJsonDocument::fromJson(text.toUtf8());
-        ok = json.isObject() && !json.object().isEmpty();
-        a.positions.ropeScaling = json.object();
-        if (!ok) {
-            *error = tr("the scaling rule must be a JSON object such as "
-                        "{\"rope_type\": \"linear\", \"factor\": 2} (got %1)")
-                         .arg(text.isEmpty() ? tr("nothing") : text);
-            return std::nullopt;
-        }
-        break;
-    }
-    }
-    if (!ok) {
-        *error = tr("%1 needs a number (got %2)")
-                     .arg(m_ablation->currentText(), text.isEmpty() ? tr("nothing") : text);
-        return std::nullopt;
-    }
-    return a;
+    return forwardAblationOf(m_state->layerAblation());
 }
 
 ForwardViewInputs ModelPhraseView::forwardInputs() const
 {
-    QString ignored;
-    return forwardViewInputs(phraseModelInputs(*m_state),
-                             ablation(&ignored).value_or(ForwardAblation{}));
-}
-
-void ModelPhraseView::onAblationChoice()
-{
-    const int index = qBound(0, m_ablation->currentIndex(), int(std::size(ablationKinds)) - 1);
-    const auto &kind = ablationKinds[std::size_t(index)];
-    m_ablationValue->setEnabled(*kind.value != 0);
-    m_ablationValue->setText(QString::fromUtf8(kind.value));
-    requestForward();
+    return forwardViewInputs(phraseModelInputs(*m_state), ablation());
 }
 
 void ModelPhraseView::showAblation()
 {
-    for (QWidget *widget : m_ablationWidgets)
-        widget->setVisible(currentView() == FigureView::LayerAttention);
+    m_ablationControls->setVisible(currentView() == FigureView::LayerAttention);
 }
 
 void ModelPhraseView::requestForward()
 {
     if (!m_result || !m_result->hasArrays() || !viewNeeds(currentView(), ViewJob::ModelForward))
         return;
-    QString error;
-    const std::optional<ForwardAblation> chosen = ablation(&error);
-    m_ablationError = chosen ? QString() : error;
-    if (m_scheduler->requestForward(chosen.value_or(ForwardAblation{}))) {
+    if (m_scheduler->requestForward(ablation())) {
         onForward(m_scheduler->forward());
         return;
     }
@@ -604,9 +517,7 @@ void ModelPhraseView::onForward(std::shared_ptr<const ForwardViewResult> result)
     QString note =
         tr("%1 layers in %2 ms").arg(m_forward->layers).arg(m_forward->totalMs, 0, 'f', 0);
     // A value the model cannot take: the pass's sentence, here and in the enlarged head's title.
-    if (!m_ablationError.isEmpty())
-        note += tr("; ablation: %1").arg(m_ablationError);
-    else if (!m_forward->ablationProblem.isEmpty())
+    if (!m_forward->ablationProblem.isEmpty())
         note += tr("; ablation refused: %1").arg(m_forward->ablationProblem);
     m_forwardNote->setText(note);
     fillLayers();

@@ -23,13 +23,14 @@
 class QComboBox;
 class QCustomPlot;
 class QLabel;
-class QLineEdit;
 class QListWidget;
 class QMouseEvent;
 class QStackedWidget;
 class QTabWidget;
 
 namespace pe {
+
+class AblationControls;
 
 class ModelPhraseView : public QWidget
 {
@@ -61,13 +62,11 @@ public:
     QComboBox *headChoice() const { return m_head; }
     // The attention grid's layer: every layer (the grid) or one, whose head is enlarged.
     QComboBox *layerChoice() const { return m_layer; }
-    // The enlarged layer.head's ablation (issue 48 item 3): none, positions removed, shift by
-    // k, scale by s, another rope_theta, another scaling rule; and its value.
-    QComboBox *ablationChoice() const { return m_ablation; }
-    QLineEdit *ablationValue() const { return m_ablationValue; }
-    // The ablation the choices name; nullopt with *error for a value that is no number or JSON
-    // object (values the model cannot take are the pass's to refuse).
-    std::optional<ForwardAblation> ablation(QString *error) const;
+    // The enlarged layer.head's ablation (issue 48 item 3), a form over the state's
+    // LayerAblation; shown on the attention grid's tab.
+    AblationControls *ablationControls() const { return m_ablationControls; }
+    // What the pass compares with: the state's ablation.
+    ForwardAblation ablation() const;
     // The plot of a layer view's tab (FigureView::LayerAttention ...), null for another view.
     QCustomPlot *layerPlot(FigureView view) const;
     // The forward pass the layer views draw; null before the first.
@@ -106,7 +105,6 @@ private:
     void onForward(std::shared_ptr<const ForwardViewResult> result);
     void rebuildForward();
     void fillLayers();
-    void onAblationChoice();
     void showAblation();
     // The pass the page asks for: the state's model and phrase A, and the ablation chosen.
     ForwardViewInputs forwardInputs() const;
@@ -121,10 +119,7 @@ private:
     QComboBox *m_phrase;
     QComboBox *m_head;
     QComboBox *m_layer;
-    QComboBox *m_ablation;
-    QLineEdit *m_ablationValue;
-    QList<QWidget *> m_ablationWidgets; // shown on the attention grid's tab
-    QString m_ablationError;            // a value that is no number or JSON object
+    AblationControls *m_ablationControls; // shown on the attention grid's tab
     QLabel *m_forwardNote;
     ComputeScheduler *m_scheduler;
     QWidget *m_choices;

@@ -3,6 +3,7 @@
 #include "compute/computescheduler.h"
 #include "figures/plottheme.h"
 #include "figures/schemefigures.h"
+#include "figures/viewfigures.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
 #include "widgets/fittingscrollarea.h"
@@ -276,7 +277,7 @@ void SchemePage::redraw()
     QCustomPlot *plot = m_plots.value(int(viewsOf(Page::Schemes).indexOf(view)));
     if (!plot)
         return;
-    SchemeFigures(*m_state, plotTheme(m_state->theme())).build(view, plot, *m_result);
+    buildSchemeView(view, SchemeFigures(*m_state, plotTheme(m_state->theme())), plot, *m_result);
     plot->replot();
     m_info->setText(tr("Computed in %1 ms").arg(m_result->totalMs, 0, 'f', 1));
     setTiming(tr("Schemes: %1 on %2 in %3 ms")

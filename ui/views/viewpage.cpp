@@ -1,5 +1,6 @@
 #include "views/viewpage.h"
 
+#include "compute/viewdata.h"
 #include "state/explorerstate.h"
 
 #include <algorithm>
@@ -47,7 +48,7 @@ FigureView ViewPage::dataView() const
     QList<FigureView> views = figureViews();
     std::sort(views.begin(), views.end());
     for (FigureView view : views)
-        if (viewEntry(view).data)
+        if (hasViewData(view))
             return view;
     return FigureView::Heatmap;
 }
