@@ -562,6 +562,25 @@ void TestLayerViews::windowRunsThePassInTheBackground()
     QSignalSpy ready(&scheduler, &ComputeScheduler::forwardReady);
     QSignalSpy progress(&scheduler, &ComputeScheduler::progressChanged);
     QTRY_VERIFY_WITH_TIMEOUT(view.result() != nullptr, 30000);
+    // The tabs, made from the view list (issue 47), as they were laid out by hand: titles, order
+    // and tooltips.
+    const QString forwardTip = QStringLiteral("Phrase A through every layer of the model (runs "
+                                              "when shown)");
+    const QList<std::pair<QString, QString>> tabs = {
+        {QStringLiteral("Positions in attention"), {}},
+        {QStringLiteral("Embeddings"), {}},
+        {QStringLiteral("Token similarity"), {}},
+        {QStringLiteral("Attention, every layer"), forwardTip},
+        {QStringLiteral("Attention by distance"), forwardTip},
+        {QStringLiteral("RoPE frequency atlas"), forwardTip},
+        {QStringLiteral("Attention sinks"), forwardTip},
+        {QStringLiteral("Hidden-state norms"), forwardTip},
+        {QStringLiteral("Position probe"), forwardTip}};
+    QCOMPARE(view.figureTabs()->count(), int(tabs.size()));
+    for (int i = 0; i < int(tabs.size()); ++i) {
+        QCOMPARE(view.figureTabs()->tabText(i), tabs[i].first);
+        QCOMPARE(view.figureTabs()->tabToolTip(i), tabs[i].second);
+    }
     view.figureTabs()->setCurrentIndex(3);
     QCOMPARE(view.currentView(), FigureView::LayerAttention);
     QVERIFY(ready.wait(60000) || !ready.isEmpty());

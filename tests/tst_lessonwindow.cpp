@@ -9,6 +9,8 @@
 #include "views/lessoncontroller.h"
 #include "views/lessonpanel.h"
 #include "views/lessonpresenter.h"
+#include "views/modelpage.h"
+#include "views/modelphraseview.h"
 #include "widgets/compactcombo.h"
 #include "widgets/playbar.h"
 #include "widgets/plotpane.h"
@@ -39,6 +41,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleOption>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -240,6 +243,68 @@ private slots:
         QCOMPARE(back.value(u"spec"_s), keras.value(u"spec"_s));
         QCOMPARE(back.value(u"phrases"_s)[u"phrases"_s], keras.value(u"phrases"_s)[u"phrases"_s]);
         QCOMPARE(back.value(u"colormap"_s), keras.value(u"colormap"_s));
+    }
+
+    // A step's view is brought on screen when the step is opened or presented, not only its
+    // state (issue 48): the tab of the model's phrases (a layer view) and of the Model page,
+    // which the state does not hold.
+    void openingAStepShowsItsView()
+    {
+        QString error;
+        const QString llama = QStringLiteral(PE_SOURCE_DIR) + u"/tests/data/models/llama-tiny"_s;
+        QVERIFY2(openModelInWindow(m_window.get(), llama, &error), qPrintable(error));
+        ExplorerState *state = m_window->state();
+        PhraseSource source = state->phraseSource();
+        source.tokenizer = PhraseTokenizer::Model;
+        state->setPhraseSource(source);
+        state->setPage(Page::Phrases);
+        QVERIFY(waitSettled(*m_window));
+        auto *phrases = m_window->findChild<ModelPhraseView *>();
+        QVERIFY(phrases);
+        QTabWidget *tabs = phrases->figureTabs();
+        tabs->setCurrentIndex(
+            int(ModelPhraseView::tabViews().indexOf(FigureView::DistanceProfiles)));
+        QVERIFY(waitSettled(*m_window));
+        m_window->setFocus();
+        press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+        QCOMPARE(document()->step(0).view, u"distance-profiles"_s);
+
+        // The Model page on its last tab (a rotary layer's decay), the first shown now.
+        state->setPage(Page::Model);
+        ModelPage *model = m_window->modelPage();
+        model->setCurrentView(FigureView::Decay);
+        QVERIFY(waitSettled(*m_window));
+        QCOMPARE(model->currentView(), FigureView::Decay);
+        m_window->setFocus();
+        press(m_window.get(), Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+        QCOMPARE(document()->step(1).view, u"decay"_s);
+        const auto lookAway = [&] {
+            tabs->setCurrentIndex(0);
+            model->setCurrentView(FigureView::Spectrum);
+            QCOMPARE(phrases->currentView(), FigureView::ModelAttention);
+            QCOMPARE(model->currentView(), FigureView::Spectrum);
+        };
+
+        lookAway();
+        QVERIFY2(lessons()->openStep(0, &error), qPrintable(error));
+        QCOMPARE(state->page(), Page::Phrases);
+        QCOMPARE(phrases->currentView(), FigureView::DistanceProfiles);
+        QCOMPARE(m_window->viewPages().current().figureViews(),
+                 QList<FigureView>{FigureView::DistanceProfiles});
+        QVERIFY2(lessons()->openStep(1, &error), qPrintable(error));
+        QCOMPARE(state->page(), Page::Model);
+        QCOMPARE(model->currentView(), FigureView::Decay);
+
+        // Presented: the tabs' bars are hidden, so the step alone chooses the view.
+        lookAway();
+        LessonPresenter *presenter = lessons()->presenter();
+        presenter->start(0);
+        QVERIFY(presenter->isPresenting());
+        QCOMPARE(phrases->currentView(), FigureView::DistanceProfiles);
+        presenter->showStep(1);
+        QCOMPARE(model->currentView(), FigureView::Decay);
+        presenter->stop();
+        QVERIFY(waitSettled(*m_window));
     }
 
     // A drag in the list (the model's move, as a drop makes it) is one move of the document.

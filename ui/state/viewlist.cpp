@@ -175,22 +175,6 @@ constexpr ViewEntry entries[] = {
      .helpTitle = "The model's own tokens",
      .formula = "ids = tokenizer.encode(phrase), with the model's special tokens",
      .dataShape = "tokens float32: the chosen phrase's token ids"},
-    {.view = FigureView::ModelEmbeddings, .name = "embeddings", .label = "Model embeddings",
-     .title = "The model's embeddings", .page = Page::Phrases, .job = J::ModelPhrases,
-     .needs = {.model = true},
-     .help = "hidden_states[0], the vectors layer 0 receives (token embeddings, plus the "
-             "position table for models that add one at the input), with and without positions.",
-     .formula = "hidden_states[0][<i>t</i>] = embed[id<sub><i>t</i></sub>] (+ wpe[<i>t</i>] "
-                "where the model adds a position table)",
-     .dataShape = "2 x tokens x hidden float32: hidden_states[0] with positions, without"},
-    {.view = FigureView::ModelTokenCosine, .name = "token-cosine",
-     .label = "Model token similarity", .title = "The model's token similarity",
-     .page = Page::Phrases, .job = J::ModelPhrases, .needs = {.phrases = 2, .model = true},
-     .help = "The cosine of every token of A with every token of B, and of the two phrases' "
-             "mean vectors, with and without positions.",
-     .formula = "cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / (|<i>u</i>| |<i>v</i>|); a "
-                "phrase's vector is the mean of its tokens'",
-     .dataShape = "2 x tokens(A) x tokens(B) float32 cosines, with positions, without"},
     {.view = FigureView::ModelAttention, .name = "attention",
      .label = "Positions in attention", .title = "Positions in attention",
      .page = Page::Phrases, .job = J::ModelPhrases,
@@ -203,6 +187,24 @@ constexpr ViewEntry entries[] = {
      .dataShape = "2 x heads x tokens x tokens float32: layer 0's attention with positions, "
                   "without (with --attention-head N|mean: 3 x tokens x tokens, that head or the "
                   "mean of the heads with, without, with − without)"},
+    {.view = FigureView::ModelEmbeddings, .name = "embeddings", .label = "Model embeddings",
+     .title = "The model's embeddings", .page = Page::Phrases, .job = J::ModelPhrases,
+     .needs = {.model = true},
+     .help = "hidden_states[0], the vectors layer 0 receives (token embeddings, plus the "
+             "position table for models that add one at the input), with and without positions.",
+     .formula = "hidden_states[0][<i>t</i>] = embed[id<sub><i>t</i></sub>] (+ wpe[<i>t</i>] "
+                "where the model adds a position table)",
+     .dataShape = "2 x tokens x hidden float32: hidden_states[0] with positions, without",
+     .tab = "Embeddings"},
+    {.view = FigureView::ModelTokenCosine, .name = "token-cosine",
+     .label = "Model token similarity", .title = "The model's token similarity",
+     .page = Page::Phrases, .job = J::ModelPhrases, .needs = {.phrases = 2, .model = true},
+     .help = "The cosine of every token of A with every token of B, and of the two phrases' "
+             "mean vectors, with and without positions.",
+     .formula = "cos(<i>u</i>, <i>v</i>) = <i>u</i>·<i>v</i> / (|<i>u</i>| |<i>v</i>|); a "
+                "phrase's vector is the mean of its tokens'",
+     .dataShape = "2 x tokens(A) x tokens(B) float32 cosines, with positions, without",
+     .tab = "Token similarity"},
     {.view = FigureView::ContextPairs, .name = "context-pairs", .label = "Context: pairs",
      .title = "Long context: pairs", .page = Page::Schemes, .job = J::Schemes,
      .help = "Configuration A at the context it claims (its positions; a config's "

@@ -46,9 +46,9 @@ enum class FigureView {
     EngineCheck,
     // The Phrases page with the open model's own tokenizer (compute/phrasemodeldata.h).
     ModelTokens,
+    ModelAttention,
     ModelEmbeddings,
     ModelTokenCosine,
-    ModelAttention,
     // The Schemes page's long-context report of configuration A (issue 49).
     ContextPairs,
     ContextBaseBound,
@@ -136,12 +136,15 @@ struct ViewEntry
     // ("metric") and its schemes ("alibi", "t5", "compare": configuration B, drawn beside A); the
     // page shows only those, and the caption names B where a view reads it.
     std::array<const char *, 6> keys{};
-    const char *tip = ""; // the tooltip of its tab on its page
+    const char *tip = ""; // its tab's tooltip on its page
     // Another page that draws the view too, as a guest after its own views (the Model page
     // draws a rotary layer's spectrum, rotation and decay as the Schemes page does), and the
     // tooltip of its tab there.
     std::optional<Page> guestOn{};
     const char *guestTip = "";
+    // Its tab's title on the Phrases page where shorter than the label ("Embeddings" beside the
+    // tutorial's views, whose labels the model's views tell apart by "Model").
+    const char *tab = nullptr;
 };
 
 // The list, in menu order (viewlist.cpp; an entry's view is its index).

@@ -2,6 +2,7 @@
 
 #include "backends/backendfactory.h"
 #include "dialogs/filedialog.h"
+#include "state/figureviews.h"
 #include "state/lessondocument.h"
 #include "views/lessonpanel.h"
 #include "views/lessonpresenter.h"
@@ -235,6 +236,11 @@ bool LessonController::openStep(int index, QString *error)
         *error = tr("Step %1 (%2) cannot open: %3").arg(index + 1).arg(step.title, problem);
         return false;
     }
+    // The state holds no page's tab but the Schemes page's: the step's view (its first, as
+    // figureViewsName wrote them) is brought on screen by its page.
+    if (const std::optional<QList<FigureView>> views = parseFigureViews(step.view, nullptr);
+        views && !views->isEmpty() && m_host.viewPages)
+        m_host.viewPages->current().selectView(views->first());
     return true;
 }
 

@@ -213,12 +213,30 @@ void MainWindow::registerPages()
              [modelView] {
                  const ModelPhraseView *model = modelView();
                  return model ? model->choices() : ViewChoices{};
+             },
+         // The model's view in its tab; the tutorial's views are all on screen together.
+         .select =
+             [this, modelTokenizer](FigureView view) {
+                 if (!modelTokenizer())
+                     return !viewReadsModelPhrases(view);
+                 auto *model = m_phrases->findChild<ModelPhraseView *>();
+                 return model && model->selectView(view);
              }});
     // The Schemes page shows one view at a time, in tabs; so does the Model page.
     m_viewPages.add(
         {.page = Page::Schemes,
          .shows = [this](FigureView view) { return view == m_state->schemeSettings().view; },
-         .size = [this] { return m_schemes->currentPlot()->size(); }});
+         .size = [this] { return m_schemes->currentPlot()->size(); },
+         // The tab is the state's: a view other than the current one is a settings change.
+         .select =
+             [this](FigureView view) {
+                 SchemeSettings settings = m_state->schemeSettings();
+                 if (settings.view != view) {
+                     settings.view = view;
+                     m_state->setSchemeSettings(settings);
+                 }
+                 return m_state->schemeSettings().view == view;
+             }});
     m_viewPages.add(m_model->viewPage());
 }
 

@@ -250,12 +250,17 @@ QList<FigureView> ModelPage::shownViews() const
     return shown;
 }
 
-ViewPage ModelPage::viewPage() const
+ViewPage ModelPage::viewPage()
 {
     return {.page = Page::Model,
             .guests = guestsOf(Page::Model),
             .shows = [this](FigureView view) { return view == currentView(); },
-            .size = [this] { return currentPlot()->size(); }};
+            .size = [this] { return currentPlot()->size(); },
+            .select =
+                [this](FigureView view) {
+                    setCurrentView(view);
+                    return currentView() == view;
+                }};
 }
 
 ModelPage::Kind ModelPage::kind() const

@@ -47,7 +47,7 @@ public:
     // The views of the state's encoding: a learned table's, or else a rotary layer's.
     QList<FigureView> shownViews() const;
     // What the page shows, for those who ask the current page (viewpage.h): the current tab.
-    ViewPage viewPage() const;
+    ViewPage viewPage();
     FigureView currentView() const;
     void setCurrentView(FigureView view);
     QCustomPlot *currentPlot() const;

@@ -87,12 +87,8 @@ QCustomPlot *makePlot(const QString &name, QWidget *parent)
     return plot;
 }
 
-// The figure tabs' views, in tab order: layer 0's, then the layer views (the forward pass).
-constexpr FigureView tabViews[] = {
-    FigureView::ModelAttention, FigureView::ModelEmbeddings,  FigureView::ModelTokenCosine,
-    FigureView::LayerAttention, FigureView::DistanceProfiles, FigureView::FrequencyAtlas,
-    FigureView::Sinks,          FigureView::HiddenNorms,      FigureView::PositionProbe};
-constexpr std::size_t firstLayerTab = 3;
+// The view the token strips above the tabs show (they are the page's, not a tab).
+constexpr FigureView stripsView = FigureView::ModelTokens;
 
 } // namespace
 
@@ -101,10 +97,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
       m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_layer(new QComboBox(this)),
       m_ablationControls(new AblationControls(state, this)),
       m_forwardNote(new QLabel(this)), m_scheduler(scheduler), m_choices(new QWidget(this)),
-      m_tabs(new QTabWidget(this)), m_filler(new QWidget(this)),
-      m_embeddingsPlot(makePlot(QStringLiteral("modelEmbeddingsPlot"), this)),
-      m_cosinePlot(makePlot(QStringLiteral("modelCosinePlot"), this)),
-      m_attentionPlot(makePlot(QStringLiteral("positionsInAttentionPlot"), this))
+      m_tabs(new QTabWidget(this)), m_filler(new QWidget(this))
 {
     // The window's zoom: figures take their fonts when they are built.
     rebuildOnFontChange(this, [this] { rebuild(); });
@@ -175,20 +168,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     choices->addSpacing(12);
     choices->addWidget(m_forwardNote, 1);
     layout->addWidget(m_choices);
-    m_tabs->setObjectName(QStringLiteral("modelPhraseTabs"));
-    // In tabViews' order.
-    m_tabs->addTab(m_attentionPlot, tr("Positions in attention"));
-    m_tabs->addTab(m_embeddingsPlot, tr("Embeddings"));
-    m_tabs->addTab(m_cosinePlot, tr("Token similarity"));
-    for (std::size_t i = firstLayerTab; i < std::size(tabViews); ++i) {
-        const ViewEntry &entry = viewEntry(tabViews[i]);
-        QCustomPlot *plot =
-            makePlot(QStringLiteral("%1Plot").arg(QString::fromUtf8(entry.name)), this);
-        m_layerPlots.append(plot);
-        m_tabs->addTab(plot, tr(entry.label));
-        m_tabs->setTabToolTip(m_tabs->count() - 1,
-                              tr("Phrase A through every layer of the model (runs when shown)"));
-    }
+    addTabs();
     layout->addWidget(m_tabs, 1);
     // Without figures (tokens only) the room below the tokens stays empty, rather than spread
     // between the labels and the token strips.
@@ -199,17 +179,16 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     m_relabel.setSingleShot(true);
     m_relabel.setInterval(0);
     connect(&m_relabel, &QTimer::timeout, this, &ModelPhraseView::rebuild);
-    for (QCustomPlot *plot : {m_embeddingsPlot, m_cosinePlot, m_attentionPlot})
+    for (QCustomPlot *plot : m_plots)
         plot->installEventFilter(this);
-    for (QCustomPlot *plot : m_layerPlots)
-        plot->installEventFilter(this);
-    connect(layerPlot(FigureView::LayerAttention), &QCustomPlot::mousePress, this,
-            &ModelPhraseView::onGridClick);
+    if (QCustomPlot *grid = layerPlot(FigureView::LayerAttention))
+        connect(grid, &QCustomPlot::mousePress, this, &ModelPhraseView::onGridClick);
     connect(scheduler, &ComputeScheduler::forwardReady, this, &ModelPhraseView::onForward);
     connect(scheduler, &ComputeScheduler::forwardFailed, this, [this](const QString &message) {
         // Nothing of an earlier phrase or model stays drawn beside the message.
         m_forward.reset();
-        for (QCustomPlot *plot : m_layerPlots) {
+        for (FigureView view : viewsNeeding(tabViews(), ViewJob::ModelForward)) {
+            QCustomPlot *plot = viewPlot(view);
             resetFigure(plot, plotTheme(m_state->theme()));
             plot->replot(QCustomPlot::rpQueuedRefresh);
         }
@@ -238,6 +217,48 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
         onResult(scheduler->phraseModel());
     else
         onFailure(phraseModelProblem(phraseModelInputs(*state)));
+}
+
+QList<FigureView> ModelPhraseView::tabViews()
+{
+    QList<FigureView> views = viewsOf(Page::Phrases);
+    views.removeIf(
+        [](FigureView view) { return !viewReadsModelPhrases(view) || view == stripsView; });
+    return views;
+}
+
+// One tab a view, titled and explained by its entry; a view of the forward pass says that it
+// runs when shown.
+void ModelPhraseView::addTabs()
+{
+    m_tabs->setObjectName(QStringLiteral("modelPhraseTabs"));
+    for (FigureView view : tabViews()) {
+        const ViewEntry &entry = viewEntry(view);
+        QCustomPlot *plot =
+            makePlot(QStringLiteral("%1Plot").arg(QString::fromUtf8(entry.name)), this);
+        m_plots.append(plot);
+        const int tab = m_tabs->addTab(plot, tr(entry.tab ? entry.tab : entry.label));
+        QString tip = tr(entry.tip);
+        if (tip.isEmpty() && viewNeeds(view, ViewJob::ModelForward))
+            tip = tr("Phrase A through every layer of the model (runs when shown)");
+        m_tabs->setTabToolTip(tab, tip);
+    }
+}
+
+QCustomPlot *ModelPhraseView::viewPlot(FigureView view) const
+{
+    return m_plots.value(tabViews().indexOf(view));
+}
+
+bool ModelPhraseView::selectView(FigureView view)
+{
+    if (view == stripsView)
+        return true; // always above the tabs
+    const qsizetype tab = tabViews().indexOf(view);
+    if (tab < 0 || (m_result && !m_result->hasArrays()))
+        return false;
+    m_tabs->setCurrentIndex(int(tab));
+    return true;
 }
 
 QListWidget *ModelPhraseView::tokenList(int phrase) const
@@ -405,7 +426,8 @@ FigureView ModelPhraseView::currentView() const
     // Tokens alone (no weights): the tokens view is what the page shows.
     if (m_result && !m_result->hasArrays())
         return FigureView::ModelTokens;
-    return tabViews[std::size_t(qBound(0, m_tabs->currentIndex(), int(std::size(tabViews)) - 1))];
+    const QList<FigureView> views = tabViews();
+    return views.value(qBound(0, m_tabs->currentIndex(), int(views.size()) - 1), stripsView);
 }
 
 QCustomPlot *ModelPhraseView::currentPlot() const
@@ -430,25 +452,29 @@ void ModelPhraseView::rebuild()
 {
     if (!m_result || m_result->phrases.empty() || !m_result->hasArrays())
         return;
-    const AttentionFigures figures(*m_state, plotTheme(m_state->theme()));
-    const int phrase = qBound(0, m_phrase->currentIndex(), int(m_result->phrases.size()) - 1);
-    const int head = m_head->currentData().isValid() ? m_head->currentData().toInt()
-                                                     : AttentionFigures::meanOfHeads;
-    figures.buildEmbeddings(m_embeddingsPlot, *m_result, phrase);
-    figures.buildTokenCosine(m_cosinePlot, *m_result);
-    figures.buildAttention(m_attentionPlot, *m_result, phrase, head);
-    for (QCustomPlot *plot : {m_embeddingsPlot, m_cosinePlot, m_attentionPlot})
-        plot->replot(QCustomPlot::rpQueuedRefresh);
+    // Every view of layer 0's numbers is drawn: they are quick, and the tabs switch at once.
+    FigureData data;
+    data.modelPhrases = m_result;
+    for (FigureView view : viewsNeeding(tabViews(), ViewJob::ModelPhrases))
+        draw(view, data);
     rebuildForward();
     emit figuresUpdated();
 }
 
 QCustomPlot *ModelPhraseView::layerPlot(FigureView view) const
 {
-    for (std::size_t i = firstLayerTab; i < std::size(tabViews); ++i)
-        if (tabViews[i] == view)
-            return m_layerPlots.value(qsizetype(i - firstLayerTab));
-    return nullptr;
+    return viewNeeds(view, ViewJob::ModelForward) ? viewPlot(view) : nullptr;
+}
+
+void ModelPhraseView::draw(FigureView view, const FigureData &data) const
+{
+    QCustomPlot *plot = viewPlot(view);
+    FigureBuilder builder(*m_state, plotTheme(m_state->theme()));
+    FigureOptions options;
+    options.choices = choices();
+    const PlotTheme theme = plotTheme(m_state->theme());
+    viewFigure(view).build({view, plot, builder, *m_state, theme, data, options});
+    plot->replot(QCustomPlot::rpQueuedRefresh);
 }
 
 QString ModelPhraseView::forwardNote() const
@@ -522,12 +548,7 @@ void ModelPhraseView::rebuildForward()
         return;
     FigureData data;
     data.modelForward = m_forward;
-    FigureBuilder builder(*m_state, plotTheme(m_state->theme()));
-    FigureOptions options;
-    options.choices = choices();
-    const PlotTheme theme = plotTheme(m_state->theme());
-    viewFigure(view).build({view, plot, builder, *m_state, theme, data, options});
-    plot->replot(QCustomPlot::rpQueuedRefresh);
+    draw(view, data);
 }
 
 void ModelPhraseView::onGridClick(QMouseEvent *event)

@@ -40,14 +40,22 @@ public:
 
     // The tokens of phrase 0 (A) or 1 (B), one item each: "piece\nid".
     QListWidget *tokenList(int phrase) const;
-    QCustomPlot *embeddingsPlot() const { return m_embeddingsPlot; }
-    QCustomPlot *cosinePlot() const { return m_cosinePlot; }
-    QCustomPlot *attentionPlot() const { return m_attentionPlot; }
+    QCustomPlot *embeddingsPlot() const { return viewPlot(FigureView::ModelEmbeddings); }
+    QCustomPlot *cosinePlot() const { return viewPlot(FigureView::ModelTokenCosine); }
+    QCustomPlot *attentionPlot() const { return viewPlot(FigureView::ModelAttention); }
     QTabWidget *figureTabs() const { return m_tabs; }
+    // The figure tabs' views, in tab order: the page's views in the view list that read the
+    // model's phrases or its forward pass, but the tokens (the strips above the tabs).
+    static QList<FigureView> tabViews();
+    // The plot of a view's tab; null for a view without one.
+    QCustomPlot *viewPlot(FigureView view) const;
     // The view of the figure tab shown, its plot, and the phrase and head it draws: what
     // File > Export and F1 take.
     FigureView currentView() const;
     QCustomPlot *currentPlot() const;
+    // Makes the view's tab the current one (a lesson step's view); true for the tokens, false
+    // for a view without a tab, or one while the tokens alone are shown.
+    bool selectView(FigureView view);
     ViewChoices choices() const;
     // Which phrase the embeddings and attention show (A, B), and which head (or their mean).
     QComboBox *phraseChoice() const { return m_phrase; }
@@ -88,6 +96,9 @@ private:
     void onFailure(const QString &message);
     void fillTokens(int phrase);
     void fillHeads();
+    void addTabs();
+    // Draws `view` into its tab from the page's numbers and choices.
+    void draw(FigureView view, const FigureData &data) const;
     void rebuild();
     // The current tab is a layer view: ask for the forward pass, draw it when it is held.
     void requestForward();
@@ -114,12 +125,9 @@ private:
     QWidget *m_choices;
     QTabWidget *m_tabs;
     QWidget *m_filler; // takes the figures' room while they are hidden
-    QCustomPlot *m_embeddingsPlot;
-    QCustomPlot *m_cosinePlot;
-    QCustomPlot *m_attentionPlot;
+    QList<QCustomPlot *> m_plots; // in tabViews()' order
     std::shared_ptr<const PhraseModelResult> m_result;
     std::shared_ptr<const ForwardViewResult> m_forward;
-    QList<QCustomPlot *> m_layerPlots; // in layerTabViews' order
     QTimer m_relabel; // rebuilds the figures after a resize
 };
 

@@ -2,6 +2,7 @@
 
 #include "figures/fittedtext.h"
 #include "figures/plottheme.h"
+#include "figures/viewfigures.h"
 #include "views/modelphraseview.h"
 #include "widgets/fieldform.h"
 #include "widgets/fieldmarks.h"
@@ -359,6 +360,13 @@ QWidget *PhraseView::buildFiguresPanel()
     auto *bottom = new QSplitter(Qt::Horizontal, this);
     bottom->addWidget(m_differencePlot);
     bottom->addWidget(m_similarityPlot);
+    for (FigureView view : furtherViews()) {
+        auto *plot = new FigurePlot(this);
+        plot->setObjectName(QStringLiteral("%1Plot").arg(figureViewName(view)));
+        plot->setMinimumSize(200, 150);
+        m_furtherPlots.append(plot);
+        bottom->addWidget(plot);
+    }
     auto *right = new QSplitter(Qt::Vertical, this);
     right->setObjectName(QStringLiteral("phraseRightSplitter"));
     right->addWidget(gridBox);
@@ -810,6 +818,40 @@ void PhraseView::rebuildSimilarity()
     const FigureBuilder builder(*m_state, plotTheme(m_state->theme()));
     builder.buildTokenSimilarity(m_similarityPlot, *m_result);
     m_similarityPlot->replot(QCustomPlot::rpQueuedRefresh);
+    // Every change that redraws the similarity (the phrases, the compared pair, the clicked
+    // token, the colours) redraws the further views too.
+    rebuildFurther();
+}
+
+QList<FigureView> PhraseView::furtherViews()
+{
+    QList<FigureView> views = viewsOf(Page::Phrases);
+    views.removeIf([](FigureView view) {
+        return viewReadsModelPhrases(view) || view == FigureView::Phrases ||
+               view == FigureView::PhraseDifference || view == FigureView::TokenSimilarity;
+    });
+    return views;
+}
+
+QCustomPlot *PhraseView::furtherPlot(FigureView view) const
+{
+    return m_furtherPlots.value(furtherViews().indexOf(view));
+}
+
+void PhraseView::rebuildFurther()
+{
+    if (!m_result)
+        return;
+    FigureData data;
+    data.phrases = m_result;
+    FigureBuilder builder(*m_state, plotTheme(m_state->theme()));
+    const FigureOptions options;
+    const PlotTheme theme = plotTheme(m_state->theme());
+    for (FigureView view : furtherViews()) {
+        QCustomPlot *plot = furtherPlot(view);
+        viewFigure(view).build({view, plot, builder, *m_state, theme, data, options});
+        plot->replot(QCustomPlot::rpQueuedRefresh);
+    }
 }
 
 std::optional<std::pair<PhraseCell, std::pair<qint64, qint64>>>

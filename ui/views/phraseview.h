@@ -41,6 +41,11 @@ public:
 
     QCustomPlot *gridPlot() const { return m_gridPlot; }
     QCustomPlot *similarityPlot() const { return m_similarityPlot; }
+    // The tutorial's views in the view list beyond the three this page lays out by hand (the
+    // grid, the difference, the similarity), in the list's order: each gets a plot beside the
+    // similarity, drawn by its builder (viewfigures.cpp). None today.
+    static QList<FigureView> furtherViews();
+    QCustomPlot *furtherPlot(FigureView view) const;
     QTableView *vocabularyTable() const { return m_vocabulary; }
     QTableView *idsTable() const { return m_ids; }
     // The phrase rows of the current page (and a new phrase not yet accepted).
@@ -104,6 +109,7 @@ private:
     void rebuildGrid();
     void rebuildDifference();
     void rebuildSimilarity();
+    void rebuildFurther();
     void updateTables();
     void onGridMove(QMouseEvent *event);
     void onGridRelease(QMouseEvent *event);
@@ -134,6 +140,7 @@ private:
     QCustomPlot *m_gridPlot;
     QCustomPlot *m_differencePlot;
     QCustomPlot *m_similarityPlot;
+    QList<QCustomPlot *> m_furtherPlots; // in furtherViews()' order
     QLabel *m_readout;
     QList<PhraseCell> m_cells;
     std::shared_ptr<const PhraseResult> m_result;

@@ -58,6 +58,15 @@ QSize ViewPage::figureSize() const
     return size ? size() : QSize();
 }
 
+bool ViewPage::selectView(FigureView view) const
+{
+    if (!hostedViews().contains(view))
+        return false;
+    if (select)
+        return select(view);
+    return !shows || shows(view);
+}
+
 ViewChoices ViewPage::figureChoices() const
 {
     return choices ? choices() : ViewChoices{};

@@ -34,6 +34,9 @@ struct ViewPage
     // What the figure shows of its numbers beyond the state: the model figures' phrase and head.
     // Unset: the defaults.
     std::function<ViewChoices()> choices{};
+    // Brings a hosted view on screen (its tab made current: a lesson step's view), true when it
+    // is. Unset: no view has a place of its own to bring forward, so true when it shows now.
+    std::function<bool(FigureView)> select{};
 
     // viewsOf(page), then the guests.
     QList<FigureView> hostedViews() const;
@@ -49,6 +52,8 @@ struct ViewPage
     FigureView dataView() const;
     QSize figureSize() const;
     ViewChoices figureChoices() const;
+    // `select`, for a hosted view; false for another.
+    bool selectView(FigureView view) const;
 };
 
 // The window's pages, one ViewPage each; current() is the state's page.
