@@ -179,7 +179,9 @@ FigureInputs FigureRequest::inputs() const
     FigureInputs inputs = FigureInputs::of(FigureState(state));
     if (!modelPhrases.model.isEmpty())
         inputs.modelPhrases = modelPhrases;
-    inputs.forwardAblation = forwardAblation;
+    // The command line's ablation, else the session's (FigureInputs::of read it from the state).
+    if (forwardAblation.any())
+        inputs.forwardAblation = forwardAblation;
     return inputs;
 }
 

@@ -288,6 +288,7 @@ private slots:
     void nanWeightsAreSaid();
     void probeMarksClippedLayers();
     void ablatedDataSaysItsShape();
+    void sessionAblationIsDrawn();
     void layerOptionsRefusedByName();
     void exportedFiguresHaveNoClickHints();
 
@@ -848,6 +849,46 @@ void TestLayerViews::ablatedDataSaysItsShape()
 
 // --attention-layer -1 and --attention-head without a layer are refused as -5 is; the layer is
 // layer-attention's alone; --phrase-file gives phrase A (D16).
+// A session's ablation (the window's, saved) is what `pescope data --session` writes, unless the
+// command line gives its own; before, the command line's empty one replaced it.
+void TestLayerViews::sessionAblationIsDrawn()
+{
+    const QString session = m_dir.filePath(QStringLiteral("scaled-session.json"));
+    QFile file(session);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"format_version": 2, "state": {"ablation": {"kind": "scale", "scale": 4}}})");
+    file.close();
+    const auto run = [&](const QString &name, const QStringList &extra) {
+        const QString npy = m_dir.filePath(name);
+        QStringList args{QStringLiteral("data"),
+                         QStringLiteral("--view"),
+                         QStringLiteral("layer-attention"),
+                         QStringLiteral("--model"),
+                         layersFolder("llama-tiny4"),
+                         QStringLiteral("--text"),
+                         QStringLiteral("The cat sat on the mat."),
+                         QStringLiteral("--attention-layer"),
+                         QStringLiteral("2"),
+                         QStringLiteral("--attention-head"),
+                         QStringLiteral("1"),
+                         QStringLiteral("--out"),
+                         npy};
+        const RunResult r = runPescope(args + extra);
+        return r.exitCode == 0 ? readNpy(npy) : Array{};
+    };
+    const Array fromSession = run(QStringLiteral("session.npy"), {QStringLiteral("--session"), session});
+    const Array fromOptions = run(QStringLiteral("options.npy"), {QStringLiteral("--scale"), QStringLiteral("4")});
+    const Array overridden = run(QStringLiteral("overridden.npy"),
+                                 {QStringLiteral("--session"), session, QStringLiteral("--shift"),
+                                  QStringLiteral("3")});
+    const Array shifted = run(QStringLiteral("shifted.npy"), {QStringLiteral("--shift"), QStringLiteral("3")});
+    QCOMPARE(fromOptions.shape.size(), std::size_t(5)); // with, ablated, difference
+    QCOMPARE(fromSession.shape, fromOptions.shape);
+    QVERIFY(fromSession.values == fromOptions.values);
+    QCOMPARE(overridden.shape, shifted.shape);
+    QVERIFY(overridden.values == shifted.values);
+}
+
 void TestLayerViews::layerOptionsRefusedByName()
 {
     const QString folder = layersFolder("llama-tiny4");
