@@ -124,7 +124,7 @@ ConstRows rowsOf(const MatrixView &m)
 #undef PE_ORDERED_BYTES
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define PE_ORDERED_NS orderedAvx2
+#define PE_ORDERED_NS kernels::avx2 // the namespace tst_cpukernels allows AVX in
 #define PE_ORDERED_TARGET [[gnu::flatten, gnu::target("avx2")]]
 #define PE_ORDERED_BYTES 32
 #include "model/orderedproduct.inc"
@@ -132,7 +132,7 @@ ConstRows rowsOf(const MatrixView &m)
 #undef PE_ORDERED_TARGET
 #undef PE_ORDERED_BYTES
 
-#define PE_ORDERED_NS orderedAvx512
+#define PE_ORDERED_NS kernels::avx512
 #if defined(__clang__)
 #define PE_ORDERED_TARGET [[gnu::flatten, gnu::target("avx512f"), clang::min_vector_width(512)]]
 #else
@@ -160,9 +160,9 @@ Ordered orderedKernel()
         const QString cap = qEnvironmentVariable("PE_FORWARD_ISA");
         __builtin_cpu_init();
         if (cap.isEmpty() && __builtin_cpu_supports("avx512f"))
-            return orderedAvx512::orderedProduct;
+            return kernels::avx512::orderedProduct;
         if (cap != QLatin1String("sse2") && __builtin_cpu_supports("avx2"))
-            return orderedAvx2::orderedProduct;
+            return kernels::avx2::orderedProduct;
 #endif
         return orderedBase::orderedProduct;
     }();
