@@ -191,6 +191,8 @@ void TestForwardMath::referenceBlasOrder()
     productTransposed(view(a), view(w), 3, byRows.data(), cols);
     product(view(a), view(wt), 2, byColumns.data(), cols);
     productTransposedHere(view(a), view(w), here.data(), cols);
+    // A head's product runs ordered up to 2^22 multiply-adds (forwardmath.cpp), OpenBLAS above.
+    const bool hereOrdered = rows * cols * inner <= (qint64(1) << 22);
     for (qint64 i = 0; i < rows; ++i)
         for (qint64 j = 0; j < cols; ++j) {
             const float expected = referenceSum(a.row(i).data(), wt.data() + j, cols, inner, 0.0f);
@@ -198,8 +200,12 @@ void TestForwardMath::referenceBlasOrder()
                      std::bit_cast<std::uint32_t>(expected));
             QCOMPARE(std::bit_cast<std::uint32_t>(byColumns(i, j)),
                      std::bit_cast<std::uint32_t>(expected));
-            QCOMPARE(std::bit_cast<std::uint32_t>(here(i, j)),
-                     std::bit_cast<std::uint32_t>(expected));
+            if (hereOrdered)
+                QCOMPARE(std::bit_cast<std::uint32_t>(here(i, j)),
+                         std::bit_cast<std::uint32_t>(expected));
+            else
+                QVERIFY(std::abs(double(here(i, j)) - double(expected)) <=
+                        1e-5 * (1.0 + std::abs(double(expected))));
         }
 }
 

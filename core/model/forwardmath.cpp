@@ -56,12 +56,24 @@ Products products()
 }
 
 constexpr qint64 orderedWeightLimit = qint64(1) << 18;
+// A head's product runs ordered up to this many multiply-adds (128 tokens of 128 dims: 2^21).
+// Above it, OpenBLAS: the ordered kernel runs at about half its speed, and at 1,024 tokens the
+// heads' products of a Qwen3-0.6B-shaped model (16 heads of 128, 28 layers) made the pass slower
+// than PyTorch's (docs/performance.md).
+constexpr qint64 orderedHeadWorkLimit = qint64(1) << 22;
 
 // Whether a product with `weightValues` values in its right-hand matrix runs ordered.
 bool ordered(qint64 weightValues)
 {
     const Products p = products();
     return p == Products::Ordered || (p == Products::Default && weightValues <= orderedWeightLimit);
+}
+
+// Whether one head's product of `work` multiply-adds runs ordered.
+bool orderedHead(qint64 work)
+{
+    const Products p = products();
+    return p == Products::Ordered || (p == Products::Default && work <= orderedHeadWorkLimit);
 }
 
 // OpenBLAS is opened on the first product, not linked. Its Debian build (libopenblas0-pthread)
@@ -194,14 +206,14 @@ MatrixView columns(const RowMatrix &m, qint64 first, qint64 count)
 
 namespace {
 
-// out = init + a @ b^T (init: a row added first, or null), on the calling thread; `weight`: the
-// whole right-hand matrix's size (ordered()).
+// out = init + a @ b^T (init: a row added first, or null), on the calling thread; `inOrder`: on
+// the ordered kernel (ordered(), orderedHead()).
 void transposedBlock(const MatrixView &a, const MatrixView &b, const float *init, float *out,
-                     qint64 outStride, qint64 weight)
+                     qint64 outStride, bool inOrder)
 {
     if (a.rows == 0 || b.rows == 0)
         return;
-    if (ordered(weight)) {
+    if (inOrder) {
         orderedKernel()(a.data, a.stride, transposedCopy(b), b.rows, init, out, outStride, a.rows,
                         b.rows, a.cols);
         return;
@@ -222,11 +234,11 @@ void transposedBlock(const MatrixView &a, const MatrixView &b, const float *init
 
 // out = init + a @ b on the calling thread.
 void plainBlock(const MatrixView &a, const MatrixView &b, const float *init, float *out,
-                qint64 outStride, qint64 weight)
+                qint64 outStride, bool inOrder)
 {
     if (a.rows == 0 || b.cols == 0)
         return;
-    if (ordered(weight)) {
+    if (inOrder) {
         orderedKernel()(a.data, a.stride, b.data, b.stride, init, out, outStride, a.rows, b.cols,
                         a.cols);
         return;
@@ -249,12 +261,12 @@ void plainBlock(const MatrixView &a, const MatrixView &b, const float *init, flo
 
 void productTransposedHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
 {
-    transposedBlock(a, b, nullptr, out, outStride, 0); // one head's: always ordered by default
+    transposedBlock(a, b, nullptr, out, outStride, orderedHead(a.rows * b.rows * a.cols));
 }
 
 void productHere(const MatrixView &a, const MatrixView &b, float *out, qint64 outStride)
 {
-    plainBlock(a, b, nullptr, out, outStride, 0);
+    plainBlock(a, b, nullptr, out, outStride, orderedHead(a.rows * b.cols * a.cols));
 }
 
 namespace {
@@ -282,7 +294,7 @@ void productTransposed(const MatrixView &a, const MatrixView &w, int threads, fl
     overBlocks(a.rows, w.rows, threads, [&](qint64 r, qint64 rows, qint64 c, qint64 cols) {
         transposedBlock({a.data + r * a.stride, rows, a.cols, a.stride},
                         {w.data + c * w.stride, cols, w.cols, w.stride}, nullptr,
-                        out + r * outStride + c, outStride, w.rows * w.cols);
+                        out + r * outStride + c, outStride, ordered(w.rows * w.cols));
     });
 }
 
@@ -295,7 +307,7 @@ void productFrom(const MatrixView &a, const MatrixView &w, const float *init, in
     overBlocks(a.rows, w.cols, threads, [&](qint64 r, qint64 rows, qint64 c, qint64 cols) {
         plainBlock({a.data + r * a.stride, rows, a.cols, a.stride},
                    {w.data + c, w.rows, cols, w.stride}, init ? init + c : nullptr,
-                   out + r * outStride + c, outStride, w.rows * w.cols);
+                   out + r * outStride + c, outStride, ordered(w.rows * w.cols));
     });
 }
 
