@@ -4,6 +4,7 @@
 // lesson saved and opened again; presented full screen and stepped with a clicker's keys, the
 // window put back by Escape; the shipped lessons opened from Help > Lessons. Screenshots of the
 // presentation (lesson-present-WxH.png) are saved in the build folder to be looked at.
+#include "dialogs/viewhelpdialog.h"
 #include "state/lessondocument.h"
 #include "views/fileactions.h"
 #include "views/lessoncontroller.h"
@@ -308,6 +309,46 @@ private slots:
     }
 
     // A drag in the list (the model's move, as a drop makes it) is one move of the document.
+    // F1 on a tab of the model's phrases opens the help at that tab's view (issue 48 D13: it
+    // opened at the top or where it was last scrolled); the figure File > Export figure draws is
+    // the enlarged head on screen (D5: it was the whole grid).
+    void f1OpensAtTheTabsView()
+    {
+        QString error;
+        const QString llama = QStringLiteral(PE_SOURCE_DIR) + u"/tests/data/models/llama-tiny"_s;
+        QVERIFY2(openModelInWindow(m_window.get(), llama, &error), qPrintable(error));
+        ExplorerState *state = m_window->state();
+        PhraseSource source = state->phraseSource();
+        source.tokenizer = PhraseTokenizer::Model;
+        state->setPhraseSource(source);
+        state->setPage(Page::Phrases);
+        QVERIFY(waitSettled(*m_window));
+        auto *phrases = m_window->findChild<ModelPhraseView *>();
+        QVERIFY(phrases);
+        const QList<FigureView> views = ModelPhraseView::tabViews();
+        phrases->figureTabs()->setCurrentIndex(int(views.indexOf(FigureView::LayerAttention)));
+        QVERIFY(waitSettled(*m_window));
+        QTRY_VERIFY_WITH_TIMEOUT(phrases->forward() != nullptr, 60000);
+        phrases->layerChoice()->setCurrentIndex(phrases->layerChoice()->findData(1));
+        phrases->headChoice()->setCurrentIndex(phrases->headChoice()->findData(1));
+        const ViewPage &page = m_window->viewPages().current();
+        QCOMPARE(page.figureViews(), QList<FigureView>{FigureView::LayerAttention});
+        QCOMPARE(page.figureChoices().modelLayer, 1);
+        QCOMPARE(page.figureChoices().modelHead, 1);
+
+        for (FigureView view : {FigureView::LayerAttention, FigureView::ModelAttention,
+                                FigureView::DistanceProfiles}) {
+            phrases->figureTabs()->setCurrentIndex(int(views.indexOf(view)));
+            m_window->activateWindow();
+            m_window->setFocus();
+            press(m_window.get(), Qt::Key_F1);
+            auto *help = m_window->findChild<ViewHelpDialog *>();
+            QVERIFY(help);
+            QTRY_VERIFY(help->isVisible());
+            QCOMPARE(help->viewAtTop(), view);
+        }
+    }
+
     void dragReordersSteps()
     {
         buildThreeSteps();

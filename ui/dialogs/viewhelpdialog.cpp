@@ -2,10 +2,13 @@
 
 #include "dialogs/viewhelp.h"
 #include "state/explorerstate.h"
+#include "state/viewlist.h"
 #include "widgets/screenfit.h"
 
 #include <QDialogButtonBox>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace pe {
@@ -32,6 +35,26 @@ ViewHelpDialog::ViewHelpDialog(ExplorerState *state, std::function<QList<FigureV
 QString ViewHelpDialog::html() const
 {
     return m_text->toHtml();
+}
+
+void ViewHelpDialog::showView(FigureView view)
+{
+    m_text->scrollToAnchor(figureViewName(view));
+}
+
+FigureView ViewHelpDialog::viewAtTop() const
+{
+    // The anchor nearest above the viewport's top line.
+    const QList<FigureView> views = m_views();
+    const QPoint top = m_text->viewport()->rect().topLeft() + QPoint(0, 2);
+    FigureView found = views.value(0, FigureView::Heatmap);
+    for (FigureView view : views) {
+        const QTextCursor cursor = m_text->document()->find(viewHelp(view, *m_state).title);
+        if (!cursor.isNull() && m_text->cursorRect(cursor).bottom() >= top.y())
+            return view;
+        found = view;
+    }
+    return found;
 }
 
 void ViewHelpDialog::refresh()
