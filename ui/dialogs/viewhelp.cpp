@@ -1,7 +1,5 @@
 #include "dialogs/viewhelp.h"
 
-#include "state/viewlist.h"
-
 #include <QStringList>
 
 namespace pe {
@@ -61,9 +59,7 @@ QString viewHelpHtml(const QList<FigureView> &views, const ExplorerState &state)
     QStringList shown; // views of one matrix (waves, heatmap) share its formula: written once
     for (FigureView view : views) {
         const ViewHelp help = viewHelp(view, state);
-        // Each section named by its view's name: F1 scrolls to the view a tab shows.
-        html += QStringLiteral("<h3><a name=\"%1\"></a>%2</h3><p>%3</p>")
-                    .arg(figureViewName(view), help.title.toHtmlEscaped(), help.text);
+        html += QStringLiteral("<h3>%1</h3><p>%2</p>").arg(help.title.toHtmlEscaped(), help.text);
         if (!help.formula.isEmpty() && !shown.contains(help.formula))
             html += QStringLiteral("<p style=\"margin-left:1em\">%1</p>").arg(help.formula);
         shown.append(help.formula);

@@ -2,12 +2,13 @@
 
 #include "dialogs/viewhelp.h"
 #include "state/explorerstate.h"
-#include "state/viewlist.h"
 #include "widgets/screenfit.h"
 
 #include <QDialogButtonBox>
 #include <QTextBrowser>
-#include <QTextCursor>
+#include <QAbstractTextDocumentLayout>
+#include <QScrollBar>
+#include <QTextBlock>
 #include <QTextDocument>
 #include <QVBoxLayout>
 
@@ -37,23 +38,32 @@ QString ViewHelpDialog::html() const
     return m_text->toHtml();
 }
 
+// The top of `view`'s section (its heading), in the document's coordinates; -1 if absent.
+qreal ViewHelpDialog::sectionTop(FigureView view) const
+{
+    const QString title = viewHelp(view, *m_state).title;
+    const QTextDocument *document = m_text->document();
+    for (QTextBlock block = document->begin(); block.isValid(); block = block.next())
+        if (block.blockFormat().headingLevel() > 0 && block.text() == title)
+            return document->documentLayout()->blockBoundingRect(block).top();
+    return -1;
+}
+
 void ViewHelpDialog::showView(FigureView view)
 {
-    m_text->scrollToAnchor(figureViewName(view));
+    if (const qreal top = sectionTop(view); top >= 0)
+        m_text->verticalScrollBar()->setValue(int(top));
 }
 
 FigureView ViewHelpDialog::viewAtTop() const
 {
-    // The anchor nearest above the viewport's top line.
+    // The last section whose heading starts at or above the text's top line.
+    const int scrolled = m_text->verticalScrollBar()->value();
     const QList<FigureView> views = m_views();
-    const QPoint top = m_text->viewport()->rect().topLeft() + QPoint(0, 2);
     FigureView found = views.value(0, FigureView::Heatmap);
-    for (FigureView view : views) {
-        const QTextCursor cursor = m_text->document()->find(viewHelp(view, *m_state).title);
-        if (!cursor.isNull() && m_text->cursorRect(cursor).bottom() >= top.y())
-            return view;
-        found = view;
-    }
+    for (FigureView view : views)
+        if (const qreal top = sectionTop(view); top >= 0 && int(top) <= scrolled)
+            found = view;
     return found;
 }
 

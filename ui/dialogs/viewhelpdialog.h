@@ -33,6 +33,8 @@ public slots:
     void refresh();
 
 private:
+    qreal sectionTop(FigureView view) const;
+
     ExplorerState *m_state;
     std::function<QList<FigureView>()> m_views;
     QTextBrowser *m_text;
