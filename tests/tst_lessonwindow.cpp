@@ -6,6 +6,7 @@
 // presentation (lesson-present-WxH.png) are saved in the build folder to be looked at.
 #include "dialogs/viewhelpdialog.h"
 #include "state/lessondocument.h"
+#include "views/exportactions.h"
 #include "views/fileactions.h"
 #include "views/lessoncontroller.h"
 #include "views/lessonpanel.h"
@@ -310,9 +311,10 @@ private slots:
 
     // A drag in the list (the model's move, as a drop makes it) is one move of the document.
     // F1 on a tab of the model's phrases opens the help at that tab's view (issue 48 D13: it
-    // opened at the top or where it was last scrolled); the figure File > Export figure draws is
-    // the enlarged head on screen (D5: it was the whole grid).
-    void f1OpensAtTheTabsView()
+    // opened at the top or where it was last scrolled); File > Export figure draws the enlarged
+    // head on screen (D5: it drew the whole grid) and Export data answers with an ablation set
+    // (D3): both already right on main 1f0db98, kept here as regression checks.
+    void layerTabsHelpAndExports()
     {
         QString error;
         const QString llama = QStringLiteral(PE_SOURCE_DIR) + u"/tests/data/models/llama-tiny"_s;
@@ -335,6 +337,32 @@ private slots:
         QCOMPARE(page.figureViews(), QList<FigureView>{FigureView::LayerAttention});
         QCOMPARE(page.figureChoices().modelLayer, 1);
         QCOMPARE(page.figureChoices().modelHead, 1);
+        ExportActions *exports = ExportActions::of(m_window.get());
+        QVERIFY(exports);
+        const QImage enlarged = exports->currentFigure(&error);
+        QVERIFY2(!enlarged.isNull(), qPrintable(error));
+        // With an ablation (D3: Export data said "still being computed" for ever).
+        LayerAblation ablation;
+        ablation.kind = AblationKind::Scale;
+        ablation.scale = 4;
+        QVERIFY(state->setLayerAblation(ablation));
+        QTRY_VERIFY_WITH_TIMEOUT(phrases->forward() &&
+                                     phrases->forward()->inputs.ablation == phrases->ablation(),
+                                 60000);
+        QVERIFY(waitSettled(*m_window));
+        const QImage ablated = exports->currentFigure(&error);
+        QVERIFY2(!ablated.isNull(), qPrintable(error));
+        QVERIFY(ablated != enlarged);
+        QTemporaryDir dir;
+        QVERIFY2(exports->exportCurrentData(dir.filePath(u"l1h1.npy"_s), &error),
+                 qPrintable(error));
+        QVERIFY(QFile::exists(dir.filePath(u"l1h1.npy"_s)));
+        // The grid of every layer is another figure than the enlarged head.
+        phrases->layerChoice()->setCurrentIndex(phrases->layerChoice()->findData(-1));
+        const QImage grid = exports->currentFigure(&error);
+        QVERIFY2(!grid.isNull(), qPrintable(error));
+        QVERIFY(grid != ablated);
+        phrases->layerChoice()->setCurrentIndex(phrases->layerChoice()->findData(1));
 
         for (FigureView view : {FigureView::LayerAttention, FigureView::ModelAttention,
                                 FigureView::DistanceProfiles}) {
