@@ -144,8 +144,11 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     m_headLabel = headLabel;
     headLabel->setBuddy(m_head);
     m_head->setObjectName(QStringLiteral("attentionHead"));
-    m_head->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    // Never squeezed below its items ("me…" said nothing).
+    // As wide as its items ("mean", "head 127"), never squeezed ("me…" said nothing): the
+    // window's compact combos (makeCompact) keep a length set before, and this one is empty until
+    // a model's heads fill it. Short items: the row fits 1280 px with the Lesson panel.
+    m_head->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_head->setMinimumContentsLength(int(tr("head 127").size()));
     m_head->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     m_head->setToolTip(tr("The attention head of layer 0 drawn, or the mean of the heads; in "
                           "Attention, every layer: the head of the layer enlarged"));
@@ -424,7 +427,7 @@ void ModelPhraseView::fillHeads()
     const QSignalBlocker blocker(m_head);
     const int current = m_head->currentIndex();
     m_head->clear();
-    m_head->addItem(tr("mean of the heads"), AttentionFigures::meanOfHeads);
+    m_head->addItem(tr("mean"), AttentionFigures::meanOfHeads);
     for (int h = 0; h < heads; ++h)
         m_head->addItem(tr("head %1").arg(h), h);
     m_head->setCurrentIndex(qBound(0, current, heads));
