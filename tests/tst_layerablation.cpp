@@ -91,6 +91,9 @@ private slots:
     void modelRefusalShowsThePassSentence();
     void undoRestoresThePreviousAblation();
     void commandLine();
+    void gridAblationSaysToEnlargeAHead();
+    void noteKeepsItsPlace();
+    void choicesShownWhereTheyAct();
 
 private:
     // Makes `edits` in the ablation form and waits for the pass they ask for.
@@ -439,6 +442,68 @@ void TestLayerAblation::commandLine()
                              common);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--attention-layer N"), r.err.constData());
+}
+
+// An ablation with every layer's grid on screen: the grid compares nothing, and the note says
+// how to see the ablation (issue 48 D12: a full pass, then the plain grid without a word).
+void TestLayerAblation::gridAblationSaysToEnlargeAHead()
+{
+    m_view->layerChoice()->setCurrentIndex(m_view->layerChoice()->findData(-1));
+    LayerAblation ablation;
+    ablation.kind = AblationKind::Scale;
+    ablation.scale = 4;
+    QVERIFY(m_state->setLayerAblation(ablation));
+    waitForTheStatesPass();
+    QVERIFY2(m_view->forwardNote().contains(QStringLiteral("pick a Layer and a Head")),
+             qPrintable(m_view->forwardNote()));
+    // A layer chosen: the hint goes, the enlarged head draws the ablation.
+    m_view->layerChoice()->setCurrentIndex(m_view->layerChoice()->findData(2));
+    QVERIFY2(!m_view->forwardNote().contains(QStringLiteral("pick a Layer")),
+             qPrintable(m_view->forwardNote()));
+    if (const QString dir = qEnvironmentVariable("PE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        QTest::qWait(50);
+        QVERIFY(m_view->grab().save(QDir(dir).filePath(QStringLiteral("ablation-l2h1.png"))));
+    }
+}
+
+// The note's messages (timing, "Running…", the hint, refusals) take a fixed place: the tabs do
+// not move and the page does not ask to be wider (issue 48 D10: a one-word column of 4-8 lines).
+void TestLayerAblation::noteKeepsItsPlace()
+{
+    m_view->resize(900, 720);
+    LayerAblation ablation;
+    ablation.kind = AblationKind::Scale;
+    ablation.scale = 4;
+    QVERIFY(m_state->setLayerAblation(ablation));
+    waitForTheStatesPass();
+    QVERIFY(m_view->forwardNote().size() < 30); // "4 layers in 3 ms"
+    const int tabsAt = m_view->figureTabs()->mapTo(m_view.get(), QPoint(0, 0)).y();
+    const int widthAsked = m_view->minimumSizeHint().width();
+    // The grid of every layer: the note's long hint.
+    m_view->layerChoice()->setCurrentIndex(m_view->layerChoice()->findData(-1));
+    QVERIFY(m_view->forwardNote().size() > 80);
+    QTest::qWait(20);
+    QCOMPARE(m_view->figureTabs()->mapTo(m_view.get(), QPoint(0, 0)).y(), tabsAt);
+    QCOMPARE(m_view->minimumSizeHint().width(), widthAsked);
+    QCOMPARE(m_view->width(), 900);
+}
+
+// Head shows its items whole; Head and Layer appear only on the tabs they change (issue 48 D14).
+void TestLayerAblation::choicesShownWhereTheyAct()
+{
+    QComboBox *head = m_view->headChoice();
+    QComboBox *layer = m_view->layerChoice();
+    for (int i = 0; i < head->count(); ++i)
+        QVERIFY2(head->width() >= head->fontMetrics().horizontalAdvance(head->itemText(i)) + 16,
+                 qPrintable(head->itemText(i)));
+    QVERIFY(head->isVisible() && layer->isVisible());
+    const QList<FigureView> views = ModelPhraseView::tabViews();
+    for (int i = 0; i < int(views.size()); ++i) {
+        m_view->figureTabs()->setCurrentIndex(i);
+        const bool grid = views[i] == FigureView::LayerAttention;
+        QCOMPARE(layer->isVisible(), grid);
+        QCOMPARE(head->isVisible(), grid || views[i] == FigureView::ModelAttention);
+    }
 }
 
 QTEST_MAIN(TestLayerAblation)

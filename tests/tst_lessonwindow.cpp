@@ -4,7 +4,9 @@
 // lesson saved and opened again; presented full screen and stepped with a clicker's keys, the
 // window put back by Escape; the shipped lessons opened from Help > Lessons. Screenshots of the
 // presentation (lesson-present-WxH.png) are saved in the build folder to be looked at.
+#include "dialogs/viewhelpdialog.h"
 #include "state/lessondocument.h"
+#include "views/exportactions.h"
 #include "views/fileactions.h"
 #include "views/lessoncontroller.h"
 #include "views/lessonpanel.h"
@@ -308,6 +310,114 @@ private slots:
     }
 
     // A drag in the list (the model's move, as a drop makes it) is one move of the document.
+    // F1 on a tab of the model's phrases opens the help at that tab's view (issue 48 D13: it
+    // opened at the top or where it was last scrolled); File > Export figure draws the enlarged
+    // head on screen (D5: it drew the whole grid) and Export data answers with an ablation set
+    // (D3): both already right on main 1f0db98, kept here as regression checks.
+    void layerTabsHelpAndExports()
+    {
+        QString error;
+        const QString llama = QStringLiteral(PE_SOURCE_DIR) + u"/tests/data/models/llama-tiny"_s;
+        QVERIFY2(openModelInWindow(m_window.get(), llama, &error), qPrintable(error));
+        ExplorerState *state = m_window->state();
+        PhraseSource source = state->phraseSource();
+        source.tokenizer = PhraseTokenizer::Model;
+        state->setPhraseSource(source);
+        state->setPage(Page::Phrases);
+        QVERIFY(waitSettled(*m_window));
+        auto *phrases = m_window->findChild<ModelPhraseView *>();
+        QVERIFY(phrases);
+        const QList<FigureView> views = ModelPhraseView::tabViews();
+        phrases->figureTabs()->setCurrentIndex(int(views.indexOf(FigureView::LayerAttention)));
+        QVERIFY(waitSettled(*m_window));
+        QTRY_VERIFY_WITH_TIMEOUT(phrases->forward() != nullptr, 60000);
+        phrases->layerChoice()->setCurrentIndex(phrases->layerChoice()->findData(1));
+        phrases->headChoice()->setCurrentIndex(phrases->headChoice()->findData(1));
+        const ViewPage &page = m_window->viewPages().current();
+        QCOMPARE(page.figureViews(), QList<FigureView>{FigureView::LayerAttention});
+        QCOMPARE(page.figureChoices().modelLayer, 1);
+        QCOMPARE(page.figureChoices().modelHead, 1);
+        ExportActions *exports = ExportActions::of(m_window.get());
+        QVERIFY(exports);
+        const QImage enlarged = exports->currentFigure(&error);
+        QVERIFY2(!enlarged.isNull(), qPrintable(error));
+        // With an ablation (D3: Export data said "still being computed" for ever).
+        LayerAblation ablation;
+        ablation.kind = AblationKind::Scale;
+        ablation.scale = 4;
+        QVERIFY(state->setLayerAblation(ablation));
+        QTRY_VERIFY_WITH_TIMEOUT(phrases->forward() &&
+                                     phrases->forward()->inputs.ablation == phrases->ablation(),
+                                 60000);
+        QVERIFY(waitSettled(*m_window));
+        const QImage ablated = exports->currentFigure(&error);
+        QVERIFY2(!ablated.isNull(), qPrintable(error));
+        QVERIFY(ablated != enlarged);
+        QTemporaryDir dir;
+        QVERIFY2(exports->exportCurrentData(dir.filePath(u"l1h1.npy"_s), &error),
+                 qPrintable(error));
+        QVERIFY(QFile::exists(dir.filePath(u"l1h1.npy"_s)));
+        // The grid of every layer is another figure than the enlarged head.
+        phrases->layerChoice()->setCurrentIndex(phrases->layerChoice()->findData(-1));
+        const QImage grid = exports->currentFigure(&error);
+        QVERIFY2(!grid.isNull(), qPrintable(error));
+        QVERIFY(grid != ablated);
+        phrases->layerChoice()->setCurrentIndex(phrases->layerChoice()->findData(1));
+
+        for (FigureView view : {FigureView::LayerAttention, FigureView::ModelAttention,
+                                FigureView::DistanceProfiles}) {
+            phrases->figureTabs()->setCurrentIndex(int(views.indexOf(view)));
+            m_window->activateWindow();
+            m_window->setFocus();
+            press(m_window.get(), Qt::Key_F1);
+            auto *help = m_window->findChild<ViewHelpDialog *>();
+            QVERIFY(help);
+            QTRY_VERIFY(help->isVisible());
+            QCOMPARE(help->viewAtTop(), view);
+        }
+    }
+
+    // The attention grid's tab with the Lesson panel open and the ablation's rule form shown fits
+    // a 1280 x 720 screen (issue 48 D10: the window grew to 1432 px, cutting off the panel).
+    void ablationFormFitsWithTheLessonPanel()
+    {
+        m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s)->actions().at(1)->trigger();
+        QVERIFY(waitSettled(*m_window));
+        list()->setCurrentRow(0);
+        QVERIFY(lessons()->dock()->isVisible());
+        QString error;
+        const QString llama = QStringLiteral(PE_SOURCE_DIR) + u"/tests/data/models/llama-tiny"_s;
+        QVERIFY2(openModelInWindow(m_window.get(), llama, &error), qPrintable(error));
+        ExplorerState *state = m_window->state();
+        PhraseSource source = state->phraseSource();
+        source.tokenizer = PhraseTokenizer::Model;
+        state->setPhraseSource(source);
+        state->setPage(Page::Phrases);
+        QVERIFY(waitSettled(*m_window));
+        auto *phrases = m_window->findChild<ModelPhraseView *>();
+        QVERIFY(phrases);
+        phrases->figureTabs()->setCurrentIndex(
+            int(ModelPhraseView::tabViews().indexOf(FigureView::LayerAttention)));
+        QTRY_VERIFY_WITH_TIMEOUT(phrases->forward() != nullptr, 60000);
+        LayerAblation ablation;
+        ablation.kind = AblationKind::Rule;
+        QVERIFY(state->setLayerAblation(ablation));
+        QVERIFY(waitSettled(*m_window));
+        phrases->layerChoice()->setCurrentIndex(phrases->layerChoice()->findData(1));
+        const QRect geometry = fitTo1280x720();
+        QVERIFY(m_window->grab().save(
+            u"%1/ablation-rule-lesson-1280x720.png"_s.arg(QStringLiteral(PE_BUILD_DIR))));
+        const QSize least = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
+        QVERIFY2(least.width() <= 1280 && m_window->width() == geometry.width(),
+                 qPrintable(grownBeyond(geometry, u"rule form"_s)));
+        // The Head box shows its choice whole (D14: "me…" for the mean of the heads).
+        QComboBox *head = phrases->headChoice();
+        for (int i = 0; i < head->count(); ++i) {
+            head->setCurrentIndex(i);
+            QVERIFY2(!comboTextCut(head), qPrintable(head->currentText()));
+        }
+    }
+
     void dragReordersSteps()
     {
         buildThreeSteps();

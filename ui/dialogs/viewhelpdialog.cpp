@@ -6,6 +6,10 @@
 
 #include <QDialogButtonBox>
 #include <QTextBrowser>
+#include <QAbstractTextDocumentLayout>
+#include <QScrollBar>
+#include <QTextBlock>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace pe {
@@ -32,6 +36,35 @@ ViewHelpDialog::ViewHelpDialog(ExplorerState *state, std::function<QList<FigureV
 QString ViewHelpDialog::html() const
 {
     return m_text->toHtml();
+}
+
+// The top of `view`'s section (its heading), in the document's coordinates; -1 if absent.
+qreal ViewHelpDialog::sectionTop(FigureView view) const
+{
+    const QString title = viewHelp(view, *m_state).title;
+    const QTextDocument *document = m_text->document();
+    for (QTextBlock block = document->begin(); block.isValid(); block = block.next())
+        if (block.blockFormat().headingLevel() > 0 && block.text() == title)
+            return document->documentLayout()->blockBoundingRect(block).top();
+    return -1;
+}
+
+void ViewHelpDialog::showView(FigureView view)
+{
+    if (const qreal top = sectionTop(view); top >= 0)
+        m_text->verticalScrollBar()->setValue(int(top));
+}
+
+FigureView ViewHelpDialog::viewAtTop() const
+{
+    // The last section whose heading starts at or above the text's top line.
+    const int scrolled = m_text->verticalScrollBar()->value();
+    const QList<FigureView> views = m_views();
+    FigureView found = views.value(0, FigureView::Heatmap);
+    for (FigureView view : views)
+        if (const qreal top = sectionTop(view); top >= 0 && int(top) <= scrolled)
+            found = view;
+    return found;
 }
 
 void ViewHelpDialog::refresh()

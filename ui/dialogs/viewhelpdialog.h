@@ -24,11 +24,17 @@ public:
                    QWidget *parent = nullptr);
 
     QString html() const;
+    // Scrolls to `view`'s section (the tab on screen where the page shows one view at a time).
+    void showView(FigureView view);
+    // The view whose section is at the top of the text (the first when scrolled to the top).
+    FigureView viewAtTop() const;
 
 public slots:
     void refresh();
 
 private:
+    qreal sectionTop(FigureView view) const;
+
     ExplorerState *m_state;
     std::function<QList<FigureView>()> m_views;
     QTextBrowser *m_text;

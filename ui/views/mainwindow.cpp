@@ -676,6 +676,11 @@ void MainWindow::showViewHelp()
     dialog->show();
     dialog->raise();
     dialog->activateWindow();
+    // A page of tabs (the model's phrases, Schemes, Model): the help opens at the tab's view,
+    // not at the top or where it was last scrolled (issue 48).
+    const QList<FigureView> figure = m_viewPages.current().figureViews();
+    if (figure.size() == 1)
+        dialog->showView(figure.first());
 }
 
 void MainWindow::updateTitle()

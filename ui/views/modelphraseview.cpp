@@ -11,6 +11,7 @@
 #include "figures/qcpinclude.h"
 #include "text/unicodetext.h"
 #include "widgets/figureplot.h"
+#include "widgets/messageslot.h"
 #include "widgets/windowzoom.h"
 
 #include <QComboBox>
@@ -96,7 +97,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     : QWidget(parent), m_state(state), m_info(new QLabel(this)), m_notice(new QLabel(this)),
       m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_layer(new QComboBox(this)),
       m_ablationControls(new AblationControls(state, this)),
-      m_forwardNote(new QLabel(this)), m_scheduler(scheduler), m_choices(new QWidget(this)),
+      m_forwardNote(new MessageSlot(1, MessageSlot::Height::Fixed, false, this)), m_scheduler(scheduler), m_choices(new QWidget(this)),
       m_tabs(new QTabWidget(this)), m_filler(new QWidget(this))
 {
     // The window's zoom: figures take their fonts when they are built.
@@ -140,9 +141,15 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     m_phrase->addItems({tr("A"), tr("B")});
     m_phrase->setToolTip(tr("The phrase whose embeddings and attention are drawn"));
     auto *headLabel = new QLabel(tr("H&ead"), this);
+    m_headLabel = headLabel;
     headLabel->setBuddy(m_head);
     m_head->setObjectName(QStringLiteral("attentionHead"));
-    m_head->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // As wide as its items ("mean", "head 127"), never squeezed ("me…" said nothing): the
+    // window's compact combos (makeCompact) keep a length set before, and this one is empty until
+    // a model's heads fill it. Short items: the row fits 1280 px with the Lesson panel.
+    m_head->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_head->setMinimumContentsLength(int(tr("head 127").size()));
+    m_head->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     m_head->setToolTip(tr("The attention head of layer 0 drawn, or the mean of the heads; in "
                           "Attention, every layer: the head of the layer enlarged"));
     choices->addWidget(phraseLabel);
@@ -151,9 +158,11 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     choices->addWidget(headLabel);
     choices->addWidget(m_head);
     auto *layerLabel = new QLabel(tr("La&yer"), this);
+    m_layerLabel = layerLabel;
     layerLabel->setBuddy(m_layer);
     m_layer->setObjectName(QStringLiteral("attentionLayer"));
     m_layer->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_layer->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     m_layer->setToolTip(tr("Attention, every layer: the grid of every layer and head, or one "
                            "layer, whose head (Head) is enlarged; a click on a tile does the "
                            "same"));
@@ -163,11 +172,13 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     choices->addWidget(m_layer);
     choices->addSpacing(12);
     choices->addWidget(m_ablationControls, 0, Qt::AlignTop);
-    m_forwardNote->setObjectName(QStringLiteral("forwardNote"));
-    m_forwardNote->setWordWrap(true); // a long message must not widen the window
-    choices->addSpacing(12);
-    choices->addWidget(m_forwardNote, 1);
+    choices->addStretch(1);
     layout->addWidget(m_choices);
+    // On its own line, of one line's height: a message (timing, "Running…", a refusal) neither
+    // widens the window nor moves the tabs (it wrapped into a one-word column beside the
+    // controls, issue 48).
+    m_forwardNote->setObjectName(QStringLiteral("forwardNote"));
+    layout->addWidget(m_forwardNote);
     addTabs();
     layout->addWidget(m_tabs, 1);
     // Without figures (tokens only) the room below the tokens stays empty, rather than spread
@@ -192,16 +203,17 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
             resetFigure(plot, plotTheme(m_state->theme()));
             plot->replot(QCustomPlot::rpQueuedRefresh);
         }
-        m_forwardNote->setText(tr("Forward pass: %1").arg(message));
+        m_forwardNote->setMessage(tr("Forward pass: %1").arg(message));
     });
     connect(scheduler, &ComputeScheduler::cancelled, this, [this] {
-        if (m_forwardNote->text().startsWith(tr("Running")))
-            m_forwardNote->setText(tr("Forward pass cancelled; open the tab again to run it"));
+        if (m_forwardNote->message().startsWith(tr("Running")))
+            m_forwardNote->setMessage(tr("Forward pass cancelled; open the tab again to run it"));
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPhraseView::requestForward);
     connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuildForward);
+    connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::updateForwardNote);
     connect(state, &ExplorerState::layerAblationChanged, this, &ModelPhraseView::requestForward);
-    connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPhraseView::showAblation);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPhraseView::showChoices);
     connect(scheduler, &ComputeScheduler::phraseModelReady, this, &ModelPhraseView::onResult);
     connect(scheduler, &ComputeScheduler::phraseModelFailed, this, &ModelPhraseView::onFailure);
     connect(m_phrase, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuild);
@@ -212,7 +224,7 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
         for (int p = 0; p < int(m_tokens.size()); ++p)
             fillTokens(p);
     });
-    showAblation();
+    showChoices();
     if (scheduler->phraseModel())
         onResult(scheduler->phraseModel());
     else
@@ -415,7 +427,7 @@ void ModelPhraseView::fillHeads()
     const QSignalBlocker blocker(m_head);
     const int current = m_head->currentIndex();
     m_head->clear();
-    m_head->addItem(tr("mean of the heads"), AttentionFigures::meanOfHeads);
+    m_head->addItem(tr("mean"), AttentionFigures::meanOfHeads);
     for (int h = 0; h < heads; ++h)
         m_head->addItem(tr("head %1").arg(h), h);
     m_head->setCurrentIndex(qBound(0, current, heads));
@@ -479,7 +491,7 @@ void ModelPhraseView::draw(FigureView view, const FigureData &data) const
 
 QString ModelPhraseView::forwardNote() const
 {
-    return m_forwardNote->text();
+    return m_forwardNote->message();
 }
 
 ForwardAblation ModelPhraseView::ablation() const
@@ -492,9 +504,34 @@ ForwardViewInputs ModelPhraseView::forwardInputs() const
     return forwardViewInputs(phraseModelInputs(*m_state), ablation());
 }
 
-void ModelPhraseView::showAblation()
+void ModelPhraseView::showChoices()
 {
-    m_ablationControls->setVisible(currentView() == FigureView::LayerAttention);
+    const FigureView view = currentView();
+    const bool grid = view == FigureView::LayerAttention;
+    const bool head = grid || view == FigureView::ModelAttention;
+    m_headLabel->setVisible(head);
+    m_head->setVisible(head);
+    m_layerLabel->setVisible(grid);
+    m_layer->setVisible(grid);
+    m_ablationControls->setVisible(grid);
+    updateForwardNote();
+}
+
+void ModelPhraseView::updateForwardNote()
+{
+    if (!m_forward || m_forward->inputs != forwardInputs())
+        return; // "Running…" or the pass's failure stays
+    QString note =
+        tr("%1 layers in %2 ms").arg(m_forward->layers).arg(m_forward->totalMs, 0, 'f', 0);
+    // A value the model cannot take: the pass's sentence, here and in the enlarged head's title.
+    if (!m_forward->ablationProblem.isEmpty())
+        note += tr("; ablation refused: %1").arg(m_forward->ablationProblem);
+    // The grid of every layer draws no ablation: only an enlarged head compares it (issue 48).
+    else if (currentView() == FigureView::LayerAttention && ablation().any() &&
+             choices().modelLayer == ViewChoices::everyLayer)
+        note += tr("; the ablation is drawn on an enlarged head: pick a Layer and a Head, or "
+                   "click a tile");
+    m_forwardNote->setMessage(note);
 }
 
 void ModelPhraseView::requestForward()
@@ -505,7 +542,7 @@ void ModelPhraseView::requestForward()
         onForward(m_scheduler->forward());
         return;
     }
-    m_forwardNote->setText(tr("Running phrase A through every layer… (Esc cancels)"));
+    m_forwardNote->setMessage(tr("Running phrase A through every layer… (Esc cancels)"));
 }
 
 void ModelPhraseView::onForward(std::shared_ptr<const ForwardViewResult> result)
@@ -514,13 +551,8 @@ void ModelPhraseView::onForward(std::shared_ptr<const ForwardViewResult> result)
     if (!result || result->inputs != forwardInputs())
         return;
     m_forward = std::move(result);
-    QString note =
-        tr("%1 layers in %2 ms").arg(m_forward->layers).arg(m_forward->totalMs, 0, 'f', 0);
-    // A value the model cannot take: the pass's sentence, here and in the enlarged head's title.
-    if (!m_forward->ablationProblem.isEmpty())
-        note += tr("; ablation refused: %1").arg(m_forward->ablationProblem);
-    m_forwardNote->setText(note);
     fillLayers();
+    updateForwardNote();
     rebuildForward();
     emit figuresUpdated();
 }

@@ -31,6 +31,7 @@ class QTabWidget;
 namespace pe {
 
 class AblationControls;
+class MessageSlot;
 
 class ModelPhraseView : public QWidget
 {
@@ -105,7 +106,10 @@ private:
     void onForward(std::shared_ptr<const ForwardViewResult> result);
     void rebuildForward();
     void fillLayers();
-    void showAblation();
+    // Head, Layer and the ablation shown only on the tabs they change.
+    void showChoices();
+    // The forward note: the pass's timing, and what an ablation needs to be seen.
+    void updateForwardNote();
     // The pass the page asks for: the state's model and phrase A, and the ablation chosen.
     ForwardViewInputs forwardInputs() const;
     // A click on the attention grid: that tile's layer and head enlarged.
@@ -120,7 +124,10 @@ private:
     QComboBox *m_head;
     QComboBox *m_layer;
     AblationControls *m_ablationControls; // shown on the attention grid's tab
-    QLabel *m_forwardNote;
+    QLabel *m_headLabel = nullptr;
+    QLabel *m_layerLabel = nullptr;
+    // One line of fixed height: a long message is elided (whole in the tooltip), no control moves.
+    MessageSlot *m_forwardNote;
     ComputeScheduler *m_scheduler;
     QWidget *m_choices;
     QTabWidget *m_tabs;
