@@ -876,12 +876,15 @@ void TestLayerViews::sessionAblationIsDrawn()
         const RunResult r = runPescope(args + extra);
         return r.exitCode == 0 ? readNpy(npy) : Array{};
     };
-    const Array fromSession = run(QStringLiteral("session.npy"), {QStringLiteral("--session"), session});
-    const Array fromOptions = run(QStringLiteral("options.npy"), {QStringLiteral("--scale"), QStringLiteral("4")});
-    const Array overridden = run(QStringLiteral("overridden.npy"),
-                                 {QStringLiteral("--session"), session, QStringLiteral("--shift"),
-                                  QStringLiteral("3")});
-    const Array shifted = run(QStringLiteral("shifted.npy"), {QStringLiteral("--shift"), QStringLiteral("3")});
+    const Array fromSession =
+        run(QStringLiteral("session.npy"), {QStringLiteral("--session"), session});
+    const Array fromOptions =
+        run(QStringLiteral("options.npy"), {QStringLiteral("--scale"), QStringLiteral("4")});
+    const Array overridden =
+        run(QStringLiteral("overridden.npy"),
+            {QStringLiteral("--session"), session, QStringLiteral("--shift"), QStringLiteral("3")});
+    const Array shifted =
+        run(QStringLiteral("shifted.npy"), {QStringLiteral("--shift"), QStringLiteral("3")});
     QCOMPARE(fromOptions.shape.size(), std::size_t(5)); // with, ablated, difference
     QCOMPARE(fromSession.shape, fromOptions.shape);
     QVERIFY(fromSession.values == fromOptions.values);

@@ -1,8 +1,9 @@
 // The forward pass's matrix products: pescope's ordered kernel (the reference BLAS's order of
 // summation, which the shared transformers references were computed with) for each head's
-// products up to 2^22 multiply-adds (128 tokens of 128 dims) and for small weight matrices, OpenBLAS (cblas_sgemm, dlopen of libopenblas.so.0:
-// AVX2 / AVX-512 kernels with fused multiply-adds, picked for the CPU it runs on) for large
-// ones; PE_FORWARD_BLAS=reference | openblas | eigen forces one. Internal to core/model.
+// products up to 2^22 multiply-adds (128 tokens of 128 dims) and for small weight matrices,
+// OpenBLAS (cblas_sgemm, dlopen of libopenblas.so.0: AVX2 / AVX-512 kernels with fused
+// multiply-adds, picked for the CPU it runs on) for large ones; PE_FORWARD_BLAS=reference |
+// openblas | eigen forces one. Internal to core/model.
 //
 // Threads are pescope's own: each product's output is cut into fixed blocks of rows and columns
 // (their count and edges depend on the shape, never on the thread count) and each block is one

@@ -79,10 +79,10 @@ void floatLlama3(const RopeConfig &config, std::vector<float> *inv)
     const auto factor = float(ropeEffectiveFactor(config).value_or(1.0));
     const auto low = float(config.lowFreqFactor), high = float(config.highFreqFactor);
     const auto old = float(config.originalMaxPositionEmbeddings);
-    const auto lowWavelen = float(double(config.originalMaxPositionEmbeddings) /
-                                  config.lowFreqFactor);
-    const auto highWavelen = float(double(config.originalMaxPositionEmbeddings) /
-                                   config.highFreqFactor);
+    const auto lowWavelen =
+        float(double(config.originalMaxPositionEmbeddings) / config.lowFreqFactor);
+    const auto highWavelen =
+        float(double(config.originalMaxPositionEmbeddings) / config.highFreqFactor);
     const auto twoPi = float(2.0 * std::numbers::pi);
     for (float &f : *inv) {
         const float wavelen = (1.0f / f) * twoPi;

@@ -28,8 +28,7 @@ constexpr int ilp = 4;   // row_sum's ilp_factor
 constexpr int levels = 4;
 
 // multi_row_sum + row_sum (ATen/native/cpu/SumKernel.cpp) over `count` vectors of W lanes.
-template <int W>
-std::array<float, W> rowSum(const float *x, qint64 count)
+template <int W> std::array<float, W> rowSum(const float *x, qint64 count)
 {
     const qint64 size = count / ilp;
     const int ceilLog2 = size <= 2 ? 1 : int(std::bit_width(std::uint64_t(size - 1)));
@@ -114,7 +113,8 @@ float exp(float d)
         return 0.0f;
     if (d > 1e38f)
         return std::numeric_limits<float>::infinity();
-    const auto q = int(std::nearbyint(d * 1.442695040888963407359924681001892137426645954152985934f));
+    const auto q =
+        int(std::nearbyint(d * 1.442695040888963407359924681001892137426645954152985934f));
     const auto qf = float(q);
     float s = fused(qf, -0.693145751953125f, d);
     s = fused(qf, -1.428606765330187045e-06f, s);

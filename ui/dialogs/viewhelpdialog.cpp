@@ -4,11 +4,11 @@
 #include "state/explorerstate.h"
 #include "widgets/screenfit.h"
 
-#include <QDialogButtonBox>
-#include <QTextBrowser>
 #include <QAbstractTextDocumentLayout>
+#include <QDialogButtonBox>
 #include <QScrollBar>
 #include <QTextBlock>
+#include <QTextBrowser>
 #include <QTextDocument>
 #include <QVBoxLayout>
 

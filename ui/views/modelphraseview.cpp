@@ -97,8 +97,9 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     : QWidget(parent), m_state(state), m_info(new QLabel(this)), m_notice(new QLabel(this)),
       m_phrase(new QComboBox(this)), m_head(new QComboBox(this)), m_layer(new QComboBox(this)),
       m_ablationControls(new AblationControls(state, this)),
-      m_forwardNote(new MessageSlot(1, MessageSlot::Height::Fixed, false, this)), m_scheduler(scheduler), m_choices(new QWidget(this)),
-      m_tabs(new QTabWidget(this)), m_filler(new QWidget(this))
+      m_forwardNote(new MessageSlot(1, MessageSlot::Height::Fixed, false, this)),
+      m_scheduler(scheduler), m_choices(new QWidget(this)), m_tabs(new QTabWidget(this)),
+      m_filler(new QWidget(this))
 {
     // The window's zoom: figures take their fonts when they are built.
     rebuildOnFontChange(this, [this] { rebuild(); });
