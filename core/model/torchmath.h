@@ -10,7 +10,7 @@ namespace pe::torchmath {
 
 // Vectorized<float>::exp(): SLEEF's expf, 1-ulp variant (Sleef_expf8_u10), whose result
 // differs from the correctly rounded one for about 1 input in 10.
-float exp(float x);
+float exp(float d);
 
 // x.sum() over n contiguous floats: cascade_sum's order (8-lane vectors, 4 at a time, the
 // lanes added last, any tail first).

@@ -65,7 +65,7 @@ void HostedView::fetch()
 {
     if (m_scheduler->requestFigureData({m_view})) {
         m_pending = false;
-        draw(m_scheduler->figureData({m_view}));
+        drawFigure(m_scheduler->figureData({m_view}));
         return;
     }
     m_pending = true;
@@ -76,10 +76,10 @@ void HostedView::offer(const FigureData &data)
     if (m_drawn || !isVisible() || !figureDataMatches(*m_state, {m_view}, data))
         return;
     m_pending = false;
-    draw(data);
+    drawFigure(data);
 }
 
-void HostedView::draw(const FigureData &data)
+void HostedView::drawFigure(const FigureData &data)
 {
     buildInWindow(m_view, this, *m_state, data);
     replot();

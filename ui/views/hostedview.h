@@ -39,7 +39,7 @@ private:
     void fetch();
     // The scheduler's numbers arrived: draw them if they are the state's and not yet drawn.
     void offer(const FigureData &data);
-    void draw(const FigureData &data);
+    void drawFigure(const FigureData &data); // not draw(): QCustomPlot::draw is virtual
     void showNotice(const QString &text);
 
     FigureView m_view;
