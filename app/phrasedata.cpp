@@ -422,6 +422,19 @@ std::optional<int> writeForwardArray(const QCommandLineParser &parser, const QSt
     return Success;
 }
 
+// The pass over phrase A's ids with `options`, its warnings added to `warnings`; a refusal is
+// bad input named by --phrase. What every --what array's compute function runs.
+ForwardResult runPhrasePass(ForwardPass &pass, std::span<const int> ids,
+                            const ForwardOptions &options, QStringList *warnings)
+{
+    QString error;
+    std::optional<ForwardResult> result = pass.run(ids, options, &error);
+    if (!result)
+        throw UsageError{QStringLiteral("--phrase: ") + error};
+    *warnings += result->warnings;
+    return std::move(*result);
+}
+
 std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAnalysis what,
                                       const QString &path, MatrixFormat format)
 {
@@ -432,13 +445,10 @@ std::optional<int> writeLayerAnalysis(const QCommandLineParser &parser, LayerAna
                                   const PositionAblation &ablation, QStringList *warnings) {
         ForwardOptions options = forwardOptionsFor(what, with);
         options.positions = ablation;
+        const ForwardResult result = runPhrasePass(pass, ids, options, warnings);
         QString error;
-        const std::optional<ForwardResult> result = pass.run(ids, options, &error);
-        if (!result)
-            throw UsageError{QStringLiteral("--phrase: ") + error};
-        *warnings += result->warnings;
         std::optional<LayerZeroArray> values =
-            computeLayerAnalysis(pass, *result, what, analysisOptions, &error);
+            computeLayerAnalysis(pass, result, what, analysisOptions, &error);
         if (!values)
             throw UsageError{error};
         return oneLayerOnly ? oneLayer(*values, layer) : std::move(*values);
@@ -461,12 +471,7 @@ std::optional<int> writeAblatedAttention(const QCommandLineParser &parser, const
         options.logits = false;
         options.withPositions = with;
         options.positions = ablation;
-        QString error;
-        std::optional<ForwardResult> result = pass.run(ids, options, &error);
-        if (!result)
-            throw UsageError{QStringLiteral("--phrase: ") + error};
-        *warnings += result->warnings;
-        LayerZeroArray out = std::move(result->attentions);
+        LayerZeroArray out = runPhrasePass(pass, ids, options, warnings).attentions;
         out.shape.erase(out.shape.begin()); // {1, heads, n, n} -> {heads, n, n}
         return out;
     };
@@ -509,12 +514,7 @@ std::optional<int> writeLogits(const QCommandLineParser &parser, const QString &
         keepLogits(&options, kept);
         options.withPositions = with;
         options.positions = ablation;
-        QString error;
-        std::optional<ForwardResult> result = pass.run(ids, options, &error);
-        if (!result)
-            throw UsageError{QStringLiteral("--phrase: ") + error};
-        *warnings += result->warnings;
-        return std::move(result->logits);
+        return runPhrasePass(pass, ids, options, warnings).logits;
     };
     const QString name = kept == LogitsKept::Last ? QStringLiteral("logits of the last token")
                                                   : QStringLiteral("logits");

@@ -131,7 +131,7 @@ private:
     ComputeScheduler *m_scheduler;
     QWidget *m_choices;
     QTabWidget *m_tabs;
-    QWidget *m_filler; // takes the figures' room while they are hidden
+    QWidget *m_filler;            // takes the figures' room while they are hidden
     QList<QCustomPlot *> m_plots; // in tabViews()' order
     std::shared_ptr<const PhraseModelResult> m_result;
     std::shared_ptr<const ForwardViewResult> m_forward;
