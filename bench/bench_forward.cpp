@@ -91,8 +91,12 @@ int main(int argc, char **argv)
         QFile file(parser.value(dumpOption));
         if (!file.open(QIODevice::WriteOnly))
             qFatal("cannot write %s", qPrintable(file.fileName()));
-        file.write(reinterpret_cast<const char *>(result->logits.values.data()),
-                   qint64(result->logits.values.size() * sizeof(float)));
+        const auto bytes = qint64(result->logits.values.size() * sizeof(float));
+        if (file.write(reinterpret_cast<const char *>(result->logits.values.data()), bytes) !=
+                bytes ||
+            !file.flush())
+            qFatal("cannot write %s: %s", qPrintable(file.fileName()),
+                   qPrintable(file.errorString()));
     }
     std::printf("{\"median\": %.6f, \"min\": %.6f, \"peak_mib\": %.1f, \"logits\": %lld}\n",
                 timing.median, timing.min, peakResidentMiB(),
