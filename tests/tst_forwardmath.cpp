@@ -13,6 +13,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -92,6 +93,8 @@ private slots:
     void torchExp();
     void torchSum();
     void torchSoftmax();
+    void vectorRowsGiveTheScalarBits();
+    void expLimits();
 };
 
 // 600 rows (split into row blocks) x 1,000 columns (column blocks, a short last one), the left
@@ -305,6 +308,88 @@ void TestForwardMath::torchSoftmax()
     torchmath::softmax(row.data(), 19);
     for (std::size_t j = 0; j < row.size(); ++j)
         QCOMPARE(std::bit_cast<std::uint32_t>(row[j]), std::bit_cast<std::uint32_t>(expected[j]));
+}
+
+namespace {
+
+// Deterministic values in [lo, hi) (a 64-bit LCG's top bits; no library distribution).
+std::vector<float> spread(std::size_t n, float lo, float hi, std::uint64_t seed)
+{
+    std::vector<float> v(n);
+    for (float &x : v) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        x = lo + (hi - lo) * float(double(seed >> 40) / double(1ull << 24));
+    }
+    return v;
+}
+
+bool sameBits(const std::vector<float> &a, const std::vector<float> &b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+} // namespace
+
+// softmax and silu run vectorised (torchrows.inc); each must give the scalar code's bits, on
+// every instruction set (forwardmath_sse2 / _avx2 run the narrower copies): rows of every length
+// to 70 and of 1,024, causal masks, ties, a row of -inf, +inf, a NaN, and exp's limits.
+void TestForwardMath::vectorRowsGiveTheScalarBits()
+{
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<std::vector<float>> rows;
+    for (std::size_t n = 1; n <= 70; ++n)
+        rows.push_back(spread(n, -30.0f, 30.0f, n));
+    for (std::size_t masked : {0, 1, 7, 8, 9, 500, 1023}) {
+        std::vector<float> row = spread(1024, -200.0f, 20.0f, 1000 + masked);
+        std::fill(row.end() - std::ptrdiff_t(masked), row.end(), -inf);
+        rows.push_back(row);
+    }
+    rows.push_back(std::vector<float>(33, 2.5f));  // ties
+    rows.push_back(std::vector<float>(17, -inf)); // nothing seen: NaN as torch gives
+    std::vector<float> special = spread(40, -5.0f, 5.0f, 7);
+    special[3] = inf;
+    rows.push_back(special);
+    special[3] = std::numeric_limits<float>::quiet_NaN();
+    rows.push_back(special);
+    for (const std::vector<float> &row : rows) {
+        std::vector<float> vector = row, scalar = row;
+        torchmath::softmax(vector.data(), qint64(vector.size()));
+        torchmath::scalarSoftmax(scalar.data(), qint64(scalar.size()));
+        QVERIFY2(sameBits(vector, scalar), qPrintable(QString::number(row.size())));
+    }
+    std::vector<float> x = spread(4099, -120.0f, 120.0f, 99);
+    x.insert(x.end(), {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 88.7f,
+                       -88.7f, 103.9f, -103.9f, 1e30f, -1e30f});
+    std::vector<float> silu = x;
+    torchmath::silu(silu.data(), qint64(silu.size()));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const float expected = x[i] / (1.0f + torchmath::exp(-x[i]));
+        QVERIFY2(std::bit_cast<std::uint32_t>(silu[i]) == std::bit_cast<std::uint32_t>(expected),
+                 qPrintable(QString::number(double(x[i]))));
+    }
+}
+
+// SLEEF's limits, which torch's exp has: 0 below -104, infinity above 100 (the scalar code used
+// to overflow an int for inputs past 2^31 / log2(e), about 1.5e9, and answered NaN there, so
+// silu(-2e9) was NaN where torch gives -0).
+void TestForwardMath::expLimits()
+{
+    const float inf = std::numeric_limits<float>::infinity();
+    QCOMPARE(torchmath::exp(-104.5f), 0.0f);
+    QVERIFY(torchmath::exp(-103.0f) > 0.0f);
+    QCOMPARE(torchmath::exp(100.5f), inf);
+    QCOMPARE(torchmath::exp(2e9f), inf);
+    QCOMPARE(torchmath::exp(1e38f), inf);
+    QCOMPARE(torchmath::exp(inf), inf);
+    QCOMPARE(torchmath::exp(-inf), 0.0f);
+    QVERIFY(std::isnan(torchmath::exp(std::numeric_limits<float>::quiet_NaN())));
+    // Below the limit the value is finite where float32 holds it, infinite past FLT_MAX.
+    QVERIFY(std::isfinite(torchmath::exp(88.7f)));
+    QCOMPARE(torchmath::exp(88.8f), inf);
+    std::vector<float> x{-2e9f, 2e9f};
+    torchmath::silu(x.data(), 2);
+    QCOMPARE(std::bit_cast<std::uint32_t>(x[0]), std::bit_cast<std::uint32_t>(-0.0f));
+    QCOMPARE(x[1], 2e9f);
 }
 
 QTEST_GUILESS_MAIN(TestForwardMath)

@@ -1,4 +1,5 @@
 #include "model/forwardmath.h"
+#include "model/torchmath.h"
 
 #include "backends/parallel.h"
 
@@ -163,22 +164,21 @@ namespace {
 using Ordered = void (*)(const float *, qint64, const float *, qint64, const float *, float *,
                          qint64, qint64, qint64, qint64);
 
-// The widest copy this CPU runs; every copy gives the same bits (orderedproduct.inc).
-// PE_FORWARD_ISA=sse2 or avx2 caps it (the tests of the narrower copies).
+// The widest copy this CPU runs (forwardIsa(), which PE_FORWARD_ISA caps for the tests of the
+// narrower copies); every copy gives the same bits (orderedproduct.inc).
 Ordered orderedKernel()
 {
-    static const Ordered kernel = []() -> Ordered {
 #ifdef PE_HAVE_ORDERED_X86
-        const QString cap = qEnvironmentVariable("PE_FORWARD_ISA");
-        __builtin_cpu_init();
-        if (cap.isEmpty() && __builtin_cpu_supports("avx512f"))
-            return kernels::avx512::orderedProduct;
-        if (cap != QLatin1String("sse2") && __builtin_cpu_supports("avx2"))
-            return kernels::avx2::orderedProduct;
+    switch (forwardIsa()) {
+    case ForwardIsa::Avx512:
+        return kernels::avx512::orderedProduct;
+    case ForwardIsa::Avx2:
+        return kernels::avx2::orderedProduct;
+    case ForwardIsa::Base:
+        break;
+    }
 #endif
-        return orderedBase::orderedProduct;
-    }();
-    return kernel;
+    return orderedBase::orderedProduct;
 }
 
 // b's rows (n x k) as a k x n row-major copy, for the ordered kernel's columns.

@@ -1,13 +1,65 @@
 #include "model/torchmath.h"
 
+#include <QByteArray>
+
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
-namespace pe::torchmath {
+namespace pe {
+
+#define PE_TORCH_NS torchmath::base
+#define PE_TORCH_TARGET [[gnu::flatten]]
+#define PE_TORCH_BYTES 16
+#include "model/torchrows.inc"
+#undef PE_TORCH_NS
+#undef PE_TORCH_TARGET
+#undef PE_TORCH_BYTES
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PE_TORCH_NS kernels::avx2 // the namespace tst_cpukernels allows AVX in
+#define PE_TORCH_TARGET [[gnu::flatten, gnu::target("avx2")]]
+#define PE_TORCH_BYTES 32
+#include "model/torchrows.inc"
+#undef PE_TORCH_NS
+#undef PE_TORCH_TARGET
+#undef PE_TORCH_BYTES
+
+#define PE_TORCH_NS kernels::avx512
+#if defined(__clang__)
+#define PE_TORCH_TARGET [[gnu::flatten, gnu::target("avx512f"), clang::min_vector_width(512)]]
+#else
+#define PE_TORCH_TARGET [[gnu::flatten, gnu::target("avx512f,prefer-vector-width=512")]]
+#endif
+#define PE_TORCH_BYTES 64
+#include "model/torchrows.inc"
+#undef PE_TORCH_NS
+#undef PE_TORCH_TARGET
+#undef PE_TORCH_BYTES
+#define PE_HAVE_TORCH_X86 1
+#endif
+
+ForwardIsa forwardIsa()
+{
+    static const ForwardIsa isa = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        const QByteArray cap = qgetenv("PE_FORWARD_ISA");
+        __builtin_cpu_init();
+        if ((cap.isEmpty() || cap == "avx512") && __builtin_cpu_supports("avx512f"))
+            return ForwardIsa::Avx512;
+        if (cap != "sse2" && __builtin_cpu_supports("avx2"))
+            return ForwardIsa::Avx2;
+#endif
+        return ForwardIsa::Base;
+    }();
+    return isa;
+}
+
+namespace torchmath {
 
 namespace {
 
@@ -111,7 +163,7 @@ float exp(float d)
         return d;
     if (d < -104.0f)
         return 0.0f;
-    if (d > 1e38f)
+    if (d > 100.0f) // SLEEF's limit: beyond it the integer steps below would overflow
         return std::numeric_limits<float>::infinity();
     const auto q =
         int(std::nearbyint(d * 1.442695040888963407359924681001892137426645954152985934f));
@@ -144,7 +196,35 @@ float sum(const float *x, qint64 n)
     return total;
 }
 
-void softmax(float *row, qint64 n)
+namespace {
+
+struct RowKernels
+{
+    bool (*softmax)(float *, qint64);
+    void (*silu)(float *, qint64);
+};
+
+const RowKernels &rowKernels()
+{
+    static const RowKernels kernels = []() -> RowKernels {
+#ifdef PE_HAVE_TORCH_X86
+        switch (forwardIsa()) {
+        case ForwardIsa::Avx512:
+            return {kernels::avx512::torchSoftmaxRow, kernels::avx512::torchSilu};
+        case ForwardIsa::Avx2:
+            return {kernels::avx2::torchSoftmaxRow, kernels::avx2::torchSilu};
+        case ForwardIsa::Base:
+            break;
+        }
+#endif
+        return {base::torchSoftmaxRow, base::torchSilu};
+    }();
+    return kernels;
+}
+
+} // namespace
+
+void scalarSoftmax(float *row, qint64 n)
 {
     if (n <= 0)
         return;
@@ -156,4 +236,16 @@ void softmax(float *row, qint64 n)
         row[j] = row[j] * inverse;
 }
 
-} // namespace pe::torchmath
+void softmax(float *row, qint64 n)
+{
+    if (!rowKernels().softmax(row, n))
+        scalarSoftmax(row, n);
+}
+
+void silu(float *x, qint64 n)
+{
+    rowKernels().silu(x, n);
+}
+
+} // namespace torchmath
+} // namespace pe
