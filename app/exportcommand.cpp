@@ -5,6 +5,7 @@
 
 #include "exportanimation.h"
 
+#include "compute/forwardviewdata.h"
 #include "compute/phrasemodeldata.h"
 #include "compute/viewdata.h"
 #include "figures/figureexporter.h"
@@ -643,12 +644,22 @@ QString exportAction(const FigureOptions &figure, const std::optional<FigureAnim
 
 // The figure, or the view's data when `dataOut`, computed by `backend` (with the engine check
 // first when there is one) and written to `path`; reported with the time since `timer` started.
-int writeExport(const QString &command, const FigureState &state, const FigureInputs &inputs,
+int writeExport(const QString &command, const FigureState &state, const FigureInputs &requested,
                 const FigureOptions &figure, const std::optional<EngineCheckRequest> &engineRequest,
                 bool dataOut, const QString &path, Backend &backend, const QElapsedTimer &timer,
                 PhraseModelHolder &phraseModels)
 {
     const QList<FigureView> &views = figure.views;
+    // A figure runs the ablated pass only where it draws it; the data keep the whole ablation.
+    FigureInputs inputs = requested;
+    if (!dataOut) {
+        inputs.forwardAblation = drawnAblation(requested.forwardAblation, views, figure.choices);
+        if (requested.forwardAblation.any() && !inputs.forwardAblation.any())
+            report(command, QStringLiteral("note: the session's ablation (%1) is drawn on an "
+                                           "enlarged head only, which --attention-layer N and "
+                                           "--attention-head N choose; not drawn here")
+                                .arg(requested.forwardAblation.text()));
+    }
     QString error;
     FigureData data;
     // The model phrase views' numbers from the model opened before the work started.

@@ -289,6 +289,7 @@ private slots:
     void probeMarksClippedLayers();
     void ablatedDataSaysItsShape();
     void sessionAblationIsDrawn();
+    void gridFigureSkipsTheSessionsAblation();
     void layerOptionsRefusedByName();
     void exportedFiguresHaveNoClickHints();
 
@@ -890,6 +891,39 @@ void TestLayerViews::sessionAblationIsDrawn()
     QVERIFY(fromSession.values == fromOptions.values);
     QCOMPARE(overridden.shape, shifted.shape);
     QVERIFY(overridden.values == shifted.values);
+}
+
+// The grid of every layer draws no ablation: exported from a session that holds one, the figure
+// is the plain grid, and the command says why the ablation is not drawn (the ablated pass, a
+// second pass over every layer, is not run for it).
+void TestLayerViews::gridFigureSkipsTheSessionsAblation()
+{
+    const QString session = m_dir.filePath(QStringLiteral("grid-session.json"));
+    QFile file(session);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"format_version": 2, "state": {"ablation": {"kind": "shift", "shift": 3}}})");
+    file.close();
+    const auto run = [&](const QString &name, const QStringList &extra) {
+        return runPescope(QStringList{QStringLiteral("export"), QStringLiteral("--view"),
+                                      QStringLiteral("layer-attention"), QStringLiteral("--model"),
+                                      layersFolder("llama-tiny4"), QStringLiteral("--text"),
+                                      QStringLiteral("The cat sat on the mat."),
+                                      QStringLiteral("--out"), m_dir.filePath(name)} +
+                          extra);
+    };
+    const RunResult plain = run(QStringLiteral("grid-plain.png"), {});
+    const RunResult fromSession =
+        run(QStringLiteral("grid-session.png"), {QStringLiteral("--session"), session});
+    QCOMPARE(plain.exitCode, 0);
+    QCOMPARE(fromSession.exitCode, 0);
+    QVERIFY2(fromSession.err.contains("note: the session's ablation (positions shifted by 3) is drawn "
+                                      "on an enlarged head only"),
+             fromSession.err.constData());
+    QVERIFY(!plain.err.contains("ablation"));
+    const QImage a(m_dir.filePath(QStringLiteral("grid-plain.png")));
+    const QImage b(m_dir.filePath(QStringLiteral("grid-session.png")));
+    QVERIFY(!a.isNull());
+    QCOMPARE(a, b);
 }
 
 void TestLayerViews::layerOptionsRefusedByName()

@@ -551,7 +551,7 @@ private slots:
         const std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Cpu, &error);
         QVERIFY2(backend, qPrintable(error));
         FigureData data;
-        QVERIFY2(computeFigureData(state, options.views, *backend, &data, &error),
+        QVERIFY2(computeFigureData(state, options.views, options.choices, *backend, &data, &error),
                  qPrintable(error));
         QStringList problems;
         int legends = 0, curvePoints = 0, tickPairs = 0;

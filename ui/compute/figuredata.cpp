@@ -134,11 +134,13 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
     return JobStatus::Done;
 }
 
-bool computeFigureData(const FigureState &state, const QList<FigureView> &views, Backend &backend,
-                       FigureData *data, QString *error)
+bool computeFigureData(const FigureState &state, const QList<FigureView> &views,
+                       const ViewChoices &choices, Backend &backend, FigureData *data,
+                       QString *error)
 {
-    return computeFigureData(FigureInputs::of(state), views, backend, {}, data, error) ==
-           JobStatus::Done;
+    FigureInputs inputs = FigureInputs::of(state);
+    inputs.forwardAblation = drawnAblation(inputs.forwardAblation, views, choices);
+    return computeFigureData(inputs, views, backend, {}, data, error) == JobStatus::Done;
 }
 
 } // namespace pe

@@ -67,9 +67,11 @@ inline bool figureDataMatches(const FigureState &state, const QList<FigureView> 
 JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> &views,
                             Backend &backend, const CancelCheck &cancel, FigureData *data,
                             QString *error);
-// The same for the state's parameters, on the calling thread: `pescope export`.
-bool computeFigureData(const FigureState &state, const QList<FigureView> &views, Backend &backend,
-                       FigureData *data, QString *error);
+// The same for the state's parameters drawn with `choices`, on the calling thread (lessons,
+// animations): the state's ablation only where the figures draw it (drawnAblation).
+bool computeFigureData(const FigureState &state, const QList<FigureView> &views,
+                       const ViewChoices &choices, Backend &backend, FigureData *data,
+                       QString *error);
 
 } // namespace pe
 

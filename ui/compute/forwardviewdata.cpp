@@ -43,10 +43,24 @@ ForwardAblation forwardAblationOf(const LayerAblation &ablation)
     return a;
 }
 
+ForwardAblation drawnAblation(const ForwardAblation &ablation, const QList<FigureView> &views,
+                              const ViewChoices &choices)
+{
+    const bool enlarged =
+        views.contains(FigureView::LayerAttention) && choices.modelLayer != ViewChoices::everyLayer;
+    return enlarged ? ablation : ForwardAblation{};
+}
+
 ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs,
                                     const ForwardAblation &ablation)
 {
     return {inputs.model, inputs.phrases.value(0), ablation};
+}
+
+bool forwardServes(const ForwardViewInputs &held, const ForwardViewInputs &wanted)
+{
+    return held == wanted ||
+           (held.model == wanted.model && held.phrase == wanted.phrase && !wanted.ablation.any());
 }
 
 ForwardModelHolder::ForwardModelHolder() = default;

@@ -10,6 +10,7 @@
 #include "compute/computejobs.h" // JobStatus, CancelCheck
 #include "compute/phrasemodeldata.h"
 #include "state/layerablation.h"
+#include "state/viewlist.h"
 
 #include "analysis/layeranalysis.h"
 #include "model/forwardpass.h"
@@ -38,6 +39,13 @@ struct ForwardAblation
 // What the state's ablation (the window's form, a session, a lesson step) asks of the pass.
 ForwardAblation forwardAblationOf(const LayerAblation &ablation);
 
+// The part of `ablation` that `views` drawn with `choices` show: only layer-attention's enlarged
+// head (a layer chosen) compares one; the grid of every layer and the other layer views draw
+// none, so for them the ablated pass is not run (the page, lessons, `pescope export`'s figures;
+// the data keep the whole ablation).
+ForwardAblation drawnAblation(const ForwardAblation &ablation, const QList<FigureView> &views,
+                              const ViewChoices &choices);
+
 struct ForwardViewInputs
 {
     QString model;  // the model folder (PhraseSource::model)
@@ -49,6 +57,10 @@ struct ForwardViewInputs
 // The layer views' inputs of the model phrase views': the model and phrase A, and `ablation`.
 ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs,
                                     const ForwardAblation &ablation = {});
+
+// Whether a result computed for `held` draws what `wanted` asks: the same inputs, or the same
+// model and phrase when `wanted` asks for no ablation (the held one's plain arrays are those).
+bool forwardServes(const ForwardViewInputs &held, const ForwardViewInputs &wanted);
 
 struct ForwardViewResult
 {

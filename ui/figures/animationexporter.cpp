@@ -72,7 +72,8 @@ bool AnimationExporter::prepare(int frame, Backend &backend, QString *error)
     if (!apply(frame, error))
         return false;
     // Kept members that still match are not computed again (a moving marker never is).
-    return hasData() || computeFigureData(m_state, m_figure.views, backend, &m_data, error);
+    return hasData() ||
+           computeFigureData(m_state, m_figure.views, m_figure.choices, backend, &m_data, error);
 }
 
 QImage AnimationExporter::renderStill(int frame, Backend &backend, QString *error)

@@ -144,7 +144,8 @@ bool prepareStep(const Lesson &lesson, int index, QSize size, Backend &backend, 
     out->options.style = out->state.figureStyle();
     if (const QString bad = out->options.validate(); !bad.isEmpty())
         return fail(bad);
-    if (!computeFigureData(out->state, out->views, backend, &out->data, &problem))
+    if (!computeFigureData(out->state, out->views, out->options.choices, backend, &out->data,
+                           &problem))
         return fail(problem);
     return true;
 }
