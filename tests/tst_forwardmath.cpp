@@ -16,6 +16,7 @@
 #include <cstring>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <random>
 
 using namespace pe;
@@ -95,6 +96,7 @@ private slots:
     void torchSoftmax();
     void vectorRowsGiveTheScalarBits();
     void expLimits();
+    void tanhIsCorrectlyRounded();
 };
 
 // 600 rows (split into row blocks) x 1,000 columns (column blocks, a short last one), the left
@@ -390,6 +392,32 @@ void TestForwardMath::expLimits()
     torchmath::silu(x.data(), 2);
     QCOMPARE(std::bit_cast<std::uint32_t>(x[0]), std::bit_cast<std::uint32_t>(-0.0f));
     QCOMPARE(x[1], 2e9f);
+}
+
+// torchmath::tanh (GPT-2's GELU) is float64's tanh rounded once, on every instruction set: the
+// same bits as float(std::tanh(double)) on values across its range, signed zeros, denormals,
+// infinities and NaN; the GELU's other steps are float32 as torch rounds them.
+void TestForwardMath::tanhIsCorrectlyRounded()
+{
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> x = spread(20000, -12.0f, 12.0f, 5);
+    for (const std::vector<float> &more : {spread(5000, -0.07f, 0.07f, 6), spread(500, -1e-4f, 1e-4f, 8)})
+        x.insert(x.end(), more.begin(), more.end());
+    x.insert(x.end(), {0.0f, -0.0f, 1e-40f, -1e-40f, 0.0625f, -0.0625f, 9.0f, 10.0f, 11.0f,
+                       1e30f, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
+    std::vector<float> tanh = x, gelu = x;
+    torchmath::tanh(tanh.data(), qint64(tanh.size()));
+    torchmath::geluTanh(gelu.data(), qint64(gelu.size()));
+    const auto c = float(std::sqrt(2.0 / std::numbers::pi));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
+        const std::uint32_t expected = std::isnan(x[i]) ? bits(x[i]) : bits(float(std::tanh(double(x[i]))));
+        QVERIFY2(bits(tanh[i]) == expected, qPrintable(QString::number(double(x[i]), 'g', 9)));
+        const float inner = c * (x[i] + 0.044715f * (x[i] * x[i] * x[i]));
+        const float g = (0.5f * x[i]) * (1.0f + float(std::tanh(double(inner))));
+        QVERIFY2(bits(gelu[i]) == bits(g) || (std::isnan(g) && std::isnan(gelu[i])),
+                 qPrintable(QString::number(double(x[i]), 'g', 9)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestForwardMath)

@@ -56,35 +56,29 @@ void normRows(NormKind kind, const NormWeights &weights, double eps, RowMatrix *
         applyNorm(kind, weights, eps, m->row(p).data(), m->cols());
 }
 
-// ACT2FN, elementwise in float32, each step rounded as torch rounds it.
-float activate(Activation kind, float x)
-{
-    switch (kind) {
-    case Activation::GeluTanh: { // NewGELUActivation: 0.5 * x * (1 + tanh(c * (x + k * x^3)))
-        const auto c = float(std::sqrt(2.0 / std::numbers::pi));
-        const float inner = c * (x + 0.044715f * (x * x * x));
-        return (0.5f * x) * (1.0f + std::tanh(inner));
-    }
-    case Activation::GeluExact: // nn.functional.gelu: x * 0.5 * (1 + erf(x / sqrt 2))
-        return float(0.5 * double(x) * (1.0 + std::erf(double(x) / std::numbers::sqrt2)));
-    case Activation::Silu: // nn.functional.silu: x / (1 + exp(-x)), torch's vectorized exp
-        return x / (1.0f + torchmath::exp(-x));
-    case Activation::Relu:
-        return x > 0 ? x : 0.0f;
-    }
-    return x;
-}
-
-// activate() over every value in place; SiLU on torchmath's vectorised rows.
+// ACT2FN over every value in place, elementwise in float32, each step rounded as torch rounds
+// it; SiLU and the tanh GELU on torchmath's vectorised rows.
 void activateAll(Activation kind, RowMatrix *m)
 {
-    if (kind == Activation::Silu) {
-        torchmath::silu(m->data(), m->size());
+    float *values = m->data();
+    const qint64 n = m->size();
+    switch (kind) {
+    case Activation::GeluTanh:
+        torchmath::geluTanh(values, n);
+        return;
+    case Activation::Silu:
+        torchmath::silu(values, n);
+        return;
+    case Activation::GeluExact: // nn.functional.gelu: x * 0.5 * (1 + erf(x / sqrt 2))
+        for (qint64 i = 0; i < n; ++i)
+            values[i] = float(0.5 * double(values[i]) *
+                              (1.0 + std::erf(double(values[i]) / std::numbers::sqrt2)));
+        return;
+    case Activation::Relu:
+        for (qint64 i = 0; i < n; ++i)
+            values[i] = values[i] > 0 ? values[i] : 0.0f;
         return;
     }
-    float *values = m->data();
-    for (qint64 i = 0; i < m->size(); ++i)
-        values[i] = activate(kind, values[i]);
 }
 
 void store(const RowMatrix &m, float *out)

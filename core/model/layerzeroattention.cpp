@@ -231,27 +231,47 @@ bool rotateQueryKeyAt(const LayerZeroPlan &plan, std::span<const double> positio
     return true;
 }
 
+namespace {
+
+// One row's scores as eager_attention_forward turns them before the softmax: times (or over)
+// the scaling as a float32, then soft-capped (Gemma2: tanh(w / cap) * cap).
+void scaleScores(const LayerZeroPlan &plan, const float *in, float *out, qint64 n)
+{
+    const auto scaling = float(plan.scaling);
+    switch (plan.scalingKind) {
+    case ScoreScaling::MultiplyScores:
+        for (qint64 j = 0; j < n; ++j)
+            out[j] = in[j] * scaling;
+        break;
+    case ScoreScaling::DivideScores:
+        for (qint64 j = 0; j < n; ++j)
+            out[j] = in[j] / scaling;
+        break;
+    case ScoreScaling::MultiplyQuery: // the query was scaled
+        std::copy(in, in + n, out);
+    }
+    if (plan.softcap > 0)
+        for (qint64 j = 0; j < n; ++j)
+            out[j] = float(std::tanh(out[j] / plan.softcap) * plan.softcap);
+}
+
+} // namespace
+
 void headProbabilities(const LayerZeroPlan &plan, const RowMatrix &scores, float *out)
 {
-    // eager_attention_forward in float32: the scores times (or over) the scaling as a float32,
-    // soft-capped, masked, then softmax over the whole row as torch computes it
-    // (torchmath::softmax; masked entries are exp'd to 0 and still take their lane in the sum).
+    // eager_attention_forward in float32: the scaled, soft-capped scores, masked, then softmax
+    // over the whole row as torch computes it (torchmath::softmax; masked entries are exp'd to 0
+    // and still take their lane in the sum).
     const qint64 tokens = scores.rows();
-    const auto scaling = float(plan.scaling);
+    const float masked = -std::numeric_limits<float>::infinity();
     for (qint64 i = 0; i < tokens; ++i) {
         float *row = out + i * tokens;
-        for (qint64 j = 0; j < tokens; ++j) {
-            // Causal mask; sliding_window_overlay: kv_idx > q_idx - sliding_window.
-            const bool seen = (!plan.causal || j <= i) && (plan.window <= 0 || i - j < plan.window);
-            float v = scores(i, j);
-            if (plan.scalingKind == ScoreScaling::MultiplyScores)
-                v = v * scaling;
-            else if (plan.scalingKind == ScoreScaling::DivideScores)
-                v = v / scaling;
-            if (plan.softcap > 0) // Gemma2's eager_attention_forward: tanh(w / cap) * cap
-                v = float(std::tanh(v / plan.softcap) * plan.softcap);
-            row[j] = seen ? v : -std::numeric_limits<float>::infinity();
-        }
+        // The keys seen: the causal mask (j <= i) and sliding_window_overlay (i - j < window).
+        const qint64 first = plan.window > 0 ? std::max<qint64>(0, i - plan.window + 1) : 0;
+        const qint64 end = std::max(first, plan.causal ? i + 1 : tokens);
+        std::fill(row, row + first, masked);
+        scaleScores(plan, &scores(i, first), row + first, end - first);
+        std::fill(row + end, row + tokens, masked);
         torchmath::softmax(row, tokens);
     }
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numbers>
 
 namespace pe {
 
@@ -202,7 +203,11 @@ struct RowKernels
 {
     bool (*softmax)(float *, qint64);
     void (*silu)(float *, qint64);
+    void (*tanh)(float *, qint64);
+    void (*geluTanh)(float *, qint64, float);
 };
+
+#define PE_ROW_KERNELS(ns) {ns::torchSoftmaxRow, ns::torchSilu, ns::torchTanh, ns::torchGeluTanh}
 
 const RowKernels &rowKernels()
 {
@@ -210,14 +215,14 @@ const RowKernels &rowKernels()
 #ifdef PE_HAVE_TORCH_X86
         switch (forwardIsa()) {
         case ForwardIsa::Avx512:
-            return {kernels::avx512::torchSoftmaxRow, kernels::avx512::torchSilu};
+            return PE_ROW_KERNELS(kernels::avx512);
         case ForwardIsa::Avx2:
-            return {kernels::avx2::torchSoftmaxRow, kernels::avx2::torchSilu};
+            return PE_ROW_KERNELS(kernels::avx2);
         case ForwardIsa::Base:
             break;
         }
 #endif
-        return {base::torchSoftmaxRow, base::torchSilu};
+        return PE_ROW_KERNELS(base);
     }();
     return kernels;
 }
@@ -245,6 +250,16 @@ void softmax(float *row, qint64 n)
 void silu(float *x, qint64 n)
 {
     rowKernels().silu(x, n);
+}
+
+void tanh(float *x, qint64 n)
+{
+    rowKernels().tanh(x, n);
+}
+
+void geluTanh(float *x, qint64 n)
+{
+    rowKernels().geluTanh(x, n, float(std::sqrt(2.0 / std::numbers::pi)));
 }
 
 } // namespace torchmath

@@ -34,5 +34,13 @@ void scalarSoftmax(float *row, qint64 n);
 // nn.functional.silu in place: x / (1 + exp(-x)), with exp above, vectorised.
 void silu(float *x, qint64 n);
 
+// tanh in place, evaluated in float64 and rounded once (not SLEEF's tanhf_u10, which torch runs:
+// this agrees with it on 97% of inputs, glibc's tanhf on 87%; torchrows.inc).
+void tanh(float *x, qint64 n);
+
+// NewGELUActivation (GPT-2's gelu_new) in place: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715
+// x^3))), each step in float32 as torch rounds it, tanh as above.
+void geluTanh(float *x, qint64 n);
+
 } // namespace torchmath
 } // namespace pe
