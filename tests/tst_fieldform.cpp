@@ -137,6 +137,53 @@ private slots:
         }
     }
 
+    // setColumns(2): the rows shown go in reading order over two label-editor pairs, the hidden
+    // ones leave no gap, and the form is about half as tall (the layer ablation's rule form,
+    // issue 48: six rows beside the layer choices made the window taller than 720 px).
+    void columnsLayShownRowsInReadingOrder()
+    {
+        // Every other field shown: hidden rows between the shown ones.
+        QStringList everyOther;
+        const QList<FormField> fields = formFields(SchemeSettings::fields());
+        for (qsizetype i = 0; i < fields.size(); i += 2)
+            everyOther.append(fields.at(i).key);
+        SettingsForm one, two;
+        two.form->setColumns(2);
+        for (SettingsForm *f : {&one, &two}) {
+            f->form->setShownKeys(everyOther);
+            f->layOutAt(900);
+        }
+        QStringList keys; // the rows shown, in the table's order
+        for (const FormField &field : fields)
+            if (one.form->editor(field.key)->isVisibleTo(&one.window))
+                keys.append(field.key);
+        QVERIFY(keys.size() >= 4);
+        QVERIFY(keys.size() < fields.size());
+        const auto at = [&](qsizetype i) {
+            return two.form->editor(keys.at(i))->mapTo(&two.window, QPoint(0, 0));
+        };
+        for (qsizetype i = 0; i < keys.size(); ++i) {
+            QVERIFY(two.form->editor(keys.at(i))->isVisibleTo(&two.window));
+            if (i % 2 == 1) { // beside the one before, level with it
+                QVERIFY2(std::abs(at(i).y() - at(i - 1).y()) < 8, qPrintable(keys.at(i)));
+                QVERIFY(at(i).x() > at(i - 1).x() + two.form->editor(keys.at(i - 1))->width() / 2);
+            } else if (i >= 2) { // back in the left column, below the row before
+                QVERIFY2(at(i).x() < at(i - 1).x(), qPrintable(keys.at(i)));
+                QVERIFY(at(i).y() > at(i - 2).y());
+            }
+        }
+        // The rows' part of the form (less its message slot, the same in both) about halves.
+        const auto rowsHeight = [](const SettingsForm &f) {
+            const auto *slot = f.form->findChild<MessageSlot *>(QStringLiteral("formMessage"));
+            return f.form->sizeHint().height() - (slot ? slot->sizeHint().height() : 0);
+        };
+        QVERIFY2(rowsHeight(two) < rowsHeight(one) * 2 / 3,
+                 qPrintable(QStringLiteral("%1 against %2 px of %3 rows")
+                                .arg(rowsHeight(two))
+                                .arg(rowsHeight(one))
+                                .arg(keys.size())));
+    }
+
     // Issue 25: a message beside its field pushed the fields below it down under the mouse.
     // Now a refusal shows in the form's slot below every row, its room reserved: no editor and
     // no label moves when a message appears or goes, at several widths, with rows hidden around

@@ -6,6 +6,7 @@
 
 #include "formats/npyfile.h"
 #include "forwardreference.h"
+#include "modelfilewriter.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -17,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -113,6 +115,7 @@ private slots:
     void oneLayersAttention();
     void lastLogitsAndThreads();
     void releasesMappedWeights();
+    void releasesShardedWeights();
     void shapesContradictingConfig();
     void nanWeights();
     void tooManyLayers();
@@ -459,6 +462,95 @@ void TestForwardPass::releasesMappedWeights()
     const std::optional<ForwardResult> second = pass->run(ids, options, &error);
     QVERIFY2(second, qPrintable(error));
     QCOMPARE(second->logits.values, first->logits.values);
+#endif
+}
+
+namespace {
+
+// `folder`'s model.safetensors written again as two shards and an index in `out` (the first
+// half of the tensors, by offset, in one), with its config.json; from the format's bytes
+// (modelfilewriter.h), not pescope's reader.
+bool writeShardedCopy(const QString &folder, const QString &out)
+{
+    QFile file(folder + QStringLiteral("/model.safetensors"));
+    if (!file.open(QIODevice::ReadOnly) ||
+        !QFile::copy(folder + QStringLiteral("/config.json"), out + QStringLiteral("/config.json")))
+        return false;
+    const QByteArray bytes = file.readAll();
+    quint64 headerSize = 0;
+    std::memcpy(&headerSize, bytes.constData(), 8); // little-endian, as x86-64 is
+    const QJsonObject header =
+        QJsonDocument::fromJson(bytes.mid(8, qsizetype(headerSize))).object();
+    const QByteArray data = bytes.mid(8 + qsizetype(headerSize));
+    std::vector<std::pair<qint64, QString>> byOffset;
+    for (auto it = header.begin(); it != header.end(); ++it)
+        if (it.key() != QLatin1String("__metadata__"))
+            byOffset.emplace_back(
+                it.value()[QLatin1String("data_offsets")].toArray()[0].toInteger(), it.key());
+    std::sort(byOffset.begin(), byOffset.end());
+    const QStringList names = {QStringLiteral("model-00001-of-00002.safetensors"),
+                               QStringLiteral("model-00002-of-00002.safetensors")};
+    std::vector<SafetensorsEntry> shards[2];
+    QJsonObject weightMap;
+    for (std::size_t i = 0; i < byOffset.size(); ++i) {
+        const QJsonObject t = header.value(byOffset[i].second).toObject();
+        const QJsonArray offsets = t.value(QLatin1String("data_offsets")).toArray();
+        SafetensorsEntry e{byOffset[i].second, t.value(QLatin1String("dtype")).toString(), {}, {}};
+        for (const QJsonValue &d : t.value(QLatin1String("shape")).toArray())
+            e.shape.push_back(d.toInteger());
+        e.data = data.mid(offsets[0].toInteger(), offsets[1].toInteger() - offsets[0].toInteger());
+        const std::size_t shard = 2 * i < byOffset.size() ? 0 : 1;
+        weightMap.insert(e.name, names[qsizetype(shard)]);
+        shards[shard].push_back(std::move(e));
+    }
+    for (int k = 0; k < 2; ++k) {
+        QFile shard(out + QLatin1Char('/') + names[k]);
+        if (!shard.open(QIODevice::WriteOnly) || shard.write(safetensorsBytes(shards[k])) < 0)
+            return false;
+    }
+    QFile index(out + QStringLiteral("/model.safetensors.index.json"));
+    return index.open(QIODevice::WriteOnly) &&
+           index.write(QJsonDocument(QJsonObject{{QStringLiteral("metadata"), QJsonObject{}},
+                                                 {QStringLiteral("weight_map"), weightMap}})
+                           .toJson()) > 0;
+}
+
+} // namespace
+
+// The same for a sharded model: each shard's pages go back too (they stayed before), and the
+// logits are those of the single file, bit for bit.
+void TestForwardPass::releasesShardedWeights()
+{
+#ifndef Q_OS_LINUX
+    QSKIP("reads /proc/self/smaps");
+#else
+    QTemporaryDir dir;
+    const QString folder = layersFolder(QStringLiteral("qwen3-tiny4"));
+    QVERIFY(writeShardedCopy(folder, dir.path()));
+    QString error;
+    const std::unique_ptr<ForwardPass> single = ForwardPass::open(folder, &error);
+    QVERIFY2(single, qPrintable(error));
+    const std::unique_ptr<ForwardPass> sharded = ForwardPass::open(dir.path(), &error);
+    QVERIFY2(sharded, qPrintable(error));
+    const std::vector<int> ids = {5, 50, 500, 1500, 2500, 2999, 7};
+    ForwardOptions options;
+    options.attentions = false;
+    options.hiddenStates = false;
+    const std::optional<ForwardResult> expected = single->run(ids, options, &error);
+    QVERIFY2(expected, qPrintable(error));
+    const std::optional<ForwardResult> run = sharded->run(ids, options, &error);
+    QVERIFY2(run, qPrintable(error));
+    QVERIFY(run->logits.values == expected->logits.values);
+    for (const char *name :
+         {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}) {
+        const QString shard = QFileInfo(dir.filePath(QLatin1String(name))).canonicalFilePath();
+        const qint64 resident = residentBytes(shard), size = QFileInfo(shard).size();
+        QVERIFY2(resident >= 0 && resident < size / 2,
+                 qPrintable(QStringLiteral("%1: %2 of %3 bytes resident")
+                                .arg(QLatin1String(name))
+                                .arg(resident)
+                                .arg(size)));
+    }
 #endif
 }
 

@@ -378,7 +378,8 @@ private slots:
     }
 
     // The attention grid's tab with the Lesson panel open and the ablation's rule form shown fits
-    // a 1280 x 720 screen (issue 48 D10: the window grew to 1432 px, cutting off the panel).
+    // a 1280 x 720 screen (issue 48 D10: the window grew to 1432 px, cutting off the panel; then
+    // 753 px tall).
     void ablationFormFitsWithTheLessonPanel()
     {
         m_window->findChild<QMenu *>(u"shippedLessonsMenu"_s)->actions().at(1)->trigger();
@@ -408,7 +409,11 @@ private slots:
         QVERIFY(m_window->grab().save(
             u"%1/ablation-rule-lesson-1280x720.png"_s.arg(QStringLiteral(PE_BUILD_DIR))));
         const QSize least = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
-        QVERIFY2(least.width() <= 1280 && m_window->width() == geometry.width(),
+        // Its height too where the screen has 720 px of room (the rule's six rows beside the
+        // choices asked for 753 px). A 1024 px wide screen wraps more text and has no such room.
+        const bool roomFor720 = m_window->screen()->availableGeometry().height() >= 720;
+        QVERIFY2(least.width() <= 1280 && m_window->width() == geometry.width() &&
+                     (!roomFor720 || (least.height() <= 720 && geometry.height() <= 720)),
                  qPrintable(grownBeyond(geometry, u"rule form"_s)));
         // The Head box shows its choice whole (D14: "me…" for the mean of the heads).
         QComboBox *head = phrases->headChoice();

@@ -130,10 +130,20 @@ const MappedFile *ModelTensors::singleFile() const
         m_source);
 }
 
+const MappedFile *ModelTensors::fileHolding(const QString &name)
+{
+    if (auto *sharded = std::get_if<ShardedSafetensors>(&m_source)) {
+        const QString shard = sharded->shardOf(name);
+        const SafetensorsFile *file = shard.isEmpty() ? nullptr : sharded->shard(shard, nullptr);
+        return file ? &file->file() : nullptr;
+    }
+    return singleFile();
+}
+
 void ModelTensors::releaseRows(const QString &name, qint64 firstRow, qint64 rowCount)
 {
 #ifdef Q_OS_LINUX
-    const MappedFile *file = singleFile();
+    const MappedFile *file = fileHolding(name); // a sharded model's: the shard the index names
     if (!file || !file->data())
         return;
     const std::optional<TensorInfo> tensor = find(name, nullptr);

@@ -52,7 +52,7 @@ public:
     // not needed for now: their whole pages of a single mapped file leave the process's resident
     // memory (the page cache keeps them; a later read maps them in again, the same bytes). What
     // lets the forward pass hold one layer of the mapped weights instead of all it has read. A
-    // no-op for a sharded model, outside Linux, or for a name the model lacks.
+    // no-op outside Linux or for a name the model lacks.
     void releaseRows(const QString &name, qint64 firstRow = 0, qint64 rowCount = -1);
     // Every descriptor in name order, one at a time (a sharded model's shard headers
     // all get parsed, no tensor data is read), for listings such as `pescope inspect`: memory
@@ -64,6 +64,8 @@ public:
 
 private:
     const MappedFile *singleFile() const;
+    // The mapped file holding `name`: a sharded model's shard, else the single file (or null).
+    const MappedFile *fileHolding(const QString &name);
     template <typename Out>
     bool readRowsAs(const QString &name, qint64 firstRow, qint64 rowCount, std::vector<Out> *out,
                     QString *error);

@@ -68,6 +68,7 @@ AblationControls::AblationControls(ExplorerState *state, QWidget *parent)
     layout->addWidget(m_form);
     m_form->setNamePrefix(QStringLiteral("ablation"));
     m_form->setMessageLines(1);
+    m_form->setColumns(2); // a rule's six rows in three
     m_form->setLabel(QStringLiteral("kind"), tr("A&blation"));
     m_form->setToolTip(tr("Attention, every layer, one layer enlarged: its head with the model's "
                           "positions, with them removed, shifted, scaled or under another RoPE "

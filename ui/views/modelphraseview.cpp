@@ -133,9 +133,13 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
         m_tokenTitles.append(title);
         m_tokens.append(list);
     }
-    // The phrase and head choices, hidden with the figures when there are none to choose for.
-    auto *choices = new QHBoxLayout(m_choices);
-    choices->setContentsMargins(0, 0, 0, 0);
+    // The phrase and head choices, hidden with the figures when there are none to choose for;
+    // the ablation's form below them (in two columns: beside them, its rule's six rows made the
+    // window 33 px taller than a 1280 x 720 screen with the Lesson panel open).
+    auto *choicesAndAblation = new QVBoxLayout(m_choices);
+    choicesAndAblation->setContentsMargins(0, 0, 0, 0);
+    auto *choices = new QHBoxLayout;
+    choicesAndAblation->addLayout(choices);
     auto *phraseLabel = new QLabel(tr("P&hrase"), this);
     phraseLabel->setBuddy(m_phrase);
     m_phrase->setObjectName(QStringLiteral("modelPhraseChoice"));
@@ -171,9 +175,8 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
     choices->addSpacing(12);
     choices->addWidget(layerLabel);
     choices->addWidget(m_layer);
-    choices->addSpacing(12);
-    choices->addWidget(m_ablationControls, 0, Qt::AlignTop);
     choices->addStretch(1);
+    choicesAndAblation->addWidget(m_ablationControls, 0, Qt::AlignLeft);
     layout->addWidget(m_choices);
     // On its own line, of one line's height: a message (timing, "Running…", a refusal) neither
     // widens the window nor moves the tabs (it wrapped into a one-word column beside the

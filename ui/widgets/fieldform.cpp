@@ -106,7 +106,8 @@ void FieldForm::updateLabelColumn()
         widest =
             qMax(widest, fontMetrics().boundingRect(QRect(), Qt::TextShowMnemonic, text).width());
     }
-    m_layout->setColumnMinimumWidth(0, widest);
+    for (int c = 0; c < m_columns; ++c)
+        m_layout->setColumnMinimumWidth(2 * c, widest);
 }
 
 void FieldForm::changeEvent(QEvent *event)
@@ -131,6 +132,7 @@ void FieldForm::build()
         buildRow(row);
         m_rows.append(row);
     }
+    placeRows();
 }
 
 void FieldForm::clearRows()
@@ -157,7 +159,8 @@ void FieldForm::clearRows()
     m_builtKeys.clear();
 }
 
-// Row `row`'s editor (and slider) in its container, placed in the grid below the rows built.
+// Row `row`'s editor (and slider) in its container, and its label (placeRows puts them in the
+// grid).
 void FieldForm::buildRow(Row *row)
 {
     const FormField &field = row->field;
@@ -176,7 +179,7 @@ void FieldForm::buildRow(Row *row)
     box->addWidget(editor);
     if (m_sliders.contains(field.key))
         box->addWidget(createSlider(row, name));
-    placeRow(row, editor);
+    makeLabel(row, editor);
 }
 
 // The editor of the row's field, committing what it is given.
@@ -262,22 +265,50 @@ QSlider *FieldForm::createSlider(Row *row, const QString &name)
     return row->slider;
 }
 
-void FieldForm::placeRow(Row *row, QWidget *editor)
+void FieldForm::makeLabel(Row *row, QWidget *editor)
 {
     const FormField &field = row->field;
-    const int at = int(m_rows.size());
-    if (row->check) {
-        m_layout->addWidget(row->container, at, 0, 1, 2);
-    } else {
+    if (!row->check) {
         // The label stays level with the editor when a slider below it makes the row
         // taller (updateRows gives it the editor's height).
         row->label = new QLabel(m_labels.value(field.key, field.label), this);
         row->label->setBuddy(editor);
         row->label->setToolTip(field.toolTip);
         row->label->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        m_layout->addWidget(row->label, at, 0, Qt::AlignLeft | Qt::AlignTop);
-        m_layout->addWidget(row->container, at, 1);
     }
+}
+
+// Every row in the grid: the shown ones in reading order over m_columns label-editor pairs,
+// then the hidden ones (which take no room).
+void FieldForm::placeRows()
+{
+    int at = 0;
+    for (const bool shown : {true, false})
+        for (const Row *r : std::as_const(m_rows)) {
+            if (r->container->isHidden() == shown) // updateRows hides the rows not shown
+                continue;
+            const int gridRow = at / m_columns, pair = 2 * (at % m_columns);
+            ++at;
+            m_layout->removeWidget(r->container);
+            if (!r->label) {
+                m_layout->addWidget(r->container, gridRow, pair, 1, 2);
+                continue;
+            }
+            m_layout->removeWidget(r->label);
+            m_layout->addWidget(r->label, gridRow, pair, Qt::AlignLeft | Qt::AlignTop);
+            m_layout->addWidget(r->container, gridRow, pair + 1);
+        }
+}
+
+void FieldForm::setColumns(int columns)
+{
+    m_columns = qMax(1, columns);
+    for (int c = 0; c < m_columns; ++c)
+        m_layout->setColumnStretch(2 * c + 1, 1);
+    if (m_columns > 1)
+        m_layout->setHorizontalSpacing(qMax(m_layout->horizontalSpacing(), 6));
+    updateLabelColumn();
+    placeRows();
 }
 
 void FieldForm::addSlider(const QString &key, int maximum)
@@ -485,6 +516,8 @@ void FieldForm::updateRows()
             r->label->setMinimumHeight(r->editor()->sizeHint().height());
         }
     }
+    if (m_columns > 1)
+        placeRows(); // rows shown or hidden move the ones after them
 }
 
 } // namespace pe

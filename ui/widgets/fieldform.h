@@ -197,6 +197,9 @@ public:
     void setShownKeys(const QStringList &keys);
     // Room kept for the form's message, in lines (2 unless told): a longer message grows it.
     void setMessageLines(int lines);
+    // The rows shown, laid in reading order over this many label-editor pairs side by side (1
+    // unless told): a long form is shorter. Rows not shown leave no gap.
+    void setColumns(int columns);
     // A note of the owner's shown in the message slot while no refusal is (transformers'
     // warnings under the RoPE form); no message() or messages(), which are refusals.
     void setNote(const QString &text);
@@ -230,7 +233,8 @@ private:
     void createEditor(Row *row);
     void commitLineAfterPause(Row *row);
     QSlider *createSlider(Row *row, const QString &name);
-    void placeRow(Row *row, QWidget *editor);
+    void makeLabel(Row *row, QWidget *editor);
+    void placeRows();
     void commit(const QString &rowKey, const QString &text);
     void showProblem(const QString &key, const QString &message);
     void clearProblems();
@@ -240,6 +244,7 @@ private:
 
     std::unique_ptr<FormModel> m_model;
     QGridLayout *m_layout = nullptr;
+    int m_columns = 1; // label-editor pairs side by side (setColumns)
     MessageSlot *m_messageSlot = nullptr;
     QString m_messageKey; // the field the slot's message is about; empty: the whole form
     QString m_note;       // setNote()'s text, shown while no refusal is
