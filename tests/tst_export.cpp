@@ -146,7 +146,8 @@ bool computeOnCpu(const ExplorerState &state, const FigureOptions &options, Figu
         return false;
     }
     const std::unique_ptr<Backend> backend = makeBackend(BackendChoice::Cpu, error);
-    return backend && computeFigureData(state, options.views, options.choices, *backend, data, error);
+    return backend &&
+           computeFigureData(state, options.views, options.choices, *backend, data, error);
 }
 
 // A learned position table (48 positions x 8 dims of sinusoids) as the Model page's views see

@@ -13,8 +13,8 @@
 
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <random>
@@ -346,7 +346,7 @@ void TestForwardMath::vectorRowsGiveTheScalarBits()
         std::fill(row.end() - std::ptrdiff_t(masked), row.end(), -inf);
         rows.push_back(row);
     }
-    rows.push_back(std::vector<float>(33, 2.5f));  // ties
+    rows.push_back(std::vector<float>(33, 2.5f)); // ties
     rows.push_back(std::vector<float>(17, -inf)); // nothing seen: NaN as torch gives
     std::vector<float> special = spread(40, -5.0f, 5.0f, 7);
     special[3] = inf;
@@ -401,17 +401,19 @@ void TestForwardMath::tanhIsCorrectlyRounded()
 {
     const float inf = std::numeric_limits<float>::infinity();
     std::vector<float> x = spread(20000, -12.0f, 12.0f, 5);
-    for (const std::vector<float> &more : {spread(5000, -0.07f, 0.07f, 6), spread(500, -1e-4f, 1e-4f, 8)})
+    for (const std::vector<float> &more :
+         {spread(5000, -0.07f, 0.07f, 6), spread(500, -1e-4f, 1e-4f, 8)})
         x.insert(x.end(), more.begin(), more.end());
-    x.insert(x.end(), {0.0f, -0.0f, 1e-40f, -1e-40f, 0.0625f, -0.0625f, 9.0f, 10.0f, 11.0f,
-                       1e30f, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
+    x.insert(x.end(), {0.0f, -0.0f, 1e-40f, -1e-40f, 0.0625f, -0.0625f, 9.0f, 10.0f, 11.0f, 1e30f,
+                       inf, -inf, std::numeric_limits<float>::quiet_NaN()});
     std::vector<float> tanh = x, gelu = x;
     torchmath::tanh(tanh.data(), qint64(tanh.size()));
     torchmath::geluTanh(gelu.data(), qint64(gelu.size()));
     const auto c = float(std::sqrt(2.0 / std::numbers::pi));
     for (std::size_t i = 0; i < x.size(); ++i) {
         const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
-        const std::uint32_t expected = std::isnan(x[i]) ? bits(x[i]) : bits(float(std::tanh(double(x[i]))));
+        const std::uint32_t expected =
+            std::isnan(x[i]) ? bits(x[i]) : bits(float(std::tanh(double(x[i]))));
         QVERIFY2(bits(tanh[i]) == expected, qPrintable(QString::number(double(x[i]), 'g', 9)));
         const float inner = c * (x[i] + 0.044715f * (x[i] * x[i] * x[i]));
         const float g = (0.5f * x[i]) * (1.0f + float(std::tanh(double(inner))));

@@ -916,9 +916,10 @@ void TestLayerViews::gridFigureSkipsTheSessionsAblation()
         run(QStringLiteral("grid-session.png"), {QStringLiteral("--session"), session});
     QCOMPARE(plain.exitCode, 0);
     QCOMPARE(fromSession.exitCode, 0);
-    QVERIFY2(fromSession.err.contains("note: the session's ablation (positions shifted by 3) is drawn "
-                                      "on an enlarged head only"),
-             fromSession.err.constData());
+    QVERIFY2(
+        fromSession.err.contains("note: the session's ablation (positions shifted by 3) is drawn "
+                                 "on an enlarged head only"),
+        fromSession.err.constData());
     QVERIFY(!plain.err.contains("ablation"));
     const QImage a(m_dir.filePath(QStringLiteral("grid-plain.png")));
     const QImage b(m_dir.filePath(QStringLiteral("grid-session.png")));

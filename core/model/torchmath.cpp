@@ -207,7 +207,10 @@ struct RowKernels
     void (*geluTanh)(float *, qint64, float);
 };
 
-#define PE_ROW_KERNELS(ns) {ns::torchSoftmaxRow, ns::torchSilu, ns::torchTanh, ns::torchGeluTanh}
+#define PE_ROW_KERNELS(ns)                                                                         \
+    {                                                                                              \
+        ns::torchSoftmaxRow, ns::torchSilu, ns::torchTanh, ns::torchGeluTanh                       \
+    }
 
 const RowKernels &rowKernels()
 {
