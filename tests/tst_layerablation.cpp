@@ -460,8 +460,15 @@ void TestLayerAblation::gridAblationSaysToEnlargeAHead()
                              60000);
     QVERIFY(!m_view->forward()->inputs.ablation.any());
     QVERIFY(m_view->forward()->ablatedAttentions.values.empty());
-    // A layer chosen: the ablated pass runs, the hint goes, the enlarged head draws it.
+    // A layer with the mean of its heads still draws the grid: no ablated pass either.
+    m_view->headChoice()->setCurrentIndex(m_view->headChoice()->findData(-1));
     m_view->layerChoice()->setCurrentIndex(m_view->layerChoice()->findData(2));
+    QVERIFY(!m_view->ablation().any());
+    QVERIFY2(m_view->forwardNote().contains(QStringLiteral("pick a Layer and a Head")),
+             qPrintable(m_view->forwardNote()));
+    QVERIFY(m_view->forward()->ablatedAttentions.values.empty());
+    // A head chosen: the ablated pass runs, the hint goes, the enlarged head draws it.
+    m_view->headChoice()->setCurrentIndex(m_view->headChoice()->findData(1));
     waitForTheStatesPass();
     QVERIFY(!m_view->forward()->ablatedAttentions.values.empty());
     QVERIFY2(!m_view->forwardNote().contains(QStringLiteral("pick a Layer")),

@@ -46,8 +46,9 @@ ForwardAblation forwardAblationOf(const LayerAblation &ablation)
 ForwardAblation drawnAblation(const ForwardAblation &ablation, const QList<FigureView> &views,
                               const ViewChoices &choices)
 {
-    const bool enlarged =
-        views.contains(FigureView::LayerAttention) && choices.modelLayer != ViewChoices::everyLayer;
+    // LayerFigures::buildAttentionGrid enlarges a head for a layer and a head, not their mean.
+    const bool enlarged = views.contains(FigureView::LayerAttention) && choices.modelLayer >= 0 &&
+                          choices.modelHead >= 0;
     return enlarged ? ablation : ForwardAblation{};
 }
 

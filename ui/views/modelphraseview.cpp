@@ -214,8 +214,11 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
             m_forwardNote->setMessage(tr("Forward pass cancelled; open the tab again to run it"));
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPhraseView::requestForward);
-    // Enlarging a head runs the ablated pass; the grid of every layer needs none.
+    // Enlarging a head runs the ablated pass; the grid (every layer, or a mean of heads) needs
+    // none.
     connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::requestForward);
+    connect(m_head, &QComboBox::currentIndexChanged, this, &ModelPhraseView::requestForward);
+    connect(m_head, &QComboBox::currentIndexChanged, this, &ModelPhraseView::updateForwardNote);
     connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuildForward);
     connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::updateForwardNote);
     connect(state, &ExplorerState::layerAblationChanged, this, &ModelPhraseView::requestForward);
@@ -534,8 +537,7 @@ void ModelPhraseView::updateForwardNote()
         note += tr("; ablation refused: %1").arg(m_forward->ablationProblem);
     // The grid of every layer draws no ablation: only an enlarged head compares it (issue 48).
     else if (currentView() == FigureView::LayerAttention &&
-             forwardAblationOf(m_state->layerAblation()).any() &&
-             choices().modelLayer == ViewChoices::everyLayer)
+             forwardAblationOf(m_state->layerAblation()).any() && !ablation().any())
         note += tr("; the ablation is drawn on an enlarged head: pick a Layer and a Head, or "
                    "click a tile");
     m_forwardNote->setMessage(note);
