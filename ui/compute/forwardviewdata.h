@@ -40,9 +40,9 @@ struct ForwardAblation
 ForwardAblation forwardAblationOf(const LayerAblation &ablation);
 
 // The part of `ablation` that `views` drawn with `choices` show: only layer-attention's enlarged
-// head (a layer and a head chosen) compares one; the grid of every layer and the other layer views draw
-// none, so for them the ablated pass is not run (the page, lessons, `pescope export`'s figures;
-// the data keep the whole ablation).
+// head (a layer and a head chosen) compares one; the grid of every layer and the other layer views
+// draw none, so for them the ablated pass is not run (the page, lessons, `pescope export`'s
+// figures; the data keep the whole ablation).
 ForwardAblation drawnAblation(const ForwardAblation &ablation, const QList<FigureView> &views,
                               const ViewChoices &choices);
 
