@@ -435,6 +435,20 @@ qint64 residentBytes(const QString &path)
     return kib * 1024;
 }
 
+namespace {
+
+// A pass over seven fixed tokens keeping the logits only (no attentions or hidden states).
+std::optional<ForwardResult> logitsOnly(ForwardPass &pass, QString *error)
+{
+    ForwardOptions options;
+    options.attentions = false;
+    options.hiddenStates = false;
+    const std::vector<int> ids = {5, 50, 500, 1500, 2500, 2999, 7};
+    return pass.run(ids, options, error);
+}
+
+} // namespace
+
 // The pass gives back the mapped weights it has widened, and the output matrix's rows once
 // multiplied (ModelTensors::releaseRows): after a run little of the model file stays resident
 // in the process (without the release all of it does: every byte was read), and a second run,
@@ -450,16 +464,12 @@ void TestForwardPass::releasesMappedWeights()
         QFileInfo(folder + QStringLiteral("/model.safetensors")).canonicalFilePath();
     const std::unique_ptr<ForwardPass> pass = ForwardPass::open(folder, &error);
     QVERIFY2(pass, qPrintable(error));
-    const std::vector<int> ids = {5, 50, 500, 1500, 2500, 2999, 7};
-    ForwardOptions options;
-    options.attentions = false;
-    options.hiddenStates = false;
-    const std::optional<ForwardResult> first = pass->run(ids, options, &error);
+    const std::optional<ForwardResult> first = logitsOnly(*pass, &error);
     QVERIFY2(first, qPrintable(error));
     const qint64 resident = residentBytes(file), size = QFileInfo(file).size();
     QVERIFY2(resident >= 0 && resident < size / 2,
              qPrintable(QStringLiteral("%1 of %2 bytes resident").arg(resident).arg(size)));
-    const std::optional<ForwardResult> second = pass->run(ids, options, &error);
+    const std::optional<ForwardResult> second = logitsOnly(*pass, &error);
     QVERIFY2(second, qPrintable(error));
     QCOMPARE(second->logits.values, first->logits.values);
 #endif
@@ -532,13 +542,9 @@ void TestForwardPass::releasesShardedWeights()
     QVERIFY2(single, qPrintable(error));
     const std::unique_ptr<ForwardPass> sharded = ForwardPass::open(dir.path(), &error);
     QVERIFY2(sharded, qPrintable(error));
-    const std::vector<int> ids = {5, 50, 500, 1500, 2500, 2999, 7};
-    ForwardOptions options;
-    options.attentions = false;
-    options.hiddenStates = false;
-    const std::optional<ForwardResult> expected = single->run(ids, options, &error);
+    const std::optional<ForwardResult> expected = logitsOnly(*single, &error);
     QVERIFY2(expected, qPrintable(error));
-    const std::optional<ForwardResult> run = sharded->run(ids, options, &error);
+    const std::optional<ForwardResult> run = logitsOnly(*sharded, &error);
     QVERIFY2(run, qPrintable(error));
     QVERIFY(run->logits.values == expected->logits.values);
     for (const char *name :

@@ -22,6 +22,7 @@
 #include "views/modelphraseview.h"
 
 #include "forwardreference.h"
+#include "modelfilewriter.h"
 #include "testutil.h"
 
 #include <QComboBox>
@@ -855,10 +856,8 @@ void TestLayerViews::ablatedDataSaysItsShape()
 void TestLayerViews::sessionAblationIsDrawn()
 {
     const QString session = m_dir.filePath(QStringLiteral("scaled-session.json"));
-    QFile file(session);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"format_version": 2, "state": {"ablation": {"kind": "scale", "scale": 4}}})");
-    file.close();
+    QVERIFY(writeBytes(
+        session, R"({"format_version": 2, "state": {"ablation": {"kind": "scale", "scale": 4}}})"));
     const auto run = [&](const QString &name, const QStringList &extra) {
         const QString npy = m_dir.filePath(name);
         QStringList args{QStringLiteral("data"),
@@ -899,10 +898,8 @@ void TestLayerViews::sessionAblationIsDrawn()
 void TestLayerViews::gridFigureSkipsTheSessionsAblation()
 {
     const QString session = m_dir.filePath(QStringLiteral("grid-session.json"));
-    QFile file(session);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"format_version": 2, "state": {"ablation": {"kind": "shift", "shift": 3}}})");
-    file.close();
+    QVERIFY(writeBytes(
+        session, R"({"format_version": 2, "state": {"ablation": {"kind": "shift", "shift": 3}}})"));
     const auto run = [&](const QString &name, const QStringList &extra) {
         return runPescope(QStringList{QStringLiteral("export"), QStringLiteral("--view"),
                                       QStringLiteral("layer-attention"), QStringLiteral("--model"),

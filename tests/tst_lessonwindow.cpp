@@ -362,6 +362,18 @@ private slots:
         const QImage grid = exports->currentFigure(&error);
         QVERIFY2(!grid.isNull(), qPrintable(error));
         QVERIFY(grid != ablated);
+        // An ablation chosen while the grid is shown: its figure and data come all the same.
+        LayerAblation shifted;
+        shifted.kind = AblationKind::Shift;
+        shifted.shift = 2;
+        QVERIFY(state->setLayerAblation(shifted));
+        QTRY_VERIFY_WITH_TIMEOUT(phrases->forward() &&
+                                     phrases->forward()->inputs.ablation == phrases->ablation(),
+                                 60000);
+        QVERIFY(waitSettled(*m_window));
+        QVERIFY2(!exports->currentFigure(&error).isNull(), qPrintable(error));
+        QVERIFY2(exports->exportCurrentData(dir.filePath(u"grid.npy"_s), &error),
+                 qPrintable(error));
         phrases->layerChoice()->setCurrentIndex(phrases->layerChoice()->findData(1));
 
         for (FigureView view : {FigureView::LayerAttention, FigureView::ModelAttention,

@@ -244,7 +244,7 @@ bool ComputeScheduler::requestTable()
 bool ComputeScheduler::requestForward(const ForwardAblation &ablation)
 {
     const ForwardViewInputs request = forwardViewInputs(phraseModelInputs(*m_state), ablation);
-    if (m_forward && forwardServes(m_forward->inputs, request))
+    if (m_forward && m_forward->inputs == request)
         return true;
     if (request == m_forwardRequest && m_forwardLane.busy())
         return false;

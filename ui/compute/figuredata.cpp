@@ -134,13 +134,20 @@ JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> 
     return JobStatus::Done;
 }
 
+FigureInputs drawnFigureInputs(const FigureState &state, const QList<FigureView> &views,
+                               const ViewChoices &choices)
+{
+    FigureInputs inputs = FigureInputs::of(state);
+    inputs.forwardAblation = drawnAblation(inputs.forwardAblation, views, choices);
+    return inputs;
+}
+
 bool computeFigureData(const FigureState &state, const QList<FigureView> &views,
                        const ViewChoices &choices, Backend &backend, FigureData *data,
                        QString *error)
 {
-    FigureInputs inputs = FigureInputs::of(state);
-    inputs.forwardAblation = drawnAblation(inputs.forwardAblation, views, choices);
-    return computeFigureData(inputs, views, backend, {}, data, error) == JobStatus::Done;
+    return computeFigureData(drawnFigureInputs(state, views, choices), views, backend, {}, data,
+                             error) == JobStatus::Done;
 }
 
 } // namespace pe

@@ -67,8 +67,11 @@ inline bool figureDataMatches(const FigureState &state, const QList<FigureView> 
 JobStatus computeFigureData(const FigureInputs &inputs, const QList<FigureView> &views,
                             Backend &backend, const CancelCheck &cancel, FigureData *data,
                             QString *error);
-// The same for the state's parameters drawn with `choices`, on the calling thread (lessons,
-// animations): the state's ablation only where the figures draw it (drawnAblation).
+// FigureInputs::of(state) with the ablation only where `views` drawn with `choices` show it
+// (drawnAblation): what an exported figure needs (lessons, animations).
+FigureInputs drawnFigureInputs(const FigureState &state, const QList<FigureView> &views,
+                               const ViewChoices &choices);
+// computeFigureData for drawnFigureInputs, on the calling thread.
 bool computeFigureData(const FigureState &state, const QList<FigureView> &views,
                        const ViewChoices &choices, Backend &backend, FigureData *data,
                        QString *error);

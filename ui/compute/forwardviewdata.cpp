@@ -58,12 +58,6 @@ ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs,
     return {inputs.model, inputs.phrases.value(0), ablation};
 }
 
-bool forwardServes(const ForwardViewInputs &held, const ForwardViewInputs &wanted)
-{
-    return held == wanted ||
-           (held.model == wanted.model && held.phrase == wanted.phrase && !wanted.ablation.any());
-}
-
 ForwardModelHolder::ForwardModelHolder() = default;
 ForwardModelHolder::~ForwardModelHolder() = default;
 

@@ -58,10 +58,6 @@ struct ForwardViewInputs
 ForwardViewInputs forwardViewInputs(const PhraseModelInputs &inputs,
                                     const ForwardAblation &ablation = {});
 
-// Whether a result computed for `held` draws what `wanted` asks: the same inputs, or the same
-// model and phrase when `wanted` asks for no ablation (the held one's plain arrays are those).
-bool forwardServes(const ForwardViewInputs &held, const ForwardViewInputs &wanted);
-
 struct ForwardViewResult
 {
     ForwardViewInputs inputs;

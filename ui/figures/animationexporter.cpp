@@ -64,7 +64,8 @@ bool AnimationExporter::apply(int frame, QString *error)
 
 bool AnimationExporter::hasData() const
 {
-    return figureDataMatches(m_state, m_figure.views, m_data);
+    return figureDataMatches(drawnFigureInputs(m_state, m_figure.views, m_figure.choices),
+                             m_figure.views, m_data);
 }
 
 bool AnimationExporter::prepare(int frame, Backend &backend, QString *error)

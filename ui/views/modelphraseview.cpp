@@ -214,11 +214,6 @@ ModelPhraseView::ModelPhraseView(ExplorerState *state, ComputeScheduler *schedul
             m_forwardNote->setMessage(tr("Forward pass cancelled; open the tab again to run it"));
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPhraseView::requestForward);
-    // Enlarging a head runs the ablated pass; the grid (every layer, or a mean of heads) needs
-    // none.
-    connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::requestForward);
-    connect(m_head, &QComboBox::currentIndexChanged, this, &ModelPhraseView::requestForward);
-    connect(m_head, &QComboBox::currentIndexChanged, this, &ModelPhraseView::updateForwardNote);
     connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::rebuildForward);
     connect(m_layer, &QComboBox::currentIndexChanged, this, &ModelPhraseView::updateForwardNote);
     connect(state, &ExplorerState::layerAblationChanged, this, &ModelPhraseView::requestForward);
@@ -505,7 +500,7 @@ QString ModelPhraseView::forwardNote() const
 
 ForwardAblation ModelPhraseView::ablation() const
 {
-    return drawnAblation(forwardAblationOf(m_state->layerAblation()), {currentView()}, choices());
+    return forwardAblationOf(m_state->layerAblation());
 }
 
 ForwardViewInputs ModelPhraseView::forwardInputs() const
@@ -528,7 +523,7 @@ void ModelPhraseView::showChoices()
 
 void ModelPhraseView::updateForwardNote()
 {
-    if (!m_forward || !forwardServes(m_forward->inputs, forwardInputs()))
+    if (!m_forward || m_forward->inputs != forwardInputs())
         return; // "Running…" or the pass's failure stays
     QString note =
         tr("%1 layers in %2 ms").arg(m_forward->layers).arg(m_forward->totalMs, 0, 'f', 0);
@@ -536,8 +531,8 @@ void ModelPhraseView::updateForwardNote()
     if (!m_forward->ablationProblem.isEmpty())
         note += tr("; ablation refused: %1").arg(m_forward->ablationProblem);
     // The grid of every layer draws no ablation: only an enlarged head compares it (issue 48).
-    else if (currentView() == FigureView::LayerAttention &&
-             forwardAblationOf(m_state->layerAblation()).any() && !ablation().any())
+    else if (currentView() == FigureView::LayerAttention && ablation().any() &&
+             drawnAblation(ablation(), {currentView()}, choices()) != ablation())
         note += tr("; the ablation is drawn on an enlarged head: pick a Layer and a Head, or "
                    "click a tile");
     m_forwardNote->setMessage(note);
@@ -557,7 +552,7 @@ void ModelPhraseView::requestForward()
 void ModelPhraseView::onForward(std::shared_ptr<const ForwardViewResult> result)
 {
     // A result for other inputs than the page's (superseded while it ran) is not drawn.
-    if (!result || !forwardServes(result->inputs, forwardInputs()))
+    if (!result || result->inputs != forwardInputs())
         return;
     m_forward = std::move(result);
     fillLayers();
@@ -585,7 +580,7 @@ void ModelPhraseView::rebuildForward()
     // Only the layer view shown is drawn: a large model's grid takes a moment.
     const FigureView view = currentView();
     QCustomPlot *plot = layerPlot(view);
-    if (!plot || !m_forward || !forwardServes(m_forward->inputs, forwardInputs()))
+    if (!plot || !m_forward || m_forward->inputs != forwardInputs())
         return;
     FigureData data;
     data.modelForward = m_forward;

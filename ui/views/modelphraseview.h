@@ -66,8 +66,7 @@ public:
     // The enlarged layer.head's ablation (issue 48 item 3), a form over the state's
     // LayerAblation; shown on the attention grid's tab.
     AblationControls *ablationControls() const { return m_ablationControls; }
-    // What the pass compares with: the state's ablation where the view shows it (an enlarged
-    // head on the attention grid), else none (drawnAblation).
+    // What the pass compares with: the state's ablation.
     ForwardAblation ablation() const;
     // The plot of a layer view's tab (FigureView::LayerAttention ...), null for another view.
     QCustomPlot *layerPlot(FigureView view) const;

@@ -305,8 +305,6 @@ void FieldForm::setColumns(int columns)
     m_columns = qMax(1, columns);
     for (int c = 0; c < m_columns; ++c)
         m_layout->setColumnStretch(2 * c + 1, 1);
-    if (m_columns > 1)
-        m_layout->setHorizontalSpacing(qMax(m_layout->horizontalSpacing(), 6));
     updateLabelColumn();
     placeRows();
 }

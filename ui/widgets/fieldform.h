@@ -244,10 +244,10 @@ private:
 
     std::unique_ptr<FormModel> m_model;
     QGridLayout *m_layout = nullptr;
-    int m_columns = 1; // label-editor pairs side by side (setColumns)
     MessageSlot *m_messageSlot = nullptr;
-    QString m_messageKey; // the field the slot's message is about; empty: the whole form
-    QString m_note;       // setNote()'s text, shown while no refusal is
+    QString m_messageKey;        // the field the slot's message is about; empty: the whole form
+    QString m_note;              // setNote()'s text, shown while no refusal is
+    int m_columns = 1;           // label-editor pairs side by side (setColumns)
     bool m_problemShown = false; // the slot holds a refusal (not the note)
     QList<Row *> m_rows;
     QStringList m_shownKeys;
